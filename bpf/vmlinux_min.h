@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The few kernel types iprof's BPF programs touch, declared by hand with
+ * preserve_access_index so that libbpf relocates every field access against
+ * the running kernel's BTF (CO-RE).  Only the fields used are declared.
+ * UAPI types (BPF map types, helpers' flags, pt_regs on x86-64) come from
+ * the kernel headers in linux-libc-dev.
+ */
+#ifndef IPROF_VMLINUX_MIN_H
+#define IPROF_VMLINUX_MIN_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <asm/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct task_struct {
+	int pid;
+	int tgid;
+	unsigned int __state;
+	struct task_struct *group_leader;
+};
+
+#pragma clang attribute pop
+
+#endif

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * iprof record ABI: the one contract between the BPF programs (bpf/) and
+ * user space (src/).  This header includes nothing and uses fixed-width
+ * fields only, so the same bytes are seen by clang -target bpf and by the
+ * host compiler.  Any change to a layout bumps IPROF_ABI_VERSION.
+ *
+ * Clock: every timestamp is bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC in ns
+ * (see bpf-helpers(7)); user space compares it with
+ * clock_gettime(CLOCK_MONOTONIC).
+ */
+#ifndef IPROF_ABI_H
+#define IPROF_ABI_H
+
+#define IPROF_ABI_VERSION 1
+
+typedef unsigned char iprof_u8;
+typedef unsigned short iprof_u16;
+typedef unsigned int iprof_u32;
+typedef unsigned long long iprof_u64;
+
+/* Record types (iprof_rec.type). */
+enum iprof_rec_type {
+	IPROF_REC_START = 1, /* a timer started on this thread */
+	IPROF_REC_STOP = 2, /* a timer stopped on this thread */
+	IPROF_REC_EXIT = 3, /* the thread exited (sched_process_exit) */
+};
+
+/* Record flags (iprof_rec.flags). */
+enum iprof_rec_flags {
+	/*
+	 * Records of this thread were lost before this one (a ring-buffer
+	 * reserve failed).  User space discards the thread's open frames
+	 * instead of mis-nesting what follows.
+	 */
+	IPROF_F_RESYNC = 1 << 0,
+};
+
+/*
+ * One start/stop/exit record, 32 bytes, 8-byte aligned.
+ *
+ * depth: the thread's BPF-side stack depth.  START: depth after the push
+ * (1 = a root timer).  STOP: position of the matched frame plus one; frames
+ * above it were never stopped and are closed as unwound.  EXIT: depth at
+ * exit (frames still open).
+ */
+struct iprof_rec {
+	iprof_u8 type; /* enum iprof_rec_type */
+	iprof_u8 flags; /* enum iprof_rec_flags */
+	iprof_u16 size; /* sizeof(struct iprof_rec), checked by the reader */
+	iprof_u32 timer; /* timer id: index into the attach plan */
+	iprof_u32 tid; /* kernel pid of the thread */
+	iprof_u32 tgid; /* kernel tgid (process id) */
+	iprof_u64 ts; /* bpf_ktime_get_ns(), ns */
+	iprof_u16 depth; /* see above */
+	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
+	iprof_u32 aux; /* reserved, 0 */
+};
+
+_Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");
+
+/* Conditions evaluated in BPF on a probe hit (see probes.d/README.md). */
+enum iprof_cond_op {
+	IPROF_OP_EQ = 0,
+	IPROF_OP_NE,
+	IPROF_OP_LT,
+	IPROF_OP_LE,
+	IPROF_OP_GT,
+	IPROF_OP_GE,
+	IPROF_OP_AND, /* (value & operand) != 0 */
+};
+
+/* Where a condition reads its left operand. */
+enum iprof_cond_src {
+	IPROF_SRC_TP = 0, /* tracepoint record, at off, size bytes */
+	IPROF_SRC_ARG = 1, /* function argument number off (0-based) */
+};
+
+#define IPROF_MAX_COND 4
+/* Max open timers per thread tracked in BPF; deeper starts are counted. */
+#define IPROF_MAX_DEPTH 32
+
+struct iprof_cond {
+	iprof_u8 src; /* enum iprof_cond_src */
+	iprof_u8 op; /* enum iprof_cond_op */
+	iprof_u8 size; /* 1, 2, 4 or 8 bytes (IPROF_SRC_TP) */
+	iprof_u8 is_signed; /* compare as signed 64-bit after sign extension */
+	iprof_u16 off; /* byte offset in the tracepoint record, or arg index */
+	iprof_u16 pad;
+	iprof_u64 val; /* right operand */
+};
+
+_Static_assert(sizeof(struct iprof_cond) == 16, "iprof_cond must be 16 bytes");
+
+/* What a probe hit does (iprof_action.role). */
+enum iprof_role {
+	IPROF_ROLE_START = 1,
+	IPROF_ROLE_STOP = 2,
+};
+
+/* iprof_action.flags */
+enum iprof_action_flags {
+	/*
+	 * A stop that finds no open start of its timer is expected (the start
+	 * is filtered, e.g. on an ioctl cmd): drop it silently.  Without this
+	 * flag such a stop is an orphan (the function was already running when
+	 * tracing began) and is counted in the per-timer orphan map.
+	 */
+	IPROF_A_UNMATCHED_OK = 1 << 0,
+};
+
+/*
+ * One entry of the BPF "actions" array map.  Each attachment carries the
+ * index of its action as its BPF cookie.
+ */
+struct iprof_action {
+	iprof_u32 timer; /* timer id */
+	iprof_u8 role; /* enum iprof_role */
+	iprof_u8 flags; /* enum iprof_action_flags */
+	iprof_u8 ncond; /* conditions used, 0..IPROF_MAX_COND; all must hold */
+	iprof_u8 pad;
+	struct iprof_cond cond[IPROF_MAX_COND];
+};
+
+_Static_assert(sizeof(struct iprof_action) == 8 + 16 * IPROF_MAX_COND,
+	       "iprof_action layout");
+
+/* Indexes of the per-CPU "counters" array map. */
+enum iprof_counter {
+	IPROF_CNT_RB_DROP = 0, /* bpf_ringbuf_reserve() failed: record lost */
+	IPROF_CNT_DEPTH_OVERFLOW, /* start deeper than IPROF_MAX_DEPTH */
+	IPROF_CNT_NO_STORAGE, /* task storage could not be allocated */
+	IPROF_CNT_MAX,
+};
+
+#endif /* IPROF_ABI_H */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The aggregator: per-thread stacks of open timers folded into a call tree,
+ * live.  Kernel-free: fed with struct iprof_rec records (include/iprof/abi.h)
+ * from the ring buffer, a recording, or a unit test.
+ *
+ * A tree node is a path of timer ids from a root, merged across threads.
+ * Times are in ns of the record clock (CLOCK_MONOTONIC).  Memory is bounded
+ * by the number of distinct paths and of live threads: a thread's state is
+ * freed on its IPROF_REC_EXIT record.
+ */
+#ifndef IPROF_AGG_H
+#define IPROF_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iprof/abi.h"
+#include "iprof/hist.h"
+
+#define AGG_ROOT_TIMER UINT32_MAX
+
+struct agg_node {
+	uint32_t timer; /* timer id, AGG_ROOT_TIMER for the root */
+	uint32_t depth; /* 0 for the root, 1 for top-level timers */
+	struct agg_node *parent; /* NULL for the root */
+	struct agg_node *child; /* first child, in first-seen (first start) order */
+	struct agg_node *next; /* next sibling */
+
+	/* Completed timers: stopped, or closed at thread exit. */
+	uint64_t count;
+	uint64_t total_ns; /* sum of durations: thread time */
+	uint64_t self_ns; /* total_ns minus the durations of completed children */
+	uint64_t min_ns, max_ns; /* 0 when count == 0 */
+	uint64_t first_start_ns; /* earliest start of a completed timer */
+	uint64_t last_stop_ns; /* latest stop: wall = last_stop - first_start */
+	uint64_t threads; /* distinct threads that completed a timer here */
+	uint64_t exited; /* of count: closed by the thread's exit */
+	struct hist *hist; /* distribution of the count durations; owned */
+
+	/* Not part of the times above. */
+	uint64_t unwound; /* closed because an outer timer stopped first */
+	uint64_t discarded; /* dropped on resync after lost records */
+	uint64_t incomplete; /* open at the last agg__snapshot() */
+	uint64_t incomplete_ns; /* their elapsed time until that snapshot */
+
+	uint32_t last_tid; /* private: thread-count fast path */
+};
+
+/* Whole-run counters of the aggregator. */
+struct agg_stats {
+	uint64_t records; /* records pushed, malformed included */
+	uint64_t starts, stops, exits;
+	uint64_t malformed; /* rejected: size, type, timer id or depth invalid */
+	uint64_t resyncs; /* records carrying IPROF_F_RESYNC */
+	uint64_t discarded; /* frames dropped by a resync or a depth mismatch */
+	uint64_t skipped; /* records ignored while a thread waited to resync */
+	uint64_t unwound; /* frames closed as unwound (sum over nodes) */
+	uint64_t threads_live; /* threads with state now */
+	uint64_t threads_seen; /* threads that ever had state */
+	uint64_t nodes; /* tree nodes, root excluded */
+};
+
+struct agg;
+
+/*
+ * agg__new() - an empty aggregator for timer ids 0..@ntimers-1.
+ * Returns NULL with errno set (ENOMEM, EINVAL for ntimers == 0).
+ */
+struct agg *agg__new(uint32_t ntimers);
+
+/* agg__free() - free the aggregator and its tree; @a may be NULL. */
+void agg__free(struct agg *a);
+
+/*
+ * agg__push() - fold one record of @size bytes into the tree.
+ *
+ * START pushes a frame; STOP closes the frame at depth-1 (frames above it
+ * are closed as unwound, never timed); EXIT closes every open frame of the
+ * thread at the exit time (counted in exited) and frees the thread.  A
+ * record with IPROF_F_RESYNC, or whose depth disagrees with the thread's
+ * stack, discards that thread's frames; the thread's records are then
+ * skipped until its next root START (depth 1).
+ *
+ * Returns 0, or -EINVAL for a malformed record (counted, otherwise ignored).
+ */
+int agg__push(struct agg *a, const void *rec, size_t size);
+
+/*
+ * agg__snapshot() - recompute every node's incomplete/incomplete_ns from
+ * the frames open now; @now_ns is the record clock (CLOCK_MONOTONIC) at the
+ * end of tracing.  Times of completed timers are not touched.
+ */
+void agg__snapshot(struct agg *a, uint64_t now_ns);
+
+/* agg__root() - the root pseudo-node; its children are the top-level timers. */
+const struct agg_node *agg__root(const struct agg *a);
+
+/* agg__stats() - the whole-run counters (pointer valid until agg__free). */
+const struct agg_stats *agg__stats(const struct agg *a);
+
+/* agg__ntimers() - the ntimers given to agg__new(). */
+uint32_t agg__ntimers(const struct agg *a);
+
+#endif /* IPROF_AGG_H */

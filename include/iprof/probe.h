@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Probe list: the parsed form of probes.d/*.conf files and -e specs.
+ * Kernel-free: this module reads text only.  The grammar is documented in
+ * probes.d/README.md and iprof(8):
+ *
+ *   # comment
+ *   fentry:FUNC [as NAME] [if COND]        kernel function, fentry/fexit
+ *   kprobe:FUNC [as NAME] [if COND]        kernel function, kprobe/kretprobe
+ *   func:FUNC   [as NAME] [if COND]        fentry where allowed, else kprobe
+ *   uprobe:PATH:FUNC [as NAME] [if COND]   user function, uprobe/uretprobe
+ *   span NAME = START -> STOP              tracepoint:CAT:EVENT [if COND]
+ *   include FILE
+ *
+ * COND is FIELD OP VALUE joined by &&; FIELD is a tracepoint field name or
+ * argN; OP is one of == != < <= > >= &; VALUE is decimal (optionally
+ * negative) or 0x hex.
+ */
+#ifndef IPROF_PROBE_H
+#define IPROF_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iprof/abi.h"
+
+enum probe_kind {
+	PROBE_FENTRY, /* fentry:FUNC */
+	PROBE_KPROBE, /* kprobe:FUNC */
+	PROBE_FUNC, /* func:FUNC */
+	PROBE_UPROBE, /* uprobe:PATH:FUNC */
+	PROBE_SPAN, /* span NAME = tracepoint:.. -> tracepoint:.. */
+};
+
+/* One comparison of a condition.  field is a tracepoint field name, or
+ * NULL when arg >= 0 (argN). */
+struct probe_cond {
+	char *field; /* owned; NULL for argN */
+	int arg; /* N of argN, or -1 */
+	enum iprof_cond_op op;
+	uint64_t value; /* negative decimals are stored two's complement */
+	int col; /* 1-based column of the field in its line, for messages */
+};
+
+/* One side of a timer: a tracepoint (spans) or the function entry. */
+struct probe_point {
+	char *category; /* tracepoint category (spans), owned, else NULL */
+	char *event; /* tracepoint event (spans), owned, else NULL */
+	int ncond;
+	struct probe_cond cond[IPROF_MAX_COND];
+	int col; /* 1-based column where this point starts */
+};
+
+struct probe {
+	enum probe_kind kind;
+	char *name; /* timer name: FUNC, span NAME, or the `as` NAME; owned */
+	char *func; /* FUNC for function kinds (may hold * and ? globs) */
+	char *path; /* uprobe binary path as written, owned; else NULL */
+	struct probe_point start; /* function kinds: conditions on entry */
+	struct probe_point stop; /* spans only */
+	char *file; /* origin: file path, or "-e" for the command line */
+	int line; /* 1-based line in file (the Nth -e for "-e") */
+};
+
+struct probe_list {
+	struct probe *v;
+	size_t n, cap;
+};
+
+/*
+ * probe_parse_file() - parse a probe file and every file it includes,
+ * appending to @pl.  Relative include paths are taken from the including
+ * file's directory.  Include cycles and nesting deeper than 16 are errors.
+ *
+ * On error returns a negative errno (-EINVAL for syntax, -ENOENT etc. for
+ * files) and writes one message "file:line:col: found X, expected Y" into
+ * @err (size @errlen); probes parsed before the error stay in @pl.
+ */
+int probe_parse_file(struct probe_list *pl, const char *path, char *err,
+		     size_t errlen);
+
+/*
+ * probe_parse_line() - parse one line of the grammar (an -e SPEC, or one
+ * line of a file).  @origin and @lineno are used in messages and stored in
+ * the probe.  An `include` in an -e line is resolved relative to the
+ * current directory.
+ * Blank and comment lines are accepted and add nothing.
+ * Returns 0, or a negative errno with @err filled as above.
+ */
+int probe_parse_line(struct probe_list *pl, const char *line,
+		     const char *origin, int lineno, char *err, size_t errlen);
+
+/*
+ * probe_list_check() - whole-list checks: two timers with the same name are
+ * an error naming both places.  Returns 0 or -EINVAL with @err filled.
+ */
+int probe_list_check(const struct probe_list *pl, char *err, size_t errlen);
+
+/* probe_list_free() - free everything @pl owns; @pl may be NULL. */
+void probe_list_free(struct probe_list *pl);
+
+/* probe_kind_str() - "fentry", "kprobe", "func", "uprobe", "span". */
+const char *probe_kind_str(enum probe_kind k);
+
+/* probe_op_str() - "==", "!=", "<", "<=", ">", ">=", "&". */
+const char *probe_op_str(enum iprof_cond_op op);
+
+#endif /* IPROF_PROBE_H */
