@@ -1,1 +1,526 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * loader.c - load iprof's BPF programs, attach a plan, poll the ring buffer.
+ * See src/loader.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+#include "iprof.skel.h"
+#include "fentry.skel.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* kernel-internal errno, include/linux/errno.h */
+#endif
+
+struct timer_links {
+	struct bpf_link **v;
+	size_t n;
+	struct fentry **clones; /* fentry objects loaded for this timer */
+	size_t nclones;
+};
+
+struct loader {
+	struct iprof *skel;
+	struct plan *plan;
+	struct ring_buffer *rb;
+	struct timer_links *links; /* one per timer */
+	struct bpf_link *fork_link, *exit_link;
+	struct loader_opts opts;
+	int fentry_errno; /* 0: untried or works; else why fentry fails */
+	char fentry_why[256];
+};
+
+/* The last libbpf warning, kept to explain a failed attach or load. */
+static char last_msg[512];
+static int verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	va_list cp;
+	size_t n;
+
+	if (level == LIBBPF_DEBUG && !verbose_libbpf)
+		return 0;
+	va_copy(cp, ap);
+	if (level <= LIBBPF_WARN) {
+		vsnprintf(last_msg, sizeof(last_msg), fmt, cp);
+		n = strlen(last_msg);
+		while (n && last_msg[n - 1] == '\n')
+			last_msg[--n] = '\0';
+	}
+	va_end(cp);
+	if (verbose_libbpf)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+int loader_open(struct loader **out, struct plan *plan,
+		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
+		char *err, size_t errlen)
+{
+	struct loader *l;
+	uint32_t i;
+	int ret;
+
+	*out = NULL;
+	verbose_libbpf = o->verbose;
+	libbpf_set_print(libbpf_print);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->plan = plan;
+	l->opts = *o;
+	l->links = calloc(plan->ntimers ? plan->ntimers : 1,
+			  sizeof(*l->links));
+	l->skel = iprof__open();
+	if (!l->links || !l->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open BPF object: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	l->opts.rb_bytes = pow2_at_least(o->rb_bytes);
+	l->skel->rodata->filter_tgid = !!o->filter;
+	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
+	bpf_map__set_max_entries(l->skel->maps.rb, (__u32)l->opts.rb_bytes);
+	bpf_map__set_max_entries(l->skel->maps.actions,
+				 plan->nactions ? plan->nactions : 1);
+	bpf_map__set_max_entries(l->skel->maps.orphans,
+				 plan->ntimers ? plan->ntimers : 1);
+	last_msg[0] = '\0';
+	ret = iprof__load(l->skel);
+	if (ret) {
+		snprintf(err, errlen,
+			 "cannot load BPF programs: %s%s%s (iprof needs root, kernel BTF and BPF ring buffers, task storage)",
+			 strerror(-ret), last_msg[0] ? ": " : "", last_msg);
+		goto fail;
+	}
+	for (i = 0; i < plan->nactions; i++) {
+		ret = bpf_map_update_elem(bpf_map__fd(l->skel->maps.actions), &i,
+					  &plan->actions[i], BPF_ANY);
+		if (ret) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot fill the actions map: %s",
+				 strerror(errno));
+			goto fail;
+		}
+	}
+	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.rb), fn, ctx, NULL);
+	if (!l->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the ring buffer: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	*out = l;
+	return 0;
+fail:
+	loader_close(l);
+	return ret ? ret : -EINVAL;
+}
+
+int loader_add_target(struct loader *l, pid_t tgid)
+{
+	__u32 k = (__u32)tgid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.targets), &k, &one,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int keep_link(struct timer_links *tl, struct bpf_link *link)
+{
+	struct bpf_link **v = realloc(tl->v, (tl->n + 1) * sizeof(*v));
+
+	if (!v) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	tl->v = v;
+	tl->v[tl->n++] = link;
+	return 0;
+}
+
+static void drop_links(struct timer_links *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->n; i++)
+		bpf_link__destroy(tl->v[i]);
+	free(tl->v);
+	tl->v = NULL;
+	tl->n = 0;
+	for (i = 0; i < tl->nclones; i++)
+		fentry__destroy(tl->clones[i]);
+	free(tl->clones);
+	tl->clones = NULL;
+	tl->nclones = 0;
+}
+
+/* Why the last libbpf call failed, as one line. */
+static void reason(char *buf, size_t len, int err)
+{
+	if (err < 0)
+		err = -err;
+	snprintf(buf, len, "%s%s%s", strerror(err), last_msg[0] ? " (" : "",
+		 last_msg[0] ? last_msg : "");
+	if (last_msg[0])
+		strncat(buf, ")", len - strlen(buf) - 1);
+}
+
+static int kprobes_available(void)
+{
+	return access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
+}
+
+/* fentry/fexit on @func: one clone of fentry.bpf.c with both programs. */
+static int attach_fentry(struct loader *l, struct timer_links *tl,
+			 const char *func, uint32_t a_entry, uint32_t a_ret,
+			 char *why, size_t len)
+{
+	struct fentry *fe, **v;
+	struct bpf_link *ln;
+	int err;
+
+	if (l->fentry_errno) {
+		snprintf(why, len, "%s", l->fentry_why);
+		return -l->fentry_errno;
+	}
+	fe = fentry__open();
+	if (!fe) {
+		err = -errno;
+		reason(why, len, err);
+		return err;
+	}
+	fe->rodata->entry_action = a_entry;
+	fe->rodata->return_action = a_ret;
+	fe->rodata->filter_tgid = l->skel->rodata->filter_tgid;
+	fe->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
+	last_msg[0] = '\0';
+	err = bpf_program__set_attach_target(fe->progs.fe_entry, 0, func);
+	if (!err)
+		err = bpf_program__set_attach_target(fe->progs.fe_exit, 0, func);
+	if (err) {
+		snprintf(why, len, "no kernel function '%s' in BTF", func);
+		goto fail;
+	}
+#define REUSE(m)                                                            \
+	do {                                                                 \
+		if (!err)                                                    \
+			err = bpf_map__reuse_fd(fe->maps.m,                  \
+						bpf_map__fd(l->skel->maps.m)); \
+	} while (0)
+	REUSE(rb);
+	REUSE(tstate);
+	REUSE(actions);
+	REUSE(orphans);
+	REUSE(targets);
+	REUSE(counters);
+#undef REUSE
+	if (!err)
+		err = fentry__load(fe);
+	if (err) {
+		reason(why, len, err);
+		if (err == -EPERM || err == -EACCES || err == -ENOTSUPP ||
+		    err == -EOPNOTSUPP) {
+			/* the kernel refuses fentry itself: stop trying */
+			l->fentry_errno = -err;
+			snprintf(l->fentry_why, sizeof(l->fentry_why),
+				 "kernel refused to load fentry/fexit: %s",
+				 why);
+			snprintf(why, len, "%s", l->fentry_why);
+		}
+		goto fail;
+	}
+	v = realloc(tl->clones, (tl->nclones + 1) * sizeof(*v));
+	if (!v) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	tl->clones = v;
+	tl->clones[tl->nclones++] = fe;
+	ln = bpf_program__attach(fe->progs.fe_entry);
+	if (!ln || keep_link(tl, ln)) {
+		err = ln ? -ENOMEM : -errno;
+		reason(why, len, err);
+		return err;
+	}
+	ln = bpf_program__attach(fe->progs.fe_exit);
+	if (!ln || keep_link(tl, ln)) {
+		err = ln ? -ENOMEM : -errno;
+		reason(why, len, err);
+		return err;
+	}
+	return 0;
+fail:
+	fentry__destroy(fe);
+	return err;
+}
+
+static int attach_kprobe(struct loader *l, struct timer_links *tl,
+			 const char *func, uint32_t a_entry, uint32_t a_ret,
+			 char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko);
+	struct bpf_link *ln;
+	int err;
+
+	if (!kprobes_available()) {
+		snprintf(why, len,
+			 "kernel has no kprobes (CONFIG_KPROBES is off: no /sys/bus/event_source/devices/kprobe)");
+		return -EOPNOTSUPP;
+	}
+	last_msg[0] = '\0';
+	ko.bpf_cookie = a_entry;
+	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_entry, func, &ko);
+	if (!ln || keep_link(tl, ln))
+		goto fail;
+	ko.bpf_cookie = a_ret;
+	ko.retprobe = true;
+	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_return, func,
+					     &ko);
+	if (!ln || keep_link(tl, ln))
+		goto fail;
+	return 0;
+fail:
+	err = -errno;
+	reason(why, len, err);
+	return err;
+}
+
+/* The two actions of a function timer: its entry and return attachments. */
+static void func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
+			 uint32_t *ar)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++) {
+		if (p->att[i].timer != timer)
+			continue;
+		if (p->att[i].mech == MECH_FUNC_ENTRY)
+			*ae = p->att[i].action;
+		else if (p->att[i].mech == MECH_FUNC_RETURN)
+			*ar = p->att[i].action;
+	}
+}
+
+static int attach_func_timer(struct loader *l, uint32_t id, char *why,
+			     size_t len)
+{
+	struct plan_timer *t = &l->plan->timers[id];
+	struct timer_links *tl = &l->links[id];
+	const char *func = t->probe->func;
+	char fwhy[384] = "", kwhy[384] = "";
+	uint32_t ae = 0, ar = 0;
+	int err = -EINVAL;
+
+	func_actions(l->plan, id, &ae, &ar);
+	if (t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) {
+		err = attach_fentry(l, tl, func, ae, ar, fwhy, sizeof(fwhy));
+		if (!err) {
+			t->mech = "fentry/fexit";
+			return 0;
+		}
+		drop_links(tl);
+		if (t->kind == PROBE_FENTRY) {
+			snprintf(why, len, "%s", fwhy);
+			return err;
+		}
+	}
+	err = attach_kprobe(l, tl, func, ae, ar, kwhy, sizeof(kwhy));
+	if (!err) {
+		t->mech = "kprobe/kretprobe";
+		return 0;
+	}
+	drop_links(tl);
+	if (t->kind == PROBE_FUNC)
+		snprintf(why, len, "fentry: %s; kprobe: %s", fwhy, kwhy);
+	else
+		snprintf(why, len, "%s", kwhy);
+	return err;
+}
+
+static int attach_att(struct loader *l, const struct plan_att *a,
+		      struct timer_links *tl, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, to);
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	struct bpf_link *ln = NULL;
+	int err;
+
+	last_msg[0] = '\0';
+	switch (a->mech) {
+	case MECH_TRACEPOINT:
+		to.bpf_cookie = a->action;
+		ln = bpf_program__attach_tracepoint_opts(l->skel->progs.tp_hit,
+							 a->category, a->event,
+							 &to);
+		break;
+	case MECH_UPROBE:
+	case MECH_URETPROBE:
+		uo.bpf_cookie = a->action;
+		uo.func_name = a->func;
+		uo.retprobe = a->mech == MECH_URETPROBE;
+		ln = bpf_program__attach_uprobe_opts(
+			uo.retprobe ? l->skel->progs.fn_return :
+				      l->skel->progs.fn_entry,
+			-1, a->path, 0, &uo);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!ln) {
+		err = -errno;
+		reason(why, len, err);
+		return err;
+	}
+	return keep_link(tl, ln);
+}
+
+int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
+{
+	struct plan *p = l->plan;
+	char why[1024];
+	uint32_t id, i;
+	int n = 0, err;
+
+	for (id = 0; id < p->ntimers; id++) {
+		struct plan_timer *t = &p->timers[id];
+
+		if (t->error) {
+			if (on_skip)
+				on_skip(t);
+			continue;
+		}
+		why[0] = '\0';
+		err = 0;
+		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
+			for (i = 0; i < p->natt && !err; i++)
+				if (p->att[i].timer == id)
+					err = attach_att(l, &p->att[i],
+							 &l->links[id], why,
+							 sizeof(why));
+			t->mech = t->kind == PROBE_SPAN ? "tracepoint" :
+							  "uprobe/uretprobe";
+		} else {
+			err = attach_func_timer(l, id, why, sizeof(why));
+		}
+		if (err) {
+			drop_links(&l->links[id]);
+			if (asprintf(&t->error, "%s:%d: %s %s: %s",
+				     t->probe->file, t->probe->line,
+				     probe_kind_str(t->kind), t->name,
+				     why) < 0) {
+				t->error = NULL;
+				return -ENOMEM;
+			}
+			if (on_skip)
+				on_skip(t);
+			continue;
+		}
+		t->attached = 1;
+		n++;
+	}
+	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
+	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
+	if (!l->fork_link || !l->exit_link)
+		return -errno;
+	return n;
+}
+
+int loader_poll(struct loader *l, int timeout_ms)
+{
+	int n, m;
+
+	n = ring_buffer__poll(l->rb, timeout_ms);
+	if (n < 0)
+		return n;
+	m = ring_buffer__consume(l->rb);
+	if (m < 0)
+		return m;
+	return n + m;
+}
+
+void loader_detach(struct loader *l)
+{
+	uint32_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->plan->ntimers; i++)
+		drop_links(&l->links[i]);
+	bpf_link__destroy(l->fork_link);
+	bpf_link__destroy(l->exit_link);
+	l->fork_link = l->exit_link = NULL;
+}
+
+void loader_loss(struct loader *l, struct report_loss *loss)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u64 *v;
+	__u32 k;
+
+	memset(loss, 0, sizeof(*loss));
+	if (ncpu <= 0)
+		return;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return;
+	for (k = 0; k < IPROF_CNT_MAX; k++) {
+		uint64_t sum = 0;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.counters), &k,
+					v))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			sum += v[c];
+		if (k == IPROF_CNT_RB_DROP)
+			loss->rb_drops = sum;
+		else if (k == IPROF_CNT_DEPTH_OVERFLOW)
+			loss->depth_overflow = sum;
+		else if (k == IPROF_CNT_NO_STORAGE)
+			loss->no_storage = sum;
+	}
+	free(v);
+}
+
+uint64_t loader_orphans(struct loader *l, uint32_t timer)
+{
+	__u64 v = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.orphans), &timer, &v);
+	return v;
+}
+
+void loader_close(struct loader *l)
+{
+	if (!l)
+		return;
+	if (l->links)
+		loader_detach(l);
+	ring_buffer__free(l->rb);
+	iprof__destroy(l->skel);
+	free(l->links);
+	free(l);
+}

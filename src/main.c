@@ -1,2 +1,572 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
-int main(void) { return 0; }
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iprof - instrumented profiler: times named start/stop pairs (fentry/fexit,
+ * kprobes, uprobes, tracepoints) with BPF and prints the call tree.
+ *
+ * Exit codes: 0 traced and reported; 1 a runtime failure (BPF load, no
+ * probe could attach, write error); 2 bad input (options, probe files, a
+ * PID that is gone).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "iprof/agg.h"
+#include "iprof/plan.h"
+#include "iprof/probe.h"
+#include "iprof/report.h"
+#include "iprof/util.h"
+#include "loader.h"
+#include "tracefs.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+enum fmt { FMT_TABLE, FMT_SEED };
+
+struct opts {
+	const char **probe_files;
+	int nprobe_files;
+	const char **specs;
+	int nspecs;
+	pid_t *pids;
+	int npids;
+	uint64_t duration_ns;
+	uint64_t rb_bytes;
+	enum fmt fmt;
+	const char *output;
+	int strict, dry_run, verbose, quiet;
+	char **cmd; /* after "--" */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iprof [OPTIONS] [-- COMMAND [ARG...]]\n"
+		"       iprof list [OPTIONS]\n"
+		"\n"
+		"Times the timers named in probe files (start/stop pairs on kernel\n"
+		"functions, user functions or tracepoints) with BPF, and prints their\n"
+		"call tree: count, total (thread) time, self time, wall time,\n"
+		"min/avg/max, percentiles, thread count.\n"
+		"\n"
+		"Probes:\n"
+		"  -P, --probes FILE     probe file (repeatable); grammar: iprof(8)\n"
+		"  -e, --event SPEC      one probe line, e.g. 'uprobe:/bin/x:f' (repeatable)\n"
+		"\n"
+		"Targets (default: the whole system):\n"
+		"  -p, --pid PID         trace process PID and its children (repeatable)\n"
+		"  -- COMMAND [ARG...]   run COMMAND once every probe is attached, trace\n"
+		"                        it and its children, stop when it exits\n"
+		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
+		"\n"
+		"Output:\n"
+		"  -f, --format FMT      table (default) or seed (the seed patch's lines)\n"
+		"  -o, --output FILE     write the report to FILE instead of stdout\n"
+		"\n"
+		"Other:\n"
+		"      --strict          fail if any probe cannot be attached\n"
+		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
+		"                        (same as 'iprof list')\n"
+		"      --rb-size SIZE    BPF ring buffer size (default 16M)\n"
+		"  -v, --verbose         print libbpf's messages\n"
+		"  -q, --quiet           no progress messages on stderr\n"
+		"  -h, --help            this help\n"
+		"  -V, --version         print the version\n"
+		"\n"
+		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
+		"Exit status: 0 ok, 1 runtime failure, 2 bad input.\n");
+}
+
+static int add_str(const char ***v, int *n, const char *s)
+{
+	const char **nv = realloc(*v, (size_t)(*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	enum { O_STRICT = 256, O_DRY, O_RB };
+	static const struct option lo[] = {
+		{ "probes", required_argument, NULL, 'P' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "rb-size", required_argument, NULL, O_RB },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long pid;
+	int c;
+
+	o->rb_bytes = 16 << 20;
+	if (argc > 1 && !strcmp(argv[1], "list")) {
+		o->dry_run = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	while ((c = getopt_long(argc, argv, "+P:e:p:d:f:o:vqhV", lo, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'P':
+			if (add_str(&o->probe_files, &o->nprobe_files, optarg))
+				return -ENOMEM;
+			break;
+		case 'e':
+			if (add_str(&o->specs, &o->nspecs, optarg))
+				return -ENOMEM;
+			break;
+		case 'p': {
+			pid_t *v;
+
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0 || pid > 0x7fffffff) {
+				fprintf(stderr,
+					"iprof: -p '%s': expected a process id (a positive number)\n",
+					optarg);
+				return -EINVAL;
+			}
+			v = realloc(o->pids, (size_t)(o->npids + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			v[o->npids++] = (pid_t)pid;
+			o->pids = v;
+			break;
+		}
+		case 'd':
+			if (util_parse_duration(optarg, &o->duration_ns) ||
+			    !o->duration_ns) {
+				fprintf(stderr,
+					"iprof: --duration '%s': expected a time like 10s, 500ms, 2m\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "table")) {
+				o->fmt = FMT_TABLE;
+			} else if (!strcmp(optarg, "seed")) {
+				o->fmt = FMT_SEED;
+			} else {
+				fprintf(stderr,
+					"iprof: --format '%s': expected table or seed\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case O_STRICT:
+			o->strict = 1;
+			break;
+		case O_DRY:
+			o->dry_run = 1;
+			break;
+		case O_RB:
+			if (util_parse_size(optarg, &o->rb_bytes) ||
+			    o->rb_bytes < 4096 || o->rb_bytes > (1ull << 30)) {
+				fprintf(stderr,
+					"iprof: --rb-size '%s': expected a size from 4K to 1G\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("iprof %s (record ABI %d)\n", IPROF_VERSION,
+			       IPROF_ABI_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'iprof --help'.\n");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	if (!o->nprobe_files && !o->nspecs) {
+		fprintf(stderr,
+			"iprof: no probes: give --probes FILE or -e SPEC (try 'iprof --help')\n");
+		return -EINVAL;
+	}
+	if (o->cmd && o->npids) {
+		fprintf(stderr,
+			"iprof: -p and -- COMMAND exclude each other: trace one or the other\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_probes(const struct opts *o, struct probe_list *pl)
+{
+	char err[1024];
+	int i, ret;
+
+	for (i = 0; i < o->nprobe_files; i++) {
+		ret = probe_parse_file(pl, o->probe_files[i], err, sizeof(err));
+		if (ret)
+			goto fail;
+	}
+	for (i = 0; i < o->nspecs; i++) {
+		ret = probe_parse_line(pl, o->specs[i], "-e", i + 1, err,
+				       sizeof(err));
+		if (ret)
+			goto fail;
+	}
+	ret = probe_list_check(pl, err, sizeof(err));
+	if (ret)
+		goto fail;
+	if (!pl->n) {
+		fprintf(stderr, "iprof: the probe files define no timer\n");
+		return -EINVAL;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "iprof: %s\n", err);
+	return ret;
+}
+
+static int quiet;
+
+static void on_skip(const struct plan_timer *t)
+{
+	fprintf(stderr, "iprof: skipped: %s\n", t->error);
+}
+
+/*
+ * Fork COMMAND, held before exec until every probe is attached: it reads
+ * one byte from @gate; EOF (iprof failed) makes it exit 127 unexecuted.
+ */
+static pid_t spawn_gated(char **cmd, int *gate_w)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[1]);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		close(fds[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "iprof: cannot run '%s': %s\n", cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*gate_w = fds[1];
+	return pid;
+}
+
+static int pid_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+static int print_plan(const struct plan *p)
+{
+	uint32_t i;
+	int bad = 0;
+
+	for (i = 0; i < p->ntimers; i++) {
+		const struct plan_timer *t = &p->timers[i];
+
+		printf("%-24s %-7s %s\n", t->name, probe_kind_str(t->kind),
+		       t->where);
+		if (t->error) {
+			printf("%-24s error   %s\n", "", t->error);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	agg__push(ctx, data, size);
+	return 0;
+}
+
+static int write_report(const struct opts *o, FILE *out, struct agg *agg,
+			struct plan *plan, struct loader *l,
+			uint64_t duration_ns)
+{
+	struct report_timer *rt;
+	struct report r = { 0 };
+	uint32_t i;
+	int ret;
+
+	rt = calloc(plan->ntimers, sizeof(*rt));
+	if (!rt)
+		return -ENOMEM;
+	for (i = 0; i < plan->ntimers; i++) {
+		rt[i].name = plan->timers[i].name;
+		rt[i].kind = probe_kind_str(plan->timers[i].kind);
+		rt[i].where = plan->timers[i].where;
+		rt[i].attached = plan->timers[i].attached;
+		rt[i].error = plan->timers[i].error;
+		rt[i].orphans = l ? loader_orphans(l, i) : 0;
+	}
+	r.agg = agg;
+	r.timers = rt;
+	r.duration_ns = duration_ns;
+	if (l)
+		loader_loss(l, &r.loss);
+	ret = o->fmt == FMT_SEED ? report_seed(out, &r) : report_table(out, &r);
+	if (!ret && fflush(out))
+		ret = -errno;
+	free(rt);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct probe_list pl = { 0 };
+	struct opts o = { 0 };
+	struct plan plan = { 0 };
+	struct loader *l = NULL;
+	struct agg *agg = NULL;
+	struct loader_opts lo = { 0 };
+	struct sigaction sa = { 0 };
+	const char *tracefs;
+	uint64_t t0, deadline = 0, now, last_check = 0;
+	FILE *out = stdout;
+	pid_t child = -1;
+	int gate = -1, ret = EXIT_USAGE, n, i, status, child_done = 0;
+	char err[1024];
+
+	if (parse_args(argc, argv, &o))
+		goto out;
+	quiet = o.quiet;
+	if (load_probes(&o, &pl))
+		goto out;
+	for (i = 0; i < o.npids; i++) {
+		if (!pid_alive(o.pids[i])) {
+			fprintf(stderr, "iprof: -p %d: no such process\n",
+				o.pids[i]);
+			goto out;
+		}
+	}
+	tracefs = tracefs_dir();
+	if (plan_build(&plan, &pl, tracefs)) {
+		fprintf(stderr, "iprof: out of memory\n");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (o.dry_run) {
+		ret = print_plan(&plan) ? EXIT_USAGE : 0;
+		goto out;
+	}
+	if (o.strict) {
+		for (i = 0; i < (int)plan.ntimers; i++) {
+			if (plan.timers[i].error) {
+				fprintf(stderr, "iprof: %s\n",
+					plan.timers[i].error);
+				ret = EXIT_USAGE;
+			}
+		}
+		if (ret != EXIT_USAGE)
+			goto out;
+	}
+	if (o.output) {
+		out = fopen(o.output, "w");
+		if (!out) {
+			fprintf(stderr, "iprof: cannot open '%s': %s\n",
+				o.output, strerror(errno));
+			out = stdout;
+			goto out;
+		}
+	}
+	agg = agg__new(plan.ntimers);
+	if (!agg) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (o.cmd) {
+		child = spawn_gated(o.cmd, &gate);
+		if (child < 0) {
+			fprintf(stderr, "iprof: cannot fork: %s\n",
+				strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+
+	lo.rb_bytes = o.rb_bytes;
+	lo.filter = o.cmd || o.npids;
+	lo.verbose = o.verbose;
+	ret = EXIT_RUNTIME;
+	if (loader_open(&l, &plan, &lo, on_record, agg, err, sizeof(err))) {
+		fprintf(stderr, "iprof: %s\n", err);
+		goto out;
+	}
+	if (child > 0 && loader_add_target(l, child))
+		goto out;
+	for (i = 0; i < o.npids; i++)
+		if (loader_add_target(l, o.pids[i]))
+			goto out;
+
+	t0 = util_now_ns();
+	n = loader_attach(l, on_skip);
+	if (n < 0) {
+		fprintf(stderr, "iprof: cannot attach: %s\n", strerror(-n));
+		goto out;
+	}
+	if (!n) {
+		fprintf(stderr, "iprof: no probe could be attached\n");
+		goto out;
+	}
+	if (o.strict && (uint32_t)n != plan.ntimers) {
+		fprintf(stderr,
+			"iprof: --strict: %u of %u timers could not be attached\n",
+			plan.ntimers - (uint32_t)n, plan.ntimers);
+		goto out;
+	}
+	if (stop_requested)
+		goto report;
+	now = util_now_ns();
+	if (!quiet)
+		fprintf(stderr,
+			"iprof: %d of %u timers attached in %.1f ms; tracing%s... %s\n",
+			n, plan.ntimers, (double)(now - t0) / 1e6,
+			o.cmd ? " the command" : o.npids ? " the process" :
+							    " system-wide",
+			o.cmd ? "" : "Ctrl-C to stop");
+	t0 = now;
+	if (o.duration_ns)
+		deadline = t0 + o.duration_ns;
+	if (gate >= 0) {
+		if (write(gate, "g", 1) != 1) {
+			fprintf(stderr, "iprof: cannot start the command\n");
+			goto report;
+		}
+		close(gate);
+		gate = -1;
+	}
+
+	while (!stop_requested) {
+		n = loader_poll(l, 10);
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "iprof: ring buffer: %s\n",
+				strerror(-n));
+			break;
+		}
+		now = util_now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			child_done = 1;
+			break;
+		}
+		if (o.npids && now - last_check > 200000000ull) {
+			last_check = now;
+			for (i = 0; i < o.npids; i++)
+				if (pid_alive(o.pids[i]))
+					break;
+			if (i == o.npids) {
+				if (!quiet)
+					fprintf(stderr,
+						"iprof: every traced process has exited\n");
+				break;
+			}
+		}
+	}
+report:
+	now = util_now_ns();
+	loader_detach(l);
+	while (loader_poll(l, 0) > 0)
+		;
+	agg__snapshot(agg, now);
+	if (child > 0 && !child_done) {
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+		child_done = 1;
+	}
+	if (child > 0 && child_done && !quiet) {
+		if (WIFEXITED(status) && WEXITSTATUS(status))
+			fprintf(stderr, "iprof: the command exited with status %d\n",
+				WEXITSTATUS(status));
+		else if (WIFSIGNALED(status))
+			fprintf(stderr, "iprof: the command was killed by signal %d\n",
+				WTERMSIG(status));
+	}
+	ret = write_report(&o, out, agg, &plan, l, now - t0);
+	if (ret) {
+		fprintf(stderr, "iprof: cannot write the report: %s\n",
+			strerror(-ret));
+		ret = EXIT_RUNTIME;
+	}
+out:
+	if (gate >= 0)
+		close(gate);
+	if (child > 0 && !child_done) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	loader_close(l);
+	agg__free(agg);
+	plan_free(&plan);
+	probe_list_free(&pl);
+	if (out != stdout && fclose(out) && !ret) {
+		fprintf(stderr, "iprof: %s: %s\n", o.output, strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+	free(o.probe_files);
+	free(o.specs);
+	free(o.pids);
+	return ret;
+}

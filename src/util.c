@@ -1,1 +1,63 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "iprof/util.h"
+
+static int scaled(const char *s, const char *const *units,
+		  const double *mult, int nunits, double dflt, uint64_t *out)
+{
+	char *end;
+	double v;
+	int i;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	if (!*end) {
+		v *= dflt;
+	} else {
+		for (i = 0; i < nunits; i++)
+			if (!strcmp(end, units[i]))
+				break;
+		if (i == nunits)
+			return -EINVAL;
+		v *= mult[i];
+	}
+	if (v >= 18446744073709551615.0)
+		return -EINVAL;
+	*out = (uint64_t)llround(v);
+	return 0;
+}
+
+int util_parse_duration(const char *s, uint64_t *ns)
+{
+	static const char *const u[] = { "ns", "us", "ms", "s", "m", "h" };
+	static const double m[] = { 1, 1e3, 1e6, 1e9, 60e9, 3600e9 };
+
+	return scaled(s, u, m, 6, 1e9, ns);
+}
+
+int util_parse_size(const char *s, uint64_t *bytes)
+{
+	static const char *const u[] = { "K", "M", "G", "k", "KiB", "MiB",
+					 "GiB" };
+	static const double m[] = { 1024.0, 1048576.0, 1073741824.0, 1024.0,
+				    1024.0, 1048576.0, 1073741824.0 };
+
+	return scaled(s, u, m, 7, 1, bytes);
+}
+
+uint64_t util_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * BPF-only helpers shared by every iprof program object: the maps, the
+ * per-thread state in task storage, condition evaluation and the start/stop
+ * logic.  Records and actions are defined in include/iprof/abi.h.
+ *
+ * Per thread (BPF task storage, freed by the kernel at task exit) we keep
+ * the stack of open timer ids.  It lets BPF
+ *  - drop a stop whose start was never emitted (no ring-buffer traffic),
+ *  - tell user space at which depth a stop closes (inner frames unwound),
+ *  - mark a thread that lost a record, so its next record carries
+ *    IPROF_F_RESYNC and user space discards its frames instead of
+ *    mis-nesting them.
+ */
+#ifndef IPROF_BPF_H
+#define IPROF_BPF_H
+
+#include "vmlinux_min.h"
+#include "iprof/abi.h"
+
+/* Set by the loader before load (rodata). */
+const volatile int filter_tgid = 0; /* only tgids in `targets` are traced */
+const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
+
+struct task_state {
+	__u32 depth; /* open timers tracked in timers[] */
+	__u32 over; /* starts refused beyond IPROF_MAX_DEPTH, still open */
+	__u8 lost; /* a record of this thread was lost: resync next */
+	__u8 seen; /* this thread emitted a record: report its exit */
+	__u8 pad[6];
+	__u32 timers[IPROF_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by the loader */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} tstate SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by the loader: one per action */
+	__type(key, __u32);
+	__type(value, struct iprof_action);
+} actions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by the loader: one per timer */
+	__type(key, __u32);
+	__type(value, __u64);
+} orphans SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32); /* tgid */
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IPROF_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline int is_target(__u32 tgid)
+{
+	return !filter_tgid || bpf_map_lookup_elem(&targets, &tgid);
+}
+
+static __always_inline int cond_holds(const struct iprof_cond *c, __u64 v)
+{
+	__s64 sv = (__s64)v, sc = (__s64)c->val;
+
+	switch (c->op) {
+	case IPROF_OP_EQ:
+		return v == c->val;
+	case IPROF_OP_NE:
+		return v != c->val;
+	case IPROF_OP_AND:
+		return (v & c->val) != 0;
+	case IPROF_OP_LT:
+		return c->is_signed ? sv < sc : v < c->val;
+	case IPROF_OP_LE:
+		return c->is_signed ? sv <= sc : v <= c->val;
+	case IPROF_OP_GT:
+		return c->is_signed ? sv > sc : v > c->val;
+	case IPROF_OP_GE:
+		return c->is_signed ? sv >= sc : v >= c->val;
+	}
+	return 0;
+}
+
+/* Read a tracepoint field of 1, 2, 4 or 8 bytes, sign-extended if asked. */
+static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
+{
+	void *p = (char *)ctx + (c->off & 0xfff);
+	__u64 v = 0;
+
+	switch (c->size) {
+	case 1: {
+		__u8 x = 0;
+		bpf_probe_read_kernel(&x, 1, p);
+		v = c->is_signed ? (__u64)(__s64)(__s8)x : x;
+		break;
+	}
+	case 2: {
+		__u16 x = 0;
+		bpf_probe_read_kernel(&x, 2, p);
+		v = c->is_signed ? (__u64)(__s64)(__s16)x : x;
+		break;
+	}
+	case 4: {
+		__u32 x = 0;
+		bpf_probe_read_kernel(&x, 4, p);
+		v = c->is_signed ? (__u64)(__s64)(__s32)x : x;
+		break;
+	}
+	default:
+		bpf_probe_read_kernel(&v, 8, p);
+		break;
+	}
+	return v;
+}
+
+/* Function argument @n (0-based) from pt_regs: kprobes and uprobes. */
+static __always_inline __u64 regs_arg(struct pt_regs *regs, __u16 n)
+{
+	switch (n) {
+	case 0:
+		return PT_REGS_PARM1(regs);
+	case 1:
+		return PT_REGS_PARM2(regs);
+	case 2:
+		return PT_REGS_PARM3(regs);
+	case 3:
+		return PT_REGS_PARM4(regs);
+	case 4:
+		return PT_REGS_PARM5(regs);
+	default:
+#if defined(__TARGET_ARCH_x86)
+		return regs->r9; /* 6th argument, x86-64 SysV ABI */
+#else
+		return 0; /* plan_build() refuses argN > 4 here */
+#endif
+	}
+}
+
+/*
+ * Emit one record.  The reader drains the ring on a short timer, so records
+ * are submitted without a wakeup unless the ring fills past wakeup_bytes.
+ */
+static __always_inline void emit(struct task_state *st, __u8 type, __u32 timer,
+				 __u32 depth, __u64 pid_tgid)
+{
+	struct iprof_rec *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count(IPROF_CNT_RB_DROP);
+		st->lost = 1;
+		return;
+	}
+	r->type = type;
+	r->flags = st->lost ? IPROF_F_RESYNC : 0;
+	r->size = sizeof(*r);
+	r->timer = timer;
+	r->tid = (__u32)pid_tgid;
+	r->tgid = pid_tgid >> 32;
+	r->ts = bpf_ktime_get_ns();
+	r->depth = depth;
+	r->cpu = bpf_get_smp_processor_id();
+	r->aux = 0;
+	st->lost = 0;
+	st->seen = 1;
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) > wakeup_bytes)
+		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	else
+		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void timer_start(const struct iprof_action *a,
+					__u64 pid_tgid)
+{
+	struct task_state *st;
+	__u32 d;
+
+	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		count(IPROF_CNT_NO_STORAGE);
+		return;
+	}
+	d = st->depth;
+	if (d >= IPROF_MAX_DEPTH) {
+		st->over++;
+		count(IPROF_CNT_DEPTH_OVERFLOW);
+		return;
+	}
+	st->timers[d & (IPROF_MAX_DEPTH - 1)] = a->timer;
+	st->depth = d + 1;
+	emit(st, IPROF_REC_START, a->timer, d + 1, pid_tgid);
+}
+
+static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)
+{
+	__u64 *c;
+
+	if (a->flags & IPROF_A_UNMATCHED_OK || !is_target(tgid))
+		return;
+	c = bpf_map_lookup_elem(&orphans, &a->timer);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+}
+
+static __always_inline void timer_stop(const struct iprof_action *a,
+				       __u64 pid_tgid)
+{
+	struct task_state *st;
+	__u32 d, i, found = 0;
+
+	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
+	if (!st || !st->depth) {
+		orphan(a, pid_tgid >> 32);
+		return;
+	}
+	if (st->over) {
+		/* stops come in LIFO order: this one closes a frame that was
+		 * never emitted (counted as depth_overflow at its start) */
+		st->over--;
+		return;
+	}
+	d = st->depth;
+	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		if (st->timers[(d - 1 - i) & (IPROF_MAX_DEPTH - 1)] ==
+		    a->timer) {
+			found = d - i;
+			break;
+		}
+	}
+	if (!found) {
+		orphan(a, pid_tgid >> 32);
+		return;
+	}
+	st->depth = found - 1;
+	emit(st, IPROF_REC_STOP, a->timer, found, pid_tgid);
+}
+
+static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid)
+{
+	if (a->role == IPROF_ROLE_START)
+		timer_start(a, pid_tgid);
+	else
+		timer_stop(a, pid_tgid);
+}
+
+#endif /* IPROF_BPF_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The loader: BPF object lifetime, attachment of a plan, ring-buffer
+ * polling and the BPF-side counters.  The only module (with feat.c) that
+ * talks to the kernel through libbpf.
+ */
+#ifndef IPROF_LOADER_H
+#define IPROF_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iprof/plan.h"
+#include "iprof/report.h"
+
+struct loader;
+
+struct loader_opts {
+	uint64_t rb_bytes; /* ring-buffer size in bytes, power of two */
+	int filter; /* trace only tgids added with loader_add_target() */
+	int verbose; /* print libbpf's messages */
+};
+
+/* Called with each record's bytes; returns 0 to go on. */
+typedef int (*loader_rec_fn)(void *ctx, void *data, size_t size);
+
+/*
+ * loader_open() - open and load the BPF programs sized for @plan, fill the
+ * actions map.  @plan must outlive the loader.  Returns 0 or -errno, with
+ * a message in @err.
+ */
+int loader_open(struct loader **out, struct plan *plan,
+		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
+		char *err, size_t errlen);
+
+/* loader_add_target() - trace process @tgid (and, from now, its children). */
+int loader_add_target(struct loader *l, pid_t tgid);
+
+/*
+ * loader_attach() - attach every timer of the plan that has no error.  A
+ * timer whose attachments do not all succeed is detached again and gets
+ * its error set (the kernel's or libbpf's reason); on_skip(timer) is called
+ * for it.  Returns the number of timers attached, or -errno on a failure
+ * that is not a single probe's.
+ */
+int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t));
+
+/*
+ * loader_poll() - wait up to @timeout_ms, then drain the ring buffer into
+ * the record callback.  Returns records consumed or -errno (-EINTR when a
+ * signal came).
+ */
+int loader_poll(struct loader *l, int timeout_ms);
+
+/* loader_detach() - detach every program (no new records); then drain. */
+void loader_detach(struct loader *l);
+
+/* loader_loss() - the BPF-side loss counters summed over CPUs. */
+void loader_loss(struct loader *l, struct report_loss *loss);
+
+/* loader_orphans() - orphan stops counted in BPF for @timer. */
+uint64_t loader_orphans(struct loader *l, uint32_t timer);
+
+/* loader_close() - detach and free everything; @l may be NULL. */
+void loader_close(struct loader *l);
+
+#endif /* IPROF_LOADER_H */
