@@ -1,0 +1,76 @@
+# Shared helpers of the end-to-end tests (sourced).  Environment from ctest:
+# IPROF (the binary), BUILD (build dir), SRC (source dir).
+set -u
+IPROF=${IPROF:-$BUILD/iprof}
+TMP=$(mktemp -d /tmp/iprof-e2e.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+skip() {
+	if [ "${IPROF_REQUIRE_E2E:-0}" = 1 ]; then
+		echo "FAIL: required test cannot run: $*"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (BPF, tracefs, uprobes)"
+	if ! [ -e /sys/kernel/tracing/events ] && ! [ -e /sys/kernel/debug/tracing/events ]; then
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+			skip "tracefs is not mounted and cannot be"
+	fi
+}
+
+ok() { echo "ok   - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+
+# check DESC ACTUAL EXPECTED: exact equality
+check() {
+	if [ "$2" = "$3" ]; then ok "$1: $2"; else bad "$1: got '$2', expected '$3'"; fi
+}
+
+# near DESC ACTUAL EXPECTED REL_TOL ABS_TOL: |a-e| <= max(rel*e, abs)
+near() {
+	if awk -v a="$2" -v e="$3" -v r="$4" -v t="$5" 'BEGIN {
+		d = a - e; if (d < 0) d = -d; lim = r * e; if (lim < t) lim = t;
+		exit !(d <= lim) }'; then
+		ok "$1: $2 ~ $3 (tol ${4}x or $5)"
+	else
+		bad "$1: $2 not within ${4}x or $5 of $3"
+	fi
+}
+
+# truth KEY FILE: value of key=value from a workload's ground truth
+truth() { sed -n "s/^$1=//p" "$2" | head -1; }
+
+# seed_field PATH FIELD FILE: a field of the seed-format line of a node.
+# PATH is names joined by '>' from the root, e.g. "outer>recurse>recurse".
+# FIELD: thread_time wall_time max avg count thread_count (ms for times).
+seed_field() {
+	awk -v path="$1" -v field="$2" '
+	/^#/ || /^$/ { next }
+	{
+		match($0, /^ */); depth = RLENGTH / 2
+		line = substr($0, RLENGTH + 1)
+		name = substr(line, 1, index(line, ",") - 1)
+		stack[depth] = name
+		p = stack[0]; for (i = 1; i <= depth; i++) p = p ">" stack[i]
+		if (p != path) next
+		n = split(line, kv, ", ")
+		for (i = 2; i <= n; i++) {
+			split(kv[i], x, " = "); v = x[2]; sub(/ms$/, "", v)
+			if (x[1] == field) { print v; exit }
+		}
+	}' "$3"
+}
+
+finish() {
+	if [ "$fails" -gt 0 ]; then
+		echo "$fails check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}
