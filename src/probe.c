@@ -1,1 +1,870 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Probe list parser.  See include/iprof/probe.h for the API and
+ * probes.d/README.md for the grammar.
+ *
+ * A line is parsed with a cursor over its bytes; columns are 1-based byte
+ * offsets.  Each line is parsed into a local struct probe that is appended
+ * to the list only when the whole line is valid, so a syntax error leaves
+ * the list as it was before that line.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "iprof/probe.h"
+
+/* Nesting levels of `include` below the top-level file. */
+#define MAX_INCLUDE_DEPTH 16
+
+#define EXPECT_KIND                                                            \
+	"a probe kind (fentry:, kprobe:, func:, uprobe:, span, include)"
+#define EXPECT_OP "an operator (== != < <= > >= &)"
+#define EXPECT_NUM "a number (decimal or 0x hex)"
+
+struct open_file {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* State shared by one probe_parse_file()/probe_parse_line() call. */
+struct ctx {
+	struct probe_list *pl;
+	char *err;
+	size_t errlen;
+	int depth; /* files on stack[] */
+	struct open_file stack[MAX_INCLUDE_DEPTH + 1];
+};
+
+/* Cursor over one line. */
+struct lex {
+	struct ctx *ctx;
+	const char *line;
+	const char *origin;
+	int lineno;
+};
+
+static const char *const kind_names[] = {
+	[PROBE_FENTRY] = "fentry", [PROBE_KPROBE] = "kprobe",
+	[PROBE_FUNC] = "func",	   [PROBE_UPROBE] = "uprobe",
+	[PROBE_SPAN] = "span",
+};
+
+static const char *const op_names[] = {
+	[IPROF_OP_EQ] = "==", [IPROF_OP_NE] = "!=", [IPROF_OP_LT] = "<",
+	[IPROF_OP_LE] = "<=", [IPROF_OP_GT] = ">",  [IPROF_OP_GE] = ">=",
+	[IPROF_OP_AND] = "&",
+};
+
+const char *probe_kind_str(enum probe_kind k)
+{
+	if ((unsigned int)k >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return "unknown";
+	return kind_names[k];
+}
+
+const char *probe_op_str(enum iprof_cond_op op)
+{
+	if ((unsigned int)op >= sizeof(op_names) / sizeof(op_names[0]))
+		return "?";
+	return op_names[op];
+}
+
+/* ---- character classes (ASCII, locale-independent) ---------------------- */
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
+	       c == '\f';
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_ident(char c)
+{
+	return is_alpha(c) || is_digit(c) || c == '_';
+}
+
+static bool is_name(char c)
+{
+	return is_ident(c) || c == '.' || c == '-';
+}
+
+static bool is_func(char c)
+{
+	return is_ident(c) || c == '.' || c == '*' || c == '?';
+}
+
+static bool is_opchar(char c)
+{
+	return c && strchr("=!<>&|", c);
+}
+
+/* End of the meaningful part of a line: NUL or a comment. */
+static bool is_eol(const char *p)
+{
+	return *p == '\0' || *p == '#';
+}
+
+/* Characters of a "word" token in messages and of a uprobe PATH:FUNC. */
+static bool is_word(char c)
+{
+	return c && !is_space(c) && c != '#' && !is_opchar(c) &&
+	       (unsigned char)c > 0x20 && c != 0x7f;
+}
+
+static const char *skip_ws(const char *p)
+{
+	while (is_space(*p))
+		p++;
+	return p;
+}
+
+static const char *scan(const char *p, bool (*cls)(char))
+{
+	while (cls(*p))
+		p++;
+	return p;
+}
+
+static int col_of(const struct lex *lx, const char *p)
+{
+	return (int)(p - lx->line) + 1;
+}
+
+/* Is @p at keyword @kw followed by a word boundary? */
+static bool at_keyword(const char *p, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	return !strncmp(p, kw, n) && (is_space(p[n]) || is_eol(p + n));
+}
+
+/* ---- error messages ------------------------------------------------------ */
+
+static void set_err(struct ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_err(struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx->err || !ctx->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err, ctx->errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Length of the token at @p, as quoted in messages. */
+static size_t token_len(const char *p)
+{
+	const char *e;
+
+	if (p[0] == '-' && p[1] == '>')
+		return 2;
+	if (is_opchar(*p))
+		return scan(p, is_opchar) - p;
+	e = p;
+	while (is_word(*e) && !(e[0] == '-' && e[1] == '>'))
+		e++;
+	return e > p ? (size_t)(e - p) : 1;
+}
+
+/*
+ * syntax_error_len() - "ORIGIN:LINE:COL: found 'TOKEN', expected WHAT" for
+ * the @len bytes at @p (0: the token at @p).  Returns -EINVAL.
+ */
+static int syntax_error_len(struct lex *lx, const char *p, size_t len,
+			    const char *what)
+{
+	char tok[80];
+
+	/* Point at the next token, not at the blanks before it. */
+	if (is_space(*p)) {
+		p = skip_ws(p);
+		len = 0;
+	}
+	if (is_eol(p)) {
+		snprintf(tok, sizeof(tok), "end of line");
+	} else if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+		snprintf(tok, sizeof(tok), "'\\x%02x'", (unsigned char)*p);
+	} else {
+		if (!len)
+			len = token_len(p);
+		if (len > sizeof(tok) - 6)
+			snprintf(tok, sizeof(tok), "'%.*s...'",
+				 (int)(sizeof(tok) - 6), p);
+		else
+			snprintf(tok, sizeof(tok), "'%.*s'", (int)len, p);
+	}
+	set_err(lx->ctx, "%s:%d:%d: found %s, expected %s", lx->origin,
+		lx->lineno, col_of(lx, p), tok, what);
+	return -EINVAL;
+}
+
+static int syntax_error(struct lex *lx, const char *p, const char *what)
+{
+	return syntax_error_len(lx, p, 0, what);
+}
+
+static int nomem(struct lex *lx)
+{
+	set_err(lx->ctx, "%s:%d: out of memory", lx->origin, lx->lineno);
+	return -ENOMEM;
+}
+
+/* ---- probe memory -------------------------------------------------------- */
+
+static void point_free(struct probe_point *pt)
+{
+	int i;
+
+	free(pt->category);
+	free(pt->event);
+	for (i = 0; i < pt->ncond; i++)
+		free(pt->cond[i].field);
+}
+
+static void probe_free(struct probe *pr)
+{
+	free(pr->name);
+	free(pr->func);
+	free(pr->path);
+	free(pr->file);
+	point_free(&pr->start);
+	point_free(&pr->stop);
+}
+
+static int list_push(struct probe_list *pl, struct probe *pr)
+{
+	struct probe *v;
+	size_t cap;
+
+	if (pl->n == pl->cap) {
+		cap = pl->cap ? pl->cap * 2 : 16;
+		v = realloc(pl->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		pl->v = v;
+		pl->cap = cap;
+	}
+	pl->v[pl->n++] = *pr;
+	return 0;
+}
+
+void probe_list_free(struct probe_list *pl)
+{
+	size_t i;
+
+	if (!pl)
+		return;
+	for (i = 0; i < pl->n; i++)
+		probe_free(&pl->v[i]);
+	free(pl->v);
+	pl->v = NULL;
+	pl->n = 0;
+	pl->cap = 0;
+}
+
+/* ---- conditions ---------------------------------------------------------- */
+
+/* argN with N 0..11, no leading zero: returns N, or -1 if not argN. */
+static int parse_argn(const char *p, const char *end)
+{
+	size_t n = end - p;
+
+	if (n == 4 && is_digit(p[3]))
+		return p[3] - '0';
+	if (n == 5 && p[3] == '1' && (p[4] == '0' || p[4] == '1'))
+		return 10 + p[4] - '0';
+	return -1;
+}
+
+/* Does the identifier [p, end) look like argDIGITS? */
+static bool looks_argn(const char *p, const char *end)
+{
+	const char *q;
+
+	if (end - p < 4 || strncmp(p, "arg", 3))
+		return false;
+	for (q = p + 3; q < end; q++)
+		if (!is_digit(*q))
+			return false;
+	return true;
+}
+
+static int parse_op(const char *p, const char *end, enum iprof_cond_op *op)
+{
+	size_t n = end - p;
+	size_t i;
+
+	for (i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++) {
+		if (strlen(op_names[i]) == n && !strncmp(p, op_names[i], n)) {
+			*op = (enum iprof_cond_op)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * parse_value() - VALUE at *pp: decimal with an optional '-', or 0x hex.
+ * Negative values are stored two's complement.
+ */
+static int parse_value(struct lex *lx, const char **pp, uint64_t *out)
+{
+	const char *p = *pp, *q, *end, *d;
+	bool neg = *p == '-';
+	uint64_t v = 0;
+	unsigned int dig;
+
+	q = neg ? p + 1 : p;
+	end = scan(q, is_ident);
+	if (end == q)
+		return syntax_error(lx, p, EXPECT_NUM);
+	if (!neg && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
+		if (end == q + 2)
+			return syntax_error_len(lx, p, end - p, EXPECT_NUM);
+		for (d = q + 2; d < end; d++) {
+			if (is_digit(*d))
+				dig = *d - '0';
+			else if (*d >= 'a' && *d <= 'f')
+				dig = *d - 'a' + 10;
+			else if (*d >= 'A' && *d <= 'F')
+				dig = *d - 'A' + 10;
+			else
+				return syntax_error_len(lx, p, end - p,
+							EXPECT_NUM);
+			if (v > UINT64_MAX >> 4)
+				return syntax_error_len(
+					lx, p, end - p,
+					"a number that fits in 64 bits");
+			v = v << 4 | dig;
+		}
+	} else {
+		for (d = q; d < end; d++) {
+			if (!is_digit(*d))
+				return syntax_error_len(lx, p, end - p,
+							EXPECT_NUM);
+			dig = *d - '0';
+			if (v > (UINT64_MAX - dig) / 10)
+				return syntax_error_len(
+					lx, p, end - p,
+					"a number that fits in 64 bits");
+			v = v * 10 + dig;
+		}
+		if (neg && v > (uint64_t)INT64_MAX + 1)
+			return syntax_error_len(
+				lx, p, end - p,
+				"a number that fits in 64 bits");
+		if (neg)
+			v = -v;
+	}
+	*out = v;
+	*pp = end;
+	return 0;
+}
+
+/*
+ * parse_cond() - COND after `if` at *pp into @pt; on return *pp is at the
+ * first non-blank after the last comparison.  Fields are owned by @pt as
+ * soon as they are stored, so the caller's cleanup frees them on error.
+ */
+static int parse_cond(struct lex *lx, const char **pp, struct probe_point *pt)
+{
+	const char *p = *pp, *e;
+	struct probe_cond *c;
+	int arg, err;
+
+	for (;;) {
+		p = skip_ws(p);
+		e = p;
+		if (is_alpha(*e) || *e == '_')
+			e = scan(e, is_ident);
+		if (e == p)
+			return syntax_error(lx, p,
+					    "a condition field (a tracepoint "
+					    "field name or argN)");
+		arg = -1;
+		if (looks_argn(p, e)) {
+			arg = parse_argn(p, e);
+			if (arg < 0)
+				return syntax_error_len(
+					lx, p, e - p,
+					"argN with N from 0 to 11");
+		}
+		c = &pt->cond[pt->ncond];
+		memset(c, 0, sizeof(*c));
+		c->arg = arg;
+		c->col = col_of(lx, p);
+		if (arg < 0) {
+			c->field = strndup(p, e - p);
+			if (!c->field)
+				return nomem(lx);
+		}
+		pt->ncond++;
+
+		p = skip_ws(e);
+		e = scan(p, is_opchar);
+		if (e == p || parse_op(p, e, &c->op))
+			return syntax_error(lx, p, EXPECT_OP);
+
+		p = skip_ws(e);
+		err = parse_value(lx, &p, &c->value);
+		if (err)
+			return err;
+
+		p = skip_ws(p);
+		if (p[0] != '&' || p[1] != '&')
+			break;
+		if (pt->ncond == IPROF_MAX_COND) {
+			char what[64];
+
+			snprintf(what, sizeof(what),
+				 "at most %d comparisons in a condition",
+				 IPROF_MAX_COND);
+			return syntax_error_len(lx, p, 2, what);
+		}
+		p += 2;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* ---- probe forms --------------------------------------------------------- */
+
+/* tracepoint:CAT:EVENT or tp:CAT:EVENT at *pp. */
+static int parse_tracepoint(struct lex *lx, const char **pp,
+			    struct probe_point *pt)
+{
+	const char *p = *pp, *e;
+
+	pt->col = col_of(lx, p);
+	if (!strncmp(p, "tracepoint:", 11))
+		p += 11;
+	else if (!strncmp(p, "tp:", 3))
+		p += 3;
+	else
+		return syntax_error(lx, p,
+				    "a tracepoint (tracepoint:CAT:EVENT or "
+				    "tp:CAT:EVENT)");
+	e = scan(p, is_ident);
+	if (e == p)
+		return syntax_error(lx, p, "a tracepoint category");
+	pt->category = strndup(p, e - p);
+	if (!pt->category)
+		return nomem(lx);
+	p = e;
+	if (*p != ':')
+		return syntax_error(lx, p,
+				    "':' between tracepoint category and "
+				    "event");
+	p++;
+	e = scan(p, is_ident);
+	if (e == p)
+		return syntax_error(lx, p, "a tracepoint event name");
+	pt->event = strndup(p, e - p);
+	if (!pt->event)
+		return nomem(lx);
+	*pp = e;
+	return 0;
+}
+
+/* One side of a span: tracepoint and optional condition. */
+static int parse_span_side(struct lex *lx, const char **pp,
+			   struct probe_point *pt, bool *has_cond)
+{
+	const char *p = *pp;
+	int err;
+
+	err = parse_tracepoint(lx, &p, pt);
+	if (err)
+		return err;
+	p = skip_ws(p);
+	*has_cond = at_keyword(p, "if");
+	if (*has_cond) {
+		p += 2;
+		err = parse_cond(lx, &p, pt);
+		if (err)
+			return err;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* span NAME = START -> STOP; @p is after "span". */
+static int parse_span(struct lex *lx, const char *p, struct probe *pr)
+{
+	const char *e;
+	bool has_cond;
+	int err;
+
+	pr->kind = PROBE_SPAN;
+	p = skip_ws(p);
+	e = scan(p, is_name);
+	if (e == p)
+		return syntax_error(lx, p, "a span name");
+	pr->name = strndup(p, e - p);
+	if (!pr->name)
+		return nomem(lx);
+	pr->name_col = col_of(lx, p);
+	p = skip_ws(e);
+	if (*p != '=')
+		return syntax_error(lx, p, "'=' after the span name");
+	p = skip_ws(p + 1);
+
+	err = parse_span_side(lx, &p, &pr->start, &has_cond);
+	if (err)
+		return err;
+	if (p[0] != '-' || p[1] != '>')
+		return syntax_error(lx, p,
+				    has_cond ? "'&&' or '->' between span "
+					       "start and stop"
+					     : "'if' or '->' between span "
+					       "start and stop");
+	p = skip_ws(p + 2);
+
+	err = parse_span_side(lx, &p, &pr->stop, &has_cond);
+	if (err)
+		return err;
+	if (!is_eol(p))
+		return syntax_error(lx, p,
+				    has_cond ? "'&&' or end of line"
+					     : "'if' or end of line");
+	return 0;
+}
+
+/* fentry:/kprobe:/func:/uprobe: FUNC [as NAME] [if COND]; @p after "kind:" */
+static int parse_function(struct lex *lx, const char *p, struct probe *pr)
+{
+	const char *e, *q, *colon;
+	bool has_as = false, has_cond = false;
+	int err;
+
+	p = skip_ws(p);
+	pr->start.col = col_of(lx, p);
+	if (pr->kind == PROBE_UPROBE) {
+		e = scan(p, is_word);
+		if (e == p)
+			return syntax_error(lx, p,
+					    "a binary path (uprobe:PATH:FUNC)");
+		colon = NULL;
+		for (q = p; q < e; q++)
+			if (*q == ':')
+				colon = q;
+		if (!colon)
+			return syntax_error_len(lx, p, e - p,
+						"PATH:FUNC (a binary path, "
+						"':' and a function name)");
+		if (colon == p)
+			return syntax_error_len(lx, p, e - p,
+						"a binary path "
+						"(uprobe:PATH:FUNC)");
+		pr->path = strndup(p, colon - p);
+		if (!pr->path)
+			return nomem(lx);
+		p = colon + 1;
+	}
+
+	e = p;
+	if (is_alpha(*e) || *e == '_' || *e == '*' || *e == '?')
+		e = scan(e, is_func);
+	if (e == p)
+		return syntax_error(lx, p, "a function name");
+	pr->func = strndup(p, e - p);
+	if (!pr->func)
+		return nomem(lx);
+	pr->name_col = col_of(lx, p);
+	p = skip_ws(e);
+
+	if (at_keyword(p, "as")) {
+		has_as = true;
+		p = skip_ws(p + 2);
+		e = scan(p, is_name);
+		if (e == p)
+			return syntax_error(lx, p, "a timer name after 'as'");
+		pr->name = strndup(p, e - p);
+		if (!pr->name)
+			return nomem(lx);
+		pr->name_col = col_of(lx, p);
+		p = skip_ws(e);
+	} else {
+		pr->name = strdup(pr->func);
+		if (!pr->name)
+			return nomem(lx);
+	}
+
+	if (at_keyword(p, "if")) {
+		has_cond = true;
+		p += 2;
+		err = parse_cond(lx, &p, &pr->start);
+		if (err)
+			return err;
+	}
+
+	if (!is_eol(p)) {
+		if (has_cond)
+			return syntax_error(lx, p, "'&&' or end of line");
+		if (has_as)
+			return syntax_error(lx, p, "'if' or end of line");
+		return syntax_error(lx, p, "'as', 'if' or end of line");
+	}
+	return 0;
+}
+
+static int parse_file_at(struct ctx *ctx, const char *path, struct lex *site,
+			 const char *site_p);
+
+/* include FILE or include "FILE"; @p is after "include". */
+static int parse_include(struct lex *lx, const char *p)
+{
+	const char *name, *end, *slash;
+	char *file = NULL, *path = NULL;
+	size_t dirlen;
+	int err;
+
+	p = skip_ws(p);
+	if (is_eol(p))
+		return syntax_error(lx, p, "a file name");
+	name = p;
+	if (*p == '"') {
+		end = strchr(p + 1, '"');
+		if (!end)
+			return syntax_error(lx, p + strlen(p),
+					    "'\"' closing the file name");
+		if (end == p + 1)
+			return syntax_error_len(lx, p, 2, "a file name");
+		file = strndup(p + 1, end - p - 1);
+		p = end + 1;
+	} else {
+		end = p;
+		while (*end && !is_space(*end) && *end != '#')
+			end++;
+		file = strndup(p, end - p);
+		p = end;
+	}
+	if (!file)
+		return nomem(lx);
+
+	p = skip_ws(p);
+	if (!is_eol(p)) {
+		err = syntax_error(lx, p,
+				   "end of line after the file name (quote "
+				   "a name that contains spaces)");
+		goto out;
+	}
+
+	/* Relative to the directory of the including file (or of "-e": .) */
+	slash = strrchr(lx->origin, '/');
+	dirlen = file[0] != '/' && slash ? (size_t)(slash - lx->origin) + 1 : 0;
+	path = malloc(dirlen + strlen(file) + 1);
+	if (path) {
+		memcpy(path, lx->origin, dirlen);
+		strcpy(path + dirlen, file);
+	}
+	if (!path) {
+		err = nomem(lx);
+		goto out;
+	}
+	err = parse_file_at(lx->ctx, path, lx, name);
+out:
+	free(path);
+	free(file);
+	return err;
+}
+
+static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
+			  int lineno)
+{
+	struct lex lx = {
+		.ctx = ctx, .line = line, .origin = origin, .lineno = lineno};
+	struct probe pr = {0};
+	const char *p, *e;
+	size_t n;
+	int err;
+
+	p = skip_ws(line);
+	if (is_eol(p))
+		return 0;
+
+	e = scan(p, is_ident);
+	n = e - p;
+	if (n && *e == ':') {
+		for (pr.kind = PROBE_FENTRY; pr.kind <= PROBE_UPROBE;
+		     pr.kind++) {
+			if (strlen(kind_names[pr.kind]) == n &&
+			    !strncmp(p, kind_names[pr.kind], n))
+				break;
+		}
+		if (pr.kind > PROBE_UPROBE)
+			return syntax_error_len(&lx, p, n + 1, EXPECT_KIND);
+		err = parse_function(&lx, e + 1, &pr);
+	} else if (at_keyword(p, "span")) {
+		err = parse_span(&lx, p + 4, &pr);
+	} else if (at_keyword(p, "include")) {
+		return parse_include(&lx, p + 7);
+	} else {
+		return syntax_error(&lx, p, EXPECT_KIND);
+	}
+	if (err)
+		goto fail;
+
+	pr.line = lineno;
+	pr.file = strdup(origin);
+	if (!pr.file) {
+		err = nomem(&lx);
+		goto fail;
+	}
+	err = list_push(ctx->pl, &pr);
+	if (err) {
+		err = nomem(&lx);
+		goto fail;
+	}
+	return 0;
+fail:
+	probe_free(&pr);
+	return err;
+}
+
+/* Open @path for reading; a directory is -EISDIR. */
+static int open_probe_file(const char *path, FILE **fp, struct stat *st)
+{
+	FILE *f;
+	int err = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), st))
+		err = -errno;
+	else if (S_ISDIR(st->st_mode))
+		err = -EISDIR;
+	if (err)
+		fclose(f);
+	else
+		*fp = f;
+	return err;
+}
+
+/*
+ * parse_file_at() - parse @path; @site is the include line (NULL for the
+ * top-level file) and @site_p the file name on it, for messages.
+ */
+static int parse_file_at(struct ctx *ctx, const char *path, struct lex *site,
+			 const char *site_p)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	struct stat st;
+	FILE *f = NULL;
+	int lineno = 0, err, i;
+
+	err = open_probe_file(path, &f, &st);
+	if (err) {
+		if (site)
+			set_err(ctx, "%s:%d:%d: cannot open '%s': %s",
+				site->origin, site->lineno,
+				col_of(site, site_p), path, strerror(-err));
+		else
+			set_err(ctx, "%s: %s", path, strerror(-err));
+		goto out;
+	}
+
+	for (i = 0; i < ctx->depth; i++) {
+		if (ctx->stack[i].dev == st.st_dev &&
+		    ctx->stack[i].ino == st.st_ino) {
+			set_err(ctx,
+				"%s:%d:%d: include cycle: '%s' is already "
+				"being read",
+				site->origin, site->lineno,
+				col_of(site, site_p), path);
+			err = -ELOOP;
+			goto out;
+		}
+	}
+	if (ctx->depth > MAX_INCLUDE_DEPTH) {
+		set_err(ctx, "%s:%d:%d: includes nested deeper than %d at '%s'",
+			site->origin, site->lineno, col_of(site, site_p),
+			MAX_INCLUDE_DEPTH, path);
+		err = -ELOOP;
+		goto out;
+	}
+	ctx->stack[ctx->depth].dev = st.st_dev;
+	ctx->stack[ctx->depth].ino = st.st_ino;
+	ctx->depth++;
+
+	errno = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len && line[len - 1] == '\r')
+			line[--len] = '\0';
+		err = parse_line_ctx(ctx, line, path, lineno);
+		if (err)
+			break;
+	}
+	if (!err && ferror(f)) {
+		err = errno ? -errno : -EIO;
+		set_err(ctx, "%s: %s", path, strerror(-err));
+	}
+	ctx->depth--;
+out:
+	free(line);
+	if (f)
+		fclose(f);
+	return err;
+}
+
+int probe_parse_file(struct probe_list *pl, const char *path, char *err,
+		     size_t errlen)
+{
+	struct ctx ctx = {.pl = pl, .err = err, .errlen = errlen};
+
+	return parse_file_at(&ctx, path, NULL, NULL);
+}
+
+int probe_parse_line(struct probe_list *pl, const char *line,
+		     const char *origin, int lineno, char *err, size_t errlen)
+{
+	struct ctx ctx = {.pl = pl, .err = err, .errlen = errlen};
+
+	return parse_line_ctx(&ctx, line, origin, lineno);
+}
+
+int probe_list_check(const struct probe_list *pl, char *err, size_t errlen)
+{
+	const struct probe *a, *b;
+	size_t i, j;
+
+	for (j = 1; j < pl->n; j++) {
+		b = &pl->v[j];
+		for (i = 0; i < j; i++) {
+			a = &pl->v[i];
+			if (strcmp(a->name, b->name))
+				continue;
+			if (err && errlen)
+				snprintf(err, errlen,
+					 "%s:%d:%d: timer '%s' already defined "
+					 "at %s:%d",
+					 b->file, b->line, b->name_col, b->name,
+					 a->file, a->line);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

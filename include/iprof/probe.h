@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Probe list: the parsed form of probes.d/*.conf files and -e specs.
+ * Probe list: the parsed form of probes.d/NAME.conf files and -e specs.
  * Kernel-free: this module reads text only.  The grammar is documented in
  * probes.d/README.md and iprof(8):
  *
@@ -48,7 +48,8 @@ struct probe_point {
 	char *event; /* tracepoint event (spans), owned, else NULL */
 	int ncond;
 	struct probe_cond cond[IPROF_MAX_COND];
-	int col; /* 1-based column where this point starts */
+	int col; /* 1-based column where this point starts: the "tracepoint:"
+		  * of a span side, FUNC (PATH for uprobe) of a function */
 };
 
 struct probe {
@@ -60,6 +61,7 @@ struct probe {
 	struct probe_point stop; /* spans only */
 	char *file; /* origin: file path, or "-e" for the command line */
 	int line; /* 1-based line in file (the Nth -e for "-e") */
+	int name_col; /* 1-based column of the name (FUNC, span or `as` NAME) */
 };
 
 struct probe_list {

@@ -1,14 +1,1036 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Unit tests of the probe-list parser (src/probe.c).  Include tests read
+ * files under $IPROF_TESTDATA/probe (tests/unit/data/probe) or write
+ * their own under a mkdtemp() directory.
+ */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
-static void placeholder(void **state) { (void)state; }
+#include "iprof/probe.h"
+
+#define ERRLEN 512
+
+static char g_err[ERRLEN];
+
+/* Parse @line as "-e" number 1 into @pl; returns the parser's result. */
+static int parse(struct probe_list *pl, const char *line)
+{
+	g_err[0] = '\0';
+	return probe_parse_line(pl, line, "-e", 1, g_err, sizeof(g_err));
+}
+
+/* Parse one valid line; return its only probe. */
+static const struct probe *parse_ok(struct probe_list *pl, const char *line)
+{
+	int ret = parse(pl, line);
+
+	if (ret)
+		print_error("unexpected error for '%s': %s\n", line, g_err);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pl->n, 1);
+	return &pl->v[0];
+}
+
+/* @line must fail with -EINVAL, message @msg, and add nothing. */
+static void parse_bad(const char *line, const char *msg)
+{
+	struct probe_list pl = {0};
+	int ret = parse(&pl, line);
+
+	if (strcmp(g_err, msg))
+		print_error("line: %s\n got: %s\nwant: %s\n", line, g_err, msg);
+	assert_int_equal(ret, -EINVAL);
+	assert_string_equal(g_err, msg);
+	assert_int_equal(pl.n, 0);
+	probe_list_free(&pl);
+}
+
+static const char *datadir(void)
+{
+	const char *d = getenv("IPROF_TESTDATA");
+
+	return d ? d : "tests/unit/data";
+}
+
+/* $IPROF_TESTDATA/probe/@rel into a static buffer. */
+static const char *data(const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/probe/%s", datadir(), rel);
+	return buf[i];
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- valid forms --------------------------------------------------------- */
+
+static void test_fentry(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(&pl, "fentry:vfs_read");
+
+	assert_int_equal(p->kind, PROBE_FENTRY);
+	assert_string_equal(p->name, "vfs_read");
+	assert_string_equal(p->func, "vfs_read");
+	assert_null(p->path);
+	assert_string_equal(p->file, "-e");
+	assert_int_equal(p->line, 1);
+	assert_int_equal(p->name_col, 8);
+	assert_int_equal(p->start.col, 8);
+	assert_int_equal(p->start.ncond, 0);
+	assert_null(p->start.category);
+	assert_null(p->start.event);
+	assert_int_equal(p->stop.ncond, 0);
+	assert_null(p->stop.category);
+	probe_list_free(&pl);
+}
+
+static void test_kprobe_as(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p =
+		parse_ok(&pl, "  kprobe:do_sys_openat2   as  open-at.2 ");
+
+	assert_int_equal(p->kind, PROBE_KPROBE);
+	assert_string_equal(p->func, "do_sys_openat2");
+	assert_string_equal(p->name, "open-at.2");
+	assert_int_equal(p->start.col, 10);
+	assert_int_equal(p->name_col, 31);
+	probe_list_free(&pl);
+}
+
+static void test_func(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(&pl, "func:vfs_write");
+
+	assert_int_equal(p->kind, PROBE_FUNC);
+	assert_string_equal(p->func, "vfs_write");
+	assert_string_equal(p->name, "vfs_write");
+	assert_int_equal(p->name_col, 6);
+	probe_list_free(&pl);
+}
+
+static void test_uprobe(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p =
+		parse_ok(&pl, "uprobe:/usr/bin/foo:parse_request as parse");
+
+	assert_int_equal(p->kind, PROBE_UPROBE);
+	assert_string_equal(p->path, "/usr/bin/foo");
+	assert_string_equal(p->func, "parse_request");
+	assert_string_equal(p->name, "parse");
+	assert_int_equal(p->start.col, 8);
+	assert_int_equal(p->name_col, 38);
+	probe_list_free(&pl);
+
+	/* PATH is everything up to the last ':' */
+	p = parse_ok(&pl, "uprobe:/opt/a:b/lib.so.1:handler");
+	assert_string_equal(p->path, "/opt/a:b/lib.so.1");
+	assert_string_equal(p->func, "handler");
+	assert_string_equal(p->name, "handler");
+	assert_int_equal(p->name_col, 26);
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "uprobe:./rel/bin:main#comment");
+	assert_string_equal(p->path, "./rel/bin");
+	assert_string_equal(p->func, "main");
+	probe_list_free(&pl);
+}
+
+static void test_glob_and_suffix(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p;
+
+	p = parse_ok(&pl, "fentry:vfs_*");
+	assert_string_equal(p->func, "vfs_*");
+	assert_string_equal(p->name, "vfs_*");
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "kprobe:*_rea?");
+	assert_string_equal(p->func, "*_rea?");
+	assert_string_equal(p->name, "*_rea?");
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "func:ext4_* as ext4");
+	assert_string_equal(p->func, "ext4_*");
+	assert_string_equal(p->name, "ext4");
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "kprobe:tcp_v4_rcv.isra.0");
+	assert_string_equal(p->func, "tcp_v4_rcv.isra.0");
+	assert_string_equal(p->name, "tcp_v4_rcv.isra.0");
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "fentry:__foo.constprop.0 as foo");
+	assert_string_equal(p->func, "__foo.constprop.0");
+	assert_string_equal(p->name, "foo");
+	probe_list_free(&pl);
+}
+
+static void test_if_one(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(&pl, "fentry:vfs_read if arg2 > 4096");
+
+	assert_int_equal(p->start.ncond, 1);
+	assert_null(p->start.cond[0].field);
+	assert_int_equal(p->start.cond[0].arg, 2);
+	assert_int_equal(p->start.cond[0].op, IPROF_OP_GT);
+	assert_int_equal(p->start.cond[0].value, 4096);
+	assert_int_equal(p->start.cond[0].col, 20);
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "kprobe:f as g if count==0");
+	assert_string_equal(p->name, "g");
+	assert_int_equal(p->start.ncond, 1);
+	assert_string_equal(p->start.cond[0].field, "count");
+	assert_int_equal(p->start.cond[0].arg, -1);
+	assert_int_equal(p->start.cond[0].op, IPROF_OP_EQ);
+	assert_int_equal(p->start.cond[0].value, 0);
+	probe_list_free(&pl);
+}
+
+static void test_if_several(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(
+		&pl,
+		"func:f if arg0 == 1 && arg11 != 2&&_len<=3 && flags & 0x4");
+	const struct probe_cond *c = p->start.cond;
+
+	assert_int_equal(p->start.ncond, IPROF_MAX_COND);
+	assert_int_equal(c[0].arg, 0);
+	assert_null(c[0].field);
+	assert_int_equal(c[0].op, IPROF_OP_EQ);
+	assert_int_equal(c[0].value, 1);
+	assert_int_equal(c[0].col, 11);
+	assert_int_equal(c[1].arg, 11);
+	assert_int_equal(c[1].op, IPROF_OP_NE);
+	assert_int_equal(c[1].value, 2);
+	assert_int_equal(c[1].col, 24);
+	assert_string_equal(c[2].field, "_len");
+	assert_int_equal(c[2].arg, -1);
+	assert_int_equal(c[2].op, IPROF_OP_LE);
+	assert_int_equal(c[2].value, 3);
+	assert_int_equal(c[2].col, 36);
+	assert_string_equal(c[3].field, "flags");
+	assert_int_equal(c[3].op, IPROF_OP_AND);
+	assert_int_equal(c[3].value, 4);
+	probe_list_free(&pl);
+}
+
+static void test_each_operator(void **state)
+{
+	static const struct {
+		const char *text;
+		enum iprof_cond_op op;
+	} ops[] = {
+		{"==", IPROF_OP_EQ}, {"!=", IPROF_OP_NE}, {"<", IPROF_OP_LT},
+		{"<=", IPROF_OP_LE}, {">", IPROF_OP_GT},  {">=", IPROF_OP_GE},
+		{"&", IPROF_OP_AND},
+	};
+	char line[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct probe_list pl = {0};
+		const struct probe *p;
+
+		snprintf(line, sizeof(line), "fentry:f if x %s 5", ops[i].text);
+		p = parse_ok(&pl, line);
+		assert_int_equal(p->start.cond[0].op, ops[i].op);
+		assert_string_equal(probe_op_str(ops[i].op), ops[i].text);
+		probe_list_free(&pl);
+
+		/* no blanks around the operator */
+		snprintf(line, sizeof(line), "fentry:f if x%s-5", ops[i].text);
+		p = parse_ok(&pl, line);
+		assert_int_equal(p->start.cond[0].op, ops[i].op);
+		assert_int_equal(p->start.cond[0].value, (uint64_t)-5);
+		probe_list_free(&pl);
+	}
+}
+
+static void test_values(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t value;
+	} vals[] = {
+		{"0", 0},
+		{"42", 42},
+		{"007", 7},
+		{"18446744073709551615", UINT64_MAX},
+		{"0xae80", 0xae80},
+		{"0XAE80", 0xae80},
+		{"0xDeadBeef", 0xdeadbeef},
+		{"0xffffffffffffffff", UINT64_MAX},
+		{"0x0000000000000000001", 1},
+		{"-1", UINT64_MAX},
+		{"-0", 0},
+		{"-4096", (uint64_t)-4096},
+		{"-9223372036854775808", 0x8000000000000000ull},
+	};
+	char line[80];
+	size_t i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		struct probe_list pl = {0};
+		const struct probe *p;
+
+		snprintf(line, sizeof(line), "fentry:f if x == %s",
+			 vals[i].text);
+		p = parse_ok(&pl, line);
+		assert_int_equal(p->start.cond[0].value, vals[i].value);
+		probe_list_free(&pl);
+	}
+}
+
+static void test_span(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(
+		&pl, "span KVM_RUN = tracepoint:syscalls:sys_enter_ioctl if "
+		     "cmd == 0xae80 -> tracepoint:syscalls:sys_exit_ioctl");
+
+	assert_int_equal(p->kind, PROBE_SPAN);
+	assert_string_equal(p->name, "KVM_RUN");
+	assert_int_equal(p->name_col, 6);
+	assert_null(p->func);
+	assert_null(p->path);
+	assert_string_equal(p->start.category, "syscalls");
+	assert_string_equal(p->start.event, "sys_enter_ioctl");
+	assert_int_equal(p->start.col, 16);
+	assert_int_equal(p->start.ncond, 1);
+	assert_string_equal(p->start.cond[0].field, "cmd");
+	assert_int_equal(p->start.cond[0].arg, -1);
+	assert_int_equal(p->start.cond[0].op, IPROF_OP_EQ);
+	assert_int_equal(p->start.cond[0].value, 0xae80);
+	assert_int_equal(p->start.cond[0].col, 55);
+	assert_string_equal(p->stop.category, "syscalls");
+	assert_string_equal(p->stop.event, "sys_exit_ioctl");
+	assert_int_equal(p->stop.col, 72);
+	assert_int_equal(p->stop.ncond, 0);
+	probe_list_free(&pl);
+}
+
+static void test_span_tp_short(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(
+		&pl, "span a.b-c=tp:sched:sched_switch if prev_pid==1&&x<2->"
+		     "tp:sched:sched_wakeup if pid >= -1 && y & 0x10 # c");
+
+	assert_string_equal(p->name, "a.b-c");
+	assert_string_equal(p->start.category, "sched");
+	assert_string_equal(p->start.event, "sched_switch");
+	assert_int_equal(p->start.col, 12);
+	assert_int_equal(p->start.ncond, 2);
+	assert_string_equal(p->start.cond[0].field, "prev_pid");
+	assert_int_equal(p->start.cond[0].value, 1);
+	assert_string_equal(p->start.cond[1].field, "x");
+	assert_int_equal(p->start.cond[1].op, IPROF_OP_LT);
+	assert_int_equal(p->start.cond[1].value, 2);
+	assert_string_equal(p->stop.category, "sched");
+	assert_string_equal(p->stop.event, "sched_wakeup");
+	assert_int_equal(p->stop.col, 55);
+	assert_int_equal(p->stop.ncond, 2);
+	assert_string_equal(p->stop.cond[0].field, "pid");
+	assert_int_equal(p->stop.cond[0].op, IPROF_OP_GE);
+	assert_int_equal(p->stop.cond[0].value, UINT64_MAX);
+	assert_string_equal(p->stop.cond[1].field, "y");
+	assert_int_equal(p->stop.cond[1].op, IPROF_OP_AND);
+	assert_int_equal(p->stop.cond[1].value, 0x10);
+	probe_list_free(&pl);
+
+	/* a condition on the stop side only */
+	p = parse_ok(&pl, "span s = tp:a:b -> tp:c:d if ret < 0");
+	assert_int_equal(p->start.ncond, 0);
+	assert_int_equal(p->stop.ncond, 1);
+	assert_string_equal(p->stop.cond[0].field, "ret");
+	probe_list_free(&pl);
+}
+
+static void test_blank_and_comments(void **state)
+{
+	static const char *const lines[] = {
+		"",
+		"   ",
+		"\t \t",
+		"# comment",
+		"   # indented comment",
+		"#fentry:not_a_probe",
+	};
+	struct probe_list pl = {0};
+	const struct probe *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		assert_int_equal(parse(&pl, lines[i]), 0);
+		assert_int_equal(pl.n, 0);
+	}
+
+	p = parse_ok(&pl, "fentry:vfs_read # as not_a_name");
+	assert_string_equal(p->name, "vfs_read");
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "fentry:vfs_read#no blank before");
+	assert_string_equal(p->name, "vfs_read");
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "fentry:f if x == 0x10# comment");
+	assert_int_equal(p->start.cond[0].value, 0x10);
+	probe_list_free(&pl);
+}
+
+static void test_origin_and_lineno(void **state)
+{
+	struct probe_list pl = {0};
+
+	assert_int_equal(probe_parse_line(&pl, "fentry:a", "-e", 1, g_err,
+					  sizeof(g_err)),
+			 0);
+	assert_int_equal(probe_parse_line(&pl, "fentry:b", "-e", 2, g_err,
+					  sizeof(g_err)),
+			 0);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.v[1].file, "-e");
+	assert_int_equal(pl.v[1].line, 2);
+
+	assert_int_equal(probe_parse_line(&pl, "fentry:b(", "x.conf", 7, g_err,
+					  sizeof(g_err)),
+			 -EINVAL);
+	assert_string_equal(g_err, "x.conf:7:9: found '(', expected 'as', "
+				   "'if' or end of line");
+	assert_int_equal(pl.n, 2);
+
+	/* a NULL error buffer is allowed */
+	assert_int_equal(probe_parse_line(&pl, "bogus", "-e", 3, NULL, 0),
+			 -EINVAL);
+	probe_list_free(&pl);
+	assert_int_equal(pl.n, 0);
+	assert_null(pl.v);
+	probe_list_free(&pl);
+	probe_list_free(NULL);
+}
+
+static void test_kind_str(void **state)
+{
+	assert_string_equal(probe_kind_str(PROBE_FENTRY), "fentry");
+	assert_string_equal(probe_kind_str(PROBE_KPROBE), "kprobe");
+	assert_string_equal(probe_kind_str(PROBE_FUNC), "func");
+	assert_string_equal(probe_kind_str(PROBE_UPROBE), "uprobe");
+	assert_string_equal(probe_kind_str(PROBE_SPAN), "span");
+	assert_string_equal(probe_kind_str((enum probe_kind)99), "unknown");
+	assert_string_equal(probe_op_str(IPROF_OP_EQ), "==");
+	assert_string_equal(probe_op_str(IPROF_OP_AND), "&");
+	assert_string_equal(probe_op_str((enum iprof_cond_op)99), "?");
+}
+
+/* ---- syntax errors ------------------------------------------------------- */
+
+#define KINDS "a probe kind (fentry:, kprobe:, func:, uprobe:, span, include)"
+#define OPS "an operator (== != < <= > >= &)"
+#define NUM "a number (decimal or 0x hex)"
+#define FIT "a number that fits in 64 bits"
+#define FIELD "a condition field (a tracepoint field name or argN)"
+#define TP "a tracepoint (tracepoint:CAT:EVENT or tp:CAT:EVENT)"
+
+static void test_err_kind(void **state)
+{
+	parse_bad("fentri:foo", "-e:1:1: found 'fentri:', expected " KINDS);
+	parse_bad("  FENTRY:foo", "-e:1:3: found 'FENTRY:', expected " KINDS);
+	parse_bad("vfs_read", "-e:1:1: found 'vfs_read', expected " KINDS);
+	parse_bad(":foo", "-e:1:1: found ':foo', expected " KINDS);
+	parse_bad("Span x = tp:a:b -> tp:c:d",
+		  "-e:1:1: found 'Span', expected " KINDS);
+	parse_bad("span:x", "-e:1:1: found 'span:', expected " KINDS);
+	parse_bad("== 1", "-e:1:1: found '==', expected " KINDS);
+}
+
+static void test_err_function(void **state)
+{
+	parse_bad("fentry:", "-e:1:8: found end of line, expected a function "
+			     "name");
+	parse_bad("kprobe:9foo", "-e:1:8: found '9foo', expected a function "
+				 "name");
+	parse_bad("func:.isra", "-e:1:6: found '.isra', expected a function "
+				"name");
+	parse_bad("fentry:foo bar", "-e:1:12: found 'bar', expected 'as', "
+				    "'if' or end of line");
+	parse_bad("fentry:foo(x)", "-e:1:11: found '(x)', expected 'as', "
+				   "'if' or end of line");
+	parse_bad("fentry:foo AS bar", "-e:1:12: found 'AS', expected 'as', "
+				       "'if' or end of line");
+	parse_bad("fentry:foo IF x == 1", "-e:1:12: found 'IF', expected "
+					  "'as', 'if' or end of line");
+	parse_bad("fentry:foo as", "-e:1:14: found end of line, expected a "
+				   "timer name after 'as'");
+	parse_bad("fentry:foo as # c", "-e:1:15: found end of line, expected "
+				       "a timer name after 'as'");
+	parse_bad("fentry:foo as bar baz", "-e:1:19: found 'baz', expected "
+					   "'if' or end of line");
+	parse_bad("fentry:foo as b*r", "-e:1:16: found '*r', expected 'if' "
+				       "or end of line");
+}
+
+static void test_err_uprobe(void **state)
+{
+	parse_bad("uprobe:", "-e:1:8: found end of line, expected a binary "
+			     "path (uprobe:PATH:FUNC)");
+	parse_bad("uprobe:/bin/foo", "-e:1:8: found '/bin/foo', expected "
+				     "PATH:FUNC (a binary path, ':' and a "
+				     "function name)");
+	parse_bad("uprobe::foo", "-e:1:8: found ':foo', expected a binary "
+				 "path (uprobe:PATH:FUNC)");
+	parse_bad("uprobe:/bin/foo:", "-e:1:17: found end of line, expected "
+				      "a function name");
+	parse_bad("uprobe:/bin/foo:1x", "-e:1:17: found '1x', expected a "
+					"function name");
+}
+
+static void test_err_cond(void **state)
+{
+	parse_bad("fentry:foo if", "-e:1:14: found end of line, expected "
+				   "" FIELD);
+	parse_bad("fentry:foo if 5 == x", "-e:1:15: found '5', expected "
+					  "" FIELD);
+	parse_bad("fentry:foo if cmd = 1", "-e:1:19: found '=', expected "
+					   "" OPS);
+	parse_bad("fentry:foo if cmd => 1", "-e:1:19: found '=>', expected "
+					    "" OPS);
+	parse_bad("fentry:foo if cmd && 1", "-e:1:19: found '&&', expected "
+					    "" OPS);
+	parse_bad("fentry:foo if cmd 1", "-e:1:19: found '1', expected " OPS);
+	parse_bad("fentry:foo if cmd", "-e:1:18: found end of line, expected "
+				       "" OPS);
+	parse_bad("fentry:foo if cmd ==", "-e:1:21: found end of line, "
+					  "expected " NUM);
+	parse_bad("fentry:foo if cmd == abc", "-e:1:22: found 'abc', "
+					      "expected " NUM);
+	parse_bad("fentry:foo if cmd == 0x", "-e:1:22: found '0x', expected "
+					     "" NUM);
+	parse_bad("fentry:foo if cmd == 0xg1", "-e:1:22: found '0xg1', "
+					       "expected " NUM);
+	parse_bad("fentry:foo if cmd == 12ab", "-e:1:22: found '12ab', "
+					       "expected " NUM);
+	parse_bad("fentry:foo if cmd == -0x10", "-e:1:22: found '-0x10', "
+						"expected " NUM);
+	parse_bad("fentry:foo if cmd == -", "-e:1:22: found '-', expected "
+					    "" NUM);
+	parse_bad("fentry:foo if arg12 == 1", "-e:1:15: found 'arg12', "
+					      "expected argN with N from 0 "
+					      "to 11");
+	parse_bad("fentry:foo if arg01 == 1", "-e:1:15: found 'arg01', "
+					      "expected argN with N from 0 "
+					      "to 11");
+	parse_bad("fentry:foo if x == 1 y == 2", "-e:1:22: found 'y', "
+						 "expected '&&' or end of "
+						 "line");
+	parse_bad("fentry:foo if x == 1 as y", "-e:1:22: found 'as', "
+					       "expected '&&' or end of line");
+	parse_bad("fentry:foo if x == 1 &&", "-e:1:24: found end of line, "
+					     "expected " FIELD);
+}
+
+static void test_err_overflow(void **state)
+{
+	parse_bad("fentry:foo if x == 18446744073709551616",
+		  "-e:1:20: found '18446744073709551616', expected " FIT);
+	parse_bad("fentry:foo if x == 99999999999999999999999",
+		  "-e:1:20: found '99999999999999999999999', expected " FIT);
+	parse_bad("fentry:foo if x == 0x10000000000000000",
+		  "-e:1:20: found '0x10000000000000000', expected " FIT);
+	parse_bad("fentry:foo if x == -9223372036854775809",
+		  "-e:1:20: found '-9223372036854775809', expected " FIT);
+}
+
+static void test_err_too_many_conds(void **state)
+{
+	parse_bad("fentry:x if a == 1 && b < 2 && c > 3 && d & 4 && e >= 5",
+		  "-e:1:47: found '&&', expected at most 4 comparisons in a "
+		  "condition");
+	parse_bad("span s = tp:a:b -> tp:c:d if a==1&&b==2&&c==3&&d==4&&e==5",
+		  "-e:1:52: found '&&', expected at most 4 comparisons in a "
+		  "condition");
+}
+
+static void test_err_span(void **state)
+{
+	parse_bad("span", "-e:1:5: found end of line, expected a span name");
+	parse_bad("span = tp:a:b -> tp:c:d", "-e:1:6: found '=', expected a "
+					     "span name");
+	parse_bad("span X tp:a:b -> tp:c:d", "-e:1:8: found 'tp:a:b', "
+					     "expected '=' after the span "
+					     "name");
+	parse_bad("span X = sched:foo -> tp:c:d",
+		  "-e:1:10: found 'sched:foo', expected " TP);
+	parse_bad("span X = tp:a:b ->", "-e:1:19: found end of line, "
+					"expected " TP);
+	parse_bad("span X = tp::foo -> tp:c:d", "-e:1:13: found ':foo', "
+						"expected a tracepoint "
+						"category");
+	parse_bad("span X = tracepoint:sched -> tp:c:d",
+		  "-e:1:27: found '->', expected ':' between tracepoint "
+		  "category and event");
+	parse_bad("span X = tp:a: -> tp:c:d", "-e:1:16: found '->', expected "
+					      "a tracepoint event name");
+	parse_bad("span X = tp:a:b tp:c:d", "-e:1:17: found 'tp:c:d', "
+					    "expected 'if' or '->' between "
+					    "span start and stop");
+	parse_bad("span X = tp:a:b if x == 1 tp:c:d",
+		  "-e:1:27: found 'tp:c:d', expected '&&' or '->' between "
+		  "span start and stop");
+	parse_bad("span X = tp:a:b => tp:c:d", "-e:1:17: found '=>', expected "
+					       "'if' or '->' between span "
+					       "start and stop");
+	parse_bad("span X = tp:a:b -> tp:c:d extra", "-e:1:27: found 'extra', "
+						     "expected 'if' or end of "
+						     "line");
+	parse_bad("span X = tp:a:b -> tp:c:d if y == 2 z",
+		  "-e:1:37: found 'z', expected '&&' or end of line");
+	parse_bad("span X = tp:a:b as y -> tp:c:d", "-e:1:17: found 'as', "
+						    "expected 'if' or '->' "
+						    "between span start and "
+						    "stop");
+}
+
+static void test_err_include_syntax(void **state)
+{
+	parse_bad("include", "-e:1:8: found end of line, expected a file "
+			     "name");
+	parse_bad("include # c", "-e:1:9: found end of line, expected a file "
+				 "name");
+	parse_bad("include \"abc", "-e:1:13: found end of line, expected '\"' "
+				   "closing the file name");
+	parse_bad("include \"\"", "-e:1:9: found '\"\"', expected a file name");
+	parse_bad("include a b", "-e:1:11: found 'b', expected end of line "
+				 "after the file name (quote a name that "
+				 "contains spaces)");
+	parse_bad("Include a", "-e:1:1: found 'Include', expected " KINDS);
+}
+
+static void test_err_long_token(void **state)
+{
+	char line[256], want[512];
+
+	memset(line, 'x', sizeof(line));
+	memcpy(line, "fentry:f ", 9);
+	line[sizeof(line) - 1] = '\0';
+	snprintf(want, sizeof(want),
+		 "-e:1:10: found '%.74s...', expected 'as', 'if' or end of "
+		 "line",
+		 line + 9);
+	parse_bad(line, want);
+}
+
+/* ---- files and include --------------------------------------------------- */
+
+static void test_file_include(void **state)
+{
+	struct probe_list pl = {0};
+	char sub_inc[PATH_MAX], leaf[PATH_MAX], main_conf[PATH_MAX];
+	int ret;
+
+	snprintf(main_conf, sizeof(main_conf), "%s", data("main.conf"));
+	snprintf(sub_inc, sizeof(sub_inc), "%s", data("sub/inc.conf"));
+	snprintf(leaf, sizeof(leaf), "%s", data("sub/leaf.conf"));
+
+	ret = probe_parse_file(&pl, main_conf, g_err, sizeof(g_err));
+	if (ret)
+		print_error("%s\n", g_err);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pl.n, 4);
+
+	assert_string_equal(pl.v[0].name, "vfs_read");
+	assert_int_equal(pl.v[0].kind, PROBE_FENTRY);
+	assert_string_equal(pl.v[0].file, main_conf);
+	assert_int_equal(pl.v[0].line, 3);
+
+	/* sub/inc.conf, relative to main.conf's directory */
+	assert_string_equal(pl.v[1].name, "write");
+	assert_int_equal(pl.v[1].kind, PROBE_KPROBE);
+	assert_string_equal(pl.v[1].file, sub_inc);
+	assert_int_equal(pl.v[1].line, 2);
+
+	/* leaf.conf, relative to sub/inc.conf's directory */
+	assert_string_equal(pl.v[2].name, "parse");
+	assert_int_equal(pl.v[2].kind, PROBE_UPROBE);
+	assert_string_equal(pl.v[2].file, leaf);
+	assert_int_equal(pl.v[2].line, 1);
+	assert_int_equal(pl.v[2].start.ncond, 1);
+	assert_int_equal(pl.v[2].start.cond[0].arg, 0);
+
+	assert_string_equal(pl.v[3].name, "KVM_RUN");
+	assert_int_equal(pl.v[3].kind, PROBE_SPAN);
+	assert_string_equal(pl.v[3].file, main_conf);
+	assert_int_equal(pl.v[3].line, 6);
+
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), 0);
+	probe_list_free(&pl);
+}
+
+static void test_file_crlf_and_no_newline(void **state)
+{
+	struct probe_list pl = {0};
+
+	assert_int_equal(
+		probe_parse_file(&pl, data("crlf.conf"), g_err, sizeof(g_err)),
+		0);
+	assert_int_equal(
+		probe_parse_file(&pl, data("nonl.conf"), g_err, sizeof(g_err)),
+		0);
+	assert_int_equal(pl.n, 3);
+	assert_string_equal(pl.v[0].name, "crlf_a");
+	assert_string_equal(pl.v[1].name, "crlf_b");
+	assert_int_equal(pl.v[1].start.cond[0].value, 7);
+	assert_int_equal(pl.v[1].line, 2);
+	assert_string_equal(pl.v[2].name, "no_newline_at_end");
+	probe_list_free(&pl);
+}
+
+static void test_line_include_relative_to_origin(void **state)
+{
+	struct probe_list pl = {0};
+	char origin[PATH_MAX];
+
+	/* a line of a file: relative to that file's directory */
+	snprintf(origin, sizeof(origin), "%s", data("sub/virtual.conf"));
+	assert_int_equal(probe_parse_line(&pl, "include leaf.conf", origin, 4,
+					  g_err, sizeof(g_err)),
+			 0);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].name, "parse");
+	assert_string_equal(pl.v[0].file, data("sub/leaf.conf"));
+	probe_list_free(&pl);
+}
+
+static void test_err_missing_top(void **state)
+{
+	struct probe_list pl = {0};
+	char want[PATH_MAX + 64];
+	const char *path = data("does-not-exist.conf");
+
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -ENOENT);
+	snprintf(want, sizeof(want), "%s: No such file or directory", path);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 0);
+
+	/* a directory */
+	path = data("sub");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EISDIR);
+	snprintf(want, sizeof(want), "%s: Is a directory", path);
+	assert_string_equal(g_err, want);
+	probe_list_free(&pl);
+}
+
+static void test_err_missing_include(void **state)
+{
+	struct probe_list pl = {0};
+	char want[2 * PATH_MAX];
+
+	assert_int_equal(probe_parse_file(&pl, data("missing.conf"), g_err,
+					  sizeof(g_err)),
+			 -ENOENT);
+	snprintf(want, sizeof(want),
+		 "%s:3:11: cannot open '%s': No such file or directory",
+		 data("missing.conf"), data("nope.conf"));
+	assert_string_equal(g_err, want);
+	/* probes before the error stay */
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].name, "before_missing");
+	probe_list_free(&pl);
+
+	/* from -e: relative to the current directory */
+	assert_int_equal(parse(&pl, "include \"no such dir/x.conf\""), -ENOENT);
+	assert_string_equal(g_err, "-e:1:9: cannot open 'no such dir/x.conf': "
+				   "No such file or directory");
+	probe_list_free(&pl);
+}
+
+static void test_err_include_cycle(void **state)
+{
+	struct probe_list pl = {0};
+	char want[2 * PATH_MAX];
+
+	assert_int_equal(probe_parse_file(&pl, data("cycle_a.conf"), g_err,
+					  sizeof(g_err)),
+			 -ELOOP);
+	snprintf(want, sizeof(want),
+		 "%s:2:9: include cycle: '%s' is already being read",
+		 data("cycle_b.conf"), data("cycle_a.conf"));
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 2);
+	probe_list_free(&pl);
+
+	assert_int_equal(
+		probe_parse_file(&pl, data("self.conf"), g_err, sizeof(g_err)),
+		-ELOOP);
+	snprintf(want, sizeof(want),
+		 "%s:1:9: include cycle: '%s' is already being read",
+		 data("self.conf"), data("self.conf"));
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 0);
+	probe_list_free(&pl);
+}
+
+static void test_err_in_included_file(void **state)
+{
+	struct probe_list pl = {0};
+	char want[2 * PATH_MAX];
+
+	assert_int_equal(probe_parse_file(&pl, data("inc_bad.conf"), g_err,
+					  sizeof(g_err)),
+			 -EINVAL);
+	/* the message names the included file and its line */
+	snprintf(want, sizeof(want),
+		 "%s:2:47: found '&&', expected at most 4 comparisons in a "
+		 "condition",
+		 data("bad.conf"));
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].name, "ok_before_bad");
+	probe_list_free(&pl);
+}
+
+/* Temporary directory for tests that write their own files. */
+static char g_tmp[] = "/tmp/iprof-test-probe-XXXXXX";
+
+static void rm_tmp(void)
+{
+	char cmd[sizeof(g_tmp) + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_include_quoted_and_cwd(void **state)
+{
+	struct probe_list pl = {0};
+	char path[PATH_MAX], inc[PATH_MAX], cwd[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/my probes.conf", g_tmp);
+	write_file(path, "fentry:spaced # in a file with a space\n");
+	snprintf(path, sizeof(path), "%s/top.conf", g_tmp);
+	write_file(path, "include \"my probes.conf\"  # quoted\n"
+			 "include\t\"/dev/null\"\n");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)), 0);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].name, "spaced");
+	snprintf(inc, sizeof(inc), "%s/my probes.conf", g_tmp);
+	assert_string_equal(pl.v[0].file, inc);
+	probe_list_free(&pl);
+
+	/* an -e include is relative to the current directory */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(g_tmp), 0);
+	assert_int_equal(parse(&pl, "include top.conf"), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].file, "my probes.conf");
+	probe_list_free(&pl);
+}
+
+/* chain: c0.conf includes c1.conf ... c{n-1}.conf defines one probe. */
+static void write_chain(int n)
+{
+	char path[PATH_MAX], text[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/c%d.conf", g_tmp, i);
+		if (i == n - 1)
+			snprintf(text, sizeof(text), "fentry:deepest\n");
+		else
+			snprintf(text, sizeof(text), "include c%d.conf\n",
+				 i + 1);
+		write_file(path, text);
+	}
+}
+
+static void test_include_depth(void **state)
+{
+	struct probe_list pl = {0};
+	char path[PATH_MAX], want[3 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/c0.conf", g_tmp);
+
+	/* the top file and 16 nested levels */
+	write_chain(17);
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)), 0);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].name, "deepest");
+	probe_list_free(&pl);
+
+	/* one more is refused at the include line of c16.conf */
+	write_chain(18);
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -ELOOP);
+	snprintf(want, sizeof(want),
+		 "%s/c16.conf:1:9: includes nested deeper than 16 at "
+		 "'%s/c17.conf'",
+		 g_tmp, g_tmp);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 0);
+	probe_list_free(&pl);
+}
+
+/* ---- probe_list_check ---------------------------------------------------- */
+
+static void test_check_duplicates(void **state)
+{
+	struct probe_list pl = {0};
+	char want[2 * PATH_MAX];
+
+	/* kvm_mmu_page_fault twice: once by FUNC, once by `as` */
+	assert_int_equal(
+		probe_parse_file(&pl, data("dup.conf"), g_err, sizeof(g_err)),
+		0);
+	assert_int_equal(pl.n, 3);
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:3:15: timer 'kvm_mmu_page_fault' already defined at %s:1",
+		 data("dup.conf"), data("dup.conf"));
+	assert_string_equal(g_err, want);
+	probe_list_free(&pl);
+
+	/* same FUNC, different kinds */
+	assert_int_equal(probe_parse_line(&pl, "fentry:vfs_read", "-e", 1,
+					  g_err, sizeof(g_err)),
+			 0);
+	assert_int_equal(probe_parse_line(&pl, "  kprobe:vfs_read", "-e", 2,
+					  g_err, sizeof(g_err)),
+			 0);
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), -EINVAL);
+	assert_string_equal(g_err, "-e:2:10: timer 'vfs_read' already "
+				   "defined at -e:1");
+	probe_list_free(&pl);
+
+	/* a span and a function timer; the same glob twice */
+	assert_int_equal(probe_parse_line(&pl, "span X = tp:a:b -> tp:c:d",
+					  "a.conf", 1, g_err, sizeof(g_err)),
+			 0);
+	assert_int_equal(probe_parse_line(&pl, "fentry:f as X", "b.conf", 9,
+					  g_err, sizeof(g_err)),
+			 0);
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), -EINVAL);
+	assert_string_equal(g_err, "b.conf:9:13: timer 'X' already defined "
+				   "at a.conf:1");
+	probe_list_free(&pl);
+
+	assert_int_equal(parse(&pl, "fentry:vfs_*"), 0);
+	assert_int_equal(parse(&pl, "fentry:vfs_*"), 0);
+	assert_int_equal(probe_list_check(&pl, NULL, 0), -EINVAL);
+	probe_list_free(&pl);
+}
+
+static void test_check_ok(void **state)
+{
+	struct probe_list pl = {0};
+
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), 0);
+	assert_int_equal(parse(&pl, "fentry:kvm_mmu_page_fault"), 0);
+	assert_int_equal(parse(&pl, "fentry:kvm_vcpu_block"), 0);
+	assert_int_equal(parse(&pl, "kprobe:kvm_vcpu_block as block2"), 0);
+	assert_int_equal(parse(&pl, "span KVM_RUN = tp:a:b -> tp:c:d"), 0);
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), 0);
+	probe_list_free(&pl);
+}
+
+/* Many probes: the list grows. */
+static void test_many(void **state)
+{
+	struct probe_list pl = {0};
+	char line[64];
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		snprintf(line, sizeof(line), "fentry:f%d if arg%d == %d", i,
+			 i % 12, i);
+		assert_int_equal(parse(&pl, line), 0);
+	}
+	assert_int_equal(pl.n, 1000);
+	assert_string_equal(pl.v[999].name, "f999");
+	assert_int_equal(pl.v[999].start.cond[0].arg, 999 % 12);
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), 0);
+	probe_list_free(&pl);
+}
+
+static int setup_tmp(void **state)
+{
+	return mkdtemp(g_tmp) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	rm_tmp();
+	return 0;
+}
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(placeholder) };
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fentry),
+		cmocka_unit_test(test_kprobe_as),
+		cmocka_unit_test(test_func),
+		cmocka_unit_test(test_uprobe),
+		cmocka_unit_test(test_glob_and_suffix),
+		cmocka_unit_test(test_if_one),
+		cmocka_unit_test(test_if_several),
+		cmocka_unit_test(test_each_operator),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_span),
+		cmocka_unit_test(test_span_tp_short),
+		cmocka_unit_test(test_blank_and_comments),
+		cmocka_unit_test(test_origin_and_lineno),
+		cmocka_unit_test(test_kind_str),
+		cmocka_unit_test(test_err_kind),
+		cmocka_unit_test(test_err_function),
+		cmocka_unit_test(test_err_uprobe),
+		cmocka_unit_test(test_err_cond),
+		cmocka_unit_test(test_err_overflow),
+		cmocka_unit_test(test_err_too_many_conds),
+		cmocka_unit_test(test_err_span),
+		cmocka_unit_test(test_err_include_syntax),
+		cmocka_unit_test(test_err_long_token),
+		cmocka_unit_test(test_file_include),
+		cmocka_unit_test(test_file_crlf_and_no_newline),
+		cmocka_unit_test(test_line_include_relative_to_origin),
+		cmocka_unit_test(test_err_missing_top),
+		cmocka_unit_test(test_err_missing_include),
+		cmocka_unit_test(test_err_include_cycle),
+		cmocka_unit_test(test_err_in_included_file),
+		cmocka_unit_test(test_include_quoted_and_cwd),
+		cmocka_unit_test(test_include_depth),
+		cmocka_unit_test(test_check_duplicates),
+		cmocka_unit_test(test_check_ok),
+		cmocka_unit_test(test_many),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }
