@@ -16,23 +16,31 @@ int tp_hit(void *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
 	const struct iprof_action *a;
-	int i;
+	int n, i, ok;
 
-	a = bpf_map_lookup_elem(&actions, &key);
-	if (!a)
-		return 0;
-	/* conditions first: they reject most hits of a filtered span */
-	for (i = 0; i < IPROF_MAX_COND; i++) {
-		if (i >= a->ncond)
+	for (n = 0; n < IPROF_MAX_CHAIN; n++) {
+		a = bpf_map_lookup_elem(&actions, &key);
+		if (!a)
 			break;
-		if (!cond_holds(&a->cond[i], tp_field(ctx, &a->cond[i])))
-			return 0;
+		/* conditions first: they reject most hits of a filtered span */
+		ok = 1;
+		for (i = 0; i < IPROF_MAX_COND; i++) {
+			if (i >= a->ncond)
+				break;
+			if (!cond_holds(&a->cond[i], tp_field(ctx, &a->cond[i]))) {
+				ok = 0;
+				break;
+			}
+		}
+		/* a stop needs no target check: it only closes a frame that a
+		 * traced start opened on this thread */
+		if (ok && (a->role != IPROF_ROLE_START ||
+			   is_target(pid_tgid >> 32)))
+			act(a, pid_tgid);
+		key = a->next;
+		if (key == IPROF_NO_NEXT)
+			break;
 	}
-	/* a stop needs no target check: it only closes a frame opened by a
-	 * traced start on this thread */
-	if (a->role == IPROF_ROLE_START && !is_target(pid_tgid >> 32))
-		return 0;
-	act(a, pid_tgid);
 	return 0;
 }
 
@@ -56,7 +64,7 @@ int fn_entry(struct pt_regs *ctx)
 	}
 	if (!is_target(pid_tgid >> 32))
 		return 0;
-	timer_start(a, pid_tgid);
+	act(a, pid_tgid);
 	return 0;
 }
 
@@ -70,7 +78,7 @@ int fn_return(struct pt_regs *ctx)
 	a = bpf_map_lookup_elem(&actions, &key);
 	if (!a)
 		return 0;
-	timer_stop(a, bpf_get_current_pid_tgid());
+	act(a, bpf_get_current_pid_tgid());
 	return 0;
 }
 

@@ -139,27 +139,38 @@ static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
 	return v;
 }
 
-/* Function argument @n (0-based) from pt_regs: kprobes and uprobes. */
+/*
+ * Function argument @n (0-based) from pt_regs: kprobes and uprobes.  Read
+ * with bpf_probe_read_kernel(): the verifier refuses a ctx load at an offset
+ * the compiler computed from @n.  x86-64 SysV ABI: rdi rsi rdx rcx r8 r9.
+ */
 static __always_inline __u64 regs_arg(struct pt_regs *regs, __u16 n)
 {
+	__u64 v = 0;
+	unsigned long off;
+
 	switch (n) {
 	case 0:
-		return PT_REGS_PARM1(regs);
+		off = __builtin_offsetof(struct pt_regs, __PT_PARM1_REG);
+		break;
 	case 1:
-		return PT_REGS_PARM2(regs);
+		off = __builtin_offsetof(struct pt_regs, __PT_PARM2_REG);
+		break;
 	case 2:
-		return PT_REGS_PARM3(regs);
+		off = __builtin_offsetof(struct pt_regs, __PT_PARM3_REG);
+		break;
 	case 3:
-		return PT_REGS_PARM4(regs);
+		off = __builtin_offsetof(struct pt_regs, __PT_PARM4_REG);
+		break;
 	case 4:
-		return PT_REGS_PARM5(regs);
+		off = __builtin_offsetof(struct pt_regs, __PT_PARM5_REG);
+		break;
 	default:
-#if defined(__TARGET_ARCH_x86)
-		return regs->r9; /* 6th argument, x86-64 SysV ABI */
-#else
-		return 0; /* plan_build() refuses argN > 4 here */
-#endif
+		off = __builtin_offsetof(struct pt_regs, r9);
+		break;
 	}
+	bpf_probe_read_kernel(&v, sizeof(v), (char *)regs + off);
+	return v;
 }
 
 /*
@@ -268,7 +279,7 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid)
 {
 	if (a->role == IPROF_ROLE_START)
 		timer_start(a, pid_tgid);
-	else
+	else if (a->role == IPROF_ROLE_STOP)
 		timer_stop(a, pid_tgid);
 }
 

@@ -32,7 +32,8 @@ struct loader {
 	struct iprof *skel;
 	struct plan *plan;
 	struct ring_buffer *rb;
-	struct timer_links *links; /* one per timer */
+	struct timer_links *links; /* one per timer: function timers */
+	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link;
 	struct loader_opts opts;
 	int fentry_errno; /* 0: untried or works; else why fentry fails */
@@ -91,8 +92,10 @@ int loader_open(struct loader **out, struct plan *plan,
 	l->opts = *o;
 	l->links = calloc(plan->ntimers ? plan->ntimers : 1,
 			  sizeof(*l->links));
+	l->att_links = calloc(plan->natt ? plan->natt : 1,
+			      sizeof(*l->att_links));
 	l->skel = iprof__open();
-	if (!l->links || !l->skel) {
+	if (!l->links || !l->att_links || !l->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open BPF object: %s",
 			 strerror(errno));
@@ -361,79 +364,127 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	return err;
 }
 
-static int attach_att(struct loader *l, const struct plan_att *a,
-		      struct timer_links *tl, char *why, size_t len)
+static struct bpf_link *attach_att(struct loader *l, const struct plan_att *a)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, to);
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
-	struct bpf_link *ln = NULL;
-	int err;
 
 	last_msg[0] = '\0';
 	switch (a->mech) {
 	case MECH_TRACEPOINT:
 		to.bpf_cookie = a->action;
-		ln = bpf_program__attach_tracepoint_opts(l->skel->progs.tp_hit,
-							 a->category, a->event,
-							 &to);
-		break;
+		return bpf_program__attach_tracepoint_opts(
+			l->skel->progs.tp_hit, a->category, a->event, &to);
 	case MECH_UPROBE:
 	case MECH_URETPROBE:
 		uo.bpf_cookie = a->action;
 		uo.func_name = a->func;
 		uo.retprobe = a->mech == MECH_URETPROBE;
-		ln = bpf_program__attach_uprobe_opts(
+		return bpf_program__attach_uprobe_opts(
 			uo.retprobe ? l->skel->progs.fn_return :
 				      l->skel->progs.fn_entry,
 			-1, a->path, 0, &uo);
-		break;
 	default:
-		return -EINVAL;
+		errno = EINVAL;
+		return NULL;
 	}
-	if (!ln) {
-		err = -errno;
-		reason(why, len, err);
-		return err;
+}
+
+/* Does attachment @a run an action of @timer? */
+static int att_uses(const struct plan *p, const struct plan_att *a,
+		    uint32_t timer)
+{
+	uint32_t i, n = 0;
+
+	for (i = a->action; i != IPROF_NO_NEXT && n++ < p->nactions;
+	     i = p->actions[i].next)
+		if (p->actions[i].timer == timer)
+			return 1;
+	return 0;
+}
+
+/* Turn @timer's actions off in BPF: its attachment is partial. */
+static void disable_timer(struct loader *l, uint32_t timer)
+{
+	struct plan *p = l->plan;
+	uint32_t i;
+
+	for (i = 0; i < p->nactions; i++) {
+		if (p->actions[i].timer != timer)
+			continue;
+		p->actions[i].role = 0;
+		bpf_map_update_elem(bpf_map__fd(l->skel->maps.actions), &i,
+				    &p->actions[i], BPF_ANY);
 	}
-	return keep_link(tl, ln);
 }
 
 int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 {
 	struct plan *p = l->plan;
-	char why[1024];
+	char why[1024], **att_why;
 	uint32_t id, i;
 	int n = 0, err;
+
+	/* spans and uprobes: one link per attachment (shared tracepoints) */
+	att_why = calloc(p->natt ? p->natt : 1, sizeof(*att_why));
+	if (!att_why)
+		return -ENOMEM;
+	for (i = 0; i < p->natt; i++) {
+		if (p->att[i].mech == MECH_FUNC_ENTRY ||
+		    p->att[i].mech == MECH_FUNC_RETURN)
+			continue;
+		l->att_links[i] = attach_att(l, &p->att[i]);
+		if (!l->att_links[i]) {
+			reason(why, sizeof(why), -errno);
+			att_why[i] = strdup(why);
+		}
+	}
 
 	for (id = 0; id < p->ntimers; id++) {
 		struct plan_timer *t = &p->timers[id];
 
+		why[0] = '\0';
+		err = 0;
 		if (t->error) {
+			disable_timer(l, id);
 			if (on_skip)
 				on_skip(t);
 			continue;
 		}
-		why[0] = '\0';
-		err = 0;
 		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
-			for (i = 0; i < p->natt && !err; i++)
-				if (p->att[i].timer == id)
-					err = attach_att(l, &p->att[i],
-							 &l->links[id], why,
-							 sizeof(why));
+			for (i = 0; i < p->natt && !err; i++) {
+				if (!att_uses(p, &p->att[i], id) ||
+				    l->att_links[i])
+					continue;
+				snprintf(why, sizeof(why), "%s %s%s%s: %s",
+					 p->att[i].mech == MECH_TRACEPOINT ?
+						 "tracepoint" :
+					 p->att[i].mech == MECH_UPROBE ?
+						 "uprobe" :
+						 "uretprobe",
+					 p->att[i].category ?
+						 p->att[i].category :
+						 p->att[i].path,
+					 ":",
+					 p->att[i].event ? p->att[i].event :
+							   p->att[i].func,
+					 att_why[i] ? att_why[i] : "failed");
+				err = -EINVAL;
+			}
 			t->mech = t->kind == PROBE_SPAN ? "tracepoint" :
 							  "uprobe/uretprobe";
 		} else {
 			err = attach_func_timer(l, id, why, sizeof(why));
 		}
 		if (err) {
-			drop_links(&l->links[id]);
+			disable_timer(l, id);
 			if (asprintf(&t->error, "%s:%d: %s %s: %s",
 				     t->probe->file, t->probe->line,
 				     probe_kind_str(t->kind), t->name,
 				     why) < 0) {
 				t->error = NULL;
-				return -ENOMEM;
+				n = -ENOMEM;
+				break;
 			}
 			if (on_skip)
 				on_skip(t);
@@ -442,6 +493,11 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		t->attached = 1;
 		n++;
 	}
+	for (i = 0; i < p->natt; i++)
+		free(att_why[i]);
+	free(att_why);
+	if (n < 0)
+		return n;
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
 	if (!l->fork_link || !l->exit_link)
@@ -470,6 +526,10 @@ void loader_detach(struct loader *l)
 		return;
 	for (i = 0; i < l->plan->ntimers; i++)
 		drop_links(&l->links[i]);
+	for (i = 0; i < l->plan->natt; i++) {
+		bpf_link__destroy(l->att_links[i]);
+		l->att_links[i] = NULL;
+	}
 	bpf_link__destroy(l->fork_link);
 	bpf_link__destroy(l->exit_link);
 	l->fork_link = l->exit_link = NULL;
@@ -517,10 +577,11 @@ void loader_close(struct loader *l)
 {
 	if (!l)
 		return;
-	if (l->links)
+	if (l->links && l->att_links)
 		loader_detach(l);
 	ring_buffer__free(l->rb);
 	iprof__destroy(l->skel);
 	free(l->links);
+	free(l->att_links);
 	free(l);
 }

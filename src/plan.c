@@ -171,7 +171,43 @@ static int add_action(struct plan *p, uint32_t timer, uint8_t role,
 	a->timer = timer;
 	a->role = role;
 	a->flags = flags;
+	a->next = IPROF_NO_NEXT;
 	*idx = p->nactions++;
+	return 0;
+}
+
+/*
+ * A tracepoint takes a BPF program once, so a second use of the same
+ * tracepoint joins the chain of actions of the first one's attachment:
+ * stops first (a stop and a start on one event close one timer, then open
+ * the next), in file order.  Returns 1 if chained, 0 if @ev is new, or
+ * -E2BIG past IPROF_MAX_CHAIN actions.
+ */
+static int chain_tp(struct plan *p, uint32_t action, const char *cat,
+		    const char *ev)
+{
+	struct iprof_action *a = &p->actions[action];
+	uint32_t i, *link, n = 0;
+
+	for (i = 0; i < p->natt; i++) {
+		if (p->att[i].mech != MECH_TRACEPOINT ||
+		    strcmp(p->att[i].category, cat) || strcmp(p->att[i].event, ev))
+			continue;
+		link = &p->att[i].action;
+		while (*link != IPROF_NO_NEXT &&
+		       !(a->role == IPROF_ROLE_STOP &&
+			 p->actions[*link].role == IPROF_ROLE_START)) {
+			link = &p->actions[*link].next;
+			n++;
+		}
+		for (i = *link; i != IPROF_NO_NEXT; i = p->actions[i].next)
+			n++;
+		if (n + 1 > IPROF_MAX_CHAIN)
+			return -E2BIG;
+		a->next = *link;
+		*link = action;
+		return 1;
+	}
 	return 0;
 }
 
@@ -180,6 +216,13 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 		   const char *path, const char *func)
 {
 	struct plan_att *v, *t;
+	int ret;
+
+	if (mech == MECH_TRACEPOINT) {
+		ret = chain_tp(p, action, cat, ev);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 
 	v = realloc(p->att, (p->natt + 1) * sizeof(*v));
 	if (!v)
@@ -333,12 +376,18 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 
 	switch (pr->kind) {
 	case PROBE_SPAN:
-		err = add_att(p, MECH_TRACEPOINT, id, start, pr->start.category,
-			      pr->start.event, NULL, NULL);
+		err = add_att(p, MECH_TRACEPOINT, id, start,
+			      pr->start.category, pr->start.event, NULL, NULL);
 		if (!err)
 			err = add_att(p, MECH_TRACEPOINT, id, stop,
 				      pr->stop.category, pr->stop.event, NULL,
 				      NULL);
+		if (err == -E2BIG) {
+			t->error = xasprintf("%s:%d: span %s: more than %d timers use one tracepoint",
+					     pr->file, pr->line, pr->name,
+					     IPROF_MAX_CHAIN);
+			return 0;
+		}
 		break;
 	case PROBE_UPROBE:
 		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, pr->path,

@@ -109,20 +109,30 @@ enum iprof_action_flags {
 	IPROF_A_UNMATCHED_OK = 1 << 0,
 };
 
+/* End of an action chain (iprof_action.next). */
+#define IPROF_NO_NEXT 0xffffffffu
+/* Most actions one tracepoint attachment runs (a chain). */
+#define IPROF_MAX_CHAIN 8
+
 /*
  * One entry of the BPF "actions" array map.  Each attachment carries the
- * index of its action as its BPF cookie.
+ * index of its first action as its BPF cookie.  A tracepoint can hold a BPF
+ * program only once (the kernel answers EEXIST), so every timer using the
+ * same tracepoint shares one attachment whose actions are chained by next.
+ * role 0 disables an action (its timer could not be attached in full).
  */
 struct iprof_action {
 	iprof_u32 timer; /* timer id */
-	iprof_u8 role; /* enum iprof_role */
+	iprof_u8 role; /* enum iprof_role, 0 = disabled */
 	iprof_u8 flags; /* enum iprof_action_flags */
 	iprof_u8 ncond; /* conditions used, 0..IPROF_MAX_COND; all must hold */
 	iprof_u8 pad;
+	iprof_u32 next; /* next action of the same attachment, or IPROF_NO_NEXT */
+	iprof_u32 pad2;
 	struct iprof_cond cond[IPROF_MAX_COND];
 };
 
-_Static_assert(sizeof(struct iprof_action) == 8 + 16 * IPROF_MAX_COND,
+_Static_assert(sizeof(struct iprof_action) == 16 + 16 * IPROF_MAX_COND,
 	       "iprof_action layout");
 
 /* Indexes of the per-CPU "counters" array map. */
