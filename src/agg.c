@@ -1,1 +1,659 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The aggregator (see include/iprof/agg.h): per-thread stacks of open
+ * frames folded into a call tree of timer paths.
+ *
+ * Data structures:
+ *  - threads: an open-addressing (linear probing, backward-shift deletion)
+ *    hash tid -> struct athread, plus a one-entry cache of the last thread
+ *    looked up, since records come in bursts per thread;
+ *  - nodes: allocated from chunks (stable pointers), linked as a tree in
+ *    first-seen order, and indexed by an open-addressing hash on
+ *    (parent, timer) so that a START finds its node in O(1) whatever the
+ *    fan-out (mass-attach of thousands of functions at one level);
+ *  - per thread: a stack of open frames and the set of nodes the thread
+ *    completed (for agg_node.threads).
+ *
+ * In steady state (known threads, known paths, histograms allocated) the
+ * per-record path allocates nothing.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/agg.h"
+
+/* agg_node.last_tid when no live thread completed the node last. */
+#define NO_TID UINT32_MAX
+#define NODE_CHUNK 64
+#define THREAD_TAB_MIN 64
+#define NODE_TAB_MIN 64
+#define STACK_MIN 8
+#define SET_MIN 8
+
+struct frame {
+	struct agg_node *node;
+	uint64_t start_ns; /* START timestamp */
+	uint64_t child_ns; /* sum of the durations of completed children */
+};
+
+/* Open-addressing set of node pointers (NULL = empty). */
+struct nodeset {
+	struct agg_node **slot;
+	uint32_t bits; /* capacity 1 << bits, 0 when slot == NULL */
+	uint32_t used;
+};
+
+struct athread {
+	uint32_t tid;
+	uint32_t len; /* open frames */
+	uint32_t cap; /* frames allocated */
+	int waiting;  /* frames discarded: skip until a root START */
+	struct frame *stack;
+	struct nodeset done; /* nodes this thread completed */
+};
+
+struct tslot {
+	uint32_t tid;
+	struct athread *t; /* NULL = empty slot */
+};
+
+struct node_chunk {
+	struct node_chunk *next;
+	unsigned int used;
+	struct agg_node n[NODE_CHUNK];
+};
+
+struct agg {
+	uint32_t ntimers;
+	struct agg_node root;
+	struct agg_stats stats;
+
+	struct tslot *ttab; /* threads, 1 << tbits slots */
+	uint32_t tbits;
+	struct athread *last; /* cache of the last thread looked up */
+
+	struct agg_node **ntab; /* (parent, timer) -> node, 1 << nbits */
+	uint32_t nbits;
+	struct node_chunk *chunks; /* newest first */
+};
+
+static inline uint32_t hash_u32(uint32_t v, uint32_t bits)
+{
+	return (uint32_t)(v * 0x9e3779b1u) >> (32 - bits);
+}
+
+static inline uint32_t hash_u64(uint64_t v, uint32_t bits)
+{
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+static inline uint32_t node_hash(const struct agg_node *parent, uint32_t timer,
+				 uint32_t bits)
+{
+	return hash_u64((uint64_t)(uintptr_t)parent ^
+				((uint64_t)timer << 32 | timer),
+			bits);
+}
+
+/* ---- node sets ---- */
+
+static int nodeset_grow(struct nodeset *s)
+{
+	uint32_t nbits = s->bits ? s->bits + 1 : 3; /* SET_MIN = 1 << 3 */
+	struct agg_node **slot;
+	uint32_t i, j, mask = (1u << nbits) - 1;
+
+	slot = calloc((size_t)1 << nbits, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; s->bits && i < (1u << s->bits); i++) {
+		if (!s->slot[i])
+			continue;
+		j = hash_u64((uintptr_t)s->slot[i], nbits);
+		while (slot[j])
+			j = (j + 1) & mask;
+		slot[j] = s->slot[i];
+	}
+	free(s->slot);
+	s->slot = slot;
+	s->bits = nbits;
+	return 0;
+}
+
+/* nodeset_add() - 1 if @n was added, 0 if present, -ENOMEM. */
+static int nodeset_add(struct nodeset *s, struct agg_node *n)
+{
+	uint32_t i, mask;
+
+	if ((s->used + 1) * 2 > (s->bits ? 1u << s->bits : 0)) {
+		if (nodeset_grow(s))
+			return -ENOMEM;
+	}
+	mask = (1u << s->bits) - 1;
+	for (i = hash_u64((uintptr_t)n, s->bits); s->slot[i];
+	     i = (i + 1) & mask) {
+		if (s->slot[i] == n)
+			return 0;
+	}
+	s->slot[i] = n;
+	s->used++;
+	return 1;
+}
+
+/* ---- nodes ---- */
+
+static struct agg_node *node_alloc(struct agg *a)
+{
+	struct node_chunk *c = a->chunks;
+
+	if (!c || c->used == NODE_CHUNK) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = a->chunks;
+		a->chunks = c;
+	}
+	return &c->n[c->used++];
+}
+
+static int ntab_grow(struct agg *a)
+{
+	uint32_t nbits = a->nbits + 1, mask = (1u << nbits) - 1, i, j;
+	struct agg_node **tab, *n;
+
+	tab = calloc((size_t)1 << nbits, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	for (i = 0; i < (1u << a->nbits); i++) {
+		n = a->ntab[i];
+		if (!n)
+			continue;
+		j = node_hash(n->parent, n->timer, nbits);
+		while (tab[j])
+			j = (j + 1) & mask;
+		tab[j] = n;
+	}
+	free(a->ntab);
+	a->ntab = tab;
+	a->nbits = nbits;
+	return 0;
+}
+
+/*
+ * child_get() - the child of @parent for @timer, created (appended to the
+ * children in first-seen order) if new.  NULL on ENOMEM.
+ */
+static struct agg_node *child_get(struct agg *a, struct agg_node *parent,
+				  uint32_t timer)
+{
+	uint32_t mask = (1u << a->nbits) - 1, i;
+	struct agg_node *n, **pp;
+
+	for (i = node_hash(parent, timer, a->nbits); (n = a->ntab[i]);
+	     i = (i + 1) & mask) {
+		if (n->parent == parent && n->timer == timer)
+			return n;
+	}
+
+	/* new path: not the steady state */
+	if ((a->stats.nodes + 1) * 2 > (1u << a->nbits)) {
+		if (ntab_grow(a))
+			return NULL;
+		mask = (1u << a->nbits) - 1;
+		for (i = node_hash(parent, timer, a->nbits); a->ntab[i];
+		     i = (i + 1) & mask)
+			;
+	}
+	n = node_alloc(a);
+	if (!n)
+		return NULL;
+	n->timer = timer;
+	n->depth = parent->depth + 1;
+	n->parent = parent;
+	n->last_tid = NO_TID;
+	for (pp = &parent->child; *pp; pp = &(*pp)->next)
+		;
+	*pp = n;
+	a->ntab[i] = n;
+	a->stats.nodes++;
+	return n;
+}
+
+/* ---- threads ---- */
+
+static int ttab_resize(struct agg *a, uint32_t nbits)
+{
+	uint32_t mask = (1u << nbits) - 1, i, j;
+	struct tslot *tab;
+
+	tab = calloc((size_t)1 << nbits, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	for (i = 0; i < (1u << a->tbits); i++) {
+		if (!a->ttab[i].t)
+			continue;
+		j = hash_u32(a->ttab[i].tid, nbits);
+		while (tab[j].t)
+			j = (j + 1) & mask;
+		tab[j] = a->ttab[i];
+	}
+	free(a->ttab);
+	a->ttab = tab;
+	a->tbits = nbits;
+	return 0;
+}
+
+/*
+ * thread_get() - the state of thread @tid; if unknown, created when
+ * @create, else NULL.  NULL with @create means ENOMEM.
+ */
+static struct athread *thread_get(struct agg *a, uint32_t tid, int create)
+{
+	uint32_t mask = (1u << a->tbits) - 1, i;
+	struct athread *t = a->last;
+
+	if (t && t->tid == tid)
+		return t;
+	for (i = hash_u32(tid, a->tbits); a->ttab[i].t; i = (i + 1) & mask) {
+		if (a->ttab[i].tid == tid) {
+			a->last = a->ttab[i].t;
+			return a->last;
+		}
+	}
+	if (!create)
+		return NULL;
+
+	if ((a->stats.threads_live + 1) * 2 > (1u << a->tbits)) {
+		if (ttab_resize(a, a->tbits + 1))
+			return NULL;
+		mask = (1u << a->tbits) - 1;
+		for (i = hash_u32(tid, a->tbits); a->ttab[i].t;
+		     i = (i + 1) & mask)
+			;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->stack = malloc(STACK_MIN * sizeof(*t->stack));
+	if (!t->stack) {
+		free(t);
+		return NULL;
+	}
+	t->cap = STACK_MIN;
+	t->tid = tid;
+	a->ttab[i].tid = tid;
+	a->ttab[i].t = t;
+	a->last = t;
+	a->stats.threads_live++;
+	a->stats.threads_seen++;
+	return t;
+}
+
+static void thread_destroy(struct athread *t)
+{
+	uint32_t i;
+
+	for (i = 0; t->done.bits && i < (1u << t->done.bits); i++) {
+		struct agg_node *n = t->done.slot[i];
+
+		/* a later thread reusing this tid is a new thread */
+		if (n && n->last_tid == t->tid)
+			n->last_tid = NO_TID;
+	}
+	free(t->done.slot);
+	free(t->stack);
+	free(t);
+}
+
+/* thread_del() - remove @t from the hash and free it. */
+static void thread_del(struct agg *a, struct athread *t)
+{
+	uint32_t mask = (1u << a->tbits) - 1, i, j, k;
+
+	for (i = hash_u32(t->tid, a->tbits); a->ttab[i].t != t;
+	     i = (i + 1) & mask)
+		;
+	/* backward-shift deletion: no tombstones */
+	for (j = i;;) {
+		j = (j + 1) & mask;
+		if (!a->ttab[j].t)
+			break;
+		k = hash_u32(a->ttab[j].tid, a->tbits);
+		/* the entry at j stays if its home k is cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		a->ttab[i] = a->ttab[j];
+		i = j;
+	}
+	a->ttab[i].t = NULL;
+	a->ttab[i].tid = 0;
+
+	if (a->last == t)
+		a->last = NULL;
+	thread_destroy(t);
+	a->stats.threads_live--;
+
+	/* shrink after a burst of threads; failure just keeps the table */
+	if (a->tbits > 6 && a->stats.threads_live * 8 < (1u << a->tbits))
+		ttab_resize(a, a->tbits - 1);
+}
+
+/* discard() - drop the thread's open frames (lost records). */
+static void discard(struct agg *a, struct athread *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->len; i++)
+		t->stack[i].node->discarded++;
+	a->stats.discarded += t->len;
+	t->len = 0;
+}
+
+/* lose_sync() - discard the frames and skip until the next root START. */
+static void lose_sync(struct agg *a, struct athread *t)
+{
+	discard(a, t);
+	t->waiting = 1;
+}
+
+/*
+ * complete() - fold the frame @f, just popped from @t (t->len already below
+ * it), ended at @ts_ns >= f->start_ns.  Returns 0 or -ENOMEM when the
+ * histogram or the thread set could not grow (the times are folded anyway).
+ */
+static int complete(struct athread *t, const struct frame *f, uint64_t ts_ns)
+{
+	struct agg_node *n = f->node;
+	uint64_t dur = ts_ns - f->start_ns;
+	int err = 0, rc;
+
+	n->count++;
+	n->total_ns += dur;
+	n->self_ns += dur > f->child_ns ? dur - f->child_ns : 0;
+	if (n->count == 1) {
+		n->min_ns = dur;
+		n->max_ns = dur;
+		n->first_start_ns = f->start_ns;
+		n->last_stop_ns = ts_ns;
+	} else {
+		if (dur < n->min_ns)
+			n->min_ns = dur;
+		if (dur > n->max_ns)
+			n->max_ns = dur;
+		if (f->start_ns < n->first_start_ns)
+			n->first_start_ns = f->start_ns;
+		if (ts_ns > n->last_stop_ns)
+			n->last_stop_ns = ts_ns;
+	}
+	if (!n->hist)
+		n->hist = calloc(1, sizeof(*n->hist));
+	if (n->hist)
+		hist_add(n->hist, dur);
+	else
+		err = -ENOMEM;
+	if (n->last_tid != t->tid) {
+		rc = nodeset_add(&t->done, n);
+		if (rc > 0)
+			n->threads++;
+		else if (rc < 0)
+			err = rc;
+		n->last_tid = t->tid;
+	}
+	if (t->len)
+		t->stack[t->len - 1].child_ns += dur;
+	return err;
+}
+
+static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
+{
+	struct agg_node *parent, *n;
+	struct frame *f;
+	uint32_t d = r->depth;
+
+	if (t->waiting) {
+		if (d != 1) {
+			a->stats.skipped++;
+			return 0;
+		}
+		t->waiting = 0;
+	} else if (d != t->len + 1) {
+		a->stats.mismatches++;
+		discard(a, t);
+		if (d != 1) {
+			t->waiting = 1;
+			a->stats.skipped++;
+			return 0;
+		}
+	}
+
+	if (t->len == t->cap) {
+		f = realloc(t->stack, 2 * (size_t)t->cap * sizeof(*f));
+		if (!f)
+			goto nomem;
+		t->stack = f;
+		t->cap *= 2;
+	}
+	parent = t->len ? t->stack[t->len - 1].node : &a->root;
+	n = child_get(a, parent, r->timer);
+	if (!n)
+		goto nomem;
+	f = &t->stack[t->len++];
+	f->node = n;
+	f->start_ns = r->ts;
+	f->child_ns = 0;
+	return 0;
+
+nomem:
+	/* the start is lost: do not mis-nest what follows */
+	a->stats.nomem++;
+	lose_sync(a, t);
+	return -ENOMEM;
+}
+
+static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
+{
+	uint32_t i = r->depth - 1u, j;
+	struct frame f;
+	int err;
+
+	if (t->waiting) {
+		a->stats.skipped++;
+		return 0;
+	}
+	if (i >= t->len || t->stack[i].node->timer != r->timer) {
+		a->stats.mismatches++;
+		a->stats.skipped++;
+		lose_sync(a, t);
+		return 0;
+	}
+	if (r->ts < t->stack[i].start_ns) {
+		/* time went backwards: never fold a wrapped duration */
+		a->stats.malformed++;
+		lose_sync(a, t);
+		return -EINVAL;
+	}
+	for (j = i + 1; j < t->len; j++)
+		t->stack[j].node->unwound++;
+	a->stats.unwound += t->len - (i + 1);
+	f = t->stack[i];
+	t->len = i;
+	err = complete(t, &f, r->ts);
+	if (err)
+		a->stats.nomem++;
+	return err;
+}
+
+static int do_exit(struct agg *a, const struct iprof_rec *r)
+{
+	struct athread *t = thread_get(a, r->tid, 0);
+	int bad = 0, err = 0;
+	struct frame f;
+
+	a->stats.exits++;
+	if (r->flags & IPROF_F_RESYNC) {
+		a->stats.resyncs++;
+		if (t)
+			discard(a, t);
+	}
+	if (!t)
+		return 0;
+	while (t->len) {
+		f = t->stack[--t->len];
+		if (r->ts < f.start_ns) {
+			f.node->discarded++;
+			a->stats.discarded++;
+			bad = 1;
+			continue;
+		}
+		f.node->exited++;
+		if (complete(t, &f, r->ts)) {
+			a->stats.nomem++;
+			err = -ENOMEM;
+		}
+	}
+	thread_del(a, t);
+	if (bad) {
+		a->stats.malformed++;
+		return -EINVAL;
+	}
+	return err;
+}
+
+/* ---- API ---- */
+
+struct agg *agg__new(uint32_t ntimers)
+{
+	struct agg *a;
+
+	if (!ntimers) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		goto nomem;
+	a->ntimers = ntimers;
+	a->root.timer = AGG_ROOT_TIMER;
+	a->root.last_tid = NO_TID;
+	a->tbits = 6; /* THREAD_TAB_MIN */
+	a->ttab = calloc(THREAD_TAB_MIN, sizeof(*a->ttab));
+	a->nbits = 6; /* NODE_TAB_MIN */
+	a->ntab = calloc(NODE_TAB_MIN, sizeof(*a->ntab));
+	if (!a->ttab || !a->ntab)
+		goto nomem;
+	return a;
+
+nomem:
+	agg__free(a);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void agg__free(struct agg *a)
+{
+	struct node_chunk *c, *next;
+	unsigned int i;
+
+	if (!a)
+		return;
+	for (i = 0; a->ttab && i < (1u << a->tbits); i++) {
+		if (a->ttab[i].t)
+			thread_destroy(a->ttab[i].t);
+	}
+	for (c = a->chunks; c; c = next) {
+		next = c->next;
+		for (i = 0; i < c->used; i++)
+			free(c->n[i].hist);
+		free(c);
+	}
+	free(a->ttab);
+	free(a->ntab);
+	free(a);
+}
+
+int agg__push(struct agg *a, const void *rec, size_t size)
+{
+	struct athread *t;
+	struct iprof_rec r;
+
+	a->stats.records++;
+	if (!rec || size != sizeof(r))
+		goto bad;
+	memcpy(&r, rec, sizeof(r)); /* @rec may be unaligned */
+	if (r.size != sizeof(r))
+		goto bad;
+	switch (r.type) {
+	case IPROF_REC_START:
+	case IPROF_REC_STOP:
+		if (r.timer >= a->ntimers || r.depth == 0)
+			goto bad;
+		break;
+	case IPROF_REC_EXIT:
+		return do_exit(a, &r);
+	default:
+		goto bad;
+	}
+
+	t = thread_get(a, r.tid, 1);
+	if (!t) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	if (r.flags & IPROF_F_RESYNC) {
+		a->stats.resyncs++;
+		lose_sync(a, t);
+	}
+	if (r.type == IPROF_REC_START) {
+		a->stats.starts++;
+		return do_start(a, t, &r);
+	}
+	a->stats.stops++;
+	return do_stop(a, t, &r);
+
+bad:
+	a->stats.malformed++;
+	return -EINVAL;
+}
+
+void agg__snapshot(struct agg *a, uint64_t now_ns)
+{
+	struct node_chunk *c;
+	struct athread *t;
+	unsigned int i, j;
+
+	for (c = a->chunks; c; c = c->next) {
+		for (i = 0; i < c->used; i++) {
+			c->n[i].incomplete = 0;
+			c->n[i].incomplete_ns = 0;
+		}
+	}
+	for (i = 0; i < (1u << a->tbits); i++) {
+		t = a->ttab[i].t;
+		if (!t)
+			continue;
+		for (j = 0; j < t->len; j++) {
+			struct frame *f = &t->stack[j];
+
+			f->node->incomplete++;
+			if (now_ns > f->start_ns)
+				f->node->incomplete_ns += now_ns - f->start_ns;
+		}
+	}
+}
+
+const struct agg_node *agg__root(const struct agg *a)
+{
+	return &a->root;
+}
+
+const struct agg_stats *agg__stats(const struct agg *a)
+{
+	return &a->stats;
+}
+
+uint32_t agg__ntimers(const struct agg *a)
+{
+	return a->ntimers;
+}

@@ -407,15 +407,16 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.strict) {
+		n = 0;
 		for (i = 0; i < (int)plan.ntimers; i++) {
 			if (plan.timers[i].error) {
-				fprintf(stderr, "iprof: %s\n",
+				fprintf(stderr, "iprof: --strict: %s\n",
 					plan.timers[i].error);
-				ret = EXIT_USAGE;
+				n++;
 			}
 		}
-		if (ret != EXIT_USAGE)
-			goto out;
+		if (n)
+			goto out; /* bad input: EXIT_USAGE */
 	}
 	if (o.output) {
 		out = fopen(o.output, "w");

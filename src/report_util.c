@@ -1,1 +1,270 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the reporters: unit formatting, tree walks, the
+ * summary and loss lines.  Nothing here changes the tree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/report.h"
+
+char *report_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	static const char *const unit[] = {"us", "ms", "s"};
+	double v = (double)ns;
+	unsigned int u;
+
+	if (!buf || !len)
+		return buf;
+	if (ns < 1000) {
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+		return buf;
+	}
+	/*
+	 * 3 significant digits; a value that rounds up to 1000 of a unit is
+	 * shown in the next one (999999ns is "1.00ms", not "1000us").
+	 */
+	for (u = 0; u < 3; u++) {
+		v /= 1000.0;
+		if (v < 9.995) {
+			snprintf(buf, len, "%.2f%s", v, unit[u]);
+			return buf;
+		}
+		if (v < 99.95) {
+			snprintf(buf, len, "%.1f%s", v, unit[u]);
+			return buf;
+		}
+		if (v < 999.5 || u == 2) {
+			snprintf(buf, len, "%.0f%s", v, unit[u]);
+			return buf;
+		}
+	}
+	return buf; /* not reached */
+}
+
+const struct agg_node *report_next(const struct agg_node *n)
+{
+	if (n->child)
+		return n->child;
+	for (; n; n = n->parent) {
+		if (n->next)
+			return n->next;
+	}
+	return NULL;
+}
+
+struct kid {
+	const struct agg_node *n;
+	size_t seq; /* first-seen position among its siblings */
+};
+
+static int kid_cmp(const void *pa, const void *pb)
+{
+	const struct kid *a = pa, *b = pb;
+
+	if (a->n->total_ns != b->n->total_ns)
+		return a->n->total_ns > b->n->total_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+int report_nodes(const struct agg *a, int by_total,
+		 const struct agg_node ***nodes, size_t *n)
+{
+	const struct agg_node **out = NULL, **stack = NULL, *c;
+	size_t max = agg__stats(a)->nodes, cnt = 0, sp = 0, nk, i;
+	struct kid *kids = NULL;
+
+	*nodes = NULL;
+	*n = 0;
+	if (!max)
+		return 0;
+	out = malloc(max * sizeof(*out));
+	stack = malloc(max * sizeof(*stack));
+	kids = malloc(max * sizeof(*kids));
+	if (!out || !stack || !kids)
+		goto nomem;
+
+	c = agg__root(a);
+	for (;;) {
+		/* push the children of c, reversed, so they pop in order */
+		nk = 0;
+		for (const struct agg_node *k = c->child; k && nk < max;
+		     k = k->next) {
+			kids[nk].n = k;
+			kids[nk].seq = nk;
+			nk++;
+		}
+		if (by_total && nk > 1)
+			qsort(kids, nk, sizeof(*kids), kid_cmp);
+		for (i = nk; i-- > 0 && sp < max;)
+			stack[sp++] = kids[i].n;
+		if (!sp || cnt == max)
+			break;
+		c = stack[--sp];
+		out[cnt++] = c;
+	}
+	free(stack);
+	free(kids);
+	*nodes = out;
+	*n = cnt;
+	return 0;
+
+nomem:
+	free(out);
+	free(stack);
+	free(kids);
+	return -ENOMEM;
+}
+
+const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,
+			      size_t len)
+{
+	if (r && r->timers && r->agg && timer < agg__ntimers(r->agg) &&
+	    r->timers[timer].name)
+		return r->timers[timer].name;
+	snprintf(buf, len, "#%" PRIu32, timer);
+	return buf;
+}
+
+int report_print_path(FILE *f, const struct report *r, const struct agg_node *n,
+		      const char *sep)
+{
+	const struct agg_node *small[64], **path = small;
+	size_t depth = 0, i;
+	char buf[16];
+
+	for (const struct agg_node *p = n; p && p->parent; p = p->parent)
+		depth++;
+	if (depth > 64) {
+		path = malloc(depth * sizeof(*path));
+		if (!path)
+			return -ENOMEM;
+	}
+	i = depth;
+	for (const struct agg_node *p = n; p && p->parent; p = p->parent)
+		path[--i] = p;
+	for (i = 0; i < depth; i++)
+		fprintf(f, "%s%s", i ? sep : "",
+			report_timer_name(r, path[i]->timer, buf, sizeof(buf)));
+	if (path != small)
+		free(path);
+	return 0;
+}
+
+/* "(kind where)" of a timer, tolerant of missing strings. */
+static void print_kind_where(FILE *f, const struct report_timer *t)
+{
+	if (t->kind && t->where)
+		fprintf(f, " (%s %s)", t->kind, t->where);
+	else if (t->kind || t->where)
+		fprintf(f, " (%s)", t->kind ? t->kind : t->where);
+}
+
+int report_summary(FILE *f, const struct report *r, int seed)
+{
+	const char *pfx = seed ? "# " : "";
+	const struct agg_stats *st = agg__stats(r->agg);
+	uint32_t ntimers = agg__ntimers(r->agg), i;
+	const struct agg_node *n;
+	unsigned char *hit;
+	char buf[32];
+	int err;
+
+	/* incomplete timers, in tree order */
+	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
+		if (!n->incomplete)
+			continue;
+		fprintf(f, "%sincomplete: ", pfx);
+		err = report_print_path(f, r, n, " > ");
+		if (err)
+			return err;
+		if (seed)
+			fprintf(f, " count=%" PRIu64 " elapsed=%.2fms\n",
+				n->incomplete, (double)n->incomplete_ns / 1e6);
+		else
+			fprintf(f, " count=%" PRIu64 " elapsed=%s\n",
+				n->incomplete,
+				report_fmt_ns(buf, sizeof(buf),
+					      n->incomplete_ns));
+	}
+
+	if (r->timers) {
+		hit = calloc(ntimers, 1);
+		if (!hit)
+			return -ENOMEM;
+		for (n = report_next(agg__root(r->agg)); n; n = report_next(n))
+			if (n->timer < ntimers)
+				hit[n->timer] = 1;
+
+		for (i = 0; i < ntimers; i++) {
+			const struct report_timer *t = &r->timers[i];
+
+			if (t->attached)
+				continue;
+			fprintf(f, "%snot attached: %s", pfx,
+				report_timer_name(r, i, buf, sizeof(buf)));
+			print_kind_where(f, t);
+			fprintf(f, ": %s\n", t->error ? t->error : "unknown");
+		}
+		for (i = 0; i < ntimers; i++) {
+			const struct report_timer *t = &r->timers[i];
+
+			if (!t->attached || hit[i])
+				continue;
+			fprintf(f, "%s%s: %s", pfx,
+				seed ? "no hits" : "attached, 0 hits",
+				report_timer_name(r, i, buf, sizeof(buf)));
+			print_kind_where(f, t);
+			fputc('\n', f);
+		}
+		for (i = 0; i < ntimers; i++) {
+			const struct report_timer *t = &r->timers[i];
+
+			if (!t->orphans)
+				continue;
+			fprintf(f, "%sorphan stops: %s %" PRIu64 "\n", pfx,
+				report_timer_name(r, i, buf, sizeof(buf)),
+				t->orphans);
+		}
+		free(hit);
+	}
+
+	if (seed) {
+		fprintf(f,
+			"# lost: records=%" PRIu64 " resyncs=%" PRIu64
+			" discarded_frames=%" PRIu64 " skipped=%" PRIu64
+			" unwound=%" PRIu64 " depth_overflow=%" PRIu64
+			" malformed=%" PRIu64 "\n",
+			r->loss.rb_drops, st->resyncs, st->discarded,
+			st->skipped, st->unwound, r->loss.depth_overflow,
+			st->malformed);
+		if (r->loss.no_storage)
+			fprintf(f, "# no task storage: %" PRIu64 "\n",
+				r->loss.no_storage);
+	} else {
+		fprintf(f,
+			"lost: %" PRIu64 " records (ring buffer full), %" PRIu64
+			" resyncs, %" PRIu64 " frames discarded, %" PRIu64
+			" records skipped, %" PRIu64 " frames unwound, %" PRIu64
+			" starts over max depth, %" PRIu64
+			" malformed records, %" PRIu64
+			" task storage failures\n",
+			r->loss.rb_drops, st->resyncs, st->discarded,
+			st->skipped, st->unwound, r->loss.depth_overflow,
+			st->malformed, r->loss.no_storage);
+	}
+	return 0;
+}
+
+int report_finish(FILE *f)
+{
+	int fl = fflush(f);
+
+	if (fl || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}

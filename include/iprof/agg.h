@@ -59,6 +59,9 @@ struct agg_stats {
 	uint64_t threads_live; /* threads with state now */
 	uint64_t threads_seen; /* threads that ever had state */
 	uint64_t nodes; /* tree nodes, root excluded */
+	uint64_t mismatches; /* records whose depth or timer disagreed with
+			      * the thread's stack (frames discarded) */
+	uint64_t nomem; /* records not (fully) folded: allocation failed */
 };
 
 struct agg;
@@ -82,7 +85,12 @@ void agg__free(struct agg *a);
  * stack, discards that thread's frames; the thread's records are then
  * skipped until its next root START (depth 1).
  *
- * Returns 0, or -EINVAL for a malformed record (counted, otherwise ignored).
+ * A record whose timestamp precedes its frame's start is malformed: the
+ * thread's frames are discarded, never folded with a wrapped duration.
+ *
+ * Returns 0, -EINVAL for a malformed record (counted, otherwise ignored),
+ * or -ENOMEM when a thread, node, stack or histogram could not be
+ * allocated (counted in nomem; a lost START resyncs its thread).
  */
 int agg__push(struct agg *a, const void *rec, size_t size);
 

@@ -61,4 +61,55 @@ int report_table(FILE *f, const struct report *r);
  */
 char *report_fmt_ns(char *buf, size_t len, uint64_t ns);
 
+/* ---- Helpers shared by the reporters (src/report_util.c) ---------------- */
+
+/*
+ * report_next() - the node after @n in a depth-first pre-order walk with
+ * children in first-seen order (start with agg__root(); NULL at the end).
+ * Needs no memory and no recursion.
+ */
+const struct agg_node *report_next(const struct agg_node *n);
+
+/*
+ * report_nodes() - every node but the root, depth first (a node before its
+ * children), children in first-seen order, or by total_ns descending (ties
+ * in first-seen order) when @by_total.  On success *@nodes is a malloc'ed
+ * array of *@n pointers owned by the caller (free() it; NULL when *@n is 0).
+ * Returns 0 or -ENOMEM.
+ */
+int report_nodes(const struct agg *a, int by_total,
+		 const struct agg_node ***nodes, size_t *n);
+
+/*
+ * report_timer_name() - the name of timer @timer (r->timers[timer].name),
+ * or "#ID" formatted into @buf when the report has none.  The result lives
+ * as long as @r and @buf.
+ */
+const char *report_timer_name(const struct report *r, uint32_t timer,
+			      char *buf, size_t len);
+
+/*
+ * report_print_path() - print the names from the top-level timer down to
+ * @n joined by @sep ("a > b" with " > ").  Returns 0 or -ENOMEM; write
+ * errors are left in ferror(@f).
+ */
+int report_print_path(FILE *f, const struct report *r,
+		      const struct agg_node *n, const char *sep);
+
+/*
+ * report_summary() - the summary lines: incomplete timers (elapsed time
+ * until the snapshot), timers not attached with the reason, attached
+ * timers with 0 hits (no START folded), orphan stops, and always the loss
+ * line.  @seed selects the "# key=value" format of report_seed(), else the
+ * prose of report_table().  Returns 0 or -ENOMEM; write errors are left in
+ * ferror(@f).
+ */
+int report_summary(FILE *f, const struct report *r, int seed);
+
+/*
+ * report_finish() - flush @f and return 0, or -errno of a write error seen
+ * on @f (ferror), -EIO when errno tells nothing.
+ */
+int report_finish(FILE *f);
+
 #endif /* IPROF_REPORT_H */

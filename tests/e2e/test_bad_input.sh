@@ -16,7 +16,7 @@ cases=(
 "2|typo.conf:1:1: found 'fentri:'|--probes $TMP/typo.conf"
 "2|nostop.conf:1:|--probes $TMP/nostop.conf"
 "2|timer 'vfs_read' already defined|--probes $TMP/dup.conf"
-"2|cannot open 'missing.conf'|--probes $TMP/inc.conf"
+"2|missing.conf': No such file or directory|--probes $TMP/inc.conf"
 "2|val.conf:1:|--probes $TMP/val.conf"
 "2|define no timer|--probes $TMP/empty.conf"
 "2|No such file or directory|--probes $TMP/does-not-exist.conf"

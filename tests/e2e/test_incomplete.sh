@@ -9,15 +9,19 @@ W=$BUILD/uprobe-workload
 "$W" --calls 10 --hang-ms 1500 >"$TMP/truth" &
 wpid=$!
 for _ in $(seq 100); do grep -q hang.started "$TMP/truth" 2>/dev/null && break; sleep 0.05; done
-# hang() was entered before tracing began: its return is an orphan stop,
-# counted and never nested; iprof stops when the process exits.
-"$IPROF" -q -f seed -o "$TMP/rep0" -e "uprobe:$W:hang" -p $wpid -d 10s 2>"$TMP/err0"
+# hang() sleeps in clock_nanosleep, entered before tracing began: the
+# syscall's exit is an orphan stop, counted and never nested.  (A uretprobe
+# cannot fire for a call entered before it was attached, so this uses a
+# tracepoint span.)  iprof stops when the process exits.
+"$IPROF" -q -f seed -o "$TMP/rep0" -p $wpid -d 10s \
+	-e 'span nanosleep = tracepoint:syscalls:sys_enter_clock_nanosleep -> tracepoint:syscalls:sys_exit_clock_nanosleep' \
+	2>"$TMP/err0"
 check "iprof -p on a running process: exit" "$?" 0
 cat "$TMP/rep0"
-check "a function running before tracing began is not a completed timer" \
-	"$(seed_field hang count "$TMP/rep0")" ""
-grep -q '^# orphan stops: hang 1$' "$TMP/rep0" && ok "orphan stop counted" ||
-	bad "no orphan stop line for hang"
+check "a syscall running before tracing began is not a completed timer" \
+	"$(seed_field nanosleep count "$TMP/rep0")" ""
+grep -q '^# orphan stops: nanosleep 1$' "$TMP/rep0" && ok "orphan stop counted" ||
+	bad "no orphan stop line for nanosleep"
 wait $wpid 2>/dev/null
 
 # Now start the workload under iprof and stop iprof with SIGINT during hang().

@@ -1,14 +1,678 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Unit tests of the aggregator (src/agg.c) with synthetic records.  Every
+ * number is computed by hand from the records pushed.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
-static void placeholder(void **state) { (void)state; }
+#include "iprof/agg.h"
+
+enum { A = 0, B = 1, C = 2, NTIMERS = 3 };
+
+static int push(struct agg *a, uint8_t type, uint8_t flags, uint32_t timer,
+		uint32_t tid, uint64_t ts, uint16_t depth)
+{
+	struct iprof_rec r = {
+		.type = type,
+		.flags = flags,
+		.size = sizeof(r),
+		.timer = timer,
+		.tid = tid,
+		.tgid = tid,
+		.ts = ts,
+		.depth = depth,
+	};
+
+	return agg__push(a, &r, sizeof(r));
+}
+
+/* pushes that must succeed */
+#define START(a, tid, timer, d, ts)                                            \
+	assert_int_equal(push(a, IPROF_REC_START, 0, timer, tid, ts, d), 0)
+#define STOP(a, tid, timer, d, ts)                                             \
+	assert_int_equal(push(a, IPROF_REC_STOP, 0, timer, tid, ts, d), 0)
+#define EXIT(a, tid, ts)                                                       \
+	assert_int_equal(push(a, IPROF_REC_EXIT, 0, 0, tid, ts, 0), 0)
+
+/* node at the path of timer ids (-1 terminated) from the root, or NULL */
+static const struct agg_node *node_at(struct agg *a, ...)
+{
+	const struct agg_node *n = agg__root(a), *c;
+	va_list ap;
+	int t;
+
+	va_start(ap, a);
+	while ((t = va_arg(ap, int)) >= 0) {
+		for (c = n->child; c && c->timer != (uint32_t)t; c = c->next)
+			;
+		n = c;
+		if (!n)
+			break;
+	}
+	va_end(ap);
+	return n;
+}
+
+static unsigned int nchildren(const struct agg_node *n)
+{
+	unsigned int k = 0;
+
+	for (n = n->child; n; n = n->next)
+		k++;
+	return k;
+}
+
+static uint64_t hist_sum(const struct agg_node *n)
+{
+	uint64_t s = 0;
+
+	if (!n->hist)
+		return 0;
+	for (unsigned int i = 0; i < HIST_SLOTS; i++)
+		s += n->hist->slot[i];
+	return s;
+}
+
+static struct agg *new_agg(void)
+{
+	struct agg *a = agg__new(NTIMERS);
+
+	assert_non_null(a);
+	return a;
+}
+
+static void test_new_free(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(agg__new(0));
+	assert_int_equal(errno, EINVAL);
+	agg__free(NULL);
+
+	struct agg *a = new_agg();
+
+	assert_int_equal(agg__ntimers(a), NTIMERS);
+	assert_int_equal(agg__root(a)->timer, AGG_ROOT_TIMER);
+	assert_int_equal(agg__root(a)->depth, 0);
+	assert_null(agg__root(a)->child);
+	assert_int_equal(agg__stats(a)->records, 0);
+	agg__free(a);
+}
+
+static void test_nesting(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+	const struct agg_stats *st = agg__stats(a);
+
+	(void)state;
+	START(a, 1, A, 1, 100);
+	START(a, 1, B, 2, 150);
+	STOP(a, 1, B, 2, 250); /* b: 100 */
+	START(a, 1, B, 2, 300);
+	STOP(a, 1, B, 2, 320);	/* b: 20 */
+	STOP(a, 1, A, 1, 1100); /* a: 1000, self 880 */
+	START(a, 1, A, 1, 2000);
+	STOP(a, 1, A, 1, 2500); /* a: 500, self 500 */
+
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_non_null(na);
+	assert_non_null(nb);
+	assert_int_equal(nchildren(agg__root(a)), 1);
+	assert_int_equal(nchildren(na), 1);
+	assert_int_equal(na->depth, 1);
+	assert_int_equal(nb->depth, 2);
+	assert_ptr_equal(nb->parent, na);
+
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 1500);
+	assert_int_equal(na->self_ns, 1380);
+	assert_int_equal(na->min_ns, 500);
+	assert_int_equal(na->max_ns, 1000);
+	assert_int_equal(na->first_start_ns, 100);
+	assert_int_equal(na->last_stop_ns, 2500);
+	assert_int_equal(na->threads, 1);
+	assert_int_equal(na->exited, 0);
+	assert_int_equal(hist_sum(na), 2);
+	assert_int_equal(na->hist->slot[hist_slot(1000)], 1);
+	assert_int_equal(na->hist->slot[hist_slot(500)], 1);
+
+	assert_int_equal(nb->count, 2);
+	assert_int_equal(nb->total_ns, 120);
+	assert_int_equal(nb->self_ns, 120);
+	assert_int_equal(nb->min_ns, 20);
+	assert_int_equal(nb->max_ns, 100);
+	assert_int_equal(nb->first_start_ns, 150);
+	assert_int_equal(nb->last_stop_ns, 320);
+	assert_int_equal(nb->threads, 1);
+	assert_int_equal(hist_sum(nb), 2);
+
+	assert_int_equal(st->records, 8);
+	assert_int_equal(st->starts, 4);
+	assert_int_equal(st->stops, 4);
+	assert_int_equal(st->nodes, 2);
+	assert_int_equal(st->threads_live, 1);
+	assert_int_equal(st->threads_seen, 1);
+	assert_int_equal(st->malformed + st->discarded + st->skipped +
+				 st->unwound + st->resyncs + st->mismatches,
+			 0);
+	agg__free(a);
+}
+
+static void test_recursion(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *a1, *a2, *a3;
+
+	(void)state;
+	START(a, 1, A, 1, 0);
+	START(a, 1, A, 2, 10);
+	START(a, 1, A, 3, 20);
+	STOP(a, 1, A, 3, 30);
+	STOP(a, 1, A, 2, 50);
+	STOP(a, 1, A, 1, 100);
+
+	a1 = node_at(a, A, -1);
+	a2 = node_at(a, A, A, -1);
+	a3 = node_at(a, A, A, A, -1);
+	assert_non_null(a3);
+	assert_int_equal(agg__stats(a)->nodes, 3);
+	assert_int_equal(a1->count, 1);
+	assert_int_equal(a1->total_ns, 100);
+	assert_int_equal(a1->self_ns, 60);
+	assert_int_equal(a2->count, 1);
+	assert_int_equal(a2->total_ns, 40);
+	assert_int_equal(a2->self_ns, 30);
+	assert_int_equal(a3->count, 1);
+	assert_int_equal(a3->total_ns, 10);
+	assert_int_equal(a3->self_ns, 10);
+	assert_int_equal(a3->depth, 3);
+	assert_null(a3->child);
+	agg__free(a);
+}
+
+static void test_threads_interleaved(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	START(a, 10, A, 1, 0);
+	START(a, 11, A, 1, 5);
+	START(a, 10, B, 2, 10);
+	START(a, 11, B, 2, 20);
+	START(a, 12, A, 1, 25);
+	STOP(a, 11, B, 2, 40);	/* 11 b: 20 */
+	STOP(a, 10, B, 2, 70);	/* 10 b: 60 */
+	STOP(a, 12, A, 1, 125); /* 12 a: 100 */
+	STOP(a, 10, A, 1, 200); /* 10 a: 200, self 140 */
+	STOP(a, 11, A, 1, 305); /* 11 a: 300, self 280 */
+	/* again on 10 after 11 and 12: the set path, not the fast path */
+	START(a, 10, A, 1, 400);
+	START(a, 11, C, 1, 410); /* a sibling root on another thread */
+	STOP(a, 10, A, 1, 450);	 /* 10 a: 50 */
+	STOP(a, 11, C, 1, 411);
+
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_int_equal(na->count, 4);
+	assert_int_equal(na->total_ns, 650);
+	assert_int_equal(na->self_ns, 570);
+	assert_int_equal(na->min_ns, 50);
+	assert_int_equal(na->max_ns, 300);
+	assert_int_equal(na->first_start_ns, 0);
+	assert_int_equal(na->last_stop_ns, 450);
+	assert_int_equal(na->threads, 3);
+	assert_int_equal(nb->count, 2);
+	assert_int_equal(nb->total_ns, 80);
+	assert_int_equal(nb->threads, 2);
+	assert_int_equal(node_at(a, C, -1)->count, 1);
+	assert_int_equal(node_at(a, C, -1)->threads, 1);
+	/* first-seen order of the roots: a then c */
+	assert_int_equal(agg__root(a)->child->timer, A);
+	assert_int_equal(agg__root(a)->child->next->timer, C);
+	assert_int_equal(agg__stats(a)->threads_live, 3);
+	assert_int_equal(agg__stats(a)->discarded + agg__stats(a)->skipped, 0);
+	agg__free(a);
+}
+
+static void test_incomplete(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	START(a, 1, A, 1, 100);
+	START(a, 1, B, 2, 200);
+	START(a, 2, A, 1, 500);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+
+	agg__snapshot(a, 1000);
+	assert_int_equal(na->incomplete, 2);
+	assert_int_equal(na->incomplete_ns, 900 + 500);
+	assert_int_equal(nb->incomplete, 1);
+	assert_int_equal(nb->incomplete_ns, 800);
+	/* kept out of the statistics */
+	assert_int_equal(na->count, 0);
+	assert_int_equal(na->total_ns, 0);
+	assert_int_equal(na->max_ns, 0);
+	assert_int_equal(nb->count, 0);
+	assert_null(na->hist);
+
+	/* recomputed, not accumulated */
+	agg__snapshot(a, 2000);
+	assert_int_equal(na->incomplete, 2);
+	assert_int_equal(na->incomplete_ns, 1900 + 1500);
+	assert_int_equal(nb->incomplete_ns, 1800);
+
+	/* a clock before the starts gives 0, not a wrapped value */
+	agg__snapshot(a, 150);
+	assert_int_equal(na->incomplete, 2);
+	assert_int_equal(na->incomplete_ns, 50);
+	assert_int_equal(nb->incomplete_ns, 0);
+
+	STOP(a, 1, B, 2, 3000);
+	STOP(a, 1, A, 1, 3100);
+	STOP(a, 2, A, 1, 3500);
+	agg__snapshot(a, 4000);
+	assert_int_equal(na->incomplete, 0);
+	assert_int_equal(na->incomplete_ns, 0);
+	assert_int_equal(nb->incomplete, 0);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 3000 + 3000);
+	agg__free(a);
+}
+
+static void test_resync(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 10);
+	/* records were lost: a START of c at depth 2 flagged RESYNC */
+	assert_int_equal(push(a, IPROF_REC_START, IPROF_F_RESYNC, C, 1, 20, 2),
+			 0);
+	assert_int_equal(st->resyncs, 1);
+	assert_int_equal(st->discarded, 2);
+	assert_int_equal(st->skipped, 1);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_int_equal(na->discarded, 1);
+	assert_int_equal(nb->discarded, 1);
+	/* skipped until the next root START */
+	STOP(a, 1, C, 2, 30);
+	STOP(a, 1, B, 2, 35);
+	STOP(a, 1, A, 1, 40);
+	assert_int_equal(st->skipped, 4);
+	assert_int_equal(na->count, 0);
+	assert_int_equal(nb->count, 0);
+	START(a, 1, A, 1, 100);
+	START(a, 1, B, 2, 110);
+	STOP(a, 1, B, 2, 120);
+	STOP(a, 1, A, 1, 200);
+	assert_int_equal(na->count, 1);
+	assert_int_equal(na->total_ns, 100);
+	assert_int_equal(na->self_ns, 90);
+	assert_int_equal(nb->count, 1);
+	assert_int_equal(nb->total_ns, 10);
+	/* c was never folded: not mis-nested under a > b */
+	assert_null(node_at(a, A, B, C, -1));
+	assert_null(node_at(a, A, C, -1));
+	assert_int_equal(st->nodes, 2);
+
+	/* a RESYNC root START re-syncs at once */
+	START(a, 1, A, 1, 300);
+	assert_int_equal(push(a, IPROF_REC_START, IPROF_F_RESYNC, A, 1, 400, 1),
+			 0);
+	assert_int_equal(st->resyncs, 2);
+	assert_int_equal(st->discarded, 3);
+	assert_int_equal(na->discarded, 2);
+	STOP(a, 1, A, 1, 450);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 150);
+	assert_int_equal(na->min_ns, 50);
+	assert_int_equal(st->skipped, 4);
+
+	/* RESYNC on a STOP: discards, the stop itself is skipped */
+	START(a, 1, A, 1, 500);
+	assert_int_equal(push(a, IPROF_REC_STOP, IPROF_F_RESYNC, A, 1, 600, 1),
+			 0);
+	assert_int_equal(st->resyncs, 3);
+	assert_int_equal(na->discarded, 3);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(st->skipped, 5);
+	/* other threads are not touched by a resync */
+	START(a, 2, A, 1, 700);
+	assert_int_equal(push(a, IPROF_REC_START, IPROF_F_RESYNC, B, 1, 710, 1),
+			 0);
+	STOP(a, 2, A, 1, 800);
+	assert_int_equal(na->count, 3);
+	assert_int_equal(na->total_ns, 250);
+	agg__free(a);
+}
+
+static void test_unwound(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *na, *nb, *nc;
+
+	(void)state;
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 10);
+	START(a, 1, C, 3, 20);
+	STOP(a, 1, A, 1, 100); /* b and c never stopped (longjmp) */
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	nc = node_at(a, A, B, C, -1);
+	assert_int_equal(na->count, 1);
+	assert_int_equal(na->total_ns, 100);
+	assert_int_equal(na->self_ns, 100);
+	assert_int_equal(nb->count, 0);
+	assert_int_equal(nb->unwound, 1);
+	assert_int_equal(nb->total_ns, 0);
+	assert_int_equal(nc->count, 0);
+	assert_int_equal(nc->unwound, 1);
+	assert_int_equal(st->unwound, 2);
+	assert_int_equal(st->discarded + st->skipped, 0);
+
+	/* the stack was popped: a new root works without resync */
+	START(a, 1, A, 1, 200);
+	START(a, 1, B, 2, 210);
+	START(a, 1, C, 3, 220);
+	STOP(a, 1, B, 2, 260); /* c unwound, b completes: 50 */
+	STOP(a, 1, A, 1, 300); /* a: 100, self 50 */
+	assert_int_equal(nc->unwound, 2);
+	assert_int_equal(nc->count, 0);
+	assert_int_equal(nb->count, 1);
+	assert_int_equal(nb->total_ns, 50);
+	assert_int_equal(nb->self_ns, 50);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 200);
+	assert_int_equal(na->self_ns, 150);
+	assert_int_equal(st->unwound, 3);
+	agg__free(a);
+}
+
+static void test_mismatch(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *na;
+
+	(void)state;
+	/* stop without start on a new thread */
+	STOP(a, 1, A, 1, 10);
+	assert_int_equal(st->skipped, 1);
+	assert_int_equal(st->mismatches, 1);
+	assert_int_equal(st->nodes, 0);
+	START(a, 1, A, 1, 20);
+	STOP(a, 1, A, 1, 30);
+	na = node_at(a, A, -1);
+	assert_int_equal(na->count, 1);
+	assert_int_equal(na->total_ns, 10);
+
+	/* START deeper than the stack: a's frame discarded, skip to root */
+	START(a, 1, A, 1, 40);
+	START(a, 1, B, 3, 50);
+	assert_int_equal(st->mismatches, 2);
+	assert_int_equal(st->discarded, 1);
+	assert_int_equal(na->discarded, 1);
+	assert_int_equal(st->skipped, 2);
+	assert_null(node_at(a, A, B, -1));
+	STOP(a, 1, B, 3, 60);
+	STOP(a, 1, A, 1, 70);
+	assert_int_equal(st->skipped, 4);
+	assert_int_equal(na->count, 1);
+
+	/* root START while frames are open: they are discarded, a proceeds */
+	START(a, 1, A, 1, 100);
+	START(a, 1, B, 2, 110);
+	START(a, 1, A, 1, 120);
+	assert_int_equal(st->mismatches, 3);
+	assert_int_equal(st->discarded, 3);
+	STOP(a, 1, A, 1, 130);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 20);
+
+	/* STOP of another timer at the frame's depth */
+	START(a, 1, A, 1, 200);
+	STOP(a, 1, B, 1, 210);
+	assert_int_equal(st->mismatches, 4);
+	assert_int_equal(st->discarded, 4);
+	assert_int_equal(na->discarded, 3);
+	STOP(a, 1, A, 1, 220);
+	assert_int_equal(na->count, 2);
+
+	/* STOP deeper than the stack */
+	START(a, 1, A, 1, 300);
+	STOP(a, 1, A, 2, 310);
+	assert_int_equal(st->mismatches, 5);
+	assert_int_equal(na->discarded, 4);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(st->unwound, 0);
+	assert_int_equal(st->malformed, 0);
+	agg__free(a);
+}
+
+static void test_long_durations(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+	const uint64_t base = 1ull << 62;
+
+	(void)state;
+	START(a, 1, A, 1, base);
+	START(a, 1, B, 2, base + 1000);
+	STOP(a, 1, B, 2, base + 1000 + 4500000000ull);
+	STOP(a, 1, A, 1, base + 5000000000ull);
+	START(a, 1, A, 1, base + 10000000000ull);
+	STOP(a, 1, A, 1, base + 16000000007ull);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_true(na->total_ns == 11000000007ull);
+	assert_true(na->self_ns == 11000000007ull - 4500000000ull);
+	assert_true(na->min_ns == 5000000000ull);
+	assert_true(na->max_ns == 6000000007ull);
+	assert_true(na->last_stop_ns - na->first_start_ns == 16000000007ull);
+	assert_true(nb->total_ns == 4500000000ull);
+	assert_int_equal(na->hist->slot[hist_slot(6000000007ull)], 1);
+	agg__free(a);
+}
+
+static void test_thread_exit(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	START(a, 7, A, 1, 100);
+	START(a, 7, B, 2, 200);
+	assert_int_equal(st->threads_live, 1);
+	EXIT(a, 7, 1000);
+	assert_int_equal(st->threads_live, 0);
+	assert_int_equal(st->threads_seen, 1);
+	assert_int_equal(st->exits, 1);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_int_equal(nb->count, 1);
+	assert_int_equal(nb->total_ns, 800);
+	assert_int_equal(nb->exited, 1);
+	assert_int_equal(na->count, 1);
+	assert_int_equal(na->total_ns, 900);
+	assert_int_equal(na->self_ns, 100);
+	assert_int_equal(na->exited, 1);
+	assert_int_equal(na->last_stop_ns, 1000);
+	agg__snapshot(a, 5000);
+	assert_int_equal(na->incomplete, 0);
+
+	/* EXIT of a thread never seen */
+	EXIT(a, 99, 2000);
+	assert_int_equal(st->exits, 2);
+	assert_int_equal(st->threads_seen, 1);
+
+	/* EXIT with RESYNC: frames were lost, discarded rather than timed */
+	START(a, 8, A, 1, 3000);
+	assert_int_equal(push(a, IPROF_REC_EXIT, IPROF_F_RESYNC, 0, 8, 4000, 1),
+			 0);
+	assert_int_equal(na->count, 1);
+	assert_int_equal(na->discarded, 1);
+	assert_int_equal(st->resyncs, 1);
+	assert_int_equal(st->threads_live, 0);
+
+	/* the same tid again is a new thread: counted in threads again */
+	START(a, 7, A, 1, 5000);
+	STOP(a, 7, A, 1, 5100);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->threads, 2);
+	assert_int_equal(na->exited, 1);
+	assert_int_equal(st->threads_seen, 3);
+	agg__free(a);
+}
+
+static void test_malformed(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	struct iprof_rec r = {
+		.type = IPROF_REC_START,
+		.size = sizeof(r),
+		.timer = A,
+		.tid = 1,
+		.ts = 10,
+		.depth = 1,
+	};
+	struct iprof_rec bad;
+	unsigned char buf[sizeof(r) + 1];
+
+	(void)state;
+	assert_int_equal(agg__push(a, &r, sizeof(r) - 1), -EINVAL);
+	assert_int_equal(agg__push(a, NULL, sizeof(r)), -EINVAL);
+	bad = r;
+	bad.size = 24;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
+	bad = r;
+	bad.type = 0;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
+	bad.type = 4;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
+	bad = r;
+	bad.timer = NTIMERS;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
+	bad.type = IPROF_REC_STOP;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
+	bad = r;
+	bad.depth = 0;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
+	bad.type = IPROF_REC_STOP;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
+	assert_int_equal(st->malformed, 9);
+	assert_int_equal(st->records, 9);
+	assert_int_equal(st->starts + st->stops + st->exits, 0);
+	assert_int_equal(st->threads_seen, 0);
+	assert_int_equal(st->nodes, 0);
+
+	/* EXIT ignores the timer id */
+	bad = r;
+	bad.type = IPROF_REC_EXIT;
+	bad.timer = 12345;
+	assert_int_equal(agg__push(a, &bad, sizeof(bad)), 0);
+	assert_int_equal(st->malformed, 9);
+
+	/* an unaligned record is fine */
+	memcpy(buf + 1, &r, sizeof(r));
+	assert_int_equal(agg__push(a, buf + 1, sizeof(r)), 0);
+	assert_int_equal(node_at(a, A, -1)->discarded, 0);
+
+	/* time going backwards: malformed, frame discarded, never wrapped */
+	assert_int_equal(push(a, IPROF_REC_STOP, 0, A, 1, 5, 1), -EINVAL);
+	assert_int_equal(st->malformed, 10);
+	assert_int_equal(node_at(a, A, -1)->count, 0);
+	assert_int_equal(node_at(a, A, -1)->discarded, 1);
+	assert_int_equal(node_at(a, A, -1)->max_ns, 0);
+	/* the thread waits for a root START */
+	STOP(a, 1, A, 1, 50);
+	assert_int_equal(st->skipped, 1);
+
+	/* at exit too */
+	START(a, 1, A, 1, 100);
+	assert_int_equal(push(a, IPROF_REC_EXIT, 0, 0, 1, 90, 1), -EINVAL);
+	assert_int_equal(st->malformed, 11);
+	assert_int_equal(node_at(a, A, -1)->count, 0);
+	assert_int_equal(node_at(a, A, -1)->discarded, 2);
+	assert_int_equal(st->threads_live, 0);
+	agg__free(a);
+}
+
+static void test_many_threads(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *na, *nb;
+	uint32_t tid;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		/* 10000 live at once, then all exit */
+		for (tid = 1000; tid < 11000; tid++) {
+			START(a, tid, A, 1, 100);
+			START(a, tid, B, 2, 110);
+			STOP(a, tid, B, 2, 120);
+		}
+		assert_int_equal(st->threads_live, 10000);
+		for (tid = 1000; tid < 11000; tid++)
+			EXIT(a, tid, 200);
+		assert_int_equal(st->threads_live, 0);
+	}
+	/* churn: one at a time */
+	for (tid = 20000; tid < 30000; tid++) {
+		START(a, tid, A, 1, 0);
+		STOP(a, tid, A, 1, 1);
+		EXIT(a, tid, 2);
+	}
+	assert_int_equal(st->threads_live, 0);
+	assert_int_equal(st->threads_seen, 30000);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_int_equal(na->count, 30000);
+	assert_int_equal(na->exited, 20000);
+	assert_int_equal(na->threads, 30000);
+	assert_int_equal(na->total_ns, 20000 * 100 + 10000);
+	assert_int_equal(nb->count, 20000);
+	assert_int_equal(nb->threads, 20000);
+	assert_int_equal(st->nodes, 2);
+	agg__free(a);
+}
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(placeholder) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_free),
+		cmocka_unit_test(test_nesting),
+		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_threads_interleaved),
+		cmocka_unit_test(test_incomplete),
+		cmocka_unit_test(test_resync),
+		cmocka_unit_test(test_unwound),
+		cmocka_unit_test(test_mismatch),
+		cmocka_unit_test(test_long_durations),
+		cmocka_unit_test(test_thread_exit),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_many_threads),
+	};
+
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
