@@ -90,7 +90,16 @@ static void kvm_run_span(void **state)
 	assert_null(p.timers[1].error);
 	assert_string_equal(p.timers[0].name, "KVM_RUN");
 	assert_int_equal(p.nactions, 4);
-	assert_int_equal(p.natt, 4);
+	/* kvm_fpu serves both sides of guest_fpu: one attachment (a
+	 * tracepoint takes a program once), its stop chained before its start */
+	assert_int_equal(p.natt, 3);
+	assert_string_equal(p.att[2].event, "kvm_fpu");
+	assert_int_equal(p.att[2].action, 3);
+	assert_int_equal(p.actions[3].role, IPROF_ROLE_STOP);
+	assert_int_equal(p.actions[3].next, 2);
+	assert_int_equal(p.actions[2].role, IPROF_ROLE_START);
+	assert_int_equal(p.actions[2].next, IPROF_NO_NEXT);
+	assert_int_equal(p.actions[0].next, IPROF_NO_NEXT);
 	/* KVM_RUN start: cmd at offset 24, 8 bytes, == 0xae80 */
 	assert_int_equal(p.actions[0].timer, 0);
 	assert_int_equal(p.actions[0].role, IPROF_ROLE_START);
@@ -164,6 +173,40 @@ static void per_probe_errors(void **state)
 	probe_list_free(&pl);
 }
 
+/* More timers on one tracepoint than a chain holds: the extra one is refused
+ * with a reason, the others keep working. */
+static void chain_limit(void **state)
+{
+	char lines[IPROF_MAX_CHAIN + 1][128];
+	const char *l[IPROF_MAX_CHAIN + 1];
+	struct probe_list pl;
+	struct plan p;
+	uint32_t i, n, a;
+
+	(void)state;
+	for (i = 0; i <= IPROF_MAX_CHAIN; i++) {
+		snprintf(lines[i], sizeof(lines[i]),
+			 "span s%u = tp:kvm:kvm_fpu if load == 1 -> tp:syscalls:sys_exit_ioctl",
+			 i);
+		l[i] = lines[i];
+	}
+	build(&pl, &p, l, IPROF_MAX_CHAIN + 1);
+	for (i = 0; i < IPROF_MAX_CHAIN; i++)
+		assert_null(p.timers[i].error);
+	assert_non_null(strstr(p.timers[IPROF_MAX_CHAIN].error,
+			       "timers use one tracepoint"));
+	/* two attachments, each a chain of IPROF_MAX_CHAIN actions */
+	assert_int_equal(p.natt, 2);
+	for (i = 0; i < 2; i++) {
+		for (n = 0, a = p.att[i].action; a != IPROF_NO_NEXT;
+		     a = p.actions[a].next)
+			n++;
+		assert_int_equal(n, IPROF_MAX_CHAIN);
+	}
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 static void no_tracefs(void **state)
 {
 	static const char *const l[] = {
@@ -188,6 +231,7 @@ int main(void)
 		cmocka_unit_test(tp_fields),
 		cmocka_unit_test(kvm_run_span),
 		cmocka_unit_test(per_probe_errors),
+		cmocka_unit_test(chain_limit),
 		cmocka_unit_test(no_tracefs),
 	};
 	setup_paths();
