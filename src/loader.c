@@ -250,8 +250,8 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 			/* the kernel refuses fentry itself: stop trying */
 			l->fentry_errno = -err;
 			snprintf(l->fentry_why, sizeof(l->fentry_why),
-				 "kernel refused to load fentry/fexit: %s",
-				 why);
+				 "the kernel refuses fentry/fexit programs (%s)",
+				 strerror(-err));
 			snprintf(why, len, "%s", l->fentry_why);
 		}
 		goto fail;
@@ -291,7 +291,7 @@ static int attach_kprobe(struct loader *l, struct timer_links *tl,
 
 	if (!kprobes_available()) {
 		snprintf(why, len,
-			 "kernel has no kprobes (CONFIG_KPROBES is off: no /sys/bus/event_source/devices/kprobe)");
+			 "the kernel has no kprobes (CONFIG_KPROBES off)");
 		return -EOPNOTSUPP;
 	}
 	last_msg[0] = '\0';
@@ -478,10 +478,8 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		}
 		if (err) {
 			disable_timer(l, id);
-			if (asprintf(&t->error, "%s:%d: %s %s: %s",
-				     t->probe->file, t->probe->line,
-				     probe_kind_str(t->kind), t->name,
-				     why) < 0) {
+			if (asprintf(&t->error, "%s:%d: %s", t->probe->file,
+				     t->probe->line, why) < 0) {
 				t->error = NULL;
 				n = -ENOMEM;
 				break;

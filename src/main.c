@@ -268,7 +268,7 @@ static int quiet;
 
 static void on_skip(const struct plan_timer *t)
 {
-	fprintf(stderr, "iprof: skipped: %s\n", t->error);
+	fprintf(stderr, "iprof: cannot attach %s: %s\n", t->name, t->error);
 }
 
 /*

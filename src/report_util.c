@@ -205,10 +205,10 @@ int report_summary(FILE *f, const struct report *r, int seed)
 
 			if (t->attached)
 				continue;
-			fprintf(f, "%snot attached: %s", pfx,
-				report_timer_name(r, i, buf, sizeof(buf)));
-			print_kind_where(f, t);
-			fprintf(f, ": %s\n", t->error ? t->error : "unknown");
+			/* the error names the probe's file:line and kind */
+			fprintf(f, "%snot attached: %s: %s\n", pfx,
+				report_timer_name(r, i, buf, sizeof(buf)),
+				t->error ? t->error : "unknown reason");
 		}
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];

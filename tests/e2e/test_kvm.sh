@@ -38,8 +38,8 @@ grep -q '^# lost: records=0 ' "$TMP/rep" && ok "loss line, no loss" ||
 # kernel function timers: attached (fentry/kprobe) or skipped with a reason each
 for f in kvm_arch_vcpu_ioctl_run kvm_vcpu_block kvm_mmu_page_fault \
 	kvm_arch_vcpu_load kvm_arch_vcpu_put kvm_sched_in kvm_sched_out; do
-	if grep -q "skipped: .*func $f: " "$TMP/err"; then
-		ok "$f skipped with a reason: $(grep -m1 "func $f: " "$TMP/err" | cut -c1-120)"
+	if grep -q "cannot attach $f: .*kvm.conf:[0-9]*: " "$TMP/err"; then
+		ok "$f skipped with a reason: $(grep -m1 "cannot attach $f: " "$TMP/err" | cut -c1-120)"
 	elif grep -q "^# not attached: $f" "$TMP/rep"; then
 		bad "$f not attached but no skip message on stderr"
 	else
