@@ -119,7 +119,7 @@ static const char seed_expected[] =
 	"  inner, thread_time = 1.00ms, wall_time = 1.00ms, max = 1.00, avg = 1.00, count = 1, thread_count = 1\n"
 	"# incomplete: open count=2 elapsed=39.00ms\n"
 	"# incomplete: inner count=1 elapsed=15.00ms\n"
-	"# not attached: refused (fentry kvm_foo): fentry refused by the kernel (EPERM)\n"
+	"# not attached: refused: fentry refused by the kernel (EPERM)\n"
 	"# no hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"# orphan stops: inner 3\n"
 	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1\n";
@@ -159,7 +159,7 @@ static const char table_expected[] =
 	"traced for 20.0ms\n"
 	"incomplete: open count=2 elapsed=39.0ms\n"
 	"incomplete: inner count=1 elapsed=15.0ms\n"
-	"not attached: refused (fentry kvm_foo): fentry refused by the kernel (EPERM)\n"
+	"not attached: refused: fentry refused by the kernel (EPERM)\n"
 	"attached, 0 hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"orphan stops: inner 3\n"
 	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 frames unwound, 1 starts over max depth, 1 malformed records, 0 task storage failures\n";
