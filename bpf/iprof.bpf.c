@@ -99,6 +99,37 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/*
+ * On/off-CPU: a thread inside a timer that leaves the CPU sends SWITCH_OUT
+ * (runnable if preempted or still TASK_RUNNING, else blocked); when it gets
+ * a CPU back, SWITCH_IN.  Threads outside timers cost a storage lookup and
+ * send nothing.  Runs in prev's context.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct task_state *st;
+	__u64 id;
+	__u32 kind;
+
+	st = bpf_task_storage_get(&tstate, prev, 0, 0);
+	if (st && st->depth) {
+		kind = preempt || BPF_CORE_READ(prev, __state) == 0 ?
+			       IPROF_OFF_RUNQ :
+			       IPROF_OFF_BLOCKED;
+		emit_aux(st, IPROF_REC_SWITCH_OUT, 0, st->depth,
+			 bpf_get_current_pid_tgid(), kind);
+	}
+	st = bpf_task_storage_get(&tstate, next, 0, 0);
+	if (st && st->depth) {
+		id = (__u64)BPF_CORE_READ(next, tgid) << 32 |
+		     (__u32)BPF_CORE_READ(next, pid);
+		emit_aux(st, IPROF_REC_SWITCH_IN, 0, st->depth, id, 0);
+	}
+	return 0;
+}
+
 /* A thread that emitted records exits: tell user space, which closes its
  * open frames at this time and frees the thread's state. */
 SEC("tp_btf/sched_process_exit")

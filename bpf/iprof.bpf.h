@@ -177,8 +177,9 @@ static __always_inline __u64 regs_arg(struct pt_regs *regs, __u16 n)
  * Emit one record.  The reader drains the ring on a short timer, so records
  * are submitted without a wakeup unless the ring fills past wakeup_bytes.
  */
-static __always_inline void emit(struct task_state *st, __u8 type, __u32 timer,
-				 __u32 depth, __u64 pid_tgid)
+static __always_inline void emit_aux(struct task_state *st, __u8 type,
+				     __u32 timer, __u32 depth, __u64 pid_tgid,
+				     __u32 aux)
 {
 	struct iprof_rec *r;
 
@@ -197,13 +198,19 @@ static __always_inline void emit(struct task_state *st, __u8 type, __u32 timer,
 	r->ts = bpf_ktime_get_ns();
 	r->depth = depth;
 	r->cpu = bpf_get_smp_processor_id();
-	r->aux = 0;
+	r->aux = aux;
 	st->lost = 0;
 	st->seen = 1;
 	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) > wakeup_bytes)
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	else
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void emit(struct task_state *st, __u8 type, __u32 timer,
+				 __u32 depth, __u64 pid_tgid)
+{
+	emit_aux(st, type, timer, depth, pid_tgid, 0);
 }
 
 static __always_inline void timer_start(const struct iprof_action *a,

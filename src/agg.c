@@ -36,6 +36,7 @@ struct frame {
 	struct agg_node *node;
 	uint64_t start_ns; /* START timestamp */
 	uint64_t child_ns; /* sum of the durations of completed children */
+	uint64_t off0[2]; /* the thread's off_ns[] at START */
 };
 
 /* Open-addressing set of node pointers (NULL = empty). */
@@ -50,6 +51,11 @@ struct athread {
 	uint32_t len; /* open frames */
 	uint32_t cap; /* frames allocated */
 	int waiting;  /* frames discarded: skip until a root START */
+	int off_kind; /* -1 on CPU, else enum iprof_off_kind since off_since */
+	uint64_t off_since; /* SWITCH_OUT timestamp */
+	/* off-CPU ns accumulated over the thread's life, by iprof_off_kind:
+	 * a frame's share is the growth between its START and its end */
+	uint64_t off_ns[2];
 	struct frame *stack;
 	struct nodeset done; /* nodes this thread completed */
 };
@@ -283,6 +289,7 @@ static struct athread *thread_get(struct agg *a, uint32_t tid, int create)
 	}
 	t->cap = STACK_MIN;
 	t->tid = tid;
+	t->off_kind = -1;
 	a->ttab[i].tid = tid;
 	a->ttab[i].t = t;
 	a->last = t;
@@ -367,10 +374,25 @@ static int complete(struct athread *t, const struct frame *f, uint64_t ts_ns)
 {
 	struct agg_node *n = f->node;
 	uint64_t dur = ts_ns - f->start_ns;
+	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
+	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
+			   f->off0[IPROF_OFF_BLOCKED];
+	double delta;
 	int err = 0, rc;
 
+	/* the parts add up to dur whatever the switch records said */
+	if (runq > dur)
+		runq = dur;
+	if (blocked > dur - runq)
+		blocked = dur - runq;
 	n->count++;
 	n->total_ns += dur;
+	n->runq_ns += runq;
+	n->blocked_ns += blocked;
+	n->oncpu_ns += dur - runq - blocked;
+	delta = (double)dur - n->mean_ns;
+	n->mean_ns += delta / (double)n->count;
+	n->m2_ns += delta * ((double)dur - n->mean_ns);
 	n->self_ns += dur > f->child_ns ? dur - f->child_ns : 0;
 	if (n->count == 1) {
 		n->min_ns = dur;
@@ -443,6 +465,8 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->node = n;
 	f->start_ns = r->ts;
 	f->child_ns = 0;
+	f->off0[0] = t->off_ns[0];
+	f->off0[1] = t->off_ns[1];
 	return 0;
 
 nomem:
@@ -521,6 +545,38 @@ static int do_exit(struct agg *a, const struct iprof_rec *r)
 	return err;
 }
 
+/*
+ * do_switch() - the thread left or regained its CPU while inside timers.
+ * Unknown threads (their START was lost) are ignored; a SWITCH_IN without
+ * its SWITCH_OUT (lost) charges nothing.
+ */
+static int do_switch(struct agg *a, const struct iprof_rec *r)
+{
+	struct athread *t = thread_get(a, r->tid, 0);
+
+	a->stats.switches++;
+	if (!t)
+		return 0;
+	if (r->flags & IPROF_F_RESYNC) {
+		a->stats.resyncs++;
+		lose_sync(a, t);
+	}
+	if (r->type == IPROF_REC_SWITCH_OUT) {
+		if (r->aux > IPROF_OFF_RUNQ)
+			goto bad;
+		t->off_kind = (int)r->aux;
+		t->off_since = r->ts;
+		return 0;
+	}
+	if (t->off_kind >= 0 && r->ts >= t->off_since)
+		t->off_ns[t->off_kind] += r->ts - t->off_since;
+	t->off_kind = -1;
+	return 0;
+bad:
+	a->stats.malformed++;
+	return -EINVAL;
+}
+
 /* ---- API ---- */
 
 struct agg *agg__new(uint32_t ntimers)
@@ -592,6 +648,9 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		break;
 	case IPROF_REC_EXIT:
 		return do_exit(a, &r);
+	case IPROF_REC_SWITCH_OUT:
+	case IPROF_REC_SWITCH_IN:
+		return do_switch(a, &r);
 	default:
 		goto bad;
 	}

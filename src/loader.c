@@ -34,7 +34,7 @@ struct loader {
 	struct ring_buffer *rb;
 	struct timer_links *links; /* one per timer: function timers */
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
-	struct bpf_link *fork_link, *exit_link;
+	struct bpf_link *fork_link, *exit_link, *switch_link;
 	struct loader_opts opts;
 	int fentry_errno; /* 0: untried or works; else why fentry fails */
 	char fentry_why[256];
@@ -498,7 +498,8 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		return n;
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
-	if (!l->fork_link || !l->exit_link)
+	l->switch_link = bpf_program__attach(l->skel->progs.on_switch);
+	if (!l->fork_link || !l->exit_link || !l->switch_link)
 		return -errno;
 	return n;
 }
@@ -530,7 +531,8 @@ void loader_detach(struct loader *l)
 	}
 	bpf_link__destroy(l->fork_link);
 	bpf_link__destroy(l->exit_link);
-	l->fork_link = l->exit_link = NULL;
+	bpf_link__destroy(l->switch_link);
+	l->fork_link = l->exit_link = l->switch_link = NULL;
 }
 
 void loader_loss(struct loader *l, struct report_loss *loss)

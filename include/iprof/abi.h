@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 1
+#define IPROF_ABI_VERSION 2
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -24,6 +24,18 @@ enum iprof_rec_type {
 	IPROF_REC_START = 1, /* a timer started on this thread */
 	IPROF_REC_STOP = 2, /* a timer stopped on this thread */
 	IPROF_REC_EXIT = 3, /* the thread exited (sched_process_exit) */
+	IPROF_REC_SWITCH_OUT = 4, /* a thread inside a timer left the CPU */
+	IPROF_REC_SWITCH_IN = 5, /* ... and got a CPU again */
+};
+
+/*
+ * iprof_rec.aux of IPROF_REC_SWITCH_OUT: why the thread left the CPU, from
+ * prev's __state at sched_switch (TASK_RUNNING = 0 means it was preempted
+ * and waits on a run queue; anything else means it blocked).
+ */
+enum iprof_off_kind {
+	IPROF_OFF_BLOCKED = 0, /* sleeping: waits for an event */
+	IPROF_OFF_RUNQ = 1, /* preempted: runnable, waiting for a CPU */
 };
 
 /* Record flags (iprof_rec.flags). */
@@ -42,7 +54,8 @@ enum iprof_rec_flags {
  * depth: the thread's BPF-side stack depth.  START: depth after the push
  * (1 = a root timer).  STOP: position of the matched frame plus one; frames
  * above it were never stopped and are closed as unwound.  EXIT: depth at
- * exit (frames still open).
+ * exit (frames still open).  SWITCH_OUT/SWITCH_IN: depth of the thread
+ * (> 0: switch records are only sent for threads inside a timer).
  */
 struct iprof_rec {
 	iprof_u8 type; /* enum iprof_rec_type */
@@ -54,7 +67,7 @@ struct iprof_rec {
 	iprof_u64 ts; /* bpf_ktime_get_ns(), ns */
 	iprof_u16 depth; /* see above */
 	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
-	iprof_u32 aux; /* reserved, 0 */
+	iprof_u32 aux; /* SWITCH_OUT: enum iprof_off_kind; else 0 */
 };
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");

@@ -37,6 +37,17 @@ struct agg_node {
 	uint64_t threads; /* distinct threads that completed a timer here */
 	uint64_t exited; /* of count: closed by the thread's exit */
 	struct hist *hist; /* distribution of the count durations; owned */
+	double mean_ns, m2_ns; /* Welford's running mean and sum of squared
+				* deviations of the durations: stddev =
+				* sqrt(m2_ns / count) */
+
+	/*
+	 * total_ns split by where the thread was (sched_switch records):
+	 * oncpu_ns + runq_ns + blocked_ns == total_ns exactly.
+	 */
+	uint64_t oncpu_ns; /* running on a CPU */
+	uint64_t runq_ns; /* off-CPU, runnable: preempted, on a run queue */
+	uint64_t blocked_ns; /* off-CPU, blocked: sleeping */
 
 	/* Not part of the times above. */
 	uint64_t unwound; /* closed because an outer timer stopped first */
@@ -51,6 +62,7 @@ struct agg_node {
 struct agg_stats {
 	uint64_t records; /* records pushed, malformed included */
 	uint64_t starts, stops, exits;
+	uint64_t switches; /* SWITCH_OUT + SWITCH_IN records */
 	uint64_t malformed; /* rejected: size, type, timer id or depth invalid */
 	uint64_t resyncs; /* records carrying IPROF_F_RESYNC */
 	uint64_t discarded; /* frames dropped by a resync or a depth mismatch */
@@ -78,6 +90,8 @@ void agg__free(struct agg *a);
 /*
  * agg__push() - fold one record of @size bytes into the tree.
  *
+ * SWITCH_OUT/SWITCH_IN mark the thread off/on CPU; every open frame is
+ * charged the off-CPU time (runnable or blocked, per SWITCH_OUT's aux).
  * START pushes a frame; STOP closes the frame at depth-1 (frames above it
  * are closed as unwound, never timed); EXIT closes every open frame of the
  * thread at the exit time (counted in exited) and frees the thread.  A
