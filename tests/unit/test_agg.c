@@ -566,7 +566,7 @@ static void test_malformed(void **state)
 	bad = r;
 	bad.type = 0;
 	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
-	bad.type = 4;
+	bad.type = IPROF_REC_SWITCH_IN + 1;
 	assert_int_equal(agg__push(a, &bad, sizeof(bad)), -EINVAL);
 	bad = r;
 	bad.timer = NTIMERS;
@@ -613,6 +613,71 @@ static void test_malformed(void **state)
 	assert_int_equal(node_at(a, A, -1)->count, 0);
 	assert_int_equal(node_at(a, A, -1)->discarded, 2);
 	assert_int_equal(st->threads_live, 0);
+	agg__free(a);
+}
+
+static int push_switch(struct agg *a, uint8_t type, uint32_t tid, uint64_t ts,
+		       uint32_t aux)
+{
+	struct iprof_rec r = {
+		.type = type,
+		.size = sizeof(r),
+		.tid = tid,
+		.tgid = tid,
+		.ts = ts,
+		.depth = 1,
+		.aux = aux,
+	};
+
+	return agg__push(a, &r, sizeof(r));
+}
+
+#define OUT(a, tid, ts, kind)                                                  \
+	assert_int_equal(push_switch(a, IPROF_REC_SWITCH_OUT, tid, ts, kind), 0)
+#define IN(a, tid, ts)                                                         \
+	assert_int_equal(push_switch(a, IPROF_REC_SWITCH_IN, tid, ts, 0), 0)
+
+/*
+ * On/off-CPU: a context switch is charged to every open frame of the
+ * thread; runnable (preempted) and blocked are told apart; the parts add up
+ * to the total on every node.
+ */
+static void test_oncpu_offcpu(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *n;
+
+	(void)state;
+	START(a, 1, A, 1, 0);
+	OUT(a, 1, 10, IPROF_OFF_BLOCKED); /* A blocked 10..30 */
+	IN(a, 1, 30);
+	OUT(a, 1, 40, IPROF_OFF_RUNQ); /* A preempted 40..45 */
+	IN(a, 1, 45);
+	START(a, 1, B, 2, 50);
+	OUT(a, 1, 60, IPROF_OFF_BLOCKED); /* A and B blocked 60..70 */
+	IN(a, 1, 70);
+	STOP(a, 1, B, 2, 80);
+	STOP(a, 1, A, 1, 100);
+	/* a switch of an unknown thread is ignored */
+	OUT(a, 99, 5, IPROF_OFF_BLOCKED);
+
+	n = node_at(a, A, -1);
+	assert_int_equal(n->total_ns, 100);
+	assert_int_equal(n->blocked_ns, 30);
+	assert_int_equal(n->runq_ns, 5);
+	assert_int_equal(n->oncpu_ns, 65);
+	n = node_at(a, A, B, -1);
+	assert_int_equal(n->total_ns, 30);
+	assert_int_equal(n->blocked_ns, 10);
+	assert_int_equal(n->runq_ns, 0);
+	assert_int_equal(n->oncpu_ns, 20);
+	assert_int_equal(agg__stats(a)->switches, 7);
+	assert_int_equal(agg__stats(a)->malformed, 0);
+	/* an off kind that does not exist is malformed */
+	START(a, 1, A, 1, 200);
+	assert_int_equal(push_switch(a, IPROF_REC_SWITCH_OUT, 1, 210, 7),
+			 -EINVAL);
+	assert_int_equal(agg__stats(a)->malformed, 1);
 	agg__free(a);
 }
 
@@ -672,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_oncpu_offcpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
