@@ -4,6 +4,7 @@
  * See src/loader.h.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,6 +534,28 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->exit_link);
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = NULL;
+}
+
+int loader_targets_alive(struct loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.targets), n = 0;
+	__u32 key, next, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (kill((pid_t)key, 0) == 0 || errno == EPERM) {
+			n++;
+			continue;
+		}
+		/* deleting the current key is safe: get_next_key(deleted)
+		 * restarts from the first key, which we have counted or
+		 * removed already */
+		bpf_map_delete_elem(fd, &key);
+		prev = NULL;
+		n = 0;
+	}
+	return n;
 }
 
 void loader_loss(struct loader *l, struct report_loss *loss)

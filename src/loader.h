@@ -56,6 +56,13 @@ int loader_poll(struct loader *l, int timeout_ms);
 /* loader_detach() - detach every program (no new records); then drain. */
 void loader_detach(struct loader *l);
 
+/*
+ * loader_targets_alive() - how many traced processes (the -p PIDs and the
+ * processes they forked since) still exist; dead ones are removed from the
+ * BPF targets map.  Returns the count or -errno.
+ */
+int loader_targets_alive(struct loader *l);
+
 /* loader_loss() - the BPF-side loss counters summed over CPUs. */
 void loader_loss(struct loader *l, struct report_loss *loss);
 

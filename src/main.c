@@ -515,10 +515,7 @@ int main(int argc, char **argv)
 		}
 		if (o.npids && now - last_check > 200000000ull) {
 			last_check = now;
-			for (i = 0; i < o.npids; i++)
-				if (pid_alive(o.pids[i]))
-					break;
-			if (i == o.npids) {
+			if (loader_targets_alive(l) == 0) {
 				if (!quiet)
 					fprintf(stderr,
 						"iprof: every traced process has exited\n");
