@@ -15,6 +15,7 @@ int tp_hit(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 cx = cur_ctx();
 	const struct iprof_action *a;
 	int n, i, ok;
 
@@ -36,7 +37,7 @@ int tp_hit(void *ctx)
 		 * traced start opened on this thread */
 		if (ok && (a->role != IPROF_ROLE_START ||
 			   is_target(pid_tgid >> 32)))
-			act(a, pid_tgid);
+			act(a, pid_tgid, cx);
 		key = a->next;
 		if (key == IPROF_NO_NEXT)
 			break;
@@ -64,7 +65,7 @@ int fn_entry(struct pt_regs *ctx)
 	}
 	if (!is_target(pid_tgid >> 32))
 		return 0;
-	act(a, pid_tgid);
+	act(a, pid_tgid, cur_ctx());
 	return 0;
 }
 
@@ -78,7 +79,7 @@ int fn_return(struct pt_regs *ctx)
 	a = bpf_map_lookup_elem(&actions, &key);
 	if (!a)
 		return 0;
-	act(a, bpf_get_current_pid_tgid());
+	act(a, bpf_get_current_pid_tgid(), cur_ctx());
 	return 0;
 }
 
@@ -129,6 +130,60 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	}
 	return 0;
 }
+
+/*
+ * Interrupt edges.  Each keeps the CPU's interrupt depth (irqctx, read by
+ * cur_ctx()) and, when the interrupted thread is inside a timer, sends
+ * IRQ_ENTER/IRQ_EXIT so user space shows the interrupt's time on the
+ * thread's open frames as IRQ time.  The loader attaches the entry programs
+ * before the timers' probes and the exit programs after them, so a timer on
+ * the edge tracepoints themselves (softirq_entry -> softirq_exit) sees the
+ * interrupt context on both edges.
+ */
+static __always_inline void irq_edge(int enter, int hard)
+{
+	struct task_state *st;
+	struct irq_depth *d;
+	__u32 zero = 0, *v;
+
+	/* a flag, not a depth: hardirq handlers run with interrupts off and
+	 * softirqs do not nest, so an edge missed while attaching heals at
+	 * the next edge of its kind instead of skewing the count forever */
+	d = bpf_map_lookup_elem(&irqctx, &zero);
+	if (d) {
+		v = hard ? &d->hard : &d->soft;
+		*v = enter;
+	}
+	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
+	if (st && st->depth)
+		emit_aux(st, enter ? IPROF_REC_IRQ_ENTER : IPROF_REC_IRQ_EXIT,
+			 0, st->depth, bpf_get_current_pid_tgid(),
+			 hard ? IPROF_CTX_HARDIRQ : IPROF_CTX_SOFTIRQ);
+}
+
+#define IRQ_EDGE(name, tp, enter, hard)                                        \
+	SEC("tp_btf/" tp)                                                      \
+	int BPF_PROG(name)                                                     \
+	{                                                                      \
+		irq_edge(enter, hard);                                         \
+		return 0;                                                      \
+	}
+
+IRQ_EDGE(irq_hard_in, "irq_handler_entry", 1, 1)
+IRQ_EDGE(irq_hard_out, "irq_handler_exit", 0, 1)
+IRQ_EDGE(irq_soft_in, "softirq_entry", 1, 0)
+IRQ_EDGE(irq_soft_out, "softirq_exit", 0, 0)
+/* x86 system vectors (arch/x86/include/asm/trace/irq_vectors.h) */
+IRQ_EDGE(irq_tmr_in, "local_timer_entry", 1, 1)
+IRQ_EDGE(irq_tmr_out, "local_timer_exit", 0, 1)
+IRQ_EDGE(irq_resch_in, "reschedule_entry", 1, 1)
+IRQ_EDGE(irq_resch_out, "reschedule_exit", 0, 1)
+IRQ_EDGE(irq_cf_in, "call_function_entry", 1, 1)
+IRQ_EDGE(irq_cf_out, "call_function_exit", 0, 1)
+IRQ_EDGE(irq_cfs_in, "call_function_single_entry", 1, 1)
+IRQ_EDGE(irq_cfs_out, "call_function_single_exit", 0, 1)
+IRQ_EDGE(irq_work_in, "irq_work_entry", 1, 1)
+IRQ_EDGE(irq_work_out, "irq_work_exit", 0, 1)
 
 /* A thread that emitted records exits: tell user space, which closes its
  * open frames at this time and frees the thread's state. */

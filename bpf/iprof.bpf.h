@@ -43,6 +43,14 @@ struct {
 	__type(value, struct task_state);
 } tstate SEC(".maps");
 
+/* Per-CPU state of the interrupt contexts, indexed by enum iprof_ctx. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IPROF_CTX_MAX);
+	__type(key, __u32);
+	__type(value, struct task_state);
+} cstate SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* resized by the loader: one per action */
@@ -191,6 +199,8 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 	}
 	r->type = type;
 	r->flags = st->lost ? IPROF_F_RESYNC : 0;
+	if (aux && (type == IPROF_REC_START || type == IPROF_REC_STOP))
+		r->flags |= IPROF_F_CTX; /* aux: the interrupt context */
 	r->size = sizeof(*r);
 	r->timer = timer;
 	r->tid = (__u32)pid_tgid;
@@ -213,14 +223,63 @@ static __always_inline void emit(struct task_state *st, __u8 type, __u32 timer,
 	emit_aux(st, type, timer, depth, pid_tgid, 0);
 }
 
+/*
+ * Interrupt state of each CPU, kept by the irq programs of iprof.bpf.c
+ * (irq_handler_*, softirq_*, x86 irq_vectors:*_entry/exit): in a hardirq,
+ * in a softirq (1 or 0 each).  Interrupts without tracepoints (NMIs, some
+ * vectors) are not seen: their hits count as the interrupted context.
+ * (The preempt count is not used: __preempt_count is not in kallsyms on
+ * every kernel, and a tracepoint's common_flags are overwritten by a
+ * pt_regs pointer for syscall tracepoints.)
+ */
+struct irq_depth {
+	__u32 hard;
+	__u32 soft;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irq_depth);
+} irqctx SEC(".maps");
+
+static __always_inline __u32 cur_ctx(void)
+{
+	__u32 zero = 0;
+	struct irq_depth *d = bpf_map_lookup_elem(&irqctx, &zero);
+
+	if (!d)
+		return IPROF_CTX_TASK;
+	if (d->hard)
+		return IPROF_CTX_HARDIRQ;
+	if (d->soft)
+		return IPROF_CTX_SOFTIRQ;
+	return IPROF_CTX_TASK;
+}
+
+/*
+ * The stack of open timers of where the probe fired: the current thread's
+ * task storage, or in interrupt context the CPU's state for that context
+ * (an interrupt never nests into the thread it interrupted).
+ */
+static __always_inline struct task_state *state_get(__u32 ctx, int create)
+{
+	if (ctx == IPROF_CTX_TASK)
+		return bpf_task_storage_get(&tstate, bpf_get_current_task_btf(),
+					    0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE :
+						     0);
+	return bpf_map_lookup_elem(&cstate, &ctx);
+}
+
 static __always_inline void timer_start(const struct iprof_action *a,
-					__u64 pid_tgid)
+					__u64 pid_tgid, __u32 ctx)
 {
 	struct task_state *st;
 	__u32 d;
 
-	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	st = state_get(ctx, 1);
 	if (!st) {
 		count(IPROF_CNT_NO_STORAGE);
 		return;
@@ -233,7 +292,7 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	}
 	st->timers[d & (IPROF_MAX_DEPTH - 1)] = a->timer;
 	st->depth = d + 1;
-	emit(st, IPROF_REC_START, a->timer, d + 1, pid_tgid);
+	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);
 }
 
 static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)
@@ -248,12 +307,12 @@ static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)
 }
 
 static __always_inline void timer_stop(const struct iprof_action *a,
-				       __u64 pid_tgid)
+				       __u64 pid_tgid, __u32 ctx)
 {
 	struct task_state *st;
 	__u32 d, i, found = 0;
 
-	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
+	st = state_get(ctx, 0);
 	if (!st || !st->depth) {
 		orphan(a, pid_tgid >> 32);
 		return;
@@ -279,15 +338,16 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 		return;
 	}
 	st->depth = found - 1;
-	emit(st, IPROF_REC_STOP, a->timer, found, pid_tgid);
+	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid, ctx);
 }
 
-static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid)
+static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
+				__u32 ctx)
 {
 	if (a->role == IPROF_ROLE_START)
-		timer_start(a, pid_tgid);
+		timer_start(a, pid_tgid, ctx);
 	else if (a->role == IPROF_ROLE_STOP)
-		timer_stop(a, pid_tgid);
+		timer_stop(a, pid_tgid, ctx);
 }
 
 #endif /* IPROF_BPF_H */

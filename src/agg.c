@@ -37,6 +37,7 @@ struct frame {
 	uint64_t start_ns; /* START timestamp */
 	uint64_t child_ns; /* sum of the durations of completed children */
 	uint64_t off0[2]; /* the thread's off_ns[] at START */
+	uint64_t irq0; /* the thread's irq_ns at START */
 };
 
 /* Open-addressing set of node pointers (NULL = empty). */
@@ -56,6 +57,11 @@ struct athread {
 	/* off-CPU ns accumulated over the thread's life, by iprof_off_kind:
 	 * a frame's share is the growth between its START and its end */
 	uint64_t off_ns[2];
+	uint32_t irq_depth; /* nested IRQ_ENTERs not yet exited */
+	uint64_t irq_since; /* outermost IRQ_ENTER timestamp */
+	uint64_t irq_ns; /* interrupted time accumulated over the thread's life */
+	struct agg_node *root; /* parent of depth-1 frames: the tree's root, or
+				* an interrupt context's per-CPU root */
 	struct frame *stack;
 	struct nodeset done; /* nodes this thread completed */
 };
@@ -377,6 +383,7 @@ static int complete(struct athread *t, const struct frame *f, uint64_t ts_ns)
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
+	uint64_t irq;
 	double delta;
 	int err = 0, rc;
 
@@ -390,6 +397,8 @@ static int complete(struct athread *t, const struct frame *f, uint64_t ts_ns)
 	n->runq_ns += runq;
 	n->blocked_ns += blocked;
 	n->oncpu_ns += dur - runq - blocked;
+	irq = t->irq_ns - f->irq0;
+	n->irq_ns += irq < dur - runq - blocked ? irq : dur - runq - blocked;
 	delta = (double)dur - n->mean_ns;
 	n->mean_ns += delta / (double)n->count;
 	n->m2_ns += delta * ((double)dur - n->mean_ns);
@@ -457,7 +466,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 		t->stack = f;
 		t->cap *= 2;
 	}
-	parent = t->len ? t->stack[t->len - 1].node : &a->root;
+	parent = t->len ? t->stack[t->len - 1].node : t->root;
 	n = child_get(a, parent, r->timer);
 	if (!n)
 		goto nomem;
@@ -467,6 +476,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->child_ns = 0;
 	f->off0[0] = t->off_ns[0];
 	f->off0[1] = t->off_ns[1];
+	f->irq0 = t->irq_ns;
 	return 0;
 
 nomem:
@@ -577,6 +587,30 @@ bad:
 	return -EINVAL;
 }
 
+/*
+ * do_irq() - the thread, inside timers, was interrupted (IRQ_ENTER) or the
+ * interrupt ended (IRQ_EXIT).  Nested interrupts count once, from the
+ * outermost enter to its exit.  Unknown threads are ignored.
+ */
+static int do_irq(struct agg *a, const struct iprof_rec *r)
+{
+	struct athread *t = thread_get(a, r->tid, 0);
+
+	a->stats.irqs++;
+	if (!t)
+		return 0;
+	if (r->type == IPROF_REC_IRQ_ENTER) {
+		if (!t->irq_depth++)
+			t->irq_since = r->ts;
+		return 0;
+	}
+	if (!t->irq_depth)
+		return 0; /* its enter was lost or came before the timer */
+	if (!--t->irq_depth && r->ts >= t->irq_since)
+		t->irq_ns += r->ts - t->irq_since;
+	return 0;
+}
+
 /* ---- API ---- */
 
 struct agg *agg__new(uint32_t ntimers)
@@ -651,14 +685,33 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_SWITCH_OUT:
 	case IPROF_REC_SWITCH_IN:
 		return do_switch(a, &r);
+	case IPROF_REC_IRQ_ENTER:
+	case IPROF_REC_IRQ_EXIT:
+		return do_irq(a, &r);
 	default:
 		goto bad;
 	}
 
+	if (r.flags & IPROF_F_CTX) {
+		/* an interrupt context of one CPU is a thread of its own */
+		if (r.aux == IPROF_CTX_TASK || r.aux >= IPROF_CTX_MAX)
+			goto bad;
+		r.tid = AGG_CTX_TIMER(r.aux, r.cpu);
+	}
 	t = thread_get(a, r.tid, 1);
 	if (!t) {
 		a->stats.nomem++;
 		return -ENOMEM;
+	}
+	if (!t->root) {
+		t->root = r.flags & IPROF_F_CTX ?
+				  child_get(a, &a->root, (uint32_t)r.tid) :
+				  &a->root;
+		if (!t->root) {
+			a->stats.nomem++;
+			thread_del(a, t);
+			return -ENOMEM;
+		}
 	}
 	if (r.flags & IPROF_F_RESYNC) {
 		a->stats.resyncs++;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "loader.h"
@@ -21,6 +22,8 @@
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* kernel-internal errno, include/linux/errno.h */
 #endif
+
+#define IRQ_PROGS_MAX 32
 
 struct timer_links {
 	struct bpf_link **v;
@@ -36,6 +39,8 @@ struct loader {
 	struct timer_links *links; /* one per timer: function timers */
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link, *switch_link;
+	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
+	int nirq;
 	struct loader_opts opts;
 	int fentry_errno; /* 0: untried or works; else why fentry fails */
 	char fentry_why[256];
@@ -75,6 +80,61 @@ static uint64_t pow2_at_least(uint64_t v)
 	return p;
 }
 
+/* Is @p one of the interrupt-edge programs (irq_*_in / irq_*_out)? */
+static int is_irq_prog(const struct bpf_program *p)
+{
+	return !strncmp(bpf_program__name(p), "irq_", 4);
+}
+
+static int is_irq_entry(const struct bpf_program *p)
+{
+	const char *n = bpf_program__name(p);
+	size_t len = strlen(n);
+
+	return len > 3 && !strcmp(n + len - 3, "_in");
+}
+
+/*
+ * Load only the interrupt-edge programs whose tracepoint this kernel has
+ * (the x86 irq_vectors ones exist on x86 only): a tp_btf program needs the
+ * btf_trace_<tracepoint> typedef in the kernel's BTF.
+ */
+static void irq_autoload(struct bpf_object *obj)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct bpf_program *p;
+	char name[128];
+	const char *tp;
+
+	bpf_object__for_each_program(p, obj) {
+		if (!is_irq_prog(p))
+			continue;
+		tp = strchr(bpf_program__section_name(p), '/');
+		snprintf(name, sizeof(name), "btf_trace_%s", tp ? tp + 1 : "");
+		if (!btf || btf__find_by_name(btf, name) < 0)
+			bpf_program__set_autoload(p, false);
+	}
+	btf__free(btf);
+}
+
+/* Attach the loaded interrupt-edge programs: entries or exits. */
+static int attach_irq_edges(struct loader *l, int entries)
+{
+	struct bpf_program *p;
+	struct bpf_link *ln;
+
+	bpf_object__for_each_program(p, l->skel->obj) {
+		if (!is_irq_prog(p) || !bpf_program__autoload(p) ||
+		    is_irq_entry(p) != entries || l->nirq == IRQ_PROGS_MAX)
+			continue;
+		ln = bpf_program__attach(p);
+		if (!ln)
+			return -errno;
+		l->irq_links[l->nirq++] = ln;
+	}
+	return 0;
+}
+
 int loader_open(struct loader **out, struct plan *plan,
 		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
 		char *err, size_t errlen)
@@ -110,6 +170,7 @@ int loader_open(struct loader **out, struct plan *plan,
 				 plan->nactions ? plan->nactions : 1);
 	bpf_map__set_max_entries(l->skel->maps.orphans,
 				 plan->ntimers ? plan->ntimers : 1);
+	irq_autoload(l->skel->obj);
 	last_msg[0] = '\0';
 	ret = iprof__load(l->skel);
 	if (ret) {
@@ -426,6 +487,11 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	uint32_t id, i;
 	int n = 0, err;
 
+	/* interrupt entries before the timers' probes, exits after: see
+	 * irq_edge() in bpf/iprof.bpf.c */
+	err = attach_irq_edges(l, 1);
+	if (err)
+		return err;
 	/* spans and uprobes: one link per attachment (shared tracepoints) */
 	att_why = calloc(p->natt ? p->natt : 1, sizeof(*att_why));
 	if (!att_why)
@@ -502,6 +568,9 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	l->switch_link = bpf_program__attach(l->skel->progs.on_switch);
 	if (!l->fork_link || !l->exit_link || !l->switch_link)
 		return -errno;
+	err = attach_irq_edges(l, 0);
+	if (err)
+		return err;
 	return n;
 }
 
@@ -534,6 +603,9 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->exit_link);
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = NULL;
+	for (i = 0; i < (uint32_t)l->nirq; i++)
+		bpf_link__destroy(l->irq_links[i]);
+	l->nirq = 0;
 }
 
 int loader_targets_alive(struct loader *l)

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 2
+#define IPROF_ABI_VERSION 3
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -26,6 +26,8 @@ enum iprof_rec_type {
 	IPROF_REC_EXIT = 3, /* the thread exited (sched_process_exit) */
 	IPROF_REC_SWITCH_OUT = 4, /* a thread inside a timer left the CPU */
 	IPROF_REC_SWITCH_IN = 5, /* ... and got a CPU again */
+	IPROF_REC_IRQ_ENTER = 6, /* a thread inside a timer was interrupted */
+	IPROF_REC_IRQ_EXIT = 7, /* ... and the interrupt (aux: iprof_ctx) ended */
 };
 
 /*
@@ -46,6 +48,21 @@ enum iprof_rec_flags {
 	 * instead of mis-nesting what follows.
 	 */
 	IPROF_F_RESYNC = 1 << 0,
+	/*
+	 * The probe fired in interrupt context (aux: enum iprof_ctx): the
+	 * record belongs to the CPU's interrupt context, not to the thread
+	 * it interrupted; tid and tgid are 0 and cpu names the context.
+	 */
+	IPROF_F_CTX = 1 << 1,
+};
+
+/* Execution contexts (aux of IPROF_F_CTX and IRQ_ENTER/IRQ_EXIT records). */
+enum iprof_ctx {
+	IPROF_CTX_TASK = 0,
+	IPROF_CTX_SOFTIRQ = 1,
+	IPROF_CTX_HARDIRQ = 2,
+	IPROF_CTX_NMI = 3,
+	IPROF_CTX_MAX,
 };
 
 /*
@@ -67,7 +84,8 @@ struct iprof_rec {
 	iprof_u64 ts; /* bpf_ktime_get_ns(), ns */
 	iprof_u16 depth; /* see above */
 	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
-	iprof_u32 aux; /* SWITCH_OUT: enum iprof_off_kind; else 0 */
+	iprof_u32 aux; /* SWITCH_OUT: enum iprof_off_kind; IRQ_* or
+			* IPROF_F_CTX: enum iprof_ctx; else 0 */
 };
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");

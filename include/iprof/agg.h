@@ -20,6 +20,16 @@
 
 #define AGG_ROOT_TIMER UINT32_MAX
 
+/*
+ * Timer id of a per-CPU interrupt-context root (a child of the root): the
+ * timers that ran in that context (enum iprof_ctx) on that CPU go below it,
+ * never into the stack of the thread they interrupted.
+ */
+#define AGG_CTX_TIMER(ctx, cpu) (0xc0000000u | (uint32_t)(ctx) << 16 | (cpu))
+#define AGG_TIMER_IS_CTX(t) (((t) & 0xc0000000u) == 0xc0000000u && (t) != AGG_ROOT_TIMER)
+#define AGG_CTX_OF(t) (((t) >> 16) & 0xff)
+#define AGG_CPU_OF(t) ((t) & 0xffff)
+
 struct agg_node {
 	uint32_t timer; /* timer id, AGG_ROOT_TIMER for the root */
 	uint32_t depth; /* 0 for the root, 1 for top-level timers */
@@ -48,6 +58,9 @@ struct agg_node {
 	uint64_t oncpu_ns; /* running on a CPU */
 	uint64_t runq_ns; /* off-CPU, runnable: preempted, on a run queue */
 	uint64_t blocked_ns; /* off-CPU, blocked: sleeping */
+	/* of oncpu_ns: time the thread spent interrupted (hardirq, softirq)
+	 * while this timer was open, from IRQ_ENTER/IRQ_EXIT records */
+	uint64_t irq_ns;
 
 	/* Not part of the times above. */
 	uint64_t unwound; /* closed because an outer timer stopped first */
@@ -63,6 +76,7 @@ struct agg_stats {
 	uint64_t records; /* records pushed, malformed included */
 	uint64_t starts, stops, exits;
 	uint64_t switches; /* SWITCH_OUT + SWITCH_IN records */
+	uint64_t irqs; /* IRQ_ENTER + IRQ_EXIT records */
 	uint64_t malformed; /* rejected: size, type, timer id or depth invalid */
 	uint64_t resyncs; /* records carrying IPROF_F_RESYNC */
 	uint64_t discarded; /* frames dropped by a resync or a depth mismatch */
