@@ -45,6 +45,20 @@ int tp_hit(void *ctx)
 	return 0;
 }
 
+/* A uprobe fires in its thread (user mode); a kprobe may interrupt it. */
+static __always_inline __u32 regs_ctx(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u64 cs = 0;
+
+	bpf_probe_read_kernel(&cs, sizeof(cs),
+			      (char *)regs + __builtin_offsetof(struct pt_regs, cs));
+	if (cs & 3)
+		return IPROF_CTX_TASK;
+#endif
+	return cur_ctx();
+}
+
 /* Function entry through pt_regs: uprobe and kprobe. */
 SEC("kprobe")
 int fn_entry(struct pt_regs *ctx)
@@ -65,7 +79,7 @@ int fn_entry(struct pt_regs *ctx)
 	}
 	if (!is_target(pid_tgid >> 32))
 		return 0;
-	act(a, pid_tgid, cur_ctx());
+	act(a, pid_tgid, regs_ctx(ctx));
 	return 0;
 }
 
@@ -79,7 +93,7 @@ int fn_return(struct pt_regs *ctx)
 	a = bpf_map_lookup_elem(&actions, &key);
 	if (!a)
 		return 0;
-	act(a, bpf_get_current_pid_tgid(), cur_ctx());
+	act(a, bpf_get_current_pid_tgid(), regs_ctx(ctx));
 	return 0;
 }
 

@@ -117,6 +117,23 @@ static void irq_autoload(struct bpf_object *obj)
 	btf__free(btf);
 }
 
+static void irq_flags_clear(struct loader *l)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	void *v;
+
+	if (ncpu <= 0)
+		return;
+	/* struct irq_depth of iprof.bpf.h: two __u32, 8 bytes per CPU */
+	v = calloc((size_t)ncpu, 8);
+	if (!v)
+		return;
+	bpf_map_update_elem(bpf_map__fd(l->skel->maps.irqctx), &zero, v,
+			    BPF_ANY);
+	free(v);
+}
+
 /* Attach the loaded interrupt-edge programs: entries or exits. */
 static int attach_irq_edges(struct loader *l, int entries)
 {
@@ -571,6 +588,10 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	err = attach_irq_edges(l, 0);
 	if (err)
 		return err;
+	/* an interrupt that began while only the entry programs were attached
+	 * left its CPU flagged; clear all (a CPU inside an interrupt right now
+	 * is counted as task context until that interrupt ends) */
+	irq_flags_clear(l);
 	return n;
 }
 
