@@ -25,6 +25,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 struct stats {
 	uint64_t outer_count;
 	uint64_t spin_inner_count;
+	uint64_t spin_inner_long; /* of spin_inner_count: long spins */
 	uint64_t sleep_inner_count;
 	uint64_t recurse_count;
 	uint64_t exit_inside_count;
@@ -67,6 +69,9 @@ static unsigned long opt_sleep_us = 300;
 static unsigned long opt_depth = 3;
 static unsigned long opt_hang_ms;
 static int opt_exit_inside;
+static long opt_pin_cpu = -1; /* --pin-cpu: every worker on this CPU */
+static unsigned long opt_long_every; /* --long-every K: every K-th spin ... */
+static unsigned long opt_long_spin_us; /* ... spins this long instead */
 
 static __thread struct stats *cur_stats;
 
@@ -98,10 +103,15 @@ static void sleep_ns(uint64_t ns)
 /* Busy-spin for opt_spin_us microseconds of CLOCK_MONOTONIC time. */
 TRACED void spin_inner(void)
 {
-	uint64_t end = now_ns() + opt_spin_us * NSEC_PER_USEC;
-	uint64_t n = 0;
+	unsigned long us = opt_spin_us;
+	uint64_t end, n = 0;
 
 	cur_stats->spin_inner_count++;
+	if (opt_long_every && cur_stats->spin_inner_count % opt_long_every == 0) {
+		us = opt_long_spin_us;
+		cur_stats->spin_inner_long++;
+	}
+	end = now_ns() + us * NSEC_PER_USEC;
 	while (now_ns() < end)
 		n++;
 	workload_sink = n;
@@ -181,6 +191,15 @@ static void *worker_thread(void *arg)
 
 	w->tid = gettid();
 	cur_stats = &w->st;
+	if (opt_pin_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)opt_pin_cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			fprintf(stderr, "warning: --pin-cpu %ld: %s\n",
+				opt_pin_cpu, strerror(errno));
+	}
 	for (i = 0; i < opt_calls; i++) {
 		t0 = now_ns();
 		outer();
@@ -218,6 +237,9 @@ static void usage(FILE *f, const char *prog)
 		"  --hang-ms H    after printing the ground truth, call\n"
 		"                 hang(), which sleeps H ms (default 0:\n"
 		"                 do not call hang())\n"
+		"  --pin-cpu C    run every worker thread on CPU C only\n"
+		"  --long-every K every K-th spin_inner() of a thread spins\n"
+		"                 --long-spin-us L instead of S\n"
 		"  --help         show this help\n",
 		prog);
 }
@@ -247,6 +269,7 @@ static void add_stats(struct stats *sum, const struct stats *s)
 {
 	sum->outer_count += s->outer_count;
 	sum->spin_inner_count += s->spin_inner_count;
+	sum->spin_inner_long += s->spin_inner_long;
 	sum->sleep_inner_count += s->sleep_inner_count;
 	sum->recurse_count += s->recurse_count;
 	sum->exit_inside_count += s->exit_inside_count;
@@ -266,6 +289,9 @@ int main(int argc, char **argv)
 		OPT_DEPTH,
 		OPT_EXIT_INSIDE,
 		OPT_HANG_MS,
+		OPT_PIN_CPU,
+		OPT_LONG_EVERY,
+		OPT_LONG_SPIN_US,
 		OPT_HELP,
 	};
 	static const struct option opts[] = {
@@ -276,6 +302,9 @@ int main(int argc, char **argv)
 		{"depth", required_argument, NULL, OPT_DEPTH},
 		{"exit-inside", no_argument, NULL, OPT_EXIT_INSIDE},
 		{"hang-ms", required_argument, NULL, OPT_HANG_MS},
+		{"pin-cpu", required_argument, NULL, OPT_PIN_CPU},
+		{"long-every", required_argument, NULL, OPT_LONG_EVERY},
+		{"long-spin-us", required_argument, NULL, OPT_LONG_SPIN_US},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -317,6 +346,24 @@ int main(int argc, char **argv)
 		case OPT_HANG_MS:
 			if (parse_uint("hang-ms", optarg, 0, 86400000,
 				       &opt_hang_ms))
+				return EXIT_USAGE;
+			break;
+		case OPT_PIN_CPU: {
+			unsigned long cpu;
+
+			if (parse_uint("pin-cpu", optarg, 0, 4095, &cpu))
+				return EXIT_USAGE;
+			opt_pin_cpu = (long)cpu;
+			break;
+		}
+		case OPT_LONG_EVERY:
+			if (parse_uint("long-every", optarg, 1, 1000000,
+				       &opt_long_every))
+				return EXIT_USAGE;
+			break;
+		case OPT_LONG_SPIN_US:
+			if (parse_uint("long-spin-us", optarg, 0, 60000000,
+				       &opt_long_spin_us))
 				return EXIT_USAGE;
 			break;
 		case 'h':
@@ -382,6 +429,7 @@ int main(int argc, char **argv)
 	printf("hang_ms=%lu\n", opt_hang_ms);
 	printf("outer.count=%" PRIu64 "\n", sum.outer_count);
 	printf("spin_inner.count=%" PRIu64 "\n", sum.spin_inner_count);
+	printf("spin_inner.long_count=%" PRIu64 "\n", sum.spin_inner_long);
 	printf("sleep_inner.count=%" PRIu64 "\n", sum.sleep_inner_count);
 	printf("recurse.count=%" PRIu64 "\n", sum.recurse_count);
 	printf("exit_inside.count=%" PRIu64 "\n", sum.exit_inside_count);
