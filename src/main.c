@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +31,7 @@
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 
-enum fmt { FMT_TABLE, FMT_SEED };
+enum fmt { FMT_TABLE, FMT_SEED, FMT_JSON, FMT_FOLDED };
 
 struct opts {
 	const char **probe_files;
@@ -42,6 +44,14 @@ struct opts {
 	uint64_t rb_bytes;
 	enum fmt fmt;
 	const char *output;
+	/* report options (struct report); set: given on the command line */
+	enum report_sort sort;
+	uint64_t min_total_ns;
+	uint32_t max_depth;
+	enum report_weight weight;
+	enum report_col columns[REPORT_NCOL];
+	size_t ncolumns;
+	int sort_set, min_total_set, max_depth_set, weight_set;
 	int strict, dry_run, verbose, quiet;
 	char **cmd; /* after "--" */
 };
@@ -76,8 +86,21 @@ static void usage(FILE *f)
 		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
 		"\n"
 		"Output:\n"
-		"  -f, --format FMT      table (default) or seed (the seed patch's lines)\n"
+		"  -f, --format FMT      table (default), json (doc/json.md), folded (flame\n"
+		"                        graph input: 'a;b;c VALUE') or seed (the seed\n"
+		"                        patch's lines)\n"
 		"  -o, --output FILE     write the report to FILE instead of stdout\n"
+		"      --sort KEY        order of siblings: total (default), self, count,\n"
+		"                        name or first (first seen); table, json, folded\n"
+		"      --min-total TIME  hide paths whose total time is below TIME (still\n"
+		"                        counted in their parents); table, json, folded\n"
+		"      --max-depth N     hide paths deeper than N timers; table, json, folded\n"
+		"      --columns LIST    table columns, comma-separated, '+LIST' to add to\n"
+		"                        the default: count total self wall oncpu offcpu\n"
+		"                        runq blocked min avg max stddev p50 p90 p99 p99.9\n"
+		"                        threads exited incompl unwound discarded\n"
+		"      --weight W        folded line values: self (default), total, oncpu,\n"
+		"                        offcpu (exclusive of children, ns) or count\n"
 		"\n"
 		"Other:\n"
 		"      --strict          fail if any probe cannot be attached\n"
@@ -106,7 +129,16 @@ static int add_str(const char ***v, int *n, const char *s)
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_STRICT = 256, O_DRY, O_RB };
+	enum {
+		O_STRICT = 256,
+		O_DRY,
+		O_RB,
+		O_SORT,
+		O_MIN_TOTAL,
+		O_MAX_DEPTH,
+		O_COLUMNS,
+		O_WEIGHT,
+	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
 		{ "event", required_argument, NULL, 'e' },
@@ -117,12 +149,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "rb-size", required_argument, NULL, O_RB },
+		{ "sort", required_argument, NULL, O_SORT },
+		{ "min-total", required_argument, NULL, O_MIN_TOTAL },
+		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
+		{ "columns", required_argument, NULL, O_COLUMNS },
+		{ "weight", required_argument, NULL, O_WEIGHT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned long ul;
 	char *end;
 	long pid;
 	int c;
@@ -177,12 +215,65 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				o->fmt = FMT_TABLE;
 			} else if (!strcmp(optarg, "seed")) {
 				o->fmt = FMT_SEED;
+			} else if (!strcmp(optarg, "json")) {
+				o->fmt = FMT_JSON;
+			} else if (!strcmp(optarg, "folded")) {
+				o->fmt = FMT_FOLDED;
 			} else {
 				fprintf(stderr,
-					"iprof: --format '%s': expected table or seed\n",
+					"iprof: --format '%s': expected table, json, folded or seed\n",
 					optarg);
 				return -EINVAL;
 			}
+			break;
+		case O_SORT:
+			if (report_parse_sort(optarg, &o->sort)) {
+				fprintf(stderr,
+					"iprof: --sort '%s': expected total, self, count, name or first\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->sort_set = 1;
+			break;
+		case O_MIN_TOTAL:
+			if (util_parse_duration(optarg, &o->min_total_ns)) {
+				fprintf(stderr,
+					"iprof: --min-total '%s': expected a time like 1ms, 250us, 2s\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->min_total_set = 1;
+			break;
+		case O_MAX_DEPTH:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    ul < 1 || ul > UINT32_MAX) {
+				fprintf(stderr,
+					"iprof: --max-depth '%s': expected a depth of 1 or more\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->max_depth = (uint32_t)ul;
+			o->max_depth_set = 1;
+			break;
+		case O_COLUMNS:
+			if (report_parse_columns(optarg, o->columns,
+						 REPORT_NCOL, &o->ncolumns)) {
+				fprintf(stderr,
+					"iprof: --columns '%s': expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_WEIGHT:
+			if (report_parse_weight(optarg, &o->weight)) {
+				fprintf(stderr,
+					"iprof: --weight '%s': expected self, total, oncpu, offcpu or count\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->weight_set = 1;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -230,6 +321,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (o->cmd && o->npids) {
 		fprintf(stderr,
 			"iprof: -p and -- COMMAND exclude each other: trace one or the other\n");
+		return -EINVAL;
+	}
+	/* an option the chosen format would ignore is a mistake: say so */
+	if (o->fmt == FMT_SEED &&
+	    (o->sort_set || o->min_total_set || o->max_depth_set)) {
+		fprintf(stderr,
+			"iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n");
+		return -EINVAL;
+	}
+	if (o->ncolumns && o->fmt != FMT_TABLE) {
+		fprintf(stderr,
+			"iprof: --columns applies to --format table only\n");
+		return -EINVAL;
+	}
+	if (o->weight_set && o->fmt != FMT_FOLDED) {
+		fprintf(stderr,
+			"iprof: --weight applies to --format folded only\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -342,6 +450,9 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 {
 	struct report_timer *rt;
 	struct report r = { 0 };
+	struct timespec ts;
+	struct utsname un;
+	uint64_t now_rt;
 	uint32_t i;
 	int ret;
 
@@ -355,13 +466,52 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 		rt[i].attached = plan->timers[i].attached;
 		rt[i].error = plan->timers[i].error;
 		rt[i].orphans = l ? loader_orphans(l, i) : 0;
+		rt[i].mech = plan->timers[i].mech;
 	}
 	r.agg = agg;
 	r.timers = rt;
 	r.duration_ns = duration_ns;
 	if (l)
 		loader_loss(l, &r.loss);
-	ret = o->fmt == FMT_SEED ? report_seed(out, &r) : report_table(out, &r);
+	r.command = o->cmd;
+	r.pids = o->pids;
+	r.npids = (size_t)o->npids;
+	if (!uname(&un)) {
+		r.host = un.nodename;
+		r.kernel = un.release;
+		r.kernel_version = un.version;
+		r.machine = un.machine;
+	}
+	/* tracing ended duration_ns ago at most a drain of the ring earlier */
+	if (!clock_gettime(CLOCK_REALTIME, &ts)) {
+		now_rt = (uint64_t)ts.tv_sec * 1000000000ull +
+			 (uint64_t)ts.tv_nsec;
+		if (now_rt > duration_ns)
+			r.start_realtime_ns = now_rt - duration_ns;
+	}
+	r.sort = o->sort;
+	r.min_total_ns = o->min_total_ns;
+	r.max_depth = o->max_depth;
+	r.weight = o->weight;
+	r.columns = o->ncolumns ? o->columns : NULL;
+	r.ncolumns = o->ncolumns;
+	switch (o->fmt) {
+	case FMT_SEED:
+		ret = report_seed(out, &r);
+		break;
+	case FMT_JSON:
+		ret = report_json(out, &r);
+		break;
+	case FMT_FOLDED:
+		/* folded lines carry no summary: losses go to stderr */
+		ret = report_folded(out, &r);
+		if (!ret && !quiet)
+			report_summary(stderr, &r, 0);
+		break;
+	default:
+		ret = report_table(out, &r);
+		break;
+	}
 	if (!ret && fflush(out))
 		ret = -errno;
 	free(rt);

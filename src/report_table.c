@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The default report: an aligned tree, children sorted by total time, with
- * human units, then the summary (incomplete, not attached, 0 hits, orphans,
- * losses).
+ * The default report: an aligned tree with human units, siblings ordered by
+ * --sort (total time by default), the columns of --columns, then the
+ * summary (incomplete, not attached, 0 hits, orphans, losses).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,120 +13,272 @@
 
 #include "iprof/report.h"
 
-enum col {
-	COL_COUNT,
-	COL_TOTAL,
-	COL_SELF,
-	COL_WALL,
-	COL_MIN,
-	COL_AVG,
-	COL_MAX,
-	COL_P50,
-	COL_P99,
-	COL_THREADS,
-	COL_INCOMPL,
-	COL_UNWOUND,
-	NCOL,
+/* lower-case name (--columns) and header of every column */
+static const struct {
+	const char *name, *head;
+	int time; /* a time: "-" without completions */
+} col[REPORT_NCOL] = {
+	[REPORT_COL_COUNT] = {"count", "COUNT", 0},
+	[REPORT_COL_TOTAL] = {"total", "TOTAL", 1},
+	[REPORT_COL_SELF] = {"self", "SELF", 1},
+	[REPORT_COL_WALL] = {"wall", "WALL", 1},
+	[REPORT_COL_ONCPU] = {"oncpu", "ONCPU", 1},
+	[REPORT_COL_OFFCPU] = {"offcpu", "OFFCPU", 1},
+	[REPORT_COL_RUNQ] = {"runq", "RUNQ", 1},
+	[REPORT_COL_BLOCKED] = {"blocked", "BLOCKED", 1},
+	[REPORT_COL_MIN] = {"min", "MIN", 1},
+	[REPORT_COL_AVG] = {"avg", "AVG", 1},
+	[REPORT_COL_MAX] = {"max", "MAX", 1},
+	[REPORT_COL_STDDEV] = {"stddev", "STDDEV", 1},
+	[REPORT_COL_P50] = {"p50", "P50", 1},
+	[REPORT_COL_P90] = {"p90", "P90", 1},
+	[REPORT_COL_P99] = {"p99", "P99", 1},
+	[REPORT_COL_P999] = {"p99.9", "P99.9", 1},
+	[REPORT_COL_THREADS] = {"threads", "THREADS", 0},
+	[REPORT_COL_EXITED] = {"exited", "EXITED", 0},
+	[REPORT_COL_INCOMPL] = {"incompl", "INCOMPL", 0},
+	[REPORT_COL_UNWOUND] = {"unwound", "UNWOUND", 0},
+	[REPORT_COL_DISCARDED] = {"discarded", "DISCARD", 0},
 };
 
-static const char *const col_name[NCOL] = {
-	[COL_COUNT] = "COUNT",	   [COL_TOTAL] = "TOTAL",
-	[COL_SELF] = "SELF",	   [COL_WALL] = "WALL",
-	[COL_MIN] = "MIN",	   [COL_AVG] = "AVG",
-	[COL_MAX] = "MAX",	   [COL_P50] = "P50",
-	[COL_P99] = "P99",	   [COL_THREADS] = "THREADS",
-	[COL_INCOMPL] = "INCOMPL", [COL_UNWOUND] = "UNWOUND",
+static const enum report_col default_cols[] = {
+	REPORT_COL_COUNT,   REPORT_COL_TOTAL,	REPORT_COL_SELF,
+	REPORT_COL_WALL,    REPORT_COL_ONCPU,	REPORT_COL_OFFCPU,
+	REPORT_COL_MIN,	    REPORT_COL_AVG,	REPORT_COL_MAX,
+	REPORT_COL_P50,	    REPORT_COL_P99,	REPORT_COL_THREADS,
+	REPORT_COL_INCOMPL, REPORT_COL_UNWOUND,
 };
+
+#define NDEFAULT (sizeof(default_cols) / sizeof(default_cols[0]))
+
+const char *report_col_name(enum report_col c)
+{
+	if ((unsigned int)c >= REPORT_NCOL)
+		return NULL;
+	return col[c].name;
+}
+
+static int add_col(enum report_col *cols, size_t max, size_t *n,
+		   enum report_col c)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (cols[i] == c)
+			return -EINVAL; /* repeated */
+	if (*n >= max)
+		return -EINVAL;
+	cols[(*n)++] = c;
+	return 0;
+}
+
+int report_parse_columns(const char *s, enum report_col *cols, size_t max,
+			 size_t *n)
+{
+	const char *p, *e;
+	size_t len, i;
+	int c;
+
+	*n = 0;
+	if (!s)
+		return -EINVAL;
+	if (*s == '+') {
+		s++;
+		for (i = 0; i < NDEFAULT; i++)
+			if (add_col(cols, max, n, default_cols[i]))
+				return -EINVAL;
+	}
+	if (!*s)
+		return -EINVAL;
+	for (p = s;; p = e + 1) {
+		e = strchr(p, ',');
+		len = e ? (size_t)(e - p) : strlen(p);
+		for (c = 0; c < REPORT_NCOL; c++)
+			if (strlen(col[c].name) == len &&
+			    !strncmp(p, col[c].name, len))
+				break;
+		if (c == REPORT_NCOL || add_col(cols, max, n, c))
+			return -EINVAL;
+		if (!e)
+			return 0;
+	}
+}
 
 #define CELL 24 /* "18446744073709551615" and any report_fmt_ns() fit */
-
-typedef char row_t[NCOL][CELL];
 
 static void fmt_u64(char *buf, uint64_t v)
 {
 	snprintf(buf, CELL, "%" PRIu64, v);
 }
 
-/* fill the cells of one node; time columns are "-" without completions */
-static void fill_row(row_t row, const struct agg_node *n)
+static void fmt_q(char *buf, const struct agg_node *n, double q)
 {
-	uint64_t q;
-
-	fmt_u64(row[COL_COUNT], n->count);
-	fmt_u64(row[COL_THREADS], n->threads);
-	fmt_u64(row[COL_INCOMPL], n->incomplete);
-	fmt_u64(row[COL_UNWOUND], n->unwound);
-	if (!n->count) {
-		for (int c = COL_TOTAL; c <= COL_P99; c++)
-			strcpy(row[c], "-");
+	if (!n->hist) {
+		strcpy(buf, "-");
 		return;
 	}
-	report_fmt_ns(row[COL_TOTAL], CELL, n->total_ns);
-	report_fmt_ns(row[COL_SELF], CELL, n->self_ns);
-	report_fmt_ns(row[COL_WALL], CELL, n->last_stop_ns - n->first_start_ns);
-	report_fmt_ns(row[COL_MIN], CELL, n->min_ns);
-	report_fmt_ns(row[COL_AVG], CELL, n->total_ns / n->count);
-	report_fmt_ns(row[COL_MAX], CELL, n->max_ns);
-	if (n->hist) {
-		q = hist_quantile(n->hist, n->count, 0.50, n->min_ns,
-				  n->max_ns);
-		report_fmt_ns(row[COL_P50], CELL, q);
-		q = hist_quantile(n->hist, n->count, 0.99, n->min_ns,
-				  n->max_ns);
-		report_fmt_ns(row[COL_P99], CELL, q);
-	} else {
-		strcpy(row[COL_P50], "-");
-		strcpy(row[COL_P99], "-");
+	report_fmt_ns(
+		buf, CELL,
+		hist_quantile(n->hist, n->count, q, n->min_ns, n->max_ns));
+}
+
+/* one cell of a node; time columns are "-" without completions */
+static void fill_cell(char *buf, const struct agg_node *n, enum report_col c)
+{
+	if (col[c].time && !n->count) {
+		strcpy(buf, "-");
+		return;
 	}
+	switch (c) {
+	case REPORT_COL_COUNT:
+		fmt_u64(buf, n->count);
+		break;
+	case REPORT_COL_TOTAL:
+		report_fmt_ns(buf, CELL, n->total_ns);
+		break;
+	case REPORT_COL_SELF:
+		report_fmt_ns(buf, CELL, n->self_ns);
+		break;
+	case REPORT_COL_WALL:
+		report_fmt_ns(buf, CELL, n->last_stop_ns - n->first_start_ns);
+		break;
+	case REPORT_COL_ONCPU:
+		report_fmt_ns(buf, CELL, n->oncpu_ns);
+		break;
+	case REPORT_COL_OFFCPU:
+		report_fmt_ns(buf, CELL, n->runq_ns + n->blocked_ns);
+		break;
+	case REPORT_COL_RUNQ:
+		report_fmt_ns(buf, CELL, n->runq_ns);
+		break;
+	case REPORT_COL_BLOCKED:
+		report_fmt_ns(buf, CELL, n->blocked_ns);
+		break;
+	case REPORT_COL_MIN:
+		report_fmt_ns(buf, CELL, n->min_ns);
+		break;
+	case REPORT_COL_AVG:
+		report_fmt_ns(buf, CELL, n->total_ns / n->count);
+		break;
+	case REPORT_COL_MAX:
+		report_fmt_ns(buf, CELL, n->max_ns);
+		break;
+	case REPORT_COL_STDDEV:
+		report_fmt_ns(buf, CELL, report_stddev_ns(n));
+		break;
+	case REPORT_COL_P50:
+		fmt_q(buf, n, 0.50);
+		break;
+	case REPORT_COL_P90:
+		fmt_q(buf, n, 0.90);
+		break;
+	case REPORT_COL_P99:
+		fmt_q(buf, n, 0.99);
+		break;
+	case REPORT_COL_P999:
+		fmt_q(buf, n, 0.999);
+		break;
+	case REPORT_COL_THREADS:
+		fmt_u64(buf, n->threads);
+		break;
+	case REPORT_COL_EXITED:
+		fmt_u64(buf, n->exited);
+		break;
+	case REPORT_COL_INCOMPL:
+		fmt_u64(buf, n->incomplete);
+		break;
+	case REPORT_COL_UNWOUND:
+		fmt_u64(buf, n->unwound);
+		break;
+	case REPORT_COL_DISCARDED:
+		fmt_u64(buf, n->discarded);
+		break;
+	default:
+		strcpy(buf, "?");
+		break;
+	}
+}
+
+/* "hidden: N paths (--min-total T, --max-depth D)" when nodes are hidden */
+static void print_hidden(FILE *f, const struct report *r,
+			 const struct report_view *v)
+{
+	char buf[32];
+
+	if (v->nvisible == v->n)
+		return;
+	fprintf(f, "hidden: %zu of %zu paths (", v->n - v->nvisible, v->n);
+	if (r->min_total_ns)
+		fprintf(f, "--min-total %s%s",
+			report_fmt_ns(buf, sizeof(buf), r->min_total_ns),
+			r->max_depth ? ", " : "");
+	if (r->max_depth)
+		fprintf(f, "--max-depth %" PRIu32, r->max_depth);
+	fputs(")\n", f);
 }
 
 int report_table(FILE *f, const struct report *r)
 {
-	const struct agg_node **nodes;
-	size_t n, i, namew = strlen("NAME"), w[NCOL], len;
-	row_t *rows = NULL;
-	char buf[16];
+	const enum report_col *cols = default_cols;
+	size_t ncols = NDEFAULT, namew = strlen("NAME"), w[REPORT_NCOL], len;
+	size_t i, j, k, c;
+	struct report_view v;
+	char(*cells)[CELL] = NULL;
 	const char *name;
-	int err, c;
+	char buf[16];
+	int err;
 
+	if (r->columns && r->ncolumns) {
+		if (r->ncolumns > REPORT_NCOL)
+			return -EINVAL;
+		for (c = 0; c < r->ncolumns; c++)
+			if ((unsigned int)r->columns[c] >= REPORT_NCOL)
+				return -EINVAL;
+		cols = r->columns;
+		ncols = r->ncolumns;
+	}
 	errno = 0;
-	err = report_nodes(r->agg, 1, &nodes, &n);
+	err = report_view_init(&v, r);
 	if (err)
 		return err;
-	if (n) {
-		rows = malloc(n * sizeof(*rows));
-		if (!rows) {
+	if (v.nvisible) {
+		cells = malloc(v.nvisible * ncols * sizeof(*cells));
+		if (!cells) {
 			err = -ENOMEM;
 			goto out;
 		}
 	}
 
-	for (c = 0; c < NCOL; c++)
-		w[c] = strlen(col_name[c]);
-	for (i = 0; i < n; i++) {
-		name = report_timer_name(r, nodes[i]->timer, buf, sizeof(buf));
-		len = 2 * (size_t)(nodes[i]->depth - 1) + strlen(name);
+	for (c = 0; c < ncols; c++)
+		w[c] = strlen(col[cols[c]].head);
+	for (i = 0, k = 0; i < v.n; i++) {
+		if (!v.visible[i])
+			continue;
+		name = report_timer_name(r, v.nodes[i]->timer, buf,
+					 sizeof(buf));
+		len = 2 * (size_t)(v.nodes[i]->depth - 1) + strlen(name);
 		if (len > namew)
 			namew = len;
-		fill_row(rows[i], nodes[i]);
-		for (c = 0; c < NCOL; c++) {
-			len = strlen(rows[i][c]);
+		for (c = 0; c < ncols; c++, k++) {
+			fill_cell(cells[k], v.nodes[i], cols[c]);
+			len = strlen(cells[k]);
 			if (len > w[c])
 				w[c] = len;
 		}
 	}
 
 	fprintf(f, "%-*s", (int)namew, "NAME");
-	for (c = 0; c < NCOL; c++)
-		fprintf(f, "  %*s", (int)w[c], col_name[c]);
+	for (c = 0; c < ncols; c++)
+		fprintf(f, "  %*s", (int)w[c], col[cols[c]].head);
 	fputc('\n', f);
-	for (i = 0; i < n; i++) {
-		int indent = (int)(2 * (nodes[i]->depth - 1));
+	for (i = 0, j = 0; i < v.n; i++) {
+		int indent = (int)(2 * (v.nodes[i]->depth - 1));
 
-		name = report_timer_name(r, nodes[i]->timer, buf, sizeof(buf));
+		if (!v.visible[i])
+			continue;
+		name = report_timer_name(r, v.nodes[i]->timer, buf,
+					 sizeof(buf));
 		fprintf(f, "%*s%-*s", indent, "", (int)namew - indent, name);
-		for (c = 0; c < NCOL; c++)
-			fprintf(f, "  %*s", (int)w[c], rows[i][c]);
+		for (c = 0; c < ncols; c++, j++)
+			fprintf(f, "  %*s", (int)w[c], cells[j]);
 		fputc('\n', f);
 	}
 
@@ -134,10 +286,11 @@ int report_table(FILE *f, const struct report *r)
 	if (r->duration_ns)
 		fprintf(f, "traced for %s\n",
 			report_fmt_ns(buf, sizeof(buf), r->duration_ns));
+	print_hidden(f, r, &v);
 	err = report_summary(f, r, 0);
 out:
-	free(rows);
-	free(nodes);
+	free(cells);
+	report_view_free(&v);
 	if (err)
 		return err;
 	return report_finish(f);

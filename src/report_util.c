@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,18 @@ char *report_fmt_ns(char *buf, size_t len, uint64_t ns)
 	return buf; /* not reached */
 }
 
+uint64_t report_stddev_ns(const struct agg_node *n)
+{
+	double v;
+
+	if (!n->count || !(n->m2_ns > 0.0)) /* rounding may leave m2 < 0 */
+		return 0;
+	v = sqrt(n->m2_ns / (double)n->count);
+	if (v >= 18446744073709549568.0) /* largest double below 2^64 */
+		return UINT64_MAX;
+	return (uint64_t)(v + 0.5);
+}
+
 const struct agg_node *report_next(const struct agg_node *n)
 {
 	if (n->child)
@@ -59,33 +72,88 @@ const struct agg_node *report_next(const struct agg_node *n)
 
 struct kid {
 	const struct agg_node *n;
-	size_t seq; /* first-seen position among its siblings */
+	size_t seq;	  /* first-seen position among its siblings */
+	const char *name; /* REPORT_SORT_NAME only */
+	char buf[16];	  /* name when the timer has none */
 };
 
-static int kid_cmp(const void *pa, const void *pb)
+static int kid_cmp_seq(const struct kid *a, const struct kid *b)
 {
-	const struct kid *a = pa, *b = pb;
-
-	if (a->n->total_ns != b->n->total_ns)
-		return a->n->total_ns > b->n->total_ns ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-int report_nodes(const struct agg *a, int by_total,
-		 const struct agg_node ***nodes, size_t *n)
+/* descending @a, @b; ties in first-seen order */
+#define KID_CMP_DESC(field)                                                    \
+	static int kid_cmp_##field(const void *pa, const void *pb)             \
+	{                                                                      \
+		const struct kid *a = pa, *b = pb;                             \
+                                                                               \
+		if (a->n->field != b->n->field)                                \
+			return a->n->field > b->n->field ? -1 : 1;             \
+		return kid_cmp_seq(a, b);                                      \
+	}
+
+KID_CMP_DESC(total_ns)
+KID_CMP_DESC(self_ns)
+KID_CMP_DESC(count)
+
+static int kid_cmp_name(const void *pa, const void *pb)
 {
-	const struct agg_node **out = NULL, **stack = NULL, *c;
+	const struct kid *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : kid_cmp_seq(a, b);
+}
+
+struct slot {
+	const struct agg_node *n;
+	size_t parent; /* index in the output of its parent, SIZE_MAX: root */
+};
+
+/*
+ * walk() - the pre-order walk behind report_nodes() and report_view_init():
+ * *@nodes and (when @parent) *@parent are malloc'ed arrays of *@n entries.
+ * @r names the timers for REPORT_SORT_NAME (may be NULL otherwise).
+ */
+static int walk(const struct agg *a, const struct report *r,
+		enum report_sort sort, const struct agg_node ***nodes,
+		size_t **parent, size_t *n)
+{
+	int (*cmp)(const void *, const void *) = NULL;
 	size_t max = agg__stats(a)->nodes, cnt = 0, sp = 0, nk, i;
+	size_t *par = NULL, cur = SIZE_MAX;
+	const struct agg_node **out = NULL, *c;
+	struct slot *stack = NULL;
 	struct kid *kids = NULL;
 
 	*nodes = NULL;
+	if (parent)
+		*parent = NULL;
 	*n = 0;
 	if (!max)
 		return 0;
+	switch (sort) {
+	case REPORT_SORT_TOTAL:
+		cmp = kid_cmp_total_ns;
+		break;
+	case REPORT_SORT_SELF:
+		cmp = kid_cmp_self_ns;
+		break;
+	case REPORT_SORT_COUNT:
+		cmp = kid_cmp_count;
+		break;
+	case REPORT_SORT_NAME:
+		cmp = kid_cmp_name;
+		break;
+	case REPORT_SORT_FIRST:
+		break;
+	}
 	out = malloc(max * sizeof(*out));
 	stack = malloc(max * sizeof(*stack));
 	kids = malloc(max * sizeof(*kids));
-	if (!out || !stack || !kids)
+	if (parent)
+		par = malloc(max * sizeof(*par));
+	if (!out || !stack || !kids || (parent && !par))
 		goto nomem;
 
 	c = agg__root(a);
@@ -96,20 +164,33 @@ int report_nodes(const struct agg *a, int by_total,
 		     k = k->next) {
 			kids[nk].n = k;
 			kids[nk].seq = nk;
+			if (sort == REPORT_SORT_NAME)
+				kids[nk].name = report_timer_name(
+					r, k->timer, kids[nk].buf,
+					sizeof(kids[nk].buf));
 			nk++;
 		}
-		if (by_total && nk > 1)
-			qsort(kids, nk, sizeof(*kids), kid_cmp);
-		for (i = nk; i-- > 0 && sp < max;)
-			stack[sp++] = kids[i].n;
+		if (cmp && nk > 1)
+			qsort(kids, nk, sizeof(*kids), cmp);
+		for (i = nk; i-- > 0 && sp < max;) {
+			stack[sp].n = kids[i].n;
+			stack[sp].parent = cur;
+			sp++;
+		}
 		if (!sp || cnt == max)
 			break;
-		c = stack[--sp];
+		sp--;
+		c = stack[sp].n;
+		if (par)
+			par[cnt] = stack[sp].parent;
+		cur = cnt;
 		out[cnt++] = c;
 	}
 	free(stack);
 	free(kids);
 	*nodes = out;
+	if (parent)
+		*parent = par;
 	*n = cnt;
 	return 0;
 
@@ -117,7 +198,103 @@ nomem:
 	free(out);
 	free(stack);
 	free(kids);
+	free(par);
 	return -ENOMEM;
+}
+
+int report_nodes(const struct agg *a, int by_total,
+		 const struct agg_node ***nodes, size_t *n)
+{
+	return walk(a, NULL, by_total ? REPORT_SORT_TOTAL : REPORT_SORT_FIRST,
+		    nodes, NULL, n);
+}
+
+int report_view_init(struct report_view *v, const struct report *r)
+{
+	unsigned char *kid_shown = NULL;
+	const struct agg_node *nd;
+	size_t i;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	err = walk(r->agg, r, r->sort, &v->nodes, &v->parent, &v->n);
+	if (err)
+		return err;
+	if (!v->n)
+		return 0;
+	v->visible = malloc(v->n);
+	kid_shown = calloc(v->n, 1);
+	if (!v->visible || !kid_shown) {
+		free(kid_shown);
+		report_view_free(v);
+		return -ENOMEM;
+	}
+	/* in reverse pre-order a node comes after all its descendants */
+	for (i = v->n; i-- > 0;) {
+		nd = v->nodes[i];
+		v->visible[i] =
+			(!r->max_depth || nd->depth <= r->max_depth) &&
+			(nd->total_ns >= r->min_total_ns || kid_shown[i]);
+		if (v->visible[i]) {
+			v->nvisible++;
+			if (v->parent[i] != SIZE_MAX)
+				kid_shown[v->parent[i]] = 1;
+		}
+	}
+	free(kid_shown);
+	return 0;
+}
+
+void report_view_free(struct report_view *v)
+{
+	free(v->nodes);
+	free(v->parent);
+	free(v->visible);
+	memset(v, 0, sizeof(*v));
+}
+
+static const char *const sort_names[] = {
+	[REPORT_SORT_TOTAL] = "total", [REPORT_SORT_SELF] = "self",
+	[REPORT_SORT_COUNT] = "count", [REPORT_SORT_NAME] = "name",
+	[REPORT_SORT_FIRST] = "first",
+};
+
+int report_parse_sort(const char *s, enum report_sort *sort)
+{
+	for (size_t i = 0; s && i < sizeof(sort_names) / sizeof(*sort_names);
+	     i++) {
+		if (!strcmp(s, sort_names[i])) {
+			*sort = (enum report_sort)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *report_sort_str(enum report_sort sort)
+{
+	if ((unsigned int)sort >= sizeof(sort_names) / sizeof(*sort_names))
+		return "?";
+	return sort_names[sort];
+}
+
+int report_parse_weight(const char *s, enum report_weight *w)
+{
+	static const char *const names[] = {
+		[REPORT_WEIGHT_SELF] = "self",
+		[REPORT_WEIGHT_TOTAL] = "total",
+		[REPORT_WEIGHT_ONCPU] = "oncpu",
+		[REPORT_WEIGHT_OFFCPU] = "offcpu",
+		[REPORT_WEIGHT_COUNT] = "count",
+	};
+
+	for (size_t i = 0; s && i < sizeof(names) / sizeof(*names); i++) {
+		if (!strcmp(s, names[i])) {
+			*w = (enum report_weight)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,

@@ -6,6 +6,7 @@
 #ifndef IPROF_REPORT_H
 #define IPROF_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,6 +21,9 @@ struct report_timer {
 	int attached; /* 1: attached and traced; 0: refused or skipped */
 	const char *error; /* why not attached (when !attached), else NULL */
 	uint64_t orphans; /* stops with no start on their thread (BPF count) */
+	const char *mech; /* how it attached (or was last tried): "tracepoint",
+			   * "uprobe/uretprobe", "fentry/fexit",
+			   * "kprobe/kretprobe"; NULL if never tried */
 };
 
 /* Loss counters read from BPF at the end (sums over CPUs). */
@@ -29,11 +33,77 @@ struct report_loss {
 	uint64_t no_storage; /* task storage allocation failures */
 };
 
+/* Order of siblings (--sort); the seed format always keeps first-seen. */
+enum report_sort {
+	REPORT_SORT_TOTAL = 0, /* total_ns, descending (the default) */
+	REPORT_SORT_SELF, /* self_ns, descending */
+	REPORT_SORT_COUNT, /* count, descending */
+	REPORT_SORT_NAME, /* timer name, ascending (strcmp) */
+	REPORT_SORT_FIRST, /* first-seen (first start) order */
+};
+
+/* Value of a folded-stack line (--weight). */
+enum report_weight {
+	REPORT_WEIGHT_SELF = 0, /* self_ns (the default) */
+	REPORT_WEIGHT_TOTAL, /* total_ns: inclusive, children count again */
+	REPORT_WEIGHT_ONCPU, /* oncpu_ns minus the children's oncpu_ns */
+	REPORT_WEIGHT_OFFCPU, /* runq+blocked minus the children's */
+	REPORT_WEIGHT_COUNT, /* count */
+};
+
+/* Columns of the table (--columns), in their default order. */
+enum report_col {
+	REPORT_COL_COUNT,
+	REPORT_COL_TOTAL,
+	REPORT_COL_SELF,
+	REPORT_COL_WALL,
+	REPORT_COL_ONCPU,
+	REPORT_COL_OFFCPU,
+	REPORT_COL_RUNQ,
+	REPORT_COL_BLOCKED,
+	REPORT_COL_MIN,
+	REPORT_COL_AVG,
+	REPORT_COL_MAX,
+	REPORT_COL_STDDEV,
+	REPORT_COL_P50,
+	REPORT_COL_P90,
+	REPORT_COL_P99,
+	REPORT_COL_P999,
+	REPORT_COL_THREADS,
+	REPORT_COL_EXITED,
+	REPORT_COL_INCOMPL,
+	REPORT_COL_UNWOUND,
+	REPORT_COL_DISCARDED,
+	REPORT_NCOL,
+};
+
 struct report {
 	const struct agg *agg; /* snapshot taken (agg__snapshot) by the caller */
 	const struct report_timer *timers; /* agg__ntimers(agg) entries */
 	struct report_loss loss;
 	uint64_t duration_ns; /* how long tracing ran */
+
+	/* Run metadata (JSON); NULL or 0 when unknown.  Not owned. */
+	char *const *command; /* argv of the traced command, NULL-terminated */
+	const int *pids; /* -p PIDs, npids entries */
+	size_t npids;
+	const char *host; /* uname(2) nodename */
+	const char *kernel; /* uname(2) release, e.g. "6.18.0-1-amd64" */
+	const char *kernel_version; /* uname(2) version ("#1 SMP ...") */
+	const char *machine; /* uname(2) machine, e.g. "x86_64" */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME when tracing started */
+
+	/*
+	 * Options; zero is the default.  Table, JSON and folded apply sort,
+	 * min_total_ns and max_depth; the seed format ignores them.
+	 */
+	enum report_sort sort; /* sibling order */
+	uint64_t min_total_ns; /* hide nodes with total_ns below (ns), unless
+				* a descendant is shown */
+	uint32_t max_depth; /* hide nodes deeper than this; 0: no limit */
+	enum report_weight weight; /* folded only */
+	const enum report_col *columns; /* table only; NULL: the default set */
+	size_t ncolumns;
 };
 
 /*
@@ -47,13 +117,66 @@ struct report {
 int report_seed(FILE *f, const struct report *r);
 
 /*
- * report_table() - an aligned tree with human units (ns, us, ms, s),
- * columns count, total, self, wall, min, avg, max, p50, p99, threads,
- * incomplete, unwound; children sorted by total time, descending.  Then the
- * same summary lines as report_seed() without "# ".
- * Returns 0 or -errno of a write error.
+ * report_table() - an aligned tree with human units (ns, us, ms, s): the
+ * columns r->columns, by default count, total, self, wall, oncpu, offcpu,
+ * min, avg, max, p50, p99, threads, incomplete, unwound; siblings ordered
+ * by r->sort, nodes hidden by r->min_total_ns and r->max_depth left out
+ * (and counted on a "hidden:" line).  Then the same summary lines as
+ * report_seed() without "# ".
+ * Returns 0, -ENOMEM, -EINVAL for an invalid r->columns entry, or -errno of
+ * a write error.
  */
 int report_table(FILE *f, const struct report *r);
+
+/*
+ * report_json() - one JSON document (doc/json.md): schema_version, run
+ * metadata, probes and how each attached, loss and incomplete counters, and
+ * the tree with every metric in ns; siblings ordered by r->sort, hidden
+ * nodes (r->min_total_ns, r->max_depth) left out.  Written with json-c.
+ * Returns 0, -ENOMEM, or -errno of a write error.
+ */
+int report_json(FILE *f, const struct report *r);
+
+/*
+ * report_folded() - folded stacks for flame graphs: one line per shown path,
+ * "a;b;c VALUE", VALUE an integer per r->weight (ns, or calls for
+ * REPORT_WEIGHT_COUNT); lines whose value is 0 are left out.  Exclusive
+ * weights (self, oncpu, offcpu, count) of a node hidden by r->min_total_ns
+ * or r->max_depth are added to its nearest shown ancestor, so the sum over
+ * lines does not change (hidden top-level timers are left out).  In names,
+ * ';', white space and control characters become '_'.  Lines follow r->sort.
+ * No summary: losses are in the table and JSON reports.
+ * Returns 0, -ENOMEM, or -errno of a write error.
+ */
+int report_folded(FILE *f, const struct report *r);
+
+/*
+ * report_parse_sort() - "total", "self", "count", "name" or "first" into
+ * *@sort.  Returns 0 or -EINVAL.
+ */
+int report_parse_sort(const char *s, enum report_sort *sort);
+
+/* report_sort_str() - the name report_parse_sort() takes; "?" if invalid. */
+const char *report_sort_str(enum report_sort sort);
+
+/*
+ * report_parse_weight() - "self", "total", "oncpu", "offcpu" or "count"
+ * into *@w.  Returns 0 or -EINVAL.
+ */
+int report_parse_weight(const char *s, enum report_weight *w);
+
+/*
+ * report_parse_columns() - a comma-separated list of column names (see
+ * report_col_name(); "p99.9" for REPORT_COL_P999) into @cols, at most @max
+ * entries, count in *@n.  A leading '+' appends the list to the default
+ * columns.  Returns 0, or -EINVAL (unknown or repeated name, empty list,
+ * more than @max).
+ */
+int report_parse_columns(const char *s, enum report_col *cols, size_t max,
+			 size_t *n);
+
+/* report_col_name() - lower-case name of column @c ("oncpu"); NULL if none. */
+const char *report_col_name(enum report_col c);
 
 /*
  * report_fmt_ns() - @ns in a human unit with 3 significant digits into
@@ -62,6 +185,12 @@ int report_table(FILE *f, const struct report *r);
 char *report_fmt_ns(char *buf, size_t len, uint64_t ns);
 
 /* ---- Helpers shared by the reporters (src/report_util.c) ---------------- */
+
+/*
+ * report_stddev_ns() - population standard deviation of @n's durations, ns,
+ * rounded to the nearest: sqrt(m2_ns / count); 0 when count is 0.
+ */
+uint64_t report_stddev_ns(const struct agg_node *n);
 
 /*
  * report_next() - the node after @n in a depth-first pre-order walk with
@@ -79,6 +208,31 @@ const struct agg_node *report_next(const struct agg_node *n);
  */
 int report_nodes(const struct agg *a, int by_total,
 		 const struct agg_node ***nodes, size_t *n);
+
+/*
+ * struct report_view - the nodes a report shows.  nodes: every node but the
+ * root in depth-first pre-order (a node before its children), siblings
+ * ordered by r->sort; parent[i]: index in nodes of nodes[i]'s parent,
+ * SIZE_MAX for a top-level node; visible[i]: 1 when nodes[i] is shown,
+ * i.e. its depth is at most r->max_depth (when set) and its total_ns is at
+ * least r->min_total_ns or one of its descendants is shown (a shown node's
+ * ancestors are shown).  nvisible: how many are.
+ */
+struct report_view {
+	const struct agg_node **nodes;
+	size_t *parent;
+	unsigned char *visible;
+	size_t n, nvisible;
+};
+
+/*
+ * report_view_init() - fill @v for report @r.  Returns 0 or -ENOMEM (then
+ * @v holds nothing to free).  Free with report_view_free().
+ */
+int report_view_init(struct report_view *v, const struct report *r);
+
+/* report_view_free() - free what report_view_init() allocated. */
+void report_view_free(struct report_view *v);
 
 /*
  * report_timer_name() - the name of timer @timer (r->timers[timer].name),

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * --format json: one JSON document, written with json-c.  Every field is
+ * documented in doc/json.md; a change to a field's name, type or meaning
+ * bumps REPORT_JSON_SCHEMA.  Times are integers in ns.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "iprof/report.h"
+
+#ifndef IPROF_VERSION
+#define IPROF_VERSION "unknown"
+#endif
+
+#define REPORT_JSON_SCHEMA 1
+
+/* a builder: the first error sticks, later calls only free their value */
+struct jb {
+	int err;
+};
+
+/*
+ * add() - o[k] = v, taking ownership of @v (freed on failure); a NULL @v
+ * means its allocation failed.  @k must be a string literal.  Returns @v or
+ * NULL.
+ */
+static json_object *add(struct jb *b, json_object *o, const char *k,
+			json_object *v)
+{
+	if (!b->err && !v)
+		b->err = -ENOMEM;
+	if (b->err)
+		goto fail;
+	if (json_object_object_add_ex(o, k, v,
+				      JSON_C_OBJECT_ADD_KEY_IS_NEW |
+					      JSON_C_OBJECT_KEY_IS_CONSTANT)) {
+		b->err = -ENOMEM;
+		goto fail;
+	}
+	return v;
+fail:
+	json_object_put(v);
+	return NULL;
+}
+
+/* push() - append @v to the array @a, taking ownership as add() does. */
+static json_object *push(struct jb *b, json_object *a, json_object *v)
+{
+	if (!b->err && !v)
+		b->err = -ENOMEM;
+	if (b->err)
+		goto fail;
+	if (json_object_array_add(a, v)) {
+		b->err = -ENOMEM;
+		goto fail;
+	}
+	return v;
+fail:
+	json_object_put(v);
+	return NULL;
+}
+
+static void add_null(struct jb *b, json_object *o, const char *k)
+{
+	if (!b->err &&
+	    json_object_object_add_ex(o, k, NULL,
+				      JSON_C_OBJECT_ADD_KEY_IS_NEW |
+					      JSON_C_OBJECT_KEY_IS_CONSTANT))
+		b->err = -ENOMEM;
+}
+
+static void add_u64(struct jb *b, json_object *o, const char *k, uint64_t v)
+{
+	add(b, o, k, json_object_new_uint64(v));
+}
+
+/* a time that only exists when the node completed a timer */
+static void add_u64_if(struct jb *b, json_object *o, const char *k, int have,
+		       uint64_t v)
+{
+	if (have)
+		add_u64(b, o, k, v);
+	else
+		add_null(b, o, k);
+}
+
+/* a string, or null for NULL */
+static void add_str(struct jb *b, json_object *o, const char *k, const char *s)
+{
+	if (s)
+		add(b, o, k, json_object_new_string(s));
+	else
+		add_null(b, o, k);
+}
+
+static json_object *add_obj(struct jb *b, json_object *o, const char *k)
+{
+	return add(b, o, k, json_object_new_object());
+}
+
+static json_object *add_arr(struct jb *b, json_object *o, const char *k)
+{
+	return add(b, o, k, json_object_new_array());
+}
+
+/* "2025-01-31T12:34:56.123456789Z" */
+static void add_iso_time(struct jb *b, json_object *o, const char *k,
+			 uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000u);
+	char buf[64];
+	struct tm tm;
+	size_t len;
+
+	if (!ns || !gmtime_r(&sec, &tm)) {
+		add_null(b, o, k);
+		return;
+	}
+	len = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + len, sizeof(buf) - len, ".%09uZ",
+		 (unsigned int)(ns % 1000000000u));
+	add_str(b, o, k, buf);
+}
+
+static void add_run(struct jb *b, json_object *root, const struct report *r)
+{
+	json_object *run = add_obj(b, root, "run"), *a;
+	size_t i;
+
+	if (!run)
+		return;
+	if (r->command) {
+		a = add_arr(b, run, "command");
+		for (i = 0; a && r->command[i]; i++)
+			push(b, a, json_object_new_string(r->command[i]));
+	} else {
+		add_null(b, run, "command");
+	}
+	a = add_arr(b, run, "pids");
+	for (i = 0; a && i < r->npids; i++)
+		push(b, a, json_object_new_int(r->pids[i]));
+	add_str(b, run, "target",
+		r->command ? "command"
+		: r->npids ? "pids"
+			   : "system");
+	add_str(b, run, "host", r->host);
+	add_str(b, run, "kernel", r->kernel);
+	add_str(b, run, "kernel_version", r->kernel_version);
+	add_str(b, run, "machine", r->machine);
+	add_u64_if(b, run, "start_realtime_ns", r->start_realtime_ns != 0,
+		   r->start_realtime_ns);
+	add_iso_time(b, run, "start_time", r->start_realtime_ns);
+	add_u64(b, run, "duration_ns", r->duration_ns);
+}
+
+static void add_options(struct jb *b, json_object *root, const struct report *r,
+			const struct report_view *v)
+{
+	json_object *o = add_obj(b, root, "options");
+
+	if (!o)
+		return;
+	add_str(b, o, "sort", report_sort_str(r->sort));
+	add_u64(b, o, "min_total_ns", r->min_total_ns);
+	add_u64_if(b, o, "max_depth", r->max_depth != 0, r->max_depth);
+	add_u64(b, o, "nodes_shown", v->nvisible);
+	add_u64(b, o, "nodes_hidden", v->n - v->nvisible);
+}
+
+static void add_probes(struct jb *b, json_object *root, const struct report *r,
+		       const struct report_view *v)
+{
+	uint32_t ntimers = agg__ntimers(r->agg), i;
+	uint64_t *paths, *count;
+	json_object *a, *p;
+	char buf[16];
+	size_t k;
+
+	a = add_arr(b, root, "probes");
+	if (!a)
+		return;
+	paths = calloc(ntimers, sizeof(*paths));
+	count = calloc(ntimers, sizeof(*count));
+	if (!paths || !count) {
+		b->err = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < v->n; k++) {
+		if (v->nodes[k]->timer < ntimers) {
+			paths[v->nodes[k]->timer]++;
+			count[v->nodes[k]->timer] += v->nodes[k]->count;
+		}
+	}
+	for (i = 0; i < ntimers && !b->err; i++) {
+		const struct report_timer *t = r->timers ? &r->timers[i] : NULL;
+
+		p = push(b, a, json_object_new_object());
+		if (!p)
+			break;
+		add_u64(b, p, "id", i);
+		add_str(b, p, "name",
+			report_timer_name(r, i, buf, sizeof(buf)));
+		add_str(b, p, "kind", t ? t->kind : NULL);
+		add_str(b, p, "where", t ? t->where : NULL);
+		add_str(b, p, "mech", t ? t->mech : NULL);
+		if (t)
+			add(b, p, "attached",
+			    json_object_new_boolean(t->attached != 0));
+		else
+			add_null(b, p, "attached");
+		add_str(b, p, "error", t && !t->attached ? t->error : NULL);
+		add_u64(b, p, "orphan_stops", t ? t->orphans : 0);
+		add_u64(b, p, "paths", paths[i]);
+		add_u64(b, p, "count", count[i]);
+	}
+out:
+	free(paths);
+	free(count);
+}
+
+static void add_counters(struct jb *b, json_object *root,
+			 const struct report *r, const struct report_view *v)
+{
+	const struct agg_stats *st = agg__stats(r->agg);
+	uint64_t inc = 0, inc_ns = 0;
+	json_object *o;
+	size_t k;
+
+	o = add_obj(b, root, "loss");
+	if (o) {
+		add_u64(b, o, "ring_buffer_drops", r->loss.rb_drops);
+		add_u64(b, o, "depth_overflow", r->loss.depth_overflow);
+		add_u64(b, o, "task_storage_failures", r->loss.no_storage);
+		add_u64(b, o, "resyncs", st->resyncs);
+		add_u64(b, o, "discarded_frames", st->discarded);
+		add_u64(b, o, "skipped_records", st->skipped);
+		add_u64(b, o, "unwound_frames", st->unwound);
+		add_u64(b, o, "malformed_records", st->malformed);
+		add_u64(b, o, "mismatches", st->mismatches);
+		add_u64(b, o, "nomem", st->nomem);
+	}
+
+	for (k = 0; k < v->n; k++) {
+		inc += v->nodes[k]->incomplete;
+		inc_ns += v->nodes[k]->incomplete_ns;
+	}
+	o = add_obj(b, root, "incomplete");
+	if (o) {
+		add_u64(b, o, "timers", inc);
+		add_u64(b, o, "elapsed_ns", inc_ns);
+	}
+
+	o = add_obj(b, root, "aggregator");
+	if (o) {
+		add_u64(b, o, "records", st->records);
+		add_u64(b, o, "starts", st->starts);
+		add_u64(b, o, "stops", st->stops);
+		add_u64(b, o, "exits", st->exits);
+		add_u64(b, o, "switches", st->switches);
+		add_u64(b, o, "threads_seen", st->threads_seen);
+		add_u64(b, o, "threads_live", st->threads_live);
+		add_u64(b, o, "nodes", st->nodes);
+	}
+}
+
+/* the metrics of one node, in doc/json.md's order, "children" excluded */
+static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
+{
+	int have = n->count > 0, q = have && n->hist;
+	static const struct {
+		const char *key;
+		double q;
+	} qs[] = {
+		{"p50_ns", 0.50},
+		{"p90_ns", 0.90},
+		{"p99_ns", 0.99},
+		{"p999_ns", 0.999},
+	};
+
+	add_u64(b, o, "depth", n->depth);
+	add_u64(b, o, "count", n->count);
+	add_u64(b, o, "total_ns", n->total_ns);
+	add_u64(b, o, "self_ns", n->self_ns);
+	add_u64_if(b, o, "wall_ns", have, n->last_stop_ns - n->first_start_ns);
+	add_u64_if(b, o, "min_ns", have, n->min_ns);
+	add_u64_if(b, o, "avg_ns", have, have ? n->total_ns / n->count : 0);
+	add_u64_if(b, o, "max_ns", have, n->max_ns);
+	add_u64_if(b, o, "stddev_ns", have, report_stddev_ns(n));
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		add_u64_if(b, o, qs[i].key, q,
+			   q ? hist_quantile(n->hist, n->count, qs[i].q,
+					     n->min_ns, n->max_ns)
+			     : 0);
+	add_u64(b, o, "threads", n->threads);
+	add_u64(b, o, "exited", n->exited);
+	add_u64(b, o, "oncpu_ns", n->oncpu_ns);
+	add_u64(b, o, "runq_ns", n->runq_ns);
+	add_u64(b, o, "blocked_ns", n->blocked_ns);
+	add_u64(b, o, "offcpu_ns", n->runq_ns + n->blocked_ns);
+	add_u64(b, o, "incomplete", n->incomplete);
+	add_u64(b, o, "incomplete_ns", n->incomplete_ns);
+	add_u64(b, o, "unwound", n->unwound);
+	add_u64(b, o, "discarded", n->discarded);
+}
+
+/*
+ * add_tree() - "tree": the shown top-level nodes, each with its shown
+ * children.  paths[i]/kids[i] are borrowed pointers to node i's "path" and
+ * "children" arrays (owned by the document); a shown node's parent is shown
+ * and comes before it, so they are set when its children need them.
+ */
+static void add_tree(struct jb *b, json_object *root, const struct report *r,
+		     const struct report_view *v)
+{
+	json_object *tree, **paths = NULL, **kids = NULL, *o, *name, *path;
+	size_t i, k, p, np;
+	char buf[16];
+
+	tree = add_arr(b, root, "tree");
+	if (!tree || !v->n)
+		return;
+	paths = calloc(v->n, sizeof(*paths));
+	kids = calloc(v->n, sizeof(*kids));
+	if (!paths || !kids) {
+		b->err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < v->n && !b->err; i++) {
+		const struct agg_node *n = v->nodes[i];
+
+		if (!v->visible[i])
+			continue;
+		p = v->parent[i];
+		if (p != SIZE_MAX && !kids[p])
+			continue; /* not reached: parents of shown are shown */
+		o = push(b, p == SIZE_MAX ? tree : kids[p],
+			 json_object_new_object());
+		if (!o)
+			break;
+		name = add(b, o, "name",
+			   json_object_new_string(report_timer_name(
+				   r, n->timer, buf, sizeof(buf))));
+		add_u64(b, o, "timer", n->timer);
+		path = paths[i] = add_arr(b, o, "path");
+		if (!name || !path)
+			break;
+		/* the parent's names (shared), then this one */
+		np = p == SIZE_MAX ? 0 : json_object_array_length(paths[p]);
+		for (k = 0; k < np; k++)
+			push(b, path,
+			     json_object_get(
+				     json_object_array_get_idx(paths[p], k)));
+		push(b, path, json_object_get(name));
+		add_metrics(b, o, n);
+		kids[i] = add_arr(b, o, "children");
+	}
+out:
+	free(paths);
+	free(kids);
+}
+
+int report_json(FILE *f, const struct report *r)
+{
+	struct report_view v;
+	struct jb b = {0};
+	json_object *root;
+	const char *s;
+	int err;
+
+	errno = 0;
+	err = report_view_init(&v, r);
+	if (err)
+		return err;
+	root = json_object_new_object();
+	if (!root) {
+		report_view_free(&v);
+		return -ENOMEM;
+	}
+	add(&b, root, "schema_version",
+	    json_object_new_int(REPORT_JSON_SCHEMA));
+	add_str(&b, root, "tool", "iprof");
+	add_str(&b, root, "version", IPROF_VERSION);
+	add_run(&b, root, r);
+	add_options(&b, root, r, &v);
+	add_probes(&b, root, r, &v);
+	add_counters(&b, root, r, &v);
+	add_tree(&b, root, r, &v);
+	report_view_free(&v);
+	if (b.err) {
+		json_object_put(root);
+		return b.err;
+	}
+	s = json_object_to_json_string_ext(
+		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s) {
+		json_object_put(root);
+		return -ENOMEM;
+	}
+	fputs(s, f);
+	fputc('\n', f);
+	json_object_put(root);
+	return report_finish(f);
+}
