@@ -42,6 +42,7 @@ struct loader {
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
 	struct loader_opts opts;
+	uint64_t clone_misses; /* recursion misses of destroyed fentry clones */
 	int fentry_errno; /* 0: untried or works; else why fentry fails */
 	char fentry_why[256];
 };
@@ -608,14 +609,38 @@ int loader_poll(struct loader *l, int timeout_ms)
 	return n + m;
 }
 
+/* Sum of bpf_prog_info.recursion_misses over the programs of @obj. */
+static uint64_t recursion_misses(struct bpf_object *obj)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *p;
+	__u32 len;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		if (bpf_program__fd(p) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
 void loader_detach(struct loader *l)
 {
 	uint32_t i;
+	size_t j;
 
 	if (!l)
 		return;
-	for (i = 0; i < l->plan->ntimers; i++)
+	for (i = 0; i < l->plan->ntimers; i++) {
+		for (j = 0; j < l->links[i].nclones; j++)
+			l->clone_misses +=
+				recursion_misses(l->links[i].clones[j]->obj);
 		drop_links(&l->links[i]);
+	}
 	for (i = 0; i < l->plan->natt; i++) {
 		bpf_link__destroy(l->att_links[i]);
 		l->att_links[i] = NULL;
@@ -653,6 +678,8 @@ int loader_targets_alive(struct loader *l)
 
 void loader_loss(struct loader *l, struct report_loss *loss)
 {
+	uint32_t i;
+	size_t j;
 	int ncpu = libbpf_num_possible_cpus(), c;
 	__u64 *v;
 	__u32 k;
@@ -679,6 +706,12 @@ void loader_loss(struct loader *l, struct report_loss *loss)
 			loss->no_storage = sum;
 	}
 	free(v);
+	loss->recursion_misses = recursion_misses(l->skel->obj) +
+				 l->clone_misses;
+	for (i = 0; i < l->plan->ntimers; i++)
+		for (j = 0; j < l->links[i].nclones; j++)
+			loss->recursion_misses +=
+				recursion_misses(l->links[i].clones[j]->obj);
 }
 
 uint64_t loader_orphans(struct loader *l, uint32_t timer)

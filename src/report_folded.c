@@ -63,7 +63,7 @@ static void print_path(FILE *f, const struct report *r,
 		       const struct report_view *v, size_t *chain, size_t i)
 {
 	size_t d = 0;
-	char buf[16];
+	char buf[REPORT_NAME_BUF];
 
 	for (; i != SIZE_MAX; i = v->parent[i])
 		chain[d++] = i;

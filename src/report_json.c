@@ -180,7 +180,7 @@ static void add_probes(struct jb *b, json_object *root, const struct report *r,
 	uint32_t ntimers = agg__ntimers(r->agg), i;
 	uint64_t *paths, *count;
 	json_object *a, *p;
-	char buf[16];
+	char buf[REPORT_NAME_BUF];
 	size_t k;
 
 	a = add_arr(b, root, "probes");
@@ -238,6 +238,7 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "ring_buffer_drops", r->loss.rb_drops);
 		add_u64(b, o, "depth_overflow", r->loss.depth_overflow);
 		add_u64(b, o, "task_storage_failures", r->loss.no_storage);
+		add_u64(b, o, "recursion_misses", r->loss.recursion_misses);
 		add_u64(b, o, "resyncs", st->resyncs);
 		add_u64(b, o, "discarded_frames", st->discarded);
 		add_u64(b, o, "skipped_records", st->skipped);
@@ -304,6 +305,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64(b, o, "runq_ns", n->runq_ns);
 	add_u64(b, o, "blocked_ns", n->blocked_ns);
 	add_u64(b, o, "offcpu_ns", n->runq_ns + n->blocked_ns);
+	add_u64(b, o, "irq_ns", n->irq_ns);
 	add_u64(b, o, "incomplete", n->incomplete);
 	add_u64(b, o, "incomplete_ns", n->incomplete_ns);
 	add_u64(b, o, "unwound", n->unwound);
@@ -321,7 +323,7 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 {
 	json_object *tree, **paths = NULL, **kids = NULL, *o, *name, *path;
 	size_t i, k, p, np;
-	char buf[16];
+	char buf[REPORT_NAME_BUF];
 
 	tree = add_arr(b, root, "tree");
 	if (!tree || !v->n)

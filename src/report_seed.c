@@ -45,7 +45,7 @@ int report_seed(FILE *f, const struct report *r)
 	const struct agg_node **nodes, *nd;
 	unsigned char *live = NULL;
 	size_t n, i;
-	char buf[16];
+	char buf[REPORT_NAME_BUF];
 	int err;
 
 	errno = 0;

@@ -223,7 +223,7 @@ int report_table(FILE *f, const struct report *r)
 	struct report_view v;
 	char(*cells)[CELL] = NULL;
 	const char *name;
-	char buf[16];
+	char buf[REPORT_NAME_BUF];
 	int err;
 
 	if (r->columns && r->ncolumns) {

@@ -74,7 +74,7 @@ struct kid {
 	const struct agg_node *n;
 	size_t seq;	  /* first-seen position among its siblings */
 	const char *name; /* REPORT_SORT_NAME only */
-	char buf[16];	  /* name when the timer has none */
+	char buf[REPORT_NAME_BUF];	  /* name when the timer has none */
 };
 
 static int kid_cmp_seq(const struct kid *a, const struct kid *b)
@@ -300,9 +300,22 @@ int report_parse_weight(const char *s, enum report_weight *w)
 const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,
 			      size_t len)
 {
+	static const char *const ctx[IPROF_CTX_MAX] = {
+		[IPROF_CTX_TASK] = "task",
+		[IPROF_CTX_SOFTIRQ] = "softirq",
+		[IPROF_CTX_HARDIRQ] = "hardirq",
+		[IPROF_CTX_NMI] = "nmi",
+	};
+
 	if (r && r->timers && r->agg && timer < agg__ntimers(r->agg) &&
 	    r->timers[timer].name)
 		return r->timers[timer].name;
+	if (AGG_TIMER_IS_CTX(timer) && AGG_CTX_OF(timer) < IPROF_CTX_MAX) {
+		/* the per-CPU root of an interrupt context */
+		snprintf(buf, len, "[%s/cpu%u]", ctx[AGG_CTX_OF(timer)],
+			 (unsigned int)AGG_CPU_OF(timer));
+		return buf;
+	}
 	snprintf(buf, len, "#%" PRIu32, timer);
 	return buf;
 }
@@ -312,7 +325,7 @@ int report_print_path(FILE *f, const struct report *r, const struct agg_node *n,
 {
 	const struct agg_node *small[64], **path = small;
 	size_t depth = 0, i;
-	char buf[16];
+	char buf[REPORT_NAME_BUF];
 
 	for (const struct agg_node *p = n; p && p->parent; p = p->parent)
 		depth++;
@@ -415,10 +428,10 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			"# lost: records=%" PRIu64 " resyncs=%" PRIu64
 			" discarded_frames=%" PRIu64 " skipped=%" PRIu64
 			" unwound=%" PRIu64 " depth_overflow=%" PRIu64
-			" malformed=%" PRIu64 "\n",
+			" malformed=%" PRIu64 " missed=%" PRIu64 "\n",
 			r->loss.rb_drops, st->resyncs, st->discarded,
 			st->skipped, st->unwound, r->loss.depth_overflow,
-			st->malformed);
+			st->malformed, r->loss.recursion_misses);
 		if (r->loss.no_storage)
 			fprintf(f, "# no task storage: %" PRIu64 "\n",
 				r->loss.no_storage);
@@ -429,10 +442,12 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			" records skipped, %" PRIu64 " frames unwound, %" PRIu64
 			" starts over max depth, %" PRIu64
 			" malformed records, %" PRIu64
-			" task storage failures\n",
+			" task storage failures, %" PRIu64
+			" probe hits missed (BPF recursion)\n",
 			r->loss.rb_drops, st->resyncs, st->discarded,
 			st->skipped, st->unwound, r->loss.depth_overflow,
-			st->malformed, r->loss.no_storage);
+			st->malformed, r->loss.no_storage,
+			r->loss.recursion_misses);
 	}
 	return 0;
 }

@@ -31,7 +31,14 @@ struct report_loss {
 	uint64_t rb_drops; /* ring-buffer reserve failures: records lost */
 	uint64_t depth_overflow; /* starts deeper than IPROF_MAX_DEPTH */
 	uint64_t no_storage; /* task storage allocation failures */
+	/* probe hits the kernel did not run our program for, because another
+	 * BPF program was running on that CPU (bpf_prog_info.recursion_misses
+	 * of every iprof program; an interrupt during a probe, mostly) */
+	uint64_t recursion_misses;
 };
+
+/* Size of a buffer that holds any name report_timer_name() makes up. */
+#define REPORT_NAME_BUF 32
 
 /* Order of siblings (--sort); the seed format always keeps first-seen. */
 enum report_sort {
@@ -236,7 +243,9 @@ void report_view_free(struct report_view *v);
 
 /*
  * report_timer_name() - the name of timer @timer (r->timers[timer].name),
- * or "#ID" formatted into @buf when the report has none.  The result lives
+ * "[softirq/cpuN]", "[hardirq/cpuN]" or "[nmi/cpuN]" for the per-CPU root of
+ * an interrupt context (AGG_TIMER_IS_CTX), else "#ID", formatted into @buf
+ * (REPORT_NAME_BUF bytes suffice) when the report has none.  The result lives
  * as long as @r and @buf.
  */
 const char *report_timer_name(const struct report *r, uint32_t timer,

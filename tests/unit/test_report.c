@@ -120,6 +120,7 @@ static void init_report(struct report *r, struct agg *a)
 	r->agg = a;
 	r->timers = timers;
 	r->loss.rb_drops = 5;
+	r->loss.recursion_misses = 3;
 	r->loss.depth_overflow = 1;
 	r->duration_ns = 20 * MS;
 }
@@ -149,7 +150,7 @@ static const char seed_expected[] =
 	"# not attached: refused: fentry refused by the kernel (EPERM)\n"
 	"# no hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"# orphan stops: inner 3\n"
-	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1\n";
+	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1 missed=3\n";
 /* clang-format on */
 
 static void test_seed(void **state)
@@ -190,7 +191,7 @@ static const char table_expected[] =
 	"not attached: refused: fentry refused by the kernel (EPERM)\n"
 	"attached, 0 hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"orphan stops: inner 3\n"
-	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 frames unwound, 1 starts over max depth, 1 malformed records, 0 task storage failures\n";
+	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 frames unwound, 1 starts over max depth, 1 malformed records, 0 task storage failures, 3 probe hits missed (BPF recursion)\n";
 /* clang-format on */
 
 static void test_table(void **state)
@@ -276,7 +277,7 @@ static void test_no_timers_and_empty(void **state)
 	out = run(report_seed, &r);
 	assert_string_equal(out, "# lost: records=0 resyncs=0 "
 				 "discarded_frames=0 skipped=0 unwound=0 "
-				 "depth_overflow=0 malformed=0\n");
+				 "depth_overflow=0 malformed=0 missed=0\n");
 	free(out);
 	out = run(report_table, &r);
 	assert_string_equal(
@@ -285,7 +286,8 @@ static void test_no_timers_and_empty(void **state)
 		     "lost: 0 records (ring buffer full), 0 resyncs, "
 		     "0 frames discarded, 0 records skipped, 0 frames "
 		     "unwound, 0 starts over max depth, 0 malformed "
-		     "records, 0 task storage failures\n");
+		     "records, 0 task storage failures, 0 probe hits "
+		     "missed (BPF recursion)\n");
 	free(out);
 
 	/* without timer names: "#ID", and no per-timer lines */
@@ -299,7 +301,7 @@ static void test_no_timers_and_empty(void **state)
 			    "thread_count = 1\n"
 			    "# lost: records=0 resyncs=0 discarded_frames=0 "
 			    "skipped=0 unwound=0 depth_overflow=0 "
-			    "malformed=0\n"
+			    "malformed=0 missed=0\n"
 			    "# no task storage: 2\n");
 	free(out);
 	agg__free(a);
@@ -360,6 +362,42 @@ static void test_fmt_ns(void **state)
 				    c[i].s);
 	/* truncated, still terminated */
 	assert_string_equal(report_fmt_ns(buf, 4, 1250), "1.2");
+}
+
+/* A timer that ran in a hardirq on CPU 1 sits under that context's root. */
+static void test_interrupt_root(void **state)
+{
+	struct report_timer t[1] = { { .name = "tmr", .kind = "span",
+				       .where = "tp", .attached = 1 } };
+	struct iprof_rec rec = {
+		.type = IPROF_REC_START,
+		.flags = IPROF_F_CTX,
+		.size = sizeof(rec),
+		.timer = 0,
+		.ts = 1000000,
+		.depth = 1,
+		.cpu = 1,
+		.aux = IPROF_CTX_HARDIRQ,
+	};
+	struct agg *a = agg__new(1);
+	struct report r = { 0 };
+	char *out;
+
+	(void)state;
+	assert_int_equal(agg__push(a, &rec, sizeof(rec)), 0);
+	rec.type = IPROF_REC_STOP;
+	rec.ts = 3000000;
+	assert_int_equal(agg__push(a, &rec, sizeof(rec)), 0);
+	r.agg = a;
+	r.timers = t;
+	out = run(report_seed, &r);
+	assert_string_equal(
+		out,
+		"[hardirq/cpu1], thread_time = 0.00ms, wall_time = 0.00ms, max = 0.00, avg = 0.00, count = 0, thread_count = 0\n"
+		"  tmr, thread_time = 2.00ms, wall_time = 2.00ms, max = 2.00, avg = 2.00, count = 1, thread_count = 1\n"
+		"# lost: records=0 resyncs=0 discarded_frames=0 skipped=0 unwound=0 depth_overflow=0 malformed=0 missed=0\n");
+	free(out);
+	agg__free(a);
 }
 
 static void test_nodes_order(void **state)
@@ -969,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_nodes_order),
+		cmocka_unit_test(test_interrupt_root),
 		cmocka_unit_test(test_table_sort),
 		cmocka_unit_test(test_table_min_total_max_depth),
 		cmocka_unit_test(test_table_columns),

@@ -112,6 +112,7 @@ static void init_report(struct report *r, const struct agg *a)
 	r->agg = a;
 	r->timers = timers;
 	r->loss.rb_drops = 5;
+	r->loss.recursion_misses = 4;
 	r->loss.depth_overflow = 1;
 	r->loss.no_storage = 2;
 	r->duration_ns = 60 * MS;
@@ -254,7 +255,7 @@ static void expect_node_keys(json_object *n)
 		    "self_ns", "wall_ns", "min_ns", "avg_ns", "max_ns",
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
 		    "threads", "exited", "oncpu_ns", "runq_ns", "blocked_ns",
-		    "offcpu_ns", "incomplete", "incomplete_ns", "unwound",
+		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound",
 		    "discarded", "children", NULL);
 }
 
@@ -335,12 +336,14 @@ static void test_document(void **state)
 
 	v = get(o, "loss", json_type_object);
 	expect_keys(v, "ring_buffer_drops", "depth_overflow",
-		    "task_storage_failures", "resyncs", "discarded_frames",
+		    "task_storage_failures", "recursion_misses", "resyncs",
+		    "discarded_frames",
 		    "skipped_records", "unwound_frames", "malformed_records",
 		    "mismatches", "nomem", NULL);
 	expect_u64(v, "ring_buffer_drops", 5);
 	expect_u64(v, "depth_overflow", 1);
 	expect_u64(v, "task_storage_failures", 2);
+	expect_u64(v, "recursion_misses", 4);
 	expect_u64(v, "resyncs", 1);
 	expect_u64(v, "discarded_frames", 1);
 	expect_u64(v, "skipped_records", 1);
