@@ -59,6 +59,7 @@ struct worker {
 	int started;
 	pid_t tid;
 	struct stats st;
+	uint64_t *spin_ns; /* each spin_inner() call's duration, opt_calls */
 };
 
 /* Options (read-only once the threads run). */
@@ -74,6 +75,7 @@ static unsigned long opt_long_every; /* --long-every K: every K-th spin ... */
 static unsigned long opt_long_spin_us; /* ... spins this long instead */
 
 static __thread struct stats *cur_stats;
+static __thread uint64_t *cur_spins; /* the worker's spin_ns, or NULL */
 
 /* State of the optional exit_inside thread. */
 static struct stats exit_inside_stats;
@@ -147,6 +149,8 @@ TRACED void outer(void)
 	spin_inner();
 	t1 = now_ns();
 	st->spin_inner_ns += t1 - t0;
+	if (cur_spins)
+		cur_spins[st->spin_inner_count - 1] = t1 - t0;
 
 	t0 = now_ns();
 	sleep_inner();
@@ -191,6 +195,7 @@ static void *worker_thread(void *arg)
 
 	w->tid = gettid();
 	cur_stats = &w->st;
+	cur_spins = w->spin_ns;
 	if (opt_pin_cpu >= 0) {
 		cpu_set_t set;
 
@@ -263,6 +268,48 @@ bad:
 		"error: --%s: expected an integer in [%lu, %lu], got '%s'\n",
 		name, min, max, s);
 	return -1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * spin_inner.pQ_ns: nearest-rank quantiles (the value of rank ceil(q * n))
+ * of every spin_inner() call's own duration, as iprof's histogram defines
+ * them; the same numbers a tracer should report, within its error.
+ */
+static void print_spin_quantiles(const struct worker *workers)
+{
+	static const struct {
+		const char *name;
+		double q;
+	} qs[] = { { "p50", 0.50 }, { "p90", 0.90 }, { "p99", 0.99 } };
+	uint64_t *all, n = (uint64_t)opt_threads * opt_calls, rank;
+	unsigned long i;
+
+	if (!n)
+		return;
+	all = malloc(n * sizeof(*all));
+	if (!all)
+		return;
+	for (i = 0; i < opt_threads; i++)
+		memcpy(all + i * opt_calls, workers[i].spin_ns,
+		       opt_calls * sizeof(*all));
+	qsort(all, n, sizeof(*all), cmp_u64);
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		rank = (uint64_t)(qs[i].q * (double)n);
+		if ((double)rank < qs[i].q * (double)n)
+			rank++;
+		if (rank < 1)
+			rank = 1;
+		printf("spin_inner.%s_ns=%" PRIu64 "\n", qs[i].name,
+		       all[rank - 1]);
+	}
+	free(all);
 }
 
 static void add_stats(struct stats *sum, const struct stats *s)
@@ -387,6 +434,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "error: out of memory\n");
 		return 1;
 	}
+	for (i = 0; i < opt_threads; i++) {
+		workers[i].spin_ns =
+			calloc(opt_calls ? opt_calls : 1, sizeof(uint64_t));
+		if (!workers[i].spin_ns) {
+			fprintf(stderr, "error: out of memory\n");
+			return 1;
+		}
+	}
 
 	for (i = 0; i < opt_threads; i++) {
 		err = pthread_create(&workers[i].thread, NULL, worker_thread,
@@ -418,6 +473,7 @@ int main(int argc, char **argv)
 	memset(&sum, 0, sizeof(sum));
 	for (i = 0; i < opt_threads; i++)
 		add_stats(&sum, &workers[i].st);
+	print_spin_quantiles(workers);
 	add_stats(&sum, &exit_inside_stats);
 
 	printf("pid=%d\n", (int)getpid());
@@ -440,6 +496,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < opt_threads; i++)
 		printf("thread%lu.tid=%d\n", i, (int)workers[i].tid);
 	printf("exit_inside.tid=%d\n", (int)exit_inside_tid);
+	for (i = 0; i < opt_threads; i++)
+		free(workers[i].spin_ns);
 	free(workers);
 
 	/* The ground truth is complete before hang() is called. */

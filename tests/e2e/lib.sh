@@ -74,3 +74,20 @@ finish() {
 	echo "all checks passed"
 	exit 0
 }
+
+# jnode FILE PATH FIELD: a field of the JSON report's node at PATH (names
+# joined by '>' from the root), e.g. jnode rep.json 'outer>spin_inner' count
+jnode() {
+	jq -r --arg p "$2" --arg f "$3" '
+		def walk_nodes: .[] | (., (.children | walk_nodes));
+		[.tree | walk_nodes | select((.path | join(">")) == $p)][0][$f] // empty' "$1"
+}
+
+# within DESC ACTUAL LO HI: LO <= ACTUAL <= HI
+within() {
+	if awk -v a="$2" -v l="$3" -v h="$4" 'BEGIN { exit !(a >= l && a <= h) }'; then
+		ok "$1: $2 in [$3, $4]"
+	else
+		bad "$1: $2 not in [$3, $4]"
+	fi
+}
