@@ -18,6 +18,7 @@
  * per-record path allocates nothing.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -753,6 +754,43 @@ void agg__snapshot(struct agg *a, uint64_t now_ns)
 				f->node->incomplete_ns += now_ns - f->start_ns;
 		}
 	}
+}
+
+static void node_reset(struct agg_node *n)
+{
+	struct hist *h = n->hist;
+
+	/* keep the tree links and the identity, zero the rest */
+	memset(&n->count, 0,
+	       sizeof(*n) - offsetof(struct agg_node, count));
+	if (h)
+		memset(h, 0, sizeof(*h));
+	n->hist = h;
+	n->last_tid = NO_TID;
+}
+
+void agg__reset(struct agg *a)
+{
+	struct node_chunk *c;
+	struct athread *t;
+	uint64_t live = a->stats.threads_live, nodes = a->stats.nodes;
+	unsigned int i;
+
+	for (c = a->chunks; c; c = c->next)
+		for (i = 0; i < c->used; i++)
+			node_reset(&c->n[i]);
+	/* threads count anew: forget which nodes each thread completed */
+	for (i = 0; i < (1u << a->tbits); i++) {
+		t = a->ttab[i].t;
+		if (!t || !t->done.slot)
+			continue;
+		memset(t->done.slot, 0,
+		       ((size_t)1 << t->done.bits) * sizeof(*t->done.slot));
+		t->done.used = 0;
+	}
+	memset(&a->stats, 0, sizeof(a->stats));
+	a->stats.threads_live = live;
+	a->stats.nodes = nodes;
 }
 
 const struct agg_node *agg__root(const struct agg *a)

@@ -53,6 +53,8 @@ struct opts {
 	size_t ncolumns;
 	int sort_set, min_total_set, max_depth_set, weight_set;
 	int strict, dry_run, verbose, quiet;
+	uint64_t interval_ns; /* --interval: a report every interval_ns */
+	int delta; /* --interval-mode delta: each report covers one interval */
 	char **cmd; /* after "--" */
 };
 
@@ -101,6 +103,10 @@ static void usage(FILE *f)
 		"                        threads exited incompl unwound discarded\n"
 		"      --weight W        folded line values: self (default), total, oncpu,\n"
 		"                        offcpu (exclusive of children, ns) or count\n"
+		"      --interval TIME   also report every TIME while tracing (1s, 10m);\n"
+		"                        with -o, FILE is replaced by each new report\n"
+		"      --interval-mode M cumulative (default: since the start) or delta\n"
+		"                        (each report covers its interval only)\n"
 		"\n"
 		"Other:\n"
 		"      --strict          fail if any probe cannot be attached\n"
@@ -138,6 +144,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_MAX_DEPTH,
 		O_COLUMNS,
 		O_WEIGHT,
+		O_INTERVAL,
+		O_INTERVAL_MODE,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -154,6 +162,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
 		{ "columns", required_argument, NULL, O_COLUMNS },
 		{ "weight", required_argument, NULL, O_WEIGHT },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -284,6 +294,27 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_DRY:
 			o->dry_run = 1;
 			break;
+		case O_INTERVAL:
+			if (util_parse_duration(optarg, &o->interval_ns) ||
+			    o->interval_ns < 10000000ull) {
+				fprintf(stderr,
+					"iprof: --interval '%s': expected a time of 10ms or more, like 1s, 500ms, 1m\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_INTERVAL_MODE:
+			if (!strcmp(optarg, "cumulative")) {
+				o->delta = 0;
+			} else if (!strcmp(optarg, "delta")) {
+				o->delta = 1;
+			} else {
+				fprintf(stderr,
+					"iprof: --interval-mode '%s': expected cumulative or delta\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
 		case O_RB:
 			if (util_parse_size(optarg, &o->rb_bytes) ||
 			    o->rb_bytes < 4096 || o->rb_bytes > (1ull << 30)) {
@@ -316,6 +347,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (!o->nprobe_files && !o->nspecs) {
 		fprintf(stderr,
 			"iprof: no probes: give --probes FILE or -e SPEC (try 'iprof --help')\n");
+		return -EINVAL;
+	}
+	if (o->delta && !o->interval_ns) {
+		fprintf(stderr,
+			"iprof: --interval-mode delta needs --interval TIME\n");
 		return -EINVAL;
 	}
 	if (o->cmd && o->npids) {
@@ -444,6 +480,48 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * One report while tracing or at the end.  With -o and --interval, FILE is
+ * replaced atomically (written to FILE.tmp, renamed), so a reader never
+ * sees half a report; else it goes to @out.  @no: interval number (1..),
+ * 0 for the final report.  Returns 0 or -errno.
+ */
+static int write_report(const struct opts *o, FILE *out, struct agg *agg,
+			struct plan *plan, struct loader *l,
+			uint64_t duration_ns);
+
+static int emit_report(const struct opts *o, FILE *out, struct agg *agg,
+		       struct plan *plan, struct loader *l, uint64_t t0,
+		       uint64_t since, uint64_t now, unsigned int no)
+{
+	char tmp[4096];
+	FILE *f = out;
+	int ret;
+
+	if (o->interval_ns && o->output) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", o->output);
+		f = fopen(tmp, "w");
+		if (!f)
+			return -errno;
+	}
+	if (o->interval_ns && (o->fmt == FMT_TABLE || o->fmt == FMT_SEED))
+		fprintf(f, "# %s %u: %.3fs to %.3fs after tracing began%s\n",
+			no ? "interval" : "final report", no,
+			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
+			o->delta ? "" : " (cumulative)");
+	agg__snapshot(agg, now);
+	ret = write_report(o, f, agg, plan, l, now - since);
+	if (f != out) {
+		if (fclose(f) && !ret)
+			ret = -errno;
+		if (!ret && rename(tmp, o->output))
+			ret = -errno;
+	}
+	if (!ret && o->delta)
+		agg__reset(agg);
+	return ret;
+}
+
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			struct plan *plan, struct loader *l,
 			uint64_t duration_ns)
@@ -528,7 +606,9 @@ int main(int argc, char **argv)
 	struct loader_opts lo = { 0 };
 	struct sigaction sa = { 0 };
 	const char *tracefs;
-	uint64_t t0, deadline = 0, now, last_check = 0;
+	uint64_t t0 = 0, deadline = 0, now, last_check = 0, since = 0;
+	uint64_t next_report = 0;
+	unsigned int nreports = 0;
 	FILE *out = stdout;
 	pid_t child = -1;
 	int gate = -1, ret = EXIT_USAGE, n, i, status, child_done = 0;
@@ -640,6 +720,9 @@ int main(int argc, char **argv)
 	t0 = now;
 	if (o.duration_ns)
 		deadline = t0 + o.duration_ns;
+	since = t0;
+	if (o.interval_ns)
+		next_report = t0 + o.interval_ns;
 	if (gate >= 0) {
 		if (write(gate, "g", 1) != 1) {
 			fprintf(stderr, "iprof: cannot start the command\n");
@@ -659,6 +742,18 @@ int main(int argc, char **argv)
 		now = util_now_ns();
 		if (deadline && now >= deadline)
 			break;
+		if (next_report && now >= next_report) {
+			n = emit_report(&o, out, agg, &plan, l, t0,
+					o.delta ? since : t0, now, ++nreports);
+			if (n)
+				fprintf(stderr,
+					"iprof: cannot write the report: %s\n",
+					strerror(-n));
+			since = now;
+			next_report += o.interval_ns;
+			if (next_report <= now)
+				next_report = now + o.interval_ns;
+		}
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child_done = 1;
 			break;
@@ -678,7 +773,6 @@ report:
 	loader_detach(l);
 	while (loader_poll(l, 0) > 0)
 		;
-	agg__snapshot(agg, now);
 	if (child > 0 && !child_done) {
 		kill(child, SIGTERM);
 		waitpid(child, &status, 0);
@@ -692,7 +786,8 @@ report:
 			fprintf(stderr, "iprof: the command was killed by signal %d\n",
 				WTERMSIG(status));
 	}
-	ret = write_report(&o, out, agg, &plan, l, now - t0);
+	ret = emit_report(&o, out, agg, &plan, l, t0, o.delta ? since : t0,
+			  now, 0);
 	if (ret) {
 		fprintf(stderr, "iprof: cannot write the report: %s\n",
 			strerror(-ret));

@@ -129,6 +129,15 @@ int agg__push(struct agg *a, const void *rec, size_t size);
  */
 void agg__snapshot(struct agg *a, uint64_t now_ns);
 
+/*
+ * agg__reset() - start a new interval: zero every node's statistics
+ * (counts, times, histograms, thread counts, unwound/discarded) and the
+ * whole-run counters of agg_stats except threads_live and nodes.  The tree's
+ * paths and the frames open now stay: a timer open across the reset counts,
+ * with its whole duration, in the interval where it stops.
+ */
+void agg__reset(struct agg *a);
+
 /* agg__root() - the root pseudo-node; its children are the top-level timers. */
 const struct agg_node *agg__root(const struct agg *a);
 

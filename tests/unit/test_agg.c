@@ -758,6 +758,49 @@ static void test_interrupts(void **state)
 	agg__free(a);
 }
 
+/*
+ * --interval-mode delta: agg__reset() zeroes the statistics; a timer open
+ * across the reset counts whole in the interval where it stops; threads
+ * are counted anew.
+ */
+static void test_reset(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *n;
+
+	(void)state;
+	START(a, 1, A, 1, 0);
+	STOP(a, 1, A, 1, 10);
+	START(a, 2, A, 1, 20);
+	STOP(a, 2, A, 1, 30);
+	START(a, 1, A, 1, 40); /* open across the reset */
+	n = node_at(a, A, -1);
+	assert_int_equal(n->count, 2);
+	assert_int_equal(n->threads, 2);
+
+	agg__reset(a);
+	assert_int_equal(n->count, 0);
+	assert_int_equal(n->total_ns, 0);
+	assert_int_equal(n->threads, 0);
+	assert_int_equal(hist_sum(n), 0);
+	assert_int_equal(agg__stats(a)->records, 0);
+	assert_int_equal(agg__stats(a)->threads_live, 2);
+	assert_int_equal(agg__stats(a)->nodes, 1);
+
+	STOP(a, 1, A, 1, 100);
+	START(a, 1, A, 1, 110);
+	STOP(a, 1, A, 1, 115);
+	assert_ptr_equal(node_at(a, A, -1), n); /* same path, same node */
+	assert_int_equal(n->count, 2);
+	assert_int_equal(n->total_ns, 60 + 5);
+	assert_int_equal(n->min_ns, 5);
+	assert_int_equal(n->max_ns, 60);
+	assert_int_equal(n->first_start_ns, 40);
+	assert_int_equal(n->threads, 1); /* thread 1 only, counted anew */
+	assert_int_equal(hist_sum(n), 2);
+	agg__free(a);
+}
+
 static void test_many_threads(void **state)
 {
 	struct agg *a = new_agg();
@@ -816,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_many_threads),
 		cmocka_unit_test(test_oncpu_offcpu),
 		cmocka_unit_test(test_interrupts),
+		cmocka_unit_test(test_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
