@@ -128,6 +128,8 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	__u64 id;
 	__u32 kind;
 
+	if (!tracing_on())
+		return 0;
 	st = bpf_task_storage_get(&tstate, prev, 0, 0);
 	if (st && st->depth) {
 		kind = preempt || BPF_CORE_READ(prev, __state) == 0 ?
@@ -168,6 +170,8 @@ static __always_inline void irq_edge(int enter, int hard)
 		v = hard ? &d->hard : &d->soft;
 		*v = enter;
 	}
+	if (!tracing_on())
+		return;
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
 	if (st && st->depth)
 		emit_aux(st, enter ? IPROF_REC_IRQ_ENTER : IPROF_REC_IRQ_EXIT,
@@ -206,6 +210,8 @@ int BPF_PROG(on_exit, struct task_struct *task)
 {
 	struct task_state *st;
 
+	if (!tracing_on())
+		return 0;
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
 	if (!st || !st->seen)
 		return 0;

@@ -20,6 +20,7 @@
 
 /* Set by the loader before load (rodata). */
 const volatile int filter_tgid = 0; /* only tgids in `targets` are traced */
+const volatile __u32 self_tgid = 0; /* iprof itself: never traced */
 const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
 
 struct task_state {
@@ -72,6 +73,27 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/*
+ * ctl[0] != 0 while tracing: the loader sets it once every probe is
+ * attached and clears it at the stop time, before draining the ring.  So
+ * nothing is recorded while probes are being attached (a start whose stop
+ * is not attached yet) or detached, and the report ends at the stop time.
+ * A map, not a global: the fentry clones share it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} ctl SEC(".maps");
+
+static __always_inline int tracing_on(void)
+{
+	__u32 zero = 0, *on = bpf_map_lookup_elem(&ctl, &zero);
+
+	return on && *on;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, IPROF_CNT_MAX);
@@ -89,6 +111,8 @@ static __always_inline void count(__u32 idx)
 
 static __always_inline int is_target(__u32 tgid)
 {
+	if (tgid == self_tgid)
+		return 0;
 	return !filter_tgid || bpf_map_lookup_elem(&targets, &tgid);
 }
 
@@ -191,6 +215,7 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 {
 	struct iprof_rec *r;
 
+	/* callers check tracing_on() (act(), the sched and irq programs) */
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		count(IPROF_CNT_RB_DROP);
@@ -277,7 +302,7 @@ static __always_inline void timer_start(const struct iprof_action *a,
 					__u64 pid_tgid, __u32 ctx)
 {
 	struct task_state *st;
-	__u32 d;
+	__u32 d, i;
 
 	st = state_get(ctx, 1);
 	if (!st) {
@@ -285,6 +310,14 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		return;
 	}
 	d = st->depth;
+	if (a->flags & IPROF_A_NO_REENTER) {
+		for (i = 0; i < IPROF_MAX_DEPTH; i++) {
+			if (i >= d)
+				break;
+			if (st->timers[i] == a->timer)
+				return;
+		}
+	}
 	if (d >= IPROF_MAX_DEPTH) {
 		st->over++;
 		count(IPROF_CNT_DEPTH_OVERFLOW);
@@ -344,6 +377,8 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 				__u32 ctx)
 {
+	if (!tracing_on())
+		return;
 	if (a->role == IPROF_ROLE_START)
 		timer_start(a, pid_tgid, ctx);
 	else if (a->role == IPROF_ROLE_STOP)

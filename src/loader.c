@@ -15,6 +15,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "iprof/util.h"
 #include "loader.h"
 #include "iprof.skel.h"
 #include "fentry.skel.h"
@@ -182,6 +183,7 @@ int loader_open(struct loader **out, struct plan *plan,
 	}
 	l->opts.rb_bytes = pow2_at_least(o->rb_bytes);
 	l->skel->rodata->filter_tgid = !!o->filter;
+	l->skel->rodata->self_tgid = (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
 	bpf_map__set_max_entries(l->skel->maps.rb, (__u32)l->opts.rb_bytes);
 	bpf_map__set_max_entries(l->skel->maps.actions,
@@ -299,6 +301,7 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 	fe->rodata->entry_action = a_entry;
 	fe->rodata->return_action = a_ret;
 	fe->rodata->filter_tgid = l->skel->rodata->filter_tgid;
+	fe->rodata->self_tgid = l->skel->rodata->self_tgid;
 	fe->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
 	last_msg[0] = '\0';
 	err = bpf_program__set_attach_target(fe->progs.fe_entry, 0, func);
@@ -320,6 +323,7 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 	REUSE(orphans);
 	REUSE(targets);
 	REUSE(counters);
+	REUSE(ctl);
 #undef REUSE
 	if (!err)
 		err = fentry__load(fe);
@@ -596,6 +600,16 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	return n;
 }
 
+int loader_set_tracing(struct loader *l, int on)
+{
+	__u32 zero = 0, v = !!on;
+
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.ctl), &zero, &v,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int loader_poll(struct loader *l, int timeout_ms)
 {
 	int n, m;
@@ -628,6 +642,12 @@ static uint64_t recursion_misses(struct bpf_object *obj)
 	return n;
 }
 
+/*
+ * Releasing a tracepoint's last perf event waits for RCU grace periods
+ * under the kernel's event_mutex, so detaching is serial and slow with many
+ * tracepoints (about 50 ms each); main.c leaves that to a background child
+ * once the report is out.
+ */
 void loader_detach(struct loader *l)
 {
 	uint32_t i;
@@ -662,7 +682,7 @@ int loader_targets_alive(struct loader *l)
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (kill((pid_t)key, 0) == 0 || errno == EPERM) {
+		if (util_proc_alive((int)key)) {
 			n++;
 			continue;
 		}

@@ -47,13 +47,25 @@ int loader_add_target(struct loader *l, pid_t tgid);
 int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t));
 
 /*
+ * loader_set_tracing() - start (@on) or stop recording.  Nothing is
+ * recorded until the first call with @on = 1, so that probes attach
+ * without half-seen timers; a stop ends the trace at that instant (drain
+ * the ring buffer afterwards).  Returns 0 or -errno.
+ */
+int loader_set_tracing(struct loader *l, int on);
+
+/*
  * loader_poll() - wait up to @timeout_ms, then drain the ring buffer into
  * the record callback.  Returns records consumed or -errno (-EINTR when a
  * signal came).
  */
 int loader_poll(struct loader *l, int timeout_ms);
 
-/* loader_detach() - detach every program (no new records); then drain. */
+/*
+ * loader_detach() - detach every program.  Slow with many tracepoints (RCU
+ * grace periods, one after the other): stop recording with
+ * loader_set_tracing(l, 0) first, report, then detach.
+ */
 void loader_detach(struct loader *l);
 
 /*

@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +33,8 @@
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
+/* More attachments than this are released by a background child. */
+#define BACKGROUND_DETACH 16
 
 enum fmt { FMT_TABLE, FMT_SEED, FMT_JSON, FMT_FOLDED };
 
@@ -215,7 +220,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (util_parse_duration(optarg, &o->duration_ns) ||
 			    !o->duration_ns) {
 				fprintf(stderr,
-					"iprof: --duration '%s': expected a time like 10s, 500ms, 2m\n",
+					"iprof: --duration '%s': expected a time above 0, like 10s, 500ms, 2m (a number alone is seconds)\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -344,6 +349,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		o->cmd = &argv[optind];
+	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		fprintf(stderr, "iprof: '--' must be followed by a command\n");
+		return -EINVAL;
+	}
 	if (!o->nprobe_files && !o->nspecs) {
 		fprintf(stderr,
 			"iprof: no probes: give --probes FILE or -e SPEC (try 'iprof --help')\n");
@@ -416,44 +425,154 @@ static void on_skip(const struct plan_timer *t)
 }
 
 /*
- * Fork COMMAND, held before exec until every probe is attached: it reads
- * one byte from @gate; EOF (iprof failed) makes it exit 127 unexecuted.
+ * Fork COMMAND, held before exec until every probe is attached: it waits
+ * in sigwaitinfo(2) for SIGUSR1 (start_gated()).  Not in a read(2): a
+ * read in flight when tracing begins would show up, as an orphan stop, in
+ * any span on read.  If exec fails, the child writes its errno to *@exec_r
+ * (close-on-exec, so a successful exec closes it with nothing written).
  */
-static pid_t spawn_gated(char **cmd, int *gate_w)
+static pid_t spawn_gated(char **cmd, int *exec_r)
 {
-	int fds[2];
+	sigset_t usr1, old;
+	siginfo_t si;
+	int ex[2], e;
 	pid_t pid;
-	char c;
 
-	if (pipe2(fds, O_CLOEXEC))
+	if (pipe2(ex, O_CLOEXEC))
 		return -1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
 	pid = fork();
 	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(ex[0]);
+		close(ex[1]);
 		return -1;
 	}
 	if (pid == 0) {
-		close(fds[1]);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
-		close(fds[0]);
+		close(ex[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(127); /* iprof is already gone */
+		while (sigwaitinfo(&usr1, &si) < 0 && errno == EINTR)
+			;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "iprof: cannot run '%s': %s\n", cmd[0],
-			strerror(errno));
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
 		_exit(127);
 	}
-	close(fds[0]);
-	*gate_w = fds[1];
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(ex[1]);
+	*exec_r = ex[0];
 	return pid;
 }
 
-static int pid_alive(pid_t pid)
+/*
+ * Turn the -p PIDs into the processes to trace: a thread id names its
+ * process; iprof itself, zombies and tasks that do not exist are refused;
+ * kernel threads are accepted with a warning (no uprobe fires there).
+ * Returns 0 or -EINVAL (message printed).
+ */
+static int resolve_pids(struct opts *o)
 {
-	return kill(pid, 0) == 0 || errno == EPERM;
+	struct util_proc p;
+	int i;
+
+	for (i = 0; i < o->npids; i++) {
+		pid_t pid = o->pids[i];
+
+		if (util_proc_read(pid, &p) || p.state == 'Z' ||
+		    p.state == 'X') {
+			fprintf(stderr, "iprof: -p %d: no such process%s\n",
+				pid,
+				p.state == 'Z' ? " (a zombie: it has exited)" :
+						 "");
+			return -EINVAL;
+		}
+		if (p.tgid && p.tgid != pid) {
+			fprintf(stderr,
+				"iprof: -p %d is a thread of process %d: tracing the process\n",
+				pid, p.tgid);
+			o->pids[i] = pid = p.tgid;
+		}
+		if (pid == getpid()) {
+			fprintf(stderr, "iprof: -p %d is iprof itself\n", pid);
+			return -EINVAL;
+		}
+		if (p.flags & UTIL_PF_KTHREAD)
+			fprintf(stderr,
+				"iprof: warning: -p %d is a kernel thread: only kernel probes can fire in it\n",
+				pid);
+	}
+	return 0;
+}
+
+/*
+ * Add the processes that the -p processes have already forked (their
+ * descendants now) as targets; later forks are followed in BPF.  Returns
+ * how many were added.
+ */
+static int add_descendants(struct loader *l, const pid_t *roots, int nroots)
+{
+	struct { int pid, ppid; } *v = NULL, *nv;
+	size_t n = 0, cap = 0, i;
+	int *set = NULL, nset = 0, added = 0, k, grew;
+	struct dirent *de;
+	struct util_proc p;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || util_proc_read((int)pid, &p))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n].pid = (int)pid;
+		v[n].ppid = p.ppid;
+		n++;
+	}
+	closedir(d);
+	set = calloc(n + (size_t)nroots + 1, sizeof(*set));
+	if (!set)
+		goto out;
+	for (k = 0; k < nroots; k++)
+		set[nset++] = roots[k];
+	/* grow the set until no process has its parent in it and is out */
+	do {
+		grew = 0;
+		for (i = 0; i < n; i++) {
+			int in = 0, par = 0;
+
+			for (k = 0; k < nset; k++) {
+				in |= set[k] == v[i].pid;
+				par |= set[k] == v[i].ppid;
+			}
+			if (par && !in && util_proc_alive(v[i].pid)) {
+				set[nset++] = v[i].pid;
+				if (!loader_add_target(l, v[i].pid))
+					added++;
+				grew = 1;
+			}
+		}
+	} while (grew);
+out:
+	free(set);
+	free(v);
+	return added;
 }
 
 static int print_plan(const struct plan *p)
@@ -481,28 +600,80 @@ static int on_record(void *ctx, void *data, size_t size)
 }
 
 /*
- * One report while tracing or at the end.  With -o and --interval, FILE is
- * replaced atomically (written to FILE.tmp, renamed), so a reader never
- * sees half a report; else it goes to @out.  @no: interval number (1..),
- * 0 for the final report.  Returns 0 or -errno.
+ * Where reports go.  stdout (no -o, or -o -), a file that is not a regular
+ * file (a device, a FIFO) written directly, or a regular file replaced by
+ * each report through FILE.tmp and rename(2): a failed run never leaves
+ * the previous report truncated, and a reader never sees half a report.
  */
+struct output {
+	const char *path; /* -o FILE; NULL for stdout */
+	FILE *direct; /* stdout or the opened non-regular file, else NULL */
+};
+
+/* Check early that the report can be written; 0 or -errno (printed). */
+static int output_open(struct output *w, const char *path)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	FILE *f;
+
+	w->path = NULL;
+	w->direct = stdout;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	w->path = path;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		w->direct = fopen(path, "w");
+		if (!w->direct)
+			goto fail;
+		return 0;
+	}
+	w->direct = NULL;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		goto fail;
+	fclose(f);
+	unlink(tmp);
+	return 0;
+fail:
+	fprintf(stderr, "iprof: cannot open '%s': %s\n", path, strerror(errno));
+	w->direct = NULL;
+	return -errno;
+}
+
+static void output_close(struct output *w)
+{
+	if (w->direct && w->direct != stdout)
+		fclose(w->direct);
+	w->direct = NULL;
+}
+
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			struct plan *plan, struct loader *l,
 			uint64_t duration_ns);
 
-static int emit_report(const struct opts *o, FILE *out, struct agg *agg,
+/*
+ * One report while tracing (@no = interval number, 1..) or at the end
+ * (@no = 0), covering @since..@now (ns, record clock).  If the output
+ * cannot be written, the final report goes to stdout instead.  Returns 0
+ * or -errno.
+ */
+static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 		       struct plan *plan, struct loader *l, uint64_t t0,
 		       uint64_t since, uint64_t now, unsigned int no)
 {
-	char tmp[4096];
-	FILE *f = out;
+	char tmp[PATH_MAX];
+	FILE *f = w->direct;
 	int ret;
 
-	if (o->interval_ns && o->output) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", o->output);
+	if (!f) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
 		f = fopen(tmp, "w");
-		if (!f)
-			return -errno;
+		if (!f) {
+			ret = -errno;
+			goto fallback;
+		}
 	}
 	if (o->interval_ns && (o->fmt == FMT_TABLE || o->fmt == FMT_SEED))
 		fprintf(f, "# %s %u: %.3fs to %.3fs after tracing began%s\n",
@@ -511,11 +682,21 @@ static int emit_report(const struct opts *o, FILE *out, struct agg *agg,
 			o->delta ? "" : " (cumulative)");
 	agg__snapshot(agg, now);
 	ret = write_report(o, f, agg, plan, l, now - since);
-	if (f != out) {
+	if (!w->direct) {
 		if (fclose(f) && !ret)
 			ret = -errno;
-		if (!ret && rename(tmp, o->output))
+		if (!ret && rename(tmp, w->path))
 			ret = -errno;
+		if (ret)
+			unlink(tmp);
+	}
+fallback:
+	if (ret && w->path) {
+		fprintf(stderr, "iprof: cannot write '%s': %s%s\n", w->path,
+			strerror(-ret),
+			no ? "" : "; the report follows on stdout");
+		if (!no)
+			write_report(o, stdout, agg, plan, l, now - since);
 	}
 	if (!ret && o->delta)
 		agg__reset(agg);
@@ -596,11 +777,25 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	return ret;
 }
 
+/* Print how the command ended (stderr, unless -q). */
+static void command_status(int status)
+{
+	if (quiet)
+		return;
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "iprof: the command exited with status %d\n",
+			WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "iprof: the command was killed by signal %d\n",
+			WTERMSIG(status));
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_list pl = { 0 };
 	struct opts o = { 0 };
 	struct plan plan = { 0 };
+	struct output w = { 0 };
 	struct loader *l = NULL;
 	struct agg *agg = NULL;
 	struct loader_opts lo = { 0 };
@@ -609,9 +804,9 @@ int main(int argc, char **argv)
 	uint64_t t0 = 0, deadline = 0, now, last_check = 0, since = 0;
 	uint64_t next_report = 0;
 	unsigned int nreports = 0;
-	FILE *out = stdout;
 	pid_t child = -1;
-	int gate = -1, ret = EXIT_USAGE, n, i, status, child_done = 0;
+	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
+	int child_done = 0, e;
 	char err[1024];
 
 	if (parse_args(argc, argv, &o))
@@ -619,13 +814,8 @@ int main(int argc, char **argv)
 	quiet = o.quiet;
 	if (load_probes(&o, &pl))
 		goto out;
-	for (i = 0; i < o.npids; i++) {
-		if (!pid_alive(o.pids[i])) {
-			fprintf(stderr, "iprof: -p %d: no such process\n",
-				o.pids[i]);
-			goto out;
-		}
-	}
+	if (resolve_pids(&o))
+		goto out;
 	tracefs = tracefs_dir();
 	if (plan_build(&plan, &pl, tracefs)) {
 		fprintf(stderr, "iprof: out of memory\n");
@@ -648,15 +838,8 @@ int main(int argc, char **argv)
 		if (n)
 			goto out; /* bad input: EXIT_USAGE */
 	}
-	if (o.output) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			fprintf(stderr, "iprof: cannot open '%s': %s\n",
-				o.output, strerror(errno));
-			out = stdout;
-			goto out;
-		}
-	}
+	if (output_open(&w, o.output))
+		goto out;
 	agg = agg__new(plan.ntimers);
 	if (!agg) {
 		ret = EXIT_RUNTIME;
@@ -668,7 +851,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	if (o.cmd) {
-		child = spawn_gated(o.cmd, &gate);
+		child = spawn_gated(o.cmd, &exec_r);
 		if (child < 0) {
 			fprintf(stderr, "iprof: cannot fork: %s\n",
 				strerror(errno));
@@ -690,6 +873,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.npids; i++)
 		if (loader_add_target(l, o.pids[i]))
 			goto out;
+	if (o.npids) {
+		n = add_descendants(l, o.pids, o.npids);
+		if (n && !quiet)
+			fprintf(stderr,
+				"iprof: also tracing %d process%s that the -p process%s forked before\n",
+				n, n == 1 ? "" : "es", o.npids > 1 ? "es" : "");
+	}
 
 	t0 = util_now_ns();
 	n = loader_attach(l, on_skip);
@@ -707,8 +897,11 @@ int main(int argc, char **argv)
 			plan.ntimers - (uint32_t)n, plan.ntimers);
 		goto out;
 	}
-	if (stop_requested)
-		goto report;
+	if (stop_requested) {
+		fprintf(stderr, "iprof: interrupted before tracing began\n");
+		ret = 128 + SIGINT;
+		goto out;
+	}
 	now = util_now_ns();
 	if (!quiet)
 		fprintf(stderr,
@@ -717,19 +910,33 @@ int main(int argc, char **argv)
 			o.cmd ? " the command" : o.npids ? " the process" :
 							    " system-wide",
 			o.cmd ? "" : "Ctrl-C to stop");
-	t0 = now;
+	/* recording starts now, with every probe in place */
+	if ((e = loader_set_tracing(l, 1))) {
+		fprintf(stderr, "iprof: cannot start tracing: %s\n",
+			strerror(-e));
+		goto out;
+	}
+	t0 = util_now_ns();
 	if (o.duration_ns)
 		deadline = t0 + o.duration_ns;
 	since = t0;
 	if (o.interval_ns)
 		next_report = t0 + o.interval_ns;
-	if (gate >= 0) {
-		if (write(gate, "g", 1) != 1) {
-			fprintf(stderr, "iprof: cannot start the command\n");
-			goto report;
+	if (child > 0) {
+		if (kill(child, SIGUSR1)) {
+			fprintf(stderr, "iprof: cannot start the command: %s\n",
+				strerror(errno));
+			goto out;
 		}
-		close(gate);
-		gate = -1;
+		/* exec's errno, or EOF once the exec succeeded */
+		if (read(exec_r, &e, sizeof(e)) == sizeof(e)) {
+			fprintf(stderr, "iprof: cannot run '%s': %s\n",
+				o.cmd[0], strerror(e));
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		close(exec_r);
+		exec_r = -1;
 	}
 
 	while (!stop_requested) {
@@ -743,12 +950,8 @@ int main(int argc, char **argv)
 		if (deadline && now >= deadline)
 			break;
 		if (next_report && now >= next_report) {
-			n = emit_report(&o, out, agg, &plan, l, t0,
-					o.delta ? since : t0, now, ++nreports);
-			if (n)
-				fprintf(stderr,
-					"iprof: cannot write the report: %s\n",
-					strerror(-n));
+			emit_report(&o, &w, agg, &plan, l, t0,
+				    o.delta ? since : t0, now, ++nreports);
 			since = now;
 			next_report += o.interval_ns;
 			if (next_report <= now)
@@ -768,9 +971,10 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-report:
+
+	/* the trace ends here: stop recording, take what is in the ring */
 	now = util_now_ns();
-	loader_detach(l);
+	loader_set_tracing(l, 0);
 	while (loader_poll(l, 0) > 0)
 		;
 	if (child > 0 && !child_done) {
@@ -778,24 +982,37 @@ report:
 		waitpid(child, &status, 0);
 		child_done = 1;
 	}
-	if (child > 0 && child_done && !quiet) {
-		if (WIFEXITED(status) && WEXITSTATUS(status))
-			fprintf(stderr, "iprof: the command exited with status %d\n",
-				WEXITSTATUS(status));
-		else if (WIFSIGNALED(status))
-			fprintf(stderr, "iprof: the command was killed by signal %d\n",
-				WTERMSIG(status));
-	}
-	ret = emit_report(&o, out, agg, &plan, l, t0, o.delta ? since : t0,
+	if (child > 0)
+		command_status(status);
+	ret = emit_report(&o, &w, agg, &plan, l, t0, o.delta ? since : t0,
 			  now, 0);
-	if (ret) {
-		fprintf(stderr, "iprof: cannot write the report: %s\n",
-			strerror(-ret));
-		ret = EXIT_RUNTIME;
+	ret = ret ? EXIT_RUNTIME : 0;
+	fflush(NULL);
+	/*
+	 * Releasing a tracepoint's last perf event waits for RCU grace periods
+	 * under the kernel's event_mutex, one tracepoint after the other
+	 * (about 50 ms each here).  With many, hand the release to a child
+	 * that holds the same file descriptors and let it finish in the
+	 * background: the report is out and iprof returns now.
+	 */
+	if (plan.natt > BACKGROUND_DETACH) {
+		pid_t bg = fork();
+
+		if (bg == 0) {
+			setsid();
+			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_IGN);
+			loader_close(l);
+			_exit(0);
+		}
+		if (bg > 0 && !quiet)
+			fprintf(stderr,
+				"iprof: detaching %u probes in the background (pid %d)\n",
+				plan.natt, (int)bg);
 	}
 out:
-	if (gate >= 0)
-		close(gate);
+	if (exec_r >= 0)
+		close(exec_r);
 	if (child > 0 && !child_done) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
@@ -804,10 +1021,7 @@ out:
 	agg__free(agg);
 	plan_free(&plan);
 	probe_list_free(&pl);
-	if (out != stdout && fclose(out) && !ret) {
-		fprintf(stderr, "iprof: %s: %s\n", o.output, strerror(errno));
-		ret = EXIT_RUNTIME;
-	}
+	output_close(&w);
 	free(o.probe_files);
 	free(o.specs);
 	free(o.pids);

@@ -180,7 +180,8 @@ static int add_action(struct plan *p, uint32_t timer, uint8_t role,
  * A tracepoint takes a BPF program once, so a second use of the same
  * tracepoint joins the chain of actions of the first one's attachment:
  * stops first (a stop and a start on one event close one timer, then open
- * the next), in file order.  Returns 1 if chained, 0 if @ev is new, or
+ * the next), innermost first (reverse file order), then starts in file
+ * order.  Returns 1 if chained, 0 if @ev is new, or
  * -E2BIG past IPROF_MAX_CHAIN actions.
  */
 static int chain_tp(struct plan *p, uint32_t action, const char *cat,
@@ -194,14 +195,14 @@ static int chain_tp(struct plan *p, uint32_t action, const char *cat,
 		    strcmp(p->att[i].category, cat) || strcmp(p->att[i].event, ev))
 			continue;
 		link = &p->att[i].action;
-		while (*link != IPROF_NO_NEXT &&
-		       !(a->role == IPROF_ROLE_STOP &&
-			 p->actions[*link].role == IPROF_ROLE_START)) {
-			link = &p->actions[*link].next;
-			n++;
-		}
 		for (i = *link; i != IPROF_NO_NEXT; i = p->actions[i].next)
 			n++;
+		/* a start goes last; a stop goes first, before the stops of
+		 * timers defined earlier: those started earlier on the same
+		 * event, so they are further down the stack */
+		if (a->role == IPROF_ROLE_START)
+			while (*link != IPROF_NO_NEXT)
+				link = &p->actions[*link].next;
 		if (n + 1 > IPROF_MAX_CHAIN)
 			return -E2BIG;
 		a->next = *link;
@@ -356,7 +357,10 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		return 0;
 	}
 
-	err = add_action(p, id, IPROF_ROLE_START, 0, &start);
+	/* spans do not nest in themselves: see IPROF_A_NO_REENTER */
+	err = add_action(p, id, IPROF_ROLE_START,
+			 pr->kind == PROBE_SPAN ? IPROF_A_NO_REENTER : 0,
+			 &start);
 	if (!err)
 		err = add_action(p, id, IPROF_ROLE_STOP,
 				 pr->start.ncond ? IPROF_A_UNMATCHED_OK : 0,

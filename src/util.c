@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,4 +61,47 @@ uint64_t util_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int util_proc_read(int pid, struct util_proc *p)
+{
+	char path[64], buf[1024], *rp;
+	FILE *f;
+	size_t n;
+	int ret = -EINVAL;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? -ENOENT : -EINVAL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ppid pgrp session tty tpgid flags ...": comm may hold
+	 * blanks and parentheses, so start after the last ')' */
+	rp = strrchr(buf, ')');
+	if (!rp || sscanf(rp + 1, " %c %d %*d %*d %*d %*d %u", &p->state,
+			  &p->ppid, &p->flags) != 3)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -EINVAL;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (sscanf(buf, "Tgid: %d", &p->tgid) == 1) {
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+int util_proc_alive(int pid)
+{
+	struct util_proc p;
+
+	return util_proc_read(pid, &p) == 0 && p.state != 'Z' &&
+	       p.state != 'X';
 }

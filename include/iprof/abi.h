@@ -138,6 +138,14 @@ enum iprof_action_flags {
 	 * tracing began) and is counted in the per-timer orphan map.
 	 */
 	IPROF_A_UNMATCHED_OK = 1 << 0,
+	/*
+	 * A start of a timer already open on this thread (or interrupt
+	 * context) is ignored: spans do not nest in themselves (a syscall
+	 * cannot recurse; a stop whose condition failed leaves the span open
+	 * and its next start must not stack a tower on it).  Function timers
+	 * recurse and do not set it.
+	 */
+	IPROF_A_NO_REENTER = 1 << 1,
 };
 
 /* End of an action chain (iprof_action.next). */
