@@ -28,12 +28,17 @@ cases=(
 "2|cannot open '/nonexistent/dir/out'|-e uprobe:$W:outer -o /nonexistent/dir/out -d 1s"
 "2|--rb-size|-e uprobe:$W:outer --rb-size 12Q"
 "2|exclude each other|-e uprobe:$W:outer -p 1 -- true"
+"2|must be followed by a command|-e uprobe:$W:outer --"
+"2|--interval-mode delta needs --interval|-e uprobe:$W:outer --interval-mode delta"
+"2|--interval 'x'|-e uprobe:$W:outer --interval x"
 )
 root_cases=(
 "1|no_such_function|-e uprobe:$W:no_such_function -d 1s"
 "1|tracepoint kvm:kvm_nope not found|-e 'span x = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu' -d 1s"
 "2|tracepoint kvm:kvm_nope not found|--strict -e uprobe:$W:outer -e 'span x = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu' -d 1s"
 "1|no probe could be attached|-e uprobe:/nonexistent/binary:f -d 1s"
+"2|cannot run '/nonexistent/cmd': No such file or directory|-e uprobe:$W:outer -- /nonexistent/cmd"
+"2|cannot run '/etc/passwd': Permission denied|-e uprobe:$W:outer -- /etc/passwd"
 )
 [ "$(id -u)" = 0 ] && cases+=("${root_cases[@]}")
 
@@ -48,6 +53,19 @@ for c in "${cases[@]}"; do
 	fi
 done
 [ "$(id -u)" = 0 ] || echo "note: the ${#root_cases[@]} root-only cases were not run (not root)"
+
+# A failed run leaves the previous report in -o FILE as it was.
+if [ "$(id -u)" = 0 ]; then
+	echo "previous report" >"$TMP/keep.txt"
+	"$IPROF" -q -e "uprobe:$W:no_such_function" -o "$TMP/keep.txt" -d 1s 2>/dev/null
+	check "failed run: exit" "$?" 1
+	check "failed run: -o FILE untouched" "$(cat "$TMP/keep.txt")" "previous report"
+	# an output that cannot be written: the report comes out on stdout
+	"$IPROF" -q -f seed -e "uprobe:$W:outer" -o /dev/full -- "$W" --calls 3 >"$TMP/full.out" 2>"$TMP/full.err"
+	check "-o /dev/full: exit" "$?" 1
+	check "-o /dev/full: report on stdout instead" "$(seed_field outer count "$TMP/full.out")" 3
+	grep -q "cannot write '/dev/full'" "$TMP/full.err" && ok "-o /dev/full: says so" || bad "-o /dev/full: no message"
+fi
 
 # A probe file with a good and a bad line still traces the good one.
 if [ "$(id -u)" = 0 ]; then
