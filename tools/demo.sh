@@ -10,5 +10,6 @@ bash "$src/tools/install-deps.sh"
 cmake -S "$src" -B "$build" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 echo "== iprof --probes probes.d/kvm.conf -- kvm-msr-exit --vcpus 2 --iterations 2000" >&2
+echo "== (the workload's own counts on stderr, iprof's report on stdout)" >&2
 exec "$build/iprof" --probes "$src/probes.d/kvm.conf" -- \
-	"$build/kvm-msr-exit" --vcpus 2 --iterations 2000
+	sh -c 'exec "$0" --vcpus 2 --iterations 2000 >&2' "$build/kvm-msr-exit"
