@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bench_probe: the workloads and the floors of the probe-overhead benchmark
+ * (bench/README.md, "Probe overhead"; bench/run.sh runs it).
+ *
+ * usage: bench_probe MODE WORKLOAD N [REPS]
+ *
+ * WORKLOAD is the loop that is timed, N iterations, REPS times (default 3):
+ *   getppid     syscall(SYS_getppid): one sys_enter + one sys_exit event
+ *   ucall       a call of bench_target(), an exported, never inlined
+ *               function of this binary that starts with `push %rbp`:
+ *               one uprobe + one uretprobe event
+ *   ucall-nop5  (x86-64) a call of bench_target_nop5(), which starts with a
+ *               5-byte nop like a USDT probe site: the kernel (6.18+) turns
+ *               its uprobe into a call, the cheapest uprobe there is
+ *
+ * MODE says what is attached while the loop runs, in this process:
+ *   loop         nothing: the baseline, and what iprof runs
+ *                ("iprof ... -- bench_probe loop getppid N")
+ *   empty        bench/empty.bpf.c programs that only return 0, attached as
+ *                iprof attaches its own: a perf-event tracepoint link on
+ *                syscalls:sys_enter_getppid and sys_exit_getppid, or a
+ *                uprobe and a uretprobe on the target (every process)
+ *   empty-rawtp  (getppid) the empty program as raw tracepoints on
+ *                raw_syscalls:sys_enter / sys_exit (every syscall)
+ *   steps-lookup, steps-target, steps-storage, steps-full, steps-ktime,
+ *   steps-rb-nots, steps-rb
+ *                (getppid) bench/steps.bpf.c: a copy of iprof's tracepoint
+ *                program built up step by step, with a reader thread that
+ *                drains the ring buffer every 10 ms as iprof does;
+ *                steps-full is iprof's tp_hit
+ *   steps-wake   steps-full, waking the reader on every record
+ *   steps-rawtp  steps-full's work on raw_syscalls:sys_enter / sys_exit
+ *   steps-cached, steps-pair, steps-edge
+ *                proposed changes (see bench/steps.bpf.c)
+ *
+ * Environment (steps-*): BENCH_RB_SIZE=BYTES sets the ring-buffer size
+ * (default 16M, iprof's default; a power of 2, at least a page);
+ * BENCH_STALL_MS=MS makes the reader stop reading for MS ms every 200 ms,
+ * as a reader does that the scheduler or its own work holds up.
+ *
+ * Output, one line on stdout:
+ *   mode=M workload=W n=N reps=R calls=N*R ns_per_iter=BEST median=MEDIAN
+ *   prog_ns=P [records=C drops=D iwi=I]
+ * ns_per_iter is the best of the REPS repetitions (CLOCK_MONOTONIC around
+ * each loop); calls is how many times the loop ran in total, i.e. the count
+ * a tracer of this process must report.  prog_ns is the mean run time of
+ * the attached BPF programs per run, from the kernel's BPF statistics
+ * ("-" unless sysctl kernel.bpf_stats_enabled=1).  records and drops
+ * (steps-*): ring-buffer records read and reserves that failed; iwi
+ * (x86): IRQ-work interrupts on the host during the loops (/proc/interrupts
+ * IWI): each wakeup of the reader from BPF is one.  Exit status 0, 1 on a
+ * BPF error, 2 on a usage error.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "empty.skel.h"
+#include "steps.skel.h"
+
+#define MAX_REPS 64
+
+volatile int bench_sink;
+
+/*
+ * The uprobe targets: exported (global symbols in `nm`), never inlined, and
+ * on x86-64 written in assembly so that their first instruction, which
+ * decides what a uprobe on them costs, does not depend on the compiler:
+ *
+ *   bench_target       push %rbp: the prologue of code built with frame
+ *                      pointers; the kernel emulates the push (no
+ *                      single-step), the usual cost of a function uprobe
+ *   bench_target_nop5  a 5-byte nop, as at a USDT site: 6.18+ kernels turn
+ *                      its uprobe into a call, the cheapest uprobe
+ *
+ * (A function starting with an instruction the kernel must single-step out
+ * of line, e.g. `lea` or `endbr64`, costs ~5 us per uprobe on this VM: the
+ * trap, not the BPF program, then dominates every probe.)
+ */
+#ifdef __x86_64__
+__asm__(".text\n"
+	".globl bench_target\n"
+	".type bench_target, @function\n"
+	".p2align 4\n"
+	"bench_target:\n"
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	leal 1(%rdi), %eax\n"
+	"	popq %rbp\n"
+	"	ret\n"
+	".size bench_target, .-bench_target\n"
+	".globl bench_target_nop5\n"
+	".type bench_target_nop5, @function\n"
+	".p2align 4\n"
+	"bench_target_nop5:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	leal 1(%rdi), %eax\n"
+	"	ret\n"
+	".size bench_target_nop5, .-bench_target_nop5\n");
+int bench_target(int x);
+int bench_target_nop5(int x);
+#else
+#if defined(__GNUC__) && !defined(__clang__)
+#define TARGET_ATTR __attribute__((noinline, noclone, used))
+#else
+#define TARGET_ATTR __attribute__((noinline, used))
+#endif
+TARGET_ATTR int bench_target(int x)
+{
+	__asm__ volatile("" : "+r"(x)::"memory");
+	return x + 1;
+}
+#endif
+
+enum kind { K_LOOP, K_EMPTY, K_EMPTY_RAWTP, K_STEPS, K_STEPS_RAWTP };
+
+static const struct mode {
+	const char *name;
+	enum kind kind;
+	const char *prog; /* steps.bpf.c program */
+	int wake; /* 1: wake on every record, 2: on crossing wakeup_bytes */
+} modes[] = {
+	{"loop", K_LOOP, NULL, 0},
+	{"empty", K_EMPTY, NULL, 0},
+	{"empty-rawtp", K_EMPTY_RAWTP, NULL, 0},
+	{"steps-lookup", K_STEPS, "s_lookup", 0},
+	{"steps-target", K_STEPS, "s_target", 0},
+	{"steps-storage", K_STEPS, "s_storage", 0},
+	{"steps-ktime", K_STEPS, "s_ktime", 0},
+	{"steps-rb-nots", K_STEPS, "s_rb_nots", 0},
+	{"steps-rb", K_STEPS, "s_rb", 0},
+	{"steps-full", K_STEPS, "s_full", 0},
+	{"steps-wake", K_STEPS, "s_full", 1},
+	{"steps-edge", K_STEPS, "s_full", 2},
+	{"steps-rawtp", K_STEPS_RAWTP, NULL, 0},
+	{"steps-cached", K_STEPS, "s_cached", 0},
+	{"steps-pair", K_STEPS, "s_pair", 0},
+};
+
+enum workload { W_GETPPID, W_UCALL, W_UCALL_NOP5 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t run_getppid(long n)
+{
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return now_ns() - t0;
+}
+
+static uint64_t run_ucall(long n, int (*fn)(int))
+{
+	uint64_t t0 = now_ns();
+	int acc = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		acc += fn((int)i);
+	bench_sink = acc;
+	return now_ns() - t0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_WARN)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static int usage(void)
+{
+	size_t i;
+
+	fprintf(stderr, "usage: bench_probe MODE WORKLOAD N [REPS]\n"
+			"  MODE:");
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		fprintf(stderr, " %s", modes[i].name);
+	fprintf(stderr, "\n  WORKLOAD: getppid ucall ucall-nop5\n");
+	return 2;
+}
+
+/* ---- what is attached ---------------------------------------------------- */
+
+#define MAX_LINKS 2
+
+struct attached {
+	struct empty_bpf *empty;
+	struct steps_bpf *steps;
+	struct bpf_link *links[MAX_LINKS];
+	struct bpf_program *progs[MAX_LINKS]; /* for the run-time stats */
+	/* steps: the ring-buffer reader */
+	struct ring_buffer *rb;
+	pthread_t reader;
+	int reader_started;
+	volatile int stop;
+	uint64_t records;
+};
+
+static int link_ok(struct attached *at, int i, struct bpf_program *p,
+		   struct bpf_link *l)
+{
+	if (!l)
+		return -errno;
+	at->links[i] = l;
+	at->progs[i] = p;
+	return 0;
+}
+
+static int attach_tp_pair(struct attached *at, struct bpf_program *p,
+			  int cookies)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, to);
+	int err;
+
+	to.bpf_cookie = 0; /* steps: actions[0] is the START */
+	err = link_ok(at, 0, p,
+		      bpf_program__attach_tracepoint_opts(
+			      p, "syscalls", "sys_enter_getppid",
+			      cookies ? &to : NULL));
+	if (err)
+		return err;
+	to.bpf_cookie = 1; /* actions[1] is the STOP */
+	return link_ok(at, 1, p,
+		       bpf_program__attach_tracepoint_opts(
+			       p, "syscalls", "sys_exit_getppid",
+			       cookies ? &to : NULL));
+}
+
+static int attach_raw_pair(struct attached *at, struct bpf_program *enter,
+			   struct bpf_program *exit)
+{
+	int err;
+
+	err = link_ok(at, 0, enter,
+		      bpf_program__attach_raw_tracepoint(enter, "sys_enter"));
+	if (err)
+		return err;
+	return link_ok(at, 1, exit,
+		       bpf_program__attach_raw_tracepoint(exit, "sys_exit"));
+}
+
+static int attach_uprobe_pair(struct attached *at, struct bpf_program *entry,
+			      struct bpf_program *ret, const char *func)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	char exe[4096];
+	ssize_t len;
+	int err;
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0)
+		return -errno;
+	exe[len] = '\0';
+	/* every process (pid -1), as iprof attaches */
+	uo.func_name = func;
+	err = link_ok(at, 0, entry,
+		      bpf_program__attach_uprobe_opts(entry, -1, exe, 0, &uo));
+	if (err)
+		return err;
+	uo.retprobe = true;
+	return link_ok(at, 1, ret,
+		       bpf_program__attach_uprobe_opts(ret, -1, exe, 0, &uo));
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct attached *at = ctx;
+
+	at->records++;
+	return 0;
+}
+
+static long stall_ms;
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* IRQ-work interrupts so far, all CPUs (x86 /proc/interrupts IWI), or 0 */
+static uint64_t irq_work_count(void)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096], *p, *end;
+	uint64_t sum = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "IWI:", 4))
+			continue;
+		p += 4;
+		for (;;) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+static void *reader(void *arg)
+{
+	struct attached *at = arg;
+	uint64_t next = now_ns() + 200000000ull;
+
+	/* as iprof's loader_poll(): records come without a wakeup (unless
+	 * the ring fills past wakeup_bytes), so poll() mostly times out and
+	 * the ring is drained every 10 ms */
+	while (!at->stop) {
+		ring_buffer__poll(at->rb, 10);
+		ring_buffer__consume(at->rb);
+		if (stall_ms && now_ns() >= next) {
+			sleep_ms(stall_ms);
+			next = now_ns() + 200000000ull;
+		}
+	}
+	ring_buffer__consume(at->rb);
+	return NULL;
+}
+
+/* bench/steps.bpf.c's struct action; 0 START, 1 STOP of timer 0 */
+struct step_action {
+	__u32 timer;
+	__u32 role;
+};
+
+static int load_steps(struct attached *at, const struct mode *m, int wake)
+{
+	struct step_action act[2] = {{0, 1}, {0, 2}};
+	__u32 key, tgid = (__u32)getpid();
+	__u8 one = 1;
+	struct bpf_program *p, *p2;
+	int err;
+
+	at->steps = steps_bpf__open();
+	if (!at->steps)
+		return -errno;
+	/* iprof's default: 16M ring, wake the reader past a quarter */
+	at->steps->rodata->wakeup_bytes = wake == 1 ? 0 : (16u << 20) / 4;
+	at->steps->rodata->edge = wake == 2;
+	at->steps->rodata->raw_nr = SYS_getppid;
+	if (getenv("BENCH_RB_SIZE")) {
+		unsigned long sz = strtoul(getenv("BENCH_RB_SIZE"), NULL, 0);
+
+		bpf_map__set_max_entries(at->steps->maps.rb, (__u32)sz);
+		if (wake != 1)
+			at->steps->rodata->wakeup_bytes = sz / 4;
+	}
+	err = steps_bpf__load(at->steps);
+	if (err)
+		return err;
+
+	for (key = 0; key < 2; key++)
+		if (bpf_map_update_elem(bpf_map__fd(at->steps->maps.actions),
+					&key, &act[key], BPF_ANY))
+			return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(at->steps->maps.targets), &tgid,
+				&one, BPF_ANY))
+		return -errno;
+
+	at->rb = ring_buffer__new(bpf_map__fd(at->steps->maps.rb), on_record,
+				  at, NULL);
+	if (!at->rb)
+		return -errno;
+	err = pthread_create(&at->reader, NULL, reader, at);
+	if (err)
+		return -err;
+	at->reader_started = 1;
+
+	if (m->kind == K_STEPS_RAWTP) {
+		/* x86 only (syscall number from pt_regs) */
+		p = bpf_object__find_program_by_name(at->steps->obj,
+						     "s_raw_enter");
+		p2 = bpf_object__find_program_by_name(at->steps->obj,
+						      "s_raw_exit");
+		if (!p || !p2)
+			return -EOPNOTSUPP;
+		return attach_raw_pair(at, p, p2);
+	}
+	p = bpf_object__find_program_by_name(at->steps->obj, m->prog);
+	if (!p)
+		return -ENOENT;
+	return attach_tp_pair(at, p, 1);
+}
+
+static int setup(struct attached *at, const struct mode *m, enum workload w)
+{
+	const char *func =
+		w == W_UCALL_NOP5 ? "bench_target_nop5" : "bench_target";
+
+	switch (m->kind) {
+	case K_LOOP:
+		return 0;
+	case K_STEPS:
+	case K_STEPS_RAWTP:
+		return load_steps(at, m, m->wake);
+	default:
+		break;
+	}
+	at->empty = empty_bpf__open_and_load();
+	if (!at->empty)
+		return -errno;
+	if (m->kind == K_EMPTY_RAWTP)
+		return attach_raw_pair(at, at->empty->progs.rawtp_empty,
+				       at->empty->progs.rawtp_empty);
+	if (w == W_GETPPID)
+		return attach_tp_pair(at, at->empty->progs.tp_empty, 0);
+	return attach_uprobe_pair(at, at->empty->progs.uprobe_empty,
+				  at->empty->progs.uretprobe_empty, func);
+}
+
+/* Mean ns per run of the attached programs, or -1 without BPF stats. */
+static double prog_ns(struct attached *at)
+{
+	__u64 ns = 0, cnt = 0;
+	int i, j;
+
+	for (i = 0; i < MAX_LINKS; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		if (!at->progs[i])
+			continue;
+		for (j = 0; j < i; j++)
+			if (at->progs[j] == at->progs[i])
+				break;
+		if (j < i)
+			continue; /* the same program on both probes */
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(at->progs[i]), &info,
+					   &len))
+			return -1;
+		ns += info.run_time_ns;
+		cnt += info.run_cnt;
+	}
+	return cnt ? (double)ns / (double)cnt : -1;
+}
+
+static uint64_t drops(struct attached *at)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	__u32 key = 0; /* steps.bpf.c CNT_RB_DROP */
+	uint64_t sum = 0, *v;
+
+	if (!at->steps || ncpu <= 0)
+		return 0;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(at->steps->maps.counters), &key,
+				 v))
+		for (i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static void teardown(struct attached *at)
+{
+	int i;
+
+	for (i = 0; i < MAX_LINKS; i++)
+		bpf_link__destroy(at->links[i]);
+	if (at->reader_started) {
+		at->stop = 1;
+		pthread_join(at->reader, NULL);
+	}
+	ring_buffer__free(at->rb);
+	empty_bpf__destroy(at->empty);
+	steps_bpf__destroy(at->steps);
+}
+
+int main(int argc, char **argv)
+{
+	struct attached at;
+	const struct mode *m = NULL;
+	uint64_t t[MAX_REPS], best, med, nd = 0, iwi;
+	int (*fn)(int) = bench_target;
+	enum workload w;
+	long n, reps = 3, r;
+	double pns;
+	char pbuf[32];
+	size_t i;
+	char *end;
+	int err;
+
+	if (argc < 4 || argc > 5)
+		return usage();
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(argv[1], modes[i].name))
+			m = &modes[i];
+	if (!m)
+		return usage();
+	if (!strcmp(argv[2], "getppid"))
+		w = W_GETPPID;
+	else if (!strcmp(argv[2], "ucall"))
+		w = W_UCALL;
+	else if (!strcmp(argv[2], "ucall-nop5"))
+		w = W_UCALL_NOP5;
+	else
+		return usage();
+#ifdef __x86_64__
+	if (w == W_UCALL_NOP5)
+		fn = bench_target_nop5;
+#else
+	if (w == W_UCALL_NOP5) {
+		fprintf(stderr, "bench_probe: ucall-nop5: x86-64 only\n");
+		return 2;
+	}
+#endif
+	if (w != W_GETPPID && m->kind != K_LOOP && m->kind != K_EMPTY) {
+		fprintf(stderr, "bench_probe: %s: getppid only\n", m->name);
+		return 2;
+	}
+	errno = 0;
+	n = strtol(argv[3], &end, 10);
+	if (errno || *end || n <= 0)
+		return usage();
+	if (argc == 5) {
+		reps = strtol(argv[4], &end, 10);
+		if (*end || reps <= 0 || reps > MAX_REPS)
+			return usage();
+	}
+
+	if (getenv("BENCH_STALL_MS"))
+		stall_ms = strtol(getenv("BENCH_STALL_MS"), NULL, 10);
+	memset(&at, 0, sizeof(at));
+	libbpf_set_print(libbpf_quiet);
+	err = setup(&at, m, w);
+	if (err) {
+		fprintf(stderr, "bench_probe: %s: cannot load or attach: %s\n",
+			m->name, strerror(-err));
+		teardown(&at);
+		return 1;
+	}
+
+	iwi = irq_work_count();
+	for (r = 0; r < reps; r++)
+		t[r] = w == W_GETPPID ? run_getppid(n) : run_ucall(n, fn);
+	iwi = irq_work_count() - iwi;
+
+	pns = prog_ns(&at);
+	nd = drops(&at);
+	teardown(&at); /* joins the reader: every record is counted */
+
+	qsort(t, (size_t)reps, sizeof(t[0]), cmp_u64);
+	best = t[0];
+	med = t[reps / 2];
+	if (pns >= 0)
+		snprintf(pbuf, sizeof(pbuf), "%.1f", pns);
+	else
+		snprintf(pbuf, sizeof(pbuf), "-");
+	printf("mode=%s workload=%s n=%ld reps=%ld calls=%ld ns_per_iter=%.2f "
+	       "median=%.2f prog_ns=%s",
+	       m->name, argv[2], n, reps, n * reps, (double)best / (double)n,
+	       (double)med / (double)n, pbuf);
+	if (m->kind == K_STEPS || m->kind == K_STEPS_RAWTP)
+		printf(" records=%llu drops=%llu iwi=%llu",
+		       (unsigned long long)at.records, (unsigned long long)nd,
+		       (unsigned long long)iwi);
+	printf("\n");
+	return 0;
+}
