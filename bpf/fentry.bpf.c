@@ -31,7 +31,7 @@ int fe_entry(unsigned long long *ctx)
 		v = 0;
 		if (bpf_get_func_arg(ctx, a->cond[i].off, &v))
 			return 0;
-		if (!cond_holds(&a->cond[i], v))
+		if (!cond_holds(&a->cond[i], narrow(&a->cond[i], v)))
 			return 0;
 	}
 	if (!is_target(pid_tgid >> 32))

@@ -74,7 +74,9 @@ int fn_entry(struct pt_regs *ctx)
 	for (i = 0; i < IPROF_MAX_COND; i++) {
 		if (i >= a->ncond)
 			break;
-		if (!cond_holds(&a->cond[i], regs_arg(ctx, a->cond[i].off)))
+		if (!cond_holds(&a->cond[i],
+				narrow(&a->cond[i],
+				       regs_arg(ctx, a->cond[i].off))))
 			return 0;
 	}
 	if (!is_target(pid_tgid >> 32))

@@ -139,36 +139,47 @@ static __always_inline int cond_holds(const struct iprof_cond *c, __u64 v)
 	return 0;
 }
 
-/* Read a tracepoint field of 1, 2, 4 or 8 bytes, sign-extended if asked. */
+/*
+ * A value narrowed to its condition's type: iprof_cond.size low bytes,
+ * sign- or zero-extended as is_signed says; size 8 keeps it whole.  For a
+ * function argument (argN:TYPE) this drops the undefined upper bits of a
+ * register holding a narrower type (x86-64 SysV ABI).
+ */
+static __always_inline __u64 narrow(const struct iprof_cond *c, __u64 v)
+{
+	switch (c->size) {
+	case 1:
+		return c->is_signed ? (__u64)(__s64)(__s8)v : (__u64)(__u8)v;
+	case 2:
+		return c->is_signed ? (__u64)(__s64)(__s16)v : (__u64)(__u16)v;
+	case 4:
+		return c->is_signed ? (__u64)(__s64)(__s32)v : (__u64)(__u32)v;
+	}
+	return v;
+}
+
+/* Read a tracepoint field of 1, 2, 4 or 8 bytes (little endian: its bytes
+ * are the low ones of v), narrowed to its type. */
 static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
 {
 	void *p = (char *)ctx + (c->off & 0xfff);
 	__u64 v = 0;
 
 	switch (c->size) {
-	case 1: {
-		__u8 x = 0;
-		bpf_probe_read_kernel(&x, 1, p);
-		v = c->is_signed ? (__u64)(__s64)(__s8)x : x;
+	case 1:
+		bpf_probe_read_kernel(&v, 1, p);
 		break;
-	}
-	case 2: {
-		__u16 x = 0;
-		bpf_probe_read_kernel(&x, 2, p);
-		v = c->is_signed ? (__u64)(__s64)(__s16)x : x;
+	case 2:
+		bpf_probe_read_kernel(&v, 2, p);
 		break;
-	}
-	case 4: {
-		__u32 x = 0;
-		bpf_probe_read_kernel(&x, 4, p);
-		v = c->is_signed ? (__u64)(__s64)(__s32)x : x;
+	case 4:
+		bpf_probe_read_kernel(&v, 4, p);
 		break;
-	}
 	default:
 		bpf_probe_read_kernel(&v, 8, p);
 		break;
 	}
-	return v;
+	return narrow(c, v);
 }
 
 /*

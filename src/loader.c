@@ -461,13 +461,15 @@ static struct bpf_link *attach_att(struct loader *l, const struct plan_att *a)
 			l->skel->progs.tp_hit, a->category, a->event, &to);
 	case MECH_UPROBE:
 	case MECH_URETPROBE:
+		/* the planner resolved path (absolute) and the function's
+		 * file offset (src/sym.c): attach by offset, not by name */
 		uo.bpf_cookie = a->action;
-		uo.func_name = a->func;
+		uo.func_name = NULL;
 		uo.retprobe = a->mech == MECH_URETPROBE;
 		return bpf_program__attach_uprobe_opts(
 			uo.retprobe ? l->skel->progs.fn_return :
 				      l->skel->progs.fn_entry,
-			-1, a->path, 0, &uo);
+			-1, a->path, (size_t)a->offset, &uo);
 	default:
 		errno = EINVAL;
 		return NULL;
@@ -504,6 +506,7 @@ static void disable_timer(struct loader *l, uint32_t timer)
 
 int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 {
+	uint64_t t_start, t_shown;
 	struct plan *p = l->plan;
 	char why[1024], **att_why;
 	uint32_t id, i;
@@ -529,9 +532,20 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		}
 	}
 
+	t_start = util_now_ns();
+	t_shown = t_start;
 	for (id = 0; id < p->ntimers; id++) {
 		struct plan_timer *t = &p->timers[id];
 
+		if (l->opts.cancel && *l->opts.cancel) {
+			n = -EINTR;
+			break;
+		}
+		if (l->opts.progress && util_now_ns() - t_shown > 500000000ull) {
+			t_shown = util_now_ns();
+			fprintf(stderr, "iprof: attaching: %u of %u timers, %.1f s\n",
+				id, p->ntimers, (double)(t_shown - t_start) / 1e9);
+		}
 		why[0] = '\0';
 		err = 0;
 		if (t->error) {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "iprof/plan.h"
@@ -20,6 +21,9 @@ struct loader_opts {
 	uint64_t rb_bytes; /* ring-buffer size in bytes, power of two */
 	int filter; /* trace only tgids added with loader_add_target() */
 	int verbose; /* print libbpf's messages */
+	/* set (by a signal handler) to abandon loader_attach() early */
+	volatile sig_atomic_t *cancel;
+	int progress; /* print attach progress on stderr when it is slow */
 };
 
 /* Called with each record's bytes; returns 0 to go on. */
@@ -41,8 +45,9 @@ int loader_add_target(struct loader *l, pid_t tgid);
  * loader_attach() - attach every timer of the plan that has no error.  A
  * timer whose attachments do not all succeed is detached again and gets
  * its error set (the kernel's or libbpf's reason); on_skip(timer) is called
- * for it.  Returns the number of timers attached, or -errno on a failure
- * that is not a single probe's.
+ * for it.  Returns the number of timers attached, -EINTR when
+ * loader_opts.cancel was set meanwhile (what is attached stays attached
+ * until loader_close()), or -errno on a failure that is not a probe's.
  */
 int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t));
 

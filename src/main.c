@@ -863,6 +863,8 @@ int main(int argc, char **argv)
 	lo.rb_bytes = o.rb_bytes;
 	lo.filter = o.cmd || o.npids;
 	lo.verbose = o.verbose;
+	lo.cancel = &stop_requested;
+	lo.progress = !quiet;
 	ret = EXIT_RUNTIME;
 	if (loader_open(&l, &plan, &lo, on_record, agg, err, sizeof(err))) {
 		fprintf(stderr, "iprof: %s\n", err);
@@ -883,6 +885,12 @@ int main(int argc, char **argv)
 
 	t0 = util_now_ns();
 	n = loader_attach(l, on_skip);
+	if (n == -EINTR || stop_requested) {
+		fprintf(stderr,
+			"iprof: interrupted before tracing began; detaching\n");
+		ret = 128 + SIGINT;
+		goto out;
+	}
 	if (n < 0) {
 		fprintf(stderr, "iprof: cannot attach: %s\n", strerror(-n));
 		goto out;
@@ -895,11 +903,6 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"iprof: --strict: %u of %u timers could not be attached\n",
 			plan.ntimers - (uint32_t)n, plan.ntimers);
-		goto out;
-	}
-	if (stop_requested) {
-		fprintf(stderr, "iprof: interrupted before tracing began\n");
-		ret = 128 + SIGINT;
 		goto out;
 	}
 	now = util_now_ns();

@@ -11,19 +11,148 @@
 #include <string.h>
 
 #include "iprof/plan.h"
+#include "iprof/sym.h"
+
+/*
+ * C types of tracepoint fields whose width is known: syscall tracepoints
+ * put every argument in an 8-byte slot ("field:int fd; size:8; signed:0"),
+ * and only the type says that 4 signed bytes of it are the value.  width 0
+ * is sizeof(long); is_signed -1 (plain char) takes the format's flag (the
+ * kernel builds with -funsigned-char since 6.2).
+ */
+static const struct ctype {
+	const char *name;
+	unsigned char width;
+	signed char is_signed;
+} ctypes[] = {
+	{"char", 1, -1},
+	{"signed char", 1, 1},
+	{"unsigned char", 1, 0},
+	{"bool", 1, 0},
+	{"_Bool", 1, 0},
+	{"s8", 1, 1},
+	{"__s8", 1, 1},
+	{"int8_t", 1, 1},
+	{"u8", 1, 0},
+	{"__u8", 1, 0},
+	{"uint8_t", 1, 0},
+	{"short", 2, 1},
+	{"short int", 2, 1},
+	{"signed short", 2, 1},
+	{"signed short int", 2, 1},
+	{"unsigned short", 2, 0},
+	{"unsigned short int", 2, 0},
+	{"short unsigned int", 2, 0},
+	{"s16", 2, 1},
+	{"__s16", 2, 1},
+	{"int16_t", 2, 1},
+	{"u16", 2, 0},
+	{"__u16", 2, 0},
+	{"uint16_t", 2, 0},
+	{"__le16", 2, 0},
+	{"__be16", 2, 0},
+	{"umode_t", 2, 0},
+	{"int", 4, 1},
+	{"signed", 4, 1},
+	{"signed int", 4, 1},
+	{"unsigned", 4, 0},
+	{"unsigned int", 4, 0},
+	{"uint", 4, 0},
+	{"s32", 4, 1},
+	{"__s32", 4, 1},
+	{"int32_t", 4, 1},
+	{"u32", 4, 0},
+	{"__u32", 4, 0},
+	{"uint32_t", 4, 0},
+	{"__le32", 4, 0},
+	{"__be32", 4, 0},
+	{"pid_t", 4, 1},
+	{"clockid_t", 4, 1},
+	{"timer_t", 4, 1},
+	{"mqd_t", 4, 1},
+	{"key_t", 4, 1},
+	{"uid_t", 4, 0},
+	{"gid_t", 4, 0},
+	{"dev_t", 4, 0},
+	{"gfp_t", 4, 0},
+	{"fmode_t", 4, 0},
+	{"long", 0, 1},
+	{"long int", 0, 1},
+	{"signed long", 0, 1},
+	{"signed long int", 0, 1},
+	{"ssize_t", 0, 1},
+	{"off_t", 0, 1},
+	{"unsigned long", 0, 0},
+	{"unsigned long int", 0, 0},
+	{"long unsigned int", 0, 0},
+	{"size_t", 0, 0},
+	{"long long", 8, 1},
+	{"long long int", 8, 1},
+	{"signed long long", 8, 1},
+	{"s64", 8, 1},
+	{"__s64", 8, 1},
+	{"int64_t", 8, 1},
+	{"loff_t", 8, 1},
+	{"time64_t", 8, 1},
+	{"ktime_t", 8, 1},
+	{"unsigned long long", 8, 0},
+	{"unsigned long long int", 8, 0},
+	{"long long unsigned int", 8, 0},
+	{"u64", 8, 0},
+	{"__u64", 8, 0},
+	{"uint64_t", 8, 0},
+	{"__le64", 8, 0},
+	{"__be64", 8, 0},
+	{"sector_t", 8, 0},
+};
+
+/*
+ * Normalize C type @t (@n bytes) into @out: qualifiers (const, volatile)
+ * dropped, one blank between words.  Returns 1 if it is a pointer.
+ */
+static int norm_type(const char *t, size_t n, char *out, size_t len)
+{
+	const char *e = t + n, *w;
+	size_t used = 0, wl;
+	int ptr = 0;
+
+	out[0] = '\0';
+	while (t < e) {
+		while (t < e && (*t == ' ' || *t == '\t' || *t == '*')) {
+			ptr |= *t == '*';
+			t++;
+		}
+		w = t;
+		while (t < e && *t != ' ' && *t != '\t' && *t != '*')
+			t++;
+		wl = (size_t)(t - w);
+		if (!wl || (wl == 5 && !strncmp(w, "const", 5)) ||
+		    (wl == 8 && !strncmp(w, "volatile", 8)))
+			continue;
+		if (used + wl + 2 > len)
+			break;
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s",
+					 used ? " " : "", (int)wl, w);
+	}
+	return ptr;
+}
 
 /*
  * One line of an event's format file looks like
  *   "\tfield:unsigned int cmd;\toffset:24;\tsize:8;\tsigned:0;"
  * (Documentation/trace/events.rst).  The field name is the last word of the
- * declaration, with any [N] array suffix.
+ * declaration, with any [N] array suffix; what precedes it is the type
+ * ("__data_loc char[]" for dynamic arrays).  Fills @name, and in @fi the
+ * slot, type text and array/string flags, and the width and signedness.
  */
 static int parse_format_line(const char *line, char *name, size_t name_len,
-			     unsigned *off, unsigned *size, int *is_signed,
-			     int *is_array)
+			     struct plan_tp_field_info *fi)
 {
-	const char *decl, *semi, *end, *w;
-	size_t n;
+	const char *decl, *semi, *end, *w, *dims = NULL, *base;
+	char norm[64];
+	unsigned int off, size;
+	int sg, dyn, ptr;
+	size_t n, tl, i;
 
 	decl = strstr(line, "field:");
 	if (!decl)
@@ -33,11 +162,10 @@ static int parse_format_line(const char *line, char *name, size_t name_len,
 	if (!semi)
 		return -1;
 	end = semi;
-	*is_array = 0;
 	if (end > decl && end[-1] == ']') {
-		*is_array = 1;
 		while (end > decl && *end != '[')
 			end--;
+		dims = end;
 	}
 	w = end;
 	while (w > decl && w[-1] != ' ' && w[-1] != '*')
@@ -47,34 +175,85 @@ static int parse_format_line(const char *line, char *name, size_t name_len,
 		return -1;
 	memcpy(name, w, n);
 	name[n] = '\0';
-	if (sscanf(semi, "; offset:%u; size:%u; signed:%d;", off, size,
-		   is_signed) != 3 &&
-	    sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%d;", off, size,
-		   is_signed) != 3)
+	if (sscanf(semi, "; offset:%u; size:%u; signed:%d;", &off, &size,
+		   &sg) != 3 &&
+	    sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%d;", &off, &size,
+		   &sg) != 3)
 		return -1;
+
+	memset(fi, 0, sizeof(*fi));
+	fi->slot_off = off > 0xffff ? 0xffff : (uint16_t)off;
+	fi->slot = size > 0xffff ? 0xffff : (uint16_t)size;
+	tl = (size_t)(w - decl);
+	while (tl && (decl[tl - 1] == ' ' || decl[tl - 1] == '\t'))
+		tl--;
+	snprintf(fi->type, sizeof(fi->type), "%.*s%.*s", (int)tl, decl,
+		 dims ? (int)(semi - dims) : 0, dims ? dims : "");
+
+	/* "__data_loc char[]": a dynamic array, stored as a 4-byte locator */
+	base = decl;
+	dyn = !strncmp(base, "__data_loc ", 11) ||
+	      !strncmp(base, "__rel_loc ", 10);
+	if (dyn)
+		base = strchr(base, ' ') + 1;
+	tl = (size_t)(w - base);
+	if (memchr(base, '[', tl)) {
+		dyn = 1;
+		tl = (size_t)((const char *)memchr(base, '[', tl) - base);
+	}
+	ptr = norm_type(base, tl, norm, sizeof(norm));
+	if (dyn || dims) {
+		fi->is_string = !ptr && (!strcmp(norm, "char") ||
+					 !strcmp(norm, "signed char"));
+		fi->is_array = !fi->is_string;
+		return 0;
+	}
+
+	fi->off = fi->slot_off;
+	fi->size = (uint8_t)(fi->slot > 8 ? 8 : fi->slot);
+	fi->is_signed = (uint8_t)!!sg;
+	if (ptr) {
+		fi->size = sizeof(void *);
+		fi->is_signed = 0;
+	} else {
+		for (i = 0; i < sizeof(ctypes) / sizeof(ctypes[0]); i++) {
+			if (strcmp(norm, ctypes[i].name))
+				continue;
+			fi->size = ctypes[i].width ? ctypes[i].width :
+						     (uint8_t)sizeof(long);
+			if (ctypes[i].is_signed >= 0)
+				fi->is_signed = (uint8_t)ctypes[i].is_signed;
+			break;
+		}
+	}
+	if (fi->size > fi->slot)
+		fi->size = (uint8_t)fi->slot;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	/* the value's low bytes are at the end of a wider slot */
+	fi->off = (uint16_t)(fi->off + fi->slot - fi->size);
+#endif
 	return 0;
 }
 
 int plan_tp_field(const char *tracefs, const char *cat, const char *event,
-		  const char *field, uint16_t *off, uint8_t *size,
-		  uint8_t *is_signed, char *fields, size_t fields_len)
+		  const char *field, struct plan_tp_field_info *fi,
+		  char *fields, size_t fields_len)
 {
 	char path[PATH_MAX], line[512], name[128];
-	unsigned o, sz;
-	int sg, arr, ret = -ESRCH;
+	struct plan_tp_field_info f;
+	int ret = -ESRCH;
 	size_t used = 0;
-	FILE *f;
+	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, cat,
 		 event);
-	f = fopen(path, "r");
-	if (!f)
+	fp = fopen(path, "re");
+	if (!fp)
 		return -ENOENT;
 	if (fields && fields_len)
 		fields[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		if (parse_format_line(line, name, sizeof(name), &o, &sz, &sg,
-				      &arr))
+	while (fgets(line, sizeof(line), fp)) {
+		if (parse_format_line(line, name, sizeof(name), &f))
 			continue;
 		if (!strncmp(name, "common_", 7))
 			continue;
@@ -85,18 +264,16 @@ int plan_tp_field(const char *tracefs, const char *cat, const char *event,
 						 used ? ", " : "", name);
 			continue;
 		}
-		if (arr || (sz != 1 && sz != 2 && sz != 4 && sz != 8) ||
-		    o > 0xfff) {
-			ret = -EINVAL;
-			break;
-		}
-		*off = (uint16_t)o;
-		*size = (uint8_t)sz;
-		*is_signed = (uint8_t)!!sg;
+		*fi = f;
 		ret = 0;
+		if (f.is_string || f.is_array ||
+		    (f.slot != 1 && f.slot != 2 && f.slot != 4 &&
+		     f.slot != 8) ||
+		    f.slot_off > 0xfff || f.off > 0xfff)
+			ret = -EINVAL;
 		break;
 	}
-	fclose(f);
+	fclose(fp);
 	return ret;
 }
 
@@ -120,19 +297,23 @@ static void cond_str(char *buf, size_t len, const struct probe_point *pt)
 
 	for (i = 0; i < pt->ncond && used < len; i++) {
 		const struct probe_cond *c = &pt->cond[i];
-		char arg[16];
+		char arg[16], type[8] = "";
 
 		if (c->arg >= 0)
 			snprintf(arg, sizeof(arg), "arg%d", c->arg);
+		if (c->has_type)
+			snprintf(type, sizeof(type), ":%c%d",
+				 c->is_signed ? 's' : 'u', c->width * 8);
 		used += (size_t)snprintf(buf + used, len - used,
-				 "%s%s %s %#llx", i ? " && " : " if ",
-				 c->arg >= 0 ? arg : c->field,
+				 "%s%s%s %s %#llx", i ? " && " : " if ",
+				 c->arg >= 0 ? arg : c->field, type,
 				 probe_op_str(c->op),
 				 (unsigned long long)c->value);
 	}
 }
 
-static char *describe(const struct probe *pr)
+/* What @pr attaches to; @path: the uprobe binary to show. */
+static char *describe(const struct probe *pr, const char *path)
 {
 	char a[512] = "", b[512] = "";
 
@@ -146,7 +327,7 @@ static char *describe(const struct probe *pr)
 		cond_str(b, sizeof(b), &pr->stop);
 		return xasprintf("%s -> %s", a, b);
 	case PROBE_UPROBE:
-		snprintf(a, sizeof(a), "uprobe:%s:%s", pr->path, pr->func);
+		snprintf(a, sizeof(a), "uprobe:%s:%s", path, pr->func);
 		break;
 	default:
 		snprintf(a, sizeof(a), "%s:%s", probe_kind_str(pr->kind),
@@ -214,7 +395,7 @@ static int chain_tp(struct plan *p, uint32_t action, const char *cat,
 
 static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 		   uint32_t action, const char *cat, const char *ev,
-		   const char *path, const char *func)
+		   const char *path, const char *func, uint64_t offset)
 {
 	struct plan_att *v, *t;
 	int ret;
@@ -234,6 +415,7 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	t->mech = mech;
 	t->timer = timer;
 	t->action = action;
+	t->offset = offset;
 	if ((cat && !(t->category = strdup(cat))) ||
 	    (ev && !(t->event = strdup(ev))) ||
 	    (path && !(t->path = strdup(path))) ||
@@ -249,6 +431,57 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 }
 
 /*
+ * fit_value() - convert VALUE @v for a comparison with a @width-byte
+ * integer of signedness @is_signed, as C converts a constant: -1 against
+ * an unsigned 4-byte field is 0xffffffff, 0xffffffff against a signed one
+ * is -1 (sign-extended, as BPF extends the field).  Returns 0, or -ERANGE
+ * if @v fits neither the signed nor the unsigned range of @width bytes.
+ */
+static int fit_value(iprof_u64 *v, unsigned int width, int is_signed)
+{
+	iprof_u64 umax, smax;
+	int64_t sv = (int64_t)*v;
+
+	if (width >= 8)
+		return 0;
+	umax = (1ull << (8 * width)) - 1;
+	smax = umax >> 1;
+	if (is_signed) {
+		if (sv >= -(int64_t)smax - 1 && sv <= (int64_t)smax)
+			return 0;
+		if (*v > umax)
+			return -ERANGE;
+		*v |= ~umax; /* smax < v <= umax: the negative it stands for */
+		return 0;
+	}
+	if (*v <= umax)
+		return 0;
+	if (sv < 0 && sv >= -(int64_t)smax - 1) {
+		*v &= umax;
+		return 0;
+	}
+	return -ERANGE;
+}
+
+/* "VALUE does not fit WHAT": the value of @c is out of @width's range. */
+static char *range_error(const struct probe *pr, const struct probe_cond *c,
+			 const char *what, const char *type, unsigned int width)
+{
+	unsigned long long umax = (1ull << (8 * width)) - 1;
+	char val[32];
+
+	if ((int64_t)c->value < 0)
+		snprintf(val, sizeof(val), "%lld", (long long)c->value);
+	else
+		snprintf(val, sizeof(val), "%llu",
+			 (unsigned long long)c->value);
+	return xasprintf("%s:%d:%d: value %s does not fit %s (%s, %u byte%s: %lld to %llu)",
+			 pr->file, pr->line, c->col, val, what, type, width,
+			 width == 1 ? "" : "s", -(long long)(umax >> 1) - 1,
+			 umax);
+}
+
+/*
  * Resolve the conditions of one side into @a.  Returns NULL on success, or
  * an error message (malloc'ed; NULL-on-ENOMEM is reported as "out of memory"
  * by the caller's check of errno).
@@ -257,7 +490,8 @@ static char *resolve_conds(const char *tracefs, const struct probe *pr,
 			   const struct probe_point *pt, int tracepoint,
 			   struct iprof_action *a)
 {
-	char fields[512];
+	struct plan_tp_field_info fi;
+	char fields[512], what[160], type[80];
 	int i, err;
 
 	a->ncond = (uint8_t)pt->ncond;
@@ -278,10 +512,23 @@ static char *resolve_conds(const char *tracefs, const struct probe *pr,
 						 c->arg);
 			k->src = IPROF_SRC_ARG;
 			k->off = (uint16_t)c->arg;
+			/* without a type, arguments compare as signed 64-bit:
+			 * a negative VALUE means what it says */
 			k->size = 8;
-			/* arguments compare as signed 64-bit: a negative VALUE
-			 * in the probe file means what it says */
 			k->is_signed = 1;
+			if (!c->has_type)
+				continue;
+			/* argN:TYPE: BPF truncates the register to size
+			 * bytes, then sign- or zero-extends it */
+			k->size = (uint8_t)c->width;
+			k->is_signed = (uint8_t)c->is_signed;
+			if (fit_value(&k->val, k->size, k->is_signed)) {
+				snprintf(what, sizeof(what), "arg%d", c->arg);
+				snprintf(type, sizeof(type), "%c%d",
+					 c->is_signed ? 's' : 'u',
+					 c->width * 8);
+				return range_error(pr, c, what, type, k->size);
+			}
 			continue;
 		}
 		if (!tracepoint)
@@ -289,23 +536,60 @@ static char *resolve_conds(const char *tracefs, const struct probe *pr,
 					 pr->file, pr->line, c->col, c->field);
 		k->src = IPROF_SRC_TP;
 		err = plan_tp_field(tracefs, pt->category, pt->event, c->field,
-				    &k->off, &k->size, &k->is_signed, fields,
-				    sizeof(fields));
+				    &fi, fields, sizeof(fields));
 		if (err == -ESRCH)
 			return xasprintf("%s:%d:%d: tracepoint %s:%s has no field '%s' (its fields: %s)",
 					 pr->file, pr->line, c->col,
 					 pt->category, pt->event, c->field,
 					 fields);
-		if (err == -EINVAL)
-			return xasprintf("%s:%d:%d: field '%s' of %s:%s is an array or not 1, 2, 4 or 8 bytes: it cannot be compared",
+		if (err == -EINVAL && fi.is_string)
+			return xasprintf("%s:%d:%d: field '%s' of %s:%s is a string (%s): iprof compares numbers only",
 					 pr->file, pr->line, c->col, c->field,
-					 pt->category, pt->event);
+					 pt->category, pt->event, fi.type);
+		if (err == -EINVAL && fi.is_array)
+			return xasprintf("%s:%d:%d: field '%s' of %s:%s is an array (%s): iprof compares numbers only",
+					 pr->file, pr->line, c->col, c->field,
+					 pt->category, pt->event, fi.type);
+		if (err == -EINVAL)
+			return xasprintf("%s:%d:%d: field '%s' of %s:%s (%s) is %u bytes: only fields of 1, 2, 4 or 8 bytes can be compared",
+					 pr->file, pr->line, c->col, c->field,
+					 pt->category, pt->event, fi.type,
+					 (unsigned int)fi.slot);
 		if (err)
 			return xasprintf("%s:%d:%d: tracepoint %s:%s not found (%s/events/%s/%s/format: %s)",
 					 pr->file, pr->line, pt->col,
 					 pt->category, pt->event, tracefs,
 					 pt->category, pt->event,
 					 strerror(-err));
+		k->off = fi.off;
+		k->size = fi.size;
+		k->is_signed = fi.is_signed;
+		snprintf(type, sizeof(type), "%s", fi.type);
+		if (c->has_type) {
+			/* FIELD:TYPE: that many bytes of the slot */
+			if ((unsigned int)c->width > fi.slot)
+				return xasprintf("%s:%d:%d: field '%s' of %s:%s is %u bytes (%s): ':%c%d' reads %d",
+						 pr->file, pr->line, c->col,
+						 c->field, pt->category,
+						 pt->event,
+						 (unsigned int)fi.slot,
+						 fi.type,
+						 c->is_signed ? 's' : 'u',
+						 c->width * 8, c->width);
+			k->off = fi.slot_off;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			k->off = (uint16_t)(k->off + fi.slot - c->width);
+#endif
+			k->size = (uint8_t)c->width;
+			k->is_signed = (uint8_t)c->is_signed;
+			snprintf(type, sizeof(type), "%c%d",
+				 c->is_signed ? 's' : 'u', c->width * 8);
+		}
+		if (fit_value(&k->val, k->size, k->is_signed)) {
+			snprintf(what, sizeof(what), "field '%s' of %s:%s",
+				 c->field, pt->category, pt->event);
+			return range_error(pr, c, what, type, k->size);
+		}
 	}
 	return NULL;
 }
@@ -336,26 +620,43 @@ static int has_glob(const char *s)
 	return s && strpbrk(s, "*?[") != NULL;
 }
 
-static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
-		      const char *tracefs)
+/*
+ * The binary and function offset of uprobe @pr: *@path (malloc'ed,
+ * absolute) and *@off, or an error message in *@msg.  Returns 0 or -ENOMEM.
+ */
+static int resolve_uprobe(const struct probe *pr, char **path, uint64_t *off,
+			  char **msg)
+{
+	char err[PATH_MAX + 512];
+	int ret, col = pr->start.col;
+
+	*msg = NULL;
+	ret = sym_resolve_path(pr->path, path, err, sizeof(err));
+	if (!ret) {
+		ret = sym_func_offset(*path, pr->func, off, err, sizeof(err));
+		/* a problem with the function, not the file: point at FUNC */
+		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
+			col += (int)strlen(pr->path) + 1;
+	}
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		*msg = xasprintf("%s:%d:%d: %s", pr->file, pr->line, col, err);
+		if (!*msg)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The actions and attachments of @pr (timer @id), resolved: @path and
+ * @off for a uprobe. */
+static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
+			const char *tracefs, const char *path, uint64_t off)
 {
 	struct plan_timer *t = &p->timers[id];
 	uint32_t start, stop;
-	char *msg = NULL;
+	char *msg;
 	int err;
-
-	if (pr->kind == PROBE_SPAN) {
-		msg = check_tp(tracefs, pr, &pr->start);
-		if (!msg)
-			msg = check_tp(tracefs, pr, &pr->stop);
-	} else if (has_glob(pr->func)) {
-		msg = xasprintf("%s:%d:%d: '%s': function globs are not supported yet; name each function",
-				pr->file, pr->line, pr->start.col, pr->func);
-	}
-	if (msg) {
-		t->error = msg;
-		return 0;
-	}
 
 	/* spans do not nest in themselves: see IPROF_A_NO_REENTER */
 	err = add_action(p, id, IPROF_ROLE_START,
@@ -381,11 +682,12 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 	switch (pr->kind) {
 	case PROBE_SPAN:
 		err = add_att(p, MECH_TRACEPOINT, id, start,
-			      pr->start.category, pr->start.event, NULL, NULL);
+			      pr->start.category, pr->start.event, NULL, NULL,
+			      0);
 		if (!err)
 			err = add_att(p, MECH_TRACEPOINT, id, stop,
 				      pr->stop.category, pr->stop.event, NULL,
-				      NULL);
+				      NULL, 0);
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d: span %s: more than %d timers use one tracepoint",
 					     pr->file, pr->line, pr->name,
@@ -394,20 +696,60 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		}
 		break;
 	case PROBE_UPROBE:
-		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, pr->path,
-			      pr->func);
+		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, path,
+			      pr->func, off);
 		if (!err)
 			err = add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
-				      pr->path, pr->func);
+				      path, pr->func, off);
 		break;
 	default:
 		err = add_att(p, MECH_FUNC_ENTRY, id, start, NULL, NULL, NULL,
-			      pr->func);
+			      pr->func, 0);
 		if (!err)
 			err = add_att(p, MECH_FUNC_RETURN, id, stop, NULL, NULL,
-				      NULL, pr->func);
+				      NULL, pr->func, 0);
 		break;
 	}
+	return err;
+}
+
+static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
+		      const char *tracefs)
+{
+	struct plan_timer *t = &p->timers[id];
+	char *msg = NULL, *path = NULL, *where;
+	uint64_t off = 0;
+	int err;
+
+	if (pr->kind == PROBE_SPAN) {
+		msg = check_tp(tracefs, pr, &pr->start);
+		if (!msg)
+			msg = check_tp(tracefs, pr, &pr->stop);
+	} else if (has_glob(pr->func)) {
+		msg = xasprintf("%s:%d:%d: '%s': function globs are not supported yet; name each function",
+				pr->file, pr->line, pr->start.col, pr->func);
+	} else if (pr->kind == PROBE_UPROBE) {
+		err = resolve_uprobe(pr, &path, &off, &msg);
+		if (err)
+			return err;
+		if (!msg) {
+			/* show the binary that will be traced */
+			where = describe(pr, path);
+			if (!where) {
+				free(path);
+				return -ENOMEM;
+			}
+			free(t->where);
+			t->where = where;
+		}
+	}
+	if (msg) {
+		free(path);
+		t->error = msg;
+		return 0;
+	}
+	err = plan_actions(p, pr, id, tracefs, path, off);
+	free(path);
 	return err;
 }
 
@@ -431,7 +773,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		t->probe = pr;
 		t->kind = pr->kind;
 		t->name = strdup(pr->name);
-		t->where = describe(pr);
+		t->where = describe(pr, pr->path);
 		if (!t->name || !t->where)
 			err = -ENOMEM;
 		else

@@ -20,11 +20,17 @@
 
 /* Nesting levels of `include` below the top-level file. */
 #define MAX_INCLUDE_DEPTH 16
+/* Limits on what a probe file may hold (a guard against /dev/zero & co). */
+#define MAX_FILE_BYTES (1024 * 1024)
+#define MAX_LINE_BYTES 4096
+/* Bytes of a token quoted in messages before it is cut with "...". */
+#define MAX_TOKEN_SHOWN 74
 
 #define EXPECT_KIND                                                            \
 	"a probe kind (fentry:, kprobe:, func:, uprobe:, span, include)"
 #define EXPECT_OP "an operator (== != < <= > >= &)"
 #define EXPECT_NUM "a number (decimal or 0x hex)"
+#define EXPECT_TYPE "a type right after ':' (s8 u8 s16 u16 s32 u32 s64 u64)"
 
 struct open_file {
 	dev_t dev;
@@ -184,13 +190,34 @@ static size_t token_len(const char *p)
 }
 
 /*
+ * quote() - 'TOKEN' for the @len bytes at @p into @buf (at least
+ * 4 * MAX_TOKEN_SHOWN + 8 bytes): bytes outside printable ASCII are shown
+ * as \xNN, and a token longer than MAX_TOKEN_SHOWN bytes is cut with "...".
+ */
+static void quote(char *buf, const char *p, size_t len)
+{
+	size_t i, n = len > MAX_TOKEN_SHOWN ? MAX_TOKEN_SHOWN : len;
+	unsigned char c;
+
+	*buf++ = '\'';
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)p[i];
+		if (c < 0x20 || c >= 0x7f)
+			buf += sprintf(buf, "\\x%02x", c);
+		else
+			*buf++ = (char)c;
+	}
+	strcpy(buf, len > n ? "...'" : "'");
+}
+
+/*
  * syntax_error_len() - "ORIGIN:LINE:COL: found 'TOKEN', expected WHAT" for
  * the @len bytes at @p (0: the token at @p).  Returns -EINVAL.
  */
 static int syntax_error_len(struct lex *lx, const char *p, size_t len,
 			    const char *what)
 {
-	char tok[80];
+	char tok[4 * MAX_TOKEN_SHOWN + 8];
 
 	/* Point at the next token, not at the blanks before it. */
 	if (is_space(*p)) {
@@ -199,16 +226,10 @@ static int syntax_error_len(struct lex *lx, const char *p, size_t len,
 	}
 	if (is_eol(p)) {
 		snprintf(tok, sizeof(tok), "end of line");
-	} else if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-		snprintf(tok, sizeof(tok), "'\\x%02x'", (unsigned char)*p);
 	} else {
 		if (!len)
 			len = token_len(p);
-		if (len > sizeof(tok) - 6)
-			snprintf(tok, sizeof(tok), "'%.*s...'",
-				 (int)(sizeof(tok) - 6), p);
-		else
-			snprintf(tok, sizeof(tok), "'%.*s'", (int)len, p);
+		quote(tok, p, len);
 	}
 	set_err(lx->ctx, "%s:%d:%d: found %s, expected %s", lx->origin,
 		lx->lineno, col_of(lx, p), tok, what);
@@ -320,6 +341,33 @@ static int parse_op(const char *p, const char *end, enum iprof_cond_op *op)
 	return -EINVAL;
 }
 
+static const struct {
+	const char *name;
+	int width, is_signed;
+} cond_types[] = {
+	{"s8", 1, 1},  {"u8", 1, 0},  {"s16", 2, 1}, {"u16", 2, 0},
+	{"s32", 4, 1}, {"u32", 4, 0}, {"s64", 8, 1}, {"u64", 8, 0},
+};
+
+/* TYPE of FIELD:TYPE at *pp (after the ':') into @c. */
+static int parse_type(struct lex *lx, const char **pp, struct probe_cond *c)
+{
+	const char *p = *pp, *e = scan(p, is_ident);
+	size_t i, n = (size_t)(e - p);
+
+	for (i = 0; i < sizeof(cond_types) / sizeof(cond_types[0]); i++) {
+		if (n && strlen(cond_types[i].name) == n &&
+		    !strncmp(p, cond_types[i].name, n)) {
+			c->has_type = 1;
+			c->width = cond_types[i].width;
+			c->is_signed = cond_types[i].is_signed;
+			*pp = e;
+			return 0;
+		}
+	}
+	return syntax_error_len(lx, p, n, EXPECT_TYPE);
+}
+
 /*
  * parse_value() - VALUE at *pp: decimal with an optional '-', or 0x hex.
  * Negative values are stored two's complement.
@@ -416,6 +464,13 @@ static int parse_cond(struct lex *lx, const char **pp, struct probe_point *pt)
 				return nomem(lx);
 		}
 		pt->ncond++;
+
+		if (*e == ':') {
+			e++;
+			err = parse_type(lx, &e, c);
+			if (err)
+				return err;
+		}
 
 		p = skip_ws(e);
 		e = scan(p, is_opchar);
@@ -739,24 +794,92 @@ fail:
 	return err;
 }
 
-/* Open @path for reading; a directory is -EISDIR. */
-static int open_probe_file(const char *path, FILE **fp, struct stat *st)
+/*
+ * open_probe_file() - open @path for reading.  A directory is -EISDIR, a
+ * device or socket -EINVAL ("not a regular file"; a pipe is fine: `-P
+ * <(cmd)`), a regular file larger than MAX_FILE_BYTES -EFBIG.  On error
+ * *@why is the reason, for messages.
+ */
+static int open_probe_file(const char *path, FILE **fp, struct stat *st,
+			   const char **why)
 {
 	FILE *f;
 	int err = 0;
 
 	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (fstat(fileno(f), st))
+	if (!f) {
 		err = -errno;
-	else if (S_ISDIR(st->st_mode))
+		*why = strerror(-err);
+		return err;
+	}
+	if (fstat(fileno(f), st)) {
+		err = -errno;
+		*why = strerror(-err);
+	} else if (S_ISDIR(st->st_mode)) {
 		err = -EISDIR;
+		*why = strerror(EISDIR);
+	} else if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)) {
+		err = -EINVAL;
+		*why = "not a regular file";
+	} else if (S_ISREG(st->st_mode) && st->st_size > MAX_FILE_BYTES) {
+		err = -EFBIG;
+		*why = "larger than 1 MiB";
+	}
 	if (err)
 		fclose(f);
 	else
 		*fp = f;
 	return err;
+}
+
+/*
+ * read_line() - the next line of @f into @buf (MAX_LINE_BYTES + 2 bytes),
+ * without its "\n" or "\r\n", NUL-terminated.  *@total counts the bytes
+ * read from the file so far.  Returns 1 for a line, 0 at end of file, or a
+ * negative errno with the message set (@path, @lineno: for messages).
+ */
+static int read_line(struct ctx *ctx, FILE *f, const char *path, int lineno,
+		     char *buf, size_t *total)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF) {
+		if (++*total > MAX_FILE_BYTES) {
+			set_err(ctx, "%s:%d:%zu: file larger than 1 MiB", path,
+				lineno, n + 1);
+			return -EFBIG;
+		}
+		if (c == '\n')
+			break;
+		if (!c) {
+			set_err(ctx,
+				"%s:%d:%zu: found a NUL byte: a probe file is "
+				"text",
+				path, lineno, n + 1);
+			return -EINVAL;
+		}
+		/* one byte more than the limit: a "\r" before the "\n" */
+		if (n > MAX_LINE_BYTES)
+			break;
+		buf[n++] = (char)c;
+	}
+	if (c == EOF && ferror(f)) {
+		c = errno ? errno : EIO;
+		set_err(ctx, "%s:%d: %s", path, lineno, strerror(c));
+		return -c;
+	}
+	if (c == EOF && !n)
+		return 0;
+	if ((c == '\n' || c == EOF) && n && buf[n - 1] == '\r')
+		n--;
+	if (n > MAX_LINE_BYTES || (c != '\n' && c != EOF)) {
+		set_err(ctx, "%s:%d:%d: line longer than %d bytes", path,
+			lineno, MAX_LINE_BYTES + 1, MAX_LINE_BYTES);
+		return -EFBIG;
+	}
+	buf[n] = '\0';
+	return 1;
 }
 
 /*
@@ -767,20 +890,20 @@ static int parse_file_at(struct ctx *ctx, const char *path, struct lex *site,
 			 const char *site_p)
 {
 	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	const char *why = "";
+	size_t total = 0;
 	struct stat st;
 	FILE *f = NULL;
 	int lineno = 0, err, i;
 
-	err = open_probe_file(path, &f, &st);
+	err = open_probe_file(path, &f, &st, &why);
 	if (err) {
 		if (site)
 			set_err(ctx, "%s:%d:%d: cannot open '%s': %s",
 				site->origin, site->lineno,
-				col_of(site, site_p), path, strerror(-err));
+				col_of(site, site_p), path, why);
 		else
-			set_err(ctx, "%s: %s", path, strerror(-err));
+			set_err(ctx, "%s: %s", path, why);
 		goto out;
 	}
 
@@ -803,24 +926,25 @@ static int parse_file_at(struct ctx *ctx, const char *path, struct lex *site,
 		err = -ELOOP;
 		goto out;
 	}
+	line = malloc(MAX_LINE_BYTES + 2);
+	if (!line) {
+		set_err(ctx, "%s: out of memory", path);
+		err = -ENOMEM;
+		goto out;
+	}
 	ctx->stack[ctx->depth].dev = st.st_dev;
 	ctx->stack[ctx->depth].ino = st.st_ino;
 	ctx->depth++;
 
-	errno = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	for (;;) {
+		errno = 0;
+		err = read_line(ctx, f, path, lineno + 1, line, &total);
+		if (err <= 0)
+			break;
 		lineno++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (len && line[len - 1] == '\r')
-			line[--len] = '\0';
 		err = parse_line_ctx(ctx, line, path, lineno);
 		if (err)
 			break;
-	}
-	if (!err && ferror(f)) {
-		err = errno ? -errno : -EIO;
-		set_err(ctx, "%s: %s", path, strerror(-err));
 	}
 	ctx->depth--;
 out:

@@ -114,7 +114,8 @@ enum iprof_cond_src {
 struct iprof_cond {
 	iprof_u8 src; /* enum iprof_cond_src */
 	iprof_u8 op; /* enum iprof_cond_op */
-	iprof_u8 size; /* 1, 2, 4 or 8 bytes (IPROF_SRC_TP) */
+	iprof_u8 size; /* 1, 2, 4 or 8: bytes read (IPROF_SRC_TP), and the
+			* width compared (both: see narrow() in bpf/) */
 	iprof_u8 is_signed; /* compare as signed 64-bit after sign extension */
 	iprof_u16 off; /* byte offset in the tracepoint record, or arg index */
 	iprof_u16 pad;

@@ -33,8 +33,10 @@ struct plan_att {
 	uint32_t timer; /* timer id */
 	uint32_t action; /* index into plan.actions: the BPF cookie */
 	char *category, *event; /* MECH_TRACEPOINT, owned */
-	char *path; /* MECH_U*PROBE: binary (absolute when it had a '/') */
+	char *path; /* MECH_U*PROBE: the binary, absolute (sym_resolve_path) */
 	char *func; /* function name (user or kernel), owned */
+	uint64_t offset; /* MECH_U*PROBE: file offset of func in path (bytes),
+			  * from sym_func_offset(); attach by offset, not name */
 };
 
 struct plan_timer {
@@ -59,10 +61,21 @@ struct plan {
 /*
  * plan_build() - resolve @pl into @p.  @tracefs is the tracefs mount point
  * (its events/CAT/EVENT/format files give tracepoint field offsets, sizes
- * and signedness).  Per-probe problems (missing tracepoint or field, a
- * condition on an array field) do not fail the call: they set that timer's
- * error ("FILE:LINE:COL: ..." text).  Returns 0, or -ENOMEM.  @p is
- * zeroed first; free it with plan_free().
+ * and types: see plan_tp_field()).  uprobe binaries are resolved here
+ * (sym_resolve_path(), sym_func_offset(): libelf, no kernel), so a missing
+ * file, a non-ELF file or a missing function is seen before loading.
+ *
+ * Conditions: argN compares as signed 64-bit unless written argN:TYPE
+ * (then iprof_cond.size/is_signed give TYPE's width and signedness); a
+ * tracepoint field is read with the width and signedness of its C type
+ * (FIELD:TYPE overrides both).  A VALUE is converted to the field's type
+ * as C does (-1 on a 4-byte unsigned field is 0xffffffff); a VALUE that
+ * fits neither the signed nor the unsigned range of that width is an error.
+ *
+ * Per-probe problems (missing tracepoint, field, binary or function, a
+ * condition on a string or array field, a value out of range) do not fail
+ * the call: they set that timer's error ("FILE:LINE:COL: ..." text).
+ * Returns 0, or -ENOMEM.  @p is zeroed first; free it with plan_free().
  */
 int plan_build(struct plan *p, const struct probe_list *pl,
 	       const char *tracefs);
@@ -70,17 +83,42 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 /* plan_free() - free what plan_build() allocated; @p may be NULL. */
 void plan_free(struct plan *p);
 
+/* A tracepoint field as plan_tp_field() found it. */
+struct plan_tp_field_info {
+	uint16_t off; /* byte offset of the value to read: the slot's offset
+		       * (plus slot - size on big-endian hosts) */
+	uint8_t size; /* bytes to read: the width of the C type, at most slot */
+	uint8_t is_signed; /* from the C type; the format's flag if unknown */
+	uint16_t slot_off; /* offset: from the format file */
+	uint16_t slot; /* size: from the format file (syscall arguments sit
+			* in 8-byte slots whatever their type) */
+	char type[64]; /* the C type as declared ("unsigned int", "char[16]",
+			* "__data_loc char[]") */
+	int is_string; /* __data_loc/__rel_loc char[], or a char array */
+	int is_array; /* another array (fixed or __data_loc) */
+};
+
 /*
  * plan_tp_field() - look up @field of tracepoint @cat:@event in its format
- * file under @tracefs.  On success fills @off, @size (bytes) and
- * @is_signed and returns 0; -ENOENT if the event does not exist, -ESRCH if
- * it has no such field (then @fields, if not NULL, receives a
- * comma-separated list of the event's own fields), -EINVAL if the field is
- * an array or not 1, 2, 4 or 8 bytes.  Format: see
- * Documentation/trace/events.rst, "Event formats".
+ * file under @tracefs into @fi.
+ *
+ * The format file's size is the slot; the width and signedness come from
+ * the C type where it is a known integer type (int, unsigned int, u8..u64,
+ * s8..s64, __u8..__s64, [u]intN_t, char, short, long, long long, bool,
+ * pid_t, uid_t, gid_t, dev_t, umode_t, gfp_t, size_t, ssize_t, loff_t,
+ * pointers, ...), so `int fd` of a syscall (size:8 signed:0) is read as 4
+ * signed bytes.  Unknown types (typedefs, enums) keep the slot size and the
+ * format's signed flag.
+ *
+ * Returns 0; -ENOENT if the event does not exist; -ESRCH if it has no such
+ * field (then @fields, if not NULL, receives a comma-separated list of the
+ * event's own fields, size @fields_len); -EINVAL if the field cannot be
+ * compared: a string (@fi->is_string), an array (@fi->is_array), or a slot
+ * that is not 1, 2, 4 or 8 bytes (@fi->type and @fi->slot are set for
+ * messages).  Format: see Documentation/trace/events.rst, "Event formats".
  */
 int plan_tp_field(const char *tracefs, const char *cat, const char *event,
-		  const char *field, uint16_t *off, uint8_t *size,
-		  uint8_t *is_signed, char *fields, size_t fields_len);
+		  const char *field, struct plan_tp_field_info *fi,
+		  char *fields, size_t fields_len);
 
 #endif /* IPROF_PLAN_H */

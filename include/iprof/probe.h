@@ -12,9 +12,12 @@
  *   span NAME = START -> STOP              tracepoint:CAT:EVENT [if COND]
  *   include FILE
  *
- * COND is FIELD OP VALUE joined by &&; FIELD is a tracepoint field name or
- * argN; OP is one of == != < <= > >= &; VALUE is decimal (optionally
- * negative) or 0x hex.
+ * COND is FIELD[:TYPE] OP VALUE joined by &&; FIELD is a tracepoint field
+ * name or argN; TYPE is s8 u8 s16 u16 s32 u32 s64 u64; OP is one of
+ * == != < <= > >= &; VALUE is decimal (optionally negative) or 0x hex.
+ *
+ * Files are read with limits: a probe file must be a regular file (or a
+ * pipe) of at most 1 MiB, with lines of at most 4096 bytes and no NUL byte.
  */
 #ifndef IPROF_PROBE_H
 #define IPROF_PROBE_H
@@ -32,14 +35,22 @@ enum probe_kind {
 	PROBE_SPAN, /* span NAME = tracepoint:.. -> tracepoint:.. */
 };
 
-/* One comparison of a condition.  field is a tracepoint field name, or
- * NULL when arg >= 0 (argN). */
+/*
+ * One comparison of a condition.  field is a tracepoint field name, or
+ * NULL when arg >= 0 (argN).  FIELD:TYPE (TYPE one of s8 u8 s16 u16 s32
+ * u32 s64 u64) sets has_type, width and is_signed: the value is read as
+ * that type (an argument register truncated to width bytes, then sign- or
+ * zero-extended).  Without a type, has_type, width and is_signed are 0.
+ */
 struct probe_cond {
 	char *field; /* owned; NULL for argN */
 	int arg; /* N of argN, or -1 */
 	enum iprof_cond_op op;
 	uint64_t value; /* negative decimals are stored two's complement */
 	int col; /* 1-based column of the field in its line, for messages */
+	int has_type; /* FIELD:TYPE was written */
+	int width; /* bytes of TYPE: 1, 2, 4 or 8; 0 without a type */
+	int is_signed; /* TYPE is s8, s16, s32 or s64 */
 };
 
 /* One side of a timer: a tracepoint (spans) or the function entry. */
@@ -74,9 +85,15 @@ struct probe_list {
  * appending to @pl.  Relative include paths are taken from the including
  * file's directory.  Include cycles and nesting deeper than 16 are errors.
  *
- * On error returns a negative errno (-EINVAL for syntax, -ENOENT etc. for
- * files) and writes one message "file:line:col: found X, expected Y" into
- * @err (size @errlen); probes parsed before the error stay in @pl.
+ * On error returns a negative errno and writes one message into @err (size
+ * @errlen): -EINVAL for syntax ("file:line:col: found X, expected Y"), a
+ * NUL byte, or a file that is neither regular nor a pipe ("PATH: not a
+ * regular file"); -EFBIG for a file larger than 1 MiB or a line longer
+ * than 4096 bytes; -ELOOP for include cycles and depth; -ENOENT, -EISDIR
+ * etc. for files that cannot be opened.  An included file that cannot be
+ * opened (or is too large, or not a regular file) is reported at the
+ * include line; an error inside it at its own line.  Probes parsed before
+ * the error stay in @pl.
  */
 int probe_parse_file(struct probe_list *pl, const char *path, char *err,
 		     size_t errlen);

@@ -73,7 +73,7 @@ if [ "$(id -u)" = 0 ]; then
 		-e "uprobe:$W:no_such_function" -- "$W" --calls 7 >/dev/null 2>"$TMP/err"
 	check "mixed good/bad: exit" "$?" 0
 	check "mixed good/bad: good timer traced" "$(seed_field outer count "$TMP/rep")" 7
-	grep -q "cannot attach no_such_function: -e:2: " "$TMP/err" && ok "bad line reported" ||
+	grep -q "cannot attach no_such_function: -e:2:" "$TMP/err" && ok "bad line reported" ||
 		bad "bad line not reported: $(cat "$TMP/err")"
 fi
 finish

@@ -11,19 +11,70 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <limits.h>
 #include <cmocka.h>
 
 #include "iprof/plan.h"
 #include "iprof/probe.h"
 
 static char tracefs[4096];
+static char self[PATH_MAX]; /* this program: an ELF file with a .symtab */
+
+/* A uprobe target: global, never inlined. */
+__attribute__((noinline, used)) int plan_test_target(int a, int b)
+{
+	return a * b + 7;
+}
 
 static void setup_paths(void)
 {
 	const char *d = getenv("IPROF_TESTDATA");
+	ssize_t n;
 
 	snprintf(tracefs, sizeof(tracefs), "%s/tracefs",
 		 d ? d : "tests/unit/data");
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+}
+
+/* @line with "SELF" replaced by this program's path, into a static buffer. */
+static const char *with_self(const char *line)
+{
+	static char buf[8][PATH_MAX + 256];
+	static int i;
+	const char *at = strstr(line, "SELF");
+
+	i = (i + 1) % 8;
+	if (!at)
+		snprintf(buf[i], sizeof(buf[i]), "%s", line);
+	else
+		snprintf(buf[i], sizeof(buf[i]), "%.*s%s%s", (int)(at - line),
+			 line, self, at + 4);
+	return buf[i];
+}
+
+/* File offset of runtime address @addr, from /proc/self/maps. */
+static uint64_t maps_offset(const void *addr)
+{
+	unsigned long long start, end, off;
+	uintptr_t a = (uintptr_t)addr;
+	char line[PATH_MAX + 128];
+	uint64_t ret = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) ==
+			    3 &&
+		    a >= start && a < end) {
+			ret = a - start + off;
+			break;
+		}
+	}
+	fclose(f);
+	assert_int_not_equal(ret, 0);
+	return ret;
 }
 
 /* Parse @lines (one spec each) and build a plan against the fixture. */
@@ -35,43 +86,121 @@ static void build(struct probe_list *pl, struct plan *p,
 
 	memset(pl, 0, sizeof(*pl));
 	for (i = 0; i < n; i++) {
-		int r = probe_parse_line(pl, lines[i], "t.conf", i + 1, err,
+		const char *line = with_self(lines[i]);
+		int r = probe_parse_line(pl, line, "t.conf", i + 1, err,
 					 sizeof(err));
 		if (r)
-			fail_msg("parse '%s': %s", lines[i], err);
+			fail_msg("parse '%s': %s", line, err);
 	}
 	assert_int_equal(plan_build(p, pl, tracefs), 0);
 }
 
 static void tp_fields(void **state)
 {
-	uint16_t off;
-	uint8_t size, sg;
+	struct plan_tp_field_info fi;
 	char fields[256];
 
 	(void)state;
+	/* unsigned int in a syscall's 8-byte slot: 4 unsigned bytes */
 	assert_int_equal(plan_tp_field(tracefs, "syscalls", "sys_enter_ioctl",
-				       "cmd", &off, &size, &sg, NULL, 0),
+				       "cmd", &fi, NULL, 0),
 			 0);
-	assert_int_equal(off, 24);
-	assert_int_equal(size, 8);
-	assert_int_equal(sg, 0);
-	assert_int_equal(plan_tp_field(tracefs, "sched", "sched_switch",
-				       "prev_state", &off, &size, &sg, NULL, 0),
+	assert_int_equal(fi.slot_off, 24);
+	assert_int_equal(fi.slot, 8);
+	assert_int_equal(fi.size, 4);
+	assert_int_equal(fi.is_signed, 0);
+	assert_string_equal(fi.type, "unsigned int");
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	assert_int_equal(fi.off, 28);
+#else
+	assert_int_equal(fi.off, 24);
+#endif
+	assert_int_equal(plan_tp_field(tracefs, "syscalls", "sys_enter_ioctl",
+				       "arg", &fi, NULL, 0),
 			 0);
-	assert_int_equal(off, 32);
-	assert_int_equal(sg, 1);
-	/* arrays cannot be compared */
+	assert_int_equal(fi.size, 8);
 	assert_int_equal(plan_tp_field(tracefs, "sched", "sched_switch",
-				       "prev_comm", &off, &size, &sg, NULL, 0),
+				       "prev_state", &fi, NULL, 0),
+			 0);
+	assert_int_equal(fi.off, 32);
+	assert_int_equal(fi.size, 8);
+	assert_int_equal(fi.is_signed, 1);
+	/* strings and arrays cannot be compared */
+	assert_int_equal(plan_tp_field(tracefs, "sched", "sched_switch",
+				       "prev_comm", &fi, NULL, 0),
 			 -EINVAL);
-	assert_int_equal(plan_tp_field(tracefs, "kvm", "kvm_fpu", "lod", &off,
-				       &size, &sg, fields, sizeof(fields)),
+	assert_true(fi.is_string);
+	assert_string_equal(fi.type, "char[16]");
+	assert_int_equal(plan_tp_field(tracefs, "sched", "sched_process_exec",
+				       "filename", &fi, NULL, 0),
+			 -EINVAL);
+	assert_true(fi.is_string);
+	assert_string_equal(fi.type, "__data_loc char[]");
+	assert_int_equal(plan_tp_field(tracefs, "kvm", "kvm_fpu", "lod", &fi,
+				       fields, sizeof(fields)),
 			 -ESRCH);
 	assert_string_equal(fields, "load");
-	assert_int_equal(plan_tp_field(tracefs, "kvm", "nope", "x", &off,
-				       &size, &sg, NULL, 0),
+	assert_int_equal(plan_tp_field(tracefs, "kvm", "nope", "x", &fi, NULL,
+				       0),
 			 -ENOENT);
+}
+
+/* Width and signedness from the C type (tracefs/events/iprof_test/types). */
+static void tp_types(void **state)
+{
+	static const struct {
+		const char *field;
+		int ret;
+		unsigned int slot_off, slot, size, is_signed;
+		const char *type;
+	} f[] = {
+		{"on", 0, 8, 1, 1, 0, "bool"},
+		{"c", 0, 9, 1, 1, 0, "char"}, /* the format's flag */
+		{"s", 0, 10, 2, 2, 1, "short"},
+		{"b", 0, 16, 8, 1, 0, "u8"},
+		{"h", 0, 24, 8, 2, 1, "s16"},
+		{"clk", 0, 32, 8, 4, 1, "const clockid_t"},
+		{"state", 0, 40, 4, 4, 0, "enum my_state"}, /* unknown: slot */
+		{"ino", 0, 48, 8, 8, 0, "xfs_ino_t"},
+		{"file", 0, 56, 8, 8, 0, "struct file *"},
+		{"big", 0, 64, 8, 8, 0, "unsigned long long"},
+		{"sbig", 0, 72, 8, 8, 1, "long long"},
+		{"mac", -EINVAL, 80, 6, 0, 0, "u8[6]"},
+		{"stack", -EINVAL, 88, 4, 0, 0, "__data_loc u64[]"},
+		{"name", -EINVAL, 92, 4, 0, 0, "__data_loc char[]"},
+		{"comm", -EINVAL, 96, 16, 0, 0, "char[16]"},
+		{"wide", -EINVAL, 112, 16, 16, 0, "unsigned int"},
+		{"far", -EINVAL, 4096, 4, 4, 1, "int"},
+	};
+	struct plan_tp_field_info fi;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		int ret = plan_tp_field(tracefs, "iprof_test", "types",
+					f[i].field, &fi, NULL, 0);
+
+		if (ret != f[i].ret || fi.slot_off != f[i].slot_off ||
+		    fi.slot != f[i].slot || strcmp(fi.type, f[i].type) ||
+		    (!ret && (fi.size != f[i].size ||
+			      fi.is_signed != f[i].is_signed)))
+			fail_msg("%s: ret %d slot %u@%u size %u signed %u '%s'",
+				 f[i].field, ret, fi.slot, fi.slot_off,
+				 fi.size, fi.is_signed, fi.type);
+	}
+	assert_int_equal(plan_tp_field(tracefs, "iprof_test", "types", "mac",
+				       &fi, NULL, 0),
+			 -EINVAL);
+	assert_true(fi.is_array);
+	assert_false(fi.is_string);
+	assert_int_equal(plan_tp_field(tracefs, "iprof_test", "types", "stack",
+				       &fi, NULL, 0),
+			 -EINVAL);
+	assert_true(fi.is_array);
+	assert_int_equal(plan_tp_field(tracefs, "iprof_test", "types", "name",
+				       &fi, NULL, 0),
+			 -EINVAL);
+	assert_true(fi.is_string);
 }
 
 static void kvm_run_span(void **state)
@@ -100,13 +229,19 @@ static void kvm_run_span(void **state)
 	assert_int_equal(p.actions[2].role, IPROF_ROLE_START);
 	assert_int_equal(p.actions[2].next, IPROF_NO_NEXT);
 	assert_int_equal(p.actions[0].next, IPROF_NO_NEXT);
-	/* KVM_RUN start: cmd at offset 24, 8 bytes, == 0xae80 */
+	/* KVM_RUN start: cmd (unsigned int) in the 8-byte slot at offset 24:
+	 * 4 unsigned bytes, == 0xae80 */
 	assert_int_equal(p.actions[0].timer, 0);
 	assert_int_equal(p.actions[0].role, IPROF_ROLE_START);
 	assert_int_equal(p.actions[0].ncond, 1);
 	assert_int_equal(p.actions[0].cond[0].src, IPROF_SRC_TP);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	assert_int_equal(p.actions[0].cond[0].off, 28);
+#else
 	assert_int_equal(p.actions[0].cond[0].off, 24);
-	assert_int_equal(p.actions[0].cond[0].size, 8);
+#endif
+	assert_int_equal(p.actions[0].cond[0].size, 4);
+	assert_int_equal(p.actions[0].cond[0].is_signed, 0);
 	assert_int_equal(p.actions[0].cond[0].op, IPROF_OP_EQ);
 	assert_int_equal(p.actions[0].cond[0].val, 0xae80);
 	/* its stop: unconditional, and unmatched stops (other ioctls) are
@@ -138,10 +273,10 @@ static void per_probe_errors(void **state)
 		"span a = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu",
 		"span b = tracepoint:kvm:kvm_fpu if lod == 1 -> tracepoint:kvm:kvm_fpu",
 		"span c = tracepoint:kvm:kvm_fpu if arg0 == 1 -> tracepoint:kvm:kvm_fpu",
-		"uprobe:/bin/true:main if arg7 == 1",
+		"uprobe:SELF:plan_test_target if arg7 == 1",
 		"fentry:vfs_read if count > 10",
 		"func:vfio_pin_*",
-		"uprobe:/bin/true:main as ok if arg0 == -1",
+		"uprobe:SELF:plan_test_target as ok if arg0 == -1",
 	};
 	struct probe_list pl;
 	struct plan p;
@@ -164,11 +299,228 @@ static void per_probe_errors(void **state)
 	assert_int_equal(p.att[0].mech, MECH_UPROBE);
 	assert_int_equal(p.att[1].mech, MECH_URETPROBE);
 	assert_int_equal(p.att[0].timer, 6);
-	assert_string_equal(p.att[0].func, "main");
+	assert_string_equal(p.att[0].func, "plan_test_target");
 	assert_int_equal(p.actions[p.att[0].action].cond[0].src,
 			 IPROF_SRC_ARG);
 	assert_int_equal(p.actions[p.att[0].action].cond[0].val, UINT64_MAX);
 	assert_int_equal(p.actions[p.att[0].action].cond[0].is_signed, 1);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
+/* Tracepoint conditions: read with the C type's width and signedness. */
+static void tp_cond_widths(void **state)
+{
+	static const char *const l[] = {
+		/* unsigned int fd: 4 unsigned bytes; -1 is 0xffffffff, as C
+		 * converts it (it never matched the 8-byte slot before) */
+		"span a = tp:syscalls:sys_enter_close if fd == -1 -> tp:syscalls:sys_exit_ioctl",
+		/* int dfd (size:8 signed:0): 4 signed bytes */
+		"span b = tp:syscalls:sys_enter_openat if dfd == -100 && flags & 0x40 && mode == -1 && dfd >= 0xffffff9c -> tp:syscalls:sys_exit_ioctl",
+		/* FIELD:TYPE overrides */
+		"span c = tp:syscalls:sys_enter_close if fd:s32 == -1 && fd:u64 == 5 && fd:u8 < 0x80 -> tp:sched:sched_switch if prev_pid:u16 == 1",
+		"span d = tp:syscalls:sys_enter_close if fd == 0x100000000 -> tp:syscalls:sys_exit_ioctl",
+		"span e = tp:syscalls:sys_enter_close if fd == -2147483649 -> tp:syscalls:sys_exit_ioctl",
+		"span f = tp:sched:sched_process_exec if filename == 1 -> tp:syscalls:sys_exit_ioctl",
+		"span g = tp:sched:sched_switch if prev_comm == 1 -> tp:syscalls:sys_exit_ioctl",
+		"span h = tp:iprof_test:types if mac == 1 -> tp:syscalls:sys_exit_ioctl",
+		"span i = tp:iprof_test:types if wide == 1 -> tp:syscalls:sys_exit_ioctl",
+		"span j = tp:iprof_test:types if s:s32 == 1 -> tp:syscalls:sys_exit_ioctl",
+		"span k = tp:iprof_test:types if b:u8 == 256 -> tp:syscalls:sys_exit_ioctl",
+	};
+	const struct iprof_cond *c;
+	struct probe_list pl;
+	struct plan p;
+	int le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+	(void)state;
+	build(&pl, &p, l, sizeof(l) / sizeof(l[0]));
+	assert_null(p.timers[0].error);
+	c = p.actions[0].cond;
+	assert_int_equal(c[0].size, 4);
+	assert_int_equal(c[0].is_signed, 0);
+	assert_int_equal(c[0].off, le ? 16 : 20);
+	assert_int_equal(c[0].val, 0xffffffffull);
+
+	assert_null(p.timers[1].error);
+	c = p.actions[2].cond;
+	assert_int_equal(c[0].size, 4);
+	assert_int_equal(c[0].is_signed, 1);
+	assert_int_equal(c[0].val, (uint64_t)-100);
+	assert_int_equal(c[1].size, 4);
+	assert_int_equal(c[1].off, le ? 32 : 36);
+	assert_int_equal(c[1].val, 0x40);
+	/* umode_t: unsigned short */
+	assert_int_equal(c[2].size, 2);
+	assert_int_equal(c[2].is_signed, 0);
+	assert_int_equal(c[2].val, 0xffff);
+	/* a hex VALUE on a signed field: the negative it stands for */
+	assert_int_equal(c[3].val, (uint64_t)-100);
+
+	assert_null(p.timers[2].error);
+	c = p.actions[4].cond;
+	assert_int_equal(c[0].size, 4);
+	assert_int_equal(c[0].is_signed, 1);
+	assert_int_equal(c[0].val, UINT64_MAX);
+	assert_int_equal(c[1].size, 8);
+	assert_int_equal(c[1].is_signed, 0);
+	assert_int_equal(c[1].off, 16);
+	assert_int_equal(c[2].size, 1);
+	assert_int_equal(c[2].off, le ? 16 : 23);
+	c = p.actions[5].cond;
+	assert_int_equal(c[0].size, 2);
+	assert_int_equal(c[0].is_signed, 0);
+	assert_int_equal(c[0].off, le ? 24 : 26);
+	assert_string_equal(p.timers[2].where,
+			    "tracepoint:syscalls:sys_enter_close if fd:s32 == 0xffffffffffffffff && fd:u64 == 0x5 && fd:u8 < 0x80 -> tracepoint:sched:sched_switch if prev_pid:u16 == 0x1");
+
+	assert_string_equal(p.timers[3].error,
+			    "t.conf:4:41: value 4294967296 does not fit field 'fd' of syscalls:sys_enter_close (unsigned int, 4 bytes: -2147483648 to 4294967295)");
+	assert_non_null(strstr(p.timers[4].error,
+			       "t.conf:5:41: value -2147483649 does not fit"));
+	assert_string_equal(p.timers[5].error,
+			    "t.conf:6:41: field 'filename' of sched:sched_process_exec is a string (__data_loc char[]): iprof compares numbers only");
+	assert_string_equal(p.timers[6].error,
+			    "t.conf:7:35: field 'prev_comm' of sched:sched_switch is a string (char[16]): iprof compares numbers only");
+	assert_string_equal(p.timers[7].error,
+			    "t.conf:8:33: field 'mac' of iprof_test:types is an array (u8[6]): iprof compares numbers only");
+	assert_string_equal(p.timers[8].error,
+			    "t.conf:9:33: field 'wide' of iprof_test:types (unsigned int) is 16 bytes: only fields of 1, 2, 4 or 8 bytes can be compared");
+	assert_string_equal(p.timers[9].error,
+			    "t.conf:10:33: field 's' of iprof_test:types is 2 bytes (short): ':s32' reads 4");
+	assert_string_equal(p.timers[10].error,
+			    "t.conf:11:33: value 256 does not fit field 'b' of iprof_test:types (u8, 1 byte: -128 to 255)");
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
+/* Function argument conditions: argN:TYPE. */
+static void arg_cond_widths(void **state)
+{
+	static const char *const l[] = {
+		"uprobe:SELF:plan_test_target if arg0:s32 == -1 && arg1:u8 == 255 && arg2:u16 == -1 && arg3 == -1",
+		"uprobe:SELF:plan_test_target as s8 if arg0:s8 == 0x80 && arg1:u32 < 0xffffffff && arg2:s64 == -5 && arg3:u64 == 5",
+		"uprobe:SELF:plan_test_target as big if arg0:u8 == 256",
+		"uprobe:SELF:plan_test_target as neg if arg0:u16 == -32769",
+	};
+	const struct iprof_cond *c;
+	struct probe_list pl;
+	struct plan p;
+	char want[PATH_MAX + 128];
+
+	(void)state;
+	build(&pl, &p, l, 4);
+	assert_null(p.timers[0].error);
+	c = p.actions[0].cond;
+	assert_int_equal(c[0].src, IPROF_SRC_ARG);
+	assert_int_equal(c[0].off, 0);
+	assert_int_equal(c[0].size, 4);
+	assert_int_equal(c[0].is_signed, 1);
+	assert_int_equal(c[0].val, UINT64_MAX);
+	assert_int_equal(c[1].off, 1);
+	assert_int_equal(c[1].size, 1);
+	assert_int_equal(c[1].is_signed, 0);
+	assert_int_equal(c[1].val, 255);
+	assert_int_equal(c[2].size, 2);
+	assert_int_equal(c[2].val, 0xffff);
+	/* no type: signed 64-bit, as before */
+	assert_int_equal(c[3].size, 8);
+	assert_int_equal(c[3].is_signed, 1);
+	assert_int_equal(c[3].val, UINT64_MAX);
+
+	assert_null(p.timers[1].error);
+	c = p.actions[2].cond;
+	assert_int_equal(c[0].size, 1);
+	assert_int_equal(c[0].val, (uint64_t)-128);
+	assert_int_equal(c[1].size, 4);
+	assert_int_equal(c[1].val, 0xffffffffull);
+	assert_int_equal(c[2].size, 8);
+	assert_int_equal(c[2].is_signed, 1);
+	assert_int_equal(c[3].is_signed, 0);
+
+	snprintf(want, sizeof(want),
+		 "t.conf:3:%d: value 256 does not fit arg0 (u8, 1 byte: -128 to 255)",
+		 (int)strlen(self) + 36);
+	assert_string_equal(p.timers[2].error, want);
+	snprintf(want, sizeof(want),
+		 "t.conf:4:%d: value -32769 does not fit arg0 (u16, 2 bytes: -32768 to 65535)",
+		 (int)strlen(self) + 36);
+	assert_string_equal(p.timers[3].error, want);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
+/* uprobes: the binary and the function's file offset at plan time. */
+static void uprobe_resolved(void **state)
+{
+	static const char *const l[] = {
+		"uprobe:SELF:plan_test_target if arg0:s32 == -1",
+		"uprobe:/etc/passwd:top",
+		"uprobe:/tmp:top",
+		"uprobe:SELF:no_such_function",
+		"uprobe:no-such-binary-here:top",
+		"uprobe:/nonexistent/bin:top",
+		"uprobe:SELF:plan_test_target*",
+	};
+	struct probe_list pl;
+	struct plan p;
+	char want[2 * PATH_MAX];
+	uint64_t off = maps_offset((void *)plan_test_target);
+
+	(void)state;
+	assert_int_equal(plan_test_target(2, 3), 13);
+	build(&pl, &p, l, sizeof(l) / sizeof(l[0]));
+	assert_null(p.timers[0].error);
+	assert_int_equal(p.natt, 2);
+	assert_string_equal(p.att[0].path, self);
+	assert_string_equal(p.att[0].func, "plan_test_target");
+	assert_int_equal(p.att[0].offset, off);
+	assert_int_equal(p.att[1].mech, MECH_URETPROBE);
+	assert_int_equal(p.att[1].offset, off);
+	snprintf(want, sizeof(want),
+		 "uprobe:%s:plan_test_target if arg0:s32 == 0xffffffffffffffff",
+		 self);
+	assert_string_equal(p.timers[0].where, want);
+
+	assert_string_equal(p.timers[1].error,
+			    "t.conf:2:8: /etc/passwd: not an ELF file");
+	assert_string_equal(p.timers[2].error, "t.conf:3:8: /tmp: is a directory");
+	snprintf(want, sizeof(want),
+		 "t.conf:4:%d: no function 'no_such_function' in %s (its symbol table has no such FUNC symbol)",
+		 (int)strlen(self) + 9, self);
+	assert_string_equal(p.timers[3].error, want);
+	assert_string_equal(p.timers[4].error,
+			    "t.conf:5:8: no-such-binary-here not found in $PATH or the library directories; give a path (./no-such-binary-here)");
+	assert_string_equal(p.timers[5].error,
+			    "t.conf:6:8: /nonexistent/bin: No such file or directory");
+	assert_non_null(strstr(p.timers[6].error, "globs"));
+	/* a timer with an error keeps the path as written */
+	assert_string_equal(p.timers[1].where, "uprobe:/etc/passwd:top");
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
+/* A relative PATH: from the current directory, made absolute. */
+static void uprobe_relative(void **state)
+{
+	char cwd[PATH_MAX], dir[PATH_MAX], line[PATH_MAX + 64];
+	const char *lines[1] = {line};
+	char *slash = strrchr(self, '/');
+	struct probe_list pl;
+	struct plan p;
+
+	(void)state;
+	assert_non_null(slash);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - self), self);
+	snprintf(line, sizeof(line), "uprobe:./%s:plan_test_target",
+		 slash + 1);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	build(&pl, &p, lines, 1);
+	assert_int_equal(chdir(cwd), 0);
+	assert_null(p.timers[0].error);
+	assert_string_equal(p.att[0].path, self);
+	assert_int_equal(p.att[0].offset, maps_offset((void *)plan_test_target));
 	plan_free(&p);
 	probe_list_free(&pl);
 }
@@ -230,7 +582,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tp_fields),
 		cmocka_unit_test(kvm_run_span),
+		cmocka_unit_test(tp_types),
 		cmocka_unit_test(per_probe_errors),
+		cmocka_unit_test(tp_cond_widths),
+		cmocka_unit_test(arg_cond_widths),
+		cmocka_unit_test(uprobe_resolved),
+		cmocka_unit_test(uprobe_relative),
 		cmocka_unit_test(chain_limit),
 		cmocka_unit_test(no_tracefs),
 	};

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -239,6 +241,51 @@ static void test_if_several(void **state)
 	assert_string_equal(c[3].field, "flags");
 	assert_int_equal(c[3].op, IPROF_OP_AND);
 	assert_int_equal(c[3].value, 4);
+	probe_list_free(&pl);
+}
+
+static void test_cond_types(void **state)
+{
+	static const struct {
+		const char *text;
+		int width, is_signed;
+	} types[] = {
+		{"s8", 1, 1},  {"u8", 1, 0},  {"s16", 2, 1}, {"u16", 2, 0},
+		{"s32", 4, 1}, {"u32", 4, 0}, {"s64", 8, 1}, {"u64", 8, 0},
+	};
+	struct probe_list pl = {0};
+	const struct probe *p;
+	char line[80];
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(line, sizeof(line), "uprobe:/bin/x:f if arg0:%s == -1",
+			 types[i].text);
+		p = parse_ok(&pl, line);
+		assert_int_equal(p->start.cond[0].arg, 0);
+		assert_int_equal(p->start.cond[0].has_type, 1);
+		assert_int_equal(p->start.cond[0].width, types[i].width);
+		assert_int_equal(p->start.cond[0].is_signed,
+				 types[i].is_signed);
+		assert_int_equal(p->start.cond[0].value, UINT64_MAX);
+		assert_int_equal(p->start.cond[0].col, 20);
+		probe_list_free(&pl);
+	}
+
+	/* tracepoint fields too; blanks and && around as usual */
+	p = parse_ok(&pl, "span s = tp:a:b if fd:s32==-1&&x:u8 & 0x80 -> "
+			  "tp:c:d if ret < 0");
+	assert_string_equal(p->start.cond[0].field, "fd");
+	assert_int_equal(p->start.cond[0].has_type, 1);
+	assert_int_equal(p->start.cond[0].width, 4);
+	assert_int_equal(p->start.cond[0].is_signed, 1);
+	assert_string_equal(p->start.cond[1].field, "x");
+	assert_int_equal(p->start.cond[1].width, 1);
+	assert_int_equal(p->start.cond[1].is_signed, 0);
+	assert_int_equal(p->start.cond[1].op, IPROF_OP_AND);
+	/* no suffix: no type */
+	assert_int_equal(p->stop.cond[0].has_type, 0);
+	assert_int_equal(p->stop.cond[0].width, 0);
 	probe_list_free(&pl);
 }
 
@@ -556,6 +603,54 @@ static void test_err_cond(void **state)
 					     "expected " FIELD);
 }
 
+#define TYPE "a type right after ':' (s8 u8 s16 u16 s32 u32 s64 u64)"
+
+static void test_err_type(void **state)
+{
+	parse_bad("fentry:f if arg0:int == 1",
+		  "-e:1:18: found 'int', expected " TYPE);
+	parse_bad("fentry:f if arg0:s33 == 1",
+		  "-e:1:18: found 's33', expected " TYPE);
+	parse_bad("fentry:f if arg0:S32 == 1",
+		  "-e:1:18: found 'S32', expected " TYPE);
+	parse_bad("fentry:f if arg0:u32x == 1",
+		  "-e:1:18: found 'u32x', expected " TYPE);
+	parse_bad("fentry:f if arg0:", "-e:1:18: found end of line, expected "
+				       "" TYPE);
+	parse_bad("fentry:f if arg0:==1", "-e:1:18: found '==', expected "
+					  "" TYPE);
+	parse_bad("span s = tp:a:b if fd:32 == 1 -> tp:c:d",
+		  "-e:1:23: found '32', expected " TYPE);
+	parse_bad("fentry:f if arg0:s32:s32 == 1",
+		  "-e:1:21: found ':s32', expected " OPS);
+	parse_bad("fentry:f if arg0 :s32 == 1",
+		  "-e:1:18: found ':s32', expected " OPS);
+}
+
+/* Bytes outside printable ASCII are quoted as \xNN in messages. */
+static void test_err_escaped(void **state)
+{
+	char line[256], want[512];
+
+	parse_bad("fentry:foo \xff\xfe", "-e:1:12: found '\\xff\\xfe', "
+					 "expected 'as', 'if' or end of line");
+	parse_bad("fentry:foo as b\xc3\xa9", "-e:1:16: found '\\xc3\\xa9', "
+					    "expected 'if' or end of line");
+	parse_bad("fentry:foo \x01", "-e:1:12: found '\\x01', expected "
+				    "'as', 'if' or end of line");
+	parse_bad("fentry:foo if x == 1\x7f", "-e:1:21: found '\\x7f', "
+					     "expected '&&' or end of line");
+	/* a long token: 74 source bytes shown, escaped */
+	memset(line, 0xff, sizeof(line));
+	memcpy(line, "fentry:f ", 9);
+	line[sizeof(line) - 1] = '\0';
+	snprintf(want, sizeof(want), "-e:1:10: found '");
+	for (int i = 0; i < 74; i++)
+		strcat(want, "\\xff");
+	strcat(want, "...', expected 'as', 'if' or end of line");
+	parse_bad(line, want);
+}
+
 static void test_err_overflow(void **state)
 {
 	parse_bad("fentry:foo if x == 18446744073709551616",
@@ -836,9 +931,11 @@ static void test_include_quoted_and_cwd(void **state)
 
 	snprintf(path, sizeof(path), "%s/my probes.conf", g_tmp);
 	write_file(path, "fentry:spaced # in a file with a space\n");
+	snprintf(path, sizeof(path), "%s/empty.conf", g_tmp);
+	write_file(path, "");
 	snprintf(path, sizeof(path), "%s/top.conf", g_tmp);
 	write_file(path, "include \"my probes.conf\"  # quoted\n"
-			 "include\t\"/dev/null\"\n");
+			 "include\t\"empty.conf\"\n");
 	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)), 0);
 	assert_int_equal(pl.n, 1);
 	assert_string_equal(pl.v[0].name, "spaced");
@@ -853,6 +950,182 @@ static void test_include_quoted_and_cwd(void **state)
 	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(pl.n, 1);
 	assert_string_equal(pl.v[0].file, "my probes.conf");
+	probe_list_free(&pl);
+}
+
+/* Write @n bytes of @c to @path, then @tail. */
+static void write_fill(const char *path, size_t n, char c, const char *tail)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	assert_non_null(f);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(putc(c, f), EOF);
+	assert_int_equal(fputs(tail, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* -P /dev/zero used to grow a line buffer until the OOM killer came. */
+static void test_err_not_regular(void **state)
+{
+	struct probe_list pl = {0};
+	char path[PATH_MAX], want[2 * PATH_MAX];
+
+	/* /dev/null first: without the check it is read as empty, where
+	 * /dev/zero would exhaust memory */
+	assert_int_equal(probe_parse_file(&pl, "/dev/null", g_err,
+					  sizeof(g_err)),
+			 -EINVAL);
+	assert_string_equal(g_err, "/dev/null: not a regular file");
+	assert_int_equal(probe_parse_file(&pl, "/dev/zero", g_err,
+					  sizeof(g_err)),
+			 -EINVAL);
+	assert_string_equal(g_err, "/dev/zero: not a regular file");
+
+	snprintf(path, sizeof(path), "%s/zero.conf", g_tmp);
+	write_file(path, "fentry:before_zero\ninclude /dev/zero\n");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:2:9: cannot open '/dev/zero': not a regular file", path);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 1);
+	probe_list_free(&pl);
+
+	assert_int_equal(parse(&pl, "include /dev/zero"), -EINVAL);
+	assert_string_equal(g_err, "-e:1:9: cannot open '/dev/zero': not a "
+				   "regular file");
+	probe_list_free(&pl);
+}
+
+static void test_err_file_size(void **state)
+{
+	struct probe_list pl = {0};
+	char path[PATH_MAX], inc[PATH_MAX], want[3 * PATH_MAX];
+
+	/* exactly 1 MiB: fine */
+	snprintf(path, sizeof(path), "%s/big.conf", g_tmp);
+	write_fill(path, 1024 * 1024 - 14, '\n', "fentry:at_end\n");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)), 0);
+	assert_int_equal(pl.n, 1);
+	assert_int_equal(pl.v[0].line, 1024 * 1024 - 13);
+	probe_list_free(&pl);
+
+	/* one byte more */
+	write_fill(path, 1024 * 1024 - 13, '\n', "fentry:at_end\n");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EFBIG);
+	snprintf(want, sizeof(want), "%s: larger than 1 MiB", path);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 0);
+
+	snprintf(inc, sizeof(inc), "%s/inc-big.conf", g_tmp);
+	write_file(inc, "\n  include big.conf\n");
+	assert_int_equal(probe_parse_file(&pl, inc, g_err, sizeof(g_err)),
+			 -EFBIG);
+	snprintf(want, sizeof(want),
+		 "%s:2:11: cannot open '%s': larger than 1 MiB", inc, path);
+	assert_string_equal(g_err, want);
+	probe_list_free(&pl);
+}
+
+/* Writer of test_err_pipe_size(): a probe line, then 2 MiB of comments
+ * or less if the reader closes the pipe first (EPIPE), then EOF. */
+static void *pipe_writer(void *arg)
+{
+	static const char first[] = "fentry:from_pipe\n";
+	static const char line[] = "# 16 bytes long\n";
+	int i, fd = *(int *)arg;
+
+	if (write(fd, first, sizeof(first) - 1) > 0)
+		for (i = 0; i < 2 * 65536; i++)
+			if (write(fd, line, sizeof(line) - 1) <= 0)
+				break;
+	close(fd);
+	return NULL;
+}
+
+/* A pipe (-P <(cmd)) is read, but no more than 1 MiB of it. */
+static void test_err_pipe_size(void **state)
+{
+	struct probe_list pl = {0};
+	char path[64], want[128];
+	pthread_t writer;
+	int fd[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(pthread_create(&writer, NULL, pipe_writer, &fd[1]), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd[0]);
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EFBIG);
+	close(fd[0]);
+	assert_int_equal(pthread_join(writer, NULL), 0);
+	/* 17 + 65535 * 16 = 1048577: the last byte of line 1 + 65535 */
+	snprintf(want, sizeof(want), "%s:65536:16: file larger than 1 MiB",
+		 path);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].name, "from_pipe");
+	probe_list_free(&pl);
+}
+
+static void test_err_line_length(void **state)
+{
+	struct probe_list pl = {0};
+	char path[PATH_MAX], want[2 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/long.conf", g_tmp);
+	/* 4096 bytes, CRLF or not: fine */
+	write_fill(path, 4096, '#', "\nfentry:after\r\n");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)), 0);
+	write_fill(path, 4096, ' ', "\r\nfentry:after2");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)), 0);
+	assert_int_equal(pl.n, 2);
+	assert_string_equal(pl.v[1].name, "after2");
+	assert_int_equal(pl.v[1].line, 2);
+	probe_list_free(&pl);
+
+	/* 4097 */
+	write_fill(path, 4097, '#', "\nfentry:after\n");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EFBIG);
+	snprintf(want, sizeof(want), "%s:1:4097: line longer than 4096 bytes",
+		 path);
+	assert_string_equal(g_err, want);
+	/* at the end of the file, with no newline, after a CR */
+	write_fill(path, 4097, '#', "");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EFBIG);
+	assert_string_equal(g_err, want);
+	write_fill(path, 4096, '#', "\r\r\n");
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EFBIG);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 0);
+	probe_list_free(&pl);
+}
+
+static void test_err_nul(void **state)
+{
+	struct probe_list pl = {0};
+	char path[PATH_MAX], want[2 * PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/nul.conf", g_tmp);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("fentry:a\nfentry:b", f);
+	putc('\0', f);
+	fputs("x as c\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:2:9: found a NUL byte: a probe file is text", path);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.n, 1);
 	probe_list_free(&pl);
 }
 
@@ -1002,6 +1275,7 @@ int main(void)
 		cmocka_unit_test(test_glob_and_suffix),
 		cmocka_unit_test(test_if_one),
 		cmocka_unit_test(test_if_several),
+		cmocka_unit_test(test_cond_types),
 		cmocka_unit_test(test_each_operator),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_span),
@@ -1013,6 +1287,8 @@ int main(void)
 		cmocka_unit_test(test_err_function),
 		cmocka_unit_test(test_err_uprobe),
 		cmocka_unit_test(test_err_cond),
+		cmocka_unit_test(test_err_type),
+		cmocka_unit_test(test_err_escaped),
 		cmocka_unit_test(test_err_overflow),
 		cmocka_unit_test(test_err_too_many_conds),
 		cmocka_unit_test(test_err_span),
@@ -1027,6 +1303,11 @@ int main(void)
 		cmocka_unit_test(test_err_in_included_file),
 		cmocka_unit_test(test_include_quoted_and_cwd),
 		cmocka_unit_test(test_include_depth),
+		cmocka_unit_test(test_err_not_regular),
+		cmocka_unit_test(test_err_file_size),
+		cmocka_unit_test(test_err_pipe_size),
+		cmocka_unit_test(test_err_line_length),
+		cmocka_unit_test(test_err_nul),
 		cmocka_unit_test(test_check_duplicates),
 		cmocka_unit_test(test_check_ok),
 		cmocka_unit_test(test_many),

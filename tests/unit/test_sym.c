@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for src/sym.c: uprobe binary paths and function offsets.
+ *
+ * Binaries under test: this test program itself (it has a .symtab), libc
+ * (no .symtab: exported functions in .dynsym, with versions), and copies
+ * made at test time under a mkdtemp() directory with strip(1) and
+ * objcopy(1) (binutils).
+ *
+ * Expected offsets are computed independently of ELF headers: the kernel
+ * maps a file page at offset O to address A (/proc/self/maps: "A-END perms
+ * O ..."), so the file offset of a function at runtime address X in that
+ * mapping is X - A + O, exactly what a uprobe needs.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "iprof/sym.h"
+
+static char g_tmp[] = "/tmp/iprof-test-sym-XXXXXX";
+static char g_self[PATH_MAX]; /* this test program, absolute */
+static char g_err[PATH_MAX + 512];
+
+/* Probed by the tests: global, never inlined, kept. */
+__attribute__((noinline, used)) int sym_test_target(int x)
+{
+	return x * 3 + 1;
+}
+
+/* A static (STB_LOCAL) function: .symtab only. */
+__attribute__((noinline, used)) static int sym_test_static(int x)
+{
+	return x ^ 0x55;
+}
+
+/* Data, not a function. */
+int sym_test_data = 42;
+
+/* Run a shell command; it must succeed. */
+static void run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void run(const char *fmt, ...)
+{
+	char cmd[3 * PATH_MAX];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	ret = system(cmd);
+	if (ret)
+		fail_msg("'%s' failed (%d)", cmd, ret);
+}
+
+/*
+ * File offset of runtime address @addr from /proc/self/maps; the mapped
+ * file's path into @path (size PATH_MAX) if not NULL.
+ */
+static uint64_t maps_offset(const void *addr, char *path)
+{
+	unsigned long long start, end, off;
+	uintptr_t a = (uintptr_t)addr;
+	char line[PATH_MAX + 128], file[PATH_MAX];
+	uint64_t ret = 0;
+	int found = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &start,
+			   &end, &off, file) < 3)
+			continue;
+		if (a < start || a >= end)
+			continue;
+		ret = a - start + off;
+		if (path)
+			snprintf(path, PATH_MAX, "%s", file);
+		found = 1;
+		break;
+	}
+	fclose(f);
+	if (!found)
+		fail_msg("address %p not in /proc/self/maps", addr);
+	return ret;
+}
+
+/* Link-time address (st_value) of @addr in the main program. */
+static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
+{
+	*(uintptr_t *)data = info->dlpi_addr;
+	return 1; /* the first object is the main program */
+}
+
+static uint64_t link_addr(const void *addr)
+{
+	uintptr_t bias = 0;
+
+	dl_iterate_phdr(main_bias, &bias);
+	return (uintptr_t)addr - bias;
+}
+
+static int offset_of(const char *path, const char *func, uint64_t *off)
+{
+	g_err[0] = '\0';
+	*off = 0;
+	return sym_func_offset(path, func, off, g_err, sizeof(g_err));
+}
+
+/* @func in @path must fail with @ret and a message containing @msg. */
+static void offset_bad(const char *path, const char *func, int ret,
+		       const char *msg)
+{
+	uint64_t off;
+	int r = offset_of(path, func, &off);
+
+	if (r != ret || !strstr(g_err, msg))
+		print_error("%s:%s: got %d '%s', want %d '%s'\n", path, func, r,
+			    g_err, ret, msg);
+	assert_int_equal(r, ret);
+	assert_non_null(strstr(g_err, msg));
+}
+
+/* ---- offsets --------------------------------------------------------------
+ */
+
+static void self_offsets(void **state)
+{
+	uint64_t off;
+
+	(void)state;
+	assert_int_equal(sym_test_target(1) + sym_test_static(1), 4 + 0x54);
+	assert_int_equal(offset_of(g_self, "sym_test_target", &off), 0);
+	assert_int_equal(off, maps_offset((void *)sym_test_target, NULL));
+	assert_int_equal(offset_of(g_self, "sym_test_static", &off), 0);
+	assert_int_equal(off, maps_offset((void *)sym_test_static, NULL));
+	/* a prefix is not a match */
+	offset_bad(g_self, "sym_test_targe", -ENOENT,
+		   "no function 'sym_test_targe' in ");
+	offset_bad(g_self, "no_such_function", -ENOENT,
+		   "(its symbol table has no such FUNC symbol)");
+	offset_bad(g_self, "sym_test_data", -ENOENT, "'sym_test_data' in ");
+	assert_non_null(strstr(g_err, "is not a function (symbol type "
+				      "STT_OBJECT, data)"));
+}
+
+/* libc: versioned symbols in .dynsym, no .symtab. */
+static void libc_versions(void **state)
+{
+	char libc[PATH_MAX], path2[PATH_MAX];
+	void *fn;
+	uint64_t off;
+
+	(void)state;
+	/* two versions at one address (GLIBC_2.2.5 and GLIBC_2.17 on
+	 * x86-64): libbpf 1.1 says "ambiguous match" */
+	fn = dlsym(RTLD_DEFAULT, "clock_nanosleep");
+	assert_non_null(fn);
+	off = maps_offset(fn, libc);
+	assert_true(libc[0] == '/');
+	assert_int_equal(offset_of(libc, "clock_nanosleep", &off), 0);
+	assert_int_equal(off, maps_offset(fn, NULL));
+
+	/* two versions at different addresses: the default one (the one
+	 * dlsym() finds, pthread_cond_wait@@GLIBC_2.3.2) */
+	fn = dlsym(RTLD_DEFAULT, "pthread_cond_wait");
+	assert_non_null(fn);
+	maps_offset(fn, path2);
+	if (!strcmp(path2, libc)) {
+		assert_int_equal(offset_of(libc, "pthread_cond_wait", &off), 0);
+		assert_int_equal(off, maps_offset(fn, NULL));
+	}
+
+	/* memcpy's default version is an IFUNC */
+	offset_bad(libc, "memcpy", -EOPNOTSUPP,
+		   "is an indirect function (STT_GNU_IFUNC)");
+	/* no .symtab: the message says where to look */
+	offset_bad(libc, "no_such_function", -ENOENT,
+		   "no function 'no_such_function' in ");
+	assert_non_null(strstr(g_err, "it has no .symtab"));
+	assert_non_null(strstr(g_err, "check with nm -D"));
+}
+
+/* strip(1)ped copies. */
+static void stripped(void **state)
+{
+	char copy[PATH_MAX], libc[PATH_MAX], want[2 * PATH_MAX];
+	void *fn = dlsym(RTLD_DEFAULT, "clock_nanosleep");
+	uint64_t off, want_off;
+
+	(void)state;
+	/* this program: no .symtab, nothing exported in .dynsym */
+	snprintf(copy, sizeof(copy), "%s/self-stripped", g_tmp);
+	run("strip -o '%s' '%s'", copy, g_self);
+	offset_bad(copy, "sym_test_target", -ENODATA, "");
+	snprintf(want, sizeof(want),
+		 "%s has no symbol table (stripped): no .symtab, and no "
+		 "functions in .dynsym",
+		 copy);
+	assert_string_equal(g_err, want);
+
+	/* libc, stripped again: its exported functions stay, same offset */
+	want_off = maps_offset(fn, libc);
+	snprintf(copy, sizeof(copy), "%s/libc-stripped.so", g_tmp);
+	run("strip --strip-all -o '%s' '%s'", copy, libc);
+	assert_int_equal(offset_of(copy, "clock_nanosleep", &off), 0);
+	assert_int_equal(off, want_off);
+}
+
+/*
+ * Symbols added with objcopy (absolute: st_shndx SHN_ABS, so the offset
+ * comes from the PT_LOAD segment) at sym_test_target's link-time address
+ * A and at A + 16.
+ */
+static void choosing(void **state)
+{
+	char copy[PATH_MAX];
+	uint64_t a = link_addr((void *)sym_test_target);
+	uint64_t want = maps_offset((void *)sym_test_target, NULL);
+	uint64_t off;
+
+	(void)state;
+	snprintf(copy, sizeof(copy), "%s/self-syms", g_tmp);
+	run("objcopy "
+	    "--add-symbol dupfn=%#llx,function,local "
+	    "--add-symbol dupfn=%#llx,function,local "
+	    "--add-symbol globfn=%#llx,function,local "
+	    "--add-symbol globfn=%#llx,function,global "
+	    "--add-symbol 'verfn@V1=%#llx,function,global' "
+	    "--add-symbol 'verfn@@V2=%#llx,function,global' "
+	    "--add-symbol samefn=%#llx,function,local "
+	    "--add-symbol samefn=%#llx,function,global "
+	    "--add-symbol ifn=%#llx,indirect-function,global "
+	    "'%s' '%s'",
+	    (unsigned long long)a, (unsigned long long)a + 16,
+	    (unsigned long long)a + 16, (unsigned long long)a,
+	    (unsigned long long)a + 16, (unsigned long long)a,
+	    (unsigned long long)a, (unsigned long long)a, (unsigned long long)a,
+	    g_self, copy);
+
+	/* two static functions of one name: refused, both addresses named */
+	offset_bad(copy, "dupfn", -ENOTUNIQ, "'dupfn' in ");
+	assert_non_null(strstr(g_err, "is ambiguous"));
+	/* a global one wins over a static one */
+	assert_int_equal(offset_of(copy, "globfn", &off), 0);
+	assert_int_equal(off, want);
+	/* f@@V2 (default) over f@V1 (hidden) */
+	assert_int_equal(offset_of(copy, "verfn", &off), 0);
+	assert_int_equal(off, want);
+	/* one address, several symbols: fine */
+	assert_int_equal(offset_of(copy, "samefn", &off), 0);
+	assert_int_equal(off, want);
+	offset_bad(copy, "ifn", -EOPNOTSUPP, "STT_GNU_IFUNC");
+	/* the original symbols are still resolved from their sections */
+	assert_int_equal(offset_of(copy, "sym_test_target", &off), 0);
+	assert_int_equal(off, want);
+}
+
+static void not_elf(void **state)
+{
+	char path[PATH_MAX], want[2 * PATH_MAX];
+	uint64_t off;
+
+	(void)state;
+	offset_bad("/etc/passwd", "top", -ENOEXEC, "");
+	assert_string_equal(g_err, "/etc/passwd: not an ELF file");
+	offset_bad(g_tmp, "top", -EISDIR, "");
+	snprintf(want, sizeof(want), "%s: is a directory", g_tmp);
+	assert_string_equal(g_err, want);
+	offset_bad("/dev/null", "top", -EINVAL, "");
+	assert_string_equal(g_err, "/dev/null: not a regular file");
+	offset_bad("/nonexistent/bin", "top", -ENOENT, "");
+	assert_string_equal(g_err,
+			    "/nonexistent/bin: No such file or directory");
+
+	/* empty, and a truncated ELF header */
+	snprintf(path, sizeof(path), "%s/empty", g_tmp);
+	run("> '%s'", path);
+	offset_bad(path, "top", -ENOEXEC, "not an ELF file");
+	snprintf(path, sizeof(path), "%s/trunc", g_tmp);
+	run("head -c 20 '%s' > '%s'", g_self, path);
+	offset_bad(path, "top", -ENOEXEC, "not an ELF file");
+
+	/* an object file is not something a uprobe attaches to */
+	snprintf(path, sizeof(path), "%s/obj.o", g_tmp);
+	run("objcopy -I binary -O elf64-little /etc/passwd '%s'", path);
+	assert_int_equal(offset_of(path, "top", &off), -ENOEXEC);
+	assert_non_null(strstr(g_err, "an ELF object file (.o)"));
+}
+
+/* ---- paths ----------------------------------------------------------------
+ */
+
+static int resolve(const char *name, char **out)
+{
+	g_err[0] = '\0';
+	return sym_resolve_path(name, out, g_err, sizeof(g_err));
+}
+
+static void paths(void **state)
+{
+	char cwd[PATH_MAX], want[2 * PATH_MAX], *old_path, *out = NULL;
+	const char *env;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(want, sizeof(want), "%s/prog", g_tmp);
+	run("cp '%s' '%s'", g_self, want);
+	snprintf(want, sizeof(want), "%s/lib.so", g_tmp);
+	run("cp '%s' '%s' && chmod 644 '%s'", g_self, want, want);
+
+	/* an absolute path stays; symlinks are resolved */
+	assert_int_equal(resolve(g_self, &out), 0);
+	assert_string_equal(out, g_self);
+	free(out);
+	snprintf(want, sizeof(want), "%s/link", g_tmp);
+	run("ln -sf prog '%s'", want);
+	assert_int_equal(resolve(want, &out), 0);
+	snprintf(want, sizeof(want), "%s/prog", g_tmp);
+	assert_string_equal(out, want);
+	free(out);
+
+	/* a relative path with '/': from the current directory */
+	assert_int_equal(chdir(g_tmp), 0);
+	assert_int_equal(resolve("./prog", &out), 0);
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(resolve("./nope", &out), -ENOENT);
+	assert_null(out);
+	assert_string_equal(g_err, "./nope: No such file or directory");
+
+	/* a bare name is not looked for in the current directory ... */
+	env = getenv("PATH");
+	old_path = strdup(env ? env : "");
+	assert_non_null(old_path);
+	assert_int_equal(setenv("PATH", "/nonexistent::", 1), 0);
+	assert_int_equal(resolve("prog", &out), -ENOENT);
+	assert_string_equal(g_err, "prog not found in $PATH or the library "
+				   "directories; give a path (./prog)");
+	/* ... but in $PATH, where it must be executable */
+	assert_int_equal(setenv("PATH", g_tmp, 1), 0);
+	assert_int_equal(resolve("prog", &out), 0);
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(resolve("lib.so", &out), -ENOENT);
+	assert_int_equal(setenv("PATH", old_path, 1), 0);
+	free(old_path);
+	assert_int_equal(chdir(cwd), 0);
+
+	/* then in the library directories */
+	assert_int_equal(resolve("libc.so.6", &out), 0);
+	assert_true(out[0] == '/');
+	assert_non_null(strstr(out, "/libc.so.6"));
+	free(out);
+	assert_int_equal(resolve("", &out), -ENOENT);
+}
+
+static int setup(void **state)
+{
+	ssize_t n;
+
+	(void)state;
+	n = readlink("/proc/self/exe", g_self, sizeof(g_self) - 1);
+	if (n <= 0)
+		return -1;
+	g_self[n] = '\0';
+	return mkdtemp(g_tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[sizeof(g_tmp) + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_tmp);
+	return system(cmd) ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(self_offsets), cmocka_unit_test(libc_versions),
+		cmocka_unit_test(stripped),	cmocka_unit_test(choosing),
+		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
