@@ -525,6 +525,51 @@ static void uprobe_relative(void **state)
 	probe_list_free(&pl);
 }
 
+/*
+ * Spans sharing tracepoints: their starts run in file order, their stops
+ * innermost first (reverse file order), every stop before every start; a
+ * span's start does not re-enter an open span, a function's may (recursion).
+ */
+static void chain_order(void **state)
+{
+	static const char *const l[] = {
+		"span a = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl",
+		"span b = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl",
+		"span c = tp:syscalls:sys_exit_ioctl -> tp:syscalls:sys_enter_close",
+		"uprobe:/proc/self/exe:main",
+	};
+	uint32_t order[8], n = 0, i;
+	struct probe_list pl;
+	struct plan p;
+
+	(void)state;
+	build(&pl, &p, l, 4);
+	/* actions: a start 0, a stop 1, b 2/3, c 4/5, main 6/7 */
+	assert_int_equal(p.natt, 4); /* close, ioctl exit, main x2 */
+	assert_string_equal(p.att[0].event, "sys_enter_close");
+	for (i = p.att[0].action; i != IPROF_NO_NEXT; i = p.actions[i].next)
+		order[n++] = i;
+	/* c's stop, then a's and b's starts in file order */
+	assert_int_equal(n, 3);
+	assert_int_equal(order[0], 5);
+	assert_int_equal(order[1], 0);
+	assert_int_equal(order[2], 2);
+	n = 0;
+	for (i = p.att[1].action; i != IPROF_NO_NEXT; i = p.actions[i].next)
+		order[n++] = i;
+	/* b's stop before a's (b is above a on the stack), then c's start */
+	assert_int_equal(n, 3);
+	assert_int_equal(order[0], 3);
+	assert_int_equal(order[1], 1);
+	assert_int_equal(order[2], 4);
+	assert_true(p.actions[0].flags & IPROF_A_NO_REENTER);
+	assert_true(p.actions[4].flags & IPROF_A_NO_REENTER);
+	assert_false(p.actions[1].flags & IPROF_A_NO_REENTER);
+	assert_false(p.actions[6].flags & IPROF_A_NO_REENTER);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* More timers on one tracepoint than a chain holds: the extra one is refused
  * with a reason, the others keep working. */
 static void chain_limit(void **state)
@@ -589,6 +634,7 @@ int main(void)
 		cmocka_unit_test(uprobe_resolved),
 		cmocka_unit_test(uprobe_relative),
 		cmocka_unit_test(chain_limit),
+		cmocka_unit_test(chain_order),
 		cmocka_unit_test(no_tracefs),
 	};
 	setup_paths();
