@@ -12,24 +12,14 @@
 #include <cmocka.h>
 
 #include "iprof/agg.h"
+#include "rec.h"
 
 enum { A = 0, B = 1, C = 2, NTIMERS = 3 };
 
 static int push(struct agg *a, uint8_t type, uint8_t flags, uint32_t timer,
 		uint32_t tid, uint64_t ts, uint16_t depth)
 {
-	struct iprof_rec r = {
-		.type = type,
-		.flags = flags,
-		.size = sizeof(r),
-		.timer = timer,
-		.tid = tid,
-		.tgid = tid,
-		.ts = ts,
-		.depth = depth,
-	};
-
-	return agg__push(a, &r, sizeof(r));
+	return rec_push(a, type, flags, timer, tid, ts, depth, 0, 0);
 }
 
 /* pushes that must succeed */
@@ -619,17 +609,7 @@ static void test_malformed(void **state)
 static int push_switch(struct agg *a, uint8_t type, uint32_t tid, uint64_t ts,
 		       uint32_t aux)
 {
-	struct iprof_rec r = {
-		.type = type,
-		.size = sizeof(r),
-		.tid = tid,
-		.tgid = tid,
-		.ts = ts,
-		.depth = 1,
-		.aux = aux,
-	};
-
-	return agg__push(a, &r, sizeof(r));
+	return rec_push(a, type, 0, 0, tid, ts, 1, 0, aux);
 }
 
 #define OUT(a, tid, ts, kind)                                                  \
@@ -681,25 +661,6 @@ static void test_oncpu_offcpu(void **state)
 	agg__free(a);
 }
 
-static int push_ctx(struct agg *a, uint8_t type, uint8_t flags, uint32_t timer,
-		    uint32_t tid, uint64_t ts, uint16_t depth, uint16_t cpu,
-		    uint32_t aux)
-{
-	struct iprof_rec r = {
-		.type = type,
-		.flags = flags,
-		.size = sizeof(r),
-		.timer = timer,
-		.tid = tid,
-		.tgid = tid,
-		.ts = ts,
-		.depth = depth,
-		.cpu = cpu,
-		.aux = aux,
-	};
-
-	return agg__push(a, &r, sizeof(r));
-}
 
 /*
  * Probes that fire in interrupt context go under a per-CPU context root,
@@ -714,18 +675,18 @@ static void test_interrupts(void **state)
 	(void)state;
 	START(a, 5, A, 1, 0);
 	/* thread 5 is interrupted: hardirq 10..20 with a softirq nested */
-	assert_int_equal(push_ctx(a, IPROF_REC_IRQ_ENTER, 0, 0, 5, 10, 1, 1,
+	assert_int_equal(rec_push(a, IPROF_REC_IRQ_ENTER, 0, 0, 5, 10, 1, 1,
 				  IPROF_CTX_HARDIRQ), 0);
 	/* timer C runs in that hardirq on cpu 1 (tid 0: not thread 5's) */
-	assert_int_equal(push_ctx(a, IPROF_REC_START, IPROF_F_CTX, C, 0, 11, 1,
+	assert_int_equal(rec_push(a, IPROF_REC_START, IPROF_F_CTX, C, 0, 11, 1,
 				  1, IPROF_CTX_HARDIRQ), 0);
-	assert_int_equal(push_ctx(a, IPROF_REC_STOP, IPROF_F_CTX, C, 0, 14, 1,
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, IPROF_F_CTX, C, 0, 14, 1,
 				  1, IPROF_CTX_HARDIRQ), 0);
-	assert_int_equal(push_ctx(a, IPROF_REC_IRQ_ENTER, 0, 0, 5, 12, 1, 1,
+	assert_int_equal(rec_push(a, IPROF_REC_IRQ_ENTER, 0, 0, 5, 12, 1, 1,
 				  IPROF_CTX_SOFTIRQ), 0);
-	assert_int_equal(push_ctx(a, IPROF_REC_IRQ_EXIT, 0, 0, 5, 15, 1, 1,
+	assert_int_equal(rec_push(a, IPROF_REC_IRQ_EXIT, 0, 0, 5, 15, 1, 1,
 				  IPROF_CTX_SOFTIRQ), 0);
-	assert_int_equal(push_ctx(a, IPROF_REC_IRQ_EXIT, 0, 0, 5, 20, 1, 1,
+	assert_int_equal(rec_push(a, IPROF_REC_IRQ_EXIT, 0, 0, 5, 20, 1, 1,
 				  IPROF_CTX_HARDIRQ), 0);
 	STOP(a, 5, A, 1, 100);
 
@@ -753,7 +714,7 @@ static void test_interrupts(void **state)
 	assert_int_equal(n->depth, 2);
 	assert_int_equal(agg__stats(a)->irqs, 4);
 	/* a context record claiming task context is malformed */
-	assert_int_equal(push_ctx(a, IPROF_REC_START, IPROF_F_CTX, C, 0, 30, 1,
+	assert_int_equal(rec_push(a, IPROF_REC_START, IPROF_F_CTX, C, 0, 30, 1,
 				  0, IPROF_CTX_TASK), -EINVAL);
 	agg__free(a);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "iprof/report.h"
+#include "rec.h"
 
 #define MS 1000000ull
 
@@ -36,33 +37,15 @@ static const struct report_timer timers[NTIMERS] = {
 static void push(struct agg *a, uint8_t type, uint8_t flags, uint32_t timer,
 		 uint32_t tid, uint64_t ts, uint16_t depth)
 {
-	struct iprof_rec r = {
-		.type = type,
-		.flags = flags,
-		.size = sizeof(r),
-		.timer = timer,
-		.tid = tid,
-		.ts = ts,
-		.depth = depth,
-	};
-
-	assert_int_equal(agg__push(a, &r, sizeof(r)), 0);
+	assert_int_equal(rec_push(a, type, flags, timer, tid, ts, depth, 0, 0),
+			 0);
 }
 
 /* a context switch of @tid: kind is enum iprof_off_kind */
 static void push_switch(struct agg *a, uint8_t type, uint32_t tid, uint64_t ts,
 			uint32_t kind)
 {
-	struct iprof_rec r = {
-		.type = type,
-		.size = sizeof(r),
-		.tid = tid,
-		.ts = ts,
-		.depth = 1,
-		.aux = kind,
-	};
-
-	assert_int_equal(agg__push(a, &r, sizeof(r)), 0);
+	assert_int_equal(rec_push(a, type, 0, 0, tid, ts, 1, 0, kind), 0);
 }
 
 #define S(tid, t, d, ts) push(a, IPROF_REC_START, 0, t, tid, ts, d)

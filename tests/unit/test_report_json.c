@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "iprof/report.h"
+#include "rec.h"
 
 #define MS 1000000ull
 
@@ -39,18 +40,8 @@ static const struct report_timer timers[NTIMERS] = {
 static void push(struct agg *a, uint8_t type, uint8_t flags, uint32_t timer,
 		 uint32_t tid, uint64_t ts, uint16_t depth, uint32_t aux)
 {
-	struct iprof_rec r = {
-		.type = type,
-		.flags = flags,
-		.size = sizeof(r),
-		.timer = timer,
-		.tid = tid,
-		.ts = ts,
-		.depth = depth,
-		.aux = aux,
-	};
-
-	assert_int_equal(agg__push(a, &r, sizeof(r)), 0);
+	assert_int_equal(rec_push(a, type, flags, timer, tid, ts, depth, 0, aux),
+			 0);
 }
 
 #define S(tid, t, d, ts) push(a, IPROF_REC_START, 0, t, tid, ts, d, 0)
