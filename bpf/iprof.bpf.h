@@ -263,6 +263,27 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
+/* The thread's name, once, before its first START (for --by comm). */
+static __always_inline void emit_comm(struct task_state *st, __u64 pid_tgid)
+{
+	struct iprof_rec_comm *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count(IPROF_CNT_RB_DROP);
+		st->lost = 1;
+		return;
+	}
+	r->type = IPROF_REC_COMM;
+	r->flags = 0;
+	r->size = sizeof(*r);
+	r->timer = 0;
+	r->tid = (__u32)pid_tgid;
+	r->tgid = pid_tgid >> 32;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline void emit(struct task_state *st, __u8 type, __u32 timer,
 				 __u32 depth, __u64 pid_tgid)
 {
@@ -344,6 +365,8 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		count(IPROF_CNT_DEPTH_OVERFLOW);
 		return;
 	}
+	if (!st->seen && ctx == IPROF_CTX_TASK)
+		emit_comm(st, pid_tgid);
 	st->timers[d & (IPROF_MAX_DEPTH - 1)] = a->timer;
 	st->depth = d + 1;
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,8 +62,11 @@ struct athread {
 	uint32_t irq_depth; /* nested IRQ_ENTERs not yet exited */
 	uint64_t irq_since; /* outermost IRQ_ENTER timestamp */
 	uint64_t irq_ns; /* interrupted time accumulated over the thread's life */
-	struct agg_node *root; /* parent of depth-1 frames: the tree's root, or
-				* an interrupt context's per-CPU root */
+	struct agg_node *root; /* parent of depth-1 frames: the tree's root,
+				* an interrupt context's per-CPU root, or a
+				* --by root; NULL until the first START */
+	uint32_t tgid;
+	char comm[IPROF_COMM_LEN]; /* from IPROF_REC_COMM, "" if none came */
 	struct frame *stack;
 	struct nodeset done; /* nodes this thread completed */
 };
@@ -80,6 +84,9 @@ struct node_chunk {
 
 struct agg {
 	uint32_t ntimers;
+	enum agg_by by;
+	char (*comms)[IPROF_COMM_LEN]; /* --by comm: the names seen */
+	uint32_t ncomms, comms_cap;
 	struct agg_node root;
 	struct agg_stats stats;
 
@@ -612,6 +619,79 @@ static int do_irq(struct agg *a, const struct iprof_rec *r)
 	return 0;
 }
 
+/* The thread's name: kept for --by comm. */
+static int do_comm(struct agg *a, const void *rec)
+{
+	struct iprof_rec_comm c;
+	struct athread *t;
+
+	memcpy(&c, rec, sizeof(c));
+	t = thread_get(a, c.tid, 1);
+	if (!t) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	memcpy(t->comm, c.comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
+	t->tgid = c.tgid;
+	return 0;
+}
+
+/* The parent of @t's top-level frames: the root, or its --by root. */
+static struct agg_node *split_root(struct agg *a, struct athread *t)
+{
+	const char *name = t->comm[0] ? t->comm : "?";
+	uint32_t i;
+
+	switch (a->by) {
+	case AGG_BY_TID:
+		return child_get(a, &a->root, AGG_SPLIT_TIMER(t->tid));
+	case AGG_BY_TGID:
+		return child_get(a, &a->root, AGG_SPLIT_TIMER(t->tgid));
+	case AGG_BY_COMM:
+		for (i = 0; i < a->ncomms; i++)
+			if (!strncmp(a->comms[i], name, IPROF_COMM_LEN))
+				break;
+		if (i == a->ncomms) {
+			if (a->ncomms == a->comms_cap) {
+				uint32_t cap = a->comms_cap ? 2 * a->comms_cap : 16;
+				void *v = realloc(a->comms, cap * sizeof(*a->comms));
+
+				if (!v)
+					return NULL;
+				a->comms = v;
+				a->comms_cap = cap;
+			}
+			snprintf(a->comms[i], IPROF_COMM_LEN, "%s", name);
+			a->ncomms++;
+		}
+		return child_get(a, &a->root, AGG_SPLIT_TIMER(i));
+	default:
+		return &a->root;
+	}
+}
+
+int agg__set_by(struct agg *a, enum agg_by by)
+{
+	if (by > AGG_BY_COMM || a->stats.records)
+		return -EINVAL;
+	a->by = by;
+	return 0;
+}
+
+const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
+			    size_t len)
+{
+	uint32_t v = timer & ~0x80000000u;
+
+	if (a->by == AGG_BY_COMM && v < a->ncomms)
+		snprintf(buf, len, "%s", a->comms[v]);
+	else
+		snprintf(buf, len, "%s %u", a->by == AGG_BY_TGID ? "pid" : "tid",
+			 v);
+	return buf;
+}
+
 /* ---- API ---- */
 
 struct agg *agg__new(uint32_t ntimers)
@@ -661,6 +741,7 @@ void agg__free(struct agg *a)
 	}
 	free(a->ttab);
 	free(a->ntab);
+	free(a->comms);
 	free(a);
 }
 
@@ -689,6 +770,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_IRQ_ENTER:
 	case IPROF_REC_IRQ_EXIT:
 		return do_irq(a, &r);
+	case IPROF_REC_COMM:
+		return do_comm(a, rec);
 	default:
 		goto bad;
 	}
@@ -705,9 +788,10 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return -ENOMEM;
 	}
 	if (!t->root) {
+		t->tgid = r.tgid;
 		t->root = r.flags & IPROF_F_CTX ?
 				  child_get(a, &a->root, (uint32_t)r.tid) :
-				  &a->root;
+				  split_root(a, t);
 		if (!t->root) {
 			a->stats.nomem++;
 			thread_del(a, t);

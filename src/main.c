@@ -58,6 +58,7 @@ struct opts {
 	size_t ncolumns;
 	int sort_set, min_total_set, max_depth_set, weight_set;
 	int strict, dry_run, verbose, quiet;
+	enum agg_by by; /* --by */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */
 	char **cmd; /* after "--" */
@@ -108,6 +109,8 @@ static void usage(FILE *f)
 		"                        threads exited incompl unwound discarded\n"
 		"      --weight W        folded line values: self (default), total, oncpu,\n"
 		"                        offcpu (exclusive of children, ns) or count\n"
+		"      --by KEY          split the tree under a root per thread (tid),\n"
+		"                        process (tgid) or command name (comm)\n"
 		"      --interval TIME   also report every TIME while tracing (1s, 10m);\n"
 		"                        with -o, FILE is replaced by each new report\n"
 		"      --interval-mode M cumulative (default: since the start) or delta\n"
@@ -151,6 +154,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_WEIGHT,
 		O_INTERVAL,
 		O_INTERVAL_MODE,
+		O_BY,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -168,6 +172,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "columns", required_argument, NULL, O_COLUMNS },
 		{ "weight", required_argument, NULL, O_WEIGHT },
 		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "by", required_argument, NULL, O_BY },
 		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -298,6 +303,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_DRY:
 			o->dry_run = 1;
+			break;
+		case O_BY:
+			if (!strcmp(optarg, "tid")) {
+				o->by = AGG_BY_TID;
+			} else if (!strcmp(optarg, "tgid") ||
+				   !strcmp(optarg, "pid")) {
+				o->by = AGG_BY_TGID;
+			} else if (!strcmp(optarg, "comm")) {
+				o->by = AGG_BY_COMM;
+			} else {
+				fprintf(stderr,
+					"iprof: --by '%s': expected tid, tgid (or pid) or comm\n",
+					optarg);
+				return -EINVAL;
+			}
 			break;
 		case O_INTERVAL:
 			if (util_parse_duration(optarg, &o->interval_ns) ||
@@ -845,6 +865,7 @@ int main(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	agg__set_by(agg, o.by);
 
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);

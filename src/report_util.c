@@ -310,6 +310,8 @@ const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,
 	if (r && r->timers && r->agg && timer < agg__ntimers(r->agg) &&
 	    r->timers[timer].name)
 		return r->timers[timer].name;
+	if (r && r->agg && AGG_TIMER_IS_SPLIT(timer))
+		return agg__split_name(r->agg, timer, buf, len);
 	if (AGG_TIMER_IS_CTX(timer) && AGG_CTX_OF(timer) < IPROF_CTX_MAX) {
 		/* the per-CPU root of an interrupt context */
 		snprintf(buf, len, "[%s/cpu%u]", ctx[AGG_CTX_OF(timer)],

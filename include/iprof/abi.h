@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 3
+#define IPROF_ABI_VERSION 4
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -28,6 +28,8 @@ enum iprof_rec_type {
 	IPROF_REC_SWITCH_IN = 5, /* ... and got a CPU again */
 	IPROF_REC_IRQ_ENTER = 6, /* a thread inside a timer was interrupted */
 	IPROF_REC_IRQ_EXIT = 7, /* ... and the interrupt (aux: iprof_ctx) ended */
+	IPROF_REC_COMM = 8, /* struct iprof_rec_comm: a thread's name, sent
+			     * before its first START */
 };
 
 /*
@@ -89,6 +91,23 @@ struct iprof_rec {
 };
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");
+
+#define IPROF_COMM_LEN 16 /* TASK_COMM_LEN, include/linux/sched.h */
+
+/* IPROF_REC_COMM: same header as struct iprof_rec, then the task's comm
+ * (bpf_get_current_comm(), NUL-terminated) instead of ts..aux. */
+struct iprof_rec_comm {
+	iprof_u8 type; /* IPROF_REC_COMM */
+	iprof_u8 flags;
+	iprof_u16 size; /* sizeof(struct iprof_rec_comm) */
+	iprof_u32 timer; /* 0 */
+	iprof_u32 tid;
+	iprof_u32 tgid;
+	char comm[IPROF_COMM_LEN];
+};
+
+_Static_assert(sizeof(struct iprof_rec_comm) == sizeof(struct iprof_rec),
+	       "iprof_rec_comm has the size of iprof_rec");
 
 /* Conditions evaluated in BPF on a probe hit (see probes.d/README.md). */
 enum iprof_cond_op {

@@ -30,6 +30,21 @@
 #define AGG_CTX_OF(t) (((t) >> 16) & 0xff)
 #define AGG_CPU_OF(t) ((t) & 0xffff)
 
+/*
+ * --by: every top-level timer goes under a root per thread, process or
+ * command name.  Those roots have timer ids AGG_SPLIT_TIMER(v): v is the
+ * tid, the tgid, or an index into the aggregator's table of names.
+ */
+enum agg_by {
+	AGG_BY_NONE = 0,
+	AGG_BY_TID,
+	AGG_BY_TGID,
+	AGG_BY_COMM,
+};
+
+#define AGG_SPLIT_TIMER(v) (0x80000000u | (uint32_t)(v))
+#define AGG_TIMER_IS_SPLIT(t) (((t) & 0xc0000000u) == 0x80000000u)
+
 struct agg_node {
 	uint32_t timer; /* timer id, AGG_ROOT_TIMER for the root */
 	uint32_t depth; /* 0 for the root, 1 for top-level timers */
@@ -98,12 +113,27 @@ struct agg;
  */
 struct agg *agg__new(uint32_t ntimers);
 
+/*
+ * agg__set_by() - split the tree by thread, process or command name (see
+ * enum agg_by).  Call before the first agg__push().  Returns 0 or -EINVAL.
+ */
+int agg__set_by(struct agg *a, enum agg_by by);
+
+/*
+ * agg__split_name() - the label of a --by root (AGG_TIMER_IS_SPLIT):
+ * "tid 1234", "pid 1234" or the command name, written into @buf (@len
+ * bytes, 32 suffice).  Returns @buf.
+ */
+const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
+			    size_t len);
+
 /* agg__free() - free the aggregator and its tree; @a may be NULL. */
 void agg__free(struct agg *a);
 
 /*
  * agg__push() - fold one record of @size bytes into the tree.
  *
+ * COMM names the thread (for agg__set_by(AGG_BY_COMM)).
  * SWITCH_OUT/SWITCH_IN mark the thread off/on CPU; every open frame is
  * charged the off-CPU time (runnable or blocked, per SWITCH_OUT's aux).
  * START pushes a frame; STOP closes the frame at depth-1 (frames above it

@@ -244,7 +244,8 @@ void report_view_free(struct report_view *v);
 /*
  * report_timer_name() - the name of timer @timer (r->timers[timer].name),
  * "[softirq/cpuN]", "[hardirq/cpuN]" or "[nmi/cpuN]" for the per-CPU root of
- * an interrupt context (AGG_TIMER_IS_CTX), else "#ID", formatted into @buf
+ * an interrupt context (AGG_TIMER_IS_CTX), the thread, process or command
+ * of a --by root (agg__split_name()), else "#ID", formatted into @buf
  * (REPORT_NAME_BUF bytes suffice) when the report has none.  The result lives
  * as long as @r and @buf.
  */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -762,6 +763,96 @@ static void test_reset(void **state)
 	agg__free(a);
 }
 
+static void push_comm(struct agg *a, uint32_t tid, uint32_t tgid,
+		      const char *comm)
+{
+	struct iprof_rec_comm c = {
+		.type = IPROF_REC_COMM,
+		.size = sizeof(c),
+		.tid = tid,
+		.tgid = tgid,
+	};
+
+	snprintf(c.comm, sizeof(c.comm), "%s", comm);
+	assert_int_equal(agg__push(a, &c, sizeof(c)), 0);
+}
+
+/* --by comm / tid / tgid: a root per command, thread or process. */
+static void test_by(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *r, *n;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(agg__set_by(a, AGG_BY_COMM), 0);
+	push_comm(a, 10, 10, "qemu");
+	push_comm(a, 11, 10, "qemu");
+	push_comm(a, 20, 20, "fio");
+	START(a, 10, A, 1, 0);
+	STOP(a, 10, A, 1, 5);
+	START(a, 11, A, 1, 0);
+	START(a, 11, B, 2, 1);
+	STOP(a, 11, B, 2, 2);
+	STOP(a, 11, A, 1, 7);
+	START(a, 20, A, 1, 0);
+	STOP(a, 20, A, 1, 3);
+	START(a, 30, A, 1, 0); /* its COMM was lost: "?" */
+	STOP(a, 30, A, 1, 1);
+	/* too late to change the split */
+	assert_int_equal(agg__set_by(a, AGG_BY_TID), -EINVAL);
+
+	r = agg__root(a);
+	assert_int_equal(nchildren(r), 3);
+	n = r->child;
+	assert_true(AGG_TIMER_IS_SPLIT(n->timer));
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "qemu");
+	assert_int_equal(n->count, 0);
+	assert_int_equal(n->child->timer, A);
+	assert_int_equal(n->child->count, 2);
+	assert_int_equal(n->child->threads, 2);
+	assert_int_equal(n->child->total_ns, 12);
+	assert_int_equal(n->child->child->timer, B);
+	assert_int_equal(n->child->child->depth, 3);
+	n = n->next;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "fio");
+	assert_int_equal(n->child->count, 1);
+	n = n->next;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "?");
+	agg__free(a);
+
+	a = new_agg();
+	assert_int_equal(agg__set_by(a, AGG_BY_TGID), 0);
+	{
+		/* thread 11 of process 10 */
+		struct iprof_rec rec = { .type = IPROF_REC_START,
+					 .size = sizeof(rec), .timer = A,
+					 .tid = 11, .tgid = 10, .depth = 1 };
+
+		assert_int_equal(agg__push(a, &rec, sizeof(rec)), 0);
+		rec.type = IPROF_REC_STOP;
+		rec.ts = 5;
+		assert_int_equal(agg__push(a, &rec, sizeof(rec)), 0);
+	}
+	n = agg__root(a)->child;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "pid 10");
+	agg__free(a);
+
+	a = new_agg();
+	assert_int_equal(agg__set_by(a, AGG_BY_TID), 0);
+	START(a, 11, A, 1, 0);
+	STOP(a, 11, A, 1, 5);
+	n = agg__root(a)->child;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "tid 11");
+	assert_int_equal(n->child->count, 1);
+	agg__free(a);
+}
+
 static void test_many_threads(void **state)
 {
 	struct agg *a = new_agg();
@@ -821,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_oncpu_offcpu),
 		cmocka_unit_test(test_interrupts),
 		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_by),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
