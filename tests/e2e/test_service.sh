@@ -27,4 +27,22 @@ cat "$TMP/svc.txt"
 check "outer count in the report file" "$(seed_field outer count "$TMP/svc.txt")" 25
 check "outer>sleep_inner count" "$(seed_field 'outer>sleep_inner' count "$TMP/svc.txt")" 25
 grep -q '^# lost: records=0 ' "$TMP/svc.txt" && ok "loss line in the file" || bad "no loss line"
+
+# --interval with -o: the file always holds the latest complete report;
+# delta mode: each report covers its own interval only
+"$IPROF" --probes "$TMP/svc.conf" -f json -o "$TMP/iv.json" --interval 300ms \
+	--interval-mode delta 2>"$TMP/err2" &
+ipid=$!
+for _ in $(seq 200); do grep -q "timers attached" "$TMP/err2" && break; sleep 0.05; done
+"$W" --calls 10 --sleep-us 1000 >/dev/null
+for _ in $(seq 40); do [ -s "$TMP/iv.json" ] && break; sleep 0.05; done
+jq -e .schema_version "$TMP/iv.json" >/dev/null && ok "interval report is complete JSON" ||
+	bad "interval report missing or not JSON"
+sleep 1 # now intervals without calls
+check "delta: a later interval holds no calls" \
+	"$(jq '[.tree[] | select(.name == "outer")][0].count // 0' "$TMP/iv.json")" 0
+kill -TERM $ipid
+wait $ipid
+check "exit status after SIGTERM (interval mode)" "$?" 0
+ls "$TMP"/iv.json.tmp 2>/dev/null && bad "a temporary file was left behind" || ok "no temporary file left"
 finish
