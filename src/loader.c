@@ -274,9 +274,34 @@ static void reason(char *buf, size_t len, int err)
 		strncat(buf, ")", len - strlen(buf) - 1);
 }
 
-static int kprobes_available(void)
+int loader_kprobes(void)
 {
 	return access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
+}
+
+int loader_try_fentry(const char *func, char *why, size_t len)
+{
+	struct fentry *fe;
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	fe = fentry__open();
+	if (!fe) {
+		err = -errno;
+		reason(why, len, err);
+		return err;
+	}
+	bpf_map__set_max_entries(fe->maps.rb, 4096);
+	last_msg[0] = '\0';
+	err = bpf_program__set_attach_target(fe->progs.fe_entry, 0, func);
+	if (!err)
+		err = bpf_program__set_attach_target(fe->progs.fe_exit, 0, func);
+	if (err)
+		snprintf(why, len, "no kernel function '%s' in BTF", func);
+	else if ((err = fentry__load(fe)))
+		reason(why, len, err);
+	fentry__destroy(fe);
+	return err;
 }
 
 /* fentry/fexit on @func: one clone of fentry.bpf.c with both programs. */
@@ -305,7 +330,9 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 	fe->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
 	last_msg[0] = '\0';
 	err = bpf_program__set_attach_target(fe->progs.fe_entry, 0, func);
-	if (!err)
+	if (a_ret == IPROF_NO_NEXT) /* never returns: entry only */
+		bpf_program__set_autoload(fe->progs.fe_exit, false);
+	else if (!err)
 		err = bpf_program__set_attach_target(fe->progs.fe_exit, 0, func);
 	if (err) {
 		snprintf(why, len, "no kernel function '%s' in BTF", func);
@@ -353,6 +380,8 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 		reason(why, len, err);
 		return err;
 	}
+	if (a_ret == IPROF_NO_NEXT)
+		return 0;
 	ln = bpf_program__attach(fe->progs.fe_exit);
 	if (!ln || keep_link(tl, ln)) {
 		err = ln ? -ENOMEM : -errno;
@@ -373,7 +402,7 @@ static int attach_kprobe(struct loader *l, struct timer_links *tl,
 	struct bpf_link *ln;
 	int err;
 
-	if (!kprobes_available()) {
+	if (!loader_kprobes()) {
 		snprintf(why, len,
 			 "the kernel has no kprobes (CONFIG_KPROBES off)");
 		return -EOPNOTSUPP;
@@ -383,6 +412,8 @@ static int attach_kprobe(struct loader *l, struct timer_links *tl,
 	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_entry, func, &ko);
 	if (!ln || keep_link(tl, ln))
 		goto fail;
+	if (a_ret == IPROF_NO_NEXT) /* never returns: entry only */
+		return 0;
 	ko.bpf_cookie = a_ret;
 	ko.retprobe = true;
 	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_return, func,
@@ -417,16 +448,17 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 {
 	struct plan_timer *t = &l->plan->timers[id];
 	struct timer_links *tl = &l->links[id];
-	const char *func = t->probe->func;
+	const char *func = t->func;
 	char fwhy[384] = "", kwhy[384] = "";
-	uint32_t ae = 0, ar = 0;
+	uint32_t ae = 0, ar = IPROF_NO_NEXT; /* no return: entry-only */
 	int err = -EINVAL;
 
 	func_actions(l->plan, id, &ae, &ar);
 	if (t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) {
 		err = attach_fentry(l, tl, func, ae, ar, fwhy, sizeof(fwhy));
 		if (!err) {
-			t->mech = "fentry/fexit";
+			t->mech = t->entry_only ? "fentry (never returns)" :
+						  "fentry/fexit";
 			return 0;
 		}
 		drop_links(tl);
@@ -437,7 +469,8 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	}
 	err = attach_kprobe(l, tl, func, ae, ar, kwhy, sizeof(kwhy));
 	if (!err) {
-		t->mech = "kprobe/kretprobe";
+		t->mech = t->entry_only ? "kprobe (never returns)" :
+					  "kprobe/kretprobe";
 		return 0;
 	}
 	drop_links(tl);

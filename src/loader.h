@@ -86,6 +86,16 @@ void loader_loss(struct loader *l, struct report_loss *loss);
 /* loader_orphans() - orphan stops counted in BPF for @timer. */
 uint64_t loader_orphans(struct loader *l, uint32_t timer);
 
+/*
+ * loader_try_fentry() - can the kernel load fentry/fexit programs on
+ * kernel function @func?  Loads one and unloads it; attaches nothing.
+ * Returns 0, or -errno with the reason in @why (@len bytes).
+ */
+int loader_try_fentry(const char *func, char *why, size_t len);
+
+/* loader_kprobes() - 1 if the kernel has kprobes (the kprobe PMU). */
+int loader_kprobes(void);
+
 /* loader_close() - detach and free everything; @l may be NULL. */
 void loader_close(struct loader *l);
 

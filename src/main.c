@@ -603,14 +603,42 @@ static int print_plan(const struct plan *p)
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
 
-		printf("%-24s %-7s %s\n", t->name, probe_kind_str(t->kind),
-		       t->where);
+		printf("%-24s %-7s %s%s\n", t->name, probe_kind_str(t->kind),
+		       t->where,
+		       t->entry_only ? " (never returns: entry only, timed until the thread exits)" :
+				       "");
 		if (t->error) {
 			printf("%-24s error   %s\n", "", t->error);
 			bad++;
 		}
 	}
 	return bad;
+}
+
+/*
+ * iprof list: which mechanism kernel function timers will get here (the
+ * first such function tells whether fentry loads at all).
+ */
+static void print_kernel_features(const struct plan *p)
+{
+	char why[512];
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		if (p->timers[i].func && p->timers[i].kind != PROBE_UPROBE &&
+		    !p->timers[i].error)
+			break;
+	if (i == p->ntimers)
+		return;
+	if (!loader_try_fentry(p->timers[i].func, why, sizeof(why)))
+		printf("# fentry/fexit: the kernel loads them (tried on %s)\n",
+		       p->timers[i].func);
+	else
+		printf("# fentry/fexit: refused (%s): func: timers use kprobes\n",
+		       why);
+	printf("# kprobes: %s\n",
+	       loader_kprobes() ? "available" :
+				  "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -837,13 +865,14 @@ int main(int argc, char **argv)
 	if (resolve_pids(&o))
 		goto out;
 	tracefs = tracefs_dir();
-	if (plan_build(&plan, &pl, tracefs)) {
+	if (plan_build(&plan, &pl, tracefs, "/proc/kallsyms")) {
 		fprintf(stderr, "iprof: out of memory\n");
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
 	if (o.dry_run) {
 		ret = print_plan(&plan) ? EXIT_USAGE : 0;
+		print_kernel_features(&plan);
 		goto out;
 	}
 	if (o.strict) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/sym.h"
 
@@ -704,17 +705,54 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		break;
 	default:
 		err = add_att(p, MECH_FUNC_ENTRY, id, start, NULL, NULL, NULL,
-			      pr->func, 0);
-		if (!err)
+			      t->func, 0);
+		/* a function that never returns has no return to attach:
+		 * its frames end at thread exit */
+		if (!err && !t->entry_only)
 			err = add_att(p, MECH_FUNC_RETURN, id, stop, NULL, NULL,
-				      NULL, pr->func, 0);
+				      NULL, t->func, 0);
 		break;
 	}
 	return err;
 }
 
+/*
+ * A kernel function timer's checks against the kernel's symbols: the deny
+ * list, existence (with the compiler's clones as a hint), ftrace
+ * traceability (fentry needs it; kprobes do not), never-returning
+ * functions (entry-only).  Returns an error message or NULL.
+ */
+static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
+			 const struct ksyms *ks)
+{
+	const char *why = ksym_denied(t->func);
+	char clones[256];
+	int n;
+
+	if (why)
+		return xasprintf("%s:%d:%d: %s: iprof does not time it: the tracer itself runs it (%s)",
+				 pr->file, pr->line, pr->start.col, t->func,
+				 why);
+	if (ksyms_exists(ks, t->func) == 0) {
+		n = ksyms_clones(ks, t->func, clones, sizeof(clones));
+		if (n)
+			return xasprintf("%s:%d:%d: no kernel function '%s': the compiler renamed it; its clones: %s (name one, e.g. %s:%.*s)",
+					 pr->file, pr->line, pr->start.col,
+					 t->func, clones,
+					 probe_kind_str(pr->kind),
+					 (int)strcspn(clones, ","), clones);
+		return xasprintf("%s:%d:%d: no kernel function '%s' (not in /proc/kallsyms: a typo, an inlined function, or a module not loaded)",
+				 pr->file, pr->line, pr->start.col, t->func);
+	}
+	if (pr->kind == PROBE_FENTRY && ksyms_traceable(ks, t->func) == 0)
+		return xasprintf("%s:%d:%d: %s is not traceable by ftrace (notrace, or not in available_filter_functions): fentry cannot attach; kprobe: or func: may",
+				 pr->file, pr->line, pr->start.col, t->func);
+	t->entry_only = ksym_noreturn(t->func);
+	return NULL;
+}
+
 static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
-		      const char *tracefs)
+		      const char *tracefs, const struct ksyms *ks)
 {
 	struct plan_timer *t = &p->timers[id];
 	char *msg = NULL, *path = NULL, *where;
@@ -725,8 +763,8 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		msg = check_tp(tracefs, pr, &pr->start);
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
-	} else if (has_glob(pr->func)) {
-		msg = xasprintf("%s:%d:%d: '%s': function globs are not supported yet; name each function",
+	} else if (pr->kind == PROBE_UPROBE && has_glob(pr->func)) {
+		msg = xasprintf("%s:%d:%d: '%s': globs work on kernel functions; name each user function",
 				pr->file, pr->line, pr->start.col, pr->func);
 	} else if (pr->kind == PROBE_UPROBE) {
 		err = resolve_uprobe(pr, &path, &off, &msg);
@@ -742,6 +780,8 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 			free(t->where);
 			t->where = where;
 		}
+	} else {
+		msg = check_kfunc(pr, t, ks);
 	}
 	if (msg) {
 		free(path);
@@ -753,32 +793,145 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 	return err;
 }
 
-int plan_build(struct plan *p, const struct probe_list *pl,
-	       const char *tracefs)
+/* Append a timer for @pr named @name timing @func; returns its id or -1. */
+static int add_timer(struct plan *p, const struct probe *pr, const char *name,
+		     const char *func)
+{
+	struct plan_timer *v, *t;
+
+	v = realloc(p->timers, (p->ntimers + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	p->timers = v;
+	t = &v[p->ntimers];
+	memset(t, 0, sizeof(*t));
+	t->probe = pr;
+	t->kind = pr->kind;
+	t->name = strdup(name);
+	t->func = func ? strdup(func) : NULL;
+	t->where = describe(pr, pr->path);
+	if (!t->name || (func && !t->func) || !t->where) {
+		free(t->name);
+		free(t->func);
+		free(t->where);
+		return -1;
+	}
+	if (pr->kind != PROBE_SPAN && pr->kind != PROBE_UPROBE &&
+	    strcmp(func, pr->func)) {
+		/* a function matched by a glob: say which line matched it */
+		char *w = xasprintf("%s:%s (%s:%s)", probe_kind_str(pr->kind),
+				    func, probe_kind_str(pr->kind), pr->func);
+
+		if (!w) {
+			free(t->name);
+			free(t->func);
+			free(t->where);
+			return -1;
+		}
+		free(t->where);
+		t->where = w;
+	}
+	return (int)p->ntimers++;
+}
+
+static int name_taken(const struct plan *p, const struct probe_list *pl,
+		      const char *name)
 {
 	uint32_t i;
-	int err = 0;
+
+	for (i = 0; i < pl->n; i++)
+		if (!has_glob(pl->v[i].name) && !strcmp(pl->v[i].name, name))
+			return 1;
+	for (i = 0; i < p->ntimers; i++)
+		if (!strcmp(p->timers[i].name, name))
+			return 1;
+	return 0;
+}
+
+struct glob_ctx {
+	struct plan *p;
+	const struct probe_list *pl;
+	const struct probe *pr;
+	const char *tracefs;
+	const struct ksyms *ks;
+	int matched, err;
+};
+
+static int add_glob_match(const char *name, void *arg)
+{
+	struct glob_ctx *g = arg;
+	int id;
+
+	/* NAME.cold is the out-of-line cold part of NAME, not a function
+	 * anyone calls: never a glob's match */
+	if (ksym_denied(name) || strstr(name, ".cold") ||
+	    name_taken(g->p, g->pl, name))
+		return 0;
+	g->matched++;
+	id = add_timer(g->p, g->pr, name, name);
+	if (id < 0) {
+		g->err = -ENOMEM;
+		return 1;
+	}
+	g->err = plan_probe(g->p, g->pr, (uint32_t)id, g->tracefs, g->ks);
+	return g->err ? 1 : 0;
+}
+
+static int is_kfunc(const struct probe *pr)
+{
+	return pr->kind == PROBE_FENTRY || pr->kind == PROBE_KPROBE ||
+	       pr->kind == PROBE_FUNC;
+}
+
+int plan_build(struct plan *p, const struct probe_list *pl,
+	       const char *tracefs, const char *kallsyms)
+{
+	struct ksyms ks = { 0 };
+	char filter[4096];
+	uint32_t i;
+	int err = 0, id;
 
 	memset(p, 0, sizeof(*p));
-	if (!pl->n)
-		return 0;
-	p->timers = calloc(pl->n, sizeof(*p->timers));
-	if (!p->timers)
-		return -ENOMEM;
-	p->ntimers = (uint32_t)pl->n;
-	for (i = 0; i < p->ntimers && !err; i++) {
+	for (i = 0; i < pl->n; i++)
+		if (is_kfunc(&pl->v[i]))
+			break;
+	if (i < pl->n) {
+		snprintf(filter, sizeof(filter),
+			 "%s/available_filter_functions", tracefs ? tracefs : "");
+		err = ksyms_load(&ks, kallsyms, tracefs ? filter : NULL);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < pl->n && !err; i++) {
 		const struct probe *pr = &pl->v[i];
-		struct plan_timer *t = &p->timers[i];
+		struct glob_ctx g = { p, pl, pr, tracefs, &ks, 0, 0 };
 
-		t->probe = pr;
-		t->kind = pr->kind;
-		t->name = strdup(pr->name);
-		t->where = describe(pr, pr->path);
-		if (!t->name || !t->where)
+		if (is_kfunc(pr) && has_glob(pr->func)) {
+			ksyms_match(&ks, pr->func, add_glob_match, &g);
+			err = g.err;
+			if (err || g.matched)
+				continue;
+			/* no match: keep the line as a timer with its reason */
+			id = add_timer(p, pr, pr->name, pr->func);
+			if (id < 0) {
+				err = -ENOMEM;
+				break;
+			}
+			p->timers[id].error = xasprintf(
+				"%s:%d:%d: '%s' matches no %s kernel function",
+				pr->file, pr->line, pr->start.col, pr->func,
+				ks.traceable ? "traceable" :
+				ks.funcs     ? "" : "(kallsyms unreadable)");
+			continue;
+		}
+		id = add_timer(p, pr, pr->name,
+			       pr->kind == PROBE_SPAN ? NULL : pr->func);
+		if (id < 0)
 			err = -ENOMEM;
 		else
-			err = plan_probe(p, pr, i, tracefs);
+			err = plan_probe(p, pr, (uint32_t)id, tracefs, &ks);
 	}
+	ksyms_free(&ks);
 	if (err)
 		plan_free(p);
 	return err;
@@ -792,6 +945,7 @@ void plan_free(struct plan *p)
 		return;
 	for (i = 0; i < p->ntimers; i++) {
 		free(p->timers[i].name);
+		free(p->timers[i].func);
 		free(p->timers[i].where);
 		free(p->timers[i].error);
 	}

@@ -5,7 +5,8 @@
  * a tracefs directory given by the caller (a fixture directory in tests),
  * and links no libbpf.
  *
- * Every probe becomes one timer (timer id = index in plan.timers).  Every
+ * Every probe becomes one timer (timer id = index in plan.timers), a glob
+ * of kernel functions one per function.  Every
  * timer has two or more BPF attachments (plan.att), each carrying the index
  * of its action (plan.actions, the BPF `actions` map) as its cookie.
  * A probe that cannot be resolved (tracepoint or field missing) keeps its
@@ -40,7 +41,11 @@ struct plan_att {
 };
 
 struct plan_timer {
-	char *name; /* owned copy of the probe's name */
+	char *name; /* owned copy of the probe's name (a glob's match) */
+	char *func; /* the function timed (a glob expanded), owned; NULL for
+		     * spans */
+	int entry_only; /* the function never returns: entry attached only,
+			 * its frames end at thread exit (ksym_noreturn()) */
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
 	const struct probe *probe; /* into the probe list given to plan_build */
@@ -72,13 +77,20 @@ struct plan {
  * as C does (-1 on a 4-byte unsigned field is 0xffffffff); a VALUE that
  * fits neither the signed nor the unsigned range of that width is an error.
  *
+ * Kernel functions (fentry:, kprobe:, func:) are checked against
+ * @kallsyms (/proc/kallsyms) and @tracefs/available_filter_functions when
+ * readable (include/iprof/ksym.h): a glob becomes one timer per matching
+ * function, named by it (a name already used is skipped); a missing
+ * function names its compiler clones; a function on the deny list is
+ * refused; one that never returns is entry-only.
+ *
  * Per-probe problems (missing tracepoint, field, binary or function, a
  * condition on a string or array field, a value out of range) do not fail
  * the call: they set that timer's error ("FILE:LINE:COL: ..." text).
  * Returns 0, or -ENOMEM.  @p is zeroed first; free it with plan_free().
  */
 int plan_build(struct plan *p, const struct probe_list *pl,
-	       const char *tracefs);
+	       const char *tracefs, const char *kallsyms);
 
 /* plan_free() - free what plan_build() allocated; @p may be NULL. */
 void plan_free(struct plan *p);

@@ -19,6 +19,7 @@
 #include "iprof/probe.h"
 
 static char tracefs[4096];
+static char kallsyms[4096]; /* a fixture /proc/kallsyms */
 static char self[PATH_MAX]; /* this program: an ELF file with a .symtab */
 
 /* A uprobe target: global, never inlined. */
@@ -33,6 +34,8 @@ static void setup_paths(void)
 	ssize_t n;
 
 	snprintf(tracefs, sizeof(tracefs), "%s/tracefs",
+		 d ? d : "tests/unit/data");
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms",
 		 d ? d : "tests/unit/data");
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
@@ -92,7 +95,7 @@ static void build(struct probe_list *pl, struct plan *p,
 		if (r)
 			fail_msg("parse '%s': %s", line, err);
 	}
-	assert_int_equal(plan_build(p, pl, tracefs), 0);
+	assert_int_equal(plan_build(p, pl, tracefs, kallsyms), 0);
 }
 
 static void tp_fields(void **state)
@@ -292,7 +295,8 @@ static void per_probe_errors(void **state)
 	assert_non_null(strstr(p.timers[2].error, "argN is for function probes"));
 	assert_non_null(strstr(p.timers[3].error, "only arg0..arg5"));
 	assert_non_null(strstr(p.timers[4].error, "argN"));
-	assert_non_null(strstr(p.timers[5].error, "globs"));
+	assert_string_equal(p.timers[5].error,
+			    "t.conf:6:6: 'vfio_pin_*' matches no traceable kernel function");
 	/* the good one is planned: entry + return, arg0 signed == -1 */
 	assert_null(p.timers[6].error);
 	assert_int_equal(p.natt, 2);
@@ -570,6 +574,62 @@ static void chain_order(void **state)
 	probe_list_free(&pl);
 }
 
+/*
+ * Kernel functions against the fixture kallsyms and available_filter_
+ * functions: globs expand to a timer per traceable function (names already
+ * used are skipped, denied ones too), compiler clones are offered, the
+ * deny list refuses, fentry needs ftrace, a function that never returns is
+ * entry-only.
+ */
+static void kernel_functions(void **state)
+{
+	static const char *const l[] = {
+		"func:vfs_write",
+		"fentry:vfs_*",
+		"kprobe:no_such_fn",
+		"func:tcp_v4_rcv_helper",
+		"fentry:_raw_spin_lock",
+		"fentry:vfs_readv",
+		"kprobe:vfs_readv as kp_readv",
+		"func:do_exit",
+	};
+	struct probe_list pl;
+	struct plan p;
+	uint32_t i, nret = 0;
+
+	(void)state;
+	build(&pl, &p, l, 8);
+	/* vfs_* -> vfs_read only: vfs_write is taken by line 1, vfs_readv
+	 * is not traceable (not in available_filter_functions) */
+	assert_int_equal(p.ntimers, 8);
+	assert_null(p.timers[0].error);
+	assert_string_equal(p.timers[0].func, "vfs_write");
+	assert_string_equal(p.timers[1].name, "vfs_read");
+	assert_string_equal(p.timers[1].func, "vfs_read");
+	assert_null(p.timers[1].error);
+	assert_string_equal(p.timers[1].where, "fentry:vfs_read (fentry:vfs_*)");
+	assert_string_equal(p.timers[2].error,
+			    "t.conf:3:8: no kernel function 'no_such_fn' (not in /proc/kallsyms: a typo, an inlined function, or a module not loaded)");
+	assert_string_equal(p.timers[3].error,
+			    "t.conf:4:6: no kernel function 'tcp_v4_rcv_helper': the compiler renamed it; its clones: tcp_v4_rcv_helper.constprop.0, tcp_v4_rcv_helper.isra.0 (name one, e.g. func:tcp_v4_rcv_helper.constprop.0)");
+	assert_non_null(strstr(p.timers[4].error,
+			       "_raw_spin_lock: iprof does not time it: the tracer itself runs it (spinlock internals)"));
+	assert_non_null(strstr(p.timers[5].error,
+			       "vfs_readv is not traceable by ftrace"));
+	/* a kprobe does not need ftrace */
+	assert_null(p.timers[6].error);
+	assert_string_equal(p.timers[6].func, "vfs_readv");
+	/* do_exit never returns: entry only */
+	assert_null(p.timers[7].error);
+	assert_int_equal(p.timers[7].entry_only, 1);
+	for (i = 0; i < p.natt; i++)
+		if (p.att[i].timer == 7 && p.att[i].mech == MECH_FUNC_RETURN)
+			nret++;
+	assert_int_equal(nret, 0);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* More timers on one tracepoint than a chain holds: the extra one is refused
  * with a reason, the others keep working. */
 static void chain_limit(void **state)
@@ -616,7 +676,7 @@ static void no_tracefs(void **state)
 	(void)state;
 	assert_int_equal(probe_parse_line(&pl, l[0], "-e", 1, err, sizeof(err)),
 			 0);
-	assert_int_equal(plan_build(&p, &pl, NULL), 0);
+	assert_int_equal(plan_build(&p, &pl, NULL, NULL), 0);
 	assert_non_null(strstr(p.timers[0].error, "tracefs is not mounted"));
 	plan_free(&p);
 	probe_list_free(&pl);
@@ -635,6 +695,7 @@ int main(void)
 		cmocka_unit_test(uprobe_relative),
 		cmocka_unit_test(chain_limit),
 		cmocka_unit_test(chain_order),
+		cmocka_unit_test(kernel_functions),
 		cmocka_unit_test(no_tracefs),
 	};
 	setup_paths();

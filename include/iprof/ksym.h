@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel function names, for planning fentry:/kprobe:/func: timers before
+ * anything is loaded.  Kernel-free: reads two text files whose paths the
+ * caller gives (fixtures in tests):
+ *  - kallsyms (proc(5) /proc/kallsyms): "ADDR TYPE NAME [MODULE]"; the text
+ *    symbols (t, T) are the functions that exist;
+ *  - available_filter_functions (Documentation/trace/ftrace.rst): "NAME" or
+ *    "NAME [MODULE]"; the functions ftrace can patch, so fentry and
+ *    kprobes-on-ftrace can attach.  Often unreadable under lockdown: then
+ *    traceability is unknown and the kernel decides at attach time.
+ */
+#ifndef IPROF_KSYM_H
+#define IPROF_KSYM_H
+
+#include <stddef.h>
+
+struct ksyms {
+	char **funcs; /* sorted, unique text symbol names; owned */
+	size_t nfuncs;
+	char **traceable; /* sorted, unique; NULL when unknown */
+	size_t ntraceable;
+};
+
+/*
+ * ksyms_load() - read @kallsyms and @filter_functions (either may be NULL
+ * or unreadable: that list stays empty/unknown).  Returns 0 or -ENOMEM;
+ * free with ksyms_free().
+ */
+int ksyms_load(struct ksyms *k, const char *kallsyms,
+	       const char *filter_functions);
+
+/* ksyms_free() - free what ksyms_load() allocated; @k may be NULL. */
+void ksyms_free(struct ksyms *k);
+
+/* ksyms_exists() - 1 if @name is a kernel text symbol, 0 if not, -1 if
+ * kallsyms could not be read. */
+int ksyms_exists(const struct ksyms *k, const char *name);
+
+/* ksyms_traceable() - 1 if ftrace can patch @name, 0 if not, -1 unknown. */
+int ksyms_traceable(const struct ksyms *k, const char *name);
+
+/*
+ * ksyms_match() - the functions matching glob @pattern (fnmatch(3)), from
+ * the traceable list when known, else from kallsyms; each passed to @fn
+ * (in name order) until it returns non-zero, which is returned.
+ * Returns 0 when all were passed.
+ */
+int ksyms_match(const struct ksyms *k, const char *pattern,
+		int (*fn)(const char *name, void *ctx), void *ctx);
+
+/*
+ * ksyms_clones() - names of compiler clones of @name (NAME.isra.N,
+ * NAME.constprop.N, NAME.part.N, NAME.cold, ...), comma-separated into
+ * @buf (@len bytes, truncated with "..."); returns how many exist.
+ */
+int ksyms_clones(const struct ksyms *k, const char *name, char *buf,
+		 size_t len);
+
+/*
+ * ksym_denied() - why iprof refuses to time kernel function @name, or NULL:
+ * functions the tracer itself runs (spinlock and RCU internals, preempt
+ * count helpers, BPF trampoline entry/exit), which would recurse into it.
+ */
+const char *ksym_denied(const char *name);
+
+/*
+ * ksym_noreturn() - 1 if @name never returns (do_exit, make_task_dead ...,
+ * as the BPF verifier's noreturn_deny list in kernel/bpf/verifier.c): fexit
+ * is refused there, so such a timer is entry-only and ends at thread exit.
+ */
+int ksym_noreturn(const char *name);
+
+#endif /* IPROF_KSYM_H */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ksym.c - kernel function names for the planner (include/iprof/ksym.h).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/ksym.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort @v and drop duplicates; returns the new count. */
+static size_t sort_unique(char **v, size_t n)
+{
+	size_t i, j = 0;
+
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (j && !strcmp(v[j - 1], v[i])) {
+			free(v[i]);
+			continue;
+		}
+		v[j++] = v[i];
+	}
+	return j;
+}
+
+/*
+ * Read names from @path: field @field (0-based, blank separated) of each
+ * line; with @want_text, only lines whose second field is t or T.
+ * Returns 0 (also when @path cannot be read: *out stays NULL), -ENOMEM.
+ */
+static int read_names(const char *path, int field, int want_text, char ***out,
+		      size_t *nout)
+{
+	char line[512], *tok[3], *save, **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	FILE *f;
+	int i;
+
+	*out = NULL;
+	*nout = 0;
+	if (!path || !(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		tok[0] = strtok_r(line, " \t\n", &save);
+		for (i = 1; i < 3; i++)
+			tok[i] = tok[i - 1] ? strtok_r(NULL, " \t\n", &save) :
+					      NULL;
+		if (!tok[field])
+			continue;
+		if (want_text && (!tok[1] || (strcmp(tok[1], "t") &&
+					      strcmp(tok[1], "T"))))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		if (!(v[n] = strdup(tok[field])))
+			goto nomem;
+		n++;
+	}
+	fclose(f);
+	if (!v) {
+		/* readable but empty: an empty list, not an unknown one */
+		v = calloc(1, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+	}
+	*out = v;
+	*nout = sort_unique(v, n);
+	return 0;
+nomem:
+	fclose(f);
+	while (n)
+		free(v[--n]);
+	free(v);
+	return -ENOMEM;
+}
+
+int ksyms_load(struct ksyms *k, const char *kallsyms,
+	       const char *filter_functions)
+{
+	int err;
+
+	memset(k, 0, sizeof(*k));
+	err = read_names(kallsyms, 2, 1, &k->funcs, &k->nfuncs);
+	if (!err)
+		err = read_names(filter_functions, 0, 0, &k->traceable,
+				 &k->ntraceable);
+	if (err)
+		ksyms_free(k);
+	return err;
+}
+
+static void free_names(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}
+
+void ksyms_free(struct ksyms *k)
+{
+	if (!k)
+		return;
+	free_names(k->funcs, k->nfuncs);
+	free_names(k->traceable, k->ntraceable);
+	memset(k, 0, sizeof(*k));
+}
+
+static int has(char *const *v, size_t n, const char *name)
+{
+	return bsearch(&name, v, n, sizeof(*v), cmp_str) != NULL;
+}
+
+int ksyms_exists(const struct ksyms *k, const char *name)
+{
+	if (!k->funcs)
+		return -1;
+	return has(k->funcs, k->nfuncs, name);
+}
+
+int ksyms_traceable(const struct ksyms *k, const char *name)
+{
+	if (!k->traceable)
+		return -1;
+	return has(k->traceable, k->ntraceable, name);
+}
+
+int ksyms_match(const struct ksyms *k, const char *pattern,
+		int (*fn)(const char *name, void *ctx), void *ctx)
+{
+	char *const *v = k->traceable ? k->traceable : k->funcs;
+	size_t n = k->traceable ? k->ntraceable : k->nfuncs, i;
+	int ret;
+
+	for (i = 0; v && i < n; i++) {
+		if (fnmatch(pattern, v[i], 0))
+			continue;
+		ret = fn(v[i], ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ksyms_clones(const struct ksyms *k, const char *name, char *buf,
+		 size_t len)
+{
+	size_t nl = strlen(name), used = 0, i;
+	int found = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; k->funcs && i < k->nfuncs; i++) {
+		const char *s = k->funcs[i];
+
+		if (strncmp(s, name, nl) || s[nl] != '.')
+			continue;
+		found++;
+		if (used + strlen(s) + 6 < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? ", " : "", s);
+		else if (used + 4 < len && !strstr(buf, "..."))
+			used += (size_t)snprintf(buf + used, len - used, "...");
+	}
+	return found;
+}
+
+/* Patterns (fnmatch) of functions the tracer itself runs. */
+static const struct {
+	const char *pattern, *why;
+} deny[] = {
+	{ "*raw_spin_*lock*", "spinlock internals" },
+	{ "*_spin_lock*", "spinlock internals" },
+	{ "*_spin_unlock*", "spinlock internals" },
+	{ "queued_spin_*", "spinlock internals" },
+	{ "native_queued_spin_*", "spinlock internals" },
+	{ "__pv_queued_spin_*", "spinlock internals" },
+	{ "rcu_read_lock*", "RCU read-side (BPF programs run under it)" },
+	{ "rcu_read_unlock*", "RCU read-side (BPF programs run under it)" },
+	{ "__rcu_read_lock", "RCU read-side (BPF programs run under it)" },
+	{ "__rcu_read_unlock", "RCU read-side (BPF programs run under it)" },
+	{ "preempt_count_add", "preempt count (BPF programs disable preemption)" },
+	{ "preempt_count_sub", "preempt count (BPF programs disable preemption)" },
+	{ "migrate_disable", "BPF program entry" },
+	{ "migrate_enable", "BPF program entry" },
+	{ "__bpf_prog_enter*", "BPF trampoline helper" },
+	{ "__bpf_prog_exit*", "BPF trampoline helper" },
+	{ "__bpf_tramp_*", "BPF trampoline helper" },
+	{ "bpf_trampoline_*", "BPF trampoline helper" },
+	{ "bpf_ringbuf_*", "BPF ring buffer (iprof's records)" },
+	{ "__bpf_ringbuf_*", "BPF ring buffer (iprof's records)" },
+	{ "bpf_task_storage_*", "BPF task storage (iprof's per-thread state)" },
+	{ "bpf_get_current_*", "BPF helper iprof calls" },
+	{ "bpf_ktime_get_ns", "BPF helper iprof calls" },
+};
+
+const char *ksym_denied(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
+		if (!fnmatch(deny[i].pattern, name, 0))
+			return deny[i].why;
+	return NULL;
+}
+
+int ksym_noreturn(const char *name)
+{
+	/* kernel/bpf/verifier.c, BTF_SET_START(noreturn_deny) */
+	static const char *const noret[] = {
+		"do_exit",	   "do_group_exit",   "make_task_dead",
+		"kthread_exit",	   "kthread_complete_and_exit",
+		"__x64_sys_exit", "__x64_sys_exit_group",
+		"__ia32_sys_exit", "__ia32_sys_exit_group",
+		"__module_put_and_kthread_exit",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(noret) / sizeof(noret[0]); i++)
+		if (!strcmp(noret[i], name))
+			return 1;
+	return 0;
+}
