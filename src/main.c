@@ -28,6 +28,7 @@
 #include "iprof/probe.h"
 #include "iprof/report.h"
 #include "iprof/util.h"
+#include "btfarg.h"
 #include "loader.h"
 #include "tracefs.h"
 
@@ -843,6 +844,8 @@ int main(int argc, char **argv)
 	struct probe_list pl = { 0 };
 	struct opts o = { 0 };
 	struct plan plan = { 0 };
+	struct plan_env penv = { 0 };
+	struct btfarg btfa = { 0 };
 	struct output w = { 0 };
 	struct loader *l = NULL;
 	struct agg *agg = NULL;
@@ -865,7 +868,11 @@ int main(int argc, char **argv)
 	if (resolve_pids(&o))
 		goto out;
 	tracefs = tracefs_dir();
-	if (plan_build(&plan, &pl, tracefs, "/proc/kallsyms")) {
+	penv.tracefs = tracefs;
+	penv.kallsyms = "/proc/kallsyms";
+	penv.arg = btfarg_resolve;
+	penv.arg_ctx = &btfa;
+	if (plan_build(&plan, &pl, &penv)) {
 		fprintf(stderr, "iprof: out of memory\n");
 		ret = EXIT_RUNTIME;
 		goto out;
@@ -1073,6 +1080,7 @@ out:
 	loader_close(l);
 	agg__free(agg);
 	plan_free(&plan);
+	btfarg_free(&btfa);
 	probe_list_free(&pl);
 	output_close(&w);
 	free(o.probe_files);

@@ -487,13 +487,14 @@ static char *range_error(const struct probe *pr, const struct probe_cond *c,
  * an error message (malloc'ed; NULL-on-ENOMEM is reported as "out of memory"
  * by the caller's check of errno).
  */
-static char *resolve_conds(const char *tracefs, const struct probe *pr,
-			   const struct probe_point *pt, int tracepoint,
-			   struct iprof_action *a)
+static char *resolve_conds(const struct plan_env *env, const char *func,
+			   const struct probe *pr, const struct probe_point *pt,
+			   int tracepoint, struct iprof_action *a)
 {
+	const char *tracefs = env->tracefs;
 	struct plan_tp_field_info fi;
 	char fields[512], what[160], type[80];
-	int i, err;
+	int i, err, idx, width, sgn;
 
 	a->ncond = (uint8_t)pt->ncond;
 	for (i = 0; i < pt->ncond; i++) {
@@ -532,9 +533,42 @@ static char *resolve_conds(const char *tracefs, const struct probe *pr,
 			}
 			continue;
 		}
-		if (!tracepoint)
-			return xasprintf("%s:%d:%d: '%s': conditions on function probes name arguments as argN (arg0 is the first)",
-					 pr->file, pr->line, c->col, c->field);
+		if (!tracepoint && (pr->kind == PROBE_UPROBE || !env->arg))
+			return xasprintf("%s:%d:%d: '%s': conditions on %s name arguments as argN (arg0 is the first)",
+					 pr->file, pr->line, c->col, c->field,
+					 pr->kind == PROBE_UPROBE ?
+						 "user functions" :
+						 "kernel functions without BTF");
+		if (!tracepoint) {
+			/* a kernel function's argument by name, from BTF */
+			err = env->arg(env->arg_ctx, func, c->field, &idx,
+				       &width, &sgn, fields, sizeof(fields));
+			if (err == -ESRCH)
+				return xasprintf("%s:%d:%d: %s has no argument '%s' (its arguments: %s)",
+						 pr->file, pr->line, c->col,
+						 func, c->field, fields);
+			if (err)
+				return xasprintf("%s:%d:%d: '%s': %s has no BTF to name its arguments; use argN",
+						 pr->file, pr->line, c->col,
+						 c->field, func);
+			if (idx > 5)
+				return xasprintf("%s:%d:%d: %s is argument %d of %s: only arg0..arg5 (passed in registers) can be tested",
+						 pr->file, pr->line, c->col,
+						 c->field, idx, func);
+			k->src = IPROF_SRC_ARG;
+			k->off = (uint16_t)idx;
+			k->size = (uint8_t)(c->has_type ? c->width : width);
+			k->is_signed =
+				(uint8_t)(c->has_type ? c->is_signed : sgn);
+			if (fit_value(&k->val, k->size, k->is_signed)) {
+				snprintf(type, sizeof(type), "%c%d",
+					 k->is_signed ? 's' : 'u',
+					 k->size * 8);
+				return range_error(pr, c, c->field, type,
+						   k->size);
+			}
+			continue;
+		}
 		k->src = IPROF_SRC_TP;
 		err = plan_tp_field(tracefs, pt->category, pt->event, c->field,
 				    &fi, fields, sizeof(fields));
@@ -652,7 +686,8 @@ static int resolve_uprobe(const struct probe *pr, char **path, uint64_t *off,
 /* The actions and attachments of @pr (timer @id), resolved: @path and
  * @off for a uprobe. */
 static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
-			const char *tracefs, const char *path, uint64_t off)
+			const struct plan_env *env, const char *path,
+			uint64_t off)
 {
 	struct plan_timer *t = &p->timers[id];
 	uint32_t start, stop;
@@ -669,10 +704,10 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 				 &stop);
 	if (err)
 		return err;
-	msg = resolve_conds(tracefs, pr, &pr->start, pr->kind == PROBE_SPAN,
-			    &p->actions[start]);
+	msg = resolve_conds(env, t->func, pr, &pr->start,
+			    pr->kind == PROBE_SPAN, &p->actions[start]);
 	if (!msg && pr->kind == PROBE_SPAN)
-		msg = resolve_conds(tracefs, pr, &pr->stop, 1,
+		msg = resolve_conds(env, t->func, pr, &pr->stop, 1,
 				    &p->actions[stop]);
 	if (msg) {
 		t->error = msg;
@@ -752,8 +787,9 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 }
 
 static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
-		      const char *tracefs, const struct ksyms *ks)
+		      const struct plan_env *env, const struct ksyms *ks)
 {
+	const char *tracefs = env->tracefs;
 	struct plan_timer *t = &p->timers[id];
 	char *msg = NULL, *path = NULL, *where;
 	uint64_t off = 0;
@@ -788,7 +824,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		t->error = msg;
 		return 0;
 	}
-	err = plan_actions(p, pr, id, tracefs, path, off);
+	err = plan_actions(p, pr, id, env, path, off);
 	free(path);
 	return err;
 }
@@ -852,7 +888,7 @@ struct glob_ctx {
 	struct plan *p;
 	const struct probe_list *pl;
 	const struct probe *pr;
-	const char *tracefs;
+	const struct plan_env *env;
 	const struct ksyms *ks;
 	int matched, err;
 };
@@ -873,7 +909,7 @@ static int add_glob_match(const char *name, void *arg)
 		g->err = -ENOMEM;
 		return 1;
 	}
-	g->err = plan_probe(g->p, g->pr, (uint32_t)id, g->tracefs, g->ks);
+	g->err = plan_probe(g->p, g->pr, (uint32_t)id, g->env, g->ks);
 	return g->err ? 1 : 0;
 }
 
@@ -884,8 +920,9 @@ static int is_kfunc(const struct probe *pr)
 }
 
 int plan_build(struct plan *p, const struct probe_list *pl,
-	       const char *tracefs, const char *kallsyms)
+	       const struct plan_env *env)
 {
+	const char *tracefs = env->tracefs;
 	struct ksyms ks = { 0 };
 	char filter[4096];
 	uint32_t i;
@@ -898,13 +935,13 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	if (i < pl->n) {
 		snprintf(filter, sizeof(filter),
 			 "%s/available_filter_functions", tracefs ? tracefs : "");
-		err = ksyms_load(&ks, kallsyms, tracefs ? filter : NULL);
+		err = ksyms_load(&ks, env->kallsyms, tracefs ? filter : NULL);
 		if (err)
 			return err;
 	}
 	for (i = 0; i < pl->n && !err; i++) {
 		const struct probe *pr = &pl->v[i];
-		struct glob_ctx g = { p, pl, pr, tracefs, &ks, 0, 0 };
+		struct glob_ctx g = { p, pl, pr, env, &ks, 0, 0 };
 
 		if (is_kfunc(pr) && has_glob(pr->func)) {
 			ksyms_match(&ks, pr->func, add_glob_match, &g);
@@ -929,7 +966,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		if (id < 0)
 			err = -ENOMEM;
 		else
-			err = plan_probe(p, pr, (uint32_t)id, tracefs, &ks);
+			err = plan_probe(p, pr, (uint32_t)id, env, &ks);
 	}
 	ksyms_free(&ks);
 	if (err)

@@ -64,13 +64,15 @@ struct plan {
 };
 
 /*
- * plan_build() - resolve @pl into @p.  @tracefs is the tracefs mount point
+ * plan_build() - resolve @pl into @p.  env->tracefs is the tracefs mount point
  * (its events/CAT/EVENT/format files give tracepoint field offsets, sizes
  * and types: see plan_tp_field()).  uprobe binaries are resolved here
  * (sym_resolve_path(), sym_func_offset(): libelf, no kernel), so a missing
  * file, a non-ELF file or a missing function is seen before loading.
  *
- * Conditions: argN compares as signed 64-bit unless written argN:TYPE
+ * Conditions: on a kernel function, an argument may be named (cmd == 3)
+ * when env->arg resolves it (BTF): its type gives width and sign.
+ * argN compares as signed 64-bit unless written argN:TYPE
  * (then iprof_cond.size/is_signed give TYPE's width and signedness); a
  * tracepoint field is read with the width and signedness of its C type
  * (FIELD:TYPE overrides both).  A VALUE is converted to the field's type
@@ -78,7 +80,7 @@ struct plan {
  * fits neither the signed nor the unsigned range of that width is an error.
  *
  * Kernel functions (fentry:, kprobe:, func:) are checked against
- * @kallsyms (/proc/kallsyms) and @tracefs/available_filter_functions when
+ * env->kallsyms and tracefs/available_filter_functions when
  * readable (include/iprof/ksym.h): a glob becomes one timer per matching
  * function, named by it (a name already used is skipped); a missing
  * function names its compiler clones; a function on the deny list is
@@ -89,8 +91,26 @@ struct plan {
  * the call: they set that timer's error ("FILE:LINE:COL: ..." text).
  * Returns 0, or -ENOMEM.  @p is zeroed first; free it with plan_free().
  */
+/*
+ * Resolves a named argument of kernel function @func (from BTF: see
+ * src/btfarg.c): its index, and the width (bytes) and signedness of its
+ * type.  Returns 0, -ENOENT if @func has no BTF, or -ESRCH if it has no
+ * argument @name (then @names gets its argument names, comma-separated).
+ */
+typedef int (*plan_arg_fn)(void *ctx, const char *func, const char *name,
+			   int *index, int *width, int *is_signed,
+			   char *names, size_t len);
+
+/* What plan_build() reads: paths (NULL: not available) and callbacks. */
+struct plan_env {
+	const char *tracefs; /* tracefs mount point */
+	const char *kallsyms; /* /proc/kallsyms */
+	plan_arg_fn arg; /* named arguments of kernel functions, or NULL */
+	void *arg_ctx;
+};
+
 int plan_build(struct plan *p, const struct probe_list *pl,
-	       const char *tracefs, const char *kallsyms);
+	       const struct plan_env *env);
 
 /* plan_free() - free what plan_build() allocated; @p may be NULL. */
 void plan_free(struct plan *p);

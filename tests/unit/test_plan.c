@@ -20,6 +20,28 @@
 
 static char tracefs[4096];
 static char kallsyms[4096]; /* a fixture /proc/kallsyms */
+
+/* Named arguments of two fixture functions, as BTF would give them. */
+static int fake_btf(void *ctx, const char *func, const char *name, int *index,
+		    int *width, int *is_signed, char *names, size_t len)
+{
+	(void)ctx;
+	if (strcmp(func, "vfs_write") && strcmp(func, "ksys_read"))
+		return -ENOENT;
+	if (!strcmp(name, "fd")) {
+		*index = 0, *width = 4, *is_signed = 0;
+		return 0;
+	}
+	if (!strcmp(name, "count")) {
+		*index = 2, *width = 8, *is_signed = 0;
+		return 0;
+	}
+	snprintf(names, len, "fd, buf, count");
+	return -ESRCH;
+}
+
+static struct plan_env env = { tracefs, kallsyms, fake_btf, NULL };
+static const struct plan_env no_env = { 0 };
 static char self[PATH_MAX]; /* this program: an ELF file with a .symtab */
 
 /* A uprobe target: global, never inlined. */
@@ -95,7 +117,7 @@ static void build(struct probe_list *pl, struct plan *p,
 		if (r)
 			fail_msg("parse '%s': %s", line, err);
 	}
-	assert_int_equal(plan_build(p, pl, tracefs, kallsyms), 0);
+	assert_int_equal(plan_build(p, pl, &env), 0);
 }
 
 static void tp_fields(void **state)
@@ -630,6 +652,45 @@ static void kernel_functions(void **state)
 	probe_list_free(&pl);
 }
 
+/* Arguments of kernel functions by name, their types from BTF. */
+static void named_arguments(void **state)
+{
+	static const char *const l[] = {
+		"func:vfs_write if fd == -1 && count > 10",
+		"func:ksys_read if nope == 1",
+		"func:vfs_read if fd == 1",
+		"func:ksys_read as kr if fd:s32 == -1",
+	};
+	const struct iprof_cond *c;
+	struct probe_list pl;
+	struct plan p;
+
+	(void)state;
+	build(&pl, &p, l, 4);
+	assert_null(p.timers[0].error);
+	c = p.actions[p.att[0].action].cond;
+	assert_int_equal(p.actions[p.att[0].action].ncond, 2);
+	assert_int_equal(c[0].src, IPROF_SRC_ARG);
+	assert_int_equal(c[0].off, 0);
+	assert_int_equal(c[0].size, 4);
+	assert_int_equal(c[0].is_signed, 0);
+	assert_int_equal(c[0].val, 0xffffffffull); /* -1 as an unsigned int */
+	assert_int_equal(c[1].off, 2);
+	assert_int_equal(c[1].size, 8);
+	assert_string_equal(p.timers[1].error,
+			    "t.conf:2:19: ksys_read has no argument 'nope' (its arguments: fd, buf, count)");
+	assert_string_equal(p.timers[2].error,
+			    "t.conf:3:19: 'fd': vfs_read has no BTF to name its arguments; use argN");
+	/* a type written in the file wins over BTF's */
+	assert_null(p.timers[3].error);
+	c = p.actions[p.att[2].action].cond;
+	assert_int_equal(c[0].size, 4);
+	assert_int_equal(c[0].is_signed, 1);
+	assert_int_equal(c[0].val, UINT64_MAX);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* More timers on one tracepoint than a chain holds: the extra one is refused
  * with a reason, the others keep working. */
 static void chain_limit(void **state)
@@ -676,7 +737,7 @@ static void no_tracefs(void **state)
 	(void)state;
 	assert_int_equal(probe_parse_line(&pl, l[0], "-e", 1, err, sizeof(err)),
 			 0);
-	assert_int_equal(plan_build(&p, &pl, NULL, NULL), 0);
+	assert_int_equal(plan_build(&p, &pl, &no_env), 0);
 	assert_non_null(strstr(p.timers[0].error, "tracefs is not mounted"));
 	plan_free(&p);
 	probe_list_free(&pl);
@@ -696,6 +757,7 @@ int main(void)
 		cmocka_unit_test(chain_limit),
 		cmocka_unit_test(chain_order),
 		cmocka_unit_test(kernel_functions),
+		cmocka_unit_test(named_arguments),
 		cmocka_unit_test(no_tracefs),
 	};
 	setup_paths();
