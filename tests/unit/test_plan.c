@@ -680,7 +680,7 @@ static void named_arguments(void **state)
 	assert_string_equal(p.timers[1].error,
 			    "t.conf:2:19: ksys_read has no argument 'nope' (its arguments: fd, buf, count)");
 	assert_string_equal(p.timers[2].error,
-			    "t.conf:3:19: 'fd': vfs_read has no BTF to name its arguments; use argN");
+			    "t.conf:3:18: 'fd': vfs_read has no BTF to name its arguments; use argN");
 	/* a type written in the file wins over BTF's */
 	assert_null(p.timers[3].error);
 	c = p.actions[p.att[2].action].cond;
