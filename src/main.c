@@ -598,18 +598,21 @@ out:
 
 static int print_plan(const struct plan *p)
 {
+	int w = 8, bad = 0;
 	uint32_t i;
-	int bad = 0;
 
+	for (i = 0; i < p->ntimers; i++)
+		if ((int)strlen(p->timers[i].name) > w)
+			w = (int)strlen(p->timers[i].name);
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
 
-		printf("%-24s %-7s %s%s\n", t->name, probe_kind_str(t->kind),
+		printf("%-*s  %-7s %s%s\n", w, t->name, probe_kind_str(t->kind),
 		       t->where,
 		       t->entry_only ? " (never returns: entry only, timed until the thread exits)" :
 				       "");
 		if (t->error) {
-			printf("%-24s error   %s\n", "", t->error);
+			printf("%-*s  error   %s\n", w, "", t->error);
 			bad++;
 		}
 	}
