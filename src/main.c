@@ -654,13 +654,40 @@ static int on_record(void *ctx, void *data, size_t size)
 /*
  * Where reports go.  stdout (no -o, or -o -), a file that is not a regular
  * file (a device, a FIFO) written directly, or a regular file replaced by
- * each report through FILE.tmp and rename(2): a failed run never leaves
- * the previous report truncated, and a reader never sees half a report.
+ * each report through a new FILE.XXXXXX (mkstemp) and rename(2): a failed
+ * run never leaves the previous report truncated, a reader never sees half
+ * a report, and no file planted beside FILE is ever opened.
  */
 struct output {
 	const char *path; /* -o FILE; NULL for stdout */
 	FILE *direct; /* stdout or the opened non-regular file, else NULL */
 };
+
+/*
+ * A new temporary file beside @path, created by mkstemp(3) (O_EXCL: never
+ * a file or symlink someone put there), mode 0644.  Returns its FILE and
+ * name in @tmp, or NULL with errno set.
+ */
+static FILE *output_tmp(const char *path, char *tmp, size_t len)
+{
+	FILE *f;
+	int fd;
+
+	if ((size_t)snprintf(tmp, len, "%s.XXXXXX", path) >= len) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return NULL;
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+	}
+	return f;
+}
 
 /* Check early that the report can be written; 0 or -errno (printed). */
 static int output_open(struct output *w, const char *path)
@@ -673,7 +700,16 @@ static int output_open(struct output *w, const char *path)
 	w->direct = stdout;
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	if (!*path) {
+		fprintf(stderr, "iprof: -o: an empty file name\n");
+		w->direct = NULL;
+		return -EINVAL;
+	}
 	w->path = path;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
 		w->direct = fopen(path, "w");
 		if (!w->direct)
@@ -681,15 +717,14 @@ static int output_open(struct output *w, const char *path)
 		return 0;
 	}
 	w->direct = NULL;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	f = output_tmp(path, tmp, sizeof(tmp));
 	if (!f)
 		goto fail;
 	fclose(f);
 	unlink(tmp);
 	return 0;
 fail:
-	fprintf(stderr, "iprof: cannot open '%s': %s\n", path, strerror(errno));
+	fprintf(stderr, "iprof: cannot write '%s': %s\n", path, strerror(errno));
 	w->direct = NULL;
 	return -errno;
 }
@@ -720,8 +755,7 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 	int ret;
 
 	if (!f) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
-		f = fopen(tmp, "w");
+		f = output_tmp(w->path, tmp, sizeof(tmp));
 		if (!f) {
 			ret = -errno;
 			goto fallback;

@@ -25,8 +25,9 @@ cases=(
 "2|--format 'xml'|-e uprobe:$W:outer -f xml"
 "2|-p 'x1'|-e uprobe:$W:outer -p x1"
 "2|-p 999999999: no such process|-e uprobe:$W:outer -p 999999999"
-"2|cannot open '/nonexistent/dir/out'|-e uprobe:$W:outer -o /nonexistent/dir/out -d 1s"
+"2|cannot write '/nonexistent/dir/out'|-e uprobe:$W:outer -o /nonexistent/dir/out -d 1s"
 "2|--rb-size|-e uprobe:$W:outer --rb-size 12Q"
+"2|-o: an empty file name|-e uprobe:$W:outer -o ''"
 "2|exclude each other|-e uprobe:$W:outer -p 1 -- true"
 "2|must be followed by a command|-e uprobe:$W:outer --"
 "2|--interval-mode delta needs --interval|-e uprobe:$W:outer --interval-mode delta"
@@ -65,6 +66,14 @@ if [ "$(id -u)" = 0 ]; then
 	check "-o /dev/full: exit" "$?" 1
 	check "-o /dev/full: report on stdout instead" "$(seed_field outer count "$TMP/full.out")" 3
 	grep -q "cannot write '/dev/full'" "$TMP/full.err" && ok "-o /dev/full: says so" || bad "-o /dev/full: no message"
+	# a file or symlink planted beside the output is never opened
+	echo "precious" >"$TMP/victim"
+	ln -s "$TMP/victim" "$TMP/rep.txt.tmp"
+	ln -s "$TMP/victim" "$TMP/rep.txt.XXXXXX"
+	"$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/rep.txt" -- "$W" --calls 2 >/dev/null 2>&1
+	check "planted symlinks: exit" "$?" 0
+	check "planted symlinks: their target untouched" "$(cat "$TMP/victim")" precious
+	check "planted symlinks: report written" "$(seed_field outer count "$TMP/rep.txt")" 2
 fi
 
 # A probe file with a good and a bad line still traces the good one.

@@ -1,0 +1,75 @@
+# Kernel-function timers, sourced by test_fentry.sh, test_kprobe.sh and
+# test_func.sh with KIND=fentry|kprobe|func.  Ground truth: every read(2) of
+# vm-read-workload is one vfs_read() call; every nanosleep(2) of
+# uprobe-workload's sleep_inner() is one hrtimer_nanosleep() call.
+. "$(dirname "$0")/../e2e/lib.sh"
+need_root
+
+R=$BUILD/vm-read-workload
+U=$BUILD/uprobe-workload
+F=$TMP/data
+head -c 4096 /dev/zero >"$F"
+
+# trace NAME IPROF-ARGS... -- COMMAND...: report in $TMP/NAME.rep, the
+# command's stdout (ground truth) in $TMP/NAME.truth, stderr in $TMP/NAME.err
+trace() {
+	local name=$1 a=() rc
+	shift
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	"$IPROF" -f seed -o "$TMP/$name.rep" "${a[@]}" -- "$@" \
+		>"$TMP/$name.truth" 2>"$TMP/$name.err"
+	rc=$?
+	echo "--- $name: iprof ${a[*]} -- ${*#$BUILD/}"
+	sed 's/^/stderr: /' "$TMP/$name.err"
+	cat "$TMP/$name.rep"
+	check "$name: iprof exit status" "$rc" 0
+	if grep -q 'cannot attach\|not attached' "$TMP/$name.err" "$TMP/$name.rep"; then
+		bad "$name: not attached: $(grep -h 'cannot attach\|not attached' "$TMP/$name.err" "$TMP/$name.rep" | head -1)"
+	fi
+	grep -q '^# lost: records=0 ' "$TMP/$name.rep" && ok "$name: nothing lost" ||
+		bad "$name: loss line: $(grep '^# lost' "$TMP/$name.rep")"
+}
+
+# 1. exact count, one thread
+trace count -e "$KIND:vfs_read" -- "$R" "$F" 200:1
+check "count: vfs_read count" "$(seed_field vfs_read count "$TMP/count.rep")" \
+	"$(truth reads "$TMP/count.truth")"
+check "count: vfs_read count = 200" "$(seed_field vfs_read count "$TMP/count.rep")" 200
+check "count: vfs_read thread_count" "$(seed_field vfs_read thread_count "$TMP/count.rep")" 1
+
+# 2. a condition on an argument: vfs_read(file, buf, count, pos), arg2 = count
+trace cond -e "$KIND:vfs_read if arg2 == 7" -- "$R" "$F" 30:1 20:7 10:7 5:3
+check "cond: vfs_read if arg2 == 7 count" "$(seed_field vfs_read count "$TMP/cond.rep")" \
+	"$(truth reads.7 "$TMP/cond.truth")"
+check "cond: vfs_read if arg2 == 7 count = 30" "$(seed_field vfs_read count "$TMP/cond.rep")" 30
+
+# 3. a kernel timer nests under a user timer of the same thread
+trace nest -e "uprobe:$R:read_group" -e "$KIND:vfs_read" -- "$R" "$F" 10:1 15:3
+check "nest: read_group count" "$(seed_field read_group count "$TMP/nest.rep")" 2
+check "nest: read_group>vfs_read count" \
+	"$(seed_field 'read_group>vfs_read' count "$TMP/nest.rep")" 25
+check "nest: no vfs_read outside read_group" "$(seed_field vfs_read count "$TMP/nest.rep")" ""
+
+# 4. threads, and a kernel function that blocks: sleep_inner() nanosleeps
+T=3 N=20
+trace sleep -e "uprobe:$U:sleep_inner" -e "$KIND:hrtimer_nanosleep" -- \
+	"$U" --threads $T --calls $N --spin-us 100 --sleep-us 2000 --depth 0
+p='sleep_inner>hrtimer_nanosleep'
+check "sleep: sleep_inner count" "$(seed_field sleep_inner count "$TMP/sleep.rep")" \
+	"$(truth sleep_inner.count "$TMP/sleep.truth")"
+check "sleep: $p count" "$(seed_field "$p" count "$TMP/sleep.rep")" $((T * N))
+check "sleep: $p thread_count" "$(seed_field "$p" thread_count "$TMP/sleep.rep")" $T
+# the kernel function's time lies within sleep_inner's, and each call
+# sleeps at least the 2 ms asked (under TCG a syscall and a probe cost
+# tens of microseconds, so the two totals differ by more than on hardware)
+ms() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e6 }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+kt=$(seed_field "$p" thread_time "$TMP/sleep.rep")
+ut=$(seed_field sleep_inner thread_time "$TMP/sleep.rep")
+st=$(ms "$(truth sleep_inner.total_ns "$TMP/sleep.truth")")
+le "${kt:-0}" "${ut:-0}" && le "${ut:-0}" "$st" && ok "sleep: $p $kt ms <= sleep_inner $ut ms <= its own $st ms" ||
+	bad "sleep: not $p $kt ms <= sleep_inner $ut ms <= its own $st ms"
+le $((T * N * 2)) "${kt:-0}" && ok "sleep: $p $kt ms >= $((T * N)) x 2 ms" ||
+	bad "sleep: $p $kt ms < $((T * N)) x 2 ms"
+finish

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# uprobe timers on the static uprobe-workload in the VM: exact counts and
+# thread counts, nesting (incl. recursion), a thread that exits inside a
+# timer; times within 10% or 3 ms of what the workload measured itself.
+# (tests/e2e/test_uprobe.sh, less its check of the spins' absolute length,
+# which TCG stretches.)
+. "$(dirname "$0")/../e2e/lib.sh"
+need_root
+
+W=$BUILD/uprobe-workload
+T=3 N=40 D=4
+"$IPROF" -q -f seed -o "$TMP/rep" \
+	-e "uprobe:$W:outer" -e "uprobe:$W:spin_inner" \
+	-e "uprobe:$W:sleep_inner" -e "uprobe:$W:recurse" \
+	-e "uprobe:$W:exit_inside" \
+	-- "$W" --threads $T --calls $N --spin-us 300 --sleep-us 500 --depth $D \
+	--exit-inside >"$TMP/truth" 2>"$TMP/err"
+check "iprof exit status" "$?" 0
+cat "$TMP/err" "$TMP/rep"
+calls=$((T * N))
+check "outer count" "$(seed_field outer count "$TMP/rep")" "$(truth outer.count "$TMP/truth")"
+check "outer count = threads x calls" "$(seed_field outer count "$TMP/rep")" $calls
+check "outer thread_count" "$(seed_field outer thread_count "$TMP/rep")" $T
+check "outer>spin_inner count" "$(seed_field 'outer>spin_inner' count "$TMP/rep")" "$(truth spin_inner.count "$TMP/truth")"
+check "outer>sleep_inner count" "$(seed_field 'outer>sleep_inner' count "$TMP/rep")" "$(truth sleep_inner.count "$TMP/truth")"
+check "outer>spin_inner thread_count" "$(seed_field 'outer>spin_inner' thread_count "$TMP/rep")" $T
+p=outer
+for lvl in $(seq 1 $D); do
+	p="$p>recurse"
+	check "recursion level $lvl ($p) count" "$(seed_field "$p" count "$TMP/rep")" $calls
+done
+check "no level deeper than $D" "$(seed_field "$p>recurse" count "$TMP/rep")" ""
+check "spin_inner only under outer" "$(seed_field spin_inner count "$TMP/rep")" ""
+check "exit_inside closed at thread exit" "$(seed_field exit_inside count "$TMP/rep")" 1
+check "exit_inside thread_count" "$(seed_field exit_inside thread_count "$TMP/rep")" 1
+
+ms() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e6 }'; }
+near "spin_inner thread_time (ms)" "$(seed_field 'outer>spin_inner' thread_time "$TMP/rep")" \
+	"$(ms "$(truth spin_inner.total_ns "$TMP/truth")")" 0.10 3
+near "sleep_inner thread_time (ms)" "$(seed_field 'outer>sleep_inner' thread_time "$TMP/rep")" \
+	"$(ms "$(truth sleep_inner.total_ns "$TMP/truth")")" 0.10 3
+near "outer thread_time (ms)" "$(seed_field outer thread_time "$TMP/rep")" \
+	"$(ms "$(truth outer.total_ns "$TMP/truth")")" 0.10 3
+grep -q '^# lost: records=0 ' "$TMP/rep" && ok "loss line, nothing lost" ||
+	bad "loss line: $(grep '^# lost' "$TMP/rep")"
+finish
