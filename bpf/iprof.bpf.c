@@ -158,6 +158,23 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
  * the edge tracepoints themselves (softirq_entry -> softirq_exit) sees the
  * interrupt context on both edges.
  */
+/*
+ * An interrupt ends: timers it opened and did not stop cannot stop in a
+ * later interrupt (that would time the gap between two ticks); close them
+ * as unwound.
+ */
+static __always_inline void ctx_end(__u32 ctx)
+{
+	struct task_state *st = bpf_map_lookup_elem(&cstate, &ctx);
+
+	if (!st || !st->depth)
+		return;
+	if (tracing_on())
+		emit_aux(st, IPROF_REC_UNWIND, 0, st->depth, 0, ctx);
+	st->depth = 0;
+	st->over = 0;
+}
+
 static __always_inline void irq_edge(int enter, int hard)
 {
 	struct task_state *st;
@@ -172,6 +189,8 @@ static __always_inline void irq_edge(int enter, int hard)
 		v = hard ? &d->hard : &d->soft;
 		*v = enter;
 	}
+	if (!enter)
+		ctx_end(hard ? IPROF_CTX_HARDIRQ : IPROF_CTX_SOFTIRQ);
 	if (!tracing_on())
 		return;
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
@@ -204,6 +223,25 @@ IRQ_EDGE(irq_cfs_in, "call_function_single_entry", 1, 1)
 IRQ_EDGE(irq_cfs_out, "call_function_single_exit", 0, 1)
 IRQ_EDGE(irq_work_in, "irq_work_entry", 1, 1)
 IRQ_EDGE(irq_work_out, "irq_work_exit", 0, 1)
+
+/*
+ * exec gives the thread a new name: send it (comm is set by now), for
+ * --by comm.  Frames stay: kernel functions and spans (execve itself) go on
+ * across exec; a user function open across it never returns and ends with
+ * the thread (counted as exited).
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec)
+{
+	struct task_state *st;
+
+	if (!tracing_on())
+		return 0;
+	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
+	if (st && st->seen)
+		emit_comm(st, bpf_get_current_pid_tgid());
+	return 0;
+}
 
 /* A thread that emitted records exits: tell user space, which closes its
  * open frames at this time and frees the thread's state. */

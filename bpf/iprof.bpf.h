@@ -236,7 +236,8 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 	}
 	r->type = type;
 	r->flags = st->lost ? IPROF_F_RESYNC : 0;
-	if (aux && (type == IPROF_REC_START || type == IPROF_REC_STOP))
+	if (aux && (type == IPROF_REC_START || type == IPROF_REC_STOP ||
+		    type == IPROF_REC_UNWIND))
 		r->flags |= IPROF_F_CTX; /* aux: the interrupt context */
 	r->size = sizeof(*r);
 	r->timer = timer;

@@ -619,6 +619,38 @@ static int do_irq(struct agg *a, const struct iprof_rec *r)
 	return 0;
 }
 
+/*
+ * An interrupt ended (IPROF_F_CTX), or a thread's frames can never stop:
+ * close them as unwound (counted, never timed).  A thread then gets its
+ * --by root anew (its name may have changed).
+ */
+static int do_unwind(struct agg *a, const struct iprof_rec *r)
+{
+	struct athread *t;
+	uint32_t i;
+
+	if (r->flags & IPROF_F_CTX) {
+		if (r->aux == IPROF_CTX_TASK || r->aux >= IPROF_CTX_MAX)
+			goto bad;
+		t = thread_get(a, AGG_CTX_TIMER(r->aux, r->cpu), 0);
+	} else {
+		t = thread_get(a, r->tid, 0);
+	}
+	if (!t)
+		return 0;
+	for (i = 0; i < t->len; i++)
+		t->stack[i].node->unwound++;
+	a->stats.unwound += t->len;
+	t->len = 0;
+	t->waiting = 0;
+	if (!(r->flags & IPROF_F_CTX))
+		t->root = NULL;
+	return 0;
+bad:
+	a->stats.malformed++;
+	return -EINVAL;
+}
+
 /* The thread's name: kept for --by comm. */
 static int do_comm(struct agg *a, const void *rec)
 {
@@ -634,6 +666,9 @@ static int do_comm(struct agg *a, const void *rec)
 	memcpy(t->comm, c.comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
 	t->tgid = c.tgid;
+	/* a new name (exec) files the thread's next timers under it */
+	if (a->by == AGG_BY_COMM && !t->len)
+		t->root = NULL;
 	return 0;
 }
 
@@ -772,6 +807,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return do_irq(a, &r);
 	case IPROF_REC_COMM:
 		return do_comm(a, rec);
+	case IPROF_REC_UNWIND:
+		return do_unwind(a, &r);
 	default:
 		goto bad;
 	}

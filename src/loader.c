@@ -39,7 +39,7 @@ struct loader {
 	struct ring_buffer *rb;
 	struct timer_links *links; /* one per timer: function timers */
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
-	struct bpf_link *fork_link, *exit_link, *switch_link;
+	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
 	struct loader_opts opts;
@@ -634,8 +634,10 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		return n;
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
+	l->exec_link = bpf_program__attach(l->skel->progs.on_exec);
 	l->switch_link = bpf_program__attach(l->skel->progs.on_switch);
-	if (!l->fork_link || !l->exit_link || !l->switch_link)
+	if (!l->fork_link || !l->exit_link || !l->switch_link ||
+	    !l->exec_link)
 		return -errno;
 	err = attach_irq_edges(l, 0);
 	if (err)
@@ -714,8 +716,9 @@ void loader_detach(struct loader *l)
 	}
 	bpf_link__destroy(l->fork_link);
 	bpf_link__destroy(l->exit_link);
+	bpf_link__destroy(l->exec_link);
 	bpf_link__destroy(l->switch_link);
-	l->fork_link = l->exit_link = l->switch_link = NULL;
+	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
 	for (i = 0; i < (uint32_t)l->nirq; i++)
 		bpf_link__destroy(l->irq_links[i]);
 	l->nirq = 0;

@@ -895,6 +895,7 @@ int main(int argc, char **argv)
 	pid_t child = -1;
 	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
 	int child_done = 0, e;
+	uint32_t plan_errors = 0;
 	char err[1024];
 
 	if (parse_args(argc, argv, &o))
@@ -933,6 +934,8 @@ int main(int argc, char **argv)
 	}
 	if (output_open(&w, o.output))
 		goto out;
+	for (i = 0; i < (int)plan.ntimers; i++)
+		plan_errors += !!plan.timers[i].error;
 	agg = agg__new(plan.ntimers);
 	if (!agg) {
 		ret = EXIT_RUNTIME;
@@ -943,6 +946,7 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: report */
 
 	if (o.cmd) {
 		child = spawn_gated(o.cmd, &exec_r);
@@ -991,6 +995,10 @@ int main(int argc, char **argv)
 	}
 	if (!n) {
 		fprintf(stderr, "iprof: no probe could be attached\n");
+		/* every probe wrong in the files (not refused by the kernel):
+		 * bad input */
+		if (plan_errors == plan.ntimers)
+			ret = EXIT_USAGE;
 		goto out;
 	}
 	if (o.strict && (uint32_t)n != plan.ntimers) {
@@ -1074,16 +1082,25 @@ int main(int argc, char **argv)
 	loader_set_tracing(l, 0);
 	while (loader_poll(l, 0) > 0)
 		;
-	if (child > 0 && !child_done) {
+	if (child > 0 && !child_done)
 		kill(child, SIGTERM);
-		waitpid(child, &status, 0);
+	ret = emit_report(&o, &w, agg, &plan, l, t0, o.delta ? since : t0,
+			  now, 0);
+	ret = ret ? EXIT_RUNTIME : 0;
+	if (child > 0 && !child_done) {
+		/* the report is out; a command that ignores SIGTERM gets
+		 * SIGKILL after 2 s */
+		for (i = 0; i < 200 && waitpid(child, &status, WNOHANG) != child;
+		     i++)
+			usleep(10000);
+		if (i == 200) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+		}
 		child_done = 1;
 	}
 	if (child > 0)
 		command_status(status);
-	ret = emit_report(&o, &w, agg, &plan, l, t0, o.delta ? since : t0,
-			  now, 0);
-	ret = ret ? EXIT_RUNTIME : 0;
 	fflush(NULL);
 	/*
 	 * Releasing a tracepoint's last perf event waits for RCU grace periods

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 4
+#define IPROF_ABI_VERSION 5
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -29,7 +29,11 @@ enum iprof_rec_type {
 	IPROF_REC_IRQ_ENTER = 6, /* a thread inside a timer was interrupted */
 	IPROF_REC_IRQ_EXIT = 7, /* ... and the interrupt (aux: iprof_ctx) ended */
 	IPROF_REC_COMM = 8, /* struct iprof_rec_comm: a thread's name, sent
-			     * before its first START */
+			     * before its first START and again after exec */
+	IPROF_REC_UNWIND = 9, /* close the thread's (or, with IPROF_F_CTX,
+			       * the interrupt context's) open frames as
+			       * unwound: the interrupt ended without their
+			       * stops */
 };
 
 /*

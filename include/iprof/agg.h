@@ -133,7 +133,8 @@ void agg__free(struct agg *a);
 /*
  * agg__push() - fold one record of @size bytes into the tree.
  *
- * COMM names the thread (for agg__set_by(AGG_BY_COMM)).
+ * COMM names the thread (for agg__set_by(AGG_BY_COMM)).  UNWIND closes
+ * every open frame of the thread (or interrupt context) as unwound.
  * SWITCH_OUT/SWITCH_IN mark the thread off/on CPU; every open frame is
  * charged the off-CPU time (runnable or blocked, per SWITCH_OUT's aux).
  * START pushes a frame; STOP closes the frame at depth-1 (frames above it

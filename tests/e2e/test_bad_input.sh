@@ -34,10 +34,10 @@ cases=(
 "2|--interval 'x'|-e uprobe:$W:outer --interval x"
 )
 root_cases=(
-"1|no_such_function|-e uprobe:$W:no_such_function -d 1s"
-"1|tracepoint kvm:kvm_nope not found|-e 'span x = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu' -d 1s"
+"2|no_such_function|-e uprobe:$W:no_such_function -d 1s"
+"2|tracepoint kvm:kvm_nope not found|-e 'span x = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu' -d 1s"
 "2|tracepoint kvm:kvm_nope not found|--strict -e uprobe:$W:outer -e 'span x = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu' -d 1s"
-"1|no probe could be attached|-e uprobe:/nonexistent/binary:f -d 1s"
+"2|no probe could be attached|-e uprobe:/nonexistent/binary:f -d 1s"
 "2|cannot run '/nonexistent/cmd': No such file or directory|-e uprobe:$W:outer -- /nonexistent/cmd"
 "2|cannot run '/etc/passwd': Permission denied|-e uprobe:$W:outer -- /etc/passwd"
 )
@@ -59,7 +59,7 @@ done
 if [ "$(id -u)" = 0 ]; then
 	echo "previous report" >"$TMP/keep.txt"
 	"$IPROF" -q -e "uprobe:$W:no_such_function" -o "$TMP/keep.txt" -d 1s 2>/dev/null
-	check "failed run: exit" "$?" 1
+	check "failed run: exit" "$?" 2
 	check "failed run: -o FILE untouched" "$(cat "$TMP/keep.txt")" "previous report"
 	# an output that cannot be written: the report comes out on stdout
 	"$IPROF" -q -f seed -e "uprobe:$W:outer" -o /dev/full -- "$W" --calls 3 >"$TMP/full.out" 2>"$TMP/full.err"

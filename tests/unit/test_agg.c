@@ -853,6 +853,30 @@ static void test_by(void **state)
 	agg__free(a);
 }
 
+/* An interrupt ends with timers it opened still open: closed as unwound. */
+static void test_unwind_ctx(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *ctx, *n;
+
+	(void)state;
+	assert_int_equal(rec_push(a, IPROF_REC_START, IPROF_F_CTX, A, 0, 10, 1,
+				  1, IPROF_CTX_SOFTIRQ), 0);
+	assert_int_equal(rec_push(a, IPROF_REC_UNWIND, IPROF_F_CTX, 0, 0, 20, 1,
+				  1, IPROF_CTX_SOFTIRQ), 0);
+	/* the next softirq's stop finds nothing open: not a 4 ms "timer" */
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, IPROF_F_CTX, A, 0, 4000010,
+				  1, 1, IPROF_CTX_SOFTIRQ), 0);
+	ctx = agg__root(a)->child;
+	assert_int_equal(ctx->timer, AGG_CTX_TIMER(IPROF_CTX_SOFTIRQ, 1));
+	n = ctx->child;
+	assert_int_equal(n->count, 0);
+	assert_int_equal(n->total_ns, 0);
+	assert_int_equal(n->unwound, 1);
+	assert_int_equal(agg__stats(a)->unwound, 1);
+	agg__free(a);
+}
+
 static void test_many_threads(void **state)
 {
 	struct agg *a = new_agg();
@@ -913,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_interrupts),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_by),
+		cmocka_unit_test(test_unwind_ctx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
