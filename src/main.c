@@ -762,8 +762,8 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 		}
 	}
 	if (o->interval_ns && (o->fmt == FMT_TABLE || o->fmt == FMT_SEED))
-		fprintf(f, "# %s %u: %.3fs to %.3fs after tracing began%s\n",
-			no ? "interval" : "final report", no,
+		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
+			no ? "interval " : "final report", no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
 			o->delta ? "" : " (cumulative)");
 	agg__snapshot(agg, now);

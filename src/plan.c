@@ -544,9 +544,12 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 			err = env->arg(env->arg_ctx, func, c->field, &idx,
 				       &width, &sgn, fields, sizeof(fields));
 			if (err == -ESRCH)
-				return xasprintf("%s:%d:%d: %s has no argument '%s' (its arguments: %s)",
+				return xasprintf("%s:%d:%d: %s has no argument '%s' (%s%s)",
 						 pr->file, pr->line, c->col,
-						 func, c->field, fields);
+						 func, c->field,
+						 fields[0] ? "its arguments: " :
+							     "it takes none",
+						 fields);
 			if (err)
 				return xasprintf("%s:%d:%d: '%s': %s has no BTF to name its arguments; use argN",
 						 pr->file, pr->line, c->col,
@@ -913,6 +916,13 @@ static int add_glob_match(const char *name, void *arg)
 	return g->err ? 1 : 0;
 }
 
+static int count_match(const char *name, void *arg)
+{
+	(void)name;
+	(*(uint32_t *)arg)++;
+	return 0;
+}
+
 static int is_kfunc(const struct probe *pr)
 {
 	return pr->kind == PROBE_FENTRY || pr->kind == PROBE_KPROBE ||
@@ -925,7 +935,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	const char *tracefs = env->tracefs;
 	struct ksyms ks = { 0 };
 	char filter[4096];
-	uint32_t i;
+	uint32_t i, n;
 	int err = 0, id;
 
 	memset(p, 0, sizeof(*p));
@@ -944,6 +954,20 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		struct glob_ctx g = { p, pl, pr, env, &ks, 0, 0 };
 
 		if (is_kfunc(pr) && has_glob(pr->func)) {
+			n = 0;
+			ksyms_match(&ks, pr->func, count_match, &n);
+			if (n > PLAN_MAX_GLOB) {
+				id = add_timer(p, pr, pr->name, pr->func);
+				if (id < 0) {
+					err = -ENOMEM;
+					break;
+				}
+				p->timers[id].error = xasprintf(
+					"%s:%d:%d: '%s' matches %u kernel functions, more than %d: narrow it",
+					pr->file, pr->line, pr->start.col,
+					pr->func, n, PLAN_MAX_GLOB);
+				continue;
+			}
 			ksyms_match(&ks, pr->func, add_glob_match, &g);
 			err = g.err;
 			if (err || g.matched)

@@ -101,6 +101,9 @@ typedef int (*plan_arg_fn)(void *ctx, const char *func, const char *name,
 			   int *index, int *width, int *is_signed,
 			   char *names, size_t len);
 
+/* Most functions one glob may expand to (each is a timer, two probes). */
+#define PLAN_MAX_GLOB 2000
+
 /* What plan_build() reads: paths (NULL: not available) and callbacks. */
 struct plan_env {
 	const char *tracefs; /* tracefs mount point */
