@@ -59,44 +59,55 @@ static __always_inline __u32 regs_ctx(struct pt_regs *regs)
 	return cur_ctx();
 }
 
-/* Function entry through pt_regs: uprobe and kprobe. */
-SEC("kprobe")
-int fn_entry(struct pt_regs *ctx)
+/*
+ * Function entry and return through pt_regs: uprobes and kprobes.  Timers
+ * on the same user function share one attachment, their actions chained
+ * (starts in file order, stops innermost first), as on tracepoints.
+ */
+static __always_inline int fn_hit(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 cx = regs_ctx(ctx);
 	const struct iprof_action *a;
-	int i;
+	int n, i, ok;
 
-	a = bpf_map_lookup_elem(&actions, &key);
-	if (!a)
-		return 0;
-	for (i = 0; i < IPROF_MAX_COND; i++) {
-		if (i >= a->ncond)
+	for (n = 0; n < IPROF_MAX_CHAIN; n++) {
+		a = bpf_map_lookup_elem(&actions, &key);
+		if (!a)
 			break;
-		if (!cond_holds(&a->cond[i],
-				narrow(&a->cond[i],
-				       regs_arg(ctx, a->cond[i].off))))
-			return 0;
+		ok = 1;
+		for (i = 0; i < IPROF_MAX_COND; i++) {
+			if (i >= a->ncond)
+				break;
+			if (!cond_holds(&a->cond[i],
+					narrow(&a->cond[i],
+					       regs_arg(ctx, a->cond[i].off)))) {
+				ok = 0;
+				break;
+			}
+		}
+		if (ok && (a->role != IPROF_ROLE_START ||
+			   is_target(pid_tgid >> 32)))
+			act(a, pid_tgid, cx);
+		key = a->next;
+		if (key == IPROF_NO_NEXT)
+			break;
 	}
-	if (!is_target(pid_tgid >> 32))
-		return 0;
-	act(a, pid_tgid, regs_ctx(ctx));
 	return 0;
 }
 
-/* Function return through pt_regs: uretprobe and kretprobe. */
+SEC("kprobe")
+int fn_entry(struct pt_regs *ctx)
+{
+	return fn_hit(ctx);
+}
+
 SEC("kretprobe")
 int fn_return(struct pt_regs *ctx)
 {
-	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
-	const struct iprof_action *a;
-
-	a = bpf_map_lookup_elem(&actions, &key);
-	if (!a)
-		return 0;
-	act(a, bpf_get_current_pid_tgid(), regs_ctx(ctx));
-	return 0;
+	/* a return's action has no conditions: ncond is 0 */
+	return fn_hit(ctx);
 }
 
 /* Follow children of traced processes: a new process of a target tgid is a

@@ -402,6 +402,9 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 		return;
 	}
 	d = st->depth;
+	if (a->flags & IPROF_A_TOP_ONLY &&
+	    st->timers[(d - 1) & (IPROF_MAX_DEPTH - 1)] != a->timer)
+		return; /* the return of a call whose entry was filtered out */
 	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
 		if (i >= d)
 			break;

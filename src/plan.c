@@ -366,15 +366,26 @@ static int add_action(struct plan *p, uint32_t timer, uint8_t role,
  * order.  Returns 1 if chained, 0 if @ev is new, or
  * -E2BIG past IPROF_MAX_CHAIN actions.
  */
-static int chain_tp(struct plan *p, uint32_t action, const char *cat,
-		    const char *ev)
+static int same_point(const struct plan_att *t, enum plan_mech mech,
+		      const char *cat, const char *ev, const char *path,
+		      uint64_t offset)
+{
+	if (t->mech != mech)
+		return 0;
+	if (mech == MECH_TRACEPOINT)
+		return !strcmp(t->category, cat) && !strcmp(t->event, ev);
+	return !strcmp(t->path, path) && t->offset == offset;
+}
+
+static int chain_tp(struct plan *p, uint32_t action, enum plan_mech mech,
+		    const char *cat, const char *ev, const char *path,
+		    uint64_t offset)
 {
 	struct iprof_action *a = &p->actions[action];
 	uint32_t i, *link, n = 0;
 
 	for (i = 0; i < p->natt; i++) {
-		if (p->att[i].mech != MECH_TRACEPOINT ||
-		    strcmp(p->att[i].category, cat) || strcmp(p->att[i].event, ev))
+		if (!same_point(&p->att[i], mech, cat, ev, path, offset))
 			continue;
 		link = &p->att[i].action;
 		for (i = *link; i != IPROF_NO_NEXT; i = p->actions[i].next)
@@ -401,8 +412,13 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	struct plan_att *v, *t;
 	int ret;
 
-	if (mech == MECH_TRACEPOINT) {
-		ret = chain_tp(p, action, cat, ev);
+	/* one attachment per tracepoint, and per user function entry or
+	 * return: timers on the same point chain their actions.  (A
+	 * tracepoint takes a program once; two uretprobes on one function
+	 * would fire in attach order, not innermost first.) */
+	if (mech == MECH_TRACEPOINT || mech == MECH_UPROBE ||
+	    mech == MECH_URETPROBE) {
+		ret = chain_tp(p, action, mech, cat, ev, path, offset);
 		if (ret)
 			return ret < 0 ? ret : 0;
 	}
@@ -703,7 +719,10 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 			 &start);
 	if (!err)
 		err = add_action(p, id, IPROF_ROLE_STOP,
-				 pr->start.ncond ? IPROF_A_UNMATCHED_OK : 0,
+				 !pr->start.ncond ? 0 :
+				 pr->kind == PROBE_SPAN ?
+					 IPROF_A_UNMATCHED_OK :
+					 IPROF_A_UNMATCHED_OK | IPROF_A_TOP_ONLY,
 				 &stop);
 	if (err)
 		return err;
@@ -740,6 +759,12 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		if (!err)
 			err = add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
 				      path, pr->func, off);
+		if (err == -E2BIG) {
+			t->error = xasprintf("%s:%d: uprobe %s: more than %d timers on one function",
+					     pr->file, pr->line, pr->name,
+					     IPROF_MAX_CHAIN);
+			return 0;
+		}
 		break;
 	default:
 		err = add_att(p, MECH_FUNC_ENTRY, id, start, NULL, NULL, NULL,

@@ -170,6 +170,14 @@ enum iprof_action_flags {
 	 * recurse and do not set it.
 	 */
 	IPROF_A_NO_REENTER = 1 << 1,
+	/*
+	 * The stop closes its timer only if it is the innermost open frame.
+	 * Set on returns of function timers whose entry is filtered: returns
+	 * come in LIFO order, so a return that does not find its timer on
+	 * top is the return of a call whose entry was filtered out (in a
+	 * recursion, say), not of an outer call.
+	 */
+	IPROF_A_TOP_ONLY = 1 << 2,
 };
 
 /* End of an action chain (iprof_action.next). */

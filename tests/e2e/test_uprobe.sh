@@ -45,4 +45,16 @@ near "spin_inner avg (ms)" "$(seed_field 'outer>spin_inner' avg "$TMP/rep")" \
 	"$(awk -v t="$(truth spin_inner.total_ns "$TMP/truth")" -v n=$calls 'BEGIN { printf "%.2f", t / n / 1e6 }')" 0.10 0.02
 grep -q '^# lost: records=0 ' "$TMP/rep" && ok "loss line, nothing lost" ||
 	bad "loss line: $(grep '^# lost' "$TMP/rep")"
+
+# two timers on one function, one filtered: both exact, none unwound (their
+# uprobes share one attachment, stops innermost first)
+"$IPROF" -q -f seed -o "$TMP/two" -e "uprobe:$W:outer" \
+	-e "uprobe:$W:recurse as r_all" -e "uprobe:$W:recurse as r_top if arg0 == 4" \
+	-- "$W" --calls 10 --depth 4 --spin-us 10 --sleep-us 10 >"$TMP/two.truth" 2>>"$TMP/err"
+check "two timers on recurse: exit" "$?" 0
+check "r_all at the first level" "$(seed_field 'outer>r_all' count "$TMP/two")" 10
+check "r_top (arg0 == 4) inside it" "$(seed_field 'outer>r_all>r_top' count "$TMP/two")" 10
+check "r_all below r_top" "$(seed_field 'outer>r_all>r_top>r_all' count "$TMP/two")" 10
+grep -q '^# lost: .* unwound=0 ' "$TMP/two" && ok "nothing unwound" ||
+	bad "frames unwound: $(grep '^# lost' "$TMP/two")"
 finish
