@@ -368,6 +368,9 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	}
 	if (!st->seen && ctx == IPROF_CTX_TASK)
 		emit_comm(st, pid_tgid);
+	/* keep the mask: after the loop above clang knows d < 32 and drops
+	 * it, and the 6.1 verifier then rejects the store */
+	barrier_var(d);
 	st->timers[d & (IPROF_MAX_DEPTH - 1)] = a->timer;
 	st->depth = d + 1;
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);

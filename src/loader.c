@@ -351,6 +351,8 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 	REUSE(targets);
 	REUSE(counters);
 	REUSE(ctl);
+	REUSE(cstate);
+	REUSE(irqctx);
 #undef REUSE
 	if (!err)
 		err = fentry__load(fe);

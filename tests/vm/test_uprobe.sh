@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # uprobe timers on the static uprobe-workload in the VM: exact counts and
 # thread counts, nesting (incl. recursion), a thread that exits inside a
-# timer; times within 10% or 3 ms of what the workload measured itself.
+# timer; times against what the workload measured itself (see below).
 # (tests/e2e/test_uprobe.sh, less its check of the spins' absolute length,
 # which TCG stretches.)
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -34,13 +34,21 @@ check "spin_inner only under outer" "$(seed_field spin_inner count "$TMP/rep")" 
 check "exit_inside closed at thread exit" "$(seed_field exit_inside count "$TMP/rep")" 1
 check "exit_inside thread_count" "$(seed_field exit_inside thread_count "$TMP/rep")" 1
 
+# The workload times each call from outside, so its numbers include the
+# uprobe and uretprobe traps, which under TCG cost up to ~250 us a call:
+# iprof's time lies between its own minus that and its own plus 2%.
 ms() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e6 }'; }
-near "spin_inner thread_time (ms)" "$(seed_field 'outer>spin_inner' thread_time "$TMP/rep")" \
-	"$(ms "$(truth spin_inner.total_ns "$TMP/truth")")" 0.10 3
-near "sleep_inner thread_time (ms)" "$(seed_field 'outer>sleep_inner' thread_time "$TMP/rep")" \
-	"$(ms "$(truth sleep_inner.total_ns "$TMP/truth")")" 0.10 3
-near "outer thread_time (ms)" "$(seed_field outer thread_time "$TMP/rep")" \
-	"$(ms "$(truth outer.total_ns "$TMP/truth")")" 0.10 3
+bounds() {
+	awk -v t="$1" -v n="$2" 'BEGIN { printf "%.2f %.2f", t / 1e6 - n * 0.25 - 3, t / 1e6 * 1.02 + 3 }'
+}
+for f in spin_inner sleep_inner; do
+	read -r lo hi <<<"$(bounds "$(truth $f.total_ns "$TMP/truth")" "$calls")"
+	within "$f thread_time (ms), its own $(ms "$(truth $f.total_ns "$TMP/truth")")" \
+		"$(seed_field "outer>$f" thread_time "$TMP/rep")" "$lo" "$hi"
+done
+read -r lo hi <<<"$(bounds "$(truth outer.total_ns "$TMP/truth")" $((calls * (2 + D))))"
+within "outer thread_time (ms), its own $(ms "$(truth outer.total_ns "$TMP/truth")")" \
+	"$(seed_field outer thread_time "$TMP/rep")" "$lo" "$hi"
 grep -q '^# lost: records=0 ' "$TMP/rep" && ok "loss line, nothing lost" ||
 	bad "loss line: $(grep '^# lost' "$TMP/rep")"
 finish
