@@ -72,4 +72,45 @@ le "${kt:-0}" "${ut:-0}" && le "${ut:-0}" "$st" && ok "sleep: $p $kt ms <= sleep
 	bad "sleep: not $p $kt ms <= sleep_inner $ut ms <= its own $st ms"
 le $((T * N * 2)) "${kt:-0}" && ok "sleep: $p $kt ms >= $((T * N)) x 2 ms" ||
 	bad "sleep: $p $kt ms < $((T * N)) x 2 ms"
+
+# 5. user function -> syscall span -> kernel functions, one tree
+trace tree -e "uprobe:$R:read_group" \
+	-e 'span read = tp:syscalls:sys_enter_read -> tp:syscalls:sys_exit_read' \
+	-e "$KIND:ksys_read" -e "$KIND:vfs_read" -- "$R" "$F" 12:1 8:2
+check "tree: read_group>read count" "$(seed_field 'read_group>read' count "$TMP/tree.rep")" 20
+check "tree: read_group>read>ksys_read count" \
+	"$(seed_field 'read_group>read>ksys_read' count "$TMP/tree.rep")" 20
+check "tree: read_group>read>ksys_read>vfs_read count" \
+	"$(seed_field 'read_group>read>ksys_read>vfs_read' count "$TMP/tree.rep")" 20
+
+# 6. a glob: one timer per matching function, named by the function
+trace glob -e "$KIND:vfs_rea?" -- "$R" "$F" 9:1
+check "glob: vfs_rea? -> vfs_read count" "$(seed_field vfs_read count "$TMP/glob.rep")" 9
+
+# 7. a function that never returns: entry only, closed at thread exit
+"$IPROF" -f seed -o "$TMP/exit.rep" -e "$KIND:do_exit" -- "$U" --threads 3 --calls 1 \
+	--spin-us 10 --sleep-us 10 --depth 0 >"$TMP/exit.truth" 2>"$TMP/exit.err"
+check "do_exit: iprof exit status" "$?" 0
+cat "$TMP/exit.err" "$TMP/exit.rep"
+# 3 workers and the main thread exit; each frame ends at its thread's exit
+check "do_exit: count = threads that exited" "$(seed_field do_exit count "$TMP/exit.rep")" 4
+check "do_exit: thread_count" "$(seed_field do_exit thread_count "$TMP/exit.rep")" 4
+mx=$(seed_field do_exit max "$TMP/exit.rep")
+awk -v m="${mx:-999}" 'BEGIN { exit !(m < 50) }' && ok "do_exit: no bogus time (max $mx ms)" ||
+	bad "do_exit: max $mx ms"
+
+# 8. good lines, a missing function and a missing tracepoint: each bad one
+# reported, the good ones traced; --strict refuses the file
+printf '%s\n' "$KIND:vfs_read" "$KIND:no_such_function_xyz" \
+	'span nope = tp:nope:nope -> tp:nope:nope' >"$TMP/mixed.conf"
+"$IPROF" -f seed -o "$TMP/mixed.rep" -P "$TMP/mixed.conf" -- "$R" "$F" 6:1 \
+	>/dev/null 2>"$TMP/mixed.err"
+check "mixed: exit status" "$?" 0
+check "mixed: good line traced" "$(seed_field vfs_read count "$TMP/mixed.rep")" 6
+grep -q "cannot attach no_such_function_xyz: .*mixed.conf:2" "$TMP/mixed.err" &&
+	ok "mixed: missing function reported" || bad "mixed: $(cat "$TMP/mixed.err")"
+grep -q "cannot attach nope: .*mixed.conf:3" "$TMP/mixed.err" &&
+	ok "mixed: missing tracepoint reported" || bad "mixed: $(cat "$TMP/mixed.err")"
+"$IPROF" --strict -P "$TMP/mixed.conf" -- "$R" "$F" 6:1 >/dev/null 2>&1
+check "mixed: --strict exit status" "$?" 2
 finish

@@ -11,7 +11,7 @@
 # Environment: BUILD_VM (static build dir, default build-vm),
 # IPROF_VM_KERNEL (kernel package, default: the one linux-image-cloud-amd64
 # depends on, "-unsigned"), VM_ACCEL (qemu -accel, tcg,thread=single),
-# VM_TIMEOUT (seconds for the whole VM run, 300), VM_TEST_TIMEOUT (seconds
+# VM_TIMEOUT (seconds for the whole VM run, 900), VM_TEST_TIMEOUT (seconds
 # per test, 120), VM_APPEND (more kernel arguments), VM_E2E (tests/e2e/
 # tests to add to the default list), IPROF_REQUIRE_E2E=1 (a SKIP fails).
 # Exit status: 0 all tests passed; 1 a test failed, or the VM did not boot,
@@ -23,7 +23,7 @@ vm=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$vm/../.." && pwd)
 cache=$vm/cache
 build=${BUILD_VM:-$src/build-vm}
-vm_timeout=${VM_TIMEOUT:-300}
+vm_timeout=${VM_TIMEOUT:-900}
 # one host thread for both guest CPUs: with MTTCG (thread=multi) the
 # guest deadlocked about once in 20 tests in text_poke_bp() (a CPU stuck in
 # exc_int3 on half-patched code while the patching CPU waits in
