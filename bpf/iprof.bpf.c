@@ -8,43 +8,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Tracepoint hit: ctx is the raw trace record; fields at the offsets given
- * by the event's format file. */
-SEC("tracepoint")
-int tp_hit(void *ctx)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
-	__u32 cx = cur_ctx();
-	const struct iprof_action *a;
-	int n, i, ok;
-
-	for (n = 0; n < IPROF_MAX_CHAIN; n++) {
-		a = bpf_map_lookup_elem(&actions, &key);
-		if (!a)
-			break;
-		/* conditions first: they reject most hits of a filtered span */
-		ok = 1;
-		for (i = 0; i < IPROF_MAX_COND; i++) {
-			if (i >= a->ncond)
-				break;
-			if (!cond_holds(&a->cond[i], tp_field(ctx, &a->cond[i]))) {
-				ok = 0;
-				break;
-			}
-		}
-		/* a stop needs no target check: it only closes a frame that a
-		 * traced start opened on this thread */
-		if (ok && (a->role != IPROF_ROLE_START ||
-			   is_target(pid_tgid >> 32)))
-			act(a, pid_tgid, cx);
-		key = a->next;
-		if (key == IPROF_NO_NEXT)
-			break;
-	}
-	return 0;
-}
-
 /* A uprobe fires in its thread (user mode); a kprobe may interrupt it. */
 static __always_inline __u32 regs_ctx(struct pt_regs *regs)
 {
@@ -59,16 +22,25 @@ static __always_inline __u32 regs_ctx(struct pt_regs *regs)
 	return cur_ctx();
 }
 
+/* A condition's left operand: a tracepoint field or a function argument. */
+static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
+{
+	if (c->src == IPROF_SRC_ARG)
+		return narrow(c, regs_arg(ctx, c->off));
+	return tp_field(ctx, c);
+}
+
 /*
- * Function entry and return through pt_regs: uprobes and kprobes.  Timers
- * on the same user function share one attachment, their actions chained
- * (starts in file order, stops innermost first), as on tracepoints.
+ * Run the chain of actions of one attachment (cookie: the first action):
+ * timers on the same tracepoint or user function share one attachment,
+ * starts in file order, stops innermost first.  Conditions first: they
+ * reject most hits of a filtered timer.  A stop needs no target check: it
+ * only closes a frame that a traced start opened.
  */
-static __always_inline int fn_hit(struct pt_regs *ctx)
+static __always_inline int run_chain(void *ctx, __u32 cx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
-	__u32 cx = regs_ctx(ctx);
 	const struct iprof_action *a;
 	int n, i, ok;
 
@@ -81,8 +53,7 @@ static __always_inline int fn_hit(struct pt_regs *ctx)
 			if (i >= a->ncond)
 				break;
 			if (!cond_holds(&a->cond[i],
-					narrow(&a->cond[i],
-					       regs_arg(ctx, a->cond[i].off)))) {
+					cond_value(ctx, &a->cond[i]))) {
 				ok = 0;
 				break;
 			}
@@ -97,17 +68,26 @@ static __always_inline int fn_hit(struct pt_regs *ctx)
 	return 0;
 }
 
+/* Tracepoint hit: ctx is the raw trace record; fields at the offsets given
+ * by the event's format file. */
+SEC("tracepoint")
+int tp_hit(void *ctx)
+{
+	return run_chain(ctx, cur_ctx());
+}
+
+/* Function entry and return through pt_regs: uprobes and kprobes. */
 SEC("kprobe")
 int fn_entry(struct pt_regs *ctx)
 {
-	return fn_hit(ctx);
+	return run_chain(ctx, regs_ctx(ctx));
 }
 
 SEC("kretprobe")
 int fn_return(struct pt_regs *ctx)
 {
-	/* a return's action has no conditions: ncond is 0 */
-	return fn_hit(ctx);
+	/* a return's actions have no conditions: ncond is 0 */
+	return run_chain(ctx, regs_ctx(ctx));
 }
 
 /* Follow children of traced processes: a new process of a target tgid is a
