@@ -719,8 +719,15 @@ const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
 {
 	uint32_t v = timer & ~0x80000000u;
 
-	if (a->by == AGG_BY_COMM && v < a->ncomms)
+	if (a->by == AGG_BY_COMM && v < a->ncomms) {
+		char *c;
+
 		snprintf(buf, len, "%s", a->comms[v]);
+		/* a comm is any bytes: keep reports one line per node */
+		for (c = buf; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+	}
 	else
 		snprintf(buf, len, "%s %u", a->by == AGG_BY_TGID ? "pid" : "tid",
 			 v);

@@ -493,6 +493,31 @@ static pid_t spawn_gated(char **cmd, int *exec_r)
 	return pid;
 }
 
+/* An executable named @name in $PATH (as execvp(3) searches), or NULL. */
+static char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *d, *save, *full = NULL;
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	dirs = strdup(path);
+	if (!dirs)
+		return NULL;
+	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		if (asprintf(&full, "%s/%s", *d ? d : ".", name) < 0) {
+			full = NULL;
+			break;
+		}
+		if (!access(full, X_OK))
+			break;
+		free(full);
+		full = NULL;
+	}
+	free(dirs);
+	return full;
+}
+
 /*
  * Turn the -p PIDs into the processes to trace: a thread id names its
  * process; iprof itself, zombies and tasks that do not exist are refused;
@@ -582,7 +607,8 @@ static int add_descendants(struct loader *l, const pid_t *roots, int nroots)
 				in |= set[k] == v[i].pid;
 				par |= set[k] == v[i].ppid;
 			}
-			if (par && !in && util_proc_alive(v[i].pid)) {
+			if (par && !in && v[i].pid != getpid() &&
+			    util_proc_alive(v[i].pid)) {
 				set[nset++] = v[i].pid;
 				if (!loader_add_target(l, v[i].pid))
 					added++;
@@ -896,6 +922,7 @@ int main(int argc, char **argv)
 	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
 	int child_done = 0, e;
 	uint32_t plan_errors = 0;
+	char *cmd_path = NULL;
 	char err[1024];
 
 	if (parse_args(argc, argv, &o))
@@ -948,6 +975,18 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: report */
 
+	if (o.cmd && !strchr(o.cmd[0], '/')) {
+		/* search $PATH here, not in the traced child: its failed
+		 * execve(2)s would show up in spans on execve */
+		cmd_path = find_in_path(o.cmd[0]);
+		if (!cmd_path) {
+			fprintf(stderr, "iprof: cannot run '%s': not found in $PATH\n",
+				o.cmd[0]);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		o.cmd[0] = cmd_path;
+	}
 	if (o.cmd) {
 		child = spawn_gated(o.cmd, &exec_r);
 		if (child < 0) {
@@ -1137,6 +1176,7 @@ out:
 	btfarg_free(&btfa);
 	probe_list_free(&pl);
 	output_close(&w);
+	free(cmd_path);
 	free(o.probe_files);
 	free(o.specs);
 	free(o.pids);

@@ -305,8 +305,11 @@ static void cond_str(char *buf, size_t len, const struct probe_point *pt)
 		if (c->has_type)
 			snprintf(type, sizeof(type), ":%c%d",
 				 c->is_signed ? 's' : 'u', c->width * 8);
+		/* a negative value as written, others in hex */
 		used += (size_t)snprintf(buf + used, len - used,
-				 "%s%s%s %s %#llx", i ? " && " : " if ",
+				 (int64_t)c->value < 0 ? "%s%s%s %s %lld" :
+							 "%s%s%s %s %#llx",
+				 i ? " && " : " if ",
 				 c->arg >= 0 ? arg : c->field, type,
 				 probe_op_str(c->op),
 				 (unsigned long long)c->value);

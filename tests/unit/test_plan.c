@@ -398,7 +398,7 @@ static void tp_cond_widths(void **state)
 	assert_int_equal(c[0].is_signed, 0);
 	assert_int_equal(c[0].off, le ? 24 : 26);
 	assert_string_equal(p.timers[2].where,
-			    "tracepoint:syscalls:sys_enter_close if fd:s32 == 0xffffffffffffffff && fd:u64 == 0x5 && fd:u8 < 0x80 -> tracepoint:sched:sched_switch if prev_pid:u16 == 0x1");
+			    "tracepoint:syscalls:sys_enter_close if fd:s32 == -1 && fd:u64 == 0x5 && fd:u8 < 0x80 -> tracepoint:sched:sched_switch if prev_pid:u16 == 0x1");
 
 	assert_string_equal(p.timers[3].error,
 			    "t.conf:4:41: value 4294967296 does not fit field 'fd' of syscalls:sys_enter_close (unsigned int, 4 bytes: -2147483648 to 4294967295)");
@@ -504,7 +504,7 @@ static void uprobe_resolved(void **state)
 	assert_int_equal(p.att[1].mech, MECH_URETPROBE);
 	assert_int_equal(p.att[1].offset, off);
 	snprintf(want, sizeof(want),
-		 "uprobe:%s:plan_test_target if arg0:s32 == 0xffffffffffffffff",
+		 "uprobe:%s:plan_test_target if arg0:s32 == -1",
 		 self);
 	assert_string_equal(p.timers[0].where, want);
 
