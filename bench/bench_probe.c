@@ -13,6 +13,11 @@
  *   ucall-nop5  (x86-64) a call of bench_target_nop5(), which starts with a
  *               5-byte nop like a USDT probe site: the kernel (6.18+) turns
  *               its uprobe into a call, the cheapest uprobe there is
+ *   read        read(2) of 1 byte from $BENCH_READ_FILE (default
+ *               /proc/self/exe), rewinding at end of file: one vfs_read()
+ *               call per iteration (a read that returns 0 at the end is
+ *               one too), i.e. one fentry + one fexit, or one kprobe + one
+ *               kretprobe event
  *
  * MODE says what is attached while the loop runs, in this process:
  *   loop         nothing: the baseline, and what iprof runs
@@ -33,6 +38,13 @@
  *   steps-rawtp  steps-full's work on raw_syscalls:sys_enter / sys_exit
  *   steps-cached, steps-pair, steps-edge
  *                proposed changes (see bench/steps.bpf.c)
+ *   empty-fentry (read) the empty programs as fentry + fexit on vfs_read,
+ *                as iprof attaches fentry:vfs_read
+ *   empty-kprobe (read) the empty programs as kprobe + kretprobe (perf
+ *                event links) on vfs_read, as iprof attaches kprobe:vfs_read
+ * (The kernel-function programs of bench/empty.bpf.c load only in these two
+ * modes: other kernels refuse fentry or have no kprobes.  tests/vm/
+ * bench_kfunc.sh runs them in the VM.)
  *
  * Environment (steps-*): BENCH_RB_SIZE=BYTES sets the ring-buffer size
  * (default 16M, iprof's default; a power of 2, at least a page);
@@ -53,6 +65,7 @@
  * BPF error, 2 on a usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,7 +135,15 @@ TARGET_ATTR int bench_target(int x)
 }
 #endif
 
-enum kind { K_LOOP, K_EMPTY, K_EMPTY_RAWTP, K_STEPS, K_STEPS_RAWTP };
+enum kind {
+	K_LOOP,
+	K_EMPTY,
+	K_EMPTY_RAWTP,
+	K_STEPS,
+	K_STEPS_RAWTP,
+	K_EMPTY_FENTRY,
+	K_EMPTY_KPROBE
+};
 
 static const struct mode {
 	const char *name;
@@ -145,9 +166,11 @@ static const struct mode {
 	{"steps-rawtp", K_STEPS_RAWTP, NULL, 0},
 	{"steps-cached", K_STEPS, "s_cached", 0},
 	{"steps-pair", K_STEPS, "s_pair", 0},
+	{"empty-fentry", K_EMPTY_FENTRY, NULL, 0},
+	{"empty-kprobe", K_EMPTY_KPROBE, NULL, 0},
 };
 
-enum workload { W_GETPPID, W_UCALL, W_UCALL_NOP5 };
+enum workload { W_GETPPID, W_UCALL, W_UCALL_NOP5, W_READ };
 
 static uint64_t now_ns(void)
 {
@@ -179,6 +202,27 @@ static uint64_t run_ucall(long n, int (*fn)(int))
 	return now_ns() - t0;
 }
 
+/* read workload: one read(2), one vfs_read(), per iteration */
+static int read_fd = -1;
+static char read_buf[1];
+
+static uint64_t run_read(long n)
+{
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < n; i++) {
+		ssize_t r = read(read_fd, read_buf, 1);
+
+		if (r <= 0 && (r < 0 || lseek(read_fd, 0, SEEK_SET) < 0)) {
+			fprintf(stderr, "bench_probe: read: %s\n",
+				strerror(errno));
+			exit(1);
+		}
+	}
+	return now_ns() - t0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -202,7 +246,7 @@ static int usage(void)
 			"  MODE:");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		fprintf(stderr, " %s", modes[i].name);
-	fprintf(stderr, "\n  WORKLOAD: getppid ucall ucall-nop5\n");
+	fprintf(stderr, "\n  WORKLOAD: getppid ucall ucall-nop5 read\n");
 	return 2;
 }
 
@@ -287,6 +331,28 @@ static int attach_uprobe_pair(struct attached *at, struct bpf_program *entry,
 	uo.retprobe = true;
 	return link_ok(at, 1, ret,
 		       bpf_program__attach_uprobe_opts(ret, -1, exe, 0, &uo));
+}
+
+/* fentry + fexit, or kprobe + kretprobe, on vfs_read */
+static int attach_kfunc_pair(struct attached *at, struct bpf_program *entry,
+			     struct bpf_program *ret, int kprobe)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko);
+	int err;
+
+	if (!kprobe) {
+		err = link_ok(at, 0, entry, bpf_program__attach(entry));
+		if (err)
+			return err;
+		return link_ok(at, 1, ret, bpf_program__attach(ret));
+	}
+	err = link_ok(at, 0, entry,
+		      bpf_program__attach_kprobe_opts(entry, "vfs_read", &ko));
+	if (err)
+		return err;
+	ko.retprobe = true;
+	return link_ok(at, 1, ret,
+		       bpf_program__attach_kprobe_opts(ret, "vfs_read", &ko));
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -422,6 +488,7 @@ static int setup(struct attached *at, const struct mode *m, enum workload w)
 {
 	const char *func =
 		w == W_UCALL_NOP5 ? "bench_target_nop5" : "bench_target";
+	int err;
 
 	switch (m->kind) {
 	case K_LOOP:
@@ -432,9 +499,27 @@ static int setup(struct attached *at, const struct mode *m, enum workload w)
 	default:
 		break;
 	}
-	at->empty = empty_bpf__open_and_load();
+	at->empty = empty_bpf__open();
 	if (!at->empty)
 		return -errno;
+	/* the kernel-function programs only in their own modes */
+	bpf_program__set_autoload(at->empty->progs.fentry_empty,
+				  m->kind == K_EMPTY_FENTRY);
+	bpf_program__set_autoload(at->empty->progs.fexit_empty,
+				  m->kind == K_EMPTY_FENTRY);
+	bpf_program__set_autoload(at->empty->progs.kprobe_empty,
+				  m->kind == K_EMPTY_KPROBE);
+	bpf_program__set_autoload(at->empty->progs.kretprobe_empty,
+				  m->kind == K_EMPTY_KPROBE);
+	err = empty_bpf__load(at->empty);
+	if (err)
+		return err;
+	if (m->kind == K_EMPTY_FENTRY)
+		return attach_kfunc_pair(at, at->empty->progs.fentry_empty,
+					 at->empty->progs.fexit_empty, 0);
+	if (m->kind == K_EMPTY_KPROBE)
+		return attach_kfunc_pair(at, at->empty->progs.kprobe_empty,
+					 at->empty->progs.kretprobe_empty, 1);
 	if (m->kind == K_EMPTY_RAWTP)
 		return attach_raw_pair(at, at->empty->progs.rawtp_empty,
 				       at->empty->progs.rawtp_empty);
@@ -473,11 +558,16 @@ static double prog_ns(struct attached *at)
 
 static uint64_t drops(struct attached *at)
 {
-	int ncpu = libbpf_num_possible_cpus(), i;
 	__u32 key = 0; /* steps.bpf.c CNT_RB_DROP */
 	uint64_t sum = 0, *v;
+	int ncpu, i;
 
-	if (!at->steps || ncpu <= 0)
+	/* not for the other modes: reading /sys would add a vfs_read() to
+	 * the read workload's */
+	if (!at->steps)
+		return 0;
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
 		return 0;
 	v = calloc((size_t)ncpu, sizeof(*v));
 	if (!v)
@@ -517,7 +607,7 @@ int main(int argc, char **argv)
 	char pbuf[32];
 	size_t i;
 	char *end;
-	int err;
+	int err, steps;
 
 	if (argc < 4 || argc > 5)
 		return usage();
@@ -532,6 +622,8 @@ int main(int argc, char **argv)
 		w = W_UCALL;
 	else if (!strcmp(argv[2], "ucall-nop5"))
 		w = W_UCALL_NOP5;
+	else if (!strcmp(argv[2], "read"))
+		w = W_READ;
 	else
 		return usage();
 #ifdef __x86_64__
@@ -543,7 +635,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 #endif
-	if (w != W_GETPPID && m->kind != K_LOOP && m->kind != K_EMPTY) {
+	if (m->kind == K_EMPTY_FENTRY || m->kind == K_EMPTY_KPROBE ||
+	    w == W_READ) {
+		if (w != W_READ || (m->kind != K_LOOP &&
+				    m->kind != K_EMPTY_FENTRY &&
+				    m->kind != K_EMPTY_KPROBE)) {
+			fprintf(stderr, "bench_probe: %s %s: read goes with "
+					"loop, empty-fentry, empty-kprobe\n",
+				m->name, argv[2]);
+			return 2;
+		}
+	} else if (w != W_GETPPID && m->kind != K_LOOP && m->kind != K_EMPTY) {
 		fprintf(stderr, "bench_probe: %s: getppid only\n", m->name);
 		return 2;
 	}
@@ -557,6 +659,18 @@ int main(int argc, char **argv)
 			return usage();
 	}
 
+	if (w == W_READ) {
+		const char *f = getenv("BENCH_READ_FILE");
+
+		if (!f || !*f)
+			f = "/proc/self/exe";
+		read_fd = open(f, O_RDONLY);
+		if (read_fd < 0) {
+			fprintf(stderr, "bench_probe: %s: %s\n", f,
+				strerror(errno));
+			return 1;
+		}
+	}
 	if (getenv("BENCH_STALL_MS"))
 		stall_ms = strtol(getenv("BENCH_STALL_MS"), NULL, 10);
 	memset(&at, 0, sizeof(at));
@@ -569,10 +683,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	iwi = irq_work_count();
+	/* /proc/interrupts is read only where iwi is printed: the read
+	 * workload's vfs_read() calls must be the loop's alone */
+	steps = m->kind == K_STEPS || m->kind == K_STEPS_RAWTP;
+	iwi = steps ? irq_work_count() : 0;
 	for (r = 0; r < reps; r++)
-		t[r] = w == W_GETPPID ? run_getppid(n) : run_ucall(n, fn);
-	iwi = irq_work_count() - iwi;
+		t[r] = w == W_GETPPID ? run_getppid(n)
+		       : w == W_READ  ? run_read(n)
+				      : run_ucall(n, fn);
+	iwi = steps ? irq_work_count() - iwi : 0;
 
 	pns = prog_ns(&at);
 	nd = drops(&at);
@@ -589,7 +708,7 @@ int main(int argc, char **argv)
 	       "median=%.2f prog_ns=%s",
 	       m->name, argv[2], n, reps, n * reps, (double)best / (double)n,
 	       (double)med / (double)n, pbuf);
-	if (m->kind == K_STEPS || m->kind == K_STEPS_RAWTP)
+	if (steps)
 		printf(" records=%llu drops=%llu iwi=%llu",
 		       (unsigned long long)at.records, (unsigned long long)nd,
 		       (unsigned long long)iwi);

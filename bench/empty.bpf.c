@@ -38,3 +38,33 @@ int uretprobe_empty(void *ctx)
 {
 	return 0;
 }
+
+/*
+ * vfs_read() (bench_probe's `read` workload), as iprof attaches
+ * fentry:vfs_read and kprobe:vfs_read.  Not loaded by the other modes
+ * (bench_probe sets their autoload off): fentry needs kernel BTF and a
+ * kernel that allows it, kprobes CONFIG_KPROBES; see tests/vm/bench_kfunc.sh.
+ */
+SEC("fentry/vfs_read")
+int fentry_empty(void *ctx)
+{
+	return 0;
+}
+
+SEC("fexit/vfs_read")
+int fexit_empty(void *ctx)
+{
+	return 0;
+}
+
+SEC("kprobe/vfs_read")
+int kprobe_empty(void *ctx)
+{
+	return 0;
+}
+
+SEC("kretprobe/vfs_read")
+int kretprobe_empty(void *ctx)
+{
+	return 0;
+}
