@@ -17,6 +17,7 @@
 #include <time.h>
 #include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -889,6 +890,27 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	return ret;
 }
 
+/*
+ * Every fentry/fexit function costs a BPF object of its own (programs,
+ * links, a map for its constants): hundreds of functions need more than
+ * the usual 1024 file descriptors.  Raise the limit as far as allowed.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return;
+	r.rlim_cur = r.rlim_max;
+	if (r.rlim_max < 1048576) {
+		struct rlimit want = { 1048576, 1048576 };
+
+		if (!setrlimit(RLIMIT_NOFILE, &want)) /* root may raise it */
+			return;
+	}
+	setrlimit(RLIMIT_NOFILE, &r);
+}
+
 /* Print how the command ended (stderr, unless -q). */
 static void command_status(int status)
 {
@@ -997,6 +1019,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	raise_fd_limit();
 	lo.rb_bytes = o.rb_bytes;
 	lo.filter = o.cmd || o.npids;
 	lo.verbose = o.verbose;
