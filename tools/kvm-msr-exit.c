@@ -42,6 +42,8 @@
 
 #include <linux/kvm.h>
 
+#include "opt.h"
+
 #define EXIT_USAGE 2
 #define EXIT_SKIP 77
 
@@ -113,27 +115,6 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"Exit status: 0 ok, 1 failure, 2 usage, 77 no KVM.\n",
 		prog, DONE_PORT, DEFAULT_VCPUS, DEFAULT_ITERATIONS);
-}
-
-static int parse_uint(const char *name, const char *s, unsigned long min,
-		      unsigned long max, unsigned long *out)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		goto bad;
-	v = strtoul(s, &end, 0);
-	if (errno || *end != '\0' || v < min || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	fprintf(stderr,
-		"error: --%s: expected an integer in [%lu, %lu], got '%s'\n",
-		name, min, max, s);
-	return -1;
 }
 
 static void vcpu_fail(struct vcpu *v, const char *fmt, ...)

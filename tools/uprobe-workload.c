@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opt.h"
+
 #define EXIT_USAGE 2
 #define NSEC_PER_SEC 1000000000ull
 #define NSEC_PER_USEC 1000ull
@@ -247,27 +249,6 @@ static void usage(FILE *f, const char *prog)
 		"                 --long-spin-us L instead of S\n"
 		"  --help         show this help\n",
 		prog);
-}
-
-static int parse_uint(const char *name, const char *s, unsigned long min,
-		      unsigned long max, unsigned long *out)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		goto bad;
-	v = strtoul(s, &end, 0);
-	if (errno || *end != '\0' || v < min || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	fprintf(stderr,
-		"error: --%s: expected an integer in [%lu, %lu], got '%s'\n",
-		name, min, max, s);
-	return -1;
 }
 
 static int cmp_u64(const void *a, const void *b)
