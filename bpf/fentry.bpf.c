@@ -36,7 +36,7 @@ int fe_entry(unsigned long long *ctx)
 	}
 	if (!is_target(pid_tgid >> 32))
 		return 0;
-	act(a, pid_tgid, cur_ctx());
+	act(a, pid_tgid, cur_ctx(), 0);
 	return 0;
 }
 
@@ -48,6 +48,6 @@ int fe_exit(unsigned long long *ctx)
 
 	a = bpf_map_lookup_elem(&actions, &key);
 	if (a)
-		act(a, bpf_get_current_pid_tgid(), cur_ctx());
+		act(a, bpf_get_current_pid_tgid(), cur_ctx(), 0);
 	return 0;
 }

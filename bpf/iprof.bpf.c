@@ -8,18 +8,18 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* A uprobe fires in its thread (user mode); a kprobe may interrupt it. */
-static __always_inline __u32 regs_ctx(struct pt_regs *regs)
+/* Did the probe of @regs fire in user mode (a uprobe)? */
+static __always_inline int regs_user(struct pt_regs *regs)
 {
 #if defined(__TARGET_ARCH_x86)
 	__u64 cs = 0;
 
 	bpf_probe_read_kernel(&cs, sizeof(cs),
 			      (char *)regs + __builtin_offsetof(struct pt_regs, cs));
-	if (cs & 3)
-		return IPROF_CTX_TASK;
+	return cs & 3;
+#else
+	return 0;
 #endif
-	return cur_ctx();
 }
 
 /* A condition's left operand: a tracepoint field or a function argument. */
@@ -37,7 +37,7 @@ static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
  * reject most hits of a filtered timer.  A stop needs no target check: it
  * only closes a frame that a traced start opened.
  */
-static __always_inline int run_chain(void *ctx, __u32 cx)
+static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
@@ -60,7 +60,7 @@ static __always_inline int run_chain(void *ctx, __u32 cx)
 		}
 		if (ok && (a->role != IPROF_ROLE_START ||
 			   is_target(pid_tgid >> 32)))
-			act(a, pid_tgid, cx);
+			act(a, pid_tgid, cx, sp);
 		key = a->next;
 		if (key == IPROF_NO_NEXT)
 			break;
@@ -73,21 +73,28 @@ static __always_inline int run_chain(void *ctx, __u32 cx)
 SEC("tracepoint")
 int tp_hit(void *ctx)
 {
-	return run_chain(ctx, cur_ctx());
+	return run_chain(ctx, cur_ctx(), 0);
 }
 
-/* Function entry and return through pt_regs: uprobes and kprobes. */
+/*
+ * Function entry and return through pt_regs: uprobes and kprobes.  A uprobe
+ * fires in its thread (user mode); a kprobe may interrupt it.  A kprobe
+ * entry passes its stack pointer (pointing at the return address) to find
+ * frames whose kretprobe missed (drop_returned()).
+ */
 SEC("kprobe")
 int fn_entry(struct pt_regs *ctx)
 {
-	return run_chain(ctx, regs_ctx(ctx));
+	if (regs_user(ctx))
+		return run_chain(ctx, IPROF_CTX_TASK, 0);
+	return run_chain(ctx, cur_ctx(), PT_REGS_SP(ctx));
 }
 
 SEC("kretprobe")
 int fn_return(struct pt_regs *ctx)
 {
 	/* a return's actions have no conditions: ncond is 0 */
-	return run_chain(ctx, regs_ctx(ctx));
+	return run_chain(ctx, regs_user(ctx) ? IPROF_CTX_TASK : cur_ctx(), 0);
 }
 
 /* Follow children of traced processes: a new process of a target tgid is a
@@ -231,6 +238,21 @@ int BPF_PROG(on_exec)
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
 	if (st && st->seen)
 		emit_comm(st, bpf_get_current_pid_tgid());
+	return 0;
+}
+
+/*
+ * Count the syscalls of threads that have timer state, for
+ * frame_returned(): loaded only when the plan has kprobe timers.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter)
+{
+	struct task_state *st;
+
+	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
+	if (st)
+		st->kentry++;
 	return 0;
 }
 

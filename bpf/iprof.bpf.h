@@ -22,14 +22,23 @@
 const volatile int filter_tgid = 0; /* only tgids in `targets` are traced */
 const volatile __u32 self_tgid = 0; /* iprof itself: never traced */
 const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
+/* address of the kretprobe return trampoline (kallsyms), 0 if unknown */
+const volatile __u64 rethook_tramp = 0;
 
 struct task_state {
 	__u32 depth; /* open timers tracked in timers[] */
 	__u32 over; /* starts refused beyond IPROF_MAX_DEPTH, still open */
 	__u8 lost; /* a record of this thread was lost: resync next */
 	__u8 seen; /* this thread emitted a record: report its exit */
-	__u8 pad[6];
+	__u8 pad[2];
+	/* syscalls entered (on_sys_enter, loaded with kprobe timers only):
+	 * a kernel function entered before the thread's latest syscall has
+	 * returned, its kernel stack unwound on the way back to user mode */
+	__u32 kentry;
 	__u32 timers[IPROF_MAX_DEPTH];
+	/* kernel stack pointer at the entry of each kprobe frame, else 0 */
+	__u64 sp[IPROF_MAX_DEPTH];
+	__u32 kseq[IPROF_MAX_DEPTH]; /* kentry at each kprobe frame's entry */
 };
 
 struct {
@@ -237,7 +246,7 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 	r->type = type;
 	r->flags = st->lost ? IPROF_F_RESYNC : 0;
 	if (aux && (type == IPROF_REC_START || type == IPROF_REC_STOP ||
-		    type == IPROF_REC_UNWIND))
+		    type == IPROF_REC_UNWIND || type == IPROF_REC_RETURNED))
 		r->flags |= IPROF_F_CTX; /* aux: the interrupt context */
 	r->size = sizeof(*r);
 	r->timer = timer;
@@ -341,8 +350,87 @@ static __always_inline struct task_state *state_get(__u32 ctx, int create)
 	return bpf_map_lookup_elem(&cstate, &ctx);
 }
 
+/*
+ * Kernel stacks are THREAD_SIZE bytes and aligned to it (16 KiB on x86-64
+ * without KASAN: arch/x86/include/asm/page_64_types.h; vmap stacks are
+ * allocated THREAD_ALIGN-aligned in kernel/fork.c), so two stack pointers
+ * are on the same stack if they share this block.  With bigger stacks
+ * (KASAN) some pairs fail the test: a missed return is then not detected,
+ * never invented.
+ */
+#define IPROF_KSTACK_SHIFT 14
+
+/*
+ * Has frame @i (a kprobe frame: sp[i] != 0) returned, seen from a kprobe
+ * start at kernel stack pointer @sp in context @ctx?
+ *  - Entered in an earlier syscall of the thread (kseq): yes, a thread's
+ *    kernel stack is empty when it returns to user mode.  Syscalls start
+ *    their stack at a random offset (CONFIG_RANDOMIZE_KSTACK_OFFSET), so
+ *    stack pointers of two syscalls cannot be compared.
+ *  - Otherwise (the same syscall, an exception, a kernel thread, an
+ *    interrupt) the stack grows down: a call made inside the frame has a
+ *    lower sp, so a start above it (@sp > sp[i]) comes after its return.
+ *    A start at the same sp is a new call from the same caller, unless the
+ *    frame tail-called this function (jmp): then the return address slot
+ *    at @sp holds the kretprobe trampoline that the frame's own kretprobe
+ *    put there (arch_rethook_prepare()).  The new call's own kretprobe has
+ *    not replaced it yet: the loader attaches each kretprobe before its
+ *    kprobe, and kprobes on one address run newest first.  Trampoline
+ *    unknown: an equal sp counts as a tail call (nothing closed).
+ */
+static __always_inline int frame_returned(const struct task_state *st,
+					  __u32 i, __u64 sp, __u32 ctx)
+{
+	__u64 fsp = st->sp[i & (IPROF_MAX_DEPTH - 1)], slot = 0;
+
+	if (!fsp)
+		return 0;
+	if (ctx == IPROF_CTX_TASK &&
+	    st->kseq[i & (IPROF_MAX_DEPTH - 1)] != st->kentry)
+		return 1;
+	if (fsp > sp || fsp >> IPROF_KSTACK_SHIFT != sp >> IPROF_KSTACK_SHIFT)
+		return 0;
+	if (fsp < sp)
+		return 1;
+	if (!rethook_tramp)
+		return 0;
+	bpf_probe_read_kernel(&slot, sizeof(slot), (void *)sp);
+	return slot != rethook_tramp;
+}
+
+/*
+ * Before a kprobe start at kernel stack pointer @sp: close the top frames
+ * that returned without their return probe firing (a kretprobe has
+ * maxactive instances; a call made while all are in use gets no return
+ * probe), so that the new call does not nest under calls that are over.
+ * At most 4 per start; each is sent as IPROF_REC_RETURNED.  Returns the
+ * new depth.
+ */
+static __always_inline __u32 drop_returned(struct task_state *st, __u32 d,
+					   __u64 sp, __u64 pid_tgid, __u32 ctx)
+{
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		if (!d)
+			break;
+		if (!frame_returned(st, d - 1, sp, ctx))
+			break;
+		emit_aux(st, IPROF_REC_RETURNED,
+			 st->timers[(d - 1) & (IPROF_MAX_DEPTH - 1)], d,
+			 ctx ? 0 : pid_tgid, ctx);
+		d--;
+	}
+	st->depth = d;
+	return d;
+}
+
+/*
+ * Open @a's timer on the thread (or interrupt context @ctx).  @sp: the
+ * kernel stack pointer at a kprobe's function entry, else 0.
+ */
 static __always_inline void timer_start(const struct iprof_action *a,
-					__u64 pid_tgid, __u32 ctx)
+					__u64 pid_tgid, __u32 ctx, __u64 sp)
 {
 	struct task_state *st;
 	__u32 d, i;
@@ -353,6 +441,8 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		return;
 	}
 	d = st->depth;
+	if (sp && d && !st->over)
+		d = drop_returned(st, d, sp, pid_tgid, ctx);
 	if (a->flags & IPROF_A_NO_REENTER) {
 		for (i = 0; i < IPROF_MAX_DEPTH; i++) {
 			if (i >= d)
@@ -372,6 +462,8 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	 * it, and the 6.1 verifier then rejects the store */
 	barrier_var(d);
 	st->timers[d & (IPROF_MAX_DEPTH - 1)] = a->timer;
+	st->sp[d & (IPROF_MAX_DEPTH - 1)] = sp;
+	st->kseq[d & (IPROF_MAX_DEPTH - 1)] = st->kentry;
 	st->depth = d + 1;
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);
 }
@@ -425,13 +517,14 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid, ctx);
 }
 
+/* Run action @a; @sp as for timer_start(). */
 static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
-				__u32 ctx)
+				__u32 ctx, __u64 sp)
 {
 	if (!tracing_on())
 		return;
 	if (a->role == IPROF_ROLE_START)
-		timer_start(a, pid_tgid, ctx);
+		timer_start(a, pid_tgid, ctx, sp);
 	else if (a->role == IPROF_ROLE_STOP)
 		timer_stop(a, pid_tgid, ctx);
 }

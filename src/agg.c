@@ -527,6 +527,32 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	return err;
 }
 
+/*
+ * do_returned() - the thread's top frame returned without its return probe
+ * (BPF saw the stack back above it): close it untimed.  Anything but the
+ * top frame of that timer means the thread's stack is out of sync.
+ */
+static int do_returned(struct agg *a, struct athread *t,
+		       const struct iprof_rec *r)
+{
+	uint32_t i = r->depth - 1u;
+
+	if (t->waiting) {
+		a->stats.skipped++;
+		return 0;
+	}
+	if (i + 1 != t->len || t->stack[i].node->timer != r->timer) {
+		a->stats.mismatches++;
+		a->stats.skipped++;
+		lose_sync(a, t);
+		return 0;
+	}
+	t->stack[i].node->missed_returns++;
+	a->stats.missed_returns++;
+	t->len = i;
+	return 0;
+}
+
 static int do_exit(struct agg *a, const struct iprof_rec *r)
 {
 	struct athread *t = thread_get(a, r->tid, 0);
@@ -801,6 +827,7 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	switch (r.type) {
 	case IPROF_REC_START:
 	case IPROF_REC_STOP:
+	case IPROF_REC_RETURNED:
 		if (r.timer >= a->ntimers || r.depth == 0)
 			goto bad;
 		break;
@@ -850,6 +877,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		a->stats.starts++;
 		return do_start(a, t, &r);
 	}
+	if (r.type == IPROF_REC_RETURNED)
+		return do_returned(a, t, &r);
 	a->stats.stops++;
 	return do_stop(a, t, &r);
 

@@ -233,3 +233,27 @@ int ksym_noreturn(const char *name)
 			return 1;
 	return 0;
 }
+
+unsigned long long ksym_addr(const char *kallsyms, const char *const *names)
+{
+	unsigned long long addr, best = 0;
+	char line[512], type, name[256];
+	size_t n, bestn = (size_t)-1;
+	FILE *f = fopen(kallsyms, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && bestn) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		for (n = 0; names[n] && n < bestn; n++) {
+			if (strcmp(name, names[n]))
+				continue;
+			best = addr;
+			bestn = n;
+			break;
+		}
+	}
+	fclose(f);
+	return best;
+}

@@ -9,14 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "iprof/ksym.h"
 #include "iprof/util.h"
 #include "loader.h"
+#include "tracefs.h"
 #include "iprof.skel.h"
 #include "fentry.skel.h"
 
@@ -31,6 +36,9 @@ struct timer_links {
 	size_t n;
 	struct fentry **clones; /* fentry objects loaded for this timer */
 	size_t nclones;
+	/* tracefs kprobe events of this timer (entry, return), removed after
+	 * their links; "" when unused */
+	char kev[2][TRACEFS_EVENT_NAME];
 };
 
 struct loader {
@@ -40,6 +48,7 @@ struct loader {
 	struct timer_links *links; /* one per timer: function timers */
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
+	struct bpf_link *sysenter_link; /* with kprobe timers only */
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
 	struct loader_opts opts;
@@ -137,6 +146,18 @@ static void irq_flags_clear(struct loader *l)
 }
 
 /* Attach the loaded interrupt-edge programs: entries or exits. */
+/* Can @p have kprobe timers (kprobe:, or func: falling back to kprobes)? */
+static int plan_has_kprobes(const struct plan *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		if (p->timers[i].kind == PROBE_KPROBE ||
+		    p->timers[i].kind == PROBE_FUNC)
+			return 1;
+	return 0;
+}
+
 static int attach_irq_edges(struct loader *l, int entries)
 {
 	struct bpf_program *p;
@@ -185,6 +206,20 @@ int loader_open(struct loader **out, struct plan *plan,
 	l->skel->rodata->filter_tgid = !!o->filter;
 	l->skel->rodata->self_tgid = (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
+	if (plan_has_kprobes(plan)) {
+		/* the kretprobe return trampoline: 6.0+ (rethook), 5.15+,
+		 * older kernels */
+		static const char *const tramp[] = {
+			"arch_rethook_trampoline", "__kretprobe_trampoline",
+			"kretprobe_trampoline", NULL
+		};
+
+		l->skel->rodata->rethook_tramp =
+			ksym_addr("/proc/kallsyms", tramp);
+		tracefs_kprobe_gc();
+	} else {
+		bpf_program__set_autoload(l->skel->progs.on_sys_enter, false);
+	}
 	bpf_map__set_max_entries(l->skel->maps.rb, (__u32)l->opts.rb_bytes);
 	bpf_map__set_max_entries(l->skel->maps.actions,
 				 plan->nactions ? plan->nactions : 1);
@@ -261,6 +296,12 @@ static void drop_links(struct timer_links *tl)
 	free(tl->clones);
 	tl->clones = NULL;
 	tl->nclones = 0;
+	/* after the links: an event in use cannot be removed */
+	for (i = 0; i < 2; i++) {
+		if (tl->kev[i][0])
+			tracefs_kprobe_del(tl->kev[i]);
+		tl->kev[i][0] = '\0';
+	}
 }
 
 /* Why the last libbpf call failed, as one line. */
@@ -396,36 +437,111 @@ fail:
 	return err;
 }
 
+/*
+ * One kprobe (@ret 0) or kretprobe on @func as a tracefs event of our own
+ * (tracefs_kprobe_add(): it takes maxactive and counts misses), opened as
+ * a perf tracepoint event and given @prog with BPF cookie @cookie.  The
+ * event's name goes to @ev (removed by drop_links()).
+ */
+static struct bpf_link *attach_kprobe_event(struct loader *l,
+					    struct bpf_program *prog,
+					    const char *func, int ret,
+					    uint64_t cookie, char *ev,
+					    const char *suffix)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, po);
+	struct perf_event_attr attr;
+	struct bpf_link *ln;
+	int id, pfd, err;
+
+	tracefs_kprobe_name(ev, suffix);
+	id = tracefs_kprobe_add(ev, func, ret, l->opts.maxactive);
+	if (id < 0) {
+		ev[0] = '\0';
+		errno = -id;
+		return NULL;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.size = sizeof(attr);
+	attr.config = (uint64_t)id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	pfd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1,
+			   PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	po.bpf_cookie = cookie;
+	ln = bpf_program__attach_perf_event_opts(prog, pfd, &po);
+	if (!ln) {
+		err = errno;
+		close(pfd);
+		errno = err;
+	}
+	return ln;
+}
+
+/*
+ * kprobe/kretprobe on @func.  Through tracefs kprobe events where the
+ * kernel has them (maxactive, miss counts), else through libbpf and the
+ * kprobe PMU.
+ */
 static int attach_kprobe(struct loader *l, struct timer_links *tl,
-			 const char *func, uint32_t a_entry, uint32_t a_ret,
-			 char *why, size_t len)
+			 uint32_t id, const char *func, uint32_t a_entry,
+			 uint32_t a_ret, char *why, size_t len)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko);
+	char sfx[24];
 	struct bpf_link *ln;
-	int err;
+	int err, tfs;
 
 	if (!loader_kprobes()) {
 		snprintf(why, len,
 			 "the kernel has no kprobes (CONFIG_KPROBES off)");
 		return -EOPNOTSUPP;
 	}
+	tfs = tracefs_kprobe_ok();
 	last_msg[0] = '\0';
-	ko.bpf_cookie = a_entry;
-	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_entry, func, &ko);
-	if (!ln || keep_link(tl, ln))
-		goto fail;
-	if (a_ret == IPROF_NO_NEXT) /* never returns: entry only */
-		return 0;
-	ko.bpf_cookie = a_ret;
-	ko.retprobe = true;
-	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_return, func,
-					     &ko);
+	/*
+	 * The return probe first: kprobes on one address run newest first
+	 * (add_new_kprobe(), kernel/kprobes.c), so fn_entry then runs before
+	 * the kretprobe replaces the return address, as frame_returned() in
+	 * bpf/iprof.bpf.h expects.
+	 */
+	if (a_ret != IPROF_NO_NEXT) { /* else never returns: entry only */
+		if (tfs) {
+			snprintf(sfx, sizeof(sfx), "%ur", id);
+			ln = attach_kprobe_event(l, l->skel->progs.fn_return,
+						 func, 1, a_ret, tl->kev[1],
+						 sfx);
+		} else {
+			ko.bpf_cookie = a_ret;
+			ko.retprobe = true;
+			ln = bpf_program__attach_kprobe_opts(
+				l->skel->progs.fn_return, func, &ko);
+		}
+		if (!ln || keep_link(tl, ln))
+			goto fail;
+	}
+	if (tfs) {
+		snprintf(sfx, sizeof(sfx), "%ue", id);
+		ln = attach_kprobe_event(l, l->skel->progs.fn_entry, func, 0,
+					 a_entry, tl->kev[0], sfx);
+	} else {
+		ko.bpf_cookie = a_entry;
+		ko.retprobe = false;
+		ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_entry,
+						     func, &ko);
+	}
 	if (!ln || keep_link(tl, ln))
 		goto fail;
 	return 0;
 fail:
 	err = -errno;
-	reason(why, len, err);
+	if (err == -ENOENT && tfs)
+		snprintf(why, len, "no kernel function '%s' to kprobe", func);
+	else
+		reason(why, len, err);
 	return err;
 }
 
@@ -469,7 +585,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 			return err;
 		}
 	}
-	err = attach_kprobe(l, tl, func, ae, ar, kwhy, sizeof(kwhy));
+	err = attach_kprobe(l, tl, id, func, ae, ar, kwhy, sizeof(kwhy));
 	if (!err) {
 		t->mech = t->entry_only ? "kprobe (never returns)" :
 					  "kprobe/kretprobe";
@@ -641,6 +757,12 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	if (!l->fork_link || !l->exit_link || !l->switch_link ||
 	    !l->exec_link)
 		return -errno;
+	if (bpf_program__fd(l->skel->progs.on_sys_enter) >= 0) {
+		l->sysenter_link =
+			bpf_program__attach(l->skel->progs.on_sys_enter);
+		if (!l->sysenter_link)
+			return -errno;
+	}
 	err = attach_irq_edges(l, 0);
 	if (err)
 		return err;
@@ -719,6 +841,8 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->fork_link);
 	bpf_link__destroy(l->exit_link);
 	bpf_link__destroy(l->exec_link);
+	bpf_link__destroy(l->sysenter_link);
+	l->sysenter_link = NULL;
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
 	for (i = 0; i < (uint32_t)l->nirq; i++)
@@ -784,6 +908,20 @@ void loader_loss(struct loader *l, struct report_loss *loss)
 		for (j = 0; j < l->links[i].nclones; j++)
 			loss->recursion_misses +=
 				recursion_misses(l->links[i].clones[j]->obj);
+}
+
+uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer)
+{
+	unsigned long long hits, misses;
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (l->links[timer].kev[i][0] &&
+		    !tracefs_kprobe_profile(l->links[timer].kev[i], &hits,
+					    &misses))
+			n += misses;
+	return n;
 }
 
 uint64_t loader_orphans(struct loader *l, uint32_t timer)

@@ -24,6 +24,9 @@ struct loader_opts {
 	/* set (by a signal handler) to abandon loader_attach() early */
 	volatile sig_atomic_t *cancel;
 	int progress; /* print attach progress on stderr when it is slow */
+	/* kretprobe instances per function (calls open at once that get a
+	 * return probe), 1..4096; 0: the kernel's default */
+	unsigned int maxactive;
 };
 
 /* Called with each record's bytes; returns 0 to go on. */
@@ -82,6 +85,14 @@ int loader_targets_alive(struct loader *l);
 
 /* loader_loss() - the BPF-side loss counters summed over CPUs. */
 void loader_loss(struct loader *l, struct report_loss *loss);
+
+/*
+ * loader_kprobe_misses() - hits of @timer's kprobe and kretprobe that the
+ * kernel's kprobe code missed (kprobe_profile; see tracefs.h).  Read it
+ * before loader_detach(), which removes the events.  0 when unknown (not
+ * a kprobe timer, or kprobes through the PMU).
+ */
+uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer);
 
 /* loader_orphans() - orphan stops counted in BPF for @timer. */
 uint64_t loader_orphans(struct loader *l, uint32_t timer);

@@ -49,6 +49,7 @@ struct opts {
 	int npids;
 	uint64_t duration_ns;
 	uint64_t rb_bytes;
+	unsigned int maxactive; /* kretprobe instances per function */
 	enum fmt fmt;
 	const char *output;
 	/* report options (struct report); set: given on the command line */
@@ -123,6 +124,9 @@ static void usage(FILE *f)
 		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
 		"                        (same as 'iprof list')\n"
 		"      --rb-size SIZE    BPF ring buffer size (default 16M)\n"
+		"      --maxactive N     kretprobe instances per function: calls open at\n"
+		"                        once that get a return probe (default 256, max\n"
+		"                        4096); calls beyond it are counted as misses\n"
 		"  -v, --verbose         print libbpf's messages\n"
 		"  -q, --quiet           no progress messages on stderr\n"
 		"  -h, --help            this help\n"
@@ -157,6 +161,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_INTERVAL,
 		O_INTERVAL_MODE,
 		O_BY,
+		O_MAXACTIVE,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -168,6 +173,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "rb-size", required_argument, NULL, O_RB },
+		{ "maxactive", required_argument, NULL, O_MAXACTIVE },
 		{ "sort", required_argument, NULL, O_SORT },
 		{ "min-total", required_argument, NULL, O_MIN_TOTAL },
 		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
@@ -188,6 +194,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	o->rb_bytes = 16 << 20;
+	o->maxactive = 256;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -350,6 +357,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
 					optarg);
 				return -EINVAL;
 			}
+			break;
+		case O_MAXACTIVE:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || ul < 1 ||
+			    ul > 4096) {
+				fprintf(stderr,
+					"iprof: --maxactive '%s': expected a number from 1 to 4096\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->maxactive = (unsigned int)ul;
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -839,12 +858,17 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 		rt[i].error = plan->timers[i].error;
 		rt[i].orphans = l ? loader_orphans(l, i) : 0;
 		rt[i].mech = plan->timers[i].mech;
+		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
+		if (rt[i].mech && !strcmp(rt[i].mech, "kprobe/kretprobe"))
+			rt[i].maxactive = o->maxactive;
 	}
 	r.agg = agg;
 	r.timers = rt;
 	r.duration_ns = duration_ns;
 	if (l)
 		loader_loss(l, &r.loss);
+	for (i = 0; i < plan->ntimers; i++)
+		r.loss.kprobe_misses += rt[i].kprobe_misses;
 	r.command = o->cmd;
 	r.pids = o->pids;
 	r.npids = (size_t)o->npids;
@@ -1021,6 +1045,7 @@ int main(int argc, char **argv)
 
 	raise_fd_limit();
 	lo.rb_bytes = o.rb_bytes;
+	lo.maxactive = o.maxactive;
 	lo.filter = o.cmd || o.npids;
 	lo.verbose = o.verbose;
 	lo.cancel = &stop_requested;

@@ -217,6 +217,7 @@ static void add_probes(struct jb *b, json_object *root, const struct report *r,
 			add_null(b, p, "attached");
 		add_str(b, p, "error", t && !t->attached ? t->error : NULL);
 		add_u64(b, p, "orphan_stops", t ? t->orphans : 0);
+		add_u64(b, p, "kprobe_misses", t ? t->kprobe_misses : 0);
 		add_u64(b, p, "paths", paths[i]);
 		add_u64(b, p, "count", count[i]);
 	}
@@ -239,6 +240,8 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "depth_overflow", r->loss.depth_overflow);
 		add_u64(b, o, "task_storage_failures", r->loss.no_storage);
 		add_u64(b, o, "recursion_misses", r->loss.recursion_misses);
+		add_u64(b, o, "kprobe_misses", r->loss.kprobe_misses);
+		add_u64(b, o, "missed_returns", st->missed_returns);
 		add_u64(b, o, "resyncs", st->resyncs);
 		add_u64(b, o, "discarded_frames", st->discarded);
 		add_u64(b, o, "skipped_records", st->skipped);
@@ -309,6 +312,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64(b, o, "incomplete", n->incomplete);
 	add_u64(b, o, "incomplete_ns", n->incomplete_ns);
 	add_u64(b, o, "unwound", n->unwound);
+	add_u64(b, o, "missed_returns", n->missed_returns);
 	add_u64(b, o, "discarded", n->discarded);
 }
 

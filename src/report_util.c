@@ -422,6 +422,21 @@ int report_summary(FILE *f, const struct report *r, int seed)
 				report_timer_name(r, i, buf, sizeof(buf)),
 				t->orphans);
 		}
+		for (i = 0; i < ntimers; i++) {
+			const struct report_timer *t = &r->timers[i];
+
+			if (!t->kprobe_misses)
+				continue;
+			fprintf(f, "%skprobe misses: %s %" PRIu64, pfx,
+				report_timer_name(r, i, buf, sizeof(buf)),
+				t->kprobe_misses);
+			if (t->maxactive)
+				fprintf(f,
+					" (calls beyond %" PRIu32
+					" open at once get no kretprobe: raise --maxactive)",
+					t->maxactive);
+			fputc('\n', f);
+		}
 		free(hit);
 	}
 
@@ -430,10 +445,13 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			"# lost: records=%" PRIu64 " resyncs=%" PRIu64
 			" discarded_frames=%" PRIu64 " skipped=%" PRIu64
 			" unwound=%" PRIu64 " depth_overflow=%" PRIu64
-			" malformed=%" PRIu64 " missed=%" PRIu64 "\n",
+			" malformed=%" PRIu64 " missed=%" PRIu64
+			" returns_missed=%" PRIu64 " kprobe_missed=%" PRIu64
+			"\n",
 			r->loss.rb_drops, st->resyncs, st->discarded,
 			st->skipped, st->unwound, r->loss.depth_overflow,
-			st->malformed, r->loss.recursion_misses);
+			st->malformed, r->loss.recursion_misses,
+			st->missed_returns, r->loss.kprobe_misses);
 		if (r->loss.no_storage)
 			fprintf(f, "# no task storage: %" PRIu64 "\n",
 				r->loss.no_storage);
@@ -445,11 +463,14 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			" starts over max depth, %" PRIu64
 			" malformed records, %" PRIu64
 			" task storage failures, %" PRIu64
-			" probe hits missed (BPF recursion)\n",
+			" probe hits missed (BPF recursion), %" PRIu64
+			" returns missed (closed untimed), %" PRIu64
+			" kprobe misses (kernel)\n",
 			r->loss.rb_drops, st->resyncs, st->discarded,
 			st->skipped, st->unwound, r->loss.depth_overflow,
 			st->malformed, r->loss.no_storage,
-			r->loss.recursion_misses);
+			r->loss.recursion_misses, st->missed_returns,
+			r->loss.kprobe_misses);
 	}
 	return 0;
 }

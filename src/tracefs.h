@@ -10,4 +10,52 @@
  */
 const char *tracefs_dir(void);
 
+/*
+ * iprof's own kprobe events, made through <tracefs>/kprobe_events
+ * (Documentation/trace/kprobetrace.rst).  Unlike the kprobe PMU
+ * (perf_event_open type "kprobe"), such an event takes a kretprobe's
+ * maxactive and shows its hits and misses in kprobe_profile.  They live in
+ * group "iprof" and are named "iprof<PID>_<suffix>" (kprobe_profile shows
+ * event names without their group), so that tracefs_kprobe_gc() can remove
+ * those of an iprof that was killed before removing its own.
+ */
+
+/* Longest event name tracefs_kprobe_name() makes, NUL included. */
+#define TRACEFS_EVENT_NAME 48
+
+/* tracefs_kprobe_name() - "iprof<getpid()>_<@suffix>" into @buf; returns @buf. */
+char *tracefs_kprobe_name(char *buf, const char *suffix);
+
+/*
+ * tracefs_kprobe_ok() - 1 if kprobe events can be made here (tracefs
+ * mounted, kprobe_events writable), else 0.
+ */
+int tracefs_kprobe_ok(void);
+
+/*
+ * tracefs_kprobe_add() - create event iprof/@name on the entry of kernel
+ * function @func ("p:iprof/NAME FUNC") or, if @ret, on its return
+ * ("rMAXACTIVE:iprof/NAME FUNC"; @maxactive 0: the kernel's default, 1 to
+ * 4096).  Returns the event id (events/iprof/NAME/id, the perf
+ * PERF_TYPE_TRACEPOINT config) or -errno (-ENOENT: no such function).
+ */
+int tracefs_kprobe_add(const char *name, const char *func, int ret,
+		       unsigned int maxactive);
+
+/* tracefs_kprobe_del() - remove event iprof/@name.  Returns 0 or -errno
+ * (-EBUSY while a perf event still uses it). */
+int tracefs_kprobe_del(const char *name);
+
+/*
+ * tracefs_kprobe_profile() - @name's hits and misses from kprobe_profile
+ * (columns: event name, hits, misses; a kretprobe's misses count calls
+ * that found no free instance).  Returns 0 or -errno (-ENOENT: no such
+ * event).
+ */
+int tracefs_kprobe_profile(const char *name, unsigned long long *hits,
+			   unsigned long long *misses);
+
+/* tracefs_kprobe_gc() - remove iprof events of processes that are gone. */
+void tracefs_kprobe_gc(void);
+
 #endif

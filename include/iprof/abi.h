@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 5
+#define IPROF_ABI_VERSION 6
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -34,6 +34,11 @@ enum iprof_rec_type {
 			       * the interrupt context's) open frames as
 			       * unwound: the interrupt ended without their
 			       * stops */
+	IPROF_REC_RETURNED = 10, /* the top frame (depth, timer) returned
+				  * unseen: a kprobe start found the kernel
+				  * stack back at or above that frame's entry
+				  * (its kretprobe had no free instance);
+				  * closed as a missed return, never timed */
 };
 
 /*

@@ -79,6 +79,8 @@ struct agg_node {
 
 	/* Not part of the times above. */
 	uint64_t unwound; /* closed because an outer timer stopped first */
+	uint64_t missed_returns; /* closed by IPROF_REC_RETURNED: the call
+				  * returned without its return probe */
 	uint64_t discarded; /* dropped on resync after lost records */
 	uint64_t incomplete; /* open at the last agg__snapshot() */
 	uint64_t incomplete_ns; /* their elapsed time until that snapshot */
@@ -97,6 +99,7 @@ struct agg_stats {
 	uint64_t discarded; /* frames dropped by a resync or a depth mismatch */
 	uint64_t skipped; /* records ignored while a thread waited to resync */
 	uint64_t unwound; /* frames closed as unwound (sum over nodes) */
+	uint64_t missed_returns; /* frames closed by RETURNED (sum over nodes) */
 	uint64_t threads_live; /* threads with state now */
 	uint64_t threads_seen; /* threads that ever had state */
 	uint64_t nodes; /* tree nodes, root excluded */
@@ -138,7 +141,8 @@ void agg__free(struct agg *a);
  * SWITCH_OUT/SWITCH_IN mark the thread off/on CPU; every open frame is
  * charged the off-CPU time (runnable or blocked, per SWITCH_OUT's aux).
  * START pushes a frame; STOP closes the frame at depth-1 (frames above it
- * are closed as unwound, never timed); EXIT closes every open frame of the
+ * are closed as unwound, never timed); RETURNED closes the top frame (at
+ * depth-1, of its timer) as a missed return, never timed; EXIT closes every open frame of the
  * thread at the exit time (counted in exited) and frees the thread.  A
  * record with IPROF_F_RESYNC, or whose depth disagrees with the thread's
  * stack, discards that thread's frames; the thread's records are then

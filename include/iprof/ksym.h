@@ -71,4 +71,12 @@ const char *ksym_denied(const char *name);
  */
 int ksym_noreturn(const char *name);
 
+/*
+ * ksym_addr() - the address of the first of @names (NULL-terminated list,
+ * tried in order) that @kallsyms defines, or 0 when none is there or the
+ * file is unreadable (addresses read as 0 without CAP_SYSLOG:
+ * kptr_restrict, Documentation/admin-guide/sysctl/kernel.rst).
+ */
+unsigned long long ksym_addr(const char *kallsyms, const char *const *names);
+
 #endif /* IPROF_KSYM_H */

@@ -24,6 +24,12 @@ struct report_timer {
 	const char *mech; /* how it attached (or was last tried): "tracepoint",
 			   * "uprobe/uretprobe", "fentry/fexit",
 			   * "kprobe/kretprobe"; NULL if never tried */
+	/* probe hits the kernel's kprobe code missed for this timer: calls
+	 * whose kretprobe had no free instance (more than maxactive calls
+	 * open) and kprobe re-entries (tracefs kprobe_profile, third column:
+	 * Documentation/trace/kprobetrace.rst); 0 for other mechanisms */
+	uint64_t kprobe_misses;
+	uint32_t maxactive; /* kretprobe instances asked for, 0: not a kretprobe */
 };
 
 /* Loss counters read from BPF at the end (sums over CPUs). */
@@ -35,6 +41,7 @@ struct report_loss {
 	 * BPF program was running on that CPU (bpf_prog_info.recursion_misses
 	 * of every iprof program; an interrupt during a probe, mostly) */
 	uint64_t recursion_misses;
+	uint64_t kprobe_misses; /* sum of report_timer.kprobe_misses */
 };
 
 /* Size of a buffer that holds any name report_timer_name() makes up. */

@@ -877,6 +877,58 @@ static void test_unwind_ctx(void **state)
 	agg__free(a);
 }
 
+/*
+ * A kprobe call whose kretprobe missed: BPF closes its frame (RETURNED) at
+ * the next call; the frame is counted as a missed return and never timed,
+ * and the next call is a sibling, not a child.  A RETURNED that is not
+ * the thread's top frame of that timer desynchronises the thread.
+ */
+static void test_returned(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *n;
+
+	(void)state;
+	START(a, 7, A, 1, 100); /* return missed */
+	assert_int_equal(rec_push(a, IPROF_REC_RETURNED, 0, A, 7, 500, 1, 0, 0),
+			 0);
+	START(a, 7, A, 1, 500);
+	STOP(a, 7, A, 1, 530);
+	n = agg__root(a)->child;
+	assert_int_equal(n->timer, A);
+	assert_null(n->child); /* no A > A */
+	assert_int_equal(n->count, 1);
+	assert_int_equal(n->total_ns, 30);
+	assert_int_equal(n->missed_returns, 1);
+	assert_int_equal(n->unwound, 0);
+	assert_int_equal(st->missed_returns, 1);
+
+	/* inner B's return missed, seen at the next B under A */
+	START(a, 7, A, 1, 1000);
+	START(a, 7, B, 2, 1010);
+	assert_int_equal(rec_push(a, IPROF_REC_RETURNED, 0, B, 7, 1050, 2, 0, 0),
+			 0);
+	START(a, 7, B, 2, 1050);
+	STOP(a, 7, B, 2, 1060);
+	STOP(a, 7, A, 1, 1100);
+	assert_int_equal(n->count, 2);
+	assert_int_equal(n->child->count, 1);
+	assert_int_equal(n->child->total_ns, 10);
+	assert_int_equal(n->child->missed_returns, 1);
+	assert_int_equal(st->missed_returns, 2);
+	assert_int_equal(st->mismatches, 0);
+
+	/* not the top frame: out of sync, its frames discarded */
+	START(a, 7, A, 1, 2000);
+	START(a, 7, B, 2, 2010);
+	assert_int_equal(rec_push(a, IPROF_REC_RETURNED, 0, A, 7, 2020, 1, 0, 0),
+			 0);
+	assert_int_equal(st->mismatches, 1);
+	assert_int_equal(st->missed_returns, 2);
+	agg__free(a);
+}
+
 static void test_many_threads(void **state)
 {
 	struct agg *a = new_agg();
@@ -938,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_by),
 		cmocka_unit_test(test_unwind_ctx),
+		cmocka_unit_test(test_returned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

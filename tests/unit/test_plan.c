@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <cmocka.h>
 
+#include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/probe.h"
 
@@ -743,6 +744,22 @@ static void no_tracefs(void **state)
 	probe_list_free(&pl);
 }
 
+/* The kretprobe trampoline's address: the first name of the list found. */
+static void symbol_address(void **state)
+{
+	static const char *const tramp[] = { "arch_rethook_trampoline",
+					     "__kretprobe_trampoline", NULL };
+	static const char *const old[] = { "kretprobe_trampoline",
+					   "__kretprobe_trampoline", NULL };
+	static const char *const none[] = { "no_such_symbol", NULL };
+
+	(void)state;
+	assert_true(ksym_addr(kallsyms, tramp) == 0xffffffff81a00100ull);
+	assert_true(ksym_addr(kallsyms, old) == 0xffffffff81a00000ull);
+	assert_true(ksym_addr(kallsyms, none) == 0);
+	assert_true(ksym_addr("/nonexistent/kallsyms", tramp) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +776,7 @@ int main(void)
 		cmocka_unit_test(kernel_functions),
 		cmocka_unit_test(named_arguments),
 		cmocka_unit_test(no_tracefs),
+		cmocka_unit_test(symbol_address),
 	};
 	setup_paths();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,8 +30,9 @@ static const struct report_timer timers[NTIMERS] = {
 		   NULL, 0, "tracepoint"},
 	[REFUSED] = {"refused", "fentry", "kvm_foo", 0,
 		     "fentry refused by the kernel (EPERM)", 0, NULL},
-	[OPEN] = {"open", "uprobe", "/usr/bin/w:open", 1, NULL, 0,
-		  "uprobe/uretprobe"},
+	/* pretend its kretprobe ran out of instances twice */
+	[OPEN] = {"open", "kprobe", "open", 1, NULL, 0, "kprobe/kretprobe", 2,
+		  256},
 };
 
 static void push(struct agg *a, uint8_t type, uint8_t flags, uint32_t timer,
@@ -105,6 +106,7 @@ static void init_report(struct report *r, struct agg *a)
 	r->loss.rb_drops = 5;
 	r->loss.recursion_misses = 3;
 	r->loss.depth_overflow = 1;
+	r->loss.kprobe_misses = 2;
 	r->duration_ns = 20 * MS;
 }
 
@@ -133,7 +135,8 @@ static const char seed_expected[] =
 	"# not attached: refused: fentry refused by the kernel (EPERM)\n"
 	"# no hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"# orphan stops: inner 3\n"
-	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1 missed=3\n";
+	"# kprobe misses: open 2 (calls beyond 256 open at once get no kretprobe: raise --maxactive)\n"
+	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1 missed=3 returns_missed=0 kprobe_missed=2\n";
 /* clang-format on */
 
 static void test_seed(void **state)
@@ -174,7 +177,8 @@ static const char table_expected[] =
 	"not attached: refused: fentry refused by the kernel (EPERM)\n"
 	"attached, 0 hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"orphan stops: inner 3\n"
-	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 frames unwound, 1 starts over max depth, 1 malformed records, 0 task storage failures, 3 probe hits missed (BPF recursion)\n";
+	"kprobe misses: open 2 (calls beyond 256 open at once get no kretprobe: raise --maxactive)\n"
+	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 frames unwound, 1 starts over max depth, 1 malformed records, 0 task storage failures, 3 probe hits missed (BPF recursion), 0 returns missed (closed untimed), 2 kprobe misses (kernel)\n";
 /* clang-format on */
 
 static void test_table(void **state)
@@ -260,7 +264,8 @@ static void test_no_timers_and_empty(void **state)
 	out = run(report_seed, &r);
 	assert_string_equal(out, "# lost: records=0 resyncs=0 "
 				 "discarded_frames=0 skipped=0 unwound=0 "
-				 "depth_overflow=0 malformed=0 missed=0\n");
+				 "depth_overflow=0 malformed=0 missed=0 "
+				 "returns_missed=0 kprobe_missed=0\n");
 	free(out);
 	out = run(report_table, &r);
 	assert_string_equal(
@@ -270,7 +275,8 @@ static void test_no_timers_and_empty(void **state)
 		     "0 frames discarded, 0 records skipped, 0 frames "
 		     "unwound, 0 starts over max depth, 0 malformed "
 		     "records, 0 task storage failures, 0 probe hits "
-		     "missed (BPF recursion)\n");
+		     "missed (BPF recursion), 0 returns missed (closed "
+		     "untimed), 0 kprobe misses (kernel)\n");
 	free(out);
 
 	/* without timer names: "#ID", and no per-timer lines */
@@ -284,7 +290,8 @@ static void test_no_timers_and_empty(void **state)
 			    "thread_count = 1\n"
 			    "# lost: records=0 resyncs=0 discarded_frames=0 "
 			    "skipped=0 unwound=0 depth_overflow=0 "
-			    "malformed=0 missed=0\n"
+			    "malformed=0 missed=0 returns_missed=0 "
+			    "kprobe_missed=0\n"
 			    "# no task storage: 2\n");
 	free(out);
 	agg__free(a);
@@ -378,7 +385,7 @@ static void test_interrupt_root(void **state)
 		out,
 		"[hardirq/cpu1], thread_time = 0.00ms, wall_time = 0.00ms, max = 0.00, avg = 0.00, count = 0, thread_count = 0\n"
 		"  tmr, thread_time = 2.00ms, wall_time = 2.00ms, max = 2.00, avg = 2.00, count = 1, thread_count = 1\n"
-		"# lost: records=0 resyncs=0 discarded_frames=0 skipped=0 unwound=0 depth_overflow=0 malformed=0 missed=0\n");
+		"# lost: records=0 resyncs=0 discarded_frames=0 skipped=0 unwound=0 depth_overflow=0 malformed=0 missed=0 returns_missed=0 kprobe_missed=0\n");
 	free(out);
 	agg__free(a);
 }

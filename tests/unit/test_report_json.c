@@ -247,7 +247,7 @@ static void expect_node_keys(json_object *n)
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
 		    "threads", "exited", "oncpu_ns", "runq_ns", "blocked_ns",
 		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound",
-		    "discarded", "children", NULL);
+		    "missed_returns", "discarded", "children", NULL);
 }
 
 static void test_document(void **state)
@@ -297,7 +297,8 @@ static void test_document(void **state)
 	expect_len(v, NTIMERS);
 	p = idx(v, INNER);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
-		    "error", "orphan_stops", "paths", "count", NULL);
+		    "error", "orphan_stops", "kprobe_misses", "paths", "count",
+		    NULL);
 	expect_u64(p, "id", INNER);
 	expect_str(p, "name", "inner");
 	expect_str(p, "kind", "uprobe");
@@ -327,7 +328,8 @@ static void test_document(void **state)
 
 	v = get(o, "loss", json_type_object);
 	expect_keys(v, "ring_buffer_drops", "depth_overflow",
-		    "task_storage_failures", "recursion_misses", "resyncs",
+		    "task_storage_failures", "recursion_misses", "kprobe_misses",
+		    "missed_returns", "resyncs",
 		    "discarded_frames",
 		    "skipped_records", "unwound_frames", "malformed_records",
 		    "mismatches", "nomem", NULL);

@@ -133,8 +133,8 @@ fi
 say "building static iprof in $build"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
-cmake --build "$build" -j"$(nproc)" --target iprof uprobe-workload vm-read-workload bench_probe >/dev/null
-for b in iprof uprobe-workload vm-read-workload bench_probe; do
+cmake --build "$build" -j"$(nproc)" --target iprof uprobe-workload vm-read-workload vm-sleep-workload bench_probe >/dev/null
+for b in iprof uprobe-workload vm-read-workload vm-sleep-workload bench_probe; do
 	file -b "$build/$b" 2>/dev/null | grep -q 'statically linked' ||
 		ldd "$build/$b" 2>&1 | grep -q 'not a dynamic executable' ||
 		die "$build/$b is not statically linked"
@@ -177,7 +177,7 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,iprof/build,ipr
 cp /bin/busybox "$root/bin/busybox"
 cp /bin/bash-static "$root/bin/bash"
 install -m 755 "$vm/init" "$root/init"
-for b in iprof uprobe-workload vm-read-workload bench_probe; do
+for b in iprof uprobe-workload vm-read-workload vm-sleep-workload bench_probe; do
 	cp "$build/$b" "$root/iprof/build/$b"
 done
 # the static binaries' debug info is not needed to trace them: uprobes use

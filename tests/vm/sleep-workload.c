@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sleep-workload - many threads blocked in the same kernel function at
+ * once, with exact ground truth: provokes kretprobe misses (a kretprobe
+ * has maxactive instances; a call made while all are in use gets no
+ * return probe).
+ *
+ *   vm-sleep-workload THREADS CALLS SLEEP_US
+ *
+ * Phase 1: THREADS threads start together and each makes CALLS
+ * nanosleep(SLEEP_US) calls, all blocked at once.  Phase 2: once all are
+ * done, the threads take turns, each making one more nanosleep(SLEEP_US)
+ * alone, so that every thread's last call finds a free kretprobe
+ * instance.  Each nanosleep(2) is one hrtimer_nanosleep() call, from the
+ * same call site.  Threads stay alive until all are done (no frame is left
+ * open at a thread's exit).  Prints calls=THREADS*(CALLS+1) on stdout.
+ *
+ * Exit status: 0 success, 1 failure, 2 usage error.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../tools/opt.h"
+
+static unsigned long calls, sleep_us;
+static pthread_barrier_t start, phase2, done;
+static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+
+static void nap(void)
+{
+	struct timespec ts = { .tv_sec = (time_t)(sleep_us / 1000000),
+			       .tv_nsec = (long)(sleep_us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void *worker(void *arg)
+{
+	unsigned long i;
+
+	(void)arg;
+	pthread_barrier_wait(&start);
+	for (i = 0; i < calls; i++)
+		nap();
+	pthread_barrier_wait(&phase2);
+	pthread_mutex_lock(&turn);
+	nap();
+	pthread_mutex_unlock(&turn);
+	pthread_barrier_wait(&done);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long nthreads, i;
+	pthread_t *t;
+	int err;
+
+	if (argc != 4 || parse_uint("THREADS", argv[1], 1, 1024, &nthreads) ||
+	    parse_uint("CALLS", argv[2], 0, 1000000, &calls) ||
+	    parse_uint("SLEEP_US", argv[3], 1, 10000000, &sleep_us)) {
+		fprintf(stderr, "usage: %s THREADS CALLS SLEEP_US\n", argv[0]);
+		return 2;
+	}
+	t = calloc(nthreads, sizeof(*t));
+	if (!t ||
+	    pthread_barrier_init(&start, NULL, (unsigned)nthreads) ||
+	    pthread_barrier_init(&phase2, NULL, (unsigned)nthreads) ||
+	    pthread_barrier_init(&done, NULL, (unsigned)nthreads)) {
+		fprintf(stderr, "error: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < nthreads; i++) {
+		err = pthread_create(&t[i], NULL, worker, NULL);
+		if (err) {
+			fprintf(stderr, "error: pthread_create: %s\n",
+				strerror(err));
+			return 1;
+		}
+	}
+	for (i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	printf("calls=%lu\n", nthreads * (calls + 1));
+	return 0;
+}
