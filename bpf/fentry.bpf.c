@@ -2,26 +2,32 @@
 /*
  * fentry/fexit programs for kernel function timers.  A tracing program's
  * target is fixed at load time, so the loader opens one copy of this object
- * per function (the clone technique), points it at the function with
- * bpf_program__set_attach_target(), shares the maps of iprof.bpf.c with
- * bpf_map__reuse_fd(), and sets the two actions below in .rodata.
+ * per IPROF_FE_SLOTS functions (the clone technique, batched: one libbpf
+ * object and one parse of the kernel's BTF serve them all), points slot
+ * K's two programs at function K with bpf_program__set_attach_target(),
+ * turns unused slots off, shares the maps of iprof.bpf.c with
+ * bpf_map__reuse_fd(), and sets each slot's actions in .rodata.
  */
 #include "iprof.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 entry_action = 0;
-const volatile __u32 return_action = 0;
+/* Functions per object; src/loader.c names the programs fe_entry_K and
+ * fe_exit_K, K < IPROF_FE_SLOTS. */
+#define IPROF_FE_SLOTS 16
 
-SEC("fentry")
-int fe_entry(unsigned long long *ctx)
+const volatile __u32 entry_action[IPROF_FE_SLOTS] = {};
+const volatile __u32 return_action[IPROF_FE_SLOTS] = {};
+
+static __always_inline int fe_entry_run(unsigned long long *ctx, __u32 key)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 key = entry_action;
 	const struct iprof_action *a;
+	__u32 cx = cur_ctx();
 	__u64 v;
 	int i;
 
+	drop_returned(cx, 0, SV_OTHER, pid_tgid);
 	a = bpf_map_lookup_elem(&actions, &key);
 	if (!a)
 		return 0;
@@ -34,20 +40,50 @@ int fe_entry(unsigned long long *ctx)
 		if (!cond_holds(&a->cond[i], narrow(&a->cond[i], v)))
 			return 0;
 	}
-	if (!is_target(pid_tgid >> 32))
+	/* an entry only starts (or is disabled: role 0); the verifier's
+	 * work per program is what attaching many functions costs */
+	if (a->role != IPROF_ROLE_START || !is_target(pid_tgid >> 32) ||
+	    !tracing_on())
 		return 0;
-	act(a, pid_tgid, cur_ctx(), 0);
+	timer_start(a, pid_tgid, cx, 0, 0);
 	return 0;
 }
 
-SEC("fexit")
-int fe_exit(unsigned long long *ctx)
+static __always_inline int fe_exit_run(__u32 key)
 {
-	__u32 key = return_action;
 	const struct iprof_action *a;
 
 	a = bpf_map_lookup_elem(&actions, &key);
-	if (a)
-		act(a, bpf_get_current_pid_tgid(), cur_ctx(), 0);
+	if (a && a->role == IPROF_ROLE_STOP && tracing_on())
+		timer_stop(a, bpf_get_current_pid_tgid(), cur_ctx());
 	return 0;
 }
+
+#define FE_SLOT(k)                                                         \
+	SEC("fentry")                                                      \
+	int fe_entry_##k(unsigned long long *ctx)                          \
+	{                                                                  \
+		return fe_entry_run(ctx, entry_action[k]);                 \
+	}                                                                  \
+	SEC("fexit")                                                       \
+	int fe_exit_##k(unsigned long long *ctx)                           \
+	{                                                                  \
+		return fe_exit_run(return_action[k]);                      \
+	}
+
+FE_SLOT(0)
+FE_SLOT(1)
+FE_SLOT(2)
+FE_SLOT(3)
+FE_SLOT(4)
+FE_SLOT(5)
+FE_SLOT(6)
+FE_SLOT(7)
+FE_SLOT(8)
+FE_SLOT(9)
+FE_SLOT(10)
+FE_SLOT(11)
+FE_SLOT(12)
+FE_SLOT(13)
+FE_SLOT(14)
+FE_SLOT(15)

@@ -73,21 +73,35 @@ static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp)
 SEC("tracepoint")
 int tp_hit(void *ctx)
 {
-	return run_chain(ctx, cur_ctx(), 0);
+	__u32 cx = cur_ctx();
+
+	drop_returned(cx, 0, SV_OTHER, bpf_get_current_pid_tgid());
+	return run_chain(ctx, cx, 0);
 }
 
 /*
  * Function entry and return through pt_regs: uprobes and kprobes.  A uprobe
- * fires in its thread (user mode); a kprobe may interrupt it.  A kprobe
- * entry passes its stack pointer (pointing at the return address) to find
- * frames whose kretprobe missed (drop_returned()).
+ * fires in its thread (user mode); a kprobe may interrupt it.  On x86 a
+ * kprobe entry's stack pointer points at the return address: it finds
+ * frames whose kretprobe missed (drop_returned()); elsewhere (arm64 keeps
+ * the return address in a register) only the syscall count does.
  */
 SEC("kprobe")
 int fn_entry(struct pt_regs *ctx)
 {
-	if (regs_user(ctx))
+	__u64 id = bpf_get_current_pid_tgid(), sp = 0;
+	__u32 cx;
+
+	if (regs_user(ctx)) {
+		drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
 		return run_chain(ctx, IPROF_CTX_TASK, 0);
-	return run_chain(ctx, cur_ctx(), PT_REGS_SP(ctx));
+	}
+	cx = cur_ctx();
+#if defined(__TARGET_ARCH_x86)
+	sp = PT_REGS_SP(ctx);
+#endif
+	drop_returned(cx, sp, sp ? SV_KPROBE : SV_OTHER, id);
+	return run_chain(ctx, cx, sp);
 }
 
 SEC("kretprobe")
@@ -243,7 +257,7 @@ int BPF_PROG(on_exec)
 
 /*
  * Count the syscalls of threads that have timer state, for
- * frame_returned(): loaded only when the plan has kprobe timers.
+ * frame_returned(): attached only when a kprobe timer is.
  */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter)

@@ -24,6 +24,8 @@ const volatile __u32 self_tgid = 0; /* iprof itself: never traced */
 const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
 /* address of the kretprobe return trampoline (kallsyms), 0 if unknown */
 const volatile __u64 rethook_tramp = 0;
+/* the plan has kprobe timers: look for frames whose return was missed */
+const volatile int has_kprobes = 0;
 
 struct task_state {
 	__u32 depth; /* open timers tracked in timers[] */
@@ -360,35 +362,48 @@ static __always_inline struct task_state *state_get(__u32 ctx, int create)
  */
 #define IPROF_KSTACK_SHIFT 14
 
+/* What a probe hit knows of the kernel stack (drop_returned()). */
+enum stack_view {
+	SV_KPROBE = 0, /* a kprobe at a function entry: its stack pointer */
+	SV_USER, /* a uprobe: the thread runs in user mode */
+	SV_OTHER, /* fentry, a tracepoint: only the syscall count */
+};
+
 /*
- * Has frame @i (a kprobe frame: sp[i] != 0) returned, seen from a kprobe
- * start at kernel stack pointer @sp in context @ctx?
- *  - Entered in an earlier syscall of the thread (kseq): yes, a thread's
- *    kernel stack is empty when it returns to user mode.  Syscalls start
- *    their stack at a random offset (CONFIG_RANDOMIZE_KSTACK_OFFSET), so
- *    stack pointers of two syscalls cannot be compared.
- *  - Otherwise (the same syscall, an exception, a kernel thread, an
- *    interrupt) the stack grows down: a call made inside the frame has a
- *    lower sp, so a start above it (@sp > sp[i]) comes after its return.
- *    A start at the same sp is a new call from the same caller, unless the
- *    frame tail-called this function (jmp): then the return address slot
- *    at @sp holds the kretprobe trampoline that the frame's own kretprobe
- *    put there (arch_rethook_prepare()).  The new call's own kretprobe has
- *    not replaced it yet: the loader attaches each kretprobe before its
+ * Has frame @i (a kprobe frame: sp[i] != 0) returned, seen from a probe hit
+ * in context @ctx, at kernel stack pointer @sp for SV_KPROBE?
+ *  - SV_USER: yes, a thread in user mode has an empty kernel stack.
+ *  - Entered in an earlier syscall of the thread (kseq): yes, for the same
+ *    reason.  Syscalls start their stack at a random offset
+ *    (CONFIG_RANDOMIZE_KSTACK_OFFSET), so stack pointers of two syscalls
+ *    cannot be compared.
+ *  - SV_KPROBE, within one syscall, exception, kernel thread or interrupt:
+ *    the stack grows down, so a call made inside the frame has a lower
+ *    sp, and a hit above it (@sp > sp[i]) comes after its return.  A hit
+ *    at the same sp is a new call from the same caller, unless the frame
+ *    tail-called this function (jmp): then the return address slot at
+ *    @sp holds the kretprobe trampoline that the frame's own kretprobe put
+ *    there (arch_rethook_prepare()).  The new call's own kretprobe has not
+ *    replaced it yet: the loader attaches each kretprobe before its
  *    kprobe, and kprobes on one address run newest first.  Trampoline
  *    unknown: an equal sp counts as a tail call (nothing closed).
+ * A frame that is open across the sys_enter tracepoint would be taken for
+ * returned: the functions that run it are on ksym_denied()'s list.
  */
 static __always_inline int frame_returned(const struct task_state *st,
-					  __u32 i, __u64 sp, __u32 ctx)
+					  __u32 i, __u64 sp, __u32 ctx,
+					  int view)
 {
 	__u64 fsp = st->sp[i & (IPROF_MAX_DEPTH - 1)], slot = 0;
 
 	if (!fsp)
 		return 0;
 	if (ctx == IPROF_CTX_TASK &&
-	    st->kseq[i & (IPROF_MAX_DEPTH - 1)] != st->kentry)
+	    (view == SV_USER ||
+	     st->kseq[i & (IPROF_MAX_DEPTH - 1)] != st->kentry))
 		return 1;
-	if (fsp > sp || fsp >> IPROF_KSTACK_SHIFT != sp >> IPROF_KSTACK_SHIFT)
+	if (view != SV_KPROBE || fsp > sp ||
+	    fsp >> IPROF_KSTACK_SHIFT != sp >> IPROF_KSTACK_SHIFT)
 		return 0;
 	if (fsp < sp)
 		return 1;
@@ -399,22 +414,32 @@ static __always_inline int frame_returned(const struct task_state *st,
 }
 
 /*
- * Before a kprobe start at kernel stack pointer @sp: close the top frames
- * that returned without their return probe firing (a kretprobe has
- * maxactive instances; a call made while all are in use gets no return
- * probe), so that the new call does not nest under calls that are over.
- * At most 4 per start; each is sent as IPROF_REC_RETURNED.  Returns the
- * new depth.
+ * At a probe hit, before its conditions: close the top frames of the
+ * thread (or interrupt context @ctx) that returned without their return
+ * probe firing (a kretprobe has maxactive instances; a call made while
+ * all are in use gets no return probe), so that what follows does not
+ * nest under calls that are over, and a filtered call's return
+ * (IPROF_A_TOP_ONLY) does not close one.  At most 4 per hit, each sent
+ * as IPROF_REC_RETURNED.  Only kprobe frames have a stack pointer: a
+ * no-op unless the plan has kprobe timers (has_kprobes).
  */
-static __always_inline __u32 drop_returned(struct task_state *st, __u32 d,
-					   __u64 sp, __u64 pid_tgid, __u32 ctx)
+static __always_inline void drop_returned(__u32 ctx, __u64 sp, int view,
+					  __u64 pid_tgid)
 {
+	struct task_state *st;
+	__u32 d;
 	int k;
 
+	if (!has_kprobes || !tracing_on())
+		return;
+	st = state_get(ctx, 0);
+	if (!st || st->over)
+		return;
+	d = st->depth;
 	for (k = 0; k < 4; k++) {
 		if (!d)
 			break;
-		if (!frame_returned(st, d - 1, sp, ctx))
+		if (!frame_returned(st, d - 1, sp, ctx, view))
 			break;
 		emit_aux(st, IPROF_REC_RETURNED,
 			 st->timers[(d - 1) & (IPROF_MAX_DEPTH - 1)], d,
@@ -422,15 +447,18 @@ static __always_inline __u32 drop_returned(struct task_state *st, __u32 d,
 		d--;
 	}
 	st->depth = d;
-	return d;
 }
 
 /*
  * Open @a's timer on the thread (or interrupt context @ctx).  @sp: the
- * kernel stack pointer at a kprobe's function entry, else 0.
+ * kernel stack pointer at a kprobe's function entry, else 0 (kept for
+ * drop_returned(), which the probe program calls first).  @spans: 0 if
+ * @a is known not to be a span's start (IPROF_A_NO_REENTER unset), which
+ * spares the verifier a loop (constant at each call site).
  */
 static __always_inline void timer_start(const struct iprof_action *a,
-					__u64 pid_tgid, __u32 ctx, __u64 sp)
+					__u64 pid_tgid, __u32 ctx, __u64 sp,
+					int spans)
 {
 	struct task_state *st;
 	__u32 d, i;
@@ -441,9 +469,7 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		return;
 	}
 	d = st->depth;
-	if (sp && d && !st->over)
-		d = drop_returned(st, d, sp, pid_tgid, ctx);
-	if (a->flags & IPROF_A_NO_REENTER) {
+	if (spans && a->flags & IPROF_A_NO_REENTER) {
 		for (i = 0; i < IPROF_MAX_DEPTH; i++) {
 			if (i >= d)
 				break;
@@ -524,7 +550,7 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 	if (!tracing_on())
 		return;
 	if (a->role == IPROF_ROLE_START)
-		timer_start(a, pid_tgid, ctx, sp);
+		timer_start(a, pid_tgid, ctx, sp, 1);
 	else if (a->role == IPROF_ROLE_STOP)
 		timer_stop(a, pid_tgid, ctx);
 }

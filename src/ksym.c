@@ -204,6 +204,16 @@ static const struct {
 	{ "bpf_task_storage_*", "BPF task storage (iprof's per-thread state)" },
 	{ "bpf_get_current_*", "BPF helper iprof calls" },
 	{ "bpf_ktime_get_ns", "BPF helper iprof calls" },
+	/* open across the sys_enter tracepoint, which counts a thread's
+	 * syscalls to find kprobe calls whose return was missed */
+	{ "syscall_trace_enter*", "runs the sys_enter tracepoint iprof uses" },
+	{ "syscall_enter_from_user_mode*",
+	  "runs the sys_enter tracepoint iprof uses" },
+	{ "__traceiter_sys_enter", "runs the sys_enter tracepoint iprof uses" },
+	{ "__bpf_trace_sys_enter", "runs the sys_enter tracepoint iprof uses" },
+	{ "bpf_trace_run*", "BPF tracepoint program entry" },
+	{ "ftrace_syscall_enter", "runs the sys_enter tracepoint iprof uses" },
+	{ "perf_syscall_enter", "runs the sys_enter tracepoint iprof uses" },
 };
 
 const char *ksym_denied(const char *name)

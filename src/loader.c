@@ -34,11 +34,16 @@
 struct timer_links {
 	struct bpf_link **v;
 	size_t n;
-	struct fentry **clones; /* fentry objects loaded for this timer */
-	size_t nclones;
-	/* tracefs kprobe events of this timer (entry, return), removed after
-	 * their links; "" when unused */
-	char kev[2][TRACEFS_EVENT_NAME];
+	/* fentry: the object (owned by struct loader) and slot whose two
+	 * programs are loaded for this timer's function; fsingle: its batch
+	 * failed to load, load it alone */
+	struct fentry *fobj;
+	int fslot;
+	int fsingle;
+	int fnobtf; /* the function is not in BTF: no fentry */
+	/* this timer's kretprobe as a tracefs kprobe event, removed after
+	 * its link; "" when unused */
+	char kev[TRACEFS_EVENT_NAME];
 };
 
 struct loader {
@@ -49,10 +54,13 @@ struct loader {
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
 	struct bpf_link *sysenter_link; /* with kprobe timers only */
+	uint32_t nkprobe_timers; /* timers attached with kprobes */
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
 	struct loader_opts opts;
-	uint64_t clone_misses; /* recursion misses of destroyed fentry clones */
+	struct fentry **fobjs; /* fentry objects, FE_SLOTS functions each */
+	size_t nfobjs;
+	uint64_t clone_misses; /* recursion misses of destroyed fentry objects */
 	int fentry_errno; /* 0: untried or works; else why fentry fails */
 	char fentry_why[256];
 };
@@ -216,6 +224,7 @@ int loader_open(struct loader **out, struct plan *plan,
 
 		l->skel->rodata->rethook_tramp =
 			ksym_addr("/proc/kallsyms", tramp);
+		l->skel->rodata->has_kprobes = 1;
 		tracefs_kprobe_gc();
 	} else {
 		bpf_program__set_autoload(l->skel->progs.on_sys_enter, false);
@@ -291,17 +300,10 @@ static void drop_links(struct timer_links *tl)
 	free(tl->v);
 	tl->v = NULL;
 	tl->n = 0;
-	for (i = 0; i < tl->nclones; i++)
-		fentry__destroy(tl->clones[i]);
-	free(tl->clones);
-	tl->clones = NULL;
-	tl->nclones = 0;
 	/* after the links: an event in use cannot be removed */
-	for (i = 0; i < 2; i++) {
-		if (tl->kev[i][0])
-			tracefs_kprobe_del(tl->kev[i]);
-		tl->kev[i][0] = '\0';
-	}
+	if (tl->kev[0])
+		tracefs_kprobe_del(tl->kev);
+	tl->kev[0] = '\0';
 }
 
 /* Why the last libbpf call failed, as one line. */
@@ -320,6 +322,39 @@ int loader_kprobes(void)
 	return access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
 }
 
+/* Programs per fentry object: IPROF_FE_SLOTS in bpf/fentry.bpf.c. */
+#define FE_SLOTS                                                           \
+	(sizeof(((struct fentry *)0)->rodata->entry_action) /              \
+	 sizeof(((struct fentry *)0)->rodata->entry_action[0]))
+
+/* Slot @k's fentry (@ret 0) or fexit program of @fe. */
+static struct bpf_program *fe_prog(struct fentry *fe, size_t k, int ret)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "fe_%s_%zu", ret ? "exit" : "entry", k);
+	return bpf_object__find_program_by_name(fe->obj, name);
+}
+
+/*
+ * Turn off the programs of slots @from.. of @fe.  Returns 0, or -ENOENT
+ * if a slot's program is missing (bpf/fentry.bpf.c's FE_SLOT list does
+ * not match IPROF_FE_SLOTS).
+ */
+static int fe_slots_off(struct fentry *fe, size_t from)
+{
+	size_t k;
+
+	for (k = 0; k < FE_SLOTS; k++)
+		if (!fe_prog(fe, k, 0) || !fe_prog(fe, k, 1))
+			return -ENOENT;
+	for (k = from; k < FE_SLOTS; k++) {
+		bpf_program__set_autoload(fe_prog(fe, k, 0), false);
+		bpf_program__set_autoload(fe_prog(fe, k, 1), false);
+	}
+	return 0;
+}
+
 int loader_try_fentry(const char *func, char *why, size_t len)
 {
 	struct fentry *fe;
@@ -333,10 +368,14 @@ int loader_try_fentry(const char *func, char *why, size_t len)
 		return err;
 	}
 	bpf_map__set_max_entries(fe->maps.rb, 4096);
+	err = fe_slots_off(fe, 1);
 	last_msg[0] = '\0';
-	err = bpf_program__set_attach_target(fe->progs.fe_entry, 0, func);
 	if (!err)
-		err = bpf_program__set_attach_target(fe->progs.fe_exit, 0, func);
+		err = bpf_program__set_attach_target(fe_prog(fe, 0, 0), 0,
+						     func);
+	if (!err)
+		err = bpf_program__set_attach_target(fe_prog(fe, 0, 1), 0,
+						     func);
 	if (err)
 		snprintf(why, len, "no kernel function '%s' in BTF", func);
 	else if ((err = fentry__load(fe)))
@@ -345,40 +384,84 @@ int loader_try_fentry(const char *func, char *why, size_t len)
 	return err;
 }
 
-/* fentry/fexit on @func: one clone of fentry.bpf.c with both programs. */
-static int attach_fentry(struct loader *l, struct timer_links *tl,
-			 const char *func, uint32_t a_entry, uint32_t a_ret,
-			 char *why, size_t len)
+/* The two actions of a function timer: its entry and return attachments. */
+static void func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
+			 uint32_t *ar)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++) {
+		if (p->att[i].timer != timer)
+			continue;
+		if (p->att[i].mech == MECH_FUNC_ENTRY)
+			*ae = p->att[i].action;
+		else if (p->att[i].mech == MECH_FUNC_RETURN)
+			*ar = p->att[i].action;
+	}
+}
+
+/*
+ * Load the fentry/fexit programs of timers @ids (@n <= FE_SLOTS) in one
+ * object: one open, one parse of the kernel's BTF, one verification per
+ * program.  A function not in BTF gets fnobtf and its slot is left out; on
+ * success the others' links get the object and their slot.  Returns 0 or
+ * -errno with the reason in @why: a load fails as a whole.
+ */
+static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
+		       char *why, size_t len)
 {
 	struct fentry *fe, **v;
-	struct bpf_link *ln;
-	int err;
+	uint32_t ae, ar;
+	size_t k, used;
+	int err = 0;
 
-	if (l->fentry_errno) {
-		snprintf(why, len, "%s", l->fentry_why);
-		return -l->fentry_errno;
-	}
 	fe = fentry__open();
 	if (!fe) {
 		err = -errno;
 		reason(why, len, err);
 		return err;
 	}
-	fe->rodata->entry_action = a_entry;
-	fe->rodata->return_action = a_ret;
 	fe->rodata->filter_tgid = l->skel->rodata->filter_tgid;
 	fe->rodata->self_tgid = l->skel->rodata->self_tgid;
 	fe->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
-	last_msg[0] = '\0';
-	err = bpf_program__set_attach_target(fe->progs.fe_entry, 0, func);
-	if (a_ret == IPROF_NO_NEXT) /* never returns: entry only */
-		bpf_program__set_autoload(fe->progs.fe_exit, false);
-	else if (!err)
-		err = bpf_program__set_attach_target(fe->progs.fe_exit, 0, func);
+	fe->rodata->has_kprobes = l->skel->rodata->has_kprobes;
+	err = fe_slots_off(fe, n);
 	if (err) {
-		snprintf(why, len, "no kernel function '%s' in BTF", func);
+		snprintf(why, len, "bpf/fentry.bpf.c has fewer than %zu slots",
+			 (size_t)FE_SLOTS);
 		goto fail;
 	}
+	last_msg[0] = '\0';
+	for (k = 0, used = 0; k < n; k++) {
+		const char *func = l->plan->timers[ids[k]].func;
+
+		ae = 0;
+		ar = IPROF_NO_NEXT; /* no return: entry-only */
+		func_actions(l->plan, ids[k], &ae, &ar);
+		fe->rodata->entry_action[k] = ae;
+		fe->rodata->return_action[k] = ar;
+		err = bpf_program__set_attach_target(fe_prog(fe, k, 0), 0, func);
+		if (ar == IPROF_NO_NEXT) /* never returns: entry only */
+			bpf_program__set_autoload(fe_prog(fe, k, 1), false);
+		else if (!err)
+			err = bpf_program__set_attach_target(fe_prog(fe, k, 1),
+							     0, func);
+		if (err) {
+			/* not in BTF: this slot off, the batch goes on */
+			snprintf(why, len, "no kernel function '%s' in BTF",
+				 func);
+			l->links[ids[k]].fnobtf = 1;
+			bpf_program__set_autoload(fe_prog(fe, k, 0), false);
+			bpf_program__set_autoload(fe_prog(fe, k, 1), false);
+			continue;
+		}
+		used++;
+	}
+	if (!used) {
+		err = -ENOENT;
+		goto fail;
+	}
+	err = 0;
 #define REUSE(m)                                                            \
 	do {                                                                 \
 		if (!err)                                                    \
@@ -399,8 +482,68 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 		err = fentry__load(fe);
 	if (err) {
 		reason(why, len, err);
-		if (err == -EPERM || err == -EACCES || err == -ENOTSUPP ||
-		    err == -EOPNOTSUPP) {
+		goto fail;
+	}
+	v = realloc(l->fobjs, (l->nfobjs + 1) * sizeof(*v));
+	if (!v) {
+		err = -ENOMEM;
+		reason(why, len, err);
+		goto fail;
+	}
+	l->fobjs = v;
+	l->fobjs[l->nfobjs++] = fe;
+	for (k = 0; k < n; k++) {
+		if (l->links[ids[k]].fnobtf)
+			continue;
+		l->links[ids[k]].fobj = fe;
+		l->links[ids[k]].fslot = (int)k;
+	}
+	return 0;
+fail:
+	fentry__destroy(fe);
+	return err;
+}
+
+/*
+ * fentry/fexit on timer @id's function.  Its programs are loaded with
+ * those of the next fentry/func timers (up to FE_SLOTS); if that batch
+ * fails, each of them is loaded alone, so one function the kernel refuses
+ * costs only its own timer.
+ */
+static int attach_fentry(struct loader *l, struct timer_links *tl,
+			 uint32_t id, uint32_t a_ret, char *why, size_t len)
+{
+	const struct plan *p = l->plan;
+	uint32_t ids[FE_SLOTS], j;
+	struct bpf_link *ln;
+	size_t n = 0;
+	int err;
+
+	if (!tl->fobj && l->fentry_errno) {
+		snprintf(why, len, "%s", l->fentry_why);
+		return -l->fentry_errno;
+	}
+	if (!tl->fobj && !tl->fnobtf) {
+		ids[n++] = id;
+		for (j = id + 1; !tl->fsingle && j < p->ntimers && n < FE_SLOTS;
+		     j++) {
+			const struct plan_timer *t = &p->timers[j];
+
+			if ((t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) &&
+			    !t->error && !l->links[j].fobj &&
+			    !l->links[j].fsingle && !l->links[j].fnobtf)
+				ids[n++] = j;
+		}
+		err = fentry_load(l, ids, n, why, len);
+		if (err && n > 1) {
+			for (j = 0; j < n; j++)
+				l->links[ids[j]].fsingle = 1;
+			if (!tl->fnobtf)
+				err = fentry_load(l, &id, 1, why, len);
+		}
+		if (err && err != -ENOENT &&
+		    (err == -EPERM || err == -EACCES || err == -ENOTSUPP ||
+		     err == -EOPNOTSUPP)) {
 			/* the kernel refuses fentry itself: stop trying */
 			l->fentry_errno = -err;
 			snprintf(l->fentry_why, sizeof(l->fentry_why),
@@ -408,16 +551,16 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 				 strerror(-err));
 			snprintf(why, len, "%s", l->fentry_why);
 		}
-		goto fail;
+		if (err && !tl->fnobtf)
+			return err;
 	}
-	v = realloc(tl->clones, (tl->nclones + 1) * sizeof(*v));
-	if (!v) {
-		err = -ENOMEM;
-		goto fail;
+	if (tl->fnobtf) {
+		snprintf(why, len, "no kernel function '%s' in BTF",
+			 p->timers[id].func);
+		return -ENOENT;
 	}
-	tl->clones = v;
-	tl->clones[tl->nclones++] = fe;
-	ln = bpf_program__attach(fe->progs.fe_entry);
+	last_msg[0] = '\0';
+	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, 0));
 	if (!ln || keep_link(tl, ln)) {
 		err = ln ? -ENOMEM : -errno;
 		reason(why, len, err);
@@ -425,16 +568,13 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 	}
 	if (a_ret == IPROF_NO_NEXT)
 		return 0;
-	ln = bpf_program__attach(fe->progs.fe_exit);
+	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, 1));
 	if (!ln || keep_link(tl, ln)) {
 		err = ln ? -ENOMEM : -errno;
 		reason(why, len, err);
 		return err;
 	}
 	return 0;
-fail:
-	fentry__destroy(fe);
-	return err;
 }
 
 /*
@@ -482,9 +622,11 @@ static struct bpf_link *attach_kprobe_event(struct loader *l,
 }
 
 /*
- * kprobe/kretprobe on @func.  Through tracefs kprobe events where the
- * kernel has them (maxactive, miss counts), else through libbpf and the
- * kprobe PMU.
+ * kprobe/kretprobe on @func.  The kprobe through libbpf and the kprobe PMU;
+ * the kretprobe through a tracefs kprobe event where the kernel has them
+ * (maxactive, miss count), else the PMU too.  A tracefs event costs more
+ * to make and remove (its tracefs directory), so the kprobe, which has no
+ * maxactive and rarely misses, does without.
  */
 static int attach_kprobe(struct loader *l, struct timer_links *tl,
 			 uint32_t id, const char *func, uint32_t a_entry,
@@ -493,14 +635,13 @@ static int attach_kprobe(struct loader *l, struct timer_links *tl,
 	LIBBPF_OPTS(bpf_kprobe_opts, ko);
 	char sfx[24];
 	struct bpf_link *ln;
-	int err, tfs;
+	int err, tfs = 0;
 
 	if (!loader_kprobes()) {
 		snprintf(why, len,
 			 "the kernel has no kprobes (CONFIG_KPROBES off)");
 		return -EOPNOTSUPP;
 	}
-	tfs = tracefs_kprobe_ok();
 	last_msg[0] = '\0';
 	/*
 	 * The return probe first: kprobes on one address run newest first
@@ -509,12 +650,18 @@ static int attach_kprobe(struct loader *l, struct timer_links *tl,
 	 * bpf/iprof.bpf.h expects.
 	 */
 	if (a_ret != IPROF_NO_NEXT) { /* else never returns: entry only */
+		tfs = l->opts.maxactive && tracefs_kprobe_ok();
+		ln = NULL;
 		if (tfs) {
 			snprintf(sfx, sizeof(sfx), "%ur", id);
 			ln = attach_kprobe_event(l, l->skel->progs.fn_return,
-						 func, 1, a_ret, tl->kev[1],
-						 sfx);
-		} else {
+						 func, 1, a_ret, tl->kev, sfx);
+			if (!ln && errno == ENOENT)
+				goto fail; /* no such function */
+			/* else (EEXIST, EBUSY, ...): try the PMU */
+			tfs = ln != NULL;
+		}
+		if (!ln) {
 			ko.bpf_cookie = a_ret;
 			ko.retprobe = true;
 			ln = bpf_program__attach_kprobe_opts(
@@ -523,16 +670,10 @@ static int attach_kprobe(struct loader *l, struct timer_links *tl,
 		if (!ln || keep_link(tl, ln))
 			goto fail;
 	}
-	if (tfs) {
-		snprintf(sfx, sizeof(sfx), "%ue", id);
-		ln = attach_kprobe_event(l, l->skel->progs.fn_entry, func, 0,
-					 a_entry, tl->kev[0], sfx);
-	} else {
-		ko.bpf_cookie = a_entry;
-		ko.retprobe = false;
-		ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_entry,
-						     func, &ko);
-	}
+	ko.bpf_cookie = a_entry;
+	ko.retprobe = false;
+	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_entry, func,
+					     &ko);
 	if (!ln || keep_link(tl, ln))
 		goto fail;
 	return 0;
@@ -543,22 +684,6 @@ fail:
 	else
 		reason(why, len, err);
 	return err;
-}
-
-/* The two actions of a function timer: its entry and return attachments. */
-static void func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
-			 uint32_t *ar)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->natt; i++) {
-		if (p->att[i].timer != timer)
-			continue;
-		if (p->att[i].mech == MECH_FUNC_ENTRY)
-			*ae = p->att[i].action;
-		else if (p->att[i].mech == MECH_FUNC_RETURN)
-			*ar = p->att[i].action;
-	}
 }
 
 static int attach_func_timer(struct loader *l, uint32_t id, char *why,
@@ -573,7 +698,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 
 	func_actions(l->plan, id, &ae, &ar);
 	if (t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) {
-		err = attach_fentry(l, tl, func, ae, ar, fwhy, sizeof(fwhy));
+		err = attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
 		if (!err) {
 			t->mech = t->entry_only ? "fentry (never returns)" :
 						  "fentry/fexit";
@@ -587,6 +712,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	}
 	err = attach_kprobe(l, tl, id, func, ae, ar, kwhy, sizeof(kwhy));
 	if (!err) {
+		l->nkprobe_timers++;
 		t->mech = t->entry_only ? "kprobe (never returns)" :
 					  "kprobe/kretprobe";
 		return 0;
@@ -757,7 +883,7 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	if (!l->fork_link || !l->exit_link || !l->switch_link ||
 	    !l->exec_link)
 		return -errno;
-	if (bpf_program__fd(l->skel->progs.on_sys_enter) >= 0) {
+	if (l->nkprobe_timers) {
 		l->sysenter_link =
 			bpf_program__attach(l->skel->progs.on_sys_enter);
 		if (!l->sysenter_link)
@@ -829,11 +955,16 @@ void loader_detach(struct loader *l)
 	if (!l)
 		return;
 	for (i = 0; i < l->plan->ntimers; i++) {
-		for (j = 0; j < l->links[i].nclones; j++)
-			l->clone_misses +=
-				recursion_misses(l->links[i].clones[j]->obj);
 		drop_links(&l->links[i]);
+		l->links[i].fobj = NULL;
 	}
+	for (j = 0; j < l->nfobjs; j++) {
+		l->clone_misses += recursion_misses(l->fobjs[j]->obj);
+		fentry__destroy(l->fobjs[j]);
+	}
+	free(l->fobjs);
+	l->fobjs = NULL;
+	l->nfobjs = 0;
 	for (i = 0; i < l->plan->natt; i++) {
 		bpf_link__destroy(l->att_links[i]);
 		l->att_links[i] = NULL;
@@ -874,7 +1005,6 @@ int loader_targets_alive(struct loader *l)
 
 void loader_loss(struct loader *l, struct report_loss *loss)
 {
-	uint32_t i;
 	size_t j;
 	int ncpu = libbpf_num_possible_cpus(), c;
 	__u64 *v;
@@ -904,24 +1034,23 @@ void loader_loss(struct loader *l, struct report_loss *loss)
 	free(v);
 	loss->recursion_misses = recursion_misses(l->skel->obj) +
 				 l->clone_misses;
-	for (i = 0; i < l->plan->ntimers; i++)
-		for (j = 0; j < l->links[i].nclones; j++)
-			loss->recursion_misses +=
-				recursion_misses(l->links[i].clones[j]->obj);
+	for (j = 0; j < l->nfobjs; j++)
+		loss->recursion_misses += recursion_misses(l->fobjs[j]->obj);
 }
 
 uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer)
 {
 	unsigned long long hits, misses;
-	uint64_t n = 0;
-	int i;
 
-	for (i = 0; i < 2; i++)
-		if (l->links[timer].kev[i][0] &&
-		    !tracefs_kprobe_profile(l->links[timer].kev[i], &hits,
-					    &misses))
-			n += misses;
-	return n;
+	if (l->links[timer].kev[0] &&
+	    !tracefs_kprobe_profile(l->links[timer].kev, &hits, &misses))
+		return misses;
+	return 0;
+}
+
+unsigned int loader_kretprobe_maxactive(struct loader *l, uint32_t timer)
+{
+	return l->links[timer].kev[0] ? l->opts.maxactive : 0;
 }
 
 uint64_t loader_orphans(struct loader *l, uint32_t timer)

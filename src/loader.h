@@ -25,7 +25,8 @@ struct loader_opts {
 	volatile sig_atomic_t *cancel;
 	int progress; /* print attach progress on stderr when it is slow */
 	/* kretprobe instances per function (calls open at once that get a
-	 * return probe), 1..4096; 0: the kernel's default */
+	 * return probe), 1..4096, through tracefs kprobe events; 0: the
+	 * kernel's default, through the kprobe PMU, misses not counted */
 	unsigned int maxactive;
 };
 
@@ -87,12 +88,18 @@ int loader_targets_alive(struct loader *l);
 void loader_loss(struct loader *l, struct report_loss *loss);
 
 /*
- * loader_kprobe_misses() - hits of @timer's kprobe and kretprobe that the
- * kernel's kprobe code missed (kprobe_profile; see tracefs.h).  Read it
- * before loader_detach(), which removes the events.  0 when unknown (not
- * a kprobe timer, or kprobes through the PMU).
+ * loader_kprobe_misses() - hits of @timer's kretprobe that the kernel's
+ * kprobe code missed: calls with no free instance (kprobe_profile; see
+ * tracefs.h).  Read it before loader_detach(), which removes the event.
+ * 0 when unknown (not a kprobe timer, or a kretprobe through the PMU).
  */
 uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer);
+
+/*
+ * loader_kretprobe_maxactive() - the maxactive of @timer's kretprobe when
+ * it is a tracefs event (its misses are counted), else 0.
+ */
+unsigned int loader_kretprobe_maxactive(struct loader *l, uint32_t timer);
 
 /* loader_orphans() - orphan stops counted in BPF for @timer. */
 uint64_t loader_orphans(struct loader *l, uint32_t timer);

@@ -126,7 +126,8 @@ static void usage(FILE *f)
 		"      --rb-size SIZE    BPF ring buffer size (default 16M)\n"
 		"      --maxactive N     kretprobe instances per function: calls open at\n"
 		"                        once that get a return probe (default 256, max\n"
-		"                        4096); calls beyond it are counted as misses\n"
+		"                        4096); calls beyond it are counted as misses;\n"
+		"                        0: the kernel's default, misses not counted\n"
 		"  -v, --verbose         print libbpf's messages\n"
 		"  -q, --quiet           no progress messages on stderr\n"
 		"  -h, --help            this help\n"
@@ -361,10 +362,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_MAXACTIVE:
 			errno = 0;
 			ul = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || ul < 1 ||
-			    ul > 4096) {
+			if (errno || end == optarg || *end || ul > 4096) {
 				fprintf(stderr,
-					"iprof: --maxactive '%s': expected a number from 1 to 4096\n",
+					"iprof: --maxactive '%s': expected a number from 0 to 4096\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -859,8 +859,7 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 		rt[i].orphans = l ? loader_orphans(l, i) : 0;
 		rt[i].mech = plan->timers[i].mech;
 		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
-		if (rt[i].mech && !strcmp(rt[i].mech, "kprobe/kretprobe"))
-			rt[i].maxactive = o->maxactive;
+		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
 	}
 	r.agg = agg;
 	r.timers = rt;
@@ -915,9 +914,10 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 }
 
 /*
- * Every fentry/fexit function costs a BPF object of its own (programs,
- * links, a map for its constants): hundreds of functions need more than
- * the usual 1024 file descriptors.  Raise the limit as far as allowed.
+ * Every fentry/fexit function costs two programs and two links, and every
+ * 16 functions a BPF object (a map for their constants, BTF): hundreds of
+ * functions need more than the usual 1024 file descriptors.  Raise the
+ * limit as far as allowed.
  */
 static void raise_fd_limit(void)
 {
@@ -1203,13 +1203,25 @@ int main(int argc, char **argv)
 			setsid();
 			signal(SIGINT, SIG_IGN);
 			signal(SIGTERM, SIG_IGN);
+			t0 = util_now_ns();
 			loader_close(l);
+			if (!quiet)
+				fprintf(stderr,
+					"iprof: background detach (pid %d) done in %.1f ms\n",
+					(int)getpid(),
+					(double)(util_now_ns() - t0) / 1e6);
 			_exit(0);
 		}
 		if (bg > 0 && !quiet)
 			fprintf(stderr,
 				"iprof: detaching %u probes in the background (pid %d)\n",
 				plan.natt, (int)bg);
+	} else {
+		t0 = util_now_ns();
+		loader_detach(l);
+		if (!quiet)
+			fprintf(stderr, "iprof: detached in %.1f ms\n",
+				(double)(util_now_ns() - t0) / 1e6);
 	}
 out:
 	if (exec_r >= 0)

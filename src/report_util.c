@@ -446,7 +446,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			" discarded_frames=%" PRIu64 " skipped=%" PRIu64
 			" unwound=%" PRIu64 " depth_overflow=%" PRIu64
 			" malformed=%" PRIu64 " missed=%" PRIu64
-			" returns_missed=%" PRIu64 " kprobe_missed=%" PRIu64
+			" missed_returns=%" PRIu64 " kprobe_missed=%" PRIu64
 			"\n",
 			r->loss.rb_drops, st->resyncs, st->discarded,
 			st->skipped, st->unwound, r->loss.depth_overflow,

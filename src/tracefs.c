@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tracefs.h"
@@ -37,7 +38,18 @@ const char *tracefs_dir(void)
 
 char *tracefs_kprobe_name(char *buf, const char *suffix)
 {
-	snprintf(buf, TRACEFS_EVENT_NAME, "iprof%d_%s", (int)getpid(), suffix);
+	static unsigned int token;
+	struct timespec ts;
+
+	if (!token) {
+		/* the PID alone is not unique across PID namespaces */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		token = ((unsigned int)ts.tv_nsec ^ (unsigned int)getpid() << 16) &
+			0xffffff;
+		token |= token ? 0 : 1;
+	}
+	snprintf(buf, TRACEFS_EVENT_NAME, "iprof%d_%06x_%s", (int)getpid(),
+		 token, suffix);
 	return buf;
 }
 
@@ -73,7 +85,7 @@ static int kprobe_events_write(const char *cmd)
 	if (fd < 0)
 		return -errno;
 	n = write(fd, cmd, strlen(cmd));
-	err = n < 0 ? -errno : 0;
+	err = n < 0 ? -errno : (size_t)n != strlen(cmd) ? -EIO : 0;
 	close(fd);
 	return err;
 }
@@ -81,11 +93,12 @@ static int kprobe_events_write(const char *cmd)
 int tracefs_kprobe_add(const char *name, const char *func, int ret,
 		       unsigned int maxactive)
 {
-	char cmd[512], p[256], buf[32];
+	char cmd[1024], p[256], buf[32];
 	int err, fd, id;
 	ssize_t n;
 
-	if (maxactive > 4096) /* KRETPROBE_MAXACTIVE_MAX, trace_kprobe.c */
+	if (maxactive > 4096 || /* KRETPROBE_MAXACTIVE_MAX, trace_kprobe.c */
+	    strlen(func) > 512) /* KSYM_NAME_LEN */
 		return -EINVAL;
 	if (!ret)
 		snprintf(cmd, sizeof(cmd), "p:iprof/%s %s\n", name, func);
@@ -162,7 +175,9 @@ int tracefs_kprobe_profile(const char *name, unsigned long long *hits,
 
 void tracefs_kprobe_gc(void)
 {
-	char p[256], line[512], ev[256];
+	char p[256], line[1024], ev[TRACEFS_EVENT_NAME], (*dead)[TRACEFS_EVENT_NAME] = NULL;
+	size_t n = 0, i;
+	void *v;
 	FILE *f;
 	int pid;
 
@@ -171,15 +186,23 @@ void tracefs_kprobe_gc(void)
 	f = fopen(p, "re");
 	if (!f)
 		return;
-	/* lines: "p:iprof/iprof123_4e vfs_read", "r256:iprof/..." */
+	/* lines: "r256:iprof/iprof123_0a1b2c_4r vfs_read"; collect first:
+	 * removing while reading the file would skip lines */
 	while (fgets(line, sizeof(line), f)) {
 		char *s = strstr(line, ":iprof/iprof");
 
-		if (!s || sscanf(s, ":iprof/%255s", ev) != 1 ||
+		if (!s || sscanf(s, ":iprof/%47s", ev) != 1 ||
 		    sscanf(ev, "iprof%d_", &pid) != 1 || pid <= 0 ||
 		    pid == (int)getpid() || kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		tracefs_kprobe_del(ev);
+		v = realloc(dead, (n + 1) * sizeof(*dead));
+		if (!v)
+			break;
+		dead = v;
+		snprintf(dead[n++], sizeof(*dead), "%s", ev);
 	}
 	fclose(f);
+	for (i = 0; i < n; i++)
+		tracefs_kprobe_del(dead[i]); /* EBUSY: still in use */
+	free(dead);
 }

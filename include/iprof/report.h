@@ -24,9 +24,9 @@ struct report_timer {
 	const char *mech; /* how it attached (or was last tried): "tracepoint",
 			   * "uprobe/uretprobe", "fentry/fexit",
 			   * "kprobe/kretprobe"; NULL if never tried */
-	/* probe hits the kernel's kprobe code missed for this timer: calls
-	 * whose kretprobe had no free instance (more than maxactive calls
-	 * open) and kprobe re-entries (tracefs kprobe_profile, third column:
+	/* calls of this timer's function whose kretprobe had no free
+	 * instance (more than maxactive calls open): the kernel's count
+	 * (tracefs kprobe_profile, third column:
 	 * Documentation/trace/kprobetrace.rst); 0 for other mechanisms */
 	uint64_t kprobe_misses;
 	uint32_t maxactive; /* kretprobe instances asked for, 0: not a kretprobe */

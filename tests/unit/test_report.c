@@ -136,7 +136,7 @@ static const char seed_expected[] =
 	"# no hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"# orphan stops: inner 3\n"
 	"# kprobe misses: open 2 (calls beyond 256 open at once get no kretprobe: raise --maxactive)\n"
-	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1 missed=3 returns_missed=0 kprobe_missed=2\n";
+	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1 missed=3 missed_returns=0 kprobe_missed=2\n";
 /* clang-format on */
 
 static void test_seed(void **state)
@@ -265,7 +265,7 @@ static void test_no_timers_and_empty(void **state)
 	assert_string_equal(out, "# lost: records=0 resyncs=0 "
 				 "discarded_frames=0 skipped=0 unwound=0 "
 				 "depth_overflow=0 malformed=0 missed=0 "
-				 "returns_missed=0 kprobe_missed=0\n");
+				 "missed_returns=0 kprobe_missed=0\n");
 	free(out);
 	out = run(report_table, &r);
 	assert_string_equal(
@@ -290,7 +290,7 @@ static void test_no_timers_and_empty(void **state)
 			    "thread_count = 1\n"
 			    "# lost: records=0 resyncs=0 discarded_frames=0 "
 			    "skipped=0 unwound=0 depth_overflow=0 "
-			    "malformed=0 missed=0 returns_missed=0 "
+			    "malformed=0 missed=0 missed_returns=0 "
 			    "kprobe_missed=0\n"
 			    "# no task storage: 2\n");
 	free(out);
@@ -385,7 +385,7 @@ static void test_interrupt_root(void **state)
 		out,
 		"[hardirq/cpu1], thread_time = 0.00ms, wall_time = 0.00ms, max = 0.00, avg = 0.00, count = 0, thread_count = 0\n"
 		"  tmr, thread_time = 2.00ms, wall_time = 2.00ms, max = 2.00, avg = 2.00, count = 1, thread_count = 1\n"
-		"# lost: records=0 resyncs=0 discarded_frames=0 skipped=0 unwound=0 depth_overflow=0 malformed=0 missed=0 returns_missed=0 kprobe_missed=0\n");
+		"# lost: records=0 resyncs=0 discarded_frames=0 skipped=0 unwound=0 depth_overflow=0 malformed=0 missed=0 missed_returns=0 kprobe_missed=0\n");
 	free(out);
 	agg__free(a);
 }

@@ -5,15 +5,17 @@
  * has maxactive instances; a call made while all are in use gets no
  * return probe).
  *
- *   vm-sleep-workload THREADS CALLS SLEEP_US
+ *   vm-sleep-workload THREADS CALLS SLEEP_US [SLEEP2_US]
  *
- * Phase 1: THREADS threads start together and each makes CALLS
- * nanosleep(SLEEP_US) calls, all blocked at once.  Phase 2: once all are
- * done, the threads take turns, each making one more nanosleep(SLEEP_US)
- * alone, so that every thread's last call finds a free kretprobe
- * instance.  Each nanosleep(2) is one hrtimer_nanosleep() call, from the
- * same call site.  Threads stay alive until all are done (no frame is left
- * open at a thread's exit).  Prints calls=THREADS*(CALLS+1) on stdout.
+ * Phase 1: THREADS threads start together and each makes CALLS nanosleep()
+ * calls, all blocked at once: of SLEEP_US, or with SLEEP2_US the odd
+ * calls (1, 3, ...) of SLEEP2_US.  Phase 2: once all are done, the threads
+ * take turns, each making one more nanosleep(SLEEP_US) alone, so that
+ * every thread's last call finds a free kretprobe instance.  Each
+ * nanosleep(2) is one hrtimer_nanosleep(rqtp, ...) call with rqtp the
+ * sleep in ns, from the same call site.  Threads stay alive until all are
+ * done (no frame is left open at a thread's exit).  Prints on stdout
+ * calls=THREADS*(CALLS+1) and calls.US=N per sleep length.
  *
  * Exit status: 0 success, 1 failure, 2 usage error.
  */
@@ -26,14 +28,14 @@
 
 #include "../../tools/opt.h"
 
-static unsigned long calls, sleep_us;
+static unsigned long calls, sleep_us, sleep2_us;
 static pthread_barrier_t start, phase2, done;
 static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
 
-static void nap(void)
+static void nap(unsigned long us)
 {
-	struct timespec ts = { .tv_sec = (time_t)(sleep_us / 1000000),
-			       .tv_nsec = (long)(sleep_us % 1000000) * 1000 };
+	struct timespec ts = { .tv_sec = (time_t)(us / 1000000),
+			       .tv_nsec = (long)(us % 1000000) * 1000 };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -46,10 +48,10 @@ static void *worker(void *arg)
 	(void)arg;
 	pthread_barrier_wait(&start);
 	for (i = 0; i < calls; i++)
-		nap();
+		nap(sleep2_us && i % 2 ? sleep2_us : sleep_us);
 	pthread_barrier_wait(&phase2);
 	pthread_mutex_lock(&turn);
-	nap();
+	nap(sleep_us);
 	pthread_mutex_unlock(&turn);
 	pthread_barrier_wait(&done);
 	return NULL;
@@ -61,12 +63,18 @@ int main(int argc, char **argv)
 	pthread_t *t;
 	int err;
 
-	if (argc != 4 || parse_uint("THREADS", argv[1], 1, 1024, &nthreads) ||
+	if (argc < 4 || argc > 5 ||
+	    parse_uint("THREADS", argv[1], 1, 1024, &nthreads) ||
 	    parse_uint("CALLS", argv[2], 0, 1000000, &calls) ||
-	    parse_uint("SLEEP_US", argv[3], 1, 10000000, &sleep_us)) {
-		fprintf(stderr, "usage: %s THREADS CALLS SLEEP_US\n", argv[0]);
+	    parse_uint("SLEEP_US", argv[3], 1, 10000000, &sleep_us) ||
+	    (argc == 5 && parse_uint("SLEEP2_US", argv[4], 1, 10000000,
+				     &sleep2_us))) {
+		fprintf(stderr, "usage: %s THREADS CALLS SLEEP_US [SLEEP2_US]\n",
+			argv[0]);
 		return 2;
 	}
+	if (sleep2_us == sleep_us)
+		sleep2_us = 0;
 	t = calloc(nthreads, sizeof(*t));
 	if (!t ||
 	    pthread_barrier_init(&start, NULL, (unsigned)nthreads) ||
@@ -86,5 +94,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
 	printf("calls=%lu\n", nthreads * (calls + 1));
+	if (sleep2_us) {
+		printf("calls.%lu=%lu\n", sleep_us,
+		       nthreads * ((calls + 1) / 2 + 1));
+		printf("calls.%lu=%lu\n", sleep2_us, nthreads * (calls / 2));
+	} else {
+		printf("calls.%lu=%lu\n", sleep_us, nthreads * (calls + 1));
+	}
 	return 0;
 }

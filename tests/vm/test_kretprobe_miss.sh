@@ -4,7 +4,7 @@
 # threads blocked in hrtimer_nanosleep() at once with --maxactive 2 miss
 # returns for sure.  Ground truth: vm-sleep-workload's calls=.  Every call
 # is either timed (count) or closed untimed as a missed return
-# (returns_missed, found by BPF at the thread's next kprobe entry, in a
+# (missed_returns, found by BPF at the thread's next kprobe entry, in a
 # later syscall), and the kernel's own miss count (kprobe_profile) agrees;
 # no call nests under a call that is over.  With the default --maxactive
 # nothing is missed.
@@ -17,29 +17,32 @@ F=hrtimer_nanosleep
 # loss NAME FIELD: a field of the seed format's "# lost:" line
 loss() { sed -n "s/^# lost: .* $2=\([0-9]*\).*/\1/p" "$TMP/$1.rep"; }
 
+# run NAME IPROF-ARGS... [-- WORKLOAD-ARGS...]
 run() {
-	local name=$1 rc
+	local name=$1 rc a=() w=(8 10 2000)
 	shift
-	"$IPROF" -f seed -o "$TMP/$name.rep" "$@" -e "kprobe:$F" -- "$S" 8 10 2000 \
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do a+=("$1"); shift; done
+	[ $# -gt 0 ] && { shift; w=("$@"); }
+	"$IPROF" -f seed -o "$TMP/$name.rep" "${a[@]}" -- "$S" "${w[@]}" \
 		>"$TMP/$name.truth" 2>"$TMP/$name.err"
 	rc=$?
-	echo "--- $name: iprof $* -e kprobe:$F"
+	echo "--- $name: iprof ${a[*]} -- vm-sleep-workload ${w[*]}"
 	sed 's/^/stderr: /' "$TMP/$name.err"
 	cat "$TMP/$name.rep"
 	check "$name: iprof exit status" "$rc" 0
 }
 
-run miss --maxactive 2
+run miss --maxactive 2 -e "kprobe:$F"
 calls=$(truth calls "$TMP/miss.truth")
 check "miss: workload calls" "$calls" 88
 count=$(seed_field $F count "$TMP/miss.rep")
-missed=$(loss miss returns_missed)
+missed=$(loss miss missed_returns)
 kmissed=$(loss miss kprobe_missed)
-echo "calls=$calls count=$count returns_missed=$missed kprobe_missed=$kmissed"
+echo "calls=$calls count=$count missed_returns=$missed kprobe_missed=$kmissed"
 [ "${missed:-0}" -gt 0 ] && ok "miss: returns were missed ($missed)" ||
 	bad "miss: no return missed with 8 threads and --maxactive 2"
-check "miss: count + returns_missed = calls" "$((${count:-0} + ${missed:-0}))" "$calls"
-check "miss: returns_missed = the kernel's kretprobe misses" "$missed" "$kmissed"
+check "miss: count + missed_returns = calls" "$((${count:-0} + ${missed:-0}))" "$calls"
+check "miss: missed_returns = the kernel's kretprobe misses" "$missed" "$kmissed"
 check "miss: no $F nested in $F" "$(seed_field "$F>$F" count "$TMP/miss.rep")" ""
 grep -q "^# kprobe misses: $F $kmissed (calls beyond 2 open at once get no kretprobe: raise --maxactive)$" \
 	"$TMP/miss.rep" && ok "miss: per-timer kprobe misses line" ||
@@ -50,10 +53,25 @@ max=$(seed_field $F max "$TMP/miss.rep")
 awk -v m="$max" 'BEGIN { exit !(m + 0 > 0 && m + 0 < 100) }' &&
 	ok "miss: max $max ms (one sleep, not several)" || bad "miss: max $max ms"
 
-run nomiss
+# a filtered timer: the return of a call its condition rejected must not
+# close a call whose return was missed (that would time several sleeps):
+# 2 ms and 20 ms sleeps alternate, the timer keeps the 2 ms ones
+run filter --maxactive 2 -e "kprobe:$F if arg0 == 2000000" -- 8 10 2000 20000
+short=$(truth calls.2000 "$TMP/filter.truth")
+count=$(seed_field $F count "$TMP/filter.rep")
+missed=$(loss filter missed_returns)
+echo "calls.2000=$short count=$count missed_returns=$missed"
+check "filter: count + missed_returns = 2 ms calls" "$((${count:-0} + ${missed:-0}))" "$short"
+check "filter: no $F nested in $F" "$(seed_field "$F>$F" count "$TMP/filter.rep")" ""
+max=$(seed_field $F max "$TMP/filter.rep")
+awk -v m="$max" 'BEGIN { exit !(m + 0 > 0 && m + 0 < 15) }' &&
+	ok "filter: max $max ms (a 2 ms sleep, never one spanning a 20 ms one)" ||
+	bad "filter: max $max ms"
+
+run nomiss -e "kprobe:$F"
 check "nomiss: count = calls" "$(seed_field $F count "$TMP/nomiss.rep")" \
 	"$(truth calls "$TMP/nomiss.truth")"
-check "nomiss: returns_missed" "$(loss nomiss returns_missed)" 0
+check "nomiss: missed_returns" "$(loss nomiss missed_returns)" 0
 check "nomiss: kprobe_missed" "$(loss nomiss kprobe_missed)" 0
 
 # iprof removed its kprobe events
