@@ -41,6 +41,7 @@ struct timer_links {
 	int fslot;
 	int fsingle;
 	int fnobtf; /* the function is not in BTF: no fentry */
+	int exit_pending; /* fexit attached after the loop (exit_order()) */
 	/* this timer's kretprobe as a tracefs kprobe event, removed after
 	 * its link; "" when unused */
 	char kev[TRACEFS_EVENT_NAME];
@@ -504,6 +505,37 @@ fail:
 	return err;
 }
 
+/* Attach the fexit program of @tl's slot. */
+static int attach_fexit(struct timer_links *tl, char *why, size_t len)
+{
+	struct bpf_link *ln;
+	int err;
+
+	last_msg[0] = '\0';
+	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, 1));
+	if (!ln || keep_link(tl, ln)) {
+		err = ln ? -ENOMEM : -errno;
+		reason(why, len, err);
+		return err;
+	}
+	return 0;
+}
+
+/* Is a later fentry/func timer (id > @id) on the same kernel function? */
+static int later_on_same_function(const struct loader *l, uint32_t id)
+{
+	const struct plan *p = l->plan;
+	uint32_t j;
+
+	for (j = id + 1; j < p->ntimers; j++)
+		if ((p->timers[j].kind == PROBE_FENTRY ||
+		     p->timers[j].kind == PROBE_FUNC) &&
+		    !p->timers[j].error &&
+		    !strcmp(p->timers[j].func, p->timers[id].func))
+			return 1;
+	return 0;
+}
+
 /*
  * fentry/fexit on timer @id's function.  Its programs are loaded with
  * those of the next fentry/func timers (up to FE_SLOTS); if that batch
@@ -568,13 +600,11 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 	}
 	if (a_ret == IPROF_NO_NEXT)
 		return 0;
-	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, 1));
-	if (!ln || keep_link(tl, ln)) {
-		err = ln ? -ENOMEM : -errno;
-		reason(why, len, err);
-		return err;
+	if (later_on_same_function(l, id)) {
+		tl->exit_pending = 1; /* see attach_pending_exits() */
+		return 0;
 	}
-	return 0;
+	return attach_fexit(tl, why, len);
 }
 
 /*
@@ -876,6 +906,34 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	free(att_why);
 	if (n < 0)
 		return n;
+	/*
+	 * The fexit programs of timers on one function, in reverse order of
+	 * their fentry programs: a trampoline runs both kinds in the same
+	 * order of attachment (kernel/bpf/trampoline.c), so the stops come
+	 * innermost first, as the returns of nested calls do.  (kretprobes
+	 * on one function return in reverse order by themselves.)
+	 */
+	for (id = p->ntimers; id-- > 0;) {
+		struct plan_timer *t = &p->timers[id];
+
+		if (!l->links[id].exit_pending)
+			continue;
+		l->links[id].exit_pending = 0;
+		if (!t->attached || !attach_fexit(&l->links[id], why,
+						  sizeof(why)))
+			continue;
+		drop_links(&l->links[id]);
+		disable_timer(l, id);
+		t->attached = 0;
+		n--;
+		if (asprintf(&t->error, "%s:%d: fexit: %s", t->probe->file,
+			     t->probe->line, why) < 0) {
+			t->error = NULL;
+			return -ENOMEM;
+		}
+		if (on_skip)
+			on_skip(t);
+	}
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
 	l->exec_link = bpf_program__attach(l->skel->progs.on_exec);

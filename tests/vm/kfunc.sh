@@ -99,7 +99,25 @@ mx=$(seed_field do_exit max "$TMP/exit.rep")
 awk -v m="${mx:-999}" 'BEGIN { exit !(m < 50) }' && ok "do_exit: no bogus time (max $mx ms)" ||
 	bad "do_exit: max $mx ms"
 
-# 8. good lines, a missing function and a missing tracepoint: each bad one
+# 8. two timers on one function, both matching 15 calls: each is timed
+# (nothing unwound), one nests in the other; which one is outer is the
+# kernel's order of programs on one function
+trace two -e "$KIND:vfs_read" -e "$KIND:vfs_read as small if arg2 < 100" -- \
+	"$R" "$F" 15:1 10:200
+a=$(seed_field 'vfs_read>small' count "$TMP/two.rep")
+b=$(seed_field 'small>vfs_read' count "$TMP/two.rep")
+if [ -n "$a" ]; then
+	check "two: vfs_read count" "$(seed_field vfs_read count "$TMP/two.rep")" 25
+	check "two: vfs_read>small count" "$a" 15
+else
+	check "two: small count" "$(seed_field small count "$TMP/two.rep")" 15
+	check "two: small>vfs_read count" "$b" 15
+	check "two: vfs_read (outside small) count" "$(seed_field vfs_read count "$TMP/two.rep")" 10
+fi
+grep -q '^# lost: .* unwound=0 ' "$TMP/two.rep" && ok "two: nothing unwound" ||
+	bad "two: $(grep '^# lost' "$TMP/two.rep")"
+
+# 9. good lines, a missing function and a missing tracepoint: each bad one
 # reported, the good ones traced; --strict refuses the file
 printf '%s\n' "$KIND:vfs_read" "$KIND:no_such_function_xyz" \
 	'span nope = tp:nope:nope -> tp:nope:nope' >"$TMP/mixed.conf"
