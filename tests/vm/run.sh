@@ -79,24 +79,37 @@ resolve_kernel() {
 		awk '{print $1}' | sort -V | tail -1 || true
 }
 candidate() { apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' || true; }
-# fetch PKG VER DIR: DIR/vmlinuz and DIR/config from the package
+# kernel modules the tests load (tests/vm/test_module.sh), from the package
+vm_modules="cpuid"
+# fetch PKG VER DIR: DIR/vmlinuz, DIR/config and DIR/modules/*.ko from the
+# package
 fetch_kernel() {
-	local dl=$cache/dl
+	local dl=$cache/dl m f
 	rm -rf "$3" "$3.tmp" "$dl"
-	mkdir -p "$dl" "$3.tmp"
+	mkdir -p "$dl" "$3.tmp/modules"
 	(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$1=$2" >/dev/null) &&
 		dpkg-deb -x "$dl"/*.deb "$3.tmp/x" &&
 		cp "$3.tmp"/x/boot/vmlinuz-* "$3.tmp/vmlinuz" &&
-		cp "$3.tmp"/x/boot/config-* "$3.tmp/config" &&
-		rm -rf "$3.tmp/x" "$dl" &&
-		mv "$3.tmp" "$3" || { rm -rf "$3.tmp" "$dl"; return 1; }
+		cp "$3.tmp"/x/boot/config-* "$3.tmp/config" || { rm -rf "$3.tmp" "$dl"; return 1; }
+	for m in $vm_modules; do
+		f=$(find "$3.tmp/x/lib/modules" -name "$m.ko*" | head -1)
+		case $f in
+		*.ko) cp "$f" "$3.tmp/modules/$m.ko" ;;
+		*.ko.xz) xz -dc "$f" >"$3.tmp/modules/$m.ko" ;;
+		*.ko.zst) zstd -qdc "$f" >"$3.tmp/modules/$m.ko" ;;
+		*.ko.gz) gzip -dc "$f" >"$3.tmp/modules/$m.ko" ;;
+		*) say "no module $m in $1" ;;
+		esac
+	done
+	rm -rf "$3.tmp/x" "$dl" && mv "$3.tmp" "$3" || { rm -rf "$3.tmp" "$dl"; return 1; }
 }
 kpkg=${IPROF_VM_KERNEL:-}
 [ -n "$kpkg" ] || kpkg=$(resolve_kernel)
 kver=""
 [ -z "$kpkg" ] || kver=$(candidate "$kpkg")
 kdir=""
-if [ -n "$kver" ] && [ "$kver" != "(none)" ] && [ -f "$cache/kernel-$kpkg-$kver/vmlinuz" ]; then
+if [ -n "$kver" ] && [ "$kver" != "(none)" ] && [ -f "$cache/kernel-$kpkg-$kver/vmlinuz" ] &&
+	[ -d "$cache/kernel-$kpkg-$kver/modules" ]; then
 	kdir=$cache/kernel-$kpkg-$kver
 else
 	for try in 1 2; do
@@ -183,6 +196,9 @@ done
 # the static binaries' debug info is not needed to trace them: uprobes use
 # the symbol table
 strip --strip-debug "$root"/iprof/build/*
+# kernel modules for the tests (insmod /iprof/modules/NAME.ko)
+mkdir -p "$root/iprof/modules"
+cp "$kdir"/modules/*.ko "$root/iprof/modules/" 2>/dev/null || true
 mkdir -p "$root/iprof/src/tests/e2e" "$root/iprof/src/tests/vm"
 cp "$src"/tests/e2e/*.sh "$root/iprof/src/tests/e2e/"
 cp "$vm"/*.sh "$root/iprof/src/tests/vm/"
