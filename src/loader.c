@@ -640,15 +640,21 @@ static struct bpf_link *attach_kprobe_event(struct loader *l,
 	pfd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1,
 			   PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
-		return NULL;
+		goto fail;
 	po.bpf_cookie = cookie;
 	ln = bpf_program__attach_perf_event_opts(prog, pfd, &po);
-	if (!ln) {
-		err = errno;
-		close(pfd);
-		errno = err;
-	}
-	return ln;
+	if (ln)
+		return ln;
+	err = errno;
+	close(pfd);
+	errno = err;
+fail:
+	/* the caller may fall back to the PMU: no event of ours stays */
+	err = errno;
+	tracefs_kprobe_del(ev);
+	ev[0] = '\0';
+	errno = err;
+	return NULL;
 }
 
 /*
