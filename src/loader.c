@@ -505,14 +505,14 @@ fail:
 	return err;
 }
 
-/* Attach the fexit program of @tl's slot. */
-static int attach_fexit(struct timer_links *tl, char *why, size_t len)
+/* Attach the fentry (@ret 0) or fexit program of @tl's slot. */
+static int attach_slot(struct timer_links *tl, int ret, char *why, size_t len)
 {
 	struct bpf_link *ln;
 	int err;
 
 	last_msg[0] = '\0';
-	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, 1));
+	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, ret));
 	if (!ln || keep_link(tl, ln)) {
 		err = ln ? -ENOMEM : -errno;
 		reason(why, len, err);
@@ -547,7 +547,6 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 {
 	const struct plan *p = l->plan;
 	uint32_t ids[FE_SLOTS], j;
-	struct bpf_link *ln;
 	size_t n = 0;
 	int err;
 
@@ -591,20 +590,14 @@ static int attach_fentry(struct loader *l, struct timer_links *tl,
 			 p->timers[id].func);
 		return -ENOENT;
 	}
-	last_msg[0] = '\0';
-	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, 0));
-	if (!ln || keep_link(tl, ln)) {
-		err = ln ? -ENOMEM : -errno;
-		reason(why, len, err);
+	err = attach_slot(tl, 0, why, len);
+	if (err || a_ret == IPROF_NO_NEXT)
 		return err;
-	}
-	if (a_ret == IPROF_NO_NEXT)
-		return 0;
 	if (later_on_same_function(l, id)) {
 		tl->exit_pending = 1; /* see attach_pending_exits() */
 		return 0;
 	}
-	return attach_fexit(tl, why, len);
+	return attach_slot(tl, 1, why, len);
 }
 
 /*
@@ -925,8 +918,8 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		if (!l->links[id].exit_pending)
 			continue;
 		l->links[id].exit_pending = 0;
-		if (!t->attached || !attach_fexit(&l->links[id], why,
-						  sizeof(why)))
+		if (!t->attached || !attach_slot(&l->links[id], 1, why,
+						 sizeof(why)))
 			continue;
 		drop_links(&l->links[id]);
 		disable_timer(l, id);
