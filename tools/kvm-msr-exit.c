@@ -51,29 +51,85 @@
 #define MSR_INDEX 0xdeadbeefu
 /* Port the guest writes to when it has finished its loop. */
 #define DONE_PORT 0x10
-#define GUEST_MEM_SIZE 0x10000ul
+#define GUEST_STR_(x) #x
+#define GUEST_STR(x) GUEST_STR_(x)
+
+/*
+ * Guest memory layout (guest-physical addresses).  The guest runs in 16-bit
+ * real mode with CS, DS based at 0; FS is based at the local APIC's page
+ * (set with KVM_SET_SREGS: a real-mode segment keeps the base its
+ * descriptor cache was given until it is reloaded), and each vCPU's SS at
+ * a stack of its own.
+ */
+#define GUEST_IVT_GPA 0x0ul /* real-mode interrupt vector table */
 #define GUEST_CODE_GPA 0x1000ul
+#define GUEST_DATA_GPA 0x3000 /* first touched by the guest: a page fault */
+#define GUEST_STACK_GPA 0x10000ul
+#define GUEST_STACK_SIZE 0x40ul /* per vCPU; an interrupt pushes 6 bytes */
+/* Local APIC: default base and register offsets (Intel SDM vol. 3A,
+ * table 11-1 "Local APIC Register Address Map"). */
+#define APIC_BASE_GPA 0xfee00000ul
+#define TIMER_VECTOR 0x20
+/* KVM's local APIC timer counts at 1 GHz (APIC_BUS_CYCLE_NS = 1 in
+ * arch/x86/kvm/lapic.h) with the divide-by-1 configuration. */
+#define APIC_TIMER_HZ 1000000000ull
 
 #define DEFAULT_VCPUS 2
 #define DEFAULT_ITERATIONS 1000
+#define DEFAULT_HALTS 5
+#define DEFAULT_TIMER_US 1000
+#define MAX_HALTS 1000000
+#define MAX_TIMER_US 1000000 /* 1 s */
 
 /*
- * Guest code, 16-bit real mode (0x66 = 32-bit operand size).  On entry
- * ECX = MSR_INDEX and ESI = iterations (set with KVM_SET_REGS).
+ * Guest code, 16-bit real mode, assembled by the compiler's assembler
+ * (.code16) into .rodata and copied to GUEST_CODE_GPA: position
+ * independent but for the timer interrupt handler's IVT entry, which
+ * user space writes.  On entry (KVM_SET_REGS): ECX = MSR_INDEX, ESI =
+ * iterations, EDI = halts, EBX = the APIC timer's initial count.
+ *
+ *	loop ESI times: rdmsr; wrmsr	(each a KVM_EXIT_X86_RDMSR/WRMSR)
+ *	touch one data page		(kvm_mmu_page_fault on first touch)
+ *	if EDI: enable the local APIC, one-shot timer on TIMER_VECTOR
+ *	loop EDI times: start the timer; sti; hlt; cli
+ *			(the vCPU blocks in the kernel until the timer fires)
+ *	out DONE_PORT, al		(KVM_EXIT_IO: "done")
+ *
+ * The timer handler writes the APIC's EOI register and returns.
  */
-/* clang-format off */
-static const uint8_t guest_code[] = {
-	0x66, 0x85, 0xf6, /* 0x00: test esi, esi */
-	0x74, 0x08,	  /* 0x03: jz   0x0d */
-	0x0f, 0x32,	  /* 0x05: rdmsr			<- loop */
-	0x0f, 0x30,	  /* 0x07: wrmsr  (writes back what it read) */
-	0x66, 0x4e,	  /* 0x09: dec  esi */
-	0x75, 0xf8,	  /* 0x0b: jnz  0x05 */
-	0xe6, DONE_PORT,  /* 0x0d: out  DONE_PORT, al */
-	0xf4,		  /* 0x0f: hlt */
-	0xeb, 0xfd,	  /* 0x10: jmp  0x0f */
-};
-/* clang-format on */
+extern const uint8_t guest_code[], guest_code_end[], guest_timer_isr[];
+__asm__(".pushsection .rodata.kvm_guest,\"a\"\n"
+	".globl guest_code, guest_code_end, guest_timer_isr\n"
+	".hidden guest_code, guest_code_end, guest_timer_isr\n"
+	".code16\n"
+	"guest_code:\n"
+	"	testl	%esi, %esi\n"
+	"	jz	2f\n"
+	"1:	rdmsr\n"
+	"	wrmsr\n" /* writes back what it read */
+	"	decl	%esi\n"
+	"	jnz	1b\n"
+	"2:	movw	$1, " GUEST_STR(GUEST_DATA_GPA) "\n"
+	"	testl	%edi, %edi\n"
+	"	jz	4f\n"
+	"	movl	$0x1ff, %fs:0xf0\n" /* SVR: enabled, spurious 0xff */
+	"	movl	$" GUEST_STR(TIMER_VECTOR) ", %fs:0x320\n" /* LVT timer */
+	"	movl	$0xb, %fs:0x3e0\n" /* TDCR: divide by 1 */
+	"3:	movl	%ebx, %fs:0x380\n" /* TMICT: start the timer */
+	"	sti\n"
+	"	hlt\n" /* STI's shadow: the interrupt comes after HLT */
+	"	cli\n"
+	"	decl	%edi\n"
+	"	jnz	3b\n"
+	"4:	outb	%al, $" GUEST_STR(DONE_PORT) "\n"
+	"5:	hlt\n" /* never reached: user space stops at the OUT */
+	"	jmp	5b\n"
+	"guest_timer_isr:\n"
+	"	movl	$0, %fs:0xb0\n" /* EOI */
+	"	iret\n"
+	"guest_code_end:\n"
+	".code64\n"
+	".popsection\n");
 
 struct vcpu {
 	int id;
@@ -83,6 +139,7 @@ struct vcpu {
 	int started;
 	pid_t tid;
 	uint32_t iterations;
+	uint32_t halts;
 
 	/* Ground truth. */
 	uint64_t kvm_run;      /* ioctl(fd, KVM_RUN, 0) calls */
@@ -92,6 +149,7 @@ struct vcpu {
 	uint64_t exit_io;
 	uint64_t exit_hlt;
 	uint64_t exit_other;
+	uint64_t halts_done; /* HLTs the guest executed (and woke from) */
 
 	uint64_t last_rdmsr_data;
 	int failed;
@@ -101,20 +159,27 @@ struct vcpu {
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [--vcpus N] [--iterations M]\n"
+		"Usage: %s [--vcpus N] [--iterations M] [--halts H]\n"
+		"          [--timer-us T]\n"
 		"\n"
 		"Run a KVM guest whose vCPUs each do M x (RDMSR, WRMSR)\n"
-		"of a filtered MSR (each exits to user space), then one\n"
+		"of a filtered MSR (each exits to user space), touch a\n"
+		"page, halt H times until a local APIC timer interrupt\n"
+		"T us later (the vCPU blocks in the kernel), then do one\n"
 		"OUT to port 0x%x; print per-vCPU ground truth as\n"
 		"key=value lines.\n"
 		"\n"
 		"  --vcpus N       vCPUs, one thread each (default %d)\n"
 		"  --iterations M  loop iterations per vCPU, each one\n"
 		"                  RDMSR and one WRMSR (default %d)\n"
+		"  --halts H       timer-interrupt halts per vCPU (default\n"
+		"                  %d; 0: no in-kernel irqchip, no halts)\n"
+		"  --timer-us T    APIC timer period in us (default %d)\n"
 		"  --help          show this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 failure, 2 usage, 77 no KVM.\n",
-		prog, DONE_PORT, DEFAULT_VCPUS, DEFAULT_ITERATIONS);
+		prog, DONE_PORT, DEFAULT_VCPUS, DEFAULT_ITERATIONS,
+		DEFAULT_HALTS, DEFAULT_TIMER_US);
 }
 
 static void vcpu_fail(struct vcpu *v, const char *fmt, ...)
@@ -202,9 +267,12 @@ static int handle_exit(struct vcpu *v)
 				  run->io.port, run->io.size, run->io.count);
 			return -1;
 		}
+		/* the guest halts before it signals DONE_PORT */
+		v->halts_done = v->halts;
 		return 1;
 	case KVM_EXIT_HLT:
-		/* The guest only halts after signalling DONE_PORT. */
+		/* Halts stay in the kernel (in-kernel irqchip); the last one
+		 * comes after DONE_PORT. */
 		v->exit_hlt++;
 		vcpu_fail(v, "unexpected HLT exit before the done port");
 		return -1;
@@ -251,10 +319,13 @@ static void *vcpu_thread(void *arg)
 	return NULL;
 }
 
-static int setup_vcpu(int vm, struct vcpu *v, size_t run_size)
+static int setup_vcpu(int vm, struct vcpu *v, size_t run_size,
+		      uint32_t timer_count)
 {
+	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
 	struct kvm_sregs sregs;
 	struct kvm_regs regs;
+	uint64_t stack = GUEST_STACK_GPA + (uint64_t)v->id * GUEST_STACK_SIZE;
 
 	v->fd = ioctl(vm, KVM_CREATE_VCPU, (unsigned long)v->id);
 	if (v->fd < 0) {
@@ -271,13 +342,27 @@ static int setup_vcpu(int vm, struct vcpu *v, size_t run_size)
 		return -1;
 	}
 
-	/* Real mode (the reset state), but with CS based at 0. */
+	/*
+	 * With an in-kernel local APIC, every vCPU but the first starts
+	 * waiting for INIT/SIPI: make it runnable, as its reset state.
+	 */
+	if (v->halts && ioctl(v->fd, KVM_SET_MP_STATE, &mp) < 0) {
+		fprintf(stderr, "error: KVM_SET_MP_STATE %d: %s\n", v->id,
+			strerror(errno));
+		return -1;
+	}
+
+	/* Real mode (the reset state), but with CS based at 0, FS at the
+	 * local APIC and SS at the vCPU's own stack. */
 	if (ioctl(v->fd, KVM_GET_SREGS, &sregs) < 0) {
 		fprintf(stderr, "error: KVM_GET_SREGS: %s\n", strerror(errno));
 		return -1;
 	}
 	sregs.cs.selector = 0;
 	sregs.cs.base = 0;
+	sregs.fs.base = APIC_BASE_GPA;
+	sregs.ss.selector = (uint16_t)(stack >> 4);
+	sregs.ss.base = stack;
 	if (ioctl(v->fd, KVM_SET_SREGS, &sregs) < 0) {
 		fprintf(stderr, "error: KVM_SET_SREGS: %s\n", strerror(errno));
 		return -1;
@@ -288,6 +373,9 @@ static int setup_vcpu(int vm, struct vcpu *v, size_t run_size)
 	regs.rflags = 0x2;
 	regs.rcx = MSR_INDEX;
 	regs.rsi = v->iterations;
+	regs.rdi = v->halts;
+	regs.rbx = timer_count;
+	regs.rsp = GUEST_STACK_SIZE;
 	if (ioctl(v->fd, KVM_SET_REGS, &regs) < 0) {
 		fprintf(stderr, "error: KVM_SET_REGS: %s\n", strerror(errno));
 		return -1;
@@ -307,6 +395,7 @@ static void print_counts(const char *prefix, pid_t tid, int print_tid,
 	printf("%s.exit_io=%" PRIu64 "\n", prefix, c->exit_io);
 	printf("%s.exit_hlt=%" PRIu64 "\n", prefix, c->exit_hlt);
 	printf("%s.exit_other=%" PRIu64 "\n", prefix, c->exit_other);
+	printf("%s.halts=%" PRIu64 "\n", prefix, c->halts_done);
 }
 
 int main(int argc, char **argv)
@@ -314,6 +403,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"vcpus", required_argument, NULL, 'v'},
 		{"iterations", required_argument, NULL, 'i'},
+		{"halts", required_argument, NULL, 'H'},
+		{"timer-us", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -324,8 +415,14 @@ int main(int argc, char **argv)
 		{KVM_CAP_USER_MEMORY, "KVM_CAP_USER_MEMORY"},
 		{KVM_CAP_X86_USER_SPACE_MSR, "KVM_CAP_X86_USER_SPACE_MSR"},
 		{KVM_CAP_X86_MSR_FILTER, "KVM_CAP_X86_MSR_FILTER"},
+		{KVM_CAP_IRQCHIP, "KVM_CAP_IRQCHIP"},
+		{KVM_CAP_MP_STATE, "KVM_CAP_MP_STATE"},
 	};
 	unsigned long nvcpus = DEFAULT_VCPUS, iterations = DEFAULT_ITERATIONS;
+	unsigned long halts = DEFAULT_HALTS, timer_us = DEFAULT_TIMER_US;
+	uint32_t timer_count;
+	size_t mem_size = 0;
+	uint16_t ivt[2];
 	struct kvm_enable_cap cap;
 	struct kvm_msr_filter filter;
 	struct kvm_userspace_memory_region region;
@@ -345,6 +442,15 @@ int main(int argc, char **argv)
 		case 'i':
 			if (parse_uint("iterations", optarg, 0, UINT32_MAX,
 				       &iterations))
+				return EXIT_USAGE;
+			break;
+		case 'H':
+			if (parse_uint("halts", optarg, 0, MAX_HALTS, &halts))
+				return EXIT_USAGE;
+			break;
+		case 't':
+			if (parse_uint("timer-us", optarg, 1, MAX_TIMER_US,
+				       &timer_us))
 				return EXIT_USAGE;
 			break;
 		case 'h':
@@ -376,6 +482,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		/* the in-kernel irqchip is needed for halts only */
+		if (!halts && (caps[i].cap == KVM_CAP_IRQCHIP ||
+			       caps[i].cap == KVM_CAP_MP_STATE))
+			continue;
 		if (ioctl(kvm, KVM_CHECK_EXTENSION, caps[i].cap) <= 0) {
 			fprintf(stderr, "SKIP: KVM lacks capability %s (%d)\n",
 				caps[i].name, caps[i].cap);
@@ -408,6 +518,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	/* An in-kernel PIC, IOAPIC and local APICs, created before the
+	 * vCPUs: a HLT then blocks the vCPU in the kernel (kvm_vcpu_block)
+	 * until its APIC timer fires, instead of exiting to user space. */
+	if (halts && ioctl(vm, KVM_CREATE_IRQCHIP, 0) < 0) {
+		fprintf(stderr, "error: KVM_CREATE_IRQCHIP: %s\n",
+			strerror(errno));
+		goto out;
+	}
+
 	memset(&cap, 0, sizeof(cap));
 	cap.cap = KVM_CAP_X86_USER_SPACE_MSR;
 	cap.args[0] = KVM_MSR_EXIT_REASON_FILTER;
@@ -430,18 +549,26 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
+	mem_size = GUEST_STACK_GPA + nvcpus * GUEST_STACK_SIZE;
+	mem_size = (mem_size + 0xfff) & ~(size_t)0xfff;
+	mem = mmap(NULL, mem_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mem == MAP_FAILED) {
 		fprintf(stderr, "error: mmap guest memory: %s\n",
 			strerror(errno));
 		goto out;
 	}
-	memcpy((uint8_t *)mem + GUEST_CODE_GPA, guest_code, sizeof(guest_code));
+	memcpy((uint8_t *)mem + GUEST_CODE_GPA, guest_code,
+	       (size_t)(guest_code_end - guest_code));
+	/* IVT entry of TIMER_VECTOR: offset, then segment 0 */
+	ivt[0] = (uint16_t)(GUEST_CODE_GPA + (guest_timer_isr - guest_code));
+	ivt[1] = 0;
+	memcpy((uint8_t *)mem + GUEST_IVT_GPA + TIMER_VECTOR * 4, ivt,
+	       sizeof(ivt));
 	memset(&region, 0, sizeof(region));
 	region.slot = 0;
 	region.guest_phys_addr = 0;
-	region.memory_size = GUEST_MEM_SIZE;
+	region.memory_size = mem_size;
 	region.userspace_addr = (uintptr_t)mem;
 	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
 		fprintf(stderr, "error: KVM_SET_USER_MEMORY_REGION: %s\n",
@@ -458,9 +585,11 @@ int main(int argc, char **argv)
 		vcpus[i].id = (int)i;
 		vcpus[i].fd = -1;
 		vcpus[i].iterations = (uint32_t)iterations;
+		vcpus[i].halts = (uint32_t)halts;
 	}
+	timer_count = (uint32_t)(timer_us * (APIC_TIMER_HZ / 1000000));
 	for (i = 0; i < nvcpus; i++)
-		if (setup_vcpu(vm, &vcpus[i], (size_t)run_size))
+		if (setup_vcpu(vm, &vcpus[i], (size_t)run_size, timer_count))
 			goto out;
 
 	for (i = 0; i < nvcpus; i++) {
@@ -491,6 +620,7 @@ int main(int argc, char **argv)
 		total.exit_io += v->exit_io;
 		total.exit_hlt += v->exit_hlt;
 		total.exit_other += v->exit_other;
+		total.halts_done += v->halts_done;
 		if (v->failed) {
 			fprintf(stderr, "error: vCPU %lu: %s\n", i, v->err);
 			ret = 1;
@@ -510,6 +640,8 @@ int main(int argc, char **argv)
 	printf("pid=%d\n", (int)getpid());
 	printf("vcpus=%lu\n", nvcpus);
 	printf("iterations=%lu\n", iterations);
+	printf("halts=%lu\n", halts);
+	printf("timer_us=%lu\n", timer_us);
 	printf("msr_index=0x%x\n", MSR_INDEX);
 	printf("kvm_run_cmd=0x%lx\n", (unsigned long)KVM_RUN);
 	for (i = 0; i < nvcpus; i++) {
@@ -535,7 +667,7 @@ out:
 	if (vm >= 0)
 		close(vm);
 	if (mem != MAP_FAILED)
-		munmap(mem, GUEST_MEM_SIZE);
+		munmap(mem, mem_size);
 	if (kvm >= 0)
 		close(kvm);
 	return ret;

@@ -12,7 +12,8 @@
 # IPROF_VM_KERNEL (kernel package, default: the one linux-image-cloud-amd64
 # depends on, "-unsigned"), VM_ACCEL (qemu -accel, tcg,thread=single),
 # VM_TIMEOUT (seconds for the whole VM run, 900), VM_TEST_TIMEOUT (seconds
-# per test, 120), VM_APPEND (more kernel arguments), VM_E2E (tests/e2e/
+# per test, 120), VM_APPEND (more kernel arguments), VM_CPU (qemu -cpu,
+# max), VM_E2E (tests/e2e/
 # tests to add to the default list), IPROF_REQUIRE_E2E=1 (a SKIP fails).
 # Exit status: 0 all tests passed; 1 a test failed, or the VM did not boot,
 # timed out, panicked or reported no summary; 2 usage or setup error.
@@ -24,6 +25,9 @@ src=$(cd "$vm/../.." && pwd)
 cache=$vm/cache
 build=${BUILD_VM:-$src/build-vm}
 vm_timeout=${VM_TIMEOUT:-900}
+# -cpu max: TCG emulates AMD SVM (with nested paging), so KVM (kvm-amd.ko)
+# runs guests inside the VM (tests/vm/test_kvm.sh)
+cpu=${VM_CPU:-max}
 # one host thread for both guest CPUs: with MTTCG (thread=multi) the
 # guest deadlocked about once in 20 tests in text_poke_bp() (a CPU stuck in
 # exc_int3 on half-patched code while the patching CPU waits in
@@ -79,8 +83,9 @@ resolve_kernel() {
 		awk '{print $1}' | sort -V | tail -1 || true
 }
 candidate() { apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' || true; }
-# kernel modules the tests load (tests/vm/test_module.sh), from the package
-vm_modules="cpuid"
+# kernel modules the tests load (tests/vm/test_module.sh, test_kvm.sh), from
+# the package; a change here makes the next run fetch the package again
+vm_modules="cpuid irqbypass kvm kvm-amd"
 # fetch PKG VER DIR: DIR/vmlinuz, DIR/config and DIR/modules/*.ko from the
 # package
 fetch_kernel() {
@@ -108,8 +113,12 @@ kpkg=${IPROF_VM_KERNEL:-}
 kver=""
 [ -z "$kpkg" ] || kver=$(candidate "$kpkg")
 kdir=""
+have_modules() {
+	local m
+	for m in $vm_modules; do [ -f "$1/modules/$m.ko" ] || return 1; done
+}
 if [ -n "$kver" ] && [ "$kver" != "(none)" ] && [ -f "$cache/kernel-$kpkg-$kver/vmlinuz" ] &&
-	[ -d "$cache/kernel-$kpkg-$kver/modules" ]; then
+	have_modules "$cache/kernel-$kpkg-$kver"; then
 	kdir=$cache/kernel-$kpkg-$kver
 else
 	for try in 1 2; do
@@ -146,8 +155,10 @@ fi
 say "building static iprof in $build"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
-cmake --build "$build" -j"$(nproc)" --target iprof uprobe-workload vm-read-workload vm-sleep-workload bench_probe >/dev/null
-for b in iprof uprobe-workload vm-read-workload vm-sleep-workload bench_probe; do
+vm_bins="iprof uprobe-workload kvm-msr-exit vm-read-workload vm-sleep-workload bench_probe"
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc)" --target $vm_bins >/dev/null
+for b in $vm_bins; do
 	file -b "$build/$b" 2>/dev/null | grep -q 'statically linked' ||
 		ldd "$build/$b" 2>&1 | grep -q 'not a dynamic executable' ||
 		die "$build/$b is not statically linked"
@@ -190,8 +201,14 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,iprof/build,ipr
 cp /bin/busybox "$root/bin/busybox"
 cp /bin/bash-static "$root/bin/bash"
 install -m 755 "$vm/init" "$root/init"
-for b in iprof uprobe-workload vm-read-workload vm-sleep-workload bench_probe; do
+for b in $vm_bins; do
 	cp "$build/$b" "$root/iprof/build/$b"
+done
+# jq for the tests that read iprof's JSON: Debian's, with the shared
+# libraries and dynamic loader it needs, at their host paths
+for f in /usr/bin/jq $(ldd /usr/bin/jq | grep -o '/[^ ]*'); do
+	mkdir -p "$root$(dirname "$f")"
+	cp -L "$f" "$root$f"
 done
 # the static binaries' debug info is not needed to trace them: uprobes use
 # the symbol table
@@ -199,7 +216,8 @@ strip --strip-debug "$root"/iprof/build/*
 # kernel modules for the tests (insmod /iprof/modules/NAME.ko)
 mkdir -p "$root/iprof/modules"
 cp "$kdir"/modules/*.ko "$root/iprof/modules/" 2>/dev/null || true
-mkdir -p "$root/iprof/src/tests/e2e" "$root/iprof/src/tests/vm"
+mkdir -p "$root/iprof/src/tests/e2e" "$root/iprof/src/tests/vm" "$root/iprof/src/probes.d"
+cp "$src"/probes.d/*.conf "$root/iprof/src/probes.d/"
 cp "$src"/tests/e2e/*.sh "$root/iprof/src/tests/e2e/"
 cp "$vm"/*.sh "$root/iprof/src/tests/vm/"
 printf '%s\n' "${tests[@]}" >"$root/iprof/tests.list"
@@ -216,7 +234,7 @@ say "booting $(basename "$kdir") (tests: ${tests[*]})"
 t_boot=$(date +%s.%N)
 set +e
 timeout -k 10 "$vm_timeout" \
-	qemu-system-x86_64 -accel "$accel" -m 1G -smp 2 -nographic -no-reboot \
+	qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 1G -smp 2 -nographic -no-reboot \
 	-nic none -kernel "$kdir/vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=5 softlockup_panic=1 ${VM_APPEND:-}" </dev/null 2>&1 |
 	sed -u 's/\r//g; s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' |

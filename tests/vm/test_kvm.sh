@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The seed's main job, whole (issue 9, item 1): probes.d/kvm.conf, unchanged,
+# on the KVM workload (tools/kvm-msr-exit) inside the VM, where TCG's -cpu
+# max emulates AMD SVM and kvm.ko/kvm-amd.ko of the booted kernel's package
+# run a real guest.  Every timer of kvm.conf must fire; counts are checked
+# against the workload's own ground truth:
+#   KVM_RUN                                   = its KVM_RUN ioctls
+#   KVM_RUN>kvm_arch_vcpu_ioctl_run           = the same
+#   ...>kvm_arch_vcpu_ioctl_run>guest_fpu     = the same (one FPU load each)
+#   ...>guest_fpu>run_guest                  >= its guest entries: one per
+#       KVM_RUN plus one per halt it woke from (each halt blocks the vCPU in
+#       kvm_vcpu_block until the APIC timer fires, then re-enters the guest)
+# The same tree with fentry/fexit, with kprobes, and with func: (as written).
+. "$(dirname "$0")/../e2e/lib.sh"
+need_root
+
+M=/iprof/modules
+for m in irqbypass kvm kvm-amd; do
+	[ -f "$M/$m.ko" ] || { bad "no $M/$m.ko in the initramfs (tests/vm/run.sh vm_modules)"; finish; }
+	insmod "$M/$m.ko" || { bad "insmod $m"; finish; }
+done
+ok "insmod irqbypass kvm kvm-amd"
+grep -qw svm /proc/cpuinfo && ok "the VM's CPU has SVM" || bad "no svm flag (qemu -cpu max?)"
+[ -c /dev/kvm ] && ok "/dev/kvm" || { bad "no /dev/kvm after loading kvm-amd"; finish; }
+[ -r /sys/kernel/btf/kvm ] && ok "kvm module BTF" || bad "no /sys/kernel/btf/kvm"
+
+conf=$SRC/probes.d/kvm.conf
+timers=$(sed -n 's/^span \([A-Za-z0-9_]*\) =.*/\1/p; s/^func:\([A-Za-z0-9_]*\).*/\1/p' "$conf")
+check "kvm.conf timers" "$(echo $timers)" \
+	"KVM_RUN guest_fpu run_guest kvm_arch_vcpu_ioctl_run kvm_vcpu_block kvm_mmu_page_fault kvm_arch_vcpu_load kvm_arch_vcpu_put kvm_sched_in kvm_sched_out"
+
+vcpus=2 iters=40 halts=4
+# run NAME PROBE_FILE [IPROF_OPTION...]: iprof -f json on the workload
+run() {
+	local name=$1 file=$2
+	shift 2
+	"$IPROF" -f json -o "$TMP/$name.json" --probes "$file" "$@" -- \
+		"$BUILD/kvm-msr-exit" --vcpus $vcpus --iterations $iters \
+		--halts $halts --timer-us 2000 >"$TMP/$name.truth" 2>"$TMP/$name.err"
+	local rc=$?
+	echo "--- $name: iprof exit $rc"
+	sed 's/^/stderr: /' "$TMP/$name.err"
+	check "$name: iprof exit status" "$rc" 0
+	[ -s "$TMP/$name.json" ] || { bad "$name: no report"; return; }
+	# the tree, one line per path, for the log
+	jq -r 'def w: .[] | ("  " * (.depth - 1) + .name + "  count=" +
+		(.count | tostring) + " total_ns=" + (.total_ns | tostring)),
+		(.children | w); .tree | w' "$TMP/$name.json"
+}
+
+# verify NAME MECH: the seed's tree, checked against the workload's truth
+verify() {
+	local name=$1 mech=$2 f=$TMP/$1.json t=$TMP/$1.truth runs hl entries n
+	jq -e .tree "$f" >/dev/null || { bad "$name: no JSON report"; return; }
+	runs=$(truth total.kvm_run "$t")
+	hl=$(truth total.halts "$t")
+	[ -n "$runs" ] && [ -n "$hl" ] || { bad "$name: the workload printed no counts"; return; }
+	check "$name: the workload halted $halts times per vCPU" "$hl" $((vcpus * halts))
+	entries=$((runs - $(truth total.kvm_run_fail "$t") + hl))
+	check "$name: KVM_RUN = the workload's KVM_RUN calls" "$(jnode "$f" KVM_RUN count)" "$runs"
+	check "$name: KVM_RUN threads = vCPUs" "$(jnode "$f" KVM_RUN threads)" $vcpus
+	check "$name: KVM_RUN>kvm_arch_vcpu_ioctl_run" \
+		"$(jnode "$f" 'KVM_RUN>kvm_arch_vcpu_ioctl_run' count)" "$runs"
+	check "$name: KVM_RUN>kvm_arch_vcpu_ioctl_run>guest_fpu" \
+		"$(jnode "$f" 'KVM_RUN>kvm_arch_vcpu_ioctl_run>guest_fpu' count)" "$runs"
+	n=$(jnode "$f" 'KVM_RUN>kvm_arch_vcpu_ioctl_run>guest_fpu>run_guest' count)
+	within "$name: ...>guest_fpu>run_guest >= guest entries ($entries)" "${n:-0}" "$entries" 1e18
+	# a halt blocks its vCPU once, unless KVM's halt polling (at most
+	# 200 us) saw the 2 ms timer fire first
+	within "$name: ...>guest_fpu>kvm_vcpu_block <= halts" \
+		"$(jnode "$f" 'KVM_RUN>kvm_arch_vcpu_ioctl_run>guest_fpu>kvm_vcpu_block' count)" 1 "$hl"
+	# every timer of kvm.conf has hits; kernel functions on the mechanism asked
+	for tm in $timers; do
+		n=$(jq -r --arg t "$tm" '[.probes[] | select(.name == $t) | .count] | add // 0' "$f")
+		within "$name: $tm has hits" "$n" 1 1e18
+	done
+	n=$(jq -r --arg m "$mech" '[.probes[] | select(.kind != "span" and (.mech | startswith($m) | not))] | length' "$f")
+	check "$name: every kernel function timer on $mech" "$n" 0
+	check "$name: nothing lost" \
+		"$(jq -c '[.loss | to_entries[] | select(.value != 0) | .key]' "$f")" "[]"
+	check "$name: nothing incomplete" "$(jq -r .incomplete.timers "$f")" 0
+}
+
+command -v jq >/dev/null || { bad "no jq in the VM (tests/vm/run.sh copies it)"; finish; }
+run func "$conf"
+verify func fentry
+sed 's/^func:/fentry:/' "$conf" >"$TMP/kvm-fentry.conf"
+run fentry "$TMP/kvm-fentry.conf"
+verify fentry fentry
+sed 's/^func:/kprobe:/' "$conf" >"$TMP/kvm-kprobe.conf"
+run kprobe "$TMP/kvm-kprobe.conf"
+verify kprobe kprobe
+finish
