@@ -15,6 +15,18 @@ skip() {
 	exit 77
 }
 
+# skip_vm_covers VMTEST REASON: this host cannot run the test, but the VM
+# tier runs the same job (tests/vm/VMTEST.sh), so a skip is no loss when
+# the VM tier runs (tests/run.sh without IPROF_SKIP_VM=1).  Otherwise as
+# skip: a failure under IPROF_REQUIRE_E2E=1.
+skip_vm_covers() {
+	if [ "${IPROF_SKIP_VM:-0}" != 1 ] && [ -z "${IPROF_IN_VM:-}" ]; then
+		echo "SKIP: $2 (the VM tier runs this job: tests/vm/$1.sh)"
+		exit 77
+	fi
+	skip "$2"
+}
+
 need_root() {
 	[ "$(id -u)" = 0 ] || skip "needs root (BPF, tracefs, uprobes)"
 	if ! [ -e /sys/kernel/tracing/events ] && ! [ -e /sys/kernel/debug/tracing/events ]; then

@@ -3,14 +3,14 @@
 # Ground truth is the workload's own count of KVM_RUN ioctls per vCPU.
 . "$(dirname "$0")/lib.sh"
 need_root
-[ -c /dev/kvm ] || skip "no /dev/kvm"
+[ -c /dev/kvm ] || skip_vm_covers test_kvm "no /dev/kvm on this host"
 
 vcpus=3
 "$IPROF" -q --probes "$SRC/probes.d/kvm.conf" -f seed -o "$TMP/rep" \
 	-- "$BUILD/kvm-msr-exit" --vcpus $vcpus --iterations 400 \
 	>"$TMP/truth" 2>"$TMP/err"
 rc=$?
-[ $rc = 77 ] && skip "the KVM workload cannot run here: $(cat "$TMP/err")"
+[ $rc = 77 ] && skip_vm_covers test_kvm "the KVM workload cannot run here: $(grep -m1 SKIP "$TMP/err")"
 check "iprof exit status" "$rc" 0
 cat "$TMP/rep"
 

@@ -14,14 +14,8 @@
 . "$(dirname "$0")/../e2e/lib.sh"
 need_root
 
-M=/iprof/modules
-for m in irqbypass kvm kvm-amd; do
-	[ -f "$M/$m.ko" ] || { bad "no $M/$m.ko in the initramfs (tests/vm/run.sh vm_modules)"; finish; }
-	insmod "$M/$m.ko" || { bad "insmod $m"; finish; }
-done
-ok "insmod irqbypass kvm kvm-amd"
-grep -qw svm /proc/cpuinfo && ok "the VM's CPU has SVM" || bad "no svm flag (qemu -cpu max?)"
-[ -c /dev/kvm ] && ok "/dev/kvm" || { bad "no /dev/kvm after loading kvm-amd"; finish; }
+. "$(dirname "$0")/kvm.sh"
+load_kvm && ok "kvm-amd loaded, /dev/kvm" || { bad "KVM in the VM: $(load_kvm 2>&1)"; finish; }
 [ -r /sys/kernel/btf/kvm ] && ok "kvm module BTF" || bad "no /sys/kernel/btf/kvm"
 
 conf=$SRC/probes.d/kvm.conf
