@@ -43,10 +43,24 @@ struct task_state {
 	__u32 kseq[IPROF_MAX_DEPTH]; /* kentry at each kprobe frame's entry */
 };
 
-struct {
+/*
+ * One ring buffer per possible CPU: a program writes to its CPU's ring, so
+ * CPUs never contend on one ring's spinlock (one shared ring made 16
+ * threads 26x slower: bench/README.md).  User space merges the rings per
+ * thread in time order (src/stream.c).  The loader sizes the template and
+ * creates the rings, one per index, before any program runs.
+ */
+struct rb_inner {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20); /* resized by the loader */
-} rb SEC(".maps");
+	__uint(max_entries, 1 << 16); /* resized by the loader */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* resized by the loader: possible CPUs */
+	__type(key, __u32);
+	__array(values, struct rb_inner);
+} rings SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -235,11 +249,14 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 				     __u32 timer, __u32 depth, __u64 pid_tgid,
 				     __u32 aux)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
 	struct iprof_rec *r;
+	void *rb;
 	__u64 q;
 
 	/* callers check tracing_on() (act(), the sched and irq programs) */
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
 	if (!r) {
 		count(IPROF_CNT_RB_DROP);
 		st->lost = 1;
@@ -256,7 +273,7 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 	r->tgid = pid_tgid >> 32;
 	r->ts = bpf_ktime_get_ns();
 	r->depth = depth;
-	r->cpu = bpf_get_smp_processor_id();
+	r->cpu = cpu;
 	r->aux = aux;
 	st->lost = 0;
 	st->seen = 1;
@@ -268,7 +285,7 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 	 * reader's 10 ms drain.  AVAIL_DATA counts this reserved record and
 	 * its 8-byte header.
 	 */
-	q = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	q = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA);
 	if (q > wakeup_bytes && q - (sizeof(*r) + 8) <= wakeup_bytes)
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	else
@@ -278,9 +295,12 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 /* The thread's name, once, before its first START (for --by comm). */
 static __always_inline void emit_comm(struct task_state *st, __u64 pid_tgid)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
 	struct iprof_rec_comm *r;
+	void *rb;
 
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
 	if (!r) {
 		count(IPROF_CNT_RB_DROP);
 		st->lost = 1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * loader.c - load iprof's BPF programs, attach a plan, poll the ring buffer.
+ * loader.c - load iprof's BPF programs, attach a plan, poll the ring buffers
+ * (one per CPU, merged per thread in time order by src/stream.c).
  * See src/loader.h.
  */
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "iprof/ksym.h"
+#include "iprof/stream.h"
 #include "iprof/util.h"
 #include "loader.h"
 #include "tracefs.h"
@@ -30,6 +33,16 @@
 #endif
 
 #define IRQ_PROGS_MAX 32
+
+/*
+ * Default size of each CPU's ring: RB_TOTAL_DEFAULT shared out over the
+ * possible CPUs, each a power of two within [RB_CPU_MIN, RB_CPU_MAX]:
+ * 8 MiB each on 2 CPUs (16 MiB, one shared ring's old default), 4 MiB on
+ * 16, 256 KiB on 256 CPUs (64 MiB in all).
+ */
+#define RB_TOTAL_DEFAULT (64ull << 20)
+#define RB_CPU_MIN (256ull << 10)
+#define RB_CPU_MAX (8ull << 20)
 
 struct timer_links {
 	struct bpf_link **v;
@@ -47,10 +60,22 @@ struct timer_links {
 	char kev[TRACEFS_EVENT_NAME];
 };
 
+/* a CPU's ring: its index is the stream's source number */
+struct ring_src {
+	struct loader *l;
+	unsigned int idx;
+};
+
 struct loader {
 	struct iprof *skel;
 	struct plan *plan;
-	struct ring_buffer *rb;
+	struct ring_buffer *rb; /* every CPU's ring, one epoll set */
+	int *ring_fds; /* nrings BPF_MAP_TYPE_RINGBUF maps, index = CPU */
+	struct ring_src *ring_src;
+	unsigned int nrings;
+	struct stream *stream; /* merges the rings per thread in time order */
+	loader_rec_fn fn; /* where merged records go */
+	void *fn_ctx;
 	struct timer_links *links; /* one per timer: function timers */
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
@@ -98,6 +123,113 @@ static uint64_t pow2_at_least(uint64_t v)
 	while (p < v)
 		p <<= 1;
 	return p;
+}
+
+uint64_t loader_rb_cpu_bytes(uint64_t want, unsigned int ncpus)
+{
+	uint64_t b;
+
+	if (want)
+		return pow2_at_least(want);
+	b = RB_CPU_MAX;
+	while (b > RB_CPU_MIN && b * (ncpus ? ncpus : 1) > RB_TOTAL_DEFAULT)
+		b >>= 1;
+	return pow2_at_least(b);
+}
+
+/* the stream's sink: a merged record to the caller's callback */
+static void ring_sink(void *ctx, const void *rec, size_t len)
+{
+	struct loader *l = ctx;
+
+	l->fn(l->fn_ctx, (void *)rec, len);
+}
+
+/* ring_buffer callback of one CPU's ring: queue the record for merging */
+static int ring_rec(void *ctx, void *data, size_t size)
+{
+	struct ring_src *rs = ctx;
+
+	return stream__push(rs->l->stream, rs->idx, data, size);
+}
+
+/*
+ * Before the object is loaded: create one ring per possible CPU, the first
+ * one also the outer map's inner-map template (libbpf 1.1 cannot resize
+ * the template it would make from the BPF side's definition).  Returns 0
+ * or -errno with @err set.
+ */
+static int rings_create(struct loader *l, char *err, size_t errlen)
+{
+	unsigned int i;
+	int fd, ret;
+
+	l->ring_fds = malloc(l->nrings * sizeof(*l->ring_fds));
+	l->ring_src = calloc(l->nrings, sizeof(*l->ring_src));
+	l->stream = stream__new(l->nrings, ring_sink, l);
+	if (!l->ring_fds || !l->ring_src || !l->stream) {
+		snprintf(err, errlen, "cannot allocate the ring buffers");
+		return -ENOMEM;
+	}
+	for (i = 0; i < l->nrings; i++)
+		l->ring_fds[i] = -1;
+	for (i = 0; i < l->nrings; i++) {
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "iprof_rb", 0, 0,
+				    (__u32)l->opts.rb_bytes, NULL);
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen,
+				 "cannot create ring buffer %u of %u (%llu bytes each): %s",
+				 i + 1, l->nrings,
+				 (unsigned long long)l->opts.rb_bytes,
+				 strerror(errno));
+			return ret;
+		}
+		l->ring_fds[i] = fd;
+	}
+	ret = bpf_map__set_inner_map_fd(l->skel->maps.rings, l->ring_fds[0]);
+	if (ret) {
+		snprintf(err, errlen, "cannot set the rings' template: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * After loading: put each CPU's ring in its slot of the outer map and open
+ * one ring_buffer epoll set over them.  Returns 0 or -errno with @err set.
+ */
+static int rings_open(struct loader *l, char *err, size_t errlen)
+{
+	int outer = bpf_map__fd(l->skel->maps.rings);
+	unsigned int i;
+	int fd, ret;
+
+	for (i = 0; i < l->nrings; i++) {
+		fd = l->ring_fds[i];
+		if (bpf_map_update_elem(outer, &i, &fd, BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot install ring buffer %u: %s",
+				 i, strerror(errno));
+			return ret;
+		}
+		l->ring_src[i].l = l;
+		l->ring_src[i].idx = i;
+		if (!l->rb)
+			l->rb = ring_buffer__new(fd, ring_rec, &l->ring_src[i],
+						 NULL);
+		else if (ring_buffer__add(l->rb, fd, ring_rec,
+					  &l->ring_src[i]))
+			l->rb = NULL;
+		if (!l->rb) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot open ring buffer %u: %s",
+				 i, strerror(errno));
+			return ret;
+		}
+	}
+	return 0;
 }
 
 /* Is @p one of the interrupt-edge programs (irq_*_in / irq_*_out)? */
@@ -211,7 +343,17 @@ int loader_open(struct loader **out, struct plan *plan,
 			 strerror(errno));
 		goto fail;
 	}
-	l->opts.rb_bytes = pow2_at_least(o->rb_bytes);
+	l->fn = fn;
+	l->fn_ctx = ctx;
+	ret = libbpf_num_possible_cpus();
+	if (ret <= 0) {
+		snprintf(err, errlen, "cannot count the possible CPUs: %s",
+			 strerror(ret ? -ret : EINVAL));
+		goto fail;
+	}
+	l->nrings = (unsigned int)ret;
+	ret = 0;
+	l->opts.rb_bytes = loader_rb_cpu_bytes(o->rb_bytes, l->nrings);
 	l->skel->rodata->filter_tgid = !!o->filter;
 	l->skel->rodata->self_tgid = (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
@@ -230,7 +372,10 @@ int loader_open(struct loader **out, struct plan *plan,
 	} else {
 		bpf_program__set_autoload(l->skel->progs.on_sys_enter, false);
 	}
-	bpf_map__set_max_entries(l->skel->maps.rb, (__u32)l->opts.rb_bytes);
+	bpf_map__set_max_entries(l->skel->maps.rings, l->nrings);
+	ret = rings_create(l, err, errlen);
+	if (ret)
+		goto fail;
 	bpf_map__set_max_entries(l->skel->maps.actions,
 				 plan->nactions ? plan->nactions : 1);
 	bpf_map__set_max_entries(l->skel->maps.orphans,
@@ -254,13 +399,9 @@ int loader_open(struct loader **out, struct plan *plan,
 			goto fail;
 		}
 	}
-	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.rb), fn, ctx, NULL);
-	if (!l->rb) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot open the ring buffer: %s",
-			 strerror(errno));
+	ret = rings_open(l, err, errlen);
+	if (ret)
 		goto fail;
-	}
 	*out = l;
 	return 0;
 fail:
@@ -368,7 +509,6 @@ int loader_try_fentry(const char *func, char *why, size_t len)
 		reason(why, len, err);
 		return err;
 	}
-	bpf_map__set_max_entries(fe->maps.rb, 4096);
 	err = fe_slots_off(fe, 1);
 	last_msg[0] = '\0';
 	if (!err)
@@ -469,7 +609,7 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 			err = bpf_map__reuse_fd(fe->maps.m,                  \
 						bpf_map__fd(l->skel->maps.m)); \
 	} while (0)
-	REUSE(rb);
+	REUSE(rings);
 	REUSE(tstate);
 	REUSE(actions);
 	REUSE(orphans);
@@ -968,15 +1108,37 @@ int loader_set_tracing(struct loader *l, int on)
 
 int loader_poll(struct loader *l, int timeout_ms)
 {
+	struct epoll_event ev;
+	uint64_t w;
 	int n, m;
 
-	n = ring_buffer__poll(l->rb, timeout_ms);
+	n = epoll_wait(ring_buffer__epoll_fd(l->rb), &ev, 1, timeout_ms);
 	if (n < 0)
-		return n;
+		return -errno;
+	/*
+	 * The watermark: every record that a thread committed before one of
+	 * its records stamped earlier than w is in its ring by now, so the
+	 * stream may deliver everything stamped before w (src/stream.h).
+	 */
+	w = util_now_ns();
 	m = ring_buffer__consume(l->rb);
 	if (m < 0)
 		return m;
-	return n + m;
+	n = stream__flush(l->stream, w);
+	if (n < 0)
+		return n;
+	return m;
+}
+
+int loader_drain(struct loader *l)
+{
+	int m, n;
+
+	m = ring_buffer__consume(l->rb);
+	if (m < 0)
+		return m;
+	n = stream__drain(l->stream);
+	return n < 0 ? n : m;
 }
 
 /* Sum of bpf_prog_info.recursion_misses over the programs of @obj. */
@@ -1120,11 +1282,19 @@ uint64_t loader_orphans(struct loader *l, uint32_t timer)
 
 void loader_close(struct loader *l)
 {
+	unsigned int i;
+
 	if (!l)
 		return;
 	if (l->links && l->att_links)
 		loader_detach(l);
 	ring_buffer__free(l->rb);
+	for (i = 0; l->ring_fds && i < l->nrings; i++)
+		if (l->ring_fds[i] >= 0)
+			close(l->ring_fds[i]);
+	free(l->ring_fds);
+	free(l->ring_src);
+	stream__free(l->stream);
 	iprof__destroy(l->skel);
 	free(l->links);
 	free(l->att_links);

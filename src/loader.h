@@ -18,7 +18,9 @@
 struct loader;
 
 struct loader_opts {
-	uint64_t rb_bytes; /* ring-buffer size in bytes, power of two */
+	/* size of each CPU's ring buffer in bytes (rounded up to a power of
+	 * two, loader_rb_cpu_bytes()); 0: the default */
+	uint64_t rb_bytes;
 	int filter; /* trace only tgids added with loader_add_target() */
 	int verbose; /* print libbpf's messages */
 	/* set (by a signal handler) to abandon loader_attach() early */
@@ -64,11 +66,27 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 int loader_set_tracing(struct loader *l, int on);
 
 /*
- * loader_poll() - wait up to @timeout_ms, then drain the ring buffer into
- * the record callback.  Returns records consumed or -errno (-EINTR when a
- * signal came).
+ * loader_poll() - wait up to @timeout_ms for a ring's wakeup, then drain
+ * every CPU's ring and hand the callback, merged per thread in time order,
+ * the records stamped before the drain began (later ones wait for the next
+ * call: src/stream.h).  Returns records taken from the rings or -errno
+ * (-EINTR when a signal came).
  */
 int loader_poll(struct loader *l, int timeout_ms);
+
+/*
+ * loader_drain() - after loader_set_tracing(l, 0): take what is left in
+ * the rings and hand every queued record to the callback, merged.  Returns
+ * records taken from the rings or -errno.
+ */
+int loader_drain(struct loader *l);
+
+/*
+ * loader_rb_cpu_bytes() - the size of each of @ncpus rings for a request
+ * of @want bytes per CPU (0: the default, 64 MiB shared out, 256 KiB to
+ * 8 MiB each): a power of two of at least a page.
+ */
+uint64_t loader_rb_cpu_bytes(uint64_t want, unsigned int ncpus);
 
 /*
  * loader_detach() - detach every program.  Slow with many tracepoints (RCU

@@ -123,7 +123,9 @@ static void usage(FILE *f)
 		"      --strict          fail if any probe cannot be attached\n"
 		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
 		"                        (same as 'iprof list')\n"
-		"      --rb-size SIZE    BPF ring buffer size (default 16M)\n"
+		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
+		"                        power of two; default: 64M shared out over\n"
+		"                        the CPUs, 256K to 8M each)\n"
 		"      --maxactive N     kretprobe instances per function: calls open at\n"
 		"                        once that get a return probe (default 256, max\n"
 		"                        4096); calls beyond it are counted as misses;\n"
@@ -194,7 +196,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	long pid;
 	int c;
 
-	o->rb_bytes = 16 << 20;
+	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = 256;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
@@ -1167,8 +1169,7 @@ int main(int argc, char **argv)
 	/* the trace ends here: stop recording, take what is in the ring */
 	now = util_now_ns();
 	loader_set_tracing(l, 0);
-	while (loader_poll(l, 0) > 0)
-		;
+	loader_drain(l);
 	if (child > 0 && !child_done)
 		kill(child, SIGTERM);
 	ret = emit_report(&o, &w, agg, &plan, l, t0, o.delta ? since : t0,
