@@ -23,36 +23,46 @@ struct src {
 	uint64_t last_key;     /* key of the last record pushed (COMM's key) */
 };
 
-/* A heap entry: a non-empty source and the key of its head record. */
-struct heap_ent {
-	uint64_t key;
-	uint32_t src;
-};
+/*
+ * A heap entry: a non-empty source and the key of its head record, packed
+ * as key << 32 | src, so that one compare orders by key, then by source.
+ */
+typedef unsigned __int128 heap_ent;
+
+static inline heap_ent ent(uint64_t key, uint32_t src)
+{
+	return (heap_ent)key << 32 | src;
+}
+
+static inline uint32_t ent_src(heap_ent e)
+{
+	return (uint32_t)e;
+}
+
+static inline uint64_t ent_key(heap_ent e)
+{
+	return (uint64_t)(e >> 32);
+}
 
 struct stream {
 	stream_sink_fn sink;
 	void *ctx;
 	unsigned int nsrc;
-	unsigned int nheap;    /* non-empty sources, heap[0..nheap-1] */
-	int busy;	       /* in the sink: re-entry is refused */
-	struct src *srcs;      /* nsrc */
-	struct heap_ent *heap; /* nsrc, min-heap on (key, src) */
+	unsigned int nheap; /* non-empty sources, heap[0..nheap-1] */
+	int busy;	    /* in the sink: re-entry is refused */
+	struct src *srcs;   /* nsrc */
+	heap_ent *heap;	    /* nsrc, min-heap */
 	struct stream_stats stats;
 };
 
-static inline int ent_less(const struct heap_ent *a, const struct heap_ent *b)
+static void heap_up(heap_ent *h, unsigned int i)
 {
-	return a->key < b->key || (a->key == b->key && a->src < b->src);
-}
-
-static void heap_up(struct heap_ent *h, unsigned int i)
-{
-	struct heap_ent e = h[i];
+	heap_ent e = h[i];
 
 	while (i) {
 		unsigned int p = (i - 1) / 2;
 
-		if (!ent_less(&e, &h[p]))
+		if (e >= h[p])
 			break;
 		h[i] = h[p];
 		i = p;
@@ -60,18 +70,17 @@ static void heap_up(struct heap_ent *h, unsigned int i)
 	h[i] = e;
 }
 
-static void heap_down(struct heap_ent *h, unsigned int n, unsigned int i)
+static void heap_down(heap_ent *h, unsigned int n, unsigned int i)
 {
-	struct heap_ent e = h[i];
+	heap_ent e = h[i];
 
 	for (;;) {
 		unsigned int c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && ent_less(&h[c + 1], &h[c]))
-			c++;
-		if (!ent_less(&h[c], &e))
+		c += c + 1 < n && h[c + 1] < h[c];
+		if (h[c] >= e)
 			break;
 		h[i] = h[c];
 		i = c;
@@ -198,8 +207,7 @@ int stream__push(struct stream *s, unsigned int src, const void *rec,
 	q->key[tail] = key;
 	if (!q->len++) {
 		/* the source was idle: it joins the merge */
-		s->heap[s->nheap].key = key;
-		s->heap[s->nheap].src = src;
+		s->heap[s->nheap] = ent(key, src);
 		heap_up(s->heap, s->nheap++);
 	}
 	s->stats.pushed++;
@@ -216,18 +224,18 @@ static int deliver(struct stream *s, uint64_t wm, int all)
 	if (s->busy)
 		return -EBUSY;
 	s->busy = 1;
-	while (s->nheap && (all || s->heap[0].key < wm) && n < INT_MAX) {
-		struct heap_ent *top = &s->heap[0];
-		struct src *q = &s->srcs[top->src];
+	while (s->nheap && (all || ent_key(s->heap[0]) < wm) && n < INT_MAX) {
+		uint32_t src = ent_src(s->heap[0]);
+		struct src *q = &s->srcs[src];
 
 		s->sink(s->ctx, &q->rec[q->head], REC_SIZE);
 		n++;
 		q->head = (q->head + 1) & (q->cap - 1);
 		if (--q->len) {
-			top->key = q->key[q->head];
+			s->heap[0] = ent(q->key[q->head], src);
 		} else {
 			/* idle now: it leaves the merge */
-			*top = s->heap[--s->nheap];
+			s->heap[0] = s->heap[--s->nheap];
 		}
 		if (s->nheap > 1)
 			heap_down(s->heap, s->nheap, 0);

@@ -54,7 +54,8 @@
  * Storage: per source, a growable circular array of 32-byte record slots
  * and their keys (no allocation per record; capacity doubles when full and
  * never shrinks, so memory is at most twice the largest number of records
- * a source had queued at once, plus the heap: 16 bytes per source).
+ * a source had queued at once; plus 40 bytes of bookkeeping and 16 of heap
+ * per source).
  *
  * Not thread-safe: one caller at a time.  The sink must not call back into
  * the same stream (push, flush or drain from inside it answer -EBUSY).
@@ -115,14 +116,15 @@ int stream__push(struct stream *s, unsigned int src, const void *rec,
  * stream__flush() - deliver to the sink, merged, every queued record that
  * can be delivered below the watermark @watermark_ns (ns, CLOCK_MONOTONIC):
  * while the smallest head key is < watermark_ns (see above).
- * Returns the number of records delivered (0 or more), or -EBUSY (called
- * from the sink).
+ * Returns the number of records delivered (0 or more; at most INT_MAX per
+ * call, the rest stay queued), or -EBUSY (called from the sink).
  */
 int stream__flush(struct stream *s, uint64_t watermark_ns);
 
 /*
  * stream__drain() - deliver everything queued, merged (end of trace, when
- * no source can produce more).  Returns records delivered, or -EBUSY.
+ * no source can produce more).  Returns records delivered (at most
+ * INT_MAX per call, as stream__flush()), or -EBUSY.
  */
 int stream__drain(struct stream *s);
 
