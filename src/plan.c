@@ -236,14 +236,14 @@ static int parse_format_line(const char *line, char *name, size_t name_len,
 	return 0;
 }
 
-int plan_tp_field(const char *tracefs, const char *cat, const char *event,
-		  const char *field, struct plan_tp_field_info *fi,
-		  char *fields, size_t fields_len)
+int plan_tp_fields(const char *tracefs, const char *cat, const char *event,
+		   int (*fn)(const char *name,
+			     const struct plan_tp_field_info *fi, void *ctx),
+		   void *ctx)
 {
 	char path[PATH_MAX], line[512], name[128];
 	struct plan_tp_field_info f;
-	int ret = -ESRCH;
-	size_t used = 0;
+	int ret = 0;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, cat,
@@ -251,31 +251,54 @@ int plan_tp_field(const char *tracefs, const char *cat, const char *event,
 	fp = fopen(path, "re");
 	if (!fp)
 		return -ENOENT;
-	if (fields && fields_len)
-		fields[0] = '\0';
-	while (fgets(line, sizeof(line), fp)) {
-		if (parse_format_line(line, name, sizeof(name), &f))
+	while (!ret && fgets(line, sizeof(line), fp)) {
+		if (parse_format_line(line, name, sizeof(name), &f) ||
+		    !strncmp(name, "common_", 7))
 			continue;
-		if (!strncmp(name, "common_", 7))
-			continue;
-		if (!field || strcmp(name, field)) {
-			if (fields && used + strlen(name) + 3 < fields_len)
-				used += (size_t)snprintf(fields + used,
-						 fields_len - used, "%s%s",
-						 used ? ", " : "", name);
-			continue;
-		}
-		*fi = f;
-		ret = 0;
-		if (f.is_string || f.is_array ||
-		    (f.slot != 1 && f.slot != 2 && f.slot != 4 &&
-		     f.slot != 8) ||
-		    f.slot_off > 0xfff || f.off > 0xfff)
-			ret = -EINVAL;
-		break;
+		ret = fn(name, &f, ctx);
 	}
 	fclose(fp);
 	return ret;
+}
+
+struct field_find {
+	const char *field;
+	struct plan_tp_field_info *fi;
+	char *fields; /* the names seen, comma-separated; may be NULL */
+	size_t len, used;
+};
+
+static int find_field(const char *name, const struct plan_tp_field_info *f,
+		      void *ctx)
+{
+	struct field_find *ff = ctx;
+
+	if (!ff->field || strcmp(name, ff->field)) {
+		if (ff->fields && ff->used + strlen(name) + 3 < ff->len)
+			ff->used += (size_t)snprintf(ff->fields + ff->used,
+						     ff->len - ff->used, "%s%s",
+						     ff->used ? ", " : "", name);
+		return 0;
+	}
+	*ff->fi = *f;
+	if (f->is_string || f->is_array ||
+	    (f->slot != 1 && f->slot != 2 && f->slot != 4 && f->slot != 8) ||
+	    f->slot_off > 0xfff || f->off > 0xfff)
+		return -EINVAL;
+	return 1;
+}
+
+int plan_tp_field(const char *tracefs, const char *cat, const char *event,
+		  const char *field, struct plan_tp_field_info *fi,
+		  char *fields, size_t fields_len)
+{
+	struct field_find ff = { field, fi, fields, fields_len, 0 };
+	int ret;
+
+	if (fields && fields_len)
+		fields[0] = '\0';
+	ret = plan_tp_fields(tracefs, cat, event, find_field, &ff);
+	return ret == 1 ? 0 : !ret ? -ESRCH : ret;
 }
 
 static char *xasprintf(const char *fmt, ...)

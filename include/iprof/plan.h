@@ -156,4 +156,16 @@ int plan_tp_field(const char *tracefs, const char *cat, const char *event,
 		  const char *field, struct plan_tp_field_info *fi,
 		  char *fields, size_t fields_len);
 
+/*
+ * plan_tp_fields() - each field of tracepoint @cat:@event (its format file
+ * under @tracefs) but the common_* ones, in file order, passed to @fn with
+ * what plan_tp_field() would find for it, until @fn returns non-zero,
+ * which is returned.  Returns 0 when all were passed, -ENOENT if the
+ * event does not exist.
+ */
+int plan_tp_fields(const char *tracefs, const char *cat, const char *event,
+		   int (*fn)(const char *name,
+			     const struct plan_tp_field_info *fi, void *ctx),
+		   void *ctx);
+
 #endif /* IPROF_PLAN_H */
