@@ -572,9 +572,12 @@ int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 	return ret;
 }
 
-/* The function names of one symbol table into @k (versions cut off). */
+/*
+ * The function names of one symbol table into @k (versions cut off), and
+ * those of indirect functions into @ifuncs.
+ */
 static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			  struct ksyms *k, bool *any)
+			  struct ksyms *k, struct ksyms *ifuncs, bool *any)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	const char *name;
@@ -588,15 +591,17 @@ static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	for (i = 1; i < n && i <= INT_MAX; i++) {
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
-		/* imports are not here; an IFUNC's symbol is its resolver */
-		if (sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		if (sym.st_shndx == SHN_UNDEF || /* an import */
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name || *name == '@')
 			continue;
 		*any = true;
-		err = ksyms_add(k, name, strcspn(name, "@"), NULL);
+		err = ksyms_add(GELF_ST_TYPE(sym.st_info) == STT_FUNC ? k :
+									ifuncs,
+				name, strcspn(name, "@"), NULL);
 		if (err)
 			return err;
 	}
@@ -606,9 +611,11 @@ static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 int sym_func_names(const char *path, struct ksyms *k, char *err,
 		   size_t errlen)
 {
+	struct ksyms ifuncs = { 0 };
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	bool any = false;
+	size_t i, j;
 	Elf *elf;
 	int fd, ret;
 
@@ -620,7 +627,7 @@ int sym_func_names(const char *path, struct ksyms *k, char *err,
 	while (!ret && (scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) &&
 		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			ret = add_func_names(elf, scn, &sh, k, &any);
+			ret = add_func_names(elf, scn, &sh, k, &ifuncs, &any);
 	}
 	elf_end(elf);
 	close(fd);
@@ -634,9 +641,21 @@ int sym_func_names(const char *path, struct ksyms *k, char *err,
 		ret = -ENODATA;
 	}
 	if (ret) {
+		ksyms_free(&ifuncs);
 		ksyms_free(k);
 		return ret;
 	}
 	ksyms_sort(k);
+	ksyms_sort(&ifuncs);
+	/* a name that is also an IFUNC (glibc's memcpy@@GLIBC_2.14 beside a
+	 * plain memcpy@GLIBC_2.2.5) is the IFUNC to sym_func_offset() */
+	for (i = j = 0; i < k->nfuncs; i++) {
+		if (ksyms_exists(&ifuncs, k->funcs[i]) == 1)
+			free(k->funcs[i]);
+		else
+			k->funcs[j++] = k->funcs[i];
+	}
+	k->nfuncs = j;
+	ksyms_free(&ifuncs);
 	return 0;
 }
