@@ -138,7 +138,8 @@ static void usage(FILE *f)
 		"  -V, --version         print the version\n"
 		"\n"
 		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
-		"Exit status: 0 ok, 1 runtime failure, 2 bad input.\n");
+		"Exit status: 0 ok, 1 runtime failure, 2 bad input; 'iprof list\n"
+		"SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n");
 }
 
 static int add_str(const char ***v, int *n, const char *s)

@@ -6,7 +6,7 @@
  * and links no libbpf.
  *
  * Every probe becomes one timer (timer id = index in plan.timers), a glob
- * of kernel functions one per function.  Every
+ * of kernel or user functions one per function.  Every
  * timer has two or more BPF attachments (plan.att), each carrying the index
  * of its action (plan.actions, the BPF `actions` map) as its cookie.
  * A probe that cannot be resolved (tracepoint or field missing) keeps its
@@ -82,7 +82,9 @@ struct plan {
  * Kernel functions (fentry:, kprobe:, func:) are checked against
  * env->kallsyms and tracefs/available_filter_functions when
  * readable (include/iprof/ksym.h): a glob becomes one timer per matching
- * function, named by it (a name already used is skipped); a missing
+ * function, named by it (a name already used is skipped), as a uprobe
+ * glob does over the functions of its binary (sym_func_names()), both at
+ * most PLAN_MAX_GLOB; a missing
  * function names its compiler clones; a function on the deny list is
  * refused; one that never returns is entry-only.
  *
