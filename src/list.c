@@ -32,11 +32,13 @@ struct list_opts {
 /* What the print callbacks share. */
 struct printer {
 	const struct list_opts *o;
-	const char *tracefs; /* list tracepoints -v */
+	const char *tracefs;   /* list tracepoints -v */
 	const char *fentry_on; /* list kernel: a function to try fentry on */
-	unsigned long n; /* lines printed */
+	unsigned long n;       /* lines printed */
 };
 
+/* the help text as it prints: */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -61,12 +63,13 @@ static void usage(FILE *f)
 		"Exit status: 0 listed, 1 nothing matched, 2 bad arguments or nothing to\n"
 		"read (no tracefs, no such BINARY, not an ELF file).\n");
 }
+/* clang-format on */
 
 int list_is_subcommand(const char *name)
 {
 	return name && (!strcmp(name, "tracepoints") || !strcmp(name, "-h") ||
-			!strcmp(name, "--help") ||
-			!strcmp(name, "functions") || !strcmp(name, "kernel"));
+			!strcmp(name, "--help") || !strcmp(name, "functions") ||
+			!strcmp(name, "kernel"));
 }
 
 static int print_field(const char *name, const struct plan_tp_field_info *fi,
@@ -122,8 +125,8 @@ static void count_line(const struct list_opts *o, unsigned long n,
 {
 	if (o->quiet)
 		return;
-	fprintf(stderr, "iprof: %lu %s%s%s%s%s%s%s\n", n, what, n == 1 ? "" : "s",
-		where ? " in " : "", where ? where : "",
+	fprintf(stderr, "iprof: %lu %s%s%s%s%s%s%s\n", n, what,
+		n == 1 ? "" : "s", where ? " in " : "", where ? where : "",
 		o->glob ? " matching '" : "", o->glob ? o->glob : "",
 		o->glob ? "'" : "");
 }
@@ -173,14 +176,15 @@ static int read_events(const char *dir, struct ksyms *k)
 
 static int list_tracepoints(const struct list_opts *o)
 {
-	struct printer pr = { o, NULL, NULL, 0 };
-	struct ksyms k = { 0 };
+	struct printer pr = {o, NULL, NULL, 0};
+	struct ksyms k = {0};
 	int err;
 
 	pr.tracefs = tracefs_dir();
 	if (!pr.tracefs) {
 		fprintf(stderr,
-			"iprof: tracefs is not mounted and cannot be (%s): mount -t tracefs tracefs /sys/kernel/tracing\n",
+			"iprof: tracefs is not mounted and cannot be (%s): "
+			"mount -t tracefs tracefs /sys/kernel/tracing\n",
 			strerror(errno));
 		return LIST_ERROR;
 	}
@@ -199,8 +203,8 @@ static int list_tracepoints(const struct list_opts *o)
 
 static int list_functions(const struct list_opts *o, const char *bin)
 {
-	struct printer pr = { o, NULL, NULL, 0 };
-	struct ksyms k = { 0 };
+	struct printer pr = {o, NULL, NULL, 0};
+	struct ksyms k = {0};
 	char err[PATH_MAX + 512], *path = NULL;
 	int ret;
 
@@ -221,10 +225,10 @@ static int list_functions(const struct list_opts *o, const char *bin)
 
 static int list_kernel(const struct list_opts *o)
 {
-	struct printer pr = { o, NULL, "", 0 };
+	struct printer pr = {o, NULL, "", 0};
 	const char *tracefs = tracefs_dir();
 	char filter[PATH_MAX], why[512];
-	struct ksyms k = { 0 };
+	struct ksyms k = {0};
 
 	snprintf(filter, sizeof(filter), "%s/available_filter_functions",
 		 tracefs ? tracefs : "");
@@ -234,33 +238,40 @@ static int list_kernel(const struct list_opts *o)
 	}
 	if (!k.funcs && !k.traceable) {
 		fprintf(stderr,
-			"iprof: cannot read /proc/kallsyms nor %s: no kernel function names\n",
-			tracefs ? filter : "available_filter_functions (no tracefs)");
+			"iprof: cannot read /proc/kallsyms nor %s: no kernel "
+			"function names\n",
+			tracefs ? filter
+				: "available_filter_functions (no tracefs)");
 		ksyms_free(&k);
 		return LIST_ERROR;
 	}
 	ksyms_match_clones(&k, o->glob, print_func, &pr);
 	if (!o->quiet) {
 		count_line(o, pr.n, "kernel function",
-			   k.traceable ? "available_filter_functions" :
-					 "/proc/kallsyms");
+			   k.traceable ? "available_filter_functions"
+				       : "/proc/kallsyms");
 		if (!k.traceable)
 			fprintf(stderr,
-				"iprof: %s is unreadable: which functions ftrace can patch (fentry needs it) is unknown; listed: every text symbol\n",
+				"iprof: %s is unreadable: which functions "
+				"ftrace can patch (fentry needs it) is "
+				"unknown; listed: every text symbol\n",
 				filter);
 		if (!*pr.fentry_on)
 			pr.fentry_on = "vfs_read";
 		if (!loader_try_fentry(pr.fentry_on, why, sizeof(why)))
 			fprintf(stderr,
-				"iprof: fentry/fexit: the kernel loads them (tried on %s)\n",
+				"iprof: fentry/fexit: the kernel loads them "
+				"(tried on %s)\n",
 				pr.fentry_on);
 		else
 			fprintf(stderr,
-				"iprof: fentry/fexit: refused (%s): fentry: timers cannot attach; func: uses kprobes\n",
+				"iprof: fentry/fexit: refused (%s): fentry: "
+				"timers cannot attach; func: uses kprobes\n",
 				why);
 		fprintf(stderr, "iprof: kprobes: %s\n",
-			loader_kprobes() ? "available" :
-					   "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
+			loader_kprobes() ? "available"
+					 : "absent (CONFIG_KPROBES off): "
+					   "kprobe: timers cannot attach");
 	}
 	ksyms_free(&k);
 	return pr.n ? LIST_FOUND : LIST_NONE;
@@ -269,13 +280,13 @@ static int list_kernel(const struct list_opts *o)
 int list_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *sub = argv[0];
-	struct list_opts o = { 0 };
+	struct list_opts o = {0};
 	int c, nargs = !strcmp(sub, "functions") ? 1 : 0;
 
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
@@ -304,12 +315,14 @@ int list_main(int argc, char **argv)
 	if (argc < nargs || argc > nargs + 1) {
 		fprintf(stderr, "iprof: list %s: expected %s[GLOB]%s\n", sub,
 			nargs ? "BINARY " : "",
-			argc > nargs + 1 ? " (quote the GLOB: the shell expanded it?)" :
-					   "");
+			argc > nargs + 1
+				? " (quote the GLOB: the shell expanded it?)"
+				: "");
 		return LIST_ERROR;
 	}
 	if (o.verbose && strcmp(sub, "tracepoints")) {
-		fprintf(stderr, "iprof: list %s: -v applies to list tracepoints only\n",
+		fprintf(stderr,
+			"iprof: list %s: -v applies to list tracepoints only\n",
 			sub);
 		return LIST_ERROR;
 	}

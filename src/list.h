@@ -9,7 +9,7 @@
 
 /* Exit statuses of list_main(), as grep(1)'s. */
 #define LIST_FOUND 0 /* something matched and was listed */
-#define LIST_NONE 1 /* nothing matched */
+#define LIST_NONE 1  /* nothing matched */
 #define LIST_ERROR 2 /* bad arguments, or what to list cannot be read */
 
 /* list_is_subcommand() - 1 if @name is a subcommand list_main() runs

@@ -599,8 +599,8 @@ static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (!name || !*name || *name == '@')
 			continue;
 		*any = true;
-		err = ksyms_add(GELF_ST_TYPE(sym.st_info) == STT_FUNC ? k :
-									ifuncs,
+		err = ksyms_add(GELF_ST_TYPE(sym.st_info) == STT_FUNC ? k
+								      : ifuncs,
 				name, strcspn(name, "@"), NULL);
 		if (err)
 			return err;
@@ -608,10 +608,9 @@ static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
-int sym_func_names(const char *path, struct ksyms *k, char *err,
-		   size_t errlen)
+int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 {
-	struct ksyms ifuncs = { 0 };
+	struct ksyms ifuncs = {0};
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	bool any = false;
