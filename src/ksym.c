@@ -32,25 +32,79 @@ static size_t sort_unique(char **v, size_t n)
 }
 
 /*
- * Read names from @path: field @field (0-based, blank separated) of each
- * line; with @want_text, only lines whose second field is t or T.
- * Returns 0 (also when @path cannot be read: *out stays NULL), -ENOMEM.
+ * A list entry: NAME, a NUL, then MODULE (empty for none) and a NUL, so
+ * that strcmp() and bsearch() see the name alone (see struct ksyms).
  */
-static int read_names(const char *path, int field, int want_text, char ***out,
-		      size_t *nout)
+static char *new_entry(const char *name, size_t len, const char *module)
 {
-	char line[512], *tok[3], *save, **v = NULL, **nv;
-	size_t n = 0, cap = 0;
-	FILE *f;
-	int i;
+	size_t ml = module ? strlen(module) : 0;
+	char *e = malloc(len + ml + 2);
 
-	*out = NULL;
-	*nout = 0;
+	if (!e)
+		return NULL;
+	memcpy(e, name, len);
+	e[len] = '\0';
+	if (ml)
+		memcpy(e + len + 1, module, ml);
+	e[len + 1 + ml] = '\0';
+	return e;
+}
+
+int ksyms_add(struct ksyms *k, const char *name, size_t len,
+	      const char *module)
+{
+	char **nv;
+	size_t cap;
+
+	if (k->nfuncs == k->cap || !k->funcs) {
+		cap = k->cap ? 2 * k->cap : 4096;
+		nv = realloc(k->funcs, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		k->funcs = nv;
+		k->cap = cap;
+	}
+	k->funcs[k->nfuncs] = new_entry(name, len, module);
+	if (!k->funcs[k->nfuncs])
+		return -ENOMEM;
+	k->nfuncs++;
+	return 0;
+}
+
+void ksyms_sort(struct ksyms *k)
+{
+	if (k->funcs)
+		k->nfuncs = sort_unique(k->funcs, k->nfuncs);
+}
+
+const char *ksyms_module(const char *entry)
+{
+	return entry + strlen(entry) + 1;
+}
+
+/*
+ * Read names from @path into @k->funcs: field @field (0-based, blank
+ * separated) of each line, with the module that follows it ("[kvm]"), if
+ * any; with @want_text, only lines whose second field is t or T.  Returns
+ * 0 (also when @path cannot be read: @k->funcs stays NULL), -ENOMEM.
+ */
+static int read_names(const char *path, int field, int want_text,
+		      struct ksyms *k)
+{
+	char line[512], *tok[4], *save, *mod;
+	FILE *f;
+	int i, err = 0;
+
+	memset(k, 0, sizeof(*k));
 	if (!path || !(f = fopen(path, "r")))
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
+	/* readable, even if empty: an empty list, not an unknown one */
+	k->funcs = calloc(1, sizeof(*k->funcs));
+	if (!k->funcs)
+		err = -ENOMEM;
+	while (!err && fgets(line, sizeof(line), f)) {
 		tok[0] = strtok_r(line, " \t\n", &save);
-		for (i = 1; i < 3; i++)
+		for (i = 1; i < 4; i++)
 			tok[i] = tok[i - 1] ? strtok_r(NULL, " \t\n", &save) :
 					      NULL;
 		if (!tok[field])
@@ -58,48 +112,40 @@ static int read_names(const char *path, int field, int want_text, char ***out,
 		if (want_text && (!tok[1] || (strcmp(tok[1], "t") &&
 					      strcmp(tok[1], "T"))))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto nomem;
-			v = nv;
+		mod = tok[field + 1];
+		if (mod && mod[0] == '[' && mod[strlen(mod) - 1] == ']') {
+			mod[strlen(mod) - 1] = '\0';
+			mod++;
+		} else {
+			mod = NULL;
 		}
-		if (!(v[n] = strdup(tok[field])))
-			goto nomem;
-		n++;
+		err = ksyms_add(k, tok[field], strlen(tok[field]), mod);
 	}
 	fclose(f);
-	if (!v) {
-		/* readable but empty: an empty list, not an unknown one */
-		v = calloc(1, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
+	if (err) {
+		ksyms_free(k);
+		return err;
 	}
-	*out = v;
-	*nout = sort_unique(v, n);
+	ksyms_sort(k);
 	return 0;
-nomem:
-	fclose(f);
-	while (n)
-		free(v[--n]);
-	free(v);
-	return -ENOMEM;
 }
 
 int ksyms_load(struct ksyms *k, const char *kallsyms,
 	       const char *filter_functions)
 {
+	struct ksyms t;
 	int err;
 
-	memset(k, 0, sizeof(*k));
-	err = read_names(kallsyms, 2, 1, &k->funcs, &k->nfuncs);
+	err = read_names(kallsyms, 2, 1, k);
 	if (!err)
-		err = read_names(filter_functions, 0, 0, &k->traceable,
-				 &k->ntraceable);
-	if (err)
+		err = read_names(filter_functions, 0, 0, &t);
+	if (err) {
 		ksyms_free(k);
-	return err;
+		return err;
+	}
+	k->traceable = t.funcs;
+	k->ntraceable = t.nfuncs;
+	return 0;
 }
 
 static void free_names(char **v, size_t n)
@@ -137,21 +183,53 @@ int ksyms_traceable(const struct ksyms *k, const char *name)
 	return has(k->traceable, k->ntraceable, name);
 }
 
-int ksyms_match(const struct ksyms *k, const char *pattern,
-		int (*fn)(const char *name, void *ctx), void *ctx)
+size_t ksym_base_len(const char *name)
+{
+	return strcspn(name, ".");
+}
+
+/* Does @name, or with @clones the function it is a clone of, match? */
+static int matches(const char *pattern, const char *name, int clones)
+{
+	char base[512];
+	size_t n = ksym_base_len(name);
+
+	if (!fnmatch(pattern, name, 0))
+		return 1;
+	if (!clones || !name[n] || n >= sizeof(base))
+		return 0;
+	memcpy(base, name, n);
+	base[n] = '\0';
+	return !fnmatch(pattern, base, 0);
+}
+
+static int match(const struct ksyms *k, const char *pattern, int clones,
+		 int (*fn)(const char *name, void *ctx), void *ctx)
 {
 	char *const *v = k->traceable ? k->traceable : k->funcs;
 	size_t n = k->traceable ? k->ntraceable : k->nfuncs, i;
 	int ret;
 
 	for (i = 0; v && i < n; i++) {
-		if (fnmatch(pattern, v[i], 0))
+		if (pattern && !matches(pattern, v[i], clones))
 			continue;
 		ret = fn(v[i], ctx);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+int ksyms_match(const struct ksyms *k, const char *pattern,
+		int (*fn)(const char *name, void *ctx), void *ctx)
+{
+	return match(k, pattern, 0, fn, ctx);
+}
+
+int ksyms_match_clones(const struct ksyms *k, const char *pattern,
+		       int (*fn)(const char *name, void *ctx), void *ctx)
+{
+	return match(k, pattern, 1, fn, ctx);
 }
 
 int ksyms_clones(const struct ksyms *k, const char *name, char *buf,

@@ -30,6 +30,7 @@
 #include "iprof/report.h"
 #include "iprof/util.h"
 #include "btfarg.h"
+#include "list.h"
 #include "loader.h"
 #include "tracefs.h"
 
@@ -79,7 +80,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iprof [OPTIONS] [-- COMMAND [ARG...]]\n"
-		"       iprof list [OPTIONS]\n"
+		"       iprof list [OPTIONS]          the plan of the probes, as --dry-run\n"
+		"       iprof list tracepoints [-v] [GLOB]\n"
+		"       iprof list functions BINARY [GLOB]\n"
+		"       iprof list kernel [GLOB]       what can be probed ('iprof list -h')\n"
 		"\n"
 		"Times the timers named in probe files (start/stop pairs on kernel\n"
 		"functions, user functions or tracepoints) with BPF, and prints their\n"
@@ -136,7 +140,8 @@ static void usage(FILE *f)
 		"  -V, --version         print the version\n"
 		"\n"
 		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
-		"Exit status: 0 ok, 1 runtime failure, 2 bad input.\n");
+		"Exit status: 0 ok, 1 runtime failure, 2 bad input; 'iprof list\n"
+		"SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n");
 }
 
 static int add_str(const char ***v, int *n, const char *s)
@@ -973,6 +978,9 @@ int main(int argc, char **argv)
 	char *cmd_path = NULL;
 	char err[1024];
 
+	if (argc > 2 && !strcmp(argv[1], "list") &&
+	    list_is_subcommand(argv[2]))
+		return list_main(argc - 2, argv + 2);
 	if (parse_args(argc, argv, &o))
 		goto out;
 	quiet = o.quiet;

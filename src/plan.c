@@ -236,14 +236,14 @@ static int parse_format_line(const char *line, char *name, size_t name_len,
 	return 0;
 }
 
-int plan_tp_field(const char *tracefs, const char *cat, const char *event,
-		  const char *field, struct plan_tp_field_info *fi,
-		  char *fields, size_t fields_len)
+int plan_tp_fields(const char *tracefs, const char *cat, const char *event,
+		   int (*fn)(const char *name,
+			     const struct plan_tp_field_info *fi, void *ctx),
+		   void *ctx)
 {
 	char path[PATH_MAX], line[512], name[128];
 	struct plan_tp_field_info f;
-	int ret = -ESRCH;
-	size_t used = 0;
+	int ret = 0;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, cat,
@@ -251,31 +251,54 @@ int plan_tp_field(const char *tracefs, const char *cat, const char *event,
 	fp = fopen(path, "re");
 	if (!fp)
 		return -ENOENT;
-	if (fields && fields_len)
-		fields[0] = '\0';
-	while (fgets(line, sizeof(line), fp)) {
-		if (parse_format_line(line, name, sizeof(name), &f))
+	while (!ret && fgets(line, sizeof(line), fp)) {
+		if (parse_format_line(line, name, sizeof(name), &f) ||
+		    !strncmp(name, "common_", 7))
 			continue;
-		if (!strncmp(name, "common_", 7))
-			continue;
-		if (!field || strcmp(name, field)) {
-			if (fields && used + strlen(name) + 3 < fields_len)
-				used += (size_t)snprintf(fields + used,
-						 fields_len - used, "%s%s",
-						 used ? ", " : "", name);
-			continue;
-		}
-		*fi = f;
-		ret = 0;
-		if (f.is_string || f.is_array ||
-		    (f.slot != 1 && f.slot != 2 && f.slot != 4 &&
-		     f.slot != 8) ||
-		    f.slot_off > 0xfff || f.off > 0xfff)
-			ret = -EINVAL;
-		break;
+		ret = fn(name, &f, ctx);
 	}
 	fclose(fp);
 	return ret;
+}
+
+struct field_find {
+	const char *field;
+	struct plan_tp_field_info *fi;
+	char *fields; /* the names seen, comma-separated; may be NULL */
+	size_t len, used;
+};
+
+static int find_field(const char *name, const struct plan_tp_field_info *f,
+		      void *ctx)
+{
+	struct field_find *ff = ctx;
+
+	if (!ff->field || strcmp(name, ff->field)) {
+		if (ff->fields && ff->used + strlen(name) + 3 < ff->len)
+			ff->used += (size_t)snprintf(ff->fields + ff->used,
+						     ff->len - ff->used, "%s%s",
+						     ff->used ? ", " : "", name);
+		return 0;
+	}
+	*ff->fi = *f;
+	if (f->is_string || f->is_array ||
+	    (f->slot != 1 && f->slot != 2 && f->slot != 4 && f->slot != 8) ||
+	    f->slot_off > 0xfff || f->off > 0xfff)
+		return -EINVAL;
+	return 1;
+}
+
+int plan_tp_field(const char *tracefs, const char *cat, const char *event,
+		  const char *field, struct plan_tp_field_info *fi,
+		  char *fields, size_t fields_len)
+{
+	struct field_find ff = { field, fi, fields, fields_len, 0 };
+	int ret;
+
+	if (fields && fields_len)
+		fields[0] = '\0';
+	ret = plan_tp_fields(tracefs, cat, event, find_field, &ff);
+	return ret == 1 ? 0 : !ret ? -ESRCH : ret;
 }
 
 static char *xasprintf(const char *fmt, ...)
@@ -316,10 +339,19 @@ static void cond_str(char *buf, size_t len, const struct probe_point *pt)
 	}
 }
 
-/* What @pr attaches to; @path: the uprobe binary to show. */
-static char *describe(const struct probe *pr, const char *path)
+/*
+ * What @pr attaches to; @path: the uprobe binary to show, @func: the
+ * function timed (one a glob matched: the glob follows in parentheses).
+ */
+static char *describe(const struct probe *pr, const char *path,
+		      const char *func)
 {
 	char a[512] = "", b[512] = "";
+	int glob;
+
+	if (!func)
+		func = pr->func ? pr->func : "";
+	glob = pr->func && strcmp(func, pr->func);
 
 	switch (pr->kind) {
 	case PROBE_SPAN:
@@ -331,15 +363,21 @@ static char *describe(const struct probe *pr, const char *path)
 		cond_str(b, sizeof(b), &pr->stop);
 		return xasprintf("%s -> %s", a, b);
 	case PROBE_UPROBE:
-		snprintf(a, sizeof(a), "uprobe:%s:%s", path, pr->func);
+		snprintf(a, sizeof(a), "uprobe:%s:%s", path, func);
+		if (glob)
+			snprintf(b, sizeof(b), " (uprobe:%s:%s)", path,
+				 pr->func);
 		break;
 	default:
 		snprintf(a, sizeof(a), "%s:%s", probe_kind_str(pr->kind),
-			 pr->func);
+			 func);
+		if (glob)
+			snprintf(b, sizeof(b), " (%s:%s)",
+				 probe_kind_str(pr->kind), pr->func);
 		break;
 	}
 	cond_str(a, sizeof(a), &pr->start);
-	return xasprintf("%s", a);
+	return xasprintf("%s%s", a, b);
 }
 
 static int add_action(struct plan *p, uint32_t timer, uint8_t role,
@@ -681,8 +719,8 @@ static int has_glob(const char *s)
  * The binary and function offset of uprobe @pr: *@path (malloc'ed,
  * absolute) and *@off, or an error message in *@msg.  Returns 0 or -ENOMEM.
  */
-static int resolve_uprobe(const struct probe *pr, char **path, uint64_t *off,
-			  char **msg)
+static int resolve_uprobe(const struct probe *pr, const char *func,
+			  char **path, uint64_t *off, char **msg)
 {
 	char err[PATH_MAX + 512];
 	int ret, col = pr->start.col;
@@ -690,7 +728,7 @@ static int resolve_uprobe(const struct probe *pr, char **path, uint64_t *off,
 	*msg = NULL;
 	ret = sym_resolve_path(pr->path, path, err, sizeof(err));
 	if (!ret) {
-		ret = sym_func_offset(*path, pr->func, off, err, sizeof(err));
+		ret = sym_func_offset(*path, func, off, err, sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;
@@ -758,10 +796,10 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		break;
 	case PROBE_UPROBE:
 		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, path,
-			      pr->func, off);
+			      t->func, off);
 		if (!err)
 			err = add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
-				      path, pr->func, off);
+				      path, t->func, off);
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d: uprobe %s: more than %d timers on one function",
 					     pr->file, pr->line, pr->name,
@@ -830,16 +868,13 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		msg = check_tp(tracefs, pr, &pr->start);
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
-	} else if (pr->kind == PROBE_UPROBE && has_glob(pr->func)) {
-		msg = xasprintf("%s:%d:%d: '%s': globs work on kernel functions; name each user function",
-				pr->file, pr->line, pr->start.col, pr->func);
 	} else if (pr->kind == PROBE_UPROBE) {
-		err = resolve_uprobe(pr, &path, &off, &msg);
+		err = resolve_uprobe(pr, t->func, &path, &off, &msg);
 		if (err)
 			return err;
 		if (!msg) {
 			/* show the binary that will be traced */
-			where = describe(pr, path);
+			where = describe(pr, path, t->func);
 			if (!where) {
 				free(path);
 				return -ENOMEM;
@@ -876,27 +911,12 @@ static int add_timer(struct plan *p, const struct probe *pr, const char *name,
 	t->kind = pr->kind;
 	t->name = strdup(name);
 	t->func = func ? strdup(func) : NULL;
-	t->where = describe(pr, pr->path);
+	t->where = describe(pr, pr->path, func);
 	if (!t->name || (func && !t->func) || !t->where) {
 		free(t->name);
 		free(t->func);
 		free(t->where);
 		return -1;
-	}
-	if (pr->kind != PROBE_SPAN && pr->kind != PROBE_UPROBE &&
-	    strcmp(func, pr->func)) {
-		/* a function matched by a glob: say which line matched it */
-		char *w = xasprintf("%s:%s (%s:%s)", probe_kind_str(pr->kind),
-				    func, probe_kind_str(pr->kind), pr->func);
-
-		if (!w) {
-			free(t->name);
-			free(t->func);
-			free(t->where);
-			return -1;
-		}
-		free(t->where);
-		t->where = w;
 	}
 	return (int)p->ntimers++;
 }
@@ -930,9 +950,9 @@ static int add_glob_match(const char *name, void *arg)
 	int id;
 
 	/* NAME.cold is the out-of-line cold part of NAME, not a function
-	 * anyone calls: never a glob's match */
-	if (ksym_denied(name) || strstr(name, ".cold") ||
-	    name_taken(g->p, g->pl, name))
+	 * anyone calls: never a glob's match; the deny list is the kernel's */
+	if ((g->pr->kind != PROBE_UPROBE && ksym_denied(name)) ||
+	    strstr(name, ".cold") || name_taken(g->p, g->pl, name))
 		return 0;
 	g->matched++;
 	id = add_timer(g->p, g->pr, name, name);
@@ -957,13 +977,97 @@ static int is_kfunc(const struct probe *pr)
 	       pr->kind == PROBE_FUNC;
 }
 
+/* Keep line @pr as one timer that cannot be traced, for reason @msg
+ * (owned; NULL: out of memory).  Returns 0 or -ENOMEM. */
+static int add_failed(struct plan *p, const struct probe *pr, char *msg)
+{
+	int id = msg ? add_timer(p, pr, pr->name, pr->func) : -1;
+
+	if (id < 0) {
+		free(msg);
+		return -ENOMEM;
+	}
+	p->timers[id].error = msg;
+	return 0;
+}
+
+/*
+ * Expand glob line @pr over @names: a timer per matching function (see
+ * add_glob_match()), kernel functions checked against @ks.  When it
+ * matches more than PLAN_MAX_GLOB functions ("matches N @what, more than
+ * ...") or none ("matches no @none"), the line stays one timer with that
+ * error at column @col.  Returns 0 or -ENOMEM.
+ */
+static int plan_glob(struct plan *p, const struct probe_list *pl,
+		     const struct probe *pr, const struct plan_env *env,
+		     const struct ksyms *ks, const struct ksyms *names,
+		     int col, const char *what, const char *none)
+{
+	struct glob_ctx g = { p, pl, pr, env, ks, 0, 0 };
+	uint32_t n = 0;
+
+	ksyms_match(names, pr->func, count_match, &n);
+	if (n > PLAN_MAX_GLOB)
+		return add_failed(p, pr,
+				  xasprintf("%s:%d:%d: '%s' matches %u %s, more than %d: narrow it",
+					    pr->file, pr->line, col, pr->func,
+					    n, what, PLAN_MAX_GLOB));
+	ksyms_match(names, pr->func, add_glob_match, &g);
+	if (g.err || g.matched)
+		return g.err;
+	if (n)
+		return add_failed(p, pr,
+				  xasprintf("%s:%d:%d: '%s': its matches (%u) are all timed by other lines or left out (NAME.cold%s)",
+					    pr->file, pr->line, col, pr->func,
+					    n,
+					    pr->kind == PROBE_UPROBE ? "" :
+								       ", the deny list"));
+	return add_failed(p, pr,
+			  xasprintf("%s:%d:%d: '%s' matches no %s", pr->file,
+				    pr->line, col, pr->func, none));
+}
+
+/* A uprobe glob: the functions of its binary, expanded by plan_glob(). */
+static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
+			    const struct probe *pr, const struct plan_env *env)
+{
+	char err[PATH_MAX + 512], *what = NULL, *none = NULL, *path = NULL;
+	struct ksyms names = { 0 };
+	int ret;
+
+	ret = sym_resolve_path(pr->path, &path, err, sizeof(err));
+	if (!ret)
+		ret = sym_func_names(path, &names, err, sizeof(err));
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret) {
+		ret = add_failed(p, pr,
+				 xasprintf("%s:%d:%d: %s", pr->file, pr->line,
+					   pr->start.col, err));
+		goto out;
+	}
+	what = xasprintf("functions in %s", path);
+	none = xasprintf("function in %s", path);
+	ret = -ENOMEM;
+	if (what && none)
+		ret = plan_glob(p, pl, pr, env, NULL, &names,
+				pr->start.col + (int)strlen(pr->path) + 1,
+				what, none);
+out:
+	ksyms_free(&names);
+	free(path);
+	free(what);
+	free(none);
+	return ret;
+}
+
 int plan_build(struct plan *p, const struct probe_list *pl,
 	       const struct plan_env *env)
 {
 	const char *tracefs = env->tracefs;
 	struct ksyms ks = { 0 };
 	char filter[4096];
-	uint32_t i, n;
+	uint32_t i;
 	int err = 0, id;
 
 	memset(p, 0, sizeof(*p));
@@ -979,38 +1083,17 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	}
 	for (i = 0; i < pl->n && !err; i++) {
 		const struct probe *pr = &pl->v[i];
-		struct glob_ctx g = { p, pl, pr, env, &ks, 0, 0 };
 
 		if (is_kfunc(pr) && has_glob(pr->func)) {
-			n = 0;
-			ksyms_match(&ks, pr->func, count_match, &n);
-			if (n > PLAN_MAX_GLOB) {
-				id = add_timer(p, pr, pr->name, pr->func);
-				if (id < 0) {
-					err = -ENOMEM;
-					break;
-				}
-				p->timers[id].error = xasprintf(
-					"%s:%d:%d: '%s' matches %u kernel functions, more than %d: narrow it",
-					pr->file, pr->line, pr->start.col,
-					pr->func, n, PLAN_MAX_GLOB);
-				continue;
-			}
-			ksyms_match(&ks, pr->func, add_glob_match, &g);
-			err = g.err;
-			if (err || g.matched)
-				continue;
-			/* no match: keep the line as a timer with its reason */
-			id = add_timer(p, pr, pr->name, pr->func);
-			if (id < 0) {
-				err = -ENOMEM;
-				break;
-			}
-			p->timers[id].error = xasprintf(
-				"%s:%d:%d: '%s' matches no %s kernel function",
-				pr->file, pr->line, pr->start.col, pr->func,
-				ks.traceable ? "traceable" :
-				ks.funcs     ? "" : "(kallsyms unreadable)");
+			err = plan_glob(p, pl, pr, env, &ks, &ks,
+					pr->start.col, "kernel functions",
+					ks.traceable ? "traceable kernel function" :
+					ks.funcs ? "kernel function" :
+						   "kernel function (kallsyms unreadable)");
+			continue;
+		}
+		if (pr->kind == PROBE_UPROBE && has_glob(pr->func)) {
+			err = plan_uprobe_glob(p, pl, pr, env);
 			continue;
 		}
 		id = add_timer(p, pr, pr->name,

@@ -515,49 +515,146 @@ out:
 	return ret;
 }
 
-int sym_func_offset(const char *path, const char *func, uint64_t *offset,
-		    char *err, size_t errlen)
+/*
+ * Open ELF file @path for reading: *@fd and *@elf (elf_end() and close()
+ * them).  Returns 0 or -errno with a message in @err: -EISDIR, -EINVAL
+ * (not a regular file, libelf too old), -ENOEXEC (not ELF), open(2)'s.
+ */
+static int open_elf(const char *path, int *fd, Elf **elf, char *err,
+		    size_t errlen)
 {
 	struct stat st;
-	Elf *elf;
-	int fd, ret;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	*elf = NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
 		ret = -errno;
 		set_err(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	if (fstat(fd, &st)) {
+	if (fstat(*fd, &st)) {
 		ret = -errno;
 		set_err(err, errlen, "%s: %s", path, strerror(-ret));
-		goto out_fd;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	} else if (S_ISDIR(st.st_mode)) {
 		set_err(err, errlen, "%s: is a directory", path);
 		ret = -EISDIR;
-		goto out_fd;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	} else if (!S_ISREG(st.st_mode)) {
 		set_err(err, errlen, "%s: not a regular file", path);
 		ret = -EINVAL;
-		goto out_fd;
-	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
+	} else if (elf_version(EV_CURRENT) == EV_NONE) {
 		set_err(err, errlen, "libelf: %s", elf_errmsg(-1));
 		ret = -EINVAL;
-		goto out_fd;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
+	} else if (!(*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL))) {
 		set_err(err, errlen, "%s: not an ELF file (%s)", path,
 			elf_errmsg(-1));
 		ret = -ENOEXEC;
-		goto out_fd;
+	} else {
+		return 0;
 	}
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+int sym_func_offset(const char *path, const char *func, uint64_t *offset,
+		    char *err, size_t errlen)
+{
+	Elf *elf;
+	int fd, ret;
+
+	ret = open_elf(path, &fd, &elf, err, errlen);
+	if (ret)
+		return ret;
 	ret = lookup_elf(elf, path, func, offset, err, errlen);
 	elf_end(elf);
-out_fd:
 	close(fd);
 	return ret;
+}
+
+/*
+ * The function names of one symbol table into @k (versions cut off), and
+ * those of indirect functions into @ifuncs.
+ */
+static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			  struct ksyms *k, struct ksyms *ifuncs, bool *any)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const char *name;
+	GElf_Sym sym;
+	size_t i, n;
+	int err;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n && i <= INT_MAX; i++) {
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		if (sym.st_shndx == SHN_UNDEF || /* an import */
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || *name == '@')
+			continue;
+		*any = true;
+		err = ksyms_add(GELF_ST_TYPE(sym.st_info) == STT_FUNC ? k
+								      : ifuncs,
+				name, strcspn(name, "@"), NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
+{
+	struct ksyms ifuncs = {0};
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	bool any = false;
+	size_t i, j;
+	Elf *elf;
+	int fd, ret;
+
+	memset(k, 0, sizeof(*k));
+	ret = open_elf(path, &fd, &elf, err, errlen);
+	if (ret)
+		return ret;
+	ret = check_ehdr(elf, path, err, errlen);
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			ret = add_func_names(elf, scn, &sh, k, &ifuncs, &any);
+	}
+	elf_end(elf);
+	close(fd);
+	if (ret == -ENOMEM)
+		set_err(err, errlen, "%s: out of memory", path);
+	if (!ret && !any) {
+		set_err(err, errlen,
+			"%s has no symbol table (stripped): no .symtab, and "
+			"no functions in .dynsym",
+			path);
+		ret = -ENODATA;
+	}
+	if (ret) {
+		ksyms_free(&ifuncs);
+		ksyms_free(k);
+		return ret;
+	}
+	ksyms_sort(k);
+	ksyms_sort(&ifuncs);
+	/* a name that is also an IFUNC (glibc's memcpy@@GLIBC_2.14 beside a
+	 * plain memcpy@GLIBC_2.2.5) is the IFUNC to sym_func_offset() */
+	for (i = j = 0; i < k->nfuncs; i++) {
+		if (ksyms_exists(&ifuncs, k->funcs[i]) == 1)
+			free(k->funcs[i]);
+		else
+			k->funcs[j++] = k->funcs[i];
+	}
+	k->nfuncs = j;
+	ksyms_free(&ifuncs);
+	return 0;
 }

@@ -9,17 +9,25 @@
  *    "NAME [MODULE]"; the functions ftrace can patch, so fentry and
  *    kprobes-on-ftrace can attach.  Often unreadable under lockdown: then
  *    traceability is unknown and the kernel decides at attach time.
+ * The same list serves the functions of a user ELF file (sym_func_names()
+ * in iprof/sym.h), so globs, their cap and clone hints work alike for
+ * kernel and user functions.
  */
 #ifndef IPROF_KSYM_H
 #define IPROF_KSYM_H
 
 #include <stddef.h>
 
+/*
+ * Each entry is "NAME\0MODULE\0" (MODULE empty when none: see
+ * ksyms_module()), so the entries compare and print as their names.
+ */
 struct ksyms {
 	char **funcs; /* sorted, unique text symbol names; owned */
 	size_t nfuncs;
 	char **traceable; /* sorted, unique; NULL when unknown */
 	size_t ntraceable;
+	size_t cap; /* allocated entries of funcs (ksyms_add()) */
 };
 
 /*
@@ -29,6 +37,24 @@ struct ksyms {
  */
 int ksyms_load(struct ksyms *k, const char *kallsyms,
 	       const char *filter_functions);
+
+/*
+ * ksyms_add() - append function @name (@len bytes, need not be
+ * NUL-terminated) of @module (NULL: none) to @k->funcs, a copy owned by
+ * @k; call ksyms_sort() when done.  Returns 0 or -ENOMEM.
+ */
+int ksyms_add(struct ksyms *k, const char *name, size_t len,
+	      const char *module);
+
+/* ksyms_sort() - sort @k->funcs by name and drop repeated names. */
+void ksyms_sort(struct ksyms *k);
+
+/* ksyms_module() - the module of list entry @entry ("kvm"), "" if none. */
+const char *ksyms_module(const char *entry);
+
+/* ksym_base_len() - length of the function name that @name is a compiler
+ * clone of (bytes before the first '.'); strlen(@name) if not a clone. */
+size_t ksym_base_len(const char *name);
 
 /* ksyms_free() - free what ksyms_load() allocated; @k may be NULL. */
 void ksyms_free(struct ksyms *k);
@@ -44,10 +70,18 @@ int ksyms_traceable(const struct ksyms *k, const char *name);
  * ksyms_match() - the functions matching glob @pattern (fnmatch(3)), from
  * the traceable list when known, else from kallsyms; each passed to @fn
  * (in name order) until it returns non-zero, which is returned.
- * Returns 0 when all were passed.
+ * Returns 0 when all were passed.  A NULL @pattern matches every name.
  */
 int ksyms_match(const struct ksyms *k, const char *pattern,
 		int (*fn)(const char *name, void *ctx), void *ctx);
+
+/*
+ * ksyms_match_clones() - as ksyms_match(), but a compiler clone
+ * (NAME.isra.0, NAME.cold) also matches when NAME does: for listings,
+ * where each function shows with its clones.
+ */
+int ksyms_match_clones(const struct ksyms *k, const char *pattern,
+		       int (*fn)(const char *name, void *ctx), void *ctx);
 
 /*
  * ksyms_clones() - names of compiler clones of @name (NAME.isra.N,

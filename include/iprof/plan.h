@@ -6,7 +6,7 @@
  * and links no libbpf.
  *
  * Every probe becomes one timer (timer id = index in plan.timers), a glob
- * of kernel functions one per function.  Every
+ * of kernel or user functions one per function.  Every
  * timer has two or more BPF attachments (plan.att), each carrying the index
  * of its action (plan.actions, the BPF `actions` map) as its cookie.
  * A probe that cannot be resolved (tracepoint or field missing) keeps its
@@ -82,7 +82,9 @@ struct plan {
  * Kernel functions (fentry:, kprobe:, func:) are checked against
  * env->kallsyms and tracefs/available_filter_functions when
  * readable (include/iprof/ksym.h): a glob becomes one timer per matching
- * function, named by it (a name already used is skipped); a missing
+ * function, named by it (a name already used is skipped), as a uprobe
+ * glob does over the functions of its binary (sym_func_names()), both at
+ * most PLAN_MAX_GLOB; a missing
  * function names its compiler clones; a function on the deny list is
  * refused; one that never returns is entry-only.
  *
@@ -155,5 +157,17 @@ struct plan_tp_field_info {
 int plan_tp_field(const char *tracefs, const char *cat, const char *event,
 		  const char *field, struct plan_tp_field_info *fi,
 		  char *fields, size_t fields_len);
+
+/*
+ * plan_tp_fields() - each field of tracepoint @cat:@event (its format file
+ * under @tracefs) but the common_* ones, in file order, passed to @fn with
+ * what plan_tp_field() would find for it, until @fn returns non-zero,
+ * which is returned.  Returns 0 when all were passed, -ENOENT if the
+ * event does not exist.
+ */
+int plan_tp_fields(const char *tracefs, const char *cat, const char *event,
+		   int (*fn)(const char *name,
+			     const struct plan_tp_field_info *fi, void *ctx),
+		   void *ctx);
 
 #endif /* IPROF_PLAN_H */

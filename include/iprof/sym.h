@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iprof/ksym.h"
+
 /*
  * sym_resolve_path() - the absolute path of the binary that uprobe PATH
  * @name names.
@@ -55,5 +57,21 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen);
  */
 int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 		    char *err, size_t errlen);
+
+/*
+ * sym_func_names() - the functions a uprobe can name in ELF executable or
+ * shared object @path: the defined STT_FUNC symbols of .symtab and
+ * .dynsym, version suffixes cut off ("f@@VER" is f), sorted, each once,
+ * into @k->funcs (@k->traceable stays NULL; free with ksyms_free()).
+ * Indirect functions (STT_GNU_IFUNC) are left out: they cannot be probed.
+ * Compiler clones (f.isra.0, f.cold) are there under their own names.
+ *
+ * Returns 0, or a negative errno with a message in @err (size @errlen,
+ * may be NULL): those of sym_func_offset() for the file (-EISDIR,
+ * -EINVAL, -ENOEXEC, open(2)'s), -ENODATA (no function symbol at all:
+ * stripped), -ENOMEM.
+ */
+int sym_func_names(const char *path, struct ksyms *k, char *err,
+		   size_t errlen);
 
 #endif /* IPROF_SYM_H */

@@ -520,9 +520,95 @@ static void uprobe_resolved(void **state)
 			    "t.conf:5:8: no-such-binary-here not found in $PATH or the library directories; give a path (./no-such-binary-here)");
 	assert_string_equal(p.timers[5].error,
 			    "t.conf:6:8: /nonexistent/bin: No such file or directory");
-	assert_non_null(strstr(p.timers[6].error, "globs"));
+	/* its one match is taken by line 1 */
+	snprintf(want, sizeof(want),
+		 "t.conf:7:%d: 'plan_test_target*': its matches (1) are all timed by other lines or left out (NAME.cold)",
+		 (int)strlen(self) + 9);
+	assert_string_equal(p.timers[6].error, want);
 	/* a timer with an error keeps the path as written */
 	assert_string_equal(p.timers[1].where, "uprobe:/etc/passwd:top");
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
+/* The fixture ELF (tests/fixtures/glob-fixture.c), or skip. */
+static const char *glob_fixture(void)
+{
+	const char *f = getenv("IPROF_GLOB_FIXTURE");
+
+	if (!f || access(f, R_OK))
+		fail_msg("IPROF_GLOB_FIXTURE (the glob-fixture ELF) is not set or not readable: run under ctest");
+	return f;
+}
+
+/*
+ * uprobe globs over the fixture ELF: a timer per matching function, named
+ * by it, in name order; NAME.cold and indirect functions left out; a
+ * clone kept under its own name; more than PLAN_MAX_GLOB matches refused
+ * with the count; no match and a bad binary explained.
+ */
+static void uprobe_globs(void **state)
+{
+	char lines[6][PATH_MAX + 64], want[3 * PATH_MAX], real[PATH_MAX];
+	const char *l[6], *fix = glob_fixture();
+	static const char *const handles[] = {
+		"handle_get", "handle_put", "handle_put.isra.0", "handle_static",
+	};
+	struct probe_list pl;
+	struct plan p;
+	uint32_t i, natt[4] = { 0 };
+
+	(void)state;
+	assert_non_null(realpath(fix, real));
+	snprintf(lines[0], sizeof(lines[0]), "uprobe:%s:handle_* if arg0 == 1", fix);
+	snprintf(lines[1], sizeof(lines[1]), "uprobe:%s:many_*", fix);
+	snprintf(lines[2], sizeof(lines[2]), "uprobe:%s:many_1?9?", fix);
+	snprintf(lines[3], sizeof(lines[3]), "uprobe:%s:nothing_*", fix);
+	snprintf(lines[4], sizeof(lines[4]), "uprobe:/etc/passwd:x*");
+	snprintf(lines[5], sizeof(lines[5]), "uprobe:%s:handle_g?t", fix);
+	for (i = 0; i < 6; i++)
+		l[i] = lines[i];
+	build(&pl, &p, l, 6);
+	/* handle_* -> 4 timers; many_* -> 1; many_1?9? -> 100; nothing_*,
+	 * x* -> 1 each; handle_g?t -> 1, its only match taken */
+	assert_int_equal(p.ntimers, 4 + 1 + 100 + 1 + 1 + 1);
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(p.timers[i].name, handles[i]);
+		assert_string_equal(p.timers[i].func, handles[i]);
+		assert_null(p.timers[i].error);
+	}
+	snprintf(want, sizeof(want),
+		 "uprobe:%s:handle_put.isra.0 if arg0 == 0x1 (uprobe:%s:handle_*)",
+		 real, real);
+	assert_string_equal(p.timers[2].where, want);
+	/* each matched function: its own uprobe and uretprobe */
+	for (i = 0; i < p.natt; i++)
+		if (p.att[i].timer < 4) {
+			assert_string_equal(p.att[i].func,
+					    handles[p.att[i].timer]);
+			assert_string_equal(p.att[i].path, real);
+			natt[p.att[i].timer]++;
+		}
+	for (i = 0; i < 4; i++)
+		assert_int_equal(natt[i], 2);
+	snprintf(want, sizeof(want),
+		 "t.conf:2:%d: 'many_*' matches 2001 functions in %s, more than 2000: narrow it",
+		 (int)strlen(fix) + 9, real);
+	assert_string_equal(p.timers[4].error, want);
+	assert_string_equal(p.timers[5].name, "many_1090");
+	assert_string_equal(p.timers[104].name, "many_1999");
+	for (i = 5; i < 105; i++)
+		assert_null(p.timers[i].error);
+	snprintf(want, sizeof(want),
+		 "t.conf:4:%d: 'nothing_*' matches no function in %s",
+		 (int)strlen(fix) + 9, real);
+	assert_string_equal(p.timers[105].error, want);
+	assert_string_equal(p.timers[106].error,
+			    "t.conf:5:8: /etc/passwd: not an ELF file");
+	snprintf(want, sizeof(want),
+		 "t.conf:6:%d: 'handle_g?t': its matches (1) are all timed by other lines or left out (NAME.cold)",
+		 (int)strlen(fix) + 9);
+	assert_string_equal(p.timers[107].error, want);
 	plan_free(&p);
 	probe_list_free(&pl);
 }
@@ -771,6 +857,7 @@ int main(void)
 		cmocka_unit_test(arg_cond_widths),
 		cmocka_unit_test(uprobe_resolved),
 		cmocka_unit_test(uprobe_relative),
+		cmocka_unit_test(uprobe_globs),
 		cmocka_unit_test(chain_limit),
 		cmocka_unit_test(chain_order),
 		cmocka_unit_test(kernel_functions),

@@ -389,12 +389,97 @@ static int teardown(void **state)
 	return system(cmd) ? -1 : 0;
 }
 
+static int collect(const char *name, void *ctx)
+{
+	char *buf = ctx;
+
+	strcat(buf, name);
+	strcat(buf, "|");
+	return 0;
+}
+
+/*
+ * sym_func_names() on the fixture ELF (tests/fixtures/glob-fixture.c):
+ * exactly its functions, sorted, clones under their own names, the IFUNC
+ * and the data symbol left out; globs through ksyms_match() and
+ * ksyms_match_clones(); errors as sym_func_offset() gives them.
+ */
+static void func_names(void **state)
+{
+	const char *fix = getenv("IPROF_GLOB_FIXTURE");
+	struct ksyms k;
+	char got[4096];
+	size_t i, many = 0;
+
+	(void)state;
+	if (!fix)
+		fail_msg("IPROF_GLOB_FIXTURE is not set: run under ctest");
+	assert_int_equal(sym_func_names(fix, &k, g_err, sizeof(g_err)), 0);
+	assert_null(k.traceable);
+	for (i = 0; i < k.nfuncs; i++) {
+		many += !strncmp(k.funcs[i], "many_", 5);
+		if (i)
+			assert_true(strcmp(k.funcs[i - 1], k.funcs[i]) < 0);
+		assert_string_equal(ksyms_module(k.funcs[i]), "");
+	}
+	assert_int_equal(many, 2001);
+	got[0] = '\0';
+	ksyms_match(&k, "handle_*", collect, got);
+	assert_string_equal(got, "handle_get|handle_put|handle_put.cold|"
+				 "handle_put.isra.0|handle_static|");
+	got[0] = '\0';
+	ksyms_match(&k, "handle_put", collect, got);
+	assert_string_equal(got, "handle_put|");
+	got[0] = '\0';
+	ksyms_match_clones(&k, "handle_put", collect, got);
+	assert_string_equal(got, "handle_put|handle_put.cold|handle_put.isra.0|");
+	got[0] = '\0';
+	ksyms_match(&k, "*ifunc*", collect, got);
+	assert_string_equal(got, "ifunc_impl|resolve_handle_ifunc|");
+	assert_int_equal(ksyms_exists(&k, "handle_data"), 0);
+	assert_int_equal(ksym_base_len("handle_put.isra.0"), 10);
+	assert_int_equal(ksym_base_len("handle_put"), 10);
+	ksyms_free(&k);
+
+	assert_int_equal(sym_func_names("/etc/passwd", &k, g_err,
+					sizeof(g_err)), -ENOEXEC);
+	assert_string_equal(g_err, "/etc/passwd: not an ELF file");
+	assert_null(k.funcs);
+	assert_int_equal(sym_func_names("/tmp", &k, g_err, sizeof(g_err)),
+			 -EISDIR);
+	assert_int_equal(sym_func_names("/nonexistent", &k, g_err,
+					sizeof(g_err)), -ENOENT);
+}
+
+/* Entries keep their module: "NAME [MODULE]" of kallsyms. */
+static void modules(void **state)
+{
+	const char *d = getenv("IPROF_TESTDATA");
+	char ks[PATH_MAX], aff[PATH_MAX], got[512] = "";
+	struct ksyms k;
+
+	(void)state;
+	snprintf(ks, sizeof(ks), "%s/kallsyms", d ? d : "tests/unit/data");
+	snprintf(aff, sizeof(aff), "%s/tracefs/available_filter_functions",
+		 d ? d : "tests/unit/data");
+	assert_int_equal(ksyms_load(&k, ks, aff), 0);
+	assert_int_equal(k.nfuncs, 12); /* text symbols, not jiffies */
+	assert_int_equal(k.ntraceable, 8);
+	assert_int_equal(ksyms_exists(&k, "kvm_vcpu_block"), 1);
+	ksyms_match(&k, "kvm_*", collect, got);
+	assert_string_equal(got, "kvm_vcpu_block|");
+	assert_string_equal(ksyms_module(k.traceable[3]), "kvm");
+	assert_string_equal(ksyms_module(k.traceable[4]), "");
+	ksyms_free(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(self_offsets), cmocka_unit_test(libc_versions),
 		cmocka_unit_test(stripped),	cmocka_unit_test(choosing),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
+		cmocka_unit_test(func_names),	cmocka_unit_test(modules),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
