@@ -523,6 +523,10 @@ static void print_not_attached(const struct plan *plan, const char *pfx)
 					plan->timers[i].error);
 		return;
 	}
+	/* before attaching, the timers with an error in the plan */
+	for (i = 0; i < plan->ntimers; i++)
+		rt[i].attached = plan->timers[i].attached ||
+				 !plan->timers[i].error;
 	report_not_attached(stderr, rt, plan->ntimers, pfx);
 	free(rt);
 }
@@ -1250,6 +1254,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"iprof: --strict: %u of %u timers could not be attached\n",
 			plan.ntimers - nattached, plan.ntimers);
+		ret = EXIT_USAGE; /* as for an error in the probe files */
 		goto out;
 	}
 	now = util_now_ns();
