@@ -316,6 +316,8 @@ if [ -s "$TMP/tp_small.runs" ]; then
 		disc=$(sed -n 's/.*discarded_frames=\([0-9]*\).*/\1/p' <<<"$line")
 		skip=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$line")
 		rc=$(sed -n 's/^rc=\([0-9]*\).*/\1/p' <<<"$line")
+		# the loss line leaves out counters that are 0
+		lost=${lost:-0} disc=${disc:-0} skip=${skip:-0}
 		if [ "$rc" != 0 ]; then
 			echo "  iprof exit status $rc"
 			continue

@@ -5,7 +5,8 @@
  *
  * Exit codes: 0 traced and reported; 1 a runtime failure (BPF load, no
  * probe could attach, write error); 2 bad input (options, probe files, a
- * PID that is gone).
+ * PID that is gone); 3 traced and reported, but some timers were not
+ * attached (the report lists them); 130 interrupted before tracing began.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +37,7 @@
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
+#define EXIT_PARTIAL 3 /* traced, but some timers were not attached */
 /* More attachments than this are released by a background child. */
 #define BACKGROUND_DETACH 16
 
@@ -119,14 +121,15 @@ static void usage(FILE *f)
 		"      --by KEY          split the tree under a root per thread (tid),\n"
 		"                        process (tgid) or command name (comm)\n"
 		"      --interval TIME   also report every TIME while tracing (1s, 10m);\n"
-		"                        with -o, FILE is replaced by each new report\n"
+		"                        with -o, FILE is replaced by each new report;\n"
+		"                        -f json: one line per report (NDJSON)\n"
 		"      --interval-mode M cumulative (default: since the start) or delta\n"
 		"                        (each report covers its interval only)\n"
 		"\n"
 		"Other:\n"
 		"      --strict          fail if any probe cannot be attached\n"
 		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
-		"                        (same as 'iprof list')\n"
+		"                        (same as 'iprof list'); -f json: as JSON\n"
 		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
 		"                        power of two; default: 64M shared out over\n"
 		"                        the CPUs, 256K to 8M each)\n"
@@ -134,14 +137,19 @@ static void usage(FILE *f)
 		"                        once that get a return probe (default 256, max\n"
 		"                        4096); calls beyond it are counted as misses;\n"
 		"                        0: the kernel's default, misses not counted\n"
-		"  -v, --verbose         print libbpf's messages\n"
+		"  -v, --verbose         print libbpf's messages, and each timer that\n"
+		"                        cannot be attached as it is skipped\n"
 		"  -q, --quiet           no progress messages on stderr\n"
 		"  -h, --help            this help\n"
 		"  -V, --version         print the version\n"
 		"\n"
 		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
-		"Exit status: 0 ok, 1 runtime failure, 2 bad input; 'iprof list\n"
-		"SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n");
+		"Exit status: 0 every timer traced; 1 runtime failure (nothing could be\n"
+		"attached, BPF, the report could not be written); 2 bad input (and\n"
+		"--strict when a timer cannot be attached); 3 traced and reported, but\n"
+		"some timers were not attached (listed in the report); 130 interrupted\n"
+		"before tracing began.  'iprof list SUBCOMMAND': 0 listed, 1 nothing\n"
+		"matched, 2 error.\n");
 }
 
 static int add_str(const char ***v, int *n, const char *s)
@@ -465,11 +473,69 @@ fail:
 	return ret;
 }
 
-static int quiet;
+static int quiet, verbose;
 
+/* -v: each timer as it is skipped; else the summary says it once */
 static void on_skip(const struct plan_timer *t)
 {
-	fprintf(stderr, "iprof: cannot attach %s: %s\n", t->name, t->error);
+	if (verbose)
+		fprintf(stderr, "iprof: cannot attach %s: %s\n", t->name,
+			t->error);
+}
+
+/*
+ * What the report says of each timer of @plan (plan->ntimers entries,
+ * malloc'ed, owned by the caller; the strings belong to @plan), with the
+ * loader's counts when @l is not NULL.  NULL when out of memory.
+ */
+static struct report_timer *make_timers(const struct plan *plan,
+					struct loader *l)
+{
+	struct report_timer *rt =
+		calloc(plan->ntimers ? plan->ntimers : 1, sizeof(*rt));
+	uint32_t i;
+
+	if (!rt)
+		return NULL;
+	for (i = 0; i < plan->ntimers; i++) {
+		const struct plan_timer *t = &plan->timers[i];
+
+		rt[i].name = t->name;
+		rt[i].kind = probe_kind_str(t->kind);
+		rt[i].where = t->where;
+		rt[i].attached = t->attached;
+		rt[i].error = t->error;
+		rt[i].mech = t->mech;
+		rt[i].file = t->probe ? t->probe->file : NULL;
+		rt[i].line = t->probe ? t->probe->line : 0;
+		rt[i].entry_only = t->entry_only;
+		rt[i].orphans = l ? loader_orphans(l, i) : 0;
+		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
+		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
+	}
+	return rt;
+}
+
+/* The timers of @plan not attached, grouped by reason, on stderr. */
+static void print_not_attached(const struct plan *plan, const char *pfx)
+{
+	struct report_timer *rt = make_timers(plan, NULL);
+	uint32_t i;
+
+	if (!rt) {
+		for (i = 0; i < plan->ntimers; i++)
+			if (!plan->timers[i].attached && plan->timers[i].error)
+				fprintf(stderr, "%snot attached: %s: %s\n", pfx,
+					plan->timers[i].name,
+					plan->timers[i].error);
+		return;
+	}
+	/* before attaching, the timers with an error in the plan */
+	for (i = 0; i < plan->ntimers; i++)
+		rt[i].attached = plan->timers[i].attached ||
+				 !plan->timers[i].error;
+	report_not_attached(stderr, rt, plan->ntimers, pfx);
+	free(rt);
 }
 
 /*
@@ -698,6 +764,103 @@ static void print_kernel_features(const struct plan *p)
 				  "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
 }
 
+/*
+ * --dry-run -f json: the plan, with what each timer would get here: a kernel
+ * function timer's mechanism follows whether fentry loads (tried on the
+ * first such function, as print_kernel_features() does) and whether the
+ * kernel has kprobes.  Returns the exit status: 0, EXIT_USAGE when a probe
+ * has an error in the files, EXIT_RUNTIME when out of memory or stdout
+ * cannot be written.
+ */
+static int print_plan_json(const struct plan *p)
+{
+	struct report_kernel k = { .fentry = -1 };
+	struct report_timer *rt = make_timers(p, NULL);
+	char why[512], fwhy[560] = "", **msg = NULL;
+	int bad = 0, ret = EXIT_RUNTIME, e;
+	uint32_t i;
+
+	if (!rt)
+		goto out;
+	msg = calloc(p->ntimers ? p->ntimers : 1, sizeof(*msg));
+	if (!msg)
+		goto out;
+	k.kprobes = loader_kprobes();
+	for (i = 0; i < p->ntimers && k.fentry < 0; i++) {
+		const struct plan_timer *t = &p->timers[i];
+
+		if (t->error || !t->func ||
+		    (t->kind != PROBE_FENTRY && t->kind != PROBE_FUNC))
+			continue;
+		e = loader_try_fentry(t->func, why, sizeof(why));
+		k.fentry = !e;
+		/* as the loader says it (attach_fentry()) */
+		snprintf(fwhy, sizeof(fwhy),
+			 "the kernel refuses fentry/fexit programs (%s)",
+			 strerror(-e));
+		k.fentry_error = k.fentry ? NULL : fwhy;
+	}
+	for (i = 0; i < p->ntimers; i++) {
+		const struct plan_timer *t = &p->timers[i];
+		int fe = (t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) &&
+			 k.fentry != 0;
+		int kp = (t->kind == PROBE_KPROBE || t->kind == PROBE_FUNC) &&
+			 k.kprobes;
+		static const char nokp[] =
+			"the kernel has no kprobes (CONFIG_KPROBES off)";
+
+		if (t->error) {
+			bad++;
+			continue;
+		}
+		rt[i].attached = 1;
+		if (t->kind == PROBE_SPAN) {
+			rt[i].mech = "tracepoint";
+			continue;
+		}
+		if (t->kind == PROBE_UPROBE) {
+			rt[i].mech = "uprobe/uretprobe";
+			continue;
+		}
+		if (fe) {
+			rt[i].mech = t->entry_only ? "fentry (never returns)" :
+						     "fentry/fexit";
+			continue;
+		}
+		if (kp) {
+			rt[i].mech = t->entry_only ? "kprobe (never returns)" :
+						     "kprobe/kretprobe";
+			continue;
+		}
+		/* the loader's words (attach_func_timer()) */
+		rt[i].attached = 0;
+		if (t->kind == PROBE_FUNC)
+			e = asprintf(&msg[i], "%s:%d: fentry: %s; kprobe: %s",
+				     rt[i].file, rt[i].line, fwhy, nokp);
+		else
+			e = asprintf(&msg[i], "%s:%d: %s", rt[i].file,
+				     rt[i].line,
+				     t->kind == PROBE_FENTRY ? fwhy : nokp);
+		if (e < 0) {
+			msg[i] = NULL;
+			goto out;
+		}
+		rt[i].error = msg[i];
+	}
+	if (report_plan_json(stdout, rt, p->ntimers, &k))
+		goto out;
+	ret = bad ? EXIT_USAGE : 0;
+out:
+	if (ret == EXIT_RUNTIME)
+		fprintf(stderr, "iprof: cannot print the plan: %s\n",
+			strerror(errno ? errno : ENOMEM));
+	for (i = 0; msg && i < p->ntimers; i++)
+		free(msg[i]);
+	free(msg);
+	free(rt);
+	return ret;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	agg__push(ctx, data, size);
@@ -791,17 +954,17 @@ static void output_close(struct output *w)
 
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			struct plan *plan, struct loader *l,
-			uint64_t duration_ns);
+			uint64_t duration_ns, unsigned int no, int final);
 
 /*
- * One report while tracing (@no = interval number, 1..) or at the end
- * (@no = 0), covering @since..@now (ns, record clock).  If the output
- * cannot be written, the final report goes to stdout instead.  Returns 0
- * or -errno.
+ * One report, number @no (1.., counted with --interval), while tracing or
+ * at the end (@final), covering @since..@now (ns, record clock).  If the
+ * output cannot be written, the final report goes to stdout instead.
+ * Returns 0 or -errno.
  */
 static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 		       struct plan *plan, struct loader *l, uint64_t t0,
-		       uint64_t since, uint64_t now, unsigned int no)
+		       uint64_t since, uint64_t now, unsigned int no, int final)
 {
 	char tmp[PATH_MAX];
 	FILE *f = w->direct;
@@ -816,11 +979,11 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 	}
 	if (o->interval_ns && (o->fmt == FMT_TABLE || o->fmt == FMT_SEED))
 		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
-			no ? "interval " : "final report", no,
+			final ? "final report" : "interval ", final ? 0 : no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
 			o->delta ? "" : " (cumulative)");
 	agg__snapshot(agg, now);
-	ret = write_report(o, f, agg, plan, l, now - since);
+	ret = write_report(o, f, agg, plan, l, now - since, no, final);
 	if (!w->direct) {
 		if (fclose(f) && !ret)
 			ret = -errno;
@@ -833,9 +996,10 @@ fallback:
 	if (ret && w->path) {
 		fprintf(stderr, "iprof: cannot write '%s': %s%s\n", w->path,
 			strerror(-ret),
-			no ? "" : "; the report follows on stdout");
-		if (!no)
-			write_report(o, stdout, agg, plan, l, now - since);
+			final ? "; the report follows on stdout" : "");
+		if (final)
+			write_report(o, stdout, agg, plan, l, now - since, no,
+				     final);
 	}
 	if (!ret && o->delta)
 		agg__reset(agg);
@@ -844,7 +1008,7 @@ fallback:
 
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			struct plan *plan, struct loader *l,
-			uint64_t duration_ns)
+			uint64_t duration_ns, unsigned int no, int final)
 {
 	struct report_timer *rt;
 	struct report r = { 0 };
@@ -854,20 +1018,9 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	uint32_t i;
 	int ret;
 
-	rt = calloc(plan->ntimers, sizeof(*rt));
+	rt = make_timers(plan, l);
 	if (!rt)
 		return -ENOMEM;
-	for (i = 0; i < plan->ntimers; i++) {
-		rt[i].name = plan->timers[i].name;
-		rt[i].kind = probe_kind_str(plan->timers[i].kind);
-		rt[i].where = plan->timers[i].where;
-		rt[i].attached = plan->timers[i].attached;
-		rt[i].error = plan->timers[i].error;
-		rt[i].orphans = l ? loader_orphans(l, i) : 0;
-		rt[i].mech = plan->timers[i].mech;
-		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
-		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
-	}
 	r.agg = agg;
 	r.timers = rt;
 	r.duration_ns = duration_ns;
@@ -897,6 +1050,9 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	r.weight = o->weight;
 	r.columns = o->ncolumns ? o->columns : NULL;
 	r.ncolumns = o->ncolumns;
+	r.interval = o->interval_ns ? no : 0;
+	r.final = final;
+	r.delta = o->delta;
 	switch (o->fmt) {
 	case FMT_SEED:
 		ret = report_seed(out, &r);
@@ -974,7 +1130,7 @@ int main(int argc, char **argv)
 	pid_t child = -1;
 	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
 	int child_done = 0, e;
-	uint32_t plan_errors = 0;
+	uint32_t plan_errors = 0, nattached = 0;
 	char *cmd_path = NULL;
 	char err[1024];
 
@@ -984,6 +1140,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		goto out;
 	quiet = o.quiet;
+	verbose = o.verbose;
 	if (load_probes(&o, &pl))
 		goto out;
 	if (resolve_pids(&o))
@@ -999,24 +1156,25 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.dry_run) {
-		ret = print_plan(&plan) ? EXIT_USAGE : 0;
-		print_kernel_features(&plan);
+		if (o.fmt == FMT_JSON) {
+			ret = print_plan_json(&plan);
+		} else {
+			ret = print_plan(&plan) ? EXIT_USAGE : 0;
+			print_kernel_features(&plan);
+		}
 		goto out;
 	}
 	if (o.strict) {
-		n = 0;
-		for (i = 0; i < (int)plan.ntimers; i++) {
-			if (plan.timers[i].error) {
-				fprintf(stderr, "iprof: --strict: %s\n",
-					plan.timers[i].error);
-				n++;
-			}
-		}
-		if (n)
+		for (i = 0; i < (int)plan.ntimers; i++)
+			plan_errors += !!plan.timers[i].error;
+		if (plan_errors) {
+			print_not_attached(&plan, "iprof: --strict: ");
 			goto out; /* bad input: EXIT_USAGE */
+		}
 	}
 	if (output_open(&w, o.output))
 		goto out;
+	plan_errors = 0;
 	for (i = 0; i < (int)plan.ntimers; i++)
 		plan_errors += !!plan.timers[i].error;
 	agg = agg__new(plan.ntimers);
@@ -1091,24 +1249,37 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
+		/* no report follows: say here why each timer is missing */
 		fprintf(stderr, "iprof: no probe could be attached\n");
+		print_not_attached(&plan, "iprof: ");
 		/* every probe wrong in the files (not refused by the kernel):
 		 * bad input */
 		if (plan_errors == plan.ntimers)
 			ret = EXIT_USAGE;
 		goto out;
 	}
-	if (o.strict && (uint32_t)n != plan.ntimers) {
+	nattached = (uint32_t)n;
+	if (o.strict && nattached != plan.ntimers) {
+		print_not_attached(&plan, "iprof: --strict: ");
 		fprintf(stderr,
 			"iprof: --strict: %u of %u timers could not be attached\n",
-			plan.ntimers - (uint32_t)n, plan.ntimers);
+			plan.ntimers - nattached, plan.ntimers);
+		ret = EXIT_USAGE; /* as for an error in the probe files */
 		goto out;
 	}
 	now = util_now_ns();
+	/* the timers not attached are listed once, in the report's summary
+	 * (stderr for folded); here only how many */
+	if (nattached < plan.ntimers)
+		snprintf(err, sizeof(err), " (%u not attached: listed %s)",
+			 plan.ntimers - nattached,
+			 o.fmt == FMT_FOLDED ? "at the end" : "in the report");
+	else
+		err[0] = '\0';
 	if (!quiet)
 		fprintf(stderr,
-			"iprof: %d of %u timers attached in %.1f ms; tracing%s... %s\n",
-			n, plan.ntimers, (double)(now - t0) / 1e6,
+			"iprof: %u of %u timers attached in %.1f ms%s; tracing%s... %s\n",
+			nattached, plan.ntimers, (double)(now - t0) / 1e6, err,
 			o.cmd ? " the command" : o.npids ? " the process" :
 							    " system-wide",
 			o.cmd ? "" : "Ctrl-C to stop");
@@ -1153,7 +1324,7 @@ int main(int argc, char **argv)
 			break;
 		if (next_report && now >= next_report) {
 			emit_report(&o, &w, agg, &plan, l, t0,
-				    o.delta ? since : t0, now, ++nreports);
+				    o.delta ? since : t0, now, ++nreports, 0);
 			since = now;
 			next_report += o.interval_ns;
 			if (next_report <= now)
@@ -1181,8 +1352,9 @@ int main(int argc, char **argv)
 	if (child > 0 && !child_done)
 		kill(child, SIGTERM);
 	ret = emit_report(&o, &w, agg, &plan, l, t0, o.delta ? since : t0,
-			  now, 0);
-	ret = ret ? EXIT_RUNTIME : 0;
+			  now, nreports + 1, 1);
+	/* a script learns from the status whether all it asked was traced */
+	ret = ret ? EXIT_RUNTIME : nattached < plan.ntimers ? EXIT_PARTIAL : 0;
 	if (child > 0 && !child_done) {
 		/* the report is out; a command that ignores SIGTERM gets
 		 * SIGKILL after 2 s */

@@ -5,6 +5,7 @@
  * bumps REPORT_JSON_SCHEMA.  Times are integers in ns.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +175,30 @@ static void add_options(struct jb *b, json_object *root, const struct report *r,
 	add_u64(b, o, "nodes_hidden", v->n - v->nvisible);
 }
 
+/*
+ * add_probe() - the fields of probe @id named @name that a report and a
+ * --dry-run plan share; @t may be NULL (nothing known but the name).
+ */
+static void add_probe(struct jb *b, json_object *p, uint32_t id,
+		      const char *name, const struct report_timer *t)
+{
+	add_u64(b, p, "id", id);
+	add_str(b, p, "name", name);
+	add_str(b, p, "kind", t ? t->kind : NULL);
+	add_str(b, p, "where", t ? t->where : NULL);
+	add_str(b, p, "mech", t ? t->mech : NULL);
+	if (t)
+		add(b, p, "attached",
+		    json_object_new_boolean(t->attached != 0));
+	else
+		add_null(b, p, "attached");
+	add_str(b, p, "error", t && !t->attached ? t->error : NULL);
+	add_str(b, p, "reason",
+		t && !t->attached ? report_timer_reason(t) : NULL);
+	add_str(b, p, "file", t ? t->file : NULL);
+	add_u64_if(b, p, "line", t && t->line > 0, t ? (uint64_t)t->line : 0);
+}
+
 static void add_probes(struct jb *b, json_object *root, const struct report *r,
 		       const struct report_view *v)
 {
@@ -204,18 +229,8 @@ static void add_probes(struct jb *b, json_object *root, const struct report *r,
 		p = push(b, a, json_object_new_object());
 		if (!p)
 			break;
-		add_u64(b, p, "id", i);
-		add_str(b, p, "name",
-			report_timer_name(r, i, buf, sizeof(buf)));
-		add_str(b, p, "kind", t ? t->kind : NULL);
-		add_str(b, p, "where", t ? t->where : NULL);
-		add_str(b, p, "mech", t ? t->mech : NULL);
-		if (t)
-			add(b, p, "attached",
-			    json_object_new_boolean(t->attached != 0));
-		else
-			add_null(b, p, "attached");
-		add_str(b, p, "error", t && !t->attached ? t->error : NULL);
+		add_probe(b, p, i, report_timer_name(r, i, buf, sizeof(buf)),
+			  t);
 		add_u64(b, p, "orphan_stops", t ? t->orphans : 0);
 		add_u64(b, p, "kprobe_misses", t ? t->kprobe_misses : 0);
 		add_u64(b, p, "paths", paths[i]);
@@ -372,27 +387,64 @@ out:
 	free(kids);
 }
 
+/*
+ * emit() - write @root as one document and a newline: pretty, or on one
+ * line when @compact (NDJSON); frees @root.  Returns 0 or -errno.
+ */
+static int emit(FILE *f, json_object *root, int compact)
+{
+	const char *s;
+
+	s = json_object_to_json_string_ext(
+		root, (compact ? JSON_C_TO_STRING_PLAIN :
+				 JSON_C_TO_STRING_PRETTY |
+					 JSON_C_TO_STRING_SPACED) |
+			      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s) {
+		json_object_put(root);
+		return -ENOMEM;
+	}
+	fputs(s, f);
+	fputc('\n', f);
+	json_object_put(root);
+	return report_finish(f);
+}
+
+/* schema_version, tool, version: the head of every document */
+static json_object *new_doc(struct jb *b)
+{
+	json_object *root = json_object_new_object();
+
+	if (!root)
+		return NULL;
+	add(b, root, "schema_version", json_object_new_int(REPORT_JSON_SCHEMA));
+	add_str(b, root, "tool", "iprof");
+	add_str(b, root, "version", IPROF_VERSION);
+	return root;
+}
+
 int report_json(FILE *f, const struct report *r)
 {
 	struct report_view v;
 	struct jb b = {0};
 	json_object *root;
-	const char *s;
 	int err;
 
 	errno = 0;
 	err = report_view_init(&v, r);
 	if (err)
 		return err;
-	root = json_object_new_object();
+	root = new_doc(&b);
 	if (!root) {
 		report_view_free(&v);
 		return -ENOMEM;
 	}
-	add(&b, root, "schema_version",
-	    json_object_new_int(REPORT_JSON_SCHEMA));
-	add_str(&b, root, "tool", "iprof");
-	add_str(&b, root, "version", IPROF_VERSION);
+	if (r->interval) {
+		add_u64(&b, root, "interval", r->interval);
+		add(&b, root, "final", json_object_new_boolean(r->final != 0));
+		add_str(&b, root, "interval_mode",
+			r->delta ? "delta" : "cumulative");
+	}
 	add_run(&b, root, r);
 	add_options(&b, root, r, &v);
 	add_probes(&b, root, r, &v);
@@ -403,15 +455,51 @@ int report_json(FILE *f, const struct report *r)
 		json_object_put(root);
 		return b.err;
 	}
-	s = json_object_to_json_string_ext(
-		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			      JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s) {
-		json_object_put(root);
+	return emit(f, root, r->interval != 0);
+}
+
+int report_plan_json(FILE *f, const struct report_timer *timers, uint32_t n,
+		     const struct report_kernel *k)
+{
+	struct jb b = { 0 };
+	json_object *root, *o, *a, *p;
+	char buf[REPORT_NAME_BUF];
+	uint32_t i;
+
+	errno = 0;
+	root = new_doc(&b);
+	if (!root)
 		return -ENOMEM;
+	add(&b, root, "dry_run", json_object_new_boolean(1));
+	o = add_obj(&b, root, "kernel");
+	if (o && k) {
+		if (k->fentry >= 0)
+			add(&b, o, "fentry",
+			    json_object_new_boolean(k->fentry != 0));
+		else
+			add_null(&b, o, "fentry");
+		add_str(&b, o, "fentry_error", k->fentry_error);
+		add(&b, o, "kprobes", json_object_new_boolean(k->kprobes != 0));
+	} else if (o) {
+		add_null(&b, o, "fentry");
+		add_null(&b, o, "fentry_error");
+		add_null(&b, o, "kprobes");
 	}
-	fputs(s, f);
-	fputc('\n', f);
-	json_object_put(root);
-	return report_finish(f);
+	a = add_arr(&b, root, "probes");
+	for (i = 0; a && i < n && !b.err; i++) {
+		p = push(&b, a, json_object_new_object());
+		if (!p)
+			break;
+		if (!timers[i].name)
+			snprintf(buf, sizeof(buf), "#%" PRIu32, i);
+		add_probe(&b, p, i, timers[i].name ? timers[i].name : buf,
+			  &timers[i]);
+		add(&b, p, "entry_only",
+		    json_object_new_boolean(timers[i].entry_only != 0));
+	}
+	if (b.err) {
+		json_object_put(root);
+		return b.err;
+	}
+	return emit(f, root, 0);
 }

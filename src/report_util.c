@@ -356,10 +356,123 @@ static void print_kind_where(FILE *f, const struct report_timer *t)
 		fprintf(f, " (%s)", t->kind ? t->kind : t->where);
 }
 
+const char *report_timer_reason(const struct report_timer *t)
+{
+	const char *e = t->error, *p;
+	size_t len;
+	int nums = 0;
+
+	if (!e)
+		return "unknown reason";
+	if (!t->file || t->line <= 0)
+		return e;
+	len = strlen(t->file);
+	if (strncmp(e, t->file, len) || e[len] != ':')
+		return e;
+	/* ":LINE:" then an optional "COL:", then a space */
+	for (p = e + len; *p == ':' && p[1] >= '0' && p[1] <= '9' && nums < 2;
+	     nums++) {
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	}
+	if (!nums || *p != ':' || p[1] != ' ')
+		return e;
+	return p + 2;
+}
+
+int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
+			const char *pfx)
+{
+	unsigned char *done;
+	const char *why;
+	uint32_t i, j, k, shown;
+	int total = 0;
+
+	if (!timers || !n)
+		return 0;
+	done = calloc(n, 1);
+	if (!done)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (timers[i].attached || done[i])
+			continue;
+		why = report_timer_reason(&timers[i]);
+		k = 0;
+		for (j = i; j < n; j++) {
+			if (!timers[j].attached && !done[j] &&
+			    !strcmp(report_timer_reason(&timers[j]), why)) {
+				done[j] = 1;
+				k++;
+			}
+		}
+		total += (int)k;
+		if (k == 1) {
+			fprintf(f, "%snot attached: %s: %s\n", pfx,
+				timers[i].name ? timers[i].name : "?",
+				timers[i].error ? timers[i].error :
+						  "unknown reason");
+			continue;
+		}
+		fprintf(f, "%snot attached: %" PRIu32 " timers (", pfx, k);
+		shown = 0;
+		for (j = i; j < n && shown < REPORT_NAMES_MAX; j++) {
+			if (timers[j].attached ||
+			    strcmp(report_timer_reason(&timers[j]), why))
+				continue;
+			fprintf(f, "%s%s", shown ? ", " : "",
+				timers[j].name ? timers[j].name : "?");
+			shown++;
+		}
+		if (k > shown)
+			fprintf(f, " and %" PRIu32 " more", k - shown);
+		fprintf(f, "): %s\n", why);
+	}
+	free(done);
+	return total;
+}
+
+void report_loss_line(FILE *f, const struct report *r, int seed)
+{
+	const struct agg_stats *st = agg__stats(r->agg);
+	const struct {
+		const char *key, *label;
+		uint64_t v;
+	} c[] = {
+		{ "records", "records (ring buffer full)", r->loss.rb_drops },
+		{ "resyncs", "resyncs", st->resyncs },
+		{ "discarded_frames", "frames discarded", st->discarded },
+		{ "skipped", "records skipped", st->skipped },
+		{ "unwound", "frames unwound", st->unwound },
+		{ "depth_overflow", "starts over max depth",
+		  r->loss.depth_overflow },
+		{ "malformed", "malformed records", st->malformed },
+		{ "no_storage", "task storage failures", r->loss.no_storage },
+		{ "missed", "probe hits missed (BPF recursion)",
+		  r->loss.recursion_misses },
+		{ "missed_returns", "returns missed (closed untimed)",
+		  st->missed_returns },
+		{ "kprobe_missed", "kprobe misses (kernel)",
+		  r->loss.kprobe_misses },
+	};
+	int any = 0;
+
+	fputs(seed ? "# lost:" : "lost:", f);
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+		if (!c[i].v)
+			continue;
+		if (seed)
+			fprintf(f, " %s=%" PRIu64, c[i].key, c[i].v);
+		else
+			fprintf(f, "%s %" PRIu64 " %s", any ? "," : "", c[i].v,
+				c[i].label);
+		any = 1;
+	}
+	fputs(any ? "\n" : " none\n", f);
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
-	const struct agg_stats *st = agg__stats(r->agg);
 	uint32_t ntimers = agg__ntimers(r->agg), i;
 	const struct agg_node *n;
 	unsigned char *hit;
@@ -392,15 +505,10 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			if (n->timer < ntimers)
 				hit[n->timer] = 1;
 
-		for (i = 0; i < ntimers; i++) {
-			const struct report_timer *t = &r->timers[i];
-
-			if (t->attached)
-				continue;
-			/* the error names the probe's file:line and kind */
-			fprintf(f, "%snot attached: %s: %s\n", pfx,
-				report_timer_name(r, i, buf, sizeof(buf)),
-				t->error ? t->error : "unknown reason");
+		err = report_not_attached(f, r->timers, ntimers, pfx);
+		if (err < 0) {
+			free(hit);
+			return err;
 		}
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
@@ -440,38 +548,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 		free(hit);
 	}
 
-	if (seed) {
-		fprintf(f,
-			"# lost: records=%" PRIu64 " resyncs=%" PRIu64
-			" discarded_frames=%" PRIu64 " skipped=%" PRIu64
-			" unwound=%" PRIu64 " depth_overflow=%" PRIu64
-			" malformed=%" PRIu64 " missed=%" PRIu64
-			" missed_returns=%" PRIu64 " kprobe_missed=%" PRIu64
-			"\n",
-			r->loss.rb_drops, st->resyncs, st->discarded,
-			st->skipped, st->unwound, r->loss.depth_overflow,
-			st->malformed, r->loss.recursion_misses,
-			st->missed_returns, r->loss.kprobe_misses);
-		if (r->loss.no_storage)
-			fprintf(f, "# no task storage: %" PRIu64 "\n",
-				r->loss.no_storage);
-	} else {
-		fprintf(f,
-			"lost: %" PRIu64 " records (ring buffer full), %" PRIu64
-			" resyncs, %" PRIu64 " frames discarded, %" PRIu64
-			" records skipped, %" PRIu64 " frames unwound, %" PRIu64
-			" starts over max depth, %" PRIu64
-			" malformed records, %" PRIu64
-			" task storage failures, %" PRIu64
-			" probe hits missed (BPF recursion), %" PRIu64
-			" returns missed (closed untimed), %" PRIu64
-			" kprobe misses (kernel)\n",
-			r->loss.rb_drops, st->resyncs, st->discarded,
-			st->skipped, st->unwound, r->loss.depth_overflow,
-			st->malformed, r->loss.no_storage,
-			r->loss.recursion_misses, st->missed_returns,
-			r->loss.kprobe_misses);
-	}
+	report_loss_line(f, r, seed);
 	return 0;
 }
 

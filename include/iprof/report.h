@@ -30,6 +30,22 @@ struct report_timer {
 	 * Documentation/trace/kprobetrace.rst); 0 for other mechanisms */
 	uint64_t kprobe_misses;
 	uint32_t maxactive; /* kretprobe instances asked for, 0: not a kretprobe */
+	/* where the probe came from: its file ("-e" for the command line)
+	 * and 1-based line (the Nth -e); NULL and 0 when unknown.  An error
+	 * starts with "FILE:LINE:" (see report_timer_reason()). */
+	const char *file;
+	int line;
+	int entry_only; /* the function never returns: entry probe only */
+};
+
+/*
+ * Kernel features a --dry-run plan reports (report_plan_json()); a NULL
+ * string is unknown or not applicable.
+ */
+struct report_kernel {
+	int fentry; /* 1: fentry/fexit loads, 0: refused, -1: not tried */
+	const char *fentry_error; /* why refused (fentry == 0), else NULL */
+	int kprobes; /* 1: the kernel has kprobes, 0: it has none */
 };
 
 /* Loss counters read from BPF at the end (sums over CPUs). */
@@ -118,6 +134,15 @@ struct report {
 	enum report_weight weight; /* folded only */
 	const enum report_col *columns; /* table only; NULL: the default set */
 	size_t ncolumns;
+
+	/*
+	 * --interval (JSON only): 0 for a single report; else this report's
+	 * number, 1.. in order, the last one (at the end of tracing) with
+	 * final set.  JSON is then one compact line per report (NDJSON).
+	 */
+	unsigned int interval;
+	int final;
+	int delta; /* --interval-mode delta: the report covers its interval */
 };
 
 /*
@@ -269,13 +294,62 @@ int report_print_path(FILE *f, const struct report *r,
 
 /*
  * report_summary() - the summary lines: incomplete timers (elapsed time
- * until the snapshot), timers not attached with the reason, attached
- * timers with 0 hits (no START folded), orphan stops, and always the loss
- * line.  @seed selects the "# key=value" format of report_seed(), else the
- * prose of report_table().  Returns 0 or -ENOMEM; write errors are left in
- * ferror(@f).
+ * until the snapshot), timers not attached (report_not_attached()),
+ * attached timers with 0 hits (no START folded), orphan stops, kprobe
+ * misses, and always the loss line (report_loss_line()).  @seed selects
+ * the "# key=value" format of report_seed() (every line starts with "# "),
+ * else the prose of report_table().  Returns 0 or -ENOMEM; write errors
+ * are left in ferror(@f).
  */
 int report_summary(FILE *f, const struct report *r, int seed);
+
+/*
+ * report_timer_reason() - why @t is not attached, without the
+ * "FILE:LINE:" or "FILE:LINE:COL:" (and the space) that t->error starts
+ * with when t->file and t->line say where the probe came from: the part
+ * that timers refused for the same reason share.  A pointer into t->error,
+ * or "unknown reason" when t->error is NULL.
+ */
+const char *report_timer_reason(const struct report_timer *t);
+
+/* Most names report_not_attached() lists on one line. */
+#define REPORT_NAMES_MAX 12
+
+/*
+ * report_not_attached() - one line per reason for the timers of @timers
+ * (@n entries) that are not attached, reasons in the order of their first
+ * timer, each line starting with @pfx:
+ *   PFX"not attached: NAME: ERROR"                     one timer: its whole
+ *                                                      error, FILE:LINE first
+ *   PFX"not attached: K timers (A, B, ...): REASON"    K >= 2 timers with one
+ *                                                      report_timer_reason()
+ * listing at most REPORT_NAMES_MAX names, then " and M more".  Returns how
+ * many timers are not attached, or -ENOMEM; write errors are left in
+ * ferror(@f).
+ */
+int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
+			const char *pfx);
+
+/*
+ * report_loss_line() - the loss line: "lost: " and only the counters that
+ * are not 0, in a fixed order, or "lost: none" when all are 0.  @seed: the
+ * seed format, "# lost: records=N resyncs=N ..." with the keys records,
+ * resyncs, discarded_frames, skipped, unwound, depth_overflow, malformed,
+ * no_storage, missed, missed_returns, kprobe_missed; else prose for the
+ * table ("lost: 3 records (ring buffer full), 1 resyncs").  Write errors
+ * are left in ferror(@f).
+ */
+void report_loss_line(FILE *f, const struct report *r, int seed);
+
+/*
+ * report_plan_json() - the plan of a --dry-run as one JSON document
+ * (doc/json.md, "Dry run"): schema_version, "dry_run": true, @k (may be
+ * NULL: unknown) and one object per timer of @timers (@n entries), with
+ * attached meaning "would attach" and mech the mechanism it would get.
+ * Returns 0, -ENOMEM, or -errno of a write error.
+ */
+int report_plan_json(FILE *f, const struct report_timer *timers, uint32_t n,
+		     const struct report_kernel *k);
 
 /*
  * report_finish() - flush @f and return 0, or -errno of a write error seen

@@ -78,6 +78,23 @@ seed_field() {
 	}' "$3"
 }
 
+# lost_field FILE KEY: a counter of the seed format's loss line ("# lost:
+# none" or "# lost: records=N unwound=N ...", only counters that are not 0):
+# its value, 0 when the line leaves it out, nothing when there is no loss
+# line or it is malformed
+lost_field() {
+	awk -v k="$2" '
+	/^# lost: / {
+		line = substr($0, 9)
+		if (line == "none") { found = 1; v = 0; next }
+		if (line !~ /^[a-z_]+=[1-9][0-9]*( [a-z_]+=[1-9][0-9]*)*$/) next
+		found = 1; v = 0
+		n = split(line, kv, " ")
+		for (i = 1; i <= n; i++) { split(kv[i], x, "="); if (x[1] == k) v = x[2] }
+	}
+	END { if (found) print v }' "$1"
+}
+
 finish() {
 	if [ "$fails" -gt 0 ]; then
 		echo "$fails check(s) failed"

@@ -26,7 +26,7 @@ check "exit status after SIGTERM" "$?" 0
 cat "$TMP/svc.txt"
 check "outer count in the report file" "$(seed_field outer count "$TMP/svc.txt")" 25
 check "outer>sleep_inner count" "$(seed_field 'outer>sleep_inner' count "$TMP/svc.txt")" 25
-grep -q '^# lost: records=0 ' "$TMP/svc.txt" && ok "loss line in the file" || bad "no loss line"
+check "loss line in the file, no record lost" "$(lost_field "$TMP/svc.txt" records)" 0
 
 # --interval with -o: the file always holds the latest complete report;
 # delta mode: each report covers its own interval only
@@ -57,4 +57,18 @@ kill -TERM $ipid
 wait $ipid
 check "exit status after SIGTERM (interval mode)" "$?" 0
 ls "$TMP"/iv.json.?????? 2>/dev/null && bad "a temporary file was left behind" || ok "no temporary file left"
+
+# --interval -f json on stdout: NDJSON, one document per line, numbered
+# 1..N in order, only the last one final; the last covers the whole run
+"$IPROF" -q --probes "$TMP/svc.conf" -f json --interval 100ms -- \
+	"$W" --calls 6 --sleep-us 60000 >"$TMP/nd.json" 2>"$TMP/err3"
+check "ndjson: exit" "$?" 0
+sed -i '/^{/!d' "$TMP/nd.json" # the workload's own key=value lines
+n=$(wc -l <"$TMP/nd.json")
+[ "$n" -ge 3 ] && ok "ndjson: $n reports" || bad "ndjson: $n reports, expected 3 or more"
+check "ndjson: every line one document, numbered in order, only the last final" \
+	"$(jq -c '[.interval, .final, .interval_mode]' "$TMP/nd.json" | tr '\n' ' ')" \
+	"$(for i in $(seq "$n"); do printf '[%d,%s,"cumulative"] ' "$i" "$([ "$i" = "$n" ] && echo true || echo false)"; done)"
+check "ndjson: the final report counts every call" \
+	"$(tail -n1 "$TMP/nd.json" | jq '[.tree[] | select(.name == "outer")][0].count')" 6
 finish

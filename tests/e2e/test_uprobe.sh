@@ -43,8 +43,8 @@ near "outer thread_time (ms)" "$(seed_field outer thread_time "$TMP/rep")" \
 # time, longer when the machine preempts it: compare like with like)
 near "spin_inner avg (ms)" "$(seed_field 'outer>spin_inner' avg "$TMP/rep")" \
 	"$(awk -v t="$(truth spin_inner.total_ns "$TMP/truth")" -v n=$calls 'BEGIN { printf "%.2f", t / n / 1e6 }')" 0.10 0.02
-grep -q '^# lost: records=0 ' "$TMP/rep" && ok "loss line, nothing lost" ||
-	bad "loss line: $(grep '^# lost' "$TMP/rep")"
+check "loss line, no record lost ($(grep '^# lost' "$TMP/rep"))" \
+	"$(lost_field "$TMP/rep" records)" 0
 
 # two timers on one function, one filtered: both exact, none unwound (their
 # uprobes share one attachment, stops innermost first)
@@ -55,6 +55,6 @@ check "two timers on recurse: exit" "$?" 0
 check "r_all at the first level" "$(seed_field 'outer>r_all' count "$TMP/two")" 10
 check "r_top (arg0 == 4) inside it" "$(seed_field 'outer>r_all>r_top' count "$TMP/two")" 10
 check "r_all below r_top" "$(seed_field 'outer>r_all>r_top>r_all' count "$TMP/two")" 10
-grep -q '^# lost: .* unwound=0 ' "$TMP/two" && ok "nothing unwound" ||
-	bad "frames unwound: $(grep '^# lost' "$TMP/two")"
+check "nothing unwound ($(grep '^# lost' "$TMP/two"))" \
+	"$(lost_field "$TMP/two" unwound)" 0
 finish

@@ -32,7 +32,8 @@ static const struct report_timer timers[NTIMERS] = {
 		   "tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit", 1,
 		   NULL, 0, "tracepoint"},
 	[REFUSED] = {"refused", "fentry", "kvm_foo", 0,
-		     "fentry refused by the kernel (EPERM)", 0, "fentry/fexit"},
+		     "k.conf:4: fentry refused by the kernel (EPERM)", 0,
+		     "fentry/fexit", .file = "k.conf", .line = 4},
 	[OPEN] = {"open", "uprobe", "/usr/bin/w:open", 1, NULL, 0,
 		  "uprobe/uretprobe"},
 };
@@ -297,8 +298,8 @@ static void test_document(void **state)
 	expect_len(v, NTIMERS);
 	p = idx(v, INNER);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
-		    "error", "orphan_stops", "kprobe_misses", "paths", "count",
-		    NULL);
+		    "error", "reason", "file", "line", "orphan_stops",
+		    "kprobe_misses", "paths", "count", NULL);
 	expect_u64(p, "id", INNER);
 	expect_str(p, "name", "inner");
 	expect_str(p, "kind", "uprobe");
@@ -306,6 +307,9 @@ static void test_document(void **state)
 	expect_str(p, "mech", "uprobe/uretprobe");
 	expect_bool(p, "attached", 1);
 	expect_null(p, "error");
+	expect_null(p, "reason");
+	expect_null(p, "file"); /* unknown in this fixture */
+	expect_null(p, "line");
 	expect_u64(p, "orphan_stops", 3);
 	expect_u64(p, "paths", 2); /* outer > inner, open > inner */
 	expect_u64(p, "count", 5);
@@ -323,7 +327,11 @@ static void test_document(void **state)
 	expect_str(p, "kind", "fentry");
 	expect_str(p, "mech", "fentry/fexit");
 	expect_bool(p, "attached", 0);
-	expect_str(p, "error", "fentry refused by the kernel (EPERM)");
+	expect_str(p, "error",
+		   "k.conf:4: fentry refused by the kernel (EPERM)");
+	expect_str(p, "reason", "fentry refused by the kernel (EPERM)");
+	expect_str(p, "file", "k.conf");
+	expect_u64(p, "line", 4);
 	expect_u64(p, "paths", 0);
 
 	v = get(o, "loss", json_type_object);
@@ -651,6 +659,146 @@ static void test_write_error(void **state)
 	agg__free(a);
 }
 
+/*
+ * --interval: one compact line per report (NDJSON), with the report's
+ * number and whether it is the last; the rest as in a single document.
+ */
+static void test_ndjson(void **state)
+{
+	struct agg *a = build();
+	json_object *o;
+	struct report r;
+	char *text;
+
+	(void)state;
+	init_report(&r, a);
+	r.interval = 2;
+	o = render(&r, &text);
+	/* one line: the only newline ends it */
+	assert_ptr_equal(strchr(text, '\n'), text + strlen(text) - 1);
+	assert_int_equal(strncmp(text,
+				 "{\"schema_version\":1,\"tool\":\"iprof\","
+				 "\"version\":\"" IPROF_VERSION "\","
+				 "\"interval\":2,\"final\":false,"
+				 "\"interval_mode\":\"cumulative\",\"run\":{",
+				 strlen("{\"schema_version\":1,\"tool\":\"iprof\","
+					"\"version\":\"" IPROF_VERSION "\","
+					"\"interval\":2,\"final\":false,"
+					"\"interval_mode\":\"cumulative\","
+					"\"run\":{")),
+			 0);
+	expect_keys(o, "schema_version", "tool", "version", "interval",
+		    "final", "interval_mode", "run", "options", "probes",
+		    "loss", "incomplete", "aggregator", "tree", NULL);
+	expect_u64(o, "interval", 2);
+	expect_bool(o, "final", 0);
+	expect_len(get(o, "tree", json_type_array), 2);
+	json_object_put(o);
+	free(text);
+
+	r.interval = 3;
+	r.final = 1;
+	r.delta = 1;
+	o = render(&r, &text);
+	assert_ptr_equal(strchr(text, '\n'), text + strlen(text) - 1);
+	expect_u64(o, "interval", 3);
+	expect_bool(o, "final", 1);
+	expect_str(o, "interval_mode", "delta");
+	json_object_put(o);
+	free(text);
+
+	/* without --interval: pretty, none of the three keys */
+	r.interval = 0;
+	o = render(&r, &text);
+	assert_non_null(strstr(text, "{\n  \"schema_version\": 1,\n"));
+	assert_false(json_object_object_get_ex(o, "interval", NULL));
+	assert_false(json_object_object_get_ex(o, "final", NULL));
+	json_object_put(o);
+	free(text);
+	agg__free(a);
+}
+
+/* --dry-run -f json: the plan, per probe where it came from and why not */
+static void test_plan(void **state)
+{
+	static const struct report_timer plan[] = {
+		{ "KVM_RUN", "span", "tracepoint:a:b -> tracepoint:a:c", 1,
+		  NULL, 0, "tracepoint", .file = "kvm.conf", .line = 10 },
+		{ "kvm_vcpu_block", "func", "func:kvm_vcpu_block", 0,
+		  "kvm.conf:22: fentry: refused (EPERM); kprobe: none", 0,
+		  NULL, .file = "kvm.conf", .line = 22 },
+		{ "do_exit", "kprobe", "kprobe:do_exit", 1, NULL, 0,
+		  "kprobe (never returns)", .file = "-e", .line = 1,
+		  .entry_only = 1 },
+	};
+	struct report_kernel k = { 0, "the kernel refuses (EPERM)", 1 };
+	json_object *o, *v, *p;
+	struct json_tokener *tok;
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(report_plan_json(f, plan, 3, &k), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(buf[len - 1], '\n');
+	tok = json_tokener_new();
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+	assert_int_equal(json_tokener_get_parse_end(tok), len);
+	json_tokener_free(tok);
+	free(buf);
+
+	expect_keys(o, "schema_version", "tool", "version", "dry_run",
+		    "kernel", "probes", NULL);
+	expect_u64(o, "schema_version", 1);
+	expect_bool(o, "dry_run", 1);
+	v = get(o, "kernel", json_type_object);
+	expect_keys(v, "fentry", "fentry_error", "kprobes", NULL);
+	expect_bool(v, "fentry", 0);
+	expect_str(v, "fentry_error", "the kernel refuses (EPERM)");
+	expect_bool(v, "kprobes", 1);
+	v = get(o, "probes", json_type_array);
+	expect_len(v, 3);
+	p = idx(v, 0);
+	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
+		    "error", "reason", "file", "line", "entry_only", NULL);
+	expect_u64(p, "id", 0);
+	expect_str(p, "name", "KVM_RUN");
+	expect_str(p, "mech", "tracepoint");
+	expect_bool(p, "attached", 1);
+	expect_null(p, "error");
+	expect_str(p, "file", "kvm.conf");
+	expect_u64(p, "line", 10);
+	expect_bool(p, "entry_only", 0);
+	p = idx(v, 1);
+	expect_null(p, "mech");
+	expect_bool(p, "attached", 0);
+	expect_str(p, "error",
+		   "kvm.conf:22: fentry: refused (EPERM); kprobe: none");
+	expect_str(p, "reason", "fentry: refused (EPERM); kprobe: none");
+	expect_u64(p, "line", 22);
+	p = idx(v, 2);
+	expect_str(p, "mech", "kprobe (never returns)");
+	expect_str(p, "file", "-e");
+	expect_bool(p, "entry_only", 1);
+	json_object_put(o);
+
+	/* kernel features unknown: nulls */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report_plan_json(f, plan, 1, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	o = json_tokener_parse(buf);
+	free(buf);
+	v = get(o, "kernel", json_type_object);
+	expect_null(v, "fentry");
+	expect_null(v, "fentry_error");
+	expect_null(v, "kprobes");
+	expect_len(get(o, "probes", json_type_array), 1);
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -660,6 +808,8 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_ndjson),
+		cmocka_unit_test(test_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,8 +14,9 @@ need_root
 S=$BUILD/vm-sleep-workload
 F=hrtimer_nanosleep
 
-# loss NAME FIELD: a field of the seed format's "# lost:" line
-loss() { sed -n "s/^# lost: .* $2=\([0-9]*\).*/\1/p" "$TMP/$1.rep"; }
+# loss NAME FIELD: a field of the seed format's "# lost:" line (0 when the
+# line leaves it out: it shows only counters that are not 0)
+loss() { lost_field "$TMP/$1.rep" "$2"; }
 
 # run NAME IPROF-ARGS... [-- WORKLOAD-ARGS...]
 run() {

@@ -28,8 +28,8 @@ for kind in fentry kprobe func; do
 	check "$kind: vfs_read>cpuid_read count" \
 		"$(seed_field 'vfs_read>cpuid_read' count "$TMP/$kind.rep")" $N
 	check "$kind: cpuid_read outside vfs_read" "$(seed_field cpuid_read count "$TMP/$kind.rep")" ""
-	grep -q '^# lost: records=0 ' "$TMP/$kind.rep" && ok "$kind: nothing lost" ||
-		bad "$kind: $(grep '^# lost' "$TMP/$kind.rep")"
+	check "$kind: no record lost ($(grep '^# lost' "$TMP/$kind.rep"))" \
+		"$(lost_field "$TMP/$kind.rep" records)" 0
 done
 # the mechanism func: chose, from the plan
 "$IPROF" --dry-run -e 'func:cpuid_read' >"$TMP/plan" 2>&1

@@ -49,6 +49,6 @@ done
 read -r lo hi <<<"$(bounds "$(truth outer.total_ns "$TMP/truth")" $((calls * (2 + D))))"
 within "outer thread_time (ms), its own $(ms "$(truth outer.total_ns "$TMP/truth")")" \
 	"$(seed_field outer thread_time "$TMP/rep")" "$lo" "$hi"
-grep -q '^# lost: records=0 ' "$TMP/rep" && ok "loss line, nothing lost" ||
-	bad "loss line: $(grep '^# lost' "$TMP/rep")"
+check "loss line, no record lost ($(grep '^# lost' "$TMP/rep"))" \
+	"$(lost_field "$TMP/rep" records)" 0
 finish
