@@ -821,7 +821,59 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 }
 
 /*
- * A kernel function timer's checks against the kernel's symbols: the deny
+ * The kernel symbol that a kernel function timer's FUNC (NAME or
+ * NAME|OTHER|..., its names in different kernel versions) stands for here:
+ * the first name that exists, else the only compiler clone of one
+ * (NAME.isra.0, NAME.constprop.1, ...; a .cold part never: it is not a
+ * function anyone calls).  Returns a new string; NULL when none or several
+ * clones fit, with the clones of the first name that has any in @clones
+ * (@len bytes, comma-separated, "" if none), or with errno ENOMEM.
+ */
+static char *pick_kfunc(const struct ksyms *ks, const char *spec,
+			char *clones, size_t len)
+{
+	/* KSYM_NAME_LEN: include/linux/kallsyms.h (512 since 6.1) */
+	char alt[512], buf[256], *one = NULL, *tok, *save;
+	const char *p;
+	size_t n;
+	int ok;
+
+	clones[0] = '\0';
+	for (p = spec; *p; p += n + (p[n] == '|')) {
+		n = strcspn(p, "|");
+		snprintf(alt, sizeof(alt), "%.*s", (int)n, p);
+		if (ksyms_exists(ks, alt) != 0)
+			return strdup(alt);
+	}
+	for (p = spec; *p; p += n + (p[n] == '|')) {
+		n = strcspn(p, "|");
+		snprintf(alt, sizeof(alt), "%.*s", (int)n, p);
+		if (!ksyms_clones(ks, alt, buf, sizeof(buf)))
+			continue;
+		if (!clones[0])
+			snprintf(clones, len, "%s", buf);
+		ok = 0;
+		free(one);
+		one = NULL;
+		for (tok = strtok_r(buf, ", ", &save); tok;
+		     tok = strtok_r(NULL, ", ", &save)) {
+			if (strstr(tok, ".cold") || !strcmp(tok, "..."))
+				continue;
+			ok++;
+			if (ok == 1)
+				one = strdup(tok);
+		}
+		if (ok == 1)
+			return one;
+	}
+	free(one);
+	errno = 0;
+	return NULL;
+}
+
+/*
+ * A kernel function timer's checks against the kernel's symbols: which
+ * symbol it names here (pick_kfunc(): t->func becomes it), the deny
  * list, existence (with the compiler's clones as a hint), ftrace
  * traceability (fentry needs it; kprobes do not), never-returning
  * functions (entry-only).  Returns an error message or NULL.
@@ -829,23 +881,38 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 			 const struct ksyms *ks)
 {
-	const char *why = ksym_denied(t->func);
-	char clones[256];
-	int n;
+	char clones[256], *sym, *where;
+	const char *why;
 
+	sym = pick_kfunc(ks, t->func, clones, sizeof(clones));
+	if (!sym && errno == ENOMEM)
+		return xasprintf("%s:%d:%d: %s: out of memory", pr->file,
+				 pr->line, pr->start.col, t->func);
+	if (sym && strcmp(sym, t->func)) {
+		/* show which symbol is traced: "func:f.isra.0 (func:f)" */
+		where = describe(pr, NULL, sym);
+		if (where) {
+			free(t->where);
+			t->where = where;
+		}
+	}
+	if (sym) {
+		free(t->func);
+		t->func = sym;
+	}
+	why = ksym_denied(t->func);
 	if (why)
 		return xasprintf("%s:%d:%d: %s: iprof does not time it: the tracer itself runs it (%s)",
 				 pr->file, pr->line, pr->start.col, t->func,
 				 why);
-	if (ksyms_exists(ks, t->func) == 0) {
-		n = ksyms_clones(ks, t->func, clones, sizeof(clones));
-		if (n)
-			return xasprintf("%s:%d:%d: no kernel function '%s': the compiler renamed it; its clones: %s (name one, e.g. %s:%.*s)",
+	if (!sym) {
+		if (clones[0])
+			return xasprintf("%s:%d:%d: no kernel function '%s': the compiler made clones of it: %s (name one, e.g. %s:%.*s)",
 					 pr->file, pr->line, pr->start.col,
 					 t->func, clones,
 					 probe_kind_str(pr->kind),
 					 (int)strcspn(clones, ","), clones);
-		return xasprintf("%s:%d:%d: no kernel function '%s' (not in /proc/kallsyms: a typo, an inlined function, or a module not loaded)",
+		return xasprintf("%s:%d:%d: no kernel function '%s' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
 				 pr->file, pr->line, pr->start.col, t->func);
 	}
 	if (pr->kind == PROBE_FENTRY && ksyms_traceable(ks, t->func) == 0)

@@ -639,9 +639,21 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 		e = scan(e, is_func);
 	if (e == p)
 		return syntax_error(lx, p, "a function name");
+	/* kernel functions: NAME|OTHER|... names the same function under
+	 * the names it had in different kernel versions (first that exists) */
+	while (pr->kind != PROBE_UPROBE && *e == '|') {
+		q = e + 1;
+		if (!is_alpha(*q) && *q != '_')
+			return syntax_error(lx, q,
+					    "a function name after '|'");
+		e = scan(q, is_func);
+	}
 	pr->func = strndup(p, e - p);
 	if (!pr->func)
 		return nomem(lx);
+	if (strchr(pr->func, '|') && strpbrk(pr->func, "*?"))
+		return syntax_error_len(lx, p, e - p,
+					"plain function names around '|' (no glob)");
 	pr->name_col = col_of(lx, p);
 	p = skip_ws(e);
 
@@ -657,7 +669,8 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 		pr->name_col = col_of(lx, p);
 		p = skip_ws(e);
 	} else {
-		pr->name = strdup(pr->func);
+		/* the first of NAME|OTHER names the timer */
+		pr->name = strndup(pr->func, strcspn(pr->func, "|"));
 		if (!pr->name)
 			return nomem(lx);
 	}

@@ -11,10 +11,20 @@
 # tier's VM instead (Debian's stock kernel under qemu, with KVM on emulated
 # AMD SVM: tests/vm/run.sh vm/demo_kvm), which shows the whole tree.
 #
+# `tools/demo.sh vfio` runs the seed's second job instead: probes.d/vfio.conf
+# on tools/vfio-dma (VFIO device opens with their FLR, DMA map and unmap
+# with the pinning path), always in the VM, whose emulated NVMe controller
+# behind an emulated Intel IOMMU is bound to vfio-pci there.
+#
 # Environment: BUILD (build dir, default build), IPROF_DEMO_VM=1 (always
-# the VM) or 0 (always this host).  Exit status: iprof's, or 1 if the VM
-# run failed.
+# the VM) or 0 (always this host; kvm only).  Exit status: iprof's, or 1 if
+# the VM run failed.
 set -euo pipefail
+job=${1:-kvm}
+case $job in
+kvm | vfio) ;;
+*) echo "usage: $0 [kvm|vfio]" >&2; exit 2 ;;
+esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$src/build}
 say() { echo "demo: $*" >&2; }
@@ -45,6 +55,7 @@ host_can_run() {
 }
 
 mode=${IPROF_DEMO_VM:-}
+[ "$job" = kvm ] || { mode=1; why="the VFIO job needs an IOMMU and a device to give to vfio-pci"; }
 if [ "$mode" != 1 ] && { [ "$mode" = 0 ] || host_can_run; }; then
 	echo "== iprof --probes probes.d/kvm.conf -- kvm-msr-exit --vcpus 2 --iterations 2000" >&2
 	echo "== (the workload's own counts on stderr, iprof's report on stdout)" >&2
@@ -53,11 +64,11 @@ if [ "$mode" != 1 ] && { [ "$mode" = 0 ] || host_can_run; }; then
 fi
 
 [ -n "$why" ] || why="IPROF_DEMO_VM=1"
-say "running the job in a VM (Debian's stock kernel, KVM on emulated SVM) instead: $why"
+say "running the $job job in a VM (Debian's stock kernel under qemu) instead: $why"
 log=$(mktemp /tmp/iprof-demo.XXXXXX)
 trap 'rm -f "$log"' EXIT
 rc=0
-bash "$src/tests/vm/run.sh" vm/demo_kvm >"$log" || rc=$?
+bash "$src/tests/vm/run.sh" "vm/demo_$job" >"$log" || rc=$?
 # the demo's lines: indented by four spaces between its marker lines (the
 # console log interleaves kernel messages, which are not indented)
 awk '/^    == demo: /{ on = 1 } on && /^    /{ print substr($0, 5) } /^    == demo: end/{ on = 0 }' "$log"

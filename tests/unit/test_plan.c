@@ -686,9 +686,10 @@ static void chain_order(void **state)
 /*
  * Kernel functions against the fixture kallsyms and available_filter_
  * functions: globs expand to a timer per traceable function (names already
- * used are skipped, denied ones too), compiler clones are offered, the
- * deny list refuses, fentry needs ftrace, a function that never returns is
- * entry-only.
+ * used are skipped, denied ones too), a function's only clone is traced
+ * under its name, several clones are offered, NAME|OTHER takes the first
+ * that exists, the deny list refuses, fentry needs ftrace, a function that
+ * never returns is entry-only.
  */
 static void kernel_functions(void **state)
 {
@@ -701,16 +702,19 @@ static void kernel_functions(void **state)
 		"fentry:vfs_readv",
 		"kprobe:vfs_readv as kp_readv",
 		"func:do_exit",
+		"fentry:vfio_sync_unpin",
+		"func:vfio_df_open|vfio_device_open",
+		"func:vfio_nope|vfio_gone as both_gone",
 	};
 	struct probe_list pl;
 	struct plan p;
 	uint32_t i, nret = 0;
 
 	(void)state;
-	build(&pl, &p, l, 8);
+	build(&pl, &p, l, 11);
 	/* vfs_* -> vfs_read only: vfs_write is taken by line 1, vfs_readv
 	 * is not traceable (not in available_filter_functions) */
-	assert_int_equal(p.ntimers, 8);
+	assert_int_equal(p.ntimers, 11);
 	assert_null(p.timers[0].error);
 	assert_string_equal(p.timers[0].func, "vfs_write");
 	assert_string_equal(p.timers[1].name, "vfs_read");
@@ -718,9 +722,22 @@ static void kernel_functions(void **state)
 	assert_null(p.timers[1].error);
 	assert_string_equal(p.timers[1].where, "fentry:vfs_read (fentry:vfs_*)");
 	assert_string_equal(p.timers[2].error,
-			    "t.conf:3:8: no kernel function 'no_such_fn' (not in /proc/kallsyms: a typo, an inlined function, or a module not loaded)");
+			    "t.conf:3:8: no kernel function 'no_such_fn' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	assert_string_equal(p.timers[3].error,
-			    "t.conf:4:6: no kernel function 'tcp_v4_rcv_helper': the compiler renamed it; its clones: tcp_v4_rcv_helper.constprop.0, tcp_v4_rcv_helper.isra.0 (name one, e.g. func:tcp_v4_rcv_helper.constprop.0)");
+			    "t.conf:4:6: no kernel function 'tcp_v4_rcv_helper': the compiler made clones of it: tcp_v4_rcv_helper.constprop.0, tcp_v4_rcv_helper.isra.0 (name one, e.g. func:tcp_v4_rcv_helper.constprop.0)");
+	/* the only clone (NAME.cold is no function), under the name given */
+	assert_null(p.timers[8].error);
+	assert_string_equal(p.timers[8].name, "vfio_sync_unpin");
+	assert_string_equal(p.timers[8].func, "vfio_sync_unpin.isra.0");
+	assert_string_equal(p.timers[8].where,
+			    "fentry:vfio_sync_unpin.isra.0 (fentry:vfio_sync_unpin)");
+	/* NAME|OTHER: the first that exists; the timer named by the first */
+	assert_null(p.timers[9].error);
+	assert_string_equal(p.timers[9].name, "vfio_df_open");
+	assert_string_equal(p.timers[9].func, "vfio_device_open");
+	assert_string_equal(p.timers[10].name, "both_gone");
+	assert_string_equal(p.timers[10].error,
+			    "t.conf:11:6: no kernel function 'vfio_nope|vfio_gone' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	assert_non_null(strstr(p.timers[4].error,
 			       "_raw_spin_lock: iprof does not time it: the tracer itself runs it (spinlock internals)"));
 	assert_non_null(strstr(p.timers[5].error,

@@ -26,7 +26,9 @@ cache=$vm/cache
 build=${BUILD_VM:-$src/build-vm}
 vm_timeout=${VM_TIMEOUT:-900}
 # -cpu max: TCG emulates AMD SVM (with nested paging), so KVM (kvm-amd.ko)
-# runs guests inside the VM (tests/vm/test_kvm.sh)
+# runs guests inside the VM (tests/vm/test_kvm.sh).  q35 with an emulated
+# Intel IOMMU (intel_iommu=on) and an NVMe controller (which has an FLR):
+# VFIO's device (tests/vm/test_vfio.sh)
 cpu=${VM_CPU:-max}
 # one host thread for both guest CPUs: with MTTCG (thread=multi) the
 # guest deadlocked about once in 20 tests in text_poke_bp() (a CPU stuck in
@@ -83,9 +85,10 @@ resolve_kernel() {
 		awk '{print $1}' | sort -V | tail -1 || true
 }
 candidate() { apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' || true; }
-# kernel modules the tests load (tests/vm/test_module.sh, test_kvm.sh), from
-# the package; a change here makes the next run fetch the package again
-vm_modules="cpuid irqbypass kvm kvm-amd"
+# kernel modules the tests load (tests/vm/test_module.sh, test_kvm.sh,
+# test_vfio.sh), from the package; a change here makes the next run fetch
+# the package again
+vm_modules="cpuid irqbypass kvm kvm-amd vfio vfio_virqfd vfio_iommu_type1 vfio-pci-core vfio-pci"
 # fetch PKG VER DIR: DIR/vmlinuz, DIR/config and DIR/modules/*.ko from the
 # package
 fetch_kernel() {
@@ -155,7 +158,7 @@ fi
 say "building static iprof in $build"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
-vm_bins="iprof uprobe-workload kvm-msr-exit vm-read-workload vm-sleep-workload bench_probe"
+vm_bins="iprof uprobe-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe"
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$(nproc)" --target $vm_bins >/dev/null
 for b in $vm_bins; do
@@ -173,7 +176,7 @@ resolve_test() {
 	*/*) [ -f "$src/tests/$n.sh" ] && { echo "$n"; return; } ;;
 	*)
 		for d in vm e2e; do
-			for f in "$n" "test_$n"; do
+			for f in "test_$n" "$n"; do
 				[ -f "$src/tests/$d/$f.sh" ] && { echo "$d/$f"; return; }
 			done
 		done
@@ -229,14 +232,18 @@ initrd=$work/initramfs.cpio
 (cd "$root" && find . | cpio -o -H newc --quiet >"$initrd")
 
 # ---- boot ------------------------------------------------------------------
+# the NVMe controller's backing file (test_vfio.sh binds it to vfio-pci)
+truncate -s 1M "$work/nvme.img"
 log=$work/console.log
 say "booting $(basename "$kdir") (tests: ${tests[*]})"
 t_boot=$(date +%s.%N)
 set +e
 timeout -k 10 "$vm_timeout" \
 	qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 1G -smp 2 -nographic -no-reboot \
+	-machine q35 -device intel-iommu \
+	-drive file="$work/nvme.img",if=none,id=nvm,format=raw -device nvme,serial=iprof,drive=nvm \
 	-nic none -kernel "$kdir/vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=5 softlockup_panic=1 ${VM_APPEND:-}" </dev/null 2>&1 |
+	-append "console=ttyS0 panic=-1 quiet loglevel=5 softlockup_panic=1 intel_iommu=on ${VM_APPEND:-}" </dev/null 2>&1 |
 	sed -u 's/\r//g; s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' |
 	while IFS= read -r line; do
 		printf '%s\n' "$line"

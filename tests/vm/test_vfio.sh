@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The seed's second job, whole (issue 14): probes.d/vfio.conf, unchanged, on
+# the VFIO workload (tools/vfio-dma) inside the VM, whose emulated NVMe
+# controller (FLR-capable) sits behind an emulated Intel IOMMU and is bound
+# to vfio-pci here.  Ground truth: the workload's own counts.
+#   vfio_group_ioctl_get_device_fd    = its device opens, each with an FLR
+#                                       (pcie_flr) below it
+#   pcie_flr at the top               = the closes (vfio-pci resets again)
+#   vfio_iommu_type1_map_dma          = its DMA maps, pinning below it
+#   vfio_iommu_type1_unmap_dma        = its DMA unmaps, vfio_unmap_unpin below
+# With func: as written (fentry here) and with a kprobe: copy.
+. "$(dirname "$0")/../e2e/lib.sh"
+need_root
+. "$(dirname "$0")/vfio.sh"
+bind_vfio && ok "$VFIO_BDF bound to vfio-pci" || { bad "VFIO in the VM: $(bind_vfio 2>&1)"; finish; }
+command -v jq >/dev/null || { bad "no jq in the VM (tests/vm/run.sh copies it)"; finish; }
+
+conf=$SRC/probes.d/vfio.conf
+opens=3 maps=4
+# under FILE ROOT NAME: the calls of timer NAME anywhere below root ROOT
+under() {
+	jq -r --arg r "$2" --arg n "$3" \
+		'[.tree[] | select(.name == $r) | .children | .. | objects | select(.name? == $n) | .count] | add // 0' "$1"
+}
+
+run() {
+	local name=$1 file=$2 f=$TMP/$1.json t=$TMP/$1.truth rc n
+	"$IPROF" -f json -o "$f" --probes "$file" -- \
+		"$BUILD/vfio-dma" --device "$VFIO_BDF" --opens $opens --maps $maps \
+		--size 1048576 >"$t" 2>"$TMP/$name.err"
+	rc=$?
+	echo "--- $name: iprof exit $rc"
+	sed 's/^/stderr: /' "$TMP/$name.err"
+	cat "$t"
+	jq -e .tree "$f" >/dev/null || { bad "$name: no JSON report"; return; }
+	jq -r 'def w: .[] | ("  " * (.depth - 1) + .name + "  count=" +
+		(.count | tostring) + " total_ns=" + (.total_ns | tostring)),
+		(.children | w); .tree | w' "$f"
+	jq -r '.probes[] | select(.attached | not) | "not attached: \(.name): \(.reason)"' "$f"
+	# 3: traced, with timers of vfio.conf this kernel does not have
+	n=$(jq '[.probes[] | select(.attached | not)] | length' "$f")
+	if [ "$n" = 0 ]; then check "$name: exit status" "$rc" 0; else check "$name: exit status ($n not attached)" "$rc" 3; fi
+	check "$name: the workload's opens" "$(truth device_opens "$t")" $opens
+	check "$name: the workload's maps" "$(truth dma_maps "$t")" $maps
+	check "$name: device-fd ioctl = opens" "$(jnode "$f" vfio_group_ioctl_get_device_fd count)" $opens
+	# vfio_df_open (6.6+) was vfio_device_open, which 6.1.y inlines into
+	# the group ioctl: under it where the kernel has it, else refused
+	# with the reason
+	if [ "$(jq -r '.probes[] | select(.name == "vfio_df_open") | .attached' "$f")" = true ]; then
+		check "$name: vfio_df_open under it" \
+			"$(jnode "$f" vfio_group_ioctl_get_device_fd\>vfio_df_open count)" $opens
+	else
+		check "$name: vfio_df_open not attached, why" \
+			"$(jq -r '.probes[] | select(.name == "vfio_df_open") | .reason' "$f")" \
+			"no kernel function 'vfio_df_open|vfio_device_open' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)"
+	fi
+	check "$name: an FLR under each open" "$(under "$f" vfio_group_ioctl_get_device_fd pcie_flr)" $opens
+	within "$name: pci_dev_wait under the FLRs" "$(under "$f" vfio_group_ioctl_get_device_fd pci_dev_wait)" $opens 1e18
+	check "$name: an FLR at each close (top level)" "$(jnode "$f" pcie_flr count)" $opens
+	check "$name: map ioctl = maps" "$(jnode "$f" vfio_iommu_type1_map_dma count)" $maps
+	within "$name: vfio_pin_pages_remote under the maps" \
+		"$(under "$f" vfio_iommu_type1_map_dma vfio_pin_pages_remote)" $maps 1e18
+	within "$name: vaddr_get_pfns under the maps" \
+		"$(under "$f" vfio_iommu_type1_map_dma vaddr_get_pfns)" 1 1e18
+	check "$name: unmap ioctl = unmaps" "$(jnode "$f" vfio_iommu_type1_unmap_dma count)" $maps
+	check "$name: vfio_unmap_unpin under each unmap" \
+		"$(jnode "$f" vfio_iommu_type1_unmap_dma\>vfio_unmap_unpin count)" $maps
+	# vfio_sync_unpin exists only as a compiler clone on 6.1: traced
+	# under its name all the same
+	check "$name: vfio_sync_unpin attached (clone: $(jq -r '.probes[] | select(.name == "vfio_sync_unpin") | .where' "$f"))" \
+		"$(jq -r '.probes[] | select(.name == "vfio_sync_unpin") | .attached' "$f")" true
+	check "$name: nothing lost" \
+		"$(jq -c '[.loss | to_entries[] | select(.value != 0) | .key]' "$f")" "[]"
+	check "$name: nothing incomplete" "$(jq -r .incomplete.timers "$f")" 0
+}
+
+run func "$conf"
+sed 's/^func:/kprobe:/' "$conf" >"$TMP/vfio-kprobe.conf"
+run kprobe "$TMP/vfio-kprobe.conf"
+finish
