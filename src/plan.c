@@ -912,8 +912,14 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 					 t->func, clones,
 					 probe_kind_str(pr->kind),
 					 (int)strcspn(clones, ","), clones);
-		return xasprintf("%s:%d:%d: no kernel function '%s' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
-				 pr->file, pr->line, pr->start.col, t->func);
+		/* the name only where it says more than the timer's own,
+		 * so that such timers share one "not attached" line */
+		if (strchr(t->func, '|'))
+			return xasprintf("%s:%d:%d: none of %s is a kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
+					 pr->file, pr->line, pr->start.col,
+					 t->func);
+		return xasprintf("%s:%d:%d: no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
+				 pr->file, pr->line, pr->start.col);
 	}
 	if (pr->kind == PROBE_FENTRY && ksyms_traceable(ks, t->func) == 0)
 		return xasprintf("%s:%d:%d: %s is not traceable by ftrace (notrace, or not in available_filter_functions): fentry cannot attach; kprobe: or func: may",

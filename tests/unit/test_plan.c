@@ -722,7 +722,7 @@ static void kernel_functions(void **state)
 	assert_null(p.timers[1].error);
 	assert_string_equal(p.timers[1].where, "fentry:vfs_read (fentry:vfs_*)");
 	assert_string_equal(p.timers[2].error,
-			    "t.conf:3:8: no kernel function 'no_such_fn' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
+			    "t.conf:3:8: no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	assert_string_equal(p.timers[3].error,
 			    "t.conf:4:6: no kernel function 'tcp_v4_rcv_helper': the compiler made clones of it: tcp_v4_rcv_helper.constprop.0, tcp_v4_rcv_helper.isra.0 (name one, e.g. func:tcp_v4_rcv_helper.constprop.0)");
 	/* the only clone (NAME.cold is no function), under the name given */
@@ -737,7 +737,7 @@ static void kernel_functions(void **state)
 	assert_string_equal(p.timers[9].func, "vfio_device_open");
 	assert_string_equal(p.timers[10].name, "both_gone");
 	assert_string_equal(p.timers[10].error,
-			    "t.conf:11:6: no kernel function 'vfio_nope|vfio_gone' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
+			    "t.conf:11:6: none of vfio_nope|vfio_gone is a kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	assert_non_null(strstr(p.timers[4].error,
 			       "_raw_spin_lock: iprof does not time it: the tracer itself runs it (spinlock internals)"));
 	assert_non_null(strstr(p.timers[5].error,

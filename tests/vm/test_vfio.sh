@@ -52,7 +52,7 @@ run() {
 	else
 		check "$name: vfio_df_open not attached, why" \
 			"$(jq -r '.probes[] | select(.name == "vfio_df_open") | .reason' "$f")" \
-			"no kernel function 'vfio_df_open|vfio_device_open' (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)"
+			"none of vfio_df_open|vfio_device_open is a kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)"
 	fi
 	check "$name: an FLR under each open" "$(under "$f" vfio_group_ioctl_get_device_fd pcie_flr)" $opens
 	within "$name: pci_dev_wait under the FLRs" "$(under "$f" vfio_group_ioctl_get_device_fd pci_dev_wait)" $opens 1e18
