@@ -37,10 +37,10 @@ static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
  * reject most hits of a filtered timer.  A stop needs no target check: it
  * only closes a frame that a traced start opened.
  */
-static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp)
+static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
+					__u64 sp)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
 	const struct iprof_action *a;
 	int n, i, ok;
 
@@ -68,6 +68,11 @@ static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp)
 	return 0;
 }
 
+static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp)
+{
+	return run_chain_at(ctx, (__u32)bpf_get_attach_cookie(ctx), cx, sp);
+}
+
 /* Tracepoint hit: ctx is the raw trace record; fields at the offsets given
  * by the event's format file. */
 SEC("tracepoint")
@@ -77,6 +82,76 @@ int tp_hit(void *ctx)
 
 	drop_returned(cx, 0, SV_OTHER, bpf_get_current_pid_tgid());
 	return run_chain(ctx, cx, 0);
+}
+
+/*
+ * Syscall spans on the raw syscall tracepoints: one pair of programs for
+ * any number of syscall tracepoints (a perf-event tracepoint attachment
+ * each costs the kernel ~37 ms to release, and its program runs about
+ * twice as long per hit).  The chain of syscall @nr's tracepoint runs on
+ * a rebuilt copy of that tracepoint's record, so conditions read the same
+ * fields at the same offsets (kernel/trace/trace_syscalls.c: common
+ * fields, int __syscall_nr at 8, then the arguments in 8-byte slots from
+ * 16, or long ret at 16).  As the syscall tracepoints do, ia32 syscalls are
+ * left out (their numbers are another table).
+ */
+#define SC_REC_WORDS 8 /* 16 bytes of header + 6 arguments */
+
+static __always_inline int sc_dispatch(__u64 *rec, long nr, __u32 slot)
+{
+	struct task_struct *task;
+	__u32 *head;
+	__u64 id;
+
+	if ((unsigned long)nr >= IPROF_NR_SYSCALLS)
+		return 0; /* x32 (bit 30) or unknown */
+	slot += (__u32)nr;
+	head = bpf_map_lookup_elem(&sc_chain, &slot);
+	if (!head || !*head)
+		return 0;
+#if defined(__TARGET_ARCH_x86)
+	task = bpf_get_current_task_btf();
+	if (bpf_core_field_exists(task->thread_info.status) &&
+	    (BPF_CORE_READ(task, thread_info.status) & 0x0002 /* TS_COMPAT */))
+		return 0;
+#endif
+	id = bpf_get_current_pid_tgid();
+	rec[0] = (__u64)(__u32)id << 32; /* common_pid at 4 (little-endian) */
+	rec[1] = (__u32)nr;
+	drop_returned(IPROF_CTX_TASK, 0, SV_OTHER, id);
+	return run_chain_at(rec, *head - 1, IPROF_CTX_TASK, 0);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sc_enter, struct pt_regs *regs, long nr)
+{
+	__u64 rec[SC_REC_WORDS] = {};
+
+#if defined(__TARGET_ARCH_x86)
+	/* the x86-64 syscall ABI: rdi rsi rdx r10 r8 r9.  Plain loads at the
+	 * UAPI struct's offsets, which the kernel's struct pt_regs shares
+	 * (the verifier checks them against its BTF) */
+	rec[2] = regs->rdi;
+	rec[3] = regs->rsi;
+	rec[4] = regs->rdx;
+	rec[5] = regs->r10;
+	rec[6] = regs->r8;
+	rec[7] = regs->r9;
+#endif
+	return sc_dispatch(rec, nr, 0);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
+{
+	__u64 rec[SC_REC_WORDS] = {};
+	long nr = -1;
+
+#if defined(__TARGET_ARCH_x86)
+	nr = regs->orig_rax; /* syscall_get_nr() */
+#endif
+	rec[2] = (__u64)ret;
+	return sc_dispatch(rec, nr, IPROF_NR_SYSCALLS);
 }
 
 /*

@@ -98,6 +98,15 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/* Syscall spans: the first action + 1 of each syscall's sys_enter chain
+ * (at nr) and sys_exit chain (at IPROF_NR_SYSCALLS + nr); 0: none. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * IPROF_NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sc_chain SEC(".maps");
+
 /*
  * ctl[0] != 0 while tracing: the loader sets it once every probe is
  * attached and clears it at the stop time, before draining the ring.  So

@@ -18,7 +18,14 @@
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
+/* x86: TS_COMPAT in status marks an ia32 syscall in progress
+ * (arch/x86/include/asm/thread_info.h) */
+struct thread_info {
+	__u32 status;
+};
+
 struct task_struct {
+	struct thread_info thread_info;
 	int pid;
 	int tgid;
 	unsigned int __state;

@@ -80,6 +80,9 @@ struct loader {
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
 	struct bpf_link *sysenter_link; /* with kprobe timers only */
+	/* syscall spans (MECH_SYSCALL): sc_enter, sc_exit, attached once */
+	struct bpf_link *sc_links[2];
+	char *sc_why; /* why they could not be attached, or NULL */
 	uint32_t nkprobe_timers; /* timers attached with kprobes */
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
@@ -286,6 +289,17 @@ static void irq_flags_clear(struct loader *l)
 	free(v);
 }
 
+/* Does @plan have an attachment of mechanism @m? */
+static int plan_has_mech(const struct plan *plan, enum plan_mech m)
+{
+	uint32_t i;
+
+	for (i = 0; i < plan->natt; i++)
+		if (plan->att[i].mech == m)
+			return 1;
+	return 0;
+}
+
 /* Attach the loaded interrupt-edge programs: entries or exits. */
 /* Can @p have kprobe timers (kprobe:, or func: falling back to kprobes)? */
 static int plan_has_kprobes(const struct plan *p)
@@ -371,6 +385,10 @@ int loader_open(struct loader **out, struct plan *plan,
 		tracefs_kprobe_gc();
 	} else {
 		bpf_program__set_autoload(l->skel->progs.on_sys_enter, false);
+	}
+	if (!plan_has_mech(plan, MECH_SYSCALL)) {
+		bpf_program__set_autoload(l->skel->progs.sc_enter, false);
+		bpf_program__set_autoload(l->skel->progs.sc_exit, false);
 	}
 	bpf_map__set_max_entries(l->skel->maps.rings, l->nrings);
 	ret = rings_create(l, err, errlen);
@@ -894,6 +912,40 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	return err;
 }
 
+/*
+ * Syscall spans: the two raw syscall programs, once, before any chain is
+ * put in sc_chain.  Returns 0 or -errno, the reason kept in l->sc_why for
+ * every syscall attachment.
+ */
+static int attach_syscalls(struct loader *l)
+{
+	char why[512];
+	int err;
+
+	l->sc_links[0] = bpf_program__attach(l->skel->progs.sc_enter);
+	if (l->sc_links[0])
+		l->sc_links[1] = bpf_program__attach(l->skel->progs.sc_exit);
+	if (l->sc_links[1])
+		return 0;
+	err = -errno;
+	reason(why, sizeof(why), err);
+	bpf_link__destroy(l->sc_links[0]);
+	l->sc_links[0] = NULL;
+	free(l->sc_why);
+	l->sc_why = NULL;
+	if (asprintf(&l->sc_why, "raw syscall tracepoints: %s", why) < 0)
+		l->sc_why = NULL;
+	return err;
+}
+
+/* Is attachment @i in place (its link, or its sc_chain slot)? */
+static int att_attached(const struct loader *l, uint32_t i)
+{
+	if (l->plan->att[i].mech == MECH_SYSCALL)
+		return l->sc_links[1] != NULL;
+	return l->att_links[i] != NULL;
+}
+
 static struct bpf_link *attach_att(struct loader *l, const struct plan_att *a)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, to);
@@ -920,6 +972,22 @@ static struct bpf_link *attach_att(struct loader *l, const struct plan_att *a)
 		errno = EINVAL;
 		return NULL;
 	}
+}
+
+/* Does attachment @a run an action of @timer? */
+static int att_uses(const struct plan *p, const struct plan_att *a,
+		    uint32_t timer);
+
+/* Does @timer ride on the raw syscall tracepoints (a syscall span)? */
+static int timer_on_syscalls(const struct plan *p, uint32_t timer)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].mech == MECH_SYSCALL &&
+		    att_uses(p, &p->att[i], timer))
+			return 1;
+	return 0;
 }
 
 /* Does attachment @a run an action of @timer? */
@@ -967,10 +1035,29 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	att_why = calloc(p->natt ? p->natt : 1, sizeof(*att_why));
 	if (!att_why)
 		return -ENOMEM;
+	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
+		attach_syscalls(l);
 	for (i = 0; i < p->natt; i++) {
+		__u32 head = p->att[i].action + 1;
+
 		if (p->att[i].mech == MECH_FUNC_ENTRY ||
 		    p->att[i].mech == MECH_FUNC_RETURN)
 			continue;
+		if (p->att[i].mech == MECH_SYSCALL) {
+			/* its chain in the syscall's slot */
+			if (l->sc_links[1] &&
+			    bpf_map_update_elem(bpf_map__fd(l->skel->maps.sc_chain),
+						&p->att[i].sc_slot, &head,
+						BPF_ANY)) {
+				bpf_link__destroy(l->sc_links[0]);
+				bpf_link__destroy(l->sc_links[1]);
+				l->sc_links[0] = l->sc_links[1] = NULL;
+				if (asprintf(&l->sc_why, "sc_chain: %s",
+					     strerror(errno)) < 0)
+					l->sc_why = NULL;
+			}
+			continue;
+		}
 		l->att_links[i] = attach_att(l, &p->att[i]);
 		if (!l->att_links[i]) {
 			reason(why, sizeof(why), -errno);
@@ -1003,10 +1090,14 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
 			for (i = 0; i < p->natt && !err; i++) {
 				if (!att_uses(p, &p->att[i], id) ||
-				    l->att_links[i])
+				    att_attached(l, i))
 					continue;
+				if (p->att[i].mech == MECH_SYSCALL)
+					att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
 				snprintf(why, sizeof(why), "%s %s%s%s: %s",
-					 p->att[i].mech == MECH_TRACEPOINT ?
+					 p->att[i].mech == MECH_TRACEPOINT ||
+							 p->att[i].mech ==
+								 MECH_SYSCALL ?
 						 "tracepoint" :
 					 p->att[i].mech == MECH_UPROBE ?
 						 "uprobe" :
@@ -1020,8 +1111,11 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 					 att_why[i] ? att_why[i] : "failed");
 				err = -EINVAL;
 			}
-			t->mech = t->kind == PROBE_SPAN ? "tracepoint" :
-							  "uprobe/uretprobe";
+			t->mech = t->kind == PROBE_UPROBE ?
+					  "uprobe/uretprobe" :
+				  timer_on_syscalls(p, id) ?
+					  "tracepoint (raw syscalls)" :
+					  "tracepoint";
 		} else {
 			err = attach_func_timer(l, id, why, sizeof(why));
 		}
@@ -1160,6 +1254,18 @@ static uint64_t recursion_misses(struct bpf_object *obj)
 	return n;
 }
 
+unsigned int loader_nprobes(const struct loader *l)
+{
+	unsigned int n = 0;
+	uint32_t i;
+
+	for (i = 0; i < l->plan->natt; i++)
+		n += l->att_links[i] != NULL;
+	for (i = 0; i < l->plan->ntimers; i++)
+		n += (unsigned int)l->links[i].n;
+	return n + (l->sc_links[0] != NULL) + (l->sc_links[1] != NULL);
+}
+
 /*
  * Releasing a tracepoint's last perf event waits for RCU grace periods
  * under the kernel's event_mutex, so detaching is serial and slow with many
@@ -1193,6 +1299,9 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->exec_link);
 	bpf_link__destroy(l->sysenter_link);
 	l->sysenter_link = NULL;
+	bpf_link__destroy(l->sc_links[0]);
+	bpf_link__destroy(l->sc_links[1]);
+	l->sc_links[0] = l->sc_links[1] = NULL;
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
 	for (i = 0; i < (uint32_t)l->nirq; i++)
@@ -1295,6 +1404,7 @@ void loader_close(struct loader *l)
 	free(l->ring_fds);
 	free(l->ring_src);
 	stream__free(l->stream);
+	free(l->sc_why);
 	iprof__destroy(l->skel);
 	free(l->links);
 	free(l->att_links);

@@ -96,6 +96,13 @@ uint64_t loader_rb_cpu_bytes(uint64_t want, unsigned int ncpus);
 void loader_detach(struct loader *l);
 
 /*
+ * loader_nprobes() - the kernel attachments (BPF links) that the timers
+ * hold: one per tracepoint, user function entry or return, kernel
+ * function program, and the two raw syscall programs of syscall spans.
+ */
+unsigned int loader_nprobes(const struct loader *l);
+
+/*
  * loader_targets_alive() - how many traced processes (the -p PIDs and the
  * processes they forked since) still exist; dead ones are removed from the
  * BPF targets map.  Returns the count or -errno.

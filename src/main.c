@@ -1150,6 +1150,10 @@ int main(int argc, char **argv)
 	penv.kallsyms = "/proc/kallsyms";
 	penv.arg = btfarg_resolve;
 	penv.arg_ctx = &btfa;
+	/* IPROF_SYSCALL_TRACEPOINTS=1: syscall spans on their own
+	 * tracepoints instead of the raw ones (iprof(8), ENVIRONMENT) */
+	penv.syscall_tracepoints = getenv("IPROF_SYSCALL_TRACEPOINTS") &&
+				   !strcmp(getenv("IPROF_SYSCALL_TRACEPOINTS"), "1");
 	if (plan_build(&plan, &pl, &penv)) {
 		fprintf(stderr, "iprof: out of memory\n");
 		ret = EXIT_RUNTIME;
@@ -1377,7 +1381,7 @@ int main(int argc, char **argv)
 	 * that holds the same file descriptors and let it finish in the
 	 * background: the report is out and iprof returns now.
 	 */
-	if (plan.natt > BACKGROUND_DETACH) {
+	if (loader_nprobes(l) > BACKGROUND_DETACH) {
 		pid_t bg = fork();
 
 		if (bg == 0) {
@@ -1396,7 +1400,7 @@ int main(int argc, char **argv)
 		if (bg > 0 && !quiet)
 			fprintf(stderr,
 				"iprof: detaching %u probes in the background (pid %d)\n",
-				plan.natt, (int)bg);
+				loader_nprobes(l), (int)bg);
 	} else {
 		t0 = util_now_ns();
 		loader_detach(l);

@@ -13,6 +13,7 @@
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/sym.h"
+#include "iprof/syscall.h"
 
 /*
  * C types of tracepoint fields whose width is known: syscall tracepoints
@@ -413,7 +414,7 @@ static int same_point(const struct plan_att *t, enum plan_mech mech,
 {
 	if (t->mech != mech)
 		return 0;
-	if (mech == MECH_TRACEPOINT)
+	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL)
 		return !strcmp(t->category, cat) && !strcmp(t->event, ev);
 	return !strcmp(t->path, path) && t->offset == offset;
 }
@@ -448,6 +449,39 @@ static int chain_tp(struct plan *p, uint32_t action, enum plan_mech mech,
 
 static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 		   uint32_t action, const char *cat, const char *ev,
+		   const char *path, const char *func, uint64_t offset);
+
+/*
+ * A span's start or stop tracepoint: a syscall tracepoint whose number is
+ * known rides on the raw syscall tracepoints (MECH_SYSCALL: no attachment
+ * of its own, one sc_chain slot), unless env->syscall_tracepoints; any
+ * other on its own (MECH_TRACEPOINT).  The conditions read the same fields
+ * at the same offsets either way: BPF rebuilds the syscall tracepoint's
+ * record (kernel/trace/trace_syscalls.c).  Returns 0 or -errno.
+ */
+static int add_tp_att(struct plan *p, const struct plan_env *env,
+		      uint32_t timer, uint32_t action,
+		      const struct probe_point *tp)
+{
+	uint32_t natt = p->natt;
+	int is_exit = 0, nr = -1, err;
+
+	if (!env->syscall_tracepoints)
+		nr = syscall_tp_nr(tp->category, tp->event, &is_exit);
+	if (nr < 0)
+		return add_att(p, MECH_TRACEPOINT, timer, action, tp->category,
+			       tp->event, NULL, NULL, 0);
+	err = add_att(p, MECH_SYSCALL, timer, action, tp->category, tp->event,
+		      NULL, NULL, 0);
+	/* a new attachment (not chained to one of the same event) */
+	if (!err && p->natt > natt)
+		p->att[p->natt - 1].sc_slot =
+			(uint32_t)nr + (is_exit ? IPROF_NR_SYSCALLS : 0);
+	return err;
+}
+
+static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
+		   uint32_t action, const char *cat, const char *ev,
 		   const char *path, const char *func, uint64_t offset)
 {
 	struct plan_att *v, *t;
@@ -457,8 +491,8 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	 * return: timers on the same point chain their actions.  (A
 	 * tracepoint takes a program once; two uretprobes on one function
 	 * would fire in attach order, not innermost first.) */
-	if (mech == MECH_TRACEPOINT || mech == MECH_UPROBE ||
-	    mech == MECH_URETPROBE) {
+	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL ||
+	    mech == MECH_UPROBE || mech == MECH_URETPROBE) {
 		ret = chain_tp(p, action, mech, cat, ev, path, offset);
 		if (ret)
 			return ret < 0 ? ret : 0;
@@ -780,13 +814,9 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 
 	switch (pr->kind) {
 	case PROBE_SPAN:
-		err = add_att(p, MECH_TRACEPOINT, id, start,
-			      pr->start.category, pr->start.event, NULL, NULL,
-			      0);
+		err = add_tp_att(p, env, id, start, &pr->start);
 		if (!err)
-			err = add_att(p, MECH_TRACEPOINT, id, stop,
-				      pr->stop.category, pr->stop.event, NULL,
-				      NULL, 0);
+			err = add_tp_att(p, env, id, stop, &pr->stop);
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d: span %s: more than %d timers use one tracepoint",
 					     pr->file, pr->line, pr->name,

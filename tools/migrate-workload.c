@@ -7,7 +7,7 @@
  * T threads each call hop() N times.  hop() calls leg() L times; each
  * leg() first moves the thread to the next CPU of the allowed set
  * (sched_setaffinity to that one CPU: the kernel migrates it before the
- * call returns), then makes one getppid(2) system call and spins S us.
+ * call returns), then makes C getppid(2) system calls and spins S us.
  * The traced functions have external linkage and are never inlined:
  * their symbols are exactly hop and leg.  Each thread counts its calls,
  * times leg() with CLOCK_MONOTONIC and counts how often sched_getcpu()
@@ -49,6 +49,7 @@ struct worker {
 };
 
 static unsigned long n_iter = 100, n_legs = 4, n_threads = 2, spin_us = 20;
+static unsigned long n_calls = 1; /* getppid(2) calls per leg() */
 static int cpus[CPU_SETSIZE];
 static int ncpus;
 
@@ -63,6 +64,7 @@ static uint64_t now_ns(void)
 TRACED void leg(struct worker *w)
 {
 	uint64_t t0 = now_ns(), t1;
+	unsigned long i;
 	cpu_set_t set;
 	int cpu;
 
@@ -79,8 +81,9 @@ TRACED void leg(struct worker *w)
 	if (w->last_cpu >= 0 && cpu != w->last_cpu)
 		w->migrations++;
 	w->last_cpu = cpu;
-	syscall(SYS_getppid);
-	w->getppid_count++;
+	for (i = 0; i < n_calls; i++)
+		syscall(SYS_getppid);
+	w->getppid_count += n_calls;
 	while (now_ns() - t0 < spin_us * NSEC_PER_USEC)
 		;
 	t1 = now_ns();
@@ -122,6 +125,7 @@ static void usage(FILE *f, const char *prog)
 		"  --iterations N  hop() calls per thread (default 100)\n"
 		"  --legs L        leg() calls per hop() (default 4)\n"
 		"  --spin-us S     busy spin per leg() in us (default 20)\n"
+		"  --calls C       getppid(2) calls per leg() (default 1)\n"
 		"\n"
 		"Exit status: 0 ok, 1 failure, 2 usage.\n",
 		prog);
@@ -134,6 +138,7 @@ int main(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "legs", required_argument, NULL, 'l' },
 		{ "spin-us", required_argument, NULL, 's' },
+		{ "calls", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +164,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (parse_uint("spin-us", optarg, 0, 1000000, &spin_us))
+				return EXIT_USAGE;
+			break;
+		case 'c':
+			if (parse_uint("calls", optarg, 1, 1000000, &n_calls))
 				return EXIT_USAGE;
 			break;
 		case 'h':

@@ -135,6 +135,16 @@ enum iprof_cond_src {
 	IPROF_SRC_ARG = 1, /* function argument number off (0-based) */
 };
 
+/*
+ * Syscall spans: the BPF map sc_chain holds, for system call number nr
+ * (0 <= nr < IPROF_NR_SYSCALLS), the first action + 1 of its sys_enter
+ * chain at nr and of its sys_exit chain at IPROF_NR_SYSCALLS + nr (0: no
+ * span uses it).  x86-64 numbers are below 512 (arch/x86/entry/syscalls/
+ * syscall_64.tbl); x32 syscalls (bit 30 set) and ia32 ones are never
+ * looked up.
+ */
+#define IPROF_NR_SYSCALLS 1024
+
 #define IPROF_MAX_COND 4
 /* Max open timers per thread tracked in BPF; deeper starts are counted. */
 #define IPROF_MAX_DEPTH 32

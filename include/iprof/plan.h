@@ -27,6 +27,10 @@ enum plan_mech {
 	MECH_URETPROBE, /* uretprobe, program fn_return */
 	MECH_FUNC_ENTRY, /* kernel function entry: fentry or kprobe */
 	MECH_FUNC_RETURN, /* kernel function return: fexit or kretprobe */
+	/* syscalls:sys_enter_X / sys_exit_X through the raw syscall
+	 * tracepoints, dispatched in BPF by syscall number (programs
+	 * sc_enter, sc_exit; map sc_chain at plan_att.sc_slot) */
+	MECH_SYSCALL,
 };
 
 struct plan_att {
@@ -38,6 +42,8 @@ struct plan_att {
 	char *func; /* function name (user or kernel), owned */
 	uint64_t offset; /* MECH_U*PROBE: file offset of func in path (bytes),
 			  * from sym_func_offset(); attach by offset, not name */
+	uint32_t sc_slot; /* MECH_SYSCALL: index in sc_chain: the syscall
+			   * number, + IPROF_NR_SYSCALLS for sys_exit */
 };
 
 struct plan_timer {
@@ -112,6 +118,10 @@ struct plan_env {
 	const char *kallsyms; /* /proc/kallsyms */
 	plan_arg_fn arg; /* named arguments of kernel functions, or NULL */
 	void *arg_ctx;
+	/* 1: syscall spans on their own tracepoints (MECH_TRACEPOINT), as
+	 * other tracepoints; 0: on the raw syscall tracepoints by number
+	 * (MECH_SYSCALL) where the number is known (syscall_tp_nr()) */
+	int syscall_tracepoints;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

@@ -41,7 +41,7 @@ static int fake_btf(void *ctx, const char *func, const char *name, int *index,
 	return -ESRCH;
 }
 
-static struct plan_env env = { tracefs, kallsyms, fake_btf, NULL };
+static struct plan_env env = { tracefs, kallsyms, fake_btf, NULL, 0 };
 static const struct plan_env no_env = { 0 };
 static char self[PATH_MAX]; /* this program: an ELF file with a .symtab */
 
@@ -280,12 +280,19 @@ static void kvm_run_span(void **state)
 	assert_int_equal(p.actions[3].cond[0].off, 8);
 	assert_int_equal(p.actions[3].cond[0].size, 4);
 	assert_int_equal(p.actions[3].cond[0].val, 0);
-	/* attachments carry their action as cookie */
-	assert_int_equal(p.att[0].mech, MECH_TRACEPOINT);
+	/* attachments carry their action as cookie; syscall tracepoints
+	 * ride on the raw ones, at ioctl's number (16 on x86-64) */
+	assert_int_equal(p.att[0].mech, MECH_SYSCALL);
+	assert_int_equal(p.att[0].sc_slot, 16);
 	assert_string_equal(p.att[0].category, "syscalls");
 	assert_string_equal(p.att[0].event, "sys_enter_ioctl");
 	assert_int_equal(p.att[1].action, 1);
 	assert_string_equal(p.att[1].event, "sys_exit_ioctl");
+	assert_int_equal(p.att[1].mech, MECH_SYSCALL);
+	assert_int_equal(p.att[1].sc_slot, IPROF_NR_SYSCALLS + 16);
+	/* other tracepoints keep their own attachment */
+	assert_int_equal(p.att[2].mech, MECH_TRACEPOINT);
+	assert_string_equal(p.att[2].event, "kvm_fpu");
 	assert_string_equal(
 		p.timers[0].where,
 		"tracepoint:syscalls:sys_enter_ioctl if cmd == 0xae80 -> tracepoint:syscalls:sys_exit_ioctl");
@@ -675,6 +682,19 @@ static void chain_order(void **state)
 	assert_int_equal(order[0], 3);
 	assert_int_equal(order[1], 1);
 	assert_int_equal(order[2], 4);
+	plan_free(&p);
+	/* the same with syscall spans on their own tracepoints */
+	env.syscall_tracepoints = 1;
+	assert_int_equal(plan_build(&p, &pl, &env), 0);
+	env.syscall_tracepoints = 0;
+	assert_int_equal(p.natt, 4);
+	assert_int_equal(p.att[0].mech, MECH_TRACEPOINT);
+	assert_int_equal(p.att[1].mech, MECH_TRACEPOINT);
+	for (n = 0, i = p.att[0].action; i != IPROF_NO_NEXT;
+	     i = p.actions[i].next)
+		order[n++] = i;
+	assert_int_equal(n, 3);
+	assert_int_equal(order[0], 5);
 	assert_true(p.actions[0].flags & IPROF_A_NO_REENTER);
 	assert_true(p.actions[4].flags & IPROF_A_NO_REENTER);
 	assert_false(p.actions[1].flags & IPROF_A_NO_REENTER);
