@@ -89,8 +89,12 @@ bp() {
 # appends ns/iter to $TMP/NAME.ns, the count and loss fields to NAME.runs
 ip() {
 	local name=$1 label=$2 wl=$3 n=$4 out rc count calls lost
+	local run=("$IPROF" -q -f seed -o "$TMP/$name.rep")
 	shift 4
-	out=$("$IPROF" -q -f seed -o "$TMP/$name.rep" "$@" -- \
+	# IP_RECORD=1: iprof record, with the live report beside the recording
+	[ "${IP_RECORD:-0}" = 1 ] && run=("$IPROF" record -q -f seed \
+		-o "$TMP/$name.rec" --report-output "$TMP/$name.rep")
+	out=$("${run[@]}" "$@" -- \
 		"$BP" loop "$wl" "$n" "$REPS" 2>"$TMP/$name.err")
 	rc=$?
 	if [ $rc != 0 ] || [ -z "$out" ]; then
@@ -146,6 +150,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	bp tp_raw empty-rawtp getppid "$N_TP"
 	bp tp_empty empty getppid "$N_TP"
 	ip tp_iprof getppid getppid "$N_TP" -e "$TP_SPAN"
+	IP_RECORD=1 ip tp_record getppid getppid "$N_TP" -e "$TP_SPAN"
 	bp up_base loop ucall "$N_UP"
 	bp up_empty empty ucall "$N_UP"
 	ip up_iprof bench_target ucall "$N_UP" -e "uprobe:$BP:bench_target"
@@ -293,6 +298,7 @@ row tracepoint baseline tp_base tp_base ""
 row tracepoint empty-rawtp tp_raw tp_base tp_empty
 row tracepoint empty tp_empty tp_base tp_empty
 row tracepoint iprof tp_iprof tp_base tp_empty
+row tracepoint "iprof record" tp_record tp_base tp_empty
 row uprobe baseline up_base up_base ""
 row uprobe empty up_empty up_base up_empty
 row uprobe iprof up_iprof up_base up_empty
@@ -398,6 +404,9 @@ lost_tp=$(runs_sum tp_iprof records)
 lost_up=$(runs_sum up_iprof records)
 met() { awk "BEGIN { exit !($1) }" && echo met || echo MISSED; }
 echo "goal: tracepoint pair <= 250 ns/event: iprof $tp_pe ns/event: $(met "${tp_pe:-1e9} <= 250")"
+rec_pe=$(per_event "$(best tp_record)" "$(best tp_base)")
+rec_x=$(ratio "$rec_pe" "$tp_pe")
+echo "goal: iprof record <= 1.2x live per event (tracepoint pair): $rec_pe ns/event, ${rec_x}x: $(met "${rec_x:-1e9} <= 1.2")"
 echo "goal: uprobe pair <= 1.15x empty: iprof $up_pe / empty $up_e ns/event = ${up_x}x: $(met "${up_x:-1e9} <= 1.15")"
 if [ $HAVE_NOP5 = 1 ]; then
 	n5_pe=$(per_event "$(best n5_iprof)" "$(best n5_base)")

@@ -26,11 +26,14 @@
 #include <unistd.h>
 
 #include "iprof/agg.h"
+#include "iprof/chrome.h"
 #include "iprof/plan.h"
 #include "iprof/probe.h"
+#include "iprof/rec.h"
 #include "iprof/report.h"
 #include "iprof/util.h"
 #include "btfarg.h"
+#include "cmd.h"
 #include "list.h"
 #include "loader.h"
 #include "tracefs.h"
@@ -40,8 +43,6 @@
 #define EXIT_PARTIAL 3 /* traced, but some timers were not attached */
 /* More attachments than this are released by a background child. */
 #define BACKGROUND_DETACH 16
-
-enum fmt { FMT_TABLE, FMT_SEED, FMT_JSON, FMT_FOLDED };
 
 struct opts {
 	const char **probe_files;
@@ -53,8 +54,12 @@ struct opts {
 	uint64_t duration_ns;
 	uint64_t rb_bytes;
 	unsigned int maxactive; /* kretprobe instances per function */
-	enum fmt fmt;
+	enum report_fmt fmt;
 	const char *output;
+	/* iprof record: the recording (-o), and where the live report goes */
+	const char *record;
+	const char *report_output;
+	int record_mode;
 	/* report options (struct report); set: given on the command line */
 	enum report_sort sort;
 	uint64_t min_total_ns;
@@ -86,6 +91,9 @@ static void usage(FILE *f)
 		"       iprof list tracepoints [-v] [GLOB]\n"
 		"       iprof list functions BINARY [GLOB]\n"
 		"       iprof list kernel [GLOB]       what can be probed ('iprof list -h')\n"
+		"       iprof record -o FILE [OPTIONS] [-- COMMAND...]   record the run\n"
+		"       iprof report [OPTIONS] FILE    report a recording ('iprof report -h')\n"
+		"       iprof diff [OPTIONS] A B       compare two reports or recordings\n"
 		"\n"
 		"Times the timers named in probe files (start/stop pairs on kernel\n"
 		"functions, user functions or tracepoints) with BPF, and prints their\n"
@@ -104,9 +112,13 @@ static void usage(FILE *f)
 		"\n"
 		"Output:\n"
 		"  -f, --format FMT      table (default), json (doc/json.md), folded (flame\n"
-		"                        graph input: 'a;b;c VALUE') or seed (the seed\n"
-		"                        patch's lines)\n"
+		"                        graph input: 'a;b;c VALUE'), seed (the seed\n"
+		"                        patch's lines) or chrome (a timeline for\n"
+		"                        Perfetto UI / chrome://tracing: one event per call)\n"
 		"  -o, --output FILE     write the report to FILE instead of stdout\n"
+		"                        (iprof record: the recording, doc/recording.md)\n"
+		"      --report-output FILE  iprof record: also write the live report\n"
+		"                        (-f FMT) to FILE ('-': stdout)\n"
 		"      --sort KEY        order of siblings: total (default), self, count,\n"
 		"                        name or first (first seen); table, json, folded\n"
 		"      --min-total TIME  hide paths whose total time is below TIME (still\n"
@@ -178,6 +190,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_INTERVAL_MODE,
 		O_BY,
 		O_MAXACTIVE,
+		O_REPORT_OUTPUT,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -186,6 +199,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "rb-size", required_argument, NULL, O_RB },
@@ -213,6 +227,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->maxactive = 256;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	} else if (argc > 1 && !strcmp(argv[1], "record")) {
+		o->record_mode = 1;
 		argv[1] = argv[0];
 		argv++;
 		argc--;
@@ -256,20 +275,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'f':
-			if (!strcmp(optarg, "table")) {
-				o->fmt = FMT_TABLE;
-			} else if (!strcmp(optarg, "seed")) {
-				o->fmt = FMT_SEED;
-			} else if (!strcmp(optarg, "json")) {
-				o->fmt = FMT_JSON;
-			} else if (!strcmp(optarg, "folded")) {
-				o->fmt = FMT_FOLDED;
-			} else {
+			if (report_parse_fmt(optarg, &o->fmt)) {
 				fprintf(stderr,
-					"iprof: --format '%s': expected table, json, folded or seed\n",
+					"iprof: --format '%s': expected table, json, folded, seed or chrome\n",
 					optarg);
 				return -EINVAL;
 			}
+			break;
+		case O_REPORT_OUTPUT:
+			o->report_output = optarg;
 			break;
 		case O_SORT:
 			if (report_parse_sort(optarg, &o->sort)) {
@@ -424,19 +438,38 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			"iprof: -p and -- COMMAND exclude each other: trace one or the other\n");
 		return -EINVAL;
 	}
+	if (o->record_mode) {
+		/* iprof record: -o is the recording; the report is optional */
+		if (!o->output || !*o->output) {
+			fprintf(stderr,
+				"iprof record: -o FILE (the recording) is required\n");
+			return -EINVAL;
+		}
+		o->record = o->output;
+		o->output = o->report_output;
+	} else if (o->report_output) {
+		fprintf(stderr,
+			"iprof: --report-output applies to 'iprof record' only\n");
+		return -EINVAL;
+	}
+	if (o->fmt == REPORT_FMT_CHROME && (o->interval_ns || o->by)) {
+		fprintf(stderr,
+			"iprof: --interval and --by do not apply to --format chrome\n");
+		return -EINVAL;
+	}
 	/* an option the chosen format would ignore is a mistake: say so */
-	if (o->fmt == FMT_SEED &&
+	if (o->fmt == REPORT_FMT_SEED &&
 	    (o->sort_set || o->min_total_set || o->max_depth_set)) {
 		fprintf(stderr,
 			"iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n");
 		return -EINVAL;
 	}
-	if (o->ncolumns && o->fmt != FMT_TABLE) {
+	if (o->ncolumns && o->fmt != REPORT_FMT_TABLE) {
 		fprintf(stderr,
 			"iprof: --columns applies to --format table only\n");
 		return -EINVAL;
 	}
-	if (o->weight_set && o->fmt != FMT_FOLDED) {
+	if (o->weight_set && o->fmt != REPORT_FMT_FOLDED) {
 		fprintf(stderr,
 			"iprof: --weight applies to --format folded only\n");
 		return -EINVAL;
@@ -861,9 +894,75 @@ out:
 	return ret;
 }
 
+/*
+ * Where merged records go: the aggregator, and the recording (iprof
+ * record) and the timeline (-f chrome) when there are.
+ */
+struct sinks {
+	struct agg *agg;
+	struct rec_writer *rec;
+	struct chrome *chrome;
+};
+
 static int on_record(void *ctx, void *data, size_t size)
 {
-	agg__push(ctx, data, size);
+	struct sinks *s = ctx;
+
+	agg__push(s->agg, data, size);
+	if (s->rec)
+		rec_writer_push(s->rec, data, size);
+	if (s->chrome)
+		chrome_push(s->chrome, data, size);
+	return 0;
+}
+
+/*
+ * The run as reports and recordings say it (struct rec_run): the command,
+ * uname(2), when tracing started (@t0, record clock, and the real-time
+ * clock now).  @un holds the strings.
+ */
+static void run_start(struct rec_run *run, const struct opts *o,
+		      struct utsname *un, uint64_t t0)
+{
+	struct timespec ts;
+
+	run->command = o->cmd;
+	run->pids = o->pids;
+	run->npids = (size_t)o->npids;
+	if (!uname(un)) {
+		run->host = un->nodename;
+		run->kernel = un->release;
+		run->kernel_version = un->version;
+		run->machine = un->machine;
+	}
+	if (!clock_gettime(CLOCK_REALTIME, &ts))
+		run->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+					 (uint64_t)ts.tv_nsec;
+	run->start_ns = t0;
+	run->end_ns = t0;
+}
+
+/*
+ * Read the timers (@plan) and the loader's counters now into @run
+ * (run->timers malloc'ed, freed here on the next call and by the caller
+ * at the end).  Returns 0 or -ENOMEM.
+ */
+static int run_counters(struct rec_run *run, const struct plan *plan,
+			struct loader *l)
+{
+	struct report_timer *rt = make_timers(plan, l);
+	uint32_t i;
+
+	if (!rt)
+		return -ENOMEM;
+	free(run->timers);
+	run->timers = rt;
+	run->ntimers = plan->ntimers;
+	memset(&run->loss, 0, sizeof(run->loss));
+	if (l)
+		loader_loss(l, &run->loss);
+	for (i = 0; i < plan->ntimers; i++)
+		run->loss.kprobe_misses += rt[i].kprobe_misses;
 	return 0;
 }
 
@@ -953,7 +1052,7 @@ static void output_close(struct output *w)
 }
 
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
-			struct plan *plan, struct loader *l,
+			const struct rec_run *run, uint64_t since,
 			uint64_t duration_ns, unsigned int no, int final);
 
 /*
@@ -963,8 +1062,8 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
  * Returns 0 or -errno.
  */
 static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
-		       struct plan *plan, struct loader *l, uint64_t t0,
-		       uint64_t since, uint64_t now, unsigned int no, int final)
+		       const struct rec_run *run, uint64_t t0, uint64_t since,
+		       uint64_t now, unsigned int no, int final)
 {
 	char tmp[PATH_MAX];
 	FILE *f = w->direct;
@@ -977,13 +1076,13 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 			goto fallback;
 		}
 	}
-	if (o->interval_ns && (o->fmt == FMT_TABLE || o->fmt == FMT_SEED))
+	if (o->interval_ns && (o->fmt == REPORT_FMT_TABLE || o->fmt == REPORT_FMT_SEED))
 		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
 			final ? "final report" : "interval ", final ? 0 : no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
 			o->delta ? "" : " (cumulative)");
 	agg__snapshot(agg, now);
-	ret = write_report(o, f, agg, plan, l, now - since, no, final);
+	ret = write_report(o, f, agg, run, since - t0, now - since, no, final);
 	if (!w->direct) {
 		if (fclose(f) && !ret)
 			ret = -errno;
@@ -998,52 +1097,29 @@ fallback:
 			strerror(-ret),
 			final ? "; the report follows on stdout" : "");
 		if (final)
-			write_report(o, stdout, agg, plan, l, now - since, no,
-				     final);
+			write_report(o, stdout, agg, run, since - t0,
+				     now - since, no, final);
 	}
 	if (!ret && o->delta)
 		agg__reset(agg);
 	return ret;
 }
 
+/*
+ * One report of @agg for @run (its counters as last read), covering
+ * @duration_ns from @since (ns after the start of tracing), in -f's format.
+ */
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
-			struct plan *plan, struct loader *l,
+			const struct rec_run *run, uint64_t since,
 			uint64_t duration_ns, unsigned int no, int final)
 {
-	struct report_timer *rt;
 	struct report r = { 0 };
-	struct timespec ts;
-	struct utsname un;
-	uint64_t now_rt;
-	uint32_t i;
-	int ret;
 
-	rt = make_timers(plan, l);
-	if (!rt)
-		return -ENOMEM;
 	r.agg = agg;
-	r.timers = rt;
+	rec_run_report(run, &r);
+	if (r.start_realtime_ns)
+		r.start_realtime_ns += since;
 	r.duration_ns = duration_ns;
-	if (l)
-		loader_loss(l, &r.loss);
-	for (i = 0; i < plan->ntimers; i++)
-		r.loss.kprobe_misses += rt[i].kprobe_misses;
-	r.command = o->cmd;
-	r.pids = o->pids;
-	r.npids = (size_t)o->npids;
-	if (!uname(&un)) {
-		r.host = un.nodename;
-		r.kernel = un.release;
-		r.kernel_version = un.version;
-		r.machine = un.machine;
-	}
-	/* tracing ended duration_ns ago at most a drain of the ring earlier */
-	if (!clock_gettime(CLOCK_REALTIME, &ts)) {
-		now_rt = (uint64_t)ts.tv_sec * 1000000000ull +
-			 (uint64_t)ts.tv_nsec;
-		if (now_rt > duration_ns)
-			r.start_realtime_ns = now_rt - duration_ns;
-	}
 	r.sort = o->sort;
 	r.min_total_ns = o->min_total_ns;
 	r.max_depth = o->max_depth;
@@ -1053,27 +1129,110 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	r.interval = o->interval_ns ? no : 0;
 	r.final = final;
 	r.delta = o->delta;
-	switch (o->fmt) {
-	case FMT_SEED:
-		ret = report_seed(out, &r);
-		break;
-	case FMT_JSON:
-		ret = report_json(out, &r);
-		break;
-	case FMT_FOLDED:
-		/* folded lines carry no summary: losses go to stderr */
-		ret = report_folded(out, &r);
-		if (!ret && !quiet)
-			report_summary(stderr, &r, 0);
-		break;
-	default:
-		ret = report_table(out, &r);
-		break;
+	return report_write(out, &r, o->fmt, quiet ? NULL : stderr);
+}
+
+/* The report is written: always, but by iprof record only on request. */
+static int want_report(const struct opts *o)
+{
+	return o->fmt != REPORT_FMT_CHROME &&
+	       (!o->record_mode || o->report_output);
+}
+
+/* iprof record: open the recording (-o; '-' is stdout).  0 or -errno. */
+static int record_open(const struct opts *o, const struct output *w,
+		       FILE **f)
+{
+	if (!strcmp(o->record, "-")) {
+		if (w->direct == stdout && o->report_output) {
+			fprintf(stderr,
+				"iprof record: the recording and the report cannot both go to stdout\n");
+			return -EINVAL;
+		}
+		*f = stdout;
+		return 0;
 	}
-	if (!ret && fflush(out))
-		ret = -errno;
-	free(rt);
-	return ret;
+	*f = fopen(o->record, "w");
+	if (!*f) {
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* iprof record: the trailer, and a line on stderr.  0 or -errno. */
+static int record_finish(const struct opts *o, struct rec_writer *rw,
+			 const struct rec_run *run)
+{
+	int e = rec_writer_finish(rw, run);
+
+	if (e)
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
+			strerror(-e));
+	else if (!quiet)
+		fprintf(stderr, "iprof: recorded %llu records to '%s'\n",
+			(unsigned long long)rec_writer_records(rw), o->record);
+	return e;
+}
+
+/*
+ * -f chrome: the timeline is written as the records come, to stdout or a
+ * non-regular -o file directly, else to a temporary file beside -o FILE
+ * renamed over it at the end.
+ */
+struct timeline {
+	FILE *f;
+	char tmp[PATH_MAX]; /* "" when f is written directly */
+};
+
+static int timeline_open(struct timeline *tl, const struct output *w)
+{
+	if (w->direct) {
+		tl->f = w->direct;
+		return 0;
+	}
+	tl->f = output_tmp(w->path, tl->tmp, sizeof(tl->tmp));
+	if (!tl->f) {
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", w->path,
+			strerror(errno));
+		tl->tmp[0] = '\0';
+		return -errno;
+	}
+	return 0;
+}
+
+static int timeline_finish(struct timeline *tl, const struct output *w,
+			   struct chrome *c, uint64_t end_ns)
+{
+	int e = chrome_finish(c, end_ns);
+
+	if (tl->tmp[0]) {
+		if (fclose(tl->f) && !e)
+			e = -errno;
+		tl->f = NULL;
+		if (!e && rename(tl->tmp, w->path))
+			e = -errno;
+		if (e)
+			unlink(tl->tmp);
+		tl->tmp[0] = '\0';
+	}
+	if (e)
+		fprintf(stderr, "iprof: cannot write the timeline: %s\n",
+			strerror(-e));
+	else if (!quiet)
+		fprintf(stderr, "iprof: timeline of %llu calls written\n",
+			(unsigned long long)chrome_events(c));
+	return e;
+}
+
+/* an unfinished timeline's temporary file goes */
+static void timeline_close(struct timeline *tl)
+{
+	if (tl->tmp[0]) {
+		fclose(tl->f);
+		unlink(tl->tmp);
+	}
 }
 
 /*
@@ -1133,10 +1292,19 @@ int main(int argc, char **argv)
 	uint32_t plan_errors = 0, nattached = 0;
 	char *cmd_path = NULL;
 	char err[1024];
+	struct sinks sk = { 0 };
+	struct rec_run run = { 0 };
+	struct utsname un;
+	struct timeline tl = { 0 };
+	FILE *rec_f = NULL;
 
 	if (argc > 2 && !strcmp(argv[1], "list") &&
 	    list_is_subcommand(argv[2]))
 		return list_main(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return cmd_report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return cmd_diff_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &o))
 		goto out;
 	quiet = o.quiet;
@@ -1160,7 +1328,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.dry_run) {
-		if (o.fmt == FMT_JSON) {
+		if (o.fmt == REPORT_FMT_JSON) {
 			ret = print_plan_json(&plan);
 		} else {
 			ret = print_plan(&plan) ? EXIT_USAGE : 0;
@@ -1178,6 +1346,10 @@ int main(int argc, char **argv)
 	}
 	if (output_open(&w, o.output))
 		goto out;
+	if (o.record && record_open(&o, &w, &rec_f))
+		goto out;
+	if (o.fmt == REPORT_FMT_CHROME && timeline_open(&tl, &w))
+		goto out;
 	plan_errors = 0;
 	for (i = 0; i < (int)plan.ntimers; i++)
 		plan_errors += !!plan.timers[i].error;
@@ -1187,6 +1359,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	agg__set_by(agg, o.by);
+	sk.agg = agg;
 
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -1223,7 +1396,7 @@ int main(int argc, char **argv)
 	lo.cancel = &stop_requested;
 	lo.progress = !quiet;
 	ret = EXIT_RUNTIME;
-	if (loader_open(&l, &plan, &lo, on_record, agg, err, sizeof(err))) {
+	if (loader_open(&l, &plan, &lo, on_record, &sk, err, sizeof(err))) {
 		fprintf(stderr, "iprof: %s\n", err);
 		goto out;
 	}
@@ -1277,7 +1450,7 @@ int main(int argc, char **argv)
 	if (nattached < plan.ntimers)
 		snprintf(err, sizeof(err), " (%u not attached: listed %s)",
 			 plan.ntimers - nattached,
-			 o.fmt == FMT_FOLDED ? "at the end" : "in the report");
+			 o.fmt == REPORT_FMT_FOLDED ? "at the end" : "in the report");
 	else
 		err[0] = '\0';
 	if (!quiet)
@@ -1294,6 +1467,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t0 = util_now_ns();
+	run_start(&run, &o, &un, t0);
+	if (run_counters(&run, &plan, l))
+		goto out;
+	if (rec_f && !(sk.rec = rec_writer_new(rec_f, o.record, &run))) {
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", o.record,
+			strerror(errno));
+		goto out;
+	}
+	if (tl.f && !(sk.chrome = chrome_new(tl.f, &run))) {
+		fprintf(stderr, "iprof: cannot write the timeline: %s\n",
+			strerror(errno));
+		goto out;
+	}
 	if (o.duration_ns)
 		deadline = t0 + o.duration_ns;
 	since = t0;
@@ -1326,8 +1512,9 @@ int main(int argc, char **argv)
 		now = util_now_ns();
 		if (deadline && now >= deadline)
 			break;
-		if (next_report && now >= next_report) {
-			emit_report(&o, &w, agg, &plan, l, t0,
+		if (next_report && now >= next_report && want_report(&o)) {
+			run_counters(&run, &plan, l);
+			emit_report(&o, &w, agg, &run, t0,
 				    o.delta ? since : t0, now, ++nreports, 0);
 			since = now;
 			next_report += o.interval_ns;
@@ -1355,10 +1542,18 @@ int main(int argc, char **argv)
 	loader_drain(l);
 	if (child > 0 && !child_done)
 		kill(child, SIGTERM);
-	ret = emit_report(&o, &w, agg, &plan, l, t0, o.delta ? since : t0,
-			  now, nreports + 1, 1);
+	/* the counters once, for the recording and the report alike */
+	e = run_counters(&run, &plan, l);
+	run.end_ns = now;
+	if (!e && sk.rec)
+		e = record_finish(&o, sk.rec, &run);
+	if (!e && sk.chrome)
+		e = timeline_finish(&tl, &w, sk.chrome, now);
+	if (!e && want_report(&o))
+		e = emit_report(&o, &w, agg, &run, t0, o.delta ? since : t0,
+				now, nreports + 1, 1);
 	/* a script learns from the status whether all it asked was traced */
-	ret = ret ? EXIT_RUNTIME : nattached < plan.ntimers ? EXIT_PARTIAL : 0;
+	ret = e ? EXIT_RUNTIME : nattached < plan.ntimers ? EXIT_PARTIAL : 0;
 	if (child > 0 && !child_done) {
 		/* the report is out; a command that ignores SIGTERM gets
 		 * SIGKILL after 2 s */
@@ -1416,6 +1611,12 @@ out:
 		waitpid(child, NULL, 0);
 	}
 	loader_close(l);
+	rec_writer_free(sk.rec);
+	if (rec_f && rec_f != stdout)
+		fclose(rec_f);
+	chrome_free(sk.chrome);
+	timeline_close(&tl);
+	free(run.timers);
 	agg__free(agg);
 	plan_free(&plan);
 	btfarg_free(&btfa);

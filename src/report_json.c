@@ -289,6 +289,29 @@ static void add_counters(struct jb *b, json_object *root,
 	}
 }
 
+/*
+ * "histogram": the node's non-empty histogram slots, ascending, each
+ * [low_ns, high_ns, count] (every duration d counted in it has low_ns <= d
+ * <= high_ns); [] when the node has none.
+ */
+static void add_histogram(struct jb *b, json_object *o,
+			  const struct agg_node *n)
+{
+	json_object *a = add_arr(b, o, "histogram"), *e;
+	unsigned int i;
+
+	for (i = 0; a && n->hist && i < HIST_SLOTS && !b->err; i++) {
+		if (!n->hist->slot[i])
+			continue;
+		e = push(b, a, json_object_new_array_ext(3));
+		if (!e)
+			break;
+		push(b, e, json_object_new_uint64(hist_slot_low(i)));
+		push(b, e, json_object_new_uint64(hist_slot_high(i)));
+		push(b, e, json_object_new_uint64(n->hist->slot[i]));
+	}
+}
+
 /* the metrics of one node, in doc/json.md's order, "children" excluded */
 static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 {
@@ -329,6 +352,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64(b, o, "unwound", n->unwound);
 	add_u64(b, o, "missed_returns", n->missed_returns);
 	add_u64(b, o, "discarded", n->discarded);
+	add_histogram(b, o, n);
 }
 
 /*

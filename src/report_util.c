@@ -560,3 +560,49 @@ int report_finish(FILE *f)
 		return errno ? -errno : -EIO;
 	return 0;
 }
+
+int report_parse_fmt(const char *s, enum report_fmt *fmt)
+{
+	static const char *const names[] = {
+		[REPORT_FMT_TABLE] = "table",	[REPORT_FMT_SEED] = "seed",
+		[REPORT_FMT_JSON] = "json",	[REPORT_FMT_FOLDED] = "folded",
+		[REPORT_FMT_CHROME] = "chrome",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*fmt = (enum report_fmt)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int report_write(FILE *f, const struct report *r, enum report_fmt fmt,
+		 FILE *summary)
+{
+	int ret;
+
+	switch (fmt) {
+	case REPORT_FMT_SEED:
+		ret = report_seed(f, r);
+		break;
+	case REPORT_FMT_JSON:
+		ret = report_json(f, r);
+		break;
+	case REPORT_FMT_FOLDED:
+		/* folded lines carry no summary: it goes elsewhere */
+		ret = report_folded(f, r);
+		if (!ret && summary)
+			report_summary(summary, r, 0);
+		break;
+	case REPORT_FMT_TABLE:
+		ret = report_table(f, r);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!ret && fflush(f))
+		ret = -errno;
+	return ret;
+}

@@ -81,6 +81,16 @@ enum report_weight {
 	REPORT_WEIGHT_COUNT, /* count */
 };
 
+/* Report formats (-f); REPORT_FMT_CHROME is written from the record
+ * stream (include/iprof/chrome.h), not from struct report. */
+enum report_fmt {
+	REPORT_FMT_TABLE = 0,
+	REPORT_FMT_SEED,
+	REPORT_FMT_JSON,
+	REPORT_FMT_FOLDED,
+	REPORT_FMT_CHROME,
+};
+
 /* Columns of the table (--columns), in their default order. */
 enum report_col {
 	REPORT_COL_COUNT,
@@ -197,6 +207,21 @@ int report_parse_sort(const char *s, enum report_sort *sort);
 
 /* report_sort_str() - the name report_parse_sort() takes; "?" if invalid. */
 const char *report_sort_str(enum report_sort sort);
+
+/*
+ * report_parse_fmt() - "table", "json", "folded", "seed" or "chrome" into
+ * *@fmt.  Returns 0 or -EINVAL.
+ */
+int report_parse_fmt(const char *s, enum report_fmt *fmt);
+
+/*
+ * report_write() - the report @r in format @fmt (not REPORT_FMT_CHROME)
+ * on @f, flushed; for folded, the summary (losses, timers not attached)
+ * goes to @summary unless it is NULL.  Returns 0, -EINVAL (chrome), or
+ * what the formatter returns.
+ */
+int report_write(FILE *f, const struct report *r, enum report_fmt fmt,
+		 FILE *summary);
 
 /*
  * report_parse_weight() - "self", "total", "oncpu", "offcpu" or "count"

@@ -248,7 +248,8 @@ static void expect_node_keys(json_object *n)
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
 		    "threads", "exited", "oncpu_ns", "runq_ns", "blocked_ns",
 		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound",
-		    "missed_returns", "discarded", "children", NULL);
+		    "missed_returns", "discarded", "histogram", "children",
+		    NULL);
 }
 
 static void test_document(void **state)
@@ -425,6 +426,22 @@ static void test_tree(void **state)
 	expect_u64(n, "unwound", 0);
 	expect_u64(n, "discarded", 1);
 	expect_len(get(n, "children", json_type_array), 1);
+	/* histogram: one slot each for 5, 8 and 10ms, ascending */
+	k = get(n, "histogram", json_type_array);
+	expect_len(k, 3);
+	for (size_t i = 0; i < 3; i++) {
+		static const uint64_t d[] = { 5 * MS, 8 * MS, 10 * MS };
+		json_object *e = idx(k, i);
+
+		expect_len(e, 3);
+		assert_int_equal(json_object_get_uint64(idx(e, 0)),
+				 hist_slot_low(hist_slot(d[i])));
+		assert_int_equal(json_object_get_uint64(idx(e, 1)),
+				 hist_slot_high(hist_slot(d[i])));
+		assert_int_equal(json_object_get_uint64(idx(e, 2)), 1);
+	}
+	assert_int_equal(json_object_get_uint64(idx(idx(k, 1), 0)), 7864320);
+	assert_int_equal(json_object_get_uint64(idx(idx(k, 1), 1)), 8126463);
 
 	/*
 	 * outer > inner: 4, 1, 4ms (the last closed by the exit).  wall 3 to

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * --format chrome: the record stream as a timeline in the Trace Event
+ * Format (the JSON that Perfetto UI, chrome://tracing and speedscope
+ * open), written as the records come, with json-c.  Kernel-free: fed by
+ * the live sink or by a recording (include/iprof/rec.h).
+ *
+ * Output: {"displayTimeUnit":"ns","otherData":{...},"traceEvents":[...]}.
+ * One "X" (complete) event per timer call: name = timer name, cat =
+ * "timer", ts and dur in microseconds (floating point, ns precision)
+ * since the start of tracing, pid = the process (tgid), tid = the thread,
+ * args.depth (1 = top level) and args.timer (the timer id).  Calls that
+ * did not end with their stop carry args.end: "exit" (closed by the
+ * thread's exit), "unwound" (an outer timer stopped first), "returned"
+ * (the return was missed), "discarded" (records were lost), "incomplete"
+ * (still open when tracing stopped).  Timers that ran in interrupt
+ * context go on one track per CPU and context: pid 0 ("interrupts"),
+ * tid 1000000 + ctx * 65536 + cpu, named "hardirq/cpuN".  "M" (metadata)
+ * events name each process and thread (process_name, thread_name) from
+ * the COMM records.  Events of one thread nest: a child's [ts, ts+dur]
+ * lies inside its parent's (the order of the events is the order calls
+ * ended, not their start).
+ */
+#ifndef IPROF_CHROME_H
+#define IPROF_CHROME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iprof/rec.h"
+
+/* tid of the interrupt-context track of (ctx, cpu), under pid 0 */
+#define CHROME_CTX_TID(ctx, cpu) (1000000u + (uint32_t)(ctx)*65536u + (cpu))
+
+struct chrome;
+
+/*
+ * chrome_new() - start a trace on @f (kept open by the caller): writes the
+ * document's head.  @run gives the time origin (start_ns), the timer
+ * names (timers, ntimers) and the command; it must outlive the exporter.
+ * Returns NULL with errno set (ENOMEM, or a write error).
+ */
+struct chrome *chrome_new(FILE *f, const struct rec_run *run);
+
+/*
+ * chrome_push() - one record of the merged stream (@len bytes).  Records
+ * of another size, type or timer id are counted and ignored.  Returns 0,
+ * or -errno of the first write or allocation error (sticky).
+ */
+int chrome_push(struct chrome *c, const void *rec, size_t len);
+
+/*
+ * chrome_finish() - close every call still open as "incomplete" at
+ * @end_ns (record clock), write the name events and the document's end,
+ * flush.  Returns 0 or -errno (the first error).
+ */
+int chrome_finish(struct chrome *c, uint64_t end_ns);
+
+/* chrome_events() - "X" events written so far. */
+uint64_t chrome_events(const struct chrome *c);
+
+/* chrome_free() - free the exporter (does not close its FILE); NULL ok. */
+void chrome_free(struct chrome *c);
+
+#endif /* IPROF_CHROME_H */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iprof report [OPTIONS] FILE: a recording (include/iprof/rec.h) replayed
+ * through the aggregator the live run used, and reported with the same
+ * code and the same run metadata (rec_run_report()), so that the report
+ * equals the live one for the same options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/agg.h"
+#include "iprof/chrome.h"
+#include "iprof/rec.h"
+#include "iprof/report.h"
+#include "iprof/util.h"
+#include "cmd.h"
+#include "replay.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iprof report [OPTIONS] FILE\n"
+		"\n"
+		"Reports a recording made by 'iprof record -o FILE' ('-': "
+		"stdin) as the\n"
+		"live run would have, for the options given here.\n"
+		"\n"
+		"  -f, --format FMT      table (default), json, folded, seed "
+		"or chrome\n"
+		"  -o, --output FILE     write the report to FILE instead of "
+		"stdout\n"
+		"      --sort KEY        total (default), self, count, name or "
+		"first\n"
+		"      --min-total TIME  hide paths whose total time is below "
+		"TIME\n"
+		"      --max-depth N     hide paths deeper than N timers\n"
+		"      --columns LIST    table columns (see 'iprof --help')\n"
+		"      --weight W        folded line values: self, total, "
+		"oncpu, offcpu, count\n"
+		"      --by KEY          a root per thread (tid), process "
+		"(tgid) or name (comm)\n"
+		"      --from TIME       only timers that stop TIME or later "
+		"after the start\n"
+		"      --to TIME         ... and at most TIME after the start\n"
+		"  -q, --quiet           no notes on stderr\n"
+		"  -h, --help            this help\n"
+		"\n"
+		"Exit status: 0 reported; 1 the report could not be written; 2 "
+		"bad options,\n"
+		"not a recording or a corrupted one; 3 reported, but the run "
+		"had timers\n"
+		"that were not attached, or the recording was cut (it is "
+		"reported up to\n"
+		"its last complete block).\n");
+}
+
+int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
+{
+	enum {
+		O_SORT = 256,
+		O_MIN_TOTAL,
+		O_MAX_DEPTH,
+		O_COLUMNS,
+		O_WEIGHT,
+		O_BY,
+		O_FROM,
+		O_TO,
+	};
+	static const struct option lo[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"sort", required_argument, NULL, O_SORT},
+		{"min-total", required_argument, NULL, O_MIN_TOTAL},
+		{"max-depth", required_argument, NULL, O_MAX_DEPTH},
+		{"columns", required_argument, NULL, O_COLUMNS},
+		{"weight", required_argument, NULL, O_WEIGHT},
+		{"by", required_argument, NULL, O_BY},
+		{"from", required_argument, NULL, O_FROM},
+		{"to", required_argument, NULL, O_TO},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	unsigned long ul;
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (report_parse_fmt(optarg, &ro->fmt))
+				goto bad;
+			ro->fmt_set = 1;
+			break;
+		case 'o':
+			ro->output = optarg;
+			break;
+		case O_SORT:
+			if (report_parse_sort(optarg, &ro->sort))
+				goto bad;
+			ro->sort_set = 1;
+			break;
+		case O_MIN_TOTAL:
+			if (util_parse_duration(optarg, &ro->min_total_ns))
+				goto bad;
+			ro->filter_set = 1;
+			break;
+		case O_MAX_DEPTH:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    ul < 1 || ul > UINT32_MAX)
+				goto bad;
+			ro->max_depth = (uint32_t)ul;
+			ro->filter_set = 1;
+			break;
+		case O_COLUMNS:
+			if (report_parse_columns(optarg, ro->columns,
+						 REPORT_NCOL, &ro->ncolumns))
+				goto bad;
+			break;
+		case O_WEIGHT:
+			if (report_parse_weight(optarg, &ro->weight))
+				goto bad;
+			ro->weight_set = 1;
+			break;
+		case O_BY:
+			if (!strcmp(optarg, "tid"))
+				ro->by = AGG_BY_TID;
+			else if (!strcmp(optarg, "tgid") ||
+				 !strcmp(optarg, "pid"))
+				ro->by = AGG_BY_TGID;
+			else if (!strcmp(optarg, "comm"))
+				ro->by = AGG_BY_COMM;
+			else
+				goto bad;
+			break;
+		case O_FROM:
+			if (util_parse_duration(optarg, &ro->from_ns))
+				goto bad;
+			break;
+		case O_TO:
+			if (util_parse_duration(optarg, &ro->to_ns) ||
+			    !ro->to_ns)
+				goto bad;
+			break;
+		case 'q':
+			ro->quiet = 1;
+			break;
+		case 'h':
+			return 1;
+		default:
+			fprintf(stderr, "Try 'iprof %s --help'.\n", cmd);
+			return -EINVAL;
+		}
+	}
+	if (ro->to_ns && ro->to_ns <= ro->from_ns) {
+		fprintf(stderr, "iprof %s: --to must be later than --from\n",
+			cmd);
+		return -EINVAL;
+	}
+	if (ro->fmt == REPORT_FMT_SEED && (ro->sort_set || ro->filter_set)) {
+		fprintf(stderr,
+			"iprof %s: --sort, --min-total and --max-depth do not "
+			"apply to --format seed\n",
+			cmd);
+		return -EINVAL;
+	}
+	if (ro->ncolumns && ro->fmt != REPORT_FMT_TABLE) {
+		fprintf(stderr,
+			"iprof %s: --columns applies to --format table only\n",
+			cmd);
+		return -EINVAL;
+	}
+	if (ro->weight_set && ro->fmt != REPORT_FMT_FOLDED) {
+		fprintf(stderr,
+			"iprof %s: --weight applies to --format folded only\n",
+			cmd);
+		return -EINVAL;
+	}
+	if (ro->fmt == REPORT_FMT_CHROME && ro->by) {
+		fprintf(stderr,
+			"iprof %s: --by does not apply to --format chrome\n",
+			cmd);
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	fprintf(stderr,
+		"iprof %s: invalid value '%s' for --%s (see 'iprof %s "
+		"--help')\n",
+		cmd, optarg,
+		c == 'f'	   ? "format"
+		: c == O_SORT	   ? "sort"
+		: c == O_MIN_TOTAL ? "min-total"
+		: c == O_MAX_DEPTH ? "max-depth"
+		: c == O_COLUMNS   ? "columns"
+		: c == O_WEIGHT	   ? "weight"
+		: c == O_BY	   ? "by"
+		: c == O_FROM	   ? "from"
+				   : "to",
+		cmd);
+	return -EINVAL;
+}
+
+/* replay sinks: the aggregator or the timeline */
+struct rsink {
+	struct agg *agg;
+	struct chrome *chrome;
+};
+
+static void rsink_push(void *ctx, const void *rec, size_t len)
+{
+	struct rsink *s = ctx;
+
+	if (s->agg)
+		agg__push(s->agg, rec, len);
+	if (s->chrome)
+		chrome_push(s->chrome, rec, len);
+}
+
+static void rsink_from(void *ctx)
+{
+	struct rsink *s = ctx;
+
+	if (s->agg)
+		agg__reset(s->agg);
+}
+
+int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
+		  FILE *out, int *partial)
+{
+	struct rsink s = {0};
+	const struct rec_run *run;
+	struct rec_reader *rd;
+	struct report r = {0};
+	uint64_t end, from;
+	char err[512];
+	int ret;
+
+	*partial = 0;
+	rd = rec_reader_new(in, name, err, sizeof(err));
+	if (!rd) {
+		fprintf(stderr, "iprof: %s\n", err);
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	run = rec_reader_run(rd);
+	if (ro->fmt == REPORT_FMT_CHROME) {
+		s.chrome = chrome_new(out, run);
+		if (!s.chrome) {
+			ret = -errno;
+			goto out;
+		}
+	} else {
+		s.agg = agg__new(run->ntimers);
+		if (!s.agg) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		agg__set_by(s.agg, ro->by);
+	}
+	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
+			 err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "iprof: %s\n", err);
+		ret = ret == -ENOMEM ? ret : -EINVAL;
+		goto out;
+	}
+	if (!run->have_trailer) {
+		*partial = 1;
+		if (!ro->quiet)
+			fprintf(stderr, "iprof: warning: %s\n", err);
+	}
+	end = run->end_ns;
+	if (ro->to_ns && run->start_ns + ro->to_ns < end)
+		end = run->start_ns + ro->to_ns;
+	from = run->start_ns + ro->from_ns;
+	if (from > end)
+		from = end;
+	if (s.chrome) {
+		ret = chrome_finish(s.chrome, end);
+		goto out;
+	}
+	agg__snapshot(s.agg, end);
+	r.agg = s.agg;
+	rec_run_report(run, &r);
+	if (r.start_realtime_ns)
+		r.start_realtime_ns += from - run->start_ns;
+	r.duration_ns = end - from;
+	r.sort = ro->sort;
+	r.min_total_ns = ro->min_total_ns;
+	r.max_depth = ro->max_depth;
+	r.weight = ro->weight;
+	r.columns = ro->ncolumns ? ro->columns : NULL;
+	r.ncolumns = ro->ncolumns;
+	ret = report_write(out, &r, ro->fmt, ro->quiet ? NULL : stderr);
+	for (uint32_t i = 0; i < run->ntimers; i++)
+		if (!run->timers[i].attached)
+			*partial = 1;
+out:
+	chrome_free(s.chrome);
+	agg__free(s.agg);
+	rec_reader_free(rd);
+	return ret;
+}
+
+/* open @path for reading ('-': stdin); NULL with a message */
+FILE *replay_open(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	if (!f)
+		fprintf(stderr, "iprof: cannot read '%s': %s\n", path,
+			strerror(errno));
+	return f;
+}
+
+int cmd_report_main(int argc, char **argv)
+{
+	struct replay_opts ro = {0};
+	FILE *in = NULL, *out = stdout;
+	int ret, partial = 0;
+
+	ret = replay_parse(argc, argv, &ro, "report");
+	if (ret > 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (ret)
+		return 2;
+	if (optind != argc - 1) {
+		fprintf(stderr, "iprof report: expected one recording (see "
+				"'iprof report --help')\n");
+		return 2;
+	}
+	in = replay_open(argv[optind]);
+	if (!in)
+		return 2;
+	if (ro.output && strcmp(ro.output, "-")) {
+		out = fopen(ro.output, "w");
+		if (!out) {
+			fprintf(stderr, "iprof: cannot write '%s': %s\n",
+				ro.output, strerror(errno));
+			ret = 1;
+			goto done;
+		}
+	}
+	ret = replay_report(in, argv[optind], &ro, out, &partial);
+	if (ret == -EINVAL)
+		ret = 2;
+	else if (ret)
+		ret = 1;
+	else
+		ret = partial ? 3 : 0;
+	if (out != stdout && fclose(out) && !ret) {
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", ro.output,
+			strerror(errno));
+		ret = 1;
+	}
+done:
+	if (in != stdin)
+		fclose(in);
+	return ret;
+}

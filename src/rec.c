@@ -1,0 +1,1022 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Recordings: writer and reader (include/iprof/rec.h, doc/recording.md).
+ * Blocks are compressed with zlib, metadata is JSON written and parsed with
+ * json-c.  The reader trusts nothing in the file: every size is checked
+ * before it is used, every JSON value's type before it is read.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <zlib.h>
+
+#include "iprof/rec.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "recordings are little-endian: this host is not"
+#endif
+
+struct rec_file_header {
+	char magic[8];	       /* REC_MAGIC */
+	uint16_t major, minor; /* REC_VERSION_MAJOR, REC_VERSION_MINOR */
+	uint32_t header_size;  /* REC_HEADER_SIZE */
+	uint32_t abi_version;  /* IPROF_ABI_VERSION of the records */
+	uint32_t rec_size;     /* sizeof(struct iprof_rec) */
+	uint64_t reserved;     /* 0 */
+};
+
+struct rec_block_header {
+	uint32_t type; /* enum rec_block_type */
+	uint32_t clen; /* compressed bytes that follow */
+	uint32_t ulen; /* bytes once inflated */
+	uint32_t crc;  /* crc32() of the inflated bytes */
+};
+
+_Static_assert(sizeof(struct rec_file_header) == REC_HEADER_SIZE,
+	       "file header layout");
+_Static_assert(sizeof(struct rec_block_header) == REC_BLOCK_HEADER_SIZE,
+	       "block header layout");
+
+void rec_run_report(const struct rec_run *run, struct report *r)
+{
+	r->timers = run->timers;
+	r->loss = run->loss;
+	r->command = run->command;
+	r->pids = run->pids;
+	r->npids = run->npids;
+	r->host = run->host;
+	r->kernel = run->kernel;
+	r->kernel_version = run->kernel_version;
+	r->machine = run->machine;
+	r->start_realtime_ns = run->start_realtime_ns;
+}
+
+/* ---- writer ---------------------------------------------------------------*/
+
+struct rec_writer {
+	FILE *f;
+	const char *name;
+	int err; /* first error, sticky */
+	z_stream z;
+	int z_init;
+	unsigned char *buf; /* REC_BLOCK_BYTES bytes of records */
+	size_t len;
+	uint64_t block_first_ts; /* first timestamp in buf, 0 if none */
+	unsigned char *out;	 /* compressed block */
+	size_t out_cap;
+	uint64_t nrecords;
+	struct rec_thread *threads;
+	size_t nthreads, threads_cap;
+};
+
+/* compress @len bytes of @data into one block of @type and write it */
+static int write_block(struct rec_writer *w, uint32_t type, const void *data,
+		       size_t len)
+{
+	struct rec_block_header h = {.type = type};
+	uLong bound = deflateBound(&w->z, (uLong)len);
+
+	if (w->err)
+		return w->err;
+	if (len > REC_BLOCK_MAX)
+		return w->err = -E2BIG;
+	if (bound > w->out_cap) {
+		unsigned char *o = realloc(w->out, bound);
+
+		if (!o)
+			return w->err = -ENOMEM;
+		w->out = o;
+		w->out_cap = bound;
+	}
+	if (deflateReset(&w->z) != Z_OK)
+		return w->err = -EIO;
+	w->z.next_in = (Bytef *)data;
+	w->z.avail_in = (uInt)len;
+	w->z.next_out = w->out;
+	w->z.avail_out = (uInt)w->out_cap;
+	if (deflate(&w->z, Z_FINISH) != Z_STREAM_END)
+		return w->err = -EIO;
+	h.clen = (uint32_t)(w->out_cap - w->z.avail_out);
+	h.ulen = (uint32_t)len;
+	h.crc = (uint32_t)crc32(0L, data, (uInt)len);
+	errno = 0;
+	if (fwrite(&h, sizeof(h), 1, w->f) != 1 ||
+	    fwrite(w->out, h.clen, 1, w->f) != 1 || fflush(w->f))
+		return w->err = errno ? -errno : -EIO;
+	return 0;
+}
+
+static int write_json(struct rec_writer *w, uint32_t type, json_object *o)
+{
+	const char *s;
+	int ret;
+
+	if (!o)
+		return w->err = w->err ? w->err : -ENOMEM;
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	ret = s ? write_block(w, type, s, strlen(s)) : (w->err = -ENOMEM);
+	json_object_put(o);
+	return ret;
+}
+
+static int flush_records(struct rec_writer *w)
+{
+	int ret = 0;
+
+	if (w->len)
+		ret = write_block(w, REC_BLOCK_RECORDS, w->buf, w->len);
+	w->len = 0;
+	w->block_first_ts = 0;
+	return ret;
+}
+
+/* json-c builders: a NULL value marks an allocation failure (checked once) */
+static void put(json_object *o, const char *k, json_object *v, int *bad)
+{
+	if (!v && bad)
+		*bad = 1;
+	if (json_object_object_add(o, k, v))
+		*bad = 1;
+}
+
+static json_object *jstr(const char *s, int *bad)
+{
+	json_object *v;
+
+	if (!s)
+		return NULL;
+	v = json_object_new_string(s);
+	if (!v)
+		*bad = 1;
+	return v;
+}
+
+static json_object *meta_json(const struct rec_run *run)
+{
+	json_object *root = json_object_new_object(), *r, *a, *t;
+	int bad = !root;
+	size_t i;
+
+	if (bad)
+		return NULL;
+	put(root, "clock", json_object_new_string("CLOCK_MONOTONIC"), &bad);
+	put(root, "abi_version", json_object_new_int(IPROF_ABI_VERSION), &bad);
+	put(root, "run", r = json_object_new_object(), &bad);
+	if (r) {
+		if (run->command) {
+			put(r, "command", a = json_object_new_array(), &bad);
+			for (i = 0; a && run->command[i]; i++)
+				if (json_object_array_add(
+					    a, jstr(run->command[i], &bad)))
+					bad = 1;
+		} else {
+			put(r, "command", NULL, NULL);
+		}
+		put(r, "pids", a = json_object_new_array(), &bad);
+		for (i = 0; a && i < run->npids; i++)
+			if (json_object_array_add(
+				    a, json_object_new_int(run->pids[i])))
+				bad = 1;
+		put(r, "host", jstr(run->host, &bad), NULL);
+		put(r, "kernel", jstr(run->kernel, &bad), NULL);
+		put(r, "kernel_version", jstr(run->kernel_version, &bad), NULL);
+		put(r, "machine", jstr(run->machine, &bad), NULL);
+		put(r, "start_realtime_ns",
+		    json_object_new_uint64(run->start_realtime_ns), &bad);
+		put(r, "start_ns", json_object_new_uint64(run->start_ns), &bad);
+	}
+	put(root, "timers", a = json_object_new_array(), &bad);
+	for (i = 0; a && i < run->ntimers; i++) {
+		const struct report_timer *rt = &run->timers[i];
+
+		t = json_object_new_object();
+		if (!t || json_object_array_add(a, t)) {
+			json_object_put(t);
+			bad = 1;
+			break;
+		}
+		put(t, "name", jstr(rt->name ? rt->name : "", &bad), &bad);
+		put(t, "kind", jstr(rt->kind, &bad), NULL);
+		put(t, "where", jstr(rt->where, &bad), NULL);
+		put(t, "mech", jstr(rt->mech, &bad), NULL);
+		put(t, "attached", json_object_new_boolean(rt->attached), &bad);
+		put(t, "error", jstr(rt->error, &bad), NULL);
+		put(t, "file", jstr(rt->file, &bad), NULL);
+		put(t, "line", json_object_new_int(rt->line), &bad);
+		put(t, "entry_only", json_object_new_boolean(rt->entry_only),
+		    &bad);
+		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
+		    &bad);
+	}
+	if (bad) {
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+struct rec_writer *rec_writer_new(FILE *f, const char *name,
+				  const struct rec_run *run)
+{
+	struct rec_file_header h = {
+		.major = REC_VERSION_MAJOR,
+		.minor = REC_VERSION_MINOR,
+		.header_size = REC_HEADER_SIZE,
+		.abi_version = IPROF_ABI_VERSION,
+		.rec_size = sizeof(struct iprof_rec),
+	};
+	struct rec_writer *w = calloc(1, sizeof(*w));
+	int e;
+
+	if (!w)
+		return NULL;
+	w->f = f;
+	w->name = name;
+	w->buf = malloc(REC_BLOCK_BYTES);
+	if (!w->buf)
+		goto nomem;
+	if (deflateInit(&w->z, Z_BEST_SPEED) != Z_OK)
+		goto nomem;
+	w->z_init = 1;
+	memcpy(h.magic, REC_MAGIC, sizeof(h.magic));
+	errno = 0;
+	if (fwrite(&h, sizeof(h), 1, f) != 1) {
+		e = errno ? errno : EIO;
+		goto fail;
+	}
+	if (write_json(w, REC_BLOCK_META, meta_json(run))) {
+		e = -w->err;
+		goto fail;
+	}
+	return w;
+nomem:
+	e = ENOMEM;
+fail:
+	rec_writer_free(w);
+	errno = e;
+	return NULL;
+}
+
+static void remember_comm(struct rec_writer *w, const struct iprof_rec_comm *c)
+{
+	size_t i;
+
+	for (i = 0; i < w->nthreads; i++)
+		if (w->threads[i].tid == c->tid)
+			break;
+	if (i == w->nthreads) {
+		if (w->nthreads == w->threads_cap) {
+			size_t cap = w->threads_cap ? 2 * w->threads_cap : 64;
+			struct rec_thread *t =
+				realloc(w->threads, cap * sizeof(*t));
+
+			if (!t)
+				return; /* a name less in the trailer */
+			w->threads = t;
+			w->threads_cap = cap;
+		}
+		w->nthreads++;
+	}
+	w->threads[i].tid = c->tid;
+	w->threads[i].tgid = c->tgid;
+	memcpy(w->threads[i].comm, c->comm, IPROF_COMM_LEN);
+	w->threads[i].comm[IPROF_COMM_LEN - 1] = '\0';
+}
+
+int rec_writer_push(struct rec_writer *w, const void *rec, size_t len)
+{
+	struct iprof_rec *slot;
+
+	if (w->err)
+		return w->err;
+	slot = (struct iprof_rec *)(w->buf + w->len);
+	if (len == sizeof(*slot)) {
+		memcpy(slot, rec, sizeof(*slot));
+		if (slot->type == IPROF_REC_COMM)
+			remember_comm(w, (const struct iprof_rec_comm *)slot);
+		else if (!w->block_first_ts)
+			w->block_first_ts = slot->ts;
+	} else {
+		memset(slot, 0, sizeof(*slot)); /* type 0: malformed */
+		slot->size = sizeof(*slot);
+	}
+	w->len += sizeof(*slot);
+	w->nrecords++;
+	/* a full block, or a second of records: a kill loses little */
+	if (w->len == REC_BLOCK_BYTES ||
+	    (slot->type != IPROF_REC_COMM && slot->ts &&
+	     slot->ts - w->block_first_ts > 1000000000ull))
+		return flush_records(w);
+	return 0;
+}
+
+static json_object *trailer_json(const struct rec_writer *w,
+				 const struct rec_run *run)
+{
+	json_object *root = json_object_new_object(), *l, *a, *t;
+	int bad = !root;
+	size_t i;
+
+	if (bad)
+		return NULL;
+	put(root, "end_ns", json_object_new_uint64(run->end_ns), &bad);
+	put(root, "records", json_object_new_uint64(w->nrecords), &bad);
+	put(root, "loss", l = json_object_new_object(), &bad);
+	if (l) {
+		put(l, "ring_buffer_drops",
+		    json_object_new_uint64(run->loss.rb_drops), &bad);
+		put(l, "depth_overflow",
+		    json_object_new_uint64(run->loss.depth_overflow), &bad);
+		put(l, "task_storage_failures",
+		    json_object_new_uint64(run->loss.no_storage), &bad);
+		put(l, "recursion_misses",
+		    json_object_new_uint64(run->loss.recursion_misses), &bad);
+		put(l, "kprobe_misses",
+		    json_object_new_uint64(run->loss.kprobe_misses), &bad);
+	}
+	put(root, "timers", a = json_object_new_array(), &bad);
+	for (i = 0; a && i < run->ntimers; i++) {
+		t = json_object_new_object();
+		if (!t || json_object_array_add(a, t)) {
+			json_object_put(t);
+			bad = 1;
+			break;
+		}
+		put(t, "orphan_stops",
+		    json_object_new_uint64(run->timers[i].orphans), &bad);
+		put(t, "kprobe_misses",
+		    json_object_new_uint64(run->timers[i].kprobe_misses), &bad);
+	}
+	put(root, "threads", a = json_object_new_array(), &bad);
+	for (i = 0; a && i < w->nthreads; i++) {
+		t = json_object_new_object();
+		if (!t || json_object_array_add(a, t)) {
+			json_object_put(t);
+			bad = 1;
+			break;
+		}
+		put(t, "tid", json_object_new_uint64(w->threads[i].tid), &bad);
+		put(t, "tgid", json_object_new_uint64(w->threads[i].tgid),
+		    &bad);
+		put(t, "comm", jstr(w->threads[i].comm, &bad), &bad);
+	}
+	if (bad) {
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+int rec_writer_finish(struct rec_writer *w, const struct rec_run *run)
+{
+	if (flush_records(w))
+		return w->err;
+	return write_json(w, REC_BLOCK_TRAILER, trailer_json(w, run));
+}
+
+uint64_t rec_writer_records(const struct rec_writer *w)
+{
+	return w->nrecords;
+}
+
+void rec_writer_free(struct rec_writer *w)
+{
+	if (!w)
+		return;
+	if (w->z_init)
+		deflateEnd(&w->z);
+	free(w->buf);
+	free(w->out);
+	free(w->threads);
+	free(w);
+}
+
+/* ---- reader ---------------------------------------------------------------*/
+
+enum rd_state { RD_BLOCKS, RD_END, RD_ERROR };
+
+struct rec_reader {
+	FILE *f;
+	char *name;
+	uint64_t off; /* bytes consumed */
+	enum rd_state state;
+	int ret;   /* what next() returns once state is RD_END/RD_ERROR */
+	char *msg; /* the error or warning next() repeats */
+	unsigned char *cbuf, *ubuf; /* compressed, inflated block */
+	size_t ccap, ucap;
+	uint64_t last_ts; /* latest record time seen */
+	struct rec_run run;
+};
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* read up to @n bytes; returns how many (short only at EOF or error) */
+static size_t rd(struct rec_reader *r, void *buf, size_t n)
+{
+	size_t got = n ? fread(buf, 1, n, r->f) : 0;
+
+	r->off += got;
+	return got;
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t n)
+{
+	unsigned char *b;
+
+	if (n <= *cap)
+		return 0;
+	b = realloc(*buf, n);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = n;
+	return 0;
+}
+
+/*
+ * Read one block: 1 with its type and ulen inflated bytes in r->ubuf (one
+ * more byte, NUL, after them), 0 at a clean end of file before a block
+ * header, -ENODATA when the file ends inside a block, -EBADMSG (corrupted),
+ * -ENOMEM, -EIO; @err says what.
+ */
+static int read_block(struct rec_reader *r, uint32_t *type, size_t *ulen,
+		      char *err, size_t errlen)
+{
+	struct rec_block_header h;
+	uint64_t at = r->off;
+	uLongf dlen;
+	size_t got;
+	int zr;
+
+	got = rd(r, &h, sizeof(h));
+	if (ferror(r->f)) {
+		say(err, errlen, "%s: offset %llu: read error", r->name,
+		    (unsigned long long)r->off);
+		return -EIO;
+	}
+	if (!got)
+		return 0;
+	if (got < sizeof(h)) {
+		say(err, errlen,
+		    "%s: offset %llu: the file ends inside a block header (%zu "
+		    "of %u bytes)",
+		    r->name, (unsigned long long)at, got,
+		    REC_BLOCK_HEADER_SIZE);
+		return -ENODATA;
+	}
+	if (h.type < REC_BLOCK_META || h.type > REC_BLOCK_TRAILER) {
+		say(err, errlen, "%s: offset %llu: unknown block type %u",
+		    r->name, (unsigned long long)at, h.type);
+		return -EBADMSG;
+	}
+	if (h.ulen > REC_BLOCK_MAX || !h.ulen || !h.clen ||
+	    h.clen > compressBound(h.ulen)) {
+		say(err, errlen,
+		    "%s: offset %llu: block of %u bytes (%u compressed) is not "
+		    "a valid size (1 to %u)",
+		    r->name, (unsigned long long)at, h.ulen, h.clen,
+		    REC_BLOCK_MAX);
+		return -EBADMSG;
+	}
+	if (grow(&r->cbuf, &r->ccap, h.clen) ||
+	    grow(&r->ubuf, &r->ucap, (size_t)h.ulen + 1)) {
+		say(err, errlen, "%s: out of memory", r->name);
+		return -ENOMEM;
+	}
+	got = rd(r, r->cbuf, h.clen);
+	if (got < h.clen) {
+		if (ferror(r->f)) {
+			say(err, errlen, "%s: offset %llu: read error", r->name,
+			    (unsigned long long)r->off);
+			return -EIO;
+		}
+		say(err, errlen,
+		    "%s: offset %llu: the file ends inside a block (%zu of %u "
+		    "bytes)",
+		    r->name, (unsigned long long)at, got, h.clen);
+		return -ENODATA;
+	}
+	dlen = h.ulen;
+	zr = uncompress(r->ubuf, &dlen, r->cbuf, h.clen);
+	if (zr != Z_OK || dlen != h.ulen) {
+		say(err, errlen,
+		    "%s: offset %llu: block does not inflate to its %u bytes "
+		    "(zlib: %s)",
+		    r->name, (unsigned long long)at, h.ulen,
+		    zr == Z_OK ? "short" : zError(zr));
+		return -EBADMSG;
+	}
+	if ((uint32_t)crc32(0L, r->ubuf, h.ulen) != h.crc) {
+		say(err, errlen, "%s: offset %llu: block checksum mismatch",
+		    r->name, (unsigned long long)at);
+		return -EBADMSG;
+	}
+	r->ubuf[h.ulen] = '\0';
+	*type = h.type;
+	*ulen = h.ulen;
+	return 1;
+}
+
+/* JSON readers: 0, or -EBADMSG when the key holds another type */
+static json_object *jget(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+
+	if (o && json_object_is_type(o, json_type_object))
+		json_object_object_get_ex(o, k, &v);
+	return v;
+}
+
+static int ju64(json_object *o, const char *k, uint64_t *v)
+{
+	json_object *x = jget(o, k);
+
+	if (!x)
+		return 0; /* absent: keeps its default */
+	if (!json_object_is_type(x, json_type_int))
+		return -EBADMSG;
+	if (json_object_get_int64(x) < 0) /* INT64_MAX above it */
+		return -EBADMSG;
+	*v = json_object_get_uint64(x);
+	return 0;
+}
+
+static int jint(json_object *o, const char *k, int *v)
+{
+	uint64_t u = 0;
+
+	if (ju64(o, k, &u) || u > INT32_MAX)
+		return -EBADMSG;
+	*v = (int)u;
+	return 0;
+}
+
+/* a string (strdup'ed into *@v) or null/absent (NULL) */
+static int jstrdup(json_object *o, const char *k, const char **v)
+{
+	json_object *x = jget(o, k);
+
+	*v = NULL;
+	if (!x)
+		return 0;
+	if (!json_object_is_type(x, json_type_string))
+		return -EBADMSG;
+	*v = strdup(json_object_get_string(x));
+	return *v ? 0 : -ENOMEM;
+}
+
+static int jbool(json_object *o, const char *k, int *v)
+{
+	json_object *x = jget(o, k);
+
+	if (!x)
+		return 0;
+	if (!json_object_is_type(x, json_type_boolean))
+		return -EBADMSG;
+	*v = json_object_get_boolean(x);
+	return 0;
+}
+
+static json_object *parse_json(const unsigned char *s, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *o;
+
+	if (!tok)
+		return NULL;
+	o = json_tokener_parse_ex(tok, (const char *)s, (int)len);
+	if (o && (json_tokener_get_error(tok) != json_tokener_success ||
+		  tok->char_offset != (int)len ||
+		  !json_object_is_type(o, json_type_object))) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+static int parse_meta(struct rec_reader *r, json_object *m)
+{
+	json_object *run = jget(m, "run"), *a, *t;
+	struct rec_run *p = &r->run;
+	size_t i, n;
+	int ret = 0, v;
+
+	if (!run || !json_object_is_type(run, json_type_object))
+		return -EBADMSG;
+	a = jget(run, "command");
+	if (a) {
+		if (!json_object_is_type(a, json_type_array))
+			return -EBADMSG;
+		n = json_object_array_length(a);
+		p->command = calloc(n + 1, sizeof(*p->command));
+		if (!p->command)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			t = json_object_array_get_idx(a, i);
+			if (!json_object_is_type(t, json_type_string))
+				return -EBADMSG;
+			p->command[i] = strdup(json_object_get_string(t));
+			if (!p->command[i])
+				return -ENOMEM;
+		}
+	}
+	a = jget(run, "pids");
+	if (a) {
+		if (!json_object_is_type(a, json_type_array))
+			return -EBADMSG;
+		n = json_object_array_length(a);
+		p->pids = calloc(n ? n : 1, sizeof(*p->pids));
+		if (!p->pids)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			t = json_object_array_get_idx(a, i);
+			if (!json_object_is_type(t, json_type_int))
+				return -EBADMSG;
+			p->pids[i] = json_object_get_int(t);
+		}
+		p->npids = n;
+	}
+	ret = jstrdup(run, "host", &p->host);
+	ret = ret ?: jstrdup(run, "kernel", &p->kernel);
+	ret = ret ?: jstrdup(run, "kernel_version", &p->kernel_version);
+	ret = ret ?: jstrdup(run, "machine", &p->machine);
+	ret = ret ?: ju64(run, "start_realtime_ns", &p->start_realtime_ns);
+	ret = ret ?: ju64(run, "start_ns", &p->start_ns);
+	if (ret)
+		return ret;
+	a = jget(m, "timers");
+	if (!a || !json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(a);
+	if (!n || n > (1u << 20))
+		return -EBADMSG; /* the aggregator needs 1 timer or more */
+	p->timers = calloc(n, sizeof(*p->timers));
+	if (!p->timers)
+		return -ENOMEM;
+	p->ntimers = (uint32_t)n;
+	for (i = 0; i < n && !ret; i++) {
+		struct report_timer *rt = &p->timers[i];
+		uint64_t u = 0;
+
+		t = json_object_array_get_idx(a, i);
+		if (!t || !json_object_is_type(t, json_type_object))
+			return -EBADMSG;
+		ret = jstrdup(t, "name", &rt->name);
+		if (!ret && !rt->name)
+			ret = -EBADMSG;
+		ret = ret ?: jstrdup(t, "kind", &rt->kind);
+		ret = ret ?: jstrdup(t, "where", &rt->where);
+		ret = ret ?: jstrdup(t, "mech", &rt->mech);
+		ret = ret ?: jbool(t, "attached", &rt->attached);
+		ret = ret ?: jstrdup(t, "error", &rt->error);
+		ret = ret ?: jstrdup(t, "file", &rt->file);
+		v = 0;
+		ret = ret ?: jint(t, "line", &v);
+		rt->line = v;
+		ret = ret ?: jbool(t, "entry_only", &rt->entry_only);
+		ret = ret ?: ju64(t, "maxactive", &u);
+		rt->maxactive = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	}
+	return ret;
+}
+
+static int parse_trailer(struct rec_reader *r, json_object *m)
+{
+	struct rec_run *p = &r->run;
+	json_object *a, *t, *l = jget(m, "loss");
+	size_t i, n;
+	int ret;
+
+	ret = ju64(m, "end_ns", &p->end_ns);
+	ret = ret ?: ju64(m, "records", &p->nrecords);
+	ret = ret ?: ju64(l, "ring_buffer_drops", &p->loss.rb_drops);
+	ret = ret ?: ju64(l, "depth_overflow", &p->loss.depth_overflow);
+	ret = ret ?: ju64(l, "task_storage_failures", &p->loss.no_storage);
+	ret = ret ?: ju64(l, "recursion_misses", &p->loss.recursion_misses);
+	ret = ret ?: ju64(l, "kprobe_misses", &p->loss.kprobe_misses);
+	if (ret)
+		return ret;
+	a = jget(m, "timers");
+	if (a) {
+		if (!json_object_is_type(a, json_type_array) ||
+		    json_object_array_length(a) != p->ntimers)
+			return -EBADMSG;
+		for (i = 0; i < p->ntimers && !ret; i++) {
+			t = json_object_array_get_idx(a, i);
+			ret = ju64(t, "orphan_stops", &p->timers[i].orphans);
+			ret = ret
+				      ?: ju64(t, "kprobe_misses",
+					      &p->timers[i].kprobe_misses);
+		}
+		if (ret)
+			return ret;
+	}
+	a = jget(m, "threads");
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(a);
+	p->threads = calloc(n ? n : 1, sizeof(*p->threads));
+	if (!p->threads)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		json_object *c;
+		uint64_t tid = 0, tgid = 0;
+
+		t = json_object_array_get_idx(a, i);
+		c = jget(t, "comm");
+		if (ju64(t, "tid", &tid) || ju64(t, "tgid", &tgid) ||
+		    tid > UINT32_MAX || tgid > UINT32_MAX || !c ||
+		    !json_object_is_type(c, json_type_string))
+			return -EBADMSG;
+		p->threads[i].tid = (uint32_t)tid;
+		p->threads[i].tgid = (uint32_t)tgid;
+		snprintf(p->threads[i].comm, IPROF_COMM_LEN, "%s",
+			 json_object_get_string(c));
+	}
+	p->nthreads = n;
+	return 0;
+}
+
+/* parse a JSON block with @fn; 0 or -errno with @err set */
+static int json_block(struct rec_reader *r, size_t len, uint64_t at,
+		      const char *what,
+		      int (*fn)(struct rec_reader *, json_object *), char *err,
+		      size_t errlen)
+{
+	json_object *o = parse_json(r->ubuf, len);
+	int ret;
+
+	if (!o) {
+		say(err, errlen,
+		    "%s: offset %llu: the %s block is not a JSON object",
+		    r->name, (unsigned long long)at, what);
+		return -EBADMSG;
+	}
+	ret = fn(r, o);
+	json_object_put(o);
+	if (ret == -ENOMEM)
+		say(err, errlen, "%s: out of memory", r->name);
+	else if (ret)
+		say(err, errlen,
+		    "%s: offset %llu: the %s block has a missing or invalid "
+		    "field",
+		    r->name, (unsigned long long)at, what);
+	return ret;
+}
+
+struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
+				  size_t errlen)
+{
+	struct rec_reader *r = calloc(1, sizeof(*r));
+	struct rec_file_header h;
+	uint32_t type;
+	size_t got, len;
+	int ret;
+
+	if (!r || !(r->name = strdup(name ? name : "-"))) {
+		free(r);
+		say(err, errlen, "%s: out of memory", name);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->f = f;
+	got = rd(r, &h, sizeof(h));
+	if (got >= sizeof(h.magic) && memcmp(h.magic, REC_MAGIC, 8)) {
+		say(err, errlen,
+		    "%s: offset 0: not an iprof recording (no \"%s\" magic)",
+		    r->name, REC_MAGIC);
+		ret = -EPROTO;
+		goto fail;
+	}
+	if (got < sizeof(h)) {
+		say(err, errlen,
+		    "%s: offset %zu: the file ends inside the header (%u "
+		    "bytes)",
+		    r->name, got, REC_HEADER_SIZE);
+		ret = ferror(f) ? -EIO : -ENODATA;
+		goto fail;
+	}
+	if (h.major != REC_VERSION_MAJOR) {
+		say(err, errlen,
+		    "%s: offset 8: recording format version %u.%u; this iprof "
+		    "reads version %u.x",
+		    r->name, h.major, h.minor, REC_VERSION_MAJOR);
+		ret = -EPROTO;
+		goto fail;
+	}
+	if (h.header_size != REC_HEADER_SIZE ||
+	    h.rec_size != sizeof(struct iprof_rec) ||
+	    h.abi_version != IPROF_ABI_VERSION) {
+		say(err, errlen,
+		    "%s: offset 12: header says %u-byte header, %u-byte "
+		    "records of ABI %u; expected %u, %zu, %d",
+		    r->name, h.header_size, h.rec_size, h.abi_version,
+		    REC_HEADER_SIZE, sizeof(struct iprof_rec),
+		    IPROF_ABI_VERSION);
+		ret = -EPROTO;
+		goto fail;
+	}
+	ret = read_block(r, &type, &len, err, errlen);
+	if (ret == 0) {
+		say(err, errlen,
+		    "%s: offset %llu: the file ends before its metadata block",
+		    r->name, (unsigned long long)r->off);
+		ret = -ENODATA;
+	}
+	if (ret < 0)
+		goto fail;
+	if (type != REC_BLOCK_META) {
+		say(err, errlen,
+		    "%s: offset %u: expected the metadata block, found type %u",
+		    r->name, REC_HEADER_SIZE, type);
+		ret = -EBADMSG;
+		goto fail;
+	}
+	ret = json_block(r, len, REC_HEADER_SIZE, "metadata", parse_meta, err,
+			 errlen);
+	if (ret)
+		goto fail;
+	r->run.end_ns = r->run.start_ns;
+	return r;
+fail:
+	rec_reader_free(r);
+	errno = -ret;
+	return NULL;
+}
+
+/* stop reading: every later next() returns @ret and repeats @err */
+static int finish(struct rec_reader *r, int ret, char *err, size_t errlen)
+{
+	r->state = ret < 0 ? RD_ERROR : RD_END;
+	r->ret = ret;
+	free(r->msg);
+	r->msg = err && errlen && *err ? strdup(err) : NULL;
+	return ret;
+}
+
+int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
+		    size_t *n, char *err, size_t errlen)
+{
+	uint64_t at;
+	uint32_t type;
+	size_t len, i;
+	int ret;
+
+	*recs = NULL;
+	*n = 0;
+	if (err && errlen)
+		*err = '\0';
+	if (r->state != RD_BLOCKS) {
+		say(err, errlen, "%s", r->msg ? r->msg : "");
+		return r->ret;
+	}
+	at = r->off;
+	ret = read_block(r, &type, &len, err, errlen);
+	if (ret == 0 || ret == -ENODATA) {
+		/* cut: a killed run, or a copy in progress */
+		char what[256];
+
+		if (ret == 0)
+			snprintf(what, sizeof(what),
+				 "%s: offset %llu: the recording ends without "
+				 "its trailer",
+				 r->name, (unsigned long long)at);
+		else
+			snprintf(what, sizeof(what), "%s", err ? err : "");
+		say(err, errlen,
+		    "%s (cut, or the run was killed): it holds the records up "
+		    "to there; no loss counters",
+		    what);
+		if (r->last_ts > r->run.end_ns)
+			r->run.end_ns = r->last_ts;
+		return finish(r, 0, err, errlen);
+	}
+	if (ret < 0)
+		return finish(r, ret, err, errlen);
+	if (type == REC_BLOCK_TRAILER) {
+		char c;
+
+		ret = json_block(r, len, at, "trailer", parse_trailer, err,
+				 errlen);
+		if (ret)
+			return finish(r, ret, err, errlen);
+		if (rd(r, &c, 1)) {
+			say(err, errlen,
+			    "%s: offset %llu: data after the trailer", r->name,
+			    (unsigned long long)(r->off - 1));
+			return finish(r, -EBADMSG, err, errlen);
+		}
+		r->run.have_trailer = 1;
+		if (err && errlen)
+			*err = '\0';
+		return finish(r, 0, err, errlen);
+	}
+	if (type != REC_BLOCK_RECORDS || len % sizeof(struct iprof_rec)) {
+		say(err, errlen, "%s: offset %llu: %s", r->name,
+		    (unsigned long long)at,
+		    type == REC_BLOCK_META ? "a second metadata block"
+					   : "a records block that is not a "
+					     "whole number of 32-byte records");
+		return finish(r, -EBADMSG, err, errlen);
+	}
+	*recs = (const struct iprof_rec *)r->ubuf;
+	*n = len / sizeof(struct iprof_rec);
+	for (i = 0; i < *n; i++)
+		if ((*recs)[i].type != IPROF_REC_COMM &&
+		    (*recs)[i].ts > r->last_ts)
+			r->last_ts = (*recs)[i].ts;
+	return 1;
+}
+
+const struct rec_run *rec_reader_run(const struct rec_reader *r)
+{
+	return &r->run;
+}
+
+uint64_t rec_reader_offset(const struct rec_reader *r)
+{
+	return r->off;
+}
+
+void rec_reader_free(struct rec_reader *r)
+{
+	struct rec_run *p;
+	size_t i;
+
+	if (!r)
+		return;
+	p = &r->run;
+	for (i = 0; p->command && p->command[i]; i++)
+		free(p->command[i]);
+	free(p->command);
+	free(p->pids);
+	free((char *)p->host);
+	free((char *)p->kernel);
+	free((char *)p->kernel_version);
+	free((char *)p->machine);
+	for (i = 0; i < p->ntimers; i++) {
+		free((char *)p->timers[i].name);
+		free((char *)p->timers[i].kind);
+		free((char *)p->timers[i].where);
+		free((char *)p->timers[i].mech);
+		free((char *)p->timers[i].error);
+		free((char *)p->timers[i].file);
+	}
+	free(p->timers);
+	free(p->threads);
+	free(r->cbuf);
+	free(r->ubuf);
+	free(r->msg);
+	free(r->name);
+	free(r);
+}
+
+int rec_replay(struct rec_reader *r, uint64_t from_ns, uint64_t to_ns,
+	       void (*on_from)(void *ctx),
+	       void (*sink)(void *ctx, const void *rec, size_t len), void *ctx,
+	       char *err, size_t errlen)
+{
+	uint64_t from = r->run.start_ns + from_ns;
+	uint64_t to = to_ns ? r->run.start_ns + to_ns : UINT64_MAX;
+	const struct iprof_rec *recs;
+	int ret, started = !from_ns;
+	size_t n, i;
+
+	while ((ret = rec_reader_next(r, &recs, &n, err, errlen)) > 0) {
+		for (i = 0; i < n; i++) {
+			const struct iprof_rec *x = &recs[i];
+
+			if (x->type != IPROF_REC_COMM) {
+				if (x->ts > to)
+					continue;
+				if (!started && x->ts >= from) {
+					started = 1;
+					if (on_from)
+						on_from(ctx);
+				}
+			}
+			sink(ctx, x, sizeof(*x));
+		}
+	}
+	if (!started && on_from && ret == 0)
+		on_from(ctx);
+	return ret;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shared by iprof report and iprof diff (src/cmd_report.c, cmd_diff.c). */
+#ifndef IPROF_REPLAY_H
+#define IPROF_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iprof/agg.h"
+#include "iprof/report.h"
+
+/* Report options of iprof report (and, for recordings, iprof diff). */
+struct replay_opts {
+	enum report_fmt fmt;
+	const char *output; /* -o; NULL or "-": stdout */
+	enum report_sort sort;
+	uint64_t min_total_ns; /* ns */
+	uint32_t max_depth;
+	enum report_weight weight;
+	enum report_col columns[REPORT_NCOL];
+	size_t ncolumns;
+	enum agg_by by;
+	uint64_t from_ns, to_ns; /* window, ns after the start; to 0: none */
+	int fmt_set, sort_set, filter_set, weight_set, quiet;
+};
+
+/*
+ * replay_parse() - the options of `iprof @cmd` into @ro (zeroed by the
+ * caller); leaves optind at the first operand.  Returns 0, 1 for --help,
+ * or -EINVAL (a message is printed).
+ */
+int replay_parse(int argc, char **argv, struct replay_opts *ro,
+		 const char *cmd);
+
+/*
+ * replay_report() - read the recording @in (named @name in messages),
+ * replay it and write the report @ro asks for on @out.  *@partial: 1 when
+ * the recording was cut or had timers not attached.  Returns 0, -EINVAL
+ * (not a recording, corrupted: message printed), -ENOMEM, or -errno of a
+ * write error.
+ */
+int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
+		  FILE *out, int *partial);
+
+/* replay_open() - fopen(@path, "r"), stdin for "-"; NULL with a message. */
+FILE *replay_open(const char *path);
+
+#endif /* IPROF_REPLAY_H */

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# iprof record / report / diff / --format chrome on tools/uprobe-workload:
+# the report of a recording is byte for byte the live report of the same
+# run (iprof record --report-output), for every format and report option;
+# the timeline has one complete event per call, nested per thread, in us;
+# diff of a run with itself is all zeros; cut and corrupted files.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v jq >/dev/null || skip "needs jq (tools/install-deps.sh)"
+
+W=$BUILD/uprobe-workload
+T=2 N=15 D=3
+PROBES=(-e "uprobe:$W:outer" -e "uprobe:$W:spin_inner"
+	-e "uprobe:$W:sleep_inner" -e "uprobe:$W:recurse"
+	-e "uprobe:$W:exit_inside")
+WL=(-- "$W" --threads $T --calls $N --spin-us 200 --sleep-us 300 --depth $D --exit-inside)
+
+# rec NAME FORMAT-AND-OPTIONS...: record a run and its live report
+rec() {
+	local name=$1
+	shift
+	"$IPROF" record -q -o "$TMP/$name.rec" --report-output "$TMP/$name.live" \
+		"$@" "${PROBES[@]}" "${WL[@]}" >"$TMP/$name.truth" 2>>"$TMP/err"
+	check "record $name: exit status" "$?" 0
+}
+
+# same NAME OPTIONS...: iprof report with the options == the live report
+same() {
+	local name=$1
+	shift
+	"$IPROF" report -q "$@" "$TMP/$name.rec" >"$TMP/$name.rep" 2>>"$TMP/err"
+	check "report $name $*: exit status" "$?" 0
+	if cmp -s "$TMP/$name.live" "$TMP/$name.rep" && [ -s "$TMP/$name.rep" ]; then
+		ok "report $name $* == live report ($(wc -l <"$TMP/$name.rep") lines)"
+	else
+		bad "report $name $* differs from the live report"
+		diff "$TMP/$name.live" "$TMP/$name.rep" | head -20
+	fi
+}
+
+rec json -f json
+same json -f json
+rec table --sort count --max-depth 2
+same table --sort count --max-depth 2
+rec seed -f seed
+same seed -f seed
+rec folded -f folded --min-total 1ms --weight total
+same folded -f folded --min-total 1ms --weight total
+rec bytid -f json --by tid --sort name
+same bytid -f json --by tid --sort name
+rec cols --columns count,total,p50,p99.9 --by comm
+same cols --columns count,total,p50,p99.9 --by comm
+
+calls=$((T * N))
+check "json: outer count = ground truth" \
+	"$(jq '.tree[] | select(.name == "outer") | .count' "$TMP/json.rep")" \
+	"$(truth outer.count "$TMP/json.truth")"
+check "json: outer count = threads x calls" \
+	"$(jq '.tree[] | select(.name == "outer") | .count' "$TMP/json.rep")" $calls
+check "json: histogram counts add up to count, every node" \
+	"$(jq '[.. | objects | select(has("histogram")) | (([.histogram[][2]] | add // 0) == .count)] | all' "$TMP/json.rep")" true
+check "json: histogram slots hold min and max" \
+	"$(jq '[.. | objects | select(has("histogram") and .count > 0) | (.histogram[0][0] <= .min_ns and .histogram[-1][1] >= .max_ns)] | all' "$TMP/json.rep")" true
+
+# stdin, and the same recording reported in another format than live
+"$IPROF" report -q -f json - <"$TMP/json.rec" >"$TMP/stdin.rep"
+check "report from stdin == live" "$(cmp -s "$TMP/stdin.rep" "$TMP/json.live" && echo same)" same
+
+# a window: --from 0 --to (the whole run) == no window
+dur=$(jq .run.duration_ns "$TMP/json.rep")
+"$IPROF" report -q -f json --from 0 --to "$((dur + 1000))ns" "$TMP/json.rec" |
+	jq -c '[.. | objects | select(has("count")) | .count]' >"$TMP/win.counts"
+jq -c '[.. | objects | select(has("count")) | .count]' "$TMP/json.rep" >"$TMP/all.counts"
+check "window covering the run: same counts" "$(cmp -s "$TMP/win.counts" "$TMP/all.counts" && echo same)" same
+half=$((dur / 2))
+"$IPROF" report -q -f json --to "${half}ns" "$TMP/json.rec" >"$TMP/h1.json"
+"$IPROF" report -q -f json --from "${half}ns" "$TMP/json.rec" >"$TMP/h2.json"
+c1=$(jq '[.tree[] | select(.name == "outer") | .count] | add // 0' "$TMP/h1.json")
+c2=$(jq '[.tree[] | select(.name == "outer") | .count] | add // 0' "$TMP/h2.json")
+check "two halves: outer counts add up ($c1 + $c2)" $((c1 + c2)) $calls
+check "first half: duration" "$(jq .run.duration_ns "$TMP/h1.json")" "$half"
+check "second half: duration" "$(jq .run.duration_ns "$TMP/h2.json")" "$((dur - half))"
+
+# the timeline, from the recording and live
+"$IPROF" report -q -f chrome "$TMP/json.rec" >"$TMP/tl.json"
+check "chrome: report exit status" "$?" 0
+check "chrome: every X event has name cat ph ts dur pid tid args.depth" \
+	"$(jq '[.traceEvents[] | select(.ph == "X") | (has("name") and has("ts") and has("dur") and has("pid") and has("tid") and (.args.depth >= 1) and (.ts | type) == "number" and .dur >= 0)] | all' "$TMP/tl.json")" true
+check "chrome: only X and M events" \
+	"$(jq '[.traceEvents[] | select(.ph != "X" and .ph != "M")] | length' "$TMP/tl.json")" 0
+check "chrome: outer calls" \
+	"$(jq '[.traceEvents[] | select(.ph == "X" and .name == "outer" and (.args.end == null))] | length' "$TMP/tl.json")" $calls
+check "chrome: recurse calls ($D levels)" \
+	"$(jq '[.traceEvents[] | select(.ph == "X" and .name == "recurse")] | length' "$TMP/tl.json")" $((calls * D))
+check "chrome: exit_inside closed by its thread's exit" \
+	"$(jq -c '[.traceEvents[] | select(.name == "exit_inside") | .args.end]' "$TMP/tl.json")" '["exit"]'
+check "chrome: X events as the JSON report counts them (completed calls)" \
+	"$(jq '[.traceEvents[] | select(.ph == "X" and (.args.end == null or .args.end == "exit"))] | length' "$TMP/tl.json")" \
+	"$(jq '[.tree | .. | objects | select(has("histogram")) | .count] | add' "$TMP/json.rep")"
+check "chrome: a thread_name per traced thread" \
+	"$(jq '[.traceEvents[] | select(.ph == "M" and .name == "thread_name")] | length' "$TMP/tl.json")" \
+	"$(jq '[.traceEvents[] | select(.ph == "X") | .tid] | unique | length' "$TMP/tl.json")"
+# nesting: per thread, a depth-d event lies inside the last depth-(d-1)
+# event that started before it (us, 3 decimals: compare in ns)
+check "chrome: per-thread nesting" "$(jq '
+	[.traceEvents[] | select(.ph == "X")] | group_by(.tid) | map(
+	  sort_by(.ts, .args.depth) | . as $ev | reduce range(0; length) as $i
+	    ({ok: true, open: {}};
+	     ($ev[$i]) as $e | ($e.ts * 1000 | round) as $s |
+	     (($e.ts + $e.dur) * 1000 | round) as $t |
+	     if $e.args.depth > 1 then
+	       .open[($e.args.depth - 1 | tostring)] as $p |
+	       .ok = (.ok and $p != null and $p[0] <= $s and $t <= $p[1])
+	     else . end | .open[($e.args.depth | tostring)] = [$s, $t])
+	  | .ok) | all' "$TMP/tl.json")" true
+"$IPROF" -q -f chrome -o "$TMP/live-tl.json" "${PROBES[@]}" "${WL[@]}" >/dev/null 2>>"$TMP/err"
+check "chrome live: exit status" "$?" 0
+check "chrome live: outer calls" \
+	"$(jq '[.traceEvents[] | select(.ph == "X" and .name == "outer")] | length' "$TMP/live-tl.json")" $calls
+
+# diff: a run with itself, a recording with its JSON report
+"$IPROF" diff -f json "$TMP/json.rec" "$TMP/json.live" >"$TMP/self.diff"
+check "diff of a run with itself: exit" "$?" 0
+check "diff with itself: every path in both" "$(jq '[.paths[] | .in == "both"] | all' "$TMP/self.diff")" true
+check "diff with itself: no change" "$(jq '[.paths[].change | .count, .total_ns, .p99_ns] | map(. == 0) | all' "$TMP/self.diff")" true
+check "diff with itself: as many paths as nodes" "$(jq '.paths | length' "$TMP/self.diff")" \
+	"$(jq '.aggregator.nodes' "$TMP/json.rep")"
+"$IPROF" diff -f json "$TMP/json.live" "$TMP/table.rec" >"$TMP/ab.diff"
+check "diff A B (two runs, same probes): no path in one only" \
+	"$(jq '[.paths[] | select(.in != "both")] | length' "$TMP/ab.diff")" 0
+check "diff A B: sorted by |change of total|" \
+	"$(jq '[.paths[].change.total_ns | fabs] | . == (sort | reverse)' "$TMP/ab.diff")" true
+"$IPROF" diff "$TMP/json.live" "$TMP/table.rec" >"$TMP/ab.txt"
+check "diff table: a line per path + 3" "$(wc -l <"$TMP/ab.txt")" $(($(jq '.paths | length' "$TMP/ab.diff") + 3))
+
+# cut and corrupted recordings
+size=$(stat -c %s "$TMP/json.rec")
+head -c $((size - 5)) "$TMP/json.rec" >"$TMP/cut.rec"
+"$IPROF" report -f json "$TMP/cut.rec" >"$TMP/cut.json" 2>"$TMP/cut.err"
+check "cut recording: exit status 3" "$?" 3
+check "cut recording: says where" "$(grep -c "cut.rec: offset [0-9]*: .*(cut, or the run was killed)" "$TMP/cut.err")" 1
+check "cut recording: a report" "$(jq -r .tool "$TMP/cut.json")" iprof
+head -c 20 "$TMP/json.rec" >"$TMP/short.rec"
+"$IPROF" report "$TMP/short.rec" >/dev/null 2>"$TMP/short.err"
+check "header cut: exit status 2" "$?" 2
+check "header cut: message" "$(cat "$TMP/short.err")" \
+	"iprof: $TMP/short.rec: offset 20: the file ends inside the header (32 bytes)"
+cp "$TMP/json.rec" "$TMP/bad.rec"
+printf '\xff' | dd of="$TMP/bad.rec" bs=1 seek=$((size - 40)) conv=notrunc 2>/dev/null
+"$IPROF" report "$TMP/bad.rec" >/dev/null 2>"$TMP/bad.err"
+check "corrupted recording: exit status 2" "$?" 2
+check "corrupted recording: names file and offset" "$(grep -c "bad.rec: offset [0-9]*: " "$TMP/bad.err")" 1
+"$IPROF" report "$TMP/json.live" >/dev/null 2>"$TMP/nr.err"
+check "a JSON report is not a recording: exit 2" "$?" 2
+check "not a recording: message" "$(cat "$TMP/nr.err")" \
+	"iprof: $TMP/json.live: offset 0: not an iprof recording (no \"IPROFREC\" magic)"
+"$IPROF" record -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>"$TMP/noo.err"
+check "record without -o: exit 2" "$?" 2
+finish
