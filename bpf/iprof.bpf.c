@@ -186,6 +186,26 @@ int fn_return(struct pt_regs *ctx)
 	return run_chain(ctx, regs_user(ctx) ? IPROF_CTX_TASK : cur_ctx(), 0);
 }
 
+/*
+ * The same for many user functions at once: uprobe_multi links (6.6+), one
+ * per binary for the entries and one for the returns, each function's
+ * cookie its chain (bpf_get_attach_cookie() reads the multi-link cookie).
+ * The loader loads them with expected_attach_type BPF_TRACE_UPROBE_MULTI
+ * where the kernel has it, else not at all.  User mode only.
+ */
+SEC("kprobe")
+int fn_entry_m(struct pt_regs *ctx)
+{
+	drop_returned(IPROF_CTX_TASK, 0, SV_USER, bpf_get_current_pid_tgid());
+	return run_chain(ctx, IPROF_CTX_TASK, 0);
+}
+
+SEC("kprobe")
+int fn_return_m(struct pt_regs *ctx)
+{
+	return run_chain(ctx, IPROF_CTX_TASK, 0);
+}
+
 /* Follow children of traced processes: a new process of a target tgid is a
  * target before it runs its first instruction (no race with exec). */
 SEC("tp_btf/sched_process_fork")

@@ -25,6 +25,7 @@
 #include "iprof/util.h"
 #include "loader.h"
 #include "tracefs.h"
+#include "uprobe_multi.h"
 #include "iprof.skel.h"
 #include "fentry.skel.h"
 
@@ -80,6 +81,11 @@ struct loader {
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
 	struct bpf_link *sysenter_link; /* with kprobe timers only */
+	/* user functions in uprobe_multi links: one per binary and
+	 * direction (their fds), and which attachments they hold */
+	int *umulti_fds;
+	unsigned int numulti;
+	char *att_multi;
 	/* syscall spans (MECH_SYSCALL): sc_enter, sc_exit, attached once */
 	struct bpf_link *sc_links[2];
 	char *sc_why; /* why they could not be attached, or NULL */
@@ -389,6 +395,16 @@ int loader_open(struct loader **out, struct plan *plan,
 	if (!plan_has_mech(plan, MECH_SYSCALL)) {
 		bpf_program__set_autoload(l->skel->progs.sc_enter, false);
 		bpf_program__set_autoload(l->skel->progs.sc_exit, false);
+	}
+	if (plan_has_mech(plan, MECH_UPROBE) && umulti_supported() &&
+	    !getenv("IPROF_NO_UPROBE_MULTI")) {
+		bpf_program__set_expected_attach_type(l->skel->progs.fn_entry_m,
+						      UMULTI_ATTACH_TYPE);
+		bpf_program__set_expected_attach_type(
+			l->skel->progs.fn_return_m, UMULTI_ATTACH_TYPE);
+	} else {
+		bpf_program__set_autoload(l->skel->progs.fn_entry_m, false);
+		bpf_program__set_autoload(l->skel->progs.fn_return_m, false);
 	}
 	bpf_map__set_max_entries(l->skel->maps.rings, l->nrings);
 	ret = rings_create(l, err, errlen);
@@ -938,12 +954,74 @@ static int attach_syscalls(struct loader *l)
 	return err;
 }
 
-/* Is attachment @i in place (its link, or its sc_chain slot)? */
+/* Is attachment @i in place (its link, a uprobe_multi link, or its
+ * sc_chain slot)? */
 static int att_attached(const struct loader *l, uint32_t i)
 {
 	if (l->plan->att[i].mech == MECH_SYSCALL)
 		return l->sc_links[1] != NULL;
-	return l->att_links[i] != NULL;
+	return l->att_links[i] != NULL || (l->att_multi && l->att_multi[i]);
+}
+
+/*
+ * User functions in uprobe_multi links where the kernel has them: one link
+ * per binary for the entries and one for the returns, each function's
+ * cookie the first action of its chain.  A link the kernel refuses leaves
+ * its functions to attach_att(), one perf event each.  Returns 0 or
+ * -ENOMEM.
+ */
+static int attach_umulti(struct loader *l)
+{
+	struct plan *p = l->plan;
+	uint64_t *offs = NULL, *cookies = NULL;
+	struct bpf_program *prog;
+	uint32_t i, j, n;
+	int fd, *fds, ret = 0;
+
+	if (bpf_program__fd(l->skel->progs.fn_entry_m) < 0)
+		return 0; /* not loaded: no uprobe_multi here */
+	l->att_multi = calloc(p->natt ? p->natt : 1, 1);
+	offs = calloc(p->natt ? p->natt : 1, sizeof(*offs));
+	cookies = calloc(p->natt ? p->natt : 1, sizeof(*cookies));
+	if (!l->att_multi || !offs || !cookies) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->natt; i++) {
+		if ((p->att[i].mech != MECH_UPROBE &&
+		     p->att[i].mech != MECH_URETPROBE) ||
+		    l->att_multi[i])
+			continue;
+		for (n = 0, j = i; j < p->natt; j++)
+			if (p->att[j].mech == p->att[i].mech &&
+			    !strcmp(p->att[j].path, p->att[i].path)) {
+				offs[n] = p->att[j].offset;
+				cookies[n++] = p->att[j].action;
+			}
+		prog = p->att[i].mech == MECH_UPROBE ?
+			       l->skel->progs.fn_entry_m :
+			       l->skel->progs.fn_return_m;
+		fd = umulti_attach(bpf_program__fd(prog), p->att[i].path, offs,
+				   cookies, n, p->att[i].mech == MECH_URETPROBE);
+		if (fd < 0)
+			continue; /* one perf event each, as before */
+		fds = realloc(l->umulti_fds, (l->numulti + 1) * sizeof(*fds));
+		if (!fds) {
+			close(fd);
+			ret = -ENOMEM;
+			goto out;
+		}
+		l->umulti_fds = fds;
+		fds[l->numulti++] = fd;
+		for (j = i; j < p->natt; j++)
+			if (p->att[j].mech == p->att[i].mech &&
+			    !strcmp(p->att[j].path, p->att[i].path))
+				l->att_multi[j] = 1;
+	}
+out:
+	free(offs);
+	free(cookies);
+	return ret;
 }
 
 static struct bpf_link *attach_att(struct loader *l, const struct plan_att *a)
@@ -977,6 +1055,17 @@ static struct bpf_link *attach_att(struct loader *l, const struct plan_att *a)
 /* Does attachment @a run an action of @timer? */
 static int att_uses(const struct plan *p, const struct plan_att *a,
 		    uint32_t timer);
+
+/* Is @timer in a uprobe_multi link? */
+static int timer_in_umulti(const struct loader *l, uint32_t timer)
+{
+	uint32_t i;
+
+	for (i = 0; l->att_multi && i < l->plan->natt; i++)
+		if (l->att_multi[i] && att_uses(l->plan, &l->plan->att[i], timer))
+			return 1;
+	return 0;
+}
 
 /* Does @timer ride on the raw syscall tracepoints (a syscall span)? */
 static int timer_on_syscalls(const struct plan *p, uint32_t timer)
@@ -1037,11 +1126,16 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		return -ENOMEM;
 	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
 		attach_syscalls(l);
+	if (!l->att_multi && attach_umulti(l)) {
+		free(att_why);
+		return -ENOMEM;
+	}
 	for (i = 0; i < p->natt; i++) {
 		__u32 head = p->att[i].action + 1;
 
 		if (p->att[i].mech == MECH_FUNC_ENTRY ||
-		    p->att[i].mech == MECH_FUNC_RETURN)
+		    p->att[i].mech == MECH_FUNC_RETURN ||
+		    (l->att_multi && l->att_multi[i]))
 			continue;
 		if (p->att[i].mech == MECH_SYSCALL) {
 			/* its chain in the syscall's slot */
@@ -1112,7 +1206,9 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 				err = -EINVAL;
 			}
 			t->mech = t->kind == PROBE_UPROBE ?
-					  "uprobe/uretprobe" :
+					  (timer_in_umulti(l, id) ?
+						   "uprobe/uretprobe (uprobe_multi)" :
+						   "uprobe/uretprobe") :
 				  timer_on_syscalls(p, id) ?
 					  "tracepoint (raw syscalls)" :
 					  "tracepoint";
@@ -1263,7 +1359,8 @@ unsigned int loader_nprobes(const struct loader *l)
 		n += l->att_links[i] != NULL;
 	for (i = 0; i < l->plan->ntimers; i++)
 		n += (unsigned int)l->links[i].n;
-	return n + (l->sc_links[0] != NULL) + (l->sc_links[1] != NULL);
+	return n + (l->sc_links[0] != NULL) + (l->sc_links[1] != NULL) +
+	       l->numulti;
 }
 
 /*
@@ -1302,6 +1399,9 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->sc_links[0]);
 	bpf_link__destroy(l->sc_links[1]);
 	l->sc_links[0] = l->sc_links[1] = NULL;
+	for (i = 0; i < l->numulti; i++)
+		close(l->umulti_fds[i]);
+	l->numulti = 0;
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
 	for (i = 0; i < (uint32_t)l->nirq; i++)
@@ -1405,6 +1505,8 @@ void loader_close(struct loader *l)
 	free(l->ring_src);
 	stream__free(l->stream);
 	free(l->sc_why);
+	free(l->umulti_fds);
+	free(l->att_multi);
 	iprof__destroy(l->skel);
 	free(l->links);
 	free(l->att_links);
