@@ -225,28 +225,38 @@ static uint64_t get_offcpu(const struct agg_node *n)
 	return n->runq_ns + n->blocked_ns;
 }
 
+/* One sample per timer: @sample{timer="NAME"} VALUE, VALUE from @get. */
+static void per_timer(FILE *f, const struct report *r, const char *sample,
+		      uint64_t (*get)(const struct report_timer *))
+{
+	for (uint32_t i = 0; i < agg__ntimers(r->agg); i++) {
+		fprintf(f, "%s{timer=\"", sample);
+		report_om_escape(f, r->timers[i].name ? r->timers[i].name :
+							"?");
+		fprintf(f, "\"} %" PRIu64 "\n", get(&r->timers[i]));
+	}
+}
+
+static uint64_t get_attached(const struct report_timer *t)
+{
+	return t->attached ? 1 : 0;
+}
+
+static uint64_t get_orphans(const struct report_timer *t)
+{
+	return t->orphans;
+}
+
 static void timers(FILE *f, const struct report *r)
 {
-	uint32_t nt = agg__ntimers(r->agg), i;
-
 	if (!r->timers)
 		return;
 	family(f, "iprof_timer_attached", "gauge", NULL,
 	       "1 when the timer is attached and traced, 0 when it was refused or skipped");
-	for (i = 0; i < nt; i++) {
-		fputs("iprof_timer_attached{timer=\"", f);
-		report_om_escape(f, r->timers[i].name ? r->timers[i].name :
-							"?");
-		fprintf(f, "\"} %d\n", r->timers[i].attached ? 1 : 0);
-	}
+	per_timer(f, r, "iprof_timer_attached", get_attached);
 	family(f, "iprof_orphan_stops", "counter", NULL,
 	       "Stops of the timer that found no start on their thread");
-	for (i = 0; i < nt; i++) {
-		fputs("iprof_orphan_stops_total{timer=\"", f);
-		report_om_escape(f, r->timers[i].name ? r->timers[i].name :
-							"?");
-		fprintf(f, "\"} %" PRIu64 "\n", r->timers[i].orphans);
-	}
+	per_timer(f, r, "iprof_orphan_stops_total", get_orphans);
 }
 
 int report_openmetrics(FILE *f, const struct report *r)
