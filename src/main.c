@@ -34,6 +34,7 @@
 #include "iprof/util.h"
 #include "btfarg.h"
 #include "cmd.h"
+#include "monitor.h"
 #include "list.h"
 #include "loader.h"
 #include "tracefs.h"
@@ -72,6 +73,7 @@ struct opts {
 	enum agg_by by; /* --by */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */
+	const char *listen; /* --listen ADDR:PORT: serve /metrics */
 	char **cmd; /* after "--" */
 };
 
@@ -115,6 +117,7 @@ static void usage(FILE *f)
 		"                        graph input: 'a;b;c VALUE'), seed (the seed\n"
 		"                        patch's lines) or chrome (a timeline for\n"
 		"                        Perfetto UI / chrome://tracing: one event per call)\n"
+		"                        or openmetrics (Prometheus; doc/openmetrics.md)\n"
 		"  -o, --output FILE     write the report to FILE instead of stdout\n"
 		"                        (iprof record: the recording, doc/recording.md)\n"
 		"      --report-output FILE  iprof record: also write the live report\n"
@@ -137,6 +140,9 @@ static void usage(FILE *f)
 		"                        -f json: one line per report (NDJSON)\n"
 		"      --interval-mode M cumulative (default: since the start) or delta\n"
 		"                        (each report covers its interval only)\n"
+		"      --listen ADDR:PORT  serve the OpenMetrics report at\n"
+		"                        http://ADDR:PORT/metrics, renewed every --interval\n"
+		"                        (default 1s); ':PORT' binds 127.0.0.1\n"
 		"\n"
 		"Other:\n"
 		"      --strict          fail if any probe cannot be attached\n"
@@ -191,6 +197,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_BY,
 		O_MAXACTIVE,
 		O_REPORT_OUTPUT,
+		O_LISTEN,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -212,6 +219,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "by", required_argument, NULL, O_BY },
 		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
+		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -367,6 +375,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			break;
+		case O_LISTEN:
+			o->listen = optarg;
+			break;
 		case O_INTERVAL_MODE:
 			if (!strcmp(optarg, "cumulative")) {
 				o->delta = 0;
@@ -450,6 +461,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	} else if (o->report_output) {
 		fprintf(stderr,
 			"iprof: --report-output applies to 'iprof record' only\n");
+		return -EINVAL;
+	}
+	if (o->delta && (o->fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
+		fprintf(stderr,
+			"iprof: OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen\n");
 		return -EINVAL;
 	}
 	if (o->fmt == REPORT_FMT_CHROME && (o->interval_ns || o->by)) {
@@ -1132,6 +1148,33 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	return report_write(out, &r, o->fmt, quiet ? NULL : stderr);
 }
 
+/*
+ * --listen: render the OpenMetrics report covering t0..@now (cumulative)
+ * and hand it to the /metrics server.  Returns 0 or -errno.
+ */
+static int publish_metrics(const struct opts *o, struct monitor *mon,
+			   struct agg *agg, const struct rec_run *run,
+			   uint64_t t0, uint64_t now)
+{
+	struct opts mo = *o;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	if (!f)
+		return -errno;
+	mo.fmt = REPORT_FMT_OPENMETRICS;
+	agg__snapshot(agg, now);
+	ret = write_report(&mo, f, agg, run, 0, now - t0, 0, 0);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret)
+		ret = monitor_publish(mon, buf, len);
+	free(buf);
+	return ret;
+}
+
 /* The report is written: always, but by iprof record only on request. */
 static int want_report(const struct opts *o)
 {
@@ -1284,7 +1327,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	const char *tracefs;
 	uint64_t t0 = 0, deadline = 0, now, last_check = 0, since = 0;
-	uint64_t next_report = 0;
+	uint64_t next_report = 0, next_publish = 0;
+	struct monitor *mon = NULL;
 	unsigned int nreports = 0;
 	pid_t child = -1;
 	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
@@ -1348,6 +1392,11 @@ int main(int argc, char **argv)
 		goto out;
 	if (o.record && record_open(&o, &w, &rec_f))
 		goto out;
+	if (o.listen && (e = monitor_listen(&mon, o.listen, err, sizeof(err)))) {
+		fprintf(stderr, "iprof: %s\n", err);
+		ret = e == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
 	if (o.fmt == REPORT_FMT_CHROME && timeline_open(&tl, &w))
 		goto out;
 	plan_errors = 0;
@@ -1485,6 +1534,13 @@ int main(int argc, char **argv)
 	since = t0;
 	if (o.interval_ns)
 		next_report = t0 + o.interval_ns;
+	if (mon) {
+		publish_metrics(&o, mon, agg, &run, t0, t0);
+		next_publish = t0 + (o.interval_ns ? o.interval_ns : 1000000000ull);
+	}
+	snprintf(err, sizeof(err), "READY=1\nSTATUS=tracing: %u of %u timers attached",
+		 nattached, plan.ntimers);
+	monitor_notify(err);
 	if (child > 0) {
 		if (kill(child, SIGUSR1)) {
 			fprintf(stderr, "iprof: cannot start the command: %s\n",
@@ -1521,6 +1577,12 @@ int main(int argc, char **argv)
 			if (next_report <= now)
 				next_report = now + o.interval_ns;
 		}
+		if (mon && now >= next_publish) {
+			run_counters(&run, &plan, l);
+			publish_metrics(&o, mon, agg, &run, t0, now);
+			next_publish = now + (o.interval_ns ? o.interval_ns :
+							      1000000000ull);
+		}
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child_done = 1;
 			break;
@@ -1538,6 +1600,7 @@ int main(int argc, char **argv)
 
 	/* the trace ends here: stop recording, take what is in the ring */
 	now = util_now_ns();
+	monitor_notify("STOPPING=1");
 	loader_set_tracing(l, 0);
 	loader_drain(l);
 	if (child > 0 && !child_done)
@@ -1622,6 +1685,7 @@ out:
 	btfarg_free(&btfa);
 	probe_list_free(&pl);
 	output_close(&w);
+	monitor_close(mon);
 	free(cmd_path);
 	free(o.probe_files);
 	free(o.specs);

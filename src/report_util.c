@@ -431,13 +431,11 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 	return total;
 }
 
-void report_loss_line(FILE *f, const struct report *r, int seed)
+size_t report_loss_counters(const struct report *r,
+			    struct report_loss_counter *c)
 {
 	const struct agg_stats *st = agg__stats(r->agg);
-	const struct {
-		const char *key, *label;
-		uint64_t v;
-	} c[] = {
+	const struct report_loss_counter all[REPORT_LOSS_MAX] = {
 		{ "records", "records (ring buffer full)", r->loss.rb_drops },
 		{ "resyncs", "resyncs", st->resyncs },
 		{ "discarded_frames", "frames discarded", st->discarded },
@@ -454,10 +452,19 @@ void report_loss_line(FILE *f, const struct report *r, int seed)
 		{ "kprobe_missed", "kprobe misses (kernel)",
 		  r->loss.kprobe_misses },
 	};
+
+	memcpy(c, all, sizeof(all));
+	return REPORT_LOSS_MAX;
+}
+
+void report_loss_line(FILE *f, const struct report *r, int seed)
+{
+	struct report_loss_counter c[REPORT_LOSS_MAX];
+	size_t n = report_loss_counters(r, c);
 	int any = 0;
 
 	fputs(seed ? "# lost:" : "lost:", f);
-	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (!c[i].v)
 			continue;
 		if (seed)
@@ -567,6 +574,7 @@ int report_parse_fmt(const char *s, enum report_fmt *fmt)
 		[REPORT_FMT_TABLE] = "table",	[REPORT_FMT_SEED] = "seed",
 		[REPORT_FMT_JSON] = "json",	[REPORT_FMT_FOLDED] = "folded",
 		[REPORT_FMT_CHROME] = "chrome",
+		[REPORT_FMT_OPENMETRICS] = "openmetrics",
 	};
 	size_t i;
 
@@ -598,6 +606,9 @@ int report_write(FILE *f, const struct report *r, enum report_fmt fmt,
 		break;
 	case REPORT_FMT_TABLE:
 		ret = report_table(f, r);
+		break;
+	case REPORT_FMT_OPENMETRICS:
+		ret = report_openmetrics(f, r);
 		break;
 	default:
 		return -EINVAL;

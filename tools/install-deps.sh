@@ -4,7 +4,10 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential cmake pkg-config clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcmocka-dev
-      jq)  # jq: the end-to-end tests read iprof's JSON
+      libmicrohttpd-dev libsystemd-dev  # --listen, Type=notify
+      jq curl python3-prometheus-client  # e2e: JSON, /metrics, the OpenMetrics parser
+      systemd  # systemd-analyze verify/security of the unit (test_service)
+      dpkg-dev lintian)  # CPack DEB (dpkg-shlibdeps) and its check (test_package)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -89,6 +89,7 @@ enum report_fmt {
 	REPORT_FMT_JSON,
 	REPORT_FMT_FOLDED,
 	REPORT_FMT_CHROME,
+	REPORT_FMT_OPENMETRICS,
 };
 
 /* Columns of the table (--columns), in their default order. */
@@ -200,6 +201,33 @@ int report_json(FILE *f, const struct report *r);
 int report_folded(FILE *f, const struct report *r);
 
 /*
+ * report_openmetrics() - the OpenMetrics 1.0 text exposition (the
+ * specification's "Text format" section, OpenMetrics.md in
+ * github.com/OpenMetrics/OpenMetrics): per shown path (r->min_total_ns,
+ * r->max_depth) the histogram iprof_duration_seconds (buckets le = 2^k-1 ns
+ * for k = 8..36 and +Inf, _count, _sum), the counters iprof_self_seconds,
+ * iprof_oncpu_seconds and iprof_offcpu_seconds (samples named _total) and
+ * the gauge iprof_incomplete, labelled path="a;b;c", timer="c" and, with
+ * --by, by="tid N" / "pid N" / COMM; one counter iprof_lost_KEY per
+ * report_loss_counters() entry; iprof_timer_attached{timer} and
+ * iprof_orphan_stops{timer}; iprof_tree_nodes, iprof_threads_live,
+ * iprof_tracing_seconds and iprof_start_time_seconds; then "# EOF".
+ * Seconds are exact decimals (ns with 9 decimals).  Counters never
+ * decrease between cumulative reports of one run.  doc/openmetrics.md
+ * lists every metric.  Returns 0, -ENOMEM, or -errno of a write error.
+ */
+int report_openmetrics(FILE *f, const struct report *r);
+
+/*
+ * report_om_escape() - @s as an OpenMetrics label value (without the
+ * quotes; the "ABNF" of the specification's "Text format": escaped-string):
+ * '\\' and '"' get a backslash, a newline is written "\n", and a byte
+ * that does not start a valid UTF-8 sequence becomes '?'.  Write errors
+ * are left in ferror(@f).
+ */
+void report_om_escape(FILE *f, const char *s);
+
+/*
  * report_parse_sort() - "total", "self", "count", "name" or "first" into
  * *@sort.  Returns 0 or -EINVAL.
  */
@@ -209,7 +237,8 @@ int report_parse_sort(const char *s, enum report_sort *sort);
 const char *report_sort_str(enum report_sort sort);
 
 /*
- * report_parse_fmt() - "table", "json", "folded", "seed" or "chrome" into
+ * report_parse_fmt() - "table", "json", "folded", "seed", "chrome" or
+ * "openmetrics" into
  * *@fmt.  Returns 0 or -EINVAL.
  */
 int report_parse_fmt(const char *s, enum report_fmt *fmt);
@@ -354,6 +383,22 @@ const char *report_timer_reason(const struct report_timer *t);
  */
 int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 			const char *pfx);
+
+/* One loss counter: its key (seed format, metric name), prose, value. */
+struct report_loss_counter {
+	const char *key, *label;
+	uint64_t v;
+};
+
+#define REPORT_LOSS_MAX 11
+
+/*
+ * report_loss_counters() - every loss counter of @r, zeros included, in
+ * the fixed order of report_loss_line() into @c (REPORT_LOSS_MAX entries;
+ * the strings are static).  Returns how many: REPORT_LOSS_MAX.
+ */
+size_t report_loss_counters(const struct report *r,
+			    struct report_loss_counter *c);
 
 /*
  * report_loss_line() - the loss line: "lost: " and only the counters that

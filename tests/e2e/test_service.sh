@@ -1,16 +1,74 @@
 #!/usr/bin/env bash
-# The systemd unit's command line (packaging/iprof@.service.in): iprof runs
-# system-wide until systemd stops it with SIGTERM, then writes the whole
-# report to its -o file.  Checks that the unit's ExecStart is what we run.
+# The systemd unit (packaging/iprof@.service.in): its command line, what
+# systemd-analyze says of it (verify clean, security exposure <= 4.0), its
+# capability set enough for uprobes and tracepoints, sd_notify readiness
+# once every probe is attached; iprof run as the unit runs it writes its
+# report file every interval and at SIGTERM.
 . "$(dirname "$0")/lib.sh"
 need_root
 
 unit="$BUILD/iprof@.service"
 exec_line=$(sed -n 's/^ExecStart=//p' "$unit")
-case "$exec_line" in
-*"/iprof --quiet --probes /etc/iprof/probes.d/%i.conf -o /var/lib/iprof/%i.txt"*) ok "unit ExecStart: $exec_line" ;;
-*) bad "unexpected ExecStart in $unit: $exec_line" ;;
-esac
+check "unit ExecStart" "$exec_line" \
+	"$BUILD/iprof --quiet --probes /etc/iprof/probes.d/%i.conf -f \${IPROF_FORMAT} --interval \${IPROF_INTERVAL} -o /var/lib/iprof/%i.\${IPROF_FORMAT} \$IPROF_OPTS"
+check "unit Type" "$(sed -n 's/^Type=//p' "$unit")" notify
+
+if command -v systemd-analyze >/dev/null; then
+	# a template needs an instance name; man:iprof(8) is looked up
+	mkdir -p "$TMP/u" "$TMP/man/man8"
+	cp "$unit" "$TMP/u/iprof@test.service"
+	ln -s "$SRC/doc/iprof.8" "$TMP/man/man8/iprof.8"
+	(cd "$TMP/u" && MANPATH=$TMP/man systemd-analyze verify ./iprof@test.service) >"$TMP/verify" 2>&1
+	check "systemd-analyze verify: exit" "$?" 0
+	check "systemd-analyze verify: says nothing" "$(cat "$TMP/verify")" ""
+	(cd "$TMP/u" && systemd-analyze security --offline=true ./iprof@test.service) >"$TMP/sec" 2>&1
+	score=$(sed -n 's/.*Overall exposure level for iprof@test.service: \([0-9.]*\) .*/\1/p' "$TMP/sec")
+	awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 4.0) }' &&
+		ok "systemd-analyze security: $score <= 4.0" || bad "systemd-analyze security: '$score' (> 4.0 or none)"
+else
+	echo "SKIP (part): systemd-analyze is not installed (tools/install-deps.sh installs systemd)"
+	[ "${IPROF_REQUIRE_E2E:-0}" = 1 ] && bad "systemd-analyze missing"
+fi
+
+W=$BUILD/uprobe-workload
+# the unit's capabilities, and no others: a uprobe and a tracepoint span
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+if command -v setpriv >/dev/null && [ -n "$caps" ]; then
+	setpriv --bounding-set=-all,$caps --inh-caps=-all "$IPROF" -q -f json \
+		-e "uprobe:$W:outer" \
+		-e "span ppid = tracepoint:syscalls:sys_enter_getppid -> tracepoint:syscalls:sys_exit_getppid" \
+		-o "$TMP/caps.json" -- "$W" --calls 5 >/dev/null 2>"$TMP/caps.err"
+	check "with only the unit's capabilities ($caps): exit" "$?" 0
+	check "with only the unit's capabilities: outer count" \
+		"$(jq '[.tree[] | select(.name == "outer")][0].count' "$TMP/caps.json")" 5
+fi
+
+# sd_notify: READY=1 once the probes are attached, STOPPING=1 at the end
+/usr/bin/python3 - "$TMP/notify" "$TMP/notify.log" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(20)
+with open(sys.argv[2], "w") as log:
+    try:
+        while True:
+            msg = s.recv(4096).decode()
+            log.write(msg.replace("\n", "|") + "\n")
+            log.flush()
+            if "STOPPING=1" in msg:
+                break
+    except socket.timeout:
+        pass
+PY
+npid=$!
+for _ in $(seq 100); do [ -S "$TMP/notify" ] && break; sleep 0.05; done
+NOTIFY_SOCKET=$TMP/notify "$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:$W:missing_fn" -f json \
+	-o "$TMP/n.json" -- "$W" --calls 2 >/dev/null 2>&1
+check "Type=notify run: exit (a timer not attached)" "$?" 3
+wait $npid
+check "sd_notify messages" "$(cat "$TMP/notify.log")" \
+	"READY=1|STATUS=tracing: 1 of 2 timers attached
+STOPPING=1"
 
 W=$BUILD/uprobe-workload
 printf 'uprobe:%s:outer\nuprobe:%s:sleep_inner\n' "$W" "$W" >"$TMP/svc.conf"

@@ -1130,10 +1130,87 @@ static void test_summary_grouped(void **state)
 	agg__free(a);
 }
 
+/* label values per the OpenMetrics text format's escaped-string */
+static void test_om_escape(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} c[] = {
+		{ "plain", "plain" },
+		{ "a\"b", "a\\\"b" },
+		{ "back\\slash", "back\\\\slash" },
+		{ "new\nline", "new\\nline" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" }, /* valid UTF-8 stays */
+		{ "x\xff" "y", "x?y" }, /* not UTF-8 */
+		{ "\xc0\xaf", "??" }, /* overlong '/' */
+		{ "\xed\xa0\x80", "???" }, /* a surrogate */
+		{ "\xe2\x82", "??" }, /* cut sequence */
+	};
+	char *buf;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		report_om_escape(f, c[i].in);
+		assert_int_equal(fclose(f), 0);
+		assert_string_equal(buf, c[i].out);
+		free(buf);
+	}
+}
+
+/*
+ * The fixture's outer: 3 calls, 19 ms in all, all below the last finite
+ * bucket (2^36-1 ns); its counters in exact decimal seconds; the loss
+ * counters and timer gauges; the document ends with "# EOF".
+ */
+static void test_openmetrics(void **state)
+{
+	struct agg *a = build();
+	struct report r;
+	char *out;
+
+	(void)state;
+	init_report(&r, a);
+	out = run(report_openmetrics, &r);
+	assert_non_null(strstr(out, "# TYPE iprof_duration_seconds histogram\n"
+				    "# UNIT iprof_duration_seconds seconds\n"));
+	assert_non_null(strstr(out,
+			       "iprof_duration_seconds_bucket{path=\"outer\",timer=\"outer\",le=\"+Inf\"} 3\n"
+			       "iprof_duration_seconds_count{path=\"outer\",timer=\"outer\"} 3\n"
+			       "iprof_duration_seconds_sum{path=\"outer\",timer=\"outer\"} 0.019000000\n"));
+	assert_non_null(strstr(out,
+			       "iprof_duration_seconds_bucket{path=\"outer\",timer=\"outer\",le=\"68.719476735\"} 3\n"));
+	assert_non_null(strstr(out,
+			       "iprof_duration_seconds_bucket{path=\"outer;inner\",timer=\"inner\",le=\"0.000000255\"} 0\n"));
+	assert_non_null(strstr(out,
+			       "iprof_self_seconds_total{path=\"outer\",timer=\"outer\"} 0.014500000\n"));
+	assert_non_null(strstr(out,
+			       "iprof_offcpu_seconds_total{path=\"outer;inner\",timer=\"inner\"} 0.001000000\n"));
+	assert_non_null(strstr(out, "iprof_incomplete{path=\"open\",timer=\"open\"} 2\n"));
+	assert_non_null(strstr(out,
+			       "# TYPE iprof_lost_records counter\n"
+			       "# HELP iprof_lost_records records (ring buffer full)\n"
+			       "iprof_lost_records_total 5\n"));
+	assert_non_null(strstr(out, "iprof_lost_kprobe_missed_total 2\n"));
+	assert_non_null(strstr(out, "iprof_timer_attached{timer=\"refused\"} 0\n"));
+	assert_non_null(strstr(out, "iprof_orphan_stops_total{timer=\"inner\"} 3\n"));
+	assert_non_null(strstr(out, "iprof_tracing_seconds 0.020000000\n"));
+	assert_int_equal(strlen(out) > 6, 1);
+	assert_string_equal(out + strlen(out) - 6, "# EOF\n");
+	free(out);
+	agg__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_om_escape),
+		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_sort_and_width),
 		cmocka_unit_test(test_no_timers_and_empty),
