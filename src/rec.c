@@ -6,6 +6,7 @@
  * before it is used, every JSON value's type before it is read.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,14 +57,37 @@ void rec_run_report(const struct rec_run *run, struct report *r)
 
 /* ---- writer ---------------------------------------------------------------*/
 
+/*
+ * Record blocks are compressed and written by a thread of the writer's
+ * own, so that the caller (iprof's consumer, which must keep up with every
+ * CPU's ring) only copies records: zlib at level 1 compresses about as fast
+ * as the rings fill at a few million events per second.  REC_BUFS blocks
+ * circulate between the caller (filling one) and the thread; the caller
+ * waits only when every other one is still queued.
+ */
+#define REC_BUFS 16
+
 struct rec_writer {
 	FILE *f;
 	const char *name;
-	int err; /* first error, sticky */
-	z_stream z;
+	int err; /* first error, sticky (set by either thread, under mu) */
+	z_stream z; /* the compression thread's, or the caller's while it
+		     * is not running (META, TRAILER) */
 	int z_init;
-	unsigned char *buf; /* REC_BLOCK_BYTES bytes of records */
+	unsigned char *buf; /* the block being filled: REC_BLOCK_BYTES */
 	size_t len;
+	/* the compression thread and its queue */
+	pthread_t th;
+	int th_started, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_full, cv_free; /* a block queued; one came back */
+	unsigned char *free_bufs[REC_BUFS];
+	unsigned int nfree;
+	struct {
+		unsigned char *buf;
+		size_t len;
+	} queue[REC_BUFS];
+	unsigned int qhead, qlen;
 	uint64_t block_first_ts; /* first timestamp in buf, 0 if none */
 	unsigned char *out;	 /* compressed block */
 	size_t out_cap;
@@ -122,15 +146,74 @@ static int write_json(struct rec_writer *w, uint32_t type, json_object *o)
 	return ret;
 }
 
+/* The compression thread: write queued blocks in order until stopped. */
+static void *writer_thread(void *arg)
+{
+	struct rec_writer *w = arg;
+	unsigned char *buf;
+	size_t len;
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->qlen && !w->stop)
+			pthread_cond_wait(&w->cv_full, &w->mu);
+		if (!w->qlen)
+			break;
+		buf = w->queue[w->qhead].buf;
+		len = w->queue[w->qhead].len;
+		pthread_mutex_unlock(&w->mu);
+		err = write_block(w, REC_BLOCK_RECORDS, buf, len);
+		pthread_mutex_lock(&w->mu);
+		if (err && !w->err)
+			w->err = err;
+		w->qhead = (w->qhead + 1) % REC_BUFS;
+		w->qlen--;
+		w->free_bufs[w->nfree++] = buf;
+		pthread_cond_broadcast(&w->cv_free);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Hand the filled block to the compression thread, take an empty one. */
 static int flush_records(struct rec_writer *w)
 {
-	int ret = 0;
+	int err;
 
-	if (w->len)
-		ret = write_block(w, REC_BLOCK_RECORDS, w->buf, w->len);
+	if (!w->len)
+		return w->err;
+	pthread_mutex_lock(&w->mu);
+	w->queue[(w->qhead + w->qlen) % REC_BUFS].buf = w->buf;
+	w->queue[(w->qhead + w->qlen) % REC_BUFS].len = w->len;
+	w->qlen++;
+	pthread_cond_signal(&w->cv_full);
+	while (!w->nfree)
+		pthread_cond_wait(&w->cv_free, &w->mu);
+	w->buf = w->free_bufs[--w->nfree];
+	err = w->err;
+	pthread_mutex_unlock(&w->mu);
 	w->len = 0;
 	w->block_first_ts = 0;
-	return ret;
+	return err;
+}
+
+/* Flush, then wait for the compression thread to write every block and
+ * stop; the caller then writes alone.  Returns the first error. */
+static int writer_stop(struct rec_writer *w)
+{
+	int err;
+
+	err = flush_records(w);
+	if (!w->th_started)
+		return err;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_signal(&w->cv_full);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	w->th_started = 0;
+	return w->err;
 }
 
 /* json-c builders: a NULL value marks an allocation failure (checked once) */
@@ -235,9 +318,15 @@ struct rec_writer *rec_writer_new(FILE *f, const char *name,
 		return NULL;
 	w->f = f;
 	w->name = name;
-	w->buf = malloc(REC_BLOCK_BYTES);
-	if (!w->buf)
-		goto nomem;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv_full, NULL);
+	pthread_cond_init(&w->cv_free, NULL);
+	for (w->nfree = 0; w->nfree < REC_BUFS; w->nfree++) {
+		w->free_bufs[w->nfree] = malloc(REC_BLOCK_BYTES);
+		if (!w->free_bufs[w->nfree])
+			goto nomem;
+	}
+	w->buf = w->free_bufs[--w->nfree];
 	if (deflateInit(&w->z, Z_BEST_SPEED) != Z_OK)
 		goto nomem;
 	w->z_init = 1;
@@ -251,6 +340,10 @@ struct rec_writer *rec_writer_new(FILE *f, const char *name,
 		e = -w->err;
 		goto fail;
 	}
+	e = pthread_create(&w->th, NULL, writer_thread, w);
+	if (e)
+		goto fail;
+	w->th_started = 1;
 	return w;
 nomem:
 	e = ENOMEM;
@@ -372,7 +465,7 @@ static json_object *trailer_json(const struct rec_writer *w,
 
 int rec_writer_finish(struct rec_writer *w, const struct rec_run *run)
 {
-	if (flush_records(w))
+	if (writer_stop(w))
 		return w->err;
 	return write_json(w, REC_BLOCK_TRAILER, trailer_json(w, run));
 }
@@ -384,11 +477,20 @@ uint64_t rec_writer_records(const struct rec_writer *w)
 
 void rec_writer_free(struct rec_writer *w)
 {
+	unsigned int i;
+
 	if (!w)
 		return;
+	w->len = 0; /* what was not finished is dropped */
+	writer_stop(w);
 	if (w->z_init)
 		deflateEnd(&w->z);
 	free(w->buf);
+	for (i = 0; i < w->nfree; i++)
+		free(w->free_bufs[i]);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv_full);
+	pthread_cond_destroy(&w->cv_free);
 	free(w->out);
 	free(w->threads);
 	free(w);
