@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "iprof/agg.h"
+#include "iprof/output.h"
 #include "iprof/plan.h"
 #include "iprof/probe.h"
 #include "iprof/report.h"
@@ -867,91 +868,6 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/*
- * Where reports go.  stdout (no -o, or -o -), a file that is not a regular
- * file (a device, a FIFO) written directly, or a regular file replaced by
- * each report through a new FILE.XXXXXX (mkstemp) and rename(2): a failed
- * run never leaves the previous report truncated, a reader never sees half
- * a report, and no file planted beside FILE is ever opened.
- */
-struct output {
-	const char *path; /* -o FILE; NULL for stdout */
-	FILE *direct; /* stdout or the opened non-regular file, else NULL */
-};
-
-/*
- * A new temporary file beside @path, created by mkstemp(3) (O_EXCL: never
- * a file or symlink someone put there), mode 0644.  Returns its FILE and
- * name in @tmp, or NULL with errno set.
- */
-static FILE *output_tmp(const char *path, char *tmp, size_t len)
-{
-	FILE *f;
-	int fd;
-
-	if ((size_t)snprintf(tmp, len, "%s.XXXXXX", path) >= len) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return NULL;
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-	}
-	return f;
-}
-
-/* Check early that the report can be written; 0 or -errno (printed). */
-static int output_open(struct output *w, const char *path)
-{
-	char tmp[PATH_MAX];
-	struct stat st;
-	FILE *f;
-
-	w->path = NULL;
-	w->direct = stdout;
-	if (!path || !strcmp(path, "-"))
-		return 0;
-	if (!*path) {
-		fprintf(stderr, "iprof: -o: an empty file name\n");
-		w->direct = NULL;
-		return -EINVAL;
-	}
-	w->path = path;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		goto fail;
-	}
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		w->direct = fopen(path, "w");
-		if (!w->direct)
-			goto fail;
-		return 0;
-	}
-	w->direct = NULL;
-	f = output_tmp(path, tmp, sizeof(tmp));
-	if (!f)
-		goto fail;
-	fclose(f);
-	unlink(tmp);
-	return 0;
-fail:
-	fprintf(stderr, "iprof: cannot write '%s': %s\n", path, strerror(errno));
-	w->direct = NULL;
-	return -errno;
-}
-
-static void output_close(struct output *w)
-{
-	if (w->direct && w->direct != stdout)
-		fclose(w->direct);
-	w->direct = NULL;
-}
-
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			struct plan *plan, struct loader *l,
 			uint64_t duration_ns, unsigned int no, int final);
@@ -967,15 +883,13 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 		       uint64_t since, uint64_t now, unsigned int no, int final)
 {
 	char tmp[PATH_MAX];
-	FILE *f = w->direct;
+	FILE *f;
 	int ret;
 
+	f = output_begin(w, tmp, sizeof(tmp));
 	if (!f) {
-		f = output_tmp(w->path, tmp, sizeof(tmp));
-		if (!f) {
-			ret = -errno;
-			goto fallback;
-		}
+		ret = -errno;
+		goto fallback;
 	}
 	if (o->interval_ns && (o->fmt == FMT_TABLE || o->fmt == FMT_SEED))
 		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
@@ -984,17 +898,10 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 			o->delta ? "" : " (cumulative)");
 	agg__snapshot(agg, now);
 	ret = write_report(o, f, agg, plan, l, now - since, no, final);
-	if (!w->direct) {
-		if (fclose(f) && !ret)
-			ret = -errno;
-		if (!ret && rename(tmp, w->path))
-			ret = -errno;
-		if (ret)
-			unlink(tmp);
-	}
+	ret = output_end(w, f, tmp, ret);
 fallback:
-	if (ret && w->path) {
-		fprintf(stderr, "iprof: cannot write '%s': %s%s\n", w->path,
+	if (ret && w->name) {
+		fprintf(stderr, "iprof: cannot write '%s': %s%s\n", w->name,
 			strerror(-ret),
 			final ? "; the report follows on stdout" : "");
 		if (final)
@@ -1172,8 +1079,10 @@ int main(int argc, char **argv)
 			goto out; /* bad input: EXIT_USAGE */
 		}
 	}
-	if (output_open(&w, o.output))
+	if (output_open(&w, o.output, err, sizeof(err))) {
+		fprintf(stderr, "iprof: %s\n", err);
 		goto out;
+	}
 	plan_errors = 0;
 	for (i = 0; i < (int)plan.ntimers; i++)
 		plan_errors += !!plan.timers[i].error;

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "iprof/probe.h"
+#include "iprof/util.h"
 
 /* Nesting levels of `include` below the top-level file. */
 #define MAX_INCLUDE_DEPTH 16
@@ -795,41 +797,32 @@ fail:
 }
 
 /*
- * open_probe_file() - open @path for reading.  A directory is -EISDIR, a
- * device or socket -EINVAL ("not a regular file"; a pipe is fine: `-P
- * <(cmd)`), a regular file larger than MAX_FILE_BYTES -EFBIG.  On error
- * *@why is the reason, for messages.
+ * open_probe_file() - open @path for reading without blocking
+ * (util_open_read()): a regular file of at most MAX_FILE_BYTES (else
+ * -EFBIG) or an anonymous pipe (`-P <(cmd)`); a directory is -EISDIR, a
+ * named FIFO, device or socket -EINVAL.  On error *@why is the reason, for
+ * messages.
  */
 static int open_probe_file(const char *path, FILE **fp, struct stat *st,
 			   const char **why)
 {
-	FILE *f;
-	int err = 0;
+	int fd;
 
-	f = fopen(path, "re");
-	if (!f) {
-		err = -errno;
-		*why = strerror(-err);
-		return err;
-	}
-	if (fstat(fileno(f), st)) {
-		err = -errno;
-		*why = strerror(-err);
-	} else if (S_ISDIR(st->st_mode)) {
-		err = -EISDIR;
-		*why = strerror(EISDIR);
-	} else if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)) {
-		err = -EINVAL;
-		*why = "not a regular file";
-	} else if (S_ISREG(st->st_mode) && st->st_size > MAX_FILE_BYTES) {
-		err = -EFBIG;
+	fd = util_open_read(path, UTIL_OPEN_PIPE, st, why);
+	if (fd < 0)
+		return fd;
+	if (S_ISREG(st->st_mode) && st->st_size > MAX_FILE_BYTES) {
+		close(fd);
 		*why = "larger than 1 MiB";
+		return -EFBIG;
 	}
-	if (err)
-		fclose(f);
-	else
-		*fp = f;
-	return err;
+	*fp = fdopen(fd, "r");
+	if (!*fp) {
+		close(fd);
+		*why = strerror(ENOMEM);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "iprof/sym.h"
+#include "iprof/util.h"
 
 /* .gnu.version entries: the version index, and the "not default" bit. */
 #define VERSYM_HIDDEN 0x8000
@@ -516,33 +517,31 @@ out:
 }
 
 /*
- * Open ELF file @path for reading: *@fd and *@elf (elf_end() and close()
- * them).  Returns 0 or -errno with a message in @err: -EISDIR, -EINVAL
- * (not a regular file, libelf too old), -ENOEXEC (not ELF), open(2)'s.
+ * Open ELF file @path for reading, without blocking (util_open_read(): a
+ * FIFO or device is refused, never waited on): *@fd and *@elf (elf_end()
+ * and close() them).  Returns 0 or -errno with a message in @err: -EISDIR,
+ * -EINVAL (not a regular file, libelf too old), -ENOEXEC (not ELF),
+ * open(2)'s.
  */
 static int open_elf(const char *path, int *fd, Elf **elf, char *err,
 		    size_t errlen)
 {
+	const char *why = "";
 	struct stat st;
 	int ret;
 
 	*elf = NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &why);
 	if (*fd < 0) {
-		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
+		ret = *fd;
+		*fd = -1;
+		if (ret == -EISDIR)
+			set_err(err, errlen, "%s: is a directory", path);
+		else
+			set_err(err, errlen, "%s: %s", path, why);
 		return ret;
 	}
-	if (fstat(*fd, &st)) {
-		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
-	} else if (S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s: is a directory", path);
-		ret = -EISDIR;
-	} else if (!S_ISREG(st.st_mode)) {
-		set_err(err, errlen, "%s: not a regular file", path);
-		ret = -EINVAL;
-	} else if (elf_version(EV_CURRENT) == EV_NONE) {
+	if (elf_version(EV_CURRENT) == EV_NONE) {
 		set_err(err, errlen, "libelf: %s", elf_errmsg(-1));
 		ret = -EINVAL;
 	} else if (!(*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL))) {

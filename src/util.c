@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -104,4 +108,43 @@ int util_proc_alive(int pid)
 
 	return util_proc_read(pid, &p) == 0 && p.state != 'Z' &&
 	       p.state != 'X';
+}
+
+int util_open_read(const char *path, enum util_open_kind kind,
+		   struct stat *st, const char **why)
+{
+	struct statfs sf;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		*why = strerror(-err);
+		return err;
+	}
+	if (fstat(fd, st)) {
+		err = -errno;
+		*why = strerror(-err);
+	} else if (S_ISDIR(st->st_mode)) {
+		err = -EISDIR;
+		*why = strerror(EISDIR);
+	} else if (S_ISREG(st->st_mode)) {
+		err = 0;
+	} else if (kind == UTIL_OPEN_PIPE && S_ISFIFO(st->st_mode) &&
+		   !fstatfs(fd, &sf) && sf.f_type == PIPEFS_MAGIC) {
+		err = 0; /* an anonymous pipe: its writer is running */
+	} else {
+		err = -EINVAL;
+		*why = S_ISFIFO(st->st_mode) ? "a named FIFO, not a regular file" :
+					       "not a regular file";
+	}
+	if (!err && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = -errno;
+		*why = strerror(-err);
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
 }

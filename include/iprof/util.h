@@ -4,6 +4,7 @@
 #define IPROF_UTIL_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 /*
  * util_parse_duration() - "10s", "500ms", "250us", "100ns", "2m", "1h", or
@@ -43,5 +44,23 @@ int util_proc_read(int pid, struct util_proc *p);
  * run again; kill(pid, 0) would still succeed).  Returns 1 or 0.
  */
 int util_proc_alive(int pid);
+
+/* What util_open_read() accepts besides a regular file. */
+enum util_open_kind {
+	UTIL_OPEN_REGULAR = 0, /* a regular file only */
+	UTIL_OPEN_PIPE = 1, /* also an anonymous pipe (`-P <(cmd)`, stdin) */
+};
+
+/*
+ * util_open_read() - open @path for reading so that it cannot block: with
+ * O_NONBLOCK (a FIFO without a writer, a device), the type checked with
+ * fstat(2) on the opened descriptor, then O_NONBLOCK cleared.  A directory
+ * is -EISDIR; a named FIFO, a device or a socket -EINVAL ("not a regular
+ * file"); an anonymous pipe is accepted only with UTIL_OPEN_PIPE.
+ * Returns the descriptor (O_CLOEXEC; the caller closes it) with its fstat
+ * in *@st, or a negative errno with the reason in *@why (static text).
+ */
+int util_open_read(const char *path, enum util_open_kind kind,
+		   struct stat *st, const char **why);
 
 #endif /* IPROF_UTIL_H */

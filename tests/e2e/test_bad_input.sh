@@ -80,6 +80,73 @@ if [ "$(id -u)" = 0 ]; then
 	check "planted symlinks: report written" "$(seed_field outer count "$TMP/rep.txt")" 2
 fi
 
+# Hostile files: nothing iprof opens by name can block it or redirect its
+# output (every call under timeout 10: a hang fails instead of hanging)
+mkfifo "$TMP/fifo"
+printf 'include fifo\n' >"$TMP/incfifo.conf"
+hostile=(
+"2|fifo: a named FIFO, not a regular file|--probes $TMP/fifo -d 1s"
+"2|incfifo.conf:1:9: cannot open '$TMP/fifo': a named FIFO, not a regular file|--probes $TMP/incfifo.conf -d 1s"
+"2|cannot write '$TMP/fifo': a FIFO that no process reads|-e uprobe:$W:outer -o $TMP/fifo -d 1s"
+"2|/dev/null: not a regular file|--probes /dev/null -d 1s"
+)
+[ "$(id -u)" = 0 ] && hostile+=("2|$TMP/fifo: a named FIFO, not a regular file|-e uprobe:$TMP/fifo:main -d 1s")
+for c in "${hostile[@]}"; do
+	IFS='|' read -r want text args <<<"$c"
+	eval "timeout 10 \"\$IPROF\" -q $args" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -qF -- "$text" "$TMP/err"; then
+		ok "hostile: iprof $args -> $rc: $(head -1 "$TMP/err" | cut -c1-110)"
+	else
+		bad "hostile: iprof $args -> exit $rc (want $want), stderr: $(head -3 "$TMP/err")"
+	fi
+done
+# a pipe from a running command is still a fine probe file
+out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 10 "$IPROF" --dry-run -f json -P /dev/stdin | jq -r '.probes[0].name')
+check "probe file from a pipe" "$out" outer
+
+if [ "$(id -u)" = 0 ]; then
+	# -o through a symbolic link planted by another user to a FIFO that
+	# someone reads: refused (exit 2), and the reader receives nothing
+	ln -s "$TMP/fifo" "$TMP/planted"
+	chown -h nobody "$TMP/planted"
+	timeout 20 cat "$TMP/fifo" >"$TMP/fifo.got" &
+	reader=$!
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/planted" -- "$W" --calls 2 >/dev/null 2>"$TMP/err"
+	check "planted link to a FIFO: exit" "$?" 2
+	check "planted link to a FIFO: message" "$(cat "$TMP/err")" \
+		"iprof: cannot write '$TMP/planted': a symbolic link owned by uid $(id -u nobody), not followed (name its target)"
+	: >"$TMP/fifo" # EOF for the reader
+	wait "$reader"
+	check "planted link to a FIFO: the FIFO received nothing (bytes)" "$(wc -c <"$TMP/fifo.got")" 0
+	# our own link to a FIFO with a reader is followed (like /dev/stdout)
+	ln -s "$TMP/fifo" "$TMP/ours"
+	timeout 20 cat "$TMP/fifo" >"$TMP/fifo.got" &
+	reader=$!
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ours" -- "$W" --calls 2 >/dev/null 2>&1
+	check "own link to a FIFO: exit" "$?" 0
+	wait "$reader"
+	check "own link to a FIFO: the report came through" "$(seed_field outer count "$TMP/fifo.got")" 2
+	# a replaced report keeps its mode (and owner)
+	echo old >"$TMP/ro.txt"
+	chmod 0440 "$TMP/ro.txt"
+	chown nobody "$TMP/ro.txt"
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ro.txt" -- "$W" --calls 1 >/dev/null 2>&1
+	check "0440 report replaced: exit" "$?" 0
+	check "0440 report replaced: mode and owner kept" "$(stat -c '%a %U' "$TMP/ro.txt")" "440 nobody"
+	check "0440 report replaced: new report" "$(seed_field outer count "$TMP/ro.txt")" 1
+	# temporaries of a killed run (dead pid, ours) are removed; others kept
+	dead=$(sh -c 'echo $$')
+	touch "$TMP/st.txt.$dead.aB3xYz" "$TMP/st.txt.$$.aB3xYz" "$TMP/st.txt.$dead.short" "$TMP/st.txt.$dead.nobody"
+	mv "$TMP/st.txt.$dead.nobody" "$TMP/st.txt.$dead.Nob0dy"
+	chown nobody "$TMP/st.txt.$dead.Nob0dy"
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/st.txt" -- "$W" --calls 1 >/dev/null 2>&1
+	check "stale temporaries: exit" "$?" 0
+	check "stale temporaries: only the dead run's own one removed" \
+		"$(cd "$TMP" && ls st.txt* | tr '\n' ' ')" \
+		"st.txt st.txt.$$.aB3xYz st.txt.$dead.Nob0dy st.txt.$dead.short "
+fi
+
 # A probe file with a good and a bad line still traces the good one, exits
 # 3 (traced, not all) and lists the bad one once: in the report, with
 # FILE:LINE; stderr only counts it (-v: names it as it is skipped)
