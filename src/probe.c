@@ -736,6 +736,13 @@ static int parse_include(struct lex *lx, const char *p)
 		err = nomem(lx);
 		goto out;
 	}
+	if (++lx->ctx->pl->nincludes > PROBE_MAX_INCLUDES) {
+		set_err(lx->ctx, "%s:%d:%d: more than %d includes in all",
+			lx->origin, lx->lineno, col_of(lx, name),
+			PROBE_MAX_INCLUDES);
+		err = -E2BIG;
+		goto out;
+	}
 	err = parse_file_at(lx->ctx, path, lx, name);
 out:
 	free(path);
@@ -783,6 +790,12 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 	pr.file = strdup(origin);
 	if (!pr.file) {
 		err = nomem(&lx);
+		goto fail;
+	}
+	if (ctx->pl->n >= PROBE_MAX_PROBES) {
+		err = -E2BIG;
+		set_err(ctx, "%s:%d: more than %d timers defined", origin,
+			lineno, PROBE_MAX_PROBES);
 		goto fail;
 	}
 	err = list_push(ctx->pl, &pr);
@@ -841,6 +854,13 @@ static int read_line(struct ctx *ctx, FILE *f, const char *path, int lineno,
 		if (++*total > MAX_FILE_BYTES) {
 			set_err(ctx, "%s:%d:%zu: file larger than 1 MiB", path,
 				lineno, n + 1);
+			return -EFBIG;
+		}
+		if (++ctx->pl->bytes > PROBE_MAX_BYTES) {
+			set_err(ctx,
+				"%s:%d:%zu: more than %u MiB read from probe "
+				"files in all",
+				path, lineno, n + 1, PROBE_MAX_BYTES >> 20);
 			return -EFBIG;
 		}
 		if (c == '\n')
@@ -963,25 +983,51 @@ int probe_parse_line(struct probe_list *pl, const char *line,
 	return parse_line_ctx(&ctx, line, origin, lineno);
 }
 
+/* Order probes by name, then by position in the list (qsort). */
+static int cmp_by_name(const void *x, const void *y)
+{
+	const struct probe *a = *(const struct probe *const *)x;
+	const struct probe *b = *(const struct probe *const *)y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a > b) - (a < b);
+}
+
 int probe_list_check(const struct probe_list *pl, char *err, size_t errlen)
 {
-	const struct probe *a, *b;
-	size_t i, j;
+	const struct probe **ix, *a = NULL, *b = NULL;
+	size_t i;
 
-	for (j = 1; j < pl->n; j++) {
-		b = &pl->v[j];
-		for (i = 0; i < j; i++) {
-			a = &pl->v[i];
-			if (strcmp(a->name, b->name))
-				continue;
-			if (err && errlen)
-				snprintf(err, errlen,
-					 "%s:%d:%d: timer '%s' already defined "
-					 "at %s:%d",
-					 b->file, b->line, b->name_col, b->name,
-					 a->file, a->line);
-			return -EINVAL;
+	if (pl->n < 2)
+		return 0;
+	/* O(n log n): sorted by (name, position), a duplicate is the second
+	 * of a run of equal names; the one reported is the earliest second
+	 * use in the list, as a reader would find it */
+	ix = malloc(pl->n * sizeof(*ix));
+	if (!ix) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < pl->n; i++)
+		ix[i] = &pl->v[i];
+	qsort(ix, pl->n, sizeof(*ix), cmp_by_name);
+	for (i = 1; i < pl->n; i++) {
+		if (strcmp(ix[i - 1]->name, ix[i]->name) ||
+		    (i >= 2 && !strcmp(ix[i - 2]->name, ix[i]->name)))
+			continue;
+		if (!b || ix[i] < b) {
+			a = ix[i - 1];
+			b = ix[i];
 		}
 	}
-	return 0;
+	free(ix);
+	if (!b)
+		return 0;
+	if (err && errlen)
+		snprintf(err, errlen,
+			 "%s:%d:%d: timer '%s' already defined at %s:%d",
+			 b->file, b->line, b->name_col, b->name, a->file,
+			 a->line);
+	return -EINVAL;
 }
