@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "iprof/report.h"
+#include "iprof/util.h"
 
 #ifndef IPROF_VERSION
 #define IPROF_VERSION "unknown"
@@ -404,7 +405,8 @@ static int emit(FILE *f, json_object *root, int compact)
 		json_object_put(root);
 		return -ENOMEM;
 	}
-	fputs(s, f);
+	/* strings from argv, thread names, paths, symbols: valid UTF-8 */
+	util_utf8_fwrite(f, s, strlen(s));
 	fputc('\n', f);
 	json_object_put(root);
 	return report_finish(f);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iprof/report.h"
+#include "iprof/util.h"
 
 char *report_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
@@ -550,6 +551,26 @@ int report_summary(FILE *f, const struct report *r, int seed)
 
 	report_loss_line(f, r, seed);
 	return 0;
+}
+
+int report_utf8(FILE *f, int (*fmt)(FILE *f, const struct report *r),
+		const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ret;
+
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -ENOMEM;
+	ret = fmt(m, r);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (!ret && buf)
+		ret = util_utf8_fwrite(f, buf, len);
+	free(buf);
+	return ret ? ret : report_finish(f);
 }
 
 int report_finish(FILE *f)

@@ -148,3 +148,54 @@ int util_open_read(const char *path, enum util_open_kind kind,
 	}
 	return fd;
 }
+
+/* Length of the valid UTF-8 character at @s (1..4), 0 if there is none. */
+static size_t utf8_char(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+int util_utf8_fwrite(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *end = p + n;
+	size_t k;
+
+	while (p < end) {
+		k = utf8_char(p);
+		if (k && p + k <= end) {
+			p += k;
+			continue;
+		}
+		/* a byte that begins no character: U+FFFD for it */
+		if ((p > run && fwrite(run, 1, (size_t)(p - run), f) !=
+					(size_t)(p - run)) ||
+		    fputs(UTIL_UTF8_REPLACEMENT, f) == EOF)
+			return errno ? -errno : -EIO;
+		run = ++p;
+	}
+	if (p > run && fwrite(run, 1, (size_t)(p - run), f) != (size_t)(p - run))
+		return errno ? -errno : -EIO;
+	return 0;
+}

@@ -352,6 +352,18 @@ int report_plan_json(FILE *f, const struct report_timer *timers, uint32_t n,
 		     const struct report_kernel *k);
 
 /*
+ * report_utf8() - run formatter @fmt on @r into memory, then write what it
+ * wrote to @f made valid UTF-8 (util_utf8_fwrite(): a byte that begins no
+ * UTF-8 character becomes U+FFFD).  Every report_*() format goes through
+ * it (JSON by its own writer), so a thread name or argv with invalid bytes
+ * never makes an output invalid.  Returns @fmt's result, -ENOMEM, or -errno
+ * of a write error.
+ */
+int report_utf8(FILE *f,
+		int (*fmt)(FILE *f, const struct report *r),
+		const struct report *r);
+
+/*
  * report_finish() - flush @f and return 0, or -errno of a write error seen
  * on @f (ferror), -EIO when errno tells nothing.
  */

@@ -3,7 +3,9 @@
 #ifndef IPROF_UTIL_H
 #define IPROF_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 /*
@@ -62,5 +64,21 @@ enum util_open_kind {
  */
 int util_open_read(const char *path, enum util_open_kind kind,
 		   struct stat *st, const char **why);
+
+/*
+ * The rule of every output (doc/json.md, "Strings"): text iprof did not
+ * write itself (argv, thread names, file paths, ELF symbol names) is made
+ * valid UTF-8 by writing each byte that does not begin a valid UTF-8
+ * sequence (RFC 3629: no overlong forms, surrogates or code points above
+ * U+10FFFF) as U+FFFD, the replacement character (EF BF BD).
+ */
+#define UTIL_UTF8_REPLACEMENT "\xef\xbf\xbd"
+
+/*
+ * util_utf8_fwrite() - write the @n bytes at @s (followed by a NUL byte) to
+ * @f made valid UTF-8 as above.  Returns 0, or a negative errno when a
+ * write failed.
+ */
+int util_utf8_fwrite(FILE *f, const char *s, size_t n);
 
 #endif /* IPROF_UTIL_H */

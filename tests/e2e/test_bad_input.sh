@@ -147,6 +147,25 @@ if [ "$(id -u)" = 0 ]; then
 		"st.txt st.txt.$$.aB3xYz st.txt.$dead.Nob0dy st.txt.$dead.short "
 fi
 
+# Output is valid UTF-8 whatever the bytes of argv and thread names: a
+# command run through a link named w<0xff>x (its comm too) shows as w<U+FFFD>x
+if [ "$(id -u)" = 0 ]; then
+	bad_name=$(printf 'w\377x')
+	ln -s "$W" "$TMP/$bad_name"
+	utf8() { python3 -c 'import sys; print(ascii(open(sys.argv[1], "rb").read().decode("utf-8")))' "$1" 2>&1 | tail -1; }
+	for fmt in json folded seed table; do
+		timeout 10 "$IPROF" -q -f $fmt --by comm -o "$TMP/u8.$fmt" -e "uprobe:$W:outer" -- "$TMP/$bad_name" --calls 2 >/dev/null 2>&1
+		check "invalid UTF-8 in argv and comm, -f $fmt: exit" "$?" 0
+		case $(utf8 "$TMP/u8.$fmt") in
+		*'w\ufffdx'*) ok "-f $fmt: valid UTF-8, the bad byte as U+FFFD" ;;
+		*) bad "-f $fmt: $(utf8 "$TMP/u8.$fmt" | cut -c1-200)" ;;
+		esac
+	done
+	check "json: run.command[0]" "$(jq -r '.run.command[0]' "$TMP/u8.json")" "$TMP/w$(printf '\357\277\275')x"
+	check "json: the --by comm root" "$(jnode "$TMP/u8.json" "w$(printf '\357\277\275')x>outer" count)" 2
+	check "folded: the line" "$(cut -d' ' -f1 "$TMP/u8.folded")" "w$(printf '\357\277\275')x;outer"
+fi
+
 # A probe file with a good and a bad line still traces the good one, exits
 # 3 (traced, not all) and lists the bad one once: in the report, with
 # FILE:LINE; stderr only counts it (-v: names it as it is skipped)
