@@ -251,7 +251,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (util_parse_duration(optarg, &o->duration_ns) ||
 			    !o->duration_ns) {
 				fprintf(stderr,
-					"iprof: --duration '%s': expected a time above 0, like 10s, 500ms, 2m (a number alone is seconds)\n",
+					"iprof: --duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -349,7 +349,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (util_parse_duration(optarg, &o->interval_ns) ||
 			    o->interval_ns < 10000000ull) {
 				fprintf(stderr,
-					"iprof: --interval '%s': expected a time of 10ms or more, like 1s, 500ms, 1m\n",
+					"iprof: --interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -931,8 +931,11 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	r.agg = agg;
 	r.timers = rt;
 	r.duration_ns = duration_ns;
-	if (l)
+	if (l) {
 		loader_loss(l, &r.loss);
+		r.rb_bytes = loader_rb_bytes(l, &r.rb_rings);
+	}
+	r.rb_requested = o->rb_bytes;
 	for (i = 0; i < plan->ntimers; i++)
 		r.loss.kprobe_misses += rt[i].kprobe_misses;
 	r.command = o->cmd;

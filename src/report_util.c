@@ -549,6 +549,23 @@ int report_summary(FILE *f, const struct report *r, int seed)
 		free(hit);
 	}
 
+	if (r->rb_requested && r->rb_bytes) {
+		/* --rb-size is rounded up to a power of two: say what it got */
+		if (seed)
+			fprintf(f,
+				"# rb_size: requested=%" PRIu64
+				" per_cpu=%" PRIu64 " rings=%u\n",
+				r->rb_requested, r->rb_bytes, r->rb_rings);
+		else
+			fprintf(f,
+				"ring buffer: %" PRIu64
+				" bytes per CPU x %u (--rb-size %" PRIu64
+				"%s)\n",
+				r->rb_bytes, r->rb_rings, r->rb_requested,
+				r->rb_bytes != r->rb_requested ?
+					", rounded up to a power of two" :
+					"");
+	}
 	report_loss_line(f, r, seed);
 	return 0;
 }

@@ -35,8 +35,9 @@ static int scaled(const char *s, const char *const *units,
 			return -EINVAL;
 		v *= mult[i];
 	}
-	if (v >= 18446744073709551615.0)
-		return -EINVAL;
+	/* at most INT64_MAX: ns are added to clocks and made timespecs */
+	if (v > 9223372036854775807.0 - 1024.0)
+		return -ERANGE;
 	*out = (uint64_t)llround(v);
 	return 0;
 }

@@ -122,6 +122,10 @@ struct report {
 	const char *kernel_version; /* uname(2) version ("#1 SMP ...") */
 	const char *machine; /* uname(2) machine, e.g. "x86_64" */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME when tracing started */
+	/* the ring buffers: each CPU's size in bytes as created (a power of
+	 * two), 0 when unknown; the --rb-size asked for, 0 for the default */
+	uint64_t rb_bytes, rb_requested;
+	unsigned int rb_rings; /* how many rings (one per CPU) */
 
 	/*
 	 * Options; zero is the default.  Table, JSON and folded apply sort,
@@ -296,7 +300,8 @@ int report_print_path(FILE *f, const struct report *r,
  * report_summary() - the summary lines: incomplete timers (elapsed time
  * until the snapshot), timers not attached (report_not_attached()),
  * attached timers with 0 hits (no START folded), orphan stops, kprobe
- * misses, and always the loss line (report_loss_line()).  @seed selects
+ * misses, with --rb-size the ring buffers' size as created (rounded up to
+ * a power of two), and always the loss line (report_loss_line()).  @seed selects
  * the "# key=value" format of report_seed() (every line starts with "# "),
  * else the prose of report_table().  Returns 0 or -ENOMEM; write errors
  * are left in ferror(@f).

@@ -23,6 +23,8 @@ cases=(
 "2|No such file or directory|--probes $TMP/does-not-exist.conf"
 "2|no probes|-d 1s"
 "2|--duration 'abc'|-e uprobe:$W:outer -d abc"
+"2|--duration '10000000000s': expected a time above 0 and below 292 years|-e uprobe:$W:outer -d 10000000000s"
+"2|--interval '10000000000s': expected a time from 10ms to 292 years|-e uprobe:$W:outer --interval 10000000000s"
 "2|--format 'xml'|-e uprobe:$W:outer -f xml"
 "2|-p 'x1'|-e uprobe:$W:outer -p x1"
 "2|-p 999999999: no such process|-e uprobe:$W:outer -p 999999999"
@@ -164,6 +166,23 @@ if [ "$(id -u)" = 0 ]; then
 	check "json: run.command[0]" "$(jq -r '.run.command[0]' "$TMP/u8.json")" "$TMP/w$(printf '\357\277\275')x"
 	check "json: the --by comm root" "$(jnode "$TMP/u8.json" "w$(printf '\357\277\275')x>outer" count)" 2
 	check "folded: the line" "$(cut -d' ' -f1 "$TMP/u8.folded")" "w$(printf '\357\277\275')x;outer"
+fi
+
+# --rb-size is rounded up to a power of two per CPU: the reports say so
+if [ "$(id -u)" = 0 ]; then
+	ncpu=$(jq -r '.options.rb_rings' < <(timeout 10 "$IPROF" -q -f json --rb-size 5000 -e "uprobe:$W:outer" -- "$W" --calls 1 2>/dev/null | sed -n '/^{/,$p'))
+	within "--rb-size: rings (one per possible CPU)" "$ncpu" 1 4096
+	timeout 10 "$IPROF" -q -f seed --rb-size 5000 -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "--rb-size 5000, seed: the size it got" "$(grep '^# rb_size' "$TMP/rb.seed")" \
+		"# rb_size: requested=5000 per_cpu=8192 rings=$ncpu"
+	timeout 10 "$IPROF" -q --rb-size 5000 -o "$TMP/rb.table" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "--rb-size 5000, table" "$(grep '^ring buffer' "$TMP/rb.table")" \
+		"ring buffer: 8192 bytes per CPU x $ncpu (--rb-size 5000, rounded up to a power of two)"
+	timeout 10 "$IPROF" -q -f json --rb-size 64K -o "$TMP/rb.json" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "--rb-size 64K, json options" \
+		"$(jq -c '.options | [.rb_size_requested, .rb_bytes_per_cpu, .rb_rings]' "$TMP/rb.json")" "[65536,65536,$ncpu]"
+	timeout 10 "$IPROF" -q -f seed -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "no --rb-size: no rb_size line" "$(grep -c '^# rb_size' "$TMP/rb.seed")" 0
 fi
 
 # A probe file with a good and a bad line still traces the good one, exits

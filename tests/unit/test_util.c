@@ -73,6 +73,11 @@ static void durations(void **state)
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(util_parse_duration(bad[i], &v), -EINVAL);
+	/* the real limit: INT64_MAX ns, about 292 years */
+	assert_int_equal(util_parse_duration("10000000000s", &v), -ERANGE);
+	assert_int_equal(util_parse_duration("9223372037s", &v), -ERANGE);
+	assert_int_equal(util_parse_duration("9223372036s", &v), 0);
+	assert_int_equal(v, 9223372036000000000ull);
 }
 
 static void sizes(void **state)
