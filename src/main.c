@@ -1188,6 +1188,13 @@ int main(int argc, char **argv)
 			 o.fmt == FMT_FOLDED ? "at the end" : "in the report");
 	else
 		err[0] = '\0';
+	/* recording starts now, with every probe in place; then the line
+	 * that says so (tests and scripts wait for it) */
+	if ((e = loader_set_tracing(l, 1))) {
+		fprintf(stderr, "iprof: cannot start tracing: %s\n",
+			strerror(-e));
+		goto out;
+	}
 	if (!quiet)
 		fprintf(stderr,
 			"iprof: %u of %u timers attached in %.1f ms%s; tracing%s... %s\n",
@@ -1195,12 +1202,6 @@ int main(int argc, char **argv)
 			o.cmd ? " the command" : o.npids ? " the process" :
 							    " system-wide",
 			o.cmd ? "" : "Ctrl-C to stop");
-	/* recording starts now, with every probe in place */
-	if ((e = loader_set_tracing(l, 1))) {
-		fprintf(stderr, "iprof: cannot start tracing: %s\n",
-			strerror(-e));
-		goto out;
-	}
 	t0 = util_now_ns();
 	if (o.duration_ns)
 		deadline = t0 + o.duration_ns;
