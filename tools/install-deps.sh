@@ -4,7 +4,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential cmake pkg-config clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcmocka-dev
-      jq)  # jq: the end-to-end tests read iprof's JSON
+      jq  # jq: the end-to-end tests read iprof's JSON
+      libclang-rt-dev)  # libFuzzer and the sanitizers' runtimes for clang
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
