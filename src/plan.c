@@ -730,6 +730,9 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	ret = sym_resolve_path(pr->path, path, err, sizeof(err));
 	if (!ret) {
 		ret = sym_func_offset(*path, func, off, err, sizeof(err));
+		/* a probe the kernel would take and never fire */
+		if (!ret)
+			ret = sym_insn_check(*path, *off, err, sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;
