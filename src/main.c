@@ -73,9 +73,14 @@ struct opts {
 
 static volatile sig_atomic_t stop_requested;
 
+/*
+ * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
+ * the background); a second one ends iprof at once, without a report.
+ */
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (stop_requested)
+		_exit(128 + sig);
 	stop_requested = 1;
 }
 
@@ -862,6 +867,51 @@ out:
 	return ret;
 }
 
+/*
+ * Detach every probe of @l (@natt attachments).  Releasing a tracepoint's
+ * last perf event waits for RCU grace periods under the kernel's
+ * event_mutex, one tracepoint after the other (about 50 ms each here).
+ * With many, hand the release to a child that holds the same file
+ * descriptors and let it finish in the background: iprof returns now, after
+ * a report or a cancel alike.  The caller still loader_close()s @l.
+ */
+static void detach(struct loader *l, uint32_t natt)
+{
+	uint64_t t0;
+
+	fflush(NULL); /* nothing buffered twice by the child */
+	if (natt > BACKGROUND_DETACH) {
+		pid_t bg = fork();
+
+		if (bg == 0) {
+			setsid();
+			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_IGN);
+			signal(SIGHUP, SIG_IGN);
+			t0 = util_now_ns();
+			loader_close(l);
+			if (!quiet)
+				fprintf(stderr,
+					"iprof: background detach (pid %d) done in %.1f ms\n",
+					(int)getpid(),
+					(double)(util_now_ns() - t0) / 1e6);
+			_exit(0);
+		}
+		if (bg > 0) {
+			if (!quiet)
+				fprintf(stderr,
+					"iprof: detaching %u probes in the background (pid %d)\n",
+					natt, (int)bg);
+			return;
+		}
+	}
+	t0 = util_now_ns();
+	loader_detach(l);
+	if (!quiet)
+		fprintf(stderr, "iprof: detached in %.1f ms\n",
+			(double)(util_now_ns() - t0) / 1e6);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	agg__push(ctx, data, size);
@@ -1154,6 +1204,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"iprof: interrupted before tracing began; detaching\n");
 		ret = 128 + SIGINT;
+		detach(l, plan.natt);
 		goto out;
 	}
 	if (n < 0) {
@@ -1283,40 +1334,7 @@ int main(int argc, char **argv)
 	if (child > 0)
 		command_status(status);
 	fflush(NULL);
-	/*
-	 * Releasing a tracepoint's last perf event waits for RCU grace periods
-	 * under the kernel's event_mutex, one tracepoint after the other
-	 * (about 50 ms each here).  With many, hand the release to a child
-	 * that holds the same file descriptors and let it finish in the
-	 * background: the report is out and iprof returns now.
-	 */
-	if (plan.natt > BACKGROUND_DETACH) {
-		pid_t bg = fork();
-
-		if (bg == 0) {
-			setsid();
-			signal(SIGINT, SIG_IGN);
-			signal(SIGTERM, SIG_IGN);
-			t0 = util_now_ns();
-			loader_close(l);
-			if (!quiet)
-				fprintf(stderr,
-					"iprof: background detach (pid %d) done in %.1f ms\n",
-					(int)getpid(),
-					(double)(util_now_ns() - t0) / 1e6);
-			_exit(0);
-		}
-		if (bg > 0 && !quiet)
-			fprintf(stderr,
-				"iprof: detaching %u probes in the background (pid %d)\n",
-				plan.natt, (int)bg);
-	} else {
-		t0 = util_now_ns();
-		loader_detach(l);
-		if (!quiet)
-			fprintf(stderr, "iprof: detached in %.1f ms\n",
-				(double)(util_now_ns() - t0) / 1e6);
-	}
+	detach(l, plan.natt);
 out:
 	if (exec_r >= 0)
 		close(exec_r);

@@ -49,7 +49,7 @@ root_cases=(
 )
 # a function whose first instruction uprobes cannot take (x86-64 only)
 [ "$(uname -m)" = x86_64 ] && root_cases+=(
-"2|lock_first: -e:1:$((9 + ${#W} + 1)): its first instruction has a lock prefix|-e uprobe:$W:lock_first -d 1s")
+"2|lock_first: -e:1:$((9 + ${#W})): its first instruction has a lock prefix|-e uprobe:$W:lock_first -d 1s")
 [ "$(id -u)" = 0 ] && cases+=("${root_cases[@]}")
 
 for c in "${cases[@]}"; do
