@@ -52,16 +52,23 @@ root_cases=(
 "2|lock_first: -e:1:$((9 + ${#W})): its first instruction has a lock prefix|-e uprobe:$W:lock_first -d 1s")
 [ "$(id -u)" = 0 ] && cases+=("${root_cases[@]}")
 
-for c in "${cases[@]}"; do
-	IFS='|' read -r want text args <<<"$c"
-	eval "\"\$IPROF\" -q $args" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -qF -- "$text" "$TMP/err"; then
-		ok "iprof $args -> $rc: $(head -1 "$TMP/err" | cut -c1-110)"
-	else
-		bad "iprof $args -> exit $rc (want $want), stderr: $(head -3 "$TMP/err")"
-	fi
-done
+# run_cases CASE...: each "EXIT|TEXT|ARGS" run as iprof -q ARGS (under
+# timeout 60: a hang fails instead of hanging) must exit EXIT with TEXT in
+# its stderr
+run_cases() {
+	local c want text args rc
+	for c in "$@"; do
+		IFS='|' read -r want text args <<<"$c"
+		eval "timeout 60 \"\$IPROF\" -q $args" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		if [ "$rc" = "$want" ] && grep -qF -- "$text" "$TMP/err"; then
+			ok "iprof $args -> $rc: $(head -1 "$TMP/err" | cut -c1-110)"
+		else
+			bad "iprof $args -> exit $rc (want $want), stderr: $(head -3 "$TMP/err")"
+		fi
+	done
+}
+run_cases "${cases[@]}"
 [ "$(id -u)" = 0 ] || echo "note: the ${#root_cases[@]} root-only cases were not run (not root)"
 
 # A failed run leaves the previous report in -o FILE as it was.
@@ -86,7 +93,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 # Hostile files: nothing iprof opens by name can block it or redirect its
-# output (every call under timeout 10: a hang fails instead of hanging)
+# output (run_cases: under timeout)
 mkfifo "$TMP/fifo"
 printf 'include fifo\n' >"$TMP/incfifo.conf"
 hostile=(
@@ -96,16 +103,7 @@ hostile=(
 "2|/dev/null: not a regular file|--probes /dev/null -d 1s"
 )
 [ "$(id -u)" = 0 ] && hostile+=("2|$TMP/fifo: a named FIFO, not a regular file|-e uprobe:$TMP/fifo:main -d 1s")
-for c in "${hostile[@]}"; do
-	IFS='|' read -r want text args <<<"$c"
-	eval "timeout 10 \"\$IPROF\" -q $args" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -qF -- "$text" "$TMP/err"; then
-		ok "hostile: iprof $args -> $rc: $(head -1 "$TMP/err" | cut -c1-110)"
-	else
-		bad "hostile: iprof $args -> exit $rc (want $want), stderr: $(head -3 "$TMP/err")"
-	fi
-done
+run_cases "${hostile[@]}"
 # a pipe from a running command is still a fine probe file
 out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 10 "$IPROF" --dry-run -f json -P /dev/stdin | jq -r '.probes[0].name')
 check "probe file from a pipe" "$out" outer

@@ -14,12 +14,18 @@ ls /sys/kernel/tracing/events/syscalls 2>/dev/null | sed -n 's/^sys_enter_//p' |
 	>"$TMP/many.conf"
 [ "$(wc -l <"$TMP/many.conf")" = 150 ] || skip "fewer than 150 syscall tracepoints"
 
+# wait_attaching FILE: until iprof's stderr says it is attaching (progress,
+# after 0.5 s) or tracing, 30 s at most
+wait_attaching() {
+	for _ in $(seq 600); do
+		grep -q 'attaching:\|; tracing' "$1" && return
+		sleep 0.05
+	done
+}
+
 "$IPROF" -f seed -o "$TMP/rep" --probes "$TMP/many.conf" -d 60s 2>"$TMP/err" &
 pid=$!
-for _ in $(seq 600); do
-	grep -q 'attaching:\|; tracing' "$TMP/err" && break
-	sleep 0.05
-done
+wait_attaching "$TMP/err"
 t0=$(date +%s%N)
 kill -INT $pid
 wait $pid
@@ -46,15 +52,13 @@ kill -0 "$bg" 2>/dev/null && bad "background detach still running after 120 s" |
 # two signals: the second ends iprof at once, without a report
 "$IPROF" -f seed -o "$TMP/rep2" --probes "$TMP/many.conf" -d 60s 2>"$TMP/err2" &
 pid=$!
-for _ in $(seq 600); do
-	grep -q 'attaching:\|; tracing' "$TMP/err2" && break
-	sleep 0.05
-done
+wait_attaching "$TMP/err2"
 kill -TERM $pid
 kill -INT $pid
 wait $pid
 rc=$?
-[ "$rc" = 130 ] || [ "$rc" = 143 ] && ok "two signals: exit $rc" || bad "two signals: exit $rc"
+[ "$rc" = 130 ] || [ "$rc" = 143 ] && ok "two signals: exit $rc" ||
+	bad "two signals: exit $rc, stderr: $(grep -v attaching: "$TMP/err2")"
 for _ in $(seq 1200); do pgrep -f "$TMP/many.conf" >/dev/null || break; sleep 0.1; done
 
 # a span from fork (in the parent) to exec (in the child) never matches
