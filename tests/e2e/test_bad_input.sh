@@ -145,8 +145,8 @@ if [ "$(id -u)" = 0 ]; then
 	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/st.txt" -- "$W" --calls 1 >/dev/null 2>&1
 	check "stale temporaries: exit" "$?" 0
 	check "stale temporaries: only the dead run's own one removed" \
-		"$(cd "$TMP" && ls st.txt* | tr '\n' ' ')" \
-		"st.txt st.txt.$$.aB3xYz st.txt.$dead.Nob0dy st.txt.$dead.short "
+		"$(cd "$TMP" && ls st.txt* | LC_ALL=C sort | tr '\n' ' ')" \
+		"$(printf '%s\n' st.txt st.txt.$$.aB3xYz st.txt.$dead.Nob0dy st.txt.$dead.short | LC_ALL=C sort | tr '\n' ' ')"
 fi
 
 # Output is valid UTF-8 whatever the bytes of argv and thread names: a
