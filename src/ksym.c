@@ -192,25 +192,70 @@ size_t ksym_base_len(const char *name)
 static int matches(const char *pattern, const char *name, int clones)
 {
 	char base[512];
-	size_t n = ksym_base_len(name);
+	size_t n;
 
 	if (!fnmatch(pattern, name, 0))
 		return 1;
-	if (!clones || !name[n] || n >= sizeof(base))
+	if (!clones)
+		return 0;
+	n = ksym_base_len(name);
+	if (!name[n] || n >= sizeof(base))
 		return 0;
 	memcpy(base, name, n);
 	base[n] = '\0';
 	return !fnmatch(pattern, base, 0);
 }
 
+/*
+ * The first of the @n sorted names @v that is not less than the @plen
+ * bytes at @prefix: names beginning with them follow it (binary search).
+ */
+static size_t lower_bound(char *const *v, size_t n, const char *prefix,
+			  size_t plen)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strncmp(v[mid], prefix, plen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The names @pattern can match, or match through a clone (a function's
+ * name begins with the pattern's literal prefix): [*@first, return value)
+ * of *@v, found by binary search in the sorted list.
+ */
+static size_t candidates(const struct ksyms *k, const char *pattern,
+			 char *const **v, size_t *first)
+{
+	size_t n = k->traceable ? k->ntraceable : k->nfuncs, end, plen;
+
+	*v = k->traceable ? k->traceable : k->funcs;
+	*first = 0;
+	if (!*v)
+		return 0;
+	if (!pattern)
+		return n;
+	plen = strcspn(pattern, "*?[\\");
+	*first = lower_bound(*v, n, pattern, plen);
+	for (end = *first; end < n && !strncmp((*v)[end], pattern, plen);)
+		end++;
+	return end;
+}
+
 static int match(const struct ksyms *k, const char *pattern, int clones,
 		 int (*fn)(const char *name, void *ctx), void *ctx)
 {
-	char *const *v = k->traceable ? k->traceable : k->funcs;
-	size_t n = k->traceable ? k->ntraceable : k->nfuncs, i;
+	char *const *v;
+	size_t i, end = candidates(k, pattern, &v, &i);
 	int ret;
 
-	for (i = 0; v && i < n; i++) {
+	for (; i < end; i++) {
 		if (pattern && !matches(pattern, v[i], clones))
 			continue;
 		ret = fn(v[i], ctx);
@@ -218,6 +263,14 @@ static int match(const struct ksyms *k, const char *pattern, int clones,
 			return ret;
 	}
 	return 0;
+}
+
+size_t ksyms_candidates(const struct ksyms *k, const char *pattern)
+{
+	char *const *v;
+	size_t first, end = candidates(k, pattern, &v, &first);
+
+	return end - first;
 }
 
 int ksyms_match(const struct ksyms *k, const char *pattern,
@@ -236,15 +289,20 @@ int ksyms_clones(const struct ksyms *k, const char *name, char *buf,
 		 size_t len)
 {
 	size_t nl = strlen(name), used = 0, i;
+	char dot[512];
 	int found = 0;
 
 	if (len)
 		buf[0] = '\0';
-	for (i = 0; k->funcs && i < k->nfuncs; i++) {
+	/* the clones NAME.* of the sorted list follow "NAME." */
+	if (!k->funcs || nl + 2 > sizeof(dot))
+		return 0;
+	memcpy(dot, name, nl);
+	memcpy(dot + nl, ".", 2);
+	for (i = lower_bound(k->funcs, k->nfuncs, dot, nl + 1);
+	     i < k->nfuncs && !strncmp(k->funcs[i], dot, nl + 1); i++) {
 		const char *s = k->funcs[i];
 
-		if (strncmp(s, name, nl) || s[nl] != '.')
-			continue;
 		found++;
 		if (used + strlen(s) + 6 < len)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s",

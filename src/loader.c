@@ -1431,6 +1431,13 @@ int loader_targets_alive(struct loader *l)
 	return n;
 }
 
+uint64_t loader_rb_bytes(const struct loader *l, unsigned int *nrings)
+{
+	if (nrings)
+		*nrings = l->nrings;
+	return l->opts.rb_bytes;
+}
+
 void loader_loss(struct loader *l, struct report_loss *loss)
 {
 	size_t j;

@@ -109,6 +109,13 @@ unsigned int loader_nprobes(const struct loader *l);
  */
 int loader_targets_alive(struct loader *l);
 
+/*
+ * loader_rb_bytes() - the size of each CPU's ring buffer in bytes, as
+ * created (loader_rb_cpu_bytes() of the request); *@nrings (may be NULL)
+ * gets how many rings there are.
+ */
+uint64_t loader_rb_bytes(const struct loader *l, unsigned int *nrings);
+
 /* loader_loss() - the BPF-side loss counters summed over CPUs. */
 void loader_loss(struct loader *l, struct report_loss *loss);
 

@@ -27,6 +27,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/chrome.h"
+#include "iprof/output.h"
 #include "iprof/plan.h"
 #include "iprof/probe.h"
 #include "iprof/rec.h"
@@ -79,9 +80,14 @@ struct opts {
 
 static volatile sig_atomic_t stop_requested;
 
+/*
+ * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
+ * the background); a second one ends iprof at once, without a report.
+ */
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (stop_requested)
+		_exit(128 + sig);
 	stop_requested = 1;
 }
 
@@ -277,7 +283,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (util_parse_duration(optarg, &o->duration_ns) ||
 			    !o->duration_ns) {
 				fprintf(stderr,
-					"iprof: --duration '%s': expected a time above 0, like 10s, 500ms, 2m (a number alone is seconds)\n",
+					"iprof: --duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -370,7 +376,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (util_parse_duration(optarg, &o->interval_ns) ||
 			    o->interval_ns < 10000000ull) {
 				fprintf(stderr,
-					"iprof: --interval '%s': expected a time of 10ms or more, like 1s, 500ms, 1m\n",
+					"iprof: --interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -920,6 +926,53 @@ struct sinks {
 	struct chrome *chrome;
 };
 
+/*
+ * Detach every probe of @l.  Releasing a tracepoint's
+ * last perf event waits for RCU grace periods under the kernel's
+ * event_mutex, one tracepoint after the other (about 50 ms each here).
+ * With many, hand the release to a child that holds the same file
+ * descriptors and let it finish in the background: iprof returns now, after
+ * a report or a cancel alike.  The caller still loader_close()s @l.
+ */
+static void detach(struct loader *l)
+{
+	unsigned int natt = loader_nprobes(l);
+	uint64_t t0;
+
+	fflush(NULL); /* nothing buffered twice by the child */
+
+	if (natt > BACKGROUND_DETACH) {
+		pid_t bg = fork();
+
+		if (bg == 0) {
+			setsid();
+			signal(SIGINT, SIG_IGN);
+			signal(SIGTERM, SIG_IGN);
+			signal(SIGHUP, SIG_IGN);
+			t0 = util_now_ns();
+			loader_close(l);
+			if (!quiet)
+				fprintf(stderr,
+					"iprof: background detach (pid %d) done in %.1f ms\n",
+					(int)getpid(),
+					(double)(util_now_ns() - t0) / 1e6);
+			_exit(0);
+		}
+		if (bg > 0) {
+			if (!quiet)
+				fprintf(stderr,
+					"iprof: detaching %u probes in the background (pid %d)\n",
+					natt, (int)bg);
+			return;
+		}
+	}
+	t0 = util_now_ns();
+	loader_detach(l);
+	if (!quiet)
+		fprintf(stderr, "iprof: detached in %.1f ms\n",
+			(double)(util_now_ns() - t0) / 1e6);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct sinks *s = ctx;
@@ -982,91 +1035,6 @@ static int run_counters(struct rec_run *run, const struct plan *plan,
 	return 0;
 }
 
-/*
- * Where reports go.  stdout (no -o, or -o -), a file that is not a regular
- * file (a device, a FIFO) written directly, or a regular file replaced by
- * each report through a new FILE.XXXXXX (mkstemp) and rename(2): a failed
- * run never leaves the previous report truncated, a reader never sees half
- * a report, and no file planted beside FILE is ever opened.
- */
-struct output {
-	const char *path; /* -o FILE; NULL for stdout */
-	FILE *direct; /* stdout or the opened non-regular file, else NULL */
-};
-
-/*
- * A new temporary file beside @path, created by mkstemp(3) (O_EXCL: never
- * a file or symlink someone put there), mode 0644.  Returns its FILE and
- * name in @tmp, or NULL with errno set.
- */
-static FILE *output_tmp(const char *path, char *tmp, size_t len)
-{
-	FILE *f;
-	int fd;
-
-	if ((size_t)snprintf(tmp, len, "%s.XXXXXX", path) >= len) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return NULL;
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-	}
-	return f;
-}
-
-/* Check early that the report can be written; 0 or -errno (printed). */
-static int output_open(struct output *w, const char *path)
-{
-	char tmp[PATH_MAX];
-	struct stat st;
-	FILE *f;
-
-	w->path = NULL;
-	w->direct = stdout;
-	if (!path || !strcmp(path, "-"))
-		return 0;
-	if (!*path) {
-		fprintf(stderr, "iprof: -o: an empty file name\n");
-		w->direct = NULL;
-		return -EINVAL;
-	}
-	w->path = path;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		goto fail;
-	}
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		w->direct = fopen(path, "w");
-		if (!w->direct)
-			goto fail;
-		return 0;
-	}
-	w->direct = NULL;
-	f = output_tmp(path, tmp, sizeof(tmp));
-	if (!f)
-		goto fail;
-	fclose(f);
-	unlink(tmp);
-	return 0;
-fail:
-	fprintf(stderr, "iprof: cannot write '%s': %s\n", path, strerror(errno));
-	w->direct = NULL;
-	return -errno;
-}
-
-static void output_close(struct output *w)
-{
-	if (w->direct && w->direct != stdout)
-		fclose(w->direct);
-	w->direct = NULL;
-}
-
 static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			const struct rec_run *run, uint64_t since,
 			uint64_t duration_ns, unsigned int no, int final);
@@ -1082,15 +1050,13 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 		       uint64_t now, unsigned int no, int final)
 {
 	char tmp[PATH_MAX];
-	FILE *f = w->direct;
+	FILE *f;
 	int ret;
 
+	f = output_begin(w, tmp, sizeof(tmp));
 	if (!f) {
-		f = output_tmp(w->path, tmp, sizeof(tmp));
-		if (!f) {
-			ret = -errno;
-			goto fallback;
-		}
+		ret = -errno;
+		goto fallback;
 	}
 	if (o->interval_ns && (o->fmt == REPORT_FMT_TABLE || o->fmt == REPORT_FMT_SEED))
 		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
@@ -1099,17 +1065,10 @@ static int emit_report(const struct opts *o, struct output *w, struct agg *agg,
 			o->delta ? "" : " (cumulative)");
 	agg__snapshot(agg, now);
 	ret = write_report(o, f, agg, run, since - t0, now - since, no, final);
-	if (!w->direct) {
-		if (fclose(f) && !ret)
-			ret = -errno;
-		if (!ret && rename(tmp, w->path))
-			ret = -errno;
-		if (ret)
-			unlink(tmp);
-	}
+	ret = output_end(w, f, tmp, ret);
 fallback:
-	if (ret && w->path) {
-		fprintf(stderr, "iprof: cannot write '%s': %s%s\n", w->path,
+	if (ret && w->name) {
+		fprintf(stderr, "iprof: cannot write '%s': %s%s\n", w->name,
 			strerror(-ret),
 			final ? "; the report follows on stdout" : "");
 		if (final)
@@ -1186,6 +1145,9 @@ static int want_report(const struct opts *o)
 static int record_open(const struct opts *o, const struct output *w,
 		       FILE **f)
 {
+	struct stat st;
+	int fd = -1, e;
+
 	if (!strcmp(o->record, "-")) {
 		if (w->direct == stdout && o->report_output) {
 			fprintf(stderr,
@@ -1195,13 +1157,37 @@ static int record_open(const struct opts *o, const struct output *w,
 		*f = stdout;
 		return 0;
 	}
-	*f = fopen(o->record, "w");
-	if (!*f) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
-			strerror(errno));
-		return -errno;
+	/*
+	 * Written in place as it goes (a killed run leaves the blocks written
+	 * so far), so opened so that it can neither block nor be redirected
+	 * (issue 15): no symbolic link followed, a FIFO nobody reads is an
+	 * error, a regular file, FIFO or character device only.
+	 */
+	fd = open(o->record,
+		  O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd >= 0 && fstat(fd, &st))
+		goto fail;
+	if (fd >= 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) &&
+	    !S_ISCHR(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
 	}
-	return 0;
+	if (fd >= 0 && ((S_ISREG(st.st_mode) && ftruncate(fd, 0)) ||
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)))
+		goto fail;
+	*f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (*f)
+		return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
+		e == ELOOP  ? "a symbolic link (give the file itself)" :
+		e == ENXIO  ? "a FIFO that nobody reads" :
+		e == EINVAL ? "not a regular file, FIFO or device" :
+			      strerror(e));
+	return -e;
 }
 
 /* iprof record: the trailer, and a line on stderr.  0 or -errno. */
@@ -1229,35 +1215,29 @@ struct timeline {
 	char tmp[PATH_MAX]; /* "" when f is written directly */
 };
 
-static int timeline_open(struct timeline *tl, const struct output *w)
+static int timeline_open(struct timeline *tl, struct output *w)
 {
-	if (w->direct) {
-		tl->f = w->direct;
-		return 0;
-	}
-	tl->f = output_tmp(w->path, tl->tmp, sizeof(tl->tmp));
+	tl->tmp[0] = '\0';
+	tl->f = output_begin(w, tl->tmp, sizeof(tl->tmp));
 	if (!tl->f) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", w->path,
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", w->name,
 			strerror(errno));
 		tl->tmp[0] = '\0';
 		return -errno;
 	}
+	if (w->direct)
+		tl->tmp[0] = '\0';
 	return 0;
 }
 
-static int timeline_finish(struct timeline *tl, const struct output *w,
+static int timeline_finish(struct timeline *tl, struct output *w,
 			   struct chrome *c, uint64_t end_ns)
 {
 	int e = chrome_finish(c, end_ns);
 
 	if (tl->tmp[0]) {
-		if (fclose(tl->f) && !e)
-			e = -errno;
+		e = output_end(w, tl->f, tl->tmp, e);
 		tl->f = NULL;
-		if (!e && rename(tl->tmp, w->path))
-			e = -errno;
-		if (e)
-			unlink(tl->tmp);
 		tl->tmp[0] = '\0';
 	}
 	if (e)
@@ -1388,8 +1368,10 @@ int main(int argc, char **argv)
 			goto out; /* bad input: EXIT_USAGE */
 		}
 	}
-	if (output_open(&w, o.output))
+	if (output_open(&w, o.output, err, sizeof(err))) {
+		fprintf(stderr, "iprof: %s\n", err);
 		goto out;
+	}
 	if (o.record && record_open(&o, &w, &rec_f))
 		goto out;
 	if (o.listen && (e = monitor_listen(&mon, o.listen, err, sizeof(err)))) {
@@ -1468,6 +1450,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"iprof: interrupted before tracing began; detaching\n");
 		ret = 128 + SIGINT;
+		detach(l);
 		goto out;
 	}
 	if (n < 0) {
@@ -1502,6 +1485,13 @@ int main(int argc, char **argv)
 			 o.fmt == REPORT_FMT_FOLDED ? "at the end" : "in the report");
 	else
 		err[0] = '\0';
+	/* recording starts now, with every probe in place; then the line
+	 * that says so (tests and scripts wait for it) */
+	if ((e = loader_set_tracing(l, 1))) {
+		fprintf(stderr, "iprof: cannot start tracing: %s\n",
+			strerror(-e));
+		goto out;
+	}
 	if (!quiet)
 		fprintf(stderr,
 			"iprof: %u of %u timers attached in %.1f ms%s; tracing%s... %s\n",
@@ -1509,12 +1499,6 @@ int main(int argc, char **argv)
 			o.cmd ? " the command" : o.npids ? " the process" :
 							    " system-wide",
 			o.cmd ? "" : "Ctrl-C to stop");
-	/* recording starts now, with every probe in place */
-	if ((e = loader_set_tracing(l, 1))) {
-		fprintf(stderr, "iprof: cannot start tracing: %s\n",
-			strerror(-e));
-		goto out;
-	}
 	t0 = util_now_ns();
 	run_start(&run, &o, &un, t0);
 	if (run_counters(&run, &plan, l))
@@ -1632,40 +1616,7 @@ int main(int argc, char **argv)
 	if (child > 0)
 		command_status(status);
 	fflush(NULL);
-	/*
-	 * Releasing a tracepoint's last perf event waits for RCU grace periods
-	 * under the kernel's event_mutex, one tracepoint after the other
-	 * (about 50 ms each here).  With many, hand the release to a child
-	 * that holds the same file descriptors and let it finish in the
-	 * background: the report is out and iprof returns now.
-	 */
-	if (loader_nprobes(l) > BACKGROUND_DETACH) {
-		pid_t bg = fork();
-
-		if (bg == 0) {
-			setsid();
-			signal(SIGINT, SIG_IGN);
-			signal(SIGTERM, SIG_IGN);
-			t0 = util_now_ns();
-			loader_close(l);
-			if (!quiet)
-				fprintf(stderr,
-					"iprof: background detach (pid %d) done in %.1f ms\n",
-					(int)getpid(),
-					(double)(util_now_ns() - t0) / 1e6);
-			_exit(0);
-		}
-		if (bg > 0 && !quiet)
-			fprintf(stderr,
-				"iprof: detaching %u probes in the background (pid %d)\n",
-				loader_nprobes(l), (int)bg);
-	} else {
-		t0 = util_now_ns();
-		loader_detach(l);
-		if (!quiet)
-			fprintf(stderr, "iprof: detached in %.1f ms\n",
-				(double)(util_now_ns() - t0) / 1e6);
-	}
+	detach(l);
 out:
 	if (exec_r >= 0)
 		close(exec_r);

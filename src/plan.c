@@ -4,6 +4,7 @@
  * See include/iprof/plan.h.
  */
 #include <errno.h>
+#include <search.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -763,6 +764,9 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	ret = sym_resolve_path(pr->path, path, err, sizeof(err));
 	if (!ret) {
 		ret = sym_func_offset(*path, func, off, err, sizeof(err));
+		/* a probe the kernel would take and never fire */
+		if (!ret)
+			ret = sym_insn_check(*path, *off, err, sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;
@@ -1024,18 +1028,24 @@ static int add_timer(struct plan *p, const struct probe *pr, const char *name,
 	return (int)p->ntimers++;
 }
 
-static int name_taken(const struct plan *p, const struct probe_list *pl,
-		      const char *name)
+/*
+ * Is @name used by a line that is not a glob, or by a timer already
+ * planned?  @ht holds both (plan_build() fills it), so a glob's thousands
+ * of matches against a long list stay linear.
+ */
+static int name_taken(struct hsearch_data *ht, const char *name)
 {
-	uint32_t i;
+	ENTRY e = { .key = (char *)name }, *found = NULL;
 
-	for (i = 0; i < pl->n; i++)
-		if (!has_glob(pl->v[i].name) && !strcmp(pl->v[i].name, name))
-			return 1;
-	for (i = 0; i < p->ntimers; i++)
-		if (!strcmp(p->timers[i].name, name))
-			return 1;
-	return 0;
+	return hsearch_r(e, FIND, &found, ht) && found;
+}
+
+/* Record @name (owned by the plan or the list) in @ht; 0 or -ENOMEM. */
+static int name_add(struct hsearch_data *ht, char *name)
+{
+	ENTRY e = { .key = name }, *found = NULL;
+
+	return hsearch_r(e, ENTER, &found, ht) ? 0 : -ENOMEM;
 }
 
 struct glob_ctx {
@@ -1044,6 +1054,7 @@ struct glob_ctx {
 	const struct probe *pr;
 	const struct plan_env *env;
 	const struct ksyms *ks;
+	struct hsearch_data *ht;
 	int matched, err;
 };
 
@@ -1055,11 +1066,11 @@ static int add_glob_match(const char *name, void *arg)
 	/* NAME.cold is the out-of-line cold part of NAME, not a function
 	 * anyone calls: never a glob's match; the deny list is the kernel's */
 	if ((g->pr->kind != PROBE_UPROBE && ksym_denied(name)) ||
-	    strstr(name, ".cold") || name_taken(g->p, g->pl, name))
+	    strstr(name, ".cold") || name_taken(g->ht, name))
 		return 0;
 	g->matched++;
 	id = add_timer(g->p, g->pr, name, name);
-	if (id < 0) {
+	if (id < 0 || name_add(g->ht, g->p->timers[id].name)) {
 		g->err = -ENOMEM;
 		return 1;
 	}
@@ -1104,17 +1115,29 @@ static int add_failed(struct plan *p, const struct probe *pr, char *msg)
 static int plan_glob(struct plan *p, const struct probe_list *pl,
 		     const struct probe *pr, const struct plan_env *env,
 		     const struct ksyms *ks, const struct ksyms *names,
-		     int col, const char *what, const char *none)
+		     struct hsearch_data *ht, size_t *scanned, int col,
+		     const char *what, const char *none)
 {
-	struct glob_ctx g = { p, pl, pr, env, ks, 0, 0 };
+	struct glob_ctx g = { p, pl, pr, env, ks, ht, 0, 0 };
 	uint32_t n = 0;
 
+	*scanned += ksyms_candidates(names, pr->func);
+	if (*scanned > PLAN_MAX_GLOB_SCAN)
+		return add_failed(p, pr,
+				  xasprintf("%s:%d:%d: '%s': the globs compare more than %d names in all: begin it with a literal prefix or name the functions",
+					    pr->file, pr->line, col, pr->func,
+					    PLAN_MAX_GLOB_SCAN));
 	ksyms_match(names, pr->func, count_match, &n);
 	if (n > PLAN_MAX_GLOB)
 		return add_failed(p, pr,
 				  xasprintf("%s:%d:%d: '%s' matches %u %s, more than %d: narrow it",
 					    pr->file, pr->line, col, pr->func,
 					    n, what, PLAN_MAX_GLOB));
+	if (p->ntimers + n > PLAN_MAX_TIMERS)
+		return add_failed(p, pr,
+				  xasprintf("%s:%d:%d: '%s' matches %u %s: more than %d timers in all",
+					    pr->file, pr->line, col, pr->func,
+					    n, what, PLAN_MAX_TIMERS));
 	ksyms_match(names, pr->func, add_glob_match, &g);
 	if (g.err || g.matched)
 		return g.err;
@@ -1132,7 +1155,8 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 
 /* A uprobe glob: the functions of its binary, expanded by plan_glob(). */
 static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
-			    const struct probe *pr, const struct plan_env *env)
+			    const struct probe *pr, const struct plan_env *env,
+			    struct hsearch_data *ht, size_t *scanned)
 {
 	char err[PATH_MAX + 512], *what = NULL, *none = NULL, *path = NULL;
 	struct ksyms names = { 0 };
@@ -1153,7 +1177,7 @@ static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 	none = xasprintf("function in %s", path);
 	ret = -ENOMEM;
 	if (what && none)
-		ret = plan_glob(p, pl, pr, env, NULL, &names,
+		ret = plan_glob(p, pl, pr, env, NULL, &names, ht, scanned,
 				pr->start.col + (int)strlen(pr->path) + 1,
 				what, none);
 out:
@@ -1168,10 +1192,12 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	       const struct plan_env *env)
 {
 	const char *tracefs = env->tracefs;
+	struct hsearch_data ht = { 0 };
 	struct ksyms ks = { 0 };
+	int err = 0, id, made = 0;
+	uint32_t i, nglobs = 0;
+	size_t scanned = 0;
 	char filter[4096];
-	uint32_t i;
-	int err = 0, id;
 
 	memset(p, 0, sizeof(*p));
 	for (i = 0; i < pl->n; i++)
@@ -1184,19 +1210,42 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		if (err)
 			return err;
 	}
-	for (i = 0; i < pl->n && !err; i++) {
+	for (i = 0; i < pl->n; i++)
+		nglobs += has_glob(pl->v[i].func);
+	if (nglobs) {
+		/* names of the lines and of every timer a glob may add */
+		if (!hcreate_r(pl->n + (size_t)PLAN_MAX_GLOB *
+					       (nglobs < PLAN_MAX_GLOB_LINES ?
+							nglobs :
+							PLAN_MAX_GLOB_LINES),
+			       &ht))
+			err = -ENOMEM;
+		made = !err;
+		for (i = 0; i < pl->n && !err; i++)
+			if (!has_glob(pl->v[i].name))
+				err = name_add(&ht, pl->v[i].name);
+	}
+	for (i = 0, nglobs = 0; i < pl->n && !err; i++) {
 		const struct probe *pr = &pl->v[i];
 
+		if (has_glob(pr->func) && ++nglobs > PLAN_MAX_GLOB_LINES) {
+			err = add_failed(p, pr,
+					 xasprintf("%s:%d:%d: more than %d glob lines in all: name the functions",
+						   pr->file, pr->line,
+						   pr->start.col,
+						   PLAN_MAX_GLOB_LINES));
+			continue;
+		}
 		if (is_kfunc(pr) && has_glob(pr->func)) {
-			err = plan_glob(p, pl, pr, env, &ks, &ks,
-					pr->start.col, "kernel functions",
+			err = plan_glob(p, pl, pr, env, &ks, &ks, &ht,
+					&scanned, pr->start.col, "kernel functions",
 					ks.traceable ? "traceable kernel function" :
 					ks.funcs ? "kernel function" :
 						   "kernel function (kallsyms unreadable)");
 			continue;
 		}
 		if (pr->kind == PROBE_UPROBE && has_glob(pr->func)) {
-			err = plan_uprobe_glob(p, pl, pr, env);
+			err = plan_uprobe_glob(p, pl, pr, env, &ht, &scanned);
 			continue;
 		}
 		id = add_timer(p, pr, pr->name,
@@ -1207,6 +1256,8 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			err = plan_probe(p, pr, (uint32_t)id, env, &ks);
 	}
 	ksyms_free(&ks);
+	if (made)
+		hdestroy_r(&ht);
 	if (err)
 		plan_free(p);
 	return err;

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "iprof/probe.h"
+#include "iprof/util.h"
 
 /* Nesting levels of `include` below the top-level file. */
 #define MAX_INCLUDE_DEPTH 16
@@ -747,6 +749,13 @@ static int parse_include(struct lex *lx, const char *p)
 		err = nomem(lx);
 		goto out;
 	}
+	if (++lx->ctx->pl->nincludes > PROBE_MAX_INCLUDES) {
+		set_err(lx->ctx, "%s:%d:%d: more than %d includes in all",
+			lx->origin, lx->lineno, col_of(lx, name),
+			PROBE_MAX_INCLUDES);
+		err = -E2BIG;
+		goto out;
+	}
 	err = parse_file_at(lx->ctx, path, lx, name);
 out:
 	free(path);
@@ -796,6 +805,12 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 		err = nomem(&lx);
 		goto fail;
 	}
+	if (ctx->pl->n >= PROBE_MAX_PROBES) {
+		err = -E2BIG;
+		set_err(ctx, "%s:%d: more than %d timers defined", origin,
+			lineno, PROBE_MAX_PROBES);
+		goto fail;
+	}
 	err = list_push(ctx->pl, &pr);
 	if (err) {
 		err = nomem(&lx);
@@ -808,41 +823,32 @@ fail:
 }
 
 /*
- * open_probe_file() - open @path for reading.  A directory is -EISDIR, a
- * device or socket -EINVAL ("not a regular file"; a pipe is fine: `-P
- * <(cmd)`), a regular file larger than MAX_FILE_BYTES -EFBIG.  On error
- * *@why is the reason, for messages.
+ * open_probe_file() - open @path for reading without blocking
+ * (util_open_read()): a regular file of at most MAX_FILE_BYTES (else
+ * -EFBIG) or an anonymous pipe (`-P <(cmd)`); a directory is -EISDIR, a
+ * named FIFO, device or socket -EINVAL.  On error *@why is the reason, for
+ * messages.
  */
 static int open_probe_file(const char *path, FILE **fp, struct stat *st,
 			   const char **why)
 {
-	FILE *f;
-	int err = 0;
+	int fd;
 
-	f = fopen(path, "re");
-	if (!f) {
-		err = -errno;
-		*why = strerror(-err);
-		return err;
-	}
-	if (fstat(fileno(f), st)) {
-		err = -errno;
-		*why = strerror(-err);
-	} else if (S_ISDIR(st->st_mode)) {
-		err = -EISDIR;
-		*why = strerror(EISDIR);
-	} else if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)) {
-		err = -EINVAL;
-		*why = "not a regular file";
-	} else if (S_ISREG(st->st_mode) && st->st_size > MAX_FILE_BYTES) {
-		err = -EFBIG;
+	fd = util_open_read(path, UTIL_OPEN_PIPE, st, why);
+	if (fd < 0)
+		return fd;
+	if (S_ISREG(st->st_mode) && st->st_size > MAX_FILE_BYTES) {
+		close(fd);
 		*why = "larger than 1 MiB";
+		return -EFBIG;
 	}
-	if (err)
-		fclose(f);
-	else
-		*fp = f;
-	return err;
+	*fp = fdopen(fd, "r");
+	if (!*fp) {
+		close(fd);
+		*why = strerror(ENOMEM);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -861,6 +867,13 @@ static int read_line(struct ctx *ctx, FILE *f, const char *path, int lineno,
 		if (++*total > MAX_FILE_BYTES) {
 			set_err(ctx, "%s:%d:%zu: file larger than 1 MiB", path,
 				lineno, n + 1);
+			return -EFBIG;
+		}
+		if (++ctx->pl->bytes > PROBE_MAX_BYTES) {
+			set_err(ctx,
+				"%s:%d:%zu: more than %u MiB read from probe "
+				"files in all",
+				path, lineno, n + 1, PROBE_MAX_BYTES >> 20);
 			return -EFBIG;
 		}
 		if (c == '\n')
@@ -983,25 +996,51 @@ int probe_parse_line(struct probe_list *pl, const char *line,
 	return parse_line_ctx(&ctx, line, origin, lineno);
 }
 
+/* Order probes by name, then by position in the list (qsort). */
+static int cmp_by_name(const void *x, const void *y)
+{
+	const struct probe *a = *(const struct probe *const *)x;
+	const struct probe *b = *(const struct probe *const *)y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a > b) - (a < b);
+}
+
 int probe_list_check(const struct probe_list *pl, char *err, size_t errlen)
 {
-	const struct probe *a, *b;
-	size_t i, j;
+	const struct probe **ix, *a = NULL, *b = NULL;
+	size_t i;
 
-	for (j = 1; j < pl->n; j++) {
-		b = &pl->v[j];
-		for (i = 0; i < j; i++) {
-			a = &pl->v[i];
-			if (strcmp(a->name, b->name))
-				continue;
-			if (err && errlen)
-				snprintf(err, errlen,
-					 "%s:%d:%d: timer '%s' already defined "
-					 "at %s:%d",
-					 b->file, b->line, b->name_col, b->name,
-					 a->file, a->line);
-			return -EINVAL;
+	if (pl->n < 2)
+		return 0;
+	/* O(n log n): sorted by (name, position), a duplicate is the second
+	 * of a run of equal names; the one reported is the earliest second
+	 * use in the list, as a reader would find it */
+	ix = malloc(pl->n * sizeof(*ix));
+	if (!ix) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < pl->n; i++)
+		ix[i] = &pl->v[i];
+	qsort(ix, pl->n, sizeof(*ix), cmp_by_name);
+	for (i = 1; i < pl->n; i++) {
+		if (strcmp(ix[i - 1]->name, ix[i]->name) ||
+		    (i >= 2 && !strcmp(ix[i - 2]->name, ix[i]->name)))
+			continue;
+		if (!b || ix[i] < b) {
+			a = ix[i - 1];
+			b = ix[i];
 		}
 	}
-	return 0;
+	free(ix);
+	if (!b)
+		return 0;
+	if (err && errlen)
+		snprintf(err, errlen,
+			 "%s:%d:%d: timer '%s' already defined at %s:%d",
+			 b->file, b->line, b->name_col, b->name, a->file,
+			 a->line);
+	return -EINVAL;
 }

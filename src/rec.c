@@ -53,6 +53,9 @@ void rec_run_report(const struct rec_run *run, struct report *r)
 	r->kernel_version = run->kernel_version;
 	r->machine = run->machine;
 	r->start_realtime_ns = run->start_realtime_ns;
+	r->rb_requested = run->rb_requested;
+	r->rb_bytes = run->rb_bytes;
+	r->rb_rings = run->rb_rings;
 }
 
 /* ---- writer ---------------------------------------------------------------*/
@@ -270,6 +273,10 @@ static json_object *meta_json(const struct rec_run *run)
 		put(r, "start_realtime_ns",
 		    json_object_new_uint64(run->start_realtime_ns), &bad);
 		put(r, "start_ns", json_object_new_uint64(run->start_ns), &bad);
+		put(r, "rb_requested", json_object_new_uint64(run->rb_requested),
+		    &bad);
+		put(r, "rb_bytes", json_object_new_uint64(run->rb_bytes), &bad);
+		put(r, "rb_rings", json_object_new_uint64(run->rb_rings), &bad);
 	}
 	put(root, "timers", a = json_object_new_array(), &bad);
 	for (i = 0; a && i < run->ntimers; i++) {
@@ -716,6 +723,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 {
 	json_object *run = jget(m, "run"), *a, *t;
 	struct rec_run *p = &r->run;
+	uint64_t rings = 0;
 	size_t i, n;
 	int ret = 0, v;
 
@@ -760,8 +768,12 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 	ret = ret ?: jstrdup(run, "machine", &p->machine);
 	ret = ret ?: ju64(run, "start_realtime_ns", &p->start_realtime_ns);
 	ret = ret ?: ju64(run, "start_ns", &p->start_ns);
+	ret = ret ?: ju64(run, "rb_requested", &p->rb_requested);
+	ret = ret ?: ju64(run, "rb_bytes", &p->rb_bytes);
+	ret = ret ?: ju64(run, "rb_rings", &rings);
 	if (ret)
 		return ret;
+	p->rb_rings = rings > 65536 ? 0 : (unsigned int)rings;
 	a = jget(m, "timers");
 	if (!a || !json_object_is_type(a, json_type_array))
 		return -EBADMSG;

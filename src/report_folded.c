@@ -75,7 +75,7 @@ static void print_path(FILE *f, const struct report *r,
 	}
 }
 
-int report_folded(FILE *f, const struct report *r)
+static int folded_body(FILE *f, const struct report *r)
 {
 	uint64_t *val = NULL;
 	size_t *chain = NULL, i, p, maxd = 0;
@@ -124,4 +124,9 @@ out:
 	if (err)
 		return err;
 	return report_finish(f);
+}
+
+int report_folded(FILE *f, const struct report *r)
+{
+	return report_utf8(f, folded_body, r);
 }

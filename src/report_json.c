@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "iprof/report.h"
+#include "iprof/util.h"
 
 #ifndef IPROF_VERSION
 #define IPROF_VERSION "unknown"
@@ -173,6 +174,10 @@ static void add_options(struct jb *b, json_object *root, const struct report *r,
 	add_u64_if(b, o, "max_depth", r->max_depth != 0, r->max_depth);
 	add_u64(b, o, "nodes_shown", v->nvisible);
 	add_u64(b, o, "nodes_hidden", v->n - v->nvisible);
+	add_u64_if(b, o, "rb_size_requested", r->rb_requested != 0,
+		   r->rb_requested);
+	add_u64_if(b, o, "rb_bytes_per_cpu", r->rb_bytes != 0, r->rb_bytes);
+	add_u64_if(b, o, "rb_rings", r->rb_rings != 0, r->rb_rings);
 }
 
 /*
@@ -428,7 +433,8 @@ static int emit(FILE *f, json_object *root, int compact)
 		json_object_put(root);
 		return -ENOMEM;
 	}
-	fputs(s, f);
+	/* strings from argv, thread names, paths, symbols: valid UTF-8 */
+	util_utf8_fwrite(f, s, strlen(s));
 	fputc('\n', f);
 	json_object_put(root);
 	return report_finish(f);

@@ -40,7 +40,7 @@ static int compute_live(const struct agg_node **nodes, size_t n,
 	return 0;
 }
 
-int report_seed(FILE *f, const struct report *r)
+static int seed_body(FILE *f, const struct report *r)
 {
 	const struct agg_node **nodes, *nd;
 	unsigned char *live = NULL;
@@ -93,4 +93,9 @@ out:
 	if (err)
 		return err;
 	return report_finish(f);
+}
+
+int report_seed(FILE *f, const struct report *r)
+{
+	return report_utf8(f, seed_body, r);
 }

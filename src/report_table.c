@@ -215,7 +215,7 @@ static void print_hidden(FILE *f, const struct report *r,
 	fputs(")\n", f);
 }
 
-int report_table(FILE *f, const struct report *r)
+static int table_body(FILE *f, const struct report *r)
 {
 	const enum report_col *cols = default_cols;
 	size_t ncols = NDEFAULT, namew = strlen("NAME"), w[REPORT_NCOL], len;
@@ -294,4 +294,9 @@ out:
 	if (err)
 		return err;
 	return report_finish(f);
+}
+
+int report_table(FILE *f, const struct report *r)
+{
+	return report_utf8(f, table_body, r);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iprof/report.h"
+#include "iprof/util.h"
 
 char *report_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
@@ -477,6 +478,40 @@ void report_loss_line(FILE *f, const struct report *r, int seed)
 	fputs(any ? "\n" : " none\n", f);
 }
 
+/*
+ * A span with stops on threads where it never started (orphans) and no
+ * start ever closed by its stop (every completed one closed by its
+ * thread's exit, or still open): START and STOP fire on different threads,
+ * so they never meet.  Say so, with a hint.
+ */
+static void span_unmatched(FILE *f, const struct report *r, uint32_t timer,
+			   const char *pfx)
+{
+	const struct report_timer *t = &r->timers[timer];
+	uint64_t starts = 0, stopped = 0;
+	const struct agg_node *n;
+	char buf[REPORT_NAME_BUF];
+
+	if (!t->kind || strcmp(t->kind, "span"))
+		return;
+	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
+		if (n->timer != timer)
+			continue;
+		starts += n->count + n->incomplete;
+		stopped += n->count - n->exited;
+	}
+	if (stopped || !starts)
+		return;
+	fprintf(f,
+		"%sspan never matched: %s starts=%" PRIu64 " stops=%" PRIu64
+		": never on one thread (its starts ended with their thread or "
+		"are still open): START and STOP must fire on the same thread "
+		"(sched_process_fork fires in the parent, sched_process_exec in "
+		"the child)\n",
+		pfx, report_timer_name(r, timer, buf, sizeof(buf)), starts,
+		t->orphans);
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
@@ -536,6 +571,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			fprintf(f, "%sorphan stops: %s %" PRIu64 "\n", pfx,
 				report_timer_name(r, i, buf, sizeof(buf)),
 				t->orphans);
+			span_unmatched(f, r, i, pfx);
 		}
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
@@ -555,8 +591,45 @@ int report_summary(FILE *f, const struct report *r, int seed)
 		free(hit);
 	}
 
+	if (r->rb_requested && r->rb_bytes) {
+		/* --rb-size is rounded up to a power of two: say what it got */
+		if (seed)
+			fprintf(f,
+				"# rb_size: requested=%" PRIu64
+				" per_cpu=%" PRIu64 " rings=%u\n",
+				r->rb_requested, r->rb_bytes, r->rb_rings);
+		else
+			fprintf(f,
+				"ring buffer: %" PRIu64
+				" bytes per CPU x %u (--rb-size %" PRIu64
+				"%s)\n",
+				r->rb_bytes, r->rb_rings, r->rb_requested,
+				r->rb_bytes != r->rb_requested ?
+					", rounded up to a power of two" :
+					"");
+	}
 	report_loss_line(f, r, seed);
 	return 0;
+}
+
+int report_utf8(FILE *f, int (*fmt)(FILE *f, const struct report *r),
+		const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ret;
+
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -ENOMEM;
+	ret = fmt(m, r);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (!ret && buf)
+		ret = util_utf8_fwrite(f, buf, len);
+	free(buf);
+	return ret ? ret : report_finish(f);
 }
 
 int report_finish(FILE *f)

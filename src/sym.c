@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "iprof/sym.h"
+#include "iprof/util.h"
 
 /* .gnu.version entries: the version index, and the "not default" bit. */
 #define VERSYM_HIDDEN 0x8000
@@ -516,33 +517,31 @@ out:
 }
 
 /*
- * Open ELF file @path for reading: *@fd and *@elf (elf_end() and close()
- * them).  Returns 0 or -errno with a message in @err: -EISDIR, -EINVAL
- * (not a regular file, libelf too old), -ENOEXEC (not ELF), open(2)'s.
+ * Open ELF file @path for reading, without blocking (util_open_read(): a
+ * FIFO or device is refused, never waited on): *@fd and *@elf (elf_end()
+ * and close() them).  Returns 0 or -errno with a message in @err: -EISDIR,
+ * -EINVAL (not a regular file, libelf too old), -ENOEXEC (not ELF),
+ * open(2)'s.
  */
 static int open_elf(const char *path, int *fd, Elf **elf, char *err,
 		    size_t errlen)
 {
+	const char *why = "";
 	struct stat st;
 	int ret;
 
 	*elf = NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &why);
 	if (*fd < 0) {
-		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
+		ret = *fd;
+		*fd = -1;
+		if (ret == -EISDIR)
+			set_err(err, errlen, "%s: is a directory", path);
+		else
+			set_err(err, errlen, "%s: %s", path, why);
 		return ret;
 	}
-	if (fstat(*fd, &st)) {
-		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
-	} else if (S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s: is a directory", path);
-		ret = -EISDIR;
-	} else if (!S_ISREG(st.st_mode)) {
-		set_err(err, errlen, "%s: not a regular file", path);
-		ret = -EINVAL;
-	} else if (elf_version(EV_CURRENT) == EV_NONE) {
+	if (elf_version(EV_CURRENT) == EV_NONE) {
 		set_err(err, errlen, "libelf: %s", elf_errmsg(-1));
 		ret = -EINVAL;
 	} else if (!(*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL))) {
@@ -656,5 +655,53 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 	}
 	k->nfuncs = j;
 	ksyms_free(&ifuncs);
+	return 0;
+}
+
+int sym_insn_check(const char *path, uint64_t offset, char *err,
+		   size_t errlen)
+{
+#if defined(__x86_64__)
+	/* legacy prefixes the kernel refuses, and those it lets pass */
+	static const struct {
+		unsigned char byte;
+		const char *name;
+	} bad[] = { { 0xf0, "lock" }, { 0x2e, "cs" }, { 0x3e, "ds" },
+		    { 0x26, "es" },   { 0x36, "ss" } };
+	static const unsigned char fine[] = { 0x66, 0x67, 0xf2, 0xf3, 0x64,
+					      0x65 };
+	unsigned char insn[15];
+	const char *why = "";
+	struct stat st;
+	ssize_t n;
+	size_t i, j;
+	int fd;
+
+	fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &why);
+	if (fd < 0)
+		return 0; /* sym_func_offset() reports problems with the file */
+	n = pread(fd, insn, sizeof(insn), (off_t)offset);
+	close(fd);
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
+		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++)
+			if (insn[i] == bad[j].byte) {
+				set_err(err, errlen,
+					"its first instruction has a %s prefix "
+					"(%#x at offset %#llx of %s): the "
+					"kernel accepts a uprobe there but "
+					"never fires it",
+					bad[j].name, bad[j].byte,
+					(unsigned long long)offset + i, path);
+				return -EOPNOTSUPP;
+			}
+		if (!memchr(fine, insn[i], sizeof(fine)))
+			break; /* the opcode (or REX): prefixes are over */
+	}
+#else
+	(void)path;
+	(void)offset;
+	(void)err;
+	(void)errlen;
+#endif
 	return 0;
 }

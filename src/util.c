@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,8 +35,9 @@ static int scaled(const char *s, const char *const *units,
 			return -EINVAL;
 		v *= mult[i];
 	}
-	if (v >= 18446744073709551615.0)
-		return -EINVAL;
+	/* at most INT64_MAX: ns are added to clocks and made timespecs */
+	if (v > 9223372036854775807.0 - 1024.0)
+		return -ERANGE;
 	*out = (uint64_t)llround(v);
 	return 0;
 }
@@ -104,4 +109,94 @@ int util_proc_alive(int pid)
 
 	return util_proc_read(pid, &p) == 0 && p.state != 'Z' &&
 	       p.state != 'X';
+}
+
+int util_open_read(const char *path, enum util_open_kind kind,
+		   struct stat *st, const char **why)
+{
+	struct statfs sf;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		*why = strerror(-err);
+		return err;
+	}
+	if (fstat(fd, st)) {
+		err = -errno;
+		*why = strerror(-err);
+	} else if (S_ISDIR(st->st_mode)) {
+		err = -EISDIR;
+		*why = strerror(EISDIR);
+	} else if (S_ISREG(st->st_mode)) {
+		err = 0;
+	} else if (kind == UTIL_OPEN_PIPE && S_ISFIFO(st->st_mode) &&
+		   !fstatfs(fd, &sf) && sf.f_type == PIPEFS_MAGIC) {
+		err = 0; /* an anonymous pipe: its writer is running */
+	} else {
+		err = -EINVAL;
+		*why = S_ISFIFO(st->st_mode) ? "a named FIFO, not a regular file" :
+					       "not a regular file";
+	}
+	if (!err && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = -errno;
+		*why = strerror(-err);
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Length of the valid UTF-8 character at @s (1..4), 0 if there is none. */
+static size_t utf8_char(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+int util_utf8_fwrite(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *end = p + n;
+	size_t k;
+
+	while (p < end) {
+		k = utf8_char(p);
+		if (k && p + k <= end) {
+			p += k;
+			continue;
+		}
+		/* a byte that begins no character: U+FFFD for it */
+		if ((p > run && fwrite(run, 1, (size_t)(p - run), f) !=
+					(size_t)(p - run)) ||
+		    fputs(UTIL_UTF8_REPLACEMENT, f) == EOF)
+			return errno ? -errno : -EIO;
+		run = ++p;
+	}
+	if (p > run && fwrite(run, 1, (size_t)(p - run), f) != (size_t)(p - run))
+		return errno ? -errno : -EIO;
+	return 0;
 }

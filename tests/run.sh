@@ -3,7 +3,8 @@
 # tracepoints, uprobes, KVM) and the VM tier (root: Debian's stock kernel in
 # qemu for fentry/fexit and kprobes, tests/vm/run.sh).  Tests that cannot
 # run here say SKIP with the reason; IPROF_REQUIRE_E2E=1 makes a skip fail.
-# IPROF_SKIP_VM=1 leaves out the VM tier (about a minute and a half).
+# IPROF_SKIP_VM=1 leaves out the VM tier (about a minute and a half);
+# IPROF_SANITIZE_TESTS=0 the ASan+UBSan build and the fuzzers (build-san).
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$src/build}
@@ -11,6 +12,27 @@ cmake -S "$src" -B "$build" -DIPROF_WERROR="${IPROF_WERROR:-ON}" >/dev/null || e
 cmake --build "$build" -j"$(nproc)" >/dev/null || exit 1
 (cd "$build" && ctest --output-on-failure --timeout 600 "$@")
 rc=$?
+# Sanitizers and fuzzers (IPROF_SANITIZE_TESTS=0 leaves them out): a clang
+# build in build-san with ASan+UBSan and the libFuzzer harnesses runs the
+# unit tests, a few end-to-end tests and each fuzzer for a few seconds.
+if [ "${IPROF_SANITIZE_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
+	san=${BUILD_SAN:-$src/build-san}
+	fuzz=ON
+	if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
+		clang -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null; then
+		echo "SKIP: fuzzers: clang's libFuzzer is missing (tools/install-deps.sh installs libclang-rt-dev)"
+		fuzz=OFF
+	fi
+	if CC=clang cmake -S "$src" -B "$san" -DIPROF_SANITIZE=ON -DIPROF_FUZZ=$fuzz \
+		-DIPROF_WERROR=OFF >/dev/null && cmake --build "$san" -j"$(nproc)" >/dev/null; then
+		(cd "$san" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+			ctest --output-on-failure --timeout 600 \
+			-R '^(unit_|fuzz_|e2e_test_bad_input$|e2e_test_uprobe$|e2e_test_list$)') || rc=1
+	else
+		echo "FAIL: the sanitizer build (build-san) does not build"
+		rc=1
+	fi
+fi
 if [ "${IPROF_SKIP_VM:-0}" != 1 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		bash "$src/tests/vm/run.sh" || rc=1

@@ -7,7 +7,8 @@ pkgs=(build-essential cmake pkg-config clang llvm bpftool
       libmicrohttpd-dev libsystemd-dev  # --listen, Type=notify
       jq curl python3-prometheus-client  # e2e: JSON, /metrics, the OpenMetrics parser
       systemd  # systemd-analyze verify/security of the unit (test_service)
-      dpkg-dev lintian)  # CPack DEB (dpkg-shlibdeps) and its check (test_package)
+      dpkg-dev lintian  # CPack DEB (dpkg-shlibdeps) and its check (test_package)
+      libclang-rt-dev)  # libFuzzer and the sanitizers' runtimes for clang
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -12,7 +12,9 @@
  *
  * The traced functions have external linkage and are never inlined, so
  * their symbols are exactly outer, spin_inner, sleep_inner, recurse,
- * exit_inside and hang.  The program counts every call and times calls
+ * exit_inside and hang (and, on x86-64, lock_first, never called: its
+ * first instruction has a lock prefix, which uprobes cannot probe).  The
+ * program counts every call and times calls
  * with CLOCK_MONOTONIC around them, then prints key=value lines on stdout
  * (see tools/README.md).  Diagnostics go to stderr.
  *
@@ -188,6 +190,21 @@ TRACED void hang(void)
 	sleep_ns(opt_hang_ms * NSEC_PER_MSEC);
 	workload_sink = opt_hang_ms;
 }
+
+#if defined(__x86_64__)
+/*
+ * lock_first() - never called: its first instruction is lock-prefixed, so
+ * the kernel accepts a uprobe on it and never fires it; iprof must refuse
+ * it instead (tests/e2e/test_bad_input.sh).
+ */
+__asm__(".text\n"
+	".globl lock_first\n"
+	".type lock_first, @function\n"
+	"lock_first:\n"
+	"\tlock incl (%rdi)\n"
+	"\tret\n"
+	".size lock_first, .-lock_first\n");
+#endif
 
 static void *worker_thread(void *arg)
 {

@@ -76,6 +76,13 @@ int ksyms_match(const struct ksyms *k, const char *pattern,
 		int (*fn)(const char *name, void *ctx), void *ctx);
 
 /*
+ * ksyms_candidates() - how many names ksyms_match() tries for @pattern:
+ * those that begin with its literal prefix (the part before the first
+ * "*?[\\"), all of them for "*..." or NULL.  A measure of its cost.
+ */
+size_t ksyms_candidates(const struct ksyms *k, const char *pattern);
+
+/*
  * ksyms_match_clones() - as ksyms_match(), but a compiler clone
  * (NAME.isra.0, NAME.cold) also matches when NAME does: for listings,
  * where each function shows with its clones.

@@ -112,6 +112,19 @@ typedef int (*plan_arg_fn)(void *ctx, const char *func, const char *name,
 /* Most functions one glob may expand to (each is a timer, two probes). */
 #define PLAN_MAX_GLOB 2000
 
+/* Most timers a plan holds, globs expanded (a glob that would pass it is
+ * that line's error). */
+#define PLAN_MAX_TIMERS 200000
+
+/* Most glob lines a plan expands (each scans every function name); the
+ * ones after it are errors. */
+#define PLAN_MAX_GLOB_LINES 100
+
+/* Most function names all globs together are compared with (a full scan
+ * of a kernel's ~120000 functions, twice, is ~6 ms): a glob line past it
+ * is an error.  Names before a glob's first wildcard narrow its scan. */
+#define PLAN_MAX_GLOB_SCAN 2000000
+
 /* What plan_build() reads: paths (NULL: not available) and callbacks. */
 struct plan_env {
 	const char *tracefs; /* tracefs mount point */

@@ -75,9 +75,19 @@ struct probe {
 	int name_col; /* 1-based column of the name (FUNC, span or `as` NAME) */
 };
 
+/*
+ * Limits on what probe files can make iprof do, over a whole probe list
+ * (every -P file, its includes and the -e lines together).
+ */
+#define PROBE_MAX_PROBES 200000 /* lines that define a timer */
+#define PROBE_MAX_INCLUDES 1000 /* `include` lines followed */
+#define PROBE_MAX_BYTES (16u << 20) /* bytes read from all files */
+
 struct probe_list {
 	struct probe *v;
 	size_t n, cap;
+	size_t nincludes; /* include lines followed so far */
+	size_t bytes; /* bytes read from probe files so far */
 };
 
 /*
@@ -87,9 +97,12 @@ struct probe_list {
  *
  * On error returns a negative errno and writes one message into @err (size
  * @errlen): -EINVAL for syntax ("file:line:col: found X, expected Y"), a
- * NUL byte, or a file that is neither regular nor a pipe ("PATH: not a
- * regular file"); -EFBIG for a file larger than 1 MiB or a line longer
- * than 4096 bytes; -ELOOP for include cycles and depth; -ENOENT, -EISDIR
+ * NUL byte, or a file that is neither regular nor an anonymous pipe
+ * ("PATH: not a regular file", opened without blocking: a named FIFO is
+ * refused, never waited on); -EFBIG for a file larger than 1 MiB, a line
+ * longer than 4096 bytes or more than PROBE_MAX_BYTES read into @pl in
+ * all; -E2BIG for more than PROBE_MAX_PROBES timers or PROBE_MAX_INCLUDES
+ * includes in @pl (the cap is in the message); -ELOOP for include cycles and depth; -ENOENT, -EISDIR
  * etc. for files that cannot be opened.  An included file that cannot be
  * opened (or is too large, or not a regular file) is reported at the
  * include line; an error inside it at its own line.  Probes parsed before

@@ -61,6 +61,10 @@ struct rec_run {
 	const char *host, *kernel, *kernel_version, *machine; /* uname(2) */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME when tracing started */
 	uint64_t start_ns; /* record clock (CLOCK_MONOTONIC, ns) at the start */
+	/* the ring buffers: --rb-size as given (0: the default), each CPU's
+	 * ring as made (bytes), how many rings */
+	uint64_t rb_requested, rb_bytes;
+	unsigned int rb_rings;
 	/* record clock when tracing stopped (trailer; without a trailer the
 	 * reader sets the latest record time, or start_ns) */
 	uint64_t end_ns;

@@ -133,6 +133,10 @@ struct report {
 	const char *kernel_version; /* uname(2) version ("#1 SMP ...") */
 	const char *machine; /* uname(2) machine, e.g. "x86_64" */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME when tracing started */
+	/* the ring buffers: each CPU's size in bytes as created (a power of
+	 * two), 0 when unknown; the --rb-size asked for, 0 for the default */
+	uint64_t rb_bytes, rb_requested;
+	unsigned int rb_rings; /* how many rings (one per CPU) */
 
 	/*
 	 * Options; zero is the default.  Table, JSON and folded apply sort,
@@ -350,7 +354,8 @@ int report_print_path(FILE *f, const struct report *r,
  * report_summary() - the summary lines: incomplete timers (elapsed time
  * until the snapshot), timers not attached (report_not_attached()),
  * attached timers with 0 hits (no START folded), orphan stops, kprobe
- * misses, and always the loss line (report_loss_line()).  @seed selects
+ * misses, with --rb-size the ring buffers' size as created (rounded up to
+ * a power of two), and always the loss line (report_loss_line()).  @seed selects
  * the "# key=value" format of report_seed() (every line starts with "# "),
  * else the prose of report_table().  Returns 0 or -ENOMEM; write errors
  * are left in ferror(@f).
@@ -420,6 +425,18 @@ void report_loss_line(FILE *f, const struct report *r, int seed);
  */
 int report_plan_json(FILE *f, const struct report_timer *timers, uint32_t n,
 		     const struct report_kernel *k);
+
+/*
+ * report_utf8() - run formatter @fmt on @r into memory, then write what it
+ * wrote to @f made valid UTF-8 (util_utf8_fwrite(): a byte that begins no
+ * UTF-8 character becomes U+FFFD).  Every report_*() format goes through
+ * it (JSON by its own writer), so a thread name or argv with invalid bytes
+ * never makes an output invalid.  Returns @fmt's result, -ENOMEM, or -errno
+ * of a write error.
+ */
+int report_utf8(FILE *f,
+		int (*fmt)(FILE *f, const struct report *r),
+		const struct report *r);
 
 /*
  * report_finish() - flush @f and return 0, or -errno of a write error seen

@@ -59,6 +59,18 @@ int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 		    char *err, size_t errlen);
 
 /*
+ * sym_insn_check() - can a uprobe at file offset @offset of @path ever
+ * fire?  On x86-64 the kernel accepts a uprobe on any instruction but, when
+ * it installs it, silently refuses one with a lock, cs, ds, es or ss prefix
+ * (arch/x86/kernel/uprobes.c, uprobe_init_insn(): is_prefix_bad()): such a
+ * probe is "attached" and never hit.  This reads the instruction's prefix
+ * bytes.  Returns 0 (probeable, or not known: another architecture, a
+ * short read), or -EOPNOTSUPP with a message in @err naming the prefix.
+ */
+int sym_insn_check(const char *path, uint64_t offset, char *err,
+		   size_t errlen);
+
+/*
  * sym_func_names() - the functions a uprobe can name in ELF executable or
  * shared object @path: the defined STT_FUNC symbols of .symtab and
  * .dynsym, version suffixes cut off ("f@@VER" is f), sorted, each once,

@@ -3,18 +3,23 @@
 #ifndef IPROF_UTIL_H
 #define IPROF_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 /*
  * util_parse_duration() - "10s", "500ms", "250us", "100ns", "2m", "1h", or
- * a plain number of seconds ("1.5").  Stores ns in @ns.  Returns 0, or
- * -EINVAL for anything else (empty, negative, unknown unit, overflow).
+ * a plain number of seconds ("1.5").  Stores ns in @ns.  Returns 0,
+ * -ERANGE above INT64_MAX ns (292 years: a deadline must stay a valid
+ * signed clock value), or -EINVAL for anything else (empty, negative,
+ * unknown unit).
  */
 int util_parse_duration(const char *s, uint64_t *ns);
 
 /*
  * util_parse_size() - "16M", "512K", "1G", or plain bytes.  Stores bytes
- * in @bytes.  Returns 0 or -EINVAL.
+ * in @bytes.  Returns 0, -ERANGE above INT64_MAX, or -EINVAL.
  */
 int util_parse_size(const char *s, uint64_t *bytes);
 
@@ -43,5 +48,39 @@ int util_proc_read(int pid, struct util_proc *p);
  * run again; kill(pid, 0) would still succeed).  Returns 1 or 0.
  */
 int util_proc_alive(int pid);
+
+/* What util_open_read() accepts besides a regular file. */
+enum util_open_kind {
+	UTIL_OPEN_REGULAR = 0, /* a regular file only */
+	UTIL_OPEN_PIPE = 1, /* also an anonymous pipe (`-P <(cmd)`, stdin) */
+};
+
+/*
+ * util_open_read() - open @path for reading so that it cannot block: with
+ * O_NONBLOCK (a FIFO without a writer, a device), the type checked with
+ * fstat(2) on the opened descriptor, then O_NONBLOCK cleared.  A directory
+ * is -EISDIR; a named FIFO, a device or a socket -EINVAL ("not a regular
+ * file"); an anonymous pipe is accepted only with UTIL_OPEN_PIPE.
+ * Returns the descriptor (O_CLOEXEC; the caller closes it) with its fstat
+ * in *@st, or a negative errno with the reason in *@why (static text).
+ */
+int util_open_read(const char *path, enum util_open_kind kind,
+		   struct stat *st, const char **why);
+
+/*
+ * The rule of every output (doc/json.md, "Strings"): text iprof did not
+ * write itself (argv, thread names, file paths, ELF symbol names) is made
+ * valid UTF-8 by writing each byte that does not begin a valid UTF-8
+ * sequence (RFC 3629: no overlong forms, surrogates or code points above
+ * U+10FFFF) as U+FFFD, the replacement character (EF BF BD).
+ */
+#define UTIL_UTF8_REPLACEMENT "\xef\xbf\xbd"
+
+/*
+ * util_utf8_fwrite() - write the @n bytes at @s (followed by a NUL byte) to
+ * @f made valid UTF-8 as above.  Returns 0, or a negative errno when a
+ * write failed.
+ */
+int util_utf8_fwrite(FILE *f, const char *s, size_t n);
 
 #endif /* IPROF_UTIL_H */

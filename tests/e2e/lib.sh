@@ -95,6 +95,18 @@ lost_field() {
 	END { if (found) print v }' "$1"
 }
 
+# wait_tracing FILE [SECONDS]: wait (default up to 60 s) until iprof's stderr
+# in FILE says "; tracing" (printed once recording is on); 1 on timeout
+wait_tracing() {
+	local i
+	for ((i = 0; i < ${2:-60} * 20; i++)); do
+		grep -q '; tracing' "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "wait_tracing: no '; tracing' line in $1 after ${2:-60} s" >&2
+	return 1
+}
+
 finish() {
 	if [ "$fails" -gt 0 ]; then
 		echo "$fails check(s) failed"

@@ -23,6 +23,8 @@ cases=(
 "2|No such file or directory|--probes $TMP/does-not-exist.conf"
 "2|no probes|-d 1s"
 "2|--duration 'abc'|-e uprobe:$W:outer -d abc"
+"2|--duration '10000000000s': expected a time above 0 and below 292 years|-e uprobe:$W:outer -d 10000000000s"
+"2|--interval '10000000000s': expected a time from 10ms to 292 years|-e uprobe:$W:outer --interval 10000000000s"
 "2|--format 'xml'|-e uprobe:$W:outer -f xml"
 "2|-p 'x1'|-e uprobe:$W:outer -p x1"
 "2|-p 999999999: no such process|-e uprobe:$W:outer -p 999999999"
@@ -45,18 +47,28 @@ root_cases=(
 "2|cannot run '/nonexistent/cmd': No such file or directory|-e uprobe:$W:outer -- /nonexistent/cmd"
 "2|cannot run '/etc/passwd': Permission denied|-e uprobe:$W:outer -- /etc/passwd"
 )
+# a function whose first instruction uprobes cannot take (x86-64 only)
+[ "$(uname -m)" = x86_64 ] && root_cases+=(
+"2|lock_first: -e:1:$((9 + ${#W})): its first instruction has a lock prefix|-e uprobe:$W:lock_first -d 1s")
 [ "$(id -u)" = 0 ] && cases+=("${root_cases[@]}")
 
-for c in "${cases[@]}"; do
-	IFS='|' read -r want text args <<<"$c"
-	eval "\"\$IPROF\" -q $args" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -qF -- "$text" "$TMP/err"; then
-		ok "iprof $args -> $rc: $(head -1 "$TMP/err" | cut -c1-110)"
-	else
-		bad "iprof $args -> exit $rc (want $want), stderr: $(head -3 "$TMP/err")"
-	fi
-done
+# run_cases CASE...: each "EXIT|TEXT|ARGS" run as iprof -q ARGS (under
+# timeout 60: a hang fails instead of hanging) must exit EXIT with TEXT in
+# its stderr
+run_cases() {
+	local c want text args rc
+	for c in "$@"; do
+		IFS='|' read -r want text args <<<"$c"
+		eval "timeout 60 \"\$IPROF\" -q $args" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		if [ "$rc" = "$want" ] && grep -qF -- "$text" "$TMP/err"; then
+			ok "iprof $args -> $rc: $(head -1 "$TMP/err" | cut -c1-110)"
+		else
+			bad "iprof $args -> exit $rc (want $want), stderr: $(head -3 "$TMP/err")"
+		fi
+	done
+}
+run_cases "${cases[@]}"
 [ "$(id -u)" = 0 ] || echo "note: the ${#root_cases[@]} root-only cases were not run (not root)"
 
 # A failed run leaves the previous report in -o FILE as it was.
@@ -78,6 +90,99 @@ if [ "$(id -u)" = 0 ]; then
 	check "planted symlinks: exit" "$?" 0
 	check "planted symlinks: their target untouched" "$(cat "$TMP/victim")" precious
 	check "planted symlinks: report written" "$(seed_field outer count "$TMP/rep.txt")" 2
+fi
+
+# Hostile files: nothing iprof opens by name can block it or redirect its
+# output (run_cases: under timeout)
+mkfifo "$TMP/fifo"
+printf 'include fifo\n' >"$TMP/incfifo.conf"
+hostile=(
+"2|fifo: a named FIFO, not a regular file|--probes $TMP/fifo -d 1s"
+"2|incfifo.conf:1:9: cannot open '$TMP/fifo': a named FIFO, not a regular file|--probes $TMP/incfifo.conf -d 1s"
+"2|cannot write '$TMP/fifo': a FIFO that no process reads|-e uprobe:$W:outer -o $TMP/fifo -d 1s"
+"2|/dev/null: not a regular file|--probes /dev/null -d 1s"
+)
+[ "$(id -u)" = 0 ] && hostile+=("2|$TMP/fifo: a named FIFO, not a regular file|-e uprobe:$TMP/fifo:main -d 1s")
+run_cases "${hostile[@]}"
+# a pipe from a running command is still a fine probe file
+out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 10 "$IPROF" --dry-run -f json -P /dev/stdin | jq -r '.probes[0].name')
+check "probe file from a pipe" "$out" outer
+
+if [ "$(id -u)" = 0 ]; then
+	# -o through a symbolic link planted by another user to a FIFO that
+	# someone reads: refused (exit 2), and the reader receives nothing.
+	# The reader is this shell (fd 3, opened read-write so that it never
+	# blocks): always there, so a regression would write, not fail
+	ln -s "$TMP/fifo" "$TMP/planted"
+	chown -h nobody "$TMP/planted"
+	exec 3<>"$TMP/fifo"
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/planted" -- "$W" --calls 2 >/dev/null 2>"$TMP/err"
+	check "planted link to a FIFO: exit" "$?" 2
+	check "planted link to a FIFO: message" "$(cat "$TMP/err")" \
+		"iprof: cannot write '$TMP/planted': a symbolic link owned by uid $(id -u nobody), not followed (name its target)"
+	timeout 1 cat <&3 >"$TMP/fifo.got"
+	check "planted link to a FIFO: the FIFO received nothing (bytes)" "$(wc -c <"$TMP/fifo.got")" 0
+	# our own link to a FIFO with a reader is followed (like /dev/stdout)
+	ln -s "$TMP/fifo" "$TMP/ours"
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ours" -- "$W" --calls 2 >/dev/null 2>&1
+	check "own link to a FIFO: exit" "$?" 0
+	timeout 1 cat <&3 >"$TMP/fifo.got"
+	exec 3<&-
+	check "own link to a FIFO: the report came through" "$(seed_field outer count "$TMP/fifo.got")" 2
+	# a replaced report keeps its mode (and owner)
+	echo old >"$TMP/ro.txt"
+	chmod 0440 "$TMP/ro.txt"
+	chown nobody "$TMP/ro.txt"
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ro.txt" -- "$W" --calls 1 >/dev/null 2>&1
+	check "0440 report replaced: exit" "$?" 0
+	check "0440 report replaced: mode and owner kept" "$(stat -c '%a %U' "$TMP/ro.txt")" "440 nobody"
+	check "0440 report replaced: new report" "$(seed_field outer count "$TMP/ro.txt")" 1
+	# temporaries of a killed run (dead pid, ours) are removed; others kept
+	dead=$(sh -c 'echo $$')
+	touch "$TMP/st.txt.$dead.aB3xYz" "$TMP/st.txt.$$.aB3xYz" "$TMP/st.txt.$dead.short" "$TMP/st.txt.$dead.nobody"
+	mv "$TMP/st.txt.$dead.nobody" "$TMP/st.txt.$dead.Nob0dy"
+	chown nobody "$TMP/st.txt.$dead.Nob0dy"
+	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/st.txt" -- "$W" --calls 1 >/dev/null 2>&1
+	check "stale temporaries: exit" "$?" 0
+	check "stale temporaries: only the dead run's own one removed" \
+		"$(cd "$TMP" && ls st.txt* | LC_ALL=C sort | tr '\n' ' ')" \
+		"$(printf '%s\n' st.txt st.txt.$$.aB3xYz st.txt.$dead.Nob0dy st.txt.$dead.short | LC_ALL=C sort | tr '\n' ' ')"
+fi
+
+# Output is valid UTF-8 whatever the bytes of argv and thread names: a
+# command run through a link named w<0xff>x (its comm too) shows as w<U+FFFD>x
+if [ "$(id -u)" = 0 ]; then
+	bad_name=$(printf 'w\377x')
+	ln -s "$W" "$TMP/$bad_name"
+	utf8() { python3 -c 'import sys; print(ascii(open(sys.argv[1], "rb").read().decode("utf-8")))' "$1" 2>&1 | tail -1; }
+	for fmt in json folded seed table; do
+		timeout 10 "$IPROF" -q -f $fmt --by comm -o "$TMP/u8.$fmt" -e "uprobe:$W:outer" -- "$TMP/$bad_name" --calls 2 >/dev/null 2>&1
+		check "invalid UTF-8 in argv and comm, -f $fmt: exit" "$?" 0
+		case $(utf8 "$TMP/u8.$fmt") in
+		*'w\ufffdx'*) ok "-f $fmt: valid UTF-8, the bad byte as U+FFFD" ;;
+		*) bad "-f $fmt: $(utf8 "$TMP/u8.$fmt" | cut -c1-200)" ;;
+		esac
+	done
+	check "json: run.command[0]" "$(jq -r '.run.command[0]' "$TMP/u8.json")" "$TMP/w$(printf '\357\277\275')x"
+	check "json: the --by comm root" "$(jnode "$TMP/u8.json" "w$(printf '\357\277\275')x>outer" count)" 2
+	check "folded: the line" "$(cut -d' ' -f1 "$TMP/u8.folded")" "w$(printf '\357\277\275')x;outer"
+fi
+
+# --rb-size is rounded up to a power of two per CPU: the reports say so
+if [ "$(id -u)" = 0 ]; then
+	ncpu=$(jq -r '.options.rb_rings' < <(timeout 10 "$IPROF" -q -f json --rb-size 5000 -e "uprobe:$W:outer" -- "$W" --calls 1 2>/dev/null | sed -n '/^{/,$p'))
+	within "--rb-size: rings (one per possible CPU)" "$ncpu" 1 4096
+	timeout 10 "$IPROF" -q -f seed --rb-size 5000 -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "--rb-size 5000, seed: the size it got" "$(grep '^# rb_size' "$TMP/rb.seed")" \
+		"# rb_size: requested=5000 per_cpu=8192 rings=$ncpu"
+	timeout 10 "$IPROF" -q --rb-size 5000 -o "$TMP/rb.table" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "--rb-size 5000, table" "$(grep '^ring buffer' "$TMP/rb.table")" \
+		"ring buffer: 8192 bytes per CPU x $ncpu (--rb-size 5000, rounded up to a power of two)"
+	timeout 10 "$IPROF" -q -f json --rb-size 64K -o "$TMP/rb.json" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "--rb-size 64K, json options" \
+		"$(jq -c '.options | [.rb_size_requested, .rb_bytes_per_cpu, .rb_rings]' "$TMP/rb.json")" "[65536,65536,$ncpu]"
+	timeout 10 "$IPROF" -q -f seed -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	check "no --rb-size: no rb_size line" "$(grep -c '^# rb_size' "$TMP/rb.seed")" 0
 fi
 
 # A probe file with a good and a bad line still traces the good one, exits

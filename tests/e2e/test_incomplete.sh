@@ -6,7 +6,9 @@
 need_root
 
 W=$BUILD/uprobe-workload
-"$W" --calls 10 --hang-ms 1500 >"$TMP/truth" &
+# (4 s: iprof must be tracing before hang() returns, and attaching takes
+# seconds on a loaded machine)
+"$W" --calls 10 --hang-ms 4000 >"$TMP/truth" &
 wpid=$!
 for _ in $(seq 100); do grep -q hang.started "$TMP/truth" 2>/dev/null && break; sleep 0.05; done
 # hang() sleeps in clock_nanosleep, entered before tracing began: the

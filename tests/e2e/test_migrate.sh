@@ -56,9 +56,9 @@ within "leg self <= total" "$self" 0 "$tot"
 "$IPROF" -q -f json -o "$TMP/l.json" --rb-size 4K -e "$GP" \
 	-- "$W" --threads 4 --iterations 500 --legs 8 --spin-us 0 --calls 50 >"$TMP/l.truth"
 check "loss run: iprof exit status" "$?" 0
+lost=$(jq -r .loss.ring_buffer_drops "$TMP/l.json")
 calls=$(truth getppid.count "$TMP/l.truth")
 count=$(jnode "$TMP/l.json" getppid count)
-lost=$(jq -r .loss.ring_buffer_drops "$TMP/l.json")
 disc=$(jq -r .loss.discarded_frames "$TMP/l.json")
 skipd=$(jq -r .loss.skipped_records "$TMP/l.json")
 echo "calls=$calls count=$count lost=$lost discarded=$disc skipped=$skipd"

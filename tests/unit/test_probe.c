@@ -1254,6 +1254,78 @@ static void test_many(void **state)
 	probe_list_free(&pl);
 }
 
+/* The first name used twice is reported, against its first use: found by
+ * sorting, not by comparing every pair. */
+static void test_check_duplicates_sorted(void **state)
+{
+	struct probe_list pl = {0};
+	char line[64];
+	int i;
+
+	for (i = 0; i < 50002; i++) {
+		/* line 50001 repeats line 50000, line 50002 line 8 */
+		snprintf(line, sizeof(line), "fentry:f%d",
+			 i < 50000 ? i : i == 50000 ? 49999 : 7);
+		assert_int_equal(probe_parse_line(&pl, line, "t.conf", i + 1,
+						  g_err, sizeof(g_err)),
+				 0);
+	}
+	assert_int_equal(probe_list_check(&pl, g_err, sizeof(g_err)), -EINVAL);
+	assert_string_equal(g_err, "t.conf:50001:8: timer 'f49999' already "
+				   "defined at t.conf:50000");
+	probe_list_free(&pl);
+}
+
+/* Caps on what a probe list can grow to, named in the error. */
+static void test_limits(void **state)
+{
+	struct probe_list pl = {0};
+	char path[PATH_MAX], line[64], want[PATH_MAX + 128];
+	FILE *f;
+	int i;
+
+	/* include fan-out: 40 files each including the next level 40 times */
+	for (i = 0; i < 3; i++) {
+		int j;
+
+		snprintf(path, sizeof(path), "%s/fan%d.conf", g_tmp, i);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		for (j = 0; j < 40; j++)
+			fprintf(f, i < 2 ? "include fan%d.conf\n" :
+					   "fentry:leaf\n",
+				i + 1);
+		assert_int_equal(fclose(f), 0);
+	}
+	snprintf(path, sizeof(path), "%s/fan0.conf", g_tmp);
+	assert_int_equal(probe_parse_file(&pl, path, g_err, sizeof(g_err)),
+			 -E2BIG);
+	/* each line of fan0 follows 41 includes: the 1001st is line 16 of
+	 * fan1 under fan0's line 25 (24 * 41 + 1 + 16) */
+	snprintf(want, sizeof(want),
+		 "%s/fan1.conf:16:9: more than %d includes in all", g_tmp,
+		 PROBE_MAX_INCLUDES);
+	assert_string_equal(g_err, want);
+	assert_int_equal(pl.nincludes, PROBE_MAX_INCLUDES + 1);
+	probe_list_free(&pl);
+
+	/* timers */
+	memset(&pl, 0, sizeof(pl));
+	for (i = 0; i < PROBE_MAX_PROBES; i++) {
+		snprintf(line, sizeof(line), "fentry:f%d", i);
+		assert_int_equal(probe_parse_line(&pl, line, "t.conf", i + 1,
+						  g_err, sizeof(g_err)),
+				 0);
+	}
+	assert_int_equal(probe_parse_line(&pl, "fentry:one_more", "t.conf",
+					  i + 1, g_err, sizeof(g_err)),
+			 -E2BIG);
+	snprintf(want, sizeof(want), "t.conf:%d: more than %d timers defined",
+		 PROBE_MAX_PROBES + 1, PROBE_MAX_PROBES);
+	assert_string_equal(g_err, want);
+	probe_list_free(&pl);
+}
+
 static int setup_tmp(void **state)
 {
 	return mkdtemp(g_tmp) ? 0 : -1;
@@ -1311,6 +1383,8 @@ int main(void)
 		cmocka_unit_test(test_check_duplicates),
 		cmocka_unit_test(test_check_ok),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_check_duplicates_sorted),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

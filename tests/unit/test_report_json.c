@@ -288,12 +288,16 @@ static void test_document(void **state)
 
 	v = get(o, "options", json_type_object);
 	expect_keys(v, "sort", "min_total_ns", "max_depth", "nodes_shown",
-		    "nodes_hidden", NULL);
+		    "nodes_hidden", "rb_size_requested", "rb_bytes_per_cpu",
+		    "rb_rings", NULL);
 	expect_str(v, "sort", "total");
 	expect_u64(v, "min_total_ns", 0);
 	expect_null(v, "max_depth");
 	expect_u64(v, "nodes_shown", 5);
 	expect_u64(v, "nodes_hidden", 0);
+	expect_null(v, "rb_size_requested"); /* not known to this report */
+	expect_null(v, "rb_bytes_per_cpu");
+	expect_null(v, "rb_rings");
 
 	v = get(o, "probes", json_type_array);
 	expect_len(v, NTIMERS);

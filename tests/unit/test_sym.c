@@ -195,6 +195,54 @@ static void libc_versions(void **state)
 }
 
 /* strip(1)ped copies. */
+/* First instructions a uprobe can (not) take, by their prefixes (x86-64). */
+static void insn_prefixes(void **state)
+{
+	static const struct {
+		const char *bytes;
+		int want;
+	} c[] = {
+		{ "\xf3\x0f\x1e\xfa", 0 }, /* endbr64 */
+		{ "\x55", 0 }, /* push %rbp */
+		{ "\x66\x90", 0 }, /* xchg %ax,%ax */
+		{ "\xf0\xff\x07", -EOPNOTSUPP }, /* lock incl (%rdi) */
+		{ "\x66\xf0\x0f\xc1\x07", -EOPNOTSUPP }, /* lock after 66 */
+		{ "\x3e\xff\xe0", -EOPNOTSUPP }, /* notrack jmp *%rax (ds) */
+		{ "\x2e\x0f\x1f\x84", -EOPNOTSUPP }, /* cs nopw */
+	};
+	char path[PATH_MAX], err[512];
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/insn", g_tmp);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs("pad", f); /* the instruction at offset 3 */
+		fputs(c[i].bytes, f);
+		assert_int_equal(fclose(f), 0);
+		err[0] = '\0';
+#if defined(__x86_64__)
+		assert_int_equal(sym_insn_check(path, 3, err, sizeof(err)),
+				 c[i].want);
+		assert_true(!c[i].want || strstr(err, "prefix"));
+#else
+		assert_int_equal(sym_insn_check(path, 3, err, sizeof(err)), 0);
+#endif
+	}
+}
+
+/* -DIPROF_SANITIZE=ON: ASan with gcc or clang */
+#ifdef __SANITIZE_ADDRESS__
+#define TEST_ASAN 1
+#endif
+#ifdef __has_feature
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+
 static void stripped(void **state)
 {
 	char copy[PATH_MAX], libc[PATH_MAX], want[2 * PATH_MAX];
@@ -202,7 +250,9 @@ static void stripped(void **state)
 	uint64_t off, want_off;
 
 	(void)state;
-	/* this program: no .symtab, nothing exported in .dynsym */
+	/* this program: no .symtab, nothing exported in .dynsym (unless
+	 * built with ASan, whose runtime exports its interceptors) */
+#ifndef TEST_ASAN
 	snprintf(copy, sizeof(copy), "%s/self-stripped", g_tmp);
 	run("strip -o '%s' '%s'", copy, g_self);
 	offset_bad(copy, "sym_test_target", -ENODATA, "");
@@ -211,6 +261,9 @@ static void stripped(void **state)
 		 "functions in .dynsym",
 		 copy);
 	assert_string_equal(g_err, want);
+#else
+	(void)want;
+#endif
 
 	/* libc, stripped again: its exported functions stay, same offset */
 	want_off = maps_offset(fn, libc);
@@ -477,7 +530,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(self_offsets), cmocka_unit_test(libc_versions),
-		cmocka_unit_test(stripped),	cmocka_unit_test(choosing),
+		cmocka_unit_test(stripped),
+		cmocka_unit_test(insn_prefixes),
+		cmocka_unit_test(choosing),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
 		cmocka_unit_test(func_names),	cmocka_unit_test(modules),
 	};

@@ -5,9 +5,49 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "iprof/util.h"
+
+/* util_utf8_fwrite(@in) as a string (static buffer) */
+static const char *utf8(const char *in)
+{
+	static char out[256];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(util_utf8_fwrite(m, in, strlen(in)), 0);
+	assert_int_equal(fclose(m), 0);
+	assert_true(len < sizeof(out));
+	memcpy(out, buf, len + 1);
+	free(buf);
+	return out;
+}
+
+#define R UTIL_UTF8_REPLACEMENT
+
+static void utf8_valid_out(void **state)
+{
+	(void)state;
+	/* valid text unchanged: ASCII, 2, 3 and 4 byte characters */
+	assert_string_equal(utf8("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z"),
+			    "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z");
+	assert_string_equal(utf8(""), "");
+	/* each byte that begins no character becomes U+FFFD */
+	assert_string_equal(utf8("w\xffx"), "w" R "x");
+	assert_string_equal(utf8("\x80"), R); /* lone continuation */
+	assert_string_equal(utf8("\xc0\xaf"), R R); /* overlong '/' */
+	assert_string_equal(utf8("\xe0\x80\xaf"), R R R); /* overlong */
+	assert_string_equal(utf8("\xed\xa0\x80"), R R R); /* surrogate */
+	assert_string_equal(utf8("\xf4\x90\x80\x80"), R R R R); /* > 10FFFF */
+	assert_string_equal(utf8("a\xe2\x82"), "a" R R); /* cut short */
+	assert_string_equal(utf8("\xe2\x82" "a"), R R "a");
+}
 
 static void durations(void **state)
 {
@@ -33,6 +73,11 @@ static void durations(void **state)
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(util_parse_duration(bad[i], &v), -EINVAL);
+	/* the real limit: INT64_MAX ns, about 292 years */
+	assert_int_equal(util_parse_duration("10000000000s", &v), -ERANGE);
+	assert_int_equal(util_parse_duration("9223372037s", &v), -ERANGE);
+	assert_int_equal(util_parse_duration("9223372036s", &v), 0);
+	assert_int_equal(v, 9223372036000000000ull);
 }
 
 static void sizes(void **state)
@@ -64,6 +109,7 @@ static void clock_moves(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(utf8_valid_out),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(clock_moves),

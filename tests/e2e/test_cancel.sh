@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Cancelling (issue 15, item 5): SIGINT while attaching many tracepoint
+# spans (or just after: attaching is quick here) ends iprof at once and
+# detaches in the background, after a cancel as after a normal stop; a
+# second signal ends iprof at once.  And a span
+# whose START and STOP fire on different threads is flagged with a hint.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+# 150 spans over distinct syscall tracepoints: 300 attachments, seconds of
+# attaching and of detaching in the foreground
+ls /sys/kernel/tracing/events/syscalls 2>/dev/null | sed -n 's/^sys_enter_//p' | head -150 |
+	awk '{ printf "span s_%s = tracepoint:syscalls:sys_enter_%s -> tracepoint:syscalls:sys_exit_%s\n", $1, $1, $1 }' \
+	>"$TMP/many.conf"
+[ "$(wc -l <"$TMP/many.conf")" = 150 ] || skip "fewer than 150 syscall tracepoints"
+
+# wait_attaching FILE: until iprof's stderr says it is attaching (progress,
+# after 0.5 s) or tracing, 30 s at most
+wait_attaching() {
+	for _ in $(seq 600); do
+		grep -q 'attaching:\|; tracing' "$1" && return
+		sleep 0.05
+	done
+}
+
+"$IPROF" -f seed -o "$TMP/rep" --probes "$TMP/many.conf" -d 60s 2>"$TMP/err" &
+pid=$!
+wait_attaching "$TMP/err"
+t0=$(date +%s%N)
+kill -INT $pid
+wait $pid
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+sed 's/^/stderr: /' "$TMP/err"
+# attaching is fast here (a few hundred ms): the signal may come after it
+if grep -q 'interrupted before tracing began' "$TMP/err"; then
+	check "SIGINT while attaching: exit" "$rc" 130
+	[ -s "$TMP/rep" ] && bad "a report was written" || ok "no report"
+else
+	check "SIGINT once tracing: exit" "$rc" 0
+	check "SIGINT once tracing: the report's loss line" "$(lost_field "$TMP/rep" records)" 0
+fi
+bg=$(sed -n 's/^iprof: detaching [0-9]* probes in the background (pid \([0-9]*\))$/\1/p' "$TMP/err")
+[ -n "$bg" ] && ok "detached in the background (pid $bg)" || bad "no background detach"
+# the foreground ends within the current attach step, not after detaching
+# (seconds for 300 tracepoints)
+within "SIGINT to exit (ms)" "$ms" 0 3000
+for _ in $(seq 1200); do kill -0 "$bg" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$bg" 2>/dev/null && bad "background detach still running after 120 s" ||
+	ok "background detach finished"
+
+# two signals: the second ends iprof at once.  After the first, iprof
+# reports and gives a command that ignores SIGTERM 2 s before SIGKILL; a
+# second signal in that time ends it now, with 130
+"$IPROF" -f seed -o "$TMP/rep2" -e 'span nano = tracepoint:syscalls:sys_enter_clock_nanosleep -> tracepoint:syscalls:sys_exit_clock_nanosleep' \
+	-- sh -c "echo \$\$ >'$TMP/cmd.pid'; trap '' TERM INT; exec sleep 60" 2>"$TMP/err2" &
+pid=$!
+wait_tracing "$TMP/err2"
+for _ in $(seq 100); do [ -s "$TMP/cmd.pid" ] && break; sleep 0.05; done
+t0=$(date +%s%N)
+kill -TERM $pid
+sleep 0.3
+kill -INT $pid
+wait $pid
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "two signals: exit" "$rc" 130
+within "two signals: first signal to exit (ms), not the 2 s wait" "$ms" 0 1500
+kill -KILL "$(cat "$TMP/cmd.pid")" 2>/dev/null
+
+# a span from fork (in the parent) to exec (in the child) never matches
+"$IPROF" -q -f seed -o "$TMP/fe" \
+	-e 'span fe = tracepoint:sched:sched_process_fork -> tracepoint:sched:sched_process_exec' \
+	-- sh -c '/bin/true; /bin/true' 2>/dev/null
+check "fork -> exec span: exit" "$?" 0
+cat "$TMP/fe"
+grep -q '^# span never matched: fe starts=1 stops=[1-9][0-9]*: never on one thread .*START and STOP must fire on the same thread' "$TMP/fe" &&
+	ok "fork -> exec span flagged with a hint" || bad "fork -> exec span not flagged"
+# a span that does match is not flagged
+"$IPROF" -q -f seed -o "$TMP/ok" \
+	-e 'span nano = tracepoint:syscalls:sys_enter_clock_nanosleep -> tracepoint:syscalls:sys_exit_clock_nanosleep' \
+	-- sleep 0.1 2>/dev/null
+check "matching span: count" "$(seed_field nano count "$TMP/ok")" 1
+check "matching span: not flagged" "$(grep -c 'never matched' "$TMP/ok")" 0
+finish

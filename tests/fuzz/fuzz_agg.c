@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer harness: the aggregator (src/agg.c) and the formatters on
+ * arbitrary record streams.  The input is read 12 bytes per record: the
+ * fields of a struct iprof_rec taken mostly in range (few threads, timers
+ * and depths, timestamps moving forward by a byte's worth, sometimes back)
+ * so that the stream gets deep; every 16th record is passed as raw bytes
+ * with a size of its own.  Snapshots are taken along the way and at the
+ * end, and the tree's invariants are checked each time:
+ *   - links: a child's parent is its node, its depth one more;
+ *   - self_ns <= total_ns, max_ns <= total_ns, min_ns <= max_ns;
+ *   - count == 0: min_ns == max_ns == 0;
+ *   - oncpu_ns + runq_ns + blocked_ns == total_ns.
+ * Then every format is written to /dev/null.
+ */
+#undef NDEBUG /* the checks are the point, in every build type */
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "iprof/agg.h"
+#include "iprof/report.h"
+
+#define NTIMERS 5
+
+static void check_tree(const struct agg_node *n)
+{
+	const struct agg_node *c;
+
+	assert(n->self_ns <= n->total_ns);
+	if (n->count) {
+		assert(n->min_ns <= n->max_ns);
+		assert(n->max_ns <= n->total_ns);
+	} else {
+		assert(n->min_ns == 0 && n->max_ns == 0);
+	}
+	if (n->parent)
+		assert(n->oncpu_ns + n->runq_ns + n->blocked_ns ==
+		       n->total_ns);
+	for (c = n->child; c; c = c->next) {
+		assert(c->parent == n);
+		assert(c->depth == n->depth + 1);
+		check_tree(c);
+	}
+}
+
+static void write_all(struct agg *a)
+{
+	static FILE *null;
+	struct report r = { 0 };
+
+	if (!null)
+		null = fopen("/dev/null", "w");
+	if (!null)
+		return;
+	r.agg = a;
+	r.duration_ns = 1000000;
+	report_table(null, &r);
+	report_seed(null, &r);
+	report_json(null, &r);
+	report_folded(null, &r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct agg *a = agg__new(NTIMERS);
+	uint64_t ts = 1000000;
+	size_t i, k = 0;
+
+	if (!a)
+		return 0;
+	if (size && data[0] < 4)
+		agg__set_by(a, (enum agg_by)data[0]);
+	for (i = 0; i + 12 <= size; i += 12, k++) {
+		const uint8_t *d = data + i;
+		struct iprof_rec r = { 0 };
+
+		if (k % 16 == 15) {
+			uint8_t raw[40] = { 0 };
+
+			memcpy(raw, d, 12);
+			agg__push(a, raw, d[11] % sizeof(raw));
+			continue;
+		}
+		r.type = d[0] % 12;
+		r.flags = d[1] & 3;
+		r.size = sizeof(r);
+		r.timer = d[2] % (NTIMERS + 1);
+		r.tid = 1 + d[3] % 4;
+		r.tgid = 1 + d[4] % 2;
+		/* forward by up to 255 us, sometimes back a little */
+		if (d[5] == 0xff && ts > 5000)
+			ts -= 5000;
+		else
+			ts += (uint64_t)d[5] * 1000 + d[6];
+		r.ts = ts;
+		r.depth = d[7] % 8;
+		r.cpu = d[8] % 4;
+		r.aux = d[9] % 5;
+		if (r.type == IPROF_REC_COMM)
+			memcpy((char *)&r + 16, d, 12); /* comm bytes */
+		agg__push(a, &r, sizeof(r));
+		if (d[10] == 0xfe) {
+			agg__snapshot(a, ts);
+			check_tree(agg__root(a));
+			if (d[11] == 0xfe)
+				agg__reset(a);
+		}
+	}
+	agg__snapshot(a, ts + 1000);
+	check_tree(agg__root(a));
+	write_all(a);
+	agg__free(a);
+	return 0;
+}
