@@ -988,7 +988,7 @@ static int on_record(void *ctx, void *data, size_t size)
 /*
  * The run as reports and recordings say it (struct rec_run): the command,
  * uname(2), when tracing started (@t0, record clock, and the real-time
- * clock now).  @un holds the strings.
+ * clock now), --rb-size as given.  @un holds the strings.
  */
 static void run_start(struct rec_run *run, const struct opts *o,
 		      struct utsname *un, uint64_t t0)
@@ -1009,6 +1009,7 @@ static void run_start(struct rec_run *run, const struct opts *o,
 					 (uint64_t)ts.tv_nsec;
 	run->start_ns = t0;
 	run->end_ns = t0;
+	run->rb_requested = o->rb_bytes;
 }
 
 /*
@@ -1028,8 +1029,10 @@ static int run_counters(struct rec_run *run, const struct plan *plan,
 	run->timers = rt;
 	run->ntimers = plan->ntimers;
 	memset(&run->loss, 0, sizeof(run->loss));
-	if (l)
+	if (l) {
 		loader_loss(l, &run->loss);
+		run->rb_bytes = loader_rb_bytes(l, &run->rb_rings);
+	}
 	for (i = 0; i < plan->ntimers; i++)
 		run->loss.kprobe_misses += rt[i].kprobe_misses;
 	return 0;

@@ -7,7 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 
-# 150 spans over distinct syscall tracepoints: 300 attachments, seconds of
+# 150 spans over distinct syscall tracepoints, each on its own tracepoints
+# (IPROF_SYSCALL_TRACEPOINTS=1): 300 attachments, seconds of
 # attaching and of detaching in the foreground
 ls /sys/kernel/tracing/events/syscalls 2>/dev/null | sed -n 's/^sys_enter_//p' | head -150 |
 	awk '{ printf "span s_%s = tracepoint:syscalls:sys_enter_%s -> tracepoint:syscalls:sys_exit_%s\n", $1, $1, $1 }' \
@@ -23,7 +24,7 @@ wait_attaching() {
 	done
 }
 
-"$IPROF" -f seed -o "$TMP/rep" --probes "$TMP/many.conf" -d 60s 2>"$TMP/err" &
+IPROF_SYSCALL_TRACEPOINTS=1 "$IPROF" -f seed -o "$TMP/rep" --probes "$TMP/many.conf" -d 60s 2>"$TMP/err" &
 pid=$!
 wait_attaching "$TMP/err"
 t0=$(date +%s%N)
