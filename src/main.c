@@ -82,7 +82,9 @@ static volatile sig_atomic_t stop_requested;
 
 /*
  * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
- * the background); a second one ends iprof at once, without a report.
+ * the background); a second one ends iprof at once, exit status 128 + the
+ * signal, wherever it is (a temporary -o file it leaves is removed by the
+ * next run: output_clean_stale()).
  */
 static void on_signal(int sig)
 {

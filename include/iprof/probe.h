@@ -96,17 +96,17 @@ struct probe_list {
  * file's directory.  Include cycles and nesting deeper than 16 are errors.
  *
  * On error returns a negative errno and writes one message into @err (size
- * @errlen): -EINVAL for syntax ("file:line:col: found X, expected Y"), a
- * NUL byte, or a file that is neither regular nor an anonymous pipe
- * ("PATH: not a regular file", opened without blocking: a named FIFO is
- * refused, never waited on); -EFBIG for a file larger than 1 MiB, a line
- * longer than 4096 bytes or more than PROBE_MAX_BYTES read into @pl in
- * all; -E2BIG for more than PROBE_MAX_PROBES timers or PROBE_MAX_INCLUDES
- * includes in @pl (the cap is in the message); -ELOOP for include cycles and depth; -ENOENT, -EISDIR
- * etc. for files that cannot be opened.  An included file that cannot be
- * opened (or is too large, or not a regular file) is reported at the
- * include line; an error inside it at its own line.  Probes parsed before
- * the error stay in @pl.
+ * @errlen): -EINVAL for syntax ("file:line:col: found X, expected Y"), a NUL
+ * byte, or a file that is neither regular nor an anonymous pipe ("PATH: not
+ * a regular file", opened without blocking: a named FIFO is refused, never
+ * waited on); -EFBIG for a file larger than 1 MiB, a line longer than 4096
+ * bytes or more than PROBE_MAX_BYTES read into @pl in all; -E2BIG for more
+ * than PROBE_MAX_PROBES timers or PROBE_MAX_INCLUDES includes in @pl (the
+ * cap is in the message); -ELOOP for include cycles and depth; -ENOENT,
+ * -EISDIR etc. for files that cannot be opened.  An included file that
+ * cannot be opened (or is too large, or not a regular file) is reported at
+ * the include line; an error inside it at its own line.  Probes parsed
+ * before the error stay in @pl.
  */
 int probe_parse_file(struct probe_list *pl, const char *path, char *err,
 		     size_t errlen);

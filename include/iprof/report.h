@@ -352,13 +352,14 @@ int report_print_path(FILE *f, const struct report *r,
 
 /*
  * report_summary() - the summary lines: incomplete timers (elapsed time
- * until the snapshot), timers not attached (report_not_attached()),
- * attached timers with 0 hits (no START folded), orphan stops, kprobe
- * misses, with --rb-size the ring buffers' size as created (rounded up to
- * a power of two), and always the loss line (report_loss_line()).  @seed selects
- * the "# key=value" format of report_seed() (every line starts with "# "),
- * else the prose of report_table().  Returns 0 or -ENOMEM; write errors
- * are left in ferror(@f).
+ * until the snapshot), timers not attached (report_not_attached()), attached
+ * timers with 0 hits (no START folded), orphan stops (and a span whose
+ * START and STOP never met on one thread, with a hint), kprobe misses, with
+ * --rb-size the ring buffers' size as created (rounded up to a power of
+ * two), and always the loss line (report_loss_line()).  @seed selects the
+ * format of report_seed(), "# key=value" lines, else the prose of
+ * report_table().  Returns 0 or -ENOMEM; write errors are left in
+ * ferror(@f).
  */
 int report_summary(FILE *f, const struct report *r, int seed);
 
