@@ -40,8 +40,8 @@ done
 check "single: one uprobe per function" "$(jq -r '[.probes[].mech] | unique | join(",")' "$TMP/single.json")" \
 	"uprobe/uretprobe"
 check "multi and single: the same tree" \
-	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]]' "$TMP/multi.json")" \
-	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]]' "$TMP/single.json")"
+	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]] | sort' "$TMP/multi.json")" \
+	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]] | sort' "$TMP/single.json")"
 
 # 1000 functions of one binary: 2 links with uprobe_multi (released in the
 # foreground, at most 16 links), 2000 perf events without

@@ -43,8 +43,8 @@ check "classic: syscall spans on their own tracepoints" \
 	"$(jq -r '[.probes[] | select(.kind == "span") | .mech] | unique | join(",")' "$TMP/classic.json")" \
 	"tracepoint"
 check "raw and classic: the same tree" \
-	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]]' "$TMP/raw.json")" \
-	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]]' "$TMP/classic.json")"
+	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]] | sort' "$TMP/raw.json")" \
+	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]] | sort' "$TMP/classic.json")"
 
 # A span per system call: every one attached, on two raw programs (and
 # their own tracepoints for the few syscalls this build has no number of)
