@@ -54,6 +54,8 @@ struct stats {
 	uint64_t exit_inside_count;
 	uint64_t outer_ns;
 	uint64_t spin_inner_ns;
+	uint64_t spin_inner_cpu_ns; /* of spin_inner_ns: on a CPU (thread
+				     * CPU time): the rest was runnable */
 	uint64_t sleep_inner_ns;
 	uint64_t recurse_ns; /* outermost recurse() calls, inclusive */
 };
@@ -142,16 +144,27 @@ TRACED unsigned long recurse(unsigned long n)
 	return r + 1;
 }
 
+/* This thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID). */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
 TRACED void outer(void)
 {
 	struct stats *st = cur_stats;
-	uint64_t t0, t1;
+	uint64_t t0, t1, c0;
 
 	st->outer_count++;
 
+	c0 = cpu_ns();
 	t0 = now_ns();
 	spin_inner();
 	t1 = now_ns();
+	st->spin_inner_cpu_ns += cpu_ns() - c0;
 	st->spin_inner_ns += t1 - t0;
 	if (cur_spins)
 		cur_spins[st->spin_inner_count - 1] = t1 - t0;
@@ -320,6 +333,7 @@ static void add_stats(struct stats *sum, const struct stats *s)
 	sum->exit_inside_count += s->exit_inside_count;
 	sum->outer_ns += s->outer_ns;
 	sum->spin_inner_ns += s->spin_inner_ns;
+	sum->spin_inner_cpu_ns += s->spin_inner_cpu_ns;
 	sum->sleep_inner_ns += s->sleep_inner_ns;
 	sum->recurse_ns += s->recurse_ns;
 }
@@ -489,6 +503,7 @@ int main(int argc, char **argv)
 	printf("exit_inside.count=%" PRIu64 "\n", sum.exit_inside_count);
 	printf("outer.total_ns=%" PRIu64 "\n", sum.outer_ns);
 	printf("spin_inner.total_ns=%" PRIu64 "\n", sum.spin_inner_ns);
+	printf("spin_inner.cpu_ns=%" PRIu64 "\n", sum.spin_inner_cpu_ns);
 	printf("sleep_inner.total_ns=%" PRIu64 "\n", sum.sleep_inner_ns);
 	printf("recurse.total_ns=%" PRIu64 "\n", sum.recurse_ns);
 	for (i = 0; i < opt_threads; i++)

@@ -2,7 +2,8 @@
 # Where the time goes, against the workload's own ground truth (JSON report):
 #  - spin_inner (busy loop) is on CPU, sleep_inner (nanosleep) is blocked:
 #    per call within 10% or 200 us of the workload's own mean;
-#  - two threads pinned to one CPU wait for it: runnable (runq) time;
+#  - two threads pinned to one CPU wait for it: runnable (runq) time, the
+#    workload's wall time less its CPU time;
 #  - a bimodal workload (90% 300 us, 10% 6 ms spins): p50 and p99 are the
 #    workload's own nearest-rank quantiles of its calls, within the
 #    histogram's 3.1% plus 30 us (the uprobe's own time, in the workload's
@@ -54,7 +55,13 @@ check "pinned: iprof exit" "$?" 0
 tot=$(jnode "$TMP/b.json" spin_inner total_ns)
 rq=$(jnode "$TMP/b.json" spin_inner runq_ns)
 frac=$(awk -v r="$rq" -v t="$tot" 'BEGIN { printf "%.2f", r / t }')
-near "pinned: runnable share of spin_inner" "$frac" 0.5 0 0.2
+# at least about half: more when other tasks run on that CPU too
+within "pinned: runnable share of spin_inner" "$frac" 0.3 1
+# exactly: the workload's wall time in spin_inner less its CPU time there,
+# whatever else runs (10% or 5 ms: preemptions around the uprobes)
+wall=$(truth spin_inner.total_ns "$TMP/b.truth")
+cpu=$(truth spin_inner.cpu_ns "$TMP/b.truth")
+near "pinned: runnable = the workload's wall - CPU time (ns)" "$rq" $((wall - cpu)) 0.10 5000000
 
 # bimodal: every 10th spin is 6 ms instead of 300 us
 "$IPROF" -q -f json -o "$TMP/c.json" -e "uprobe:$W:spin_inner" \
@@ -68,6 +75,8 @@ for q in p50 p99; do
 		"$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 0.969 - 30000 }')" \
 		"$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 1.031 }')"
 done
-within "bimodal: p50 in the short mode" "$(truth spin_inner.p50_ns "$TMP/c.truth")" 300000 1000000
-within "bimodal: p99 in the long mode" "$(truth spin_inner.p99_ns "$TMP/c.truth")" 6000000 20000000
+# the workload's own modes (wall time: preemptions on a loaded machine
+# lengthen spins, so only the lower bounds are firm)
+within "bimodal: p50 in the short mode" "$(truth spin_inner.p50_ns "$TMP/c.truth")" 300000 5999999
+within "bimodal: p99 in the long mode" "$(truth spin_inner.p99_ns "$TMP/c.truth")" 6000000 1e18
 finish
