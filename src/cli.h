@@ -30,6 +30,20 @@
 #define EXIT_USAGE 2
 #define EXIT_PARTIAL 3 /* traced, but some timers were not attached */
 
+/*
+ * --maxactive: kretprobe instances per function.  The default is above the
+ * kernel's own (max(10, 2 * CPUs)) so that calls that sleep rarely miss;
+ * the kernel refuses more than KRETPROBE_MAXACTIVE_MAX (4096).
+ */
+#define MAXACTIVE_DEFAULT 256
+#define MAXACTIVE_MAX 4096
+/* --interval: reports more often than this would cost more than they say */
+#define INTERVAL_MIN_NS 10000000ull /* 10 ms */
+/* --rb-size: the sizes accepted per CPU, a page to 1 GiB (the kernel
+ * gets the size as a __u32) */
+#define RB_SIZE_MIN 4096ull
+#define RB_SIZE_MAX (1ull << 30)
+
 struct opts {
 	const char **probe_files;
 	int nprobe_files;

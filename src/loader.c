@@ -22,6 +22,9 @@
 #include "loader_int.h"
 #include "uprobe_multi.h"
 
+/* a long attach says how far it is this often (stderr, unless -q) */
+#define PROGRESS_NS 500000000ull
+
 /* The last libbpf warning, kept to explain a failed attach or load. */
 char loader_last_msg[512];
 static int verbose_libbpf;
@@ -431,7 +434,7 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 			n = -EINTR;
 			break;
 		}
-		if (l->opts.progress && util_now_ns() - t_shown > 500000000ull) {
+		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
 			t_shown = util_now_ns();
 			fprintf(stderr, "iprof: attaching: %u of %u timers, %.1f s\n",
 				id, p->ntimers, (double)(t_shown - t_start) / 1e9);

@@ -26,6 +26,21 @@
 
 int cli_quiet, cli_verbose;
 
+/*
+ * The main loop's periods.  POLL_MS: how long a poll of the rings waits,
+ * and so how late a deadline, an --interval report or the command's exit
+ * is seen.  ALIVE_CHECK_NS: -p targets are checked for life this often
+ * (a walk over the targets map).  PUBLISH_DEFAULT_NS: --listen without
+ * --interval renews /metrics every second.  KILL_GRACE_POLLS: after the
+ * report, a command that ignores SIGTERM gets SIGKILL after this many
+ * waits of KILL_GRACE_US (2 s in all).
+ */
+#define POLL_MS 10
+#define ALIVE_CHECK_NS 200000000ull
+#define PUBLISH_DEFAULT_NS 1000000000ull
+#define KILL_GRACE_POLLS 200
+#define KILL_GRACE_US 10000
+
 static volatile sig_atomic_t stop_requested;
 
 /*
@@ -266,7 +281,8 @@ int main(int argc, char **argv)
 		next_report = t0 + o.interval_ns;
 	if (mon) {
 		run_publish_metrics(&o, mon, agg, &run, t0, t0);
-		next_publish = t0 + (o.interval_ns ? o.interval_ns : 1000000000ull);
+		next_publish = t0 + (o.interval_ns ? o.interval_ns :
+						    PUBLISH_DEFAULT_NS);
 	}
 	snprintf(err, sizeof(err), "READY=1\nSTATUS=tracing: %u of %u timers attached",
 		 nattached, plan.ntimers);
@@ -289,7 +305,7 @@ int main(int argc, char **argv)
 	}
 
 	while (!stop_requested) {
-		n = loader_poll(l, 10);
+		n = loader_poll(l, POLL_MS);
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "iprof: ring buffer: %s\n",
 				strerror(-n));
@@ -311,13 +327,13 @@ int main(int argc, char **argv)
 			run_counters(&run, &plan, l);
 			run_publish_metrics(&o, mon, agg, &run, t0, now);
 			next_publish = now + (o.interval_ns ? o.interval_ns :
-							      1000000000ull);
+							      PUBLISH_DEFAULT_NS);
 		}
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child_done = 1;
 			break;
 		}
-		if (o.npids && now - last_check > 200000000ull) {
+		if (o.npids && now - last_check > ALIVE_CHECK_NS) {
 			last_check = now;
 			if (loader_targets_alive(l) == 0) {
 				if (!cli_quiet)
@@ -350,10 +366,11 @@ int main(int argc, char **argv)
 	if (child > 0 && !child_done) {
 		/* the report is out; a command that ignores SIGTERM gets
 		 * SIGKILL after 2 s */
-		for (i = 0; i < 200 && waitpid(child, &status, WNOHANG) != child;
+		for (i = 0; i < KILL_GRACE_POLLS &&
+			    waitpid(child, &status, WNOHANG) != child;
 		     i++)
-			usleep(10000);
-		if (i == 200) {
+			usleep(KILL_GRACE_US);
+		if (i == KILL_GRACE_POLLS) {
 			kill(child, SIGKILL);
 			waitpid(child, &status, 0);
 		}

@@ -159,7 +159,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	int c;
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
-	o->maxactive = 256;
+	o->maxactive = MAXACTIVE_DEFAULT;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -295,7 +295,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_INTERVAL:
 			if (util_parse_duration(optarg, &o->interval_ns) ||
-			    o->interval_ns < 10000000ull) {
+			    o->interval_ns < INTERVAL_MIN_NS) {
 				fprintf(stderr,
 					"iprof: --interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m\n",
 					optarg);
@@ -319,7 +319,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_RB:
 			if (util_parse_size(optarg, &o->rb_bytes) ||
-			    o->rb_bytes < 4096 || o->rb_bytes > (1ull << 30)) {
+			    o->rb_bytes < RB_SIZE_MIN || o->rb_bytes > RB_SIZE_MAX) {
 				fprintf(stderr,
 					"iprof: --rb-size '%s': expected a size from 4K to 1G\n",
 					optarg);
@@ -329,7 +329,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_MAXACTIVE:
 			errno = 0;
 			ul = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || ul > 4096) {
+			if (errno || end == optarg || *end || ul > MAXACTIVE_MAX) {
 				fprintf(stderr,
 					"iprof: --maxactive '%s': expected a number from 0 to 4096\n",
 					optarg);

@@ -19,6 +19,10 @@
 #include "iprof/util.h"
 #include "cli.h"
 
+/* descriptors asked for: the kernel's default fs.nr_open, so that root can
+ * have it without raising the system's limits */
+#define FD_LIMIT_WANT 1048576
+
 /*
  * Fork COMMAND, held before exec until every probe is attached: it waits
  * in sigwaitinfo(2) for SIGUSR1 (start_gated()).  Not in a read(2): a
@@ -209,8 +213,8 @@ void target_raise_fd_limit(void)
 	if (getrlimit(RLIMIT_NOFILE, &r))
 		return;
 	r.rlim_cur = r.rlim_max;
-	if (r.rlim_max < 1048576) {
-		struct rlimit want = { 1048576, 1048576 };
+	if (r.rlim_max < FD_LIMIT_WANT) {
+		struct rlimit want = { FD_LIMIT_WANT, FD_LIMIT_WANT };
 
 		if (!setrlimit(RLIMIT_NOFILE, &want)) /* root may raise it */
 			return;
