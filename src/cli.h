@@ -2,10 +2,10 @@
 /*
  * The live command's own pieces (iprof [OPTIONS] [-- COMMAND], iprof list,
  * iprof record), shared between src/main.c (the orchestrator), src/opts.c
- * (options and usage), src/target.c (the processes traced), src/run.c (the
- * record sinks and the reports while and after tracing) and
- * src/plan_print.c (the plan as --dry-run prints it).  Internal to the
- * iprof executable.
+ * (options and usage), src/target.c (the processes traced), src/trace.c
+ * (one traced run: attach, poll, stop), src/run.c (the record sinks and
+ * the reports while and after tracing) and src/plan_print.c (the plan as
+ * --dry-run prints it).  Internal to the iprof executable.
  */
 #ifndef IPROF_CLI_H
 #define IPROF_CLI_H
@@ -175,5 +175,10 @@ int run_timeline_finish(struct timeline *tl, struct output *w, struct chrome *c,
 			uint64_t end_ns);
 /* run_timeline_close() - remove an unfinished timeline's temporary file. */
 void run_timeline_close(struct timeline *tl);
+
+/* ---- src/trace.c ---- */
+
+/* trace_run() - one traced run of @plan; returns the exit status. */
+int trace_run(struct opts *o, struct plan *plan);
 
 #endif /* IPROF_CLI_H */
