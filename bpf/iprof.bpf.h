@@ -91,9 +91,12 @@ struct {
 	__type(value, __u64);
 } orphans SEC(".maps");
 
+/* processes traced at once (-p, -- COMMAND, and what they fork) */
+#define IPROF_MAX_TARGETS 65536
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, IPROF_MAX_TARGETS);
 	__type(key, __u32); /* tgid */
 	__type(value, __u8);
 } targets SEC(".maps");
@@ -192,11 +195,15 @@ static __always_inline __u64 narrow(const struct iprof_cond *c, __u64 v)
 	return v;
 }
 
+/* the verifier wants the offset into the record bounded: a tracepoint's
+ * fields lie in its first 4 KiB */
+#define TP_FIELD_OFF_MASK 0xfff
+
 /* Read a tracepoint field of 1, 2, 4 or 8 bytes (little endian: its bytes
  * are the low ones of v), narrowed to its type. */
 static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
 {
-	void *p = (char *)ctx + (c->off & 0xfff);
+	void *p = (char *)ctx + (c->off & TP_FIELD_OFF_MASK);
 	__u64 v = 0;
 
 	switch (c->size) {
@@ -452,6 +459,10 @@ static __always_inline int frame_returned(const struct task_state *st,
  * as IPROF_REC_RETURNED.  Only kprobe frames have a stack pointer: a
  * no-op unless the plan has kprobe timers (has_kprobes).
  */
+/* a bounded loop for the verifier; more returned frames wait for the
+ * next hit */
+#define RETURNED_PER_HIT 4
+
 static __always_inline void drop_returned(__u32 ctx, __u64 sp, int view,
 					  __u64 pid_tgid)
 {
@@ -465,7 +476,7 @@ static __always_inline void drop_returned(__u32 ctx, __u64 sp, int view,
 	if (!st || st->over)
 		return;
 	d = st->depth;
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < RETURNED_PER_HIT; k++) {
 		if (!d)
 			break;
 		if (!frame_returned(st, d - 1, sp, ctx, view))

@@ -29,8 +29,11 @@
 /* agg_node.last_tid when no live thread completed the node last. */
 #define NO_TID UINT32_MAX
 #define NODE_CHUNK 64
-#define THREAD_TAB_MIN 64
-#define NODE_TAB_MIN 64
+/* the hash tables start at 1 << *_TAB_BITS slots and double when half full */
+#define THREAD_TAB_BITS 6
+#define THREAD_TAB_MIN (1u << THREAD_TAB_BITS)
+#define NODE_TAB_BITS 6
+#define NODE_TAB_MIN (1u << NODE_TAB_BITS)
 #define STACK_MIN 8
 #define SET_MIN 8
 
@@ -776,9 +779,9 @@ struct agg *agg__new(uint32_t ntimers)
 	a->ntimers = ntimers;
 	a->root.timer = AGG_ROOT_TIMER;
 	a->root.last_tid = NO_TID;
-	a->tbits = 6; /* THREAD_TAB_MIN */
+	a->tbits = THREAD_TAB_BITS;
 	a->ttab = calloc(THREAD_TAB_MIN, sizeof(*a->ttab));
-	a->nbits = 6; /* NODE_TAB_MIN */
+	a->nbits = NODE_TAB_BITS;
 	a->ntab = calloc(NODE_TAB_MIN, sizeof(*a->ntab));
 	if (!a->ttab || !a->ntab)
 		goto nomem;

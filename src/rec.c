@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "iprof/rec.h"
+#include "iprof/util.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "recordings are little-endian: this host is not"
@@ -520,20 +521,6 @@ struct rec_reader {
 	struct rec_run run;
 };
 
-static void say(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* read up to @n bytes; returns how many (short only at EOF or error) */
 static size_t rd(struct rec_reader *r, void *buf, size_t n)
 {
@@ -574,14 +561,14 @@ static int read_block(struct rec_reader *r, uint32_t *type, size_t *ulen,
 
 	got = rd(r, &h, sizeof(h));
 	if (ferror(r->f)) {
-		say(err, errlen, "%s: offset %llu: read error", r->name,
+		util_set_err(err, errlen, "%s: offset %llu: read error", r->name,
 		    (unsigned long long)r->off);
 		return -EIO;
 	}
 	if (!got)
 		return 0;
 	if (got < sizeof(h)) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %llu: the file ends inside a block header (%zu "
 		    "of %u bytes)",
 		    r->name, (unsigned long long)at, got,
@@ -589,13 +576,13 @@ static int read_block(struct rec_reader *r, uint32_t *type, size_t *ulen,
 		return -ENODATA;
 	}
 	if (h.type < REC_BLOCK_META || h.type > REC_BLOCK_TRAILER) {
-		say(err, errlen, "%s: offset %llu: unknown block type %u",
+		util_set_err(err, errlen, "%s: offset %llu: unknown block type %u",
 		    r->name, (unsigned long long)at, h.type);
 		return -EBADMSG;
 	}
 	if (h.ulen > REC_BLOCK_MAX || !h.ulen || !h.clen ||
 	    h.clen > compressBound(h.ulen)) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %llu: block of %u bytes (%u compressed) is not "
 		    "a valid size (1 to %u)",
 		    r->name, (unsigned long long)at, h.ulen, h.clen,
@@ -604,17 +591,17 @@ static int read_block(struct rec_reader *r, uint32_t *type, size_t *ulen,
 	}
 	if (grow(&r->cbuf, &r->ccap, h.clen) ||
 	    grow(&r->ubuf, &r->ucap, (size_t)h.ulen + 1)) {
-		say(err, errlen, "%s: out of memory", r->name);
+		util_set_err(err, errlen, "%s: out of memory", r->name);
 		return -ENOMEM;
 	}
 	got = rd(r, r->cbuf, h.clen);
 	if (got < h.clen) {
 		if (ferror(r->f)) {
-			say(err, errlen, "%s: offset %llu: read error", r->name,
+			util_set_err(err, errlen, "%s: offset %llu: read error", r->name,
 			    (unsigned long long)r->off);
 			return -EIO;
 		}
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %llu: the file ends inside a block (%zu of %u "
 		    "bytes)",
 		    r->name, (unsigned long long)at, got, h.clen);
@@ -623,7 +610,7 @@ static int read_block(struct rec_reader *r, uint32_t *type, size_t *ulen,
 	dlen = h.ulen;
 	zr = uncompress(r->ubuf, &dlen, r->cbuf, h.clen);
 	if (zr != Z_OK || dlen != h.ulen) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %llu: block does not inflate to its %u bytes "
 		    "(zlib: %s)",
 		    r->name, (unsigned long long)at, h.ulen,
@@ -631,7 +618,7 @@ static int read_block(struct rec_reader *r, uint32_t *type, size_t *ulen,
 		return -EBADMSG;
 	}
 	if ((uint32_t)crc32(0L, r->ubuf, h.ulen) != h.crc) {
-		say(err, errlen, "%s: offset %llu: block checksum mismatch",
+		util_set_err(err, errlen, "%s: offset %llu: block checksum mismatch",
 		    r->name, (unsigned long long)at);
 		return -EBADMSG;
 	}
@@ -879,7 +866,7 @@ static int json_block(struct rec_reader *r, size_t len, uint64_t at,
 	int ret;
 
 	if (!o) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %llu: the %s block is not a JSON object",
 		    r->name, (unsigned long long)at, what);
 		return -EBADMSG;
@@ -887,9 +874,9 @@ static int json_block(struct rec_reader *r, size_t len, uint64_t at,
 	ret = fn(r, o);
 	json_object_put(o);
 	if (ret == -ENOMEM)
-		say(err, errlen, "%s: out of memory", r->name);
+		util_set_err(err, errlen, "%s: out of memory", r->name);
 	else if (ret)
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %llu: the %s block has a missing or invalid "
 		    "field",
 		    r->name, (unsigned long long)at, what);
@@ -907,21 +894,21 @@ struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
 
 	if (!r || !(r->name = strdup(name ? name : "-"))) {
 		free(r);
-		say(err, errlen, "%s: out of memory", name);
+		util_set_err(err, errlen, "%s: out of memory", name);
 		errno = ENOMEM;
 		return NULL;
 	}
 	r->f = f;
 	got = rd(r, &h, sizeof(h));
 	if (got >= sizeof(h.magic) && memcmp(h.magic, REC_MAGIC, 8)) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset 0: not an iprof recording (no \"%s\" magic)",
 		    r->name, REC_MAGIC);
 		ret = -EPROTO;
 		goto fail;
 	}
 	if (got < sizeof(h)) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %zu: the file ends inside the header (%u "
 		    "bytes)",
 		    r->name, got, REC_HEADER_SIZE);
@@ -929,7 +916,7 @@ struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
 		goto fail;
 	}
 	if (h.major != REC_VERSION_MAJOR) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset 8: recording format version %u.%u; this iprof "
 		    "reads version %u.x",
 		    r->name, h.major, h.minor, REC_VERSION_MAJOR);
@@ -939,7 +926,7 @@ struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
 	if (h.header_size != REC_HEADER_SIZE ||
 	    h.rec_size != sizeof(struct iprof_rec) ||
 	    h.abi_version != IPROF_ABI_VERSION) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset 12: header says %u-byte header, %u-byte "
 		    "records of ABI %u; expected %u, %zu, %d",
 		    r->name, h.header_size, h.rec_size, h.abi_version,
@@ -950,7 +937,7 @@ struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
 	}
 	ret = read_block(r, &type, &len, err, errlen);
 	if (ret == 0) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %llu: the file ends before its metadata block",
 		    r->name, (unsigned long long)r->off);
 		ret = -ENODATA;
@@ -958,7 +945,7 @@ struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
 	if (ret < 0)
 		goto fail;
 	if (type != REC_BLOCK_META) {
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s: offset %u: expected the metadata block, found type %u",
 		    r->name, REC_HEADER_SIZE, type);
 		ret = -EBADMSG;
@@ -999,7 +986,7 @@ int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
 	if (err && errlen)
 		*err = '\0';
 	if (r->state != RD_BLOCKS) {
-		say(err, errlen, "%s", r->msg ? r->msg : "");
+		util_set_err(err, errlen, "%s", r->msg ? r->msg : "");
 		return r->ret;
 	}
 	at = r->off;
@@ -1015,7 +1002,7 @@ int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
 				 r->name, (unsigned long long)at);
 		else
 			snprintf(what, sizeof(what), "%s", err ? err : "");
-		say(err, errlen,
+		util_set_err(err, errlen,
 		    "%s (cut, or the run was killed): it holds the records up "
 		    "to there; no loss counters",
 		    what);
@@ -1033,7 +1020,7 @@ int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
 		if (ret)
 			return finish(r, ret, err, errlen);
 		if (rd(r, &c, 1)) {
-			say(err, errlen,
+			util_set_err(err, errlen,
 			    "%s: offset %llu: data after the trailer", r->name,
 			    (unsigned long long)(r->off - 1));
 			return finish(r, -EBADMSG, err, errlen);
@@ -1044,7 +1031,7 @@ int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
 		return finish(r, 0, err, errlen);
 	}
 	if (type != REC_BLOCK_RECORDS || len % sizeof(struct iprof_rec)) {
-		say(err, errlen, "%s: offset %llu: %s", r->name,
+		util_set_err(err, errlen, "%s: offset %llu: %s", r->name,
 		    (unsigned long long)at,
 		    type == REC_BLOCK_META ? "a second metadata block"
 					   : "a records block that is not a "

@@ -55,20 +55,6 @@ static const char *const lib_dirs[] = {
 	"/usr/lib64",
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- paths --------------------------------------------------------------- */
 
 /* Is @path a regular file (with execute permission if @exec)? */
@@ -90,7 +76,7 @@ static int absolute(const char *path, char **out, char *err, size_t errlen)
 	if (*out)
 		return 0;
 	e = errno ? errno : ENOENT;
-	set_err(err, errlen, "%s: %s", path, strerror(e));
+	util_set_err(err, errlen, "%s: %s", path, strerror(e));
 	return -e;
 }
 
@@ -102,7 +88,7 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)
 
 	*out = NULL;
 	if (!*name) {
-		set_err(err, errlen, "empty binary path");
+		util_set_err(err, errlen, "empty binary path");
 		return -ENOENT;
 	}
 	if (strchr(name, '/'))
@@ -129,7 +115,7 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)
 		    is_file(cand, false))
 			return absolute(cand, out, err, errlen);
 	}
-	set_err(err, errlen,
+	util_set_err(err, errlen,
 		"%s not found in $PATH or the library directories; give a "
 		"path (./%s)",
 		name, name);
@@ -241,21 +227,26 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
+/* Is candidate @i kept, and the first kept one at its address? */
+static int first_of_address(const struct lookup *lk, size_t i)
+{
+	size_t j;
+
+	if (lk->v[i].dropped)
+		return 0;
+	for (j = 0; j < i; j++)
+		if (!lk->v[j].dropped && lk->v[j].value == lk->v[i].value)
+			return 0;
+	return 1;
+}
+
 /* Distinct addresses among the candidates not dropped. */
 static size_t distinct(const struct lookup *lk)
 {
-	size_t i, j, n = 0;
+	size_t i, n = 0;
 
-	for (i = 0; i < lk->n; i++) {
-		if (lk->v[i].dropped)
-			continue;
-		for (j = 0; j < i; j++)
-			if (!lk->v[j].dropped &&
-			    lk->v[j].value == lk->v[i].value)
-				break;
-		if (j == i)
-			n++;
-	}
+	for (i = 0; i < lk->n; i++)
+		n += first_of_address(lk, i);
 	return n;
 }
 
@@ -340,22 +331,22 @@ static int not_found(const struct lookup *lk, const char *path, char *err,
 		     size_t errlen)
 {
 	if (lk->other_type >= 0) {
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"'%s' in %s is not a function (symbol type %s)",
 			lk->func, path, stt_str(lk->other_type));
 	} else if (!lk->has_symtab && !lk->dyn_funcs) {
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"%s has no symbol table (stripped): no .symtab, and "
 			"no functions in .dynsym",
 			path);
 		return -ENODATA;
 	} else if (lk->has_symtab) {
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"no function '%s' in %s (its symbol table has no such "
 			"FUNC symbol)",
 			lk->func, path);
 	} else {
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"no function '%s' in %s (it has no .symtab: stripped "
 			"binaries keep only exported functions in .dynsym: "
 			"check with nm -D)",
@@ -367,17 +358,11 @@ static int not_found(const struct lookup *lk, const char *path, char *err,
 /* "0x1, 0x2, 0x3" for the distinct addresses left, into @buf. */
 static void addr_list(const struct lookup *lk, char *buf, size_t len)
 {
-	size_t i, j, used = 0, shown = 0;
+	size_t i, used = 0, shown = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < lk->n && used < len; i++) {
-		if (lk->v[i].dropped)
-			continue;
-		for (j = 0; j < i; j++)
-			if (!lk->v[j].dropped &&
-			    lk->v[j].value == lk->v[i].value)
-				break;
-		if (j < i)
+		if (!first_of_address(lk, i))
 			continue;
 		if (shown++ == 4) {
 			snprintf(buf + used, len - used, ", ...");
@@ -402,7 +387,7 @@ static int choose(struct lookup *lk, const char *path, const struct cand **pick,
 		drop_if(lk, is_local); /* a global symbol over static ones */
 	if (distinct(lk) > 1) {
 		addr_list(lk, addrs, sizeof(addrs));
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"'%s' in %s is ambiguous: functions of that name at "
 			"%s (static functions of several files?)",
 			lk->func, path, addrs);
@@ -413,7 +398,7 @@ static int choose(struct lookup *lk, const char *path, const struct cand **pick,
 		if (lk->v[i].dropped)
 			continue;
 		if (lk->v[i].type == STT_GNU_IFUNC) {
-			set_err(err, errlen,
+			util_set_err(err, errlen,
 				"'%s' in %s is an indirect function "
 				"(STT_GNU_IFUNC): its symbol is the resolver "
 				"that picks an implementation at load time; "
@@ -433,7 +418,7 @@ static int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
 	GElf_Ehdr eh;
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		set_err(err, errlen, "%s: not an ELF file", path);
+		util_set_err(err, errlen, "%s: not an ELF file", path);
 		return -ENOEXEC;
 	}
 	switch (eh.e_type) {
@@ -441,19 +426,19 @@ static int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
 	case ET_DYN:
 		return 0;
 	case ET_REL:
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"%s: an ELF object file (.o), not an executable or "
 			"shared object",
 			path);
 		return -ENOEXEC;
 	case ET_CORE:
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"%s: an ELF core dump, not an executable or shared "
 			"object",
 			path);
 		return -ENOEXEC;
 	default:
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"%s: ELF type %u, not an executable or shared object",
 			path, (unsigned int)eh.e_type);
 		return -ENOEXEC;
@@ -495,7 +480,7 @@ static int lookup_elf(Elf *elf, const char *path, const char *func,
 	if (!ret && dynsym)
 		ret = scan_symbols(elf, dynsym, &dynsym_sh, versym, true, &lk);
 	if (ret) {
-		set_err(err, errlen, "%s: out of memory", path);
+		util_set_err(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
 	if (!lk.n) {
@@ -507,7 +492,7 @@ static int lookup_elf(Elf *elf, const char *path, const char *func,
 		goto out;
 	ret = file_offset(elf, pick, offset);
 	if (ret)
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"'%s' in %s: address %#llx is in no section or "
 			"segment of the file",
 			func, path, (unsigned long long)pick->value);
@@ -536,16 +521,16 @@ static int open_elf(const char *path, int *fd, Elf **elf, char *err,
 		ret = *fd;
 		*fd = -1;
 		if (ret == -EISDIR)
-			set_err(err, errlen, "%s: is a directory", path);
+			util_set_err(err, errlen, "%s: is a directory", path);
 		else
-			set_err(err, errlen, "%s: %s", path, why);
+			util_set_err(err, errlen, "%s: %s", path, why);
 		return ret;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		set_err(err, errlen, "libelf: %s", elf_errmsg(-1));
+		util_set_err(err, errlen, "libelf: %s", elf_errmsg(-1));
 		ret = -EINVAL;
 	} else if (!(*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL))) {
-		set_err(err, errlen, "%s: not an ELF file (%s)", path,
+		util_set_err(err, errlen, "%s: not an ELF file (%s)", path,
 			elf_errmsg(-1));
 		ret = -ENOEXEC;
 	} else {
@@ -630,9 +615,9 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 	elf_end(elf);
 	close(fd);
 	if (ret == -ENOMEM)
-		set_err(err, errlen, "%s: out of memory", path);
+		util_set_err(err, errlen, "%s: out of memory", path);
 	if (!ret && !any) {
-		set_err(err, errlen,
+		util_set_err(err, errlen,
 			"%s has no symbol table (stripped): no .symtab, and "
 			"no functions in .dynsym",
 			path);
@@ -685,7 +670,7 @@ int sym_insn_check(const char *path, uint64_t offset, char *err,
 	for (i = 0; n > 0 && i < (size_t)n; i++) {
 		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++)
 			if (insn[i] == bad[j].byte) {
-				set_err(err, errlen,
+				util_set_err(err, errlen,
 					"its first instruction has a %s prefix "
 					"(%#x at offset %#llx of %s): the "
 					"kernel accepts a uprobe there but "

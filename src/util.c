@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/vfs.h>
@@ -199,4 +200,15 @@ int util_utf8_fwrite(FILE *f, const char *s, size_t n)
 	if (p > run && fwrite(run, 1, (size_t)(p - run), f) != (size_t)(p - run))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+void util_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }

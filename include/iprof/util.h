@@ -23,6 +23,14 @@ int util_parse_duration(const char *s, uint64_t *ns);
  */
 int util_parse_size(const char *s, uint64_t *bytes);
 
+/*
+ * util_set_err() - printf @fmt into @err (@errlen bytes), the error message
+ * buffer of a function that reports why it failed; nothing when @err is
+ * NULL or @errlen 0.
+ */
+void util_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* util_now_ns() - clock_gettime(CLOCK_MONOTONIC) in ns: the record clock. */
 uint64_t util_now_ns(void);
 

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The live command's own pieces (iprof [OPTIONS] [-- COMMAND], iprof list,
+ * iprof record), shared between src/main.c (the orchestrator), src/opts.c
+ * (options and usage), src/target.c (the processes traced), src/trace.c
+ * (one traced run: attach, poll, stop), src/run.c (the record sinks and
+ * the reports while and after tracing) and src/plan_print.c (the plan as
+ * --dry-run prints it).  Internal to the iprof executable.
+ */
+#ifndef IPROF_CLI_H
+#define IPROF_CLI_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+
+#include "iprof/agg.h"
+#include "iprof/chrome.h"
+#include "iprof/output.h"
+#include "iprof/plan.h"
+#include "iprof/probe.h"
+#include "iprof/rec.h"
+#include "iprof/report.h"
+#include "loader.h"
+#include "monitor.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define EXIT_PARTIAL 3 /* traced, but some timers were not attached */
+
+/*
+ * --maxactive: kretprobe instances per function.  The default is above the
+ * kernel's own (max(10, 2 * CPUs)) so that calls that sleep rarely miss;
+ * the kernel refuses more than KRETPROBE_MAXACTIVE_MAX (4096).
+ */
+#define MAXACTIVE_DEFAULT 256
+#define MAXACTIVE_MAX 4096
+/* --interval: reports more often than this would cost more than they say */
+#define INTERVAL_MIN_NS 10000000ull /* 10 ms */
+/* --rb-size: the sizes accepted per CPU, a page to 1 GiB (the kernel
+ * gets the size as a __u32) */
+#define RB_SIZE_MIN 4096ull
+#define RB_SIZE_MAX (1ull << 30)
+
+struct opts {
+	const char **probe_files;
+	int nprobe_files;
+	const char **specs;
+	int nspecs;
+	pid_t *pids;
+	int npids;
+	uint64_t duration_ns;
+	uint64_t rb_bytes;
+	unsigned int maxactive; /* kretprobe instances per function */
+	enum report_fmt fmt;
+	const char *output;
+	/* iprof record: the recording (-o), and where the live report goes */
+	const char *record;
+	const char *report_output;
+	int record_mode;
+	/* report options (struct report); set: given on the command line */
+	enum report_sort sort;
+	uint64_t min_total_ns;
+	uint32_t max_depth;
+	enum report_weight weight;
+	enum report_col columns[REPORT_NCOL];
+	size_t ncolumns;
+	int sort_set, min_total_set, max_depth_set, weight_set;
+	int strict, dry_run, verbose, quiet;
+	enum agg_by by;	      /* --by */
+	uint64_t interval_ns; /* --interval: a report every interval_ns */
+	int delta; /* --interval-mode delta: each report covers one interval */
+	const char *listen; /* --listen ADDR:PORT: serve /metrics */
+	char **cmd;	    /* after "--" */
+};
+
+/* -q and -v, set once the options are parsed (progress and skip lines) */
+extern int cli_quiet, cli_verbose;
+
+/*
+ * Where merged records go: the aggregator, and the recording (iprof
+ * record) and the timeline (-f chrome) when there are.
+ */
+struct sinks {
+	struct agg *agg;
+	struct rec_writer *rec;
+	struct chrome *chrome;
+};
+
+/*
+ * -f chrome: the timeline is written as the records come, to stdout or a
+ * non-regular -o file directly, else to a temporary file beside -o FILE
+ * renamed over it at the end.
+ */
+struct timeline {
+	FILE *f;
+	char tmp[PATH_MAX]; /* "" when f is written directly */
+};
+
+/* ---- src/opts.c ---- */
+
+/*
+ * opts_parse() - the command line into @o (zeroed by the caller); "list"
+ * and "record" as argv[1] select --dry-run and iprof record.  -h and -V
+ * print and exit(0).  Returns 0, -EINVAL (message printed) or -ENOMEM.
+ */
+int opts_parse(int argc, char **argv, struct opts *o);
+
+/* opts_load_probes() - parse -P files and -e lines into @pl.  0 or -errno. */
+int opts_load_probes(const struct opts *o, struct probe_list *pl);
+
+/* ---- src/target.c ---- */
+
+/* target_spawn_gated() - fork COMMAND held until SIGUSR1; -1 on error. */
+pid_t target_spawn_gated(char **cmd, int *exec_r);
+/* target_find_in_path() - @name searched in $PATH (malloc'ed) or NULL. */
+char *target_find_in_path(const char *name);
+/* target_resolve_pids() - check and normalise -p PIDs.  0 or -EINVAL. */
+int target_resolve_pids(struct opts *o);
+/* target_add_descendants() - add the roots' children now; how many. */
+int target_add_descendants(struct loader *l, const pid_t *roots, int nroots);
+/* target_raise_fd_limit() - RLIMIT_NOFILE as high as allowed. */
+void target_raise_fd_limit(void);
+/* target_command_status() - how the command ended, on stderr (not -q). */
+void target_command_status(int status);
+
+/* ---- src/plan_print.c ---- */
+
+/* cli_make_timers() - the report's timers of @plan (malloc'ed) or NULL. */
+struct report_timer *cli_make_timers(const struct plan *plan, struct loader *l);
+/* cli_print_not_attached() - the timers not attached, on stderr. */
+void cli_print_not_attached(const struct plan *plan, const char *pfx);
+/* cli_print_plan() - --dry-run: the plan on stdout; how many errors. */
+int cli_print_plan(const struct plan *p);
+/* cli_print_kernel_features() - --dry-run: fentry and kprobes here. */
+void cli_print_kernel_features(const struct plan *p);
+/* cli_print_plan_json() - --dry-run -f json; returns the exit status. */
+int cli_print_plan_json(const struct plan *p);
+
+/* ---- src/run.c ---- */
+
+/* run_on_skip() - the loader's callback for a timer it skips (-v). */
+void run_on_skip(const struct plan_timer *t);
+/* run_detach() - detach @l's probes, in the background when many. */
+void run_detach(struct loader *l);
+/* run_on_record() - the loader's record callback: @ctx is struct sinks. */
+int run_on_record(void *ctx, void *data, size_t size);
+/* run_start() - the run's description when tracing starts at @t0. */
+void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
+	       uint64_t t0);
+/* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
+int run_counters(struct rec_run *run, const struct plan *plan,
+		 struct loader *l);
+/* run_emit_report() - one report (@no, @final) to @w.  0 or -errno. */
+int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
+		    const struct rec_run *run, uint64_t t0, uint64_t since,
+		    uint64_t now, unsigned int no, int final);
+/* run_publish_metrics() - --listen: the OpenMetrics report now. */
+int run_publish_metrics(const struct opts *o, struct monitor *mon,
+			struct agg *agg, const struct rec_run *run, uint64_t t0,
+			uint64_t now);
+/* run_want_report() - whether a report is written at all. */
+int run_want_report(const struct opts *o);
+/* run_record_open() - iprof record: open the recording.  0 or -errno. */
+int run_record_open(const struct opts *o, const struct output *w, FILE **f);
+/* run_record_finish() - iprof record: the trailer.  0 or -errno. */
+int run_record_finish(const struct opts *o, struct rec_writer *rw,
+		      const struct rec_run *run);
+/* run_timeline_open() - -f chrome: open the timeline.  0 or -errno. */
+int run_timeline_open(struct timeline *tl, struct output *w);
+/* run_timeline_finish() - -f chrome: end and rename it.  0 or -errno. */
+int run_timeline_finish(struct timeline *tl, struct output *w, struct chrome *c,
+			uint64_t end_ns);
+/* run_timeline_close() - remove an unfinished timeline's temporary file. */
+void run_timeline_close(struct timeline *tl);
+
+/* ---- src/trace.c ---- */
+
+/* trace_run() - one traced run of @plan; returns the exit status. */
+int trace_run(struct opts *o, struct plan *plan);
+
+#endif /* IPROF_CLI_H */

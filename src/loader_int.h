@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The loader's insides, shared by its files: src/loader.c (the BPF object's
+ * life cycle, attaching a plan, the counters), src/rings.c (the per-CPU
+ * ring buffers and their merge), src/attach_fentry.c (fentry/fexit batches),
+ * src/attach_kprobe.c (kprobes and tracefs kprobe events) and
+ * src/attach_tp.c (tracepoints, uprobes, syscall spans, uprobe_multi).
+ * Nothing outside these files includes it: the interface is src/loader.h.
+ */
+#ifndef IPROF_LOADER_INT_H
+#define IPROF_LOADER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+#include "tracefs.h"
+#include "iprof.skel.h"
+#include "fentry.skel.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* kernel-internal errno, include/linux/errno.h */
+#endif
+
+#define IRQ_PROGS_MAX 32
+
+struct timer_links {
+	struct bpf_link **v;
+	size_t n;
+	/* fentry: the object (owned by struct loader) and slot whose two
+	 * programs are loaded for this timer's function; fsingle: its batch
+	 * failed to load, load it alone */
+	struct fentry *fobj;
+	int fslot;
+	int fsingle;
+	int fnobtf; /* the function is not in BTF: no fentry */
+	int exit_pending; /* fexit attached after the loop (exit_order()) */
+	/* this timer's kretprobe as a tracefs kprobe event, removed after
+	 * its link; "" when unused */
+	char kev[TRACEFS_EVENT_NAME];
+};
+
+/* a CPU's ring: its index is the stream's source number */
+struct ring_src {
+	struct loader *l;
+	unsigned int idx;
+};
+
+struct loader {
+	struct iprof *skel;
+	struct plan *plan;
+	struct ring_buffer *rb; /* every CPU's ring, one epoll set */
+	int *ring_fds; /* nrings BPF_MAP_TYPE_RINGBUF maps, index = CPU */
+	struct ring_src *ring_src;
+	unsigned int nrings;
+	struct stream *stream; /* merges the rings per thread in time order */
+	loader_rec_fn fn; /* where merged records go */
+	void *fn_ctx;
+	struct timer_links *links; /* one per timer: function timers */
+	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
+	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
+	struct bpf_link *sysenter_link; /* with kprobe timers only */
+	/* user functions in uprobe_multi links: one per binary and
+	 * direction (their fds), and which attachments they hold */
+	int *umulti_fds;
+	unsigned int numulti;
+	char *att_multi;
+	/* syscall spans (MECH_SYSCALL): sc_enter, sc_exit, attached once */
+	struct bpf_link *sc_links[2];
+	char *sc_why; /* why they could not be attached, or NULL */
+	uint32_t nkprobe_timers; /* timers attached with kprobes */
+	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
+	int nirq;
+	struct loader_opts opts;
+	struct fentry **fobjs; /* fentry objects, FE_SLOTS functions each */
+	size_t nfobjs;
+	uint64_t clone_misses; /* recursion misses of destroyed fentry objects */
+	int fentry_errno; /* 0: untried or works; else why fentry fails */
+	char fentry_why[256];
+};
+
+/* ---- src/loader.c ---- */
+
+/* The last libbpf warning, kept to explain a failed attach or load. */
+extern char loader_last_msg[512];
+
+/* loader_libbpf_print() - libbpf's print callback (-v; loader_last_msg). */
+int loader_libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap);
+/* loader_keep_link() - add @link to @tl; destroys it and -ENOMEM if not. */
+int loader_keep_link(struct timer_links *tl, struct bpf_link *link);
+/* loader_drop_links() - destroy @tl's links, then its tracefs event. */
+void loader_drop_links(struct timer_links *tl);
+/* loader_reason() - why the last libbpf call failed (@err), as one line. */
+void loader_reason(char *buf, size_t len, int err);
+/* loader_func_actions() - a function timer's entry and return actions. */
+void loader_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
+			 uint32_t *ar);
+
+/* ---- src/rings.c ---- */
+
+/* loader_rings_create() - before loading: one ring per CPU.  0/-errno. */
+int loader_rings_create(struct loader *l, char *err, size_t errlen);
+/* loader_rings_open() - after loading: install and poll them.  0/-errno. */
+int loader_rings_open(struct loader *l, char *err, size_t errlen);
+
+/* ---- src/attach_fentry.c ---- */
+
+/* loader_attach_fentry() - fentry/fexit on timer @id's function. */
+int loader_attach_fentry(struct loader *l, struct timer_links *tl,
+			 uint32_t id, uint32_t a_ret, char *why, size_t len);
+/* loader_attach_slot() - attach @tl's fentry (@ret 0) or fexit program. */
+int loader_attach_slot(struct timer_links *tl, int ret, char *why, size_t len);
+
+/* ---- src/attach_kprobe.c ---- */
+
+/* loader_attach_kprobe() - kprobe/kretprobe on @func for timer @id. */
+int loader_attach_kprobe(struct loader *l, struct timer_links *tl,
+			 uint32_t id, const char *func, uint32_t a_entry,
+			 uint32_t a_ret, char *why, size_t len);
+
+/* ---- src/attach_tp.c ---- */
+
+/* loader_attach_syscalls() - the raw syscall programs, once.  0/-errno. */
+int loader_attach_syscalls(struct loader *l);
+/* loader_att_attached() - is plan attachment @i in place? */
+int loader_att_attached(const struct loader *l, uint32_t i);
+/* loader_attach_umulti() - user functions in uprobe_multi links. */
+int loader_attach_umulti(struct loader *l);
+/* loader_attach_att() - one tracepoint or uprobe attachment, or NULL. */
+struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a);
+/* loader_att_uses() - does attachment @a run an action of @timer? */
+int loader_att_uses(const struct plan *p, const struct plan_att *a,
+		    uint32_t timer);
+/* loader_timer_in_umulti() - is @timer in a uprobe_multi link? */
+int loader_timer_in_umulti(const struct loader *l, uint32_t timer);
+/* loader_timer_on_syscalls() - does @timer ride on the raw syscalls? */
+int loader_timer_on_syscalls(const struct plan *p, uint32_t timer);
+
+#endif /* IPROF_LOADER_INT_H */

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The command line of iprof, iprof list and iprof record: the usage text,
+ * the options (struct opts, src/cli.h) and the probes they name.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/util.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: iprof [OPTIONS] [-- COMMAND [ARG...]]\n"
+		"       iprof list [OPTIONS]          the plan of the probes, as --dry-run\n"
+		"       iprof list tracepoints [-v] [GLOB]\n"
+		"       iprof list functions BINARY [GLOB]\n"
+		"       iprof list kernel [GLOB]       what can be probed ('iprof list -h')\n"
+		"       iprof record -o FILE [OPTIONS] [-- COMMAND...]   record the run\n"
+		"       iprof report [OPTIONS] FILE    report a recording ('iprof report -h')\n"
+		"       iprof diff [OPTIONS] A B       compare two reports or recordings\n"
+		"\n"
+		"Times the timers named in probe files (start/stop pairs on kernel\n"
+		"functions, user functions or tracepoints) with BPF, and prints their\n"
+		"call tree: count, total (thread) time, self time, wall time,\n"
+		"min/avg/max, percentiles, thread count.\n"
+		"\n"
+		"Probes:\n"
+		"  -P, --probes FILE     probe file (repeatable); grammar: iprof(8)\n"
+		"  -e, --event SPEC      one probe line, e.g. 'uprobe:/bin/x:f' (repeatable)\n"
+		"\n"
+		"Targets (default: the whole system):\n"
+		"  -p, --pid PID         trace process PID and its children (repeatable)\n"
+		"  -- COMMAND [ARG...]   run COMMAND once every probe is attached, trace\n"
+		"                        it and its children, stop when it exits\n"
+		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
+		"\n"
+		"Output:\n"
+		"  -f, --format FMT      table (default), json (doc/json.md), folded (flame\n"
+		"                        graph input: 'a;b;c VALUE'), seed (the seed\n"
+		"                        patch's lines) or chrome (a timeline for\n"
+		"                        Perfetto UI / chrome://tracing: one event per call)\n"
+		"                        or openmetrics (Prometheus; doc/openmetrics.md)\n"
+		"  -o, --output FILE     write the report to FILE instead of stdout\n"
+		"                        (iprof record: the recording, doc/recording.md)\n"
+		"      --report-output FILE  iprof record: also write the live report\n"
+		"                        (-f FMT) to FILE ('-': stdout)\n"
+		"      --sort KEY        order of siblings: total (default), self, count,\n"
+		"                        name or first (first seen); table, json, folded\n"
+		"      --min-total TIME  hide paths whose total time is below TIME (still\n"
+		"                        counted in their parents); table, json, folded\n"
+		"      --max-depth N     hide paths deeper than N timers; table, json, folded\n"
+		"      --columns LIST    table columns, comma-separated, '+LIST' to add to\n"
+		"                        the default: count total self wall oncpu offcpu\n"
+		"                        runq blocked min avg max stddev p50 p90 p99 p99.9\n"
+		"                        threads exited incompl unwound discarded\n"
+		"      --weight W        folded line values: self (default), total, oncpu,\n"
+		"                        offcpu (exclusive of children, ns) or count\n"
+		"      --by KEY          split the tree under a root per thread (tid),\n"
+		"                        process (tgid) or command name (comm)\n"
+		"      --interval TIME   also report every TIME while tracing (1s, 10m);\n"
+		"                        with -o, FILE is replaced by each new report;\n"
+		"                        -f json: one line per report (NDJSON)\n"
+		"      --interval-mode M cumulative (default: since the start) or delta\n"
+		"                        (each report covers its interval only)\n"
+		"      --listen ADDR:PORT  serve the OpenMetrics report at\n"
+		"                        http://ADDR:PORT/metrics, renewed every --interval\n"
+		"                        (default 1s); ':PORT' binds 127.0.0.1\n"
+		"\n"
+		"Other:\n"
+		"      --strict          fail if any probe cannot be attached\n"
+		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
+		"                        (same as 'iprof list'); -f json: as JSON\n"
+		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
+		"                        power of two; default: 64M shared out over\n"
+		"                        the CPUs, 256K to 8M each)\n"
+		"      --maxactive N     kretprobe instances per function: calls open at\n"
+		"                        once that get a return probe (default 256, max\n"
+		"                        4096); calls beyond it are counted as misses;\n"
+		"                        0: the kernel's default, misses not counted\n"
+		"  -v, --verbose         print libbpf's messages, and each timer that\n"
+		"                        cannot be attached as it is skipped\n"
+		"  -q, --quiet           no progress messages on stderr\n"
+		"  -h, --help            this help\n"
+		"  -V, --version         print the version\n"
+		"\n"
+		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
+		"Exit status: 0 every timer traced; 1 runtime failure (nothing could be\n"
+		"attached, BPF, the report could not be written); 2 bad input (and\n"
+		"--strict when a timer cannot be attached); 3 traced and reported, but\n"
+		"some timers were not attached (listed in the report); 130 interrupted\n"
+		"before tracing began.  'iprof list SUBCOMMAND': 0 listed, 1 nothing\n"
+		"matched, 2 error.\n");
+}
+
+static int add_str(const char ***v, int *n, const char *s)
+{
+	const char **nv = realloc(*v, (size_t)(*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}
+
+int opts_parse(int argc, char **argv, struct opts *o)
+{
+	enum {
+		O_STRICT = 256,
+		O_DRY,
+		O_RB,
+		O_SORT,
+		O_MIN_TOTAL,
+		O_MAX_DEPTH,
+		O_COLUMNS,
+		O_WEIGHT,
+		O_INTERVAL,
+		O_INTERVAL_MODE,
+		O_BY,
+		O_MAXACTIVE,
+		O_REPORT_OUTPUT,
+		O_LISTEN,
+	};
+	static const struct option lo[] = {
+		{ "probes", required_argument, NULL, 'P' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "rb-size", required_argument, NULL, O_RB },
+		{ "maxactive", required_argument, NULL, O_MAXACTIVE },
+		{ "sort", required_argument, NULL, O_SORT },
+		{ "min-total", required_argument, NULL, O_MIN_TOTAL },
+		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
+		{ "columns", required_argument, NULL, O_COLUMNS },
+		{ "weight", required_argument, NULL, O_WEIGHT },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "by", required_argument, NULL, O_BY },
+		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long ul;
+	char *end;
+	long pid;
+	int c;
+
+	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
+	o->maxactive = MAXACTIVE_DEFAULT;
+	if (argc > 1 && !strcmp(argv[1], "list")) {
+		o->dry_run = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	} else if (argc > 1 && !strcmp(argv[1], "record")) {
+		o->record_mode = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	while ((c = getopt_long(argc, argv, "+P:e:p:d:f:o:vqhV", lo, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'P':
+			if (add_str(&o->probe_files, &o->nprobe_files, optarg))
+				return -ENOMEM;
+			break;
+		case 'e':
+			if (add_str(&o->specs, &o->nspecs, optarg))
+				return -ENOMEM;
+			break;
+		case 'p': {
+			pid_t *v;
+
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0 || pid > 0x7fffffff) {
+				fprintf(stderr,
+					"iprof: -p '%s': expected a process id (a positive number)\n",
+					optarg);
+				return -EINVAL;
+			}
+			v = realloc(o->pids, (size_t)(o->npids + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			v[o->npids++] = (pid_t)pid;
+			o->pids = v;
+			break;
+		}
+		case 'd':
+			if (util_parse_duration(optarg, &o->duration_ns) ||
+			    !o->duration_ns) {
+				fprintf(stderr,
+					"iprof: --duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			if (report_parse_fmt(optarg, &o->fmt)) {
+				fprintf(stderr,
+					"iprof: --format '%s': expected table, json, folded, seed or chrome\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_REPORT_OUTPUT:
+			o->report_output = optarg;
+			break;
+		case O_SORT:
+			if (report_parse_sort(optarg, &o->sort)) {
+				fprintf(stderr,
+					"iprof: --sort '%s': expected total, self, count, name or first\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->sort_set = 1;
+			break;
+		case O_MIN_TOTAL:
+			if (util_parse_duration(optarg, &o->min_total_ns)) {
+				fprintf(stderr,
+					"iprof: --min-total '%s': expected a time like 1ms, 250us, 2s\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->min_total_set = 1;
+			break;
+		case O_MAX_DEPTH:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    ul < 1 || ul > UINT32_MAX) {
+				fprintf(stderr,
+					"iprof: --max-depth '%s': expected a depth of 1 or more\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->max_depth = (uint32_t)ul;
+			o->max_depth_set = 1;
+			break;
+		case O_COLUMNS:
+			if (report_parse_columns(optarg, o->columns,
+						 REPORT_NCOL, &o->ncolumns)) {
+				fprintf(stderr,
+					"iprof: --columns '%s': expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_WEIGHT:
+			if (report_parse_weight(optarg, &o->weight)) {
+				fprintf(stderr,
+					"iprof: --weight '%s': expected self, total, oncpu, offcpu or count\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->weight_set = 1;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case O_STRICT:
+			o->strict = 1;
+			break;
+		case O_DRY:
+			o->dry_run = 1;
+			break;
+		case O_BY:
+			if (!strcmp(optarg, "tid")) {
+				o->by = AGG_BY_TID;
+			} else if (!strcmp(optarg, "tgid") ||
+				   !strcmp(optarg, "pid")) {
+				o->by = AGG_BY_TGID;
+			} else if (!strcmp(optarg, "comm")) {
+				o->by = AGG_BY_COMM;
+			} else {
+				fprintf(stderr,
+					"iprof: --by '%s': expected tid, tgid (or pid) or comm\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_INTERVAL:
+			if (util_parse_duration(optarg, &o->interval_ns) ||
+			    o->interval_ns < INTERVAL_MIN_NS) {
+				fprintf(stderr,
+					"iprof: --interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_LISTEN:
+			o->listen = optarg;
+			break;
+		case O_INTERVAL_MODE:
+			if (!strcmp(optarg, "cumulative")) {
+				o->delta = 0;
+			} else if (!strcmp(optarg, "delta")) {
+				o->delta = 1;
+			} else {
+				fprintf(stderr,
+					"iprof: --interval-mode '%s': expected cumulative or delta\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_RB:
+			if (util_parse_size(optarg, &o->rb_bytes) ||
+			    o->rb_bytes < RB_SIZE_MIN || o->rb_bytes > RB_SIZE_MAX) {
+				fprintf(stderr,
+					"iprof: --rb-size '%s': expected a size from 4K to 1G\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_MAXACTIVE:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || ul > MAXACTIVE_MAX) {
+				fprintf(stderr,
+					"iprof: --maxactive '%s': expected a number from 0 to 4096\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->maxactive = (unsigned int)ul;
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("iprof %s (record ABI %d)\n", IPROF_VERSION,
+			       IPROF_ABI_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'iprof --help'.\n");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		fprintf(stderr, "iprof: '--' must be followed by a command\n");
+		return -EINVAL;
+	}
+	if (!o->nprobe_files && !o->nspecs) {
+		fprintf(stderr,
+			"iprof: no probes: give --probes FILE or -e SPEC (try 'iprof --help')\n");
+		return -EINVAL;
+	}
+	if (o->delta && !o->interval_ns) {
+		fprintf(stderr,
+			"iprof: --interval-mode delta needs --interval TIME\n");
+		return -EINVAL;
+	}
+	if (o->cmd && o->npids) {
+		fprintf(stderr,
+			"iprof: -p and -- COMMAND exclude each other: trace one or the other\n");
+		return -EINVAL;
+	}
+	if (o->record_mode) {
+		/* iprof record: -o is the recording; the report is optional */
+		if (!o->output || !*o->output) {
+			fprintf(stderr,
+				"iprof record: -o FILE (the recording) is required\n");
+			return -EINVAL;
+		}
+		o->record = o->output;
+		o->output = o->report_output;
+	} else if (o->report_output) {
+		fprintf(stderr,
+			"iprof: --report-output applies to 'iprof record' only\n");
+		return -EINVAL;
+	}
+	if (o->delta && (o->fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
+		fprintf(stderr,
+			"iprof: OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen\n");
+		return -EINVAL;
+	}
+	if (o->fmt == REPORT_FMT_CHROME && (o->interval_ns || o->by)) {
+		fprintf(stderr,
+			"iprof: --interval and --by do not apply to --format chrome\n");
+		return -EINVAL;
+	}
+	/* an option the chosen format would ignore is a mistake: say so */
+	if (o->fmt == REPORT_FMT_SEED &&
+	    (o->sort_set || o->min_total_set || o->max_depth_set)) {
+		fprintf(stderr,
+			"iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n");
+		return -EINVAL;
+	}
+	if (o->ncolumns && o->fmt != REPORT_FMT_TABLE) {
+		fprintf(stderr,
+			"iprof: --columns applies to --format table only\n");
+		return -EINVAL;
+	}
+	if (o->weight_set && o->fmt != REPORT_FMT_FOLDED) {
+		fprintf(stderr,
+			"iprof: --weight applies to --format folded only\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int opts_load_probes(const struct opts *o, struct probe_list *pl)
+{
+	char err[1024];
+	int i, ret;
+
+	for (i = 0; i < o->nprobe_files; i++) {
+		ret = probe_parse_file(pl, o->probe_files[i], err, sizeof(err));
+		if (ret)
+			goto fail;
+	}
+	for (i = 0; i < o->nspecs; i++) {
+		ret = probe_parse_line(pl, o->specs[i], "-e", i + 1, err,
+				       sizeof(err));
+		if (ret)
+			goto fail;
+	}
+	ret = probe_list_check(pl, err, sizeof(err));
+	if (ret)
+		goto fail;
+	if (!pl->n) {
+		fprintf(stderr, "iprof: the probe files define no timer\n");
+		return -EINVAL;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "iprof: %s\n", err);
+	return ret;
+}

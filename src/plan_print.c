@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The plan as the user sees it before tracing: the report's view of each
+ * timer, the timers that will not attach, and --dry-run (iprof list) as
+ * text or JSON.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/*
+ * What the report says of each timer of @plan (plan->ntimers entries,
+ * malloc'ed, owned by the caller; the strings belong to @plan), with the
+ * loader's counts when @l is not NULL.  NULL when out of memory.
+ */
+struct report_timer *cli_make_timers(const struct plan *plan,
+					struct loader *l)
+{
+	struct report_timer *rt =
+		calloc(plan->ntimers ? plan->ntimers : 1, sizeof(*rt));
+	uint32_t i;
+
+	if (!rt)
+		return NULL;
+	for (i = 0; i < plan->ntimers; i++) {
+		const struct plan_timer *t = &plan->timers[i];
+
+		rt[i].name = t->name;
+		rt[i].kind = probe_kind_str(t->kind);
+		rt[i].where = t->where;
+		rt[i].attached = t->attached;
+		rt[i].error = t->error;
+		rt[i].mech = t->mech;
+		rt[i].file = t->probe ? t->probe->file : NULL;
+		rt[i].line = t->probe ? t->probe->line : 0;
+		rt[i].entry_only = t->entry_only;
+		rt[i].orphans = l ? loader_orphans(l, i) : 0;
+		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
+		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
+	}
+	return rt;
+}
+
+/* The timers of @plan not attached, grouped by reason, on stderr. */
+void cli_print_not_attached(const struct plan *plan, const char *pfx)
+{
+	struct report_timer *rt = cli_make_timers(plan, NULL);
+	uint32_t i;
+
+	if (!rt) {
+		for (i = 0; i < plan->ntimers; i++)
+			if (!plan->timers[i].attached && plan->timers[i].error)
+				fprintf(stderr, "%snot attached: %s: %s\n", pfx,
+					plan->timers[i].name,
+					plan->timers[i].error);
+		return;
+	}
+	/* before attaching, the timers with an error in the plan */
+	for (i = 0; i < plan->ntimers; i++)
+		rt[i].attached = plan->timers[i].attached ||
+				 !plan->timers[i].error;
+	report_not_attached(stderr, rt, plan->ntimers, pfx);
+	free(rt);
+}
+
+int cli_print_plan(const struct plan *p)
+{
+	int w = 8, bad = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		if ((int)strlen(p->timers[i].name) > w)
+			w = (int)strlen(p->timers[i].name);
+	for (i = 0; i < p->ntimers; i++) {
+		const struct plan_timer *t = &p->timers[i];
+
+		printf("%-*s  %-7s %s%s\n", w, t->name, probe_kind_str(t->kind),
+		       t->where,
+		       t->entry_only ? " (never returns: entry only, timed until the thread exits)" :
+				       "");
+		if (t->error) {
+			printf("%-*s  error   %s\n", w, "", t->error);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * iprof list: which mechanism kernel function timers will get here (the
+ * first such function tells whether fentry loads at all).
+ */
+void cli_print_kernel_features(const struct plan *p)
+{
+	char why[512];
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		if (p->timers[i].func && p->timers[i].kind != PROBE_UPROBE &&
+		    !p->timers[i].error)
+			break;
+	if (i == p->ntimers)
+		return;
+	if (!loader_try_fentry(p->timers[i].func, why, sizeof(why)))
+		printf("# fentry/fexit: the kernel loads them (tried on %s)\n",
+		       p->timers[i].func);
+	else
+		printf("# fentry/fexit: refused (%s): func: timers use kprobes\n",
+		       why);
+	printf("# kprobes: %s\n",
+	       loader_kprobes() ? "available" :
+				  "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
+}
+
+/*
+ * --dry-run -f json: the plan, with what each timer would get here: a kernel
+ * function timer's mechanism follows whether fentry loads (tried on the
+ * first such function, as cli_print_kernel_features() does) and whether the
+ * kernel has kprobes.  Returns the exit status: 0, EXIT_USAGE when a probe
+ * has an error in the files, EXIT_RUNTIME when out of memory or stdout
+ * cannot be written.
+ */
+int cli_print_plan_json(const struct plan *p)
+{
+	struct report_kernel k = { .fentry = -1 };
+	struct report_timer *rt = cli_make_timers(p, NULL);
+	char why[512], fwhy[560] = "", **msg = NULL;
+	int bad = 0, ret = EXIT_RUNTIME, e;
+	uint32_t i;
+
+	if (!rt)
+		goto out;
+	msg = calloc(p->ntimers ? p->ntimers : 1, sizeof(*msg));
+	if (!msg)
+		goto out;
+	k.kprobes = loader_kprobes();
+	for (i = 0; i < p->ntimers && k.fentry < 0; i++) {
+		const struct plan_timer *t = &p->timers[i];
+
+		if (t->error || !t->func ||
+		    (t->kind != PROBE_FENTRY && t->kind != PROBE_FUNC))
+			continue;
+		e = loader_try_fentry(t->func, why, sizeof(why));
+		k.fentry = !e;
+		/* as the loader says it (attach_fentry()) */
+		snprintf(fwhy, sizeof(fwhy),
+			 "the kernel refuses fentry/fexit programs (%s)",
+			 strerror(-e));
+		k.fentry_error = k.fentry ? NULL : fwhy;
+	}
+	for (i = 0; i < p->ntimers; i++) {
+		const struct plan_timer *t = &p->timers[i];
+		int fe = (t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) &&
+			 k.fentry != 0;
+		int kp = (t->kind == PROBE_KPROBE || t->kind == PROBE_FUNC) &&
+			 k.kprobes;
+		static const char nokp[] =
+			"the kernel has no kprobes (CONFIG_KPROBES off)";
+
+		if (t->error) {
+			bad++;
+			continue;
+		}
+		rt[i].attached = 1;
+		if (t->kind == PROBE_SPAN) {
+			rt[i].mech = "tracepoint";
+			continue;
+		}
+		if (t->kind == PROBE_UPROBE) {
+			rt[i].mech = "uprobe/uretprobe";
+			continue;
+		}
+		if (fe) {
+			rt[i].mech = t->entry_only ? "fentry (never returns)" :
+						     "fentry/fexit";
+			continue;
+		}
+		if (kp) {
+			rt[i].mech = t->entry_only ? "kprobe (never returns)" :
+						     "kprobe/kretprobe";
+			continue;
+		}
+		/* the loader's words (attach_func_timer()) */
+		rt[i].attached = 0;
+		if (t->kind == PROBE_FUNC)
+			e = asprintf(&msg[i], "%s:%d: fentry: %s; kprobe: %s",
+				     rt[i].file, rt[i].line, fwhy, nokp);
+		else
+			e = asprintf(&msg[i], "%s:%d: %s", rt[i].file,
+				     rt[i].line,
+				     t->kind == PROBE_FENTRY ? fwhy : nokp);
+		if (e < 0) {
+			msg[i] = NULL;
+			goto out;
+		}
+		rt[i].error = msg[i];
+	}
+	if (report_plan_json(stdout, rt, p->ntimers, &k))
+		goto out;
+	ret = bad ? EXIT_USAGE : 0;
+out:
+	if (ret == EXIT_RUNTIME)
+		fprintf(stderr, "iprof: cannot print the plan: %s\n",
+			strerror(errno ? errno : ENOMEM));
+	for (i = 0; msg && i < p->ntimers; i++)
+		free(msg[i]);
+	free(msg);
+	free(rt);
+	return ret;
+}

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One traced run, once the plan is built: the outputs opened, the command
+ * spawned, the probes attached, the rings polled until the command exits,
+ * the duration ends, the -p processes are gone or a signal comes, then the
+ * final report, recording and timeline, and the detach.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "iprof/util.h"
+#include "cli.h"
+
+/*
+ * The main loop's periods.  POLL_MS: how long a poll of the rings waits,
+ * and so how late a deadline, an --interval report or the command's exit
+ * is seen.  ALIVE_CHECK_NS: -p targets are checked for life this often
+ * (a walk over the targets map).  PUBLISH_DEFAULT_NS: --listen without
+ * --interval renews /metrics every second.  KILL_GRACE_POLLS: after the
+ * report, a command that ignores SIGTERM gets SIGKILL after this many
+ * waits of KILL_GRACE_US (2 s in all).
+ */
+#define POLL_MS 10
+#define ALIVE_CHECK_NS 200000000ull
+#define PUBLISH_DEFAULT_NS 1000000000ull
+#define KILL_GRACE_POLLS 200
+#define KILL_GRACE_US 10000
+
+static volatile sig_atomic_t stop_requested;
+
+/*
+ * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
+ * the background); a second one ends iprof at once, exit status 128 + the
+ * signal, wherever it is (a temporary -o file it leaves is removed by the
+ * next run: output_clean_stale()).
+ */
+static void on_signal(int sig)
+{
+	if (stop_requested)
+		_exit(128 + sig);
+	stop_requested = 1;
+}
+
+/*
+ * trace_run() - trace @plan as @o asks (@o->cmd[0] may be replaced by its
+ * path in $PATH; the loader writes what attached into @plan).  Returns the
+ * exit status (see src/main.c).
+ */
+int trace_run(struct opts *o, struct plan *plan)
+{
+	struct output w = { 0 };
+	struct loader *l = NULL;
+	struct agg *agg = NULL;
+	struct loader_opts lo = { 0 };
+	struct sigaction sa = { 0 };
+	uint64_t t0 = 0, deadline = 0, now, last_check = 0, since = 0;
+	uint64_t next_report = 0, next_publish = 0;
+	struct monitor *mon = NULL;
+	unsigned int nreports = 0;
+	pid_t child = -1;
+	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
+	int child_done = 0, e;
+	uint32_t plan_errors = 0, nattached = 0;
+	char *cmd_path = NULL;
+	char err[1024];
+	struct sinks sk = { 0 };
+	struct rec_run run = { 0 };
+	struct utsname un;
+	struct timeline tl = { 0 };
+	FILE *rec_f = NULL;
+
+	if (output_open(&w, o->output, err, sizeof(err))) {
+		fprintf(stderr, "iprof: %s\n", err);
+		goto out;
+	}
+	if (o->record && run_record_open(o, &w, &rec_f))
+		goto out;
+	if (o->listen && (e = monitor_listen(&mon, o->listen, err, sizeof(err)))) {
+		fprintf(stderr, "iprof: %s\n", err);
+		ret = e == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	if (o->fmt == REPORT_FMT_CHROME && run_timeline_open(&tl, &w))
+		goto out;
+	plan_errors = 0;
+	for (i = 0; i < (int)plan->ntimers; i++)
+		plan_errors += !!plan->timers[i].error;
+	agg = agg__new(plan->ntimers);
+	if (!agg) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	agg__set_by(agg, o->by);
+	sk.agg = agg;
+
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: report */
+
+	if (o->cmd && !strchr(o->cmd[0], '/')) {
+		/* search $PATH here, not in the traced child: its failed
+		 * execve(2)s would show up in spans on execve */
+		cmd_path = target_find_in_path(o->cmd[0]);
+		if (!cmd_path) {
+			fprintf(stderr, "iprof: cannot run '%s': not found in $PATH\n",
+				o->cmd[0]);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		o->cmd[0] = cmd_path;
+	}
+	if (o->cmd) {
+		child = target_spawn_gated(o->cmd, &exec_r);
+		if (child < 0) {
+			fprintf(stderr, "iprof: cannot fork: %s\n",
+				strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+
+	target_raise_fd_limit();
+	lo.rb_bytes = o->rb_bytes;
+	lo.maxactive = o->maxactive;
+	lo.filter = o->cmd || o->npids;
+	lo.verbose = o->verbose;
+	lo.cancel = &stop_requested;
+	lo.progress = !cli_quiet;
+	ret = EXIT_RUNTIME;
+	if (loader_open(&l, plan, &lo, run_on_record, &sk, err, sizeof(err))) {
+		fprintf(stderr, "iprof: %s\n", err);
+		goto out;
+	}
+	if (child > 0 && loader_add_target(l, child))
+		goto out;
+	for (i = 0; i < o->npids; i++)
+		if (loader_add_target(l, o->pids[i]))
+			goto out;
+	if (o->npids) {
+		n = target_add_descendants(l, o->pids, o->npids);
+		if (n && !cli_quiet)
+			fprintf(stderr,
+				"iprof: also tracing %d process%s that the -p process%s forked before\n",
+				n, n == 1 ? "" : "es", o->npids > 1 ? "es" : "");
+	}
+
+	t0 = util_now_ns();
+	n = loader_attach(l, run_on_skip);
+	if (n == -EINTR || stop_requested) {
+		fprintf(stderr,
+			"iprof: interrupted before tracing began; detaching\n");
+		ret = 128 + SIGINT;
+		run_detach(l);
+		goto out;
+	}
+	if (n < 0) {
+		fprintf(stderr, "iprof: cannot attach: %s\n", strerror(-n));
+		goto out;
+	}
+	if (!n) {
+		/* no report follows: say here why each timer is missing */
+		fprintf(stderr, "iprof: no probe could be attached\n");
+		cli_print_not_attached(plan, "iprof: ");
+		/* every probe wrong in the files (not refused by the kernel):
+		 * bad input */
+		if (plan_errors == plan->ntimers)
+			ret = EXIT_USAGE;
+		goto out;
+	}
+	nattached = (uint32_t)n;
+	if (o->strict && nattached != plan->ntimers) {
+		cli_print_not_attached(plan, "iprof: --strict: ");
+		fprintf(stderr,
+			"iprof: --strict: %u of %u timers could not be attached\n",
+			plan->ntimers - nattached, plan->ntimers);
+		ret = EXIT_USAGE; /* as for an error in the probe files */
+		goto out;
+	}
+	now = util_now_ns();
+	/* the timers not attached are listed once, in the report's summary
+	 * (stderr for folded); here only how many */
+	if (nattached < plan->ntimers)
+		snprintf(err, sizeof(err), " (%u not attached: listed %s)",
+			 plan->ntimers - nattached,
+			 o->fmt == REPORT_FMT_FOLDED ? "at the end" : "in the report");
+	else
+		err[0] = '\0';
+	/* recording starts now, with every probe in place; then the line
+	 * that says so (tests and scripts wait for it) */
+	if ((e = loader_set_tracing(l, 1))) {
+		fprintf(stderr, "iprof: cannot start tracing: %s\n",
+			strerror(-e));
+		goto out;
+	}
+	if (!cli_quiet)
+		fprintf(stderr,
+			"iprof: %u of %u timers attached in %.1f ms%s; tracing%s... %s\n",
+			nattached, plan->ntimers, (double)(now - t0) / 1e6, err,
+			o->cmd ? " the command" : o->npids ? " the process" :
+							    " system-wide",
+			o->cmd ? "" : "Ctrl-C to stop");
+	t0 = util_now_ns();
+	run_start(&run, o, &un, t0);
+	if (run_counters(&run, plan, l))
+		goto out;
+	if (rec_f && !(sk.rec = rec_writer_new(rec_f, o->record, &run))) {
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
+			strerror(errno));
+		goto out;
+	}
+	if (tl.f && !(sk.chrome = chrome_new(tl.f, &run))) {
+		fprintf(stderr, "iprof: cannot write the timeline: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (o->duration_ns)
+		deadline = t0 + o->duration_ns;
+	since = t0;
+	if (o->interval_ns)
+		next_report = t0 + o->interval_ns;
+	if (mon) {
+		run_publish_metrics(o, mon, agg, &run, t0, t0);
+		next_publish = t0 + (o->interval_ns ? o->interval_ns :
+						    PUBLISH_DEFAULT_NS);
+	}
+	snprintf(err, sizeof(err), "READY=1\nSTATUS=tracing: %u of %u timers attached",
+		 nattached, plan->ntimers);
+	monitor_notify(err);
+	if (child > 0) {
+		if (kill(child, SIGUSR1)) {
+			fprintf(stderr, "iprof: cannot start the command: %s\n",
+				strerror(errno));
+			goto out;
+		}
+		/* exec's errno, or EOF once the exec succeeded */
+		if (read(exec_r, &e, sizeof(e)) == sizeof(e)) {
+			fprintf(stderr, "iprof: cannot run '%s': %s\n",
+				o->cmd[0], strerror(e));
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		close(exec_r);
+		exec_r = -1;
+	}
+
+	while (!stop_requested) {
+		n = loader_poll(l, POLL_MS);
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "iprof: ring buffer: %s\n",
+				strerror(-n));
+			break;
+		}
+		now = util_now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (next_report && now >= next_report && run_want_report(o)) {
+			run_counters(&run, plan, l);
+			run_emit_report(o, &w, agg, &run, t0,
+				    o->delta ? since : t0, now, ++nreports, 0);
+			since = now;
+			next_report += o->interval_ns;
+			if (next_report <= now)
+				next_report = now + o->interval_ns;
+		}
+		if (mon && now >= next_publish) {
+			run_counters(&run, plan, l);
+			run_publish_metrics(o, mon, agg, &run, t0, now);
+			next_publish = now + (o->interval_ns ? o->interval_ns :
+							      PUBLISH_DEFAULT_NS);
+		}
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			child_done = 1;
+			break;
+		}
+		if (o->npids && now - last_check > ALIVE_CHECK_NS) {
+			last_check = now;
+			if (loader_targets_alive(l) == 0) {
+				if (!cli_quiet)
+					fprintf(stderr,
+						"iprof: every traced process has exited\n");
+				break;
+			}
+		}
+	}
+
+	/* the trace ends here: stop recording, take what is in the ring */
+	now = util_now_ns();
+	monitor_notify("STOPPING=1");
+	loader_set_tracing(l, 0);
+	loader_drain(l);
+	if (child > 0 && !child_done)
+		kill(child, SIGTERM);
+	/* the counters once, for the recording and the report alike */
+	e = run_counters(&run, plan, l);
+	run.end_ns = now;
+	if (!e && sk.rec)
+		e = run_record_finish(o, sk.rec, &run);
+	if (!e && sk.chrome)
+		e = run_timeline_finish(&tl, &w, sk.chrome, now);
+	if (!e && run_want_report(o))
+		e = run_emit_report(o, &w, agg, &run, t0, o->delta ? since : t0,
+				now, nreports + 1, 1);
+	/* a script learns from the status whether all it asked was traced */
+	ret = e ? EXIT_RUNTIME : nattached < plan->ntimers ? EXIT_PARTIAL : 0;
+	if (child > 0 && !child_done) {
+		/* the report is out; a command that ignores SIGTERM gets
+		 * SIGKILL after 2 s */
+		for (i = 0; i < KILL_GRACE_POLLS &&
+			    waitpid(child, &status, WNOHANG) != child;
+		     i++)
+			usleep(KILL_GRACE_US);
+		if (i == KILL_GRACE_POLLS) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+		}
+		child_done = 1;
+	}
+	if (child > 0)
+		target_command_status(status);
+	fflush(NULL);
+	run_detach(l);
+out:
+	if (exec_r >= 0)
+		close(exec_r);
+	if (child > 0 && !child_done) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	loader_close(l);
+	rec_writer_free(sk.rec);
+	if (rec_f && rec_f != stdout)
+		fclose(rec_f);
+	chrome_free(sk.chrome);
+	run_timeline_close(&tl);
+	free(run.timers);
+	agg__free(agg);
+	output_close(&w);
+	monitor_close(mon);
+	free(cmd_path);
+	return ret;
+}
