@@ -165,6 +165,9 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 int run_want_report(const struct opts *o);
 /* run_record_open() - iprof record: open the recording.  0 or -errno. */
 int run_record_open(const struct opts *o, const struct output *w, FILE **f);
+/* run_record_truncate() - iprof record: empty the recording (a regular
+ * file) as tracing starts, not before.  0 or -errno. */
+int run_record_truncate(FILE *f);
 /* run_record_finish() - iprof record: the trailer.  0 or -errno. */
 int run_record_finish(const struct opts *o, struct rec_writer *rw,
 		      const struct rec_run *run);

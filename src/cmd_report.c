@@ -7,12 +7,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iprof/agg.h"
 #include "iprof/chrome.h"
+#include "iprof/output.h"
 #include "iprof/rec.h"
 #include "iprof/report.h"
 #include "iprof/util.h"
@@ -28,8 +30,8 @@ static void usage(FILE *f)
 		"stdin) as the\n"
 		"live run would have, for the options given here.\n"
 		"\n"
-		"  -f, --format FMT      table (default), json, folded, seed "
-		"or chrome\n"
+		"  -f, --format FMT      table (default), json, folded, seed, "
+		"chrome or openmetrics\n"
 		"  -o, --output FILE     write the report to FILE instead of "
 		"stdout\n"
 		"      --sort KEY        total (default), self, count, name or "
@@ -322,8 +324,10 @@ FILE *replay_open(const char *path)
 int cmd_report_main(int argc, char **argv)
 {
 	struct replay_opts ro = {0};
-	FILE *in = NULL, *out = stdout;
-	int ret, partial = 0;
+	struct output w = {0};
+	FILE *in = NULL, *out = NULL;
+	char err[512], tmp[PATH_MAX] = "";
+	int ret, e, werr, partial = 0;
 
 	ret = replay_parse(argc, argv, &ro, "report");
 	if (ret > 0) {
@@ -340,28 +344,38 @@ int cmd_report_main(int argc, char **argv)
 	in = replay_open(argv[optind]);
 	if (!in)
 		return 2;
-	if (ro.output && strcmp(ro.output, "-")) {
-		out = fopen(ro.output, "w");
-		if (!out) {
-			fprintf(stderr, "iprof: cannot write '%s': %s\n",
-				ro.output, strerror(errno));
-			ret = 1;
-			goto done;
-		}
-	}
-	ret = replay_report(in, argv[optind], &ro, out, &partial);
-	if (ret == -EINVAL)
+	/* -o as the live run writes it (src/output.c): never through a
+	 * planted link, never blocking, replaced whole or not at all */
+	if (output_open(&w, ro.output, err, sizeof(err))) {
+		fprintf(stderr, "iprof: %s\n", err);
 		ret = 2;
-	else if (ret)
-		ret = 1;
-	else
-		ret = partial ? 3 : 0;
-	if (out != stdout && fclose(out) && !ret) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", ro.output,
+		goto done;
+	}
+	out = output_begin(&w, tmp, sizeof(tmp));
+	if (!out) {
+		fprintf(stderr, "iprof: cannot write '%s': %s\n", w.name,
 			strerror(errno));
 		ret = 1;
+		goto done;
+	}
+	errno = 0;
+	ret = replay_report(in, argv[optind], &ro, out, &partial);
+	/* the stream's own error (a full disk, a closed pipe) */
+	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
+	e = output_end(&w, out, tmp, ret ? ret : werr);
+	if (!werr && !ret)
+		werr = e; /* closing or renaming the temporary */
+	if (ret == -EINVAL) {
+		ret = 2;
+	} else if (werr) {
+		fprintf(stderr, "iprof: cannot write '%s': %s\n",
+			w.name ? w.name : "stdout", strerror(-werr));
+		ret = 1;
+	} else {
+		ret = ret ? 1 : partial ? 3 : 0;
 	}
 done:
+	output_close(&w);
 	if (in != stdin)
 		fclose(in);
 	return ret;

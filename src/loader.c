@@ -471,7 +471,9 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 					 att_why[i] ? att_why[i] : "failed");
 				err = -EINVAL;
 			}
-			t->mech = t->kind == PROBE_UPROBE ?
+			t->mech = t->kind == PROBE_UPROBE && t->entry_only ?
+					  "uprobe (never returns)" :
+				  t->kind == PROBE_UPROBE ?
 					  (loader_timer_in_umulti(l, id) ?
 						   "uprobe/uretprobe (uprobe_multi)" :
 						   "uprobe/uretprobe") :

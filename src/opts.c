@@ -212,7 +212,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'f':
 			if (report_parse_fmt(optarg, &o->fmt)) {
 				fprintf(stderr,
-					"iprof: --format '%s': expected table, json, folded, seed or chrome\n",
+					"iprof: --format '%s': expected table, json, folded, seed, chrome or openmetrics\n",
 					optarg);
 				return -EINVAL;
 			}

@@ -831,7 +831,9 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 	case PROBE_UPROBE:
 		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, path,
 			      t->func, off);
-		if (!err)
+		/* a function that never returns gets no uretprobe (on
+		 * _start it would overwrite argc): frames end at thread exit */
+		if (!err && !t->entry_only)
 			err = add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
 				      path, t->func, off);
 		if (err == -E2BIG) {
@@ -979,6 +981,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		err = resolve_uprobe(pr, t->func, &path, &off, &msg);
 		if (err)
 			return err;
+		t->entry_only = sym_noreturn(t->func);
 		if (!msg) {
 			/* show the binary that will be traced */
 			where = describe(pr, path, t->func);

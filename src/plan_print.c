@@ -170,7 +170,8 @@ int cli_print_plan_json(const struct plan *p)
 			continue;
 		}
 		if (t->kind == PROBE_UPROBE) {
-			rt[i].mech = "uprobe/uretprobe";
+			rt[i].mech = t->entry_only ? "uprobe (never returns)" :
+						     "uprobe/uretprobe";
 			continue;
 		}
 		if (fe) {

@@ -179,6 +179,9 @@ fallback:
 		if (final)
 			write_report(o, stdout, agg, run, since - t0,
 				     now - since, no, final);
+	} else if (ret) {
+		fprintf(stderr, "iprof: cannot write the report to stdout: %s\n",
+			strerror(-ret));
 	}
 	if (!ret && o->delta)
 		agg__reset(agg);
@@ -277,8 +280,10 @@ int run_record_open(const struct opts *o, const struct output *w,
 		errno = EINVAL;
 		goto fail;
 	}
-	if (fd >= 0 && ((S_ISREG(st.st_mode) && ftruncate(fd, 0)) ||
-			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)))
+	/* a regular file is truncated only when tracing starts
+	 *  (run_record_truncate()): a run that fails before leaves the last
+	 * recording as it was */
+	if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
 		goto fail;
 	*f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (*f)
@@ -293,6 +298,22 @@ fail:
 		e == EINVAL ? "not a regular file, FIFO or device" :
 			      strerror(e));
 	return -e;
+}
+
+/*
+ * iprof record: empty the file run_record_open() opened, now that tracing
+ * starts (a regular file; a FIFO or device has nothing to empty).  0 or
+ * -errno.
+ */
+int run_record_truncate(FILE *f)
+{
+	struct stat st;
+
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (ftruncate(fileno(f), 0) || fseek(f, 0, SEEK_SET))
+		return -errno;
+	return 0;
 }
 
 /* iprof record: the trailer, and a line on stderr.  0 or -errno. */

@@ -690,3 +690,23 @@ int sym_insn_check(const char *path, uint64_t offset, char *err,
 #endif
 	return 0;
 }
+
+int sym_noreturn(const char *name)
+{
+	/* glibc's and the System V ABI's functions that never return */
+	static const char *const noret[] = {
+		"_start",	 "__libc_start_main", "__libc_start_call_main",
+		"exit",		 "_exit",	      "_Exit",
+		"quick_exit",	 "abort",	      "pthread_exit",
+		"__stack_chk_fail", "__assert_fail", "__fortify_fail",
+		"__chk_fail",	 "longjmp",	      "_longjmp",
+		"siglongjmp",	 "__longjmp_chk",     "__cxa_throw",
+		"_Unwind_Resume", "__cxa_rethrow",    "__pthread_unwind",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(noret) / sizeof(noret[0]); i++)
+		if (!strcmp(noret[i], name))
+			return 1;
+	return 0;
+}

@@ -210,7 +210,8 @@ int trace_run(struct opts *o, struct plan *plan)
 	run_start(&run, o, &un, t0);
 	if (run_counters(&run, plan, l))
 		goto out;
-	if (rec_f && !(sk.rec = rec_writer_new(rec_f, o->record, &run))) {
+	if (rec_f && (run_record_truncate(rec_f) ||
+		      !(sk.rec = rec_writer_new(rec_f, o->record, &run)))) {
 		fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
 			strerror(errno));
 		goto out;
@@ -290,10 +291,12 @@ int trace_run(struct opts *o, struct plan *plan)
 		}
 	}
 
-	/* the trace ends here: stop recording, take what is in the ring */
-	now = util_now_ns();
+	/* the trace ends here: stop recording, then read the stop time, so
+	 * that no record is stamped after it (a start after it would show as
+	 * incomplete for 0 ns), and take what is in the rings */
 	monitor_notify("STOPPING=1");
 	loader_set_tracing(l, 0);
+	now = util_now_ns();
 	loader_drain(l);
 	if (child > 0 && !child_done)
 		kill(child, SIGTERM);

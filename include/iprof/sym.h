@@ -59,6 +59,16 @@ int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 		    char *err, size_t errlen);
 
 /*
+ * sym_noreturn() - 1 if user function @name never returns to its caller:
+ * the process entry point (_start: it has no caller, and a uretprobe would
+ * overwrite argc where a return address would be), exit paths (exit,
+ * _exit, abort, pthread_exit, __stack_chk_fail, __assert_fail, ...) and
+ * non-local jumps (longjmp family).  Such timers get no uretprobe: their
+ * frames end at thread exit, as a kernel do_exit timer's.
+ */
+int sym_noreturn(const char *name);
+
+/*
  * sym_insn_check() - can a uprobe at file offset @offset of @path ever
  * fire?  On x86-64 the kernel accepts a uprobe on any instruction but, when
  * it installs it, silently refuses one with a lock, cs, ds, es or ss prefix

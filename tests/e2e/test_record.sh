@@ -156,4 +156,18 @@ check "not a recording: message" "$(cat "$TMP/nr.err")" \
 	"iprof: $TMP/json.live: offset 0: not an iprof recording (no \"IPROFREC\" magic)"
 "$IPROF" record -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>"$TMP/noo.err"
 check "record without -o: exit 2" "$?" 2
+
+# a run that fails before tracing leaves the last recording as it was
+"$IPROF" record -q -o "$TMP/keep.rec" -e "uprobe:$W:outer" -- "$W" --calls 3 >/dev/null
+cp "$TMP/keep.rec" "$TMP/keep.orig"
+"$IPROF" record -q -o "$TMP/keep.rec" -e "uprobe:$W:no_such_function" -- "$W" --calls 1 \
+	>/dev/null 2>&1
+check "failed record run: exit" "$?" 2
+cmp -s "$TMP/keep.rec" "$TMP/keep.orig" && ok "failed record run: the last recording kept" ||
+	bad "failed record run: the last recording changed ($(stat -c %s "$TMP/keep.rec") bytes)"
+# a report that cannot be written says so
+"$IPROF" report "$TMP/keep.rec" >/dev/full 2>"$TMP/full.err"
+check "report to a full stdout: exit" "$?" 1
+check "report to a full stdout: message" "$(cat "$TMP/full.err")" \
+	"iprof: cannot write 'stdout': No space left on device"
 finish

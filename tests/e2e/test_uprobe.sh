@@ -57,4 +57,15 @@ check "r_top (arg0 == 4) inside it" "$(seed_field 'outer>r_all>r_top' count "$TM
 check "r_all below r_top" "$(seed_field 'outer>r_all>r_top>r_all' count "$TMP/two")" 10
 check "nothing unwound ($(grep '^# lost' "$TMP/two"))" \
 	"$(lost_field "$TMP/two" unwound)" 0
+
+# _start never returns: no uretprobe, which would overwrite argc where a
+# return address would be; the program must see its own arguments
+"$IPROF" -q -f json -o "$TMP/start.json" -e "uprobe:$W:_start" -e "uprobe:$W:outer" \
+	-- "$W" --calls 7 >"$TMP/start.truth"
+check "_start: exit status" "$?" 0
+check "_start: the program saw its arguments" "$(truth outer.count "$TMP/start.truth")" 7
+check "_start: entry only" "$(jq -r '.probes[0].mech' "$TMP/start.json")" "uprobe (never returns)"
+# (outer runs in a worker thread, not under the main thread's _start)
+check "outer beside it" "$(jnode "$TMP/start.json" outer count)" 7
+check "_start: closed at its thread's exit" "$(jnode "$TMP/start.json" _start exited)" 1
 finish
