@@ -8,6 +8,7 @@
  * listed as such.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "iprof/rec.h"
+#include "iprof/output.h"
 #include "iprof/report.h"
 #include "cmd.h"
 #include "replay.h"
@@ -446,8 +448,10 @@ int cmd_diff_main(int argc, char **argv)
 	struct replay_opts ro = {0};
 	json_object *da = NULL, *db = NULL, *t;
 	struct dset s = {0};
-	FILE *out = stdout;
-	int ret = 2;
+	struct output w = {0};
+	char err[512], tmp[PATH_MAX] = "";
+	FILE *out = NULL;
+	int ret = 2, werr;
 	size_t i;
 
 	ret = replay_parse(argc, argv, &ro, "diff");
@@ -487,26 +491,34 @@ int cmd_diff_main(int argc, char **argv)
 		goto out;
 	}
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
-	if (ro.output && strcmp(ro.output, "-")) {
-		out = fopen(ro.output, "w");
-		if (!out) {
-			fprintf(stderr, "iprof diff: cannot write '%s': %s\n",
-				ro.output, strerror(errno));
-			ret = 1;
-			goto out;
-		}
+	/* -o as the live run writes it (src/output.c) */
+	if (output_open(&w, ro.output, err, sizeof(err))) {
+		fprintf(stderr, "iprof diff: %s\n", err);
+		goto out;
 	}
+	out = output_begin(&w, tmp, sizeof(tmp));
+	if (!out) {
+		fprintf(stderr, "iprof diff: cannot write '%s': %s\n", w.name,
+			strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	errno = 0;
 	if (ro.fmt == REPORT_FMT_JSON)
 		ret = json_out(out, &s, argv[optind], argv[optind + 1]) ? 1 : 0;
 	else {
 		table(out, &s, argv[optind], argv[optind + 1]);
 		ret = 0;
 	}
-	if (fflush(out) || ferror(out))
+	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
+	werr = output_end(&w, out, tmp, werr);
+	if (werr) {
+		fprintf(stderr, "iprof diff: cannot write '%s': %s\n",
+			w.name ? w.name : "stdout", strerror(-werr));
 		ret = 1;
-	if (out != stdout)
-		fclose(out);
+	}
 out:
+	output_close(&w);
 	for (i = 0; i < s.n; i++)
 		free(s.p[i].key);
 	free(s.p);

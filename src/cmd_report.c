@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "iprof/agg.h"
 #include "iprof/chrome.h"
@@ -313,11 +315,22 @@ out:
 /* open @path for reading ('-': stdin); NULL with a message */
 FILE *replay_open(const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	const char *why = NULL;
+	struct stat st;
+	FILE *f;
+	int fd;
 
-	if (!f)
+	if (!strcmp(path, "-"))
+		return stdin;
+	/* never blocks (a FIFO), a directory or device is refused */
+	fd = util_open_read(path, UTIL_OPEN_PIPE, &st, &why);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
 		fprintf(stderr, "iprof: cannot read '%s': %s\n", path,
-			strerror(errno));
+			why ? why : strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
+	}
 	return f;
 }
 

@@ -96,6 +96,7 @@ int cli_print_plan(const struct plan *p)
 void cli_print_kernel_features(const struct plan *p)
 {
 	char why[512];
+	int fentry, kprobes;
 	uint32_t i;
 
 	for (i = 0; i < p->ntimers; i++)
@@ -104,15 +105,21 @@ void cli_print_kernel_features(const struct plan *p)
 			break;
 	if (i == p->ntimers)
 		return;
-	if (!loader_try_fentry(p->timers[i].func, why, sizeof(why)))
+	fentry = !loader_try_fentry(p->timers[i].func, why, sizeof(why));
+	kprobes = loader_kprobes();
+	if (fentry)
 		printf("# fentry/fexit: the kernel loads them (tried on %s)\n",
 		       p->timers[i].func);
 	else
-		printf("# fentry/fexit: refused (%s): func: timers use kprobes\n",
+		printf("# fentry/fexit: refused (%s): fentry: timers cannot attach\n",
 		       why);
 	printf("# kprobes: %s\n",
-	       loader_kprobes() ? "available" :
-				  "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
+	       kprobes ? "available" :
+			 "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
+	printf("# func: timers: %s\n",
+	       fentry ? "fentry/fexit" :
+	       kprobes ? "kprobes (fentry refused)" :
+			 "cannot attach here (no fentry, no kprobes)");
 }
 
 /*
