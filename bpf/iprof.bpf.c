@@ -97,18 +97,28 @@ int tp_hit(void *ctx)
  */
 #define SC_REC_WORDS 8 /* 16 bytes of header + 6 arguments */
 
-static __always_inline int sc_dispatch(__u64 *rec, long nr, __u32 slot)
+/*
+ * The chain head (first action + 1) of syscall @nr's tracepoint at @slot
+ * (0: sys_enter, IPROF_NR_SYSCALLS: sys_exit), or 0 when no span uses it:
+ * the only work every other system call of the machine pays.
+ */
+static __always_inline __u32 sc_head(long nr, __u32 slot)
 {
-	struct task_struct *task;
 	__u32 *head;
-	__u64 id;
 
 	if ((unsigned long)nr >= IPROF_NR_SYSCALLS)
 		return 0; /* x32 (bit 30) or unknown */
 	slot += (__u32)nr;
 	head = bpf_map_lookup_elem(&sc_chain, &slot);
-	if (!head || !*head)
-		return 0;
+	return head ? *head : 0;
+}
+
+/* Run chain @head on @rec, the rebuilt record of syscall @nr. */
+static __always_inline int sc_run(__u64 *rec, long nr, __u32 head)
+{
+	struct task_struct *task;
+	__u64 id;
+
 #if defined(__TARGET_ARCH_x86)
 	task = bpf_get_current_task_btf();
 	if (bpf_core_field_exists(task->thread_info.status) &&
@@ -119,14 +129,17 @@ static __always_inline int sc_dispatch(__u64 *rec, long nr, __u32 slot)
 	rec[0] = (__u64)(__u32)id << 32; /* common_pid at 4 (little-endian) */
 	rec[1] = (__u32)nr;
 	drop_returned(IPROF_CTX_TASK, 0, SV_OTHER, id);
-	return run_chain_at(rec, *head - 1, IPROF_CTX_TASK, 0);
+	return run_chain_at(rec, head - 1, IPROF_CTX_TASK, 0);
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sc_enter, struct pt_regs *regs, long nr)
 {
+	__u32 head = sc_head(nr, 0);
 	__u64 rec[SC_REC_WORDS] = {};
 
+	if (!head)
+		return 0;
 #if defined(__TARGET_ARCH_x86)
 	/* the x86-64 syscall ABI: rdi rsi rdx r10 r8 r9.  Plain loads at the
 	 * UAPI struct's offsets, which the kernel's struct pt_regs shares
@@ -138,7 +151,7 @@ int BPF_PROG(sc_enter, struct pt_regs *regs, long nr)
 	rec[6] = regs->r8;
 	rec[7] = regs->r9;
 #endif
-	return sc_dispatch(rec, nr, 0);
+	return sc_run(rec, nr, head);
 }
 
 SEC("tp_btf/sys_exit")
@@ -146,12 +159,16 @@ int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
 {
 	__u64 rec[SC_REC_WORDS] = {};
 	long nr = -1;
+	__u32 head;
 
 #if defined(__TARGET_ARCH_x86)
 	nr = regs->orig_rax; /* syscall_get_nr() */
 #endif
+	head = sc_head(nr, IPROF_NR_SYSCALLS);
+	if (!head)
+		return 0;
 	rec[2] = (__u64)ret;
-	return sc_dispatch(rec, nr, IPROF_NR_SYSCALLS);
+	return sc_run(rec, nr, head);
 }
 
 /*
