@@ -8,20 +8,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Did the probe of @regs fire in user mode (a uprobe)? */
-static __always_inline int regs_user(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	__u64 cs = 0;
-
-	bpf_probe_read_kernel(&cs, sizeof(cs),
-			      (char *)regs + __builtin_offsetof(struct pt_regs, cs));
-	return cs & 3;
-#else
-	return 0;
-#endif
-}
-
 /* A condition's left operand: a tracepoint field or a function argument. */
 static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
 {
@@ -172,23 +158,36 @@ int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * Function entry and return through pt_regs: uprobes and kprobes.  A uprobe
- * fires in its thread (user mode); a kprobe may interrupt it.  On x86 a
- * kprobe entry's stack pointer points at the return address: it finds
- * frames whose kretprobe missed (drop_returned()); elsewhere (arm64 keeps
- * the return address in a register) only the syscall count does.
+ * Function entry and return through pt_regs: uprobes (user mode, in the
+ * thread) and kprobes (kernel mode; may interrupt the thread).  Each body
+ * exists once; each kind of attachment gets its own program so that the
+ * verifier walks only its mode (a program serving both modes cost it 3x
+ * the instructions), and iprof loads only the programs its plan uses
+ * (choose_programs() in src/loader.c):
+ *   fn_entry_u, fn_return_u    uprobe/uretprobe perf events
+ *   fn_entry_m, fn_return_m    uprobe_multi links (6.6+: loaded with
+ *                              expected_attach_type BPF_TRACE_UPROBE_MULTI)
+ *   fn_entry, fn_return        kprobe/kretprobe perf events
+ *   fn_entry_km, fn_return_km  kprobe_multi links (5.18+, CONFIG_FPROBE:
+ *                              BPF_TRACE_KPROBE_MULTI)
+ * Each attachment's cookie is its chain (bpf_get_attach_cookie() reads a
+ * multi link's per-function cookie).  On x86 a kprobe entry's stack
+ * pointer points at the return address (fprobe passes the registers
+ * ftrace saved at the entry, the same): it finds frames whose kretprobe
+ * missed (drop_returned()); elsewhere (arm64 keeps the return address in
+ * a register) only the syscall count does.
  */
-SEC("kprobe")
-int fn_entry(struct pt_regs *ctx)
+static __always_inline int user_entry(struct pt_regs *ctx)
+{
+	drop_returned(IPROF_CTX_TASK, 0, SV_USER, bpf_get_current_pid_tgid());
+	return run_chain(ctx, IPROF_CTX_TASK, 0);
+}
+
+static __always_inline int kernel_entry(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sp = 0;
-	__u32 cx;
+	__u32 cx = cur_ctx();
 
-	if (regs_user(ctx)) {
-		drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
-		return run_chain(ctx, IPROF_CTX_TASK, 0);
-	}
-	cx = cur_ctx();
 #if defined(__TARGET_ARCH_x86)
 	sp = PT_REGS_SP(ctx);
 #endif
@@ -196,31 +195,53 @@ int fn_entry(struct pt_regs *ctx)
 	return run_chain(ctx, cx, sp);
 }
 
-SEC("kretprobe")
-int fn_return(struct pt_regs *ctx)
+/* a return's actions have no conditions: ncond is 0 */
+SEC("uprobe")
+int fn_entry_u(struct pt_regs *ctx)
 {
-	/* a return's actions have no conditions: ncond is 0 */
-	return run_chain(ctx, regs_user(ctx) ? IPROF_CTX_TASK : cur_ctx(), 0);
+	return user_entry(ctx);
 }
 
-/*
- * The same for many user functions at once: uprobe_multi links (6.6+), one
- * per binary for the entries and one for the returns, each function's
- * cookie its chain (bpf_get_attach_cookie() reads the multi-link cookie).
- * The loader loads them with expected_attach_type BPF_TRACE_UPROBE_MULTI
- * where the kernel has it, else not at all.  User mode only.
- */
+SEC("uretprobe")
+int fn_return_u(struct pt_regs *ctx)
+{
+	return run_chain(ctx, IPROF_CTX_TASK, 0);
+}
+
 SEC("kprobe")
 int fn_entry_m(struct pt_regs *ctx)
 {
-	drop_returned(IPROF_CTX_TASK, 0, SV_USER, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0);
+	return user_entry(ctx);
 }
 
 SEC("kprobe")
 int fn_return_m(struct pt_regs *ctx)
 {
 	return run_chain(ctx, IPROF_CTX_TASK, 0);
+}
+
+SEC("kprobe")
+int fn_entry(struct pt_regs *ctx)
+{
+	return kernel_entry(ctx);
+}
+
+SEC("kretprobe")
+int fn_return(struct pt_regs *ctx)
+{
+	return run_chain(ctx, cur_ctx(), 0);
+}
+
+SEC("kprobe")
+int fn_entry_km(struct pt_regs *ctx)
+{
+	return kernel_entry(ctx);
+}
+
+SEC("kprobe")
+int fn_return_km(struct pt_regs *ctx)
+{
+	return run_chain(ctx, cur_ctx(), 0);
 }
 
 /* Follow children of traced processes: a new process of a target tgid is a

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kprobe/kretprobe timers: the kprobe through libbpf's PMU, the kretprobe
- * as a tracefs kprobe event of our own (maxactive, misses) where it can.
+ * kprobe/kretprobe timers: many at once in kprobe_multi links where the
+ * kernel has them (loader_attach_kmulti()), else one by one: the kprobe
+ * through libbpf's PMU, the kretprobe as a tracefs kprobe event of our own
+ * (maxactive, misses) where it can.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "loader_int.h"
+#include "uprobe_multi.h"
 
 int loader_kprobes(void)
 {
@@ -130,7 +136,202 @@ fail:
 	err = -errno;
 	if (err == -ENOENT && tfs)
 		snprintf(why, len, "no kernel function '%s' to kprobe", func);
+	else if (err == -EADDRNOTAVAIL) /* number_of_same_symbols() > 1 */
+		snprintf(why, len,
+			 "several kernel functions have this name (static functions of different files): a kprobe by name cannot tell them apart");
 	else
 		loader_reason(why, len, err);
 	return err;
+}
+
+/*
+ * kprobe_multi links (5.18+, CONFIG_FPROBE): the kernel attaches every
+ * function of one link with one ftrace update, where one kprobe per
+ * function patches and synchronizes once each (about 130 ms per function
+ * in the VM tier).
+ */
+
+int loader_kmulti_supported(void)
+{
+	static int known = -1;
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	int prog, link;
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	prog = multi_probe_prog(BPF_TRACE_KPROBE_MULTI);
+	if (prog < 0)
+		return 0;
+	/* no functions: EINVAL where kprobe_multi exists, EOPNOTSUPP where
+	 * the kernel lacks CONFIG_FPROBE (bpf_kprobe_multi_link_attach()) */
+	lo.kprobe_multi.cnt = 0;
+	link = bpf_link_create(prog, 0, BPF_TRACE_KPROBE_MULTI, &lo);
+	known = link == -EINVAL;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return known;
+}
+
+/* The link layer of timer @ids[@k]: how many timers before it in @ids are
+ * on the same function.  O(n^2) string compares: 2000 timers (the glob
+ * cap) take a few ms. */
+static int kmulti_layer_of(struct loader *l, const uint32_t *ids, size_t k)
+{
+	const char *f = l->plan->timers[ids[k]].func;
+	size_t j;
+	int layer = 0;
+
+	/* the same function once per link: a link looks its cookie up by
+	 * address, so a second timer on one function needs its own link */
+	for (j = 0; j < k; j++)
+		if (!strcmp(l->plan->timers[ids[j]].func, f))
+			layer++;
+	return layer;
+}
+
+/*
+ * Timers @ids (@n, each function once) in one pair of kprobe_multi links,
+ * the return link first, so that each function's entry program runs
+ * before its return address is replaced (as in loader_attach_kprobe()).
+ * Returns 0 or -errno (nothing attached).
+ */
+static int kmulti_set(struct loader *l, const uint32_t *ids, size_t n)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, ko);
+	const char **syms = calloc(n ? n : 1, sizeof(*syms));
+	__u64 *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	struct bpf_link *ln[2] = { NULL, NULL }, **v;
+	size_t k, m;
+	int ret, err = -ENOMEM;
+
+	if (!syms || !cookies)
+		goto out;
+	for (ret = 1; ret >= 0; ret--) {
+		m = 0;
+		for (k = 0; k < n; k++) {
+			uint32_t ae = 0, ar = IPROF_NO_NEXT;
+
+			loader_func_actions(l->plan, ids[k], &ae, &ar);
+			if (ret && ar == IPROF_NO_NEXT)
+				continue; /* never returns: entry only */
+			syms[m] = l->plan->timers[ids[k]].func;
+			cookies[m++] = ret ? ar : ae;
+		}
+		if (!m)
+			continue;
+		ko.syms = syms;
+		ko.cookies = cookies;
+		ko.cnt = m;
+		ko.retprobe = ret;
+		loader_last_msg[0] = '\0';
+		ln[ret] = bpf_program__attach_kprobe_multi_opts(
+			ret ? l->skel->progs.fn_return_km :
+			      l->skel->progs.fn_entry_km,
+			NULL, &ko);
+		if (!ln[ret]) {
+			err = -errno;
+			goto out;
+		}
+	}
+	v = realloc(l->kmulti_links, (l->nkmulti + 2) * sizeof(*v));
+	if (!v)
+		goto out;
+	l->kmulti_links = v;
+	for (ret = 1; ret >= 0; ret--)
+		if (ln[ret])
+			l->kmulti_links[l->nkmulti++] = ln[ret];
+	ln[0] = ln[1] = NULL;
+	for (k = 0; k < n; k++)
+		l->links[ids[k]].kmulti = 1;
+	err = 0;
+out:
+	bpf_link__destroy(ln[0]);
+	bpf_link__destroy(ln[1]);
+	free(syms);
+	free(cookies);
+	return err;
+}
+
+/*
+ * Timers @ids (@n, one layer) in kprobe_multi links.  A link fails whole
+ * if one function cannot be probed (a module's function gone, one the
+ * kernel refuses): the set is then halved until the functions that fail
+ * are alone, each keeping its error (kmulti_err) for
+ * loader_attach_kprobe() or the report: O(b log n) attempts for b such
+ * functions.  Returns 0 or -ENOMEM.
+ */
+static int kmulti_split(struct loader *l, const uint32_t *ids, size_t n)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	err = kmulti_set(l, ids, n);
+	if (err == -ENOMEM)
+		return err;
+	if (!err)
+		return 0;
+	if (n == 1) {
+		l->links[ids[0]].kmulti_err = err;
+		return 0;
+	}
+	err = kmulti_split(l, ids, n / 2);
+	return err ? err : kmulti_split(l, ids + n / 2, n - n / 2);
+}
+
+int loader_attach_kmulti(struct loader *l, const uint32_t *ids, size_t n)
+{
+	uint32_t *set = calloc(n ? n : 1, sizeof(*set));
+	int *layer = calloc(n ? n : 1, sizeof(*layer));
+	int nlayers = 0, which, err = 0;
+	size_t k, m;
+
+	if (!layer || !set) {
+		free(layer);
+		free(set);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		/* not ftrace-patchable or a repeated name: one by one (the
+		 * kernel says why) */
+		if (!l->plan->timers[ids[k]].kmulti_ok) {
+			layer[k] = -1;
+			continue;
+		}
+		layer[k] = kmulti_layer_of(l, ids, k);
+		if (layer[k] >= nlayers)
+			nlayers = layer[k] + 1;
+	}
+	for (which = 0; which < nlayers && !err; which++) {
+		for (k = m = 0; k < n; k++)
+			if (layer[k] == which)
+				set[m++] = ids[k];
+		err = kmulti_split(l, set, m);
+	}
+	free(layer);
+	free(set);
+	return err;
+}
+
+/*
+ * Fewer kprobe timers than this attach one by one: a kprobe_multi link's
+ * return probes share a pool of 2 per function and possible CPU
+ * (fprobe_init_rethook(), kernel/trace/fprobe.c), so a lone function that
+ * many threads block in runs out where a kretprobe of our own has
+ * --maxactive instances and counts its misses; and a few kprobes attach
+ * quickly anyway.
+ */
+#define KMULTI_MIN 16
+
+int loader_kmulti_wanted(const size_t *n)
+{
+	const char *e = getenv("IPROF_KPROBE_MULTI");
+
+	if (e && !strcmp(e, "0"))
+		return 0;
+	if (e && !strcmp(e, "1"))
+		return 1;
+	return !n || *n >= KMULTI_MIN;
 }

@@ -131,8 +131,8 @@ struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a)
 		uo.func_name = NULL;
 		uo.retprobe = a->mech == MECH_URETPROBE;
 		return bpf_program__attach_uprobe_opts(
-			uo.retprobe ? l->skel->progs.fn_return :
-				      l->skel->progs.fn_entry,
+			uo.retprobe ? l->skel->progs.fn_return_u :
+				      l->skel->progs.fn_entry_u,
 			-1, a->path, (size_t)a->offset, &uo);
 	default:
 		errno = EINVAL;

@@ -15,7 +15,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sort @v and drop duplicates; returns the new count. */
+/* The flag byte of list entry @e: after its name's and module's NULs
+ * (see new_entry()). */
+static char *entry_flag(const char *e)
+{
+	const char *m = e + strlen(e) + 1;
+
+	return (char *)m + strlen(m) + 1;
+}
+
+/* Sort @v and drop duplicates, flagging the entry kept as repeated
+ * (KSYM_F_REPEATED); returns the new count. */
 static size_t sort_unique(char **v, size_t n)
 {
 	size_t i, j = 0;
@@ -23,6 +33,7 @@ static size_t sort_unique(char **v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_str);
 	for (i = 0; i < n; i++) {
 		if (j && !strcmp(v[j - 1], v[i])) {
+			*entry_flag(v[j - 1]) |= KSYM_F_REPEATED;
 			free(v[i]);
 			continue;
 		}
@@ -32,13 +43,14 @@ static size_t sort_unique(char **v, size_t n)
 }
 
 /*
- * A list entry: NAME, a NUL, then MODULE (empty for none) and a NUL, so
- * that strcmp() and bsearch() see the name alone (see struct ksyms).
+ * A list entry: NAME, a NUL, then MODULE (empty for none), a NUL and a
+ * flag byte (KSYM_F_*), so that strcmp() and bsearch() see the name alone
+ * (see struct ksyms).
  */
 static char *new_entry(const char *name, size_t len, const char *module)
 {
 	size_t ml = module ? strlen(module) : 0;
-	char *e = malloc(len + ml + 2);
+	char *e = malloc(len + ml + 3);
 
 	if (!e)
 		return NULL;
@@ -47,6 +59,7 @@ static char *new_entry(const char *name, size_t len, const char *module)
 	if (ml)
 		memcpy(e + len + 1, module, ml);
 	e[len + 1 + ml] = '\0';
+	e[len + 2 + ml] = 0; /* flags */
 	return e;
 }
 
@@ -174,6 +187,16 @@ int ksyms_exists(const struct ksyms *k, const char *name)
 	if (!k->funcs)
 		return -1;
 	return has(k->funcs, k->nfuncs, name);
+}
+
+int ksyms_repeated(const struct ksyms *k, const char *name)
+{
+	char **e;
+
+	if (!k->funcs)
+		return -1;
+	e = bsearch(&name, k->funcs, k->nfuncs, sizeof(*k->funcs), cmp_str);
+	return e && (*entry_flag(*e) & KSYM_F_REPEATED);
 }
 
 int ksyms_traceable(const struct ksyms *k, const char *name)

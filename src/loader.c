@@ -115,7 +115,6 @@ static int plan_has_mech(const struct plan *plan, enum plan_mech m)
 	return 0;
 }
 
-/* Attach the loaded interrupt-edge programs: entries or exits. */
 /* Can @p have kprobe timers (kprobe:, or func: falling back to kprobes)? */
 static int plan_has_kprobes(const struct plan *p)
 {
@@ -128,6 +127,7 @@ static int plan_has_kprobes(const struct plan *p)
 	return 0;
 }
 
+/* Attach the loaded interrupt-edge programs: entries or exits. */
 static int attach_irq_edges(struct loader *l, int entries)
 {
 	struct bpf_program *p;
@@ -145,11 +145,108 @@ static int attach_irq_edges(struct loader *l, int entries)
 	return 0;
 }
 
+/* Load program @p (and give it expected attach type @type, if not 0) or
+ * not. */
+static void want_prog(struct bpf_program *p, int on, int type)
+{
+	bpf_program__set_autoload(p, on);
+	if (on && type)
+		bpf_program__set_expected_attach_type(p, type);
+}
+
+/*
+ * Load only the programs that @plan can use: verifying them is most of
+ * iprof's start (each pt_regs program is 65,000 to 220,000 verified
+ * instructions, 0.1 to 0.3 s on a 2 GHz core, ten times that under TCG;
+ * iprof -v prints the figures).  kprobe timers (kprobe:, and func:
+ * in case fentry refuses) take the kprobe_multi programs where the kernel
+ * has them and the count asks for them (loader_kmulti_wanted()), and the
+ * plain kprobe programs only where some timer may need one: a function
+ * that cannot go in a kprobe_multi link (kmulti_ok), or too few for one.
+ */
+static void choose_programs(struct loader *l, const struct plan *plan)
+{
+	struct iprof *s = l->skel;
+	size_t nk = 0;
+	int km, um, fu, fn, all_ok = 1;
+	uint32_t i;
+
+	for (i = 0; i < plan->ntimers; i++) {
+		const struct plan_timer *t = &plan->timers[i];
+
+		if (t->error ||
+		    (t->kind != PROBE_KPROBE && t->kind != PROBE_FUNC))
+			continue;
+		nk++;
+		all_ok &= t->kmulti_ok;
+	}
+	km = nk && loader_kmulti_wanted(&nk) && loader_kmulti_supported();
+	um = plan_has_mech(plan, MECH_UPROBE) && umulti_supported() &&
+	     !getenv("IPROF_NO_UPROBE_MULTI");
+	/* uprobes keep the plain programs: a uprobe_multi link that fails
+	 * falls back to one uprobe per function */
+	fu = plan_has_mech(plan, MECH_UPROBE) ||
+	     plan_has_mech(plan, MECH_URETPROBE);
+	fn = nk && (!km || !all_ok);
+	want_prog(s->progs.tp_hit, plan_has_mech(plan, MECH_TRACEPOINT), 0);
+	want_prog(s->progs.sc_enter, plan_has_mech(plan, MECH_SYSCALL), 0);
+	want_prog(s->progs.sc_exit, plan_has_mech(plan, MECH_SYSCALL), 0);
+	want_prog(s->progs.fn_entry_u, fu, 0);
+	want_prog(s->progs.fn_return_u, fu, 0);
+	want_prog(s->progs.fn_entry, fn, 0);
+	want_prog(s->progs.fn_return, fn, 0);
+	want_prog(s->progs.fn_entry_km, km, BPF_TRACE_KPROBE_MULTI);
+	want_prog(s->progs.fn_return_km, km, BPF_TRACE_KPROBE_MULTI);
+	want_prog(s->progs.fn_entry_m, um, UMULTI_ATTACH_TYPE);
+	want_prog(s->progs.fn_return_m, um, UMULTI_ATTACH_TYPE);
+}
+
+/* The kernel's bpf_prog_info of @p into @info: 0, or -1 if @p is not
+ * loaded or the kernel says nothing. */
+static int prog_info(const struct bpf_program *p, struct bpf_prog_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	if (bpf_program__fd(p) < 0 ||
+	    bpf_obj_get_info_by_fd(bpf_program__fd(p), info, &len))
+		return -1;
+	return 0;
+}
+
+/*
+ * -v: what the kernel verified, per program loaded (bpf_prog_info's
+ * verified_insns, 5.16+), and how long loading took in all (@ns): the
+ * verifier's share of a slow start.
+ */
+static void print_load_stats(struct bpf_object *obj, uint64_t ns)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *p;
+	unsigned int n = 0;
+	uint64_t v = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		if (prog_info(p, &info))
+			continue;
+		fprintf(stderr,
+			"iprof: BPF program %s: %u instructions, %u verified\n",
+			bpf_program__name(p), info.xlated_prog_len / 8,
+			info.verified_insns);
+		v += info.verified_insns;
+		n++;
+	}
+	fprintf(stderr,
+		"iprof: %u BPF programs loaded in %.1f ms (%llu instructions verified)\n",
+		n, (double)ns / 1e6, (unsigned long long)v);
+}
+
 int loader_open(struct loader **out, struct plan *plan,
 		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
 		char *err, size_t errlen)
 {
 	struct loader *l;
+	uint64_t t_load;
 	uint32_t i;
 	int ret;
 
@@ -201,20 +298,7 @@ int loader_open(struct loader **out, struct plan *plan,
 	} else {
 		bpf_program__set_autoload(l->skel->progs.on_sys_enter, false);
 	}
-	if (!plan_has_mech(plan, MECH_SYSCALL)) {
-		bpf_program__set_autoload(l->skel->progs.sc_enter, false);
-		bpf_program__set_autoload(l->skel->progs.sc_exit, false);
-	}
-	if (plan_has_mech(plan, MECH_UPROBE) && umulti_supported() &&
-	    !getenv("IPROF_NO_UPROBE_MULTI")) {
-		bpf_program__set_expected_attach_type(l->skel->progs.fn_entry_m,
-						      UMULTI_ATTACH_TYPE);
-		bpf_program__set_expected_attach_type(
-			l->skel->progs.fn_return_m, UMULTI_ATTACH_TYPE);
-	} else {
-		bpf_program__set_autoload(l->skel->progs.fn_entry_m, false);
-		bpf_program__set_autoload(l->skel->progs.fn_return_m, false);
-	}
+	choose_programs(l, plan);
 	bpf_map__set_max_entries(l->skel->maps.rings, l->nrings);
 	ret = loader_rings_create(l, err, errlen);
 	if (ret)
@@ -225,6 +309,7 @@ int loader_open(struct loader **out, struct plan *plan,
 				 plan->ntimers ? plan->ntimers : 1);
 	irq_autoload(l->skel->obj);
 	loader_last_msg[0] = '\0';
+	t_load = util_now_ns();
 	ret = iprof__load(l->skel);
 	if (ret) {
 		snprintf(err, errlen,
@@ -232,6 +317,8 @@ int loader_open(struct loader **out, struct plan *plan,
 			 strerror(-ret), loader_last_msg[0] ? ": " : "", loader_last_msg);
 		goto fail;
 	}
+	if (o->verbose)
+		print_load_stats(l->skel->obj, util_now_ns() - t_load);
 	for (i = 0; i < plan->nactions; i++) {
 		ret = bpf_map_update_elem(bpf_map__fd(l->skel->maps.actions), &i,
 					  &plan->actions[i], BPF_ANY);
@@ -319,39 +406,76 @@ void loader_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
 }
 
 
+/* attach_func_timer() returns it for a timer left to kprobes */
+#define KPROBE_LATER 1
+
+/*
+ * fentry/fexit on function timer @id where its kind allows.  Returns 0
+ * (attached), KPROBE_LATER (kprobe:, or func: that fentry refused: its
+ * reason kept in @fwhy) or -errno with @why.
+ */
 static int attach_func_timer(struct loader *l, uint32_t id, char *why,
-			     size_t len)
+			     size_t len, char **fwhy_out)
 {
 	struct plan_timer *t = &l->plan->timers[id];
 	struct timer_links *tl = &l->links[id];
-	const char *func = t->func;
-	char fwhy[384] = "", kwhy[384] = "";
+	char fwhy[384] = "";
 	uint32_t ae = 0, ar = IPROF_NO_NEXT; /* no return: entry-only */
-	int err = -EINVAL;
+	int err;
 
 	loader_func_actions(l->plan, id, &ae, &ar);
-	if (t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) {
-		err = loader_attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
-		if (!err) {
-			t->mech = t->entry_only ? "fentry (never returns)" :
-						  "fentry/fexit";
-			return 0;
-		}
-		loader_drop_links(tl);
-		if (t->kind == PROBE_FENTRY) {
-			snprintf(why, len, "%s", fwhy);
-			return err;
-		}
-	}
-	err = loader_attach_kprobe(l, tl, id, func, ae, ar, kwhy, sizeof(kwhy));
+	if (t->kind == PROBE_KPROBE)
+		return KPROBE_LATER;
+	err = loader_attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
 	if (!err) {
-		l->nkprobe_timers++;
-		t->mech = t->entry_only ? "kprobe (never returns)" :
-					  "kprobe/kretprobe";
+		t->mech = t->entry_only ? "fentry (never returns)" :
+					  "fentry/fexit";
 		return 0;
 	}
 	loader_drop_links(tl);
-	if (t->kind == PROBE_FUNC)
+	if (t->kind == PROBE_FENTRY) {
+		snprintf(why, len, "%s", fwhy);
+		return err;
+	}
+	*fwhy_out = strdup(fwhy);
+	return *fwhy_out ? KPROBE_LATER : -ENOMEM;
+}
+
+/*
+ * kprobe/kretprobe on timer @id (after attach_func_timer()), unless
+ * loader_attach_kmulti() has it already.  @fwhy: why fentry did not do
+ * (func:), or NULL.
+ */
+static int attach_kprobe_timer(struct loader *l, uint32_t id,
+			       const char *fwhy, char *why, size_t len)
+{
+	struct plan_timer *t = &l->plan->timers[id];
+	struct timer_links *tl = &l->links[id];
+	uint32_t ae = 0, ar = IPROF_NO_NEXT;
+	char kwhy[384] = "";
+	int err = 0;
+
+	if (!tl->kmulti && bpf_program__fd(l->skel->progs.fn_entry) >= 0) {
+		loader_func_actions(l->plan, id, &ae, &ar);
+		err = loader_attach_kprobe(l, tl, id, t->func, ae, ar, kwhy,
+					   sizeof(kwhy));
+	} else if (!tl->kmulti) {
+		/* only the kprobe_multi programs are loaded (choose_programs()) */
+		err = tl->kmulti_err ? tl->kmulti_err : -EINVAL;
+		snprintf(kwhy, sizeof(kwhy), "kprobe_multi: %s",
+			 strerror(-err));
+	}
+	if (!err) {
+		l->nkprobe_timers++;
+		t->mech = t->entry_only ? (tl->kmulti ?
+				"kprobe (never returns, kprobe_multi)" :
+				"kprobe (never returns)") :
+			  tl->kmulti ? "kprobe/kretprobe (kprobe_multi)" :
+				       "kprobe/kretprobe";
+		return 0;
+	}
+	loader_drop_links(tl);
+	if (fwhy)
 		snprintf(why, len, "fentry: %s; kprobe: %s", fwhy, kwhy);
 	else
 		snprintf(why, len, "%s", kwhy);
@@ -373,12 +497,39 @@ static void disable_timer(struct loader *l, uint32_t timer)
 	}
 }
 
+/*
+ * The outcome of timer @id: attached (@err 0: counted in @n) or not (its
+ * actions turned off, @why kept as its error with its probe's file:line,
+ * @on_skip told).  Returns 0 or -ENOMEM.
+ */
+static int timer_done(struct loader *l, uint32_t id, int err, const char *why,
+		      void (*on_skip)(const struct plan_timer *t), int *n)
+{
+	struct plan_timer *t = &l->plan->timers[id];
+
+	if (!err) {
+		t->attached = 1;
+		(*n)++;
+		return 0;
+	}
+	disable_timer(l, id);
+	if (asprintf(&t->error, "%s:%d: %s", t->probe->file, t->probe->line,
+		     why) < 0) {
+		t->error = NULL;
+		return -ENOMEM;
+	}
+	if (on_skip)
+		on_skip(t);
+	return 0;
+}
+
 int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 {
 	uint64_t t_start, t_shown;
 	struct plan *p = l->plan;
-	char why[1024], **att_why;
-	uint32_t id, i;
+	char why[1024], **att_why, **fwhy;
+	uint32_t id, i, *later;
+	size_t k, nlater = 0;
 	int n = 0, err;
 
 	/* interrupt entries before the timers' probes, exits after: see
@@ -388,12 +539,20 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		return err;
 	/* spans and uprobes: one link per attachment (shared tracepoints) */
 	att_why = calloc(p->natt ? p->natt : 1, sizeof(*att_why));
-	if (!att_why)
+	fwhy = calloc(p->ntimers ? p->ntimers : 1, sizeof(*fwhy));
+	later = calloc(p->ntimers ? p->ntimers : 1, sizeof(*later));
+	if (!att_why || !fwhy || !later) {
+		free(att_why);
+		free(fwhy);
+		free(later);
 		return -ENOMEM;
+	}
 	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
 		loader_attach_syscalls(l);
 	if (!l->att_multi && loader_attach_umulti(l)) {
 		free(att_why);
+		free(fwhy);
+		free(later);
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->natt; i++) {
@@ -481,26 +640,54 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 					  "tracepoint (raw syscalls)" :
 					  "tracepoint";
 		} else {
-			err = attach_func_timer(l, id, why, sizeof(why));
-		}
-		if (err) {
-			disable_timer(l, id);
-			if (asprintf(&t->error, "%s:%d: %s", t->probe->file,
-				     t->probe->line, why) < 0) {
-				t->error = NULL;
-				n = -ENOMEM;
-				break;
+			err = attach_func_timer(l, id, why, sizeof(why),
+						&fwhy[id]);
+			if (err == KPROBE_LATER) {
+				later[nlater++] = id;
+				continue;
 			}
-			if (on_skip)
-				on_skip(t);
-			continue;
 		}
-		t->attached = 1;
-		n++;
+		err = timer_done(l, id, err, why, on_skip, &n);
+		if (err) {
+			n = err;
+			break;
+		}
+	}
+	/* the kprobe timers: in kprobe_multi links where the kernel has
+	 * them, the others (and those a link refused) one by one */
+	if (n >= 0 && nlater &&
+	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
+	    (loader_kmulti_wanted(&nlater) ||
+	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
+		err = loader_attach_kmulti(l, later, nlater);
+		if (err < 0)
+			n = err;
+	}
+	for (k = 0; n >= 0 && k < nlater; k++) {
+		if (l->opts.cancel && *l->opts.cancel) {
+			n = -EINTR;
+			break;
+		}
+		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
+			t_shown = util_now_ns();
+			fprintf(stderr,
+				"iprof: attaching kprobes: %zu of %zu timers, %.1f s\n",
+				k, nlater, (double)(t_shown - t_start) / 1e9);
+		}
+		why[0] = '\0';
+		err = attach_kprobe_timer(l, later[k], fwhy[later[k]], why,
+					  sizeof(why));
+		err = timer_done(l, later[k], err, why, on_skip, &n);
+		if (err)
+			n = err;
 	}
 	for (i = 0; i < p->natt; i++)
 		free(att_why[i]);
 	free(att_why);
+	for (id = 0; id < p->ntimers; id++)
+		free(fwhy[id]);
+	free(fwhy);
+	free(later);
 	if (n < 0)
 		return n;
 	/*
@@ -569,15 +756,10 @@ static uint64_t recursion_misses(struct bpf_object *obj)
 {
 	struct bpf_prog_info info;
 	struct bpf_program *p;
-	__u32 len;
 	uint64_t n = 0;
 
 	bpf_object__for_each_program(p, obj) {
-		if (bpf_program__fd(p) < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+		if (!prog_info(p, &info))
 			n += info.recursion_misses;
 	}
 	return n;
@@ -593,7 +775,7 @@ unsigned int loader_nprobes(const struct loader *l)
 	for (i = 0; i < l->plan->ntimers; i++)
 		n += (unsigned int)l->links[i].n;
 	return n + (l->sc_links[0] != NULL) + (l->sc_links[1] != NULL) +
-	       l->numulti;
+	       l->numulti + l->nkmulti;
 }
 
 /*
@@ -613,6 +795,11 @@ void loader_detach(struct loader *l)
 		loader_drop_links(&l->links[i]);
 		l->links[i].fobj = NULL;
 	}
+	for (j = 0; j < l->nkmulti; j++)
+		bpf_link__destroy(l->kmulti_links[j]);
+	free(l->kmulti_links);
+	l->kmulti_links = NULL;
+	l->nkmulti = 0;
 	for (j = 0; j < l->nfobjs; j++) {
 		l->clone_misses += recursion_misses(l->fobjs[j]->obj);
 		fentry__destroy(l->fobjs[j]);

@@ -137,6 +137,16 @@ unsigned int loader_kretprobe_maxactive(struct loader *l, uint32_t timer);
 uint64_t loader_orphans(struct loader *l, uint32_t timer);
 
 /*
+ * loader_kmulti_wanted() - use kprobe_multi for @n kprobe timers (@n NULL:
+ * for some number)?  IPROF_KPROBE_MULTI=0 never, =1 always, else from
+ * KMULTI_MIN timers on.
+ */
+int loader_kmulti_wanted(const size_t *n);
+/* loader_kmulti_supported() - can this kernel make kprobe_multi links
+ * (5.18+ with CONFIG_FPROBE)?  Probed once with an empty program. */
+int loader_kmulti_supported(void);
+
+/*
  * loader_try_fentry() - can the kernel load fentry/fexit programs on
  * kernel function @func?  Loads one and unloads it; attaches nothing.
  * Returns 0, or -errno with the reason in @why (@len bytes).

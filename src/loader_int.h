@@ -40,6 +40,8 @@ struct timer_links {
 	/* this timer's kretprobe as a tracefs kprobe event, removed after
 	 * its link; "" when unused */
 	char kev[TRACEFS_EVENT_NAME];
+	int kmulti; /* in a kprobe_multi link (struct loader's kmulti_links) */
+	int kmulti_err; /* -errno: the kernel refused it in a kprobe_multi link */
 };
 
 /* a CPU's ring: its index is the stream's source number */
@@ -71,6 +73,10 @@ struct loader {
 	struct bpf_link *sc_links[2];
 	char *sc_why; /* why they could not be attached, or NULL */
 	uint32_t nkprobe_timers; /* timers attached with kprobes */
+	/* kprobe timers in kprobe_multi links: entries and returns, one pair
+	 * per layer (a function at most once per link) */
+	struct bpf_link **kmulti_links;
+	unsigned int nkmulti;
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
 	struct loader_opts opts;
@@ -120,6 +126,15 @@ int loader_attach_slot(struct timer_links *tl, int ret, char *why, size_t len);
 int loader_attach_kprobe(struct loader *l, struct timer_links *tl,
 			 uint32_t id, const char *func, uint32_t a_entry,
 			 uint32_t a_ret, char *why, size_t len);
+/*
+ * loader_attach_kmulti() - the kprobe timers @ids (@n) in kprobe_multi
+ * links (the programs must be loaded: fn_entry_km, fn_return_km), each
+ * function's cookie its action chain.  Sets links[id].kmulti for the
+ * timers attached, links[id].kmulti_err for those the kernel refused; the
+ * others (not kmulti_ok) are left to loader_attach_kprobe().  Returns 0 or
+ * -ENOMEM.
+ */
+int loader_attach_kmulti(struct loader *l, const uint32_t *ids, size_t n);
 
 /* ---- src/attach_tp.c ---- */
 

@@ -960,7 +960,15 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 	if (pr->kind == PROBE_FENTRY && ksyms_traceable(ks, t->func) == 0)
 		return xasprintf("%s:%d:%d: %s is not traceable by ftrace (notrace, or not in available_filter_functions): fentry cannot attach; kprobe: or func: may",
 				 pr->file, pr->line, pr->start.col, t->func);
+	/* without the name: such timers of a glob share one line */
+	if (pr->kind == PROBE_KPROBE && ksyms_repeated(ks, t->func) == 1)
+		return xasprintf("%s:%d:%d: several kernel functions have this name (static functions of different files): a kprobe by name cannot tell them apart",
+				 pr->file, pr->line, pr->start.col);
 	t->entry_only = ksym_noreturn(t->func);
+	/* a kprobe_multi link takes functions that ftrace patches, each
+	 * name once in the kernel */
+	t->kmulti_ok = ksyms_traceable(ks, t->func) != 0 &&
+		       ksyms_repeated(ks, t->func) != 1;
 	return NULL;
 }
 

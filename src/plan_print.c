@@ -89,6 +89,20 @@ int cli_print_plan(const struct plan *p)
 	return bad;
 }
 
+/* Would the loader put @p's kprobe timers (kprobe:, and func: when
+ * fentry is refused) in kprobe_multi links? */
+static int kmulti_used(const struct plan *p, int fentry)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		n += !p->timers[i].error &&
+		     (p->timers[i].kind == PROBE_KPROBE ||
+		      (p->timers[i].kind == PROBE_FUNC && !fentry));
+	return n && loader_kmulti_supported() && loader_kmulti_wanted(&n);
+}
+
 /*
  * iprof list: which mechanism kernel function timers will get here (the
  * first such function tells whether fentry loads at all).
@@ -120,6 +134,13 @@ void cli_print_kernel_features(const struct plan *p)
 	       fentry ? "fentry/fexit" :
 	       kprobes ? "kprobes (fentry refused)" :
 			 "cannot attach here (no fentry, no kprobes)");
+	if (kprobes)
+		printf("# kprobe_multi: %s\n",
+		       !loader_kmulti_supported() ?
+			       "absent (before 5.18, or CONFIG_FPROBE off): one kprobe per function" :
+		       kmulti_used(p, fentry) ?
+			       "these kprobe timers attach in batched links" :
+			       "available; used from 16 kprobe timers on (IPROF_KPROBE_MULTI=1: always)");
 }
 
 /*
@@ -187,8 +208,13 @@ int cli_print_plan_json(const struct plan *p)
 			continue;
 		}
 		if (kp) {
-			rt[i].mech = t->entry_only ? "kprobe (never returns)" :
-						     "kprobe/kretprobe";
+			int m = kmulti_used(p, k.fentry > 0);
+
+			rt[i].mech = t->entry_only ?
+					     (m ? "kprobe (never returns, kprobe_multi)" :
+						  "kprobe (never returns)") :
+				     m ? "kprobe/kretprobe (kprobe_multi)" :
+					 "kprobe/kretprobe";
 			continue;
 		}
 		/* the loader's words (attach_func_timer()) */

@@ -52,23 +52,30 @@ static int link_create(int prog_fd, const char *path, const uint64_t *offsets,
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int umulti_supported(void)
+int multi_probe_prog(int attach_type)
 {
-	static int known = -1;
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
-		    .expected_attach_type = UMULTI_ATTACH_TYPE);
+		    .expected_attach_type = attach_type);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "iprof_probe", "GPL",
+			       insns, 2, &o);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int umulti_supported(void)
+{
+	static int known = -1;
 	uint64_t off = 0;
 	int prog, link;
 
 	if (known >= 0)
 		return known;
 	known = 0;
-	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "iprof_umulti", "GPL",
-			     insns, 2, &o);
+	prog = multi_probe_prog(UMULTI_ATTACH_TYPE);
 	if (prog < 0)
 		return 0;
 	link = link_create(prog, "/", &off, NULL, 1, 0);

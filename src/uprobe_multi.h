@@ -16,6 +16,14 @@
 #define UMULTI_ATTACH_TYPE 48
 
 /*
+ * multi_probe_prog() - an empty kprobe-type program loaded with expected
+ * attach type @attach_type (a feature probe: BPF_TRACE_UPROBE_MULTI here,
+ * BPF_TRACE_KPROBE_MULTI in src/attach_kprobe.c).  Returns its fd (the
+ * caller closes it) or -errno.
+ */
+int multi_probe_prog(int attach_type);
+
+/*
  * umulti_supported() - 1 if the kernel makes uprobe_multi links, 0 if not
  * (probed once, as libbpf's probe_uprobe_multi_link() does: a link on "/"
  * fails with EBADF where the link type exists).

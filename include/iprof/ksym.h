@@ -19,9 +19,14 @@
 #include <stddef.h>
 
 /*
- * Each entry is "NAME\0MODULE\0" (MODULE empty when none: see
- * ksyms_module()), so the entries compare and print as their names.
+ * Each entry is "NAME\0MODULE\0" and a flag byte (KSYM_F_*) (MODULE empty
+ * when none: see ksyms_module()), so the entries compare and print as
+ * their names.
  */
+/* more than one text symbol has this name (static functions of different
+ * files, or of a module and the kernel) */
+#define KSYM_F_REPEATED 0x1
+
 struct ksyms {
 	char **funcs; /* sorted, unique text symbol names; owned */
 	size_t nfuncs;
@@ -62,6 +67,14 @@ void ksyms_free(struct ksyms *k);
 /* ksyms_exists() - 1 if @name is a kernel text symbol, 0 if not, -1 if
  * kallsyms could not be read. */
 int ksyms_exists(const struct ksyms *k, const char *name);
+
+/*
+ * ksyms_repeated() - 1 if more than one kernel text symbol is named @name
+ * (a kprobe by name is then refused: EADDRNOTAVAIL, see
+ * number_of_same_symbols() in kernel/trace/trace_kprobe.c), 0 if one or
+ * none, -1 if kallsyms could not be read.
+ */
+int ksyms_repeated(const struct ksyms *k, const char *name);
 
 /* ksyms_traceable() - 1 if ftrace can patch @name, 0 if not, -1 unknown. */
 int ksyms_traceable(const struct ksyms *k, const char *name);

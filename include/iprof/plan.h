@@ -52,6 +52,9 @@ struct plan_timer {
 		     * spans */
 	int entry_only; /* the function never returns: entry attached only,
 			 * its frames end at thread exit (ksym_noreturn()) */
+	/* a kernel function ftrace patches (or unknown) whose name is the
+	 * kernel's only one of that name: it may go in a kprobe_multi link */
+	int kmulti_ok;
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
 	const struct probe *probe; /* into the probe list given to plan_build */

@@ -452,6 +452,33 @@ static int collect(const char *name, void *ctx)
 }
 
 /*
+ * ksyms_repeated(): a name that two kernel functions share (static
+ * functions of two files; one of them a module's) is flagged, a name seen
+ * once is not, after ksyms_sort() keeps one entry per name; and the module
+ * of the entry kept still reads.
+ */
+static void ksyms_repeated_names(void **state)
+{
+	struct ksyms k = { 0 };
+
+	(void)state;
+	assert_int_equal(ksyms_repeated(&k, "x"), -1);
+	assert_int_equal(ksyms_add(&k, "name_show", 9, NULL), 0);
+	assert_int_equal(ksyms_add(&k, "vfs_read", 8, NULL), 0);
+	assert_int_equal(ksyms_add(&k, "name_show", 9, "kvm"), 0);
+	assert_int_equal(ksyms_add(&k, "type_show", 9, "kvm"), 0);
+	ksyms_sort(&k);
+	assert_int_equal(k.nfuncs, 3);
+	assert_int_equal(ksyms_repeated(&k, "name_show"), 1);
+	assert_int_equal(ksyms_repeated(&k, "vfs_read"), 0);
+	assert_int_equal(ksyms_repeated(&k, "type_show"), 0);
+	assert_int_equal(ksyms_repeated(&k, "nope"), 0);
+	assert_int_equal(ksyms_exists(&k, "name_show"), 1);
+	assert_string_equal(ksyms_module(k.funcs[1]), "kvm"); /* type_show */
+	ksyms_free(&k);
+}
+
+/*
  * sym_func_names() on the fixture ELF (tests/fixtures/glob-fixture.c):
  * exactly its functions, sorted, clones under their own names, the IFUNC
  * and the data symbol left out; globs through ksyms_match() and
@@ -534,7 +561,8 @@ int main(void)
 		cmocka_unit_test(insn_prefixes),
 		cmocka_unit_test(choosing),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
-		cmocka_unit_test(func_names),	cmocka_unit_test(modules),
+		cmocka_unit_test(func_names),
+		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

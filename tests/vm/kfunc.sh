@@ -5,6 +5,19 @@
 . "$(dirname "$0")/../e2e/lib.sh"
 need_root
 
+# test_kprobe_multi.sh (IPROF_KPROBE_MULTI=1): the timers must go in
+# kprobe_multi links, not one kprobe each
+if [ "${IPROF_KPROBE_MULTI:-}" = 1 ]; then
+	"$IPROF" --dry-run -e "$KIND:vfs_read" >"$TMP/plan" 2>&1
+	if grep -q '^# kprobe_multi: these kprobe timers attach in batched links' "$TMP/plan"; then
+		ok "kprobe_multi links on $(uname -r)"
+	else
+		cat "$TMP/plan"
+		bad "no kprobe_multi on $(uname -r)"
+		finish
+	fi
+fi
+
 R=$BUILD/vm-read-workload
 U=$BUILD/uprobe-workload
 F=$TMP/data

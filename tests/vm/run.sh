@@ -10,7 +10,9 @@
 #
 # Environment: BUILD_VM (static build dir, default build-vm),
 # IPROF_VM_KERNEL (kernel package, default: the one linux-image-cloud-amd64
-# depends on, "-unsigned"), VM_ACCEL (qemu -accel, tcg,thread=single),
+# depends on, "-unsigned"), IPROF_VM_SUITE (take the kernel from this
+# Debian suite alone, e.g. bookworm-backports: 6.12, which has kprobe_multi;
+# IPROF_VM_MIRROR its mirror), VM_ACCEL (qemu -accel, tcg,thread=single),
 # VM_TIMEOUT (seconds for the whole VM run, 900), VM_TEST_TIMEOUT (seconds
 # per test, 120), VM_APPEND (more kernel arguments), VM_CPU (qemu -cpu,
 # max), VM_E2E (tests/e2e/
@@ -30,6 +32,11 @@ vm_timeout=${VM_TIMEOUT:-900}
 # Intel IOMMU (intel_iommu=on) and an NVMe controller (which has an FLR):
 # VFIO's device (tests/vm/test_vfio.sh)
 cpu=${VM_CPU:-max}
+# 6.12 (IPROF_VM_SUITE=bookworm-backports) under Debian 12's qemu 7.2 TCG
+# takes a double fault with garbage flags right after SLUB's per-CPU
+# cmpxchg16b (kmem_cache_alloc_noprof, at boot or within a minute): without
+# CX16 SLUB takes its locked path
+[ -n "${VM_CPU:-}" ] || [ -z "${IPROF_VM_SUITE:-}" ] || cpu=max,-cx16
 # one host thread for both guest CPUs: with MTTCG (thread=multi) the
 # guest deadlocked about once in 20 tests in text_poke_bp() (a CPU stuck in
 # exc_int3 on half-patched code while the patching CPU waits in
@@ -58,10 +65,21 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 done
 apt_updated=0
+# the kernel's package lists: the system's, or with IPROF_VM_SUITE (e.g.
+# bookworm-backports) that suite's alone, kept in tests/vm/cache/apt-SUITE
+# so that the system's apt sources stay as they are
+kapt=()
 apt_update() {
 	[ "$apt_updated" = 1 ] && return 0
 	apt-get update -qq || say "apt-get update failed; using the package lists as they are"
 	apt_updated=1
+}
+kapt_updated=0
+kapt_update() {
+	[ ${#kapt[@]} -gt 0 ] || { apt_update; return; }
+	[ "$kapt_updated" = 1 ] && return 0
+	apt-get "${kapt[@]}" update -qq || say "apt-get update ($IPROF_VM_SUITE) failed"
+	kapt_updated=1
 }
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing: ${missing[*]}"
@@ -73,18 +91,25 @@ command -v cmake >/dev/null && command -v clang >/dev/null &&
 
 # ---- the kernel: Debian's stock cloud kernel, unsigned image ---------------
 mkdir -p "$cache"
+if [ -n "${IPROF_VM_SUITE:-}" ]; then
+	a=$cache/apt-$IPROF_VM_SUITE
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${IPROF_VM_MIRROR:-http://deb.debian.org/debian} $IPROF_VM_SUITE main" >"$a/sources.list"
+	kapt=(-o "Dir::Etc::sourcelist=$a/sources.list" -o Dir::Etc::sourceparts=-
+		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache")
+fi
 resolve_kernel() {
 	local img
-	img=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+	img=$(apt-cache "${kapt[@]}" depends linux-image-cloud-amd64 2>/dev/null |
 		sed -n 's/^ *|\?Depends: \(linux-image-[0-9][^ ]*-cloud-amd64\)$/\1/p' | head -1 || true)
-	if [ -n "$img" ] && apt-cache show "$img-unsigned" >/dev/null 2>&1; then
+	if [ -n "$img" ] && apt-cache "${kapt[@]}" show "$img-unsigned" >/dev/null 2>&1; then
 		echo "$img-unsigned"
 		return
 	fi
-	apt-cache search --names-only '^linux-image-[0-9].*-cloud-amd64-unsigned$' 2>/dev/null |
+	apt-cache "${kapt[@]}" search --names-only '^linux-image-[0-9].*-cloud-amd64-unsigned$' 2>/dev/null |
 		awk '{print $1}' | sort -V | tail -1 || true
 }
-candidate() { apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' || true; }
+candidate() { apt-cache "${kapt[@]}" policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' || true; }
 # kernel modules the tests load (tests/vm/test_module.sh, test_kvm.sh,
 # test_vfio.sh), from the package; a change here makes the next run fetch
 # the package again
@@ -95,7 +120,7 @@ fetch_kernel() {
 	local dl=$cache/dl m f
 	rm -rf "$3" "$3.tmp" "$dl"
 	mkdir -p "$dl" "$3.tmp/modules"
-	(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$1=$2" >/dev/null) &&
+	(cd "$dl" && apt-get "${kapt[@]}" download -q -o APT::Sandbox::User=root "$1=$2" >/dev/null) &&
 		dpkg-deb -x "$dl"/*.deb "$3.tmp/x" &&
 		cp "$3.tmp"/x/boot/vmlinuz-* "$3.tmp/vmlinuz" &&
 		cp "$3.tmp"/x/boot/config-* "$3.tmp/config" || { rm -rf "$3.tmp" "$dl"; return 1; }
@@ -109,6 +134,7 @@ fetch_kernel() {
 		*) say "no module $m in $1" ;;
 		esac
 	done
+	echo "$vm_modules" >"$3.tmp/modules.searched"
 	rm -rf "$3.tmp/x" "$dl" && mv "$3.tmp" "$3" || { rm -rf "$3.tmp" "$dl"; return 1; }
 }
 kpkg=${IPROF_VM_KERNEL:-}
@@ -116,9 +142,10 @@ kpkg=${IPROF_VM_KERNEL:-}
 kver=""
 [ -z "$kpkg" ] || kver=$(candidate "$kpkg")
 kdir=""
+# the package was searched for every module of $vm_modules (a newer
+# kernel lacks some: 6.12 has no vfio_virqfd)
 have_modules() {
-	local m
-	for m in $vm_modules; do [ -f "$1/modules/$m.ko" ] || return 1; done
+	[ "$(cat "$1/modules.searched" 2>/dev/null)" = "$vm_modules" ]
 }
 if [ -n "$kver" ] && [ "$kver" != "(none)" ] && [ -f "$cache/kernel-$kpkg-$kver/vmlinuz" ] &&
 	have_modules "$cache/kernel-$kpkg-$kver"; then
@@ -134,19 +161,21 @@ else
 		fi
 		[ "$try" = 1 ] || break
 		# no or stale package lists: update them and resolve again
-		apt_update
+		kapt_update
 		[ -n "${IPROF_VM_KERNEL:-}" ] || kpkg=$(resolve_kernel)
 		kver=""
 		[ -z "$kpkg" ] || kver=$(candidate "$kpkg")
 	done
 	if [ -n "$kdir" ]; then
-		# keep one kernel: drop older ones
-		for d in "$cache"/kernel-*/; do
-			[ "${d%/}" = "$kdir" ] || rm -rf "${d%/}"
+		# keep one kernel of a series (6.1, 6.12): drop older ones
+		series=$(basename "$kdir" | sed 's/^\(kernel-linux-image-[0-9]*\.[0-9]*\)[^0-9].*/\1/')
+		for d in "$cache/$series".*/ "$cache/$series"-*/ "$cache/$series"+*/; do
+			if [ -d "$d" ] && [ "${d%/}" != "$kdir" ]; then rm -rf "${d%/}"; fi
 		done
 	else
-		# apt failed: the newest kernel in the cache, if any
-		kdir=$(ls -d "$cache"/kernel-*/ 2>/dev/null | sort -V | tail -1 || true)
+		# apt failed: the newest kernel in the cache, if any (of the
+		# package asked for, if it was named)
+		kdir=$(ls -d "$cache"/kernel-"${IPROF_VM_KERNEL:-}"*/ 2>/dev/null | sort -V | tail -1 || true)
 		kdir=${kdir%/}
 		[ -n "$kdir" ] && [ -f "$kdir/vmlinuz" ] ||
 			die "cannot fetch the cloud kernel (${kpkg:-apt-cache depends linux-image-cloud-amd64: nothing}) and none is cached"
@@ -188,9 +217,13 @@ tests=()
 if [ $# -gt 0 ]; then
 	for a in "$@"; do tests+=("$(resolve_test "$a")"); done
 else
+	# a test that needs a newer kernel names its suite in a line
+	# "# vm-suite: SUITE" and runs only with IPROF_VM_SUITE=SUITE; the
+	# others run only without
 	for f in "$vm"/test_*.sh; do
 		n=$(basename "$f" .sh)
-		tests+=("vm/$n")
+		[ "$(sed -n 's/^# vm-suite: *//p' "$f" | head -1)" = "${IPROF_VM_SUITE:-}" ] &&
+			tests+=("vm/$n")
 	done
 	for t in $VM_E2E; do tests+=("$(resolve_test "$t")"); done
 fi
