@@ -40,6 +40,15 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "list") &&
 	    list_is_subcommand(argv[2]))
 		return list_main(argc - 2, argv + 2);
+	/* "iprof list OPTIONS" is the plan (--dry-run); a word is a typo */
+	if (argc > 1 && !strcmp(argv[1], "list") &&
+	    (argc == 2 || argv[2][0] != '-')) {
+		fprintf(stderr,
+			"iprof: list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')\n",
+			argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
+			argc > 2 ? "'" : "");
+		return EXIT_USAGE;
+	}
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return cmd_report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))

@@ -120,4 +120,11 @@ check "ground truth is threads x calls" "$(truth spin_inner.count "$TMP/truth")"
 check "no timer but the glob's two and outer" \
 	"$(grep -v '^#' "$TMP/rep" | grep -v '^$' | sed 's/^ *//; s/,.*//' | LC_ALL=C sort | tr '\n' ,)" \
 	"outer,sleep_inner,spin_inner,"
+# an unknown list, or none: said, exit 2 (not taken for a command to run)
+for a in bogus ""; do
+	"$IPROF" list $a >"$TMP/out" 2>"$TMP/err"
+	check "list ${a:-(nothing)}: exit status" "$?" 2
+	grep -q "^iprof: list .*: expected tracepoints \[GLOB\], functions BINARY \[GLOB\], kernel \[GLOB\], or probes" "$TMP/err" &&
+		ok "list ${a:-(nothing)}: says what it takes" || bad "list ${a:-(nothing)}: $(cat "$TMP/err")"
+done
 finish
