@@ -724,6 +724,120 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 	return NULL;
 }
 
+/*
+ * What the dynamic event GROUP/EVENT of a tracefs event list (@file under
+ * @tracefs: uprobe_events, kprobe_events or dynamic_events, one definition
+ * a line: "p:GROUP/EVENT TARGET", "r10:GROUP/EVENT TARGET", "s:...",
+ * "e:...", "f:...", "t:...": Documentation/trace/uprobetracer.rst,
+ * kprobetrace.rst, histogram.rst, eprobetrace.rst, fprobetrace.rst) defines
+ * it as: "uprobe" ... or NULL when it is not in @file; its definition in
+ * @def (@len bytes).
+ */
+static const char *dyn_event_kind(const char *tracefs, const char *file,
+				  const char *cat, const char *ev, char *def,
+				  size_t len)
+{
+	char path[PATH_MAX], line[1024], want[512];
+	const char *kind = NULL, *name;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	snprintf(want, sizeof(want), "%s/%s", cat, ev);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while (!kind && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		name = strchr(line, ':');
+		if (!name || name - line > 8)
+			continue;
+		name++;
+		n = strcspn(name, " \t");
+		if (n != strlen(want) || strncmp(name, want, n))
+			continue;
+		snprintf(def, len, "%s", line);
+		switch (line[0]) {
+		case 'p':
+		case 'r':
+			/* a uprobe's target is PATH:OFFSET, a kprobe's a
+			 * symbol, an address or MODULE:SYMBOL */
+			if (!strcmp(file, "uprobe_events") ||
+			    (strcmp(file, "kprobe_events") &&
+			     strchr(name + n, '/')))
+				kind = line[0] == 'p' ? "uprobe" : "uretprobe";
+			else
+				kind = line[0] == 'p' ? "kprobe" : "kretprobe";
+			break;
+		case 's':
+			kind = "synthetic event";
+			break;
+		case 'e':
+			kind = "event probe (eprobe)";
+			break;
+		case 'f':
+			kind = "fprobe event";
+			break;
+		case 't':
+			kind = "tracepoint probe event (tprobe)";
+			break;
+		default:
+			kind = "dynamic event";
+		}
+	}
+	fclose(f);
+	return kind;
+}
+
+/*
+ * Is tracepoint @cat:@event a dynamic event (a uprobe or kprobe made with
+ * uprobe_events, kprobe_events or perf probe; a synthetic event, an
+ * eprobe)?  The kernel attaches BPF tracepoint programs to real
+ * tracepoints only (kernel/trace/bpf_trace.c: perf_event_attach_bpf_prog
+ * after perf_event_set_bpf_prog checks TRACE_EVENT_FL_TRACEPOINT): on any
+ * other event the attach fails with a bare EINVAL.  Returns the message
+ * saying what it is, or NULL.
+ */
+static char *check_dyn_event(const char *tracefs, const struct probe *pr,
+			     const struct probe_point *pt)
+{
+	static const char *const lists[] = { "uprobe_events", "kprobe_events",
+					     "dynamic_events" };
+	const char *kind = NULL, *list = NULL;
+	struct plan_tp_field_info fi;
+	char def[1024] = "";
+	size_t i;
+
+	for (i = 0; !kind && i < sizeof(lists) / sizeof(lists[0]); i++) {
+		kind = dyn_event_kind(tracefs, lists[i], pt->category,
+				      pt->event, def, sizeof(def));
+		list = lists[i];
+	}
+	if (kind && (!strcmp(kind, "uprobe") || !strcmp(kind, "uretprobe")))
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with uprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with uprobe:PATH:FUNC instead",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event, kind, def, tracefs, list);
+	if (kind && (!strcmp(kind, "kprobe") || !strcmp(kind, "kretprobe")))
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with kprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with kprobe:FUNC or func:FUNC instead",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event, kind, def, tracefs, list);
+	if (kind)
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s ('%s' in %s/%s): BPF tracepoint programs cannot attach to it",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event, kind, def, tracefs, list);
+	/* not listed (tracefs lists unreadable): the fields that probe
+	 * events have and tracepoints do not (kernel/trace/trace_probe.h:
+	 * FIELD_STRING_IP, FIELD_STRING_RETIP, FIELD_STRING_FUNC) */
+	if (!plan_tp_field(tracefs, pt->category, pt->event, "__probe_ip", &fi,
+			   NULL, 0) ||
+	    !plan_tp_field(tracefs, pt->category, pt->event, "__probe_func",
+			   &fi, NULL, 0))
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a uprobe or kprobe event (its format has the __probe_ip or __probe_func field of probe events): BPF tracepoint programs cannot attach to it; use uprobe:PATH:FUNC or kprobe:FUNC instead",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event);
+	return NULL;
+}
+
 static char *check_tp(const char *tracefs, const struct probe *pr,
 		      const struct probe_point *pt)
 {
@@ -742,7 +856,7 @@ static char *check_tp(const char *tracefs, const struct probe *pr,
 				 pr->file, pr->line, pt->col, pt->category,
 				 pt->event, path, strerror(errno));
 	fclose(f);
-	return NULL;
+	return check_dyn_event(tracefs, pr, pt);
 }
 
 static int has_glob(const char *s)

@@ -867,6 +867,43 @@ static void no_tracefs(void **state)
 	probe_list_free(&pl);
 }
 
+/* A tracepoint that is a uprobe or kprobe event is refused, saying what it
+ * is: from uprobe_events / kprobe_events, else from its probe fields. */
+static void dynamic_events(void **state)
+{
+	static const char *const l[] = {
+		"span u = tracepoint:uprobes:uev -> tracepoint:kvm:kvm_fpu",
+		"span k = tracepoint:kvm:kvm_fpu -> tracepoint:probe_x:kev",
+		"span f = tracepoint:stray:pev -> tracepoint:kvm:kvm_fpu",
+		"span ok = tracepoint:kvm:kvm_fpu -> tracepoint:kvm:kvm_fpu",
+	};
+	struct probe_list pl = { 0 };
+	struct plan p;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++)
+		assert_int_equal(probe_parse_line(&pl, l[i], "-e", (int)i + 1,
+						  err, sizeof(err)),
+				 0);
+	assert_int_equal(plan_build(&p, &pl, &env), 0);
+	assert_int_equal(p.ntimers, 4);
+	assert_non_null(p.timers[0].error);
+	assert_non_null(strstr(p.timers[0].error,
+			       "-e:1:10: uprobes:uev is not a kernel tracepoint but a uprobe event ('p:uprobes/uev /usr/bin/prog:0x0000000000001139' in "));
+	assert_non_null(strstr(p.timers[0].error, "uprobe:PATH:FUNC"));
+	assert_non_null(p.timers[1].error);
+	assert_non_null(strstr(p.timers[1].error,
+			       "probe_x:kev is not a kernel tracepoint but a kretprobe event ('r16:probe_x/kev vfs_read' in "));
+	assert_non_null(p.timers[2].error);
+	assert_non_null(strstr(p.timers[2].error,
+			       "stray:pev is not a kernel tracepoint but a uprobe or kprobe event (its format has the __probe_ip or __probe_func field"));
+	assert_null(p.timers[3].error);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* The kretprobe trampoline's address: the first name of the list found. */
 static void symbol_address(void **state)
 {
@@ -900,6 +937,7 @@ int main(void)
 		cmocka_unit_test(kernel_functions),
 		cmocka_unit_test(named_arguments),
 		cmocka_unit_test(no_tracefs),
+		cmocka_unit_test(dynamic_events),
 		cmocka_unit_test(symbol_address),
 	};
 	setup_paths();
