@@ -57,6 +57,8 @@ int main(int argc, char **argv)
 	penv.kallsyms = "/proc/kallsyms";
 	penv.arg = btfarg_resolve;
 	penv.arg_ctx = &btfa;
+	penv.pids = o.pids;
+	penv.npids = o.npids;
 	/* IPROF_SYSCALL_TRACEPOINTS=1: syscall spans on their own
 	 * tracepoints instead of the raw ones (iprof(8), ENVIRONMENT) */
 	penv.syscall_tracepoints = getenv("IPROF_SYSCALL_TRACEPOINTS") &&

@@ -184,12 +184,29 @@ static void libc_versions(void **state)
 		assert_int_equal(off, maps_offset(fn, NULL));
 	}
 
+	/* a version named (.dynsym: .gnu.version, .gnu.version_d): the old
+	 * pthread_cond_wait that dlvsym() finds, and the default one */
+	fn = dlvsym(RTLD_DEFAULT, "pthread_cond_wait", "GLIBC_2.2.5");
+	if (fn && (maps_offset(fn, path2), !strcmp(path2, libc))) {
+		assert_int_equal(offset_of(libc, "pthread_cond_wait@GLIBC_2.2.5",
+					   &off), 0);
+		assert_int_equal(off, maps_offset(fn, NULL));
+		fn = dlvsym(RTLD_DEFAULT, "pthread_cond_wait", "GLIBC_2.3.2");
+		assert_non_null(fn);
+		assert_int_equal(offset_of(libc,
+					   "pthread_cond_wait@@GLIBC_2.3.2",
+					   &off), 0);
+		assert_int_equal(off, maps_offset(fn, NULL));
+	}
+
 	/* memcpy's default version is an IFUNC */
 	offset_bad(libc, "memcpy", -EOPNOTSUPP,
 		   "is an indirect function (STT_GNU_IFUNC)");
 	/* no .symtab: the message says where to look */
 	offset_bad(libc, "no_such_function", -ENOENT,
 		   "no function 'no_such_function' in ");
+	if (strstr(g_err, "nor in its debug file")) /* libc6-dbg */
+		return;
 	assert_non_null(strstr(g_err, "it has no .symtab"));
 	assert_non_null(strstr(g_err, "check with nm -D"));
 }
@@ -257,8 +274,9 @@ static void stripped(void **state)
 	run("strip -o '%s' '%s'", copy, g_self);
 	offset_bad(copy, "sym_test_target", -ENODATA, "");
 	snprintf(want, sizeof(want),
-		 "%s has no symbol table (stripped): no .symtab, and no "
-		 "functions in .dynsym",
+		 "%s has no symbol table (stripped): no .symtab, no "
+		 "functions in .dynsym, and no separate debug file "
+		 "(/usr/lib/debug/.build-id/, .gnu_debuglink)",
 		 copy);
 	assert_string_equal(g_err, want);
 #else
@@ -313,6 +331,18 @@ static void choosing(void **state)
 	/* f@@V2 (default) over f@V1 (hidden) */
 	assert_int_equal(offset_of(copy, "verfn", &off), 0);
 	assert_int_equal(off, want);
+	/* a version named: that one */
+	assert_int_equal(offset_of(copy, "verfn@V1", &off), 0);
+	assert_int_equal(off, want + 16);
+	assert_int_equal(offset_of(copy, "verfn@V2", &off), 0);
+	assert_int_equal(off, want);
+	assert_int_equal(offset_of(copy, "verfn@@V2", &off), 0);
+	assert_int_equal(off, want);
+	offset_bad(copy, "verfn@@V1", -ENOENT,
+		   "no function 'verfn' of version (default) V1 in ");
+	offset_bad(copy, "verfn@V3", -ENOENT,
+		   "no function 'verfn' of version V3 in ");
+	offset_bad(copy, "verfn@", -EINVAL, "'verfn@': expected FUNC@VERSION");
 	/* one address, several symbols: fine */
 	assert_int_equal(offset_of(copy, "samefn", &off), 0);
 	assert_int_equal(off, want);
@@ -320,6 +350,24 @@ static void choosing(void **state)
 	/* the original symbols are still resolved from their sections */
 	assert_int_equal(offset_of(copy, "sym_test_target", &off), 0);
 	assert_int_equal(off, want);
+}
+
+/* Which symbol names are clones of a function, which are cold parts. */
+static void clone_names(void **state)
+{
+	(void)state;
+	assert_int_equal(sym_clone_of("f.isra.0", "f"), 1);
+	assert_int_equal(sym_clone_of("f.constprop.0.isra.0", "f"), 1);
+	assert_int_equal(sym_clone_of("f.part.3", "f"), 1);
+	assert_int_equal(sym_clone_of("f.lto_priv.0", "f"), 1);
+	assert_int_equal(sym_clone_of("f.llvm.1234567", "f"), 1);
+	assert_int_equal(sym_clone_of("f.cold", "f"), 2);
+	assert_int_equal(sym_clone_of("f.part.0.cold", "f"), 2);
+	assert_int_equal(sym_clone_of("f", "f"), 0);
+	assert_int_equal(sym_clone_of("f.x", "f"), 0);
+	assert_int_equal(sym_clone_of("f.", "f"), 0);
+	assert_int_equal(sym_clone_of("fg.isra.0", "f"), 0);
+	assert_int_equal(sym_clone_of("f.isra..0", "f"), 0);
 }
 
 static void not_elf(void **state)
@@ -533,6 +581,7 @@ int main(void)
 		cmocka_unit_test(stripped),
 		cmocka_unit_test(insn_prefixes),
 		cmocka_unit_test(choosing),
+		cmocka_unit_test(clone_names),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
 		cmocka_unit_test(func_names),	cmocka_unit_test(modules),
 	};
