@@ -959,8 +959,57 @@ static int uplaces_add(struct uplaces *u, const char *path,
  * the mapped file, deleted or not (root only: CAP_SYS_ADMIN), and 1 is
  * returned; 0 if not; -errno if the maps cannot be read.
  */
+static int old_copy_scan(int pid, const char *path, char *out, size_t len,
+			 int *deleted);
+
+/* old_copy()'s answers in this plan_build() (a glob asks once per
+ * function): the last few (pid, path) pairs */
+#define OLD_COPY_CACHE 8
+static struct {
+	int pid, ret, deleted;
+	char *path;
+	char out[PATH_MAX];
+} old_cache[OLD_COPY_CACHE];
+static unsigned int old_next;
+
+static void old_copy_forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < OLD_COPY_CACHE; i++) {
+		free(old_cache[i].path);
+		old_cache[i].path = NULL;
+	}
+	old_next = 0;
+}
+
 static int old_copy(int pid, const char *path, char *out, size_t len,
 		    int *deleted)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < OLD_COPY_CACHE; i++)
+		if (old_cache[i].path && old_cache[i].pid == pid &&
+		    !strcmp(old_cache[i].path, path)) {
+			snprintf(out, len, "%s", old_cache[i].out);
+			*deleted = old_cache[i].deleted;
+			return old_cache[i].ret;
+		}
+	ret = old_copy_scan(pid, path, out, len, deleted);
+	i = old_next++ % OLD_COPY_CACHE;
+	free(old_cache[i].path);
+	old_cache[i].path = strdup(path);
+	old_cache[i].pid = pid;
+	old_cache[i].ret = ret;
+	old_cache[i].deleted = *deleted;
+	snprintf(old_cache[i].out, sizeof(old_cache[i].out), "%s",
+		 ret == 1 ? out : "");
+	return ret;
+}
+
+static int old_copy_scan(int pid, const char *path, char *out, size_t len,
+			 int *deleted)
 {
 	char maps[64], line[PATH_MAX + 128], *name, *nl;
 	unsigned long long start, end, ino;
@@ -1565,6 +1614,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	char filter[4096];
 
 	memset(p, 0, sizeof(*p));
+	old_copy_forget();
 	for (i = 0; i < pl->n; i++)
 		if (is_kfunc(&pl->v[i]))
 			break;
@@ -1621,6 +1671,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			err = plan_probe(p, pr, (uint32_t)id, env, &ks);
 	}
 	ksyms_free(&ks);
+	old_copy_forget();
 	if (made)
 		hdestroy_r(&ht);
 	if (err)

@@ -870,6 +870,11 @@ static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 		 * static one beside the global) is not an entry of its own */
 		if (i && pick && !c->clone)
 			continue;
+		/* f.part.N is the outlined rest of f after partial inlining:
+		 * f itself calls it, so beside f it would time f's calls
+		 * twice, nested; it is an entry only when f has no symbol */
+		if (i && pick && strstr(c->name, ".part."))
+			continue;
 		if (c->type == STT_GNU_IFUNC)
 			return ifunc_error(lk, path, err, errlen);
 		if (file_offset(layout, c, &off)) {

@@ -77,7 +77,8 @@ struct sym_target {
  *    clones NAME.isra.N, NAME.constprop.N, NAME.part.N, NAME.lto_priv.N
  *    (and combinations: gcc's cgraphclones.cc clone_function_name, clang's
  *    NAME.llvm.N), each an entry of its own: a call of any of them is a
- *    call of NAME.  A cold part (NAME.cold, any suffix with "cold") is
+ *    call of NAME.  NAME.part.N (the outlined rest of NAME after partial
+ *    inlining, called by NAME itself) only when NAME has no symbol.  A cold part (NAME.cold, any suffix with "cold") is
  *    never an entry: the compiler moved blocks of NAME there, entered by a
  *    jump from NAME.  If only clones exist, they are the entries.
  *  - NAME@VERSION, NAME@@VERSION: that version of a versioned symbol
