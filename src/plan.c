@@ -1333,7 +1333,8 @@ static char *describe_uprobe(const struct probe *pr, const struct uplaces *u,
 		return NULL;
 	/* the symbol FUNC names, when it is not FUNC itself ("ns::bar =
 	 * ns::bar(int) (_ZN2ns3barEi)"), then its other entries (clones) */
-	if (strcmp(u->v[0].sym, func))
+	if (strncmp(u->v[0].sym, func, strcspn(func, "@")) ||
+	    u->v[0].sym[strcspn(func, "@")])
 		used = (size_t)snprintf(more, sizeof(more), " = %s",
 					u->v[0].sym);
 	for (i = 1; i < u->n && used < sizeof(more); i++) {

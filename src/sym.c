@@ -328,6 +328,16 @@ static int demangle(const char *name, char **out, bool *cold)
 	return 0;
 }
 
+char *sym_demangle(const char *name)
+{
+	char *out;
+	bool cold;
+
+	if (demangle(name, &out, &cold))
+		return NULL;
+	return out;
+}
+
 static int push(struct lookup *lk, const struct cand *c)
 {
 	struct cand *v;

@@ -115,6 +115,13 @@ void sym_targets_free(struct sym_target *v, size_t n);
 int sym_clone_of(const char *name, const char *func);
 
 /*
+ * sym_demangle() - C++ symbol @name demangled ("_ZN2ns3fooEi" ->
+ * "ns::foo(int)"; clone suffixes " [clone .isra.0]" cut), malloc'ed;
+ * NULL when @name is not a mangled C++ name (or out of memory).
+ */
+char *sym_demangle(const char *name);
+
+/*
  * sym_noreturn() - 1 if user function @name never returns to its caller:
  * the process entry point (_start: it has no caller, and a uretprobe would
  * overwrite argc where a return address would be), exit paths (exit,

@@ -58,6 +58,8 @@ if [ -x "$X" ]; then
 	check "C++: ns::bar" "$(jnode "$TMP/cxx.json" ns::bar count)" "$(truth bar.count "$TMP/cxx.truth")"
 	check "C++: ns::Box::get() const" "$(jnode "$TMP/cxx.json" 'ns::Box::get() const' count)" "$(truth get.count "$TMP/cxx.truth")"
 	check "C++: ns::twice<int>" "$(jnode "$TMP/cxx.json" 'ns::twice<int>' count)" "$(truth twice.count "$TMP/cxx.truth")"
+	check "C++: iprof list functions shows the demangled name" \
+		"$("$IPROF" list functions "$X" '_ZN2ns3fooEi' 2>/dev/null)" "_ZN2ns3fooEi (ns::foo(int))"
 	"$IPROF" --dry-run -e "uprobe:$X:ns::foo" >"$TMP/amb" 2>&1
 	check "C++: ns::foo is ambiguous (bad input)" "$?" 2
 	check "C++: the overloads listed" \
