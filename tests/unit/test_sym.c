@@ -283,6 +283,27 @@ static void stripped(void **state)
 	(void)want;
 #endif
 
+	/* the symbols in a separate debug file: beside it (.gnu_debuglink
+	 * NAME), then in .debug/ (gdb's and elfutils' search order) */
+	snprintf(copy, sizeof(copy), "%s/self-dbg", g_tmp);
+	run("objcopy --only-keep-debug '%s' '%s.debug' && "
+	    "strip --strip-all -o '%s' '%s' && "
+	    "objcopy --add-gnu-debuglink='%s.debug' '%s'",
+	    g_self, copy, copy, g_self, copy, copy);
+	want_off = maps_offset((void *)sym_test_target, NULL);
+	assert_int_equal(offset_of(copy, "sym_test_target", &off), 0);
+	assert_int_equal(off, want_off);
+	assert_int_equal(offset_of(copy, "sym_test_static", &off), 0);
+	assert_int_equal(off, maps_offset((void *)sym_test_static, NULL));
+	run("mkdir -p '%s/.debug' && mv '%s.debug' '%s/.debug/'", g_tmp, copy,
+	    g_tmp);
+	assert_int_equal(offset_of(copy, "sym_test_target", &off), 0);
+	assert_int_equal(off, want_off);
+	offset_bad(copy, "no_such_function", -ENOENT,
+		   "no function 'no_such_function' in ");
+	assert_non_null(strstr(g_err, ", nor in its debug file "));
+	assert_non_null(strstr(g_err, "/.debug/self-dbg.debug"));
+
 	/* libc, stripped again: its exported functions stay, same offset */
 	want_off = maps_offset(fn, libc);
 	snprintf(copy, sizeof(copy), "%s/libc-stripped.so", g_tmp);
