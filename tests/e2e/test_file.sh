@@ -5,8 +5,8 @@
 #    the old process runs: -p PID -e uprobe:PATH:f counts the old
 #    process's calls, through /proc/PID/map_files, and the plan says so;
 #    the same with uprobe:/proc/PID/exe:f;
-#  - two paths of one file (a hard link): one uprobe, two timers chained
-#    on it (exact counts, nothing unwound).
+#  - two paths of one file (a hard link, a bind mount): one uprobe, two
+#    timers chained on it (exact counts, nothing unwound).
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -53,4 +53,20 @@ check "hard link: exit status" "$?" 0
 check "hard link: f" "$(jnode "$TMP/hl.json" f count)" 20
 check "hard link: f_b inside it" "$(jnode "$TMP/hl.json" 'f>f_b' count)" 20
 check "hard link: nothing unwound" "$(jq '.loss.unwound_frames' "$TMP/hl.json")" 0
+
+# a bind mount: the same file under another directory
+mkdir -p "$TMP/m1" "$TMP/m2"
+cp "$H" "$TMP/m1/prog"
+if mount --bind "$TMP/m1" "$TMP/m2" 2>/dev/null; then
+	"$IPROF" -q -f json -o "$TMP/bind.json" -e "uprobe:$TMP/m1/prog:f" \
+		-e "uprobe:$TMP/m2/prog:f as f_m2" -- "$TMP/m2/prog" 15 - \
+		>/dev/null 2>>"$TMP/err"
+	check "bind mount: exit status" "$?" 0
+	umount "$TMP/m2"
+	check "bind mount: f" "$(jnode "$TMP/bind.json" f count)" 15
+	check "bind mount: f_m2 inside it" "$(jnode "$TMP/bind.json" 'f>f_m2' count)" 15
+	check "bind mount: nothing unwound" "$(jq '.loss.unwound_frames' "$TMP/bind.json")" 0
+else
+	echo "(no bind mount here: mount --bind failed; the hard link shows the same)"
+fi
 finish
