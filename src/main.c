@@ -68,6 +68,10 @@ int main(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	for (i = 0; !o.dry_run && !cli_quiet && i < (int)plan.ntimers; i++)
+		if (plan.timers[i].note)
+			fprintf(stderr, "iprof: %s: %s\n", plan.timers[i].name,
+				plan.timers[i].note);
 	if (o.dry_run) {
 		if (o.fmt == REPORT_FMT_JSON) {
 			ret = cli_print_plan_json(&plan);

@@ -1378,6 +1378,8 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 			}
 			free(t->where);
 			t->where = where;
+			t->note = u.note;
+			u.note = NULL;
 		}
 	} else {
 		msg = check_kfunc(pr, t, ks);
@@ -1690,6 +1692,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].name);
 		free(p->timers[i].func);
 		free(p->timers[i].where);
+		free(p->timers[i].note);
 		free(p->timers[i].error);
 	}
 	for (i = 0; i < p->natt; i++) {

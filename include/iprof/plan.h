@@ -56,6 +56,9 @@ struct plan_timer {
 			 * its frames end at thread exit (ksym_noreturn()) */
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
+	char *note; /* what a user should be told before tracing (a -p
+		     * process maps an older copy of the binary), owned;
+		     * NULL if nothing (also in where) */
 	const struct probe *probe; /* into the probe list given to plan_build */
 	char *error; /* why it cannot be traced, owned; NULL if plannable */
 	const char *mech; /* after attach: "tracepoint", "uprobe", "fentry", ... */

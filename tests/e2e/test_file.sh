@@ -17,12 +17,17 @@ N=50
 # run_replaced SPEC NAME: start a copy of the helper waiting on a FIFO,
 # rename a new copy over its path, trace it with -p and SPEC, release it
 run_replaced() {
-	local spec=$1 name=$2 pid ipid
+	local spec=$1 name=$2 pid ipid i
 	rm -f "$TMP/prog" "$TMP/fifo"
 	cp "$H" "$TMP/prog"
 	mkfifo "$TMP/fifo"
 	"$TMP/prog" $N "$TMP/fifo" >"$TMP/$name.truth" &
 	pid=$!
+	# wait for its exec (before it, /proc/PID is the shell's fork)
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink /proc/$pid/exe 2>/dev/null)" = "$TMP/prog" ] && break
+		sleep 0.05
+	done
 	cp "$H" "$TMP/prog.new"
 	printf '\0' >>"$TMP/prog.new" # another file, not the same bytes
 	mv "$TMP/prog.new" "$TMP/prog"
@@ -42,6 +47,8 @@ run_replaced() {
 run_replaced "uprobe:$TMP/prog:f" path
 check "path: the plan says where" \
 	"$(jq -r '.probes[0].where' "$TMP/path.json" | grep -c "maps a deleted copy of $TMP/prog: traced there through /proc/[0-9]*/map_files/")" 1
+check "path: said on stderr" \
+	"$(grep -c "^iprof: f: process [0-9]* maps a deleted copy of $TMP/prog: traced there through /proc/[0-9]*/map_files/" "$TMP/path.err")" 1
 run_replaced "uprobe:/proc/PID/exe:f" exe
 
 # a hard link: one file, one uprobe; both timers exact
