@@ -201,7 +201,7 @@ static int clone_suffix(const char *sfx)
 					break;
 			if (i == sizeof(parts) / sizeof(parts[0]))
 				return 0;
-			cold |= i == 5;
+			cold |= !strcmp(parts[i], "cold");
 		}
 		p = e;
 	}
