@@ -389,6 +389,25 @@ int BPF_PROG(on_exec)
 }
 
 /*
+ * A thread renamed (prctl(PR_SET_NAME), a write to /proc/.../comm, exec;
+ * kernel/fs: __set_task_comm()) by itself or another thread: the kernel
+ * copies the name after this tracepoint, so it is not read here.  The
+ * thread's next START sends its name first (emit_comm()), in its own ring
+ * just before the START, so --by comm files the timers from the rename
+ * onward under the new name, in order with the thread's other records.
+ */
+SEC("tp_btf/task_rename")
+int BPF_PROG(on_rename, struct task_struct *task)
+{
+	struct task_state *st;
+
+	st = bpf_task_storage_get(&tstate, task, 0, 0);
+	if (st && st->seen)
+		st->renamed = 1;
+	return 0;
+}
+
+/*
  * Count the syscalls of threads that have timer state, for
  * frame_returned(): attached only when a kprobe timer is.
  */

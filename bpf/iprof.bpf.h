@@ -32,7 +32,9 @@ struct task_state {
 	__u32 over; /* starts refused beyond IPROF_MAX_DEPTH, still open */
 	__u8 lost; /* a record of this thread was lost: resync next */
 	__u8 seen; /* this thread emitted a record: report its exit */
-	__u8 pad[2];
+	__u8 renamed; /* renamed (task_rename): send the name before the
+		       * next START (--by comm) */
+	__u8 pad[1];
 	/* syscalls entered (on_sys_enter, loaded with kprobe timers only):
 	 * a kernel function entered before the thread's latest syscall has
 	 * returned, its kernel stack unwound on the way back to user mode */
@@ -308,7 +310,8 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
-/* The thread's name, once, before its first START (for --by comm). */
+/* The thread's name, before its first START and its first START after a
+ * rename (for --by comm). */
 static __always_inline void emit_comm(struct task_state *st, __u64 pid_tgid)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -322,6 +325,7 @@ static __always_inline void emit_comm(struct task_state *st, __u64 pid_tgid)
 		st->lost = 1;
 		return;
 	}
+	st->renamed = 0;
 	r->type = IPROF_REC_COMM;
 	r->flags = 0;
 	r->size = sizeof(*r);
@@ -522,7 +526,7 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		count(IPROF_CNT_DEPTH_OVERFLOW);
 		return;
 	}
-	if (!st->seen && ctx == IPROF_CTX_TASK)
+	if ((!st->seen || st->renamed) && ctx == IPROF_CTX_TASK)
 		emit_comm(st, pid_tgid);
 	/* keep the mask: after the loop above clang knows d < 32 and drops
 	 * it, and the 6.1 verifier then rejects the store */

@@ -70,6 +70,8 @@ struct athread {
 				* --by root; NULL until the first START */
 	uint32_t tgid;
 	char comm[IPROF_COMM_LEN]; /* from IPROF_REC_COMM, "" if none came */
+	int reroot; /* --by comm: renamed while frames were open: the next
+		     * top-level START takes the new name's root */
 	struct frame *stack;
 	struct nodeset done; /* nodes this thread completed */
 };
@@ -695,9 +697,15 @@ static int do_comm(struct agg *a, const void *rec)
 	memcpy(t->comm, c.comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
 	t->tgid = c.tgid;
-	/* a new name (exec) files the thread's next timers under it */
-	if (a->by == AGG_BY_COMM && !t->len)
-		t->root = NULL;
+	/* a new name (exec, a rename) files the thread's next timers under
+	 * it; timers open at the rename stay under the old one, and the
+	 * thread's next top-level timer goes under the new */
+	if (a->by == AGG_BY_COMM) {
+		if (!t->len)
+			t->root = NULL;
+		else
+			t->reroot = 1;
+	}
 	return 0;
 }
 
@@ -860,6 +868,11 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	if (!t) {
 		a->stats.nomem++;
 		return -ENOMEM;
+	}
+	if (t->reroot && !t->len && r.type == IPROF_REC_START &&
+	    !(r.flags & IPROF_F_CTX)) {
+		t->reroot = 0;
+		t->root = NULL;
 	}
 	if (!t->root) {
 		t->tgid = r.tgid;

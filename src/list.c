@@ -51,7 +51,8 @@ static void usage(FILE *f)
 		"               matches CAT:EVENT; -v adds each event's fields, 'TYPE NAME'\n"
 		"  functions    the functions of ELF file BINARY that uprobe:BINARY:FUNC\n"
 		"               can name (.symtab and .dynsym); a compiler clone shows\n"
-		"               '(clone of FUNC)'\n"
+		"               '(clone of FUNC)' (timed with FUNC), a C++ function its\n"
+		"               demangled name '(ns::foo(int))'\n"
 		"  kernel       the kernel functions fentry:/kprobe:/func: can name (ftrace's\n"
 		"               available_filter_functions, else /proc/kallsyms), with their\n"
 		"               module; stderr says whether fentry and kprobes attach here\n"
@@ -103,13 +104,20 @@ static int print_func(const char *name, void *ctx)
 	struct printer *pr = ctx;
 	const char *mod = ksyms_module(name), *why;
 	size_t base = ksym_base_len(name);
+	char *dem;
 
 	pr->n++;
 	printf("%s", name);
 	if (*mod)
 		printf(" [%s]", mod);
-	if (name[base])
+	if (name[0] == '_' && name[1] == 'Z' && !*mod &&
+	    (dem = sym_demangle(name))) {
+		/* the name a uprobe can give it: ns::foo(int) */
+		printf(" (%s)", dem);
+		free(dem);
+	} else if (name[base]) {
 		printf(" (clone of %.*s)", (int)base, name);
+	}
 	/* the kernel's deny list: what iprof refuses to time */
 	if (pr->fentry_on && (why = ksym_denied(name)))
 		printf(" (iprof does not time it: %s)", why);

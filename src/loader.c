@@ -721,9 +721,10 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
 	l->exec_link = bpf_program__attach(l->skel->progs.on_exec);
+	l->rename_link = bpf_program__attach(l->skel->progs.on_rename);
 	l->switch_link = bpf_program__attach(l->skel->progs.on_switch);
 	if (!l->fork_link || !l->exit_link || !l->switch_link ||
-	    !l->exec_link)
+	    !l->exec_link || !l->rename_link)
 		return -errno;
 	if (l->nkprobe_timers) {
 		l->sysenter_link =
@@ -814,6 +815,7 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->fork_link);
 	bpf_link__destroy(l->exit_link);
 	bpf_link__destroy(l->exec_link);
+	bpf_link__destroy(l->rename_link);
 	bpf_link__destroy(l->sysenter_link);
 	l->sysenter_link = NULL;
 	bpf_link__destroy(l->sc_links[0]);
@@ -824,6 +826,7 @@ void loader_detach(struct loader *l)
 	l->numulti = 0;
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
+	l->rename_link = NULL;
 	for (i = 0; i < (uint32_t)l->nirq; i++)
 		bpf_link__destroy(l->irq_links[i]);
 	l->nirq = 0;

@@ -66,6 +66,8 @@ int main(int argc, char **argv)
 	penv.kallsyms = "/proc/kallsyms";
 	penv.arg = btfarg_resolve;
 	penv.arg_ctx = &btfa;
+	penv.pids = o.pids;
+	penv.npids = o.npids;
 	/* IPROF_SYSCALL_TRACEPOINTS=1: syscall spans on their own
 	 * tracepoints instead of the raw ones (iprof(8), ENVIRONMENT) */
 	penv.syscall_tracepoints = getenv("IPROF_SYSCALL_TRACEPOINTS") &&
@@ -75,6 +77,10 @@ int main(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	for (i = 0; !o.dry_run && !cli_quiet && i < (int)plan.ntimers; i++)
+		if (plan.timers[i].note)
+			fprintf(stderr, "iprof: %s: %s\n", plan.timers[i].name,
+				plan.timers[i].note);
 	if (o.dry_run) {
 		if (o.fmt == REPORT_FMT_JSON) {
 			ret = cli_print_plan_json(&plan);

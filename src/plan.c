@@ -4,12 +4,15 @@
  * See include/iprof/plan.h.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <search.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
@@ -413,11 +416,20 @@ static int same_point(const struct plan_att *t, enum plan_mech mech,
 		      const char *cat, const char *ev, const char *path,
 		      uint64_t offset)
 {
+	struct stat st;
+
 	if (t->mech != mech)
 		return 0;
 	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL)
 		return !strcmp(t->category, cat) && !strcmp(t->event, ev);
-	return !strcmp(t->path, path) && t->offset == offset;
+	if (t->offset != offset)
+		return 0;
+	/* one file under several paths (hard links, bind mounts): one
+	 * uprobe, as the kernel keys uprobes by inode */
+	if (t->ino && !stat(path, &st))
+		return t->dev == (uint64_t)st.st_dev &&
+		       t->ino == (uint64_t)st.st_ino;
+	return !strcmp(t->path, path);
 }
 
 static int chain_tp(struct plan *p, uint32_t action, enum plan_mech mech,
@@ -486,6 +498,7 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 		   const char *path, const char *func, uint64_t offset)
 {
 	struct plan_att *v, *t;
+	struct stat st;
 	int ret;
 
 	/* one attachment per tracepoint, and per user function entry or
@@ -509,6 +522,11 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	t->timer = timer;
 	t->action = action;
 	t->offset = offset;
+	if (path && (mech == MECH_UPROBE || mech == MECH_URETPROBE) &&
+	    !stat(path, &st)) {
+		t->dev = (uint64_t)st.st_dev;
+		t->ino = (uint64_t)st.st_ino;
+	}
 	if ((cat && !(t->category = strdup(cat))) ||
 	    (ev && !(t->event = strdup(ev))) ||
 	    (path && !(t->path = strdup(path))) ||
@@ -724,6 +742,120 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 	return NULL;
 }
 
+/*
+ * What the dynamic event GROUP/EVENT of a tracefs event list (@file under
+ * @tracefs: uprobe_events, kprobe_events or dynamic_events, one definition
+ * a line: "p:GROUP/EVENT TARGET", "r10:GROUP/EVENT TARGET", "s:...",
+ * "e:...", "f:...", "t:...": Documentation/trace/uprobetracer.rst,
+ * kprobetrace.rst, histogram.rst, eprobetrace.rst, fprobetrace.rst) defines
+ * it as: "uprobe" ... or NULL when it is not in @file; its definition in
+ * @def (@len bytes).
+ */
+static const char *dyn_event_kind(const char *tracefs, const char *file,
+				  const char *cat, const char *ev, char *def,
+				  size_t len)
+{
+	char path[PATH_MAX], line[1024], want[512];
+	const char *kind = NULL, *name;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	snprintf(want, sizeof(want), "%s/%s", cat, ev);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while (!kind && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		name = strchr(line, ':');
+		if (!name || name - line > 8)
+			continue;
+		name++;
+		n = strcspn(name, " \t");
+		if (n != strlen(want) || strncmp(name, want, n))
+			continue;
+		snprintf(def, len, "%s", line);
+		switch (line[0]) {
+		case 'p':
+		case 'r':
+			/* a uprobe's target is PATH:OFFSET, a kprobe's a
+			 * symbol, an address or MODULE:SYMBOL */
+			if (!strcmp(file, "uprobe_events") ||
+			    (strcmp(file, "kprobe_events") &&
+			     strchr(name + n, '/')))
+				kind = line[0] == 'p' ? "uprobe" : "uretprobe";
+			else
+				kind = line[0] == 'p' ? "kprobe" : "kretprobe";
+			break;
+		case 's':
+			kind = "synthetic event";
+			break;
+		case 'e':
+			kind = "event probe (eprobe)";
+			break;
+		case 'f':
+			kind = "fprobe event";
+			break;
+		case 't':
+			kind = "tracepoint probe event (tprobe)";
+			break;
+		default:
+			kind = "dynamic event";
+		}
+	}
+	fclose(f);
+	return kind;
+}
+
+/*
+ * Is tracepoint @cat:@event a dynamic event (a uprobe or kprobe made with
+ * uprobe_events, kprobe_events or perf probe; a synthetic event, an
+ * eprobe)?  The kernel attaches BPF tracepoint programs to real
+ * tracepoints only (kernel/trace/bpf_trace.c: perf_event_attach_bpf_prog
+ * after perf_event_set_bpf_prog checks TRACE_EVENT_FL_TRACEPOINT): on any
+ * other event the attach fails with a bare EINVAL.  Returns the message
+ * saying what it is, or NULL.
+ */
+static char *check_dyn_event(const char *tracefs, const struct probe *pr,
+			     const struct probe_point *pt)
+{
+	static const char *const lists[] = { "uprobe_events", "kprobe_events",
+					     "dynamic_events" };
+	const char *kind = NULL, *list = NULL;
+	struct plan_tp_field_info fi;
+	char def[1024] = "";
+	size_t i;
+
+	for (i = 0; !kind && i < sizeof(lists) / sizeof(lists[0]); i++) {
+		kind = dyn_event_kind(tracefs, lists[i], pt->category,
+				      pt->event, def, sizeof(def));
+		list = lists[i];
+	}
+	if (kind && (!strcmp(kind, "uprobe") || !strcmp(kind, "uretprobe")))
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with uprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with uprobe:PATH:FUNC instead",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event, kind, def, tracefs, list);
+	if (kind && (!strcmp(kind, "kprobe") || !strcmp(kind, "kretprobe")))
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with kprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with kprobe:FUNC or func:FUNC instead",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event, kind, def, tracefs, list);
+	if (kind)
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s ('%s' in %s/%s): BPF tracepoint programs cannot attach to it",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event, kind, def, tracefs, list);
+	/* not listed (tracefs lists unreadable): the fields that probe
+	 * events have and tracepoints do not (kernel/trace/trace_probe.h:
+	 * FIELD_STRING_IP, FIELD_STRING_RETIP, FIELD_STRING_FUNC) */
+	if (!plan_tp_field(tracefs, pt->category, pt->event, "__probe_ip", &fi,
+			   NULL, 0) ||
+	    !plan_tp_field(tracefs, pt->category, pt->event, "__probe_func",
+			   &fi, NULL, 0))
+		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a uprobe or kprobe event (its format has the __probe_ip or __probe_func field of probe events): BPF tracepoint programs cannot attach to it; use uprobe:PATH:FUNC or kprobe:FUNC instead",
+				 pr->file, pr->line, pt->col, pt->category,
+				 pt->event);
+	return NULL;
+}
+
 static char *check_tp(const char *tracefs, const struct probe *pr,
 		      const struct probe_point *pt)
 {
@@ -742,7 +874,7 @@ static char *check_tp(const char *tracefs, const struct probe *pr,
 				 pr->file, pr->line, pt->col, pt->category,
 				 pt->event, path, strerror(errno));
 	fclose(f);
-	return NULL;
+	return check_dyn_event(tracefs, pr, pt);
 }
 
 static int has_glob(const char *s)
@@ -750,27 +882,245 @@ static int has_glob(const char *s)
 	return s && strpbrk(s, "*?[") != NULL;
 }
 
+/* Where a uprobe timer is entered: a binary the kernel opens by path,
+ * the symbol and its file offset. */
+struct uplace {
+	char *path, *sym;
+	uint64_t off, dev, ino;
+};
+
+struct uplaces {
+	struct uplace *v;
+	size_t n;
+	char *note; /* what the user should know (an older copy traced) */
+};
+
+static void uplaces_free(struct uplaces *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->n; i++) {
+		free(u->v[i].path);
+		free(u->v[i].sym);
+	}
+	free(u->v);
+	free(u->note);
+	memset(u, 0, sizeof(*u));
+}
+
+/* Add the targets @v of @path, unless the same file and offset is there
+ * (one file under two paths).  0 or -ENOMEM. */
+static int uplaces_add(struct uplaces *u, const char *path,
+		       const struct sym_target *v, size_t n)
+{
+	struct uplace *nv;
+	struct stat st;
+	uint64_t dev = 0, ino = 0;
+	size_t i, j;
+
+	if (!stat(path, &st)) {
+		dev = (uint64_t)st.st_dev;
+		ino = (uint64_t)st.st_ino;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < u->n; j++)
+			if (u->v[j].off == v[i].offset &&
+			    (ino ? u->v[j].dev == dev && u->v[j].ino == ino :
+				   !strcmp(u->v[j].path, path)))
+				break;
+		if (j < u->n)
+			continue;
+		nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		u->v = nv;
+		nv = &u->v[u->n];
+		nv->off = v[i].offset;
+		nv->dev = dev;
+		nv->ino = ino;
+		nv->path = strdup(path);
+		nv->sym = strdup(v[i].name);
+		if (!nv->path || !nv->sym) {
+			free(nv->path);
+			free(nv->sym);
+			return -ENOMEM;
+		}
+		u->n++;
+	}
+	return 0;
+}
+
 /*
- * The binary and function offset of uprobe @pr: *@path (malloc'ed,
- * absolute) and *@off, or an error message in *@msg.  Returns 0 or -ENOMEM.
+ * Does process @pid map a copy of @path that is not the file at @path now
+ * (replaced: a new file renamed over it; deleted)?  /proc/PID/maps lines
+ * are "START-END PERMS OFFSET MAJ:MIN INODE PATH", PATH with " (deleted)"
+ * when the file is gone (fs/proc/task_mmu.c, show_map_vma()).  Then
+ * @out gets /proc/PID/map_files/START-END, a link the kernel follows to
+ * the mapped file, deleted or not (root only: CAP_SYS_ADMIN), and 1 is
+ * returned; 0 if not; -errno if the maps cannot be read.
+ */
+static int old_copy_scan(int pid, const char *path, char *out, size_t len,
+			 int *deleted);
+
+/* old_copy()'s answers in this plan_build() (a glob asks once per
+ * function): the last few (pid, path) pairs */
+#define OLD_COPY_CACHE 8
+static struct {
+	int pid, ret, deleted;
+	char *path;
+	char out[PATH_MAX];
+} old_cache[OLD_COPY_CACHE];
+static unsigned int old_next;
+
+static void old_copy_forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < OLD_COPY_CACHE; i++) {
+		free(old_cache[i].path);
+		old_cache[i].path = NULL;
+	}
+	old_next = 0;
+}
+
+static int old_copy(int pid, const char *path, char *out, size_t len,
+		    int *deleted)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < OLD_COPY_CACHE; i++)
+		if (old_cache[i].path && old_cache[i].pid == pid &&
+		    !strcmp(old_cache[i].path, path)) {
+			snprintf(out, len, "%s", old_cache[i].out);
+			*deleted = old_cache[i].deleted;
+			return old_cache[i].ret;
+		}
+	ret = old_copy_scan(pid, path, out, len, deleted);
+	i = old_next++ % OLD_COPY_CACHE;
+	free(old_cache[i].path);
+	old_cache[i].path = strdup(path);
+	old_cache[i].pid = pid;
+	old_cache[i].ret = ret;
+	old_cache[i].deleted = *deleted;
+	snprintf(old_cache[i].out, sizeof(old_cache[i].out), "%s",
+		 ret == 1 ? out : "");
+	return ret;
+}
+
+static int old_copy_scan(int pid, const char *path, char *out, size_t len,
+			 int *deleted)
+{
+	char maps[64], line[PATH_MAX + 128], *name, *nl;
+	unsigned long long start, end, ino;
+	unsigned int maj, min;
+	struct stat st;
+	int have, n, ret = 0, e;
+	size_t pl = strlen(path);
+	FILE *f;
+
+	have = !stat(path, &st);
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -errno;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		n = 0;
+		if (sscanf(line, "%llx-%llx %*s %*x %x:%x %llu %n", &start,
+			   &end, &maj, &min, &ino, &n) < 5 || !n)
+			continue;
+		name = line + n;
+		nl = strchr(name, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(name, path, pl))
+			continue;
+		*deleted = !strcmp(name + pl, " (deleted)");
+		if (name[pl] && !*deleted)
+			continue;
+		if (!*deleted && have && makedev(maj, min) == st.st_dev &&
+		    ino == (unsigned long long)st.st_ino)
+			continue; /* the file at @path itself */
+		snprintf(out, len, "/proc/%d/map_files/%llx-%llx", pid, start,
+			 end);
+		ret = 1;
+	}
+	e = ferror(f) ? -EIO : 0;
+	fclose(f);
+	return ret ? ret : e;
+}
+
+/*
+ * The places of uprobe @pr (FUNC @func): *@u, or an error message in
+ * *@msg.  The binary at PATH (sym_resolve_path(); a /proc/PID/exe or
+ * /proc/PID/map_files/... path as given: the kernel follows it to the
+ * mapped file, deleted or not), each entry sym_func_targets() gives (the
+ * function and its clones), and with -p the older copy of the binary that
+ * a target process maps (old_copy()).  Returns 0 or -ENOMEM.
  */
 static int resolve_uprobe(const struct probe *pr, const char *func,
-			  char **path, uint64_t *off, char **msg)
+			  const struct plan_env *env, struct uplaces *u,
+			  char **msg)
 {
-	char err[PATH_MAX + 512];
-	int ret, col = pr->start.col;
+	char err[PATH_MAX + 512], mf[PATH_MAX], note[3 * PATH_MAX];
+	struct sym_target *v = NULL;
+	char *path = NULL;
+	struct stat st;
+	size_t n = 0, i;
+	int ret, col = pr->start.col, k, deleted = 0, used = 0;
 
 	*msg = NULL;
-	ret = sym_resolve_path(pr->path, path, err, sizeof(err));
+	note[0] = '\0';
+	ret = sym_resolve_path(pr->path, &path, err, sizeof(err));
+	if ((ret || strstr(path, " (deleted)")) &&
+	    !strncmp(pr->path, "/proc/", 6) && !stat(pr->path, &st)) {
+		/* /proc/PID/exe of a deleted binary: realpath() gives
+		 * "PATH (deleted)", which does not exist */
+		free(path);
+		path = strdup(pr->path);
+		ret = path ? 0 : -ENOMEM;
+	}
 	if (!ret) {
-		ret = sym_func_offset(*path, func, off, err, sizeof(err));
+		ret = sym_func_targets(path, func, &v, &n, err, sizeof(err));
 		/* a probe the kernel would take and never fire */
-		if (!ret)
-			ret = sym_insn_check(*path, *off, err, sizeof(err));
+		for (i = 0; !ret && i < n; i++)
+			ret = sym_insn_check(path, v[i].offset, err,
+					     sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;
+		if (!ret)
+			ret = uplaces_add(u, path, v, n);
+		sym_targets_free(v, n);
 	}
+	for (k = 0; !ret && k < env->npids; k++) {
+		if (old_copy(env->pids[k], path, mf, sizeof(mf),
+			     &deleted) != 1)
+			continue;
+		ret = sym_func_targets(mf, func, &v, &n, err, sizeof(err));
+		if (!ret) {
+			ret = uplaces_add(u, mf, v, n);
+			sym_targets_free(v, n);
+			if (ret)
+				break;
+			used += snprintf(note + used, sizeof(note) - used,
+					 "%sprocess %d maps %s copy of %s: traced there through %s",
+					 used ? "; " : "", env->pids[k],
+					 deleted ? "a deleted" : "another",
+					 path, mf);
+		} else if (ret != -ENOMEM) {
+			/* the binary on disk is still traced */
+			used += snprintf(note + used, sizeof(note) - used,
+					 "%sprocess %d maps %s copy of %s, not traced: %s",
+					 used ? "; " : "", env->pids[k],
+					 deleted ? "a deleted" : "another",
+					 path, err);
+			ret = 0;
+		}
+		if (used >= (int)sizeof(note))
+			used = (int)sizeof(note) - 1;
+	}
+	free(path);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
@@ -778,6 +1128,8 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 		if (!*msg)
 			return -ENOMEM;
 	}
+	if (note[0] && !(u->note = strdup(note)))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -785,7 +1137,7 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
  * @off for a uprobe. */
 static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 			const struct plan_env *env, const char *path,
-			uint64_t off)
+			const char *sym, uint64_t off)
 {
 	struct plan_timer *t = &p->timers[id];
 	uint32_t start, stop;
@@ -830,12 +1182,12 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		break;
 	case PROBE_UPROBE:
 		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, path,
-			      t->func, off);
+			      sym, off);
 		/* a function that never returns gets no uretprobe (on
 		 * _start it would overwrite argc): frames end at thread exit */
 		if (!err && !t->entry_only)
 			err = add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
-				      path, t->func, off);
+				      path, sym, off);
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d: uprobe %s: more than %d timers on one function",
 					     pr->file, pr->line, pr->name,
@@ -972,44 +1324,88 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 	return NULL;
 }
 
+/*
+ * What a uprobe timer attaches to: "uprobe:PATH:FUNC", its other entries
+ * (" + f.isra.0, f.constprop.0": clones, a C++ overload's symbol) and
+ * what @u notes (an older copy of the binary traced).
+ */
+static char *describe_uprobe(const struct probe *pr, const struct uplaces *u,
+			     const char *func)
+{
+	char more[1024] = "", *base, *ret;
+	size_t i, used = 0;
+	int n = 0;
+
+	base = describe(pr, u->v[0].path, func);
+	if (!base)
+		return NULL;
+	/* the symbol FUNC names, when it is not FUNC itself ("ns::bar =
+	 * ns::bar(int) (_ZN2ns3barEi)"), then its other entries (clones) */
+	if (strncmp(u->v[0].sym, func, strcspn(func, "@")) ||
+	    u->v[0].sym[strcspn(func, "@")])
+		used = (size_t)snprintf(more, sizeof(more), " = %s",
+					u->v[0].sym);
+	for (i = 1; i < u->n && used < sizeof(more); i++) {
+		if (!strcmp(u->v[i].sym, u->v[0].sym))
+			continue; /* an older copy's */
+		used += (size_t)snprintf(more + used, sizeof(more) - used,
+					 "%s%s", n++ ? ", " : " with ",
+					 u->v[i].sym);
+	}
+	ret = xasprintf("%s%s%s%s%s", base, more, u->note ? " (" : "",
+			u->note ? u->note : "", u->note ? ")" : "");
+	free(base);
+	return ret;
+}
+
 static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		      const struct plan_env *env, const struct ksyms *ks)
 {
 	const char *tracefs = env->tracefs;
 	struct plan_timer *t = &p->timers[id];
-	char *msg = NULL, *path = NULL, *where;
-	uint64_t off = 0;
-	int err;
+	struct uplaces u = { 0 };
+	char *msg = NULL, *where;
+	size_t i;
+	int err = 0;
 
 	if (pr->kind == PROBE_SPAN) {
 		msg = check_tp(tracefs, pr, &pr->start);
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
 	} else if (pr->kind == PROBE_UPROBE) {
-		err = resolve_uprobe(pr, t->func, &path, &off, &msg);
+		err = resolve_uprobe(pr, t->func, env, &u, &msg);
 		if (err)
-			return err;
+			goto out;
 		t->entry_only = sym_noreturn(t->func);
 		if (!msg) {
 			/* show the binary that will be traced */
-			where = describe(pr, path, t->func);
+			where = describe_uprobe(pr, &u, t->func);
 			if (!where) {
-				free(path);
-				return -ENOMEM;
+				err = -ENOMEM;
+				goto out;
 			}
 			free(t->where);
 			t->where = where;
+			t->note = u.note;
+			u.note = NULL;
 		}
 	} else {
 		msg = check_kfunc(pr, t, ks);
 	}
 	if (msg) {
-		free(path);
 		t->error = msg;
-		return 0;
+		goto out;
 	}
-	err = plan_actions(p, pr, id, env, path, off);
-	free(path);
+	if (pr->kind != PROBE_UPROBE) {
+		err = plan_actions(p, pr, id, env, NULL, NULL, 0);
+		goto out;
+	}
+	/* one pair of actions per entry: each attachment chains its own */
+	for (i = 0; !err && !t->error && i < u.n; i++)
+		err = plan_actions(p, pr, id, env, u.v[i].path, u.v[i].sym,
+				   u.v[i].off);
+out:
+	uplaces_free(&u);
 	return err;
 }
 
@@ -1067,6 +1463,7 @@ struct glob_ctx {
 	const struct ksyms *ks;
 	struct hsearch_data *ht;
 	int matched, err;
+	const struct ksyms *names; /* the functions the glob is matched in */
 };
 
 static int add_glob_match(const char *name, void *arg)
@@ -1076,6 +1473,23 @@ static int add_glob_match(const char *name, void *arg)
 
 	/* NAME.cold is the out-of-line cold part of NAME, not a function
 	 * anyone calls: never a glob's match; the deny list is the kernel's */
+	char base[512];
+	size_t n;
+
+	/* a user function's clone (f.isra.0) is timed with its function:
+	 * by f's timer when the glob matches f too, else under f's name when
+	 * f has no symbol of its own (sym_func_targets() finds its clones) */
+	n = ksym_base_len(name);
+	if (g->pr->kind == PROBE_UPROBE && name[n] && n < sizeof(base)) {
+		memcpy(base, name, n);
+		base[n] = '\0';
+		if (sym_clone_of(name, base) == 1) {
+			if (ksyms_exists(g->names, base) != 1)
+				name = base;
+			else if (!fnmatch(g->pr->func, base, 0))
+				return 0;
+		}
+	}
 	if ((g->pr->kind != PROBE_UPROBE && ksym_denied(name)) ||
 	    strstr(name, ".cold") || name_taken(g->ht, name))
 		return 0;
@@ -1129,7 +1543,7 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 		     struct hsearch_data *ht, size_t *scanned, int col,
 		     const char *what, const char *none)
 {
-	struct glob_ctx g = { p, pl, pr, env, ks, ht, 0, 0 };
+	struct glob_ctx g = { p, pl, pr, env, ks, ht, 0, 0, names };
 	uint32_t n = 0;
 
 	*scanned += ksyms_candidates(names, pr->func);
@@ -1211,6 +1625,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	char filter[4096];
 
 	memset(p, 0, sizeof(*p));
+	old_copy_forget();
 	for (i = 0; i < pl->n; i++)
 		if (is_kfunc(&pl->v[i]))
 			break;
@@ -1267,6 +1682,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			err = plan_probe(p, pr, (uint32_t)id, env, &ks);
 	}
 	ksyms_free(&ks);
+	old_copy_forget();
 	if (made)
 		hdestroy_r(&ht);
 	if (err)
@@ -1284,6 +1700,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].name);
 		free(p->timers[i].func);
 		free(p->timers[i].where);
+		free(p->timers[i].note);
 		free(p->timers[i].error);
 	}
 	for (i = 0; i < p->natt; i++) {

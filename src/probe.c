@@ -604,6 +604,50 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 	return 0;
 }
 
+/*
+ * The end of a user function's name at @p, or @p if none: a C name or
+ * glob (is_func), a symbol version (f@VER, f@@VER), or a C++ name as
+ * demangled: "::", "~", template arguments <...> and one parameter list
+ * (...) with what they hold, white space included (ns::f(int, char*)).
+ */
+static const char *scan_user_func(const char *p)
+{
+	const char *q = p;
+	int depth = 0;
+
+	if (!is_alpha(*q) && *q != '_' && *q != '*' && *q != '?' &&
+	    *q != '~')
+		return p;
+	for (; *q; q++) {
+		if (depth) {
+			if (*q == '#')
+				return p; /* unbalanced: a comment */
+			if (*q == '(' || *q == '<')
+				depth++;
+			else if (*q == ')' || *q == '>')
+				depth--;
+			if (!depth && *q == ')') {
+				q++;
+				/* "const", "&", "&&" qualifiers of a method */
+				while (*q == ' ' && !strncmp(q + 1, "const", 5) &&
+				       !is_func(q[6]))
+					q += 6;
+				return q;
+			}
+			continue;
+		}
+		if (is_func(*q) || *q == ':' || *q == '~' || *q == '@' ||
+		    *q == '[' || *q == ']')
+			continue;
+		if (*q == '(' || *q == '<') {
+			depth++;
+			continue;
+		}
+		break;
+	}
+	return depth ? p : q;
+}
+
 /* fentry:/kprobe:/func:/uprobe: FUNC [as NAME] [if COND]; @p after "kind:" */
 static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 {
@@ -618,10 +662,19 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 		if (e == p)
 			return syntax_error(lx, p,
 					    "a binary path (uprobe:PATH:FUNC)");
+		/* PATH:FUNC splits at the last ':' that is not half of a
+		 * C++ "::" and comes before FUNC's parameters or template
+		 * arguments (uprobe:./prog:ns::foo(int)) */
 		colon = NULL;
-		for (q = p; q < e; q++)
-			if (*q == ':')
-				colon = q;
+		for (q = p; q < e && *q != '(' && *q != '<'; q++) {
+			if (*q != ':')
+				continue;
+			if (q[1] == ':') {
+				q++;
+				continue;
+			}
+			colon = q;
+		}
 		if (!colon)
 			return syntax_error_len(lx, p, e - p,
 						"PATH:FUNC (a binary path, "
@@ -637,7 +690,9 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 	}
 
 	e = p;
-	if (is_alpha(*e) || *e == '_' || *e == '*' || *e == '?')
+	if (pr->kind == PROBE_UPROBE)
+		e = scan_user_func(p);
+	else if (is_alpha(*e) || *e == '_' || *e == '*' || *e == '?')
 		e = scan(e, is_func);
 	if (e == p)
 		return syntax_error(lx, p, "a function name");

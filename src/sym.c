@@ -126,6 +126,11 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)
 
 /* A defined function symbol named like the one asked for. */
 struct cand {
+	const char *name;   /* the symbol's name (in the ELF's string table) */
+	const char *ver;    /* its version ("GLIBC_2.2.5"), NULL if none */
+	char *dem;	    /* C++: the demangled name, malloc'ed; else NULL */
+	int clone;	    /* 1: a compiler clone of the function asked for
+			     * (f.isra.0, f.constprop.1, f.part.0, ...) */
 	uint64_t value;	    /* st_value: a virtual address */
 	uint16_t shndx;	    /* st_shndx: the section holding it */
 	unsigned char type; /* STT_FUNC or STT_GNU_IFUNC */
@@ -135,7 +140,14 @@ struct cand {
 };
 
 struct lookup {
-	const char *func;
+	const char *func; /* the name asked for, without its version */
+	const char *ver;  /* the version asked for (f@VER, f@@VER), or NULL */
+	bool ver_default; /* f@@VER: the default version */
+	bool cxx;	  /* match demangled C++ names (second pass) */
+	Elf *elf;	  /* the ELF whose symbols are scanned */
+	Elf_Data *verdef; /* its .gnu.version_d, or NULL */
+	size_t verdef_str; /* the string table of .gnu.version_d */
+	size_t colds;	  /* cold parts of the function seen (f.cold) */
 	struct cand *v;
 	size_t n, cap;
 	int other_type; /* STT_* of a non-function symbol of that name, or -1 */
@@ -157,6 +169,175 @@ static bool name_matches(const char *name, const char *func, const char **at)
 	return true;
 }
 
+/*
+ * Is @sfx (what follows a function's name in a symbol) a compiler clone's
+ * suffix: '.' and parts that GCC (gcc/ipa-*.c, cgraphclones.cc:
+ * clone_function_name) and clang give clones: isra, constprop, part,
+ * lto_priv, localalias, cold, llvm, numbers.  Returns 1 for a clone, 2
+ * for a cold part (any part "cold": split-off cold blocks, entered by a
+ * jump from their function, never called), 0 if not a clone suffix.
+ */
+static int clone_suffix(const char *sfx)
+{
+	static const char *const parts[] = { "isra",	   "constprop", "part",
+					     "lto_priv",   "localalias", "cold",
+					     "llvm",	   "specialized" };
+	const char *p = sfx, *e;
+	size_t n, i;
+	int cold = 0;
+
+	if (*p != '.')
+		return 0;
+	while (*p == '.') {
+		p++;
+		e = p + strcspn(p, ".");
+		n = (size_t)(e - p);
+		if (!n)
+			return 0;
+		if (strspn(p, "0123456789") < n) {
+			for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+				if (strlen(parts[i]) == n &&
+				    !strncmp(parts[i], p, n))
+					break;
+			if (i == sizeof(parts) / sizeof(parts[0]))
+				return 0;
+			cold |= !strcmp(parts[i], "cold");
+		}
+		p = e;
+	}
+	if (*p)
+		return 0;
+	return cold ? 2 : 1;
+}
+
+int sym_clone_of(const char *name, const char *func)
+{
+	size_t n = strlen(func);
+
+	if (strncmp(name, func, n))
+		return 0;
+	return clone_suffix(name + n);
+}
+
+/* The name of version index @idx (.gnu.version_d), or NULL. */
+static const char *verdef_name(const struct lookup *lk, unsigned int idx)
+{
+	GElf_Verdef vd;
+	GElf_Verdaux va;
+	size_t off = 0;
+
+	if (!lk->verdef)
+		return NULL;
+	while (off < lk->verdef->d_size && off <= INT_MAX) {
+		if (!gelf_getverdef(lk->verdef, (int)off, &vd))
+			return NULL;
+		if (vd.vd_ndx == idx && vd.vd_aux &&
+		    gelf_getverdaux(lk->verdef, (int)(off + vd.vd_aux), &va))
+			return elf_strptr(lk->elf, lk->verdef_str,
+					  va.vda_name);
+		if (!vd.vd_next)
+			return NULL;
+		off += vd.vd_next;
+	}
+	return NULL;
+}
+
+/* @s without white space into @buf (@len bytes); false if it did not fit. */
+static bool squeeze(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t')
+			continue;
+		if (n + 1 >= len)
+			return false;
+		buf[n++] = *s;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+/*
+ * Does demangled C++ name @dem (" [clone .x]" suffixes cut) denote @func?
+ * With a parameter list, @func names one overload (ns::foo(int)), compared
+ * without white space; without, every overload (ns::foo): @dem's name,
+ * before its parameter list, without a template function's return type
+ * ("void ns::f<int>(int)" is ns::f<int>).
+ */
+static bool cxx_matches(const char *dem, const char *func)
+{
+	char d[1024], f[512];
+	const char *p, *paren = NULL, *name = dem;
+	int depth = 0;
+
+	if (!squeeze(func, f, sizeof(f)))
+		return false;
+	for (p = dem; *p && !paren; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth)
+			depth--;
+		else if (*p == ' ' && !depth)
+			name = p + 1; /* after a template's return type */
+		else if (*p == '(' && !depth &&
+			 !(p - dem >= 8 && !strncmp(p - 8, "operator", 8)))
+			paren = p;
+	}
+	if (!paren)
+		paren = p;
+	if (strchr(func, '(')) /* with its parameters: one overload */
+		return squeeze(name, d, sizeof(d)) && !strcmp(d, f);
+	if ((size_t)(paren - name) >= sizeof(d))
+		return false;
+	memcpy(d, name, (size_t)(paren - name));
+	d[paren - name] = '\0';
+	if (!squeeze(d, d, sizeof(d)))
+		return false;
+	return !strcmp(d, f);
+}
+
+/* The Itanium C++ ABI's demangler ("5.1 Demangler API"), from libstdc++;
+ * returns a malloc'ed string or NULL (status != 0). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
+
+/*
+ * @name demangled, its " [clone .x]" suffixes cut, into *@out
+ * (malloc'ed); *@cold when one of them is a cold part.  0, 1 if @name is
+ * not a mangled C++ name, or -ENOMEM.
+ */
+static int demangle(const char *name, char **out, bool *cold)
+{
+	char *d, *c;
+	int st = 0;
+
+	*out = NULL;
+	*cold = false;
+	if (strncmp(name, "_Z", 2))
+		return 1;
+	d = __cxa_demangle(name, NULL, NULL, &st);
+	if (!d)
+		return st == -1 ? -ENOMEM : 1;
+	while ((c = strstr(d, " [clone "))) {
+		if (strstr(c, ".cold"))
+			*cold = true;
+		*c = '\0';
+	}
+	*out = d;
+	return 0;
+}
+
+char *sym_demangle(const char *name)
+{
+	char *out;
+	bool cold;
+
+	if (demangle(name, &out, &cold))
+		return NULL;
+	return out;
+}
+
 static int push(struct lookup *lk, const struct cand *c)
 {
 	struct cand *v;
@@ -176,7 +357,9 @@ static int push(struct lookup *lk, const struct cand *c)
 
 /*
  * Collect the candidates of one symbol table (@dynamic: .dynsym, whose
- * versions are in @versym, or NULL if it has none).
+ * versions are in @versym, or NULL if it has none): symbols named
+ * lk->func (of version lk->ver if given) and its compiler clones, or with
+ * lk->cxx the C++ functions whose demangled names match.
  */
 static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			Elf_Data *versym, bool dynamic, struct lookup *lk)
@@ -187,7 +370,9 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	GElf_Versym vs;
 	GElf_Sym sym;
 	size_t i, n;
-	int type, err;
+	int type, err, clone;
+	char *dem;
+	bool cold;
 
 	if (!data || !sh->sh_entsize)
 		return 0;
@@ -203,26 +388,70 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (dynamic && (type == STT_FUNC || type == STT_GNU_IFUNC))
 			lk->dyn_funcs++;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !name_matches(name, lk->func, &at))
+		if (!name)
 			continue;
-		if (type != STT_FUNC && type != STT_GNU_IFUNC) {
-			lk->other_type = type;
-			continue;
-		}
 		memset(&c, 0, sizeof(c));
+		dem = NULL;
+		if (lk->cxx) {
+			if (type != STT_FUNC && type != STT_GNU_IFUNC)
+				continue;
+			err = demangle(name, &dem, &cold);
+			if (err < 0)
+				return err;
+			if (err)
+				continue;
+			if (cold || !cxx_matches(dem, lk->func)) {
+				if (!cold)
+					free(dem);
+				else if (cxx_matches(dem, lk->func))
+					lk->colds++, free(dem);
+				else
+					free(dem);
+				continue;
+			}
+			c.dem = dem;
+			at = NULL;
+		} else if (name_matches(name, lk->func, &at)) {
+			if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+				lk->other_type = type;
+				continue;
+			}
+		} else {
+			clone = sym_clone_of(name, lk->func);
+			if (!clone || (type != STT_FUNC &&
+				       type != STT_GNU_IFUNC))
+				continue;
+			if (clone == 2) {
+				lk->colds++;
+				continue;
+			}
+			c.clone = 1;
+			at = NULL;
+		}
+		c.name = name;
 		c.value = sym.st_value;
 		c.shndx = sym.st_shndx;
 		c.type = (unsigned char)type;
 		c.bind = (unsigned char)GELF_ST_BIND(sym.st_info);
-		if (dynamic)
-			c.hidden = versym &&
-				   gelf_getversym(versym, (int)i, &vs) &&
-				   (vs & VERSYM_HIDDEN);
-		else
-			c.hidden = at && at[1] != '@'; /* f@VER, not f@@VER */
+		if (dynamic && versym &&
+		    gelf_getversym(versym, (int)i, &vs)) {
+			c.hidden = (vs & VERSYM_HIDDEN) != 0;
+			c.ver = verdef_name(lk, vs & ~VERSYM_HIDDEN);
+		} else if (at) {
+			c.hidden = at[1] != '@'; /* f@VER, not f@@VER */
+			c.ver = at + 1 + !c.hidden;
+		}
+		if (lk->ver &&
+		    (c.clone || !c.ver || strcmp(c.ver, lk->ver) ||
+		     (lk->ver_default && c.hidden))) {
+			free(c.dem);
+			continue;
+		}
 		err = push(lk, &c);
-		if (err)
+		if (err) {
+			free(c.dem);
 			return err;
+		}
 	}
 	return 0;
 }
@@ -326,18 +555,24 @@ static const char *stt_str(int type)
 	}
 }
 
-/* Why @lk found nothing, into @err.  Returns -ENOENT or -ENODATA. */
-static int not_found(const struct lookup *lk, const char *path, char *err,
-		     size_t errlen)
+/* Why @lk found nothing, into @err.  Returns -ENOENT or -ENODATA.
+ * @dbg: the separate debug file that was searched too, or "". */
+static int not_found(const struct lookup *lk, const char *path,
+		     const char *dbg, char *err, size_t errlen)
 {
-	if (lk->other_type >= 0) {
+	if (dbg[0]) {
+		util_set_err(err, errlen,
+			"no function '%s' in %s, nor in its debug file %s",
+			lk->func, path, dbg);
+	} else if (lk->other_type >= 0) {
 		util_set_err(err, errlen,
 			"'%s' in %s is not a function (symbol type %s)",
 			lk->func, path, stt_str(lk->other_type));
 	} else if (!lk->has_symtab && !lk->dyn_funcs) {
 		util_set_err(err, errlen,
-			"%s has no symbol table (stripped): no .symtab, and "
-			"no functions in .dynsym",
+			"%s has no symbol table (stripped): no .symtab, no "
+			"functions in .dynsym, and no separate debug file "
+			"(/usr/lib/debug/.build-id/, .gnu_debuglink)",
 			path);
 		return -ENODATA;
 	} else if (lk->has_symtab) {
@@ -347,9 +582,9 @@ static int not_found(const struct lookup *lk, const char *path, char *err,
 			lk->func, path);
 	} else {
 		util_set_err(err, errlen,
-			"no function '%s' in %s (it has no .symtab: stripped "
-			"binaries keep only exported functions in .dynsym: "
-			"check with nm -D)",
+			"no function '%s' in %s (it has no .symtab and no "
+			"separate debug file: stripped binaries keep only "
+			"exported functions in .dynsym: check with nm -D)",
 			lk->func, path);
 	}
 	return -ENOENT;
@@ -445,62 +680,6 @@ static int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
 	}
 }
 
-static int lookup_elf(Elf *elf, const char *path, const char *func,
-		      uint64_t *offset, char *err, size_t errlen)
-{
-	struct lookup lk = {.func = func, .other_type = -1};
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *vsym = NULL;
-	GElf_Shdr sh, symtab_sh = {0}, dynsym_sh = {0};
-	Elf_Data *versym = NULL;
-	const struct cand *pick;
-	int ret;
-
-	ret = check_ehdr(elf, path, err, errlen);
-	if (ret)
-		return ret;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab) {
-			symtab = scn;
-			symtab_sh = sh;
-		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
-			dynsym = scn;
-			dynsym_sh = sh;
-		} else if (sh.sh_type == SHT_GNU_versym && !vsym) {
-			vsym = scn;
-		}
-	}
-	if (vsym)
-		versym = elf_getdata(vsym, NULL);
-
-	ret = 0;
-	if (symtab)
-		ret = scan_symbols(elf, symtab, &symtab_sh, NULL, false, &lk);
-	if (!ret && dynsym)
-		ret = scan_symbols(elf, dynsym, &dynsym_sh, versym, true, &lk);
-	if (ret) {
-		util_set_err(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	if (!lk.n) {
-		ret = not_found(&lk, path, err, errlen);
-		goto out;
-	}
-	ret = choose(&lk, path, &pick, err, errlen);
-	if (ret)
-		goto out;
-	ret = file_offset(elf, pick, offset);
-	if (ret)
-		util_set_err(err, errlen,
-			"'%s' in %s: address %#llx is in no section or "
-			"segment of the file",
-			func, path, (unsigned long long)pick->value);
-out:
-	free(lk.v);
-	return ret;
-}
-
 /*
  * Open ELF file @path for reading, without blocking (util_open_read(): a
  * FIFO or device is refused, never waited on): *@fd and *@elf (elf_end()
@@ -541,19 +720,411 @@ static int open_elf(const char *path, int *fd, Elf **elf, char *err,
 	return ret;
 }
 
-int sym_func_offset(const char *path, const char *func, uint64_t *offset,
-		    char *err, size_t errlen)
+/* The symbol tables of @elf into @lk (lk->elf, lk->verdef set here). */
+static int collect(Elf *elf, struct lookup *lk)
 {
-	Elf *elf;
-	int fd, ret;
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *vsym = NULL;
+	GElf_Shdr sh, symtab_sh = {0}, dynsym_sh = {0};
+	Elf_Data *versym = NULL;
+	int ret = 0;
 
+	lk->elf = elf;
+	lk->verdef = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab) {
+			symtab = scn;
+			symtab_sh = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
+			dynsym = scn;
+			dynsym_sh = sh;
+		} else if (sh.sh_type == SHT_GNU_versym && !vsym) {
+			vsym = scn;
+		} else if (sh.sh_type == SHT_GNU_verdef && !lk->verdef) {
+			lk->verdef = elf_getdata(scn, NULL);
+			lk->verdef_str = sh.sh_link;
+		}
+	}
+	if (vsym)
+		versym = elf_getdata(vsym, NULL);
+	if (symtab)
+		ret = scan_symbols(elf, symtab, &symtab_sh, NULL, false, lk);
+	if (!ret && dynsym)
+		ret = scan_symbols(elf, dynsym, &dynsym_sh, versym, true, lk);
+	return ret;
+}
+
+static void lookup_reset(struct lookup *lk)
+{
+	size_t i;
+
+	for (i = 0; i < lk->n; i++)
+		free(lk->v[i].dem);
+	lk->n = 0;
+	lk->colds = 0;
+}
+
+void sym_targets_free(struct sym_target *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/* Append candidate @c (at file offset @off) to *@v unless its address is
+ * there already. */
+static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
+		      uint64_t off)
+{
+	struct sym_target *nv;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].offset == off)
+			return 0;
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n].offset = off;
+	nv[*n].clone = c->clone;
+	nv[*n].name = strdup(c->dem ? c->dem : c->name);
+	if (!nv[*n].name)
+		return -ENOMEM;
+	if (c->dem && c->clone == 0 && strcmp(c->dem, c->name)) {
+		/* keep the mangled name too: "ns::foo(int) (_ZN2ns3fooEi)" */
+		char *both;
+
+		if (asprintf(&both, "%s (%s)", c->dem, c->name) < 0)
+			return -ENOMEM;
+		free(nv[*n].name);
+		nv[*n].name = both;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int ifunc_error(const struct lookup *lk, const char *path, char *err,
+		       size_t errlen)
+{
+	util_set_err(err, errlen,
+		"'%s' in %s is an indirect function (STT_GNU_IFUNC): its "
+		"symbol is the resolver that picks an implementation at load "
+		"time; iprof cannot probe it: probe the implementation instead",
+		lk->func, path);
+	return -EOPNOTSUPP;
+}
+
+/*
+ * The targets of @lk's candidates: the function (choose()) and its
+ * clones; for C++ names the one signature's addresses, or -ENOTUNIQ with
+ * the overloads.  Offsets from @layout (the binary, when the symbols came
+ * from its debug file).
+ */
+static int make_targets(struct lookup *lk, Elf *layout, const char *path,
+			struct sym_target **v, size_t *n, char *err,
+			size_t errlen)
+{
+	const struct cand *pick = NULL;
+	char list[512];
+	size_t i, j, used = 0, sigs = 0;
+	uint64_t off;
+	int ret;
+
+	if (lk->cxx) {
+		list[0] = '\0';
+		for (i = 0; i < lk->n; i++) {
+			for (j = 0; j < i; j++)
+				if (!strcmp(lk->v[j].dem, lk->v[i].dem))
+					break;
+			if (j < i)
+				continue;
+			sigs++;
+			if (used + strlen(lk->v[i].dem) + 8 < sizeof(list))
+				used += (size_t)snprintf(list + used,
+							 sizeof(list) - used,
+							 "%s%s", used ? "; " : "",
+							 lk->v[i].dem);
+		}
+		if (sigs > 1) {
+			util_set_err(err, errlen,
+				"'%s' in %s is ambiguous: %zu overloads: %s "
+				"(name one with its parameters: '%s(...)')",
+				lk->func, path, sigs, list, lk->func);
+			return -ENOTUNIQ;
+		}
+	} else {
+		/* the function itself, among its own symbols: clones aside */
+		for (i = 0; i < lk->n; i++)
+			if (!lk->v[i].clone)
+				break;
+		if (i < lk->n) {
+			for (j = 0; j < lk->n; j++)
+				lk->v[j].dropped = lk->v[j].clone;
+			ret = choose(lk, path, &pick, err, errlen);
+			if (ret)
+				return ret;
+		}
+		for (j = 0; j < lk->n; j++)
+			lk->v[j].dropped = false;
+	}
+	for (i = 0; i < lk->n + 1; i++) {
+		const struct cand *c = i ? &lk->v[i - 1] : pick;
+
+		if (!c || (i && c == pick))
+			continue;
+		/* another symbol of the function (a hidden version, a
+		 * static one beside the global) is not an entry of its own */
+		if (i && pick && !c->clone)
+			continue;
+		/* f.part.N is the outlined rest of f after partial inlining:
+		 * f itself calls it, so beside f it would time f's calls
+		 * twice, nested; it is an entry only when f has no symbol */
+		if (i && pick && strstr(c->name, ".part."))
+			continue;
+		if (c->type == STT_GNU_IFUNC)
+			return ifunc_error(lk, path, err, errlen);
+		if (file_offset(layout, c, &off)) {
+			util_set_err(err, errlen,
+				"'%s' in %s: address %#llx is in no section "
+				"or segment of the file",
+				c->name, path, (unsigned long long)c->value);
+			return -ENOENT;
+		}
+		ret = add_target(v, n, c, off);
+		if (ret) {
+			util_set_err(err, errlen, "%s: out of memory", path);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Does @func look like a C++ name (ns::f, f(int), f<int>, ~C)? */
+static bool cxx_name(const char *func)
+{
+	return strstr(func, "::") || strpbrk(func, "(<~ ");
+}
+
+/*
+ * The separate debug file of @elf (@path), as gdb and elfutils look for
+ * it (gdb "Separate Debug Files"; elfutils libdwfl
+ * dwfl_standard_find_debuginfo): by build ID,
+ * /usr/lib/debug/.build-id/XX/YYYY.debug (the NT_GNU_BUILD_ID note); by
+ * .gnu_debuglink NAME: DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME
+ * (DIR: @path's directory).  Opened into *@fd, *@dbg (the caller closes
+ * them) and its path into @out; 0, or -ENOENT when there is none.
+ */
+static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
+			   char *out, size_t outlen)
+{
+	char cand[4][PATH_MAX], link[256] = "", dir[PATH_MAX], id[128] = "";
+	char hex[128];
+	const char *nm;
+	size_t shstr;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *d;
+	size_t off, noff, doff, i, nc = 0;
+	const unsigned char *b;
+	const char *slash, *why;
+	struct stat st;
+	char e[8];
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		if (sh.sh_type == SHT_NOTE && !id[0]) {
+			for (off = 0; (off = gelf_getnote(d, off, &nh, &noff,
+							  &doff)) > 0;) {
+				if (nh.n_type != NT_GNU_BUILD_ID ||
+				    nh.n_namesz != 4 ||
+				    memcmp((char *)d->d_buf + noff, "GNU", 4) ||
+				    nh.n_descsz < 2 || nh.n_descsz > 60)
+					continue;
+				b = (const unsigned char *)d->d_buf + doff;
+				for (i = 0; i < nh.n_descsz; i++)
+					snprintf(hex + 2 * i, 3, "%02x", b[i]);
+				if (snprintf(id, sizeof(id), "%.2s/%s", hex,
+					     hex + 2) >= (int)sizeof(id))
+					id[0] = '\0';
+				break;
+			}
+		} else if (sh.sh_type == SHT_PROGBITS &&
+			   !elf_getshdrstrndx(elf, &shstr) &&
+			   (nm = elf_strptr(elf, shstr, sh.sh_name)) &&
+			   !strcmp(nm, ".gnu_debuglink") && d->d_size > 4) {
+			snprintf(link, sizeof(link), "%.*s",
+				 (int)strnlen(d->d_buf, d->d_size - 4),
+				 (const char *)d->d_buf);
+		}
+	}
+	if (id[0] && snprintf(cand[nc], PATH_MAX,
+			      "/usr/lib/debug/.build-id/%s.debug",
+			      id) < PATH_MAX)
+		nc++;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	if (link[0] && !strchr(link, '/')) {
+		if (snprintf(cand[nc], PATH_MAX, "%s/%s", dir, link) <
+		    PATH_MAX)
+			nc++;
+		if (snprintf(cand[nc], PATH_MAX, "%s/.debug/%s", dir, link) <
+		    PATH_MAX)
+			nc++;
+		if (snprintf(cand[nc], PATH_MAX, "/usr/lib/debug%s/%s", dir,
+			     link) < PATH_MAX)
+			nc++;
+	}
+	for (i = 0; i < nc; i++) {
+		/* DIR/NAME may be the binary itself: not its debug file */
+		if (!stat(cand[i], &st) && !strcmp(cand[i], path))
+			continue;
+		*fd = util_open_read(cand[i], UTIL_OPEN_REGULAR, &st, &why);
+		if (*fd < 0)
+			continue;
+		*dbg = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+		if (*dbg && !check_ehdr(*dbg, cand[i], e, sizeof(e))) {
+			snprintf(out, outlen, "%s", cand[i]);
+			return 0;
+		}
+		if (*dbg)
+			elf_end(*dbg);
+		close(*fd);
+	}
+	*fd = -1;
+	*dbg = NULL;
+	return -ENOENT;
+}
+
+int sym_func_targets(const char *path, const char *func,
+		     struct sym_target **out, size_t *nout, char *err,
+		     size_t errlen)
+{
+	struct lookup lk = {.other_type = -1};
+	char base[512], dpath[PATH_MAX] = "";
+	Elf *elf, *dbg = NULL;
+	const char *at;
+	int fd, dfd = -1, ret, pass;
+	size_t colds = 0;
+
+	*out = NULL;
+	*nout = 0;
+	at = strchr(func, '@');
+	if (at && (strlen(func) >= sizeof(base) || at == func ||
+		   !at[1 + (at[1] == '@')])) {
+		util_set_err(err, errlen, "'%s': expected FUNC@VERSION or "
+			"FUNC@@VERSION", func);
+		return -EINVAL;
+	}
+	if (at) {
+		snprintf(base, sizeof(base), "%.*s", (int)(at - func), func);
+		lk.func = base;
+		lk.ver_default = at[1] == '@';
+		lk.ver = at + 1 + lk.ver_default;
+	} else {
+		lk.func = func;
+	}
+	if (clone_suffix(lk.func + strcspn(lk.func, ".")) == 2) {
+		util_set_err(err, errlen,
+			"'%s' is a cold part of %.*s, not a function: blocks "
+			"the compiler moved out of %.*s, entered by a jump with "
+			"no return address on the stack (a return probe there "
+			"would corrupt the program); time %.*s",
+			lk.func, (int)strcspn(lk.func, "."), lk.func,
+			(int)strcspn(lk.func, "."), lk.func,
+			(int)strcspn(lk.func, "."), lk.func);
+		return -EOPNOTSUPP;
+	}
 	ret = open_elf(path, &fd, &elf, err, errlen);
 	if (ret)
 		return ret;
-	ret = lookup_elf(elf, path, func, offset, err, errlen);
+	ret = check_ehdr(elf, path, err, errlen);
+	if (ret)
+		goto out;
+	/* pass 0: the name and its clones; 1: C++ names demangled; then
+	 * both again in the separate debug file of a stripped binary */
+	for (pass = 0; pass < 4; pass++) {
+		colds += lk.colds;
+		lookup_reset(&lk);
+		lk.cxx = pass & 1;
+		if (lk.cxx && (lk.ver || (!cxx_name(lk.func) &&
+					  lk.other_type >= 0)))
+			continue;
+		if (pass == 2) {
+			if (lk.has_symtab ||
+			    find_debug_file(elf, path, &dfd, &dbg, dpath,
+					    sizeof(dpath)))
+				break;
+		}
+		ret = collect(pass < 2 ? elf : dbg, &lk);
+		if (ret) {
+			util_set_err(err, errlen, "%s: out of memory", path);
+			goto out;
+		}
+		if (lk.n)
+			break;
+	}
+	if (!lk.n) {
+		if (lk.ver) {
+			util_set_err(err, errlen,
+				"no function '%s' of version %s%s in %s (nm -D "
+				"--with-symbol-versions lists them)",
+				lk.func, lk.ver_default ? "(default) " : "",
+				lk.ver, path);
+			ret = -ENOENT;
+		} else if (colds + lk.colds) {
+			util_set_err(err, errlen,
+				"'%s' in %s has only a cold part (%s.cold: "
+				"blocks the compiler moved out of it, entered "
+				"by a jump, never called): the function itself "
+				"was inlined into its callers",
+				lk.func, path, lk.func);
+			ret = -ENOENT;
+		} else {
+			ret = not_found(&lk, path, dpath, err, errlen);
+		}
+		goto out;
+	}
+	ret = make_targets(&lk, elf, path, out, nout, err, errlen);
+	if (ret) {
+		sym_targets_free(*out, *nout);
+		*out = NULL;
+		*nout = 0;
+	}
+out:
+	lookup_reset(&lk);
+	free(lk.v);
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
 	elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+int sym_func_offset(const char *path, const char *func, uint64_t *offset,
+		    char *err, size_t errlen)
+{
+	struct sym_target *v;
+	size_t n;
+	int ret;
+
+	ret = sym_func_targets(path, func, &v, &n, err, errlen);
+	if (ret)
+		return ret;
+	*offset = v[0].offset;
+	sym_targets_free(v, n);
+	return 0;
 }
 
 /*

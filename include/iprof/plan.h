@@ -41,7 +41,9 @@ struct plan_att {
 	char *path; /* MECH_U*PROBE: the binary, absolute (sym_resolve_path) */
 	char *func; /* function name (user or kernel), owned */
 	uint64_t offset; /* MECH_U*PROBE: file offset of func in path (bytes),
-			  * from sym_func_offset(); attach by offset, not name */
+			  * from sym_func_targets(); attach by offset, not name */
+	uint64_t dev, ino; /* MECH_U*PROBE: stat(2) of path (st_dev, st_ino):
+			    * the file's identity; 0 if it could not be read */
 	uint32_t sc_slot; /* MECH_SYSCALL: index in sc_chain: the syscall
 			   * number, + IPROF_NR_SYSCALLS for sys_exit */
 };
@@ -57,6 +59,9 @@ struct plan_timer {
 	int kmulti_ok;
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
+	char *note; /* what a user should be told before tracing (a -p
+		     * process maps an older copy of the binary), owned;
+		     * NULL if nothing (also in where) */
 	const struct probe *probe; /* into the probe list given to plan_build */
 	char *error; /* why it cannot be traced, owned; NULL if plannable */
 	const char *mech; /* after attach: "tracepoint", "uprobe", "fentry", ... */
@@ -138,6 +143,11 @@ struct plan_env {
 	 * other tracepoints; 0: on the raw syscall tracepoints by number
 	 * (MECH_SYSCALL) where the number is known (syscall_tp_nr()) */
 	int syscall_tracepoints;
+	/* -p PIDs (NULL, 0: none): a uprobe binary that one of them maps
+	 * in an older copy (replaced or deleted on disk) is traced in that
+	 * copy too, through /proc/PID/map_files */
+	const int *pids;
+	int npids;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

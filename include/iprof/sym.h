@@ -36,7 +36,9 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen);
 
 /*
  * sym_func_offset() - the file offset of function @func in the ELF
- * executable or shared object @path, as the kernel's uprobe API wants it.
+ * executable or shared object @path, as the kernel's uprobe API wants it:
+ * the first of sym_func_targets() (the function itself, else its only
+ * clone or overload).
  *
  * Candidates are the defined STT_FUNC and STT_GNU_IFUNC symbols named
  * @func in .symtab and .dynsym, version suffixes ignored ("f@VER" and
@@ -57,6 +59,67 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen);
  */
 int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 		    char *err, size_t errlen);
+
+/* Where a uprobe FUNC is entered: see sym_func_targets(). */
+struct sym_target {
+	char *name; /* the symbol (f, f.isra.0; C++: "ns::f(int) (_ZN...)"),
+		     * malloc'ed */
+	uint64_t offset; /* file offset of its first instruction (bytes) */
+	int clone; /* 1: a compiler clone of the function named */
+};
+
+/*
+ * sym_func_targets() - the entries of user function @func of ELF
+ * executable or shared object @path: where a uprobe timing it goes.
+ *
+ * @func is written as a programmer does:
+ *  - NAME: its symbol (chosen as sym_func_offset() does), and the compiler
+ *    clones NAME.isra.N, NAME.constprop.N, NAME.part.N, NAME.lto_priv.N
+ *    (and combinations: gcc's cgraphclones.cc clone_function_name, clang's
+ *    NAME.llvm.N), each an entry of its own: a call of any of them is a
+ *    call of NAME.  NAME.part.N (the outlined rest of NAME after partial
+ *    inlining, called by NAME itself) only when NAME has no symbol.  A cold part (NAME.cold, any suffix with "cold") is
+ *    never an entry: the compiler moved blocks of NAME there, entered by a
+ *    jump from NAME.  If only clones exist, they are the entries.
+ *  - NAME@VERSION, NAME@@VERSION: that version of a versioned symbol
+ *    (f@@V is the default one; .dynsym versions from .gnu.version and
+ *    .gnu.version_d, .symtab ones from the name); no clones.
+ *  - C++ (when NAME is not a symbol, or looks like C++: "::", "(", "<",
+ *    "~"): demangled names (__cxa_demangle, the Itanium C++ ABI's
+ *    demangler in libstdc++): "ns::foo" matches every overload, and
+ *    more than one is -ENOTUNIQ listing them; "ns::foo(int)" (compared
+ *    without white space) one.  Clones of it (" [clone .constprop.0]")
+ *    are entries too, cold ones not.
+ *  - A binary without .symtab (stripped): the same in its separate debug
+ *    file, by build ID (/usr/lib/debug/.build-id/XX/YYYY.debug) or by
+ *    .gnu_debuglink (DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME),
+ *    as gdb and elfutils look for it; offsets from the binary itself.
+ *
+ * On success returns 0 and *@v (malloc'ed, free with sym_targets_free()),
+ * *@n >= 1 targets at distinct offsets, the function itself first.
+ * Errors as sym_func_offset(), and -EINVAL (a malformed NAME@VERSION).
+ */
+int sym_func_targets(const char *path, const char *func,
+		     struct sym_target **v, size_t *n, char *err,
+		     size_t errlen);
+
+/* sym_targets_free() - free what sym_func_targets() returned; NULL ok. */
+void sym_targets_free(struct sym_target *v, size_t n);
+
+/*
+ * sym_clone_of() - is symbol @name a compiler clone of function @func
+ * (func.isra.0, func.constprop.1.isra.0, ...)?  1: a clone, an entry of
+ * its own; 2: a cold part (func.cold, func.part.0.cold), not an entry;
+ * 0: neither.
+ */
+int sym_clone_of(const char *name, const char *func);
+
+/*
+ * sym_demangle() - C++ symbol @name demangled ("_ZN2ns3fooEi" ->
+ * "ns::foo(int)"; clone suffixes " [clone .isra.0]" cut), malloc'ed;
+ * NULL when @name is not a mangled C++ name (or out of memory).
+ */
+char *sym_demangle(const char *name);
 
 /*
  * sym_noreturn() - 1 if user function @name never returns to its caller:

@@ -777,6 +777,52 @@ static void push_comm(struct agg *a, uint32_t tid, uint32_t tgid,
 	assert_int_equal(agg__push(a, &c, sizeof(c)), 0);
 }
 
+/* --by comm follows renames: a rename between timers files the next ones
+ * under the new name; one inside an open timer (the COMM comes before a
+ * nested START) keeps the open timer and its children under the old name
+ * and moves the next top-level timer. */
+static void test_by_comm_rename(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *r, *n;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(agg__set_by(a, AGG_BY_COMM), 0);
+	push_comm(a, 10, 10, "alpha");
+	START(a, 10, A, 1, 0);
+	STOP(a, 10, A, 1, 1);
+	push_comm(a, 10, 10, "beta"); /* between timers */
+	START(a, 10, A, 1, 2);
+	STOP(a, 10, A, 1, 3);
+	START(a, 10, A, 1, 4);
+	push_comm(a, 10, 10, "gamma"); /* inside A, before B */
+	START(a, 10, B, 2, 5);
+	STOP(a, 10, B, 2, 6);
+	STOP(a, 10, A, 1, 7);
+	START(a, 10, A, 1, 8);
+	STOP(a, 10, A, 1, 9);
+
+	r = agg__root(a);
+	assert_int_equal(nchildren(r), 3);
+	n = r->child;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "alpha");
+	assert_int_equal(n->child->count, 1);
+	n = n->next;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "beta");
+	assert_int_equal(n->child->count, 2);
+	assert_int_equal(n->child->child->timer, B);
+	assert_int_equal(n->child->child->count, 1);
+	n = n->next;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "gamma");
+	assert_int_equal(n->child->count, 1);
+	assert_null(n->child->child);
+	agg__free(a);
+}
+
 /* --by comm / tid / tgid: a root per command, thread or process. */
 static void test_by(void **state)
 {
@@ -989,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(test_interrupts),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_by),
+		cmocka_unit_test(test_by_comm_rename),
 		cmocka_unit_test(test_unwind_ctx),
 		cmocka_unit_test(test_returned),
 	};

@@ -41,7 +41,7 @@ static int fake_btf(void *ctx, const char *func, const char *name, int *index,
 	return -ESRCH;
 }
 
-static struct plan_env env = { tracefs, kallsyms, fake_btf, NULL, 0 };
+static struct plan_env env = { .tracefs = tracefs, .kallsyms = kallsyms, .arg = fake_btf };
 static const struct plan_env no_env = { 0 };
 static char self[PATH_MAX]; /* this program: an ELF file with a .symtab */
 
@@ -558,12 +558,13 @@ static void uprobe_globs(void **state)
 {
 	char lines[6][PATH_MAX + 64], want[3 * PATH_MAX], real[PATH_MAX];
 	const char *l[6], *fix = glob_fixture();
+	/* handle_put.isra.0 is timed with handle_put (its clone) */
 	static const char *const handles[] = {
-		"handle_get", "handle_put", "handle_put.isra.0", "handle_static",
+		"handle_get", "handle_put", "handle_static",
 	};
 	struct probe_list pl;
 	struct plan p;
-	uint32_t i, natt[4] = { 0 };
+	uint32_t i, natt[3] = { 0 };
 
 	(void)state;
 	assert_non_null(realpath(fix, real));
@@ -576,46 +577,51 @@ static void uprobe_globs(void **state)
 	for (i = 0; i < 6; i++)
 		l[i] = lines[i];
 	build(&pl, &p, l, 6);
-	/* handle_* -> 4 timers; many_* -> 1; many_1?9? -> 100; nothing_*,
+	/* handle_* -> 3 timers; many_* -> 1; many_1?9? -> 100; nothing_*,
 	 * x* -> 1 each; handle_g?t -> 1, its only match taken */
-	assert_int_equal(p.ntimers, 4 + 1 + 100 + 1 + 1 + 1);
-	for (i = 0; i < 4; i++) {
+	assert_int_equal(p.ntimers, 3 + 1 + 100 + 1 + 1 + 1);
+	for (i = 0; i < 3; i++) {
 		assert_string_equal(p.timers[i].name, handles[i]);
 		assert_string_equal(p.timers[i].func, handles[i]);
 		assert_null(p.timers[i].error);
 	}
 	snprintf(want, sizeof(want),
-		 "uprobe:%s:handle_put.isra.0 if arg0 == 0x1 (uprobe:%s:handle_*)",
+		 "uprobe:%s:handle_put if arg0 == 0x1 (uprobe:%s:handle_*) with handle_put.isra.0",
 		 real, real);
-	assert_string_equal(p.timers[2].where, want);
-	/* each matched function: its own uprobe and uretprobe */
+	assert_string_equal(p.timers[1].where, want);
+	/* each matched function: its own uprobe and uretprobe, and
+	 * handle_put those of its clone too */
 	for (i = 0; i < p.natt; i++)
-		if (p.att[i].timer < 4) {
-			assert_string_equal(p.att[i].func,
-					    handles[p.att[i].timer]);
+		if (p.att[i].timer < 3) {
+			if (strcmp(p.att[i].func, "handle_put.isra.0"))
+				assert_string_equal(p.att[i].func,
+						    handles[p.att[i].timer]);
+			else
+				assert_int_equal(p.att[i].timer, 1);
 			assert_string_equal(p.att[i].path, real);
 			natt[p.att[i].timer]++;
 		}
-	for (i = 0; i < 4; i++)
-		assert_int_equal(natt[i], 2);
+	assert_int_equal(natt[0], 2);
+	assert_int_equal(natt[1], 4);
+	assert_int_equal(natt[2], 2);
 	snprintf(want, sizeof(want),
 		 "t.conf:2:%d: 'many_*' matches 2001 functions in %s, more than 2000: narrow it",
 		 (int)strlen(fix) + 9, real);
-	assert_string_equal(p.timers[4].error, want);
-	assert_string_equal(p.timers[5].name, "many_1090");
-	assert_string_equal(p.timers[104].name, "many_1999");
-	for (i = 5; i < 105; i++)
+	assert_string_equal(p.timers[3].error, want);
+	assert_string_equal(p.timers[4].name, "many_1090");
+	assert_string_equal(p.timers[103].name, "many_1999");
+	for (i = 4; i < 104; i++)
 		assert_null(p.timers[i].error);
 	snprintf(want, sizeof(want),
 		 "t.conf:4:%d: 'nothing_*' matches no function in %s",
 		 (int)strlen(fix) + 9, real);
-	assert_string_equal(p.timers[105].error, want);
-	assert_string_equal(p.timers[106].error,
+	assert_string_equal(p.timers[104].error, want);
+	assert_string_equal(p.timers[105].error,
 			    "t.conf:5:8: /etc/passwd: not an ELF file");
 	snprintf(want, sizeof(want),
 		 "t.conf:6:%d: 'handle_g?t': its matches (1) are all timed by other lines or left out (NAME.cold)",
 		 (int)strlen(fix) + 9);
-	assert_string_equal(p.timers[107].error, want);
+	assert_string_equal(p.timers[106].error, want);
 	plan_free(&p);
 	probe_list_free(&pl);
 }
@@ -867,6 +873,43 @@ static void no_tracefs(void **state)
 	probe_list_free(&pl);
 }
 
+/* A tracepoint that is a uprobe or kprobe event is refused, saying what it
+ * is: from uprobe_events / kprobe_events, else from its probe fields. */
+static void dynamic_events(void **state)
+{
+	static const char *const l[] = {
+		"span u = tracepoint:uprobes:uev -> tracepoint:kvm:kvm_fpu",
+		"span k = tracepoint:kvm:kvm_fpu -> tracepoint:probe_x:kev",
+		"span f = tracepoint:stray:pev -> tracepoint:kvm:kvm_fpu",
+		"span ok = tracepoint:kvm:kvm_fpu -> tracepoint:kvm:kvm_fpu",
+	};
+	struct probe_list pl = { 0 };
+	struct plan p;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(l) / sizeof(l[0]); i++)
+		assert_int_equal(probe_parse_line(&pl, l[i], "-e", (int)i + 1,
+						  err, sizeof(err)),
+				 0);
+	assert_int_equal(plan_build(&p, &pl, &env), 0);
+	assert_int_equal(p.ntimers, 4);
+	assert_non_null(p.timers[0].error);
+	assert_non_null(strstr(p.timers[0].error,
+			       "-e:1:10: uprobes:uev is not a kernel tracepoint but a uprobe event ('p:uprobes/uev /usr/bin/prog:0x0000000000001139' in "));
+	assert_non_null(strstr(p.timers[0].error, "uprobe:PATH:FUNC"));
+	assert_non_null(p.timers[1].error);
+	assert_non_null(strstr(p.timers[1].error,
+			       "probe_x:kev is not a kernel tracepoint but a kretprobe event ('r16:probe_x/kev vfs_read' in "));
+	assert_non_null(p.timers[2].error);
+	assert_non_null(strstr(p.timers[2].error,
+			       "stray:pev is not a kernel tracepoint but a uprobe or kprobe event (its format has the __probe_ip or __probe_func field"));
+	assert_null(p.timers[3].error);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* The kretprobe trampoline's address: the first name of the list found. */
 static void symbol_address(void **state)
 {
@@ -900,6 +943,7 @@ int main(void)
 		cmocka_unit_test(kernel_functions),
 		cmocka_unit_test(named_arguments),
 		cmocka_unit_test(no_tracefs),
+		cmocka_unit_test(dynamic_events),
 		cmocka_unit_test(symbol_address),
 	};
 	setup_paths();

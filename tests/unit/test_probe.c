@@ -159,6 +159,37 @@ static void test_uprobe(void **state)
 	assert_string_equal(p->path, "./rel/bin");
 	assert_string_equal(p->func, "main");
 	probe_list_free(&pl);
+
+	/* C++ names: "::" is not the PATH:FUNC split; parameters and
+	 * template arguments may hold spaces, ':' and '<' */
+	p = parse_ok(&pl, "uprobe:./prog:ns::foo");
+	assert_string_equal(p->path, "./prog");
+	assert_string_equal(p->func, "ns::foo");
+	assert_string_equal(p->name, "ns::foo");
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:/a:b/p:ns::f(std::map<int, int> const&, "
+			  "char*) as f if arg0 == 1");
+	assert_string_equal(p->path, "/a:b/p");
+	assert_string_equal(p->func,
+			    "ns::f(std::map<int, int> const&, char*)");
+	assert_string_equal(p->name, "f");
+	assert_int_equal(p->start.ncond, 1);
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:./p:ns::Box::get() const # a method");
+	assert_string_equal(p->func, "ns::Box::get() const");
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:./p:ns::twice<int>");
+	assert_string_equal(p->path, "./p");
+	assert_string_equal(p->func, "ns::twice<int>");
+	probe_list_free(&pl);
+	/* symbol versions */
+	p = parse_ok(&pl, "uprobe:libc.so.6:pthread_cond_wait@GLIBC_2.2.5");
+	assert_string_equal(p->path, "libc.so.6");
+	assert_string_equal(p->func, "pthread_cond_wait@GLIBC_2.2.5");
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:/x:f@@V2");
+	assert_string_equal(p->func, "f@@V2");
+	probe_list_free(&pl);
 }
 
 static void test_glob_and_suffix(void **state)
@@ -555,6 +586,8 @@ static void test_err_uprobe(void **state)
 				 "path (uprobe:PATH:FUNC)");
 	parse_bad("uprobe:/bin/foo:", "-e:1:17: found end of line, expected "
 				      "a function name");
+	parse_bad("uprobe:./p:f(int", "-e:1:12: found 'f(int', expected a "
+				     "function name");
 	parse_bad("uprobe:/bin/foo:1x", "-e:1:17: found '1x', expected a "
 					"function name");
 }

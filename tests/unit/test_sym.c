@@ -184,12 +184,29 @@ static void libc_versions(void **state)
 		assert_int_equal(off, maps_offset(fn, NULL));
 	}
 
+	/* a version named (.dynsym: .gnu.version, .gnu.version_d): the old
+	 * pthread_cond_wait that dlvsym() finds, and the default one */
+	fn = dlvsym(RTLD_DEFAULT, "pthread_cond_wait", "GLIBC_2.2.5");
+	if (fn && (maps_offset(fn, path2), !strcmp(path2, libc))) {
+		assert_int_equal(offset_of(libc, "pthread_cond_wait@GLIBC_2.2.5",
+					   &off), 0);
+		assert_int_equal(off, maps_offset(fn, NULL));
+		fn = dlvsym(RTLD_DEFAULT, "pthread_cond_wait", "GLIBC_2.3.2");
+		assert_non_null(fn);
+		assert_int_equal(offset_of(libc,
+					   "pthread_cond_wait@@GLIBC_2.3.2",
+					   &off), 0);
+		assert_int_equal(off, maps_offset(fn, NULL));
+	}
+
 	/* memcpy's default version is an IFUNC */
 	offset_bad(libc, "memcpy", -EOPNOTSUPP,
 		   "is an indirect function (STT_GNU_IFUNC)");
 	/* no .symtab: the message says where to look */
 	offset_bad(libc, "no_such_function", -ENOENT,
 		   "no function 'no_such_function' in ");
+	if (strstr(g_err, "nor in its debug file")) /* libc6-dbg */
+		return;
 	assert_non_null(strstr(g_err, "it has no .symtab"));
 	assert_non_null(strstr(g_err, "check with nm -D"));
 }
@@ -257,13 +274,35 @@ static void stripped(void **state)
 	run("strip -o '%s' '%s'", copy, g_self);
 	offset_bad(copy, "sym_test_target", -ENODATA, "");
 	snprintf(want, sizeof(want),
-		 "%s has no symbol table (stripped): no .symtab, and no "
-		 "functions in .dynsym",
+		 "%s has no symbol table (stripped): no .symtab, no "
+		 "functions in .dynsym, and no separate debug file "
+		 "(/usr/lib/debug/.build-id/, .gnu_debuglink)",
 		 copy);
 	assert_string_equal(g_err, want);
 #else
 	(void)want;
 #endif
+
+	/* the symbols in a separate debug file: beside it (.gnu_debuglink
+	 * NAME), then in .debug/ (gdb's and elfutils' search order) */
+	snprintf(copy, sizeof(copy), "%s/self-dbg", g_tmp);
+	run("objcopy --only-keep-debug '%s' '%s.debug' && "
+	    "strip --strip-all -o '%s' '%s' && "
+	    "objcopy --add-gnu-debuglink='%s.debug' '%s'",
+	    g_self, copy, copy, g_self, copy, copy);
+	want_off = maps_offset((void *)sym_test_target, NULL);
+	assert_int_equal(offset_of(copy, "sym_test_target", &off), 0);
+	assert_int_equal(off, want_off);
+	assert_int_equal(offset_of(copy, "sym_test_static", &off), 0);
+	assert_int_equal(off, maps_offset((void *)sym_test_static, NULL));
+	run("mkdir -p '%s/.debug' && mv '%s.debug' '%s/.debug/'", g_tmp, copy,
+	    g_tmp);
+	assert_int_equal(offset_of(copy, "sym_test_target", &off), 0);
+	assert_int_equal(off, want_off);
+	offset_bad(copy, "no_such_function", -ENOENT,
+		   "no function 'no_such_function' in ");
+	assert_non_null(strstr(g_err, ", nor in its debug file "));
+	assert_non_null(strstr(g_err, "/.debug/self-dbg.debug"));
 
 	/* libc, stripped again: its exported functions stay, same offset */
 	want_off = maps_offset(fn, libc);
@@ -313,6 +352,18 @@ static void choosing(void **state)
 	/* f@@V2 (default) over f@V1 (hidden) */
 	assert_int_equal(offset_of(copy, "verfn", &off), 0);
 	assert_int_equal(off, want);
+	/* a version named: that one */
+	assert_int_equal(offset_of(copy, "verfn@V1", &off), 0);
+	assert_int_equal(off, want + 16);
+	assert_int_equal(offset_of(copy, "verfn@V2", &off), 0);
+	assert_int_equal(off, want);
+	assert_int_equal(offset_of(copy, "verfn@@V2", &off), 0);
+	assert_int_equal(off, want);
+	offset_bad(copy, "verfn@@V1", -ENOENT,
+		   "no function 'verfn' of version (default) V1 in ");
+	offset_bad(copy, "verfn@V3", -ENOENT,
+		   "no function 'verfn' of version V3 in ");
+	offset_bad(copy, "verfn@", -EINVAL, "'verfn@': expected FUNC@VERSION");
 	/* one address, several symbols: fine */
 	assert_int_equal(offset_of(copy, "samefn", &off), 0);
 	assert_int_equal(off, want);
@@ -320,6 +371,24 @@ static void choosing(void **state)
 	/* the original symbols are still resolved from their sections */
 	assert_int_equal(offset_of(copy, "sym_test_target", &off), 0);
 	assert_int_equal(off, want);
+}
+
+/* Which symbol names are clones of a function, which are cold parts. */
+static void clone_names(void **state)
+{
+	(void)state;
+	assert_int_equal(sym_clone_of("f.isra.0", "f"), 1);
+	assert_int_equal(sym_clone_of("f.constprop.0.isra.0", "f"), 1);
+	assert_int_equal(sym_clone_of("f.part.3", "f"), 1);
+	assert_int_equal(sym_clone_of("f.lto_priv.0", "f"), 1);
+	assert_int_equal(sym_clone_of("f.llvm.1234567", "f"), 1);
+	assert_int_equal(sym_clone_of("f.cold", "f"), 2);
+	assert_int_equal(sym_clone_of("f.part.0.cold", "f"), 2);
+	assert_int_equal(sym_clone_of("f", "f"), 0);
+	assert_int_equal(sym_clone_of("f.x", "f"), 0);
+	assert_int_equal(sym_clone_of("f.", "f"), 0);
+	assert_int_equal(sym_clone_of("fg.isra.0", "f"), 0);
+	assert_int_equal(sym_clone_of("f.isra..0", "f"), 0);
 }
 
 static void not_elf(void **state)
@@ -560,6 +629,7 @@ int main(void)
 		cmocka_unit_test(stripped),
 		cmocka_unit_test(insn_prefixes),
 		cmocka_unit_test(choosing),
+		cmocka_unit_test(clone_names),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
 		cmocka_unit_test(func_names),
 		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),

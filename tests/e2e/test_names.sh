@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# User functions named as a programmer writes them (tests/e2e/helpers/
+# clones.c and cxx.cc print their own counts):
+#  - a function and its compiler clone (helper: 5 direct calls, 7 through
+#    helper.constprop.0) are one timer, helper, counting 12; a clone whose
+#    function has no symbol (lone.isra.0) is timed as lone; a cold part
+#    (helper.cold) is refused, never probed;
+#  - C++ names demangled: ns::foo(int) and ns::foo(double) apart, ns::foo
+#    refused listing both overloads, ns::bar, a const method, a template;
+#  - a stripped binary's functions from its separate debug file
+#    (.gnu_debuglink), counts exact.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+C=$BUILD/e2e-clones
+[ -x "$C" ] || skip "$C not built"
+"$IPROF" -q -f json -o "$TMP/clones.json" -e "uprobe:$C:helper" -e "uprobe:$C:lone" \
+	-- "$C" 5 7 3 >"$TMP/clones.truth" 2>"$TMP/err"
+check "clones: exit status" "$?" 0
+check "helper with its clone" "$(jnode "$TMP/clones.json" helper count)" "$(truth helper.count "$TMP/clones.truth")"
+check "helper = 5 + 7" "$(jnode "$TMP/clones.json" helper count)" 12
+check "helper's plan names the clone" \
+	"$(jq -r '.probes[] | select(.name == "helper") | .where' "$TMP/clones.json" | grep -c 'with helper.constprop.0$')" 1
+check "lone through lone.isra.0" "$(jnode "$TMP/clones.json" lone count)" "$(truth lone.count "$TMP/clones.truth")"
+check "nothing under helper (no helper > helper)" \
+	"$(jq '[.tree[] | select(.name == "helper") | .children[]] | length' "$TMP/clones.json")" 0
+
+"$IPROF" --dry-run -e "uprobe:$C:helper.cold" >"$TMP/cold" 2>&1
+check "helper.cold: refused (bad input)" "$?" 2
+check "helper.cold: says it is a cold part" "$(grep -c "'helper.cold' is a cold part of helper, not a function" "$TMP/cold")" 1
+
+# a stripped copy whose symbols are in a debug file beside it
+mkdir -p "$TMP/dbg"
+cp "$C" "$TMP/dbg/prog"
+objcopy --only-keep-debug "$TMP/dbg/prog" "$TMP/dbg/prog.debug" &&
+	strip --strip-all "$TMP/dbg/prog" &&
+	objcopy --add-gnu-debuglink="$TMP/dbg/prog.debug" "$TMP/dbg/prog" ||
+	skip "objcopy/strip (binutils) failed"
+check "the copy has no .symtab" "$(readelf -S "$TMP/dbg/prog" | grep -c '\.symtab')" 0
+"$IPROF" -q -f json -o "$TMP/dbg.json" -e "uprobe:$TMP/dbg/prog:helper" \
+	-- "$TMP/dbg/prog" 4 6 1 >"$TMP/dbg.truth" 2>>"$TMP/err"
+check "stripped + debuglink: exit status" "$?" 0
+check "stripped + debuglink: helper" "$(jnode "$TMP/dbg.json" helper count)" "$(truth helper.count "$TMP/dbg.truth")"
+mv "$TMP/dbg/prog.debug" "$TMP/dbg/gone.debug"
+"$IPROF" --dry-run -e "uprobe:$TMP/dbg/prog:helper" >"$TMP/nodbg" 2>&1
+check "stripped, no debug file: refused" "$?" 2
+check "stripped, no debug file: says so" "$(grep -c 'no separate debug file' "$TMP/nodbg")" 1
+
+X=$BUILD/e2e-cxx
+if [ -x "$X" ]; then
+	"$IPROF" -q -f json -o "$TMP/cxx.json" -e "uprobe:$X:ns::foo(int)" \
+		-e "uprobe:$X:ns::foo(double) as foo_d" -e "uprobe:$X:ns::bar" \
+		-e "uprobe:$X:ns::Box::get() const" -e "uprobe:$X:ns::twice<int>" \
+		-- "$X" 4 >"$TMP/cxx.truth" 2>>"$TMP/err"
+	check "C++: exit status" "$?" 0
+	check "C++: ns::foo(int)" "$(jnode "$TMP/cxx.json" 'ns::foo(int)' count)" "$(truth foo_int.count "$TMP/cxx.truth")"
+	check "C++: ns::foo(double)" "$(jnode "$TMP/cxx.json" foo_d count)" "$(truth foo_double.count "$TMP/cxx.truth")"
+	check "C++: ns::bar" "$(jnode "$TMP/cxx.json" ns::bar count)" "$(truth bar.count "$TMP/cxx.truth")"
+	check "C++: ns::Box::get() const" "$(jnode "$TMP/cxx.json" 'ns::Box::get() const' count)" "$(truth get.count "$TMP/cxx.truth")"
+	check "C++: ns::twice<int>" "$(jnode "$TMP/cxx.json" 'ns::twice<int>' count)" "$(truth twice.count "$TMP/cxx.truth")"
+	check "C++: iprof list functions shows the demangled name" \
+		"$("$IPROF" list functions "$X" '_ZN2ns3fooEi' 2>/dev/null)" "_ZN2ns3fooEi (ns::foo(int))"
+	"$IPROF" --dry-run -e "uprobe:$X:ns::foo" >"$TMP/amb" 2>&1
+	check "C++: ns::foo is ambiguous (bad input)" "$?" 2
+	check "C++: the overloads listed" \
+		"$(grep -c "'ns::foo' in $X is ambiguous: 2 overloads: ns::foo(double); ns::foo(int)" "$TMP/amb")" 1
+else
+	skip "$X not built (no C++ compiler: g++ comes with build-essential, tools/install-deps.sh)"
+fi
+finish
