@@ -671,7 +671,7 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
 			t_shown = util_now_ns();
 			fprintf(stderr,
-				"iprof: attaching kprobes: %zu of %zu timers, %.1f s\n",
+				"iprof: attaching: %zu of %zu kprobe timers, %.1f s\n",
 				k, nlater, (double)(t_shown - t_start) / 1e9);
 		}
 		why[0] = '\0';
