@@ -292,6 +292,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	agg__snapshot(s.agg, end);
 	r.agg = s.agg;
 	rec_run_report(run, &r);
+	r.loss.unknown = !run->have_trailer;
 	if (r.start_realtime_ns)
 		r.start_realtime_ns += from - run->start_ns;
 	r.duration_ns = end - from;

@@ -475,7 +475,13 @@ void report_loss_line(FILE *f, const struct report *r, int seed)
 				c[i].label);
 		any = 1;
 	}
-	fputs(any ? "\n" : " none\n", f);
+	if (r->loss.unknown && seed)
+		fputs(" unknown=kernel_counters\n", f);
+	else if (r->loss.unknown)
+		fprintf(f, "%sthe kernel's counters unknown (the recording was cut before its trailer)\n",
+			any ? "; " : " ");
+	else
+		fputs(any ? "\n" : " none\n", f);
 }
 
 /*

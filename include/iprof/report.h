@@ -58,6 +58,9 @@ struct report_loss {
 	 * of every iprof program; an interrupt during a probe, mostly) */
 	uint64_t recursion_misses;
 	uint64_t kprobe_misses; /* sum of report_timer.kprobe_misses */
+	/* the BPF-side counters above are unknown: a recording cut before
+	 * its trailer (iprof report of a killed iprof record) */
+	int unknown;
 };
 
 /* Size of a buffer that holds any name report_timer_name() makes up. */

@@ -342,7 +342,7 @@ static void test_document(void **state)
 	v = get(o, "loss", json_type_object);
 	expect_keys(v, "ring_buffer_drops", "depth_overflow",
 		    "task_storage_failures", "recursion_misses", "kprobe_misses",
-		    "missed_returns", "resyncs",
+		    "kernel_counters_known", "missed_returns", "resyncs",
 		    "discarded_frames",
 		    "skipped_records", "unwound_frames", "malformed_records",
 		    "mismatches", "nomem", NULL);
