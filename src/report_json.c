@@ -160,6 +160,8 @@ static void add_run(struct jb *b, json_object *root, const struct report *r)
 		   r->start_realtime_ns);
 	add_iso_time(b, run, "start_time", r->start_realtime_ns);
 	add_u64(b, run, "duration_ns", r->duration_ns);
+	add(b, run, "loss_counters_known",
+	    json_object_new_boolean(!r->loss.unknown));
 }
 
 static void add_options(struct jb *b, json_object *root, const struct report *r,
@@ -261,8 +263,6 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "task_storage_failures", r->loss.no_storage);
 		add_u64(b, o, "recursion_misses", r->loss.recursion_misses);
 		add_u64(b, o, "kprobe_misses", r->loss.kprobe_misses);
-		add(b, o, "kernel_counters_known",
-		    json_object_new_boolean(!r->loss.unknown));
 		add_u64(b, o, "missed_returns", st->missed_returns);
 		add_u64(b, o, "resyncs", st->resyncs);
 		add_u64(b, o, "discarded_frames", st->discarded);

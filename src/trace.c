@@ -65,7 +65,7 @@ int trace_run(struct opts *o, struct plan *plan)
 	unsigned int nreports = 0;
 	pid_t child = -1;
 	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
-	int child_done = 0, e;
+	int child_done = 0, e, wait_ms;
 	uint32_t plan_errors = 0, nattached = 0;
 	char *cmd_path = NULL;
 	char err[1024];
@@ -252,7 +252,16 @@ int trace_run(struct opts *o, struct plan *plan)
 	}
 
 	while (!stop_requested) {
-		n = loader_poll(l, POLL_MS);
+		/* a duration ends on time, not at the next poll period */
+		wait_ms = POLL_MS;
+		if (deadline) {
+			now = util_now_ns();
+			if (deadline <= now)
+				break;
+			if ((deadline - now + 999999) / 1000000 < POLL_MS)
+				wait_ms = (int)((deadline - now + 999999) / 1000000);
+		}
+		n = loader_poll(l, wait_ms);
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "iprof: ring buffer: %s\n",
 				strerror(-n));

@@ -141,11 +141,11 @@ check "cut recording: exit status 3" "$?" 3
 check "cut recording: says where" "$(grep -c "cut.rec: offset [0-9]*: .*(cut, or the run was killed)" "$TMP/cut.err")" 1
 check "cut recording: a report" "$(jq -r .tool "$TMP/cut.json")" iprof
 check "cut recording: the kernel's loss counters unknown" \
-	"$(jq -r .loss.kernel_counters_known "$TMP/cut.json")" false
+	"$(jq -r .run.loss_counters_known "$TMP/cut.json")" false
 "$IPROF" report "$TMP/cut.rec" 2>/dev/null | grep -q "^lost: .*the kernel's counters unknown (the recording was cut before its trailer)$" &&
 	ok "cut recording: the table says the loss is unknown" || bad "cut recording: table: $("$IPROF" report "$TMP/cut.rec" 2>/dev/null | grep '^lost')"
 check "whole recording: the kernel's loss counters known" \
-	"$("$IPROF" report -f json "$TMP/json.rec" 2>/dev/null | jq -r .loss.kernel_counters_known)" true
+	"$("$IPROF" report -f json "$TMP/json.rec" 2>/dev/null | jq -r .run.loss_counters_known)" true
 head -c 20 "$TMP/json.rec" >"$TMP/short.rec"
 "$IPROF" report "$TMP/short.rec" >/dev/null 2>"$TMP/short.err"
 check "header cut: exit status 2" "$?" 2

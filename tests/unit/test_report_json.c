@@ -270,7 +270,7 @@ static void test_document(void **state)
 	run = get(o, "run", json_type_object);
 	expect_keys(run, "command", "pids", "target", "host", "kernel",
 		    "kernel_version", "machine", "start_realtime_ns",
-		    "start_time", "duration_ns", NULL);
+		    "start_time", "duration_ns", "loss_counters_known", NULL);
 	v = get(run, "command", json_type_array);
 	expect_len(v, 3);
 	assert_string_equal(json_object_get_string(idx(v, 0)), "./w");
@@ -342,7 +342,7 @@ static void test_document(void **state)
 	v = get(o, "loss", json_type_object);
 	expect_keys(v, "ring_buffer_drops", "depth_overflow",
 		    "task_storage_failures", "recursion_misses", "kprobe_misses",
-		    "kernel_counters_known", "missed_returns", "resyncs",
+		    "missed_returns", "resyncs",
 		    "discarded_frames",
 		    "skipped_records", "unwound_frames", "malformed_records",
 		    "mismatches", "nomem", NULL);
