@@ -211,9 +211,12 @@ int loader_open(struct loader **out, struct plan *plan,
 						      UMULTI_ATTACH_TYPE);
 		bpf_program__set_expected_attach_type(
 			l->skel->progs.fn_return_m, UMULTI_ATTACH_TYPE);
+		bpf_program__set_expected_attach_type(
+			l->skel->progs.fn_rsite_m, UMULTI_ATTACH_TYPE);
 	} else {
 		bpf_program__set_autoload(l->skel->progs.fn_entry_m, false);
 		bpf_program__set_autoload(l->skel->progs.fn_return_m, false);
+		bpf_program__set_autoload(l->skel->progs.fn_rsite_m, false);
 	}
 	bpf_map__set_max_entries(l->skel->maps.rings, l->nrings);
 	ret = loader_rings_create(l, err, errlen);
@@ -461,6 +464,8 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 						 "tracepoint" :
 					 p->att[i].mech == MECH_UPROBE ?
 						 "uprobe" :
+					 p->att[i].mech == MECH_RETSITE ?
+						 "uprobe (return site)" :
 						 "uretprobe",
 					 p->att[i].category ?
 						 p->att[i].category :
@@ -473,6 +478,10 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 			}
 			t->mech = t->kind == PROBE_UPROBE && t->entry_only ?
 					  "uprobe (never returns)" :
+				  t->kind == PROBE_UPROBE && t->ret_sites ?
+					  (loader_timer_in_umulti(l, id) ?
+						   "uprobe/return sites (uprobe_multi)" :
+						   "uprobe/return sites") :
 				  t->kind == PROBE_UPROBE ?
 					  (loader_timer_in_umulti(l, id) ?
 						   "uprobe/uretprobe (uprobe_multi)" :

@@ -13,6 +13,7 @@
 
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
+#include "iprof/retsite.h"
 #include "iprof/sym.h"
 #include "iprof/syscall.h"
 
@@ -493,7 +494,8 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	 * tracepoint takes a program once; two uretprobes on one function
 	 * would fire in attach order, not innermost first.) */
 	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL ||
-	    mech == MECH_UPROBE || mech == MECH_URETPROBE) {
+	    mech == MECH_UPROBE || mech == MECH_URETPROBE ||
+	    mech == MECH_RETSITE) {
 		ret = chain_tp(p, action, mech, cat, ev, path, offset);
 		if (ret)
 			return ret < 0 ? ret : 0;
@@ -755,7 +757,8 @@ static int has_glob(const char *s)
  * absolute) and *@off, or an error message in *@msg.  Returns 0 or -ENOMEM.
  */
 static int resolve_uprobe(const struct probe *pr, const char *func,
-			  char **path, uint64_t *off, char **msg)
+			  char **path, uint64_t *off, uint64_t *size,
+			  char **msg)
 {
 	char err[PATH_MAX + 512];
 	int ret, col = pr->start.col;
@@ -763,7 +766,7 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	*msg = NULL;
 	ret = sym_resolve_path(pr->path, path, err, sizeof(err));
 	if (!ret) {
-		ret = sym_func_offset(*path, func, off, err, sizeof(err));
+		ret = sym_func_range(*path, func, off, size, err, sizeof(err));
 		/* a probe the kernel would take and never fire */
 		if (!ret)
 			ret = sym_insn_check(*path, *off, err, sizeof(err));
@@ -783,9 +786,53 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 
 /* The actions and attachments of @pr (timer @id), resolved: @path and
  * @off for a uprobe. */
+/*
+ * The stops of user function timer @id, whose code is @size bytes at @off
+ * in @path: uprobes at its return sites where retsite_find() finds them
+ * (its start then carries IPROF_A_RETSITES), else a uretprobe, the reason
+ * in t->ret_why.  Returns 0 or -errno.
+ */
+static int add_ustops(struct plan *p, uint32_t id, uint32_t start,
+		      uint32_t stop, const char *path, uint64_t off,
+		      uint64_t size)
+{
+	struct plan_timer *t = &p->timers[id];
+	uint64_t *sites = NULL;
+	size_t n = 0, i;
+	char why[256];
+	int err;
+
+	err = retsite_find(path, off, size, &sites, &n, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (err == -ENOENT) {
+		/* it never returns: entry only, as sym_noreturn() ones; its
+		 * frames close when the stack shows them left (drop_left())
+		 * or at exec or exit */
+		p->actions[start].flags |= IPROF_A_RETSITES;
+		t->entry_only = 1;
+		return 0;
+	}
+	if (err) {
+		free(t->ret_why);
+		t->ret_why = strdup(why);
+		if (!t->ret_why)
+			return -ENOMEM;
+		return add_att(p, MECH_URETPROBE, id, stop, NULL, NULL, path,
+			       t->func, off);
+	}
+	p->actions[start].flags |= IPROF_A_RETSITES;
+	for (i = 0; i < n && !err; i++)
+		err = add_att(p, MECH_RETSITE, id, stop, NULL, NULL, path,
+			      t->func, sites[i]);
+	t->ret_sites = (uint32_t)n;
+	free(sites);
+	return err;
+}
+
 static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 			const struct plan_env *env, const char *path,
-			uint64_t off)
+			uint64_t off, uint64_t size)
 {
 	struct plan_timer *t = &p->timers[id];
 	uint32_t start, stop;
@@ -831,11 +878,11 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 	case PROBE_UPROBE:
 		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, path,
 			      t->func, off);
-		/* a function that never returns gets no uretprobe (on
-		 * _start it would overwrite argc): frames end at thread exit */
+		/* a function that never returns gets no return probe (a
+		 * uretprobe on _start would overwrite argc): frames end at
+		 * thread exit, or at a return site's drop_left() */
 		if (!err && !t->entry_only)
-			err = add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
-				      path, t->func, off);
+			err = add_ustops(p, id, start, stop, path, off, size);
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d: uprobe %s: more than %d timers on one function",
 					     pr->file, pr->line, pr->name,
@@ -970,7 +1017,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 	const char *tracefs = env->tracefs;
 	struct plan_timer *t = &p->timers[id];
 	char *msg = NULL, *path = NULL, *where;
-	uint64_t off = 0;
+	uint64_t off = 0, size = 0;
 	int err;
 
 	if (pr->kind == PROBE_SPAN) {
@@ -978,7 +1025,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
 	} else if (pr->kind == PROBE_UPROBE) {
-		err = resolve_uprobe(pr, t->func, &path, &off, &msg);
+		err = resolve_uprobe(pr, t->func, &path, &off, &size, &msg);
 		if (err)
 			return err;
 		t->entry_only = sym_noreturn(t->func);
@@ -1000,7 +1047,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		t->error = msg;
 		return 0;
 	}
-	err = plan_actions(p, pr, id, env, path, off);
+	err = plan_actions(p, pr, id, env, path, off, size);
 	free(path);
 	return err;
 }
@@ -1277,6 +1324,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].func);
 		free(p->timers[i].where);
 		free(p->timers[i].error);
+		free(p->timers[i].ret_why);
 	}
 	for (i = 0; i < p->natt; i++) {
 		free(p->att[i].category);

@@ -77,10 +77,18 @@ int cli_print_plan(const struct plan *p)
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
 
-		printf("%-*s  %-7s %s%s\n", w, t->name, probe_kind_str(t->kind),
+		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
 		       t->where,
 		       t->entry_only ? " (never returns: entry only, timed until the thread exits)" :
 				       "");
+		if (t->kind == PROBE_UPROBE && !t->error && !t->entry_only) {
+			if (t->ret_sites)
+				printf(" (stops at %u return site%s)",
+				       t->ret_sites, t->ret_sites == 1 ? "" : "s");
+			else if (t->ret_why)
+				printf(" (stops by uretprobe: %s)", t->ret_why);
+		}
+		putchar('\n');
 		if (t->error) {
 			printf("%-*s  error   %s\n", w, "", t->error);
 			bad++;
@@ -178,6 +186,7 @@ int cli_print_plan_json(const struct plan *p)
 		}
 		if (t->kind == PROBE_UPROBE) {
 			rt[i].mech = t->entry_only ? "uprobe (never returns)" :
+				     t->ret_sites  ? "uprobe/return sites" :
 						     "uprobe/uretprobe";
 			continue;
 		}

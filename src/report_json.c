@@ -266,6 +266,7 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "discarded_frames", st->discarded);
 		add_u64(b, o, "skipped_records", st->skipped);
 		add_u64(b, o, "unwound_frames", st->unwound);
+		add_u64(b, o, "execed_frames", st->execed);
 		add_u64(b, o, "malformed_records", st->malformed);
 		add_u64(b, o, "mismatches", st->mismatches);
 		add_u64(b, o, "nomem", st->nomem);
@@ -355,6 +356,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64(b, o, "incomplete", n->incomplete);
 	add_u64(b, o, "incomplete_ns", n->incomplete_ns);
 	add_u64(b, o, "unwound", n->unwound);
+	add_u64(b, o, "execed", n->execed);
 	add_u64(b, o, "missed_returns", n->missed_returns);
 	add_u64(b, o, "discarded", n->discarded);
 	add_histogram(b, o, n);

@@ -127,6 +127,7 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)
 /* A defined function symbol named like the one asked for. */
 struct cand {
 	uint64_t value;	    /* st_value: a virtual address */
+	uint64_t size;	    /* st_size: bytes, 0 if unknown */
 	uint16_t shndx;	    /* st_shndx: the section holding it */
 	unsigned char type; /* STT_FUNC or STT_GNU_IFUNC */
 	unsigned char bind; /* STB_LOCAL, STB_GLOBAL, STB_WEAK, ... */
@@ -211,6 +212,7 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		}
 		memset(&c, 0, sizeof(c));
 		c.value = sym.st_value;
+		c.size = sym.st_size;
 		c.shndx = sym.st_shndx;
 		c.type = (unsigned char)type;
 		c.bind = (unsigned char)GELF_ST_BIND(sym.st_info);
@@ -446,7 +448,8 @@ static int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
 }
 
 static int lookup_elf(Elf *elf, const char *path, const char *func,
-		      uint64_t *offset, char *err, size_t errlen)
+		      uint64_t *offset, uint64_t *size, char *err,
+		      size_t errlen)
 {
 	struct lookup lk = {.func = func, .other_type = -1};
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *vsym = NULL;
@@ -491,6 +494,16 @@ static int lookup_elf(Elf *elf, const char *path, const char *func,
 	if (ret)
 		goto out;
 	ret = file_offset(elf, pick, offset);
+	if (size) {
+		size_t i;
+
+		/* aliases at one address: the largest size known */
+		*size = 0;
+		for (i = 0; i < lk.n; i++)
+			if (!lk.v[i].dropped && lk.v[i].value == pick->value &&
+			    lk.v[i].size > *size)
+				*size = lk.v[i].size;
+	}
 	if (ret)
 		util_set_err(err, errlen,
 			"'%s' in %s: address %#llx is in no section or "
@@ -550,7 +563,22 @@ int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 	ret = open_elf(path, &fd, &elf, err, errlen);
 	if (ret)
 		return ret;
-	ret = lookup_elf(elf, path, func, offset, err, errlen);
+	ret = lookup_elf(elf, path, func, offset, NULL, err, errlen);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int sym_func_range(const char *path, const char *func, uint64_t *offset,
+		   uint64_t *size, char *err, size_t errlen)
+{
+	Elf *elf;
+	int fd, ret;
+
+	ret = open_elf(path, &fd, &elf, err, errlen);
+	if (ret)
+		return ret;
+	ret = lookup_elf(elf, path, func, offset, size, err, errlen);
 	elf_end(elf);
 	close(fd);
 	return ret;

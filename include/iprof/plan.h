@@ -25,6 +25,10 @@ enum plan_mech {
 	MECH_TRACEPOINT, /* tracepoint CAT:EVENT, program tp_hit */
 	MECH_UPROBE, /* uprobe, program fn_entry */
 	MECH_URETPROBE, /* uretprobe, program fn_return */
+	/* a user function's return site (a ret, a tail-call jmp: see
+	 * include/iprof/retsite.h): a uprobe, program fn_rsite, running the
+	 * function's stops; offset is the site's */
+	MECH_RETSITE,
 	MECH_FUNC_ENTRY, /* kernel function entry: fentry or kprobe */
 	MECH_FUNC_RETURN, /* kernel function return: fexit or kretprobe */
 	/* syscalls:sys_enter_X / sys_exit_X through the raw syscall
@@ -38,7 +42,8 @@ struct plan_att {
 	uint32_t timer; /* timer id */
 	uint32_t action; /* index into plan.actions: the BPF cookie */
 	char *category, *event; /* MECH_TRACEPOINT, owned */
-	char *path; /* MECH_U*PROBE: the binary, absolute (sym_resolve_path) */
+	char *path; /* MECH_U*PROBE, MECH_RETSITE: the binary, absolute
+		     * (sym_resolve_path) */
 	char *func; /* function name (user or kernel), owned */
 	uint64_t offset; /* MECH_U*PROBE: file offset of func in path (bytes),
 			  * from sym_func_offset(); attach by offset, not name */
@@ -52,6 +57,11 @@ struct plan_timer {
 		     * spans */
 	int entry_only; /* the function never returns: entry attached only,
 			 * its frames end at thread exit (ksym_noreturn()) */
+	/* user functions: its stops are uprobes at this many return sites
+	 * (MECH_RETSITE); 0: a uretprobe, for the reason in ret_why (owned,
+	 * NULL when it never returns or is not a user function) */
+	uint32_t ret_sites;
+	char *ret_why;
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
 	const struct probe *probe; /* into the probe list given to plan_build */

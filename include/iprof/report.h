@@ -396,7 +396,7 @@ struct report_loss_counter {
 	uint64_t v;
 };
 
-#define REPORT_LOSS_MAX 11
+#define REPORT_LOSS_MAX 12
 
 /*
  * report_loss_counters() - every loss counter of @r, zeros included, in

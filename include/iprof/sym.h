@@ -59,6 +59,15 @@ int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 		    char *err, size_t errlen);
 
 /*
+ * sym_func_range() - sym_func_offset(), and the function's size in bytes
+ * (its symbol's st_size; 0 when the symbol does not say) in *@size: the
+ * function's code is the @size bytes from file offset *@offset.  Same
+ * returns and errors as sym_func_offset().
+ */
+int sym_func_range(const char *path, const char *func, uint64_t *offset,
+		   uint64_t *size, char *err, size_t errlen);
+
+/*
  * sym_noreturn() - 1 if user function @name never returns to its caller:
  * the process entry point (_start: it has no caller, and a uretprobe would
  * overwrite argc where a return address would be), exit paths (exit,

@@ -331,7 +331,7 @@ static void per_probe_errors(void **state)
 	assert_null(p.timers[6].error);
 	assert_int_equal(p.natt, 2);
 	assert_int_equal(p.att[0].mech, MECH_UPROBE);
-	assert_int_equal(p.att[1].mech, MECH_URETPROBE);
+	assert_int_equal(p.att[1].mech, MECH_RETSITE);
 	assert_int_equal(p.att[0].timer, 6);
 	assert_string_equal(p.att[0].func, "plan_test_target");
 	assert_int_equal(p.actions[p.att[0].action].cond[0].src,
@@ -509,8 +509,13 @@ static void uprobe_resolved(void **state)
 	assert_string_equal(p.att[0].path, self);
 	assert_string_equal(p.att[0].func, "plan_test_target");
 	assert_int_equal(p.att[0].offset, off);
-	assert_int_equal(p.att[1].mech, MECH_URETPROBE);
-	assert_int_equal(p.att[1].offset, off);
+	/* its stop: a uprobe on its one ret (src/retsite.c), not a
+	 * uretprobe; the start says so to BPF */
+	assert_int_equal(p.att[1].mech, MECH_RETSITE);
+	assert_true(p.att[1].offset > off);
+	assert_int_equal(p.timers[0].ret_sites, 1);
+	assert_null(p.timers[0].ret_why);
+	assert_true(p.actions[p.att[0].action].flags & IPROF_A_RETSITES);
 	snprintf(want, sizeof(want),
 		 "uprobe:%s:plan_test_target if arg0:s32 == -1",
 		 self);
