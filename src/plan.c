@@ -792,9 +792,20 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
  * (its start then carries IPROF_A_RETSITES), else a uretprobe, the reason
  * in t->ret_why.  Returns 0 or -errno.
  */
-static int add_ustops(struct plan *p, uint32_t id, uint32_t start,
-		      uint32_t stop, const char *path, uint64_t off,
-		      uint64_t size)
+/* Does @path hold a symbol @func.cold (GCC's hot/cold split of @func)? */
+static int has_cold_part(const char *path, const char *func)
+{
+	char name[512];
+	uint64_t off;
+
+	if (snprintf(name, sizeof(name), "%s.cold", func) >= (int)sizeof(name))
+		return 0;
+	return sym_func_offset(path, name, &off, NULL, 0) == 0;
+}
+
+static int add_ustops(struct plan *p, const struct plan_env *env,
+		      uint32_t id, uint32_t start, uint32_t stop,
+		      const char *path, uint64_t off, uint64_t size)
 {
 	struct plan_timer *t = &p->timers[id];
 	uint64_t *sites = NULL;
@@ -802,7 +813,19 @@ static int add_ustops(struct plan *p, uint32_t id, uint32_t start,
 	char why[256];
 	int err;
 
-	err = retsite_find(path, off, size, &sites, &n, why, sizeof(why));
+	if (env->uretprobes) {
+		snprintf(why, sizeof(why), "IPROF_URETPROBES=1");
+		err = -EOPNOTSUPP;
+	} else if (has_cold_part(path, t->func)) {
+		/* a jmp into F.cold would look like a tail call out of F */
+		snprintf(why, sizeof(why),
+			 "its code is split: a part %.100s.cold lies elsewhere",
+			 t->func);
+		err = -EOPNOTSUPP;
+	} else {
+		err = retsite_find(path, off, size, &sites, &n, why,
+				   sizeof(why));
+	}
 	if (err == -ENOMEM)
 		return err;
 	if (err == -ENOENT) {
@@ -882,7 +905,8 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		 * uretprobe on _start would overwrite argc): frames end at
 		 * thread exit, or at a return site's drop_left() */
 		if (!err && !t->entry_only)
-			err = add_ustops(p, id, start, stop, path, off, size);
+			err = add_ustops(p, env, id, start, stop, path, off,
+					 size);
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d: uprobe %s: more than %d timers on one function",
 					     pr->file, pr->line, pr->name,

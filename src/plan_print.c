@@ -79,8 +79,10 @@ int cli_print_plan(const struct plan *p)
 
 		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
 		       t->where,
-		       t->entry_only ? " (never returns: entry only, timed until the thread exits)" :
-				       "");
+		       !t->entry_only ? "" :
+		       t->kind == PROBE_UPROBE ?
+				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
+				" (never returns: entry only, timed until the thread exits)");
 		if (t->kind == PROBE_UPROBE && !t->error && !t->entry_only) {
 			if (t->ret_sites)
 				printf(" (stops at %u return site%s)",

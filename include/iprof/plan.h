@@ -145,6 +145,11 @@ struct plan_env {
 	 * other tracepoints; 0: on the raw syscall tracepoints by number
 	 * (MECH_SYSCALL) where the number is known (syscall_tp_nr()) */
 	int syscall_tracepoints;
+	/* 1: user functions stop by uretprobe (faster where the kernel
+	 * single-steps a return site's ret, but it rewrites return addresses:
+	 * C++ exceptions, coroutines and longjmp break); 0: at their return
+	 * sites where retsite_find() finds them */
+	int uretprobes;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

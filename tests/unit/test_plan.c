@@ -41,7 +41,7 @@ static int fake_btf(void *ctx, const char *func, const char *name, int *index,
 	return -ESRCH;
 }
 
-static struct plan_env env = { tracefs, kallsyms, fake_btf, NULL, 0 };
+static struct plan_env env = { tracefs, kallsyms, fake_btf, NULL, 0, 0 };
 static const struct plan_env no_env = { 0 };
 static char self[PATH_MAX]; /* this program: an ELF file with a .symtab */
 

@@ -5,7 +5,8 @@
  * (argv[1], default 20).  work() spins 1-3 ms (it varies by call) and
  * measures itself.  With uretprobes on work() the kernel killed such a
  * program (SIGILL, "failed to handle uretprobe").  Ground truth:
- * work=2*CALLS main_work=CALLS co_work=CALLS max_ns=<longest work call>.
+ * work=2*CALLS main_work=CALLS co_work=CALLS max_ns=<longest work call>
+ * total_ns=<all work calls>.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 #define STACK (256 << 10)
 
 static ucontext_t mctx, cctx;
-static uint64_t max_ns;
+static uint64_t max_ns, total_ns;
 static int nmain, nco;
 
 static uint64_t now_ns(void)
@@ -35,6 +36,7 @@ __attribute__((noinline)) void work(int i)
 	while (now_ns() - t0 < (uint64_t)(1 + i % 3) * 1000000ull)
 		;
 	d = now_ns() - t0;
+	total_ns += d;
 	if (d > max_ns)
 		max_ns = d;
 }
@@ -67,7 +69,8 @@ int main(int argc, char **argv)
 		nmain++;
 		swapcontext(&mctx, &cctx);
 	}
-	printf("work=%d\nmain_work=%d\nco_work=%d\nmax_ns=%llu\n", nmain + nco,
-	       nmain, nco, (unsigned long long)max_ns);
+	printf("work=%d\nmain_work=%d\nco_work=%d\nmax_ns=%llu\ntotal_ns=%llu\n",
+	       nmain + nco, nmain, nco, (unsigned long long)max_ns,
+	       (unsigned long long)total_ns);
 	return 0;
 }
