@@ -418,7 +418,7 @@ __noinline int exec_emit(struct task_state *st, __u64 id)
 			break;
 		i = (d - 1 - k) & (IPROF_MAX_DEPTH - 1);
 		if (st->usp[i])
-			emit(st, IPROF_REC_EXECED, st->timers[i], i + 1, id);
+			emit_g(st, IPROF_REC_EXECED, st->timers[i], i + 1, id);
 	}
 	return 0;
 }

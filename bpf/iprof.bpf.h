@@ -312,6 +312,19 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * emit() as a global function, for loops that emit: the verifier checks
+ * it once instead of at each turn of each loop that calls it (an exec
+ * closing 128 frames, a hit closing 16 left frames).  Returns 0.
+ */
+__noinline int emit_g(struct task_state *st, __u32 type, __u32 timer,
+		      __u32 depth, __u64 pid_tgid)
+{
+	if (st)
+		emit_aux(st, (__u8)type, timer, depth, pid_tgid, 0);
+	return 0;
+}
+
 /* The thread's name, once, before its first START (for --by comm). */
 static __always_inline void emit_comm(struct task_state *st, __u64 pid_tgid)
 {
@@ -670,9 +683,11 @@ enum left_view {
  * return sites (a frame that left by a return site was stopped there; a
  * tail call has a return site of its own, so only a frame timed by a
  * uretprobe may still be open at its callee's entry slot).  Stops at the
- * first frame that was not left, or not a user frame.
+ * first frame that was not left, or not a user frame.  A global function:
+ * the verifier checks its loop once, and the program goes on from one
+ * state instead of one per turn the loop may end at.
  */
-static __always_inline void drop_left(__u64 sp, int view, __u64 pid_tgid)
+__noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
 {
 	struct task_state *st;
 	__u64 u, top = sp;
@@ -680,10 +695,10 @@ static __always_inline void drop_left(__u64 sp, int view, __u64 pid_tgid)
 	int k;
 
 	if (!sp || !tracing_on())
-		return;
+		return 0;
 	st = state_get(IPROF_CTX_TASK, 0);
 	if (!st || st->over)
-		return;
+		return 0;
 	if (view == LV_URETPROBE)
 		top = sp - 8; /* the returning frame's own slot */
 	d = st->depth;
@@ -700,10 +715,11 @@ static __always_inline void drop_left(__u64 sp, int view, __u64 pid_tgid)
 		if (!((u & ~1ull) < top ||
 		      (view == LV_ENTRY && (u & ~1ull) == top && u & 1)))
 			break;
-		emit_aux(st, IPROF_REC_LEFT, st->timers[j], d, pid_tgid, 0);
+		emit_g(st, IPROF_REC_LEFT, st->timers[j], d, pid_tgid);
 		d--;
 	}
 	st->depth = d;
+	return 0;
 }
 
 #endif /* IPROF_BPF_H */
