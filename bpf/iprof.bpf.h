@@ -565,8 +565,8 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	}
 	if (!st->seen && ctx == IPROF_CTX_TASK)
 		emit_comm(st, pid_tgid);
-	/* keep the mask: after the loop above clang knows d < 32 and drops
-	 * it, and the 6.1 verifier then rejects the store */
+	/* keep the mask: after the check above clang knows d < 128 and
+	 * may drop it, and the 6.1 verifier then rejects the store */
 	barrier_var(d);
 	st->timers[d & (IPROF_MAX_DEPTH - 1)] = a->timer;
 	st->sp[d & (IPROF_MAX_DEPTH - 1)] = sp;
