@@ -37,6 +37,7 @@ struct report_timer *cli_make_timers(const struct plan *plan,
 		rt[i].file = t->probe ? t->probe->file : NULL;
 		rt[i].line = t->probe ? t->probe->line : 0;
 		rt[i].entry_only = t->entry_only;
+		rt[i].uretprobe_why = t->ret_why;
 		rt[i].orphans = l ? loader_orphans(l, i) : 0;
 		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
 		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;

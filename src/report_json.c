@@ -528,6 +528,11 @@ int report_plan_json(FILE *f, const struct report_timer *timers, uint32_t n,
 			  &timers[i]);
 		add(&b, p, "entry_only",
 		    json_object_new_boolean(timers[i].entry_only != 0));
+		if (timers[i].uretprobe_why)
+			add(&b, p, "uretprobe_why",
+			    json_object_new_string(timers[i].uretprobe_why));
+		else
+			add_null(&b, p, "uretprobe_why");
 	}
 	if (b.err) {
 		json_object_put(root);

@@ -36,6 +36,9 @@ struct report_timer {
 	const char *file;
 	int line;
 	int entry_only; /* the function never returns: entry probe only */
+	/* a user function stopped by a uretprobe: why not at its return
+	 * sites (plan_timer.ret_why); NULL otherwise.  --dry-run only */
+	const char *uretprobe_why;
 };
 
 /*
