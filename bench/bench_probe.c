@@ -43,7 +43,8 @@
  *   empty-rsite (ucall, ucall-nop5) the empty uprobe program on the
  *                target's entry and on its ret (a return site: iprof's
  *                stop of a user function, src/retsite.c) instead of a
- *                uretprobe
+ *                uretprobe (BENCH_RSITE_OFF=N: at byte N of it instead of
+ *                the ret, 8)
  *   empty-kprobe (read) the empty programs as kprobe + kretprobe (perf
  *                event links) on vfs_read, as iprof attaches kprobe:vfs_read
  * (The kernel-function programs of bench/empty.bpf.c load only in these two
