@@ -785,7 +785,8 @@ static void test_plan(void **state)
 	expect_len(v, 3);
 	p = idx(v, 0);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
-		    "error", "reason", "file", "line", "entry_only", NULL);
+		    "error", "reason", "file", "line", "entry_only",
+		    "uretprobe_why", NULL);
 	expect_u64(p, "id", 0);
 	expect_str(p, "name", "KVM_RUN");
 	expect_str(p, "mech", "tracepoint");
@@ -794,6 +795,7 @@ static void test_plan(void **state)
 	expect_str(p, "file", "kvm.conf");
 	expect_u64(p, "line", 10);
 	expect_bool(p, "entry_only", 0);
+	expect_null(p, "uretprobe_why");
 	p = idx(v, 1);
 	expect_null(p, "mech");
 	expect_bool(p, "attached", 0);
