@@ -40,6 +40,11 @@
  *                proposed changes (see bench/steps.bpf.c)
  *   empty-fentry (read) the empty programs as fentry + fexit on vfs_read,
  *                as iprof attaches fentry:vfs_read
+ *   empty-rsite (ucall, ucall-nop5) the empty uprobe program on the
+ *                target's entry and on its ret (a return site: iprof's
+ *                stop of a user function, src/retsite.c) instead of a
+ *                uretprobe (BENCH_RSITE_OFF=N: at byte N of it instead of
+ *                the ret, 8)
  *   empty-kprobe (read) the empty programs as kprobe + kretprobe (perf
  *                event links) on vfs_read, as iprof attaches kprobe:vfs_read
  * (The kernel-function programs of bench/empty.bpf.c load only in these two
@@ -94,7 +99,8 @@ enum kind {
 	K_STEPS,
 	K_STEPS_RAWTP,
 	K_EMPTY_FENTRY,
-	K_EMPTY_KPROBE
+	K_EMPTY_KPROBE,
+	K_EMPTY_RSITE
 };
 
 static const struct mode {
@@ -120,6 +126,7 @@ static const struct mode {
 	{"steps-pair", K_STEPS, "s_pair", 0},
 	{"empty-fentry", K_EMPTY_FENTRY, NULL, 0},
 	{"empty-kprobe", K_EMPTY_KPROBE, NULL, 0},
+	{"empty-rsite", K_EMPTY_RSITE, NULL, 0},
 };
 
 enum workload { W_GETPPID, W_UCALL, W_UCALL_NOP5, W_READ };
@@ -262,8 +269,12 @@ static int attach_raw_pair(struct attached *at, struct bpf_program *enter,
 		       bpf_program__attach_raw_tracepoint(exit, "sys_exit"));
 }
 
+/* offset of the ret in bench_target and bench_target_nop5 (target.h) */
+#define TARGET_RET_OFF 8
+
 static int attach_uprobe_pair(struct attached *at, struct bpf_program *entry,
-			      struct bpf_program *ret, const char *func)
+			      struct bpf_program *ret, const char *func,
+			      int rsite)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	char exe[4096];
@@ -280,6 +291,14 @@ static int attach_uprobe_pair(struct attached *at, struct bpf_program *entry,
 		      bpf_program__attach_uprobe_opts(entry, -1, exe, 0, &uo));
 	if (err)
 		return err;
+	if (rsite) /* a plain uprobe on the ret instruction */
+		return link_ok(at, 1, entry,
+			       bpf_program__attach_uprobe_opts(
+				       entry, -1, exe,
+				       getenv("BENCH_RSITE_OFF") ?
+					       strtoul(getenv("BENCH_RSITE_OFF"), NULL, 0) :
+					       TARGET_RET_OFF,
+				       &uo));
 	uo.retprobe = true;
 	return link_ok(at, 1, ret,
 		       bpf_program__attach_uprobe_opts(ret, -1, exe, 0, &uo));
@@ -478,7 +497,8 @@ static int setup(struct attached *at, const struct mode *m, enum workload w)
 	if (w == W_GETPPID)
 		return attach_tp_pair(at, at->empty->progs.tp_empty, 0);
 	return attach_uprobe_pair(at, at->empty->progs.uprobe_empty,
-				  at->empty->progs.uretprobe_empty, func);
+				  at->empty->progs.uretprobe_empty, func,
+				  m->kind == K_EMPTY_RSITE);
 }
 
 /* Mean ns per run of the attached programs, or -1 without BPF stats. */
@@ -595,6 +615,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_probe: %s %s: read goes with "
 					"loop, empty-fentry, empty-kprobe\n",
 				m->name, argv[2]);
+			return 2;
+		}
+	} else if (m->kind == K_EMPTY_RSITE) {
+		if (w != W_UCALL && w != W_UCALL_NOP5) {
+			fprintf(stderr, "bench_probe: empty-rsite: ucall or "
+					"ucall-nop5 only\n");
 			return 2;
 		}
 	} else if (w != W_GETPPID && m->kind != K_LOOP && m->kind != K_EMPTY) {

@@ -24,7 +24,7 @@ static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
  * only closes a frame that a traced start opened.
  */
 static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
-					__u64 sp)
+					__u64 sp, __u64 usp)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	const struct iprof_action *a;
@@ -46,7 +46,7 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 		}
 		if (ok && (a->role != IPROF_ROLE_START ||
 			   is_target(pid_tgid >> 32)))
-			act(a, pid_tgid, cx, sp);
+			act(a, pid_tgid, cx, sp, usp);
 		key = a->next;
 		if (key == IPROF_NO_NEXT)
 			break;
@@ -54,9 +54,11 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 	return 0;
 }
 
-static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp)
+/* @sp, @usp: as for timer_start() (@usp of a stop: timer_stop()) */
+static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp, __u64 usp)
 {
-	return run_chain_at(ctx, (__u32)bpf_get_attach_cookie(ctx), cx, sp);
+	return run_chain_at(ctx, (__u32)bpf_get_attach_cookie(ctx), cx, sp,
+			    usp);
 }
 
 /* Tracepoint hit: ctx is the raw trace record; fields at the offsets given
@@ -67,7 +69,7 @@ int tp_hit(void *ctx)
 	__u32 cx = cur_ctx();
 
 	drop_returned(cx, 0, SV_OTHER, bpf_get_current_pid_tgid());
-	return run_chain(ctx, cx, 0);
+	return run_chain(ctx, cx, 0, 0);
 }
 
 /*
@@ -115,7 +117,7 @@ static __always_inline int sc_run(__u64 *rec, long nr, __u32 head)
 	rec[0] = (__u64)(__u32)id << 32; /* common_pid at 4 (little-endian) */
 	rec[1] = (__u32)nr;
 	drop_returned(IPROF_CTX_TASK, 0, SV_OTHER, id);
-	return run_chain_at(rec, head - 1, IPROF_CTX_TASK, 0);
+	return run_chain_at(rec, head - 1, IPROF_CTX_TASK, 0, 0);
 }
 
 SEC("tp_btf/sys_enter")
@@ -165,8 +167,9 @@ int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
  * the instructions), and iprof loads only the programs its plan uses
  * (choose_programs() in src/loader.c):
  *   fn_entry_u, fn_return_u    uprobe/uretprobe perf events
- *   fn_entry_m, fn_return_m    uprobe_multi links (6.6+: loaded with
- *                              expected_attach_type BPF_TRACE_UPROBE_MULTI)
+ *   fn_rsite                   a user function's return site (uprobe)
+ *   fn_entry_m, fn_return_m,   uprobe_multi links (6.6+: loaded with
+ *   fn_rsite_m                 expected_attach_type BPF_TRACE_UPROBE_MULTI)
  *   fn_entry, fn_return        kprobe/kretprobe perf events
  *   fn_entry_km, fn_return_km  kprobe_multi links (5.18+, CONFIG_FPROBE:
  *                              BPF_TRACE_KPROBE_MULTI)
@@ -175,12 +178,45 @@ int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
  * pointer points at the return address (fprobe passes the registers
  * ftrace saved at the entry, the same): it finds frames whose kretprobe
  * missed (drop_returned()); elsewhere (arm64 keeps the return address in
- * a register) only the syscall count does.
+ * a register) only the syscall count does.  A uprobe's user stack pointer
+ * finds user frames that were left without a return (drop_left()).
  */
+static __always_inline __u64 user_sp(struct pt_regs *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	return PT_REGS_SP(ctx);
+#else
+	return 0;
+#endif
+}
+
 static __always_inline int user_entry(struct pt_regs *ctx)
 {
-	drop_returned(IPROF_CTX_TASK, 0, SV_USER, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0);
+	__u64 id = bpf_get_current_pid_tgid(), sp = user_sp(ctx);
+
+	drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
+	drop_left(sp, LV_ENTRY, id);
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp);
+}
+
+/* a return's actions have no conditions: ncond is 0 */
+static __always_inline int user_return(struct pt_regs *ctx)
+{
+	drop_left(user_sp(ctx), LV_URETPROBE, bpf_get_current_pid_tgid());
+	return run_chain(ctx, IPROF_CTX_TASK, 0, 0);
+}
+
+/*
+ * A user function's return site (a ret, or a jmp that leaves it: a tail
+ * call), a plain uprobe whose chain holds the function's stops: the stack
+ * pointer is the one of the frame's entry (src/retsite.c).
+ */
+static __always_inline int user_rsite(struct pt_regs *ctx)
+{
+	__u64 sp = user_sp(ctx);
+
+	drop_left(sp, LV_RETSITE, bpf_get_current_pid_tgid());
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp);
 }
 
 static __always_inline int kernel_entry(struct pt_regs *ctx)
@@ -192,10 +228,9 @@ static __always_inline int kernel_entry(struct pt_regs *ctx)
 	sp = PT_REGS_SP(ctx);
 #endif
 	drop_returned(cx, sp, sp ? SV_KPROBE : SV_OTHER, id);
-	return run_chain(ctx, cx, sp);
+	return run_chain(ctx, cx, sp, 0);
 }
 
-/* a return's actions have no conditions: ncond is 0 */
 SEC("uprobe")
 int fn_entry_u(struct pt_regs *ctx)
 {
@@ -205,7 +240,13 @@ int fn_entry_u(struct pt_regs *ctx)
 SEC("uretprobe")
 int fn_return_u(struct pt_regs *ctx)
 {
-	return run_chain(ctx, IPROF_CTX_TASK, 0);
+	return user_return(ctx);
+}
+
+SEC("uprobe")
+int fn_rsite(struct pt_regs *ctx)
+{
+	return user_rsite(ctx);
 }
 
 SEC("kprobe")
@@ -217,7 +258,13 @@ int fn_entry_m(struct pt_regs *ctx)
 SEC("kprobe")
 int fn_return_m(struct pt_regs *ctx)
 {
-	return run_chain(ctx, IPROF_CTX_TASK, 0);
+	return user_return(ctx);
+}
+
+SEC("kprobe")
+int fn_rsite_m(struct pt_regs *ctx)
+{
+	return user_rsite(ctx);
 }
 
 SEC("kprobe")
@@ -229,7 +276,7 @@ int fn_entry(struct pt_regs *ctx)
 SEC("kretprobe")
 int fn_return(struct pt_regs *ctx)
 {
-	return run_chain(ctx, cur_ctx(), 0);
+	return run_chain(ctx, cur_ctx(), 0, 0);
 }
 
 SEC("kprobe")
@@ -241,7 +288,7 @@ int fn_entry_km(struct pt_regs *ctx)
 SEC("kprobe")
 int fn_return_km(struct pt_regs *ctx)
 {
-	return run_chain(ctx, cur_ctx(), 0);
+	return run_chain(ctx, cur_ctx(), 0, 0);
 }
 
 /* Follow children of traced processes: a new process of a target tgid is a
@@ -370,21 +417,74 @@ IRQ_EDGE(irq_work_in, "irq_work_entry", 1, 1)
 IRQ_EDGE(irq_work_out, "irq_work_exit", 0, 1)
 
 /*
- * exec gives the thread a new name: send it (comm is set by now), for
- * --by comm.  Frames stay: kernel functions and spans (execve itself) go on
- * across exec; a user function open across it never returns and ends with
- * the thread (counted as exited).
+ * exec replaces the program image.  Its user function frames can never
+ * return (their code is gone): each is closed at the exec, top first, as
+ * IPROF_REC_EXECED (counted, not timed to the thread's exit, and never the
+ * parent of the new image's frames); kernel function and span frames
+ * (execve itself) go on across the exec and move down in their place.
+ * Then the new name (comm is set by now), for --by comm.
+ *
+ * Global functions: the verifier checks each loop once.
  */
+__noinline int exec_emit(struct task_state *st, __u64 id)
+{
+	__u32 d, i, k;
+
+	if (!st)
+		return 0;
+	d = st->depth;
+	for (k = 0; k < IPROF_MAX_DEPTH; k++) {
+		if (k >= d)
+			break;
+		i = (d - 1 - k) & (IPROF_MAX_DEPTH - 1);
+		if (st->usp[i])
+			emit_g(st, IPROF_REC_EXECED, st->timers[i], i + 1, id);
+	}
+	return 0;
+}
+
+/* the frames kept move down; their count lives in st->depth, not in a
+ * register: a load from the map is a value the verifier does not track,
+ * so the paths of kept and closed frames meet again at each turn */
+__noinline int exec_compact(struct task_state *st)
+{
+	__u32 d, i, w;
+
+	if (!st)
+		return 0;
+	d = st->depth;
+	st->depth = 0;
+	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		if (st->usp[i])
+			continue;
+		w = *(volatile __u32 *)&st->depth & (IPROF_MAX_DEPTH - 1);
+		st->timers[w] = st->timers[i];
+		st->sp[w] = st->sp[i];
+		st->kseq[w] = st->kseq[i];
+		st->usp[w] = 0;
+		st->depth = w + 1;
+	}
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec)
 {
+	__u64 id = bpf_get_current_pid_tgid();
 	struct task_state *st;
 
-	if (!tracing_on())
-		return 0;
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
-	if (st && st->seen)
-		emit_comm(st, bpf_get_current_pid_tgid());
+	if (!st)
+		return 0;
+	if (st->depth > IPROF_MAX_DEPTH)
+		st->depth = IPROF_MAX_DEPTH;
+	if (tracing_on())
+		exec_emit(st, id);
+	exec_compact(st);
+	if (tracing_on() && st->seen)
+		emit_comm(st, id);
 	return 0;
 }
 

@@ -43,6 +43,10 @@ struct task_state {
 	/* kernel stack pointer at the entry of each kprobe frame, else 0 */
 	__u64 sp[IPROF_MAX_DEPTH];
 	__u32 kseq[IPROF_MAX_DEPTH]; /* kentry at each kprobe frame's entry */
+	/* user function frames: the user stack pointer at the entry (it
+	 * points at the return address), bit 0 set when the frame ends at
+	 * return sites (IPROF_A_RETSITES); 0 for every other frame */
+	__u64 usp[IPROF_MAX_DEPTH];
 };
 
 /*
@@ -310,6 +314,19 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 		bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * emit() as a global function, for loops that emit: the verifier checks
+ * it once instead of at each turn of each loop that calls it (an exec
+ * closing 128 frames, a hit closing 16 left frames).  Returns 0.
+ */
+__noinline int emit_g(struct task_state *st, __u32 type, __u32 timer,
+		      __u32 depth, __u64 pid_tgid)
+{
+	if (st)
+		emit_aux(st, (__u8)type, timer, depth, pid_tgid, 0);
+	return 0;
+}
+
 /* The thread's name, before its first START and its first START after a
  * rename (for --by comm). */
 static __always_inline void emit_comm(struct task_state *st, __u64 pid_tgid)
@@ -494,18 +511,47 @@ static __always_inline void drop_returned(__u32 ctx, __u64 sp, int view,
 }
 
 /*
+ * The innermost open frame of @timer in @st below depth @d, as its depth
+ * (position + 1), or 0 if none.  @usp as for timer_stop() (0: any frame).
+ * A global function: the verifier checks its loop over IPROF_MAX_DEPTH
+ * frames once, not at each of the up to IPROF_MAX_CHAIN actions of each
+ * program that inline a stop (a million instructions otherwise).
+ */
+__noinline int frame_find(struct task_state *st, __u32 d, __u32 timer,
+			  __u64 usp)
+{
+	__u32 i, j;
+
+	if (!st)
+		return 0;
+	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		j = (d - 1 - i) & (IPROF_MAX_DEPTH - 1);
+		if (st->timers[j] != timer)
+			continue;
+		if (usp && st->usp[j] & 1 && (st->usp[j] & ~1ull) != usp)
+			continue; /* another call's frame */
+		return (int)(d - i);
+	}
+	return 0;
+}
+
+/*
  * Open @a's timer on the thread (or interrupt context @ctx).  @sp: the
  * kernel stack pointer at a kprobe's function entry, else 0 (kept for
- * drop_returned(), which the probe program calls first).  @spans: 0 if
- * @a is known not to be a span's start (IPROF_A_NO_REENTER unset), which
- * spares the verifier a loop (constant at each call site).
+ * drop_returned(), which the probe program calls first).  @usp: the user
+ * stack pointer at a uprobe's function entry, else 0 (kept for
+ * drop_left() and the stop's match).  @spans: 0 if @a is known not to be
+ * a span's start (IPROF_A_NO_REENTER unset), which spares the verifier a
+ * loop (constant at each call site).
  */
 static __always_inline void timer_start(const struct iprof_action *a,
 					__u64 pid_tgid, __u32 ctx, __u64 sp,
-					int spans)
+					__u64 usp, int spans)
 {
 	struct task_state *st;
-	__u32 d, i;
+	__u32 d;
 
 	st = state_get(ctx, 1);
 	if (!st) {
@@ -513,14 +559,9 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		return;
 	}
 	d = st->depth;
-	if (spans && a->flags & IPROF_A_NO_REENTER) {
-		for (i = 0; i < IPROF_MAX_DEPTH; i++) {
-			if (i >= d)
-				break;
-			if (st->timers[i] == a->timer)
-				return;
-		}
-	}
+	if (spans && a->flags & IPROF_A_NO_REENTER &&
+	    frame_find(st, d, a->timer, 0))
+		return;
 	if (d >= IPROF_MAX_DEPTH) {
 		st->over++;
 		count(IPROF_CNT_DEPTH_OVERFLOW);
@@ -528,12 +569,14 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	}
 	if ((!st->seen || st->renamed) && ctx == IPROF_CTX_TASK)
 		emit_comm(st, pid_tgid);
-	/* keep the mask: after the loop above clang knows d < 32 and drops
-	 * it, and the 6.1 verifier then rejects the store */
+	/* keep the mask: after the check above clang knows d < 128 and
+	 * may drop it, and the 6.1 verifier then rejects the store */
 	barrier_var(d);
 	st->timers[d & (IPROF_MAX_DEPTH - 1)] = a->timer;
 	st->sp[d & (IPROF_MAX_DEPTH - 1)] = sp;
 	st->kseq[d & (IPROF_MAX_DEPTH - 1)] = st->kentry;
+	st->usp[d & (IPROF_MAX_DEPTH - 1)] =
+		usp ? (usp & ~1ull) | !!(a->flags & IPROF_A_RETSITES) : 0;
 	st->depth = d + 1;
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);
 }
@@ -549,11 +592,20 @@ static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)
 		__sync_fetch_and_add(c, 1);
 }
 
+/*
+ * Close the innermost open frame of @a's timer.  @usp: for a stop at a
+ * return site, the user stack pointer there, else 0: a frame of a timer
+ * that ends at return sites is then stopped only by the return site at
+ * its own entry stack pointer (a ret pops the return address the entry
+ * saw), so the return of a call whose entry was not traced (filtered,
+ * before tracing began) or of a frame on another stack (coroutines)
+ * never closes the wrong frame.
+ */
 static __always_inline void timer_stop(const struct iprof_action *a,
-				       __u64 pid_tgid, __u32 ctx)
+				       __u64 pid_tgid, __u32 ctx, __u64 usp)
 {
 	struct task_state *st;
-	__u32 d, i, found = 0;
+	__u32 d, found;
 
 	st = state_get(ctx, 0);
 	if (!st || !st->depth) {
@@ -570,16 +622,8 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 	if (a->flags & IPROF_A_TOP_ONLY &&
 	    st->timers[(d - 1) & (IPROF_MAX_DEPTH - 1)] != a->timer)
 		return; /* the return of a call whose entry was filtered out */
-	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
-		if (i >= d)
-			break;
-		if (st->timers[(d - 1 - i) & (IPROF_MAX_DEPTH - 1)] ==
-		    a->timer) {
-			found = d - i;
-			break;
-		}
-	}
-	if (!found) {
+	found = (__u32)frame_find(st, d, a->timer, usp);
+	if (!found || found > d) {
 		orphan(a, pid_tgid >> 32);
 		return;
 	}
@@ -587,16 +631,99 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid, ctx);
 }
 
-/* Run action @a; @sp as for timer_start(). */
+/* Run action @a; @sp and @usp as for timer_start() (@usp for a stop: as
+ * for timer_stop()). */
 static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
-				__u32 ctx, __u64 sp)
+				__u32 ctx, __u64 sp, __u64 usp)
 {
 	if (!tracing_on())
 		return;
 	if (a->role == IPROF_ROLE_START)
-		timer_start(a, pid_tgid, ctx, sp, 1);
+		timer_start(a, pid_tgid, ctx, sp, usp, 1);
 	else if (a->role == IPROF_ROLE_STOP)
-		timer_stop(a, pid_tgid, ctx);
+		timer_stop(a, pid_tgid, ctx, usp);
+}
+
+/*
+ * User frames checked against the stack.  A frame of a user function
+ * keeps the user stack pointer of its entry (usp[]: the address of its
+ * return address).  The stack grows down, so while the call runs every
+ * user-mode probe hit of the thread on that stack has a lower stack
+ * pointer; one above it comes after the frame was left (longjmp, a C++
+ * exception, a stack unwound: no return site or uretprobe fired).
+ *
+ * Stacks: a thread may run on several (swapcontext coroutines, sigaltstack
+ * signal handlers, green threads), and two stack pointers of different
+ * stacks say nothing about each other.  iprof takes two stack pointers as
+ * on one stack when they are less than IPROF_USTACK_GAP apart; a hit
+ * farther from the top frame's entry is on another stack and closes
+ * nothing: the walk stops there.  So a switch to a coroutine never closes
+ * the frames of the stack it left, and their returns (matched by stack
+ * pointer, timer_stop()) close them when it switches back.  The price: a
+ * longjmp or throw over more than IPROF_USTACK_GAP of stack leaves its
+ * frames open (stopped later as unwound under an outer frame's stop, or
+ * closed at thread exit), and two coroutine stacks closer than that are
+ * taken for one.
+ */
+#define IPROF_USTACK_GAP (64ull << 10)
+
+/* What a user-mode hit is (drop_left()). */
+enum left_view {
+	LV_ENTRY = 0, /* a function entry: sp at the new call's return address */
+	LV_RETSITE, /* a ret or tail-call jmp: sp at the frame's own slot */
+	LV_URETPROBE, /* after a return: sp 8 bytes above the frame's slot */
+};
+
+/* most frames one hit closes: a bounded loop for the verifier; more wait
+ * for the next hit */
+#define LEFT_PER_HIT 16
+
+/*
+ * At a user-mode probe hit at user stack pointer @sp: close the top frames
+ * of the thread that the stack shows were left, each sent as
+ * IPROF_REC_LEFT (user space counts them as unwound, untimed): a user
+ * frame on the same stack (see IPROF_USTACK_GAP) whose entry slot is
+ * below @sp, or, at a function entry, at @sp when the frame ends at
+ * return sites (a frame that left by a return site was stopped there; a
+ * tail call has a return site of its own, so only a frame timed by a
+ * uretprobe may still be open at its callee's entry slot).  Stops at the
+ * first frame that was not left, or not a user frame.  A global function:
+ * the verifier checks its loop once, and the program goes on from one
+ * state instead of one per turn the loop may end at.
+ */
+__noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
+{
+	struct task_state *st;
+	__u64 u, top = sp;
+	__u32 d, j;
+	int k;
+
+	if (!sp || !tracing_on())
+		return 0;
+	st = state_get(IPROF_CTX_TASK, 0);
+	if (!st || st->over)
+		return 0;
+	if (view == LV_URETPROBE)
+		top = sp - 8; /* the returning frame's own slot */
+	d = st->depth;
+	for (k = 0; k < LEFT_PER_HIT; k++) {
+		if (!d)
+			break;
+		j = (d - 1) & (IPROF_MAX_DEPTH - 1);
+		u = st->usp[j];
+		if (!u)
+			break; /* not a user function's frame */
+		if (top - (u & ~1ull) > IPROF_USTACK_GAP &&
+		    (u & ~1ull) - top > IPROF_USTACK_GAP)
+			break; /* another stack */
+		if (!((u & ~1ull) < top ||
+		      (view == LV_ENTRY && (u & ~1ull) == top && u & 1)))
+			break;
+		emit_g(st, IPROF_REC_LEFT, st->timers[j], d, pid_tgid);
+		d--;
+	}
+	st->depth = d;
+	return 0;
 }
 
 #endif /* IPROF_BPF_H */

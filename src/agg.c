@@ -558,6 +558,59 @@ static int do_returned(struct agg *a, struct athread *t,
 	return 0;
 }
 
+/*
+ * do_left() - the thread's top frame, a user function's, was left without
+ * returning (longjmp, an exception: BPF saw the user stack above its
+ * entry): close it untimed, counted as unwound.
+ */
+static int do_left(struct agg *a, struct athread *t, const struct iprof_rec *r)
+{
+	uint32_t i = r->depth - 1u;
+
+	if (t->waiting) {
+		a->stats.skipped++;
+		return 0;
+	}
+	if (i + 1 != t->len || t->stack[i].node->timer != r->timer) {
+		a->stats.mismatches++;
+		a->stats.skipped++;
+		lose_sync(a, t);
+		return 0;
+	}
+	t->stack[i].node->unwound++;
+	a->stats.unwound++;
+	t->len = i;
+	return 0;
+}
+
+/*
+ * do_execed() - frame depth - 1 (a user function's, anywhere in the
+ * stack) ended with its program image at exec: removed untimed, counted
+ * in execed; the frames above it move down one (their paths stay).
+ */
+static int do_execed(struct agg *a, struct athread *t,
+		     const struct iprof_rec *r)
+{
+	uint32_t i = r->depth - 1u;
+
+	if (t->waiting) {
+		a->stats.skipped++;
+		return 0;
+	}
+	if (i >= t->len || t->stack[i].node->timer != r->timer) {
+		a->stats.mismatches++;
+		a->stats.skipped++;
+		lose_sync(a, t);
+		return 0;
+	}
+	t->stack[i].node->execed++;
+	a->stats.execed++;
+	memmove(&t->stack[i], &t->stack[i + 1],
+		(t->len - i - 1) * sizeof(t->stack[0]));
+	t->len--;
+	return 0;
+}
+
 static int do_exit(struct agg *a, const struct iprof_rec *r)
 {
 	struct athread *t = thread_get(a, r->tid, 0);
@@ -839,6 +892,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_START:
 	case IPROF_REC_STOP:
 	case IPROF_REC_RETURNED:
+	case IPROF_REC_LEFT:
+	case IPROF_REC_EXECED:
 		if (r.timer >= a->ntimers || r.depth == 0)
 			goto bad;
 		break;
@@ -895,6 +950,10 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	}
 	if (r.type == IPROF_REC_RETURNED)
 		return do_returned(a, t, &r);
+	if (r.type == IPROF_REC_LEFT)
+		return do_left(a, t, &r);
+	if (r.type == IPROF_REC_EXECED)
+		return do_execed(a, t, &r);
 	a->stats.stops++;
 	return do_stop(a, t, &r);
 

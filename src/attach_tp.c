@@ -53,8 +53,9 @@ int loader_att_attached(const struct loader *l, uint32_t i)
 
 /*
  * User functions in uprobe_multi links where the kernel has them: one link
- * per binary for the entries and one for the returns, each function's
- * cookie the first action of its chain.  A link the kernel refuses leaves
+ * per binary for the entries, one for the return sites and one for the
+ * uretprobes, each function's (or site's) cookie the first action of its
+ * chain.  A link the kernel refuses leaves
  * its functions to loader_attach_att(), one perf event each.  Returns 0 or
  * -ENOMEM.
  */
@@ -77,7 +78,8 @@ int loader_attach_umulti(struct loader *l)
 	}
 	for (i = 0; i < p->natt; i++) {
 		if ((p->att[i].mech != MECH_UPROBE &&
-		     p->att[i].mech != MECH_URETPROBE) ||
+		     p->att[i].mech != MECH_URETPROBE &&
+		     p->att[i].mech != MECH_RETSITE) ||
 		    l->att_multi[i])
 			continue;
 		for (n = 0, j = i; j < p->natt; j++)
@@ -88,6 +90,8 @@ int loader_attach_umulti(struct loader *l)
 			}
 		prog = p->att[i].mech == MECH_UPROBE ?
 			       l->skel->progs.fn_entry_m :
+		       p->att[i].mech == MECH_RETSITE ?
+			       l->skel->progs.fn_rsite_m :
 			       l->skel->progs.fn_return_m;
 		fd = umulti_attach(bpf_program__fd(prog), p->att[i].path, offs,
 				   cookies, n, p->att[i].mech == MECH_URETPROBE);
@@ -125,14 +129,17 @@ struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a)
 			l->skel->progs.tp_hit, a->category, a->event, &to);
 	case MECH_UPROBE:
 	case MECH_URETPROBE:
+	case MECH_RETSITE:
 		/* the planner resolved path (absolute) and the function's
-		 * file offset (src/sym.c): attach by offset, not by name */
+		 * (or return site's) file offset (src/sym.c, src/retsite.c):
+		 * attach by offset, not by name */
 		uo.bpf_cookie = a->action;
 		uo.func_name = NULL;
 		uo.retprobe = a->mech == MECH_URETPROBE;
 		return bpf_program__attach_uprobe_opts(
 			uo.retprobe ? l->skel->progs.fn_return_u :
-				      l->skel->progs.fn_entry_u,
+			a->mech == MECH_RETSITE ? l->skel->progs.fn_rsite :
+						  l->skel->progs.fn_entry_u,
 			-1, a->path, (size_t)a->offset, &uo);
 	default:
 		errno = EINVAL;

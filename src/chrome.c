@@ -249,7 +249,7 @@ int chrome_push(struct chrome *c, const void *rec, size_t len)
 		t->has_comm = 1;
 		return 0;
 	}
-	if (r.type < IPROF_REC_START || r.type > IPROF_REC_RETURNED)
+	if (r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED)
 		goto ignore;
 	if (r.type == IPROF_REC_SWITCH_OUT || r.type == IPROF_REC_SWITCH_IN ||
 	    r.type == IPROF_REC_IRQ_ENTER || r.type == IPROF_REC_IRQ_EXIT)
@@ -282,6 +282,7 @@ int chrome_push(struct chrome *c, const void *rec, size_t len)
 		break;
 	case IPROF_REC_STOP:
 	case IPROF_REC_RETURNED:
+	case IPROF_REC_LEFT:
 		if (!r.depth || t->n < r.depth ||
 		    t->f[r.depth - 1].timer != r.timer) {
 			close_down(c, t, 0, r.ts, "discarded");
@@ -289,7 +290,29 @@ int chrome_push(struct chrome *c, const void *rec, size_t len)
 		}
 		close_down(c, t, r.depth, r.ts, "unwound");
 		close_top(c, t, r.ts,
-			  r.type == IPROF_REC_RETURNED ? "returned" : NULL);
+			  r.type == IPROF_REC_RETURNED ? "returned" :
+			  r.type == IPROF_REC_LEFT     ? "unwound" :
+							 NULL);
+		break;
+	case IPROF_REC_EXECED:
+		/* the frame ends at the exec; those above it move down */
+		if (!r.depth || t->n < r.depth ||
+		    t->f[r.depth - 1].timer != r.timer) {
+			close_down(c, t, 0, r.ts, "discarded");
+			goto ignore;
+		}
+		if (r.depth == t->n) {
+			close_top(c, t, r.ts, "exec");
+		} else {
+			/* drawn as ending at the exec; the calls above
+			 * it move down one */
+			struct cframe keep = t->f[r.depth - 1];
+
+			memmove(&t->f[r.depth - 1], &t->f[r.depth],
+				(t->n - r.depth) * sizeof(t->f[0]));
+			t->f[t->n - 1] = keep;
+			close_top(c, t, r.ts, "exec");
+		}
 		break;
 	case IPROF_REC_EXIT:
 		close_down(c, t, 0, r.ts, "exit");

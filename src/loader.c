@@ -186,19 +186,24 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	/* uprobes keep the plain programs: a uprobe_multi link that fails
 	 * falls back to one uprobe per function */
 	fu = plan_has_mech(plan, MECH_UPROBE) ||
-	     plan_has_mech(plan, MECH_URETPROBE);
+	     plan_has_mech(plan, MECH_URETPROBE) ||
+	     plan_has_mech(plan, MECH_RETSITE);
 	fn = nk && (!km || !all_ok);
 	want_prog(s->progs.tp_hit, plan_has_mech(plan, MECH_TRACEPOINT), 0);
 	want_prog(s->progs.sc_enter, plan_has_mech(plan, MECH_SYSCALL), 0);
 	want_prog(s->progs.sc_exit, plan_has_mech(plan, MECH_SYSCALL), 0);
 	want_prog(s->progs.fn_entry_u, fu, 0);
-	want_prog(s->progs.fn_return_u, fu, 0);
+	want_prog(s->progs.fn_return_u, fu && plan_has_mech(plan, MECH_URETPROBE), 0);
+	want_prog(s->progs.fn_rsite, fu && plan_has_mech(plan, MECH_RETSITE), 0);
 	want_prog(s->progs.fn_entry, fn, 0);
 	want_prog(s->progs.fn_return, fn, 0);
 	want_prog(s->progs.fn_entry_km, km, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_return_km, km, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_entry_m, um, UMULTI_ATTACH_TYPE);
-	want_prog(s->progs.fn_return_m, um, UMULTI_ATTACH_TYPE);
+	want_prog(s->progs.fn_return_m,
+		  um && plan_has_mech(plan, MECH_URETPROBE), UMULTI_ATTACH_TYPE);
+	want_prog(s->progs.fn_rsite_m,
+		  um && plan_has_mech(plan, MECH_RETSITE), UMULTI_ATTACH_TYPE);
 }
 
 /* The kernel's bpf_prog_info of @p into @info: 0, or -1 if @p is not
@@ -620,6 +625,8 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 						 "tracepoint" :
 					 p->att[i].mech == MECH_UPROBE ?
 						 "uprobe" :
+					 p->att[i].mech == MECH_RETSITE ?
+						 "uprobe (return site)" :
 						 "uretprobe",
 					 p->att[i].category ?
 						 p->att[i].category :
@@ -632,6 +639,10 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 			}
 			t->mech = t->kind == PROBE_UPROBE && t->entry_only ?
 					  "uprobe (never returns)" :
+				  t->kind == PROBE_UPROBE && t->ret_sites ?
+					  (loader_timer_in_umulti(l, id) ?
+						   "uprobe/return sites (uprobe_multi)" :
+						   "uprobe/return sites") :
 				  t->kind == PROBE_UPROBE ?
 					  (loader_timer_in_umulti(l, id) ?
 						   "uprobe/uretprobe (uprobe_multi)" :

@@ -72,6 +72,10 @@ int main(int argc, char **argv)
 	 * tracepoints instead of the raw ones (iprof(8), ENVIRONMENT) */
 	penv.syscall_tracepoints = getenv("IPROF_SYSCALL_TRACEPOINTS") &&
 				   !strcmp(getenv("IPROF_SYSCALL_TRACEPOINTS"), "1");
+	/* IPROF_URETPROBES=1: user functions stop by uretprobe, not at
+	 * their return sites (iprof(8), ENVIRONMENT) */
+	penv.uretprobes = getenv("IPROF_URETPROBES") &&
+			  !strcmp(getenv("IPROF_URETPROBES"), "1");
 	if (plan_build(&plan, &pl, &penv)) {
 		fprintf(stderr, "iprof: out of memory\n");
 		ret = EXIT_RUNTIME;

@@ -16,6 +16,7 @@
 
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
+#include "iprof/retsite.h"
 #include "iprof/sym.h"
 #include "iprof/syscall.h"
 
@@ -506,7 +507,8 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	 * tracepoint takes a program once; two uretprobes on one function
 	 * would fire in attach order, not innermost first.) */
 	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL ||
-	    mech == MECH_UPROBE || mech == MECH_URETPROBE) {
+	    mech == MECH_UPROBE || mech == MECH_URETPROBE ||
+	    mech == MECH_RETSITE) {
 		ret = chain_tp(p, action, mech, cat, ev, path, offset);
 		if (ret)
 			return ret < 0 ? ret : 0;
@@ -884,9 +886,12 @@ static int has_glob(const char *s)
 
 /* Where a uprobe timer is entered: a binary the kernel opens by path,
  * the symbol and its file offset. */
+/* One entry of a user function timer: where its uprobe goes. */
 struct uplace {
-	char *path, *sym;
-	uint64_t off, dev, ino;
+	char *path, *sym; /* the binary (absolute) and the symbol, owned */
+	uint64_t off, dev, ino; /* file offset (bytes); the file's identity */
+	uint64_t size; /* the code's length from @off (bytes), 0 unknown */
+	int cold; /* the function has a cold part elsewhere (f.cold) */
 };
 
 struct uplaces {
@@ -936,6 +941,8 @@ static int uplaces_add(struct uplaces *u, const char *path,
 		u->v = nv;
 		nv = &u->v[u->n];
 		nv->off = v[i].offset;
+		nv->size = v[i].size;
+		nv->cold = v[i].cold;
 		nv->dev = dev;
 		nv->ino = ino;
 		nv->path = strdup(path);
@@ -1133,11 +1140,69 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	return 0;
 }
 
-/* The actions and attachments of @pr (timer @id), resolved: @path and
- * @off for a uprobe. */
+/*
+ * The stops of user function timer @id at its entry @at (code of
+ * @at->size bytes at @at->off in @at->path): uprobes at its return sites
+ * where retsite_find() finds them (its start then carries
+ * IPROF_A_RETSITES), else a uretprobe, the reason in t->ret_why.  Returns
+ * 0 or -errno.
+ */
+static int add_ustops(struct plan *p, const struct plan_env *env,
+		      uint32_t id, uint32_t start, uint32_t stop,
+		      const struct uplace *at)
+{
+	const char *path = at->path, *sym = at->sym;
+	uint64_t off = at->off, size = at->size;
+	struct plan_timer *t = &p->timers[id];
+	uint64_t *sites = NULL;
+	size_t n = 0, i;
+	char why[256];
+	int err;
+
+	if (env->uretprobes) {
+		snprintf(why, sizeof(why), "IPROF_URETPROBES=1");
+		err = -EOPNOTSUPP;
+	} else if (at->cold) {
+		/* a jmp into F.cold would look like a tail call out of F */
+		snprintf(why, sizeof(why),
+			 "its code is split: a part %.100s.cold lies elsewhere",
+			 t->func);
+		err = -EOPNOTSUPP;
+	} else {
+		err = retsite_find(path, off, size, &sites, &n, why,
+				   sizeof(why));
+	}
+	if (err == -ENOMEM)
+		return err;
+	if (err == -ENOENT) {
+		/* it never returns: entry only, as sym_noreturn() ones; its
+		 * frames close when the stack shows them left (drop_left())
+		 * or at exec or exit */
+		p->actions[start].flags |= IPROF_A_RETSITES;
+		t->entry_only = 1;
+		return 0;
+	}
+	if (err) {
+		free(t->ret_why);
+		t->ret_why = strdup(why);
+		if (!t->ret_why)
+			return -ENOMEM;
+		return add_att(p, MECH_URETPROBE, id, stop, NULL, NULL, path,
+			       sym, off);
+	}
+	p->actions[start].flags |= IPROF_A_RETSITES;
+	for (i = 0; i < n && !err; i++)
+		err = add_att(p, MECH_RETSITE, id, stop, NULL, NULL, path,
+			      sym, sites[i]);
+	t->ret_sites = (uint32_t)n;
+	free(sites);
+	return err;
+}
+
+/* The actions and attachments of @pr (timer @id), resolved: @at, the
+ * entry of a user function timer (else NULL). */
 static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
-			const struct plan_env *env, const char *path,
-			const char *sym, uint64_t off)
+			const struct plan_env *env, const struct uplace *at)
 {
 	struct plan_timer *t = &p->timers[id];
 	uint32_t start, stop;
@@ -1181,13 +1246,13 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		}
 		break;
 	case PROBE_UPROBE:
-		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, path,
-			      sym, off);
-		/* a function that never returns gets no uretprobe (on
-		 * _start it would overwrite argc): frames end at thread exit */
+		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, at->path,
+			      at->sym, at->off);
+		/* a function that never returns gets no return probe (a
+		 * uretprobe on _start would overwrite argc): frames end at
+		 * thread exit, or at a return site's drop_left() */
 		if (!err && !t->entry_only)
-			err = add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
-				      path, sym, off);
+			err = add_ustops(p, env, id, start, stop, at);
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d: uprobe %s: more than %d timers on one function",
 					     pr->file, pr->line, pr->name,
@@ -1397,13 +1462,12 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		goto out;
 	}
 	if (pr->kind != PROBE_UPROBE) {
-		err = plan_actions(p, pr, id, env, NULL, NULL, 0);
+		err = plan_actions(p, pr, id, env, NULL);
 		goto out;
 	}
 	/* one pair of actions per entry: each attachment chains its own */
 	for (i = 0; !err && !t->error && i < u.n; i++)
-		err = plan_actions(p, pr, id, env, u.v[i].path, u.v[i].sym,
-				   u.v[i].off);
+		err = plan_actions(p, pr, id, env, &u.v[i]);
 out:
 	uplaces_free(&u);
 	return err;
@@ -1702,6 +1766,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].where);
 		free(p->timers[i].note);
 		free(p->timers[i].error);
+		free(p->timers[i].ret_why);
 	}
 	for (i = 0; i < p->natt; i++) {
 		free(p->att[i].category);

@@ -37,6 +37,7 @@ struct report_timer *cli_make_timers(const struct plan *plan,
 		rt[i].file = t->probe ? t->probe->file : NULL;
 		rt[i].line = t->probe ? t->probe->line : 0;
 		rt[i].entry_only = t->entry_only;
+		rt[i].uretprobe_why = t->ret_why;
 		rt[i].orphans = l ? loader_orphans(l, i) : 0;
 		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
 		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
@@ -77,10 +78,20 @@ int cli_print_plan(const struct plan *p)
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
 
-		printf("%-*s  %-7s %s%s\n", w, t->name, probe_kind_str(t->kind),
+		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
 		       t->where,
-		       t->entry_only ? " (never returns: entry only, timed until the thread exits)" :
-				       "");
+		       !t->entry_only ? "" :
+		       t->kind == PROBE_UPROBE ?
+				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
+				" (never returns: entry only, timed until the thread exits)");
+		if (t->kind == PROBE_UPROBE && !t->error && !t->entry_only) {
+			if (t->ret_sites)
+				printf(" (stops at %u return site%s)",
+				       t->ret_sites, t->ret_sites == 1 ? "" : "s");
+			else if (t->ret_why)
+				printf(" (stops by uretprobe: %s)", t->ret_why);
+		}
+		putchar('\n');
 		if (t->error) {
 			printf("%-*s  error   %s\n", w, "", t->error);
 			bad++;
@@ -199,6 +210,7 @@ int cli_print_plan_json(const struct plan *p)
 		}
 		if (t->kind == PROBE_UPROBE) {
 			rt[i].mech = t->entry_only ? "uprobe (never returns)" :
+				     t->ret_sites  ? "uprobe/return sites" :
 						     "uprobe/uretprobe";
 			continue;
 		}

@@ -268,6 +268,7 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "discarded_frames", st->discarded);
 		add_u64(b, o, "skipped_records", st->skipped);
 		add_u64(b, o, "unwound_frames", st->unwound);
+		add_u64(b, o, "execed_frames", st->execed);
 		add_u64(b, o, "malformed_records", st->malformed);
 		add_u64(b, o, "mismatches", st->mismatches);
 		add_u64(b, o, "nomem", st->nomem);
@@ -357,6 +358,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64(b, o, "incomplete", n->incomplete);
 	add_u64(b, o, "incomplete_ns", n->incomplete_ns);
 	add_u64(b, o, "unwound", n->unwound);
+	add_u64(b, o, "execed", n->execed);
 	add_u64(b, o, "missed_returns", n->missed_returns);
 	add_u64(b, o, "discarded", n->discarded);
 	add_histogram(b, o, n);
@@ -528,6 +530,11 @@ int report_plan_json(FILE *f, const struct report_timer *timers, uint32_t n,
 			  &timers[i]);
 		add(&b, p, "entry_only",
 		    json_object_new_boolean(timers[i].entry_only != 0));
+		if (timers[i].uretprobe_why)
+			add(&b, p, "uretprobe_why",
+			    json_object_new_string(timers[i].uretprobe_why));
+		else
+			add_null(&b, p, "uretprobe_why");
 	}
 	if (b.err) {
 		json_object_put(root);

@@ -132,6 +132,7 @@ struct cand {
 	int clone;	    /* 1: a compiler clone of the function asked for
 			     * (f.isra.0, f.constprop.1, f.part.0, ...) */
 	uint64_t value;	    /* st_value: a virtual address */
+	uint64_t size;	    /* st_size: bytes, 0 if unknown */
 	uint16_t shndx;	    /* st_shndx: the section holding it */
 	unsigned char type; /* STT_FUNC or STT_GNU_IFUNC */
 	unsigned char bind; /* STB_LOCAL, STB_GLOBAL, STB_WEAK, ... */
@@ -430,6 +431,7 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		}
 		c.name = name;
 		c.value = sym.st_value;
+		c.size = sym.st_size;
 		c.shndx = sym.st_shndx;
 		c.type = (unsigned char)type;
 		c.bind = (unsigned char)GELF_ST_BIND(sym.st_info);
@@ -790,7 +792,9 @@ static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
 		return -ENOMEM;
 	*v = nv;
 	nv[*n].offset = off;
+	nv[*n].size = c->size;
 	nv[*n].clone = c->clone;
+	nv[*n].cold = 0;
 	nv[*n].name = strdup(c->dem ? c->dem : c->name);
 	if (!nv[*n].name)
 		return -ENOMEM;
@@ -1014,7 +1018,7 @@ int sym_func_targets(const char *path, const char *func,
 	Elf *elf, *dbg = NULL;
 	const char *at;
 	int fd, dfd = -1, ret, pass;
-	size_t colds = 0;
+	size_t colds = 0, i;
 
 	*out = NULL;
 	*nout = 0;
@@ -1095,6 +1099,8 @@ int sym_func_targets(const char *path, const char *func,
 		goto out;
 	}
 	ret = make_targets(&lk, elf, path, out, nout, err, errlen);
+	for (i = 0; !ret && i < *nout; i++)
+		(*out)[i].cold = colds + lk.colds > 0;
 	if (ret) {
 		sym_targets_free(*out, *nout);
 		*out = NULL;
@@ -1112,8 +1118,8 @@ out:
 	return ret;
 }
 
-int sym_func_offset(const char *path, const char *func, uint64_t *offset,
-		    char *err, size_t errlen)
+int sym_func_range(const char *path, const char *func, uint64_t *offset,
+		   uint64_t *size, char *err, size_t errlen)
 {
 	struct sym_target *v;
 	size_t n;
@@ -1123,8 +1129,16 @@ int sym_func_offset(const char *path, const char *func, uint64_t *offset,
 	if (ret)
 		return ret;
 	*offset = v[0].offset;
+	if (size)
+		*size = v[0].size;
 	sym_targets_free(v, n);
 	return 0;
+}
+
+int sym_func_offset(const char *path, const char *func, uint64_t *offset,
+		    char *err, size_t errlen)
+{
+	return sym_func_range(path, func, offset, NULL, err, errlen);
 }
 
 /*

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 6
+#define IPROF_ABI_VERSION 7
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -39,6 +39,18 @@ enum iprof_rec_type {
 				  * stack back at or above that frame's entry
 				  * (its kretprobe had no free instance);
 				  * closed as a missed return, never timed */
+	IPROF_REC_LEFT = 11, /* the top frame (depth, timer), a user
+			      * function's, was left without returning: a
+			      * user-mode probe hit found the thread's user
+			      * stack pointer above that frame's entry
+			      * (longjmp, a C++ exception, a stack
+			      * unwound); closed as unwound, never timed */
+	IPROF_REC_EXECED = 12, /* frame (depth, timer), a user function's,
+				* not necessarily the top one, ended with
+				* its program image at exec
+				* (sched_process_exec): removed from the
+				* thread's stack, the frames above it move
+				* down one; counted, never timed */
 };
 
 /*
@@ -146,8 +158,12 @@ enum iprof_cond_src {
 #define IPROF_NR_SYSCALLS 1024
 
 #define IPROF_MAX_COND 4
-/* Max open timers per thread tracked in BPF; deeper starts are counted. */
-#define IPROF_MAX_DEPTH 32
+/*
+ * Max open timers per thread tracked in BPF (a power of two: BPF masks
+ * indexes with it); deeper starts are counted (IPROF_CNT_DEPTH_OVERFLOW)
+ * and their stops skipped, LIFO.
+ */
+#define IPROF_MAX_DEPTH 128
 
 struct iprof_cond {
 	iprof_u8 src; /* enum iprof_cond_src */
@@ -193,6 +209,15 @@ enum iprof_action_flags {
 	 * recursion, say), not of an outer call.
 	 */
 	IPROF_A_TOP_ONLY = 1 << 2,
+	/*
+	 * On the start of a user function timer: its stops are uprobes at
+	 * the function's return sites (ret instructions and tail-call jumps,
+	 * src/retsite.c), which fire with the user stack pointer where it
+	 * was at the entry; a frame is then stopped only by a return site
+	 * at its own entry stack pointer, and a new entry at that stack
+	 * pointer shows it was left.  Without it the stop is a uretprobe.
+	 */
+	IPROF_A_RETSITES = 1 << 3,
 };
 
 /* End of an action chain (iprof_action.next). */

@@ -78,7 +78,11 @@ struct agg_node {
 	uint64_t irq_ns;
 
 	/* Not part of the times above. */
-	uint64_t unwound; /* closed because an outer timer stopped first */
+	uint64_t unwound; /* closed because an outer timer stopped first, or
+			   * left without returning (IPROF_REC_LEFT:
+			   * longjmp, an exception) */
+	uint64_t execed; /* user function frames closed by an exec of their
+			  * thread (IPROF_REC_EXECED) */
 	uint64_t missed_returns; /* closed by IPROF_REC_RETURNED: the call
 				  * returned without its return probe */
 	uint64_t discarded; /* dropped on resync after lost records */
@@ -99,6 +103,7 @@ struct agg_stats {
 	uint64_t discarded; /* frames dropped by a resync or a depth mismatch */
 	uint64_t skipped; /* records ignored while a thread waited to resync */
 	uint64_t unwound; /* frames closed as unwound (sum over nodes) */
+	uint64_t execed; /* frames closed by an exec (sum over nodes) */
 	uint64_t missed_returns; /* frames closed by RETURNED (sum over nodes) */
 	uint64_t threads_live; /* threads with state now */
 	uint64_t threads_seen; /* threads that ever had state */
@@ -142,7 +147,11 @@ void agg__free(struct agg *a);
  * charged the off-CPU time (runnable or blocked, per SWITCH_OUT's aux).
  * START pushes a frame; STOP closes the frame at depth-1 (frames above it
  * are closed as unwound, never timed); RETURNED closes the top frame (at
- * depth-1, of its timer) as a missed return, never timed; EXIT closes every open frame of the
+ * depth-1, of its timer) as a missed return, never timed; LEFT closes
+ * the top frame the same way, counted as unwound (a user function left
+ * without returning); EXECED removes the frame at depth-1 (anywhere in
+ * the stack), counted in execed, never timed, and moves the frames above
+ * it down one; EXIT closes every open frame of the
  * thread at the exit time (counted in exited) and frees the thread.  A
  * record with IPROF_F_RESYNC, or whose depth disagrees with the thread's
  * stack, discards that thread's frames; the thread's records are then

@@ -25,6 +25,10 @@ enum plan_mech {
 	MECH_TRACEPOINT, /* tracepoint CAT:EVENT, program tp_hit */
 	MECH_UPROBE, /* uprobe, program fn_entry */
 	MECH_URETPROBE, /* uretprobe, program fn_return */
+	/* a user function's return site (a ret, a tail-call jmp: see
+	 * include/iprof/retsite.h): a uprobe, program fn_rsite, running the
+	 * function's stops; offset is the site's */
+	MECH_RETSITE,
 	MECH_FUNC_ENTRY, /* kernel function entry: fentry or kprobe */
 	MECH_FUNC_RETURN, /* kernel function return: fexit or kretprobe */
 	/* syscalls:sys_enter_X / sys_exit_X through the raw syscall
@@ -38,7 +42,8 @@ struct plan_att {
 	uint32_t timer; /* timer id */
 	uint32_t action; /* index into plan.actions: the BPF cookie */
 	char *category, *event; /* MECH_TRACEPOINT, owned */
-	char *path; /* MECH_U*PROBE: the binary, absolute (sym_resolve_path) */
+	char *path; /* MECH_U*PROBE, MECH_RETSITE: the binary, absolute
+		     * (sym_resolve_path) */
 	char *func; /* function name (user or kernel), owned */
 	uint64_t offset; /* MECH_U*PROBE: file offset of func in path (bytes),
 			  * from sym_func_targets(); attach by offset, not name */
@@ -57,6 +62,11 @@ struct plan_timer {
 	/* a kernel function ftrace patches (or unknown) whose name is the
 	 * kernel's only one of that name: it may go in a kprobe_multi link */
 	int kmulti_ok;
+	/* user functions: its stops are uprobes at this many return sites
+	 * (MECH_RETSITE); 0: a uretprobe, for the reason in ret_why (owned,
+	 * NULL when it never returns or is not a user function) */
+	uint32_t ret_sites;
+	char *ret_why;
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
 	char *note; /* what a user should be told before tracing (a -p
@@ -148,6 +158,11 @@ struct plan_env {
 	 * copy too, through /proc/PID/map_files */
 	const int *pids;
 	int npids;
+	/* 1: user functions stop by uretprobe (faster where the kernel
+	 * single-steps a return site's ret, but it rewrites return addresses:
+	 * C++ exceptions, coroutines and longjmp break); 0: at their return
+	 * sites where retsite_find() finds them */
+	int uretprobes;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

@@ -36,6 +36,9 @@ struct report_timer {
 	const char *file;
 	int line;
 	int entry_only; /* the function never returns: entry probe only */
+	/* a user function stopped by a uretprobe: why not at its return
+	 * sites (plan_timer.ret_why); NULL otherwise.  --dry-run only */
+	const char *uretprobe_why;
 };
 
 /*
@@ -399,7 +402,7 @@ struct report_loss_counter {
 	uint64_t v;
 };
 
-#define REPORT_LOSS_MAX 11
+#define REPORT_LOSS_MAX 12
 
 /*
  * report_loss_counters() - every loss counter of @r, zeros included, in

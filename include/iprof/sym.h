@@ -65,7 +65,11 @@ struct sym_target {
 	char *name; /* the symbol (f, f.isra.0; C++: "ns::f(int) (_ZN...)"),
 		     * malloc'ed */
 	uint64_t offset; /* file offset of its first instruction (bytes) */
+	uint64_t size; /* its code's length (st_size, bytes), 0 if unknown */
 	int clone; /* 1: a compiler clone of the function named */
+	/* the function has a cold part (f.cold: blocks the compiler moved
+	 * out of it, entered by a jump): its code is not all in @size */
+	int cold;
 };
 
 /*
@@ -120,6 +124,16 @@ int sym_clone_of(const char *name, const char *func);
  * NULL when @name is not a mangled C++ name (or out of memory).
  */
 char *sym_demangle(const char *name);
+
+/*
+ * sym_func_range() - sym_func_offset(), and the function's size in bytes
+ * (its symbol's st_size; 0 when the symbol does not say) in *@size (NULL:
+ * not wanted): the function's code is the @size bytes from file offset
+ * *@offset.  The first entry of sym_func_targets().  Same returns and
+ * errors as sym_func_offset().
+ */
+int sym_func_range(const char *path, const char *func, uint64_t *offset,
+		   uint64_t *size, char *err, size_t errlen);
 
 /*
  * sym_noreturn() - 1 if user function @name never returns to its caller:

@@ -14,8 +14,8 @@ multi=1
 # the kernel's verdict, as iprof sees it: a uprobe timer's mechanism
 "$IPROF" -q -f json -o "$TMP/probe.json" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null
 case $(jq -r '.probes[0].mech' "$TMP/probe.json") in
-"uprobe/uretprobe (uprobe_multi)") ok "uprobe_multi links on this kernel" ;;
-"uprobe/uretprobe")
+"uprobe/return sites (uprobe_multi)") ok "uprobe_multi links on this kernel" ;;
+"uprobe/return sites")
 	multi=0
 	echo "this kernel has no uprobe_multi links ($(uname -r)): one uprobe per function"
 	;;
@@ -38,7 +38,7 @@ for mode in multi single; do
 	check "$mode: nothing lost" "$(jq -c '[.loss | to_entries[] | select(.value != 0) | .key]' "$f")" "[]"
 done
 check "single: one uprobe per function" "$(jq -r '[.probes[].mech] | unique | join(",")' "$TMP/single.json")" \
-	"uprobe/uretprobe"
+	"uprobe/return sites"
 check "multi and single: the same tree" \
 	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]] | sort' "$TMP/multi.json")" \
 	"$(jq -c '[.tree[] | .. | objects | select(.path?) | [(.path | join(">")), .count]] | sort' "$TMP/single.json")"

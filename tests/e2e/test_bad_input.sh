@@ -237,7 +237,7 @@ fi
 	>"$TMP/plan.json" 2>"$TMP/err"
 check "dry-run json: exit (a bad line)" "$?" 2
 check "dry-run json: plan" "$(jq -c '[.dry_run, (.probes | length), .probes[0].mech, .probes[0].attached, .probes[0].error, .probes[0].file, .probes[0].line, .probes[1].mech, .probes[1].attached, .probes[1].file, .probes[1].line]' "$TMP/plan.json")" \
-	'[true,2,"uprobe/uretprobe",true,null,"-e",1,null,false,"-e",2]'
+	'[true,2,"uprobe/return sites",true,null,"-e",1,null,false,"-e",2]'
 check "dry-run json: error, FILE:LINE:COL first" "$(jq -r '.probes[1].error' "$TMP/plan.json")" \
 	"-e:2:$((${#W} + 9)): no function 'no_such_function' in $W (its symbol table has no such FUNC symbol)"
 check "dry-run json: reason, the error without its location" "$(jq -r '.probes[1].reason' "$TMP/plan.json")" \

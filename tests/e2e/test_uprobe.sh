@@ -33,16 +33,33 @@ check "exit_inside closed at thread exit" "$(seed_field exit_inside count "$TMP/
 check "exit_inside thread_count" "$(seed_field exit_inside thread_count "$TMP/rep")" 1
 
 ms() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e6 }'; }
-near "spin_inner thread_time (ms)" "$(seed_field 'outer>spin_inner' thread_time "$TMP/rep")" \
-	"$(ms "$(truth spin_inner.total_ns "$TMP/truth")")" 0.10 3
-near "sleep_inner thread_time (ms)" "$(seed_field 'outer>sleep_inner' thread_time "$TMP/rep")" \
-	"$(ms "$(truth sleep_inner.total_ns "$TMP/truth")")" 0.10 3
+# own DESC ACTUAL TRUTH_MS: within 10% or 3 ms of the workload's own time,
+# and below it by up to 0.15 ms a call more: the workload times each call
+# from outside, with the probes' own cost (the entry trap before iprof's
+# start timestamp, the return site's single-step of its ret after its stop:
+# 30-110 us a call on a paravirtualized guest, bench/README.md)
+own() {
+	within "$1, the workload's own $3" "$2" \
+		"$(awk -v o="$3" -v n=$calls 'BEGIN { d = o * 0.10; if (d < 3) d = 3; printf "%.2f", o - d - n * 0.15 }')" \
+		"$(awk -v o="$3" 'BEGIN { d = o * 0.10; if (d < 3) d = 3; printf "%.2f", o + d }')"
+}
+own "spin_inner thread_time (ms)" "$(seed_field 'outer>spin_inner' thread_time "$TMP/rep")" \
+	"$(ms "$(truth spin_inner.total_ns "$TMP/truth")")"
+own "sleep_inner thread_time (ms)" "$(seed_field 'outer>sleep_inner' thread_time "$TMP/rep")" \
+	"$(ms "$(truth sleep_inner.total_ns "$TMP/truth")")"
 near "outer thread_time (ms)" "$(seed_field outer thread_time "$TMP/rep")" \
 	"$(ms "$(truth outer.total_ns "$TMP/truth")")" 0.10 3
 # avg against the workload's own mean per call (the spin is 300 us of wall
-# time, longer when the machine preempts it: compare like with like)
-near "spin_inner avg (ms)" "$(seed_field 'outer>spin_inner' avg "$TMP/rep")" \
-	"$(awk -v t="$(truth spin_inner.total_ns "$TMP/truth")" -v n=$calls 'BEGIN { printf "%.2f", t / n / 1e6 }')" 0.10 0.02
+# time, longer when the machine preempts it: compare like with like).  The
+# workload times the call from outside, so its time holds the probes' own
+# cost, iprof's does not (the entry trap before the start's timestamp, the
+# return site's single-step of its ret after the stop's: 30-110 us a call
+# on a paravirtualized guest, bench/README.md): iprof's avg may be below
+# the workload's by that much, and no more than 10% or 20 us above it.
+own=$(awk -v t="$(truth spin_inner.total_ns "$TMP/truth")" -v n=$calls 'BEGIN { printf "%.3f", t / n / 1e6 }')
+within "spin_inner avg (ms), the workload's own $own" "$(seed_field 'outer>spin_inner' avg "$TMP/rep")" \
+	"$(awk -v o="$own" 'BEGIN { d = o * 0.10; if (d < 0.15) d = 0.15; printf "%.3f", o - d }')" \
+	"$(awk -v o="$own" 'BEGIN { d = o * 0.10; if (d < 0.02) d = 0.02; printf "%.3f", o + d }')"
 check "loss line, no record lost ($(grep '^# lost' "$TMP/rep"))" \
 	"$(lost_field "$TMP/rep" records)" 0
 

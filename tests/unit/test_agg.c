@@ -975,6 +975,59 @@ static void test_returned(void **state)
 	agg__free(a);
 }
 
+/*
+ * A user function left without returning (longjmp, an exception): LEFT
+ * closes the top frame untimed as unwound, and what follows is a sibling.
+ * An exec (EXECED) removes a user frame from under a kernel frame that
+ * goes on: counted in execed, never timed; the kernel frame keeps its
+ * path, and the new image's calls are roots.
+ */
+static void test_left_execed(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *n;
+
+	(void)state;
+	START(a, 7, A, 1, 100);
+	START(a, 7, B, 2, 110); /* longjmp out of B */
+	assert_int_equal(rec_push(a, IPROF_REC_LEFT, 0, B, 7, 150, 2, 0, 0), 0);
+	START(a, 7, C, 2, 150);
+	STOP(a, 7, C, 2, 160);
+	STOP(a, 7, A, 1, 200);
+	n = agg__root(a)->child;
+	assert_int_equal(n->timer, A);
+	assert_int_equal(n->count, 1);
+	assert_int_equal(n->child->timer, B);
+	assert_int_equal(n->child->count, 0);
+	assert_int_equal(n->child->unwound, 1);
+	assert_null(n->child->child); /* C not under B */
+	assert_int_equal(n->child->next->timer, C);
+	assert_int_equal(n->child->next->count, 1);
+	assert_int_equal(st->unwound, 1);
+
+	/* A (user) > B (a kernel function, execve) at exec: A goes */
+	START(a, 7, A, 1, 1000);
+	START(a, 7, B, 2, 1010);
+	assert_int_equal(rec_push(a, IPROF_REC_EXECED, 0, A, 7, 1020, 1, 0, 0),
+			 0);
+	STOP(a, 7, B, 1, 1030); /* B is at depth 1 now */
+	START(a, 7, C, 1, 1040); /* the new image's call: a root */
+	STOP(a, 7, C, 1, 1050);
+	assert_int_equal(n->count, 1);
+	assert_int_equal(n->execed, 1);
+	assert_int_equal(n->exited, 0);
+	assert_int_equal(n->child->count, 1); /* A > B: its path stays */
+	assert_int_equal(n->child->total_ns, 20);
+	assert_int_equal(st->execed, 1);
+	assert_int_equal(st->mismatches, 0);
+	for (n = agg__root(a)->child; n && n->timer != C; n = n->next)
+		;
+	assert_non_null(n);
+	assert_int_equal(n->count, 1);
+	agg__free(a);
+}
+
 static void test_many_threads(void **state)
 {
 	struct agg *a = new_agg();
@@ -1038,6 +1091,7 @@ int main(void)
 		cmocka_unit_test(test_by_comm_rename),
 		cmocka_unit_test(test_unwind_ctx),
 		cmocka_unit_test(test_returned),
+		cmocka_unit_test(test_left_execed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

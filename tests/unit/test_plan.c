@@ -18,6 +18,8 @@
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/probe.h"
+#include "iprof/retsite.h"
+#include "iprof/sym.h"
 
 static char tracefs[4096];
 static char kallsyms[4096]; /* a fixture /proc/kallsyms */
@@ -50,6 +52,31 @@ __attribute__((noinline, used)) int plan_test_target(int a, int b)
 {
 	return a * b + 7;
 }
+
+#ifdef __x86_64__
+/*
+ * Functions whose return sites are known by construction (src/retsite.c):
+ * rs_tail leaves by a tail call (jmp at +4) or a ret (its last byte);
+ * rs_indirect ends in jmp *%rax (a jump table or a tail call: a
+ * uretprobe); rs_noret never returns.
+ */
+__asm__(".text\n"
+	".globl rs_tail\n.type rs_tail, @function\nrs_tail:\n"
+	"	test %edi, %edi\n"
+	"	je 1f\n"
+	"	jmp plan_test_target\n"
+	"1:	ret\n"
+	".size rs_tail, .-rs_tail\n"
+	".globl rs_indirect\n.type rs_indirect, @function\nrs_indirect:\n"
+	"	push %rbp\n"
+	"	pop %rbp\n"
+	"	jmp *%rax\n"
+	".size rs_indirect, .-rs_indirect\n"
+	".globl rs_noret\n.type rs_noret, @function\nrs_noret:\n"
+	"	push %rbp\n"
+	"	ud2\n"
+	".size rs_noret, .-rs_noret\n");
+#endif
 
 static void setup_paths(void)
 {
@@ -331,7 +358,7 @@ static void per_probe_errors(void **state)
 	assert_null(p.timers[6].error);
 	assert_int_equal(p.natt, 2);
 	assert_int_equal(p.att[0].mech, MECH_UPROBE);
-	assert_int_equal(p.att[1].mech, MECH_URETPROBE);
+	assert_int_equal(p.att[1].mech, MECH_RETSITE);
 	assert_int_equal(p.att[0].timer, 6);
 	assert_string_equal(p.att[0].func, "plan_test_target");
 	assert_int_equal(p.actions[p.att[0].action].cond[0].src,
@@ -509,8 +536,13 @@ static void uprobe_resolved(void **state)
 	assert_string_equal(p.att[0].path, self);
 	assert_string_equal(p.att[0].func, "plan_test_target");
 	assert_int_equal(p.att[0].offset, off);
-	assert_int_equal(p.att[1].mech, MECH_URETPROBE);
-	assert_int_equal(p.att[1].offset, off);
+	/* its stop: a uprobe on its one ret (src/retsite.c), not a
+	 * uretprobe; the start says so to BPF */
+	assert_int_equal(p.att[1].mech, MECH_RETSITE);
+	assert_true(p.att[1].offset > off);
+	assert_int_equal(p.timers[0].ret_sites, 1);
+	assert_null(p.timers[0].ret_why);
+	assert_true(p.actions[p.att[0].action].flags & IPROF_A_RETSITES);
 	snprintf(want, sizeof(want),
 		 "uprobe:%s:plan_test_target if arg0:s32 == -1",
 		 self);
@@ -926,10 +958,53 @@ static void symbol_address(void **state)
 	assert_true(ksym_addr("/nonexistent/kallsyms", tramp) == 0);
 }
 
+/* retsite_find() on the functions above: sites, a fallback, none */
+static void return_sites(void **state)
+{
+#ifdef __x86_64__
+	uint64_t off, size, *sites = NULL;
+	char why[256];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(sym_func_range(self, "rs_tail", &off, &size, why,
+					sizeof(why)), 0);
+	/* the jmp is 2 or 5 bytes, as the assembler chose */
+	assert_true(size == 7 || size == 10);
+	assert_int_equal(retsite_find(self, off, size, &sites, &n, why,
+				      sizeof(why)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(sites[0], off + 4); /* jmp plan_test_target */
+	assert_int_equal(sites[1], off + size - 1); /* ret */
+	free(sites);
+
+	assert_int_equal(sym_func_range(self, "rs_indirect", &off, &size, why,
+					sizeof(why)), 0);
+	assert_int_equal(retsite_find(self, off, size, &sites, &n, why,
+				      sizeof(why)), -EOPNOTSUPP);
+	assert_null(sites);
+	assert_non_null(strstr(why, "an indirect jmp at +0x2"));
+
+	assert_int_equal(sym_func_range(self, "rs_noret", &off, &size, why,
+					sizeof(why)), 0);
+	assert_int_equal(retsite_find(self, off, size, &sites, &n, why,
+				      sizeof(why)), -ENOENT);
+
+	/* no size: its end is unknown */
+	assert_int_equal(retsite_find(self, off, 0, &sites, &n, why,
+				      sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "no size"));
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tp_fields),
+		cmocka_unit_test(return_sites),
 		cmocka_unit_test(kvm_run_span),
 		cmocka_unit_test(tp_types),
 		cmocka_unit_test(per_probe_errors),

@@ -247,7 +247,7 @@ static void expect_node_keys(json_object *n)
 		    "self_ns", "wall_ns", "min_ns", "avg_ns", "max_ns",
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
 		    "threads", "exited", "oncpu_ns", "runq_ns", "blocked_ns",
-		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound",
+		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound", "execed",
 		    "missed_returns", "discarded", "histogram", "children",
 		    NULL);
 }
@@ -344,7 +344,8 @@ static void test_document(void **state)
 		    "task_storage_failures", "recursion_misses", "kprobe_misses",
 		    "missed_returns", "resyncs",
 		    "discarded_frames",
-		    "skipped_records", "unwound_frames", "malformed_records",
+		    "skipped_records", "unwound_frames", "execed_frames",
+		    "malformed_records",
 		    "mismatches", "nomem", NULL);
 	expect_u64(v, "ring_buffer_drops", 5);
 	expect_u64(v, "depth_overflow", 1);
@@ -784,7 +785,8 @@ static void test_plan(void **state)
 	expect_len(v, 3);
 	p = idx(v, 0);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
-		    "error", "reason", "file", "line", "entry_only", NULL);
+		    "error", "reason", "file", "line", "entry_only",
+		    "uretprobe_why", NULL);
 	expect_u64(p, "id", 0);
 	expect_str(p, "name", "KVM_RUN");
 	expect_str(p, "mech", "tracepoint");
@@ -793,6 +795,7 @@ static void test_plan(void **state)
 	expect_str(p, "file", "kvm.conf");
 	expect_u64(p, "line", 10);
 	expect_bool(p, "entry_only", 0);
+	expect_null(p, "uretprobe_why");
 	p = idx(v, 1);
 	expect_null(p, "mech");
 	expect_bool(p, "attached", 0);

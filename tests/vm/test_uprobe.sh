@@ -35,11 +35,13 @@ check "exit_inside closed at thread exit" "$(seed_field exit_inside count "$TMP/
 check "exit_inside thread_count" "$(seed_field exit_inside thread_count "$TMP/rep")" 1
 
 # The workload times each call from outside, so its numbers include the
-# uprobe and uretprobe traps, which under TCG cost up to ~250 us a call:
-# iprof's time lies between its own minus that and its own plus 2%.
+# probes' traps: the entry uprobe and the return site's, whose ret the
+# kernel single-steps; under TCG on a loaded host that cost up to ~0.7 ms
+# a call (measured: 196 ms of its own, 115 ms timed, 120 calls), 1 ms
+# allowed: iprof's time lies between its own minus that and its own plus 2%.
 ms() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e6 }'; }
 bounds() {
-	awk -v t="$1" -v n="$2" 'BEGIN { printf "%.2f %.2f", t / 1e6 - n * 0.25 - 3, t / 1e6 * 1.02 + 3 }'
+	awk -v t="$1" -v n="$2" 'BEGIN { printf "%.2f %.2f", t / 1e6 - n * 1.0 - 3, t / 1e6 * 1.02 + 3 }'
 }
 for f in spin_inner sleep_inner; do
 	read -r lo hi <<<"$(bounds "$(truth $f.total_ns "$TMP/truth")" "$calls")"

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Return sites of a user function: where a call of it leaves it, found by
+ * disassembling its code (Capstone), so that its stop can be a plain uprobe
+ * at each of them instead of a uretprobe.  A uretprobe replaces the return
+ * address on the thread's stack with the kernel's trampoline: a C++
+ * exception unwinding through it calls std::terminate, a coroutine switch
+ * or a longjmp past it makes the kernel kill the process (SIGILL, "failed
+ * to handle uretprobe").  A uprobe on a ret instruction changes nothing the
+ * program can see, and fires with the stack pointer at the return address,
+ * as at the entry (bpf/iprof.bpf.h: drop_left(), timer_stop()).
+ *
+ * Kernel-free (the planner calls it, so --dry-run and iprof list say which
+ * timers get return sites).  x86-64 only: elsewhere every function gets a
+ * uretprobe.
+ */
+#ifndef IPROF_RETSITE_H
+#define IPROF_RETSITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Most return sites one function gets (each is a uprobe: one perf event
+ * each where the kernel has no uprobe_multi); more: a uretprobe. */
+#define RETSITE_MAX 64
+
+/* Largest function disassembled (bytes); a larger one: a uretprobe. */
+#define RETSITE_MAX_CODE (1u << 20)
+
+/*
+ * retsite_find() - the return sites of the function whose code is the
+ * @size bytes at file offset @off of ELF file @path (sym_func_range()):
+ * the file offsets of
+ *  - each ret instruction (ret, ret imm16; a far ret is refused),
+ *  - each jmp that leaves [off, off + size): a direct jmp to an address
+ *    outside it, an indirect jmp through memory without an index register
+ *    (a function pointer or GOT entry: a tail call),
+ * in address order, into *@sites (malloc'ed, the caller frees it) and
+ * their number into *@n (at least 1).  Jumps inside the function and
+ * jump-table jumps (an indirect jmp through memory with an index
+ * register, or notrack jmp *%reg: -fcf-protection marks jump tables so)
+ * are not sites.
+ *
+ * Returns 0; -ENOENT when the function has no return site at all (it
+ * never returns: it calls exit, longjmp, throws; @why says so); -ENOMEM;
+ * or -EOPNOTSUPP with why the function keeps a
+ * uretprobe in @why (@len bytes), when its returns cannot be found for
+ * sure: no size in its symbol; larger than RETSITE_MAX_CODE; bytes Capstone
+ * cannot decode (data in the code, another instruction set); an indirect
+ * jmp *%reg (a jump table or a tail call: cannot tell); a conditional jump
+ * out of the function (a uprobe would fire whether or not it is taken); a
+ * far ret or jmp; a site at the function's first instruction (its entry
+ * probe is at the same address); a site whose prefixes the kernel refuses
+ * (sym_insn_check()); more than RETSITE_MAX sites; a short read; another
+ * architecture.
+ */
+int retsite_find(const char *path, uint64_t off, uint64_t size,
+		 uint64_t **sites, size_t *n, char *why, size_t len);
+
+#endif /* IPROF_RETSITE_H */
