@@ -70,6 +70,8 @@ struct opts {
 	int sort_set, min_total_set, max_depth_set, weight_set;
 	int strict, dry_run, verbose, quiet;
 	enum agg_by by;	      /* --by */
+	/* --max-paths, --max-keys: agg__set_limits(); 0 no cap */
+	uint32_t max_paths, max_keys;
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */
 	const char *listen; /* --listen ADDR:PORT: serve /metrics */

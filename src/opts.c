@@ -62,6 +62,12 @@ static void usage(FILE *f)
 		"                        offcpu (exclusive of children, ns) or count\n"
 		"      --by KEY          split the tree under a root per thread (tid),\n"
 		"                        process (tgid) or command name (comm)\n"
+		"      --max-paths N     at most N paths in the tree (default 10000, about\n"
+		"                        8 KiB each; 0: no cap); timers on new paths\n"
+		"                        beyond it are counted under '[other]'\n"
+		"      --max-keys N      at most N --by roots (default 1000; 0: no cap):\n"
+		"                        a new one folds the root idle longest (its\n"
+		"                        threads exited) into '[other]', paths kept\n"
 		"      --interval TIME   also report every TIME while tracing (1s, 10m);\n"
 		"                        with -o, FILE is replaced by each new report;\n"
 		"                        -f json: one line per report (NDJSON)\n"
@@ -125,6 +131,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		O_MAXACTIVE,
 		O_REPORT_OUTPUT,
 		O_LISTEN,
+		O_MAX_PATHS,
+		O_MAX_KEYS,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -147,6 +155,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "by", required_argument, NULL, O_BY },
 		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "max-paths", required_argument, NULL, O_MAX_PATHS },
+		{ "max-keys", required_argument, NULL, O_MAX_KEYS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -160,6 +170,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
+	o->max_paths = AGG_MAX_PATHS_DEFAULT;
+	o->max_keys = AGG_MAX_KEYS_DEFAULT;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -304,6 +316,23 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_LISTEN:
 			o->listen = optarg;
+			break;
+		case O_MAX_PATHS:
+		case O_MAX_KEYS:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    ul > UINT32_MAX) {
+				fprintf(stderr,
+					"iprof: --%s '%s': expected a number from 0 (no cap) to 4294967295\n",
+					c == O_MAX_PATHS ? "max-paths" : "max-keys",
+					optarg);
+				return -EINVAL;
+			}
+			if (c == O_MAX_PATHS)
+				o->max_paths = (uint32_t)ul;
+			else
+				o->max_keys = (uint32_t)ul;
 			break;
 		case O_INTERVAL_MODE:
 			if (!strcmp(optarg, "cumulative")) {

@@ -275,6 +275,17 @@ static void add_counters(struct jb *b, json_object *root,
 		inc += v->nodes[k]->incomplete;
 		inc_ns += v->nodes[k]->incomplete_ns;
 	}
+	o = add_obj(b, root, "folded");
+	if (o) {
+		uint32_t mp, mk;
+
+		agg__limits(r->agg, &mp, &mk);
+		add_u64(b, o, "paths", st->folded_paths);
+		add_u64(b, o, "keys", st->folded_keys);
+		add_u64(b, o, "max_paths", mp);
+		add_u64(b, o, "max_keys", mk);
+	}
+
 	o = add_obj(b, root, "incomplete");
 	if (o) {
 		add_u64(b, o, "timers", inc);

@@ -97,6 +97,7 @@ int trace_run(struct opts *o, struct plan *plan)
 		goto out;
 	}
 	agg__set_by(agg, o->by);
+	agg__set_limits(agg, o->max_paths, o->max_keys);
 	sk.agg = agg;
 
 	sa.sa_handler = on_signal;

@@ -407,6 +407,16 @@ size_t report_loss_counters(const struct report *r,
 			    struct report_loss_counter *c);
 
 /*
+ * report_folded_line() - when the caps of agg__set_limits() folded
+ * anything into [other], one line saying how much: "folded into [other]: N
+ * timers started on new paths (--max-paths M reached), N --by roots
+ * (--max-keys M)" (table; only the parts not 0), or with @seed "# folded:
+ * paths=N keys=N max_paths=M max_keys=M".  Nothing when none was folded.
+ * Write errors are left in ferror(@f).
+ */
+void report_folded_line(FILE *f, const struct report *r, int seed);
+
+/*
  * report_loss_line() - the loss line: "lost: " and only the counters that
  * are not 0, in a fixed order, or "lost: none" when all are 0.  @seed: the
  * seed format, "# lost: records=N resyncs=N ..." with the keys records,

@@ -262,7 +262,7 @@ static void test_document(void **state)
 	init_report(&r, a);
 	o = render(&r, NULL);
 	expect_keys(o, "schema_version", "tool", "version", "run", "options",
-		    "probes", "loss", "incomplete", "aggregator", "tree", NULL);
+		    "probes", "loss", "folded", "incomplete", "aggregator", "tree", NULL);
 	expect_u64(o, "schema_version", 1);
 	expect_str(o, "tool", "iprof");
 	expect_str(o, "version", IPROF_VERSION);
@@ -710,7 +710,7 @@ static void test_ndjson(void **state)
 			 0);
 	expect_keys(o, "schema_version", "tool", "version", "interval",
 		    "final", "interval_mode", "run", "options", "probes",
-		    "loss", "incomplete", "aggregator", "tree", NULL);
+		    "loss", "folded", "incomplete", "aggregator", "tree", NULL);
 	expect_u64(o, "interval", 2);
 	expect_bool(o, "final", 0);
 	expect_len(get(o, "tree", json_type_array), 2);
