@@ -355,10 +355,12 @@ IRQ_EDGE(irq_work_out, "irq_work_exit", 0, 1)
  * the thread (counted as exited).
  */
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec)
+int BPF_PROG(on_exec, struct task_struct *p, int old_pid,
+	     struct linux_binprm *bprm)
 {
 	struct task_state *st;
 
+	select_at_exec(p, bprm);
 	if (!tracing_on())
 		return 0;
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
@@ -389,6 +391,7 @@ int BPF_PROG(on_exit, struct task_struct *task)
 {
 	struct task_state *st;
 
+	target_exit(task);
 	if (!tracing_on())
 		return 0;
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);

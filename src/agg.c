@@ -300,9 +300,23 @@ static struct agg_node *other_get(struct agg *a)
 	return a->other;
 }
 
+static int fold_root(struct agg *a, struct agg_node *r);
+
 /*
- * path_get() - the child of @parent for @timer; beyond the path cap, a new
- * path is [other] (counted in folded_paths).  NULL on ENOMEM.
+ * make_room() - at the path cap, fold idle --by roots, oldest first, until
+ * the tree is below the cap or none is idle.  Folding never adds nodes at
+ * the cap (what does not fit is flattened into [other]).
+ */
+static void make_room(struct agg *a)
+{
+	while (at_cap(a) && a->idle_head)
+		fold_root(a, a->idle_head);
+}
+
+/*
+ * path_get() - the child of @parent for @timer; at the path cap, a new
+ * path first folds idle --by roots (make_room()), and if none is left is
+ * [other] (counted in folded_paths).  NULL on ENOMEM.
  */
 static struct agg_node *path_get(struct agg *a, struct agg_node *parent,
 				 uint32_t timer)
@@ -313,8 +327,13 @@ static struct agg_node *path_get(struct agg *a, struct agg_node *parent,
 		n = child_find(a, parent, timer);
 		if (n)
 			return n;
-		a->stats.folded_paths++;
-		return other_get(a);
+		/* old threads make room for new paths: fold the roots idle
+		 * longest (never @parent's: a thread files under it) */
+		make_room(a);
+		if (at_cap(a)) {
+			a->stats.folded_paths++;
+			return other_get(a);
+		}
 	}
 	return child_get(a, parent, timer);
 }
@@ -1007,6 +1026,7 @@ static struct agg_node *key_root(struct agg *a, uint32_t v)
 		}
 		fold_root(a, a->idle_head);
 	}
+	make_room(a);
 	if (at_cap(a)) {
 		a->stats.folded_paths++;
 		return other_get(a);

@@ -35,6 +35,16 @@ static void usage(FILE *f)
 		"\n"
 		"Targets (default: the whole system):\n"
 		"  -p, --pid PID         trace process PID and its children (repeatable)\n"
+		"      --comm NAME       trace the processes named NAME, running now or\n"
+		"                        started later (at exec), and their children;\n"
+		"                        the first 15 bytes, as the kernel keeps them\n"
+		"      --exe PATH        ... that run the executable PATH (the same\n"
+		"                        file: device and inode, not the path string)\n"
+		"      --cgroup PATH     ... in the cgroup v2 PATH or below it, e.g.\n"
+		"                        /sys/fs/cgroup/system.slice/NAME.service\n"
+		"                        (up to 8 of each; with -p: all of them; iprof\n"
+		"                        then runs until stopped: a restarted daemon\n"
+		"                        is traced again)\n"
 		"  -- COMMAND [ARG...]   run COMMAND once every probe is attached, trace\n"
 		"                        it and its children, stop when it exits\n"
 		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
@@ -133,6 +143,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		O_LISTEN,
 		O_MAX_PATHS,
 		O_MAX_KEYS,
+		O_COMM,
+		O_EXE,
+		O_CGROUP,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -157,6 +170,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "max-paths", required_argument, NULL, O_MAX_PATHS },
 		{ "max-keys", required_argument, NULL, O_MAX_KEYS },
+		{ "comm", required_argument, NULL, O_COMM },
+		{ "exe", required_argument, NULL, O_EXE },
+		{ "cgroup", required_argument, NULL, O_CGROUP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -317,6 +333,32 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_LISTEN:
 			o->listen = optarg;
 			break;
+		case O_COMM:
+		case O_EXE:
+		case O_CGROUP: {
+			const char **v = c == O_COMM ? o->sel_comm :
+					 c == O_EXE  ? o->sel_exe :
+						       o->sel_cgroup;
+			int *n = c == O_COMM ? &o->nsel_comm :
+				 c == O_EXE  ? &o->nsel_exe :
+					       &o->nsel_cgroup;
+			const char *name = c == O_COMM ? "comm" :
+					   c == O_EXE  ? "exe" :
+							 "cgroup";
+
+			if (!*optarg) {
+				fprintf(stderr, "iprof: --%s: empty\n", name);
+				return -EINVAL;
+			}
+			if (*n == IPROF_MAX_SEL) {
+				fprintf(stderr,
+					"iprof: --%s '%s': at most %d --%s options\n",
+					name, optarg, IPROF_MAX_SEL, name);
+				return -EINVAL;
+			}
+			v[(*n)++] = optarg;
+			break;
+		}
 		case O_MAX_PATHS:
 		case O_MAX_KEYS:
 			errno = 0;

@@ -156,14 +156,15 @@ int agg__set_by(struct agg *a, enum agg_by by);
 /*
  * agg__set_limits() - cap the tree: at most @max_paths nodes (paths: --by
  * roots and interrupt roots included, the root and [other] not) and at
- * most @max_keys --by roots; 0 means no cap.  Beyond max_paths, a timer
- * that starts on a path not in the tree goes into [other]
- * (AGG_OTHER_TIMER).  A new --by root beyond max_keys first folds the
- * root that has been idle longest (no live thread files under it; a
- * thread's state ends at its EXIT record) into [other]: its subtree is
- * merged into [other]'s (same paths below it, statistics summed, the
- * histogram merged) and its nodes are reused.  If every root has live
- * threads, the new thread's timers go under [other] itself.  Memory then
+ * most @max_keys --by roots; 0 means no cap.  Old threads make room for
+ * new ones: a new --by root beyond max_keys, or a new path at max_paths,
+ * first folds the --by root that has been idle longest (no live thread
+ * files under it; a thread's state ends at its EXIT record) into [other]:
+ * its subtree is merged into [other]'s (same paths below it while they
+ * fit, else into [other] itself; statistics summed, histograms merged)
+ * and its nodes are reused.  With no idle root left, a timer that starts
+ * on a path not in the tree goes into [other] (AGG_OTHER_TIMER), and a
+ * new thread beyond max_keys files its timers under [other].  Memory then
  * stays below about max_paths * (sizeof(struct agg_node) + sizeof(struct
  * hist)), 8 KiB a path, plus the live threads' stacks.
  * Call before the first agg__push().  Returns 0 or -EINVAL.

@@ -1002,6 +1002,26 @@ static void test_cap_keys(void **state)
 	assert_int_equal(agg__stats(a)->threads_live, 3);
 	(void)buf;
 	agg__free(a);
+
+	/* the path cap folds idle roots to make room for a new thread */
+	a = new_agg();
+	assert_int_equal(agg__set_by(a, AGG_BY_TID), 0);
+	assert_int_equal(agg__set_limits(a, 3, 0), 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 1);
+	STOP(a, 1, B, 2, 2);
+	STOP(a, 1, A, 1, 3);
+	EXIT(a, 1, 4);
+	START(a, 2, A, 1, 5); /* tid 1's root folded, flattened: full */
+	STOP(a, 2, A, 1, 6);
+	assert_int_equal(agg__stats(a)->folded_keys, 1);
+	assert_int_equal(agg__stats(a)->folded_paths, 0);
+	assert_int_equal(OTHER(a)->count, 2);
+	assert_null(OTHER(a)->child);
+	assert_int_equal(child_of(child_of(agg__root(a), AGG_SPLIT_TIMER(2)),
+				  A)->count, 1);
+	assert_int_equal(subtree_count(agg__root(a)), 3);
+	agg__free(a);
 }
 
 /* --max-keys with --by comm: a folded name's slot is reused. */
