@@ -4,7 +4,8 @@
 #
 #   sudo bench/soak.sh [--seconds N] [--warmup N] [--bound-kb K] [--out DIR]
 #                      [--procs-per-s P] [--threads T] [--calls C]
-#                      [--max-paths N] [--max-keys N] [--every N] [BUILD_DIR]
+#                      [--max-paths N] [--max-keys N] [--every N]
+#                      [--iprof-opts 'OPTIONS'] [BUILD_DIR]
 #
 # iprof traces tools/churn-workload (`-- churn-workload`: it forks P
 # processes a second, each with T threads making C calls along random paths
@@ -12,26 +13,33 @@
 # timers on its 16 functions, `--by tid` (a root per thread: thread churn),
 # `--interval 1s` and `-f json -o DIR/report.json` (a report written every
 # second), for N seconds (default 3600).  Its RSS (VmRSS of
-# /proc/PID/status) is sampled every second into DIR/rss.txt ("SECONDS KB")
-# and printed every --every seconds (default 60, 5 when N <= 120).
+# /proc/PID/status) is sampled five times a second into DIR/rss.txt
+# ("SECONDS KB").  A report builds and frees its JSON (json-c objects for every path,
+# about 14 times the text), so RSS swings every second between the memory
+# iprof holds and a peak while it writes a report.  Per window of 10 s:
+# "held", the lowest sample (what iprof keeps between reports), and
+# "peak", the highest; printed every --every seconds (default 60, 10 when
+# N <= 120).
 #
-# Verdict: the RSS after warm-up (--warmup, default N/6, at least 20 s) is
-# the highest sample of the 5 s before the warm-up ends; the growth is the
-# highest sample after it minus that.  "flat" when the growth is at most
-# --bound-kb (default 4096 kB), else "not flat".  Then the counts: the sum
-# of every node's count in the final report must equal the workload's
-# calls, with nothing lost (ring buffer), and the folded counters are
-# printed.  Lines "soak: rss_warm_kb=... rss_max_kb=... growth_kb=...
-# bound_kb=... verdict=flat|not flat" and "soak: calls=... counted=...
-# other=... folded_paths=... folded_keys=... lost=... counts=exact|WRONG"
-# are for scripts (tests/e2e/test_soak.sh).
+# Verdict: held at the warm-up (--warmup, default N/6, at least 20 s) is
+# the held of the window that ends there; the growth is the highest held
+# of the windows after it minus that.  "flat" when the growth is at most
+# --bound-kb (default 4096 kB), else "not flat".  The peak's growth is
+# printed too (it follows the size of the report: histograms fill up).
+# Then the counts: the sum of every node's count in the final report must
+# equal the workload's calls, with nothing lost (ring buffer), and the
+# folded counters are printed.  Lines "soak: held_warm_kb=...
+# held_max_kb=... growth_kb=... bound_kb=... peak_warm_kb=...
+# peak_max_kb=... verdict=flat|not flat" and "soak: calls=... counted=...
+# other=... folded_paths=... folded_keys=... nodes=... lost=...
+# counts=exact|WRONG" are for scripts (tests/e2e/test_soak.sh).
 #
 # Exit status: 0 flat and exact, 1 not (or iprof failed), 2 bad usage,
 # 77 cannot run (not root).
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_RUN=3600 WARMUP= BOUND_KB=4096 OUT= PPS=20 THREADS=4 CALLS=20
-MAX_PATHS= MAX_KEYS= EVERY=
+MAX_PATHS= MAX_KEYS= EVERY= IOPTS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) SECONDS_RUN=$2; shift 2 ;;
@@ -44,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--max-paths) MAX_PATHS=$2; shift 2 ;;
 	--max-keys) MAX_KEYS=$2; shift 2 ;;
 	--every) EVERY=$2; shift 2 ;;
+	--iprof-opts) IOPTS=$2; shift 2 ;;
 	-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
 	-*) echo "soak.sh: unknown option $1" >&2; exit 2 ;;
 	*) BUILD=$1; shift ;;
@@ -60,7 +69,7 @@ for f in "$IPROF" "$W"; do
 	[ -x "$f" ] || { echo "soak.sh: $f not built" >&2; exit 2; }
 done
 [ -n "$WARMUP" ] || WARMUP=$((SECONDS_RUN / 6 > 20 ? SECONDS_RUN / 6 : 20))
-[ -n "$EVERY" ] || EVERY=$((SECONDS_RUN <= 120 ? 5 : 60))
+[ -n "$EVERY" ] || EVERY=$((SECONDS_RUN <= 120 ? 10 : 60))
 if [ "$WARMUP" -ge "$SECONDS_RUN" ]; then
 	echo "soak.sh: --warmup $WARMUP must be below --seconds $SECONDS_RUN" >&2
 	exit 2
@@ -72,6 +81,8 @@ mkdir -p "$OUT"
 caps=()
 [ -n "$MAX_PATHS" ] && caps+=(--max-paths "$MAX_PATHS")
 [ -n "$MAX_KEYS" ] && caps+=(--max-keys "$MAX_KEYS")
+# shellcheck disable=SC2206 # word splitting wanted: more iprof options
+[ -n "$IOPTS" ] && caps+=($IOPTS)
 
 echo "soak: ${SECONDS_RUN}s, warm-up ${WARMUP}s, bound ${BOUND_KB} kB; churn-workload: $PPS processes/s x $THREADS threads x $CALLS calls; iprof --by tid --interval 1s ${caps[*]}; files in $OUT"
 "$IPROF" -q -f json --interval 1s -o "$OUT/report.json" --by tid "${caps[@]}" \
@@ -80,16 +91,19 @@ echo "soak: ${SECONDS_RUN}s, warm-up ${WARMUP}s, bound ${BOUND_KB} kB; churn-wor
 	>"$OUT/truth" 2>"$OUT/iprof.err" &
 ipid=$!
 : >"$OUT/rss.txt"
-t=0
+t10=0 # tenths of a second
 while kill -0 "$ipid" 2>/dev/null; do
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$ipid/status" 2>/dev/null)
 	[ -n "$rss" ] || break
-	echo "$t $rss" >>"$OUT/rss.txt"
-	if [ $((t % EVERY)) = 0 ]; then
-		echo "soak: t=${t}s rss=${rss} kB"
+	echo "$((t10 / 10)).$((t10 % 10)) $rss" >>"$OUT/rss.txt"
+	sleep 0.2
+	t10=$((t10 + 2))
+	t=$((t10 / 10))
+	if [ $((t10 % 10)) = 0 ] && [ $((t % EVERY)) = 0 ]; then
+		awk -v t="$t" '$1 >= t - 10 && $1 < t {
+			if (!n++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2 }
+			END { if (n) printf "soak: t=%ds held=%d kB peak=%d kB\n", t, lo, hi }' "$OUT/rss.txt"
 	fi
-	sleep 1
-	t=$((t + 1))
 done
 wait "$ipid"
 rc=$?
@@ -99,14 +113,22 @@ if [ "$rc" != 0 ]; then
 	exit 1
 fi
 
+# windows of 10 s ending at the warm-up: (w-10, w], (w, w+10], ...
 verdict=$(awk -v w="$WARMUP" -v b="$BOUND_KB" '
-	$1 >= w - 5 && $1 <= w { if ($2 > warm) warm = $2 }
-	$1 > w { if ($2 > max) max = $2; after++ }
+	{ x = ($1 - w) / 10; k = x == int(x) || x < 0 ? int(x) : int(x) + 1
+	  if (!(k in lo) || $2 < lo[k]) lo[k] = $2
+	  if ($2 > hi[k]) hi[k] = $2
+	  if (k > last) last = k }
 	END {
-		if (!warm || !after) { print "rss_warm_kb=0 rss_max_kb=0 growth_kb=0 bound_kb=" b " verdict=too short"; exit }
-		g = max - warm; if (g < 0) g = 0
-		printf "rss_warm_kb=%d rss_max_kb=%d growth_kb=%d bound_kb=%d verdict=%s\n",
-			warm, max, g, b, g <= b ? "flat" : "not flat"
+		if (!(0 in lo) || last < 1) { print "held_warm_kb=0 held_max_kb=0 growth_kb=0 bound_kb=" b " peak_warm_kb=0 peak_max_kb=0 verdict=too short"; exit }
+		hm = 0; pm = 0
+		for (k = 1; k <= last; k++) {
+			if ((k in lo) && lo[k] > hm) hm = lo[k]
+			if ((k in hi) && hi[k] > pm) pm = hi[k]
+		}
+		g = hm - lo[0]; if (g < 0) g = 0
+		printf "held_warm_kb=%d held_max_kb=%d growth_kb=%d bound_kb=%d peak_warm_kb=%d peak_max_kb=%d verdict=%s\n",
+			lo[0], hm, g, b, hi[0], pm, g <= b ? "flat" : "not flat"
 	}' "$OUT/rss.txt")
 echo "soak: $verdict"
 

@@ -113,6 +113,7 @@ struct agg {
 
 	uint32_t max_paths, max_keys; /* agg__set_limits(); 0: no cap */
 	uint32_t nkeys; /* --by roots in the tree */
+	uint32_t other_nodes; /* nodes below [other] */
 	struct agg_node *other; /* [other], NULL until needed */
 	struct agg_node *idle_head, *idle_tail; /* --by roots with refs 0 */
 	/* a thread's old root while it finds its new one: set to NULL when
@@ -262,6 +263,9 @@ static struct agg_node *child_get(struct agg *a, struct agg_node *parent,
 	n->depth = parent->depth + 1;
 	n->parent = parent;
 	n->last_tid = NO_TID;
+	n->in_other = parent->in_other || timer == AGG_OTHER_TIMER;
+	if (parent->in_other)
+		a->other_nodes++;
 	for (pp = &parent->child; *pp; pp = &(*pp)->next)
 		;
 	*pp = n;
@@ -290,6 +294,12 @@ static int at_cap(const struct agg *a)
 {
 	return a->max_paths &&
 	       a->stats.nodes - (a->other != NULL) >= a->max_paths;
+}
+
+/* other_full() - [other]'s subtree has its share of the paths (half). */
+static int other_full(const struct agg *a)
+{
+	return a->max_paths && a->other_nodes >= a->max_paths / 2;
 }
 
 /* other_get() - [other], created (whatever the cap) if new; NULL: ENOMEM */
@@ -323,6 +333,14 @@ static struct agg_node *path_get(struct agg *a, struct agg_node *parent,
 {
 	struct agg_node *n;
 
+	if (parent->in_other && other_full(a)) {
+		/* [other] keeps its share: flattened into [other] itself */
+		n = child_find(a, parent, timer);
+		if (n)
+			return n;
+		a->stats.folded_paths++;
+		return other_get(a);
+	}
 	if (at_cap(a)) {
 		n = child_find(a, parent, timer);
 		if (n)
@@ -420,6 +438,8 @@ static void node_release(struct agg *a, struct agg_node *n)
 	struct hist *h = n->hist;
 
 	ntab_del(a, n);
+	if (n->in_other)
+		a->other_nodes--;
 	if (h)
 		memset(h, 0, sizeof(*h));
 	memset(n, 0, sizeof(*n));
@@ -441,7 +461,7 @@ static int fold_subtree(struct agg *a, struct agg_node *s,
 	int err = 0;
 
 	d = child_find(a, dparent, s->timer);
-	if (!d && !at_cap(a))
+	if (!d && !at_cap(a) && !other_full(a))
 		d = child_get(a, dparent, s->timer);
 	if (!d) /* full (or ENOMEM): flattened into [other] itself */
 		d = a->other;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,12 @@ fallback:
 	}
 	if (!ret && o->delta)
 		agg__reset(agg);
+	/* a report builds and frees tens of MB (JSON: json-c objects for
+	 * every path); the tree's own allocations made meanwhile land among
+	 * them, so glibc's heap would keep the freed pages, growing with
+	 * every report: give the free pages back (bench/soak.sh) */
+	if (!final)
+		malloc_trim(0);
 	return ret;
 }
 

@@ -74,6 +74,7 @@ struct agg_node {
 	/* private: threads whose --by root this is; a --by root with none is
 	 * on the aggregator's idle list (oldest first), to be folded first */
 	uint32_t refs;
+	uint32_t in_other; /* private: [other] or below it */
 	struct agg_node *idle_prev, *idle_next;
 
 	/* Completed timers: stopped, or closed at thread exit. */
@@ -161,7 +162,9 @@ int agg__set_by(struct agg *a, enum agg_by by);
  * first folds the --by root that has been idle longest (no live thread
  * files under it; a thread's state ends at its EXIT record) into [other]:
  * its subtree is merged into [other]'s (same paths below it while they
- * fit, else into [other] itself; statistics summed, histograms merged)
+ * fit, and [other]'s subtree keeps at most max_paths / 2 of the paths, so
+ * that new threads keep room: else into [other] itself; statistics
+ * summed, histograms merged)
  * and its nodes are reused.  With no idle root left, a timer that starts
  * on a path not in the tree goes into [other] (AGG_OTHER_TIMER), and a
  * new thread beyond max_keys files its timers under [other].  Memory then
