@@ -182,7 +182,7 @@ int trace_run(struct opts *o, struct plan *plan)
 		goto out;
 	}
 	nattached = (uint32_t)n;
-	if (has_sel) {
+	if (sel.ncomm || sel.nexe) {
 		/* BPF now follows execs: the processes running now */
 		n = target_scan_sel(l, &sel);
 		if (!cli_quiet)

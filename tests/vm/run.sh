@@ -158,7 +158,7 @@ fi
 say "building static iprof in $build"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
-vm_bins="iprof uprobe-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe"
+vm_bins="iprof uprobe-workload churn-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe"
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$(nproc)" --target $vm_bins >/dev/null
 for b in $vm_bins; do
