@@ -55,6 +55,10 @@ struct opts {
 	const char *sel_comm[IPROF_MAX_SEL], *sel_exe[IPROF_MAX_SEL],
 		*sel_cgroup[IPROF_MAX_SEL];
 	int nsel_comm, nsel_exe, nsel_cgroup;
+	/* all of them, in order, as "comm:NAME", "exe:PATH", "cgroup:PATH"
+	 * (what reports and recordings say: run.select); malloc'ed */
+	char *select[3 * IPROF_MAX_SEL];
+	int nselect;
 	uint64_t duration_ns;
 	uint64_t rb_bytes;
 	unsigned int maxactive; /* kretprobe instances per function */

@@ -357,6 +357,10 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			v[(*n)++] = optarg;
+			if (asprintf(&o->select[o->nselect], "%s:%s", name,
+				     optarg) < 0)
+				return -ENOMEM;
+			o->nselect++;
 			break;
 		}
 		case O_MAX_PATHS:

@@ -148,9 +148,13 @@ static void add_run(struct jb *b, json_object *root, const struct report *r)
 	a = add_arr(b, run, "pids");
 	for (i = 0; a && i < r->npids; i++)
 		push(b, a, json_object_new_int(r->pids[i]));
+	a = add_arr(b, run, "select");
+	for (i = 0; a && i < r->nselect; i++)
+		push(b, a, json_object_new_string(r->select[i]));
 	add_str(b, run, "target",
 		r->command ? "command"
 		: r->npids ? "pids"
+		: r->nselect ? "select"
 			   : "system");
 	add_str(b, run, "host", r->host);
 	add_str(b, run, "kernel", r->kernel);

@@ -101,6 +101,8 @@ void run_start(struct rec_run *run, const struct opts *o,
 	run->command = o->cmd;
 	run->pids = o->pids;
 	run->npids = (size_t)o->npids;
+	run->select = o->select;
+	run->nselect = (size_t)o->nselect;
 	if (!uname(un)) {
 		run->host = un->nodename;
 		run->kernel = un->release;

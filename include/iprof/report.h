@@ -128,6 +128,9 @@ struct report {
 	char *const *command; /* argv of the traced command, NULL-terminated */
 	const int *pids; /* -p PIDs, npids entries */
 	size_t npids;
+	/* --comm/--exe/--cgroup as "comm:NAME", ... (nselect entries) */
+	char *const *select;
+	size_t nselect;
 	const char *host; /* uname(2) nodename */
 	const char *kernel; /* uname(2) release, e.g. "6.18.0-1-amd64" */
 	const char *kernel_version; /* uname(2) version ("#1 SMP ...") */

@@ -268,7 +268,7 @@ static void test_document(void **state)
 	expect_str(o, "version", IPROF_VERSION);
 
 	run = get(o, "run", json_type_object);
-	expect_keys(run, "command", "pids", "target", "host", "kernel",
+	expect_keys(run, "command", "pids", "select", "target", "host", "kernel",
 		    "kernel_version", "machine", "start_realtime_ns",
 		    "start_time", "duration_ns", NULL);
 	v = get(run, "command", json_type_array);
