@@ -170,20 +170,29 @@ struct {
 	__type(value, __u64);
 } sel_cgid SEC(".maps");
 
-/* Is the current task in one of the --cgroup cgroups, or below one? */
+/*
+ * Is the current task in one of the --cgroup cgroups, or below one?
+ * Unrolled with constant indices: the 6.1 verifier refused the loop's
+ * variable index into sel_cg_level after the helper call (EACCES).
+ */
+#define SEL_CG(k)                                                              \
+	if ((k) < sel_ncg) {                                                   \
+		key = (k);                                                     \
+		id = bpf_map_lookup_elem(&sel_cgid, &key);                     \
+		if (id && *id &&                                               \
+		    bpf_get_current_ancestor_cgroup_id(sel_cg_level[(k)]) ==   \
+			    *id)                                               \
+			return 1;                                              \
+	}
+
 static __always_inline int in_sel_cgroup(void)
 {
-	__u32 i;
+	__u32 key;
 	__u64 *id;
 
-	for (i = 0; i < IPROF_MAX_SEL; i++) {
-		if (i >= sel_ncg)
-			break;
-		id = bpf_map_lookup_elem(&sel_cgid, &i);
-		if (id && *id &&
-		    bpf_get_current_ancestor_cgroup_id(sel_cg_level[i]) == *id)
-			return 1;
-	}
+	_Static_assert(IPROF_MAX_SEL == 8, "SEL_CG(0..7) below");
+	SEL_CG(0) SEL_CG(1) SEL_CG(2) SEL_CG(3)
+	SEL_CG(4) SEL_CG(5) SEL_CG(6) SEL_CG(7)
 	return 0;
 }
 

@@ -12,8 +12,9 @@
 #    "bystander" (so its name differs, its executable does not).
 # --comm churn-workload counts the present instance and both lives, never
 # the bystander; --exe (given as another symbolic link to the same file)
-# counts the bystander too.  And the errors: a missing --exe, a --cgroup
-# that is not on cgroup2, too many selectors.
+# counts the bystander too (tests/e2e/test_select_exe.sh; split so that
+# each runs within the VM tier's time per test).  And the errors: a
+# missing --exe, a --cgroup that is not on cgroup2, too many selectors.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v jq >/dev/null || skip "needs jq"
@@ -39,7 +40,12 @@ run_case() {
 	"$IPROF" -f json -o "$TMP/$name.json" -e "uprobe:$W:churn_f*" "$@" \
 		-d 120s 2>"$TMP/$name.err" &
 	ipid=$!
-	wait_tracing "$TMP/$name.err" || return 1
+	if ! wait_tracing "$TMP/$name.err"; then
+		bad "$name: iprof did not start tracing:"
+		cat "$TMP/$name.err"
+		kill $ipid $p $b 2>/dev/null
+		return 1
+	fi
 	touch "$TMP/go"
 	wait $p $b
 	# the daemon's two lives
@@ -58,30 +64,9 @@ check "--comm: present + both lives, bystander not counted" \
 	"$(jq "$SUMCOUNT" "$TMP/comm.json")" \
 	$(($(calls comm.p) + $(calls comm.1) + $(calls comm.2)))
 check "--comm: nothing lost" "$(jq '.loss.ring_buffer_drops' "$TMP/comm.json")" 0
-grep -q '1 process selected by --comm/--exe running now' "$TMP/comm.err"
+# (at least ours: another churn-workload may be running on this machine)
+grep -Eq '^iprof: [1-9][0-9]* process(es)? selected by --comm/--exe running now$' "$TMP/comm.err"
 check "--comm: the present process found in /proc" "$?" 0
-
-run_case exe --exe "$TMP/link"
-check "--exe (a link to the file): present + both lives + the bystander" \
-	"$(jq "$SUMCOUNT" "$TMP/exe.json")" \
-	$(($(calls exe.p) + $(calls exe.b) + $(calls exe.1) + $(calls exe.2)))
-
-# -p and --comm add up: a shell given with -p runs a workload under
-# another name (counted as -p's child), the daemon runs by name
-: >"$TMP/u.err"
-(wait_tracing "$TMP/u.err" && "$TMP/bystander" --procs-per-s 0 --calls 15 \
-	>"$TMP/u.b") &
-sh_pid=$!
-"$IPROF" -f json -o "$TMP/u.json" -e "uprobe:$W:churn_f*" -p $sh_pid \
-	--comm churn-workload -d 120s 2>"$TMP/u.err" &
-ipid=$!
-wait_tracing "$TMP/u.err"
-wait $sh_pid
-"$W" --procs-per-s 0 --calls 12 >"$TMP/u.1"
-kill -INT $ipid
-wait $ipid
-check "-p with --comm: both counted" "$(jq "$SUMCOUNT" "$TMP/u.json")" \
-	$(($(calls u.b) + $(calls u.1)))
 
 # bad input: exit 2, one line naming the option
 "$IPROF" -e "uprobe:$W:churn_f00" --exe "$TMP/nonexistent" -d 1s \
