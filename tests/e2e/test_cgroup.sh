@@ -7,6 +7,7 @@
 # binary outside it: the count is the three lives' calls exactly.  Then the
 # cgroup is removed and made anew (as systemd does when a unit restarts):
 # iprof reads the new id and counts a fourth life started after that.
+# Where fentry works (the VM tier), an fentry timer with --cgroup too.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v jq >/dev/null || skip "needs jq"
@@ -68,4 +69,29 @@ c() { truth calls "$TMP/$1"; }
 check "--cgroup: the four lives, not the bystander" "$(jq "$SUMCOUNT" "$TMP/rep.json")" \
 	$(($(c l1) + $(c l2) + $(c l3) + $(c l4)))
 check "nothing lost" "$(jq '.loss.ring_buffer_drops' "$TMP/rep.json")" 0
+
+# fentry objects carry the cgroup check too (their own rodata): where the
+# kernel allows fentry (the VM tier), a timer in a process of the cgroup
+if [ "$("$IPROF" --dry-run -f json -e fentry:ksys_read 2>/dev/null | jq -r '.kernel.fentry')" = true ]; then
+	: >"$TMP/ferr"
+	"$IPROF" -f json -o "$TMP/frep.json" -e fentry:ksys_read --cgroup "$CG" \
+		-d 120s 2>"$TMP/ferr" &
+	ipid=$!
+	if wait_tracing "$TMP/ferr"; then
+		# 40 reads of 1 byte in the cgroup; dd's own reads (its
+		# loader, if any) come before them, so at least 40
+		in_cg "$CG" dd if=/dev/zero of=/dev/null bs=1 count=40 2>/dev/null
+		kill -INT $ipid
+		wait $ipid
+		check "fentry with --cgroup: exit" "$?" 0
+		within "fentry with --cgroup: ksys_read in the cgroup" \
+			"$(jq "$SUMCOUNT" "$TMP/frep.json")" 40 400
+	else
+		bad "fentry with --cgroup did not start tracing:"
+		tail -20 "$TMP/ferr"
+		kill $ipid 2>/dev/null
+	fi
+else
+	echo "note: fentry refused here: the fentry part runs in the VM tier"
+fi
 finish
