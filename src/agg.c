@@ -66,6 +66,7 @@ struct athread {
 	uint32_t cap; /* frames allocated */
 	int waiting;  /* frames discarded: skip until a root START */
 	int reroot;   /* find the --by root anew at the next START */
+	int gone;     /* agg__prune() found it gone once */
 	int off_kind; /* -1 on CPU, else enum iprof_off_kind since off_since */
 	uint64_t off_since; /* SWITCH_OUT timestamp */
 	/* off-CPU ns accumulated over the thread's life, by iprof_off_kind:
@@ -1296,6 +1297,45 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 bad:
 	a->stats.malformed++;
 	return -EINVAL;
+}
+
+unsigned int agg__prune(struct agg *a, int (*alive)(uint32_t tid, void *ctx),
+			void *ctx)
+{
+	struct athread *t, **dead = NULL;
+	unsigned int n = 0, cap = 0, i;
+
+	for (i = 0; i < (1u << a->tbits); i++) {
+		t = a->ttab[i].t;
+		if (!t || (t->tid & 0xc0000000u) == 0xc0000000u)
+			continue; /* none, or an interrupt context */
+		if (alive(t->tid, ctx)) {
+			t->gone = 0;
+			continue;
+		}
+		if (!t->gone) {
+			t->gone = 1; /* its EXIT may still be on its way */
+			continue;
+		}
+		if (n == cap) {
+			struct athread **v;
+
+			cap = cap ? 2 * cap : 64;
+			v = realloc(dead, cap * sizeof(*v));
+			if (!v)
+				break;
+			dead = v;
+		}
+		dead[n++] = t;
+	}
+	/* deleted after the walk: deletion moves entries of the table */
+	for (i = 0; i < n; i++) {
+		discard(a, dead[i]);
+		thread_del(a, dead[i]);
+	}
+	a->stats.pruned += n;
+	free(dead);
+	return n;
 }
 
 void agg__snapshot(struct agg *a, uint64_t now_ns)

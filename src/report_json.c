@@ -305,6 +305,7 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "switches", st->switches);
 		add_u64(b, o, "threads_seen", st->threads_seen);
 		add_u64(b, o, "threads_live", st->threads_live);
+		add_u64(b, o, "threads_pruned", st->pruned);
 		add_u64(b, o, "nodes", st->nodes);
 	}
 }

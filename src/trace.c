@@ -32,8 +32,17 @@
 #define PUBLISH_DEFAULT_NS 1000000000ull
 #define KILL_GRACE_POLLS 200
 #define KILL_GRACE_US 10000
+/* agg__prune(): threads whose EXIT record was lost are looked for this
+ * often (a read of /proc/TID/stat per thread with state) */
+#define PRUNE_NS 30000000000ull
 
 static volatile sig_atomic_t stop_requested;
+
+static int tid_alive(uint32_t tid, void *ctx)
+{
+	(void)ctx;
+	return util_proc_alive((int)tid);
+}
 
 /*
  * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
@@ -61,7 +70,7 @@ int trace_run(struct opts *o, struct plan *plan)
 	struct loader_opts lo = { 0 };
 	struct sigaction sa = { 0 };
 	uint64_t t0 = 0, deadline = 0, now, last_check = 0, since = 0;
-	uint64_t next_report = 0, next_publish = 0;
+	uint64_t next_report = 0, next_publish = 0, next_prune = 0;
 	struct monitor *mon = NULL;
 	unsigned int nreports = 0;
 	pid_t child = -1;
@@ -295,6 +304,11 @@ int trace_run(struct opts *o, struct plan *plan)
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child_done = 1;
 			break;
+		}
+		if (now >= next_prune) {
+			if (next_prune)
+				agg__prune(agg, tid_alive, NULL);
+			next_prune = now + PRUNE_NS;
 		}
 		if ((o->npids || sel.ncg) && now - last_check > ALIVE_CHECK_NS) {
 			last_check = now;

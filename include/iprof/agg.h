@@ -138,6 +138,8 @@ struct agg_stats {
 	 * oldest idle root, to make room for a new one beyond max_keys, or a
 	 * new one when every root had live threads */
 	uint64_t folded_keys;
+	/* threads freed by agg__prune(): gone without an EXIT record */
+	uint64_t pruned;
 };
 
 struct agg;
@@ -227,6 +229,18 @@ void agg__snapshot(struct agg *a, uint64_t now_ns);
  * with its whole duration, in the interval where it stops.
  */
 void agg__reset(struct agg *a);
+
+/*
+ * agg__prune() - free the state of the threads whose EXIT record was lost
+ * (the ring buffer was full): a thread that @alive(tid, @ctx) said was
+ * gone at this call and at the one before is freed, its open frames
+ * discarded (counted in discarded).  Two calls apart, so that an EXIT
+ * still on its way is folded first.  Interrupt contexts are kept.  Call
+ * now and then (iprof: every 30 s); a thread's state otherwise ends at
+ * its EXIT.  Returns how many threads were freed (also in pruned).
+ */
+unsigned int agg__prune(struct agg *a, int (*alive)(uint32_t tid, void *ctx),
+			void *ctx);
 
 /* agg__root() - the root pseudo-node; its children are the top-level timers. */
 const struct agg_node *agg__root(const struct agg *a);

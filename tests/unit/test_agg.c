@@ -1024,6 +1024,35 @@ static void test_cap_keys(void **state)
 	agg__free(a);
 }
 
+static int alive_but_5_6(uint32_t tid, void *ctx)
+{
+	(void)ctx;
+	return tid != 5 && tid != 6;
+}
+
+/* agg__prune(): threads gone without an EXIT record, found twice, freed. */
+static void test_prune(void **state)
+{
+	struct agg *a = new_agg();
+
+	(void)state;
+	START(a, 5, A, 1, 0); /* open, its EXIT lost */
+	START(a, 6, A, 1, 0);
+	STOP(a, 6, A, 1, 2); /* idle, its EXIT lost */
+	START(a, 7, A, 1, 0); /* alive */
+	assert_int_equal(agg__stats(a)->threads_live, 3);
+	assert_int_equal(agg__prune(a, alive_but_5_6, NULL), 0);
+	assert_int_equal(agg__prune(a, alive_but_5_6, NULL), 2);
+	assert_int_equal(agg__stats(a)->threads_live, 1);
+	assert_int_equal(agg__stats(a)->pruned, 2);
+	assert_int_equal(agg__stats(a)->discarded, 1);
+	assert_int_equal(node_at(a, A, -1)->count, 1);
+	assert_int_equal(node_at(a, A, -1)->discarded, 1);
+	STOP(a, 7, A, 1, 9);
+	assert_int_equal(node_at(a, A, -1)->count, 2);
+	agg__free(a);
+}
+
 /* --max-keys with --by comm: a folded name's slot is reused. */
 static void test_cap_comm(void **state)
 {
@@ -1204,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(test_cap_paths),
 		cmocka_unit_test(test_cap_keys),
 		cmocka_unit_test(test_cap_comm),
+		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_unwind_ctx),
 		cmocka_unit_test(test_returned),
 	};

@@ -366,7 +366,8 @@ static void test_document(void **state)
 
 	v = get(o, "aggregator", json_type_object);
 	expect_keys(v, "records", "starts", "stops", "exits", "switches",
-		    "threads_seen", "threads_live", "nodes", NULL);
+		    "threads_seen", "threads_live", "threads_pruned", "nodes",
+		    NULL);
 	/* 24 records pushed in build() and the malformed one */
 	expect_u64(v, "records", 25);
 	expect_u64(v, "starts", 12);
