@@ -5,7 +5,7 @@
 #   sudo bench/soak.sh [--seconds N] [--warmup N] [--bound-kb K] [--out DIR]
 #                      [--procs-per-s P] [--threads T] [--calls C]
 #                      [--max-paths N] [--max-keys N] [--every N]
-#                      [--iprof-opts 'OPTIONS'] [BUILD_DIR]
+#                      [--window S] [--iprof-opts 'OPTIONS'] [BUILD_DIR]
 #
 # iprof traces tools/churn-workload (`-- churn-workload`: it forks P
 # processes a second, each with T threads making C calls along random paths
@@ -14,12 +14,14 @@
 # `--interval 1s` and `-f json -o DIR/report.json` (a report written every
 # second), for N seconds (default 3600).  Its RSS (VmRSS of
 # /proc/PID/status) is sampled five times a second into DIR/rss.txt
-# ("SECONDS KB").  A report builds and frees its JSON (json-c objects for every path,
-# about 14 times the text), so RSS swings every second between the memory
-# iprof holds and a peak while it writes a report.  Per window of 10 s:
+# ("SECONDS KB").  A report builds and frees its JSON (json-c objects for
+# every path, about 14 times the text), so RSS swings every second between
+# the memory iprof holds and a peak while it writes a report.  Per window
+# of --window seconds (default 10 when N <= 120, else 60: on a loaded
+# machine reports can follow each other without a pause for a while):
 # "held", the lowest sample (what iprof keeps between reports), and
-# "peak", the highest; printed every --every seconds (default 60, 10 when
-# N <= 120).
+# "peak", the highest; printed every --every seconds (default: the
+# window).
 #
 # Verdict: held at the warm-up (--warmup, default N/6, at least 20 s) is
 # the held of the window that ends there; the growth is the highest held
@@ -39,7 +41,7 @@
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_RUN=3600 WARMUP= BOUND_KB=4096 OUT= PPS=20 THREADS=4 CALLS=20
-MAX_PATHS= MAX_KEYS= EVERY= IOPTS=
+MAX_PATHS= MAX_KEYS= EVERY= IOPTS= WINDOW=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) SECONDS_RUN=$2; shift 2 ;;
@@ -53,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--max-keys) MAX_KEYS=$2; shift 2 ;;
 	--every) EVERY=$2; shift 2 ;;
 	--iprof-opts) IOPTS=$2; shift 2 ;;
+	--window) WINDOW=$2; shift 2 ;;
 	-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
 	-*) echo "soak.sh: unknown option $1" >&2; exit 2 ;;
 	*) BUILD=$1; shift ;;
@@ -69,7 +72,8 @@ for f in "$IPROF" "$W"; do
 	[ -x "$f" ] || { echo "soak.sh: $f not built" >&2; exit 2; }
 done
 [ -n "$WARMUP" ] || WARMUP=$((SECONDS_RUN / 6 > 20 ? SECONDS_RUN / 6 : 20))
-[ -n "$EVERY" ] || EVERY=$((SECONDS_RUN <= 120 ? 10 : 60))
+[ -n "$WINDOW" ] || WINDOW=$((SECONDS_RUN <= 120 ? 10 : 60))
+[ -n "$EVERY" ] || EVERY=$WINDOW
 if [ "$WARMUP" -ge "$SECONDS_RUN" ]; then
 	echo "soak.sh: --warmup $WARMUP must be below --seconds $SECONDS_RUN" >&2
 	exit 2
@@ -100,7 +104,7 @@ while kill -0 "$ipid" 2>/dev/null; do
 	t10=$((t10 + 2))
 	t=$((t10 / 10))
 	if [ $((t10 % 10)) = 0 ] && [ $((t % EVERY)) = 0 ]; then
-		awk -v t="$t" '$1 >= t - 10 && $1 < t {
+		awk -v t="$t" -v W="$WINDOW" '$1 >= t - W && $1 < t {
 			if (!n++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2 }
 			END { if (n) printf "soak: t=%ds held=%d kB peak=%d kB\n", t, lo, hi }' "$OUT/rss.txt"
 	fi
@@ -113,9 +117,9 @@ if [ "$rc" != 0 ]; then
 	exit 1
 fi
 
-# windows of 10 s ending at the warm-up: (w-10, w], (w, w+10], ...
-verdict=$(awk -v w="$WARMUP" -v b="$BOUND_KB" '
-	{ x = ($1 - w) / 10; k = x == int(x) || x < 0 ? int(x) : int(x) + 1
+# windows ending at the warm-up: (w-W, w], (w, w+W], ...
+verdict=$(awk -v w="$WARMUP" -v b="$BOUND_KB" -v W="$WINDOW" '
+	{ x = ($1 - w) / W; k = x == int(x) || x < 0 ? int(x) : int(x) + 1
 	  if (!(k in lo) || $2 < lo[k]) lo[k] = $2
 	  if ($2 > hi[k]) hi[k] = $2
 	  if (k > last) last = k }
