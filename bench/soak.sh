@@ -13,7 +13,7 @@
 # timers on its 16 functions, `--by tid` (a root per thread: thread churn),
 # `--interval 1s` and `-f json -o DIR/report.json` (a report written every
 # second), for N seconds (default 3600).  Its RSS (VmRSS of
-# /proc/PID/status) is sampled five times a second into DIR/rss.txt
+# /proc/PID/status) is sampled about five times a second into DIR/rss.txt
 # ("SECONDS KB").  A report builds and frees its JSON (json-c objects for
 # every path, about 14 times the text), so RSS swings every second between
 # the memory iprof holds and a peak while it writes a report.  Per window
@@ -95,19 +95,24 @@ echo "soak: ${SECONDS_RUN}s, warm-up ${WARMUP}s, bound ${BOUND_KB} kB; churn-wor
 	>"$OUT/truth" 2>"$OUT/iprof.err" &
 ipid=$!
 : >"$OUT/rss.txt"
-t10=0 # tenths of a second
+# time since the start from the clock (the loop's own work would make a
+# count of sleeps run slow), in tenths of a second
+us0=${EPOCHREALTIME/./}
+next_print=$EVERY
 while kill -0 "$ipid" 2>/dev/null; do
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$ipid/status" 2>/dev/null)
 	[ -n "$rss" ] || break
+	us=${EPOCHREALTIME/./}
+	t10=$(((us - us0) / 100000))
 	echo "$((t10 / 10)).$((t10 % 10)) $rss" >>"$OUT/rss.txt"
-	sleep 0.2
-	t10=$((t10 + 2))
 	t=$((t10 / 10))
-	if [ $((t10 % 10)) = 0 ] && [ $((t % EVERY)) = 0 ]; then
-		awk -v t="$t" -v W="$WINDOW" '$1 >= t - W && $1 < t {
+	if [ "$t" -ge "$next_print" ]; then
+		awk -v t="$next_print" -v W="$WINDOW" '$1 >= t - W && $1 < t {
 			if (!n++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2 }
 			END { if (n) printf "soak: t=%ds held=%d kB peak=%d kB\n", t, lo, hi }' "$OUT/rss.txt"
+		next_print=$((next_print + EVERY))
 	fi
+	sleep 0.2
 done
 wait "$ipid"
 rc=$?
