@@ -470,11 +470,14 @@ __noinline int exec_compact(struct task_state *st)
 }
 
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec)
+int BPF_PROG(on_exec, struct task_struct *p, int old_pid,
+	     struct linux_binprm *bprm)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_state *st;
 
+	/* --comm, --exe: the new image may make it a target */
+	select_at_exec(p, bprm);
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);
 	if (!st)
 		return 0;
@@ -529,6 +532,7 @@ int BPF_PROG(on_exit, struct task_struct *task)
 {
 	struct task_state *st;
 
+	target_exit(task);
 	if (!tracing_on())
 		return 0;
 	st = bpf_task_storage_get(&tstate, bpf_get_current_task_btf(), 0, 0);

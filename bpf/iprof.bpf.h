@@ -19,7 +19,23 @@
 #include "iprof/abi.h"
 
 /* Set by the loader before load (rodata). */
-const volatile int filter_tgid = 0; /* only tgids in `targets` are traced */
+const volatile int filter_tgid = 0; /* only targets are traced: the tgids
+				      * in `targets`, and with --cgroup the
+				      * processes in sel_cgid's cgroups */
+/*
+ * --comm and --exe: a process whose exec (sched_process_exec) runs one of
+ * these names (the new comm, zero-padded to 16 bytes, as two words) or
+ * executables (the kernel's dev_t of the file's superblock and its inode
+ * number) becomes a target, and with it what it forks.
+ */
+const volatile __u32 sel_ncomm = 0, sel_nexe = 0;
+const volatile __u64 sel_comm[IPROF_MAX_SEL][2] = {};
+const volatile __u64 sel_exe_dev[IPROF_MAX_SEL] = {};
+const volatile __u64 sel_exe_ino[IPROF_MAX_SEL] = {};
+/* --cgroup: the level of each cgroup (its depth below the root); its id,
+ * which changes when the cgroup is made anew, is in the map sel_cgid */
+const volatile __u32 sel_ncg = 0;
+const volatile __u32 sel_cg_level[IPROF_MAX_SEL] = {};
 const volatile __u32 self_tgid = 0; /* iprof itself: never traced */
 const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
 /* address of the kretprobe return trampoline (kallsyms), 0 if unknown */
@@ -152,11 +168,103 @@ static __always_inline void count(__u32 idx)
 		*c += 1;
 }
 
+/* the cgroup v2 ids of the --cgroup cgroups, by index; 0: none now */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IPROF_MAX_SEL);
+	__type(key, __u32);
+	__type(value, __u64);
+} sel_cgid SEC(".maps");
+
+/*
+ * Is the current task in one of the --cgroup cgroups, or below one?
+ * Unrolled with constant indices: the 6.1 verifier refused the loop's
+ * variable index into sel_cg_level after the helper call (EACCES).
+ */
+#define SEL_CG(k)                                                              \
+	if ((k) < sel_ncg) {                                                   \
+		key = (k);                                                     \
+		id = bpf_map_lookup_elem(&sel_cgid, &key);                     \
+		if (id && *id &&                                               \
+		    bpf_get_current_ancestor_cgroup_id(sel_cg_level[(k)]) ==   \
+			    *id)                                               \
+			return 1;                                              \
+	}
+
+static __always_inline int in_sel_cgroup(void)
+{
+	__u32 key;
+	__u64 *id;
+
+	_Static_assert(IPROF_MAX_SEL == 8, "SEL_CG(0..7) below");
+	SEL_CG(0) SEL_CG(1) SEL_CG(2) SEL_CG(3)
+	SEL_CG(4) SEL_CG(5) SEL_CG(6) SEL_CG(7)
+	return 0;
+}
+
+/* @tgid is the current task's process. */
 static __always_inline int is_target(__u32 tgid)
 {
 	if (tgid == self_tgid)
 		return 0;
-	return !filter_tgid || bpf_map_lookup_elem(&targets, &tgid);
+	if (!filter_tgid || bpf_map_lookup_elem(&targets, &tgid))
+		return 1;
+	return sel_ncg && in_sel_cgroup();
+}
+
+/*
+ * The current task, @task, ran exec of @bprm: with --comm or --exe, a
+ * match makes its process a target (its later forks follow).
+ */
+static __always_inline void select_at_exec(struct task_struct *task,
+					   struct linux_binprm *bprm)
+{
+	__u64 comm[2] = {}, dev, ino;
+	__u32 i, tgid;
+	__u8 one = 1;
+	int hit = 0;
+
+	if (!filter_tgid || (!sel_ncomm && !sel_nexe))
+		return;
+	if (sel_ncomm) {
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (i = 0; i < IPROF_MAX_SEL; i++) {
+			if (i >= sel_ncomm)
+				break;
+			if (comm[0] == sel_comm[i][0] &&
+			    comm[1] == sel_comm[i][1])
+				hit = 1;
+		}
+	}
+	if (!hit && sel_nexe) {
+		dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
+		ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
+		for (i = 0; i < IPROF_MAX_SEL; i++) {
+			if (i >= sel_nexe)
+				break;
+			if (dev == sel_exe_dev[i] && ino == sel_exe_ino[i])
+				hit = 1;
+		}
+	}
+	if (!hit)
+		return;
+	tgid = BPF_CORE_READ(task, tgid);
+	bpf_map_update_elem(&targets, &tgid, &one, BPF_ANY);
+}
+
+/*
+ * A process ends (@task, its last thread, exits): it leaves the targets,
+ * so that a target forking without end never fills the map, and a later
+ * process given the same tgid is not traced for it.
+ */
+static __always_inline void target_exit(struct task_struct *task)
+{
+	__u32 tgid;
+
+	if (!filter_tgid || BPF_CORE_READ(task, signal, live.counter))
+		return;
+	tgid = BPF_CORE_READ(task, tgid);
+	bpf_map_delete_elem(&targets, &tgid);
 }
 
 static __always_inline int cond_holds(const struct iprof_cond *c, __u64 v)

@@ -24,12 +24,41 @@ struct thread_info {
 	__u32 status;
 };
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+/* threads of the process not yet exiting (kernel/exit.c: do_exit()
+ * decrements it before trace_sched_process_exit()) */
+struct signal_struct {
+	atomic_t live;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
 	int pid;
 	int tgid;
 	unsigned int __state;
 	struct task_struct *group_leader;
+	struct signal_struct *signal;
+};
+
+/* the executable of an exec (include/linux/binfmts.h): --exe */
+struct super_block {
+	__u32 s_dev; /* dev_t: MAJOR << 20 | MINOR (include/linux/kdev_t.h) */
+};
+
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+};
+
+struct file {
+	struct inode *f_inode;
+};
+
+struct linux_binprm {
+	struct file *file;
 };
 
 #pragma clang attribute pop

@@ -16,6 +16,13 @@
  *
  * In steady state (known threads, known paths, histograms allocated) the
  * per-record path allocates nothing.
+ *
+ * Caps (agg__set_limits()): nodes of --by roots folded into [other] go to
+ * a free list and are reused (with their histograms); --by roots with no
+ * live thread wait on an idle list, oldest first, to be folded when a new
+ * root needs room.  A thread's set of completed nodes only ever holds
+ * nodes below its current root, so a root with no thread is referenced by
+ * nothing but the tree.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -43,6 +50,7 @@ struct frame {
 	uint64_t child_ns; /* sum of the durations of completed children */
 	uint64_t off0[2]; /* the thread's off_ns[] at START */
 	uint64_t irq0; /* the thread's irq_ns at START */
+	uint32_t timer; /* the START's timer (node->timer, but for [other]) */
 };
 
 /* Open-addressing set of node pointers (NULL = empty). */
@@ -57,6 +65,10 @@ struct athread {
 	uint32_t len; /* open frames */
 	uint32_t cap; /* frames allocated */
 	int waiting;  /* frames discarded: skip until a root START */
+	/* find the --by root anew at the thread's next top-level START in
+	 * task context (a rename, an exec, a folded root) */
+	int reroot;
+	int gone;     /* agg__prune() found it gone once */
 	int off_kind; /* -1 on CPU, else enum iprof_off_kind since off_since */
 	uint64_t off_since; /* SWITCH_OUT timestamp */
 	/* off-CPU ns accumulated over the thread's life, by iprof_off_kind:
@@ -70,8 +82,6 @@ struct athread {
 				* --by root; NULL until the first START */
 	uint32_t tgid;
 	char comm[IPROF_COMM_LEN]; /* from IPROF_REC_COMM, "" if none came */
-	int reroot; /* --by comm: renamed while frames were open: the next
-		     * top-level START takes the new name's root */
 	struct frame *stack;
 	struct nodeset done; /* nodes this thread completed */
 };
@@ -102,6 +112,16 @@ struct agg {
 	struct agg_node **ntab; /* (parent, timer) -> node, 1 << nbits */
 	uint32_t nbits;
 	struct node_chunk *chunks; /* newest first */
+	struct agg_node *free_nodes; /* folded nodes to reuse, by ->next */
+
+	uint32_t max_paths, max_keys; /* agg__set_limits(); 0: no cap */
+	uint32_t nkeys; /* --by roots in the tree */
+	uint32_t other_nodes; /* nodes below [other] */
+	struct agg_node *other; /* [other], NULL until needed */
+	struct agg_node *idle_head, *idle_tail; /* --by roots with refs 0 */
+	/* a thread's old root while it finds its new one: set to NULL when
+	 * folded (its memory may come back as the new root) */
+	struct agg_node *leaving;
 };
 
 static inline uint32_t hash_u32(uint32_t v, uint32_t bits)
@@ -172,6 +192,14 @@ static int nodeset_add(struct nodeset *s, struct agg_node *n)
 static struct agg_node *node_alloc(struct agg *a)
 {
 	struct node_chunk *c = a->chunks;
+	struct agg_node *n = a->free_nodes;
+
+	if (n) {
+		/* a folded node: zeroed when freed, its histogram kept */
+		a->free_nodes = n->next;
+		n->next = NULL;
+		return n;
+	}
 
 	if (!c || c->used == NODE_CHUNK) {
 		c = calloc(1, sizeof(*c));
@@ -238,12 +266,292 @@ static struct agg_node *child_get(struct agg *a, struct agg_node *parent,
 	n->depth = parent->depth + 1;
 	n->parent = parent;
 	n->last_tid = NO_TID;
+	n->in_other = parent->in_other || timer == AGG_OTHER_TIMER;
+	if (parent->in_other)
+		a->other_nodes++;
 	for (pp = &parent->child; *pp; pp = &(*pp)->next)
 		;
 	*pp = n;
 	a->ntab[i] = n;
 	a->stats.nodes++;
 	return n;
+}
+
+/* child_find() - the child of @parent for @timer, or NULL. */
+static struct agg_node *child_find(const struct agg *a,
+				   const struct agg_node *parent, uint32_t timer)
+{
+	uint32_t mask = (1u << a->nbits) - 1, i;
+	struct agg_node *n;
+
+	for (i = node_hash(parent, timer, a->nbits); (n = a->ntab[i]);
+	     i = (i + 1) & mask) {
+		if (n->parent == parent && n->timer == timer)
+			return n;
+	}
+	return NULL;
+}
+
+/* at_cap() - the tree holds max_paths paths ([other] not counted). */
+static int at_cap(const struct agg *a)
+{
+	return a->max_paths &&
+	       a->stats.nodes - (a->other != NULL) >= a->max_paths;
+}
+
+/* other_full() - [other]'s subtree has its share of the paths (half). */
+static int other_full(const struct agg *a)
+{
+	return a->max_paths && a->other_nodes >= a->max_paths / 2;
+}
+
+/* other_get() - [other], created (whatever the cap) if new; NULL: ENOMEM */
+static struct agg_node *other_get(struct agg *a)
+{
+	if (!a->other)
+		a->other = child_get(a, &a->root, AGG_OTHER_TIMER);
+	return a->other;
+}
+
+static int fold_root(struct agg *a, struct agg_node *r);
+
+/*
+ * make_room() - at the path cap, fold idle --by roots, oldest first, until
+ * the tree is below the cap or none is idle.  Folding never adds nodes at
+ * the cap (what does not fit is flattened into [other]).
+ */
+static void make_room(struct agg *a)
+{
+	while (at_cap(a) && a->idle_head)
+		fold_root(a, a->idle_head);
+}
+
+/*
+ * path_get() - the child of @parent for @timer; at the path cap, a new
+ * path first folds idle --by roots (make_room()), and if none is left is
+ * [other] (counted in folded_paths).  NULL on ENOMEM.
+ */
+static struct agg_node *path_get(struct agg *a, struct agg_node *parent,
+				 uint32_t timer)
+{
+	struct agg_node *n;
+
+	if (parent->in_other && other_full(a)) {
+		/* [other] keeps its share: flattened into [other] itself */
+		n = child_find(a, parent, timer);
+		if (n)
+			return n;
+		a->stats.folded_paths++;
+		return other_get(a);
+	}
+	if (at_cap(a)) {
+		n = child_find(a, parent, timer);
+		if (n)
+			return n;
+		/* old threads make room for new paths: fold the roots idle
+		 * longest (never @parent's: a thread files under it) */
+		make_room(a);
+		if (at_cap(a)) {
+			a->stats.folded_paths++;
+			return other_get(a);
+		}
+	}
+	return child_get(a, parent, timer);
+}
+
+/* ntab_del() - remove @n from the (parent, timer) index. */
+static void ntab_del(struct agg *a, const struct agg_node *n)
+{
+	uint32_t mask = (1u << a->nbits) - 1, i, j, k;
+
+	for (i = node_hash(n->parent, n->timer, a->nbits); a->ntab[i] != n;
+	     i = (i + 1) & mask)
+		;
+	/* backward-shift deletion, as thread_del() */
+	for (j = i;;) {
+		j = (j + 1) & mask;
+		if (!a->ntab[j])
+			break;
+		k = node_hash(a->ntab[j]->parent, a->ntab[j]->timer, a->nbits);
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		a->ntab[i] = a->ntab[j];
+		i = j;
+	}
+	a->ntab[i] = NULL;
+}
+
+/*
+ * merge_into() - add the statistics of @s to @d: sums, min/max, the wall
+ * span, the histogram, and the mean and squared deviations (Chan, Golub
+ * and LeVeque's pairwise update).  Returns 0 or -ENOMEM (histogram).
+ */
+static int merge_into(struct agg_node *d, const struct agg_node *s)
+{
+	uint64_t n = d->count + s->count;
+	double delta;
+	unsigned int i;
+
+	if (s->count) {
+		if (!d->count || s->min_ns < d->min_ns)
+			d->min_ns = s->min_ns;
+		if (!d->count || s->max_ns > d->max_ns)
+			d->max_ns = s->max_ns;
+		if (!d->count || s->first_start_ns < d->first_start_ns)
+			d->first_start_ns = s->first_start_ns;
+		if (!d->count || s->last_stop_ns > d->last_stop_ns)
+			d->last_stop_ns = s->last_stop_ns;
+		delta = s->mean_ns - d->mean_ns;
+		d->m2_ns += s->m2_ns + delta * delta * (double)d->count *
+					       (double)s->count / (double)n;
+		d->mean_ns += delta * (double)s->count / (double)n;
+	}
+	d->count = n;
+	d->total_ns += s->total_ns;
+	d->self_ns += s->self_ns;
+	d->threads += s->threads;
+	d->exited += s->exited;
+	d->oncpu_ns += s->oncpu_ns;
+	d->runq_ns += s->runq_ns;
+	d->blocked_ns += s->blocked_ns;
+	d->irq_ns += s->irq_ns;
+	d->unwound += s->unwound;
+	d->missed_returns += s->missed_returns;
+	d->discarded += s->discarded;
+	d->incomplete += s->incomplete;
+	d->incomplete_ns += s->incomplete_ns;
+	if (!s->hist)
+		return 0;
+	if (!d->hist)
+		d->hist = calloc(1, sizeof(*d->hist));
+	if (!d->hist)
+		return -ENOMEM;
+	for (i = 0; i < HIST_SLOTS; i++)
+		d->hist->slot[i] += s->hist->slot[i];
+	return 0;
+}
+
+/*
+ * node_release() - @n (unlinked from its parent's children, or about to be
+ * with its parent) leaves the index and goes to the free list, zeroed,
+ * with its histogram kept for reuse.
+ */
+static void node_release(struct agg *a, struct agg_node *n)
+{
+	struct hist *h = n->hist;
+
+	ntab_del(a, n);
+	if (n->in_other)
+		a->other_nodes--;
+	if (h)
+		memset(h, 0, sizeof(*h));
+	memset(n, 0, sizeof(*n));
+	n->hist = h;
+	n->next = a->free_nodes;
+	a->free_nodes = n;
+	a->stats.nodes--;
+}
+
+/*
+ * fold_subtree() - merge @s (not in @dparent's subtree) and its
+ * descendants into the child of @dparent for the same timer ([other] when
+ * the tree is full), then free them.  Recursion depth: the tree's depth.
+ */
+static int fold_subtree(struct agg *a, struct agg_node *s,
+			struct agg_node *dparent)
+{
+	struct agg_node *d, *c, *next;
+	int err = 0;
+
+	d = child_find(a, dparent, s->timer);
+	if (!d && !at_cap(a) && !other_full(a))
+		d = child_get(a, dparent, s->timer);
+	if (!d) /* full (or ENOMEM): flattened into [other] itself */
+		d = a->other;
+	if (merge_into(d, s))
+		err = -ENOMEM;
+	for (c = s->child; c; c = next) {
+		next = c->next;
+		if (fold_subtree(a, c, d))
+			err = -ENOMEM;
+	}
+	node_release(a, s);
+	return err;
+}
+
+static void idle_unlink(struct agg *a, struct agg_node *n)
+{
+	if (n->idle_prev)
+		n->idle_prev->idle_next = n->idle_next;
+	else if (a->idle_head == n)
+		a->idle_head = n->idle_next;
+	else
+		return; /* not on the list */
+	if (n->idle_next)
+		n->idle_next->idle_prev = n->idle_prev;
+	else
+		a->idle_tail = n->idle_prev;
+	n->idle_prev = n->idle_next = NULL;
+}
+
+/* A thread files under --by root @n (a split root; else nothing to do). */
+static void root_ref(struct agg *a, struct agg_node *n)
+{
+	if (!n || !AGG_TIMER_IS_SPLIT(n->timer))
+		return;
+	if (!n->refs++)
+		idle_unlink(a, n);
+}
+
+/* A thread no longer files under @n: with no thread left, it goes idle. */
+static void root_unref(struct agg *a, struct agg_node *n)
+{
+	if (!n || !AGG_TIMER_IS_SPLIT(n->timer) || !n->refs)
+		return;
+	if (--n->refs)
+		return;
+	n->idle_next = NULL;
+	n->idle_prev = a->idle_tail;
+	if (a->idle_tail)
+		a->idle_tail->idle_next = n;
+	else
+		a->idle_head = n;
+	a->idle_tail = n;
+}
+
+/*
+ * fold_root() - fold the --by root @r (no thread files under it) into
+ * [other]: its paths merged below [other], its nodes freed, its name slot
+ * (--by comm) freed.  Returns 0 or -ENOMEM (part of a histogram lost).
+ */
+static int fold_root(struct agg *a, struct agg_node *r)
+{
+	struct agg_node **pp, *c, *next;
+	uint32_t v = r->timer & ~0x80000000u;
+	int err = 0;
+
+	if (!other_get(a))
+		return -ENOMEM;
+	idle_unlink(a, r);
+	if (a->leaving == r)
+		a->leaving = NULL;
+	for (pp = &a->root.child; *pp != r; pp = &(*pp)->next)
+		;
+	*pp = r->next;
+	r->next = NULL;
+	/* the root's children merge into [other]'s; the root's own
+	 * statistics (none: no frame is ever on a --by root) are dropped */
+	for (c = r->child; c; c = next) {
+		next = c->next;
+		if (fold_subtree(a, c, a->other))
+			err = -ENOMEM;
+	}
+	node_release(a, r);
+	a->nkeys--;
+	a->stats.folded_keys++;
+	if (a->by == AGG_BY_COMM && v < a->ncomms)
+		a->comms[v][0] = '\0'; /* free for another name */
+	return err;
 }
 
 /* ---- threads ---- */
@@ -317,6 +625,23 @@ static struct athread *thread_get(struct agg *a, uint32_t tid, int create)
 	return t;
 }
 
+/* done_clear() - forget the nodes @t completed (its root changes). */
+static void done_clear(struct athread *t)
+{
+	uint32_t i;
+
+	for (i = 0; t->done.bits && i < (1u << t->done.bits); i++) {
+		struct agg_node *n = t->done.slot[i];
+
+		if (n && n->last_tid == t->tid)
+			n->last_tid = NO_TID;
+	}
+	if (t->done.slot)
+		memset(t->done.slot, 0,
+		       ((size_t)1 << t->done.bits) * sizeof(*t->done.slot));
+	t->done.used = 0;
+}
+
 static void thread_destroy(struct athread *t)
 {
 	uint32_t i;
@@ -358,6 +683,7 @@ static void thread_del(struct agg *a, struct athread *t)
 
 	if (a->last == t)
 		a->last = NULL;
+	root_unref(a, t->root);
 	thread_destroy(t);
 	a->stats.threads_live--;
 
@@ -480,11 +806,12 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 		t->cap *= 2;
 	}
 	parent = t->len ? t->stack[t->len - 1].node : t->root;
-	n = child_get(a, parent, r->timer);
+	n = path_get(a, parent, r->timer);
 	if (!n)
 		goto nomem;
 	f = &t->stack[t->len++];
 	f->node = n;
+	f->timer = r->timer;
 	f->start_ns = r->ts;
 	f->child_ns = 0;
 	f->off0[0] = t->off_ns[0];
@@ -509,7 +836,7 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 		a->stats.skipped++;
 		return 0;
 	}
-	if (i >= t->len || t->stack[i].node->timer != r->timer) {
+	if (i >= t->len || t->stack[i].timer != r->timer) {
 		a->stats.mismatches++;
 		a->stats.skipped++;
 		lose_sync(a, t);
@@ -546,7 +873,7 @@ static int do_returned(struct agg *a, struct athread *t,
 		a->stats.skipped++;
 		return 0;
 	}
-	if (i + 1 != t->len || t->stack[i].node->timer != r->timer) {
+	if (i + 1 != t->len || t->stack[i].timer != r->timer) {
 		a->stats.mismatches++;
 		a->stats.skipped++;
 		lose_sync(a, t);
@@ -728,7 +1055,7 @@ static int do_unwind(struct agg *a, const struct iprof_rec *r)
 	t->len = 0;
 	t->waiting = 0;
 	if (!(r->flags & IPROF_F_CTX))
-		t->root = NULL;
+		t->reroot = 1;
 	return 0;
 bad:
 	a->stats.malformed++;
@@ -752,48 +1079,110 @@ static int do_comm(struct agg *a, const void *rec)
 	t->tgid = c.tgid;
 	/* a new name (exec, a rename) files the thread's next timers under
 	 * it; timers open at the rename stay under the old one, and the
-	 * thread's next top-level timer goes under the new */
-	if (a->by == AGG_BY_COMM) {
-		if (!t->len)
-			t->root = NULL;
-		else
-			t->reroot = 1;
-	}
+	 * thread's next top-level timer goes under the new (below) */
+	if (a->by == AGG_BY_COMM)
+		t->reroot = 1;
 	return 0;
+}
+
+/*
+ * key_root() - the --by root of key @v (a tid, a tgid or a name's index),
+ * created if new: beyond max_keys, the root idle longest is folded into
+ * [other] first; with none idle, or beyond max_paths, [other] itself.
+ * NULL on ENOMEM.
+ */
+static struct agg_node *key_root(struct agg *a, uint32_t v)
+{
+	struct agg_node *n = child_find(a, &a->root, AGG_SPLIT_TIMER(v));
+
+	if (n)
+		return n;
+	if (a->max_keys && a->nkeys >= a->max_keys) {
+		if (!a->idle_head) {
+			a->stats.folded_keys++;
+			return other_get(a);
+		}
+		fold_root(a, a->idle_head);
+	}
+	make_room(a);
+	if (at_cap(a)) {
+		a->stats.folded_paths++;
+		return other_get(a);
+	}
+	n = child_get(a, &a->root, AGG_SPLIT_TIMER(v));
+	if (n)
+		a->nkeys++;
+	return n;
+}
+
+/* comm_index() - the slot of name @name in a->comms (reused, or a free one,
+ * or a new one); UINT32_MAX on ENOMEM. */
+static uint32_t comm_index(struct agg *a, const char *name)
+{
+	uint32_t i, hole = UINT32_MAX;
+
+	for (i = 0; i < a->ncomms; i++) {
+		if (!a->comms[i][0])
+			hole = hole == UINT32_MAX ? i : hole;
+		else if (!strncmp(a->comms[i], name, IPROF_COMM_LEN))
+			return i;
+	}
+	if (hole != UINT32_MAX)
+		i = hole;
+	else if (a->ncomms == a->comms_cap) {
+		uint32_t cap = a->comms_cap ? 2 * a->comms_cap : 16;
+		void *p = realloc(a->comms, cap * sizeof(*a->comms));
+
+		if (!p)
+			return UINT32_MAX;
+		a->comms = p;
+		a->comms_cap = cap;
+	}
+	snprintf(a->comms[i], IPROF_COMM_LEN, "%s", name);
+	if (i == a->ncomms)
+		a->ncomms++;
+	return i;
 }
 
 /* The parent of @t's top-level frames: the root, or its --by root. */
 static struct agg_node *split_root(struct agg *a, struct athread *t)
 {
 	const char *name = t->comm[0] ? t->comm : "?";
+	struct agg_node *n;
 	uint32_t i;
 
 	switch (a->by) {
 	case AGG_BY_TID:
-		return child_get(a, &a->root, AGG_SPLIT_TIMER(t->tid));
+		return key_root(a, t->tid);
 	case AGG_BY_TGID:
-		return child_get(a, &a->root, AGG_SPLIT_TIMER(t->tgid));
+		return key_root(a, t->tgid);
 	case AGG_BY_COMM:
-		for (i = 0; i < a->ncomms; i++)
-			if (!strncmp(a->comms[i], name, IPROF_COMM_LEN))
-				break;
-		if (i == a->ncomms) {
-			if (a->ncomms == a->comms_cap) {
-				uint32_t cap = a->comms_cap ? 2 * a->comms_cap : 16;
-				void *v = realloc(a->comms, cap * sizeof(*a->comms));
-
-				if (!v)
-					return NULL;
-				a->comms = v;
-				a->comms_cap = cap;
-			}
-			snprintf(a->comms[i], IPROF_COMM_LEN, "%s", name);
-			a->ncomms++;
-		}
-		return child_get(a, &a->root, AGG_SPLIT_TIMER(i));
+		i = comm_index(a, name);
+		if (i == UINT32_MAX)
+			return NULL;
+		n = key_root(a, i);
+		/* a name that got no root of its own keeps no slot */
+		if (n != child_find(a, &a->root, AGG_SPLIT_TIMER(i)))
+			a->comms[i][0] = '\0';
+		return n;
 	default:
 		return &a->root;
 	}
+}
+
+int agg__set_limits(struct agg *a, uint32_t max_paths, uint32_t max_keys)
+{
+	if (a->stats.records)
+		return -EINVAL;
+	a->max_paths = max_paths;
+	a->max_keys = max_keys;
+	return 0;
+}
+
+void agg__limits(const struct agg *a, uint32_t *max_paths, uint32_t *max_keys)
+{
+	*max_paths = a->max_paths;
+	*max_keys = a->max_keys;
 }
 
 int agg__set_by(struct agg *a, enum agg_by by)
@@ -809,7 +1198,9 @@ const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
 {
 	uint32_t v = timer & ~0x80000000u;
 
-	if (a->by == AGG_BY_COMM && v < a->ncomms) {
+	if (timer == AGG_OTHER_TIMER)
+		snprintf(buf, len, "[other]");
+	else if (a->by == AGG_BY_COMM && v < a->ncomms) {
 		char *c;
 
 		snprintf(buf, len, "%s", a->comms[v]);
@@ -924,21 +1315,31 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		a->stats.nomem++;
 		return -ENOMEM;
 	}
-	if (t->reroot && !t->len && r.type == IPROF_REC_START &&
-	    !(r.flags & IPROF_F_CTX)) {
-		t->reroot = 0;
-		t->root = NULL;
-	}
-	if (!t->root) {
+	if (!t->root || (t->reroot && !t->len && r.type == IPROF_REC_START &&
+			 !(r.flags & IPROF_F_CTX))) {
+		struct agg_node *old = t->root, *root;
+
 		t->tgid = r.tgid;
-		t->root = r.flags & IPROF_F_CTX ?
-				  child_get(a, &a->root, (uint32_t)r.tid) :
-				  split_root(a, t);
-		if (!t->root) {
+		/* leave the old root first: idle, it may be folded to make
+		 * room for the new one.  The set of completed nodes stays
+		 * below the root: cleared when the root changes */
+		root_unref(a, old);
+		t->root = NULL;
+		a->leaving = old;
+		root = r.flags & IPROF_F_CTX ?
+			       child_get(a, &a->root, (uint32_t)r.tid) :
+			       split_root(a, t);
+		if (a->leaving != old || root != old)
+			done_clear(t);
+		a->leaving = NULL;
+		if (!root) {
 			a->stats.nomem++;
 			thread_del(a, t);
 			return -ENOMEM;
 		}
+		t->reroot = 0;
+		root_ref(a, root);
+		t->root = root;
 	}
 	if (r.flags & IPROF_F_RESYNC) {
 		a->stats.resyncs++;
@@ -960,6 +1361,45 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 bad:
 	a->stats.malformed++;
 	return -EINVAL;
+}
+
+unsigned int agg__prune(struct agg *a, int (*alive)(uint32_t tid, void *ctx),
+			void *ctx)
+{
+	struct athread *t, **dead = NULL;
+	unsigned int n = 0, cap = 0, i;
+
+	for (i = 0; i < (1u << a->tbits); i++) {
+		t = a->ttab[i].t;
+		if (!t || (t->tid & 0xc0000000u) == 0xc0000000u)
+			continue; /* none, or an interrupt context */
+		if (alive(t->tid, ctx)) {
+			t->gone = 0;
+			continue;
+		}
+		if (!t->gone) {
+			t->gone = 1; /* its EXIT may still be on its way */
+			continue;
+		}
+		if (n == cap) {
+			struct athread **v;
+
+			cap = cap ? 2 * cap : 64;
+			v = realloc(dead, cap * sizeof(*v));
+			if (!v)
+				break;
+			dead = v;
+		}
+		dead[n++] = t;
+	}
+	/* deleted after the walk: deletion moves entries of the table */
+	for (i = 0; i < n; i++) {
+		discard(a, dead[i]);
+		thread_del(a, dead[i]);
+	}
+	a->stats.pruned += n;
+	free(dead);
+	return n;
 }
 
 void agg__snapshot(struct agg *a, uint64_t now_ns)

@@ -51,6 +51,14 @@ struct opts {
 	int nspecs;
 	pid_t *pids;
 	int npids;
+	/* --comm, --exe, --cgroup as given (at most IPROF_MAX_SEL each) */
+	const char *sel_comm[IPROF_MAX_SEL], *sel_exe[IPROF_MAX_SEL],
+		*sel_cgroup[IPROF_MAX_SEL];
+	int nsel_comm, nsel_exe, nsel_cgroup;
+	/* all of them, in order, as "comm:NAME", "exe:PATH", "cgroup:PATH"
+	 * (what reports and recordings say: run.select); malloc'ed */
+	char *select[3 * IPROF_MAX_SEL];
+	int nselect;
 	uint64_t duration_ns;
 	uint64_t rb_bytes;
 	unsigned int maxactive; /* kretprobe instances per function */
@@ -70,6 +78,8 @@ struct opts {
 	int sort_set, min_total_set, max_depth_set, weight_set;
 	int strict, dry_run, verbose, quiet;
 	enum agg_by by;	      /* --by */
+	/* --max-paths, --max-keys: agg__set_limits(); 0 no cap */
+	uint32_t max_paths, max_keys;
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */
 	const char *listen; /* --listen ADDR:PORT: serve /metrics */
@@ -119,6 +129,26 @@ pid_t target_spawn_gated(char **cmd, int *exec_r);
 char *target_find_in_path(const char *name);
 /* target_resolve_pids() - check and normalise -p PIDs.  0 or -EINVAL. */
 int target_resolve_pids(struct opts *o);
+/* target_has_sel() - --comm, --exe or --cgroup given: targets to come */
+int target_has_sel(const struct opts *o);
+/*
+ * target_resolve_sel() - --comm, --exe, --cgroup into @sel: an executable
+ * by its file's device and inode (stat(2), symbolic links followed), a
+ * cgroup by its directory on the cgroup2 file system (level and id).
+ * Returns 0 or -EINVAL (message printed: no such file, not cgroup v2).
+ */
+int target_resolve_sel(const struct opts *o, struct target_sel *sel);
+/*
+ * target_scan_sel() - add the processes running now that @sel selects by
+ * name or executable, and their descendants; how many.  Call once BPF
+ * follows execs (after loader_attach()), so none falls in between.
+ */
+int target_scan_sel(struct loader *l, const struct target_sel *sel);
+/*
+ * target_refresh_cgroups() - a --cgroup directory made anew (a service
+ * restarted) has a new id: give it to BPF.  Returns how many changed.
+ */
+int target_refresh_cgroups(struct loader *l, struct target_sel *sel);
 /* target_add_descendants() - add the roots' children now; how many. */
 int target_add_descendants(struct loader *l, const pid_t *roots, int nroots);
 /* target_raise_fd_limit() - RLIMIT_NOFILE as high as allowed. */

@@ -46,6 +46,10 @@ static void usage(FILE *f)
 		"oncpu, offcpu, count\n"
 		"      --by KEY          a root per thread (tid), process "
 		"(tgid) or name (comm)\n"
+		"      --max-paths N     cap the tree's paths (default 10000, "
+		"as live)\n"
+		"      --max-keys N      cap the --by roots (default 1000, as "
+		"live)\n"
 		"      --from TIME       only timers that stop TIME or later "
 		"after the start\n"
 		"      --to TIME         ... and at most TIME after the start\n"
@@ -72,6 +76,8 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 		O_BY,
 		O_FROM,
 		O_TO,
+		O_MAX_PATHS,
+		O_MAX_KEYS,
 	};
 	static const struct option lo[] = {
 		{"format", required_argument, NULL, 'f'},
@@ -84,6 +90,8 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 		{"by", required_argument, NULL, O_BY},
 		{"from", required_argument, NULL, O_FROM},
 		{"to", required_argument, NULL, O_TO},
+		{"max-paths", required_argument, NULL, O_MAX_PATHS},
+		{"max-keys", required_argument, NULL, O_MAX_KEYS},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -152,6 +160,21 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			    !ro->to_ns)
 				goto bad;
 			break;
+		case O_MAX_PATHS:
+		case O_MAX_KEYS:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    ul > UINT32_MAX)
+				goto bad;
+			if (c == O_MAX_PATHS) {
+				ro->max_paths = (uint32_t)ul;
+				ro->max_paths_set = 1;
+			} else {
+				ro->max_keys = (uint32_t)ul;
+				ro->max_keys_set = 1;
+			}
+			break;
 		case 'q':
 			ro->quiet = 1;
 			break;
@@ -206,6 +229,8 @@ bad:
 		: c == O_WEIGHT	   ? "weight"
 		: c == O_BY	   ? "by"
 		: c == O_FROM	   ? "from"
+		: c == O_MAX_PATHS ? "max-paths"
+		: c == O_MAX_KEYS  ? "max-keys"
 				   : "to",
 		cmd);
 	return -EINVAL;
@@ -266,6 +291,11 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 			goto out;
 		}
 		agg__set_by(s.agg, ro->by);
+		agg__set_limits(s.agg,
+				ro->max_paths_set ? ro->max_paths :
+						    AGG_MAX_PATHS_DEFAULT,
+				ro->max_keys_set ? ro->max_keys :
+						   AGG_MAX_KEYS_DEFAULT);
 	}
 	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
 			 err, sizeof(err));

@@ -286,6 +286,24 @@ int loader_open(struct loader **out, struct plan *plan,
 	ret = 0;
 	l->opts.rb_bytes = loader_rb_cpu_bytes(o->rb_bytes, l->nrings);
 	l->skel->rodata->filter_tgid = !!o->filter;
+	if (o->sel) {
+		const struct target_sel *sel = o->sel;
+		unsigned int k;
+
+		l->skel->rodata->sel_ncomm = sel->ncomm;
+		for (k = 0; k < sel->ncomm; k++)
+			/* two words, as bpf_get_current_comm() writes them */
+			memcpy((void *)l->skel->rodata->sel_comm[k],
+			       sel->comm[k], IPROF_COMM_LEN);
+		l->skel->rodata->sel_nexe = sel->nexe;
+		for (k = 0; k < sel->nexe; k++) {
+			l->skel->rodata->sel_exe_dev[k] = sel->exe_dev[k];
+			l->skel->rodata->sel_exe_ino[k] = sel->exe_ino[k];
+		}
+		l->skel->rodata->sel_ncg = sel->ncg;
+		for (k = 0; k < sel->ncg; k++)
+			l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
+	}
 	l->skel->rodata->self_tgid = (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
 	if (plan_has_kprobes(plan)) {
@@ -334,6 +352,14 @@ int loader_open(struct loader **out, struct plan *plan,
 			goto fail;
 		}
 	}
+	for (i = 0; o->sel && i < o->sel->ncg; i++) {
+		ret = loader_set_cgroup(l, i, o->sel->cg_id[i]);
+		if (ret) {
+			snprintf(err, errlen, "cannot fill the cgroup map: %s",
+				 strerror(-ret));
+			goto fail;
+		}
+	}
 	ret = loader_rings_open(l, err, errlen);
 	if (ret)
 		goto fail;
@@ -350,6 +376,17 @@ int loader_add_target(struct loader *l, pid_t tgid)
 	__u8 one = 1;
 
 	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.targets), &k, &one,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id)
+{
+	__u32 k = i;
+	__u64 v = id;
+
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.sel_cgid), &k, &v,
 				BPF_ANY))
 		return -errno;
 	return 0;

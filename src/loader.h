@@ -12,16 +12,40 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "iprof/abi.h"
 #include "iprof/plan.h"
 #include "iprof/report.h"
 
 struct loader;
 
+/*
+ * --comm, --exe, --cgroup, resolved (target_resolve_sel()): decided in BPF
+ * (bpf/iprof.bpf.h: select_at_exec(), is_target()).  At most
+ * IPROF_MAX_SEL (include/iprof/abi.h) of each.
+ */
+struct target_sel {
+	/* names as the kernel keeps them: at most 15 bytes, zero-padded */
+	char comm[IPROF_MAX_SEL][IPROF_COMM_LEN];
+	unsigned int ncomm;
+	/* executables: the kernel's dev_t (MAJOR << 20 | MINOR, not
+	 * stat(2)'s encoding) and inode number */
+	uint64_t exe_dev[IPROF_MAX_SEL], exe_ino[IPROF_MAX_SEL];
+	unsigned int nexe;
+	/* cgroups (v2): path, depth below the root, id (the directory's
+	 * inode number; changes when the cgroup is made anew) */
+	const char *cg_path[IPROF_MAX_SEL];
+	uint32_t cg_level[IPROF_MAX_SEL];
+	uint64_t cg_id[IPROF_MAX_SEL];
+	unsigned int ncg;
+};
+
 struct loader_opts {
 	/* size of each CPU's ring buffer in bytes (rounded up to a power of
 	 * two, loader_rb_cpu_bytes()); 0: the default */
 	uint64_t rb_bytes;
-	int filter; /* trace only tgids added with loader_add_target() */
+	int filter; /* trace only tgids added with loader_add_target() and
+		     * the processes @sel selects */
+	const struct target_sel *sel; /* NULL: none */
 	int verbose; /* print libbpf's messages */
 	/* set (by a signal handler) to abandon loader_attach() early */
 	volatile sig_atomic_t *cancel;
@@ -46,6 +70,12 @@ int loader_open(struct loader **out, struct plan *plan,
 
 /* loader_add_target() - trace process @tgid (and, from now, its children). */
 int loader_add_target(struct loader *l, pid_t tgid);
+
+/*
+ * loader_set_cgroup() - the --cgroup selector @i (< target_sel.ncg) now has
+ * cgroup id @id (0: none).  Returns 0 or -errno.
+ */
+int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id);
 
 /*
  * loader_attach() - attach every timer of the plan that has no error.  A

@@ -110,5 +110,7 @@ out:
 	free(o.probe_files);
 	free(o.specs);
 	free(o.pids);
+	for (int k = 0; k < o.nselect; k++)
+		free(o.select[k]);
 	return ret;
 }

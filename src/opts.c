@@ -35,6 +35,16 @@ static void usage(FILE *f)
 		"\n"
 		"Targets (default: the whole system):\n"
 		"  -p, --pid PID         trace process PID and its children (repeatable)\n"
+		"      --comm NAME       trace the processes named NAME, running now or\n"
+		"                        started later (at exec), and their children;\n"
+		"                        the first 15 bytes, as the kernel keeps them\n"
+		"      --exe PATH        ... that run the executable PATH (the same\n"
+		"                        file: device and inode, not the path string)\n"
+		"      --cgroup PATH     ... in the cgroup v2 PATH or below it, e.g.\n"
+		"                        /sys/fs/cgroup/system.slice/NAME.service\n"
+		"                        (up to 8 of each; with -p: all of them; iprof\n"
+		"                        then runs until stopped: a restarted daemon\n"
+		"                        is traced again)\n"
 		"  -- COMMAND [ARG...]   run COMMAND once every probe is attached, trace\n"
 		"                        it and its children, stop when it exits\n"
 		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
@@ -63,6 +73,12 @@ static void usage(FILE *f)
 		"      --by KEY          split the tree under a root per thread (tid),\n"
 		"                        process (tgid) or command name (comm: a renamed\n"
 		"                        thread's timers go under its new name)\n"
+		"      --max-paths N     at most N paths in the tree (default 10000, about\n"
+		"                        8 KiB each; 0: no cap); timers on new paths\n"
+		"                        beyond it are counted under '[other]'\n"
+		"      --max-keys N      at most N --by roots (default 1000; 0: no cap):\n"
+		"                        a new one folds the root idle longest (its\n"
+		"                        threads exited) into '[other]', paths kept\n"
 		"      --interval TIME   also report every TIME while tracing (1s, 10m);\n"
 		"                        with -o, FILE is replaced by each new report;\n"
 		"                        -f json: one line per report (NDJSON)\n"
@@ -127,6 +143,11 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		O_MAXACTIVE,
 		O_REPORT_OUTPUT,
 		O_LISTEN,
+		O_MAX_PATHS,
+		O_MAX_KEYS,
+		O_COMM,
+		O_EXE,
+		O_CGROUP,
 	};
 	static const struct option lo[] = {
 		{ "probes", required_argument, NULL, 'P' },
@@ -149,6 +170,11 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "by", required_argument, NULL, O_BY },
 		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "max-paths", required_argument, NULL, O_MAX_PATHS },
+		{ "max-keys", required_argument, NULL, O_MAX_KEYS },
+		{ "comm", required_argument, NULL, O_COMM },
+		{ "exe", required_argument, NULL, O_EXE },
+		{ "cgroup", required_argument, NULL, O_CGROUP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -162,6 +188,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
+	o->max_paths = AGG_MAX_PATHS_DEFAULT;
+	o->max_keys = AGG_MAX_KEYS_DEFAULT;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -306,6 +334,53 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_LISTEN:
 			o->listen = optarg;
+			break;
+		case O_COMM:
+		case O_EXE:
+		case O_CGROUP: {
+			const char **v = c == O_COMM ? o->sel_comm :
+					 c == O_EXE  ? o->sel_exe :
+						       o->sel_cgroup;
+			int *n = c == O_COMM ? &o->nsel_comm :
+				 c == O_EXE  ? &o->nsel_exe :
+					       &o->nsel_cgroup;
+			const char *name = c == O_COMM ? "comm" :
+					   c == O_EXE  ? "exe" :
+							 "cgroup";
+
+			if (!*optarg) {
+				fprintf(stderr, "iprof: --%s: empty\n", name);
+				return -EINVAL;
+			}
+			if (*n == IPROF_MAX_SEL) {
+				fprintf(stderr,
+					"iprof: --%s '%s': at most %d --%s options\n",
+					name, optarg, IPROF_MAX_SEL, name);
+				return -EINVAL;
+			}
+			v[(*n)++] = optarg;
+			if (asprintf(&o->select[o->nselect], "%s:%s", name,
+				     optarg) < 0)
+				return -ENOMEM;
+			o->nselect++;
+			break;
+		}
+		case O_MAX_PATHS:
+		case O_MAX_KEYS:
+			errno = 0;
+			ul = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    ul > UINT32_MAX) {
+				fprintf(stderr,
+					"iprof: --%s '%s': expected a number from 0 (no cap) to 4294967295\n",
+					c == O_MAX_PATHS ? "max-paths" : "max-keys",
+					optarg);
+				return -EINVAL;
+			}
+			if (c == O_MAX_PATHS)
+				o->max_paths = (uint32_t)ul;
+			else
+				o->max_keys = (uint32_t)ul;
 			break;
 		case O_INTERVAL_MODE:
 			if (!strcmp(optarg, "cumulative")) {

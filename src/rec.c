@@ -49,6 +49,8 @@ void rec_run_report(const struct rec_run *run, struct report *r)
 	r->command = run->command;
 	r->pids = run->pids;
 	r->npids = run->npids;
+	r->select = run->select;
+	r->nselect = run->nselect;
 	r->host = run->host;
 	r->kernel = run->kernel;
 	r->kernel_version = run->kernel_version;
@@ -266,6 +268,10 @@ static json_object *meta_json(const struct rec_run *run)
 		for (i = 0; a && i < run->npids; i++)
 			if (json_object_array_add(
 				    a, json_object_new_int(run->pids[i])))
+				bad = 1;
+		put(r, "select", a = json_object_new_array(), &bad);
+		for (i = 0; a && i < run->nselect; i++)
+			if (json_object_array_add(a, jstr(run->select[i], &bad)))
 				bad = 1;
 		put(r, "host", jstr(run->host, &bad), NULL);
 		put(r, "kernel", jstr(run->kernel, &bad), NULL);
@@ -749,6 +755,27 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		}
 		p->npids = n;
 	}
+	a = jget(run, "select");
+	if (a) {
+		char **v;
+
+		if (!json_object_is_type(a, json_type_array))
+			return -EBADMSG;
+		n = json_object_array_length(a);
+		v = calloc(n ? n : 1, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->select = v;
+		for (i = 0; i < n; i++) {
+			t = json_object_array_get_idx(a, i);
+			if (!json_object_is_type(t, json_type_string))
+				return -EBADMSG;
+			v[i] = strdup(json_object_get_string(t));
+			if (!v[i])
+				return -ENOMEM;
+			p->nselect = i + 1;
+		}
+	}
 	ret = jstrdup(run, "host", &p->host);
 	ret = ret ?: jstrdup(run, "kernel", &p->kernel);
 	ret = ret ?: jstrdup(run, "kernel_version", &p->kernel_version);
@@ -1069,6 +1096,9 @@ void rec_reader_free(struct rec_reader *r)
 		free(p->command[i]);
 	free(p->command);
 	free(p->pids);
+	for (i = 0; i < p->nselect; i++)
+		free(p->select[i]);
+	free((void *)p->select);
 	free((char *)p->host);
 	free((char *)p->kernel);
 	free((char *)p->kernel_version);

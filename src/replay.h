@@ -20,6 +20,10 @@ struct replay_opts {
 	enum report_col columns[REPORT_NCOL];
 	size_t ncolumns;
 	enum agg_by by;
+	/* --max-paths, --max-keys (agg__set_limits()); given: *_set, else
+	 * the live run's defaults (AGG_MAX_*_DEFAULT) */
+	uint32_t max_paths, max_keys;
+	int max_paths_set, max_keys_set;
 	uint64_t from_ns, to_ns; /* window, ns after the start; to 0: none */
 	int fmt_set, sort_set, filter_set, weight_set, quiet;
 };

@@ -148,9 +148,13 @@ static void add_run(struct jb *b, json_object *root, const struct report *r)
 	a = add_arr(b, run, "pids");
 	for (i = 0; a && i < r->npids; i++)
 		push(b, a, json_object_new_int(r->pids[i]));
+	a = add_arr(b, run, "select");
+	for (i = 0; a && i < r->nselect; i++)
+		push(b, a, json_object_new_string(r->select[i]));
 	add_str(b, run, "target",
 		r->command ? "command"
 		: r->npids ? "pids"
+		: r->nselect ? "select"
 			   : "system");
 	add_str(b, run, "host", r->host);
 	add_str(b, run, "kernel", r->kernel);
@@ -278,6 +282,17 @@ static void add_counters(struct jb *b, json_object *root,
 		inc += v->nodes[k]->incomplete;
 		inc_ns += v->nodes[k]->incomplete_ns;
 	}
+	o = add_obj(b, root, "folded");
+	if (o) {
+		uint32_t mp, mk;
+
+		agg__limits(r->agg, &mp, &mk);
+		add_u64(b, o, "paths", st->folded_paths);
+		add_u64(b, o, "keys", st->folded_keys);
+		add_u64(b, o, "max_paths", mp);
+		add_u64(b, o, "max_keys", mk);
+	}
+
 	o = add_obj(b, root, "incomplete");
 	if (o) {
 		add_u64(b, o, "timers", inc);
@@ -293,6 +308,7 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "switches", st->switches);
 		add_u64(b, o, "threads_seen", st->threads_seen);
 		add_u64(b, o, "threads_live", st->threads_live);
+		add_u64(b, o, "threads_pruned", st->pruned);
 		add_u64(b, o, "nodes", st->nodes);
 	}
 }

@@ -299,6 +299,12 @@ int report_openmetrics(FILE *f, const struct report *r)
 		fprintf(f, "%s_total %" PRIu64 "\n", name, lc[i].v);
 	}
 	timers(f, r);
+	family(f, "iprof_folded_paths", "counter", NULL,
+	       "Timers started on a new path beyond --max-paths, counted under the path [other]");
+	fprintf(f, "iprof_folded_paths_total %" PRIu64 "\n", st->folded_paths);
+	family(f, "iprof_folded_keys", "counter", NULL,
+	       "--by roots (threads, processes, names) folded into [other] beyond --max-keys");
+	fprintf(f, "iprof_folded_keys_total %" PRIu64 "\n", st->folded_keys);
 	family(f, "iprof_tree_nodes", "gauge", NULL,
 	       "Paths in the aggregated tree (its memory grows with them)");
 	fprintf(f, "iprof_tree_nodes %" PRIu64 "\n", st->nodes);

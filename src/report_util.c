@@ -311,6 +311,10 @@ const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,
 	if (r && r->timers && r->agg && timer < agg__ntimers(r->agg) &&
 	    r->timers[timer].name)
 		return r->timers[timer].name;
+	if (timer == AGG_OTHER_TIMER) {
+		snprintf(buf, len, "[other]");
+		return buf;
+	}
 	if (r && r->agg && AGG_TIMER_IS_SPLIT(timer))
 		return agg__split_name(r->agg, timer, buf, len);
 	if (AGG_TIMER_IS_CTX(timer) && AGG_CTX_OF(timer) < IPROF_CTX_MAX) {
@@ -615,8 +619,37 @@ int report_summary(FILE *f, const struct report *r, int seed)
 					", rounded up to a power of two" :
 					"");
 	}
+	report_folded_line(f, r, seed);
 	report_loss_line(f, r, seed);
 	return 0;
+}
+
+void report_folded_line(FILE *f, const struct report *r, int seed)
+{
+	const struct agg_stats *st = agg__stats(r->agg);
+	uint32_t mp, mk;
+
+	if (!st->folded_paths && !st->folded_keys)
+		return;
+	agg__limits(r->agg, &mp, &mk);
+	if (seed) {
+		fprintf(f,
+			"# folded: paths=%" PRIu64 " keys=%" PRIu64
+			" max_paths=%" PRIu32 " max_keys=%" PRIu32 "\n",
+			st->folded_paths, st->folded_keys, mp, mk);
+		return;
+	}
+	fprintf(f, "folded into [other]:");
+	if (st->folded_paths)
+		fprintf(f,
+			" %" PRIu64
+			" timers started on new paths (--max-paths %" PRIu32
+			" reached)%s",
+			st->folded_paths, mp, st->folded_keys ? "," : "");
+	if (st->folded_keys)
+		fprintf(f, " %" PRIu64 " --by roots (--max-keys %" PRIu32 ")",
+			st->folded_keys, mk);
+	fputc('\n', f);
 }
 
 int report_utf8(FILE *f, int (*fmt)(FILE *f, const struct report *r),

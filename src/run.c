@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,8 @@ void run_start(struct rec_run *run, const struct opts *o,
 	run->command = o->cmd;
 	run->pids = o->pids;
 	run->npids = (size_t)o->npids;
+	run->select = o->select;
+	run->nselect = (size_t)o->nselect;
 	if (!uname(un)) {
 		run->host = un->nodename;
 		run->kernel = un->release;
@@ -185,6 +188,12 @@ fallback:
 	}
 	if (!ret && o->delta)
 		agg__reset(agg);
+	/* a report builds and frees tens of MB (JSON: json-c objects for
+	 * every path); the tree's own allocations made meanwhile land among
+	 * them, so glibc's heap would keep the freed pages, growing with
+	 * every report: give the free pages back (bench/soak.sh) */
+	if (!final)
+		malloc_trim(0);
 	return ret;
 }
 

@@ -12,6 +12,9 @@
 
 #define REC_SIZE sizeof(struct iprof_rec)
 #define SRC_MIN_CAP 16u
+/* a source that empties with more slots than this gives them back: a
+ * backlog (a slow report, a loaded machine) does not stay in memory */
+#define SRC_SHRINK_CAP 65536u
 
 /* One source's FIFO: a circular array of cap (a power of two) slots. */
 struct src {
@@ -236,6 +239,15 @@ static int deliver(struct stream *s, uint64_t wm, int all)
 		} else {
 			/* idle now: it leaves the merge */
 			s->heap[0] = s->heap[--s->nheap];
+			if (q->cap > SRC_SHRINK_CAP) {
+				s->stats.slots -= q->cap;
+				free(q->rec);
+				free(q->key);
+				q->rec = NULL;
+				q->key = NULL;
+				q->cap = 0;
+				q->head = 0;
+			}
 		}
 		if (s->nheap > 1)
 			heap_down(s->heap, s->nheap, 0);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The processes iprof traces: the command it runs (held until every probe
- * is attached), the -p processes and what they forked before, and how the
- * command ended.
+ * is attached), the -p processes and what they forked before, the
+ * processes --comm, --exe and --cgroup select, and how the command ended.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <limits.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -198,6 +202,202 @@ out:
 	free(set);
 	free(v);
 	return added;
+}
+
+int target_has_sel(const struct opts *o)
+{
+	return o->nsel_comm || o->nsel_exe || o->nsel_cgroup;
+}
+
+/* The cgroup2 file system's magic (include/uapi/linux/magic.h). */
+#define CGROUP2_MAGIC 0x63677270
+
+/* The kernel's dev_t of stat(2)'s st_dev (include/linux/kdev_t.h). */
+static uint64_t kernel_dev(dev_t d)
+{
+	return (uint64_t)major(d) << 20 | minor(d);
+}
+
+static int is_cgroup2(const char *path, struct stat *st)
+{
+	struct statfs fs;
+
+	return !statfs(path, &fs) && fs.f_type == CGROUP2_MAGIC &&
+	       !stat(path, st) && S_ISDIR(st->st_mode);
+}
+
+/*
+ * cgroup_level() - the depth of cgroup directory @path below the root of
+ * its cgroup2 mount (the root cgroup: 0), counted by going up while the
+ * parent is on the same cgroup2 file system.  -1 on error.
+ */
+static int cgroup_level(const char *path)
+{
+	char cur[PATH_MAX], *slash;
+	struct stat st, pst;
+	int level = 0;
+
+	if (!realpath(path, cur) || stat(cur, &st))
+		return -1;
+	for (;;) {
+		slash = strrchr(cur, '/');
+		if (!slash || slash == cur)
+			break;
+		*slash = '\0';
+		if (!is_cgroup2(cur, &pst) || pst.st_dev != st.st_dev)
+			break;
+		level++;
+	}
+	return level;
+}
+
+int target_resolve_sel(const struct opts *o, struct target_sel *sel)
+{
+	struct stat st;
+	int i, level;
+
+	memset(sel, 0, sizeof(*sel));
+	for (i = 0; i < o->nsel_comm; i++) {
+		if (strlen(o->sel_comm[i]) >= IPROF_COMM_LEN && !cli_quiet)
+			fprintf(stderr,
+				"iprof: --comm '%s': the kernel keeps the first %d bytes of a name: matching '%.*s'\n",
+				o->sel_comm[i], IPROF_COMM_LEN - 1,
+				IPROF_COMM_LEN - 1, o->sel_comm[i]);
+		strncpy(sel->comm[i], o->sel_comm[i], IPROF_COMM_LEN - 1);
+	}
+	sel->ncomm = (unsigned int)o->nsel_comm;
+	for (i = 0; i < o->nsel_exe; i++) {
+		if (stat(o->sel_exe[i], &st)) {
+			fprintf(stderr, "iprof: --exe '%s': %s\n", o->sel_exe[i],
+				strerror(errno));
+			return -EINVAL;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "iprof: --exe '%s': not a regular file\n",
+				o->sel_exe[i]);
+			return -EINVAL;
+		}
+		sel->exe_dev[i] = kernel_dev(st.st_dev);
+		sel->exe_ino[i] = st.st_ino;
+	}
+	sel->nexe = (unsigned int)o->nsel_exe;
+	for (i = 0; i < o->nsel_cgroup; i++) {
+		const char *p = o->sel_cgroup[i];
+
+		if (!is_cgroup2(p, &st)) {
+			fprintf(stderr,
+				"iprof: --cgroup '%s': %s\n", p,
+				access(p, F_OK) ? strerror(errno) :
+				"not a directory of the cgroup v2 file system (e.g. /sys/fs/cgroup/system.slice/NAME.service)");
+			return -EINVAL;
+		}
+		level = cgroup_level(p);
+		if (level < 0) {
+			fprintf(stderr, "iprof: --cgroup '%s': %s\n", p,
+				strerror(errno));
+			return -EINVAL;
+		}
+		sel->cg_path[i] = p;
+		sel->cg_level[i] = (uint32_t)level;
+		/* a cgroup's id is its kernfs node id, the directory's inode
+		 * number (kernel/cgroup/cgroup.c: cgroup_id()) */
+		sel->cg_id[i] = st.st_ino;
+	}
+	sel->ncg = (unsigned int)o->nsel_cgroup;
+	return 0;
+}
+
+/* Does process @pid run a --comm name or an --exe executable now? */
+static int sel_matches(int pid, const struct target_sel *sel)
+{
+	char path[64], comm[IPROF_COMM_LEN + 1];
+	struct stat st;
+	unsigned int k;
+	ssize_t n;
+	int fd;
+
+	if (sel->ncomm) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			comm[n] = '\0';
+			comm[strcspn(comm, "\n")] = '\0';
+			for (k = 0; k < sel->ncomm; k++)
+				if (!strncmp(comm, sel->comm[k], IPROF_COMM_LEN))
+					return 1;
+		}
+	}
+	if (sel->nexe) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+		if (!stat(path, &st))
+			for (k = 0; k < sel->nexe; k++)
+				if (kernel_dev(st.st_dev) == sel->exe_dev[k] &&
+				    (uint64_t)st.st_ino == sel->exe_ino[k])
+					return 1;
+	}
+	return 0;
+}
+
+int target_scan_sel(struct loader *l, const struct target_sel *sel)
+{
+	pid_t *roots = NULL, *v;
+	int nroots = 0, cap = 0, added = 0;
+	struct util_proc p;
+	struct dirent *de;
+	DIR *d;
+
+	if (!sel->ncomm && !sel->nexe)
+		return 0;
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == getpid() ||
+		    util_proc_read((int)pid, &p) || p.state == 'Z' ||
+		    (p.flags & UTIL_PF_KTHREAD) || !sel_matches((int)pid, sel))
+			continue;
+		if (nroots == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = realloc(roots, (size_t)cap * sizeof(*v));
+			if (!v)
+				break;
+			roots = v;
+		}
+		roots[nroots++] = (pid_t)pid;
+		if (!loader_add_target(l, (pid_t)pid))
+			added++;
+	}
+	closedir(d);
+	if (nroots)
+		added += target_add_descendants(l, roots, nroots);
+	free(roots);
+	return added;
+}
+
+int target_refresh_cgroups(struct loader *l, struct target_sel *sel)
+{
+	unsigned int i;
+	struct stat st;
+	int n = 0;
+
+	for (i = 0; i < sel->ncg; i++) {
+		/* gone (the service stopped): keep the old id, no process
+		 * has it any more */
+		if (stat(sel->cg_path[i], &st) || !S_ISDIR(st.st_mode) ||
+		    (uint64_t)st.st_ino == sel->cg_id[i])
+			continue;
+		if (!loader_set_cgroup(l, i, st.st_ino)) {
+			sel->cg_id[i] = st.st_ino;
+			n++;
+		}
+	}
+	return n;
 }
 
 /*

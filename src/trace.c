@@ -21,7 +21,8 @@
  * The main loop's periods.  POLL_MS: how long a poll of the rings waits,
  * and so how late a deadline, an --interval report or the command's exit
  * is seen.  ALIVE_CHECK_NS: -p targets are checked for life this often
- * (a walk over the targets map).  PUBLISH_DEFAULT_NS: --listen without
+ * (a walk over the targets map), and --cgroup directories for a new id
+ * (made anew: a restarted service).  PUBLISH_DEFAULT_NS: --listen without
  * --interval renews /metrics every second.  KILL_GRACE_POLLS: after the
  * report, a command that ignores SIGTERM gets SIGKILL after this many
  * waits of KILL_GRACE_US (2 s in all).
@@ -31,8 +32,17 @@
 #define PUBLISH_DEFAULT_NS 1000000000ull
 #define KILL_GRACE_POLLS 200
 #define KILL_GRACE_US 10000
+/* agg__prune(): threads whose EXIT record was lost are looked for this
+ * often (a read of /proc/TID/stat per thread with state) */
+#define PRUNE_NS 30000000000ull
 
 static volatile sig_atomic_t stop_requested;
+
+static int tid_alive(uint32_t tid, void *ctx)
+{
+	(void)ctx;
+	return util_proc_alive((int)tid);
+}
 
 /*
  * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
@@ -60,7 +70,7 @@ int trace_run(struct opts *o, struct plan *plan)
 	struct loader_opts lo = { 0 };
 	struct sigaction sa = { 0 };
 	uint64_t t0 = 0, deadline = 0, now, last_check = 0, since = 0;
-	uint64_t next_report = 0, next_publish = 0;
+	uint64_t next_report = 0, next_publish = 0, next_prune = 0;
 	struct monitor *mon = NULL;
 	unsigned int nreports = 0;
 	pid_t child = -1;
@@ -73,7 +83,9 @@ int trace_run(struct opts *o, struct plan *plan)
 	struct rec_run run = { 0 };
 	struct utsname un;
 	struct timeline tl = { 0 };
+	struct target_sel sel;
 	FILE *rec_f = NULL;
+	int has_sel = target_has_sel(o);
 
 	if (output_open(&w, o->output, err, sizeof(err))) {
 		fprintf(stderr, "iprof: %s\n", err);
@@ -97,6 +109,7 @@ int trace_run(struct opts *o, struct plan *plan)
 		goto out;
 	}
 	agg__set_by(agg, o->by);
+	agg__set_limits(agg, o->max_paths, o->max_keys);
 	sk.agg = agg;
 
 	sa.sa_handler = on_signal;
@@ -126,10 +139,13 @@ int trace_run(struct opts *o, struct plan *plan)
 		}
 	}
 
+	if (target_resolve_sel(o, &sel))
+		goto out; /* EXIT_USAGE */
 	target_raise_fd_limit();
 	lo.rb_bytes = o->rb_bytes;
 	lo.maxactive = o->maxactive;
-	lo.filter = o->cmd || o->npids;
+	lo.filter = o->cmd || o->npids || has_sel;
+	lo.sel = has_sel ? &sel : NULL;
 	lo.verbose = o->verbose;
 	lo.cancel = &stop_requested;
 	lo.progress = !cli_quiet;
@@ -175,6 +191,14 @@ int trace_run(struct opts *o, struct plan *plan)
 		goto out;
 	}
 	nattached = (uint32_t)n;
+	if (sel.ncomm || sel.nexe) {
+		/* BPF now follows execs: the processes running now */
+		n = target_scan_sel(l, &sel);
+		if (!cli_quiet)
+			fprintf(stderr,
+				"iprof: %d process%s selected by --comm/--exe running now\n",
+				n, n == 1 ? "" : "es");
+	}
 	if (o->strict && nattached != plan->ntimers) {
 		cli_print_not_attached(plan, "iprof: --strict: ");
 		fprintf(stderr,
@@ -203,8 +227,9 @@ int trace_run(struct opts *o, struct plan *plan)
 		fprintf(stderr,
 			"iprof: %u of %u timers attached in %.1f ms%s; tracing%s... %s\n",
 			nattached, plan->ntimers, (double)(now - t0) / 1e6, err,
-			o->cmd ? " the command" : o->npids ? " the process" :
-							    " system-wide",
+			o->cmd ? " the command" :
+			has_sel ? " the selected processes" :
+			o->npids ? " the process" : " system-wide",
 			o->cmd ? "" : "Ctrl-C to stop");
 	t0 = util_now_ns();
 	run_start(&run, o, &un, t0);
@@ -289,9 +314,17 @@ int trace_run(struct opts *o, struct plan *plan)
 			child_done = 1;
 			break;
 		}
-		if (o->npids && now - last_check > ALIVE_CHECK_NS) {
+		if (now >= next_prune) {
+			if (next_prune)
+				agg__prune(agg, tid_alive, NULL);
+			next_prune = now + PRUNE_NS;
+		}
+		if ((o->npids || sel.ncg) && now - last_check > ALIVE_CHECK_NS) {
 			last_check = now;
-			if (loader_targets_alive(l) == 0) {
+			if (sel.ncg)
+				target_refresh_cgroups(l, &sel);
+			/* with --comm, --exe or --cgroup more may come */
+			if (o->npids && !has_sel && loader_targets_alive(l) == 0) {
 				if (!cli_quiet)
 					fprintf(stderr,
 						"iprof: every traced process has exited\n");

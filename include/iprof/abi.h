@@ -165,6 +165,9 @@ enum iprof_cond_src {
  */
 #define IPROF_MAX_DEPTH 128
 
+/* --comm, --exe and --cgroup: at most this many of each (BPF rodata) */
+#define IPROF_MAX_SEL 8
+
 struct iprof_cond {
 	iprof_u8 src; /* enum iprof_cond_src */
 	iprof_u8 op; /* enum iprof_cond_op */

@@ -7,7 +7,10 @@
  * A tree node is a path of timer ids from a root, merged across threads.
  * Times are in ns of the record clock (CLOCK_MONOTONIC).  Memory is bounded
  * by the number of distinct paths and of live threads: a thread's state is
- * freed on its IPROF_REC_EXIT record.
+ * freed on its IPROF_REC_EXIT record.  agg__set_limits() caps the paths
+ * and the --by roots: beyond the caps, timers are folded into one node,
+ * "[other]" (AGG_OTHER_TIMER, a child of the root), and counted
+ * (agg_stats.folded_paths, folded_keys).
  */
 #ifndef IPROF_AGG_H
 #define IPROF_AGG_H
@@ -26,7 +29,9 @@
  * never into the stack of the thread they interrupted.
  */
 #define AGG_CTX_TIMER(ctx, cpu) (0xc0000000u | (uint32_t)(ctx) << 16 | (cpu))
-#define AGG_TIMER_IS_CTX(t) (((t) & 0xc0000000u) == 0xc0000000u && (t) != AGG_ROOT_TIMER)
+#define AGG_TIMER_IS_CTX(t)                                                    \
+	(((t) & 0xc0000000u) == 0xc0000000u && (t) != AGG_ROOT_TIMER &&        \
+	 (t) != AGG_OTHER_TIMER)
 #define AGG_CTX_OF(t) (((t) >> 16) & 0xff)
 #define AGG_CPU_OF(t) ((t) & 0xffff)
 
@@ -42,6 +47,21 @@ enum agg_by {
 	AGG_BY_COMM,
 };
 
+/*
+ * Timer id of "[other]", a child of the root: what the caps of
+ * agg__set_limits() keep out of the tree.  Its own count: timers started on
+ * a path beyond the path cap (and, below it, their children: everything
+ * nested in an [other] frame stays in [other] while the tree is full).  Its
+ * children: the paths of --by roots folded into it, merged (a root's
+ * timers keep their paths below [other]).  So the counts of the whole tree
+ * always add up to every timer completed.
+ */
+#define AGG_OTHER_TIMER 0xfffffffeu
+
+/* Defaults of agg__set_limits() (iprof's --max-paths and --max-keys). */
+#define AGG_MAX_PATHS_DEFAULT 10000u
+#define AGG_MAX_KEYS_DEFAULT 1000u
+
 #define AGG_SPLIT_TIMER(v) (0x80000000u | (uint32_t)(v))
 #define AGG_TIMER_IS_SPLIT(t) (((t) & 0xc0000000u) == 0x80000000u)
 
@@ -51,6 +71,11 @@ struct agg_node {
 	struct agg_node *parent; /* NULL for the root */
 	struct agg_node *child; /* first child, in first-seen (first start) order */
 	struct agg_node *next; /* next sibling */
+	/* private: threads whose --by root this is; a --by root with none is
+	 * on the aggregator's idle list (oldest first), to be folded first */
+	uint32_t refs;
+	uint32_t in_other; /* private: [other] or below it */
+	struct agg_node *idle_prev, *idle_next;
 
 	/* Completed timers: stopped, or closed at thread exit. */
 	uint64_t count;
@@ -111,6 +136,15 @@ struct agg_stats {
 	uint64_t mismatches; /* records whose depth or timer disagreed with
 			      * the thread's stack (frames discarded) */
 	uint64_t nomem; /* records not (fully) folded: allocation failed */
+	/* timers started on a new path while the tree had max_paths paths:
+	 * filed under [other] (AGG_OTHER_TIMER) */
+	uint64_t folded_paths;
+	/* --by roots (threads, processes, names) folded into [other]: the
+	 * oldest idle root, to make room for a new one beyond max_keys, or a
+	 * new one when every root had live threads */
+	uint64_t folded_keys;
+	/* threads freed by agg__prune(): gone without an EXIT record */
+	uint64_t pruned;
 };
 
 struct agg;
@@ -128,9 +162,32 @@ struct agg *agg__new(uint32_t ntimers);
 int agg__set_by(struct agg *a, enum agg_by by);
 
 /*
+ * agg__set_limits() - cap the tree: at most @max_paths nodes (paths: --by
+ * roots and interrupt roots included, the root and [other] not) and at
+ * most @max_keys --by roots; 0 means no cap.  Old threads make room for
+ * new ones: a new --by root beyond max_keys, or a new path at max_paths,
+ * first folds the --by root that has been idle longest (no live thread
+ * files under it; a thread's state ends at its EXIT record) into [other]:
+ * its subtree is merged into [other]'s (same paths below it while they
+ * fit, and [other]'s subtree keeps at most max_paths / 2 of the paths, so
+ * that new threads keep room: else into [other] itself; statistics
+ * summed, histograms merged)
+ * and its nodes are reused.  With no idle root left, a timer that starts
+ * on a path not in the tree goes into [other] (AGG_OTHER_TIMER), and a
+ * new thread beyond max_keys files its timers under [other].  Memory then
+ * stays below about max_paths * (sizeof(struct agg_node) + sizeof(struct
+ * hist)), 8 KiB a path, plus the live threads' stacks.
+ * Call before the first agg__push().  Returns 0 or -EINVAL.
+ */
+int agg__set_limits(struct agg *a, uint32_t max_paths, uint32_t max_keys);
+
+/* agg__limits() - the caps set by agg__set_limits() (0: none). */
+void agg__limits(const struct agg *a, uint32_t *max_paths, uint32_t *max_keys);
+
+/*
  * agg__split_name() - the label of a --by root (AGG_TIMER_IS_SPLIT):
  * "tid 1234", "pid 1234" or the command name, written into @buf (@len
- * bytes, 32 suffice).  Returns @buf.
+ * bytes, 32 suffice); "[other]" for AGG_OTHER_TIMER.  Returns @buf.
  */
 const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
 			    size_t len);
@@ -181,6 +238,18 @@ void agg__snapshot(struct agg *a, uint64_t now_ns);
  * with its whole duration, in the interval where it stops.
  */
 void agg__reset(struct agg *a);
+
+/*
+ * agg__prune() - free the state of the threads whose EXIT record was lost
+ * (the ring buffer was full): a thread that @alive(tid, @ctx) said was
+ * gone at this call and at the one before is freed, its open frames
+ * discarded (counted in discarded).  Two calls apart, so that an EXIT
+ * still on its way is folded first.  Interrupt contexts are kept.  Call
+ * now and then (iprof: every 30 s); a thread's state otherwise ends at
+ * its EXIT.  Returns how many threads were freed (also in pruned).
+ */
+unsigned int agg__prune(struct agg *a, int (*alive)(uint32_t tid, void *ctx),
+			void *ctx);
 
 /* agg__root() - the root pseudo-node; its children are the top-level timers. */
 const struct agg_node *agg__root(const struct agg *a);

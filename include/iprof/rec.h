@@ -58,6 +58,10 @@ struct rec_run {
 			 */
 	int *pids;	/* -p PIDs, npids entries */
 	size_t npids;
+	/* --comm, --exe, --cgroup as "comm:NAME", "exe:PATH", "cgroup:PATH",
+	 * nselect entries (absent from older recordings: 0) */
+	char *const *select;
+	size_t nselect;
 	const char *host, *kernel, *kernel_version, *machine; /* uname(2) */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME when tracing started */
 	uint64_t start_ns; /* record clock (CLOCK_MONOTONIC, ns) at the start */

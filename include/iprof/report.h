@@ -134,6 +134,9 @@ struct report {
 	char *const *command; /* argv of the traced command, NULL-terminated */
 	const int *pids; /* -p PIDs, npids entries */
 	size_t npids;
+	/* --comm/--exe/--cgroup as "comm:NAME", ... (nselect entries) */
+	char *const *select;
+	size_t nselect;
 	const char *host; /* uname(2) nodename */
 	const char *kernel; /* uname(2) release, e.g. "6.18.0-1-amd64" */
 	const char *kernel_version; /* uname(2) version ("#1 SMP ...") */
@@ -411,6 +414,16 @@ struct report_loss_counter {
  */
 size_t report_loss_counters(const struct report *r,
 			    struct report_loss_counter *c);
+
+/*
+ * report_folded_line() - when the caps of agg__set_limits() folded
+ * anything into [other], one line saying how much: "folded into [other]: N
+ * timers started on new paths (--max-paths M reached), N --by roots
+ * (--max-keys M)" (table; only the parts not 0), or with @seed "# folded:
+ * paths=N keys=N max_paths=M max_keys=M".  Nothing when none was folded.
+ * Write errors are left in ferror(@f).
+ */
+void report_folded_line(FILE *f, const struct report *r, int seed);
 
 /*
  * report_loss_line() - the loss line: "lost: " and only the counters that

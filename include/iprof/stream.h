@@ -52,10 +52,11 @@
  * ahead of anything queued (the aggregator counts them as malformed).
  *
  * Storage: per source, a growable circular array of 32-byte record slots
- * and their keys (no allocation per record; capacity doubles when full and
- * never shrinks, so memory is at most twice the largest number of records
- * a source had queued at once; plus 40 bytes of bookkeeping and 16 of heap
- * per source).
+ * and their keys (no allocation per record; capacity doubles when full, so
+ * memory is at most twice the largest number of records a source had
+ * queued at once; a source that empties with more than 65536 slots frees
+ * them, so that a backlog does not stay in memory for a days-long run;
+ * plus 40 bytes of bookkeeping and 16 of heap per source).
  *
  * Not thread-safe: one caller at a time.  The sink must not call back into
  * the same stream (push, flush or drain from inside it answer -EBUSY).
@@ -85,8 +86,8 @@ struct stream_stats {
 	uint64_t malformed; /* of delivered: wrong size, passed on at push */
 	uint64_t queued;    /* records queued now, waiting for a flush */
 	uint64_t queued_max; /* high-water mark of queued */
-	uint64_t slots;	     /* slots allocated over all sources (memory:
-			      * slots * (32 + 8) bytes) */
+	uint64_t slots;	     /* slots allocated now over all sources
+			      * (memory: slots * (32 + 8) bytes) */
 };
 
 struct stream;

@@ -899,6 +899,247 @@ static void test_by(void **state)
 	agg__free(a);
 }
 
+/* the child of @n for @timer, or NULL */
+static const struct agg_node *child_of(const struct agg_node *n, uint32_t timer)
+{
+	const struct agg_node *c;
+
+	for (c = n ? n->child : NULL; c && c->timer != timer; c = c->next)
+		;
+	return c;
+}
+
+#define OTHER(a) child_of(agg__root(a), AGG_OTHER_TIMER)
+
+/* Sum of the counts of @n's subtree, @n included. */
+static uint64_t subtree_count(const struct agg_node *n)
+{
+	const struct agg_node *c;
+	uint64_t sum = n->count;
+
+	for (c = n->child; c; c = c->next)
+		sum += subtree_count(c);
+	return sum;
+}
+
+/* --max-paths: a timer on a path beyond the cap goes into [other], and so
+ * does what nests in it; the counts of the tree add up to every timer. */
+static void test_cap_paths(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *o;
+	uint32_t mp, mk;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(agg__set_limits(a, 2, 0), 0);
+	agg__limits(a, &mp, &mk);
+	assert_int_equal(mp, 2);
+	assert_int_equal(mk, 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 1);
+	START(a, 1, C, 3, 2); /* a third path: [other] */
+	START(a, 1, A, 4, 3); /* nested in [other]: [other] again */
+	STOP(a, 1, A, 4, 4);
+	STOP(a, 1, C, 3, 6);
+	STOP(a, 1, B, 2, 10);
+	STOP(a, 1, A, 1, 20);
+	START(a, 2, B, 1, 0); /* new top-level path B: [other] */
+	STOP(a, 2, B, 1, 5);
+	START(a, 2, A, 1, 10); /* known path: still its own */
+	STOP(a, 2, A, 1, 11);
+	assert_int_equal(agg__stats(a)->folded_paths, 3);
+	assert_int_equal(agg__stats(a)->nodes, 3);
+	assert_non_null(node_at(a, A, B, -1));
+	assert_int_equal(node_at(a, A, -1)->count, 2);
+	assert_int_equal(node_at(a, A, B, -1)->count, 1);
+	o = OTHER(a);
+	assert_non_null(o);
+	assert_null(o->child);
+	assert_int_equal(o->count, 3);
+	/* C 4, the A nested in it 1, B 5: each folded timer's own time;
+	 * self leaves out the nested one */
+	assert_int_equal(o->total_ns, 10);
+	assert_int_equal(o->self_ns, 9);
+	assert_int_equal(subtree_count(agg__root(a)), 6);
+	assert_string_equal(agg__split_name(a, AGG_OTHER_TIMER, buf,
+					    sizeof(buf)), "[other]");
+	assert_false(AGG_TIMER_IS_CTX(AGG_OTHER_TIMER));
+	assert_false(AGG_TIMER_IS_SPLIT(AGG_OTHER_TIMER));
+	/* too late */
+	assert_int_equal(agg__set_limits(a, 0, 0), -EINVAL);
+	agg__free(a);
+}
+
+/* --max-keys with --by tid: a new thread folds the thread idle longest
+ * into [other] (paths kept, statistics merged), or goes into [other]
+ * itself when every root has a live thread. */
+static void test_cap_keys(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *o, *n;
+	char buf[32];
+	uint32_t tid;
+
+	(void)state;
+	assert_int_equal(agg__set_by(a, AGG_BY_TID), 0);
+	assert_int_equal(agg__set_limits(a, 0, 2), 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 1);
+	STOP(a, 1, B, 2, 2);
+	STOP(a, 1, A, 1, 10); /* A: 10 */
+	EXIT(a, 1, 11);
+	START(a, 2, A, 1, 20);
+	STOP(a, 2, A, 1, 50); /* A: 30 */
+	EXIT(a, 2, 51);
+	/* tid 3: tid 1, idle longest, is folded */
+	START(a, 3, A, 1, 60);
+	STOP(a, 3, A, 1, 61);
+	assert_int_equal(agg__stats(a)->folded_keys, 1);
+	o = OTHER(a);
+	assert_non_null(o);
+	assert_int_equal(o->count, 0);
+	n = child_of(OTHER(a), A);
+	assert_int_equal(n->count, 1);
+	assert_int_equal(child_of(child_of(OTHER(a), A), B)->count, 1);
+	assert_null(child_of(agg__root(a), AGG_SPLIT_TIMER(1)));
+	/* tid 4: tid 2 folded; merged with tid 1's A */
+	START(a, 4, A, 1, 70);
+	assert_int_equal(agg__stats(a)->folded_keys, 2);
+	n = child_of(OTHER(a), A);
+	assert_int_equal(n->count, 2);
+	assert_int_equal(n->total_ns, 40);
+	assert_int_equal(n->min_ns, 10);
+	assert_int_equal(n->max_ns, 30);
+	assert_int_equal(n->first_start_ns, 0);
+	assert_int_equal(n->last_stop_ns, 50);
+	assert_int_equal(n->threads, 2);
+	assert_true(n->mean_ns == 20.0);
+	assert_true(n->m2_ns == 200.0); /* (10-20)^2 + (30-20)^2 */
+	{
+		uint64_t hsum = 0;
+		unsigned int i;
+
+		assert_non_null(n->hist);
+		for (i = 0; i < HIST_SLOTS; i++)
+			hsum += n->hist->slot[i];
+		assert_int_equal(hsum, 2);
+	}
+	/* tid 5: 3 and 4 live (4 has a frame open, 3 is known): no idle
+	 * root, so tid 5's timers go under [other] itself */
+	START(a, 5, A, 1, 80);
+	STOP(a, 5, A, 1, 81);
+	assert_int_equal(agg__stats(a)->folded_keys, 3);
+	assert_int_equal(child_of(OTHER(a), A)->count, 3);
+	STOP(a, 4, A, 1, 90);
+	/* kept: tid 3 and tid 4 */
+	assert_int_equal(child_of(child_of(agg__root(a), AGG_SPLIT_TIMER(3)), A)->count, 1);
+	assert_int_equal(child_of(child_of(agg__root(a), AGG_SPLIT_TIMER(4)), A)->count, 1);
+	assert_int_equal(subtree_count(agg__root(a)), 5 + 1 /* B */);
+	/* churn: many threads, one timer each; the tree stays small */
+	for (tid = 100; tid < 10100; tid++) {
+		START(a, tid, A, 1, 100 + tid);
+		STOP(a, tid, A, 1, 101 + tid);
+		EXIT(a, tid, 102 + tid);
+	}
+	assert_int_equal(subtree_count(agg__root(a)), 6 + 10000);
+	assert_true(agg__stats(a)->nodes <= 2 /* roots */ + 2 /* their A */ +
+					       3 /* [other] > A > B */ + 2);
+	assert_int_equal(agg__stats(a)->threads_live, 3);
+	(void)buf;
+	agg__free(a);
+
+	/* the path cap folds idle roots to make room for a new thread */
+	a = new_agg();
+	assert_int_equal(agg__set_by(a, AGG_BY_TID), 0);
+	assert_int_equal(agg__set_limits(a, 3, 0), 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 1);
+	STOP(a, 1, B, 2, 2);
+	STOP(a, 1, A, 1, 3);
+	EXIT(a, 1, 4);
+	START(a, 2, A, 1, 5); /* tid 1's root folded, flattened: full */
+	STOP(a, 2, A, 1, 6);
+	assert_int_equal(agg__stats(a)->folded_keys, 1);
+	assert_int_equal(agg__stats(a)->folded_paths, 0);
+	assert_int_equal(OTHER(a)->count, 2);
+	assert_null(OTHER(a)->child);
+	assert_int_equal(child_of(child_of(agg__root(a), AGG_SPLIT_TIMER(2)),
+				  A)->count, 1);
+	assert_int_equal(subtree_count(agg__root(a)), 3);
+	agg__free(a);
+}
+
+static int alive_but_5_6(uint32_t tid, void *ctx)
+{
+	(void)ctx;
+	return tid != 5 && tid != 6;
+}
+
+/* agg__prune(): threads gone without an EXIT record, found twice, freed. */
+static void test_prune(void **state)
+{
+	struct agg *a = new_agg();
+
+	(void)state;
+	START(a, 5, A, 1, 0); /* open, its EXIT lost */
+	START(a, 6, A, 1, 0);
+	STOP(a, 6, A, 1, 2); /* idle, its EXIT lost */
+	START(a, 7, A, 1, 0); /* alive */
+	assert_int_equal(agg__stats(a)->threads_live, 3);
+	assert_int_equal(agg__prune(a, alive_but_5_6, NULL), 0);
+	assert_int_equal(agg__prune(a, alive_but_5_6, NULL), 2);
+	assert_int_equal(agg__stats(a)->threads_live, 1);
+	assert_int_equal(agg__stats(a)->pruned, 2);
+	assert_int_equal(agg__stats(a)->discarded, 1);
+	assert_int_equal(node_at(a, A, -1)->count, 1);
+	assert_int_equal(node_at(a, A, -1)->discarded, 1);
+	STOP(a, 7, A, 1, 9);
+	assert_int_equal(node_at(a, A, -1)->count, 2);
+	agg__free(a);
+}
+
+/* --max-keys with --by comm: a folded name's slot is reused. */
+static void test_cap_comm(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *n;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(agg__set_by(a, AGG_BY_COMM), 0);
+	assert_int_equal(agg__set_limits(a, 0, 1), 0);
+	push_comm(a, 10, 10, "first");
+	START(a, 10, A, 1, 0);
+	STOP(a, 10, A, 1, 5);
+	EXIT(a, 10, 6);
+	push_comm(a, 11, 11, "second");
+	START(a, 11, A, 1, 10);
+	STOP(a, 11, A, 1, 12);
+	n = agg__root(a)->child;
+	assert_int_equal(nchildren(agg__root(a)), 2);
+	/* [other] first (created by the fold), then "second" */
+	assert_int_equal(n->timer, AGG_OTHER_TIMER);
+	assert_int_equal(n->child->count, 1);
+	n = n->next;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "second");
+	assert_int_equal(n->child->count, 1);
+	/* the thread execs: a new name, while "second" still has it */
+	push_comm(a, 11, 11, "third");
+	START(a, 11, A, 1, 20);
+	STOP(a, 11, A, 1, 21);
+	/* "second" had no other thread: folded; "third" got its slot */
+	assert_int_equal(agg__stats(a)->folded_keys, 2);
+	assert_int_equal(child_of(OTHER(a), A)->count, 2);
+	n = agg__root(a)->child->next;
+	assert_string_equal(agg__split_name(a, n->timer, buf, sizeof(buf)),
+			    "third");
+	assert_int_equal(n->child->count, 1);
+	assert_int_equal(n->child->threads, 1);
+	agg__free(a);
+}
+
 /* An interrupt ends with timers it opened still open: closed as unwound. */
 static void test_unwind_ctx(void **state)
 {
@@ -1089,6 +1330,10 @@ int main(void)
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_by),
 		cmocka_unit_test(test_by_comm_rename),
+		cmocka_unit_test(test_cap_paths),
+		cmocka_unit_test(test_cap_keys),
+		cmocka_unit_test(test_cap_comm),
+		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_unwind_ctx),
 		cmocka_unit_test(test_returned),
 		cmocka_unit_test(test_left_execed),

@@ -262,13 +262,13 @@ static void test_document(void **state)
 	init_report(&r, a);
 	o = render(&r, NULL);
 	expect_keys(o, "schema_version", "tool", "version", "run", "options",
-		    "probes", "loss", "incomplete", "aggregator", "tree", NULL);
+		    "probes", "loss", "folded", "incomplete", "aggregator", "tree", NULL);
 	expect_u64(o, "schema_version", 1);
 	expect_str(o, "tool", "iprof");
 	expect_str(o, "version", IPROF_VERSION);
 
 	run = get(o, "run", json_type_object);
-	expect_keys(run, "command", "pids", "target", "host", "kernel",
+	expect_keys(run, "command", "pids", "select", "target", "host", "kernel",
 		    "kernel_version", "machine", "start_realtime_ns",
 		    "start_time", "duration_ns", "loss_counters_known", NULL);
 	v = get(run, "command", json_type_array);
@@ -367,7 +367,8 @@ static void test_document(void **state)
 
 	v = get(o, "aggregator", json_type_object);
 	expect_keys(v, "records", "starts", "stops", "exits", "switches",
-		    "threads_seen", "threads_live", "nodes", NULL);
+		    "threads_seen", "threads_live", "threads_pruned", "nodes",
+		    NULL);
 	/* 24 records pushed in build() and the malformed one */
 	expect_u64(v, "records", 25);
 	expect_u64(v, "starts", 12);
@@ -711,7 +712,7 @@ static void test_ndjson(void **state)
 			 0);
 	expect_keys(o, "schema_version", "tool", "version", "interval",
 		    "final", "interval_mode", "run", "options", "probes",
-		    "loss", "incomplete", "aggregator", "tree", NULL);
+		    "loss", "folded", "incomplete", "aggregator", "tree", NULL);
 	expect_u64(o, "interval", 2);
 	expect_bool(o, "final", 0);
 	expect_len(get(o, "tree", json_type_array), 2);

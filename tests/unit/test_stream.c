@@ -431,6 +431,36 @@ static void test_growth_wrap(void **state)
 	out_free(&o);
 }
 
+/* a backlog beyond 65536 slots is given back once the source empties;
+ * a small queue is kept */
+static void test_shrink(void **state)
+{
+	struct out o = {0};
+	struct stream *s = stream__new(2, sink, &o);
+	uint64_t ts = 1;
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(s);
+	for (i = 0; i < 70000; i++)
+		push(s, 0, IPROF_REC_START, 1, ts++, 0);
+	for (i = 0; i < 100; i++)
+		push(s, 1, IPROF_REC_START, 2, ts++, 0);
+	assert_int_equal(stream__stats(s)->slots, 131072 + 128);
+	assert_int_equal(stream__flush(s, ts), 70100);
+	assert_int_equal(stream__stats(s)->slots, 128);
+	/* and it grows again */
+	for (i = 0; i < 20; i++)
+		push(s, 0, IPROF_REC_START, 1, ts++, 0);
+	assert_int_equal(stream__stats(s)->slots, 32 + 128);
+	assert_int_equal(stream__drain(s), 20);
+	assert_int_equal(o.n, 70120);
+	for (i = 1; i < o.n; i++)
+		assert_true(o.rec[i].ts > o.rec[i - 1].ts);
+	stream__free(s);
+	out_free(&o);
+}
+
 /* the sink cannot call back into its stream */
 static void test_reenter(void **state)
 {
@@ -752,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_growth_wrap),
+		cmocka_unit_test(test_shrink),
 		cmocka_unit_test(test_reenter),
 		cmocka_unit_test(test_enomem),
 		cmocka_unit_test(test_many_sources),

@@ -187,7 +187,7 @@ fi
 say "building static iprof in $build"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
-vm_bins="iprof uprobe-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-throw"
+vm_bins="iprof uprobe-workload churn-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-throw"
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$(nproc)" --target $vm_bins >/dev/null
 for b in $vm_bins; do
