@@ -216,6 +216,14 @@ int trace_run(struct opts *o, struct plan *plan)
 			 o->fmt == REPORT_FMT_FOLDED ? "at the end" : "in the report");
 	else
 		err[0] = '\0';
+	/* -p alone, and every process gone while the probes were loaded
+	 * and attached: nothing to trace (not an empty report, exit 0) */
+	if (o->npids && !has_sel && loader_targets_alive(l) == 0) {
+		fprintf(stderr,
+			"iprof: every process given with -p exited before tracing began (while iprof loaded and attached its probes): nothing traced\n");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	/* recording starts now, with every probe in place; then the line
 	 * that says so (tests and scripts wait for it) */
 	if ((e = loader_set_tracing(l, 1))) {
