@@ -96,8 +96,7 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	unsigned long ul;
-	char *end;
+	uint64_t ul;
 	int c;
 
 	optind = 1;
@@ -122,10 +121,7 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			ro->filter_set = 1;
 			break;
 		case O_MAX_DEPTH:
-			errno = 0;
-			ul = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' ||
-			    ul < 1 || ul > UINT32_MAX)
+			if (util_parse_uint(optarg, 1, UINT32_MAX, &ul))
 				goto bad;
 			ro->max_depth = (uint32_t)ul;
 			ro->filter_set = 1;
@@ -162,10 +158,7 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			break;
 		case O_MAX_PATHS:
 		case O_MAX_KEYS:
-			errno = 0;
-			ul = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' ||
-			    ul > UINT32_MAX)
+			if (util_parse_uint(optarg, 0, UINT32_MAX, &ul))
 				goto bad;
 			if (c == O_MAX_PATHS) {
 				ro->max_paths = (uint32_t)ul;

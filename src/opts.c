@@ -181,7 +181,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long ul;
+	uint64_t ul;
 	char *end;
 	long pid;
 	int c;
@@ -269,10 +269,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			o->min_total_set = 1;
 			break;
 		case O_MAX_DEPTH:
-			errno = 0;
-			ul = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' ||
-			    ul < 1 || ul > UINT32_MAX) {
+			if (util_parse_uint(optarg, 1, UINT32_MAX, &ul)) {
 				fprintf(stderr,
 					"iprof: --max-depth '%s': expected a depth of 1 or more\n",
 					optarg);
@@ -367,10 +364,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		}
 		case O_MAX_PATHS:
 		case O_MAX_KEYS:
-			errno = 0;
-			ul = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' ||
-			    ul > UINT32_MAX) {
+			if (util_parse_uint(optarg, 0, UINT32_MAX, &ul)) {
 				fprintf(stderr,
 					"iprof: --%s '%s': expected a number from 0 (no cap) to 4294967295\n",
 					c == O_MAX_PATHS ? "max-paths" : "max-keys",
@@ -404,9 +398,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case O_MAXACTIVE:
-			errno = 0;
-			ul = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || ul > MAXACTIVE_MAX) {
+			if (util_parse_uint(optarg, 0, MAXACTIVE_MAX, &ul)) {
 				fprintf(stderr,
 					"iprof: --maxactive '%s': expected a number from 0 to 4096\n",
 					optarg);

@@ -61,6 +61,21 @@ int util_parse_size(const char *s, uint64_t *bytes)
 	return scaled(s, u, m, 7, 1, bytes);
 }
 
+int util_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 uint64_t util_now_ns(void)
 {
 	struct timespec ts;

@@ -24,6 +24,13 @@ int util_parse_duration(const char *s, uint64_t *ns);
 int util_parse_size(const char *s, uint64_t *bytes);
 
 /*
+ * util_parse_uint() - a decimal number from @min to @max, the whole of
+ * @s (no sign, no blanks, no suffix), into *@out.  Returns 0, or -EINVAL
+ * (not such a number, or out of the range); *@out is left alone then.
+ */
+int util_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
  * util_set_err() - printf @fmt into @err (@errlen bytes), the error message
  * buffer of a function that reports why it failed; nothing when @err is
  * NULL or @errlen 0.

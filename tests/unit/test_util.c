@@ -80,6 +80,32 @@ static void durations(void **state)
 	assert_int_equal(v, 9223372036000000000ull);
 }
 
+/* util_parse_uint(): the whole string, decimal, within [min, max]; a
+ * refused one leaves *out alone. */
+static void uints(void **state)
+{
+	static const char *const bad[] = { "", "-1", "+1", " 1", "1 ", "1k",
+					   "0x10", "18446744073709551616",
+					   "4097", NULL };
+	uint64_t v = 7;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(util_parse_uint("0", 0, 4096, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(util_parse_uint("4096", 0, 4096, &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(util_parse_uint("0", 1, 10, &v), -EINVAL);
+	assert_int_equal(util_parse_uint("18446744073709551615", 0, UINT64_MAX,
+					 &v), 0);
+	assert_true(v == UINT64_MAX);
+	v = 7;
+	for (i = 0; bad[i]; i++)
+		assert_int_equal(util_parse_uint(bad[i], 0, 4096, &v), -EINVAL);
+	assert_int_equal(util_parse_uint(NULL, 0, 1, &v), -EINVAL);
+	assert_int_equal(v, 7);
+}
+
 static void sizes(void **state)
 {
 	uint64_t v;
@@ -112,6 +138,7 @@ int main(void)
 		cmocka_unit_test(utf8_valid_out),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(sizes),
+		cmocka_unit_test(uints),
 		cmocka_unit_test(clock_moves),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
