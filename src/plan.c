@@ -319,6 +319,29 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+/*
+ * An error in probe @pr at column @col of its line: "FILE:LINE:COL: "
+ * and the message (printf @fmt), malloc'ed; NULL when out of memory.
+ */
+static char *perr(const struct probe *pr, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static char *perr(const struct probe *pr, int col, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return NULL;
+	s = xasprintf("%s:%d:%d: %s", pr->file, pr->line, col, msg);
+	free(msg);
+	return s;
+}
+
 /* Append "if a == 1 && b & 0x4" for @pt to @buf. */
 static void cond_str(char *buf, size_t len, const struct probe_point *pt)
 {
@@ -588,8 +611,7 @@ static char *range_error(const struct probe *pr, const struct probe_cond *c,
 	else
 		snprintf(val, sizeof(val), "%llu",
 			 (unsigned long long)c->value);
-	return xasprintf("%s:%d:%d: value %s does not fit %s (%s, %u byte%s: %lld to %llu)",
-			 pr->file, pr->line, c->col, val, what, type, width,
+	return perr(pr, c->col, "value %s does not fit %s (%s, %u byte%s: %lld to %llu)", val, what, type, width,
 			 width == 1 ? "" : "s", -(long long)(umax >> 1) - 1,
 			 umax);
 }
@@ -617,12 +639,10 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 		k->val = c->value;
 		if (c->arg >= 0) {
 			if (tracepoint)
-				return xasprintf("%s:%d:%d: argN is for function probes; a tracepoint condition names a field of %s:%s",
-						 pr->file, pr->line, c->col,
+				return perr(pr, c->col, "argN is for function probes; a tracepoint condition names a field of %s:%s",
 						 pt->category, pt->event);
 			if (c->arg > 5)
-				return xasprintf("%s:%d:%d: arg%d: only arg0..arg5 (passed in registers) can be tested",
-						 pr->file, pr->line, c->col,
+				return perr(pr, c->col, "arg%d: only arg0..arg5 (passed in registers) can be tested",
 						 c->arg);
 			k->src = IPROF_SRC_ARG;
 			k->off = (uint16_t)c->arg;
@@ -646,8 +666,7 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 			continue;
 		}
 		if (!tracepoint && (pr->kind == PROBE_UPROBE || !env->arg))
-			return xasprintf("%s:%d:%d: '%s': conditions on %s name arguments as argN (arg0 is the first)",
-					 pr->file, pr->line, c->col, c->field,
+			return perr(pr, c->col, "'%s': conditions on %s name arguments as argN (arg0 is the first)", c->field,
 					 pr->kind == PROBE_UPROBE ?
 						 "user functions" :
 						 "kernel functions without BTF");
@@ -656,19 +675,16 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 			err = env->arg(env->arg_ctx, func, c->field, &idx,
 				       &width, &sgn, fields, sizeof(fields));
 			if (err == -ESRCH)
-				return xasprintf("%s:%d:%d: %s has no argument '%s' (%s%s)",
-						 pr->file, pr->line, c->col,
+				return perr(pr, c->col, "%s has no argument '%s' (%s%s)",
 						 func, c->field,
 						 fields[0] ? "its arguments: " :
 							     "it takes none",
 						 fields);
 			if (err)
-				return xasprintf("%s:%d:%d: '%s': %s has no BTF to name its arguments; use argN",
-						 pr->file, pr->line, c->col,
+				return perr(pr, c->col, "'%s': %s has no BTF to name its arguments; use argN",
 						 c->field, func);
 			if (idx > 5)
-				return xasprintf("%s:%d:%d: %s is argument %d of %s: only arg0..arg5 (passed in registers) can be tested",
-						 pr->file, pr->line, c->col,
+				return perr(pr, c->col, "%s is argument %d of %s: only arg0..arg5 (passed in registers) can be tested",
 						 c->field, idx, func);
 			k->src = IPROF_SRC_ARG;
 			k->off = (uint16_t)idx;
@@ -688,26 +704,21 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 		err = plan_tp_field(tracefs, pt->category, pt->event, c->field,
 				    &fi, fields, sizeof(fields));
 		if (err == -ESRCH)
-			return xasprintf("%s:%d:%d: tracepoint %s:%s has no field '%s' (its fields: %s)",
-					 pr->file, pr->line, c->col,
+			return perr(pr, c->col, "tracepoint %s:%s has no field '%s' (its fields: %s)",
 					 pt->category, pt->event, c->field,
 					 fields);
 		if (err == -EINVAL && fi.is_string)
-			return xasprintf("%s:%d:%d: field '%s' of %s:%s is a string (%s): iprof compares numbers only",
-					 pr->file, pr->line, c->col, c->field,
+			return perr(pr, c->col, "field '%s' of %s:%s is a string (%s): iprof compares numbers only", c->field,
 					 pt->category, pt->event, fi.type);
 		if (err == -EINVAL && fi.is_array)
-			return xasprintf("%s:%d:%d: field '%s' of %s:%s is an array (%s): iprof compares numbers only",
-					 pr->file, pr->line, c->col, c->field,
+			return perr(pr, c->col, "field '%s' of %s:%s is an array (%s): iprof compares numbers only", c->field,
 					 pt->category, pt->event, fi.type);
 		if (err == -EINVAL)
-			return xasprintf("%s:%d:%d: field '%s' of %s:%s (%s) is %u bytes: only fields of 1, 2, 4 or 8 bytes can be compared",
-					 pr->file, pr->line, c->col, c->field,
+			return perr(pr, c->col, "field '%s' of %s:%s (%s) is %u bytes: only fields of 1, 2, 4 or 8 bytes can be compared", c->field,
 					 pt->category, pt->event, fi.type,
 					 (unsigned int)fi.slot);
 		if (err)
-			return xasprintf("%s:%d:%d: tracepoint %s:%s not found (%s/events/%s/%s/format: %s)",
-					 pr->file, pr->line, pt->col,
+			return perr(pr, pt->col, "tracepoint %s:%s not found (%s/events/%s/%s/format: %s)",
 					 pt->category, pt->event, tracefs,
 					 pt->category, pt->event,
 					 strerror(-err));
@@ -718,8 +729,7 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 		if (c->has_type) {
 			/* FIELD:TYPE: that many bytes of the slot */
 			if ((unsigned int)c->width > fi.slot)
-				return xasprintf("%s:%d:%d: field '%s' of %s:%s is %u bytes (%s): ':%c%d' reads %d",
-						 pr->file, pr->line, c->col,
+				return perr(pr, c->col, "field '%s' of %s:%s is %u bytes (%s): ':%c%d' reads %d",
 						 c->field, pt->category,
 						 pt->event,
 						 (unsigned int)fi.slot,
@@ -834,16 +844,13 @@ static char *check_dyn_event(const char *tracefs, const struct probe *pr,
 		list = lists[i];
 	}
 	if (kind && (!strcmp(kind, "uprobe") || !strcmp(kind, "uretprobe")))
-		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with uprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with uprobe:PATH:FUNC instead",
-				 pr->file, pr->line, pt->col, pt->category,
+		return perr(pr, pt->col, "%s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with uprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with uprobe:PATH:FUNC instead", pt->category,
 				 pt->event, kind, def, tracefs, list);
 	if (kind && (!strcmp(kind, "kprobe") || !strcmp(kind, "kretprobe")))
-		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with kprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with kprobe:FUNC or func:FUNC instead",
-				 pr->file, pr->line, pt->col, pt->category,
+		return perr(pr, pt->col, "%s:%s is not a kernel tracepoint but a %s event ('%s' in %s/%s, made with kprobe_events or perf probe): BPF tracepoint programs cannot attach to it; time the function with kprobe:FUNC or func:FUNC instead", pt->category,
 				 pt->event, kind, def, tracefs, list);
 	if (kind)
-		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a %s ('%s' in %s/%s): BPF tracepoint programs cannot attach to it",
-				 pr->file, pr->line, pt->col, pt->category,
+		return perr(pr, pt->col, "%s:%s is not a kernel tracepoint but a %s ('%s' in %s/%s): BPF tracepoint programs cannot attach to it", pt->category,
 				 pt->event, kind, def, tracefs, list);
 	/* not listed (tracefs lists unreadable): the fields that probe
 	 * events have and tracepoints do not (kernel/trace/trace_probe.h:
@@ -852,8 +859,7 @@ static char *check_dyn_event(const char *tracefs, const struct probe *pr,
 			   NULL, 0) ||
 	    !plan_tp_field(tracefs, pt->category, pt->event, "__probe_func",
 			   &fi, NULL, 0))
-		return xasprintf("%s:%d:%d: %s:%s is not a kernel tracepoint but a uprobe or kprobe event (its format has the __probe_ip or __probe_func field of probe events): BPF tracepoint programs cannot attach to it; use uprobe:PATH:FUNC or kprobe:FUNC instead",
-				 pr->file, pr->line, pt->col, pt->category,
+		return perr(pr, pt->col, "%s:%s is not a kernel tracepoint but a uprobe or kprobe event (its format has the __probe_ip or __probe_func field of probe events): BPF tracepoint programs cannot attach to it; use uprobe:PATH:FUNC or kprobe:FUNC instead", pt->category,
 				 pt->event);
 	return NULL;
 }
@@ -865,15 +871,13 @@ static char *check_tp(const char *tracefs, const struct probe *pr,
 	FILE *f;
 
 	if (!tracefs)
-		return xasprintf("%s:%d:%d: tracepoint %s:%s: tracefs is not mounted (mount -t tracefs tracefs /sys/kernel/tracing)",
-				 pr->file, pr->line, pt->col, pt->category,
+		return perr(pr, pt->col, "tracepoint %s:%s: tracefs is not mounted (mount -t tracefs tracefs /sys/kernel/tracing)", pt->category,
 				 pt->event);
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs,
 		 pt->category, pt->event);
 	f = fopen(path, "r");
 	if (!f)
-		return xasprintf("%s:%d:%d: tracepoint %s:%s not found (%s: %s)",
-				 pr->file, pr->line, pt->col, pt->category,
+		return perr(pr, pt->col, "tracepoint %s:%s not found (%s: %s)", pt->category,
 				 pt->event, path, strerror(errno));
 	fclose(f);
 	return check_dyn_event(tracefs, pr, pt);
@@ -1131,7 +1135,7 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		*msg = xasprintf("%s:%d:%d: %s", pr->file, pr->line, col, err);
+		*msg = perr(pr, col, "%s", err);
 		if (!*msg)
 			return -ENOMEM;
 	}
@@ -1339,8 +1343,7 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 
 	sym = pick_kfunc(ks, t->func, clones, sizeof(clones));
 	if (!sym && errno == ENOMEM)
-		return xasprintf("%s:%d:%d: %s: out of memory", pr->file,
-				 pr->line, pr->start.col, t->func);
+		return perr(pr, pr->start.col, "%s: out of memory", t->func);
 	if (sym && strcmp(sym, t->func)) {
 		/* show which symbol is traced: "func:f.isra.0 (func:f)" */
 		where = describe(pr, NULL, sym);
@@ -1355,32 +1358,26 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 	}
 	why = ksym_denied(t->func);
 	if (why)
-		return xasprintf("%s:%d:%d: %s: iprof does not time it: the tracer itself runs it (%s)",
-				 pr->file, pr->line, pr->start.col, t->func,
+		return perr(pr, pr->start.col, "%s: iprof does not time it: the tracer itself runs it (%s)", t->func,
 				 why);
 	if (!sym) {
 		if (clones[0])
-			return xasprintf("%s:%d:%d: no kernel function '%s': the compiler made clones of it: %s (name one, e.g. %s:%.*s)",
-					 pr->file, pr->line, pr->start.col,
+			return perr(pr, pr->start.col, "no kernel function '%s': the compiler made clones of it: %s (name one, e.g. %s:%.*s)",
 					 t->func, clones,
 					 probe_kind_str(pr->kind),
 					 (int)strcspn(clones, ","), clones);
 		/* the name only where it says more than the timer's own,
 		 * so that such timers share one "not attached" line */
 		if (strchr(t->func, '|'))
-			return xasprintf("%s:%d:%d: none of %s is a kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
-					 pr->file, pr->line, pr->start.col,
+			return perr(pr, pr->start.col, "none of %s is a kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
 					 t->func);
-		return xasprintf("%s:%d:%d: no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
-				 pr->file, pr->line, pr->start.col);
+		return perr(pr, pr->start.col, "no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	}
 	if (pr->kind == PROBE_FENTRY && ksyms_traceable(ks, t->func) == 0)
-		return xasprintf("%s:%d:%d: %s is not traceable by ftrace (notrace, or not in available_filter_functions): fentry cannot attach; kprobe: or func: may",
-				 pr->file, pr->line, pr->start.col, t->func);
+		return perr(pr, pr->start.col, "%s is not traceable by ftrace (notrace, or not in available_filter_functions): fentry cannot attach; kprobe: or func: may", t->func);
 	/* without the name: such timers of a glob share one line */
 	if (pr->kind == PROBE_KPROBE && ksyms_repeated(ks, t->func) == 1)
-		return xasprintf("%s:%d:%d: several kernel functions have this name (static functions of different files): a kprobe by name cannot tell them apart",
-				 pr->file, pr->line, pr->start.col);
+		return perr(pr, pr->start.col, "several kernel functions have this name (static functions of different files): a kprobe by name cannot tell them apart");
 	t->entry_only = ksym_noreturn(t->func);
 	/* a kprobe_multi link takes functions that ftrace patches, each
 	 * name once in the kernel */
@@ -1613,33 +1610,28 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 	*scanned += ksyms_candidates(names, pr->func);
 	if (*scanned > PLAN_MAX_GLOB_SCAN)
 		return add_failed(p, pr,
-				  xasprintf("%s:%d:%d: '%s': the globs compare more than %d names in all: begin it with a literal prefix or name the functions",
-					    pr->file, pr->line, col, pr->func,
+				  perr(pr, col, "'%s': the globs compare more than %d names in all: begin it with a literal prefix or name the functions", pr->func,
 					    PLAN_MAX_GLOB_SCAN));
 	ksyms_match(names, pr->func, count_match, &n);
 	if (n > PLAN_MAX_GLOB)
 		return add_failed(p, pr,
-				  xasprintf("%s:%d:%d: '%s' matches %u %s, more than %d: narrow it",
-					    pr->file, pr->line, col, pr->func,
+				  perr(pr, col, "'%s' matches %u %s, more than %d: narrow it", pr->func,
 					    n, what, PLAN_MAX_GLOB));
 	if (p->ntimers + n > PLAN_MAX_TIMERS)
 		return add_failed(p, pr,
-				  xasprintf("%s:%d:%d: '%s' matches %u %s: more than %d timers in all",
-					    pr->file, pr->line, col, pr->func,
+				  perr(pr, col, "'%s' matches %u %s: more than %d timers in all", pr->func,
 					    n, what, PLAN_MAX_TIMERS));
 	ksyms_match(names, pr->func, add_glob_match, &g);
 	if (g.err || g.matched)
 		return g.err;
 	if (n)
 		return add_failed(p, pr,
-				  xasprintf("%s:%d:%d: '%s': its matches (%u) are all timed by other lines or left out (NAME.cold%s)",
-					    pr->file, pr->line, col, pr->func,
+				  perr(pr, col, "'%s': its matches (%u) are all timed by other lines or left out (NAME.cold%s)", pr->func,
 					    n,
 					    pr->kind == PROBE_UPROBE ? "" :
 								       ", the deny list"));
 	return add_failed(p, pr,
-			  xasprintf("%s:%d:%d: '%s' matches no %s", pr->file,
-				    pr->line, col, pr->func, none));
+			  perr(pr, col, "'%s' matches no %s", pr->func, none));
 }
 
 /* A uprobe glob: the functions of its binary, expanded by plan_glob(). */
@@ -1658,8 +1650,7 @@ static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 		goto out;
 	if (ret) {
 		ret = add_failed(p, pr,
-				 xasprintf("%s:%d:%d: %s", pr->file, pr->line,
-					   pr->start.col, err));
+				 perr(pr, pr->start.col, "%s", err));
 		goto out;
 	}
 	what = xasprintf("functions in %s", path);
@@ -1720,9 +1711,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 
 		if (has_glob(pr->func) && ++nglobs > PLAN_MAX_GLOB_LINES) {
 			err = add_failed(p, pr,
-					 xasprintf("%s:%d:%d: more than %d glob lines in all: name the functions",
-						   pr->file, pr->line,
-						   pr->start.col,
+					 perr(pr, pr->start.col, "more than %d glob lines in all: name the functions",
 						   PLAN_MAX_GLOB_LINES));
 			continue;
 		}
