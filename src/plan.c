@@ -307,6 +307,10 @@ int plan_tp_field(const char *tracefs, const char *cat, const char *event,
 	return ret == 1 ? 0 : !ret ? -ESRCH : ret;
 }
 
+/* vasprintf() that returns the string, or NULL when out of memory. */
+static char *xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 static char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
