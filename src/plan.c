@@ -19,6 +19,7 @@
 #include "iprof/retsite.h"
 #include "iprof/sym.h"
 #include "iprof/syscall.h"
+#include "iprof/util.h"
 
 /*
  * C types of tracepoint fields whose width is known: syscall tracepoints
@@ -418,10 +419,9 @@ static int add_action(struct plan *p, uint32_t timer, uint8_t role,
 {
 	struct iprof_action *v, *a;
 
-	v = realloc(p->actions, (p->nactions + 1) * sizeof(*v));
-	if (!v)
+	if (util_grow(&p->actions, p->nactions, sizeof(*p->actions)))
 		return -ENOMEM;
-	p->actions = v;
+	v = p->actions;
 	a = &v[p->nactions];
 	memset(a, 0, sizeof(*a));
 	a->timer = timer;
@@ -541,10 +541,9 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 			return ret < 0 ? ret : 0;
 	}
 
-	v = realloc(p->att, (p->natt + 1) * sizeof(*v));
-	if (!v)
+	if (util_grow(&p->att, p->natt, sizeof(*p->att)))
 		return -ENOMEM;
-	p->att = v;
+	v = p->att;
 	t = &v[p->natt];
 	memset(t, 0, sizeof(*t));
 	t->mech = mech;
@@ -943,10 +942,9 @@ static int uplaces_add(struct uplaces *u, const char *path,
 				break;
 		if (j < u->n)
 			continue;
-		nv = realloc(u->v, (u->n + 1) * sizeof(*nv));
-		if (!nv)
+		if (util_grow(&u->v, u->n, sizeof(*u->v)))
 			return -ENOMEM;
-		u->v = nv;
+		nv = u->v;
 		nv = &u->v[u->n];
 		nv->off = v[i].offset;
 		nv->size = v[i].size;
@@ -1480,10 +1478,9 @@ static int add_timer(struct plan *p, const struct probe *pr, const char *name,
 {
 	struct plan_timer *v, *t;
 
-	v = realloc(p->timers, (p->ntimers + 1) * sizeof(*v));
-	if (!v)
+	if (util_grow(&p->timers, p->ntimers, sizeof(*p->timers)))
 		return -1;
-	p->timers = v;
+	v = p->timers;
 	t = &v[p->ntimers];
 	memset(t, 0, sizeof(*t));
 	t->probe = pr;

@@ -96,10 +96,9 @@ static int add_site(uint64_t **v, size_t *n, uint64_t off)
 
 	if (*n >= RETSITE_MAX)
 		return -E2BIG;
-	p = realloc(*v, (*n + 1) * sizeof(*p));
-	if (!p)
+	if (util_grow(v, *n, sizeof(**v)))
 		return -ENOMEM;
-	*v = p;
+	p = *v;
 	p[(*n)++] = off;
 	return 0;
 }

@@ -787,10 +787,9 @@ static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
 	for (i = 0; i < *n; i++)
 		if ((*v)[i].offset == off)
 			return 0;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
+	if (util_grow(v, *n, sizeof(**v)))
 		return -ENOMEM;
-	*v = nv;
+	nv = *v;
 	nv[*n].offset = off;
 	nv[*n].size = c->size;
 	nv[*n].clone = c->clone;

@@ -61,6 +61,25 @@ int util_parse_size(const char *s, uint64_t *bytes)
 	return scaled(s, u, m, 7, 1, bytes);
 }
 
+int util_grow(void *pv, size_t n, size_t elem)
+{
+	void *v, *nv;
+	size_t cap;
+
+	/* *pv is some T *: read and write it as bytes, not as a void * */
+	memcpy(&v, pv, sizeof(v));
+	if (v && n >= 4 && (n & (n - 1)))
+		return 0; /* room up to the next power of two */
+	cap = n < 4 ? 4 : 2 * n;
+	if (cap > SIZE_MAX / elem)
+		return -ENOMEM;
+	nv = realloc(v, cap * elem);
+	if (!nv)
+		return -ENOMEM;
+	memcpy(pv, &nv, sizeof(nv));
+	return 0;
+}
+
 int util_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;

@@ -24,6 +24,16 @@ int util_parse_duration(const char *s, uint64_t *ns);
 int util_parse_size(const char *s, uint64_t *bytes);
 
 /*
+ * util_grow() - make room for one more element at index @n of the array
+ * *@pv (elements of @elem bytes, @n in use, NULL when empty), growing it
+ * by doubling: the array holds the next power of two of @n elements (at
+ * least 4), so appending n elements costs O(n) copies, not O(n^2).  Only
+ * for arrays grown by util_grow() alone (their size is implied by @n).
+ * Returns 0, or -ENOMEM with *@pv unchanged.
+ */
+int util_grow(void *pv, size_t n, size_t elem);
+
+/*
  * util_parse_uint() - a decimal number from @min to @max, the whole of
  * @s (no sign, no blanks, no suffix), into *@out.  Returns 0, or -EINVAL
  * (not such a number, or out of the range); *@out is left alone then.

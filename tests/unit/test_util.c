@@ -106,6 +106,31 @@ static void uints(void **state)
 	assert_int_equal(v, 7);
 }
 
+/* util_grow(): appending 1000 elements one by one keeps every element and
+ * reallocates only at powers of two (the array pointer changes at most
+ * log2(1000) + 1 times). */
+static void grow(void **state)
+{
+	uint32_t *v = NULL, *last = NULL;
+	size_t i, moves = 0;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(util_grow(&v, i, sizeof(*v)), 0);
+		if (v != last)
+			moves++;
+		last = v;
+		v[i] = (uint32_t)i * 3;
+	}
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(v[i], i * 3);
+	assert_true(moves <= 11);
+	free(v);
+	v = NULL;
+	assert_int_equal(util_grow(&v, SIZE_MAX / 2, 4), -ENOMEM);
+	assert_null(v);
+}
+
 static void sizes(void **state)
 {
 	uint64_t v;
@@ -139,6 +164,7 @@ int main(void)
 		cmocka_unit_test(durations),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(uints),
+		cmocka_unit_test(grow),
 		cmocka_unit_test(clock_moves),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
