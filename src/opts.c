@@ -242,8 +242,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'f':
 			if (report_parse_fmt(optarg, &o->fmt)) {
 				fprintf(stderr,
-					"iprof: --format '%s': expected table, json, folded, seed, chrome or openmetrics\n",
-					optarg);
+					"iprof: --format '%s': expected %s\n",
+					optarg, report_fmt_list());
 				return -EINVAL;
 			}
 			break;

@@ -681,22 +681,39 @@ int report_finish(FILE *f)
 	return 0;
 }
 
+/* The formats' names, by enum report_fmt: parsing and messages */
+static const char *const fmt_names[] = {
+	[REPORT_FMT_TABLE] = "table",	[REPORT_FMT_JSON] = "json",
+	[REPORT_FMT_FOLDED] = "folded", [REPORT_FMT_SEED] = "seed",
+	[REPORT_FMT_CHROME] = "chrome", [REPORT_FMT_OPENMETRICS] = "openmetrics",
+};
+
+#define NFMT (sizeof(fmt_names) / sizeof(fmt_names[0]))
+
 int report_parse_fmt(const char *s, enum report_fmt *fmt)
 {
-	static const char *const names[] = {
-		[REPORT_FMT_TABLE] = "table",	[REPORT_FMT_SEED] = "seed",
-		[REPORT_FMT_JSON] = "json",	[REPORT_FMT_FOLDED] = "folded",
-		[REPORT_FMT_CHROME] = "chrome",
-		[REPORT_FMT_OPENMETRICS] = "openmetrics",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i])) {
+	for (i = 0; i < NFMT; i++)
+		if (fmt_names[i] && !strcmp(s, fmt_names[i])) {
 			*fmt = (enum report_fmt)i;
 			return 0;
 		}
 	return -EINVAL;
+}
+
+const char *report_fmt_list(void)
+{
+	static char buf[128];
+	size_t i, used = 0;
+
+	if (buf[0])
+		return buf;
+	for (i = 0; i < NFMT; i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s",
+					 !i ? "" : i + 1 < NFMT ? ", " : " or ",
+					 fmt_names[i]);
+	return buf;
 }
 
 int report_write(FILE *f, const struct report *r, enum report_fmt fmt,

@@ -257,6 +257,13 @@ const char *report_sort_str(enum report_sort sort);
 int report_parse_fmt(const char *s, enum report_fmt *fmt);
 
 /*
+ * report_fmt_list() - the names report_parse_fmt() takes, for messages:
+ * "table, seed, json, folded, chrome or openmetrics", in enum order (a
+ * static string).
+ */
+const char *report_fmt_list(void);
+
+/*
  * report_write() - the report @r in format @fmt (not REPORT_FMT_CHROME)
  * on @f, flushed; for folded, the summary (losses, timers not attached)
  * goes to @summary unless it is NULL.  Returns 0, -EINVAL (chrome), or
