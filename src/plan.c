@@ -899,6 +899,7 @@ struct uplace {
 	uint64_t off, dev, ino; /* file offset (bytes); the file's identity */
 	uint64_t size; /* the code's length from @off (bytes), 0 unknown */
 	int cold; /* the function has a cold part elsewhere (f.cold) */
+	uint64_t cold_off, cold_size; /* where (sym_target), 0 0 unknown */
 };
 
 struct uplaces {
@@ -949,6 +950,8 @@ static int uplaces_add(struct uplaces *u, const char *path,
 		nv->off = v[i].offset;
 		nv->size = v[i].size;
 		nv->cold = v[i].cold;
+		nv->cold_off = v[i].cold_off;
+		nv->cold_size = v[i].cold_size;
 		nv->dev = dev;
 		nv->ino = ino;
 		nv->path = strdup(path);
@@ -1168,15 +1171,20 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	if (env->uretprobes) {
 		snprintf(why, sizeof(why), "IPROF_URETPROBES=1");
 		err = -EOPNOTSUPP;
-	} else if (at->cold) {
+	} else if (at->cold && !at->cold_size) {
 		/* a jmp into F.cold would look like a tail call out of F */
 		snprintf(why, sizeof(why),
-			 "its code is split: a part %.100s.cold lies elsewhere",
+			 "its code is split: a part %.100s.cold lies elsewhere, size unknown",
 			 t->func);
 		err = -EOPNOTSUPP;
 	} else {
-		err = retsite_find(path, off, size, &sites, &n, why,
-				   sizeof(why));
+		/* with its cold part: jumps there stay inside, its rets are
+		 * return sites too */
+		struct retsite_code code[2] = { { off, size },
+						 { at->cold_off, at->cold_size } };
+
+		err = retsite_find(path, code, at->cold ? 2 : 1, &sites, &n,
+				   why, sizeof(why));
 	}
 	if (err == -ENOMEM)
 		return err;

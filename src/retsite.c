@@ -30,12 +30,25 @@ static bool has_prefix(const cs_insn *in, unsigned char b)
 	return false;
 }
 
+/* Is file offset @t in one of the function's @np parts @p? */
+static bool inside(const struct retsite_code *p, size_t np, uint64_t t)
+{
+	size_t i;
+
+	for (i = 0; i < np; i++)
+		if (t >= p[i].off && t < p[i].off + p[i].size)
+			return true;
+	return false;
+}
+
 /*
- * What instruction @in means for the function [@lo, @hi): 1 a return
- * site, 0 not one, -1 undecidable (@why says why).
+ * What instruction @in of part @lo (offsets in messages from it) means
+ * for the function whose code is the @np parts @p: 1 a return site, 0 not
+ * one, -1 undecidable (@why says why).  A jump into another part (the
+ * function's .cold part) stays inside the function.
  */
-static int classify(csh h, const cs_insn *in, uint64_t lo, uint64_t hi,
-		    char *why, size_t len)
+static int classify(csh h, const cs_insn *in, const struct retsite_code *p,
+		    size_t np, uint64_t lo, char *why, size_t len)
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *op = x->op_count ? &x->operands[0] : NULL;
@@ -55,7 +68,7 @@ static int classify(csh h, const cs_insn *in, uint64_t lo, uint64_t hi,
 			break;
 		if (op->type == X86_OP_IMM) {
 			t = (uint64_t)op->imm;
-			return t < lo || t >= hi; /* a tail call */
+			return !inside(p, np, t); /* a tail call */
 		}
 		if (op->type == X86_OP_MEM)
 			/* jmp *table(,%rax,8): a jump table; jmp *8(%rdi),
@@ -77,7 +90,7 @@ static int classify(csh h, const cs_insn *in, uint64_t lo, uint64_t hi,
 	    op->type == X86_OP_IMM) {
 		/* jcc, loop, jrcxz: a uprobe on it fires taken or not */
 		t = (uint64_t)op->imm;
-		if (t < lo || t >= hi) {
+		if (!inside(p, np, t)) {
 			util_set_err(why, len,
 				     "a conditional jump out of it at +%#llx "
 				     "(%s %s): a probe there fires whether "
@@ -103,26 +116,28 @@ static int add_site(uint64_t **v, size_t *n, uint64_t off)
 	return 0;
 }
 
-int retsite_find(const char *path, uint64_t off, uint64_t size,
-		 uint64_t **sites, size_t *n, char *why, size_t len)
+/*
+ * The return sites of part @k of the function (@p, @np parts) into @v
+ * (@nv of them): 0, -ENOMEM, or -EOPNOTSUPP with @why.
+ */
+static int part_sites(const char *path, const struct retsite_code *p,
+		      size_t np, size_t k, csh h, cs_insn *in, uint64_t **v,
+		      size_t *nv, char *why, size_t len)
 {
+	uint64_t off = p[k].off, size = p[k].size, addr;
 	const uint8_t *code;
-	uint8_t *buf = NULL;
+	uint8_t *buf;
 	const char *w = "";
-	cs_insn *in = NULL;
-	uint64_t addr, *v = NULL;
-	size_t left, nv = 0;
 	struct stat st;
+	size_t left;
 	ssize_t got;
-	csh h = 0;
-	int fd, ret = -EOPNOTSUPP, c;
+	int fd, c, ret = -EOPNOTSUPP;
 	char e[256];
 
-	*sites = NULL;
-	*n = 0;
 	if (!size) {
 		util_set_err(why, len,
-			     "its symbol has no size, so its end is unknown");
+			     k ? "its cold part's symbol has no size" :
+				 "its symbol has no size, so its end is unknown");
 		return -EOPNOTSUPP;
 	}
 	if (size > RETSITE_MAX_CODE) {
@@ -142,29 +157,24 @@ int retsite_find(const char *path, uint64_t off, uint64_t size,
 			     (unsigned long long)size);
 		goto out;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK ||
-	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-	    !(in = cs_malloc(h))) {
-		util_set_err(why, len, "the disassembler (Capstone) failed");
-		goto out;
-	}
 	code = buf;
 	left = size;
 	addr = off;
 	while (left) {
 		if (!cs_disasm_iter(h, &code, &left, &addr, in)) {
 			util_set_err(why, len,
-				     "bytes at +%#llx that are no x86-64 "
+				     "bytes at +%#llx%s that are no x86-64 "
 				     "instruction (data in the code?)",
-				     (unsigned long long)(addr - off));
+				     (unsigned long long)(addr - off),
+				     k ? " of its cold part" : "");
 			goto out;
 		}
-		c = classify(h, in, off, off + size, why, len);
+		c = classify(h, in, p, np, off, why, len);
 		if (c < 0)
 			goto out;
 		if (!c)
 			continue;
-		if (in->address == off) {
+		if (in->address == p[0].off) {
 			util_set_err(why, len,
 				     "it leaves at its first instruction (%s "
 				     "%s), where its entry probe is",
@@ -179,7 +189,7 @@ int retsite_find(const char *path, uint64_t off, uint64_t size,
 				     (unsigned long long)(in->address - off));
 			goto out;
 		}
-		c = add_site(&v, &nv, in->address);
+		c = add_site(v, nv, in->address);
 		if (c == -ENOMEM) {
 			ret = -ENOMEM;
 			goto out;
@@ -190,6 +200,41 @@ int retsite_find(const char *path, uint64_t off, uint64_t size,
 			goto out;
 		}
 	}
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
+int retsite_find(const char *path, const struct retsite_code *parts,
+		 size_t nparts, uint64_t **sites, size_t *n, char *why,
+		 size_t len)
+{
+	cs_insn *in = NULL;
+	uint64_t *v = NULL;
+	size_t nv = 0, k;
+	csh h = 0;
+	int ret = -EOPNOTSUPP;
+
+	*sites = NULL;
+	*n = 0;
+	if (!nparts) {
+		util_set_err(why, len, "no code");
+		return -EOPNOTSUPP;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK ||
+	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+	    !(in = cs_malloc(h))) {
+		util_set_err(why, len, "the disassembler (Capstone) failed");
+		goto out;
+	}
+	for (k = 0; k < nparts; k++) {
+		ret = part_sites(path, parts, nparts, k, h, in, &v, &nv, why,
+				 len);
+		if (ret)
+			goto out;
+	}
+	ret = -EOPNOTSUPP;
 	if (!nv) {
 		util_set_err(why, len,
 			     "it has no ret and no jmp out of it: it never "
@@ -207,18 +252,18 @@ out:
 	if (h)
 		cs_close(&h);
 	free(v);
-	free(buf);
 	return ret;
 }
 
 #else /* !__x86_64__ */
 
-int retsite_find(const char *path, uint64_t off, uint64_t size,
-		 uint64_t **sites, size_t *n, char *why, size_t len)
+int retsite_find(const char *path, const struct retsite_code *parts,
+		 size_t nparts, uint64_t **sites, size_t *n, char *why,
+		 size_t len)
 {
 	(void)path;
-	(void)off;
-	(void)size;
+	(void)parts;
+	(void)nparts;
 	*sites = NULL;
 	*n = 0;
 	util_set_err(why, len, "return sites are found on x86-64 only");

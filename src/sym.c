@@ -149,6 +149,8 @@ struct lookup {
 	Elf_Data *verdef; /* its .gnu.version_d, or NULL */
 	size_t verdef_str; /* the string table of .gnu.version_d */
 	size_t colds;	  /* cold parts of the function seen (f.cold) */
+	struct cand cold; /* the first of them: value, size, shndx */
+	bool have_cold;
 	struct cand *v;
 	size_t n, cap;
 	int other_type; /* STT_* of a non-function symbol of that name, or -1 */
@@ -356,6 +358,19 @@ static int push(struct lookup *lk, const struct cand *c)
 	return 0;
 }
 
+/* A cold part of the function (f.cold) seen: counted, the first kept
+ * (retsite_find() reads it as part of the function). */
+static void note_cold(struct lookup *lk, const GElf_Sym *sym)
+{
+	lk->colds++;
+	if (lk->have_cold)
+		return;
+	lk->have_cold = true;
+	lk->cold.value = sym->st_value;
+	lk->cold.size = sym->st_size;
+	lk->cold.shndx = sym->st_shndx;
+}
+
 /*
  * Collect the candidates of one symbol table (@dynamic: .dynsym, whose
  * versions are in @versym, or NULL if it has none): symbols named
@@ -405,7 +420,7 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 				if (!cold)
 					free(dem);
 				else if (cxx_matches(dem, lk->func))
-					lk->colds++, free(dem);
+					note_cold(lk, &sym), free(dem);
 				else
 					free(dem);
 				continue;
@@ -423,7 +438,7 @@ static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 				       type != STT_GNU_IFUNC))
 				continue;
 			if (clone == 2) {
-				lk->colds++;
+				note_cold(lk, &sym);
 				continue;
 			}
 			c.clone = 1;
@@ -765,6 +780,7 @@ static void lookup_reset(struct lookup *lk)
 		free(lk->v[i].dem);
 	lk->n = 0;
 	lk->colds = 0;
+	lk->have_cold = false;
 }
 
 void sym_targets_free(struct sym_target *v, size_t n)
@@ -794,6 +810,7 @@ static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
 	nv[*n].size = c->size;
 	nv[*n].clone = c->clone;
 	nv[*n].cold = 0;
+	nv[*n].cold_off = nv[*n].cold_size = 0;
 	nv[*n].name = strdup(c->dem ? c->dem : c->name);
 	if (!nv[*n].name)
 		return -ENOMEM;
@@ -1098,8 +1115,15 @@ int sym_func_targets(const char *path, const char *func,
 		goto out;
 	}
 	ret = make_targets(&lk, elf, path, out, nout, err, errlen);
-	for (i = 0; !ret && i < *nout; i++)
+	for (i = 0; !ret && i < *nout; i++) {
+		uint64_t coff;
+
 		(*out)[i].cold = colds + lk.colds > 0;
+		if (lk.have_cold && !file_offset(elf, &lk.cold, &coff)) {
+			(*out)[i].cold_off = coff;
+			(*out)[i].cold_size = lk.cold.size;
+		}
+	}
 	if (ret) {
 		sym_targets_free(*out, *nout);
 		*out = NULL;

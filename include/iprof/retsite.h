@@ -27,14 +27,22 @@
 /* Largest function disassembled (bytes); a larger one: a uretprobe. */
 #define RETSITE_MAX_CODE (1u << 20)
 
+/* A piece of a function's code: @size bytes at file offset @off. */
+struct retsite_code {
+	uint64_t off, size;
+};
+
 /*
  * retsite_find() - the return sites of the function whose code is the
- * @size bytes at file offset @off of ELF file @path (sym_func_range()):
- * the file offsets of
+ * @nparts pieces @parts of ELF file @path: its symbol's bytes first
+ * (sym_func_targets(): offset, size), then its cold part if it has one
+ * (GCC's hot/cold split, f.cold: blocks moved out of f, entered by jumps
+ * from f, returning from f); a jump from one piece into another stays
+ * inside the function.  The file offsets of
  *  - each ret instruction (ret, ret imm16; a far ret is refused),
- *  - each jmp that leaves [off, off + size): a direct jmp to an address
- *    outside it, an indirect jmp through memory without an index register
- *    (a function pointer or GOT entry: a tail call),
+ *  - each jmp that leaves the function: a direct jmp to an address
+ *    outside every piece, an indirect jmp through memory without an index
+ *    register (a function pointer or GOT entry: a tail call),
  * in address order, into *@sites (malloc'ed, the caller frees it) and
  * their number into *@n (at least 1).  Jumps inside the function and
  * jump-table jumps (an indirect jmp through memory with an index
@@ -54,7 +62,8 @@
  * (sym_insn_check()); more than RETSITE_MAX sites; a short read; another
  * architecture.
  */
-int retsite_find(const char *path, uint64_t off, uint64_t size,
-		 uint64_t **sites, size_t *n, char *why, size_t len);
+int retsite_find(const char *path, const struct retsite_code *parts,
+		 size_t nparts, uint64_t **sites, size_t *n, char *why,
+		 size_t len);
 
 #endif /* IPROF_RETSITE_H */

@@ -68,8 +68,11 @@ struct sym_target {
 	uint64_t size; /* its code's length (st_size, bytes), 0 if unknown */
 	int clone; /* 1: a compiler clone of the function named */
 	/* the function has a cold part (f.cold: blocks the compiler moved
-	 * out of it, entered by a jump): its code is not all in @size */
+	 * out of it, entered by a jump): its code is not all in @size; the
+	 * first one found is @cold_size bytes at file offset @cold_off (0, 0
+	 * if unknown) */
 	int cold;
+	uint64_t cold_off, cold_size;
 };
 
 /*

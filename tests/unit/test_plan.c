@@ -621,8 +621,9 @@ static void uprobe_globs(void **state)
 		 "uprobe:%s:handle_put if arg0 == 0x1 (uprobe:%s:handle_*) with handle_put.isra.0",
 		 real, real);
 	assert_string_equal(p.timers[1].where, want);
-	/* each matched function: its own uprobe and uretprobe, and
-	 * handle_put those of its clone too */
+	/* each matched function: its own uprobe and stop (a return site or
+	 * a uretprobe), and handle_put those of its clone too, and a second
+	 * return site: the ret of its cold part (handle_put.cold) */
 	for (i = 0; i < p.natt; i++)
 		if (p.att[i].timer < 3) {
 			if (strcmp(p.att[i].func, "handle_put.isra.0"))
@@ -634,7 +635,7 @@ static void uprobe_globs(void **state)
 			natt[p.att[i].timer]++;
 		}
 	assert_int_equal(natt[0], 2);
-	assert_int_equal(natt[1], 4);
+	assert_int_equal(natt[1], 5);
 	assert_int_equal(natt[2], 2);
 	snprintf(want, sizeof(want),
 		 "t.conf:2:%d: 'many_*' matches 2001 functions in %s, more than 2000: narrow it",
@@ -971,7 +972,7 @@ static void return_sites(void **state)
 					sizeof(why)), 0);
 	/* the jmp is 2 or 5 bytes, as the assembler chose */
 	assert_true(size == 7 || size == 10);
-	assert_int_equal(retsite_find(self, off, size, &sites, &n, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, why,
 				      sizeof(why)), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(sites[0], off + 4); /* jmp plan_test_target */
@@ -980,18 +981,18 @@ static void return_sites(void **state)
 
 	assert_int_equal(sym_func_range(self, "rs_indirect", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, off, size, &sites, &n, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_null(sites);
 	assert_non_null(strstr(why, "an indirect jmp at +0x2"));
 
 	assert_int_equal(sym_func_range(self, "rs_noret", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, off, size, &sites, &n, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, why,
 				      sizeof(why)), -ENOENT);
 
 	/* no size: its end is unknown */
-	assert_int_equal(retsite_find(self, off, 0, &sites, &n, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, 0 } }, 1, &sites, &n, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_non_null(strstr(why, "no size"));
 #else
