@@ -108,6 +108,12 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			ro->fmt_set = 1;
 			break;
 		case 'o':
+			if (ro->output) {
+				fprintf(stderr,
+					"iprof %s: -o given twice ('%s', '%s'): one output file\n",
+					cmd, ro->output, optarg);
+				return -EINVAL;
+			}
 			ro->output = optarg;
 			break;
 		case O_SORT:
@@ -376,6 +382,12 @@ int cmd_report_main(int argc, char **argv)
 	if (optind != argc - 1) {
 		fprintf(stderr, "iprof report: expected one recording (see "
 				"'iprof report --help')\n");
+		return 2;
+	}
+	if (ro.output && util_same_file(ro.output, argv[optind])) {
+		fprintf(stderr,
+			"iprof report: -o '%s' is the recording '%s': it would be overwritten\n",
+			ro.output, argv[optind]);
 		return 2;
 	}
 	in = replay_open(argv[optind]);

@@ -126,6 +126,48 @@ static int add_str(const char ***v, int *n, const char *s)
 	return 0;
 }
 
+/*
+ * Would an output file (-o, the recording, --report-output) overwrite an
+ * input: a probe file, the command to run, or the other output?  Says
+ * which and returns 1 (bad input), else 0.
+ */
+static int outputs_clobber_inputs(const struct opts *o)
+{
+	const char *outs[2] = { o->record ? o->record : o->output,
+				o->record ? o->output : NULL };
+	char *exe = !o->cmd ? NULL :
+		    strchr(o->cmd[0], '/') ? strdup(o->cmd[0]) :
+					     target_find_in_path(o->cmd[0]);
+	int i, k, bad = 0;
+
+	for (k = 0; k < 2 && !bad; k++) {
+		if (!outs[k])
+			continue;
+		for (i = 0; i < o->nprobe_files && !bad; i++)
+			if (util_same_file(outs[k], o->probe_files[i])) {
+				fprintf(stderr,
+					"iprof: output '%s' is the probe file '%s': it would be overwritten\n",
+					outs[k], o->probe_files[i]);
+				bad = 1;
+			}
+		if (!bad && exe && util_same_file(outs[k], exe)) {
+			fprintf(stderr,
+				"iprof: output '%s' is the command to trace (%s): it would be overwritten\n",
+				outs[k], exe);
+			bad = 1;
+		}
+	}
+	if (!bad && outs[0] && outs[1] && (!strcmp(outs[0], outs[1]) ||
+					   util_same_file(outs[0], outs[1]))) {
+		fprintf(stderr,
+			"iprof: the recording and --report-output are one file '%s'\n",
+			outs[0]);
+		bad = 1;
+	}
+	free(exe);
+	return bad;
+}
+
 int opts_parse(int argc, char **argv, struct opts *o)
 {
 	enum {
@@ -297,6 +339,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			o->weight_set = 1;
 			break;
 		case 'o':
+			if (o->output) {
+				fprintf(stderr,
+					"iprof: -o given twice ('%s', '%s'): one output file\n",
+					o->output, optarg);
+				return -EINVAL;
+			}
 			o->output = optarg;
 			break;
 		case O_STRICT:
@@ -459,6 +507,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			"iprof: --report-output applies to 'iprof record' only\n");
 		return -EINVAL;
 	}
+	if (outputs_clobber_inputs(o))
+		return -EINVAL;
 	if (o->delta && (o->fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
 		fprintf(stderr,
 			"iprof: OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen\n");

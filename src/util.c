@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -78,6 +79,14 @@ int util_grow(void *pv, size_t n, size_t elem)
 		return -ENOMEM;
 	memcpy(pv, &nv, sizeof(nv));
 	return 0;
+}
+
+int util_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int util_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)

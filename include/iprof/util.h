@@ -34,6 +34,12 @@ int util_parse_size(const char *s, uint64_t *bytes);
 int util_grow(void *pv, size_t n, size_t elem);
 
 /*
+ * util_same_file() - 1 if paths @a and @b both exist and name one file
+ * (stat(2): st_dev and st_ino; links, "./x" and "x" alike), else 0.
+ */
+int util_same_file(const char *a, const char *b);
+
+/*
  * util_parse_uint() - a decimal number from @min to @max, the whole of
  * @s (no sign, no blanks, no suffix), into *@out.  Returns 0, or -EINVAL
  * (not such a number, or out of the range); *@out is left alone then.

@@ -242,4 +242,25 @@ check "dry-run json: error, FILE:LINE:COL first" "$(jq -r '.probes[1].error' "$T
 	"-e:2:$((${#W} + 9)): no function 'no_such_function' in $W (its symbol table has no such FUNC symbol)"
 check "dry-run json: reason, the error without its location" "$(jq -r '.probes[1].reason' "$TMP/plan.json")" \
 	"no function 'no_such_function' in $W (its symbol table has no such FUNC symbol)"
+# -o never overwrites an input: the probe file, the command to trace, the
+# recording; and is given once (first-use review: each was overwritten)
+cp "$W" "$TMP/w"
+echo "uprobe:$TMP/w:spin_inner" >"$TMP/self.conf"
+cp "$TMP/self.conf" "$TMP/self.orig"
+"$IPROF" -P "$TMP/self.conf" -o "$TMP/self.conf" -- "$TMP/w" --calls 1 >/dev/null 2>"$TMP/err"
+check "-o the probe file: exit status" "$?" 2
+check "-o the probe file: message" "$(cat "$TMP/err")" \
+	"iprof: output '$TMP/self.conf' is the probe file '$TMP/self.conf': it would be overwritten"
+cmp -s "$TMP/self.conf" "$TMP/self.orig" && ok "-o the probe file: left as it was" || bad "-o the probe file: changed"
+(cd "$TMP" && "$IPROF" -e "uprobe:$TMP/w:spin_inner" -o w -- ./w --calls 1 >/dev/null 2>"$TMP/err")
+check "-o the command: exit status" "$?" 2
+cmp -s "$TMP/w" "$W" && ok "-o the command: left as it was" || bad "-o the command: changed"
+"$IPROF" -e "uprobe:$TMP/w:spin_inner" -o "$TMP/a" -o "$TMP/b" -- "$TMP/w" --calls 1 >/dev/null 2>"$TMP/err"
+check "-o twice: exit status" "$?" 2
+check "-o twice: message" "$(cat "$TMP/err")" "iprof: -o given twice ('$TMP/a', '$TMP/b'): one output file"
+"$IPROF" record -q -o "$TMP/x.rec" -e "uprobe:$TMP/w:spin_inner" -- "$TMP/w" --calls 1 >/dev/null 2>&1
+cp "$TMP/x.rec" "$TMP/x.orig"
+"$IPROF" report -o "$TMP/x.rec" "$TMP/x.rec" 2>"$TMP/err"
+check "report -o the recording: exit status" "$?" 2
+cmp -s "$TMP/x.rec" "$TMP/x.orig" && ok "report -o the recording: left as it was" || bad "report -o the recording: changed"
 finish
