@@ -62,7 +62,8 @@ static void usage(FILE *f)
 		   "(B - A), ordered by the largest change of total time; "
 		   "paths only in A\n"
 		   "or only in B are marked.  Exit status: 0, 1 write error, 2 "
-		   "bad input.\n");
+		   "bad input,\n3 compared, but a recording was cut before its "
+		   "trailer.\n");
 }
 
 /* the whole of @f, NUL-terminated, in *@buf (*@len bytes); 0 or -errno */
@@ -106,9 +107,11 @@ static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 
 /*
  * The report of @name as a JSON document (a recording is reported first);
- * the last document of NDJSON.  NULL with a message.
+ * the last document of NDJSON.  NULL with a message.  *@partial: 1 when
+ * @name is a recording cut before its trailer (said on stderr).
  */
-static json_object *load(const char *name, const struct replay_opts *ro)
+static json_object *load(const char *name, const struct replay_opts *ro,
+			 int *partial)
 {
 	json_object *doc = NULL, *o;
 	struct json_tokener *tok = NULL;
@@ -122,7 +125,7 @@ static json_object *load(const char *name, const struct replay_opts *ro)
 		goto out;
 	if (len >= 8 && !memcmp(buf, REC_MAGIC, 8)) {
 		struct replay_opts jo = *ro;
-		int partial, ret;
+		int part, ret;
 
 		jo.fmt = REPORT_FMT_JSON;
 		jo.quiet = 1;
@@ -136,11 +139,17 @@ static json_object *load(const char *name, const struct replay_opts *ro)
 				fclose(js);
 			goto out;
 		}
-		ret = replay_report(mem, name, &jo, js, &partial);
+		ret = replay_report(mem, name, &jo, js, &part);
 		fclose(mem);
 		fclose(js);
 		if (ret)
 			goto out;
+		if (part) {
+			*partial = 1;
+			fprintf(stderr,
+				"iprof diff: warning: %s: the recording ends without its trailer (cut, or the run was killed): compared as far as it goes\n",
+				name);
+		}
 		free(buf);
 		buf = json;
 		len = jlen;
@@ -176,7 +185,8 @@ static json_object *load(const char *name, const struct replay_opts *ro)
 	if (!doc)
 		fprintf(stderr, "iprof diff: %s: empty\n", name);
 out:
-	json_tokener_free(tok);
+	if (tok) /* json-c 0.16's json_tokener_free() takes no NULL */
+		json_tokener_free(tok);
 	free(buf);
 	free(json);
 	if (in != stdin)
@@ -451,7 +461,7 @@ int cmd_diff_main(int argc, char **argv)
 	struct output w = {0};
 	char err[512], tmp[PATH_MAX] = "";
 	FILE *out = NULL;
-	int ret = 2, werr;
+	int ret = 2, werr, partial = 0;
 	size_t i;
 
 	ret = replay_parse(argc, argv, &ro, "diff");
@@ -476,8 +486,8 @@ int cmd_diff_main(int argc, char **argv)
 			"iprof diff: only one of A and B can be stdin\n");
 		return 2;
 	}
-	da = load(argv[optind], &ro);
-	db = da ? load(argv[optind + 1], &ro) : NULL;
+	da = load(argv[optind], &ro, &partial);
+	db = da ? load(argv[optind + 1], &ro, &partial) : NULL;
 	if (!da || !db)
 		goto out;
 	if (!json_object_object_get_ex(da, "tree", &t) ||
@@ -510,6 +520,9 @@ int cmd_diff_main(int argc, char **argv)
 		table(out, &s, argv[optind], argv[optind + 1]);
 		ret = 0;
 	}
+	/* 3: compared, but a recording was cut (as iprof report says) */
+	if (!ret && partial)
+		ret = 3;
 	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
 	werr = output_end(&w, out, tmp, werr);
 	if (werr) {

@@ -144,6 +144,15 @@ check "cut recording: the kernel's loss counters unknown" \
 	"$(jq -r .run.loss_counters_known "$TMP/cut.json")" false
 "$IPROF" report "$TMP/cut.rec" 2>/dev/null | grep -q "^lost: .*the kernel's counters unknown (the recording was cut before its trailer)$" &&
 	ok "cut recording: the table says the loss is unknown" || bad "cut recording: table: $("$IPROF" report "$TMP/cut.rec" 2>/dev/null | grep '^lost')"
+# diff: a cut recording is compared as far as it goes and said (exit 3);
+# a garbage one is refused (exit 2; it crashed before any JSON was read)
+"$IPROF" diff "$TMP/json.rec" "$TMP/cut.rec" >/dev/null 2>"$TMP/dcut.err"
+check "diff of a cut recording: exit status" "$?" 3
+check "diff of a cut recording: said" \
+	"$(grep -c "^iprof diff: warning: $TMP/cut.rec: the recording ends without its trailer" "$TMP/dcut.err")" 1
+printf 'IPROFREC\0\0\0' >"$TMP/garbage.rec"
+"$IPROF" diff "$TMP/garbage.rec" "$TMP/json.rec" >/dev/null 2>&1
+check "diff of a garbage recording: exit status" "$?" 2
 check "whole recording: the kernel's loss counters known" \
 	"$("$IPROF" report -f json "$TMP/json.rec" 2>/dev/null | jq -r .run.loss_counters_known)" true
 head -c 20 "$TMP/json.rec" >"$TMP/short.rec"
