@@ -111,8 +111,9 @@ static void usage(FILE *f)
 		"attached, BPF, the report could not be written); 2 bad input (and\n"
 		"--strict when a timer cannot be attached); 3 traced and reported, but\n"
 		"some timers were not attached (listed in the report); 130 interrupted\n"
-		"before tracing began.  'iprof list SUBCOMMAND': 0 listed, 1 nothing\n"
-		"matched, 2 error.\n");
+		"before tracing began; 128+N a second signal N (it ends iprof at once,\n"
+		"the first asks for the report).  'iprof list SUBCOMMAND': 0 listed,\n"
+		"1 nothing matched, 2 error.\n");
 }
 
 static int add_str(const char ***v, int *n, const char *s)
