@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
@@ -1079,6 +1080,7 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 			  char **msg)
 {
 	char err[PATH_MAX + 512], mf[PATH_MAX], note[3 * PATH_MAX];
+	char gone[PATH_MAX + 512] = ""; /* the file is gone: why */
 	struct sym_target *v = NULL;
 	char *path = NULL;
 	struct stat st;
@@ -1096,7 +1098,26 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 		path = strdup(pr->path);
 		ret = path ? 0 : -ENOMEM;
 	}
-	if (!ret) {
+	if (ret == -ENOENT && env->npids && strchr(pr->path, '/')) {
+		/* deleted on disk: a -p process may still map it (below) */
+		char cwd[PATH_MAX];
+		const char *rel = pr->path;
+
+		while (!strncmp(rel, "./", 2))
+			rel += 2;
+		free(path);
+		path = NULL;
+		if (pr->path[0] == '/')
+			path = strdup(pr->path);
+		else if (getcwd(cwd, sizeof(cwd)) &&
+			 asprintf(&path, "%s/%s", cwd, rel) < 0)
+			path = NULL;
+		if (!path)
+			return -ENOMEM;
+		snprintf(gone, sizeof(gone), "%s", err);
+		ret = 0;
+	}
+	if (!ret && !gone[0]) {
 		ret = sym_func_targets(path, func, &v, &n, err, sizeof(err));
 		/* a probe the kernel would take and never fire */
 		for (i = 0; !ret && i < n; i++)
@@ -1137,6 +1158,11 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 			used = (int)sizeof(note) - 1;
 	}
 	free(path);
+	if (!ret && gone[0] && !u->n) {
+		/* no process maps a deleted copy either */
+		snprintf(err, sizeof(err), "%s", gone);
+		ret = -ENOENT;
+	}
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {

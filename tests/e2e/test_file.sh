@@ -14,10 +14,11 @@ H=$BUILD/e2e-replaced
 [ -x "$H" ] || skip "$H not built"
 N=50
 
-# run_replaced SPEC NAME: start a copy of the helper waiting on a FIFO,
-# rename a new copy over its path, trace it with -p and SPEC, release it
+# run_replaced SPEC NAME [rm]: start a copy of the helper waiting on a
+# FIFO, rename a new copy over its path (rm: delete the file), trace it
+# with -p and SPEC, release it
 run_replaced() {
-	local spec=$1 name=$2 pid ipid i
+	local spec=$1 name=$2 how=${3:-mv} pid ipid i
 	rm -f "$TMP/prog" "$TMP/fifo"
 	cp "$H" "$TMP/prog"
 	mkfifo "$TMP/fifo"
@@ -28,9 +29,13 @@ run_replaced() {
 		[ "$(readlink /proc/$pid/exe 2>/dev/null)" = "$TMP/prog" ] && break
 		sleep 0.05
 	done
-	cp "$H" "$TMP/prog.new"
-	printf '\0' >>"$TMP/prog.new" # another file, not the same bytes
-	mv "$TMP/prog.new" "$TMP/prog"
+	if [ "$how" = rm ]; then
+		rm "$TMP/prog"
+	else
+		cp "$H" "$TMP/prog.new"
+		printf '\0' >>"$TMP/prog.new" # another file, not the same bytes
+		mv "$TMP/prog.new" "$TMP/prog"
+	fi
 	check "$name: the process maps a deleted copy" \
 		"$(grep -c "$TMP/prog (deleted)" /proc/$pid/maps | awk '{ print ($1 > 0) }')" 1
 	spec=${spec//PID/$pid}
@@ -50,6 +55,8 @@ check "path: the plan says where" \
 check "path: said on stderr" \
 	"$(grep -c "^iprof: f: process [0-9]* maps a deleted copy of $TMP/prog: traced there through /proc/[0-9]*/map_files/" "$TMP/path.err")" 1
 run_replaced "uprobe:/proc/PID/exe:f" exe
+# deleted, nothing at the path now: traced in the copy the process maps
+run_replaced "uprobe:$TMP/prog:f" deleted rm
 
 # a hard link: one file, one uprobe; both timers exact
 cp "$H" "$TMP/a"
