@@ -99,6 +99,8 @@ struct node_chunk {
 
 struct agg {
 	uint32_t ntimers;
+	uint8_t *started; /* [ntimers]: 1 once a start of the timer came,
+			   * wherever it was filed ([other] too) */
 	enum agg_by by;
 	char (*comms)[IPROF_COMM_LEN]; /* --by comm: the names seen */
 	uint32_t ncomms, comms_cap;
@@ -805,6 +807,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 		t->stack = f;
 		t->cap *= 2;
 	}
+	a->started[r->timer] = 1;
 	parent = t->len ? t->stack[t->len - 1].node : t->root;
 	n = path_get(a, parent, r->timer);
 	if (!n)
@@ -1235,7 +1238,8 @@ struct agg *agg__new(uint32_t ntimers)
 	a->ttab = calloc(THREAD_TAB_MIN, sizeof(*a->ttab));
 	a->nbits = NODE_TAB_BITS;
 	a->ntab = calloc(NODE_TAB_MIN, sizeof(*a->ntab));
-	if (!a->ttab || !a->ntab)
+	a->started = calloc(ntimers, 1);
+	if (!a->ttab || !a->ntab || !a->started)
 		goto nomem;
 	return a;
 
@@ -1245,6 +1249,11 @@ nomem:
 	return NULL;
 }
 
+int agg__timer_started(const struct agg *a, uint32_t timer)
+{
+	return timer < a->ntimers && a->started[timer];
+}
+
 void agg__free(struct agg *a)
 {
 	struct node_chunk *c, *next;
@@ -1252,6 +1261,7 @@ void agg__free(struct agg *a)
 
 	if (!a)
 		return;
+	free(a->started);
 	for (i = 0; a->ttab && i < (1u << a->tbits); i++) {
 		if (a->ttab[i].t)
 			thread_destroy(a->ttab[i].t);

@@ -566,7 +566,9 @@ int report_summary(FILE *f, const struct report *r, int seed)
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
 
-			if (!t->attached || hit[i])
+			/* started: its calls may all be in [other] */
+			if (!t->attached || hit[i] ||
+			    agg__timer_started(r->agg, i))
 				continue;
 			fprintf(f, "%s%s: %s", pfx,
 				seed ? "no hits" : "attached, 0 hits",

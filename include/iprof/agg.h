@@ -181,6 +181,13 @@ int agg__set_by(struct agg *a, enum agg_by by);
  */
 int agg__set_limits(struct agg *a, uint32_t max_paths, uint32_t max_keys);
 
+/*
+ * agg__timer_started() - 1 if a start of @timer was folded in, wherever it
+ * was filed (its own node, or [other] beyond the caps), else 0: a timer
+ * with hits though no node of its own has a count.
+ */
+int agg__timer_started(const struct agg *a, uint32_t timer);
+
 /* agg__limits() - the caps set by agg__set_limits() (0: none). */
 void agg__limits(const struct agg *a, uint32_t *max_paths, uint32_t *max_keys);
 

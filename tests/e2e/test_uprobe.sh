@@ -85,4 +85,13 @@ check "_start: entry only" "$(jq -r '.probes[0].mech' "$TMP/start.json")" "uprob
 # (outer runs in a worker thread, not under the main thread's _start)
 check "outer beside it" "$(jnode "$TMP/start.json" outer count)" 7
 check "_start: closed at its thread's exit" "$(jnode "$TMP/start.json" _start exited)" 1
+# --max-paths 2: the third timer's calls are counted in [other], and the
+# summary does not call it a timer with 0 hits (first-use review)
+"$IPROF" -e "uprobe:$W:outer" -e "uprobe:$W:spin_inner" -e "uprobe:$W:sleep_inner" \
+	--max-paths 2 -- "$W" --threads 1 --calls 5 >"$TMP/cap.out" 2>&1
+check "--max-paths 2: exit status" "$?" 0
+check "--max-paths 2: [other] holds sleep_inner's calls" \
+	"$(awk '$1 == "[other]" { print $2 }' "$TMP/cap.out")" "$(truth sleep_inner.count "$TMP/cap.out")"
+check "--max-paths 2: sleep_inner not called a timer with 0 hits" \
+	"$(grep -c '0 hits: sleep_inner' "$TMP/cap.out")" 0
 finish
