@@ -490,14 +490,14 @@ int cmd_diff_main(int argc, char **argv)
 	db = da ? load(argv[optind + 1], &ro, &partial) : NULL;
 	if (!da || !db)
 		goto out;
-	if (!json_object_object_get_ex(da, "tree", &t) ||
-	    collect(&s, t, 0, 0) ||
-	    !json_object_object_get_ex(db, "tree", &t) ||
-	    collect(&s, t, 1, 0)) {
+	for (i = 0; i < 2; i++) {
+		if (json_object_object_get_ex(i ? db : da, "tree", &t) &&
+		    !collect(&s, t, (int)i, 0))
+			continue;
 		fprintf(stderr,
-			"iprof diff: %s or %s: not an iprof JSON report (no "
-			"valid \"tree\")\n",
-			argv[optind], argv[optind + 1]);
+			"iprof diff: %s: not an iprof JSON report (no valid "
+			"\"tree\")\n",
+			argv[optind + i]);
 		goto out;
 	}
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
