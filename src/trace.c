@@ -98,6 +98,10 @@ int trace_run(struct opts *o, struct plan *plan)
 		ret = e == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
+	/* the port, which :0 leaves to the kernel */
+	if (mon && !cli_quiet)
+		fprintf(stderr, "iprof: serving /metrics on port %d (--listen %s)\n",
+			monitor_port(mon), o->listen);
 	if (o->fmt == REPORT_FMT_CHROME && run_timeline_open(&tl, &w))
 		goto out;
 	plan_errors = 0;
