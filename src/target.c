@@ -218,6 +218,19 @@ static uint64_t kernel_dev(dev_t d)
 	return (uint64_t)major(d) << 20 | minor(d);
 }
 
+/* Does @path start with the ELF magic (an exec maps it itself)? */
+static int is_elf(const char *path)
+{
+	unsigned char m[4] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd < 0 ? -1 : read(fd, m, sizeof(m));
+
+	if (fd >= 0)
+		close(fd);
+	return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' &&
+	       m[3] == 'F';
+}
+
 static int is_cgroup2(const char *path, struct stat *st)
 {
 	struct statfs fs;
@@ -274,6 +287,15 @@ int target_resolve_sel(const struct opts *o, struct target_sel *sel)
 		}
 		if (!S_ISREG(st.st_mode)) {
 			fprintf(stderr, "iprof: --exe '%s': not a regular file\n",
+				o->sel_exe[i]);
+			return -EINVAL;
+		}
+		if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) ||
+		    !is_elf(o->sel_exe[i])) {
+			/* a script runs as its interpreter: the executable
+			 * an exec maps is that (fs/binfmt_script.c) */
+			fprintf(stderr,
+				"iprof: --exe '%s': not an executable ELF file (a script runs as its interpreter: give the interpreter, or --comm NAME)\n",
 				o->sel_exe[i]);
 			return -EINVAL;
 		}

@@ -39,5 +39,8 @@ check "--cgroup not cgroup2: message" \
 "$IPROF" -e "uprobe:$W:churn_f00" --comm a --comm b --comm c --comm d \
 	--comm e --comm f --comm g --comm h --comm i -d 1s >/dev/null 2>"$TMP/bad3"
 check "nine --comm: exit 2" "$?" 2
+"$IPROF" -e "uprobe:$W:churn_f00" --exe /etc/passwd -d 1s >/dev/null 2>"$TMP/bad4"
+check "--exe of a file that is not an executable ELF file: exit 2" "$?" 2
+check "--exe not ELF: message" "$(grep -c "^iprof: --exe '/etc/passwd': not an executable ELF file" "$TMP/bad4")" 1
 check "nine --comm: message" "$(grep -c "^iprof: --comm 'i': at most 8 --comm options$" "$TMP/bad3")" 1
 finish
