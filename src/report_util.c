@@ -73,6 +73,9 @@ const struct agg_node *report_next(const struct agg_node *n)
 
 struct kid {
 	const struct agg_node *n;
+	/* the node's own figures; a node that holds no calls of its own
+	 * (a --by root, [other]'s holder) weighs what its children hold */
+	uint64_t total_ns, self_ns, count;
 	size_t seq;	  /* first-seen position among its siblings */
 	const char *name; /* REPORT_SORT_NAME only */
 	char buf[REPORT_NAME_BUF];	  /* name when the timer has none */
@@ -89,8 +92,8 @@ static int kid_cmp_seq(const struct kid *a, const struct kid *b)
 	{                                                                      \
 		const struct kid *a = pa, *b = pb;                             \
                                                                                \
-		if (a->n->field != b->n->field)                                \
-			return a->n->field > b->n->field ? -1 : 1;             \
+		if (a->field != b->field)                                      \
+			return a->field > b->field ? -1 : 1;                   \
 		return kid_cmp_seq(a, b);                                      \
 	}
 
@@ -165,6 +168,16 @@ static int walk(const struct agg *a, const struct report *r,
 		     k = k->next) {
 			kids[nk].n = k;
 			kids[nk].seq = nk;
+			kids[nk].total_ns = k->total_ns;
+			kids[nk].self_ns = k->self_ns;
+			kids[nk].count = k->count;
+			if (!k->count)
+				for (const struct agg_node *g = k->child; g;
+				     g = g->next) {
+					kids[nk].total_ns += g->total_ns;
+					kids[nk].self_ns += g->self_ns;
+					kids[nk].count += g->count;
+				}
 			if (sort == REPORT_SORT_NAME)
 				kids[nk].name = report_timer_name(
 					r, k->timer, kids[nk].buf,
