@@ -69,8 +69,9 @@ int util_grow(void *pv, size_t n, size_t elem)
 
 	/* *pv is some T *: read and write it as bytes, not as a void * */
 	memcpy(&v, pv, sizeof(v));
-	if (v && n >= 4 && (n & (n - 1)))
-		return 0; /* room up to the next power of two */
+	/* room for 4, then up to the next power of two */
+	if (v && (n < 4 || (n & (n - 1))))
+		return 0;
 	cap = n < 4 ? 4 : 2 * n;
 	if (cap > SIZE_MAX / elem)
 		return -ENOMEM;

@@ -107,8 +107,8 @@ static void uints(void **state)
 }
 
 /* util_grow(): appending 1000 elements one by one keeps every element and
- * reallocates only at powers of two (the array pointer changes at most
- * log2(1000) + 1 times). */
+ * reallocates only at 0 and the powers of two from 4 (the array pointer
+ * changes at most 9 times, also where every realloc() moves, as ASan's). */
 static void grow(void **state)
 {
 	uint32_t *v = NULL, *last = NULL;
@@ -124,7 +124,7 @@ static void grow(void **state)
 	}
 	for (i = 0; i < 1000; i++)
 		assert_int_equal(v[i], i * 3);
-	assert_true(moves <= 11);
+	assert_true(moves <= 9);
 	free(v);
 	v = NULL;
 	assert_int_equal(util_grow(&v, SIZE_MAX / 2, 4), -ENOMEM);
