@@ -68,11 +68,15 @@ near "pinned: runnable = the workload's wall - CPU time (ns)" "$rq" $((wall - cp
 	-- "$W" --calls 200 --spin-us 300 --long-every 10 --long-spin-us 6000 \
 	--sleep-us 0 --depth 0 >"$TMP/c.truth" 2>>"$TMP/err"
 check "bimodal: long spins" "$(truth spin_inner.long_count "$TMP/c.truth")" 20
+# (a bucket is 3.1% wide; the workload times each call from outside, with
+# the probes' own cost that iprof's times leave out: the entry trap and the
+# return site's single-step, 30-110 us a call on a paravirtualized guest,
+# bench/README.md: so iprof's may be up to 0.15 ms lower)
 for q in p50 p99; do
 	t=$(truth spin_inner.${q}_ns "$TMP/c.truth")
 	within "bimodal: $q (ns) = the workload's own $q ($t)" \
 		"$(jnode "$TMP/c.json" spin_inner ${q}_ns)" \
-		"$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 0.969 - 30000 }')" \
+		"$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 0.969 - 150000 }')" \
 		"$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 1.031 }')"
 done
 # the workload's own modes (wall time: preemptions on a loaded machine
