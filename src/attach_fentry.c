@@ -202,8 +202,7 @@ static int later_on_same_function(const struct loader *l, uint32_t id)
 	uint32_t j;
 
 	for (j = id + 1; j < p->ntimers; j++)
-		if ((p->timers[j].kind == PROBE_FENTRY ||
-		     p->timers[j].kind == PROBE_FUNC) &&
+		if ((p->timers[j].via & PLAN_VIA_FENTRY) &&
 		    !p->timers[j].error &&
 		    !strcmp(p->timers[j].func, p->timers[id].func))
 			return 1;
@@ -234,8 +233,7 @@ int loader_attach_fentry(struct loader *l, struct timer_links *tl,
 		     j++) {
 			const struct plan_timer *t = &p->timers[j];
 
-			if ((t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) &&
-			    !t->error && !l->links[j].fobj &&
+			if ((t->via & PLAN_VIA_FENTRY) && !t->error && !l->links[j].fobj &&
 			    !l->links[j].fsingle && !l->links[j].fnobtf)
 				ids[n++] = j;
 		}

@@ -61,7 +61,7 @@ int loader_att_attached(const struct loader *l, uint32_t i)
  */
 int loader_attach_umulti(struct loader *l)
 {
-	struct plan *p = l->plan;
+	const struct plan *p = l->plan;
 	uint64_t *offs = NULL, *cookies = NULL;
 	struct bpf_program *prog;
 	uint32_t i, j, n;

@@ -161,7 +161,8 @@ void target_command_status(int status);
 /* cli_make_timers() - the report's timers of @plan (malloc'ed) or NULL. */
 struct report_timer *cli_make_timers(const struct plan *plan, struct loader *l);
 /* cli_print_not_attached() - the timers not attached, on stderr. */
-void cli_print_not_attached(const struct plan *plan, const char *pfx);
+void cli_print_not_attached(const struct plan *plan, struct loader *l,
+			    const char *pfx);
 /* cli_print_plan() - --dry-run: the plan on stdout; how many errors. */
 int cli_print_plan(const struct plan *p);
 /* cli_print_kernel_features() - --dry-run: fentry and kprobes here. */
@@ -172,7 +173,7 @@ int cli_print_plan_json(const struct plan *p);
 /* ---- src/run.c ---- */
 
 /* run_on_skip() - the loader's callback for a timer it skips (-v). */
-void run_on_skip(const struct plan_timer *t);
+void run_on_skip(const struct plan_timer *t, const struct loader_timer *st);
 /* run_detach() - detach @l's probes, in the background when many. */
 void run_detach(struct loader *l);
 /* run_on_record() - the loader's record callback: @ctx is struct sinks. */
@@ -212,6 +213,6 @@ void run_timeline_close(struct timeline *tl);
 /* ---- src/trace.c ---- */
 
 /* trace_run() - one traced run of @plan; returns the exit status. */
-int trace_run(struct opts *o, struct plan *plan);
+int trace_run(struct opts *o, const struct plan *plan);
 
 #endif /* IPROF_CLI_H */

@@ -121,8 +121,7 @@ static int plan_has_kprobes(const struct plan *p)
 	uint32_t i;
 
 	for (i = 0; i < p->ntimers; i++)
-		if (p->timers[i].kind == PROBE_KPROBE ||
-		    p->timers[i].kind == PROBE_FUNC)
+		if (p->timers[i].via & PLAN_VIA_KPROBE)
 			return 1;
 	return 0;
 }
@@ -174,8 +173,7 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	for (i = 0; i < plan->ntimers; i++) {
 		const struct plan_timer *t = &plan->timers[i];
 
-		if (t->error ||
-		    (t->kind != PROBE_KPROBE && t->kind != PROBE_FUNC))
+		if (t->error || !(t->via & PLAN_VIA_KPROBE))
 			continue;
 		nk++;
 		all_ok &= t->kmulti_ok;
@@ -246,7 +244,7 @@ static void print_load_stats(struct bpf_object *obj, uint64_t ns)
 		n, (double)ns / 1e6, (unsigned long long)v);
 }
 
-int loader_open(struct loader **out, struct plan *plan,
+int loader_open(struct loader **out, const struct plan *plan,
 		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
 		char *err, size_t errlen)
 {
@@ -267,8 +265,10 @@ int loader_open(struct loader **out, struct plan *plan,
 			  sizeof(*l->links));
 	l->att_links = calloc(plan->natt ? plan->natt : 1,
 			      sizeof(*l->att_links));
+	l->timers = calloc(plan->ntimers ? plan->ntimers : 1,
+			   sizeof(*l->timers));
 	l->skel = iprof__open();
-	if (!l->links || !l->att_links || !l->skel) {
+	if (!l->links || !l->att_links || !l->timers || !l->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open BPF object: %s",
 			 strerror(errno));
@@ -459,23 +459,23 @@ void loader_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
 static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 			     size_t len, char **fwhy_out)
 {
-	struct plan_timer *t = &l->plan->timers[id];
+	const struct plan_timer *t = &l->plan->timers[id];
 	struct timer_links *tl = &l->links[id];
 	char fwhy[384] = "";
 	uint32_t ae = 0, ar = IPROF_NO_NEXT; /* no return: entry-only */
 	int err;
 
 	loader_func_actions(l->plan, id, &ae, &ar);
-	if (t->kind == PROBE_KPROBE)
+	if (!(t->via & PLAN_VIA_FENTRY))
 		return KPROBE_LATER;
 	err = loader_attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
 	if (!err) {
-		t->mech = t->entry_only ? "fentry (never returns)" :
-					  "fentry/fexit";
+		l->timers[id].mech = t->entry_only ? "fentry (never returns)" :
+						     "fentry/fexit";
 		return 0;
 	}
 	loader_drop_links(tl);
-	if (t->kind == PROBE_FENTRY) {
+	if (!(t->via & PLAN_VIA_KPROBE)) {
 		snprintf(why, len, "%s", fwhy);
 		return err;
 	}
@@ -491,7 +491,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 static int attach_kprobe_timer(struct loader *l, uint32_t id,
 			       const char *fwhy, char *why, size_t len)
 {
-	struct plan_timer *t = &l->plan->timers[id];
+	const struct plan_timer *t = &l->plan->timers[id];
 	struct timer_links *tl = &l->links[id];
 	uint32_t ae = 0, ar = IPROF_NO_NEXT;
 	char kwhy[384] = "";
@@ -509,7 +509,7 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 	}
 	if (!err) {
 		l->nkprobe_timers++;
-		t->mech = t->entry_only ? (tl->kmulti ?
+		l->timers[id].mech = t->entry_only ? (tl->kmulti ?
 				"kprobe (never returns, kprobe_multi)" :
 				"kprobe (never returns)") :
 			  tl->kmulti ? "kprobe/kretprobe (kprobe_multi)" :
@@ -527,48 +527,63 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 /* Turn @timer's actions off in BPF: its attachment is partial. */
 static void disable_timer(struct loader *l, uint32_t timer)
 {
-	struct plan *p = l->plan;
+	const struct plan *p = l->plan;
+	struct iprof_action off;
 	uint32_t i;
 
 	for (i = 0; i < p->nactions; i++) {
 		if (p->actions[i].timer != timer)
 			continue;
-		p->actions[i].role = 0;
+		off = p->actions[i];
+		off.role = 0;
 		bpf_map_update_elem(bpf_map__fd(l->skel->maps.actions), &i,
-				    &p->actions[i], BPF_ANY);
+				    &off, BPF_ANY);
 	}
 }
 
 /*
- * The outcome of timer @id: attached (@err 0: counted in @n) or not (its
- * actions turned off, @why kept as its error with its probe's file:line,
- * @on_skip told).  Returns 0 or -ENOMEM.
+ * Timer @id is not attached: its actions off, @why (with its probe's
+ * file:line) kept as its error, @on_skip told.  Returns 0 or -ENOMEM.
  */
-static int timer_done(struct loader *l, uint32_t id, int err, const char *why,
-		      void (*on_skip)(const struct plan_timer *t), int *n)
+static int timer_failed(struct loader *l, uint32_t id, const char *why,
+			loader_skip_fn on_skip)
 {
-	struct plan_timer *t = &l->plan->timers[id];
+	const struct plan_timer *t = &l->plan->timers[id];
+	struct loader_timer *st = &l->timers[id];
+	char *e;
 
-	if (!err) {
-		t->attached = 1;
-		(*n)++;
-		return 0;
-	}
 	disable_timer(l, id);
-	if (asprintf(&t->error, "%s:%d: %s", t->probe->file, t->probe->line,
-		     why) < 0) {
-		t->error = NULL;
+	st->attached = 0;
+	if (asprintf(&e, "%s:%d: %s", t->probe->file, t->probe->line,
+		     why) < 0)
 		return -ENOMEM;
-	}
+	if (st->error != t->error)
+		free((char *)st->error);
+	st->error = e;
 	if (on_skip)
-		on_skip(t);
+		on_skip(t, st);
 	return 0;
 }
 
-int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
+/*
+ * The outcome of timer @id: attached (@err 0: counted in @n) or not
+ * (timer_failed()).  Returns 0 or -ENOMEM.
+ */
+static int timer_done(struct loader *l, uint32_t id, int err, const char *why,
+		      loader_skip_fn on_skip, int *n)
+{
+	if (!err) {
+		l->timers[id].attached = 1;
+		(*n)++;
+		return 0;
+	}
+	return timer_failed(l, id, why, on_skip);
+}
+
+int loader_attach(struct loader *l, loader_skip_fn on_skip)
 {
 	uint64_t t_start, t_shown;
-	struct plan *p = l->plan;
+	const struct plan *p = l->plan;
 	char why[1024], **att_why, **fwhy;
 	uint32_t id, i, *later;
 	size_t k, nlater = 0;
@@ -629,7 +644,7 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	t_start = util_now_ns();
 	t_shown = t_start;
 	for (id = 0; id < p->ntimers; id++) {
-		struct plan_timer *t = &p->timers[id];
+		const struct plan_timer *t = &p->timers[id];
 
 		if (l->opts.cancel && *l->opts.cancel) {
 			n = -EINTR;
@@ -644,8 +659,9 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 		err = 0;
 		if (t->error) {
 			disable_timer(l, id);
+			l->timers[id].error = t->error;
 			if (on_skip)
-				on_skip(t);
+				on_skip(t, &l->timers[id]);
 			continue;
 		}
 		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
@@ -674,7 +690,8 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 					 att_why[i] ? att_why[i] : "failed");
 				err = -EINVAL;
 			}
-			t->mech = t->kind == PROBE_UPROBE && t->entry_only ?
+			l->timers[id].mech =
+				t->kind == PROBE_UPROBE && t->entry_only ?
 					  "uprobe (never returns)" :
 				  t->kind == PROBE_UPROBE && t->ret_sites ?
 					  (loader_timer_in_umulti(l, id) ?
@@ -746,25 +763,19 @@ int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t))
 	 * on one function return in reverse order by themselves.)
 	 */
 	for (id = p->ntimers; id-- > 0;) {
-		struct plan_timer *t = &p->timers[id];
+		char fwhy[sizeof(why) + 8];
 
 		if (!l->links[id].exit_pending)
 			continue;
 		l->links[id].exit_pending = 0;
-		if (!t->attached || !loader_attach_slot(&l->links[id], 1, why,
-						 sizeof(why)))
+		if (!l->timers[id].attached ||
+		    !loader_attach_slot(&l->links[id], 1, why, sizeof(why)))
 			continue;
 		loader_drop_links(&l->links[id]);
-		disable_timer(l, id);
-		t->attached = 0;
 		n--;
-		if (asprintf(&t->error, "%s:%d: fexit: %s", t->probe->file,
-			     t->probe->line, why) < 0) {
-			t->error = NULL;
+		snprintf(fwhy, sizeof(fwhy), "fexit: %s", why);
+		if (timer_failed(l, id, fwhy, on_skip))
 			return -ENOMEM;
-		}
-		if (on_skip)
-			on_skip(t);
 	}
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
@@ -981,5 +992,14 @@ void loader_close(struct loader *l)
 	iprof__destroy(l->skel);
 	free(l->links);
 	free(l->att_links);
+	for (i = 0; l->timers && l->plan && i < l->plan->ntimers; i++)
+		if (l->timers[i].error != l->plan->timers[i].error)
+			free((char *)l->timers[i].error);
+	free(l->timers);
 	free(l);
+}
+
+const struct loader_timer *loader_timer(const struct loader *l, uint32_t id)
+{
+	return &l->timers[id];
 }

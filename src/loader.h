@@ -61,10 +61,10 @@ typedef int (*loader_rec_fn)(void *ctx, void *data, size_t size);
 
 /*
  * loader_open() - open and load the BPF programs sized for @plan, fill the
- * actions map.  @plan must outlive the loader.  Returns 0 or -errno, with
+ * actions map.  @plan must outlive the loader, which only reads it.  Returns 0 or -errno, with
  * a message in @err.
  */
-int loader_open(struct loader **out, struct plan *plan,
+int loader_open(struct loader **out, const struct plan *plan,
 		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
 		char *err, size_t errlen);
 
@@ -78,14 +78,41 @@ int loader_add_target(struct loader *l, pid_t tgid);
 int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id);
 
 /*
+ * What the loader made of one timer (loader_timer()).  The plan stays as
+ * plan_build() left it: the attach outcome lives here.
+ */
+struct loader_timer {
+	/* how it attached, or was last tried: "tracepoint",
+	 * "uprobe/uretprobe", "fentry/fexit", "kprobe/kretprobe
+	 * (kprobe_multi)", ...; a static string; NULL if never tried */
+	const char *mech;
+	int attached; /* 1: every attachment of the timer holds */
+	/* why not attached: "FILE:LINE: reason" (the kernel's or libbpf's),
+	 * owned by the loader; the plan's error for a timer that had one;
+	 * NULL when attached or not tried */
+	const char *error;
+};
+
+/*
+ * loader_timer() - timer @id's attach outcome (@id < plan.ntimers), valid
+ * until loader_close().  All zero before loader_attach().
+ */
+const struct loader_timer *loader_timer(const struct loader *l, uint32_t id);
+
+/* loader_attach()'s callback for a timer it skips, with its outcome. */
+typedef void (*loader_skip_fn)(const struct plan_timer *t,
+			       const struct loader_timer *st);
+
+/*
  * loader_attach() - attach every timer of the plan that has no error.  A
  * timer whose attachments do not all succeed is detached again and gets
- * its error set (the kernel's or libbpf's reason); on_skip(timer) is called
- * for it.  Returns the number of timers attached, -EINTR when
- * loader_opts.cancel was set meanwhile (what is attached stays attached
- * until loader_close()), or -errno on a failure that is not a probe's.
+ * an error in loader_timer() (the kernel's or libbpf's reason); @on_skip
+ * (may be NULL) is called for it.  Returns the number of timers attached,
+ * -EINTR when loader_opts.cancel was set meanwhile (what is attached stays
+ * attached until loader_close()), or -errno on a failure that is not a
+ * probe's.
  */
-int loader_attach(struct loader *l, void (*on_skip)(const struct plan_timer *t));
+int loader_attach(struct loader *l, loader_skip_fn on_skip);
 
 /*
  * loader_set_tracing() - start (@on) or stop recording.  Nothing is

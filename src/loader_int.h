@@ -52,7 +52,8 @@ struct ring_src {
 
 struct loader {
 	struct iprof *skel;
-	struct plan *plan;
+	const struct plan *plan; /* read only: outcomes go in timers */
+	struct loader_timer *timers; /* one per plan timer: attach outcome */
 	struct ring_buffer *rb; /* every CPU's ring, one epoll set */
 	int *ring_fds; /* nrings BPF_MAP_TYPE_RINGBUF maps, index = CPU */
 	struct ring_src *ring_src;

@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < (int)plan.ntimers; i++)
 			plan_errors += !!plan.timers[i].error;
 		if (plan_errors) {
-			cli_print_not_attached(&plan, "iprof: --strict: ");
+			cli_print_not_attached(&plan, NULL, "iprof: --strict: ");
 			goto out; /* bad input: EXIT_USAGE */
 		}
 	}

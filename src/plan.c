@@ -1415,6 +1415,11 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 	if (pr->kind == PROBE_KPROBE && ksyms_repeated(ks, t->func) == 1)
 		return perr(pr, pr->start.col, "several kernel functions have this name (static functions of different files): a kprobe by name cannot tell them apart");
 	t->entry_only = ksym_noreturn(t->func);
+	/* func: where fentry is refused falls back to kprobes (the loader
+	 * learns which at attach time: fentry's refusal is per kernel) */
+	t->via = pr->kind == PROBE_FENTRY ? PLAN_VIA_FENTRY :
+		 pr->kind == PROBE_KPROBE ? PLAN_VIA_KPROBE :
+					    PLAN_VIA_FENTRY | PLAN_VIA_KPROBE;
 	/* a kprobe_multi link takes functions that ftrace patches, each
 	 * name once in the kernel */
 	t->kmulti_ok = ksyms_traceable(ks, t->func) != 0 &&

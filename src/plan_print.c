@@ -13,8 +13,10 @@
 
 /*
  * What the report says of each timer of @plan (plan->ntimers entries,
- * malloc'ed, owned by the caller; the strings belong to @plan), with the
- * loader's counts when @l is not NULL.  NULL when out of memory.
+ * malloc'ed, owned by the caller; the strings belong to @plan and @l),
+ * with the loader's outcome and counts when @l is not NULL, else the
+ * plan's errors alone (attached: every timer without one).  NULL when out
+ * of memory.
  */
 struct report_timer *cli_make_timers(const struct plan *plan,
 					struct loader *l)
@@ -31,9 +33,16 @@ struct report_timer *cli_make_timers(const struct plan *plan,
 		rt[i].name = t->name;
 		rt[i].kind = probe_kind_str(t->kind);
 		rt[i].where = t->where;
-		rt[i].attached = t->attached;
-		rt[i].error = t->error;
-		rt[i].mech = t->mech;
+		if (l) {
+			const struct loader_timer *st = loader_timer(l, i);
+
+			rt[i].attached = st->attached;
+			rt[i].error = st->error ? st->error : t->error;
+			rt[i].mech = st->mech;
+		} else {
+			rt[i].attached = !t->error;
+			rt[i].error = t->error;
+		}
 		rt[i].file = t->probe ? t->probe->file : NULL;
 		rt[i].line = t->probe ? t->probe->line : 0;
 		rt[i].entry_only = t->entry_only;
@@ -45,24 +54,27 @@ struct report_timer *cli_make_timers(const struct plan *plan,
 	return rt;
 }
 
-/* The timers of @plan not attached, grouped by reason, on stderr. */
-void cli_print_not_attached(const struct plan *plan, const char *pfx)
+/*
+ * The timers of @plan not attached (by @l; NULL: before attaching, those
+ * with an error in the plan), grouped by reason, on stderr.
+ */
+void cli_print_not_attached(const struct plan *plan, struct loader *l,
+			    const char *pfx)
 {
-	struct report_timer *rt = cli_make_timers(plan, NULL);
+	struct report_timer *rt = cli_make_timers(plan, l);
 	uint32_t i;
 
 	if (!rt) {
-		for (i = 0; i < plan->ntimers; i++)
-			if (!plan->timers[i].attached && plan->timers[i].error)
+		for (i = 0; i < plan->ntimers; i++) {
+			const char *e = l ? loader_timer(l, i)->error :
+					    plan->timers[i].error;
+
+			if (e)
 				fprintf(stderr, "%snot attached: %s: %s\n", pfx,
-					plan->timers[i].name,
-					plan->timers[i].error);
+					plan->timers[i].name, e);
+		}
 		return;
 	}
-	/* before attaching, the timers with an error in the plan */
-	for (i = 0; i < plan->ntimers; i++)
-		rt[i].attached = plan->timers[i].attached ||
-				 !plan->timers[i].error;
 	report_not_attached(stderr, rt, plan->ntimers, pfx);
 	free(rt);
 }
@@ -109,8 +121,8 @@ static int kmulti_used(const struct plan *p, int fentry)
 
 	for (i = 0; i < p->ntimers; i++)
 		n += !p->timers[i].error &&
-		     (p->timers[i].kind == PROBE_KPROBE ||
-		      (p->timers[i].kind == PROBE_FUNC && !fentry));
+		     (p->timers[i].via & PLAN_VIA_KPROBE) &&
+		     (!(p->timers[i].via & PLAN_VIA_FENTRY) || !fentry);
 	return n && loader_kmulti_supported() && loader_kmulti_wanted(&n);
 }
 
@@ -179,8 +191,7 @@ int cli_print_plan_json(const struct plan *p)
 	for (i = 0; i < p->ntimers && k.fentry < 0; i++) {
 		const struct plan_timer *t = &p->timers[i];
 
-		if (t->error || !t->func ||
-		    (t->kind != PROBE_FENTRY && t->kind != PROBE_FUNC))
+		if (t->error || !(t->via & PLAN_VIA_FENTRY))
 			continue;
 		e = loader_try_fentry(t->func, why, sizeof(why));
 		k.fentry = !e;
@@ -192,10 +203,8 @@ int cli_print_plan_json(const struct plan *p)
 	}
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
-		int fe = (t->kind == PROBE_FENTRY || t->kind == PROBE_FUNC) &&
-			 k.fentry != 0;
-		int kp = (t->kind == PROBE_KPROBE || t->kind == PROBE_FUNC) &&
-			 k.kprobes;
+		int fe = (t->via & PLAN_VIA_FENTRY) && k.fentry != 0;
+		int kp = (t->via & PLAN_VIA_KPROBE) && k.kprobes;
 		static const char nokp[] =
 			"the kernel has no kprobes (CONFIG_KPROBES off)";
 
@@ -231,13 +240,13 @@ int cli_print_plan_json(const struct plan *p)
 		}
 		/* the loader's words (attach_func_timer()) */
 		rt[i].attached = 0;
-		if (t->kind == PROBE_FUNC)
+		if (t->via == (PLAN_VIA_FENTRY | PLAN_VIA_KPROBE))
 			e = asprintf(&msg[i], "%s:%d: fentry: %s; kprobe: %s",
 				     rt[i].file, rt[i].line, fwhy, nokp);
 		else
 			e = asprintf(&msg[i], "%s:%d: %s", rt[i].file,
 				     rt[i].line,
-				     t->kind == PROBE_FENTRY ? fwhy : nokp);
+				     t->via & PLAN_VIA_FENTRY ? fwhy : nokp);
 		if (e < 0) {
 			msg[i] = NULL;
 			goto out;

@@ -22,11 +22,11 @@
 #define BACKGROUND_DETACH 16
 
 /* -v: each timer as it is skipped; else the summary says it once */
-void run_on_skip(const struct plan_timer *t)
+void run_on_skip(const struct plan_timer *t, const struct loader_timer *st)
 {
 	if (cli_verbose)
 		fprintf(stderr, "iprof: cannot attach %s: %s\n", t->name,
-			t->error);
+			st->error);
 }
 
 /*

@@ -62,7 +62,7 @@ static void on_signal(int sig)
  * path in $PATH; the loader writes what attached into @plan).  Returns the
  * exit status (see src/main.c).
  */
-int trace_run(struct opts *o, struct plan *plan)
+int trace_run(struct opts *o, const struct plan *plan)
 {
 	struct output w = { 0 };
 	struct loader *l = NULL;
@@ -187,7 +187,7 @@ int trace_run(struct opts *o, struct plan *plan)
 	if (!n) {
 		/* no report follows: say here why each timer is missing */
 		fprintf(stderr, "iprof: no probe could be attached\n");
-		cli_print_not_attached(plan, "iprof: ");
+		cli_print_not_attached(plan, l, "iprof: ");
 		/* every probe wrong in the files (not refused by the kernel):
 		 * bad input */
 		if (plan_errors == plan->ntimers)
@@ -204,7 +204,7 @@ int trace_run(struct opts *o, struct plan *plan)
 				n, n == 1 ? "" : "es");
 	}
 	if (o->strict && nattached != plan->ntimers) {
-		cli_print_not_attached(plan, "iprof: --strict: ");
+		cli_print_not_attached(plan, l, "iprof: --strict: ");
 		fprintf(stderr,
 			"iprof: --strict: %u of %u timers could not be attached\n",
 			plan->ntimers - nattached, plan->ntimers);

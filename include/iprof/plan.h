@@ -74,9 +74,15 @@ struct plan_timer {
 		     * NULL if nothing (also in where) */
 	const struct probe *probe; /* into the probe list given to plan_build */
 	char *error; /* why it cannot be traced, owned; NULL if plannable */
-	const char *mech; /* after attach: "tracepoint", "uprobe", "fentry", ... */
-	int attached; /* set by the loader once all its attachments hold */
+	/* kernel function timers: the mechanisms to try, in this order
+	 * (PLAN_VIA_*): fentry: fentry only, kprobe: kprobe only, func:
+	 * fentry, then kprobes where the kernel refuses fentry; 0 otherwise */
+	unsigned int via;
 };
+
+/* plan_timer.via */
+#define PLAN_VIA_FENTRY 1u /* fentry/fexit (BPF trampolines) */
+#define PLAN_VIA_KPROBE 2u /* kprobe/kretprobe (single or kprobe_multi) */
 
 struct plan {
 	struct plan_timer *timers;

@@ -804,6 +804,10 @@ static void kernel_functions(void **state)
 	/* a kprobe does not need ftrace */
 	assert_null(p.timers[6].error);
 	assert_string_equal(p.timers[6].func, "vfs_readv");
+	/* the planner says which mechanisms the loader tries, in order */
+	assert_int_equal(p.timers[0].via, PLAN_VIA_FENTRY | PLAN_VIA_KPROBE);
+	assert_int_equal(p.timers[1].via, PLAN_VIA_FENTRY);
+	assert_int_equal(p.timers[6].via, PLAN_VIA_KPROBE);
 	/* do_exit never returns: entry only */
 	assert_null(p.timers[7].error);
 	assert_int_equal(p.timers[7].entry_only, 1);
