@@ -690,7 +690,8 @@ static void thread_del(struct agg *a, struct athread *t)
 	a->stats.threads_live--;
 
 	/* shrink after a burst of threads; failure just keeps the table */
-	if (a->tbits > 6 && a->stats.threads_live * 8 < (1u << a->tbits))
+	if (a->tbits > THREAD_TAB_BITS &&
+	    a->stats.threads_live * 8 < (1u << a->tbits))
 		ttab_resize(a, a->tbits - 1);
 }
 

@@ -373,11 +373,12 @@ int chrome_finish(struct chrome *c, uint64_t end_ns)
 	/* names: each process once (by its main thread's name), each thread */
 	for (t = c->all; t && !c->err; t = t->all) {
 		if (!t->pid) {
-			uint32_t k = t->key - 1000000u;
+			uint32_t k = t->key - CHROME_CTX_BASE;
 
 			irq = 1;
 			snprintf(buf, sizeof(buf), "%s/cpu%u",
-				 ctx_name(k / 65536u), k % 65536u);
+				 ctx_name(k / CHROME_CTX_CPUS),
+				 k % CHROME_CTX_CPUS);
 			name_event(c, "thread_name", 0, t->key, buf);
 			continue;
 		}

@@ -24,6 +24,7 @@
 #include "iprof/rec.h"
 #include "iprof/report.h"
 #include "loader.h"
+#include "tracefs.h"
 #include "monitor.h"
 
 #define EXIT_RUNTIME 1
@@ -36,7 +37,7 @@
  * the kernel refuses more than KRETPROBE_MAXACTIVE_MAX (4096).
  */
 #define MAXACTIVE_DEFAULT 256
-#define MAXACTIVE_MAX 4096
+#define MAXACTIVE_MAX TRACEFS_MAXACTIVE_MAX
 /* --interval: reports more often than this would cost more than they say */
 #define INTERVAL_MIN_NS 10000000ull /* 10 ms */
 /* --rb-size: the sizes accepted per CPU, a page to 1 GiB (the kernel

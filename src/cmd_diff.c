@@ -25,6 +25,11 @@
 
 /* inputs larger than this are refused, bytes */
 #define DIFF_MAX_INPUT (1ull << 30)
+/* first read buffer (doubled up to DIFF_MAX_INPUT) */
+#define DIFF_READ_CHUNK 65536u
+/* nesting of a report's tree: iprof's own are at most IPROF_MAX_DEPTH
+ * deep (include/iprof/abi.h); deeper is no report of iprof's */
+#define DIFF_MAX_NESTING 200
 
 struct dstat {
 	uint64_t count, total_ns, avg_ns, p50_ns, p99_ns;
@@ -69,7 +74,7 @@ static void usage(FILE *f)
 /* the whole of @f, NUL-terminated, in *@buf (*@len bytes); 0 or -errno */
 static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 {
-	size_t cap = 65536, n = 0, got;
+	size_t cap = DIFF_READ_CHUNK, n = 0, got;
 	char *b = malloc(cap), *nb;
 
 	if (!b)
@@ -220,7 +225,7 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 
 	if (!nodes || !json_object_is_type(nodes, json_type_array))
 		return 0;
-	if (depth > 200)
+	if (depth > DIFF_MAX_NESTING)
 		return -EINVAL;
 	n = json_object_array_length(nodes);
 	for (i = 0; i < n; i++) {

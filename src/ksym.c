@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "iprof/ksym.h"
+#include "iprof/util.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -66,17 +67,8 @@ static char *new_entry(const char *name, size_t len, const char *module)
 int ksyms_add(struct ksyms *k, const char *name, size_t len,
 	      const char *module)
 {
-	char **nv;
-	size_t cap;
-
-	if (k->nfuncs == k->cap || !k->funcs) {
-		cap = k->cap ? 2 * k->cap : 4096;
-		nv = realloc(k->funcs, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		k->funcs = nv;
-		k->cap = cap;
-	}
+	if (util_grow(&k->funcs, k->nfuncs, sizeof(*k->funcs)))
+		return -ENOMEM;
 	k->funcs[k->nfuncs] = new_entry(name, len, module);
 	if (!k->funcs[k->nfuncs])
 		return -ENOMEM;
@@ -111,10 +103,9 @@ static int read_names(const char *path, int field, int want_text,
 	memset(k, 0, sizeof(*k));
 	if (!path || !(f = fopen(path, "r")))
 		return 0;
-	/* readable, even if empty: an empty list, not an unknown one */
-	k->funcs = calloc(1, sizeof(*k->funcs));
-	if (!k->funcs)
-		err = -ENOMEM;
+	/* readable, even if empty: an empty list, not an unknown one (the
+	 * array as util_grow() allocates it for a first element) */
+	err = util_grow(&k->funcs, 0, sizeof(*k->funcs));
 	while (!err && fgets(line, sizeof(line), f)) {
 		tok[0] = strtok_r(line, " \t\n", &save);
 		for (i = 1; i < 4; i++)

@@ -415,7 +415,7 @@ int rec_writer_push(struct rec_writer *w, const void *rec, size_t len)
 	/* a full block, or a second of records: a kill loses little */
 	if (w->len == REC_BLOCK_BYTES ||
 	    (slot->type != IPROF_REC_COMM && slot->ts &&
-	     slot->ts - w->block_first_ts > 1000000000ull))
+	     slot->ts - w->block_first_ts > REC_BLOCK_MAX_AGE_NS))
 		return flush_records(w);
 	return 0;
 }
@@ -787,7 +787,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 	ret = ret ?: ju64(run, "rb_rings", &rings);
 	if (ret)
 		return ret;
-	p->rb_rings = rings > 65536 ? 0 : (unsigned int)rings;
+	p->rb_rings = rings > REC_MAX_RINGS ? 0 : (unsigned int)rings;
 	a = jget(m, "timers");
 	if (!a || !json_object_is_type(a, json_type_array))
 		return -EBADMSG;

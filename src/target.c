@@ -147,8 +147,8 @@ int target_resolve_pids(struct opts *o)
  */
 int target_add_descendants(struct loader *l, const pid_t *roots, int nroots)
 {
-	struct { int pid, ppid; } *v = NULL, *nv;
-	size_t n = 0, cap = 0, i;
+	struct { int pid, ppid; } *v = NULL;
+	size_t n = 0, i;
 	int *set = NULL, nset = 0, added = 0, k, grew;
 	struct dirent *de;
 	struct util_proc p;
@@ -162,13 +162,8 @@ int target_add_descendants(struct loader *l, const pid_t *roots, int nroots)
 
 		if (*end || pid <= 0 || util_proc_read((int)pid, &p))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
+		if (util_grow(&v, n, sizeof(*v)))
+			break;
 		v[n].pid = (int)pid;
 		v[n].ppid = p.ppid;
 		n++;
@@ -365,8 +360,8 @@ static int sel_matches(int pid, const struct target_sel *sel)
 
 int target_scan_sel(struct loader *l, const struct target_sel *sel)
 {
-	pid_t *roots = NULL, *v;
-	int nroots = 0, cap = 0, added = 0;
+	pid_t *roots = NULL;
+	int nroots = 0, added = 0;
 	struct util_proc p;
 	struct dirent *de;
 	DIR *d;
@@ -384,13 +379,8 @@ int target_scan_sel(struct loader *l, const struct target_sel *sel)
 		    util_proc_read((int)pid, &p) || p.state == 'Z' ||
 		    (p.flags & UTIL_PF_KTHREAD) || !sel_matches((int)pid, sel))
 			continue;
-		if (nroots == cap) {
-			cap = cap ? 2 * cap : 16;
-			v = realloc(roots, (size_t)cap * sizeof(*v));
-			if (!v)
-				break;
-			roots = v;
-		}
+		if (util_grow(&roots, (size_t)nroots, sizeof(*roots)))
+			break;
 		roots[nroots++] = (pid_t)pid;
 		if (!loader_add_target(l, (pid_t)pid))
 			added++;

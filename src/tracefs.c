@@ -97,8 +97,7 @@ int tracefs_kprobe_add(const char *name, const char *func, int ret,
 	int err, fd, id;
 	ssize_t n;
 
-	if (maxactive > 4096 || /* KRETPROBE_MAXACTIVE_MAX, trace_kprobe.c */
-	    strlen(func) > 512) /* KSYM_NAME_LEN */
+	if (maxactive > TRACEFS_MAXACTIVE_MAX || strlen(func) > KSYM_NAME_MAX)
 		return -EINVAL;
 	if (!ret)
 		snprintf(cmd, sizeof(cmd), "p:iprof/%s %s\n", name, func);

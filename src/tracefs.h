@@ -23,6 +23,11 @@ const char *tracefs_dir(void);
 
 /* Longest event name tracefs_kprobe_name() makes, NUL included. */
 #define TRACEFS_EVENT_NAME 48
+/* kretprobe instances the kernel accepts per probe: KRETPROBE_MAXACTIVE_MAX
+ * (kernel/trace/trace_kprobe.c) */
+#define TRACEFS_MAXACTIVE_MAX 4096u
+/* longest symbol name: KSYM_NAME_LEN (include/linux/kallsyms.h) */
+#define KSYM_NAME_MAX 512u
 
 /*
  * tracefs_kprobe_name() - this process's event name for @suffix

@@ -30,8 +30,16 @@
 
 #include "iprof/rec.h"
 
-/* tid of the interrupt-context track of (ctx, cpu), under pid 0 */
-#define CHROME_CTX_TID(ctx, cpu) (1000000u + (uint32_t)(ctx)*65536u + (cpu))
+/*
+ * tid of the interrupt-context track of (ctx, cpu), under pid 0: above
+ * the kernel's pid_max limit (PID_MAX_LIMIT, 4194304 on 64-bit, is not
+ * reached by real tids in a trace: Perfetto only needs them distinct),
+ * CHROME_CTX_CPUS CPUs per context
+ */
+#define CHROME_CTX_BASE 1000000u
+#define CHROME_CTX_CPUS 65536u
+#define CHROME_CTX_TID(ctx, cpu) \
+	(CHROME_CTX_BASE + (uint32_t)(ctx) * CHROME_CTX_CPUS + (cpu))
 
 struct chrome;
 

@@ -32,7 +32,6 @@ struct ksyms {
 	size_t nfuncs;
 	char **traceable; /* sorted, unique; NULL when unknown */
 	size_t ntraceable;
-	size_t cap; /* allocated entries of funcs (ksyms_add()) */
 };
 
 /*

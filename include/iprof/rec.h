@@ -34,6 +34,11 @@
 #define REC_BLOCK_MAX (16u << 20)
 /* Payload the writer gathers before it compresses a RECORDS block, bytes. */
 #define REC_BLOCK_BYTES (256u << 10)
+/* The writer also flushes a block holding records older than this (ns)
+ * (a kill then loses at most about this much of the run). */
+#define REC_BLOCK_MAX_AGE_NS 1000000000ull
+/* A meta block's rb_rings above this is not one iprof wrote (CPUs). */
+#define REC_MAX_RINGS 65536u
 
 /* Block types (block header, first 4 bytes). */
 enum rec_block_type {
