@@ -219,6 +219,17 @@ static int list_functions(const struct list_opts *o, const char *bin)
 	ret = sym_resolve_path(bin, &path, err, sizeof(err));
 	if (!ret)
 		ret = sym_func_names(path, &k, err, sizeof(err));
+	if (!ret && o->glob && strstr(o->glob, "::")) {
+		/* a C++ glob: the names uprobe:BINARY:GLOB matches */
+		struct ksyms cxx;
+
+		ret = sym_cxx_names(&k, &cxx);
+		ksyms_free(&k);
+		k = cxx;
+		if (ret)
+			snprintf(err, sizeof(err), "%s: %s", path,
+				 strerror(-ret));
+	}
 	if (ret) {
 		fprintf(stderr, "iprof: %s\n", err);
 		free(path);

@@ -1674,7 +1674,11 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 			  perr(pr, col, "'%s' matches no %s", pr->func, none));
 }
 
-/* A uprobe glob: the functions of its binary, expanded by plan_glob(). */
+/*
+ * A uprobe glob: the functions of its binary, expanded by plan_glob().  A
+ * C++ glob ("ns::*", "ns::Box::*") matches the functions' demangled names
+ * (sym_cxx_names()): one timer per name, every overload of it.
+ */
 static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 			    const struct probe *pr, const struct plan_env *env,
 			    struct hsearch_data *ht, size_t *scanned)
@@ -1686,6 +1690,13 @@ static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 	ret = sym_resolve_path(pr->path, &path, err, sizeof(err));
 	if (!ret)
 		ret = sym_func_names(path, &names, err, sizeof(err));
+	if (!ret && strstr(pr->func, "::")) {
+		struct ksyms cxx;
+
+		ret = sym_cxx_names(&names, &cxx);
+		ksyms_free(&names);
+		names = cxx;
+	}
 	if (ret == -ENOMEM)
 		goto out;
 	if (ret) {

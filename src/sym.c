@@ -268,14 +268,18 @@ static bool squeeze(const char *s, char *buf, size_t len)
  * before its parameter list, without a template function's return type
  * ("void ns::f<int>(int)" is ns::f<int>).
  */
-static bool cxx_matches(const char *dem, const char *func)
+/*
+ * The name in demangled @dem that every overload shares, into @d (@len
+ * bytes), without white space: before its parameter list, without a
+ * template function's return type.  Its start in @dem in *@name, the
+ * parameter list (or the end) in *@paren.  false if it did not fit.
+ */
+static bool cxx_name_part(const char *dem, char *d, size_t len,
+			  const char **name_out, const char **paren_out)
 {
-	char d[1024], f[512];
 	const char *p, *paren = NULL, *name = dem;
 	int depth = 0;
 
-	if (!squeeze(func, f, sizeof(f)))
-		return false;
 	for (p = dem; *p && !paren; p++) {
 		if (*p == '<')
 			depth++;
@@ -289,14 +293,25 @@ static bool cxx_matches(const char *dem, const char *func)
 	}
 	if (!paren)
 		paren = p;
-	if (strchr(func, '(')) /* with its parameters: one overload */
-		return squeeze(name, d, sizeof(d)) && !strcmp(d, f);
-	if ((size_t)(paren - name) >= sizeof(d))
+	*name_out = name;
+	*paren_out = paren;
+	if ((size_t)(paren - name) >= len)
 		return false;
 	memcpy(d, name, (size_t)(paren - name));
 	d[paren - name] = '\0';
-	if (!squeeze(d, d, sizeof(d)))
+	return squeeze(d, d, len);
+}
+
+static bool cxx_matches(const char *dem, const char *func)
+{
+	char d[1024], f[512];
+	const char *name, *paren;
+
+	if (!squeeze(func, f, sizeof(f)) ||
+	    !cxx_name_part(dem, d, sizeof(d), &name, &paren))
 		return false;
+	if (strchr(func, '(')) /* with its parameters: one overload */
+		return squeeze(name, d, sizeof(d)) && !strcmp(d, f);
 	return !strcmp(d, f);
 }
 
@@ -339,6 +354,78 @@ char *sym_demangle(const char *name)
 	if (demangle(name, &out, &cold))
 		return NULL;
 	return out;
+}
+
+struct cxx_fn {
+	char *part; /* the name all overloads share */
+	char *full; /* this overload: part and parameter list */
+};
+
+static int cxx_fn_cmp(const void *a, const void *b)
+{
+	const struct cxx_fn *x = a, *y = b;
+	int c = strcmp(x->part, y->part);
+
+	return c ? c : strcmp(x->full, y->full);
+}
+
+int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
+{
+	struct cxx_fn *v = NULL;
+	const char *name, *paren;
+	char d[1024], *dem;
+	size_t i, j, n = 0;
+	bool cold;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = util_grow(&out->funcs, 0, sizeof(*out->funcs));
+	for (i = 0; !err && i < names->nfuncs; i++) {
+		err = demangle(names->funcs[i], &dem, &cold);
+		if (err == 1) { /* not C++ */
+			err = 0;
+			continue;
+		}
+		if (!err && !cold &&
+		    cxx_name_part(dem, d, sizeof(d), &name, &paren)) {
+			err = util_grow(&v, n, sizeof(*v));
+			if (!err) {
+				v[n].part = strdup(d);
+				v[n].full = strdup(name);
+				err = v[n].part && v[n].full ? 0 : -ENOMEM;
+				n++;
+			}
+		}
+		free(dem);
+	}
+	if (!err && n)
+		qsort(v, n, sizeof(*v), cxx_fn_cmp);
+	/* a name once; with its parameters where it has overloads */
+	for (i = 0; !err && i < n; i = j) {
+		bool overloaded = false;
+
+		for (j = i + 1; j < n && !strcmp(v[j].part, v[i].part); j++)
+			overloaded |= strcmp(v[j].full, v[i].full) != 0;
+		if (!overloaded) {
+			err = ksyms_add(out, v[i].part, strlen(v[i].part), NULL);
+			continue;
+		}
+		for (size_t k = i; !err && k < j; k++)
+			if (k == i || strcmp(v[k].full, v[k - 1].full))
+				err = ksyms_add(out, v[k].full,
+						strlen(v[k].full), NULL);
+	}
+	for (i = 0; i < n; i++) {
+		free(v[i].part);
+		free(v[i].full);
+	}
+	free(v);
+	if (err) {
+		ksyms_free(out);
+		return -ENOMEM;
+	}
+	ksyms_sort(out);
+	return 0;
 }
 
 static int push(struct lookup *lk, const struct cand *c)

@@ -129,6 +129,21 @@ int sym_clone_of(const char *name, const char *func);
 char *sym_demangle(const char *name);
 
 /*
+ * sym_cxx_names() - the C++ functions among @names (symbols, as
+ * sym_func_names() gives them) by the names a programmer writes for all
+ * their overloads: demangled, without parameter list, a template
+ * function's return type or white space ("_ZN2ns3fooEi" -> "ns::foo",
+ * "_ZN2ns5twiceIiEET_S1_" -> "ns::twice<int>", "_ZNK2ns3Box3getEv" ->
+ * "ns::Box::get"), each once, sorted; a name with overloads once per
+ * overload, with its parameter list as demangled ("ns::foo(int)",
+ * "ns::foo(double)"): what a C++ glob ("ns::*") is matched against; each
+ * is a NAME sym_func_targets() takes.  Cold parts are left out, clones
+ * fold into their function.  Fills @out (free with
+ * ksyms_free(); empty, not NULL, when none).  Returns 0 or -ENOMEM.
+ */
+int sym_cxx_names(const struct ksyms *names, struct ksyms *out);
+
+/*
  * sym_func_range() - sym_func_offset(), and the function's size in bytes
  * (its symbol's st_size; 0 when the symbol does not say) in *@size (NULL:
  * not wanted): the function's code is the @size bytes from file offset

@@ -64,6 +64,21 @@ if [ -x "$X" ]; then
 	check "C++: ns::foo is ambiguous (bad input)" "$?" 2
 	check "C++: the overloads listed" \
 		"$(grep -c "'ns::foo' in $X is ambiguous: 2 overloads: ns::foo(double); ns::foo(int)" "$TMP/amb")" 1
+	# a C++ glob matches demangled names: a timer per function, one per
+	# overload where it has several
+	"$IPROF" -q -f json -o "$TMP/cxxg.json" -e "uprobe:$X:ns::*" \
+		-- "$X" 3 >"$TMP/cxxg.truth" 2>>"$TMP/err"
+	check "C++ glob: exit status" "$?" 0
+	check "C++ glob: timers" "$(jq -r '[.probes[].name] | sort | join(",")' "$TMP/cxxg.json")" \
+		"ns::Box::get,ns::bar,ns::foo(double),ns::foo(int),ns::twice<int>"
+	check "C++ glob: ns::foo(int)" "$(jnode "$TMP/cxxg.json" 'ns::foo(int)' count)" "$(truth foo_int.count "$TMP/cxxg.truth")"
+	check "C++ glob: ns::foo(double)" "$(jnode "$TMP/cxxg.json" 'ns::foo(double)' count)" "$(truth foo_double.count "$TMP/cxxg.truth")"
+	check "C++ glob: ns::bar" "$(jnode "$TMP/cxxg.json" ns::bar count)" "$(truth bar.count "$TMP/cxxg.truth")"
+	check "C++ glob: ns::Box::get" "$(jnode "$TMP/cxxg.json" ns::Box::get count)" "$(truth get.count "$TMP/cxxg.truth")"
+	check "C++ glob: ns::twice<int>" "$(jnode "$TMP/cxxg.json" 'ns::twice<int>' count)" "$(truth twice.count "$TMP/cxxg.truth")"
+	check "C++ glob: iprof list functions matches the same names" \
+		"$("$IPROF" list functions "$X" 'ns::*' 2>/dev/null | tr '\n' ,)" \
+		"ns::Box::get,ns::bar,ns::foo(double),ns::foo(int),ns::twice<int>,"
 else
 	skip "$X not built (no C++ compiler: g++ comes with build-essential, tools/install-deps.sh)"
 fi

@@ -553,6 +553,38 @@ static void ksyms_repeated_names(void **state)
  * and the data symbol left out; globs through ksyms_match() and
  * ksyms_match_clones(); errors as sym_func_offset() gives them.
  */
+/* What a C++ glob is matched against: a name per function, an overload
+ * with its parameters, clones folded, cold parts and C names left out. */
+static void cxx_names(void **state)
+{
+	static const char *const syms[] = {
+		"_ZN2ns3fooEi",			/* ns::foo(int) */
+		"_ZN2ns3fooEd",			/* ns::foo(double) */
+		"_ZN2ns3barEi",			/* ns::bar(int) */
+		"_ZN2ns3barEi.isra.0",		/* its clone */
+		"_ZN2ns3bazEv.cold",		/* a cold part only */
+		"_ZNK2ns3Box3getEv",		/* ns::Box::get() const */
+		"_ZN2ns5twiceIiEET_S1_",	/* int ns::twice<int>(int) */
+		"main",
+	};
+	struct ksyms in = {0}, out;
+	char got[512] = "";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		assert_int_equal(ksyms_add(&in, syms[i], strlen(syms[i]), NULL), 0);
+	ksyms_sort(&in);
+	assert_int_equal(sym_cxx_names(&in, &out), 0);
+	for (i = 0; i < out.nfuncs; i++) {
+		strcat(got, out.funcs[i]);
+		strcat(got, ";");
+	}
+	assert_string_equal(got, "ns::Box::get;ns::bar;ns::foo(double);ns::foo(int);ns::twice<int>;");
+	ksyms_free(&in);
+	ksyms_free(&out);
+}
+
 static void func_names(void **state)
 {
 	const char *fix = getenv("IPROF_GLOB_FIXTURE");
@@ -631,7 +663,7 @@ int main(void)
 		cmocka_unit_test(choosing),
 		cmocka_unit_test(clone_names),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
-		cmocka_unit_test(func_names),
+		cmocka_unit_test(func_names),	cmocka_unit_test(cxx_names),
 		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),
 	};
 
