@@ -20,6 +20,7 @@
 #include "iprof/rec.h"
 #include "iprof/output.h"
 #include "iprof/report.h"
+#include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"
 
@@ -43,8 +44,9 @@ struct dpath {
 };
 
 struct dset {
-	struct dpath *p;
-	size_t n, cap;
+	struct dpath *p; /* grown by util_grow() */
+	size_t n;
+	char why[512]; /* collect()'s reason for -EINVAL, or "" */
 };
 
 static void usage(FILE *f)
@@ -199,15 +201,29 @@ out:
 	return doc;
 }
 
-static uint64_t num(json_object *o, const char *k)
+/*
+ * Member @k of node @o (path @key) in *@out: 0 when absent (an older
+ * report); a value that is no count (negative, fractional, a string) is
+ * -EINVAL with the reason in @s->why.
+ */
+static int num(struct dset *s, json_object *o, const char *key,
+	       const char *k, uint64_t *out)
 {
 	json_object *v;
 
-	if (!json_object_object_get_ex(o, k, &v) ||
-	    !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) < 0)
+	*out = 0;
+	if (!json_object_object_get_ex(o, k, &v))
 		return 0;
-	return json_object_get_uint64(v);
+	if (!json_object_is_type(v, json_type_int) ||
+	    (json_object_get_int64(v) < 0 &&
+	     json_object_get_uint64(v) <= INT64_MAX)) {
+		snprintf(s->why, sizeof(s->why),
+			 "node '%s': \"%s\" is %s, not a count", key, k,
+			 json_object_to_json_string(v));
+		return -EINVAL;
+	}
+	*out = json_object_get_uint64(v);
+	return 0;
 }
 
 static struct dpath *find(struct dset *s, const char *key)
@@ -249,24 +265,19 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 					json_object_array_get_idx(path, k)));
 		if (fclose(m))
 			return -ENOMEM;
-		st.count = num(o, "count");
-		st.total_ns = num(o, "total_ns");
-		st.avg_ns = num(o, "avg_ns");
-		st.p50_ns = num(o, "p50_ns");
-		st.p99_ns = num(o, "p99_ns");
+		if (num(s, o, key, "count", &st.count) ||
+		    num(s, o, key, "total_ns", &st.total_ns) ||
+		    num(s, o, key, "avg_ns", &st.avg_ns) ||
+		    num(s, o, key, "p50_ns", &st.p50_ns) ||
+		    num(s, o, key, "p99_ns", &st.p99_ns)) {
+			free(key);
+			return -EINVAL;
+		}
 		p = find(s, key);
 		if (!p) {
-			if (s->n == s->cap) {
-				size_t cap = s->cap ? 2 * s->cap : 64;
-				struct dpath *np =
-					realloc(s->p, cap * sizeof(*np));
-
-				if (!np) {
-					free(key);
-					return -ENOMEM;
-				}
-				s->p = np;
-				s->cap = cap;
+			if (util_grow(&s->p, s->n, sizeof(*s->p))) {
+				free(key);
+				return -ENOMEM;
 			}
 			p = &s->p[s->n++];
 			memset(p, 0, sizeof(*p));
@@ -284,7 +295,7 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 		}
 		json_object_object_get_ex(o, "children", &kids);
 		if (collect(s, kids, b, depth + 1))
-			return -EINVAL;
+			return -EINVAL; /* s->why says why */
 	}
 	return 0;
 }
@@ -499,10 +510,14 @@ int cmd_diff_main(int argc, char **argv)
 		if (json_object_object_get_ex(i ? db : da, "tree", &t) &&
 		    !collect(&s, t, (int)i, 0))
 			continue;
-		fprintf(stderr,
-			"iprof diff: %s: not an iprof JSON report (no valid "
-			"\"tree\")\n",
-			argv[optind + i]);
+		if (s.why[0])
+			fprintf(stderr, "iprof diff: %s: %s\n",
+				argv[optind + i], s.why);
+		else
+			fprintf(stderr,
+				"iprof diff: %s: not an iprof JSON report (no valid "
+				"\"tree\")\n",
+				argv[optind + i]);
 		goto out;
 	}
 	qsort(s.p, s.n, sizeof(*s.p), by_change);

@@ -153,6 +153,13 @@ check "diff of a cut recording: said" \
 printf 'IPROFREC\0\0\0' >"$TMP/garbage.rec"
 "$IPROF" diff "$TMP/garbage.rec" "$TMP/json.rec" >/dev/null 2>&1
 check "diff of a garbage recording: exit status" "$?" 2
+# a report whose counts are no counts (edited by hand) is refused, naming
+# the file and the node
+jq '.tree[0].count = -5' "$TMP/json.live" >"$TMP/neg.json"
+"$IPROF" diff "$TMP/json.live" "$TMP/neg.json" >/dev/null 2>"$TMP/neg.err"
+check "diff of a negative count: exit status" "$?" 2
+check "diff of a negative count: message" \
+	"$(grep -c "^iprof diff: $TMP/neg.json: node '.*': \"count\" is -5, not a count$" "$TMP/neg.err")" 1
 check "whole recording: the kernel's loss counters known" \
 	"$("$IPROF" report -f json "$TMP/json.rec" 2>/dev/null | jq -r .run.loss_counters_known)" true
 head -c 20 "$TMP/json.rec" >"$TMP/short.rec"
