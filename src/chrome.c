@@ -44,6 +44,7 @@ struct chrome {
 	const struct rec_run *run;
 	int err;
 	uint64_t events, ignored;
+	uint32_t max_depth; /* deeper calls are not written; 0: none */
 	int written; /* an element of traceEvents is out: commas from now */
 	struct ctrack *bucket[CHROME_BUCKETS];
 	struct ctrack *all;
@@ -131,9 +132,13 @@ static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 		     const char *how)
 {
 	struct cframe *fr = &t->f[--t->n];
-	json_object *o = json_object_new_object(), *a;
-	int bad = !o;
+	json_object *o, *a;
+	int bad;
 
+	if (c->max_depth && t->n + 1 > c->max_depth)
+		return 0;
+	o = json_object_new_object();
+	bad = !o;
 	if (bad)
 		return fail(c, -ENOMEM);
 	kv(o, "name", json_object_new_string(timer_name(c, fr->timer)), &bad);
@@ -167,7 +172,8 @@ static void close_down(struct chrome *c, struct ctrack *t, uint32_t keep,
 		close_top(c, t, end, how);
 }
 
-struct chrome *chrome_new(FILE *f, const struct rec_run *run)
+struct chrome *chrome_new(FILE *f, const struct rec_run *run,
+			  uint32_t max_depth)
 {
 	struct chrome *c = calloc(1, sizeof(*c));
 	json_object *o;
@@ -179,6 +185,7 @@ struct chrome *chrome_new(FILE *f, const struct rec_run *run)
 		return NULL;
 	c->f = f;
 	c->run = run;
+	c->max_depth = max_depth;
 	o = json_object_new_object();
 	if (!o)
 		goto nomem;
@@ -190,6 +197,8 @@ struct chrome *chrome_new(FILE *f, const struct rec_run *run)
 		kv(o, "kernel", json_object_new_string(run->kernel), &bad);
 	kv(o, "start_realtime_ns",
 	   json_object_new_uint64(run->start_realtime_ns), &bad);
+	if (max_depth)
+		kv(o, "max_depth", json_object_new_uint64(max_depth), &bad);
 	if (run->command) {
 		json_object *a = json_object_new_array();
 

@@ -278,7 +278,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	}
 	run = rec_reader_run(rd);
 	if (ro->fmt == REPORT_FMT_CHROME) {
-		s.chrome = chrome_new(out, run);
+		s.chrome = chrome_new(out, run, ro->max_depth);
 		if (!s.chrome) {
 			ret = -errno;
 			goto out;

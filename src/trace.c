@@ -253,7 +253,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 			strerror(errno));
 		goto out;
 	}
-	if (tl.f && !(sk.chrome = chrome_new(tl.f, &run))) {
+	if (tl.f && !(sk.chrome = chrome_new(tl.f, &run, o->max_depth))) {
 		fprintf(stderr, "iprof: cannot write the timeline: %s\n",
 			strerror(errno));
 		goto out;

@@ -47,9 +47,12 @@ struct chrome;
  * chrome_new() - start a trace on @f (kept open by the caller): writes the
  * document's head.  @run gives the time origin (start_ns), the timer
  * names (timers, ntimers) and the command; it must outlive the exporter.
- * Returns NULL with errno set (ENOMEM, or a write error).
+ * @max_depth (--max-depth; 0: none): calls deeper than it (depth 1 = top
+ * level) are not written, and otherData.max_depth says so.  Returns NULL
+ * with errno set (ENOMEM, or a write error).
  */
-struct chrome *chrome_new(FILE *f, const struct rec_run *run);
+struct chrome *chrome_new(FILE *f, const struct rec_run *run,
+			  uint32_t max_depth);
 
 /*
  * chrome_push() - one record of the merged stream (@len bytes).  Records

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct rec_run *run = rec_reader_run(r);
 
 		s.agg = agg__new(run->ntimers);
-		s.chrome = chrome_new(out, run);
+		s.chrome = chrome_new(out, run, 0);
 		if (s.agg && s.chrome) {
 			agg__set_by(s.agg, AGG_BY_COMM);
 			rec_replay(r, size & 1 ? 1000 : 0, 0, from, push, &s,

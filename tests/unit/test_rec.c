@@ -513,8 +513,24 @@ static void test_chrome(void **state)
 
 	(void)state;
 	init_run(&run);
+	/* --max-depth 1: the depth-2 calls are left out, said in otherData */
 	f = open_memstream(&buf, &len);
-	c = chrome_new(f, &run);
+	c = chrome_new(f, &run, 1);
+	assert_non_null(c);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		assert_int_equal(chrome_push(c, &recs[i], sizeof(recs[i])), 0);
+	assert_int_equal(chrome_finish(c, T0 + 5000), 0);
+	assert_int_equal(chrome_events(c), 2);
+	chrome_free(c);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"max_depth\":1"));
+	assert_null(strstr(buf, "\"depth\":2"));
+	assert_non_null(strstr(buf, "{\"name\":\"outer\",\"cat\":\"timer\",\"ph\":\"X\",\"ts\":1.000,\"dur\":3.000,\"pid\":100,\"tid\":100,\"args\":{\"depth\":1,\"timer\":0}}"));
+	free(buf);
+	buf = NULL;
+
+	f = open_memstream(&buf, &len);
+	c = chrome_new(f, &run, 0);
 	assert_non_null(c);
 	assert_int_equal(chrome_push(c, &cm, sizeof(cm)), 0);
 	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
@@ -523,6 +539,7 @@ static void test_chrome(void **state)
 	assert_int_equal(chrome_events(c), 4);
 	chrome_free(c);
 	fclose(f);
+	assert_null(strstr(buf, "max_depth"));
 	assert_non_null(strstr(buf, "{\"name\":\"inner\",\"cat\":\"timer\",\"ph\":\"X\",\"ts\":1.500,\"dur\":1.000,\"pid\":100,\"tid\":100,\"args\":{\"depth\":2,\"timer\":1}}"));
 	assert_non_null(strstr(buf, "{\"name\":\"inner\",\"cat\":\"timer\",\"ph\":\"X\",\"ts\":3.000,\"dur\":1.000,\"pid\":100,\"tid\":100,\"args\":{\"depth\":2,\"timer\":1,\"end\":\"unwound\"}}"));
 	assert_non_null(strstr(buf, "{\"name\":\"outer\",\"cat\":\"timer\",\"ph\":\"X\",\"ts\":1.000,\"dur\":3.000,\"pid\":100,\"tid\":100,\"args\":{\"depth\":1,\"timer\":0}}"));
