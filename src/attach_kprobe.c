@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -334,4 +335,52 @@ int loader_kmulti_wanted(const size_t *n)
 	if (e && !strcmp(e, "1"))
 		return 1;
 	return !n || *n >= KMULTI_MIN;
+}
+
+/*
+ * struct bpf_link_info up to its kprobe_multi member as Linux 6.7 has it
+ * (include/uapi/linux/bpf.h: type, id, prog_id, then the union, 8-byte
+ * aligned): Debian 12's headers (6.1) lack the member.  The kernel copies
+ * back no more than this, and zeroes what it does not know.
+ */
+struct kmulti_link_info {
+	__u32 type, id, prog_id, pad;
+	__u64 addrs;	 /* user pointer: 0, addresses not wanted */
+	__u32 count;	 /* functions in the link */
+	__u32 flags;	 /* BPF_F_KPROBE_MULTI_RETURN */
+	__u64 missed;	 /* fprobe's nmissed (6.7+) */
+	__u64 cookies;	 /* user pointer: 0 */
+};
+
+/* Does this kernel report a kprobe_multi link's misses (6.7 and later)? */
+static int kmulti_missed_known(void)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 7);
+}
+
+int loader_kmulti_missed(const struct loader *l, uint64_t *missed)
+{
+	struct kmulti_link_info info;
+	__u32 len;
+	unsigned int i;
+
+	*missed = 0;
+	if (!l->nkmulti)
+		return 0;
+	if (!kmulti_missed_known())
+		return -EOPNOTSUPP;
+	for (i = 0; i < l->nkmulti; i++) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(bpf_link__fd(l->kmulti_links[i]),
+					   &info, &len))
+			return -errno;
+		*missed += info.missed;
+	}
+	return 0;
 }

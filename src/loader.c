@@ -944,6 +944,9 @@ void loader_loss(struct loader *l, struct report_loss *loss)
 	free(v);
 	loss->recursion_misses = recursion_misses(l->skel->obj) +
 				 l->clone_misses;
+	/* the kprobe_multi links' (the callers add each kretprobe's) */
+	if (loader_kmulti_missed(l, &loss->kprobe_misses))
+		loss->kprobe_misses = 0;
 	for (j = 0; j < l->nfobjs; j++)
 		loss->recursion_misses += recursion_misses(l->fobjs[j]->obj);
 }

@@ -129,6 +129,16 @@ int loader_attach_kprobe(struct loader *l, struct timer_links *tl,
 			 uint32_t id, const char *func, uint32_t a_entry,
 			 uint32_t a_ret, char *why, size_t len);
 /*
+ * loader_kmulti_missed() - the misses of @l's kprobe_multi links, summed
+ * into *@missed: calls whose return probe found the link's pool empty (2
+ * instances per function and possible CPU) or that ftrace's recursion
+ * guard skipped (bpf_link_info.kprobe_multi.missed, fprobe's nmissed).
+ * Returns 0, -EOPNOTSUPP before Linux 6.7 (the kernel does not say), or
+ * -errno.
+ */
+int loader_kmulti_missed(const struct loader *l, uint64_t *missed);
+
+/*
  * loader_attach_kmulti() - the kprobe timers @ids (@n) in kprobe_multi
  * links (the programs must be loaded: fn_entry_km, fn_return_km), each
  * function's cookie its action chain.  Sets links[id].kmulti for the

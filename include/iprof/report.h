@@ -60,7 +60,11 @@ struct report_loss {
 	 * BPF program was running on that CPU (bpf_prog_info.recursion_misses
 	 * of every iprof program; an interrupt during a probe, mostly) */
 	uint64_t recursion_misses;
-	uint64_t kprobe_misses; /* sum of report_timer.kprobe_misses */
+	/* sum of report_timer.kprobe_misses, and the misses of the
+	 * kprobe_multi links (Linux 6.7+: bpf_link_info.kprobe_multi.missed;
+	 * per link, not per timer: calls whose return probe found the link's
+	 * pool empty, or that ftrace's recursion guard skipped) */
+	uint64_t kprobe_misses;
 	/* the BPF-side counters above are unknown: a recording cut before
 	 * its trailer (iprof report of a killed iprof record) */
 	int unknown;
