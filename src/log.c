@@ -40,17 +40,32 @@ static FILE *out(void)
 	return log_stream ? log_stream : stderr;
 }
 
-void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+/* "iprof: " or "iprof CMD: " into @buf (@size bytes); its length */
+static size_t prefix(char *buf, size_t size, const char *cmd)
+{
+	int n;
+
+	if (!cmd) {
+		memcpy(buf, LOG_PREFIX, sizeof(LOG_PREFIX) - 1);
+		return sizeof(LOG_PREFIX) - 1;
+	}
+	n = snprintf(buf, size, "iprof %s: ", cmd);
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+static void vwrite(enum log_level level, const char *cmd, const char *fmt,
+		   va_list ap)
 {
 	/* the whole line in one write, as one fprintf(3) to the unbuffered
 	 * stderr made it: lines of processes sharing stderr do not mix */
-	char sbuf[512], *buf = sbuf;
-	size_t plen = sizeof(LOG_PREFIX) - 1;
+	char sbuf[512], *buf = sbuf, pfx[64];
+	size_t plen;
 	va_list cp;
 	int n;
 
 	if (!log_enabled(level))
 		return;
+	plen = prefix(pfx, sizeof(pfx), cmd);
 	va_copy(cp, ap);
 	n = vsnprintf(sbuf + plen, sizeof(sbuf) - plen, fmt, cp);
 	va_end(cp);
@@ -59,19 +74,33 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	if ((size_t)n + plen + 2 > sizeof(sbuf)) {
 		buf = malloc((size_t)n + plen + 2);
 		if (!buf) { /* the text without the single write */
-			fputs(LOG_PREFIX, out());
+			fwrite(pfx, 1, plen, out());
 			vfprintf(out(), fmt, ap);
 			fputc('\n', out());
 			return;
 		}
 		vsnprintf(buf + plen, (size_t)n + 1, fmt, ap);
 	}
-	memcpy(buf, LOG_PREFIX, plen);
+	memcpy(buf, pfx, plen);
 	buf[plen + (size_t)n] = '\n';
 	fwrite(buf, 1, plen + (size_t)n + 1, out());
 	fflush(out());
 	if (buf != sbuf)
 		free(buf);
+}
+
+void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+{
+	vwrite(level, NULL, fmt, ap);
+}
+
+void log_cmd(enum log_level level, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwrite(level, cmd, fmt, ap);
+	va_end(ap);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The messages of the iprof executable on stderr: one line each, "iprof: "
- * and the text, filtered by level.  Internal to the executable (src/log.c);
+ * (a subcommand's own: "iprof report: ", log_cmd()) and the text, filtered
+ * by level.  Internal to the executable (src/log.c);
  * the kernel-free core (iprof_core) says its errors through err buffers
  * and never logs.
  *
@@ -53,6 +54,14 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+
+/*
+ * log_cmd() - log_msg() for a subcommand's own lines: "iprof @cmd: "
+ * ("iprof report: ", "iprof diff: ") instead of LOG_PREFIX; @cmd is at
+ * most 50 bytes (longer is cut).
+ */
+void log_cmd(enum log_level level, const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* log_msg() at each level */
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

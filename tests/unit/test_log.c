@@ -122,6 +122,18 @@ static void buffer_edges(void **state)
 	}
 }
 
+/* a subcommand's lines: "iprof CMD: ", the same levels */
+static void cmd_prefix(void **state)
+{
+	(void)state;
+	log_cmd(LOG_LVL_ERROR, "diff", "%s: empty", "a.json");
+	log_set_switches(1, 0);
+	log_cmd(LOG_LVL_INFO, "report", "not shown");
+	log_cmd(LOG_LVL_WARN, "report", "warning: %d", 3);
+	assert_string_equal(text(), "iprof diff: a.json: empty\n"
+				    "iprof report: warning: 3\n");
+}
+
 static int raw(enum log_level level, const char *fmt, ...)
 {
 	va_list ap;
@@ -155,6 +167,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(long_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(buffer_edges, setup, teardown),
+		cmocka_unit_test_setup_teardown(cmd_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(raw_text, setup, teardown),
 	};
 
