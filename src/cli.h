@@ -86,9 +86,6 @@ struct opts {
 	char **cmd;	    /* after "--" */
 };
 
-/* -q and -v, set once the options are parsed (progress and skip lines) */
-extern int cli_quiet, cli_verbose;
-
 /*
  * Where merged records go: the aggregator, and the recording (iprof
  * record) and the timeline (-f chrome) when there are.

@@ -22,6 +22,7 @@
 #include "iprof/report.h"
 #include "cmd.h"
 #include "replay.h"
+#include "log.h"
 
 /* inputs larger than this are refused, bytes */
 #define DIFF_MAX_INPUT (1ull << 30)
@@ -78,9 +79,9 @@ static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 		n += got;
 		if (n + 1 == cap) {
 			if (cap >= DIFF_MAX_INPUT) {
-				fprintf(stderr,
-					"iprof diff: %s: larger than %llu "
-					"bytes\n",
+				log_cmd(LOG_LVL_ERROR, "diff",
+					"%s: larger than %llu "
+					"bytes",
 					name, DIFF_MAX_INPUT);
 				free(b);
 				return -EFBIG;
@@ -95,7 +96,7 @@ static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 		}
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "iprof diff: %s: read error\n", name);
+		log_cmd(LOG_LVL_ERROR, "diff", "%s: read error", name);
 		free(b);
 		return -EIO;
 	}
@@ -146,8 +147,8 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 			goto out;
 		if (part) {
 			*partial = 1;
-			fprintf(stderr,
-				"iprof diff: warning: %s: the recording ends without its trailer (cut, or the run was killed): compared as far as it goes\n",
+			log_cmd(LOG_LVL_WARN, "diff",
+				"warning: %s: the recording ends without its trailer (cut, or the run was killed): compared as far as it goes",
 				name);
 		}
 		free(buf);
@@ -167,9 +168,9 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		o = json_tokener_parse_ex(tok, buf + off, (int)(len - off));
 		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
 		    !json_object_is_type(o, json_type_object)) {
-			fprintf(stderr,
-				"iprof diff: %s: offset %zu: not a JSON report "
-				"(%s)\n",
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"%s: offset %zu: not a JSON report "
+				"(%s)",
 				name, off + (size_t)tok->char_offset,
 				json_tokener_error_desc(
 					json_tokener_get_error(tok)));
@@ -183,7 +184,7 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		off += (size_t)tok->char_offset;
 	}
 	if (!doc)
-		fprintf(stderr, "iprof diff: %s: empty\n", name);
+		log_cmd(LOG_LVL_ERROR, "diff", "%s: empty", name);
 out:
 	if (tok) /* json-c 0.16's json_tokener_free() takes no NULL */
 		json_tokener_free(tok);
@@ -473,17 +474,18 @@ int cmd_diff_main(int argc, char **argv)
 		return 2;
 	ret = 2;
 	if (ro.fmt != REPORT_FMT_TABLE && ro.fmt != REPORT_FMT_JSON) {
-		fprintf(stderr, "iprof diff: --format is table or json\n");
+		log_cmd(LOG_LVL_ERROR, "diff", "--format is table or json");
 		return 2;
 	}
 	if (optind != argc - 2) {
-		fprintf(stderr, "iprof diff: expected two reports or "
-				"recordings, A and B\n");
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"expected two reports or "
+			"recordings, A and B");
 		return 2;
 	}
 	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-")) {
-		fprintf(stderr,
-			"iprof diff: only one of A and B can be stdin\n");
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"only one of A and B can be stdin");
 		return 2;
 	}
 	da = load(argv[optind], &ro, &partial);
@@ -494,21 +496,21 @@ int cmd_diff_main(int argc, char **argv)
 		if (json_object_object_get_ex(i ? db : da, "tree", &t) &&
 		    !collect(&s, t, (int)i, 0))
 			continue;
-		fprintf(stderr,
-			"iprof diff: %s: not an iprof JSON report (no valid "
-			"\"tree\")\n",
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"%s: not an iprof JSON report (no valid "
+			"\"tree\")",
 			argv[optind + i]);
 		goto out;
 	}
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
 	/* -o as the live run writes it (src/output.c) */
 	if (output_open(&w, ro.output, err, sizeof(err))) {
-		fprintf(stderr, "iprof diff: %s\n", err);
+		log_cmd(LOG_LVL_ERROR, "diff", "%s", err);
 		goto out;
 	}
 	out = output_begin(&w, tmp, sizeof(tmp));
 	if (!out) {
-		fprintf(stderr, "iprof diff: cannot write '%s': %s\n", w.name,
+		log_cmd(LOG_LVL_ERROR, "diff", "cannot write '%s': %s", w.name,
 			strerror(errno));
 		ret = 1;
 		goto out;
@@ -526,7 +528,7 @@ int cmd_diff_main(int argc, char **argv)
 	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
 	werr = output_end(&w, out, tmp, werr);
 	if (werr) {
-		fprintf(stderr, "iprof diff: cannot write '%s': %s\n",
+		log_cmd(LOG_LVL_ERROR, "diff", "cannot write '%s': %s",
 			w.name ? w.name : "stdout", strerror(-werr));
 		ret = 1;
 	}

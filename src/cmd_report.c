@@ -22,6 +22,7 @@
 #include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"
+#include "log.h"
 
 static void usage(FILE *f)
 {
@@ -109,9 +110,9 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			break;
 		case 'o':
 			if (ro->output) {
-				fprintf(stderr,
-					"iprof %s: -o given twice ('%s', '%s'): one output file\n",
-					cmd, ro->output, optarg);
+				log_cmd(LOG_LVL_ERROR, cmd,
+					"-o given twice ('%s', '%s'): one output file",
+					ro->output, optarg);
 				return -EINVAL;
 			}
 			ro->output = optarg;
@@ -176,6 +177,7 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			break;
 		case 'q':
 			ro->quiet = 1;
+			log_set_switches(1, 0);
 			break;
 		case 'h':
 			return 1;
@@ -185,41 +187,36 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 		}
 	}
 	if (ro->to_ns && ro->to_ns <= ro->from_ns) {
-		fprintf(stderr, "iprof %s: --to must be later than --from\n",
-			cmd);
+		log_cmd(LOG_LVL_ERROR, cmd, "--to must be later than --from");
 		return -EINVAL;
 	}
 	if (ro->fmt == REPORT_FMT_SEED && (ro->sort_set || ro->filter_set)) {
-		fprintf(stderr,
-			"iprof %s: --sort, --min-total and --max-depth do not "
-			"apply to --format seed\n",
-			cmd);
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--sort, --min-total and --max-depth do not "
+			"apply to --format seed");
 		return -EINVAL;
 	}
 	if (ro->ncolumns && ro->fmt != REPORT_FMT_TABLE) {
-		fprintf(stderr,
-			"iprof %s: --columns applies to --format table only\n",
-			cmd);
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--columns applies to --format table only");
 		return -EINVAL;
 	}
 	if (ro->weight_set && ro->fmt != REPORT_FMT_FOLDED) {
-		fprintf(stderr,
-			"iprof %s: --weight applies to --format folded only\n",
-			cmd);
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--weight applies to --format folded only");
 		return -EINVAL;
 	}
 	if (ro->fmt == REPORT_FMT_CHROME && ro->by) {
-		fprintf(stderr,
-			"iprof %s: --by does not apply to --format chrome\n",
-			cmd);
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--by does not apply to --format chrome");
 		return -EINVAL;
 	}
 	return 0;
 bad:
-	fprintf(stderr,
-		"iprof %s: invalid value '%s' for --%s (see 'iprof %s "
-		"--help')\n",
-		cmd, optarg,
+	log_cmd(LOG_LVL_ERROR, cmd,
+		"invalid value '%s' for --%s (see 'iprof %s "
+		"--help')",
+		optarg,
 		c == 'f'	   ? "format"
 		: c == O_SORT	   ? "sort"
 		: c == O_MIN_TOTAL ? "min-total"
@@ -273,7 +270,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	*partial = 0;
 	rd = rec_reader_new(in, name, err, sizeof(err));
 	if (!rd) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	run = rec_reader_run(rd);
@@ -299,14 +296,14 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
 			 err, sizeof(err));
 	if (ret < 0) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		ret = ret == -ENOMEM ? ret : -EINVAL;
 		goto out;
 	}
 	if (!run->have_trailer) {
 		*partial = 1;
 		if (!ro->quiet)
-			fprintf(stderr, "iprof: warning: %s\n", err);
+			log_warn("warning: %s", err);
 	}
 	end = run->end_ns;
 	if (ro->to_ns && run->start_ns + ro->to_ns < end)
@@ -356,8 +353,8 @@ FILE *replay_open(const char *path)
 	fd = util_open_read(path, UTIL_OPEN_PIPE, &st, &why);
 	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
-		fprintf(stderr, "iprof: cannot read '%s': %s\n", path,
-			why ? why : strerror(fd < 0 ? -fd : errno));
+		log_error("cannot read '%s': %s", path,
+			  why ? why : strerror(fd < 0 ? -fd : errno));
 		if (fd >= 0)
 			close(fd);
 	}
@@ -380,13 +377,14 @@ int cmd_report_main(int argc, char **argv)
 	if (ret)
 		return 2;
 	if (optind != argc - 1) {
-		fprintf(stderr, "iprof report: expected one recording (see "
-				"'iprof report --help')\n");
+		log_cmd(LOG_LVL_ERROR, "report",
+			"expected one recording (see "
+			"'iprof report --help')");
 		return 2;
 	}
 	if (ro.output && util_same_file(ro.output, argv[optind])) {
-		fprintf(stderr,
-			"iprof report: -o '%s' is the recording '%s': it would be overwritten\n",
+		log_cmd(LOG_LVL_ERROR, "report",
+			"-o '%s' is the recording '%s': it would be overwritten",
 			ro.output, argv[optind]);
 		return 2;
 	}
@@ -396,14 +394,13 @@ int cmd_report_main(int argc, char **argv)
 	/* -o as the live run writes it (src/output.c): never through a
 	 * planted link, never blocking, replaced whole or not at all */
 	if (output_open(&w, ro.output, err, sizeof(err))) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		ret = 2;
 		goto done;
 	}
 	out = output_begin(&w, tmp, sizeof(tmp));
 	if (!out) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", w.name,
-			strerror(errno));
+		log_error("cannot write '%s': %s", w.name, strerror(errno));
 		ret = 1;
 		goto done;
 	}
@@ -417,8 +414,8 @@ int cmd_report_main(int argc, char **argv)
 	if (ret == -EINVAL) {
 		ret = 2;
 	} else if (werr) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n",
-			w.name ? w.name : "stdout", strerror(-werr));
+		log_error("cannot write '%s': %s", w.name ? w.name : "stdout",
+			  strerror(-werr));
 		ret = 1;
 	} else {
 		ret = ret ? 1 : partial ? 3 : 0;

@@ -11,6 +11,7 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "log.h"
 
 static void usage(FILE *f)
 {
@@ -146,23 +147,22 @@ static int outputs_clobber_inputs(const struct opts *o)
 			continue;
 		for (i = 0; i < o->nprobe_files && !bad; i++)
 			if (util_same_file(outs[k], o->probe_files[i])) {
-				fprintf(stderr,
-					"iprof: output '%s' is the probe file '%s': it would be overwritten\n",
+				log_error(
+					"output '%s' is the probe file '%s': it would be overwritten",
 					outs[k], o->probe_files[i]);
 				bad = 1;
 			}
 		if (!bad && exe && util_same_file(outs[k], exe)) {
-			fprintf(stderr,
-				"iprof: output '%s' is the command to trace (%s): it would be overwritten\n",
+			log_error(
+				"output '%s' is the command to trace (%s): it would be overwritten",
 				outs[k], exe);
 			bad = 1;
 		}
 	}
 	if (!bad && outs[0] && outs[1] && (!strcmp(outs[0], outs[1]) ||
 					   util_same_file(outs[0], outs[1]))) {
-		fprintf(stderr,
-			"iprof: the recording and --report-output are one file '%s'\n",
-			outs[0]);
+		log_error("the recording and --report-output are one file '%s'",
+			  outs[0]);
 		bad = 1;
 	}
 	free(exe);
@@ -261,8 +261,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			errno = 0;
 			pid = strtol(optarg, &end, 10);
 			if (errno || *end || pid <= 0 || pid > 0x7fffffff) {
-				fprintf(stderr,
-					"iprof: -p '%s': expected a process id (a positive number)\n",
+				log_error(
+					"-p '%s': expected a process id (a positive number)",
 					optarg);
 				return -EINVAL;
 			}
@@ -276,17 +276,16 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'd':
 			if (util_parse_duration(optarg, &o->duration_ns) ||
 			    !o->duration_ns) {
-				fprintf(stderr,
-					"iprof: --duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)\n",
+				log_error(
+					"--duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)",
 					optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'f':
 			if (report_parse_fmt(optarg, &o->fmt)) {
-				fprintf(stderr,
-					"iprof: --format '%s': expected %s\n",
-					optarg, report_fmt_list());
+				log_error("--format '%s': expected %s", optarg,
+					  report_fmt_list());
 				return -EINVAL;
 			}
 			break;
@@ -295,8 +294,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_SORT:
 			if (report_parse_sort(optarg, &o->sort)) {
-				fprintf(stderr,
-					"iprof: --sort '%s': expected total, self, count, name or first\n",
+				log_error(
+					"--sort '%s': expected total, self, count, name or first",
 					optarg);
 				return -EINVAL;
 			}
@@ -304,8 +303,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_MIN_TOTAL:
 			if (util_parse_duration(optarg, &o->min_total_ns)) {
-				fprintf(stderr,
-					"iprof: --min-total '%s': expected a time like 1ms, 250us, 2s\n",
+				log_error(
+					"--min-total '%s': expected a time like 1ms, 250us, 2s",
 					optarg);
 				return -EINVAL;
 			}
@@ -313,8 +312,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_MAX_DEPTH:
 			if (util_parse_uint(optarg, 1, UINT32_MAX, &ul)) {
-				fprintf(stderr,
-					"iprof: --max-depth '%s': expected a depth of 1 or more\n",
+				log_error(
+					"--max-depth '%s': expected a depth of 1 or more",
 					optarg);
 				return -EINVAL;
 			}
@@ -324,16 +323,16 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_COLUMNS:
 			if (report_parse_columns(optarg, o->columns,
 						 REPORT_NCOL, &o->ncolumns)) {
-				fprintf(stderr,
-					"iprof: --columns '%s': expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded\n",
+				log_error(
+					"--columns '%s': expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded",
 					optarg);
 				return -EINVAL;
 			}
 			break;
 		case O_WEIGHT:
 			if (report_parse_weight(optarg, &o->weight)) {
-				fprintf(stderr,
-					"iprof: --weight '%s': expected self, total, oncpu, offcpu or count\n",
+				log_error(
+					"--weight '%s': expected self, total, oncpu, offcpu or count",
 					optarg);
 				return -EINVAL;
 			}
@@ -341,8 +340,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			if (o->output) {
-				fprintf(stderr,
-					"iprof: -o given twice ('%s', '%s'): one output file\n",
+				log_error(
+					"-o given twice ('%s', '%s'): one output file",
 					o->output, optarg);
 				return -EINVAL;
 			}
@@ -363,8 +362,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			} else if (!strcmp(optarg, "comm")) {
 				o->by = AGG_BY_COMM;
 			} else {
-				fprintf(stderr,
-					"iprof: --by '%s': expected tid, tgid (or pid) or comm\n",
+				log_error(
+					"--by '%s': expected tid, tgid (or pid) or comm",
 					optarg);
 				return -EINVAL;
 			}
@@ -372,8 +371,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_INTERVAL:
 			if (util_parse_duration(optarg, &o->interval_ns) ||
 			    o->interval_ns < INTERVAL_MIN_NS) {
-				fprintf(stderr,
-					"iprof: --interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m\n",
+				log_error(
+					"--interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m",
 					optarg);
 				return -EINVAL;
 			}
@@ -395,13 +394,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 							 "cgroup";
 
 			if (!*optarg) {
-				fprintf(stderr, "iprof: --%s: empty\n", name);
+				log_error("--%s: empty", name);
 				return -EINVAL;
 			}
 			if (*n == IPROF_MAX_SEL) {
-				fprintf(stderr,
-					"iprof: --%s '%s': at most %d --%s options\n",
-					name, optarg, IPROF_MAX_SEL, name);
+				log_error("--%s '%s': at most %d --%s options",
+					  name, optarg, IPROF_MAX_SEL, name);
 				return -EINVAL;
 			}
 			v[(*n)++] = optarg;
@@ -414,9 +412,10 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_MAX_PATHS:
 		case O_MAX_KEYS:
 			if (util_parse_uint(optarg, 0, UINT32_MAX, &ul)) {
-				fprintf(stderr,
-					"iprof: --%s '%s': expected a number from 0 (no cap) to 4294967295\n",
-					c == O_MAX_PATHS ? "max-paths" : "max-keys",
+				log_error(
+					"--%s '%s': expected a number from 0 (no cap) to 4294967295",
+					c == O_MAX_PATHS ? "max-paths"
+							 : "max-keys",
 					optarg);
 				return -EINVAL;
 			}
@@ -431,8 +430,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			} else if (!strcmp(optarg, "delta")) {
 				o->delta = 1;
 			} else {
-				fprintf(stderr,
-					"iprof: --interval-mode '%s': expected cumulative or delta\n",
+				log_error(
+					"--interval-mode '%s': expected cumulative or delta",
 					optarg);
 				return -EINVAL;
 			}
@@ -440,16 +439,16 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_RB:
 			if (util_parse_size(optarg, &o->rb_bytes) ||
 			    o->rb_bytes < RB_SIZE_MIN || o->rb_bytes > RB_SIZE_MAX) {
-				fprintf(stderr,
-					"iprof: --rb-size '%s': expected a size from 4K to 1G\n",
+				log_error(
+					"--rb-size '%s': expected a size from 4K to 1G",
 					optarg);
 				return -EINVAL;
 			}
 			break;
 		case O_MAXACTIVE:
 			if (util_parse_uint(optarg, 0, MAXACTIVE_MAX, &ul)) {
-				fprintf(stderr,
-					"iprof: --maxactive '%s': expected a number from 0 to 4096\n",
+				log_error(
+					"--maxactive '%s': expected a number from 0 to 4096",
 					optarg);
 				return -EINVAL;
 			}
@@ -476,65 +475,61 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	if (optind < argc)
 		o->cmd = &argv[optind];
 	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
-		fprintf(stderr, "iprof: '--' must be followed by a command\n");
+		log_error("'--' must be followed by a command");
 		return -EINVAL;
 	}
 	if (!o->nprobe_files && !o->nspecs) {
-		fprintf(stderr,
-			"iprof: no probes: give --probes FILE or -e SPEC (try 'iprof --help')\n");
+		log_error(
+			"no probes: give --probes FILE or -e SPEC (try 'iprof --help')");
 		return -EINVAL;
 	}
 	if (o->delta && !o->interval_ns) {
-		fprintf(stderr,
-			"iprof: --interval-mode delta needs --interval TIME\n");
+		log_error("--interval-mode delta needs --interval TIME");
 		return -EINVAL;
 	}
 	if (o->cmd && o->npids) {
-		fprintf(stderr,
-			"iprof: -p and -- COMMAND exclude each other: trace one or the other\n");
+		log_error(
+			"-p and -- COMMAND exclude each other: trace one or the other");
 		return -EINVAL;
 	}
 	if (o->record_mode) {
 		/* iprof record: -o is the recording; the report is optional */
 		if (!o->output || !*o->output) {
-			fprintf(stderr,
-				"iprof record: -o FILE (the recording) is required\n");
+			log_cmd(LOG_LVL_ERROR, "record",
+				"-o FILE (the recording) is required");
 			return -EINVAL;
 		}
 		o->record = o->output;
 		o->output = o->report_output;
 	} else if (o->report_output) {
-		fprintf(stderr,
-			"iprof: --report-output applies to 'iprof record' only\n");
+		log_error("--report-output applies to 'iprof record' only");
 		return -EINVAL;
 	}
 	if (outputs_clobber_inputs(o))
 		return -EINVAL;
 	if (o->delta && (o->fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
-		fprintf(stderr,
-			"iprof: OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen\n");
+		log_error(
+			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen");
 		return -EINVAL;
 	}
 	if (o->fmt == REPORT_FMT_CHROME && (o->interval_ns || o->by)) {
-		fprintf(stderr,
-			"iprof: --interval and --by do not apply to --format chrome\n");
+		log_error(
+			"--interval and --by do not apply to --format chrome");
 		return -EINVAL;
 	}
 	/* an option the chosen format would ignore is a mistake: say so */
 	if (o->fmt == REPORT_FMT_SEED &&
 	    (o->sort_set || o->min_total_set || o->max_depth_set)) {
-		fprintf(stderr,
-			"iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n");
+		log_error(
+			"--sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)");
 		return -EINVAL;
 	}
 	if (o->ncolumns && o->fmt != REPORT_FMT_TABLE) {
-		fprintf(stderr,
-			"iprof: --columns applies to --format table only\n");
+		log_error("--columns applies to --format table only");
 		return -EINVAL;
 	}
 	if (o->weight_set && o->fmt != REPORT_FMT_FOLDED) {
-		fprintf(stderr,
-			"iprof: --weight applies to --format folded only\n");
+		log_error("--weight applies to --format folded only");
 		return -EINVAL;
 	}
 	return 0;
@@ -560,11 +555,11 @@ int opts_load_probes(const struct opts *o, struct probe_list *pl)
 	if (ret)
 		goto fail;
 	if (!pl->n) {
-		fprintf(stderr, "iprof: the probe files define no timer\n");
+		log_error("the probe files define no timer");
 		return -EINVAL;
 	}
 	return 0;
 fail:
-	fprintf(stderr, "iprof: %s\n", err);
+	log_error("%s", err);
 	return ret;
 }
