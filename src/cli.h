@@ -68,7 +68,8 @@ struct opts {
 	const char *record;
 	const char *report_output;
 	int record_mode;
-	/* report options (struct report); set: given on the command line */
+	/* report options (struct report), parsed as struct report_opts
+	 * (src/report_opts.c); set: given on the command line */
 	enum report_sort sort;
 	uint64_t min_total_ns;
 	uint32_t max_depth;

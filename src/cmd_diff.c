@@ -128,7 +128,7 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		struct replay_opts jo = *ro;
 		int part, ret;
 
-		jo.fmt = REPORT_FMT_JSON;
+		jo.r.fmt = REPORT_FMT_JSON;
 		jo.quiet = 1;
 		mem = fmemopen(buf, len, "r");
 		FILE *js = open_memstream(&json, &jlen);
@@ -473,7 +473,7 @@ int cmd_diff_main(int argc, char **argv)
 	if (ret)
 		return 2;
 	ret = 2;
-	if (ro.fmt != REPORT_FMT_TABLE && ro.fmt != REPORT_FMT_JSON) {
+	if (ro.r.fmt != REPORT_FMT_TABLE && ro.r.fmt != REPORT_FMT_JSON) {
 		log_cmd(LOG_LVL_ERROR, "diff", "--format is table or json");
 		return 2;
 	}
@@ -504,7 +504,7 @@ int cmd_diff_main(int argc, char **argv)
 	}
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
 	/* -o as the live run writes it (src/output.c) */
-	if (output_open(&w, ro.output, err, sizeof(err))) {
+	if (output_open(&w, ro.r.output, err, sizeof(err))) {
 		log_cmd(LOG_LVL_ERROR, "diff", "%s", err);
 		goto out;
 	}
@@ -516,7 +516,7 @@ int cmd_diff_main(int argc, char **argv)
 		goto out;
 	}
 	errno = 0;
-	if (ro.fmt == REPORT_FMT_JSON)
+	if (ro.r.fmt == REPORT_FMT_JSON)
 		ret = json_out(out, &s, argv[optind], argv[optind + 1]) ? 1 : 0;
 	else {
 		table(out, &s, argv[optind], argv[optind + 1]);

@@ -23,6 +23,7 @@
 #include "cmd.h"
 #include "replay.h"
 #include "log.h"
+#include "report_opts.h"
 
 static void usage(FILE *f)
 {
@@ -33,20 +34,22 @@ static void usage(FILE *f)
 		"stdin) as the\n"
 		"live run would have, for the options given here.\n"
 		"\n"
-		"  -f, --format FMT      table (default), json, folded, seed, "
-		"chrome or openmetrics\n"
-		"  -o, --output FILE     write the report to FILE instead of "
-		"stdout\n"
-		"      --sort KEY        total (default), self, count, name or "
-		"first\n"
-		"      --min-total TIME  hide paths whose total time is below "
-		"TIME\n"
-		"      --max-depth N     hide paths deeper than N timers\n"
-		"      --columns LIST    table columns (see 'iprof --help')\n"
-		"      --weight W        folded line values: self, total, "
-		"oncpu, offcpu, count\n"
-		"      --by KEY          a root per thread (tid), process "
-		"(tgid) or name (comm)\n"
+		"  -f, --format FMT      ");
+	/* the lists from the tables (src/report_opts.c) */
+	report_opts_usage(f, 'f', "", "", 0);
+	fprintf(f, "  -o, --output FILE     write the report to FILE instead of "
+		   "stdout\n"
+		   "      --sort KEY        ");
+	report_opts_usage(f, RO_SORT, "", "", 0);
+	fprintf(f, "      --min-total TIME  hide paths whose total time is "
+		   "below TIME\n"
+		   "      --max-depth N     hide paths deeper than N timers\n"
+		   "      --columns LIST    table columns (see 'iprof --help')\n"
+		   "      --weight W        ");
+	report_opts_usage(f, RO_WEIGHT, "folded line values: ", "", 0);
+	fprintf(f, "      --by KEY          ");
+	report_opts_usage(f, RO_BY, "a root per ", "", 0);
+	fprintf(f,
 		"      --max-paths N     cap the tree's paths (default 10000, "
 		"as live)\n"
 		"      --max-keys N      cap the --by roots (default 1000, as "
@@ -69,91 +72,29 @@ static void usage(FILE *f)
 int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 {
 	enum {
-		O_SORT = 256,
-		O_MIN_TOTAL,
-		O_MAX_DEPTH,
-		O_COLUMNS,
-		O_WEIGHT,
-		O_BY,
-		O_FROM,
+		O_FROM = RO_NEXT,
 		O_TO,
-		O_MAX_PATHS,
-		O_MAX_KEYS,
 	};
 	static const struct option lo[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"sort", required_argument, NULL, O_SORT},
-		{"min-total", required_argument, NULL, O_MIN_TOTAL},
-		{"max-depth", required_argument, NULL, O_MAX_DEPTH},
-		{"columns", required_argument, NULL, O_COLUMNS},
-		{"weight", required_argument, NULL, O_WEIGHT},
-		{"by", required_argument, NULL, O_BY},
+		REPORT_OPTS_LONG,
 		{"from", required_argument, NULL, O_FROM},
 		{"to", required_argument, NULL, O_TO},
-		{"max-paths", required_argument, NULL, O_MAX_PATHS},
-		{"max-keys", required_argument, NULL, O_MAX_KEYS},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	uint64_t ul;
-	int c;
+	int c, ret;
 
+	report_opts_init(&ro->r);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, REPORT_OPTS_SHORT "qh", lo,
+				NULL)) != -1) {
+		ret = report_opts_parse(&ro->r, c, optarg, cmd);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
 		switch (c) {
-		case 'f':
-			if (report_parse_fmt(optarg, &ro->fmt))
-				goto bad;
-			ro->fmt_set = 1;
-			break;
-		case 'o':
-			if (ro->output) {
-				log_cmd(LOG_LVL_ERROR, cmd,
-					"-o given twice ('%s', '%s'): one output file",
-					ro->output, optarg);
-				return -EINVAL;
-			}
-			ro->output = optarg;
-			break;
-		case O_SORT:
-			if (report_parse_sort(optarg, &ro->sort))
-				goto bad;
-			ro->sort_set = 1;
-			break;
-		case O_MIN_TOTAL:
-			if (util_parse_duration(optarg, &ro->min_total_ns))
-				goto bad;
-			ro->filter_set = 1;
-			break;
-		case O_MAX_DEPTH:
-			if (util_parse_uint(optarg, 1, UINT32_MAX, &ul))
-				goto bad;
-			ro->max_depth = (uint32_t)ul;
-			ro->filter_set = 1;
-			break;
-		case O_COLUMNS:
-			if (report_parse_columns(optarg, ro->columns,
-						 REPORT_NCOL, &ro->ncolumns))
-				goto bad;
-			break;
-		case O_WEIGHT:
-			if (report_parse_weight(optarg, &ro->weight))
-				goto bad;
-			ro->weight_set = 1;
-			break;
-		case O_BY:
-			if (!strcmp(optarg, "tid"))
-				ro->by = AGG_BY_TID;
-			else if (!strcmp(optarg, "tgid") ||
-				 !strcmp(optarg, "pid"))
-				ro->by = AGG_BY_TGID;
-			else if (!strcmp(optarg, "comm"))
-				ro->by = AGG_BY_COMM;
-			else
-				goto bad;
-			break;
 		case O_FROM:
 			if (util_parse_duration(optarg, &ro->from_ns))
 				goto bad;
@@ -162,18 +103,6 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			if (util_parse_duration(optarg, &ro->to_ns) ||
 			    !ro->to_ns)
 				goto bad;
-			break;
-		case O_MAX_PATHS:
-		case O_MAX_KEYS:
-			if (util_parse_uint(optarg, 0, UINT32_MAX, &ul))
-				goto bad;
-			if (c == O_MAX_PATHS) {
-				ro->max_paths = (uint32_t)ul;
-				ro->max_paths_set = 1;
-			} else {
-				ro->max_keys = (uint32_t)ul;
-				ro->max_keys_set = 1;
-			}
 			break;
 		case 'q':
 			ro->quiet = 1;
@@ -190,23 +119,9 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 		log_cmd(LOG_LVL_ERROR, cmd, "--to must be later than --from");
 		return -EINVAL;
 	}
-	if (ro->fmt == REPORT_FMT_SEED && (ro->sort_set || ro->filter_set)) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--sort, --min-total and --max-depth do not "
-			"apply to --format seed");
+	if (report_opts_check(&ro->r, cmd))
 		return -EINVAL;
-	}
-	if (ro->ncolumns && ro->fmt != REPORT_FMT_TABLE) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--columns applies to --format table only");
-		return -EINVAL;
-	}
-	if (ro->weight_set && ro->fmt != REPORT_FMT_FOLDED) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--weight applies to --format folded only");
-		return -EINVAL;
-	}
-	if (ro->fmt == REPORT_FMT_CHROME && ro->by) {
+	if (ro->r.fmt == REPORT_FMT_CHROME && ro->r.by) {
 		log_cmd(LOG_LVL_ERROR, cmd,
 			"--by does not apply to --format chrome");
 		return -EINVAL;
@@ -214,21 +129,8 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 	return 0;
 bad:
 	log_cmd(LOG_LVL_ERROR, cmd,
-		"invalid value '%s' for --%s (see 'iprof %s "
-		"--help')",
-		optarg,
-		c == 'f'	   ? "format"
-		: c == O_SORT	   ? "sort"
-		: c == O_MIN_TOTAL ? "min-total"
-		: c == O_MAX_DEPTH ? "max-depth"
-		: c == O_COLUMNS   ? "columns"
-		: c == O_WEIGHT	   ? "weight"
-		: c == O_BY	   ? "by"
-		: c == O_FROM	   ? "from"
-		: c == O_MAX_PATHS ? "max-paths"
-		: c == O_MAX_KEYS  ? "max-keys"
-				   : "to",
-		cmd);
+		"invalid value '%s' for --%s (see 'iprof %s --help')", optarg,
+		c == O_FROM ? "from" : "to", cmd);
 	return -EINVAL;
 }
 
@@ -274,7 +176,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	run = rec_reader_run(rd);
-	if (ro->fmt == REPORT_FMT_CHROME) {
+	if (ro->r.fmt == REPORT_FMT_CHROME) {
 		s.chrome = chrome_new(out, run);
 		if (!s.chrome) {
 			ret = -errno;
@@ -286,12 +188,8 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 			ret = -ENOMEM;
 			goto out;
 		}
-		agg__set_by(s.agg, ro->by);
-		agg__set_limits(s.agg,
-				ro->max_paths_set ? ro->max_paths :
-						    AGG_MAX_PATHS_DEFAULT,
-				ro->max_keys_set ? ro->max_keys :
-						   AGG_MAX_KEYS_DEFAULT);
+		agg__set_by(s.agg, ro->r.by);
+		agg__set_limits(s.agg, ro->r.max_paths, ro->r.max_keys);
 	}
 	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
 			 err, sizeof(err));
@@ -322,13 +220,13 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	if (r.start_realtime_ns)
 		r.start_realtime_ns += from - run->start_ns;
 	r.duration_ns = end - from;
-	r.sort = ro->sort;
-	r.min_total_ns = ro->min_total_ns;
-	r.max_depth = ro->max_depth;
-	r.weight = ro->weight;
-	r.columns = ro->ncolumns ? ro->columns : NULL;
-	r.ncolumns = ro->ncolumns;
-	ret = report_write(out, &r, ro->fmt, ro->quiet ? NULL : stderr);
+	r.sort = ro->r.sort;
+	r.min_total_ns = ro->r.min_total_ns;
+	r.max_depth = ro->r.max_depth;
+	r.weight = ro->r.weight;
+	r.columns = ro->r.ncolumns ? ro->r.columns : NULL;
+	r.ncolumns = ro->r.ncolumns;
+	ret = report_write(out, &r, ro->r.fmt, ro->quiet ? NULL : stderr);
 	for (uint32_t i = 0; i < run->ntimers; i++)
 		if (!run->timers[i].attached)
 			*partial = 1;
@@ -382,10 +280,10 @@ int cmd_report_main(int argc, char **argv)
 			"'iprof report --help')");
 		return 2;
 	}
-	if (ro.output && util_same_file(ro.output, argv[optind])) {
+	if (ro.r.output && util_same_file(ro.r.output, argv[optind])) {
 		log_cmd(LOG_LVL_ERROR, "report",
 			"-o '%s' is the recording '%s': it would be overwritten",
-			ro.output, argv[optind]);
+			ro.r.output, argv[optind]);
 		return 2;
 	}
 	in = replay_open(argv[optind]);
@@ -393,7 +291,7 @@ int cmd_report_main(int argc, char **argv)
 		return 2;
 	/* -o as the live run writes it (src/output.c): never through a
 	 * planted link, never blocking, replaced whole or not at all */
-	if (output_open(&w, ro.output, err, sizeof(err))) {
+	if (output_open(&w, ro.r.output, err, sizeof(err))) {
 		log_error("%s", err);
 		ret = 2;
 		goto done;

@@ -12,6 +12,7 @@
 #include "iprof/util.h"
 #include "cli.h"
 #include "log.h"
+#include "report_opts.h"
 
 static void usage(FILE *f)
 {
@@ -51,29 +52,35 @@ static void usage(FILE *f)
 		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
 		"\n"
 		"Output:\n"
-		"  -f, --format FMT      table (default), json (doc/json.md), folded (flame\n"
-		"                        graph input: 'a;b;c VALUE'), seed (the seed\n"
-		"                        patch's lines) or chrome (a timeline for\n"
-		"                        Perfetto UI / chrome://tracing: one event per call)\n"
-		"                        or openmetrics (Prometheus; doc/openmetrics.md)\n"
+		"  -f, --format FMT      ");
+	/* the lists from the tables (src/report_opts.c) */
+	report_opts_usage(f, 'f', "", "", 1);
+	fprintf(f,
 		"  -o, --output FILE     write the report to FILE instead of stdout\n"
 		"                        (iprof record: the recording, doc/recording.md)\n"
 		"      --report-output FILE  iprof record: also write the live report\n"
 		"                        (-f FMT) to FILE ('-': stdout)\n"
-		"      --sort KEY        order of siblings: total (default), self, count,\n"
-		"                        name or first (first seen); table, json, folded\n"
+		"      --sort KEY        ");
+	report_opts_usage(f, RO_SORT, "order of siblings: ",
+			  "; table, json, folded", 1);
+	fprintf(f,
 		"      --min-total TIME  hide paths whose total time is below TIME (still\n"
 		"                        counted in their parents); table, json, folded\n"
 		"      --max-depth N     hide paths deeper than N timers; table, json, folded\n"
-		"      --columns LIST    table columns, comma-separated, '+LIST' to add to\n"
-		"                        the default: count total self wall oncpu offcpu\n"
-		"                        runq blocked min avg max stddev p50 p90 p99 p99.9\n"
-		"                        threads exited incompl unwound discarded\n"
-		"      --weight W        folded line values: self (default), total, oncpu,\n"
-		"                        offcpu (exclusive of children, ns) or count\n"
-		"      --by KEY          split the tree under a root per thread (tid),\n"
-		"                        process (tgid) or command name (comm: a renamed\n"
-		"                        thread's timers go under its new name)\n"
+		"      --columns LIST    ");
+	report_opts_usage(f, RO_COLUMNS,
+			  "table columns, comma-separated, '+LIST' to add to "
+			  "the default: ",
+			  "", 1);
+	fprintf(f, "      --weight W        ");
+	report_opts_usage(f, RO_WEIGHT, "folded line values: ",
+			  " (exclusive of children, ns)", 1);
+	fprintf(f, "      --by KEY          ");
+	report_opts_usage(f, RO_BY, "split the tree under a root per ",
+			  "; with comm, a renamed thread's timers go under "
+			  "its new name",
+			  1);
+	fprintf(f,
 		"      --max-paths N     at most N paths in the tree (default 10000, about\n"
 		"                        8 KiB each; 0: no cap); timers on new paths\n"
 		"                        beyond it are counted under '[other]'\n"
@@ -169,52 +176,58 @@ static int outputs_clobber_inputs(const struct opts *o)
 	return bad;
 }
 
+/*
+ * The report options into the fields of struct opts that the run reads
+ * (src/run.c, src/trace.c).
+ */
+static void take_report_opts(struct opts *o, const struct report_opts *ro)
+{
+	o->fmt = ro->fmt;
+	o->output = ro->output;
+	o->sort = ro->sort;
+	o->sort_set = ro->sort_set;
+	o->min_total_ns = ro->min_total_ns;
+	o->min_total_set = ro->min_total_set;
+	o->max_depth = ro->max_depth;
+	o->max_depth_set = ro->max_depth_set;
+	o->weight = ro->weight;
+	o->weight_set = ro->weight_set;
+	memcpy(o->columns, ro->columns, sizeof(o->columns));
+	o->ncolumns = ro->ncolumns;
+	o->by = ro->by;
+	o->max_paths = ro->max_paths;
+	o->max_keys = ro->max_keys;
+}
+
 int opts_parse(int argc, char **argv, struct opts *o)
 {
 	enum {
-		O_STRICT = 256,
+		O_STRICT = RO_NEXT,
 		O_DRY,
 		O_RB,
-		O_SORT,
-		O_MIN_TOTAL,
-		O_MAX_DEPTH,
-		O_COLUMNS,
-		O_WEIGHT,
 		O_INTERVAL,
 		O_INTERVAL_MODE,
-		O_BY,
 		O_MAXACTIVE,
 		O_REPORT_OUTPUT,
 		O_LISTEN,
-		O_MAX_PATHS,
-		O_MAX_KEYS,
 		O_COMM,
 		O_EXE,
 		O_CGROUP,
 	};
 	static const struct option lo[] = {
+		REPORT_OPTS_LONG,
 		{ "probes", required_argument, NULL, 'P' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
 		{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "rb-size", required_argument, NULL, O_RB },
 		{ "maxactive", required_argument, NULL, O_MAXACTIVE },
-		{ "sort", required_argument, NULL, O_SORT },
-		{ "min-total", required_argument, NULL, O_MIN_TOTAL },
-		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
-		{ "columns", required_argument, NULL, O_COLUMNS },
-		{ "weight", required_argument, NULL, O_WEIGHT },
 		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "by", required_argument, NULL, O_BY },
 		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "max-paths", required_argument, NULL, O_MAX_PATHS },
-		{ "max-keys", required_argument, NULL, O_MAX_KEYS },
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "exe", required_argument, NULL, O_EXE },
 		{ "cgroup", required_argument, NULL, O_CGROUP },
@@ -224,15 +237,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct report_opts ro;
 	uint64_t ul;
 	char *end;
 	long pid;
-	int c;
+	int c, ret;
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
-	o->max_paths = AGG_MAX_PATHS_DEFAULT;
-	o->max_keys = AGG_MAX_KEYS_DEFAULT;
+	report_opts_init(&ro);
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -244,8 +257,13 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "+P:e:p:d:f:o:vqhV", lo, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+P:e:p:d:vqhV" REPORT_OPTS_SHORT,
+				lo, NULL)) != -1) {
+		ret = report_opts_parse(&ro, c, optarg, NULL);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
 		switch (c) {
 		case 'P':
 			if (add_str(&o->probe_files, &o->nprobe_files, optarg))
@@ -282,91 +300,14 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			break;
-		case 'f':
-			if (report_parse_fmt(optarg, &o->fmt)) {
-				log_error("--format '%s': expected %s", optarg,
-					  report_fmt_list());
-				return -EINVAL;
-			}
-			break;
 		case O_REPORT_OUTPUT:
 			o->report_output = optarg;
-			break;
-		case O_SORT:
-			if (report_parse_sort(optarg, &o->sort)) {
-				log_error(
-					"--sort '%s': expected total, self, count, name or first",
-					optarg);
-				return -EINVAL;
-			}
-			o->sort_set = 1;
-			break;
-		case O_MIN_TOTAL:
-			if (util_parse_duration(optarg, &o->min_total_ns)) {
-				log_error(
-					"--min-total '%s': expected a time like 1ms, 250us, 2s",
-					optarg);
-				return -EINVAL;
-			}
-			o->min_total_set = 1;
-			break;
-		case O_MAX_DEPTH:
-			if (util_parse_uint(optarg, 1, UINT32_MAX, &ul)) {
-				log_error(
-					"--max-depth '%s': expected a depth of 1 or more",
-					optarg);
-				return -EINVAL;
-			}
-			o->max_depth = (uint32_t)ul;
-			o->max_depth_set = 1;
-			break;
-		case O_COLUMNS:
-			if (report_parse_columns(optarg, o->columns,
-						 REPORT_NCOL, &o->ncolumns)) {
-				log_error(
-					"--columns '%s': expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case O_WEIGHT:
-			if (report_parse_weight(optarg, &o->weight)) {
-				log_error(
-					"--weight '%s': expected self, total, oncpu, offcpu or count",
-					optarg);
-				return -EINVAL;
-			}
-			o->weight_set = 1;
-			break;
-		case 'o':
-			if (o->output) {
-				log_error(
-					"-o given twice ('%s', '%s'): one output file",
-					o->output, optarg);
-				return -EINVAL;
-			}
-			o->output = optarg;
 			break;
 		case O_STRICT:
 			o->strict = 1;
 			break;
 		case O_DRY:
 			o->dry_run = 1;
-			break;
-		case O_BY:
-			if (!strcmp(optarg, "tid")) {
-				o->by = AGG_BY_TID;
-			} else if (!strcmp(optarg, "tgid") ||
-				   !strcmp(optarg, "pid")) {
-				o->by = AGG_BY_TGID;
-			} else if (!strcmp(optarg, "comm")) {
-				o->by = AGG_BY_COMM;
-			} else {
-				log_error(
-					"--by '%s': expected tid, tgid (or pid) or comm",
-					optarg);
-				return -EINVAL;
-			}
 			break;
 		case O_INTERVAL:
 			if (util_parse_duration(optarg, &o->interval_ns) ||
@@ -409,21 +350,6 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			o->nselect++;
 			break;
 		}
-		case O_MAX_PATHS:
-		case O_MAX_KEYS:
-			if (util_parse_uint(optarg, 0, UINT32_MAX, &ul)) {
-				log_error(
-					"--%s '%s': expected a number from 0 (no cap) to 4294967295",
-					c == O_MAX_PATHS ? "max-paths"
-							 : "max-keys",
-					optarg);
-				return -EINVAL;
-			}
-			if (c == O_MAX_PATHS)
-				o->max_paths = (uint32_t)ul;
-			else
-				o->max_keys = (uint32_t)ul;
-			break;
 		case O_INTERVAL_MODE:
 			if (!strcmp(optarg, "cumulative")) {
 				o->delta = 0;
@@ -472,6 +398,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			return -EINVAL;
 		}
 	}
+	take_report_opts(o, &ro);
 	if (optind < argc)
 		o->cmd = &argv[optind];
 	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
@@ -518,20 +445,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		return -EINVAL;
 	}
 	/* an option the chosen format would ignore is a mistake: say so */
-	if (o->fmt == REPORT_FMT_SEED &&
-	    (o->sort_set || o->min_total_set || o->max_depth_set)) {
-		log_error(
-			"--sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)");
+	if (report_opts_check(&ro, NULL))
 		return -EINVAL;
-	}
-	if (o->ncolumns && o->fmt != REPORT_FMT_TABLE) {
-		log_error("--columns applies to --format table only");
-		return -EINVAL;
-	}
-	if (o->weight_set && o->fmt != REPORT_FMT_FOLDED) {
-		log_error("--weight applies to --format folded only");
-		return -EINVAL;
-	}
 	return 0;
 }
 
