@@ -69,7 +69,8 @@ struct opts {
 	const char *record;
 	const char *report_output;
 	int record_mode;
-	/* report options (struct report); set: given on the command line */
+	/* report options (struct report), parsed as struct report_opts
+	 * (src/report_opts.c); set: given on the command line */
 	enum report_sort sort;
 	uint64_t min_total_ns;
 	uint32_t max_depth;
@@ -86,9 +87,6 @@ struct opts {
 	const char *listen; /* --listen ADDR:PORT: serve /metrics */
 	char **cmd;	    /* after "--" */
 };
-
-/* -q and -v, set once the options are parsed (progress and skip lines) */
-extern int cli_quiet, cli_verbose;
 
 /*
  * Where merged records go: the aggregator, and the recording (iprof

@@ -23,6 +23,7 @@
 #include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"
+#include "log.h"
 
 /* inputs larger than this are refused, bytes */
 #define DIFF_MAX_INPUT (1ull << 30)
@@ -85,9 +86,9 @@ static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 		n += got;
 		if (n + 1 == cap) {
 			if (cap >= DIFF_MAX_INPUT) {
-				fprintf(stderr,
-					"iprof diff: %s: larger than %llu "
-					"bytes\n",
+				log_cmd(LOG_LVL_ERROR, "diff",
+					"%s: larger than %llu "
+					"bytes",
 					name, DIFF_MAX_INPUT);
 				free(b);
 				return -EFBIG;
@@ -102,7 +103,7 @@ static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 		}
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "iprof diff: %s: read error\n", name);
+		log_cmd(LOG_LVL_ERROR, "diff", "%s: read error", name);
 		free(b);
 		return -EIO;
 	}
@@ -134,7 +135,7 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		struct replay_opts jo = *ro;
 		int part, ret;
 
-		jo.fmt = REPORT_FMT_JSON;
+		jo.r.fmt = REPORT_FMT_JSON;
 		jo.quiet = 1;
 		mem = fmemopen(buf, len, "r");
 		FILE *js = open_memstream(&json, &jlen);
@@ -153,8 +154,8 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 			goto out;
 		if (part) {
 			*partial = 1;
-			fprintf(stderr,
-				"iprof diff: warning: %s: the recording ends without its trailer (cut, or the run was killed): compared as far as it goes\n",
+			log_cmd(LOG_LVL_WARN, "diff",
+				"warning: %s: the recording ends without its trailer (cut, or the run was killed): compared as far as it goes",
 				name);
 		}
 		free(buf);
@@ -174,9 +175,9 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		o = json_tokener_parse_ex(tok, buf + off, (int)(len - off));
 		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
 		    !json_object_is_type(o, json_type_object)) {
-			fprintf(stderr,
-				"iprof diff: %s: offset %zu: not a JSON report "
-				"(%s)\n",
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"%s: offset %zu: not a JSON report "
+				"(%s)",
 				name, off + (size_t)tok->char_offset,
 				json_tokener_error_desc(
 					json_tokener_get_error(tok)));
@@ -190,7 +191,7 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		off += (size_t)tok->char_offset;
 	}
 	if (!doc)
-		fprintf(stderr, "iprof diff: %s: empty\n", name);
+		log_cmd(LOG_LVL_ERROR, "diff", "%s: empty", name);
 out:
 	if (tok) /* json-c 0.16's json_tokener_free() takes no NULL */
 		json_tokener_free(tok);
@@ -488,18 +489,19 @@ int cmd_diff_main(int argc, char **argv)
 	if (ret)
 		return 2;
 	ret = 2;
-	if (ro.fmt != REPORT_FMT_TABLE && ro.fmt != REPORT_FMT_JSON) {
-		fprintf(stderr, "iprof diff: --format is table or json\n");
+	if (ro.r.fmt != REPORT_FMT_TABLE && ro.r.fmt != REPORT_FMT_JSON) {
+		log_cmd(LOG_LVL_ERROR, "diff", "--format is table or json");
 		return 2;
 	}
 	if (optind != argc - 2) {
-		fprintf(stderr, "iprof diff: expected two reports or "
-				"recordings, A and B\n");
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"expected two reports or "
+			"recordings, A and B");
 		return 2;
 	}
 	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-")) {
-		fprintf(stderr,
-			"iprof diff: only one of A and B can be stdin\n");
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"only one of A and B can be stdin");
 		return 2;
 	}
 	da = load(argv[optind], &ro, &partial);
@@ -511,30 +513,30 @@ int cmd_diff_main(int argc, char **argv)
 		    !collect(&s, t, (int)i, 0))
 			continue;
 		if (s.why[0])
-			fprintf(stderr, "iprof diff: %s: %s\n",
+			log_cmd(LOG_LVL_ERROR, "diff", "%s: %s",
 				argv[optind + i], s.why);
 		else
-			fprintf(stderr,
-				"iprof diff: %s: not an iprof JSON report (no valid "
-				"\"tree\")\n",
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"%s: not an iprof JSON report (no valid "
+				"\"tree\")",
 				argv[optind + i]);
 		goto out;
 	}
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
 	/* -o as the live run writes it (src/output.c) */
-	if (output_open(&w, ro.output, err, sizeof(err))) {
-		fprintf(stderr, "iprof diff: %s\n", err);
+	if (output_open(&w, ro.r.output, err, sizeof(err))) {
+		log_cmd(LOG_LVL_ERROR, "diff", "%s", err);
 		goto out;
 	}
 	out = output_begin(&w, tmp, sizeof(tmp));
 	if (!out) {
-		fprintf(stderr, "iprof diff: cannot write '%s': %s\n", w.name,
+		log_cmd(LOG_LVL_ERROR, "diff", "cannot write '%s': %s", w.name,
 			strerror(errno));
 		ret = 1;
 		goto out;
 	}
 	errno = 0;
-	if (ro.fmt == REPORT_FMT_JSON)
+	if (ro.r.fmt == REPORT_FMT_JSON)
 		ret = json_out(out, &s, argv[optind], argv[optind + 1]) ? 1 : 0;
 	else {
 		table(out, &s, argv[optind], argv[optind + 1]);
@@ -546,7 +548,7 @@ int cmd_diff_main(int argc, char **argv)
 	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
 	werr = output_end(&w, out, tmp, werr);
 	if (werr) {
-		fprintf(stderr, "iprof diff: cannot write '%s': %s\n",
+		log_cmd(LOG_LVL_ERROR, "diff", "cannot write '%s': %s",
 			w.name ? w.name : "stdout", strerror(-werr));
 		ret = 1;
 	}

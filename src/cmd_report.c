@@ -22,6 +22,8 @@
 #include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"
+#include "log.h"
+#include "report_opts.h"
 
 static void usage(FILE *f)
 {
@@ -32,20 +34,23 @@ static void usage(FILE *f)
 		"stdin) as the\n"
 		"live run would have, for the options given here.\n"
 		"\n"
-		"  -f, --format FMT      table (default), json, folded, seed, "
-		"chrome or openmetrics\n"
-		"  -o, --output FILE     write the report to FILE instead of "
-		"stdout\n"
-		"      --sort KEY        total (default), self, count, name or "
-		"first\n"
-		"      --min-total TIME  hide paths whose total time is below "
-		"TIME\n"
-		"      --max-depth N     hide paths deeper than N timers\n"
-		"      --columns LIST    table columns (see 'iprof --help')\n"
-		"      --weight W        folded line values: self, total, "
-		"oncpu, offcpu, count\n"
-		"      --by KEY          a root per thread (tid), process "
-		"(tgid) or name (comm)\n"
+		"  -f, --format FMT      ");
+	/* the lists from the tables (src/report_opts.c) */
+	report_opts_usage(f, 'f', "", "", 0);
+	fprintf(f, "  -o, --output FILE     write the report to FILE instead of "
+		   "stdout\n"
+		   "      --sort KEY        ");
+	report_opts_usage(f, RO_SORT, "", "", 0);
+	fprintf(f, "      --min-total TIME  hide paths whose total time is "
+		   "below TIME\n"
+		   "      --max-depth N     hide paths deeper than N timers (chrome: leave out\n"
+		   "                        the calls deeper than N)\n"
+		   "      --columns LIST    table columns (see 'iprof --help')\n"
+		   "      --weight W        ");
+	report_opts_usage(f, RO_WEIGHT, "folded line values: ", "", 0);
+	fprintf(f, "      --by KEY          ");
+	report_opts_usage(f, RO_BY, "a root per ", "", 0);
+	fprintf(f,
 		"      --max-paths N     cap the tree's paths (default 10000, "
 		"as live)\n"
 		"      --max-keys N      cap the --by roots (default 1000, as "
@@ -68,91 +73,29 @@ static void usage(FILE *f)
 int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 {
 	enum {
-		O_SORT = 256,
-		O_MIN_TOTAL,
-		O_MAX_DEPTH,
-		O_COLUMNS,
-		O_WEIGHT,
-		O_BY,
-		O_FROM,
+		O_FROM = RO_NEXT,
 		O_TO,
-		O_MAX_PATHS,
-		O_MAX_KEYS,
 	};
 	static const struct option lo[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"sort", required_argument, NULL, O_SORT},
-		{"min-total", required_argument, NULL, O_MIN_TOTAL},
-		{"max-depth", required_argument, NULL, O_MAX_DEPTH},
-		{"columns", required_argument, NULL, O_COLUMNS},
-		{"weight", required_argument, NULL, O_WEIGHT},
-		{"by", required_argument, NULL, O_BY},
+		REPORT_OPTS_LONG,
 		{"from", required_argument, NULL, O_FROM},
 		{"to", required_argument, NULL, O_TO},
-		{"max-paths", required_argument, NULL, O_MAX_PATHS},
-		{"max-keys", required_argument, NULL, O_MAX_KEYS},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	uint64_t ul;
-	int c;
+	int c, ret;
 
+	report_opts_init(&ro->r);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, REPORT_OPTS_SHORT "qh", lo,
+				NULL)) != -1) {
+		ret = report_opts_parse(&ro->r, c, optarg, cmd);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
 		switch (c) {
-		case 'f':
-			if (report_parse_fmt(optarg, &ro->fmt))
-				goto bad;
-			ro->fmt_set = 1;
-			break;
-		case 'o':
-			if (ro->output) {
-				fprintf(stderr,
-					"iprof %s: -o given twice ('%s', '%s'): one output file\n",
-					cmd, ro->output, optarg);
-				return -EINVAL;
-			}
-			ro->output = optarg;
-			break;
-		case O_SORT:
-			if (report_parse_sort(optarg, &ro->sort))
-				goto bad;
-			ro->sort_set = 1;
-			break;
-		case O_MIN_TOTAL:
-			if (util_parse_duration(optarg, &ro->min_total_ns))
-				goto bad;
-			ro->filter_set = 1;
-			break;
-		case O_MAX_DEPTH:
-			if (util_parse_uint(optarg, 1, UINT32_MAX, &ul))
-				goto bad;
-			ro->max_depth = (uint32_t)ul;
-			ro->filter_set = 1;
-			break;
-		case O_COLUMNS:
-			if (report_parse_columns(optarg, ro->columns,
-						 REPORT_NCOL, &ro->ncolumns))
-				goto bad;
-			break;
-		case O_WEIGHT:
-			if (report_parse_weight(optarg, &ro->weight))
-				goto bad;
-			ro->weight_set = 1;
-			break;
-		case O_BY:
-			if (!strcmp(optarg, "tid"))
-				ro->by = AGG_BY_TID;
-			else if (!strcmp(optarg, "tgid") ||
-				 !strcmp(optarg, "pid"))
-				ro->by = AGG_BY_TGID;
-			else if (!strcmp(optarg, "comm"))
-				ro->by = AGG_BY_COMM;
-			else
-				goto bad;
-			break;
 		case O_FROM:
 			if (util_parse_duration(optarg, &ro->from_ns))
 				goto bad;
@@ -162,20 +105,9 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			    !ro->to_ns)
 				goto bad;
 			break;
-		case O_MAX_PATHS:
-		case O_MAX_KEYS:
-			if (util_parse_uint(optarg, 0, UINT32_MAX, &ul))
-				goto bad;
-			if (c == O_MAX_PATHS) {
-				ro->max_paths = (uint32_t)ul;
-				ro->max_paths_set = 1;
-			} else {
-				ro->max_keys = (uint32_t)ul;
-				ro->max_keys_set = 1;
-			}
-			break;
 		case 'q':
 			ro->quiet = 1;
+			log_set_switches(1, 0);
 			break;
 		case 'h':
 			return 1;
@@ -185,53 +117,21 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 		}
 	}
 	if (ro->to_ns && ro->to_ns <= ro->from_ns) {
-		fprintf(stderr, "iprof %s: --to must be later than --from\n",
-			cmd);
+		log_cmd(LOG_LVL_ERROR, cmd, "--to must be later than --from");
 		return -EINVAL;
 	}
-	if (ro->fmt == REPORT_FMT_SEED && (ro->sort_set || ro->filter_set)) {
-		fprintf(stderr,
-			"iprof %s: --sort, --min-total and --max-depth do not "
-			"apply to --format seed\n",
-			cmd);
+	if (report_opts_check(&ro->r, cmd))
 		return -EINVAL;
-	}
-	if (ro->ncolumns && ro->fmt != REPORT_FMT_TABLE) {
-		fprintf(stderr,
-			"iprof %s: --columns applies to --format table only\n",
-			cmd);
-		return -EINVAL;
-	}
-	if (ro->weight_set && ro->fmt != REPORT_FMT_FOLDED) {
-		fprintf(stderr,
-			"iprof %s: --weight applies to --format folded only\n",
-			cmd);
-		return -EINVAL;
-	}
-	if (ro->fmt == REPORT_FMT_CHROME && ro->by) {
-		fprintf(stderr,
-			"iprof %s: --by does not apply to --format chrome\n",
-			cmd);
+	if (ro->r.fmt == REPORT_FMT_CHROME && ro->r.by) {
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--by does not apply to --format chrome");
 		return -EINVAL;
 	}
 	return 0;
 bad:
-	fprintf(stderr,
-		"iprof %s: invalid value '%s' for --%s (see 'iprof %s "
-		"--help')\n",
-		cmd, optarg,
-		c == 'f'	   ? "format"
-		: c == O_SORT	   ? "sort"
-		: c == O_MIN_TOTAL ? "min-total"
-		: c == O_MAX_DEPTH ? "max-depth"
-		: c == O_COLUMNS   ? "columns"
-		: c == O_WEIGHT	   ? "weight"
-		: c == O_BY	   ? "by"
-		: c == O_FROM	   ? "from"
-		: c == O_MAX_PATHS ? "max-paths"
-		: c == O_MAX_KEYS  ? "max-keys"
-				   : "to",
-		cmd);
+	log_cmd(LOG_LVL_ERROR, cmd,
+		"invalid value '%s' for --%s (see 'iprof %s --help')", optarg,
+		c == O_FROM ? "from" : "to", cmd);
 	return -EINVAL;
 }
 
@@ -273,12 +173,12 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	*partial = 0;
 	rd = rec_reader_new(in, name, err, sizeof(err));
 	if (!rd) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	run = rec_reader_run(rd);
-	if (ro->fmt == REPORT_FMT_CHROME) {
-		s.chrome = chrome_new(out, run, ro->max_depth);
+	if (ro->r.fmt == REPORT_FMT_CHROME) {
+		s.chrome = chrome_new(out, run, ro->r.max_depth);
 		if (!s.chrome) {
 			ret = -errno;
 			goto out;
@@ -289,24 +189,20 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 			ret = -ENOMEM;
 			goto out;
 		}
-		agg__set_by(s.agg, ro->by);
-		agg__set_limits(s.agg,
-				ro->max_paths_set ? ro->max_paths :
-						    AGG_MAX_PATHS_DEFAULT,
-				ro->max_keys_set ? ro->max_keys :
-						   AGG_MAX_KEYS_DEFAULT);
+		agg__set_by(s.agg, ro->r.by);
+		agg__set_limits(s.agg, ro->r.max_paths, ro->r.max_keys);
 	}
 	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
 			 err, sizeof(err));
 	if (ret < 0) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		ret = ret == -ENOMEM ? ret : -EINVAL;
 		goto out;
 	}
 	if (!run->have_trailer) {
 		*partial = 1;
 		if (!ro->quiet)
-			fprintf(stderr, "iprof: warning: %s\n", err);
+			log_warn("warning: %s", err);
 	}
 	end = run->end_ns;
 	if (ro->to_ns && run->start_ns + ro->to_ns < end)
@@ -325,13 +221,13 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	if (r.start_realtime_ns)
 		r.start_realtime_ns += from - run->start_ns;
 	r.duration_ns = end - from;
-	r.sort = ro->sort;
-	r.min_total_ns = ro->min_total_ns;
-	r.max_depth = ro->max_depth;
-	r.weight = ro->weight;
-	r.columns = ro->ncolumns ? ro->columns : NULL;
-	r.ncolumns = ro->ncolumns;
-	ret = report_write(out, &r, ro->fmt, ro->quiet ? NULL : stderr);
+	r.sort = ro->r.sort;
+	r.min_total_ns = ro->r.min_total_ns;
+	r.max_depth = ro->r.max_depth;
+	r.weight = ro->r.weight;
+	r.columns = ro->r.ncolumns ? ro->r.columns : NULL;
+	r.ncolumns = ro->r.ncolumns;
+	ret = report_write(out, &r, ro->r.fmt, ro->quiet ? NULL : stderr);
 	for (uint32_t i = 0; i < run->ntimers; i++)
 		if (!run->timers[i].attached)
 			*partial = 1;
@@ -356,8 +252,8 @@ FILE *replay_open(const char *path)
 	fd = util_open_read(path, UTIL_OPEN_PIPE, &st, &why);
 	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
-		fprintf(stderr, "iprof: cannot read '%s': %s\n", path,
-			why ? why : strerror(fd < 0 ? -fd : errno));
+		log_error("cannot read '%s': %s", path,
+			  why ? why : strerror(fd < 0 ? -fd : errno));
 		if (fd >= 0)
 			close(fd);
 	}
@@ -380,14 +276,15 @@ int cmd_report_main(int argc, char **argv)
 	if (ret)
 		return 2;
 	if (optind != argc - 1) {
-		fprintf(stderr, "iprof report: expected one recording (see "
-				"'iprof report --help')\n");
+		log_cmd(LOG_LVL_ERROR, "report",
+			"expected one recording (see "
+			"'iprof report --help')");
 		return 2;
 	}
-	if (ro.output && util_same_file(ro.output, argv[optind])) {
-		fprintf(stderr,
-			"iprof report: -o '%s' is the recording '%s': it would be overwritten\n",
-			ro.output, argv[optind]);
+	if (ro.r.output && util_same_file(ro.r.output, argv[optind])) {
+		log_cmd(LOG_LVL_ERROR, "report",
+			"-o '%s' is the recording '%s': it would be overwritten",
+			ro.r.output, argv[optind]);
 		return 2;
 	}
 	in = replay_open(argv[optind]);
@@ -395,15 +292,14 @@ int cmd_report_main(int argc, char **argv)
 		return 2;
 	/* -o as the live run writes it (src/output.c): never through a
 	 * planted link, never blocking, replaced whole or not at all */
-	if (output_open(&w, ro.output, err, sizeof(err))) {
-		fprintf(stderr, "iprof: %s\n", err);
+	if (output_open(&w, ro.r.output, err, sizeof(err))) {
+		log_error("%s", err);
 		ret = 2;
 		goto done;
 	}
 	out = output_begin(&w, tmp, sizeof(tmp));
 	if (!out) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", w.name,
-			strerror(errno));
+		log_error("cannot write '%s': %s", w.name, strerror(errno));
 		ret = 1;
 		goto done;
 	}
@@ -417,8 +313,8 @@ int cmd_report_main(int argc, char **argv)
 	if (ret == -EINVAL) {
 		ret = 2;
 	} else if (werr) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n",
-			w.name ? w.name : "stdout", strerror(-werr));
+		log_error("cannot write '%s': %s", w.name ? w.name : "stdout",
+			  strerror(-werr));
 		ret = 1;
 	} else {
 		ret = ret ? 1 : partial ? 3 : 0;

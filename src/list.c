@@ -23,9 +23,10 @@
 #include "list.h"
 #include "loader.h"
 #include "tracefs.h"
+#include "log.h"
 
 struct list_opts {
-	int verbose, quiet;
+	int verbose;	  /* -v: each event's fields (-q: log_set_switches()) */
 	const char *glob; /* NULL: everything */
 };
 
@@ -127,16 +128,14 @@ static int print_func(const char *name, void *ctx)
 	return 0;
 }
 
-/* "iprof: N WHATs [in WHERE] [matching 'GLOB']" on stderr, unless -q. */
+/* "iprof: N WHATs [in WHERE] [matching 'GLOB']" on stderr (info: not -q). */
 static void count_line(const struct list_opts *o, unsigned long n,
 		       const char *what, const char *where)
 {
-	if (o->quiet)
-		return;
-	fprintf(stderr, "iprof: %lu %s%s%s%s%s%s%s\n", n, what,
-		n == 1 ? "" : "s", where ? " in " : "", where ? where : "",
-		o->glob ? " matching '" : "", o->glob ? o->glob : "",
-		o->glob ? "'" : "");
+	log_info("%lu %s%s%s%s%s%s%s", n, what, n == 1 ? "" : "s",
+		 where ? " in " : "", where ? where : "",
+		 o->glob ? " matching '" : "", o->glob ? o->glob : "",
+		 o->glob ? "'" : "");
 }
 
 static int is_dir(const char *path)
@@ -190,16 +189,14 @@ static int list_tracepoints(const struct list_opts *o)
 
 	pr.tracefs = tracefs_dir();
 	if (!pr.tracefs) {
-		fprintf(stderr,
-			"iprof: tracefs is not mounted and cannot be (%s): "
-			"mount -t tracefs tracefs /sys/kernel/tracing\n",
-			strerror(errno));
+		log_error("tracefs is not mounted and cannot be (%s): "
+			  "mount -t tracefs tracefs /sys/kernel/tracing",
+			  strerror(errno));
 		return LIST_ERROR;
 	}
 	err = read_events(pr.tracefs, &k);
 	if (err) {
-		fprintf(stderr, "iprof: %s/events: %s\n", pr.tracefs,
-			strerror(-err));
+		log_error("%s/events: %s", pr.tracefs, strerror(-err));
 		ksyms_free(&k);
 		return LIST_ERROR;
 	}
@@ -231,7 +228,7 @@ static int list_functions(const struct list_opts *o, const char *bin)
 				 strerror(-ret));
 	}
 	if (ret) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		free(path);
 		return LIST_ERROR;
 	}
@@ -252,45 +249,41 @@ static int list_kernel(const struct list_opts *o)
 	snprintf(filter, sizeof(filter), "%s/available_filter_functions",
 		 tracefs ? tracefs : "");
 	if (ksyms_load(&k, "/proc/kallsyms", tracefs ? filter : NULL)) {
-		fprintf(stderr, "iprof: out of memory\n");
+		log_error("out of memory");
 		return LIST_ERROR;
 	}
 	if (!k.funcs && !k.traceable) {
-		fprintf(stderr,
-			"iprof: cannot read /proc/kallsyms nor %s: no kernel "
-			"function names\n",
-			tracefs ? filter
-				: "available_filter_functions (no tracefs)");
+		log_error("cannot read /proc/kallsyms nor %s: no kernel "
+			  "function names",
+			  tracefs ? filter
+				  : "available_filter_functions (no tracefs)");
 		ksyms_free(&k);
 		return LIST_ERROR;
 	}
 	ksyms_match_clones(&k, o->glob, print_func, &pr);
-	if (!o->quiet) {
+	if (log_enabled(LOG_LVL_INFO)) {
 		count_line(o, pr.n, "kernel function",
 			   k.traceable ? "available_filter_functions"
 				       : "/proc/kallsyms");
 		if (!k.traceable)
-			fprintf(stderr,
-				"iprof: %s is unreadable: which functions "
-				"ftrace can patch (fentry needs it) is "
-				"unknown; listed: every text symbol\n",
-				filter);
+			log_info("%s is unreadable: which functions "
+				 "ftrace can patch (fentry needs it) is "
+				 "unknown; listed: every text symbol",
+				 filter);
 		if (!*pr.fentry_on)
 			pr.fentry_on = "vfs_read";
 		if (!loader_try_fentry(pr.fentry_on, why, sizeof(why)))
-			fprintf(stderr,
-				"iprof: fentry/fexit: the kernel loads them "
-				"(tried on %s)\n",
-				pr.fentry_on);
+			log_info("fentry/fexit: the kernel loads them "
+				 "(tried on %s)",
+				 pr.fentry_on);
 		else
-			fprintf(stderr,
-				"iprof: fentry/fexit: refused (%s): fentry: "
-				"timers cannot attach; func: uses kprobes\n",
-				why);
-		fprintf(stderr, "iprof: kprobes: %s\n",
-			loader_kprobes() ? "available"
-					 : "absent (CONFIG_KPROBES off): "
-					   "kprobe: timers cannot attach");
+			log_info("fentry/fexit: refused (%s): fentry: "
+				 "timers cannot attach; func: uses kprobes",
+				 why);
+		log_info("kprobes: %s",
+			 loader_kprobes() ? "available"
+					  : "absent (CONFIG_KPROBES off): "
+					    "kprobe: timers cannot attach");
 	}
 	ksyms_free(&k);
 	return pr.n ? LIST_FOUND : LIST_NONE;
@@ -319,7 +312,7 @@ int list_main(int argc, char **argv)
 			o.verbose = 1;
 			break;
 		case 'q':
-			o.quiet = 1;
+			log_set_switches(1, 0);
 			break;
 		case 'h':
 			usage(stdout);
@@ -332,17 +325,15 @@ int list_main(int argc, char **argv)
 	argv += optind;
 	argc -= optind;
 	if (argc < nargs || argc > nargs + 1) {
-		fprintf(stderr, "iprof: list %s: expected %s[GLOB]%s\n", sub,
-			nargs ? "BINARY " : "",
-			argc > nargs + 1
-				? " (quote the GLOB: the shell expanded it?)"
-				: "");
+		log_error("list %s: expected %s[GLOB]%s", sub,
+			  nargs ? "BINARY " : "",
+			  argc > nargs + 1
+				  ? " (quote the GLOB: the shell expanded it?)"
+				  : "");
 		return LIST_ERROR;
 	}
 	if (o.verbose && strcmp(sub, "tracepoints")) {
-		fprintf(stderr,
-			"iprof: list %s: -v applies to list tracepoints only\n",
-			sub);
+		log_error("list %s: -v applies to list tracepoints only", sub);
 		return LIST_ERROR;
 	}
 	o.glob = argc > nargs ? argv[nargs] : NULL;

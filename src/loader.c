@@ -21,6 +21,7 @@
 #include "iprof/util.h"
 #include "loader_int.h"
 #include "uprobe_multi.h"
+#include "log.h"
 
 /* a long attach says how far it is this often (stderr, unless -q) */
 #define PROGRESS_NS 500000000ull
@@ -45,9 +46,8 @@ int loader_libbpf_print(enum libbpf_print_level level, const char *fmt,
 			loader_last_msg[--n] = '\0';
 	}
 	va_end(cp);
-	if (verbose_libbpf)
-		return vfprintf(stderr, fmt, ap);
-	return 0;
+	/* -v: libbpf's own lines, as libbpf writes them (no prefix) */
+	return log_vraw(LOG_LVL_DEBUG, fmt, ap);
 }
 
 /* Is @p one of the interrupt-edge programs (irq_*_in / irq_*_out)? */
@@ -232,15 +232,14 @@ static void print_load_stats(struct bpf_object *obj, uint64_t ns)
 	bpf_object__for_each_program(p, obj) {
 		if (prog_info(p, &info))
 			continue;
-		fprintf(stderr,
-			"iprof: BPF program %s: %u instructions, %u verified\n",
-			bpf_program__name(p), info.xlated_prog_len / 8,
-			info.verified_insns);
+		log_debug("BPF program %s: %u instructions, %u verified",
+			  bpf_program__name(p), info.xlated_prog_len / 8,
+			  info.verified_insns);
 		v += info.verified_insns;
 		n++;
 	}
-	fprintf(stderr,
-		"iprof: %u BPF programs loaded in %.1f ms (%llu instructions verified)\n",
+	log_debug(
+		"%u BPF programs loaded in %.1f ms (%llu instructions verified)",
 		n, (double)ns / 1e6, (unsigned long long)v);
 }
 
@@ -652,8 +651,8 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 		}
 		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
 			t_shown = util_now_ns();
-			fprintf(stderr, "iprof: attaching: %u of %u timers, %.1f s\n",
-				id, p->ntimers, (double)(t_shown - t_start) / 1e9);
+			log_info("attaching: %u of %u timers, %.1f s", id,
+				 p->ntimers, (double)(t_shown - t_start) / 1e9);
 		}
 		why[0] = '\0';
 		err = 0;
@@ -735,9 +734,8 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 		}
 		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
 			t_shown = util_now_ns();
-			fprintf(stderr,
-				"iprof: attaching: %zu of %zu kprobe timers, %.1f s\n",
-				k, nlater, (double)(t_shown - t_start) / 1e9);
+			log_info("attaching: %zu of %zu kprobe timers, %.1f s",
+				 k, nlater, (double)(t_shown - t_start) / 1e9);
 		}
 		why[0] = '\0';
 		err = attach_kprobe_timer(l, later[k], fwhy[later[k]], why,

@@ -23,8 +23,7 @@
 #include "cmd.h"
 #include "list.h"
 #include "tracefs.h"
-
-int cli_quiet, cli_verbose;
+#include "log.h"
 
 int main(int argc, char **argv)
 {
@@ -43,8 +42,8 @@ int main(int argc, char **argv)
 	/* "iprof list OPTIONS" is the plan (--dry-run); a word is a typo */
 	if (argc > 1 && !strcmp(argv[1], "list") &&
 	    (argc == 2 || argv[2][0] != '-')) {
-		fprintf(stderr,
-			"iprof: list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')\n",
+		log_error(
+			"list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')",
 			argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
 			argc > 2 ? "'" : "");
 		return EXIT_USAGE;
@@ -55,8 +54,7 @@ int main(int argc, char **argv)
 		return cmd_diff_main(argc - 1, argv + 1);
 	if (opts_parse(argc, argv, &o))
 		goto out;
-	cli_quiet = o.quiet;
-	cli_verbose = o.verbose;
+	log_set_switches(o.quiet, o.verbose);
 	if (opts_load_probes(&o, &pl))
 		goto out;
 	if (target_resolve_pids(&o))
@@ -77,14 +75,14 @@ int main(int argc, char **argv)
 	penv.uretprobes = getenv("IPROF_URETPROBES") &&
 			  !strcmp(getenv("IPROF_URETPROBES"), "1");
 	if (plan_build(&plan, &pl, &penv)) {
-		fprintf(stderr, "iprof: out of memory\n");
+		log_error("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	for (i = 0; !o.dry_run && !cli_quiet && i < (int)plan.ntimers; i++)
+	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++)
 		if (plan.timers[i].note)
-			fprintf(stderr, "iprof: %s: %s\n", plan.timers[i].name,
-				plan.timers[i].note);
+			log_info("%s: %s", plan.timers[i].name,
+				 plan.timers[i].note);
 	if (o.dry_run) {
 		if (o.fmt == REPORT_FMT_JSON) {
 			ret = cli_print_plan_json(&plan);

@@ -11,6 +11,8 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "log.h"
+#include "report_opts.h"
 
 static void usage(FILE *f)
 {
@@ -50,29 +52,36 @@ static void usage(FILE *f)
 		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
 		"\n"
 		"Output:\n"
-		"  -f, --format FMT      table (default), json (doc/json.md), folded (flame\n"
-		"                        graph input: 'a;b;c VALUE'), seed (the seed\n"
-		"                        patch's lines) or chrome (a timeline for\n"
-		"                        Perfetto UI / chrome://tracing: one event per call)\n"
-		"                        or openmetrics (Prometheus; doc/openmetrics.md)\n"
+		"  -f, --format FMT      ");
+	/* the lists from the tables (src/report_opts.c) */
+	report_opts_usage(f, 'f', "", "", 1);
+	fprintf(f,
 		"  -o, --output FILE     write the report to FILE instead of stdout\n"
 		"                        (iprof record: the recording, doc/recording.md)\n"
 		"      --report-output FILE  iprof record: also write the live report\n"
 		"                        (-f FMT) to FILE ('-': stdout)\n"
-		"      --sort KEY        order of siblings: total (default), self, count,\n"
-		"                        name or first (first seen); table, json, folded\n"
+		"      --sort KEY        ");
+	report_opts_usage(f, RO_SORT, "order of siblings: ",
+			  "; table, json, folded", 1);
+	fprintf(f,
 		"      --min-total TIME  hide paths whose total time is below TIME (still\n"
 		"                        counted in their parents); table, json, folded\n"
-		"      --max-depth N     hide paths deeper than N timers; table, json, folded\n"
-		"      --columns LIST    table columns, comma-separated, '+LIST' to add to\n"
-		"                        the default: count total self wall oncpu offcpu\n"
-		"                        runq blocked min avg max stddev p50 p90 p99 p99.9\n"
-		"                        threads exited incompl unwound discarded\n"
-		"      --weight W        folded line values: self (default), total, oncpu,\n"
-		"                        offcpu (exclusive of children, ns) or count\n"
-		"      --by KEY          split the tree under a root per thread (tid),\n"
-		"                        process (tgid) or command name (comm: a renamed\n"
-		"                        thread's timers go under its new name)\n"
+		"      --max-depth N     hide paths deeper than N timers; table, json, folded;\n"
+		"                        chrome: leaves out the calls deeper than N\n"
+		"      --columns LIST    ");
+	report_opts_usage(f, RO_COLUMNS,
+			  "table columns, comma-separated, '+LIST' to add to "
+			  "the default: ",
+			  "", 1);
+	fprintf(f, "      --weight W        ");
+	report_opts_usage(f, RO_WEIGHT, "folded line values: ",
+			  " (exclusive of children, ns)", 1);
+	fprintf(f, "      --by KEY          ");
+	report_opts_usage(f, RO_BY, "split the tree under a root per ",
+			  "; with comm, a renamed thread's timers go under "
+			  "its new name",
+			  1);
+	fprintf(f,
 		"      --max-paths N     at most N paths in the tree (default 10000, about\n"
 		"                        8 KiB each; 0: no cap); timers on new paths\n"
 		"                        beyond it are counted under '[other]'\n"
@@ -146,75 +155,80 @@ static int outputs_clobber_inputs(const struct opts *o)
 			continue;
 		for (i = 0; i < o->nprobe_files && !bad; i++)
 			if (util_same_file(outs[k], o->probe_files[i])) {
-				fprintf(stderr,
-					"iprof: output '%s' is the probe file '%s': it would be overwritten\n",
+				log_error(
+					"output '%s' is the probe file '%s': it would be overwritten",
 					outs[k], o->probe_files[i]);
 				bad = 1;
 			}
 		if (!bad && exe && util_same_file(outs[k], exe)) {
-			fprintf(stderr,
-				"iprof: output '%s' is the command to trace (%s): it would be overwritten\n",
+			log_error(
+				"output '%s' is the command to trace (%s): it would be overwritten",
 				outs[k], exe);
 			bad = 1;
 		}
 	}
 	if (!bad && outs[0] && outs[1] && (!strcmp(outs[0], outs[1]) ||
 					   util_same_file(outs[0], outs[1]))) {
-		fprintf(stderr,
-			"iprof: the recording and --report-output are one file '%s'\n",
-			outs[0]);
+		log_error("the recording and --report-output are one file '%s'",
+			  outs[0]);
 		bad = 1;
 	}
 	free(exe);
 	return bad;
 }
 
+/*
+ * The report options into the fields of struct opts that the run reads
+ * (src/run.c, src/trace.c).
+ */
+static void take_report_opts(struct opts *o, const struct report_opts *ro)
+{
+	o->fmt = ro->fmt;
+	o->output = ro->output;
+	o->sort = ro->sort;
+	o->sort_set = ro->sort_set;
+	o->min_total_ns = ro->min_total_ns;
+	o->min_total_set = ro->min_total_set;
+	o->max_depth = ro->max_depth;
+	o->max_depth_set = ro->max_depth_set;
+	o->weight = ro->weight;
+	o->weight_set = ro->weight_set;
+	memcpy(o->columns, ro->columns, sizeof(o->columns));
+	o->ncolumns = ro->ncolumns;
+	o->by = ro->by;
+	o->max_paths = ro->max_paths;
+	o->max_keys = ro->max_keys;
+}
+
 int opts_parse(int argc, char **argv, struct opts *o)
 {
 	enum {
-		O_STRICT = 256,
+		O_STRICT = RO_NEXT,
 		O_DRY,
 		O_RB,
-		O_SORT,
-		O_MIN_TOTAL,
-		O_MAX_DEPTH,
-		O_COLUMNS,
-		O_WEIGHT,
 		O_INTERVAL,
 		O_INTERVAL_MODE,
-		O_BY,
 		O_MAXACTIVE,
 		O_REPORT_OUTPUT,
 		O_LISTEN,
-		O_MAX_PATHS,
-		O_MAX_KEYS,
 		O_COMM,
 		O_EXE,
 		O_CGROUP,
 	};
 	static const struct option lo[] = {
+		REPORT_OPTS_LONG,
 		{ "probes", required_argument, NULL, 'P' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
 		{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "rb-size", required_argument, NULL, O_RB },
 		{ "maxactive", required_argument, NULL, O_MAXACTIVE },
-		{ "sort", required_argument, NULL, O_SORT },
-		{ "min-total", required_argument, NULL, O_MIN_TOTAL },
-		{ "max-depth", required_argument, NULL, O_MAX_DEPTH },
-		{ "columns", required_argument, NULL, O_COLUMNS },
-		{ "weight", required_argument, NULL, O_WEIGHT },
 		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "by", required_argument, NULL, O_BY },
 		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "max-paths", required_argument, NULL, O_MAX_PATHS },
-		{ "max-keys", required_argument, NULL, O_MAX_KEYS },
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "exe", required_argument, NULL, O_EXE },
 		{ "cgroup", required_argument, NULL, O_CGROUP },
@@ -224,15 +238,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct report_opts ro;
 	uint64_t ul;
 	char *end;
 	long pid;
-	int c;
+	int c, ret;
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
-	o->max_paths = AGG_MAX_PATHS_DEFAULT;
-	o->max_keys = AGG_MAX_KEYS_DEFAULT;
+	report_opts_init(&ro);
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -244,8 +258,13 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "+P:e:p:d:f:o:vqhV", lo, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+P:e:p:d:vqhV" REPORT_OPTS_SHORT,
+				lo, NULL)) != -1) {
+		ret = report_opts_parse(&ro, c, optarg, NULL);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
 		switch (c) {
 		case 'P':
 			if (add_str(&o->probe_files, &o->nprobe_files, optarg))
@@ -261,8 +280,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			errno = 0;
 			pid = strtol(optarg, &end, 10);
 			if (errno || *end || pid <= 0 || pid > 0x7fffffff) {
-				fprintf(stderr,
-					"iprof: -p '%s': expected a process id (a positive number)\n",
+				log_error(
+					"-p '%s': expected a process id (a positive number)",
 					optarg);
 				return -EINVAL;
 			}
@@ -276,77 +295,14 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'd':
 			if (util_parse_duration(optarg, &o->duration_ns) ||
 			    !o->duration_ns) {
-				fprintf(stderr,
-					"iprof: --duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)\n",
+				log_error(
+					"--duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)",
 					optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'f':
-			if (report_parse_fmt(optarg, &o->fmt)) {
-				fprintf(stderr,
-					"iprof: --format '%s': expected %s\n",
-					optarg, report_fmt_list());
 				return -EINVAL;
 			}
 			break;
 		case O_REPORT_OUTPUT:
 			o->report_output = optarg;
-			break;
-		case O_SORT:
-			if (report_parse_sort(optarg, &o->sort)) {
-				fprintf(stderr,
-					"iprof: --sort '%s': expected total, self, count, name or first\n",
-					optarg);
-				return -EINVAL;
-			}
-			o->sort_set = 1;
-			break;
-		case O_MIN_TOTAL:
-			if (util_parse_duration(optarg, &o->min_total_ns)) {
-				fprintf(stderr,
-					"iprof: --min-total '%s': expected a time like 1ms, 250us, 2s\n",
-					optarg);
-				return -EINVAL;
-			}
-			o->min_total_set = 1;
-			break;
-		case O_MAX_DEPTH:
-			if (util_parse_uint(optarg, 1, UINT32_MAX, &ul)) {
-				fprintf(stderr,
-					"iprof: --max-depth '%s': expected a depth of 1 or more\n",
-					optarg);
-				return -EINVAL;
-			}
-			o->max_depth = (uint32_t)ul;
-			o->max_depth_set = 1;
-			break;
-		case O_COLUMNS:
-			if (report_parse_columns(optarg, o->columns,
-						 REPORT_NCOL, &o->ncolumns)) {
-				fprintf(stderr,
-					"iprof: --columns '%s': expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case O_WEIGHT:
-			if (report_parse_weight(optarg, &o->weight)) {
-				fprintf(stderr,
-					"iprof: --weight '%s': expected self, total, oncpu, offcpu or count\n",
-					optarg);
-				return -EINVAL;
-			}
-			o->weight_set = 1;
-			break;
-		case 'o':
-			if (o->output) {
-				fprintf(stderr,
-					"iprof: -o given twice ('%s', '%s'): one output file\n",
-					o->output, optarg);
-				return -EINVAL;
-			}
-			o->output = optarg;
 			break;
 		case O_STRICT:
 			o->strict = 1;
@@ -354,26 +310,11 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_DRY:
 			o->dry_run = 1;
 			break;
-		case O_BY:
-			if (!strcmp(optarg, "tid")) {
-				o->by = AGG_BY_TID;
-			} else if (!strcmp(optarg, "tgid") ||
-				   !strcmp(optarg, "pid")) {
-				o->by = AGG_BY_TGID;
-			} else if (!strcmp(optarg, "comm")) {
-				o->by = AGG_BY_COMM;
-			} else {
-				fprintf(stderr,
-					"iprof: --by '%s': expected tid, tgid (or pid) or comm\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
 		case O_INTERVAL:
 			if (util_parse_duration(optarg, &o->interval_ns) ||
 			    o->interval_ns < INTERVAL_MIN_NS) {
-				fprintf(stderr,
-					"iprof: --interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m\n",
+				log_error(
+					"--interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m",
 					optarg);
 				return -EINVAL;
 			}
@@ -395,13 +336,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 							 "cgroup";
 
 			if (!*optarg) {
-				fprintf(stderr, "iprof: --%s: empty\n", name);
+				log_error("--%s: empty", name);
 				return -EINVAL;
 			}
 			if (*n == IPROF_MAX_SEL) {
-				fprintf(stderr,
-					"iprof: --%s '%s': at most %d --%s options\n",
-					name, optarg, IPROF_MAX_SEL, name);
+				log_error("--%s '%s': at most %d --%s options",
+					  name, optarg, IPROF_MAX_SEL, name);
 				return -EINVAL;
 			}
 			v[(*n)++] = optarg;
@@ -411,28 +351,14 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			o->nselect++;
 			break;
 		}
-		case O_MAX_PATHS:
-		case O_MAX_KEYS:
-			if (util_parse_uint(optarg, 0, UINT32_MAX, &ul)) {
-				fprintf(stderr,
-					"iprof: --%s '%s': expected a number from 0 (no cap) to 4294967295\n",
-					c == O_MAX_PATHS ? "max-paths" : "max-keys",
-					optarg);
-				return -EINVAL;
-			}
-			if (c == O_MAX_PATHS)
-				o->max_paths = (uint32_t)ul;
-			else
-				o->max_keys = (uint32_t)ul;
-			break;
 		case O_INTERVAL_MODE:
 			if (!strcmp(optarg, "cumulative")) {
 				o->delta = 0;
 			} else if (!strcmp(optarg, "delta")) {
 				o->delta = 1;
 			} else {
-				fprintf(stderr,
-					"iprof: --interval-mode '%s': expected cumulative or delta\n",
+				log_error(
+					"--interval-mode '%s': expected cumulative or delta",
 					optarg);
 				return -EINVAL;
 			}
@@ -440,16 +366,16 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_RB:
 			if (util_parse_size(optarg, &o->rb_bytes) ||
 			    o->rb_bytes < RB_SIZE_MIN || o->rb_bytes > RB_SIZE_MAX) {
-				fprintf(stderr,
-					"iprof: --rb-size '%s': expected a size from 4K to 1G\n",
+				log_error(
+					"--rb-size '%s': expected a size from 4K to 1G",
 					optarg);
 				return -EINVAL;
 			}
 			break;
 		case O_MAXACTIVE:
 			if (util_parse_uint(optarg, 0, MAXACTIVE_MAX, &ul)) {
-				fprintf(stderr,
-					"iprof: --maxactive '%s': expected a number from 0 to 4096\n",
+				log_error(
+					"--maxactive '%s': expected a number from 0 to 4096",
 					optarg);
 				return -EINVAL;
 			}
@@ -473,70 +399,55 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			return -EINVAL;
 		}
 	}
+	take_report_opts(o, &ro);
 	if (optind < argc)
 		o->cmd = &argv[optind];
 	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
-		fprintf(stderr, "iprof: '--' must be followed by a command\n");
+		log_error("'--' must be followed by a command");
 		return -EINVAL;
 	}
 	if (!o->nprobe_files && !o->nspecs) {
-		fprintf(stderr,
-			"iprof: no probes: give --probes FILE or -e SPEC (try 'iprof --help')\n");
+		log_error(
+			"no probes: give --probes FILE or -e SPEC (try 'iprof --help')");
 		return -EINVAL;
 	}
 	if (o->delta && !o->interval_ns) {
-		fprintf(stderr,
-			"iprof: --interval-mode delta needs --interval TIME\n");
+		log_error("--interval-mode delta needs --interval TIME");
 		return -EINVAL;
 	}
 	if (o->cmd && o->npids) {
-		fprintf(stderr,
-			"iprof: -p and -- COMMAND exclude each other: trace one or the other\n");
+		log_error(
+			"-p and -- COMMAND exclude each other: trace one or the other");
 		return -EINVAL;
 	}
 	if (o->record_mode) {
 		/* iprof record: -o is the recording; the report is optional */
 		if (!o->output || !*o->output) {
-			fprintf(stderr,
-				"iprof record: -o FILE (the recording) is required\n");
+			log_cmd(LOG_LVL_ERROR, "record",
+				"-o FILE (the recording) is required");
 			return -EINVAL;
 		}
 		o->record = o->output;
 		o->output = o->report_output;
 	} else if (o->report_output) {
-		fprintf(stderr,
-			"iprof: --report-output applies to 'iprof record' only\n");
+		log_error("--report-output applies to 'iprof record' only");
 		return -EINVAL;
 	}
 	if (outputs_clobber_inputs(o))
 		return -EINVAL;
 	if (o->delta && (o->fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
-		fprintf(stderr,
-			"iprof: OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen\n");
+		log_error(
+			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen");
 		return -EINVAL;
 	}
 	if (o->fmt == REPORT_FMT_CHROME && (o->interval_ns || o->by)) {
-		fprintf(stderr,
-			"iprof: --interval and --by do not apply to --format chrome\n");
+		log_error(
+			"--interval and --by do not apply to --format chrome");
 		return -EINVAL;
 	}
 	/* an option the chosen format would ignore is a mistake: say so */
-	if (o->fmt == REPORT_FMT_SEED &&
-	    (o->sort_set || o->min_total_set || o->max_depth_set)) {
-		fprintf(stderr,
-			"iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n");
+	if (report_opts_check(&ro, NULL))
 		return -EINVAL;
-	}
-	if (o->ncolumns && o->fmt != REPORT_FMT_TABLE) {
-		fprintf(stderr,
-			"iprof: --columns applies to --format table only\n");
-		return -EINVAL;
-	}
-	if (o->weight_set && o->fmt != REPORT_FMT_FOLDED) {
-		fprintf(stderr,
-			"iprof: --weight applies to --format folded only\n");
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -560,11 +471,11 @@ int opts_load_probes(const struct opts *o, struct probe_list *pl)
 	if (ret)
 		goto fail;
 	if (!pl->n) {
-		fprintf(stderr, "iprof: the probe files define no timer\n");
+		log_error("the probe files define no timer");
 		return -EINVAL;
 	}
 	return 0;
 fail:
-	fprintf(stderr, "iprof: %s\n", err);
+	log_error("%s", err);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "log.h"
 
 /*
  * What the report says of each timer of @plan (plan->ntimers entries,
@@ -258,8 +259,8 @@ int cli_print_plan_json(const struct plan *p)
 	ret = bad ? EXIT_USAGE : 0;
 out:
 	if (ret == EXIT_RUNTIME)
-		fprintf(stderr, "iprof: cannot print the plan: %s\n",
-			strerror(errno ? errno : ENOMEM));
+		log_error("cannot print the plan: %s",
+			  strerror(errno ? errno : ENOMEM));
 	for (i = 0; msg && i < p->ntimers; i++)
 		free(msg[i]);
 	free(msg);

@@ -8,24 +8,13 @@
 
 #include "iprof/agg.h"
 #include "iprof/report.h"
+#include "report_opts.h"
 
-/* Report options of iprof report (and, for recordings, iprof diff). */
+/* The options of iprof report (and, for recordings, iprof diff). */
 struct replay_opts {
-	enum report_fmt fmt;
-	const char *output; /* -o; NULL or "-": stdout */
-	enum report_sort sort;
-	uint64_t min_total_ns; /* ns */
-	uint32_t max_depth;
-	enum report_weight weight;
-	enum report_col columns[REPORT_NCOL];
-	size_t ncolumns;
-	enum agg_by by;
-	/* --max-paths, --max-keys (agg__set_limits()); given: *_set, else
-	 * the live run's defaults (AGG_MAX_*_DEFAULT) */
-	uint32_t max_paths, max_keys;
-	int max_paths_set, max_keys_set;
+	struct report_opts r; /* -f, -o, --sort, ... (src/report_opts.h) */
 	uint64_t from_ns, to_ns; /* window, ns after the start; to 0: none */
-	int fmt_set, sort_set, filter_set, weight_set, quiet;
+	int quiet; /* -q; for iprof diff's own replay: no notes */
 };
 
 /*

@@ -267,48 +267,72 @@ void report_view_free(struct report_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static const char *const sort_names[] = {
-	[REPORT_SORT_TOTAL] = "total", [REPORT_SORT_SELF] = "self",
-	[REPORT_SORT_COUNT] = "count", [REPORT_SORT_NAME] = "name",
-	[REPORT_SORT_FIRST] = "first",
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* index of @s in @t (@n entries), or -1 */
+static int find_name(const struct report_name *t, size_t n, const char *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (t[i].name && !strcmp(s, t[i].name))
+			return (int)i;
+	return -1;
+}
+
+/* The sort keys (--sort), by enum report_sort: parsing, JSON, --help */
+static const struct report_name sort_names[] = {
+	[REPORT_SORT_TOTAL] = { "total", NULL },
+	[REPORT_SORT_SELF] = { "self", NULL },
+	[REPORT_SORT_COUNT] = { "count", NULL },
+	[REPORT_SORT_NAME] = { "name", NULL },
+	[REPORT_SORT_FIRST] = { "first", "first seen" },
 };
+
+const struct report_name *report_sort_names(size_t *n)
+{
+	*n = NELEM(sort_names);
+	return sort_names;
+}
 
 int report_parse_sort(const char *s, enum report_sort *sort)
 {
-	for (size_t i = 0; s && i < sizeof(sort_names) / sizeof(*sort_names);
-	     i++) {
-		if (!strcmp(s, sort_names[i])) {
-			*sort = (enum report_sort)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int i = find_name(sort_names, NELEM(sort_names), s);
+
+	if (i < 0)
+		return -EINVAL;
+	*sort = (enum report_sort)i;
+	return 0;
 }
 
 const char *report_sort_str(enum report_sort sort)
 {
-	if ((unsigned int)sort >= sizeof(sort_names) / sizeof(*sort_names))
+	if ((unsigned int)sort >= NELEM(sort_names))
 		return "?";
-	return sort_names[sort];
+	return sort_names[sort].name;
+}
+
+/* The folded line values (--weight), by enum report_weight */
+static const struct report_name weight_names[] = {
+	[REPORT_WEIGHT_SELF] = { "self", NULL },
+	[REPORT_WEIGHT_TOTAL] = { "total", NULL },
+	[REPORT_WEIGHT_ONCPU] = { "oncpu", NULL },
+	[REPORT_WEIGHT_OFFCPU] = { "offcpu", NULL },
+	[REPORT_WEIGHT_COUNT] = { "count", NULL },
+};
+
+const struct report_name *report_weight_names(size_t *n)
+{
+	*n = NELEM(weight_names);
+	return weight_names;
 }
 
 int report_parse_weight(const char *s, enum report_weight *w)
 {
-	static const char *const names[] = {
-		[REPORT_WEIGHT_SELF] = "self",
-		[REPORT_WEIGHT_TOTAL] = "total",
-		[REPORT_WEIGHT_ONCPU] = "oncpu",
-		[REPORT_WEIGHT_OFFCPU] = "offcpu",
-		[REPORT_WEIGHT_COUNT] = "count",
-	};
+	int i = find_name(weight_names, NELEM(weight_names), s);
 
-	for (size_t i = 0; s && i < sizeof(names) / sizeof(*names); i++) {
-		if (!strcmp(s, names[i])) {
-			*w = (enum report_weight)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i < 0)
+		return -EINVAL;
+	*w = (enum report_weight)i;
+	return 0;
 }
 
 const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,
@@ -696,25 +720,35 @@ int report_finish(FILE *f)
 	return 0;
 }
 
-/* The formats' names, by enum report_fmt: parsing and messages */
-static const char *const fmt_names[] = {
-	[REPORT_FMT_TABLE] = "table",	[REPORT_FMT_JSON] = "json",
-	[REPORT_FMT_FOLDED] = "folded", [REPORT_FMT_SEED] = "seed",
-	[REPORT_FMT_CHROME] = "chrome", [REPORT_FMT_OPENMETRICS] = "openmetrics",
+/* The formats (-f), by enum report_fmt: parsing, messages and --help */
+static const struct report_name fmt_names[] = {
+	[REPORT_FMT_TABLE] = { "table", NULL },
+	[REPORT_FMT_SEED] = { "seed", "the seed patch's lines" },
+	[REPORT_FMT_JSON] = { "json", "doc/json.md" },
+	[REPORT_FMT_FOLDED] = { "folded", "flame graph input: 'a;b;c VALUE'" },
+	[REPORT_FMT_CHROME] = { "chrome", "a timeline for Perfetto UI / "
+					  "chrome://tracing: one event per "
+					  "call" },
+	[REPORT_FMT_OPENMETRICS] = { "openmetrics",
+				     "Prometheus; doc/openmetrics.md" },
 };
 
-#define NFMT (sizeof(fmt_names) / sizeof(fmt_names[0]))
+#define NFMT NELEM(fmt_names)
+
+const struct report_name *report_fmt_names(size_t *n)
+{
+	*n = NFMT;
+	return fmt_names;
+}
 
 int report_parse_fmt(const char *s, enum report_fmt *fmt)
 {
-	size_t i;
+	int i = find_name(fmt_names, NFMT, s);
 
-	for (i = 0; i < NFMT; i++)
-		if (fmt_names[i] && !strcmp(s, fmt_names[i])) {
-			*fmt = (enum report_fmt)i;
-			return 0;
-		}
-	return -EINVAL;
+	if (i < 0)
+		return -EINVAL;
+	*fmt = (enum report_fmt)i;
+	return 0;
 }
 
 const char *report_fmt_list(void)
@@ -727,7 +761,7 @@ const char *report_fmt_list(void)
 	for (i = 0; i < NFMT; i++)
 		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s",
 					 !i ? "" : i + 1 < NFMT ? ", " : " or ",
-					 fmt_names[i]);
+					 fmt_names[i].name);
 	return buf;
 }
 

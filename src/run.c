@@ -17,6 +17,7 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "log.h"
 
 /* More attachments than this are released by a background child. */
 #define BACKGROUND_DETACH 16
@@ -24,9 +25,7 @@
 /* -v: each timer as it is skipped; else the summary says it once */
 void run_on_skip(const struct plan_timer *t, const struct loader_timer *st)
 {
-	if (cli_verbose)
-		fprintf(stderr, "iprof: cannot attach %s: %s\n", t->name,
-			st->error);
+	log_debug("cannot attach %s: %s", t->name, st->error);
 }
 
 /*
@@ -54,26 +53,21 @@ void run_detach(struct loader *l)
 			signal(SIGHUP, SIG_IGN);
 			t0 = util_now_ns();
 			loader_close(l);
-			if (!cli_quiet)
-				fprintf(stderr,
-					"iprof: background detach (pid %d) done in %.1f ms\n",
-					(int)getpid(),
-					(double)(util_now_ns() - t0) / 1e6);
+			log_info("background detach (pid %d) done in %.1f ms",
+				 (int)getpid(),
+				 (double)(util_now_ns() - t0) / 1e6);
 			_exit(0);
 		}
 		if (bg > 0) {
-			if (!cli_quiet)
-				fprintf(stderr,
-					"iprof: detaching %u probes in the background (pid %d)\n",
-					natt, (int)bg);
+			log_info(
+				"detaching %u probes in the background (pid %d)",
+				natt, (int)bg);
 			return;
 		}
 	}
 	t0 = util_now_ns();
 	loader_detach(l);
-	if (!cli_quiet)
-		fprintf(stderr, "iprof: detached in %.1f ms\n",
-			(double)(util_now_ns() - t0) / 1e6);
+	log_info("detached in %.1f ms", (double)(util_now_ns() - t0) / 1e6);
 }
 
 int run_on_record(void *ctx, void *data, size_t size)
@@ -176,15 +170,14 @@ int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
 	ret = output_end(w, f, tmp, ret);
 fallback:
 	if (ret && w->name) {
-		fprintf(stderr, "iprof: cannot write '%s': %s%s\n", w->name,
-			strerror(-ret),
-			final ? "; the report follows on stdout" : "");
+		log_error("cannot write '%s': %s%s", w->name, strerror(-ret),
+			  final ? "; the report follows on stdout" : "");
 		if (final)
 			write_report(o, stdout, agg, run, since - t0,
 				     now - since, no, final);
 	} else if (ret) {
-		fprintf(stderr, "iprof: cannot write the report to stdout: %s\n",
-			strerror(-ret));
+		log_error("cannot write the report to stdout: %s",
+			  strerror(-ret));
 	}
 	if (!ret && o->delta)
 		agg__reset(agg);
@@ -221,7 +214,8 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	r.interval = o->interval_ns ? no : 0;
 	r.final = final;
 	r.delta = o->delta;
-	return report_write(out, &r, o->fmt, cli_quiet ? NULL : stderr);
+	return report_write(out, &r, o->fmt,
+			    log_enabled(LOG_LVL_INFO) ? stderr : NULL);
 }
 
 /*
@@ -267,8 +261,8 @@ int run_record_open(const struct opts *o, const struct output *w,
 
 	if (!strcmp(o->record, "-")) {
 		if (w->direct == stdout && o->report_output) {
-			fprintf(stderr,
-				"iprof record: the recording and the report cannot both go to stdout\n");
+			log_cmd(LOG_LVL_ERROR, "record",
+				"the recording and the report cannot both go to stdout");
 			return -EINVAL;
 		}
 		*f = stdout;
@@ -301,11 +295,11 @@ fail:
 	e = errno;
 	if (fd >= 0)
 		close(fd);
-	fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
-		e == ELOOP  ? "a symbolic link (give the file itself)" :
-		e == ENXIO  ? "a FIFO that nobody reads" :
-		e == EINVAL ? "not a regular file, FIFO or device" :
-			      strerror(e));
+	log_error("cannot write '%s': %s", o->record,
+		  e == ELOOP	? "a symbolic link (give the file itself)"
+		  : e == ENXIO	? "a FIFO that nobody reads"
+		  : e == EINVAL ? "not a regular file, FIFO or device"
+				: strerror(e));
 	return -e;
 }
 
@@ -332,11 +326,10 @@ int run_record_finish(const struct opts *o, struct rec_writer *rw,
 	int e = rec_writer_finish(rw, run);
 
 	if (e)
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
-			strerror(-e));
-	else if (!cli_quiet)
-		fprintf(stderr, "iprof: recorded %llu records to '%s'\n",
-			(unsigned long long)rec_writer_records(rw), o->record);
+		log_error("cannot write '%s': %s", o->record, strerror(-e));
+	else
+		log_info("recorded %llu records to '%s'",
+			 (unsigned long long)rec_writer_records(rw), o->record);
 	return e;
 }
 
@@ -345,8 +338,7 @@ int run_timeline_open(struct timeline *tl, struct output *w)
 	tl->tmp[0] = '\0';
 	tl->f = output_begin(w, tl->tmp, sizeof(tl->tmp));
 	if (!tl->f) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", w->name,
-			strerror(errno));
+		log_error("cannot write '%s': %s", w->name, strerror(errno));
 		tl->tmp[0] = '\0';
 		return -errno;
 	}
@@ -366,11 +358,10 @@ int run_timeline_finish(struct timeline *tl, struct output *w,
 		tl->tmp[0] = '\0';
 	}
 	if (e)
-		fprintf(stderr, "iprof: cannot write the timeline: %s\n",
-			strerror(-e));
-	else if (!cli_quiet)
-		fprintf(stderr, "iprof: timeline of %llu calls written\n",
-			(unsigned long long)chrome_events(c));
+		log_error("cannot write the timeline: %s", strerror(-e));
+	else
+		log_info("timeline of %llu calls written",
+			 (unsigned long long)chrome_events(c));
 	return e;
 }
 

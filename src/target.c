@@ -22,6 +22,7 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "log.h"
 
 /* descriptors asked for: the kernel's default fs.nr_open, so that root can
  * have it without raising the system's limits */
@@ -116,25 +117,24 @@ int target_resolve_pids(struct opts *o)
 
 		if (util_proc_read(pid, &p) || p.state == 'Z' ||
 		    p.state == 'X') {
-			fprintf(stderr, "iprof: -p %d: no such process%s\n",
-				pid,
-				p.state == 'Z' ? " (a zombie: it has exited)" :
-						 "");
+			log_error("-p %d: no such process%s", pid,
+				  p.state == 'Z' ? " (a zombie: it has exited)"
+						 : "");
 			return -EINVAL;
 		}
 		if (p.tgid && p.tgid != pid) {
-			fprintf(stderr,
-				"iprof: -p %d is a thread of process %d: tracing the process\n",
+			log_warn(
+				"-p %d is a thread of process %d: tracing the process",
 				pid, p.tgid);
 			o->pids[i] = pid = p.tgid;
 		}
 		if (pid == getpid()) {
-			fprintf(stderr, "iprof: -p %d is iprof itself\n", pid);
+			log_error("-p %d is iprof itself", pid);
 			return -EINVAL;
 		}
 		if (p.flags & UTIL_PF_KTHREAD)
-			fprintf(stderr,
-				"iprof: warning: -p %d is a kernel thread: only kernel probes can fire in it\n",
+			log_warn(
+				"warning: -p %d is a kernel thread: only kernel probes can fire in it",
 				pid);
 	}
 	return 0;
@@ -266,9 +266,9 @@ int target_resolve_sel(const struct opts *o, struct target_sel *sel)
 
 	memset(sel, 0, sizeof(*sel));
 	for (i = 0; i < o->nsel_comm; i++) {
-		if (strlen(o->sel_comm[i]) >= IPROF_COMM_LEN && !cli_quiet)
-			fprintf(stderr,
-				"iprof: --comm '%s': the kernel keeps the first %d bytes of a name: matching '%.*s'\n",
+		if (strlen(o->sel_comm[i]) >= IPROF_COMM_LEN)
+			log_info(
+				"--comm '%s': the kernel keeps the first %d bytes of a name: matching '%.*s'",
 				o->sel_comm[i], IPROF_COMM_LEN - 1,
 				IPROF_COMM_LEN - 1, o->sel_comm[i]);
 		strncpy(sel->comm[i], o->sel_comm[i], IPROF_COMM_LEN - 1);
@@ -276,21 +276,21 @@ int target_resolve_sel(const struct opts *o, struct target_sel *sel)
 	sel->ncomm = (unsigned int)o->nsel_comm;
 	for (i = 0; i < o->nsel_exe; i++) {
 		if (stat(o->sel_exe[i], &st)) {
-			fprintf(stderr, "iprof: --exe '%s': %s\n", o->sel_exe[i],
-				strerror(errno));
+			log_error("--exe '%s': %s", o->sel_exe[i],
+				  strerror(errno));
 			return -EINVAL;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			fprintf(stderr, "iprof: --exe '%s': not a regular file\n",
-				o->sel_exe[i]);
+			log_error("--exe '%s': not a regular file",
+				  o->sel_exe[i]);
 			return -EINVAL;
 		}
 		if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) ||
 		    !is_elf(o->sel_exe[i])) {
 			/* a script runs as its interpreter: the executable
 			 * an exec maps is that (fs/binfmt_script.c) */
-			fprintf(stderr,
-				"iprof: --exe '%s': not an executable ELF file (a script runs as its interpreter: give the interpreter, or --comm NAME)\n",
+			log_error(
+				"--exe '%s': not an executable ELF file (a script runs as its interpreter: give the interpreter, or --comm NAME)",
 				o->sel_exe[i]);
 			return -EINVAL;
 		}
@@ -302,16 +302,16 @@ int target_resolve_sel(const struct opts *o, struct target_sel *sel)
 		const char *p = o->sel_cgroup[i];
 
 		if (!is_cgroup2(p, &st)) {
-			fprintf(stderr,
-				"iprof: --cgroup '%s': %s\n", p,
-				access(p, F_OK) ? strerror(errno) :
-				"not a directory of the cgroup v2 file system (e.g. /sys/fs/cgroup/system.slice/NAME.service)");
+			log_error(
+				"--cgroup '%s': %s", p,
+				access(p, F_OK)
+					? strerror(errno)
+					: "not a directory of the cgroup v2 file system (e.g. /sys/fs/cgroup/system.slice/NAME.service)");
 			return -EINVAL;
 		}
 		level = cgroup_level(p);
 		if (level < 0) {
-			fprintf(stderr, "iprof: --cgroup '%s': %s\n", p,
-				strerror(errno));
+			log_error("--cgroup '%s': %s", p, strerror(errno));
 			return -EINVAL;
 		}
 		sel->cg_path[i] = p;
@@ -437,12 +437,10 @@ void target_raise_fd_limit(void)
 /* Print how the command ended (stderr, unless -q). */
 void target_command_status(int status)
 {
-	if (cli_quiet)
-		return;
 	if (WIFEXITED(status) && WEXITSTATUS(status))
-		fprintf(stderr, "iprof: the command exited with status %d\n",
-			WEXITSTATUS(status));
+		log_info("the command exited with status %d",
+			 WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		fprintf(stderr, "iprof: the command was killed by signal %d\n",
-			WTERMSIG(status));
+		log_info("the command was killed by signal %d",
+			 WTERMSIG(status));
 }

@@ -16,6 +16,7 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "log.h"
 
 /*
  * The main loop's periods.  POLL_MS: how long a poll of the rings waits,
@@ -88,20 +89,20 @@ int trace_run(struct opts *o, const struct plan *plan)
 	int has_sel = target_has_sel(o);
 
 	if (output_open(&w, o->output, err, sizeof(err))) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		goto out;
 	}
 	if (o->record && run_record_open(o, &w, &rec_f))
 		goto out;
 	if (o->listen && (e = monitor_listen(&mon, o->listen, err, sizeof(err)))) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		ret = e == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
 	/* the port, which :0 leaves to the kernel */
-	if (mon && !cli_quiet)
-		fprintf(stderr, "iprof: serving /metrics on port %d (--listen %s)\n",
-			monitor_port(mon), o->listen);
+	if (mon)
+		log_info("serving /metrics on port %d (--listen %s)",
+			 monitor_port(mon), o->listen);
 	if (o->fmt == REPORT_FMT_CHROME && run_timeline_open(&tl, &w))
 		goto out;
 	plan_errors = 0;
@@ -126,8 +127,8 @@ int trace_run(struct opts *o, const struct plan *plan)
 		 * execve(2)s would show up in spans on execve */
 		cmd_path = target_find_in_path(o->cmd[0]);
 		if (!cmd_path) {
-			fprintf(stderr, "iprof: cannot run '%s': not found in $PATH\n",
-				o->cmd[0]);
+			log_error("cannot run '%s': not found in $PATH",
+				  o->cmd[0]);
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -136,8 +137,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (o->cmd) {
 		child = target_spawn_gated(o->cmd, &exec_r);
 		if (child < 0) {
-			fprintf(stderr, "iprof: cannot fork: %s\n",
-				strerror(errno));
+			log_error("cannot fork: %s", strerror(errno));
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
@@ -152,10 +152,10 @@ int trace_run(struct opts *o, const struct plan *plan)
 	lo.sel = has_sel ? &sel : NULL;
 	lo.verbose = o->verbose;
 	lo.cancel = &stop_requested;
-	lo.progress = !cli_quiet;
+	lo.progress = log_enabled(LOG_LVL_INFO);
 	ret = EXIT_RUNTIME;
 	if (loader_open(&l, plan, &lo, run_on_record, &sk, err, sizeof(err))) {
-		fprintf(stderr, "iprof: %s\n", err);
+		log_error("%s", err);
 		goto out;
 	}
 	if (child > 0 && loader_add_target(l, child))
@@ -165,28 +165,28 @@ int trace_run(struct opts *o, const struct plan *plan)
 			goto out;
 	if (o->npids) {
 		n = target_add_descendants(l, o->pids, o->npids);
-		if (n && !cli_quiet)
-			fprintf(stderr,
-				"iprof: also tracing %d process%s that the -p process%s forked before\n",
-				n, n == 1 ? "" : "es", o->npids > 1 ? "es" : "");
+		if (n)
+			log_info(
+				"also tracing %d process%s that the -p process%s forked before",
+				n, n == 1 ? "" : "es",
+				o->npids > 1 ? "es" : "");
 	}
 
 	t0 = util_now_ns();
 	n = loader_attach(l, run_on_skip);
 	if (n == -EINTR || stop_requested) {
-		fprintf(stderr,
-			"iprof: interrupted before tracing began; detaching\n");
+		log_error("interrupted before tracing began; detaching");
 		ret = 128 + SIGINT;
 		run_detach(l);
 		goto out;
 	}
 	if (n < 0) {
-		fprintf(stderr, "iprof: cannot attach: %s\n", strerror(-n));
+		log_error("cannot attach: %s", strerror(-n));
 		goto out;
 	}
 	if (!n) {
 		/* no report follows: say here why each timer is missing */
-		fprintf(stderr, "iprof: no probe could be attached\n");
+		log_error("no probe could be attached");
 		cli_print_not_attached(plan, l, "iprof: ");
 		/* every probe wrong in the files (not refused by the kernel):
 		 * bad input */
@@ -198,16 +198,13 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (sel.ncomm || sel.nexe) {
 		/* BPF now follows execs: the processes running now */
 		n = target_scan_sel(l, &sel);
-		if (!cli_quiet)
-			fprintf(stderr,
-				"iprof: %d process%s selected by --comm/--exe running now\n",
-				n, n == 1 ? "" : "es");
+		log_info("%d process%s selected by --comm/--exe running now", n,
+			 n == 1 ? "" : "es");
 	}
 	if (o->strict && nattached != plan->ntimers) {
 		cli_print_not_attached(plan, l, "iprof: --strict: ");
-		fprintf(stderr,
-			"iprof: --strict: %u of %u timers could not be attached\n",
-			plan->ntimers - nattached, plan->ntimers);
+		log_error("--strict: %u of %u timers could not be attached",
+			  plan->ntimers - nattached, plan->ntimers);
 		ret = EXIT_USAGE; /* as for an error in the probe files */
 		goto out;
 	}
@@ -223,39 +220,35 @@ int trace_run(struct opts *o, const struct plan *plan)
 	/* -p alone, and every process gone while the probes were loaded
 	 * and attached: nothing to trace (not an empty report, exit 0) */
 	if (o->npids && !has_sel && loader_targets_alive(l) == 0) {
-		fprintf(stderr,
-			"iprof: every process given with -p exited before tracing began (while iprof loaded and attached its probes): nothing traced\n");
+		log_error(
+			"every process given with -p exited before tracing began (while iprof loaded and attached its probes): nothing traced");
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
 	/* recording starts now, with every probe in place; then the line
 	 * that says so (tests and scripts wait for it) */
 	if ((e = loader_set_tracing(l, 1))) {
-		fprintf(stderr, "iprof: cannot start tracing: %s\n",
-			strerror(-e));
+		log_error("cannot start tracing: %s", strerror(-e));
 		goto out;
 	}
-	if (!cli_quiet)
-		fprintf(stderr,
-			"iprof: %u of %u timers attached in %.1f ms%s; tracing%s... %s\n",
-			nattached, plan->ntimers, (double)(now - t0) / 1e6, err,
-			o->cmd ? " the command" :
-			has_sel ? " the selected processes" :
-			o->npids ? " the process" : " system-wide",
-			o->cmd ? "" : "Ctrl-C to stop");
+	log_info("%u of %u timers attached in %.1f ms%s; tracing%s... %s",
+		 nattached, plan->ntimers, (double)(now - t0) / 1e6, err,
+		 o->cmd	    ? " the command"
+		 : has_sel  ? " the selected processes"
+		 : o->npids ? " the process"
+			    : " system-wide",
+		 o->cmd ? "" : "Ctrl-C to stop");
 	t0 = util_now_ns();
 	run_start(&run, o, &un, t0);
 	if (run_counters(&run, plan, l))
 		goto out;
 	if (rec_f && (run_record_truncate(rec_f) ||
 		      !(sk.rec = rec_writer_new(rec_f, o->record, &run)))) {
-		fprintf(stderr, "iprof: cannot write '%s': %s\n", o->record,
-			strerror(errno));
+		log_error("cannot write '%s': %s", o->record, strerror(errno));
 		goto out;
 	}
 	if (tl.f && !(sk.chrome = chrome_new(tl.f, &run, o->max_depth))) {
-		fprintf(stderr, "iprof: cannot write the timeline: %s\n",
-			strerror(errno));
+		log_error("cannot write the timeline: %s", strerror(errno));
 		goto out;
 	}
 	if (o->duration_ns)
@@ -273,14 +266,14 @@ int trace_run(struct opts *o, const struct plan *plan)
 	monitor_notify(err);
 	if (child > 0) {
 		if (kill(child, SIGUSR1)) {
-			fprintf(stderr, "iprof: cannot start the command: %s\n",
-				strerror(errno));
+			log_error("cannot start the command: %s",
+				  strerror(errno));
 			goto out;
 		}
 		/* exec's errno, or EOF once the exec succeeded */
 		if (read(exec_r, &e, sizeof(e)) == sizeof(e)) {
-			fprintf(stderr, "iprof: cannot run '%s': %s\n",
-				o->cmd[0], strerror(e));
+			log_error("cannot run '%s': %s", o->cmd[0],
+				  strerror(e));
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -300,8 +293,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 		}
 		n = loader_poll(l, wait_ms);
 		if (n < 0 && n != -EINTR) {
-			fprintf(stderr, "iprof: ring buffer: %s\n",
-				strerror(-n));
+			log_error("ring buffer: %s", strerror(-n));
 			break;
 		}
 		now = util_now_ns();
@@ -337,9 +329,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 				target_refresh_cgroups(l, &sel);
 			/* with --comm, --exe or --cgroup more may come */
 			if (o->npids && !has_sel && loader_targets_alive(l) == 0) {
-				if (!cli_quiet)
-					fprintf(stderr,
-						"iprof: every traced process has exited\n");
+				log_info("every traced process has exited");
 				break;
 			}
 		}

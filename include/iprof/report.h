@@ -245,6 +245,24 @@ int report_openmetrics(FILE *f, const struct report *r);
 void report_om_escape(FILE *f, const char *s);
 
 /*
+ * One value of an option that takes a name (-f, --sort, --weight): the
+ * name it is parsed from, and for --help a few words on it (NULL: none).
+ * The tables are indexed by their enum (enum report_fmt, report_sort,
+ * report_weight); index 0 is the default.  Static, never freed.
+ */
+struct report_name {
+	const char *name;
+	const char *help;
+};
+
+/* report_fmt_names() - the formats' table; *@n entries. */
+const struct report_name *report_fmt_names(size_t *n);
+/* report_sort_names() - the sort keys' table; *@n entries. */
+const struct report_name *report_sort_names(size_t *n);
+/* report_weight_names() - the folded weights' table; *@n entries. */
+const struct report_name *report_weight_names(size_t *n);
+
+/*
  * report_parse_sort() - "total", "self", "count", "name" or "first" into
  * *@sort.  Returns 0 or -EINVAL.
  */

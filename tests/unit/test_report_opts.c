@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for src/report_opts.c: the report options iprof and iprof
+ * report share, their messages and their lists in --help, made from the
+ * tables of the formats, sort keys, columns, weights and --by keys.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "log.h"
+#include "report_opts.h"
+
+static char *buf;
+static size_t len;
+static FILE *mem;
+
+static int setup(void **state)
+{
+	(void)state;
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -1;
+	log_set_stream(mem);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	log_set_stream(NULL);
+	fclose(mem);
+	free(buf);
+	buf = NULL;
+	return 0;
+}
+
+/* what was written so far, and then nothing */
+static const char *taken(void)
+{
+	static char out[4096];
+
+	fclose(mem);
+	snprintf(out, sizeof(out), "%s", buf ? buf : "");
+	free(buf);
+	buf = NULL;
+	mem = open_memstream(&buf, &len);
+	assert_non_null(mem);
+	log_set_stream(mem);
+	return out;
+}
+
+static void parse_values(void **state)
+{
+	struct report_opts ro;
+
+	(void)state;
+	report_opts_init(&ro);
+	assert_int_equal(ro.max_paths, AGG_MAX_PATHS_DEFAULT);
+	assert_int_equal(ro.max_keys, AGG_MAX_KEYS_DEFAULT);
+	assert_int_equal(report_opts_parse(&ro, 'f', "folded", NULL), 0);
+	assert_int_equal(ro.fmt, REPORT_FMT_FOLDED);
+	assert_int_equal(report_opts_parse(&ro, RO_SORT, "first", NULL), 0);
+	assert_int_equal(ro.sort, REPORT_SORT_FIRST);
+	assert_int_equal(report_opts_parse(&ro, RO_WEIGHT, "offcpu", NULL), 0);
+	assert_int_equal(ro.weight, REPORT_WEIGHT_OFFCPU);
+	assert_int_equal(report_opts_parse(&ro, RO_BY, "pid", NULL), 0);
+	assert_int_equal(ro.by, AGG_BY_TGID);
+	assert_int_equal(report_opts_parse(&ro, RO_BY, "comm", NULL), 0);
+	assert_int_equal(ro.by, AGG_BY_COMM);
+	assert_int_equal(report_opts_parse(&ro, RO_MIN_TOTAL, "2ms", NULL), 0);
+	assert_int_equal(ro.min_total_ns, 2000000);
+	assert_int_equal(report_opts_parse(&ro, RO_MAX_DEPTH, "3", NULL), 0);
+	assert_int_equal(ro.max_depth, 3);
+	assert_int_equal(report_opts_parse(&ro, RO_MAX_PATHS, "0", NULL), 0);
+	assert_int_equal(ro.max_paths, 0);
+	assert_int_equal(report_opts_parse(&ro, RO_COLUMNS, "p99.9,count",
+					   NULL), 0);
+	assert_int_equal(ro.ncolumns, 2);
+	assert_int_equal(ro.columns[0], REPORT_COL_P999);
+	assert_int_equal(report_opts_parse(&ro, 'o', "x", "report"), 0);
+	assert_string_equal(ro.output, "x");
+	assert_true(ro.fmt_set && ro.sort_set && ro.weight_set &&
+		    ro.min_total_set && ro.max_depth_set && ro.max_paths_set);
+	assert_false(ro.max_keys_set);
+	/* not a report option: the caller's */
+	assert_int_equal(report_opts_parse(&ro, 'e', "x", NULL), 1);
+	assert_int_equal(report_opts_parse(&ro, RO_NEXT, "x", NULL), 1);
+	assert_string_equal(taken(), "");
+}
+
+/* iprof's messages say what is expected, from the tables */
+static void live_messages(void **state)
+{
+	static const struct {
+		int c;
+		const char *arg, *msg;
+	} t[] = {
+		{ 'f', "x", "iprof: --format 'x': expected table, seed, json, folded, chrome or openmetrics\n" },
+		{ RO_SORT, "x", "iprof: --sort 'x': expected total, self, count, name or first\n" },
+		{ RO_WEIGHT, "x", "iprof: --weight 'x': expected self, total, oncpu, offcpu or count\n" },
+		{ RO_BY, "x", "iprof: --by 'x': expected tid, tgid (or pid) or comm\n" },
+		{ RO_COLUMNS, "count,count", "iprof: --columns 'count,count': expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded\n" },
+		{ RO_MIN_TOTAL, "x", "iprof: --min-total 'x': expected a time like 1ms, 250us, 2s\n" },
+		{ RO_MAX_DEPTH, "0", "iprof: --max-depth '0': expected a depth of 1 or more\n" },
+		{ RO_MAX_KEYS, "-1", "iprof: --max-keys '-1': expected a number from 0 (no cap) to 4294967295\n" },
+	};
+	struct report_opts ro;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		report_opts_init(&ro);
+		assert_int_equal(report_opts_parse(&ro, t[i].c, t[i].arg, NULL),
+				 -EINVAL);
+		assert_string_equal(taken(), t[i].msg);
+	}
+	report_opts_init(&ro);
+	assert_int_equal(report_opts_parse(&ro, 'o', "a", NULL), 0);
+	assert_int_equal(report_opts_parse(&ro, 'o', "b", NULL), -EINVAL);
+	assert_string_equal(taken(), "iprof: -o given twice ('a', 'b'): one output file\n");
+}
+
+/* a subcommand's: the option and where to look */
+static void subcommand_messages(void **state)
+{
+	struct report_opts ro;
+
+	(void)state;
+	report_opts_init(&ro);
+	assert_int_equal(report_opts_parse(&ro, RO_MAX_PATHS, "x", "report"),
+			 -EINVAL);
+	assert_string_equal(taken(), "iprof report: invalid value 'x' for --max-paths (see 'iprof report --help')\n");
+	assert_int_equal(report_opts_parse(&ro, 'f', "x", "diff"), -EINVAL);
+	assert_string_equal(taken(), "iprof diff: invalid value 'x' for --format (see 'iprof diff --help')\n");
+}
+
+static void format_checks(void **state)
+{
+	struct report_opts ro;
+
+	(void)state;
+	report_opts_init(&ro);
+	assert_int_equal(report_opts_check(&ro, NULL), 0);
+	ro.fmt = REPORT_FMT_SEED;
+	ro.max_depth_set = 1;
+	assert_int_equal(report_opts_check(&ro, NULL), -EINVAL);
+	assert_int_equal(report_opts_check(&ro, "report"), -EINVAL);
+	assert_string_equal(taken(),
+			    "iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n"
+			    "iprof report: --sort, --min-total and --max-depth do not apply to --format seed\n");
+	report_opts_init(&ro);
+	ro.fmt = REPORT_FMT_JSON;
+	ro.ncolumns = 1;
+	assert_int_equal(report_opts_check(&ro, NULL), -EINVAL);
+	ro.ncolumns = 0;
+	ro.weight_set = 1;
+	assert_int_equal(report_opts_check(&ro, NULL), -EINVAL);
+	ro.fmt = REPORT_FMT_FOLDED;
+	assert_int_equal(report_opts_check(&ro, NULL), 0);
+	assert_string_equal(taken(),
+			    "iprof: --columns applies to --format table only\n"
+			    "iprof: --weight applies to --format folded only\n");
+}
+
+/* report_opts_usage(@c, ...) as a string */
+static const char *usage(int c, const char *lead, const char *tail,
+			 int detail)
+{
+	static char out[2048];
+	char *b = NULL;
+	size_t l = 0;
+	FILE *f = open_memstream(&b, &l);
+
+	assert_non_null(f);
+	report_opts_usage(f, c, lead, tail, detail);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s", b);
+	free(b);
+	return out;
+}
+
+/* --help's lists: from the tables, wrapped at 75 below column 24 */
+static void help_lists(void **state)
+{
+	(void)state;
+	assert_string_equal(
+		usage(RO_COLUMNS,
+		      "table columns, comma-separated, '+LIST' to add to the default: ",
+		      "", 1),
+		"table columns, comma-separated, '+LIST' to add to\n"
+		"                        the default: count total self wall oncpu offcpu\n"
+		"                        runq blocked min avg max stddev p50 p90 p99 p99.9\n"
+		"                        threads exited incompl unwound discarded\n");
+	assert_string_equal(usage(RO_SORT, "", "", 0),
+			    "total (default), self, count, name or first\n");
+	assert_string_equal(usage(RO_SORT, "order of siblings: ",
+				  "; table, json, folded", 1),
+			    "order of siblings: total (default), self, count,\n"
+			    "                        name or first (first seen); table, json, folded\n");
+	assert_string_equal(usage('f', "", "", 0),
+			    "table (default), seed, json, folded, chrome or\n"
+			    "                        openmetrics\n");
+	assert_string_equal(usage(RO_BY, "a root per ", "", 0),
+			    "a root per thread (tid), process (tgid) or command\n"
+			    "                        name (comm)\n");
+	assert_string_equal(usage(RO_WEIGHT, "", "", 1),
+			    "self (default), total, oncpu, offcpu or count\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(parse_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(live_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(subcommand_messages, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(format_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(help_lists, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
