@@ -208,6 +208,16 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	if (ro->to_ns && run->start_ns + ro->to_ns < end)
 		end = run->start_ns + ro->to_ns;
 	from = run->start_ns + ro->from_ns;
+	if (from > run->end_ns) {
+		/* an empty window is a mistake, not a report of nothing */
+		log_error("%s: --from %.3f s is after the recording's end: it spans %.3f s",
+			  name, (double)ro->from_ns / 1e9,
+			  (double)(run->end_ns - run->start_ns) / 1e9);
+		if (s.chrome)
+			chrome_finish(s.chrome, end);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (from > end)
 		from = end;
 	if (s.chrome) {

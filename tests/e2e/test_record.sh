@@ -80,6 +80,12 @@ c2=$(jq '[.tree[] | select(.name == "outer") | .count] | add // 0' "$TMP/h2.json
 check "two halves: outer counts add up ($c1 + $c2)" $((c1 + c2)) $calls
 check "first half: duration" "$(jq .run.duration_ns "$TMP/h1.json")" "$half"
 check "second half: duration" "$(jq .run.duration_ns "$TMP/h2.json")" "$((dur - half))"
+# a window after the end is refused, with the recording's span
+"$IPROF" report --from "$((dur + 1000000000))ns" "$TMP/json.rec" >"$TMP/past.out" 2>"$TMP/past.err"
+check "--from past the end: exit status" "$?" 2
+check "--from past the end: nothing written" "$(wc -c <"$TMP/past.out")" 0
+check "--from past the end: says the span" \
+	"$(grep -c "^iprof: $TMP/json.rec: --from [0-9.]* s is after the recording's end: it spans [0-9.]* s$" "$TMP/past.err")" 1
 
 # the timeline, from the recording and live
 "$IPROF" report -q -f chrome "$TMP/json.rec" >"$TMP/tl.json"
