@@ -175,12 +175,19 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		o = json_tokener_parse_ex(tok, buf + off, (int)(len - off));
 		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
 		    !json_object_is_type(o, json_type_object)) {
+			enum json_tokener_error e = json_tokener_get_error(tok);
+
+			/* json-c's words for a cut document ("continue") or
+			 * valid JSON that is no object ("success") say
+			 * nothing: say what is wrong */
 			log_cmd(LOG_LVL_ERROR, "diff",
-				"%s: offset %zu: not a JSON report "
-				"(%s)",
+				"%s: offset %zu: not a JSON report (%s)",
 				name, off + (size_t)tok->char_offset,
-				json_tokener_error_desc(
-					json_tokener_get_error(tok)));
+				e == json_tokener_continue ?
+					"the file ends inside a JSON value" :
+				e == json_tokener_success ?
+					"a JSON value that is no object" :
+					json_tokener_error_desc(e));
 			json_object_put(o);
 			json_object_put(doc);
 			doc = NULL;
@@ -503,6 +510,15 @@ int cmd_diff_main(int argc, char **argv)
 		log_cmd(LOG_LVL_ERROR, "diff",
 			"only one of A and B can be stdin");
 		return 2;
+	}
+	for (i = 0; i < 2; i++) {
+		if (ro.r.output &&
+		    util_same_file(ro.r.output, argv[optind + i])) {
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"-o '%s' is %s '%s': it would be overwritten",
+				ro.r.output, i ? "B" : "A", argv[optind + i]);
+			return 2;
+		}
 	}
 	da = load(argv[optind], &ro, &partial);
 	db = da ? load(argv[optind + 1], &ro, &partial) : NULL;

@@ -159,6 +159,18 @@ check "diff of a cut recording: said" \
 printf 'IPROFREC\0\0\0' >"$TMP/garbage.rec"
 "$IPROF" diff "$TMP/garbage.rec" "$TMP/json.rec" >/dev/null 2>&1
 check "diff of a garbage recording: exit status" "$?" 2
+# diff -o never overwrites A or B
+cp "$TMP/json.live" "$TMP/a.json"
+"$IPROF" diff -o "$TMP/a.json" "$TMP/a.json" "$TMP/json.rec" >/dev/null 2>"$TMP/dover.err"
+check "diff -o A: exit status" "$?" 2
+check "diff -o A: A kept" "$(cmp -s "$TMP/a.json" "$TMP/json.live" && echo same)" same
+check "diff -o A: message" "$(cat "$TMP/dover.err")" \
+	"iprof diff: -o '$TMP/a.json' is A '$TMP/a.json': it would be overwritten"
+echo '[1, 2]' >"$TMP/arr.json"
+"$IPROF" diff "$TMP/arr.json" "$TMP/json.rec" >/dev/null 2>"$TMP/arr.err"
+check "diff of a JSON array: exit status" "$?" 2
+check "diff of a JSON array: message" "$(cat "$TMP/arr.err")" \
+	"iprof diff: $TMP/arr.json: offset 6: not a JSON report (a JSON value that is no object)"
 # a report whose counts are no counts (edited by hand) is refused, naming
 # the file and the node
 jq '.tree[0].count = -5' "$TMP/json.live" >"$TMP/neg.json"
