@@ -182,7 +182,11 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 			 * nothing: say what is wrong */
 			log_cmd(LOG_LVL_ERROR, "diff",
 				"%s: offset %zu: not a JSON report (%s)",
-				name, off + (size_t)tok->char_offset,
+				name,
+				/* where the value starts, or where the
+				 * parser stopped */
+				off + (e == json_tokener_success ?
+					       0 : (size_t)tok->char_offset),
 				e == json_tokener_continue ?
 					"the file ends inside a JSON value" :
 				e == json_tokener_success ?

@@ -170,7 +170,7 @@ echo '[1, 2]' >"$TMP/arr.json"
 "$IPROF" diff "$TMP/arr.json" "$TMP/json.rec" >/dev/null 2>"$TMP/arr.err"
 check "diff of a JSON array: exit status" "$?" 2
 check "diff of a JSON array: message" "$(cat "$TMP/arr.err")" \
-	"iprof diff: $TMP/arr.json: offset 6: not a JSON report (a JSON value that is no object)"
+	"iprof diff: $TMP/arr.json: offset 0: not a JSON report (a JSON value that is no object)"
 # a report whose counts are no counts (edited by hand) is refused, naming
 # the file and the node
 jq '.tree[0].count = -5' "$TMP/json.live" >"$TMP/neg.json"
