@@ -23,6 +23,17 @@
 #define OM_CONTENT_TYPE \
 	"application/openmetrics-text; version=1.0.0; charset=utf-8"
 
+/*
+ * Connections: a scraper holds one (keep-alive), so a few per client
+ * address are plenty, and idle ones are closed soon: a peer that opens
+ * connections and sends nothing cannot take every slot from the scraper
+ * for long (libmicrohttpd's MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+ * MHD_OPTION_CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT in s).
+ */
+#define MON_CONN_PER_IP 4u
+#define MON_CONN_MAX 64u
+#define MON_CONN_IDLE_S 3u
+
 struct monitor {
 #ifdef IPROF_HAVE_MHD
 	struct MHD_Daemon *d;
@@ -148,8 +159,9 @@ int monitor_listen(struct monitor **out, const char *addr, char *err,
 			       ntohs(((struct sockaddr_in6 *)&sa)->sin6_port) :
 			       ntohs(((struct sockaddr_in *)&sa)->sin_port),
 		NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR, &sa,
-		MHD_OPTION_CONNECTION_LIMIT, 16u,
-		MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_LIMIT, MON_CONN_MAX,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, MON_CONN_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT, MON_CONN_IDLE_S, MHD_OPTION_END);
 	if (!m->d) {
 		e = errno ? errno : EADDRNOTAVAIL;
 		snprintf(err, errlen, "--listen '%s': cannot listen: %s", addr,
