@@ -17,15 +17,26 @@
 static int scaled(const char *s, const char *const *units,
 		  const double *mult, int nunits, double dflt, uint64_t *out)
 {
+	size_t digits, frac = 0;
 	char *end;
 	double v;
 	int i;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* DIGITS[.DIGITS]: no sign, space, hex or exponent (strtod's) */
+	if (!s)
 		return -EINVAL;
+	digits = strspn(s, "0123456789");
+	if (!digits)
+		return -EINVAL;
+	if (s[digits] == '.') {
+		frac = strspn(s + digits + 1, "0123456789");
+		if (!frac)
+			return -EINVAL;
+		frac++;
+	}
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (errno || end != s + digits + frac || !isfinite(v) || v < 0)
 		return -EINVAL;
 	if (!*end) {
 		v *= dflt;

@@ -10,15 +10,16 @@
 
 /*
  * util_parse_duration() - "10s", "500ms", "250us", "100ns", "2m", "1h", or
- * a plain number of seconds ("1.5").  Stores ns in @ns.  Returns 0,
- * -ERANGE above INT64_MAX ns (292 years: a deadline must stay a valid
- * signed clock value), or -EINVAL for anything else (empty, negative,
- * unknown unit).
+ * a plain number of seconds ("1.5"): DIGITS[.DIGITS] and a unit.  Stores
+ * ns in @ns.  Returns 0, -ERANGE above INT64_MAX ns (292 years: a deadline
+ * must stay a valid signed clock value), or -EINVAL for anything else
+ * (empty, a sign, white space, hex or an exponent, an unknown unit).
  */
 int util_parse_duration(const char *s, uint64_t *ns);
 
 /*
- * util_parse_size() - "16M", "512K", "1G", or plain bytes.  Stores bytes
+ * util_parse_size() - "16M", "512K", "1G", or plain bytes (DIGITS[.DIGITS]
+ * and a unit, as util_parse_duration()).  Stores bytes
  * in @bytes.  Returns 0, -ERANGE above INT64_MAX, or -EINVAL.
  */
 int util_parse_size(const char *s, uint64_t *bytes);

@@ -61,7 +61,9 @@ static void durations(void **state)
 		{ "1.5", 1500000000ull },  { "0.25s", 250000000ull },
 	};
 	static const char *const bad[] = { "", "-1s", "10x", "s", "ms10",
-					   "1e400", "10 s", "+5s" };
+					   "1e400", "10 s", "+5s", "0x10",
+					   "1e3", " 1s", ".5s", "5.",
+					   "1e-10", "inf", "nan" };
 	uint64_t v;
 	size_t i;
 
