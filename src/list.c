@@ -301,6 +301,8 @@ int list_main(int argc, char **argv)
 	struct list_opts o = {0};
 	int c, nargs = !strcmp(sub, "functions") ? 1 : 0;
 
+	argv[0] = (char *)"iprof list"; /* getopt_long(3)'s messages */
+
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
 		usage(stdout);
 		return LIST_FOUND;

@@ -36,6 +36,9 @@ int main(int argc, char **argv)
 	int ret = EXIT_USAGE, i;
 	uint32_t plan_errors = 0;
 
+	/* getopt_long(3) names the program by argv[0]: "iprof", not the
+	 * path it was run by (nothing else reads argv[0]) */
+	argv[0] = (char *)"iprof";
 	if (argc > 2 && !strcmp(argv[1], "list") &&
 	    list_is_subcommand(argv[2]))
 		return list_main(argc - 2, argv + 2);
@@ -48,10 +51,14 @@ int main(int argc, char **argv)
 			argc > 2 ? "'" : "");
 		return EXIT_USAGE;
 	}
-	if (argc > 1 && !strcmp(argv[1], "report"))
+	if (argc > 1 && !strcmp(argv[1], "report")) {
+		argv[1] = (char *)"iprof report";
 		return cmd_report_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "diff"))
+	}
+	if (argc > 1 && !strcmp(argv[1], "diff")) {
+		argv[1] = (char *)"iprof diff";
 		return cmd_diff_main(argc - 1, argv + 1);
+	}
 	if (opts_parse(argc, argv, &o))
 		goto out;
 	log_set_switches(o.quiet, o.verbose);
