@@ -441,8 +441,10 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		return -EINVAL;
 	}
 	if (o->fmt == REPORT_FMT_CHROME && (o->interval_ns || o->by)) {
-		log_error(
-			"--interval and --by do not apply to --format chrome");
+		log_error("%s not apply to --format chrome (a timeline of every call)",
+			  o->interval_ns && o->by ? "--interval and --by do" :
+			  o->by			  ? "--by does" :
+						    "--interval does");
 		return -EINVAL;
 	}
 	/* an option the chosen format would ignore is a mistake: say so */

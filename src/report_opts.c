@@ -239,9 +239,8 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 	if (!parse_value(ro, c, arg))
 		return 0;
 	if (cmd)
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"invalid value '%s' for --%s (see 'iprof %s --help')",
-			arg, opt_name(c), cmd);
+		log_cmd(LOG_LVL_ERROR, cmd, "--%s '%s': expected %s",
+			opt_name(c), arg, expected(c, buf, sizeof(buf)));
 	else
 		log_error("--%s '%s': expected %s", opt_name(c), arg,
 			  expected(c, buf, sizeof(buf)));

@@ -74,7 +74,7 @@ int report_parse_columns(const char *s, enum report_col *cols, size_t max,
 			 size_t *n)
 {
 	const char *p, *e;
-	size_t len, i;
+	size_t len, i, ndef = 0;
 	int c;
 
 	*n = 0;
@@ -85,6 +85,7 @@ int report_parse_columns(const char *s, enum report_col *cols, size_t max,
 		for (i = 0; i < NDEFAULT; i++)
 			if (add_col(cols, max, n, default_cols[i]))
 				return -EINVAL;
+		ndef = *n;
 	}
 	if (!*s)
 		return -EINVAL;
@@ -95,7 +96,12 @@ int report_parse_columns(const char *s, enum report_col *cols, size_t max,
 			if (strlen(col[c].name) == len &&
 			    !strncmp(p, col[c].name, len))
 				break;
-		if (c == REPORT_NCOL || add_col(cols, max, n, c))
+		if (c == REPORT_NCOL)
+			return -EINVAL;
+		/* "+oncpu": a default column asked for again is there */
+		for (i = 0; i < ndef && cols[i] != (enum report_col)c; i++)
+			;
+		if (i == ndef && add_col(cols, max, n, c))
 			return -EINVAL;
 		if (!e)
 			return 0;

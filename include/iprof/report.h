@@ -304,8 +304,8 @@ int report_parse_weight(const char *s, enum report_weight *w);
  * report_parse_columns() - a comma-separated list of column names (see
  * report_col_name(); "p99.9" for REPORT_COL_P999) into @cols, at most @max
  * entries, count in *@n.  A leading '+' appends the list to the default
- * columns.  Returns 0, or -EINVAL (unknown or repeated name, empty list,
- * more than @max).
+ * columns (a default column named again stays where it is).  Returns 0,
+ * or -EINVAL (unknown or repeated name, empty list, more than @max).
  */
 int report_parse_columns(const char *s, enum report_col *cols, size_t max,
 			 size_t *n);

@@ -655,8 +655,14 @@ static void test_table_columns(void **state)
 	assert_int_equal(
 		report_parse_columns("count,count", cols, REPORT_NCOL, &n),
 		-EINVAL);
+	/* a default column asked for again with '+' stays where it is */
 	assert_int_equal(report_parse_columns("+count", cols, REPORT_NCOL, &n),
-			 -EINVAL);
+			 0);
+	assert_int_equal(cols[0], REPORT_COL_COUNT);
+	assert_int_equal(
+		report_parse_columns("+stddev,count,stddev", cols, REPORT_NCOL,
+				     &n),
+		-EINVAL);
 	assert_int_equal(report_parse_columns("count,total", cols, 1, &n),
 			 -EINVAL);
 	assert_string_equal(report_col_name(REPORT_COL_P999), "p99.9");
