@@ -270,6 +270,8 @@ static int list_kernel(const struct list_opts *o)
 				 "ftrace can patch (fentry needs it) is "
 				 "unknown; listed: every text symbol",
 				 filter);
+		int kp = loader_kprobes();
+
 		if (!*pr.fentry_on)
 			pr.fentry_on = "vfs_read";
 		if (!loader_try_fentry(pr.fentry_on, why, sizeof(why)))
@@ -278,12 +280,13 @@ static int list_kernel(const struct list_opts *o)
 				 pr.fentry_on);
 		else
 			log_info("fentry/fexit: refused (%s): fentry: "
-				 "timers cannot attach; func: uses kprobes",
-				 why);
+				 "timers cannot attach; func: %s",
+				 why, kp ? "uses kprobes" :
+					   "cannot either (no kprobes)");
 		log_info("kprobes: %s",
-			 loader_kprobes() ? "available"
-					  : "absent (CONFIG_KPROBES off): "
-					    "kprobe: timers cannot attach");
+			 kp ? "available"
+			    : "absent (CONFIG_KPROBES off): "
+			      "kprobe: timers cannot attach");
 	}
 	ksyms_free(&k);
 	return pr.n ? LIST_FOUND : LIST_NONE;
