@@ -127,8 +127,16 @@ check:
 		goto fail;
 	output_clean_stale(w->path);
 	f = output_begin(w, tmp, sizeof(tmp));
-	if (!f)
-		goto fail;
+	if (!f) {
+		/* the report goes to a new file beside it, then a rename */
+		ret = -errno;
+		free(w->path);
+		w->path = NULL;
+		return set_err(err, errlen, ret,
+			       "cannot write '%s': cannot create a file "
+			       "beside it, to rename over it (%s)",
+			       path, strerror(-ret));
+	}
 	fclose(f);
 	unlink(tmp);
 	return 0;
