@@ -755,6 +755,7 @@ static int choose(struct lookup *lk, const char *path, const struct cand **pick,
 static int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
 {
 	GElf_Ehdr eh;
+	size_t size = 0;
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		util_set_err(err, errlen, "%s: not an ELF file", path);
@@ -763,6 +764,19 @@ static int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
 	switch (eh.e_type) {
 	case ET_EXEC:
 	case ET_DYN:
+		/* a cut file (a copy in progress, a full disk) loses its
+		 * section headers first: they are at the end */
+		if (elf_rawfile(elf, &size) && eh.e_shoff &&
+		    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > size) {
+			util_set_err(err, errlen,
+				"%s: truncated: its section headers end at byte %llu, the file has %zu",
+				path,
+				(unsigned long long)(eh.e_shoff +
+						     (uint64_t)eh.e_shnum *
+							     eh.e_shentsize),
+				size);
+			return -ENOEXEC;
+		}
 		return 0;
 	case ET_REL:
 		util_set_err(err, errlen,

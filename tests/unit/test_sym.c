@@ -415,6 +415,11 @@ static void not_elf(void **state)
 	snprintf(path, sizeof(path), "%s/trunc", g_tmp);
 	run("head -c 20 '%s' > '%s'", g_self, path);
 	offset_bad(path, "top", -ENOEXEC, "not an ELF file");
+	/* cut after its header: the section headers (at the end) are gone */
+	snprintf(path, sizeof(path), "%s/cut", g_tmp);
+	run("head -c 5000 '%s' > '%s'", g_self, path);
+	offset_bad(path, "top", -ENOEXEC,
+		   "truncated: its section headers end at byte ");
 
 	/* an object file is not something a uprobe attaches to */
 	snprintf(path, sizeof(path), "%s/obj.o", g_tmp);
