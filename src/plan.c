@@ -1190,7 +1190,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	uint64_t off = at->off, size = at->size;
 	struct plan_timer *t = &p->timers[id];
 	uint64_t *sites = NULL;
-	size_t n = 0, i;
+	size_t n = 0, njmp = 0, i;
 	char why[256];
 	int err;
 
@@ -1210,7 +1210,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 						 { at->cold_off, at->cold_size } };
 
 		err = retsite_find(path, code, at->cold ? 2 : 1, &sites, &n,
-				   why, sizeof(why));
+				   &njmp, why, sizeof(why));
 	}
 	if (err == -ENOMEM)
 		return err;
@@ -1235,6 +1235,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 		err = add_att(p, MECH_RETSITE, id, stop, NULL, NULL, path,
 			      sym, sites[i]);
 	t->ret_sites = (uint32_t)n;
+	t->ret_tail = (uint32_t)njmp;
 	free(sites);
 	return err;
 }

@@ -98,7 +98,11 @@ int cli_print_plan(const struct plan *p)
 				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
 				" (never returns: entry only, timed until the thread exits)");
 		if (t->kind == PROBE_UPROBE && !t->error && !t->entry_only) {
-			if (t->ret_sites)
+			if (t->ret_sites && t->ret_tail)
+				printf(" (stops at %u return site%s, %u of them a tail call: the callee's time is not in it)",
+				       t->ret_sites, t->ret_sites == 1 ? "" : "s",
+				       t->ret_tail);
+			else if (t->ret_sites)
 				printf(" (stops at %u return site%s)",
 				       t->ret_sites, t->ret_sites == 1 ? "" : "s");
 			else if (t->ret_why)

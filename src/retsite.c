@@ -122,7 +122,7 @@ static int add_site(uint64_t **v, size_t *n, uint64_t off)
  */
 static int part_sites(const char *path, const struct retsite_code *p,
 		      size_t np, size_t k, csh h, cs_insn *in, uint64_t **v,
-		      size_t *nv, char *why, size_t len)
+		      size_t *nv, size_t *njmp, char *why, size_t len)
 {
 	uint64_t off = p[k].off, size = p[k].size, addr;
 	const uint8_t *code;
@@ -190,6 +190,8 @@ static int part_sites(const char *path, const struct retsite_code *p,
 			goto out;
 		}
 		c = add_site(v, nv, in->address);
+		if (!c && in->id == X86_INS_JMP)
+			(*njmp)++; /* a tail call */
 		if (c == -ENOMEM) {
 			ret = -ENOMEM;
 			goto out;
@@ -207,12 +209,12 @@ out:
 }
 
 int retsite_find(const char *path, const struct retsite_code *parts,
-		 size_t nparts, uint64_t **sites, size_t *n, char *why,
-		 size_t len)
+		 size_t nparts, uint64_t **sites, size_t *n, size_t *njmp,
+		 char *why, size_t len)
 {
 	cs_insn *in = NULL;
 	uint64_t *v = NULL;
-	size_t nv = 0, k;
+	size_t nv = 0, nj = 0, k;
 	csh h = 0;
 	int ret = -EOPNOTSUPP;
 
@@ -229,8 +231,8 @@ int retsite_find(const char *path, const struct retsite_code *parts,
 		goto out;
 	}
 	for (k = 0; k < nparts; k++) {
-		ret = part_sites(path, parts, nparts, k, h, in, &v, &nv, why,
-				 len);
+		ret = part_sites(path, parts, nparts, k, h, in, &v, &nv, &nj,
+				 why, len);
 		if (ret)
 			goto out;
 	}
@@ -244,6 +246,8 @@ int retsite_find(const char *path, const struct retsite_code *parts,
 	}
 	*sites = v;
 	*n = nv;
+	if (njmp)
+		*njmp = nj;
 	v = NULL;
 	ret = 0;
 out:
@@ -258,10 +262,11 @@ out:
 #else /* !__x86_64__ */
 
 int retsite_find(const char *path, const struct retsite_code *parts,
-		 size_t nparts, uint64_t **sites, size_t *n, char *why,
-		 size_t len)
+		 size_t nparts, uint64_t **sites, size_t *n, size_t *njmp,
+		 char *why, size_t len)
 {
 	(void)path;
+	(void)njmp;
 	(void)parts;
 	(void)nparts;
 	*sites = NULL;

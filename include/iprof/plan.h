@@ -66,6 +66,9 @@ struct plan_timer {
 	 * (MECH_RETSITE); 0: a uretprobe, for the reason in ret_why (owned,
 	 * NULL when it never returns or is not a user function) */
 	uint32_t ret_sites;
+	/* of ret_sites, jmps out of the function: tail calls (the callee's
+	 * time is not in the timer: it stops at the jump) */
+	uint32_t ret_tail;
 	char *ret_why;
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */

@@ -44,7 +44,8 @@ struct retsite_code {
  *    outside every piece, an indirect jmp through memory without an index
  *    register (a function pointer or GOT entry: a tail call),
  * in address order, into *@sites (malloc'ed, the caller frees it) and
- * their number into *@n (at least 1).  Jumps inside the function and
+ * their number into *@n (at least 1), of which *@njmp (@njmp may be NULL)
+ * are jmps: tail calls, after which the callee runs outside the timer.  Jumps inside the function and
  * jump-table jumps (an indirect jmp through memory with an index
  * register, or notrack jmp *%reg: -fcf-protection marks jump tables so)
  * are not sites.
@@ -63,7 +64,7 @@ struct retsite_code {
  * architecture.
  */
 int retsite_find(const char *path, const struct retsite_code *parts,
-		 size_t nparts, uint64_t **sites, size_t *n, char *why,
-		 size_t len);
+		 size_t nparts, uint64_t **sites, size_t *n, size_t *njmp,
+		 char *why, size_t len);
 
 #endif /* IPROF_RETSITE_H */
