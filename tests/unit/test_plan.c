@@ -969,16 +969,17 @@ static void return_sites(void **state)
 #ifdef __x86_64__
 	uint64_t off, size, *sites = NULL;
 	char why[256];
-	size_t n = 0;
+	size_t n = 0, njmp = 0;
 
 	(void)state;
 	assert_int_equal(sym_func_range(self, "rs_tail", &off, &size, why,
 					sizeof(why)), 0);
 	/* the jmp is 2 or 5 bytes, as the assembler chose */
 	assert_true(size == 7 || size == 10);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, &njmp, why,
 				      sizeof(why)), 0);
 	assert_int_equal(n, 2);
+	assert_int_equal(njmp, 1); /* the jmp is a tail call, the ret not */
 	assert_int_equal(sites[0], off + 4); /* jmp plan_test_target */
 	assert_int_equal(sites[1], off + size - 1); /* ret */
 	free(sites);
