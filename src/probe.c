@@ -662,6 +662,30 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 		if (e == p)
 			return syntax_error(lx, p,
 					    "a binary path (uprobe:PATH:FUNC)");
+		/* PATH:"FUNC": a C++ name as demangled, with what a FUNC
+		 * cannot hold ("(anonymous namespace)::f", "operator<<",
+		 * "{lambda(int)#1}"), up to the next '"' */
+		q = memmem(p, (size_t)(e - p), ":\"", 2);
+		if (q) {
+			const char *f = q + 2, *end = strchr(f, '"');
+
+			if (q == p)
+				return syntax_error_len(lx, p, e - p,
+							"a binary path "
+							"(uprobe:PATH:FUNC)");
+			if (!end)
+				return syntax_error(lx, q + 1,
+						    "a function name and a closing '\"'");
+			if (end == f)
+				return syntax_error(lx, f, "a function name");
+			pr->path = strndup(p, q - p);
+			pr->func = strndup(f, end - f);
+			if (!pr->path || !pr->func)
+				return nomem(lx);
+			pr->name_col = col_of(lx, f);
+			p = skip_ws(end + 1);
+			goto options;
+		}
 		/* PATH:FUNC splits at the last ':' that is not half of a
 		 * C++ "::" and comes before FUNC's parameters or template
 		 * arguments (uprobe:./prog:ns::foo(int)) */
@@ -714,6 +738,7 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 	pr->name_col = col_of(lx, p);
 	p = skip_ws(e);
 
+options:
 	if (at_keyword(p, "as")) {
 		has_as = true;
 		p = skip_ws(p + 2);

@@ -268,31 +268,91 @@ static bool squeeze(const char *s, char *buf, size_t len)
  * before its parameter list, without a template function's return type
  * ("void ns::f<int>(int)" is ns::f<int>).
  */
+static bool is_cxx_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
 /*
- * The name in demangled @dem that every overload shares, into @d (@len
- * bytes), without white space: before its parameter list, without a
- * template function's return type.  Its start in @dem in *@name, the
- * parameter list (or the end) in *@paren.  false if it did not fit.
+ * The length of the operator function name at @p, as the Itanium
+ * demangler writes them ("operator<<", "operator()", "operator new[]",
+ * "operator\"\" _km", a conversion "operator char const*"), or 0 when @p
+ * is no operator name.
+ */
+static size_t cxx_operator_len(const char *p)
+{
+	/* longest first: "operator<<=" before "operator<<" before "<" */
+	static const char *const ops[] = {
+		" new[]", " delete[]", " new", " delete", "->*", "<<=", ">>=",
+		"<=>", "()", "[]", "->", "<<", ">>", "<=", ">=", "==", "!=",
+		"&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",
+		"|=", "^=", "<", ">", "+", "-", "*", "/", "%", "^", "&", "|",
+		"~", "!", "=", ",",
+	};
+	size_t i;
+
+	if (strncmp(p, "operator", 8) || is_cxx_ident(p[8]))
+		return 0;
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strncmp(p + 8, ops[i], strlen(ops[i])))
+			return 8 + strlen(ops[i]);
+	if (!strncmp(p + 8, "\"\"", 2) || p[8] == ' ')
+		/* a literal operator, a conversion: up to its parameters */
+		return 8 + strcspn(p + 8, "(");
+	return 8;
+}
+
+/*
+ * Split C++ name @s (as demangled, or as a user writes it): the name that
+ * every overload shares starts at *@name (after a template function's
+ * return type) and ends at *@paren, the top-level parameter list (or the
+ * end of @s when it has none).  "(anonymous namespace)", operator names
+ * and what <...> and {...} hold (template arguments, "{lambda(int)#1}")
+ * are parts of the name.
+ */
+static void cxx_split(const char *s, const char **name, const char **paren)
+{
+	const char *p = s;
+	size_t n;
+	int depth = 0;
+
+	*name = s;
+	while (*p) {
+		if (!strncmp(p, "(anonymous namespace)", 21)) {
+			p += 21;
+			continue;
+		}
+		if ((p == s || !is_cxx_ident(p[-1])) &&
+		    (n = cxx_operator_len(p))) {
+			p += n;
+			continue;
+		}
+		if (*p == '<' || *p == '{')
+			depth++;
+		else if ((*p == '>' || *p == '}') && depth)
+			depth--;
+		else if (*p == ' ' && !depth)
+			*name = p + 1; /* after a template's return type */
+		else if (*p == '(' && !depth)
+			break;
+		p++;
+	}
+	*paren = p;
+}
+
+/*
+ * The name in demangled @dem that every overload shares (cxx_split()),
+ * into @d (@len bytes), without white space.  Its start in @dem in
+ * *@name, the parameter list (or the end) in *@paren.  false if it did
+ * not fit.
  */
 static bool cxx_name_part(const char *dem, char *d, size_t len,
 			  const char **name_out, const char **paren_out)
 {
-	const char *p, *paren = NULL, *name = dem;
-	int depth = 0;
+	const char *name, *paren;
 
-	for (p = dem; *p && !paren; p++) {
-		if (*p == '<')
-			depth++;
-		else if (*p == '>' && depth)
-			depth--;
-		else if (*p == ' ' && !depth)
-			name = p + 1; /* after a template's return type */
-		else if (*p == '(' && !depth &&
-			 !(p - dem >= 8 && !strncmp(p - 8, "operator", 8)))
-			paren = p;
-	}
-	if (!paren)
-		paren = p;
+	cxx_split(dem, &name, &paren);
 	*name_out = name;
 	*paren_out = paren;
 	if ((size_t)(paren - name) >= len)
@@ -305,12 +365,13 @@ static bool cxx_name_part(const char *dem, char *d, size_t len,
 static bool cxx_matches(const char *dem, const char *func)
 {
 	char d[1024], f[512];
-	const char *name, *paren;
+	const char *name, *paren, *fn, *fp;
 
 	if (!squeeze(func, f, sizeof(f)) ||
 	    !cxx_name_part(dem, d, sizeof(d), &name, &paren))
 		return false;
-	if (strchr(func, '(')) /* with its parameters: one overload */
+	cxx_split(func, &fn, &fp);
+	if (*fp) /* with its parameters: one overload */
 		return squeeze(name, d, sizeof(d)) && !strcmp(d, f);
 	return !strcmp(d, f);
 }
@@ -390,7 +451,8 @@ int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
 		    cxx_name_part(dem, d, sizeof(d), &name, &paren)) {
 			err = util_grow(&v, n, sizeof(*v));
 			if (!err) {
-				v[n].part = strdup(d);
+				/* as demangled: "(anonymous namespace)::f" */
+				v[n].part = strndup(name, (size_t)(paren - name));
 				v[n].full = strdup(name);
 				err = v[n].part && v[n].full ? 0 : -ENOMEM;
 				n++;

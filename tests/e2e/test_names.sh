@@ -79,6 +79,27 @@ if [ -x "$X" ]; then
 	check "C++ glob: iprof list functions matches the same names" \
 		"$("$IPROF" list functions "$X" 'ns::*' 2>/dev/null | tr '\n' ,)" \
 		"ns::Box::get,ns::bar,ns::foo(double),ns::foo(int),ns::twice<int>,"
+	# what a plain FUNC cannot hold, quoted: uprobe:PATH:"NAME" as the
+	# demangler writes it
+	Y=$BUILD/e2e-cxxnames
+	"$IPROF" -q -f json -o "$TMP/cxxq.json" \
+		-e "uprobe:$Y:\"(anonymous namespace)::anon\"" \
+		-e "uprobe:$Y:\"operator<<\" as shl" \
+		-e "uprobe:$Y:\"operator==(S const&, S const&)\" as eq" \
+		-e "uprobe:$Y:\"main::{lambda(int)#1}::operator()\" as lambda" \
+		-e "uprobe:$Y:\"chr<(char)92>\"" \
+		-- "$Y" 3 >"$TMP/cxxq.truth" 2>>"$TMP/err"
+	check "quoted C++ names: exit status" "$?" 0
+	check "quoted: (anonymous namespace)::anon" "$(jnode "$TMP/cxxq.json" '(anonymous namespace)::anon' count)" "$(truth anon.count "$TMP/cxxq.truth")"
+	check "quoted: operator<<" "$(jnode "$TMP/cxxq.json" shl count)" "$(truth shl.count "$TMP/cxxq.truth")"
+	check "quoted: operator==(S const&, S const&)" "$(jnode "$TMP/cxxq.json" eq count)" "$(truth eq.count "$TMP/cxxq.truth")"
+	check "quoted: a lambda's operator()" "$(jnode "$TMP/cxxq.json" lambda count)" "$(truth lambda.count "$TMP/cxxq.truth")"
+	check "quoted: chr<(char)92>" "$(jnode "$TMP/cxxq.json" 'chr<(char)92>' count)" "$(truth chr.count "$TMP/cxxq.truth")"
+	"$IPROF" --dry-run -e "uprobe:$Y:\"operator<<" >"$TMP/unq" 2>&1
+	check "quoted: no closing quote (bad input)" "$?" 2
+	check "quoted: no closing quote: message" "$(grep -c "expected a function name and a closing '\"'" "$TMP/unq")" 1
+	check "C++ glob: (anonymous namespace)::*" \
+		"$("$IPROF" list functions "$Y" '(anonymous namespace)::*' 2>/dev/null)" "(anonymous namespace)::anon"
 else
 	skip "$X not built (no C++ compiler: g++ comes with build-essential, tools/install-deps.sh)"
 fi

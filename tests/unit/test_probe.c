@@ -190,6 +190,20 @@ static void test_uprobe(void **state)
 	p = parse_ok(&pl, "uprobe:/x:f@@V2");
 	assert_string_equal(p->func, "f@@V2");
 	probe_list_free(&pl);
+	/* a quoted C++ name: what a plain FUNC cannot hold */
+	p = parse_ok(&pl, "uprobe:./p:\"operator<<(S&, int)\" as shl if arg1 == 2 # x");
+	assert_string_equal(p->path, "./p");
+	assert_string_equal(p->func, "operator<<(S&, int)");
+	assert_string_equal(p->name, "shl");
+	assert_int_equal(p->start.ncond, 1);
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:./p:\"main::{lambda(int)#1}::operator()\"");
+	assert_string_equal(p->func, "main::{lambda(int)#1}::operator()");
+	assert_string_equal(p->name, "main::{lambda(int)#1}::operator()");
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:./p:\"(anonymous namespace)::*\"");
+	assert_string_equal(p->func, "(anonymous namespace)::*");
+	probe_list_free(&pl);
 }
 
 static void test_glob_and_suffix(void **state)
@@ -590,6 +604,13 @@ static void test_err_uprobe(void **state)
 				     "function name");
 	parse_bad("uprobe:/bin/foo:1x", "-e:1:17: found '1x', expected a "
 					"function name");
+	parse_bad("uprobe:./p:\"operator<<", "-e:1:12: found '\"operator', "
+					     "expected a function name and a "
+					     "closing '\"'");
+	parse_bad("uprobe:./p:\"\"", "-e:1:13: found '\"', expected a "
+				     "function name");
+	parse_bad("uprobe::\"f\"", "-e:1:8: found ':\"f\"', expected a "
+				  "binary path (uprobe:PATH:FUNC)");
 }
 
 static void test_err_cond(void **state)
