@@ -1081,6 +1081,8 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 {
 	char err[PATH_MAX + 512], mf[PATH_MAX], note[3 * PATH_MAX];
 	char gone[PATH_MAX + 512] = ""; /* the file is gone: why */
+	char disk[PATH_MAX + 512] = ""; /* the file on disk lacks FUNC: why */
+	int disk_col = 0;
 	struct sym_target *v = NULL;
 	char *path = NULL;
 	struct stat st;
@@ -1129,6 +1131,15 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 		if (!ret)
 			ret = uplaces_add(u, path, v, n);
 		sym_targets_free(v, n);
+		if (ret && ret != -ENOMEM && env->npids) {
+			/* a new file without FUNC (another build, a script
+			 * now): a -p process may map the older copy that
+			 * has it (below) */
+			snprintf(disk, sizeof(disk), "%s", err);
+			disk_col = col;
+			col = pr->start.col;
+			ret = 0;
+		}
 	}
 	for (k = 0; !ret && k < env->npids; k++) {
 		if (old_copy(env->pids[k], path, mf, sizeof(mf),
@@ -1156,6 +1167,19 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 		}
 		if (used >= (int)sizeof(note))
 			used = (int)sizeof(note) - 1;
+	}
+	if (!ret && disk[0] && !u->n) {
+		/* no process maps a copy that has it either */
+		snprintf(err, sizeof(err), "%s", disk);
+		col = disk_col;
+		ret = -ENOENT;
+	} else if (!ret && disk[0] && used < (int)sizeof(note)) {
+		/* said before the copies traced */
+		char d[sizeof(note)];
+
+		snprintf(d, sizeof(d), "%s on disk is not traced (%s); %s",
+			 path, disk, note);
+		snprintf(note, sizeof(note), "%s", d);
 	}
 	free(path);
 	if (!ret && gone[0] && !u->n) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A traced function is identified by its file (device, inode), not by the
 # path typed (tests/e2e/helpers/replaced.c prints its own count):
-#  - a binary replaced on disk (a new file renamed over the path) while
-#    the old process runs: -p PID -e uprobe:PATH:f counts the old
+#  - a binary replaced on disk (a new file renamed over the path, even a
+#    script) while the old process runs: -p PID -e uprobe:PATH:f counts the old
 #    process's calls, through /proc/PID/map_files, and the plan says so;
 #    the same with uprobe:/proc/PID/exe:f;
 #  - two paths of one file (a hard link, a bind mount): one uprobe, two
@@ -31,6 +31,11 @@ run_replaced() {
 	done
 	if [ "$how" = rm ]; then
 		rm "$TMP/prog"
+	elif [ "$how" = script ]; then
+		# the new file is no ELF file at all: f only in the old copy
+		printf '#!/bin/sh\nexit 0\n' >"$TMP/prog.new"
+		chmod +x "$TMP/prog.new"
+		mv "$TMP/prog.new" "$TMP/prog"
 	else
 		cp "$H" "$TMP/prog.new"
 		printf '\0' >>"$TMP/prog.new" # another file, not the same bytes
@@ -57,6 +62,10 @@ check "path: said on stderr" \
 run_replaced "uprobe:/proc/PID/exe:f" exe
 # deleted, nothing at the path now: traced in the copy the process maps
 run_replaced "uprobe:$TMP/prog:f" deleted rm
+# replaced by a script (no ELF file, no f): traced in the copy, and said
+run_replaced "uprobe:$TMP/prog:f" script script
+check "script: said on stderr" \
+	"$(grep -c "^iprof: f: $TMP/prog on disk is not traced ($TMP/prog: not an ELF file); process [0-9]* maps a deleted copy of $TMP/prog: traced there through /proc/[0-9]*/map_files/" "$TMP/script.err")" 1
 
 # a hard link: one file, one uprobe; both timers exact
 cp "$H" "$TMP/a"
