@@ -65,9 +65,10 @@ static void usage(FILE *f)
 		"bad options,\n"
 		"not a recording or a corrupted one; 3 reported, but the run "
 		"had timers\n"
-		"that were not attached, or the recording was cut (it is "
-		"reported up to\n"
-		"its last complete block).\n");
+		"that were not attached or lost calls (its loss line says "
+		"which), or the\n"
+		"recording was cut (it is reported up to its last complete "
+		"block).\n");
 }
 
 int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
@@ -241,6 +242,9 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	for (uint32_t i = 0; i < run->ntimers; i++)
 		if (!run->timers[i].attached)
 			*partial = 1;
+	/* as the live run's status: calls lost (the loss line says which) */
+	if (report_lost_data(&r.loss, agg__stats(s.agg)))
+		*partial = 1;
 out:
 	chrome_free(s.chrome);
 	agg__free(s.agg);

@@ -119,7 +119,8 @@ static void usage(FILE *f)
 		"Exit status: 0 every timer traced; 1 runtime failure (nothing could be\n"
 		"attached, BPF, the report could not be written); 2 bad input (and\n"
 		"--strict when a timer cannot be attached); 3 traced and reported, but\n"
-		"some timers were not attached (listed in the report); 130 interrupted\n"
+		"incomplete: some timers were not attached (listed in the report), or\n"
+		"calls were lost (the report's loss line says which); 130 interrupted\n"
 		"before tracing began; 128+N a second signal N (it ends iprof at once,\n"
 		"the first asks for the report).  'iprof list SUBCOMMAND': 0 listed,\n"
 		"1 nothing matched, 2 error.\n");

@@ -473,6 +473,14 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 	return total;
 }
 
+int report_lost_data(const struct report_loss *loss,
+		     const struct agg_stats *st)
+{
+	return loss->rb_drops || loss->depth_overflow || loss->no_storage ||
+	       loss->recursion_misses || loss->kprobe_misses ||
+	       (st && (st->malformed || st->nomem));
+}
+
 size_t report_loss_counters(const struct report *r,
 			    struct report_loss_counter *c)
 {

@@ -53,14 +53,22 @@ static int tid_alive(uint32_t tid, void *ctx)
  */
 static void on_signal(int sig)
 {
-	if (stop_requested)
+	static const char msg[] =
+		"iprof: a second signal: exiting at once, without a report\n";
+
+	if (stop_requested) {
+		/* write(2): async-signal-safe, unlike the log module */
+		ssize_t r = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+		(void)r;
 		_exit(128 + sig);
+	}
 	stop_requested = 1;
 }
 
 /*
  * trace_run() - trace @plan as @o asks (@o->cmd[0] may be replaced by its
- * path in $PATH; the loader writes what attached into @plan).  Returns the
+ * path in $PATH; what attached is the loader's: loader_timer()).  Returns the
  * exit status (see src/main.c).
  */
 int trace_run(struct opts *o, const struct plan *plan)
@@ -354,8 +362,13 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (!e && run_want_report(o))
 		e = run_emit_report(o, &w, agg, &run, t0, o->delta ? since : t0,
 				now, nreports + 1, 1);
-	/* a script learns from the status whether all it asked was traced */
-	ret = e ? EXIT_RUNTIME : nattached < plan->ntimers ? EXIT_PARTIAL : 0;
+	/* a script learns from the status whether all it asked was traced,
+	 * and all of it counted */
+	ret = e ? EXIT_RUNTIME :
+	      nattached < plan->ntimers ||
+			      report_lost_data(&run.loss, agg__stats(agg)) ?
+		      EXIT_PARTIAL :
+		      0;
 	if (child > 0 && !child_done) {
 		/* the report is out; a command that ignores SIGTERM gets
 		 * SIGKILL after 2 s */

@@ -445,6 +445,18 @@ size_t report_loss_counters(const struct report *r,
 			    struct report_loss_counter *c);
 
 /*
+ * report_lost_data() - did @loss and @st (the aggregator's counters) lose
+ * calls, so that counts fall short: records lost to full rings, starts
+ * beyond the BPF stack depth, task storage failures, probe hits BPF
+ * recursion protection skipped, kprobe misses, malformed records,
+ * records not folded for want of memory.  Frames closed untimed
+ * (unwound, missed returns, exec) are part of what iprof times, not
+ * losses.  1 or 0: iprof's exit status 3 ("incomplete") when 1.
+ */
+int report_lost_data(const struct report_loss *loss,
+		     const struct agg_stats *st);
+
+/*
  * report_folded_line() - when the caps of agg__set_limits() folded
  * anything into [other], one line saying how much: "folded into [other]: N
  * timers started on new paths (--max-paths M reached), N --by roots

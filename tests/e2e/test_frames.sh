@@ -58,6 +58,12 @@ check "recursion: levels" "$(wc -l <"$TMP/rec.f")" "$(truth depth "$TMP/rec.out"
 check "recursion: count at every level" \
 	"$(awk '{ n = split($1, a, ";"); if ($2 != 10 || a[n] != "rec") bad++ } END { print bad + 0 }' "$TMP/rec.f")" 0
 check "recursion: deepest level" "$(awk '{ n = split($1, a, ";"); if (n > m) m = n } END { print m }' "$TMP/rec.f")" 100
+# 130 deep: the 2 levels beyond the BPF stack (128) are lost, counted,
+# and the exit status says the report is incomplete (3)
+"$IPROF" -q -f seed -o "$TMP/deep.seed" -e "uprobe:$BUILD/e2e-recurse:rec" \
+	-- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
+check "130 deep: exit status 3 (calls lost)" "$?" 3
+check "130 deep: depth_overflow" "$(lost_field "$TMP/deep.seed" depth_overflow)" 6
 
 # --- swapcontext: work() on the main stack and on a coroutine's
 "$IPROF" -q -f json -o "$TMP/co.json" -e "uprobe:$BUILD/e2e-coro:work" \
