@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of agg__merge() (src/agg.c): a record stream folded into one
+ * Unit tests of agg__merge() (src/agg.c) and of sharded folding over
+ * threads (src/fold.c): a record stream folded into one
  * aggregator must give the same tree and statistics as the same stream
  * split by thread over several aggregators (shards) merged into one.  The
  * streams are pseudo-random but valid per thread (nested timers, switches,
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "iprof/agg.h"
+#include "iprof/fold.h"
 #include "rec.h"
 
 #define NTIMERS 5
@@ -559,6 +561,82 @@ static void test_merge_caps(void **state)
 	agg__free(m);
 }
 
+/*
+ * fold: the stream folded by 1-4 worker threads, merged, is the one
+ * aggregator's tree; a reset and a prune reach every shard; a record of
+ * another size is counted malformed.
+ */
+static int none_alive(uint32_t tid, void *ctx)
+{
+	(void)tid;
+	(void)ctx;
+	return 0;
+}
+
+static void test_fold(void **state)
+{
+	struct stream s = {0};
+	struct agg *one, *m;
+	struct fold *f;
+	unsigned int n, k;
+	uint64_t now;
+	char junk[7] = {0};
+
+	(void)state;
+	s.ts = 1000000;
+	generate(&s, 20000, 0xfeedull);
+	now = s.ts + 777;
+	assert_null(fold__new(0, NTIMERS, AGG_BY_NONE, 0, 0));
+	assert_null(fold__new(FOLD_MAX_THREADS + 1, NTIMERS, AGG_BY_NONE, 0, 0));
+	for (n = 1; n <= 4; n++) {
+		for (k = 0; k < 2; k++) {
+			enum agg_by by = k ? AGG_BY_TGID : AGG_BY_NONE;
+
+			one = new_agg(by);
+			f = fold__new(n, NTIMERS, by, 0, 0);
+			assert_non_null(f);
+			push_all(one, s.r, s.n / 2);
+			for (size_t i = 0; i < s.n / 2; i++)
+				assert_int_equal(fold__push(f, &s.r[i],
+							    sizeof(s.r[i])),
+						 0);
+			/* an interval: merged twice, then reset */
+			agg__snapshot(one, now);
+			assert_same(one, fold__merged(f, now));
+			assert_same(one, fold__merged(f, now));
+			agg__reset(one);
+			fold__reset(f);
+			push_all(one, s.r + s.n / 2, s.n - s.n / 2);
+			agg__push(one, junk, sizeof(junk));
+			for (size_t i = s.n / 2; i < s.n; i++)
+				fold__push(f, &s.r[i], sizeof(s.r[i]));
+			assert_int_equal(fold__push(f, junk, sizeof(junk)),
+					 -EINVAL);
+			agg__snapshot(one, now);
+			m = fold__merged(f, now);
+			assert_non_null(m);
+			assert_same(one, m);
+			assert_true(agg__stats(m)->threads_live > 0);
+			/* the live threads, gone twice: freed in every shard */
+			assert_int_equal(fold__prune(f, none_alive, NULL), 0);
+			agg__prune(one, none_alive, NULL);
+			assert_int_equal(fold__prune(f, none_alive, NULL),
+					 agg__prune(one, none_alive, NULL));
+			agg__snapshot(one, now);
+			assert_same(one, fold__merged(f, now));
+			fold__free(f);
+			agg__free(one);
+		}
+	}
+	/* records still queued are folded before the workers stop */
+	f = fold__new(2, NTIMERS, AGG_BY_NONE, 0, 0);
+	assert_non_null(f);
+	for (size_t i = 0; i < 100; i++)
+		fold__push(f, &s.r[i], sizeof(s.r[i]));
+	fold__free(f);
+	free(s.r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_merge_by_comm),
 		cmocka_unit_test(test_merge_by_tgid),
 		cmocka_unit_test(test_merge_caps),
+		cmocka_unit_test(test_fold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

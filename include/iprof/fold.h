@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Sharded folding (iprof --fold-threads N): the records of a merged
+ * stream (src/stream.c: each thread's records in time order) folded by N
+ * worker threads, each with its own aggregator (include/iprof/agg.h), a
+ * record going to the shard of its thread: its tid, or for an interrupt
+ * context (IPROF_F_CTX) its context and CPU, hashed.  Every record of a
+ * thread goes to one shard in the order pushed, so each shard folds its
+ * threads exactly as one aggregator would, and the shards' trees merged
+ * (agg__merge()) are one aggregator's tree.
+ *
+ * The caller (one thread: the ring drain) pushes records; they are copied
+ * into a batch per shard (FOLD_BATCH records) and a full batch goes to its
+ * worker through a queue of FOLD_QCAP batches (a mutex and two condition
+ * variables); a push waits while that queue is full.  fold__sync() hands
+ * over the partial batches and waits until every worker has folded
+ * everything: until the caller's next push, the shards are quiet and the
+ * calls below may read and change them.
+ *
+ * Not thread-safe beyond that: one caller thread for every call.
+ */
+#ifndef IPROF_FOLD_H
+#define IPROF_FOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iprof/agg.h"
+
+#define FOLD_BATCH 1024u /* records a batch (32 KiB) */
+#define FOLD_QCAP 8u /* batches queued a worker */
+#define FOLD_MAX_THREADS 64u
+
+struct fold;
+
+/*
+ * fold__new() - @nthreads (1..FOLD_MAX_THREADS) workers, started, each
+ * with an aggregator of @ntimers timers, --by @by and caps @max_paths,
+ * @max_keys (agg__set_by(), agg__set_limits(): each shard's caps, and the
+ * merged tree's).  Returns NULL with errno set (EINVAL, ENOMEM, or
+ * pthread_create()'s error).
+ */
+struct fold *fold__new(unsigned int nthreads, uint32_t ntimers,
+		       enum agg_by by, uint32_t max_paths, uint32_t max_keys);
+
+/*
+ * fold__push() - queue a copy of the record @rec (@size bytes) for its
+ * shard; may wait for the worker to take a batch.  A record of another
+ * size than struct iprof_rec is folded at once (after fold__sync()) into
+ * shard 0, which counts it malformed.  Returns 0, or -EINVAL as
+ * agg__push() for that record.
+ */
+int fold__push(struct fold *f, const void *rec, size_t size);
+
+/* fold__sync() - hand over every record pushed and wait until folded. */
+void fold__sync(struct fold *f);
+
+/*
+ * fold__merged() - fold__sync(), agg__snapshot(@now_ns) of every shard,
+ * then a new aggregator (same ntimers, --by, caps) with the shards merged
+ * into it in shard order: what a report reads.  The fold keeps it (freed
+ * at the next call or fold__free()); do not push into it.  Since it has
+ * no threads of its own, agg__snapshot() on it would zero the incomplete
+ * counts it holds: do not call it.  Returns NULL with errno set
+ * (ENOMEM).
+ */
+struct agg *fold__merged(struct fold *f, uint64_t now_ns);
+
+/* fold__reset() - fold__sync(), then agg__reset() of every shard. */
+void fold__reset(struct fold *f);
+
+/*
+ * fold__prune() - fold__sync(), then agg__prune() of every shard.
+ * Returns the threads freed in all.
+ */
+unsigned int fold__prune(struct fold *f,
+			 int (*alive)(uint32_t tid, void *ctx), void *ctx);
+
+/* fold__free() - stop the workers (after folding what is queued), free. */
+void fold__free(struct fold *f);
+
+#endif /* IPROF_FOLD_H */
