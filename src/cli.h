@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 
 #include "iprof/agg.h"
+#include "iprof/fold.h"
 #include "iprof/chrome.h"
 #include "iprof/output.h"
 #include "iprof/plan.h"
@@ -80,6 +81,7 @@ struct opts {
 	enum agg_by by;	      /* --by */
 	/* --max-paths, --max-keys: agg__set_limits(); 0 no cap */
 	uint32_t max_paths, max_keys;
+	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */
 	const char *listen; /* --listen ADDR:PORT: serve /metrics */
@@ -94,7 +96,8 @@ extern int cli_quiet, cli_verbose;
  * record) and the timeline (-f chrome) when there are.
  */
 struct sinks {
-	struct agg *agg;
+	struct agg *agg; /* NULL with fold */
+	struct fold *fold; /* --fold-threads N > 1: the shards, else NULL */
 	struct rec_writer *rec;
 	struct chrome *chrome;
 };
@@ -183,13 +186,17 @@ void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
 /* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
 int run_counters(struct rec_run *run, const struct plan *plan,
 		 struct loader *l);
-/* run_emit_report() - one report (@no, @final) to @w.  0 or -errno. */
-int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
+/*
+ * run_emit_report() - one report (@no, @final) of @sk's aggregator, or of
+ * its shards merged, to @w; --interval-mode delta then resets them.
+ * 0 or -errno.
+ */
+int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		    const struct rec_run *run, uint64_t t0, uint64_t since,
 		    uint64_t now, unsigned int no, int final);
 /* run_publish_metrics() - --listen: the OpenMetrics report now. */
 int run_publish_metrics(const struct opts *o, struct monitor *mon,
-			struct agg *agg, const struct rec_run *run, uint64_t t0,
+			struct sinks *sk, const struct rec_run *run, uint64_t t0,
 			uint64_t now);
 /* run_want_report() - whether a report is written at all. */
 int run_want_report(const struct opts *o);

@@ -95,6 +95,10 @@ static void usage(FILE *f)
 		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
 		"                        power of two; default: 64M shared out over\n"
 		"                        the CPUs, 256K to 8M each)\n"
+		"      --fold-threads N  fold the records into the call tree with N\n"
+		"                        threads (default 1: in the thread that reads\n"
+		"                        the rings), each thread's records in one of\n"
+		"                        them; reports merge their trees (1 to 64)\n"
 		"      --maxactive N     kretprobe instances per function: calls open at\n"
 		"                        once that get a return probe (default 256, max\n"
 		"                        4096); calls beyond it are counted as misses;\n"
@@ -188,6 +192,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		O_LISTEN,
 		O_MAX_PATHS,
 		O_MAX_KEYS,
+		O_FOLD_THREADS,
 		O_COMM,
 		O_EXE,
 		O_CGROUP,
@@ -215,6 +220,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "max-paths", required_argument, NULL, O_MAX_PATHS },
 		{ "max-keys", required_argument, NULL, O_MAX_KEYS },
+		{ "fold-threads", required_argument, NULL, O_FOLD_THREADS },
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "exe", required_argument, NULL, O_EXE },
 		{ "cgroup", required_argument, NULL, O_CGROUP },
@@ -233,6 +239,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	o->maxactive = MAXACTIVE_DEFAULT;
 	o->max_paths = AGG_MAX_PATHS_DEFAULT;
 	o->max_keys = AGG_MAX_KEYS_DEFAULT;
+	o->fold_threads = 1;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -424,6 +431,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				o->max_paths = (uint32_t)ul;
 			else
 				o->max_keys = (uint32_t)ul;
+			break;
+		case O_FOLD_THREADS:
+			if (util_parse_uint(optarg, 1, FOLD_MAX_THREADS, &ul)) {
+				fprintf(stderr,
+					"iprof: --fold-threads '%s': expected a number from 1 to %u\n",
+					optarg, FOLD_MAX_THREADS);
+				return -EINVAL;
+			}
+			o->fold_threads = (unsigned int)ul;
 			break;
 		case O_INTERVAL_MODE:
 			if (!strcmp(optarg, "cumulative")) {

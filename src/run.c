@@ -80,7 +80,10 @@ int run_on_record(void *ctx, void *data, size_t size)
 {
 	struct sinks *s = ctx;
 
-	agg__push(s->agg, data, size);
+	if (s->fold)
+		fold__push(s->fold, data, size);
+	else
+		agg__push(s->agg, data, size);
 	if (s->rec)
 		rec_writer_push(s->rec, data, size);
 	if (s->chrome)
@@ -153,13 +156,32 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
  * output cannot be written, the final report goes to stdout instead.
  * Returns 0 or -errno.
  */
-int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
+/*
+ * report_agg() - the aggregator to report on at @now (its open frames
+ * counted as incomplete): @sk's, or its shards merged (NULL: ENOMEM).
+ */
+static struct agg *report_agg(struct sinks *sk, uint64_t now)
+{
+	if (sk->fold)
+		return fold__merged(sk->fold, now);
+	agg__snapshot(sk->agg, now);
+	return sk->agg;
+}
+
+int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		       const struct rec_run *run, uint64_t t0, uint64_t since,
 		       uint64_t now, unsigned int no, int final)
 {
+	struct agg *agg = report_agg(sk, now);
 	char tmp[PATH_MAX];
 	FILE *f;
 	int ret;
+
+	if (!agg) {
+		fprintf(stderr, "iprof: cannot merge the shards for the report: %s\n",
+			strerror(ENOMEM));
+		return -ENOMEM;
+	}
 
 	f = output_begin(w, tmp, sizeof(tmp));
 	if (!f) {
@@ -171,7 +193,6 @@ int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
 			final ? "final report" : "interval ", final ? 0 : no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
 			o->delta ? "" : " (cumulative)");
-	agg__snapshot(agg, now);
 	ret = write_report(o, f, agg, run, since - t0, now - since, no, final);
 	ret = output_end(w, f, tmp, ret);
 fallback:
@@ -186,8 +207,12 @@ fallback:
 		fprintf(stderr, "iprof: cannot write the report to stdout: %s\n",
 			strerror(-ret));
 	}
-	if (!ret && o->delta)
-		agg__reset(agg);
+	if (!ret && o->delta) {
+		if (sk->fold)
+			fold__reset(sk->fold);
+		else
+			agg__reset(agg);
+	}
 	/* a report builds and frees tens of MB (JSON: json-c objects for
 	 * every path); the tree's own allocations made meanwhile land among
 	 * them, so glibc's heap would keep the freed pages, growing with
@@ -229,19 +254,22 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
  * and hand it to the /metrics server.  Returns 0 or -errno.
  */
 int run_publish_metrics(const struct opts *o, struct monitor *mon,
-			   struct agg *agg, const struct rec_run *run,
+			   struct sinks *sk, const struct rec_run *run,
 			   uint64_t t0, uint64_t now)
 {
+	struct agg *agg = report_agg(sk, now);
 	struct opts mo = *o;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f;
 	int ret;
 
+	if (!agg)
+		return -ENOMEM;
+	f = open_memstream(&buf, &len);
 	if (!f)
 		return -errno;
 	mo.fmt = REPORT_FMT_OPENMETRICS;
-	agg__snapshot(agg, now);
 	ret = write_report(&mo, f, agg, run, 0, now - t0, 0, 0);
 	if (fclose(f) && !ret)
 		ret = -errno;

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# --fold-threads (issue 8): the records folded by N threads, a thread's
+# records all in one of them, the reports merging their trees.  The same
+# multi-threaded workload (tools/migrate-workload: T threads, each N hop()
+# calls of L leg() calls with a getppid span in each leg, moving between
+# CPUs) traced with --fold-threads 1 and 3 must give the workload's own
+# counts, exactly, and the same tree; so must --by tid roots and the
+# intervals of --interval-mode delta, which sum to the workload's counts.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+W=$BUILD/migrate-workload
+GP='span getppid = tracepoint:syscalls:sys_enter_getppid -> tracepoint:syscalls:sys_exit_getppid'
+ARGS=(-e "uprobe:$W:hop" -e "uprobe:$W:leg" -e "$GP")
+WL=(--threads 4 --iterations 200 --legs 4 --spin-us 20)
+
+# the tree without its times: path, count, threads of every node
+shape() {
+	jq -c '[.tree | .. | objects | select(has("path")) |
+		{p: (.path | join(">")), c: .count, t: .threads}]' "$1"
+}
+
+for j in 1 3; do
+	"$IPROF" -q -f json -o "$TMP/f$j.json" --fold-threads $j "${ARGS[@]}" \
+		-- "$W" "${WL[@]}" >"$TMP/f$j.truth"
+	check "--fold-threads $j: exit status" "$?" 0
+	hops=$(truth hop.count "$TMP/f$j.truth")
+	legs=$(truth leg.count "$TMP/f$j.truth")
+	check "--fold-threads $j: hop count" "$(jnode "$TMP/f$j.json" hop count)" "$hops"
+	check "--fold-threads $j: hop>leg count" "$(jnode "$TMP/f$j.json" 'hop>leg' count)" "$legs"
+	check "--fold-threads $j: hop>leg>getppid count" \
+		"$(jnode "$TMP/f$j.json" 'hop>leg>getppid' count)" "$legs"
+	check "--fold-threads $j: hop threads" "$(jnode "$TMP/f$j.json" hop threads)" 4
+	check "--fold-threads $j: nothing lost, unwound or discarded" \
+		"$(jq -c '[.loss | to_entries[] | select(.value != 0) | .key]' "$TMP/f$j.json")" "[]"
+	check "--fold-threads $j: nothing incomplete" "$(jq -r .incomplete.timers "$TMP/f$j.json")" 0
+	maxns=$(truth leg.max_ns "$TMP/f$j.truth")
+	within "--fold-threads $j: leg max_ns vs the workload's ($maxns)" \
+		"$(jnode "$TMP/f$j.json" 'hop>leg' max_ns)" 20000 $((maxns + 10000000))
+done
+check "the same tree with 1 and 3 folding threads" "$(shape "$TMP/f3.json")" "$(shape "$TMP/f1.json")"
+
+# --by tid, reports every 100 ms covering their interval only (NDJSON on
+# stdout, the workload's counts after them); while it runs, iprof has its
+# 3 folding threads
+"$IPROF" -f json --fold-threads 3 --by tid --interval 100ms --interval-mode delta \
+	"${ARGS[@]}" -- "$W" --threads 4 --iterations 200 --legs 4 --spin-us 500 \
+	>"$TMP/i.out" 2>"$TMP/i.err" &
+pid=$!
+wait_tracing "$TMP/i.err"
+check "--fold-threads 3: iprof runs 1 + 3 threads" "$(ls /proc/$pid/task | wc -l)" 4
+wait $pid
+check "--by tid --interval: exit status" "$?" 0
+grep -v '^{' "$TMP/i.out" >"$TMP/i.truth"
+grep '^{' "$TMP/i.out" >"$TMP/i.ndjson"
+within "--by tid --interval: reports" "$(wc -l <"$TMP/i.ndjson")" 2 1000
+check "--by tid --interval: hop counts of the intervals add up" \
+	"$(jq -s '[.[] | .tree[] | .children[] | select(.path[-1] == "hop") | .count] | add' "$TMP/i.ndjson")" \
+	"$(truth hop.count "$TMP/i.truth")"
+check "--by tid --interval: getppid counts of the intervals add up" \
+	"$(jq -s '[.[] | .. | objects | select(has("path")) | select(.path[-1] == "getppid") | .count] | add' "$TMP/i.ndjson")" \
+	"$(truth getppid.count "$TMP/i.truth")"
+check "--by tid: a root per thread (final report)" \
+	"$(tail -1 "$TMP/i.ndjson" | jq '[.tree[] | select(.path[0] | startswith("tid "))] | length')" 4
+check "--by tid: each thread's hops over the intervals: --iterations" \
+	"$(jq -s -c '[.[] | .tree[] | .children[] | select(.path[-1] == "hop")] | group_by(.path[0]) | map(map(.count) | add) | unique' "$TMP/i.ndjson")" \
+	"[200]"
+
+"$IPROF" --fold-threads 0 -e "$GP" -d 1s >/dev/null 2>"$TMP/bad.err"
+check "--fold-threads 0: bad input" "$?" 2
+check "--fold-threads 0: says the range" "$(grep -c 'expected a number from 1 to 64' "$TMP/bad.err")" 1
+finish
