@@ -11,23 +11,23 @@
  * and sums a field.  The ratio agg / floor is what to compare across
  * machines.
  *
- * With -j N,...: sharded folding.  A dispatcher thread (the ring drain's
- * role) copies the records into batches of BATCH records, one batch per
- * folding thread being filled, a record going to folding thread tid % N;
- * a full batch goes to its thread through a queue of QCAP batches (a
- * mutex and two condition variables).  Each folding thread has its own
- * aggregator.  Timed: from the first record dispatched until every
- * folding thread has folded its last batch; then, apart, agg__merge() of
- * the N aggregators into a fresh one (what a report does), checked
- * against one aggregator fed every record.  "dispatch only" is the same
- * with folding threads that fold nothing: the dispatcher's own ceiling.
+ * With -j N,...: sharded folding as iprof --fold-threads N does it
+ * (src/fold.c): the main thread (the ring drain's role) pushes the records
+ * into batches of FOLD_BATCH, one per folding thread being filled, a
+ * record going to the folding thread of its tid; a full batch goes to its
+ * thread through a queue of FOLD_QCAP batches (a mutex and two condition
+ * variables).  Each folding thread has its own aggregator.  Timed: from
+ * the first record pushed until every folding thread has folded its last
+ * batch (fold__sync()); then, apart, fold__merged(): the N aggregators
+ * merged into a fresh one (what a report does), checked against one
+ * aggregator fed every record.  "partition only" is the dispatcher's own
+ * work without the threads: each record copied into its shard's batch.
  *
  * usage: bench_agg [-n RECORDS] [-t THREADS] [-b BURST] [-r RUNS]
  *                  [-j N[,N...]]
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "iprof/agg.h"
+#include "iprof/fold.h"
 
 struct step {
 	uint8_t type;
@@ -125,157 +126,60 @@ static void usage(void)
 
 /* ---- sharded folding (-j) ---- */
 
-#define BATCH 1024 /* records a batch: 32 KiB */
-#define QCAP 16 /* batches a queue */
-#define MAXJ 64
+#define MAXJ 64 /* FOLD_MAX_THREADS + 1 */
 
-struct batch {
-	size_t n;
-	struct iprof_rec r[BATCH];
-};
-
-/* a folding thread: its queue (slots [tail, head) are full) and its agg */
-struct worker {
-	pthread_t th;
-	int started;
-	pthread_mutex_t mu;
-	pthread_cond_t nonempty, nonfull;
-	uint64_t head, tail; /* under mu */
-	int done; /* under mu: no batch will come */
-	int fold; /* 0: dispatch only, drop the batches */
-	struct agg *agg;
-	uint64_t records; /* folded (or dropped) */
-	int bad;
-	struct batch q[QCAP];
-};
-
-static void *worker_main(void *arg)
+/*
+ * fold_sharded() - fold @recs with src/fold.c over @nj folding threads
+ * (see the top).  Returns the folding time in s, the merge time in
+ * @merge_s, and the merged aggregator in @out (owned by *@f: free it with
+ * fold__free()); < 0 on error.
+ */
+static double fold_sharded(const struct iprof_rec *recs, size_t n,
+			   unsigned int nj, double *merge_s, struct fold **f,
+			   struct agg **out)
 {
-	struct worker *w = arg;
-	struct batch *b;
+	double t0, sec;
 	size_t i;
 
-	for (;;) {
-		pthread_mutex_lock(&w->mu);
-		while (w->tail == w->head && !w->done)
-			pthread_cond_wait(&w->nonempty, &w->mu);
-		if (w->tail == w->head) {
-			pthread_mutex_unlock(&w->mu);
-			return NULL;
-		}
-		b = &w->q[w->tail % QCAP];
-		pthread_mutex_unlock(&w->mu);
-
-		for (i = 0; w->fold && i < b->n; i++)
-			w->bad |= agg__push(w->agg, &b->r[i], sizeof(b->r[i]));
-		w->records += b->n;
-
-		pthread_mutex_lock(&w->mu);
-		w->tail++;
-		pthread_cond_signal(&w->nonfull);
-		pthread_mutex_unlock(&w->mu);
-	}
-}
-
-/* batch_get() - the dispatcher's next batch to fill for @w (waits) */
-static struct batch *batch_get(struct worker *w)
-{
-	struct batch *b;
-
-	pthread_mutex_lock(&w->mu);
-	while (w->head - w->tail == QCAP)
-		pthread_cond_wait(&w->nonfull, &w->mu);
-	b = &w->q[w->head % QCAP];
-	pthread_mutex_unlock(&w->mu);
-	b->n = 0;
-	return b;
-}
-
-/* batch_put() - hand the batch being filled to @w; @last: end of input */
-static void batch_put(struct worker *w, int last)
-{
-	pthread_mutex_lock(&w->mu);
-	if (w->q[w->head % QCAP].n)
-		w->head++;
-	w->done = last;
-	pthread_cond_signal(&w->nonempty);
-	pthread_mutex_unlock(&w->mu);
+	*f = fold__new(nj, NTIMERS, AGG_BY_NONE, 0, 0);
+	if (!*f)
+		return -1;
+	t0 = now_s();
+	for (i = 0; i < n; i++)
+		fold__push(*f, &recs[i], sizeof(recs[i]));
+	fold__sync(*f);
+	sec = now_s() - t0;
+	t0 = now_s();
+	*out = fold__merged(*f, recs[n - 1].ts);
+	*merge_s = now_s() - t0;
+	return *out ? sec : -1;
 }
 
 /*
- * fold_sharded() - fold @recs over @nj folding threads (see the top);
- * @fold 0 drops the batches.  Returns the folding time in s and, when
- * folding, the merge time in @merge_s and the merged agg in @out; < 0 on
- * error.
+ * partition_only() - the dispatcher's own work for @nj shards without
+ * the threads: each record copied into its shard's batch (as fold.c
+ * picks the shard), full batches emptied at once.  Returns s.
  */
-static double fold_sharded(const struct iprof_rec *recs, size_t n,
-			   unsigned int nj, int fold, double *merge_s,
-			   struct agg **out)
+static double partition_only(const struct iprof_rec *recs, size_t n,
+			     unsigned int nj)
 {
-	static struct worker *w[MAXJ];
-	struct batch *cur[MAXJ];
-	double t0, sec = -1;
-	unsigned int j;
-	struct agg *m;
+	static struct iprof_rec batch[MAXJ][FOLD_BATCH];
+	unsigned int fill[MAXJ] = {0}, j;
+	volatile uint64_t sink = 0;
+	double t0 = now_s();
 	size_t i;
 
-	for (j = 0; j < nj; j++) {
-		w[j] = calloc(1, sizeof(*w[j]));
-		if (!w[j] || !(w[j]->agg = agg__new(NTIMERS)))
-			goto out;
-		pthread_mutex_init(&w[j]->mu, NULL);
-		pthread_cond_init(&w[j]->nonempty, NULL);
-		pthread_cond_init(&w[j]->nonfull, NULL);
-		w[j]->fold = fold;
-		if (pthread_create(&w[j]->th, NULL, worker_main, w[j]))
-			goto out;
-		w[j]->started = 1;
-	}
-
-	t0 = now_s();
-	for (j = 0; j < nj; j++)
-		cur[j] = batch_get(w[j]);
 	for (i = 0; i < n; i++) {
-		j = recs[i].tid % nj;
-		cur[j]->r[cur[j]->n++] = recs[i];
-		if (cur[j]->n == BATCH) {
-			batch_put(w[j], 0);
-			cur[j] = batch_get(w[j]);
+		j = (unsigned int)(((uint64_t)(recs[i].tid * 0x9e3779b1u) *
+				    nj) >> 32);
+		batch[j][fill[j]++] = recs[i];
+		if (fill[j] == FOLD_BATCH) {
+			sink += batch[j][FOLD_BATCH - 1].ts;
+			fill[j] = 0;
 		}
 	}
-	for (j = 0; j < nj; j++)
-		batch_put(w[j], 1);
-	for (j = 0; j < nj; j++) {
-		pthread_join(w[j]->th, NULL);
-		w[j]->started = 0;
-	}
-	sec = now_s() - t0;
-
-	for (j = 0; j < nj; j++)
-		if (w[j]->bad)
-			sec = -1;
-	if (fold && sec >= 0) {
-		t0 = now_s();
-		m = agg__new(NTIMERS);
-		for (j = 0; m && j < nj; j++)
-			if (agg__merge(m, w[j]->agg))
-				sec = -1;
-		*merge_s = now_s() - t0;
-		*out = m;
-		if (!m)
-			sec = -1;
-	}
-out:
-	for (j = 0; j < nj && w[j]; j++) {
-		if (w[j]->started) { /* a later thread failed to start */
-			batch_put(w[j], 1);
-			pthread_join(w[j]->th, NULL);
-		}
-		agg__free(w[j]->agg);
-		free(w[j]);
-		w[j] = NULL;
-	}
-	return sec;
+	(void)sink;
+	return now_s() - t0;
 }
 
 /* same_tree() - 1 if the two trees have the same paths and times */
@@ -303,13 +207,14 @@ static int bench_sharded(const struct iprof_rec *recs, size_t n,
 {
 	double best[MAXJ + 1], merge_best[MAXJ], sec, merge_s = 0, base = 0;
 	unsigned int k, run, maxj = 0;
+	struct fold *f;
 	struct agg *m;
 
 	for (k = 0; k < njs; k++) {
 		maxj = js[k] > maxj ? js[k] : maxj;
 		for (run = 0; run < runs; run++) {
 			m = NULL;
-			sec = fold_sharded(recs, n, js[k], 1, &merge_s, &m);
+			sec = fold_sharded(recs, n, js[k], &merge_s, &f, &m);
 			if (sec < 0 || !same_tree(agg__root(m), agg__root(one)) ||
 			    agg__stats(m)->records != n ||
 			    agg__stats(m)->threads_seen !=
@@ -318,10 +223,10 @@ static int bench_sharded(const struct iprof_rec *recs, size_t n,
 						"tree differs from one "
 						"aggregator's\n",
 					js[k]);
-				agg__free(m);
+				fold__free(f);
 				return 1;
 			}
-			agg__free(m);
+			fold__free(f);
 			printf("fold -j %-2u run %u: %.3f s, %6.2f M records/s, "
 			       "%6.2f ns/record, merge %.1f us\n",
 			       js[k], run + 1, sec, (double)n / sec / 1e6,
@@ -333,10 +238,8 @@ static int bench_sharded(const struct iprof_rec *recs, size_t n,
 		}
 	}
 	for (run = 0; run < runs; run++) {
-		sec = fold_sharded(recs, n, maxj, 0, NULL, NULL);
-		if (sec < 0)
-			return 1;
-		printf("dispatch only -j %u run %u: %.3f s, %6.2f M records/s\n",
+		sec = partition_only(recs, n, maxj);
+		printf("partition only -j %u run %u: %.3f s, %6.2f M records/s\n",
 		       maxj, run + 1, sec, (double)n / sec / 1e6);
 		if (!run || sec < best[njs])
 			best[njs] = sec;
@@ -354,7 +257,7 @@ static int bench_sharded(const struct iprof_rec *recs, size_t n,
 			printf(", %.2fx of -j 1", base / best[k]);
 		printf("\n");
 	}
-	printf("dispatch only -j %u: best %.2f M records/s\n", maxj,
+	printf("partition only -j %u: best %.2f M records/s\n", maxj,
 	       (double)n / best[njs] / 1e6);
 	return 0;
 }
