@@ -78,22 +78,22 @@ static struct agg *agg_like(const struct fold *f)
 struct fold *fold__new(unsigned int nthreads, uint32_t ntimers,
 		       enum agg_by by, uint32_t max_paths, uint32_t max_keys)
 {
-	struct fold *f;
+	const struct fold like = {
+		.ntimers = ntimers,
+		.by = by,
+		.max_paths = max_paths,
+		.max_keys = max_keys,
+	};
+	int valid = nthreads && nthreads <= FOLD_MAX_THREADS && ntimers, e;
+	struct fold *f = valid ? malloc(sizeof(*f)) : NULL;
 	struct shard *s;
 	unsigned int i;
-	int e;
 
-	if (!nthreads || nthreads > FOLD_MAX_THREADS || !ntimers) {
-		errno = EINVAL;
+	if (!f) {
+		errno = valid ? ENOMEM : EINVAL;
 		return NULL;
 	}
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->ntimers = ntimers;
-	f->by = by;
-	f->max_paths = max_paths;
-	f->max_keys = max_keys;
+	*f = like;
 	for (i = 0; i < nthreads; i++) {
 		s = f->s[i] = calloc(1, sizeof(*s));
 		if (!s || !(s->agg = agg_like(f)))
