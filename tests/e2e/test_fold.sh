@@ -4,10 +4,13 @@
 # multi-threaded workload (tools/migrate-workload: T threads, each N hop()
 # calls of L leg() calls with a getppid span in each leg, moving between
 # CPUs) traced with --fold-threads 1 and 3 must give the workload's own
-# counts, exactly, and the same tree; so must --by tid roots and the
-# intervals of --interval-mode delta, which sum to the workload's counts.
+# counts, exactly, and the same tree; so must --by tid roots, the
+# intervals of --interval-mode delta, which sum to the workload's counts,
+# and /metrics of --listen.
 . "$(dirname "$0")/lib.sh"
 need_root
+command -v jq >/dev/null || skip "needs jq (tools/install-deps.sh)"
+command -v curl >/dev/null || skip "needs curl (tools/install-deps.sh)"
 
 W=$BUILD/migrate-workload
 GP='span getppid = tracepoint:syscalls:sys_enter_getppid -> tracepoint:syscalls:sys_exit_getppid'
@@ -65,6 +68,26 @@ check "--by tid: a root per thread (final report)" \
 check "--by tid: each thread's hops over the intervals: --iterations" \
 	"$(jq -s -c '[.[] | .tree[] | .children[] | select(.path[-1] == "hop")] | group_by(.path[0]) | map(map(.count) | add) | unique' "$TMP/i.ndjson")" \
 	"[200]"
+
+# --listen: /metrics merges the shards while tracing (system-wide)
+port=$((20000 + $$ % 20000))
+"$IPROF" -q --fold-threads 3 -e "uprobe:$W:hop" --listen "127.0.0.1:$port" \
+	--interval 100ms -d 60s -o /dev/null 2>"$TMP/l.err" &
+ipid=$!
+for _ in $(seq 100); do
+	curl -sf "http://127.0.0.1:$port/metrics" -o /dev/null && break
+	sleep 0.1
+done
+"$W" "${WL[@]}" >"$TMP/l.truth"
+sleep 0.5
+curl -s "http://127.0.0.1:$port/metrics" -o "$TMP/l.om"
+check "--listen: /metrics hop count" \
+	"$(grep -F 'iprof_duration_seconds_count{path="hop",timer="hop"}' "$TMP/l.om" | cut -d' ' -f2)" \
+	"$(truth hop.count "$TMP/l.truth")"
+kill -TERM $ipid
+wait $ipid
+check "--listen: exit after SIGTERM" "$?" 0
+cat "$TMP/l.err"
 
 "$IPROF" --fold-threads 0 -e "$GP" -d 1s >/dev/null 2>"$TMP/bad.err"
 check "--fold-threads 0: bad input" "$?" 2
