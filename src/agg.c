@@ -1299,8 +1299,8 @@ static int merge_subtree(struct agg *a, const struct agg *src,
 
 int agg__merge(struct agg *dst, const struct agg *src)
 {
-	const struct agg_stats *s = &src->stats;
-	struct agg_stats *d = &dst->stats;
+	const struct agg_stats *s;
+	struct agg_stats *d;
 	const struct agg_node *c;
 	int err = 0;
 	uint32_t i;
@@ -1308,6 +1308,8 @@ int agg__merge(struct agg *dst, const struct agg *src)
 	if (!dst || !src || dst == src || dst->ntimers != src->ntimers ||
 	    dst->by != src->by)
 		return -EINVAL;
+	s = &src->stats;
+	d = &dst->stats;
 	for (i = 0; i < src->ntimers; i++)
 		dst->started[i] |= src->started[i];
 	for (c = src->root.child; c; c = c->next)
