@@ -1643,6 +1643,11 @@ void agg__reset(struct agg *a)
 	a->stats.nodes = nodes;
 }
 
+void agg__count_nomem(struct agg *a, uint64_t n)
+{
+	a->stats.nomem += n;
+}
+
 const struct agg_node *agg__root(const struct agg *a)
 {
 	return &a->root;

@@ -178,6 +178,14 @@ int cli_print_plan_json(const struct plan *p);
 void run_on_skip(const struct plan_timer *t);
 /* run_detach() - detach @l's probes, in the background when many. */
 void run_detach(struct loader *l);
+/*
+ * run_fold_push(), run_fold_flush() - struct loader_unmerged for
+ * --fold-threads (@ctx: struct fold), when no recording or timeline
+ * needs the records merged: fold__push_src(), fold__flush().
+ */
+int run_fold_push(void *ctx, unsigned int ring, const void *rec, size_t size);
+void run_fold_flush(void *ctx, uint64_t watermark_ns, int drain);
+
 /* run_on_record() - the loader's record callback: @ctx is struct sinks. */
 int run_on_record(void *ctx, void *data, size_t size);
 /* run_start() - the run's description when tracing starts at @t0. */

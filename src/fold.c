@@ -14,10 +14,16 @@
 #include <string.h>
 
 #include "iprof/fold.h"
+#include "iprof/stream.h"
+
+enum { NO_FLUSH, FLUSH, DRAIN };
 
 struct batch {
 	uint32_t n;
+	int flush; /* after the records: NO_FLUSH, FLUSH to w, or DRAIN */
+	uint64_t w;
 	struct iprof_rec r[FOLD_BATCH];
+	uint32_t src[FOLD_BATCH]; /* with sources: each record's */
 };
 
 struct shard {
@@ -29,11 +35,14 @@ struct shard {
 	int done; /* under mu: stop once empty */
 	struct batch *cur; /* the caller's batch being filled, or NULL */
 	struct agg *agg;
+	struct stream *st; /* with sources: merges them for agg, else NULL */
+	uint64_t lost; /* with sources: records the stream could not queue */
 	struct batch q[FOLD_QCAP];
 };
 
 struct fold {
 	unsigned int n;
+	unsigned int nsrc; /* fold__set_sources(), 0: records come merged */
 	uint32_t ntimers, max_paths, max_keys;
 	enum agg_by by;
 	struct agg *merged; /* the last fold__merged() */
@@ -54,8 +63,16 @@ static void *worker(void *arg)
 			break;
 		b = &s->q[s->tail % FOLD_QCAP];
 		pthread_mutex_unlock(&s->mu);
-		for (i = 0; i < b->n; i++)
+		for (i = 0; !s->st && i < b->n; i++)
 			agg__push(s->agg, &b->r[i], sizeof(b->r[i]));
+		for (i = 0; s->st && i < b->n; i++)
+			if (stream__push(s->st, b->src[i], &b->r[i],
+					 sizeof(b->r[i])))
+				s->lost++;
+		if (b->flush == FLUSH)
+			stream__flush(s->st, b->w);
+		else if (b->flush == DRAIN)
+			stream__drain(s->st);
 		pthread_mutex_lock(&s->mu);
 		s->tail++;
 		pthread_cond_signal(&s->nonfull);
@@ -133,13 +150,13 @@ static unsigned int shard_of(const struct fold *f, const struct iprof_rec *r)
 	return (unsigned int)(((uint64_t)(key * 0x9e3779b1u) * f->n) >> 32);
 }
 
-/* put() - hand @s's batch being filled, if any records, to its worker */
+/* put() - hand @s's batch being filled, if it has anything, to its worker */
 static void put(struct shard *s)
 {
 	if (!s->cur)
 		return;
 	pthread_mutex_lock(&s->mu);
-	if (s->cur->n) {
+	if (s->cur->n || s->cur->flush) {
 		s->head++;
 		pthread_cond_signal(&s->nonempty);
 	}
@@ -147,17 +164,9 @@ static void put(struct shard *s)
 	s->cur = NULL;
 }
 
-int fold__push(struct fold *f, const void *rec, size_t size)
+/* get() - @s's batch being filled, taken when none (waits for a slot) */
+static struct batch *get(struct shard *s)
 {
-	struct iprof_rec r;
-	struct shard *s;
-
-	if (size != sizeof(r) || !rec) {
-		fold__sync(f);
-		return agg__push(f->s[0]->agg, rec, size);
-	}
-	memcpy(&r, rec, sizeof(r));
-	s = f->s[shard_of(f, &r)];
 	if (!s->cur) {
 		pthread_mutex_lock(&s->mu);
 		while (s->head - s->tail == FOLD_QCAP)
@@ -165,11 +174,87 @@ int fold__push(struct fold *f, const void *rec, size_t size)
 		pthread_mutex_unlock(&s->mu);
 		s->cur = &s->q[s->head % FOLD_QCAP];
 		s->cur->n = 0;
+		s->cur->flush = NO_FLUSH;
 	}
-	s->cur->r[s->cur->n++] = r;
-	if (s->cur->n == FOLD_BATCH)
+	return s->cur;
+}
+
+/* push() - queue @rec (of source @src) for its shard */
+static int push(struct fold *f, unsigned int src, const void *rec,
+		size_t size)
+{
+	struct iprof_rec r;
+	struct shard *s;
+	struct batch *b;
+
+	if (size != sizeof(r) || !rec) {
+		/* as the stream does: to the aggregator at once */
+		fold__sync(f);
+		return agg__push(f->s[0]->agg, rec, size);
+	}
+	memcpy(&r, rec, sizeof(r));
+	s = f->s[shard_of(f, &r)];
+	b = get(s);
+	b->src[b->n] = src;
+	b->r[b->n++] = r;
+	if (b->n == FOLD_BATCH)
 		put(s);
 	return 0;
+}
+
+int fold__push(struct fold *f, const void *rec, size_t size)
+{
+	if (f->nsrc)
+		return -EINVAL;
+	return push(f, 0, rec, size);
+}
+
+int fold__push_src(struct fold *f, unsigned int src, const void *rec,
+		   size_t size)
+{
+	if (src >= f->nsrc)
+		return -EINVAL;
+	return push(f, src, rec, size);
+}
+
+/* the sink of a shard's stream: its aggregator */
+static void shard_sink(void *ctx, const void *rec, size_t len)
+{
+	agg__push(ctx, rec, len);
+}
+
+int fold__set_sources(struct fold *f, unsigned int nsrc)
+{
+	unsigned int i;
+
+	if (f->nsrc || !nsrc || nsrc > STREAM_MAX_SRC)
+		return -EINVAL;
+	fold__sync(f);
+	for (i = 0; i < f->n; i++) {
+		f->s[i]->st = stream__new(nsrc, shard_sink, f->s[i]->agg);
+		if (!f->s[i]->st) {
+			while (i--) {
+				stream__free(f->s[i]->st);
+				f->s[i]->st = NULL;
+			}
+			return -ENOMEM;
+		}
+	}
+	f->nsrc = nsrc;
+	return 0;
+}
+
+void fold__flush(struct fold *f, uint64_t watermark_ns, int drain)
+{
+	struct batch *b;
+	unsigned int i;
+
+	for (i = 0; f->nsrc && i < f->n; i++) {
+		b = get(f->s[i]);
+		b->flush = drain ? DRAIN : FLUSH;
+		b->w = watermark_ns;
+		put(f->s[i]);
+	}
 }
 
 void fold__sync(struct fold *f)
@@ -190,6 +275,7 @@ void fold__sync(struct fold *f)
 
 struct agg *fold__merged(struct fold *f, uint64_t now_ns)
 {
+	uint64_t lost = 0;
 	struct agg *m;
 	unsigned int i;
 
@@ -201,7 +287,9 @@ struct agg *fold__merged(struct fold *f, uint64_t now_ns)
 	for (i = 0; i < f->n; i++) {
 		agg__snapshot(f->s[i]->agg, now_ns);
 		agg__merge(m, f->s[i]->agg); /* ENOMEM: counted in nomem */
+		lost += f->s[i]->lost;
 	}
+	agg__count_nomem(m, lost);
 	return m;
 }
 
@@ -242,10 +330,11 @@ void fold__free(struct fold *f)
 			pthread_mutex_unlock(&s->mu);
 			pthread_join(s->th, NULL);
 		}
-		pthread_mutex_destroy(&s->mu);
 		pthread_cond_destroy(&s->nonempty);
 		pthread_cond_destroy(&s->nonfull);
 		agg__free(s->agg);
+		stream__free(s->st);
+		pthread_mutex_destroy(&s->mu);
 		free(s);
 	}
 	agg__free(f->merged);

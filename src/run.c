@@ -91,6 +91,18 @@ int run_on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+int run_fold_push(void *ctx, unsigned int ring, const void *rec, size_t size)
+{
+	/* a record of the wrong size is counted malformed: go on */
+	fold__push_src(ctx, ring, rec, size);
+	return 0;
+}
+
+void run_fold_flush(void *ctx, uint64_t watermark_ns, int drain)
+{
+	fold__flush(ctx, watermark_ns, drain);
+}
+
 /*
  * The run as reports and recordings say it (struct rec_run): the command,
  * uname(2), when tracing started (@t0, record clock, and the real-time

@@ -170,6 +170,21 @@ int trace_run(struct opts *o, struct plan *plan)
 		fprintf(stderr, "iprof: %s\n", err);
 		goto out;
 	}
+	if (sk.fold && !rec_f && o->fmt != REPORT_FMT_CHROME) {
+		/* nothing needs every record in one order: each shard
+		 * merges its own threads' records from the rings */
+		struct loader_unmerged u = { run_fold_push, run_fold_flush,
+					     sk.fold };
+		unsigned int nrings;
+
+		loader_rb_bytes(l, &nrings);
+		if ((e = fold__set_sources(sk.fold, nrings))) {
+			fprintf(stderr, "iprof: cannot merge the rings in the folding threads: %s\n",
+				strerror(-e));
+			goto out;
+		}
+		loader_set_unmerged(l, &u);
+	}
 	if (child > 0 && loader_add_target(l, child))
 		goto out;
 	for (i = 0; i < o->npids; i++)

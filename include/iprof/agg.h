@@ -300,6 +300,13 @@ unsigned int agg__prune(struct agg *a, int (*alive)(uint32_t tid, void *ctx),
  */
 int agg__merge(struct agg *dst, const struct agg *src);
 
+/*
+ * agg__count_nomem() - count @n records lost for lack of memory before
+ * they reached the aggregator (a shard's stream, src/fold.c) in
+ * agg_stats.nomem, with the aggregator's own.
+ */
+void agg__count_nomem(struct agg *a, uint64_t n);
+
 /* agg__root() - the root pseudo-node; its children are the top-level timers. */
 const struct agg_node *agg__root(const struct agg *a);
 

@@ -17,6 +17,18 @@
  * everything: until the caller's next push, the shards are quiet and the
  * calls below may read and change them.
  *
+ * Or the records unmerged (fold__set_sources()): each ring's records as
+ * taken from it, then a watermark; each shard then merges its own threads'
+ * records with a stream of its own (include/iprof/stream.h: a thread's
+ * records all go to one shard, so the stream's argument for each thread's
+ * order holds within a shard), so that the merge runs in N threads too.
+ * One difference: an IPROF_REC_COMM record takes the key of the record
+ * before it in its ring (stream.h), and within a shard that is the
+ * shard's record before it, so a name may reach its aggregator earlier
+ * than one stream would deliver it; BPF sends it on the CPU where its
+ * thread runs, before the thread's next record, so the thread's own
+ * records keep their order around it.
+ *
  * Not thread-safe beyond that: one caller thread for every call.
  */
 #ifndef IPROF_FOLD_H
@@ -52,6 +64,34 @@ struct fold *fold__new(unsigned int nthreads, uint32_t ntimers,
  */
 int fold__push(struct fold *f, const void *rec, size_t size);
 
+/*
+ * fold__set_sources() - before any push: the records come unmerged from
+ * @nsrc sources (rings), through fold__push_src() and fold__flush(), and
+ * each shard merges them with a stream (stream__new(@nsrc)) of its own.
+ * Returns 0, -EINVAL (@nsrc 0 or above STREAM_MAX_SRC, or called twice),
+ * -ENOMEM.
+ */
+int fold__set_sources(struct fold *f, unsigned int nsrc);
+
+/*
+ * fold__push_src() - as fold__push(), for a record of source @src, in
+ * the order taken from that source; its shard pushes it to its stream
+ * (stream__push()).  A shard whose stream cannot grow loses the record
+ * (counted in the merged aggregator's nomem, as the aggregator's own).
+ * Returns 0, -EINVAL (@src out of range, or no sources set).
+ */
+int fold__push_src(struct fold *f, unsigned int src, const void *rec,
+		   size_t size);
+
+/*
+ * fold__flush() - every record of the sources stamped before
+ * @watermark_ns was pushed (src/stream.h): each shard delivers to its
+ * aggregator what its stream can below it (stream__flush()), or with
+ * @drain everything it holds (stream__drain(): the sources are done).
+ * Does not wait: fold__sync() does.
+ */
+void fold__flush(struct fold *f, uint64_t watermark_ns, int drain);
+
 /* fold__sync() - hand over every record pushed and wait until folded. */
 void fold__sync(struct fold *f);
 
@@ -76,7 +116,11 @@ void fold__reset(struct fold *f);
 unsigned int fold__prune(struct fold *f,
 			 int (*alive)(uint32_t tid, void *ctx), void *ctx);
 
-/* fold__free() - stop the workers (after folding what is queued), free. */
+/*
+ * fold__free() - stop the workers (after folding the batches handed over;
+ * what a shard's stream still holds is dropped: fold__flush(f, 0, 1)
+ * first to keep it), free.
+ */
 void fold__free(struct fold *f);
 
 #endif /* IPROF_FOLD_H */

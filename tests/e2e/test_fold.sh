@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# --fold-threads (issue 8): the records folded by N threads, a thread's
-# records all in one of them, the reports merging their trees.  The same
+# --fold-threads (issue 8): the records merged from the rings and folded
+# by N threads, a thread's records all in one of them, the reports merging
+# their trees (with a recording: merged by the reading thread, folded by
+# the N).  The same
 # multi-threaded workload (tools/migrate-workload: T threads, each N hop()
 # calls of L leg() calls with a getppid span in each leg, moving between
 # CPUs) traced with --fold-threads 1 and 3 must give the workload's own
@@ -42,6 +44,20 @@ for j in 1 3; do
 		"$(jnode "$TMP/f$j.json" 'hop>leg' max_ns)" 20000 $((maxns + 10000000))
 done
 check "the same tree with 1 and 3 folding threads" "$(shape "$TMP/f3.json")" "$(shape "$TMP/f1.json")"
+
+# iprof record: the recording needs every record in one order, so the
+# rings are merged in the reading thread and only the folding is sharded;
+# the live report and the recording replayed count the same
+"$IPROF" record -q -o "$TMP/r.rec" --report-output "$TMP/r.json" -f json --fold-threads 3 \
+	"${ARGS[@]}" -- "$W" "${WL[@]}" >"$TMP/r.truth"
+check "record --fold-threads 3: exit status" "$?" 0
+"$IPROF" report -q -f json "$TMP/r.rec" >"$TMP/r.rep"
+check "record --fold-threads 3: replay exit status" "$?" 0
+legs=$(truth leg.count "$TMP/r.truth")
+check "record --fold-threads 3: live hop>leg>getppid count" \
+	"$(jnode "$TMP/r.json" 'hop>leg>getppid' count)" "$legs"
+check "record --fold-threads 3: the live tree is the replayed one" \
+	"$(shape "$TMP/r.json")" "$(shape "$TMP/r.rep")"
 
 # --by tid, reports every 100 ms covering their interval only (NDJSON on
 # stdout, the workload's counts after them); while it runs, iprof has its

@@ -21,6 +21,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/fold.h"
+#include "iprof/stream.h"
 #include "rec.h"
 
 #define NTIMERS 5
@@ -44,16 +45,19 @@ struct sim {
 	int named; /* its COMM was sent */
 	int off; /* switched out */
 	int irq; /* in an interrupt */
+	uint16_t cpu; /* where it runs: the ring of its records */
 };
 
 /* a stream of 32-byte records (struct iprof_rec or iprof_rec_comm) */
-struct stream {
+struct recs {
 	struct iprof_rec *r;
+	uint16_t *ring; /* each record's ring (CPU) */
 	size_t n, cap;
 	uint64_t ts;
+	uint16_t cur; /* the ring of the next record */
 };
 
-static struct iprof_rec *emit(struct stream *s, uint8_t type, uint8_t flags,
+static struct iprof_rec *emit(struct recs *s, uint8_t type, uint8_t flags,
 			      uint32_t timer, uint32_t tid, uint16_t depth,
 			      uint16_t cpu, uint32_t aux)
 {
@@ -62,8 +66,11 @@ static struct iprof_rec *emit(struct stream *s, uint8_t type, uint8_t flags,
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 1024;
 		s->r = realloc(s->r, s->cap * sizeof(*s->r));
+		s->ring = realloc(s->ring, s->cap * sizeof(*s->ring));
 		assert_non_null(s->r);
+		assert_non_null(s->ring);
 	}
+	s->ring[s->n] = s->cur;
 	r = &s->r[s->n++];
 	s->ts += 1 + rnd(1000);
 	*r = (struct iprof_rec){
@@ -81,7 +88,7 @@ static struct iprof_rec *emit(struct stream *s, uint8_t type, uint8_t flags,
 	return r;
 }
 
-static void emit_comm(struct stream *s, uint32_t tid, const char *name)
+static void emit_comm(struct recs *s, uint32_t tid, const char *name)
 {
 	struct iprof_rec_comm c = {
 		.type = IPROF_REC_COMM,
@@ -97,7 +104,7 @@ static void emit_comm(struct stream *s, uint32_t tid, const char *name)
 }
 
 /* generate() - @n steps of NTHREADS threads and NCPUS interrupt contexts */
-static void generate(struct stream *s, size_t n, uint64_t seed)
+static void generate(struct recs *s, size_t n, uint64_t seed)
 {
 	struct sim th[NTHREADS] = {0}, ctx[NCPUS] = {0};
 	char name[16];
@@ -112,6 +119,7 @@ static void generate(struct stream *s, size_t n, uint64_t seed)
 			uint16_t cpu = (uint16_t)rnd(NCPUS);
 			struct sim *c = &ctx[cpu];
 
+			s->cur = cpu;
 			if (c->depth && (what < 50 || c->depth == MAXDEPTH)) {
 				emit(s, IPROF_REC_STOP, IPROF_F_CTX,
 				     c->timer[c->depth - 1], 0, c->depth, cpu,
@@ -127,6 +135,20 @@ static void generate(struct stream *s, size_t n, uint64_t seed)
 				     cpu, IPROF_CTX_HARDIRQ);
 				c->depth = 0;
 			}
+			continue;
+		}
+		s->cur = t->cpu;
+		if (t->off) { /* off-CPU, a thread does nothing but come back */
+			t->cpu = (uint16_t)rnd(NCPUS); /* maybe another CPU */
+			s->cur = t->cpu;
+			emit(s, IPROF_REC_SWITCH_IN, 0, 0, tid, 0, 0, 0);
+			t->off = 0;
+			continue;
+		}
+		if (t->irq) { /* interrupted: the interrupt ends first */
+			emit(s, IPROF_REC_IRQ_EXIT, 0, 0, tid, 0, 0,
+			     IPROF_CTX_SOFTIRQ);
+			t->irq = 0;
 			continue;
 		}
 		if (!t->named || what == 99) { /* a name, or a rename */
@@ -150,15 +172,12 @@ static void generate(struct stream *s, size_t n, uint64_t seed)
 			     t->depth, 0, 0);
 			t->depth--;
 		} else if (what < 76) {
-			emit(s, t->off ? IPROF_REC_SWITCH_IN :
-					 IPROF_REC_SWITCH_OUT,
-			     0, 0, tid, 0, 0, rnd(2));
-			t->off = !t->off;
+			emit(s, IPROF_REC_SWITCH_OUT, 0, 0, tid, 0, 0, rnd(2));
+			t->off = 1;
 		} else if (what < 82) {
-			emit(s, t->irq ? IPROF_REC_IRQ_EXIT :
-					 IPROF_REC_IRQ_ENTER,
-			     0, 0, tid, 0, 0, IPROF_CTX_SOFTIRQ);
-			t->irq = !t->irq;
+			emit(s, IPROF_REC_IRQ_ENTER, 0, 0, tid, 0, 0,
+			     IPROF_CTX_SOFTIRQ);
+			t->irq = 1;
 		} else if (what < 84 && t->depth) {
 			emit(s, IPROF_REC_RETURNED, 0, t->timer[t->depth - 1],
 			     tid, t->depth, 0, 0);
@@ -189,8 +208,13 @@ static void generate(struct stream *s, size_t n, uint64_t seed)
 			emit(s, IPROF_REC_START, 0, NTIMERS, tid, 1, 0, 0);
 		} else if (what < 93) {
 			/* the thread exits; its tid comes back as a new one */
+			uint16_t cpu = t->cpu;
+
 			emit(s, IPROF_REC_EXIT, 0, 0, tid, 0, 0, 0);
+			/* the new thread's name follows on the same CPU (BPF
+			 * sends it before its first timer, where it runs) */
 			memset(t, 0, sizeof(*t));
+			t->cpu = cpu;
 		}
 	}
 }
@@ -322,7 +346,7 @@ static void assert_same(const struct agg *x, const struct agg *y)
  * check_split() - the stream in one aggregator vs split over @nshards
  * merged: into a fresh aggregator, and into shard 0 itself.
  */
-static void check_split(const struct stream *s, enum agg_by by,
+static void check_split(const struct recs *s, enum agg_by by,
 			unsigned int nshards)
 {
 	struct agg *one = new_agg(by), *sh[4], *m = new_agg(by);
@@ -371,7 +395,7 @@ static void test_merge_shards(void **state)
 {
 	static const enum agg_by bys[] = {AGG_BY_NONE, AGG_BY_TID, AGG_BY_TGID,
 					  AGG_BY_COMM};
-	struct stream s = {0};
+	struct recs s = {0};
 	unsigned int b, n;
 
 	(void)state;
@@ -381,6 +405,7 @@ static void test_merge_shards(void **state)
 		for (n = 1; n <= 4; n++)
 			check_split(&s, bys[b], n);
 	free(s.r);
+	free(s.ring);
 }
 
 /* a merge into an empty aggregator copies; an empty one adds nothing */
@@ -389,7 +414,7 @@ static void test_merge_empty(void **state)
 	struct agg *src = new_agg(AGG_BY_COMM), *dst = new_agg(AGG_BY_COMM),
 		   *empty = new_agg(AGG_BY_COMM), *d2 = new_agg(AGG_BY_COMM),
 		   *e2 = new_agg(AGG_BY_COMM);
-	struct stream s = {0};
+	struct recs s = {0};
 
 	(void)state;
 	generate(&s, 3000, 42);
@@ -405,6 +430,7 @@ static void test_merge_empty(void **state)
 	assert_same(empty, e2);
 	assert_null(agg__root(e2)->child);
 	free(s.r);
+	free(s.ring);
 	agg__free(src);
 	agg__free(dst);
 	agg__free(d2);
@@ -575,7 +601,7 @@ static int none_alive(uint32_t tid, void *ctx)
 
 static void test_fold(void **state)
 {
-	struct stream s = {0};
+	struct recs s = {0};
 	struct agg *one, *m;
 	struct fold *f;
 	unsigned int n, k;
@@ -635,6 +661,101 @@ static void test_fold(void **state)
 		fold__push(f, &s.r[i], sizeof(s.r[i]));
 	fold__free(f);
 	free(s.r);
+	free(s.ring);
+}
+
+/* the sink of the single stream below: its aggregator */
+static void to_agg(void *ctx, const void *rec, size_t len)
+{
+	agg__push(ctx, rec, len);
+}
+
+/*
+ * fold with sources: the records taken from NCPUS rings pass by pass,
+ * (a thread's records on the ring of the CPU it runs on, which changes
+ * when it comes back on a CPU; its name on the ring of its next record),
+ * merged by one stream for one aggregator vs by each shard's stream; a
+ * pass's watermark often holds records back.  At every pass that holds
+ * nothing back, and after the drain, the same tree.
+ */
+static void test_fold_sources(void **state)
+{
+	struct recs s = {0};
+		unsigned int n, k, held = 0, compared = 0, pass;
+	size_t i, j, end;
+	uint64_t w;
+
+	(void)state;
+	s.ts = 1000000;
+	generate(&s, 20000, 0xabcdefull);
+	for (n = 1; n <= 4; n++) {
+		for (k = 0; k < 3; k++) {
+			enum agg_by by = k == 0 ? AGG_BY_NONE :
+					 k == 1 ? AGG_BY_TID : AGG_BY_TGID;
+			struct agg *one = new_agg(by);
+			struct stream *st = stream__new(NCPUS, to_agg, one);
+			struct fold *f = fold__new(n, NTIMERS, by, 0, 0);
+
+			assert_non_null(st);
+			assert_non_null(f);
+			assert_int_equal(fold__set_sources(f, NCPUS), 0);
+			assert_int_equal(fold__set_sources(f, NCPUS), -EINVAL);
+			assert_int_equal(fold__push(f, &s.r[0], sizeof(s.r[0])),
+					 -EINVAL); /* sources set: push_src */
+			assert_int_equal(fold__push_src(f, NCPUS, &s.r[0],
+							sizeof(s.r[0])),
+					 -EINVAL);
+			rng_state = 99 + n;
+			for (i = 0, w = 0, pass = 0; i < s.n; i = end, pass++) {
+				end = i + 1 + rnd(3000);
+				end = end < s.n ? end : s.n;
+				/* a pass drains ring after ring */
+				for (unsigned int r = 0; r < NCPUS; r++)
+					for (j = i; j < end; j++) {
+						if (s.ring[j] != r)
+							continue;
+						assert_int_equal(
+							stream__push(st, r, &s.r[j],
+								     sizeof(s.r[j])), 0);
+						assert_int_equal(
+							fold__push_src(f, r, &s.r[j],
+								       sizeof(s.r[j])), 0);
+					}
+				j = i + rnd((uint32_t)(end - i));
+				if (pass % 3 == 2 || s.r[j].type == IPROF_REC_COMM) {
+					/* everything is in: nothing held */
+					w = s.ts + 1;
+					for (j = end; j-- > i;)
+						if (s.r[j].type != IPROF_REC_COMM) {
+							w = s.r[j].ts + 1;
+							break;
+						}
+				} else if (s.r[j].ts > w) {
+					w = s.r[j].ts;
+				}
+				stream__flush(st, w);
+				fold__flush(f, w, 0);
+				if (stream__stats(st)->queued) {
+					held++;
+					continue;
+				}
+				agg__snapshot(one, w);
+				assert_same(one, fold__merged(f, w));
+				compared++;
+			}
+			stream__drain(st);
+			fold__flush(f, 0, 1);
+			agg__snapshot(one, s.ts + 1);
+			assert_same(one, fold__merged(f, s.ts + 1));
+			fold__free(f);
+			stream__free(st);
+			agg__free(one);
+		}
+	}
+	assert_true(held > 10); /* the watermark held records back */
+	assert_true(compared > 10);
+	free(s.r);
+	free(s.ring);
 }
 
 int main(void)
@@ -647,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_merge_by_tgid),
 		cmocka_unit_test(test_merge_caps),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_fold_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
