@@ -23,8 +23,15 @@
  * aggregator fed every record.  "partition only" is the dispatcher's own
  * work without the threads: each record copied into its shard's batch.
  *
+ * With -c RINGS too: the records come from RINGS rings (a record's ring:
+ * its thread's CPU, which changes every PASS records), in passes of PASS
+ * records each flushed below the watermark of its last record: first one
+ * thread merges them (a stream) and folds, as iprof does without
+ * --fold-threads; then -j N as --fold-threads N does: each shard merges
+ * its own threads' records (fold__set_sources()) and folds them.
+ *
  * usage: bench_agg [-n RECORDS] [-t THREADS] [-b BURST] [-r RUNS]
- *                  [-j N[,N...]]
+ *                  [-j N[,N...] [-c RINGS]]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,6 +44,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/fold.h"
+#include "iprof/stream.h"
 
 struct step {
 	uint8_t type;
@@ -121,12 +129,13 @@ static struct iprof_rec *generate(size_t n, unsigned int threads,
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_agg [-n RECORDS] [-t THREADS] [-b BURST] "
-			"[-r RUNS] [-j N[,N...]]\n");
+			"[-r RUNS] [-j N[,N...] [-c RINGS]]\n");
 }
 
 /* ---- sharded folding (-j) ---- */
 
 #define MAXJ 64 /* FOLD_MAX_THREADS + 1 */
+#define PASS 4096 /* -c: records a drain pass */
 
 /*
  * fold_sharded() - fold @recs with src/fold.c over @nj folding threads
@@ -134,6 +143,49 @@ static void usage(void)
  * @merge_s, and the merged aggregator in @out (owned by *@f: free it with
  * fold__free()); < 0 on error.
  */
+/* -c: rings the records come from (0: merged already) */
+static unsigned int nrings;
+
+/* ring_of() - -c: record @i's ring: its thread's CPU, which changes every
+ * PASS records (the thread moves on) */
+static unsigned int ring_of(const struct iprof_rec *recs, size_t i)
+{
+	return (recs[i].tid + (unsigned int)(i / PASS)) % nrings;
+}
+
+static void to_agg(void *ctx, const void *rec, size_t len)
+{
+	agg__push(ctx, rec, len);
+}
+
+/*
+ * merge_one() - -c: one thread merges the rings (a stream) and folds, as
+ * iprof without --fold-threads: passes of PASS records, each flushed
+ * below the watermark of its last record.  Returns s, the agg in @out.
+ */
+static double merge_one(const struct iprof_rec *recs, size_t n,
+			struct agg **out)
+{
+	struct stream *st;
+	double t0, sec;
+	size_t i;
+
+	*out = agg__new(NTIMERS);
+	st = *out ? stream__new(nrings, to_agg, *out) : NULL;
+	if (!st)
+		return -1;
+	t0 = now_s();
+	for (i = 0; i < n; i++) {
+		stream__push(st, ring_of(recs, i), &recs[i], sizeof(recs[i]));
+		if ((i + 1) % PASS == 0)
+			stream__flush(st, recs[i].ts + 1);
+	}
+	stream__drain(st);
+	sec = now_s() - t0;
+	stream__free(st);
+	return sec;
+}
+
 static double fold_sharded(const struct iprof_rec *recs, size_t n,
 			   unsigned int nj, double *merge_s, struct fold **f,
 			   struct agg **out)
@@ -142,11 +194,17 @@ static double fold_sharded(const struct iprof_rec *recs, size_t n,
 	size_t i;
 
 	*f = fold__new(nj, NTIMERS, AGG_BY_NONE, 0, 0);
-	if (!*f)
+	if (!*f || (nrings && fold__set_sources(*f, nrings)))
 		return -1;
 	t0 = now_s();
-	for (i = 0; i < n; i++)
+	for (i = 0; !nrings && i < n; i++)
 		fold__push(*f, &recs[i], sizeof(recs[i]));
+	for (i = 0; nrings && i < n; i++) {
+		fold__push_src(*f, ring_of(recs, i), &recs[i], sizeof(recs[i]));
+		if ((i + 1) % PASS == 0)
+			fold__flush(*f, recs[i].ts + 1, 0);
+	}
+	fold__flush(*f, 0, 1);
 	fold__sync(*f);
 	sec = now_s() - t0;
 	t0 = now_s();
@@ -209,6 +267,25 @@ static int bench_sharded(const struct iprof_rec *recs, size_t n,
 	unsigned int k, run, maxj = 0;
 	struct fold *f;
 	struct agg *m;
+
+	for (run = 0; nrings && run < runs; run++) {
+		sec = merge_one(recs, n, &m);
+		if (sec < 0 || !same_tree(agg__root(m), agg__root(one))) {
+			fprintf(stderr, "bench_agg: -c: the stream's tree "
+					"differs\n");
+			return 1;
+		}
+		agg__free(m);
+		printf("merge+fold, one thread, run %u: %.3f s, %6.2f M "
+		       "records/s\n",
+		       run + 1, sec, (double)n / sec / 1e6);
+		if (!run || sec < base)
+			base = sec;
+	}
+	if (nrings)
+		printf("merge+fold, one thread: best %.2f M records/s\n",
+		       (double)n / base / 1e6);
+	base = 0;
 
 	for (k = 0; k < njs; k++) {
 		maxj = js[k] > maxj ? js[k] : maxj;
@@ -273,7 +350,7 @@ int main(int argc, char **argv)
 	struct iprof_rec *recs;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:t:b:r:j:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:b:r:j:c:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
@@ -286,6 +363,15 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			runs = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			nrings = (unsigned int)strtoul(optarg, NULL, 0);
+			if (!nrings || nrings > 1024) {
+				fprintf(stderr, "bench_agg: -c %s: 1 to 1024 "
+						"rings\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'j':
 			for (p = optarg, njs = 0; *p && njs < MAXJ - 1; p = end) {
