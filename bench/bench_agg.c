@@ -140,8 +140,8 @@ static void usage(void)
 /*
  * fold_sharded() - fold @recs with src/fold.c over @nj folding threads
  * (see the top).  Returns the folding time in s, the merge time in
- * @merge_s, and the merged aggregator in @out (owned by *@f: free it with
- * fold__free()); < 0 on error.
+ * @merge_s, and the merged aggregator in @out (agg__free() it); < 0 on
+ * error.
  */
 /* -c: rings the records come from (0: merged already) */
 static unsigned int nrings;
@@ -301,9 +301,11 @@ static int bench_sharded(const struct iprof_rec *recs, size_t n,
 						"aggregator's\n",
 					js[k]);
 				fold__free(f);
+				agg__free(m);
 				return 1;
 			}
 			fold__free(f);
+			agg__free(m);
 			printf("fold -j %-2u run %u: %.3f s, %6.2f M records/s, "
 			       "%6.2f ns/record, merge %.1f us\n",
 			       js[k], run + 1, sec, (double)n / sec / 1e6,

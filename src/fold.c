@@ -45,7 +45,6 @@ struct fold {
 	unsigned int nsrc; /* fold__set_sources(), 0: records come merged */
 	uint32_t ntimers, max_paths, max_keys;
 	enum agg_by by;
-	struct agg *merged; /* the last fold__merged() */
 	struct shard *s[FOLD_MAX_THREADS];
 };
 
@@ -280,8 +279,7 @@ struct agg *fold__merged(struct fold *f, uint64_t now_ns)
 	unsigned int i;
 
 	fold__sync(f);
-	agg__free(f->merged);
-	f->merged = m = agg_like(f);
+	m = agg_like(f);
 	if (!m)
 		return NULL;
 	for (i = 0; i < f->n; i++) {
@@ -337,6 +335,5 @@ void fold__free(struct fold *f)
 		pthread_mutex_destroy(&s->mu);
 		free(s);
 	}
-	agg__free(f->merged);
 	free(f);
 }

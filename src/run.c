@@ -170,7 +170,8 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
  */
 /*
  * report_agg() - the aggregator to report on at @now (its open frames
- * counted as incomplete): @sk's, or its shards merged (NULL: ENOMEM).
+ * counted as incomplete): @sk's, or its shards merged (NULL: ENOMEM;
+ * report_agg_done() frees it).
  */
 static struct agg *report_agg(struct sinks *sk, uint64_t now)
 {
@@ -178,6 +179,13 @@ static struct agg *report_agg(struct sinks *sk, uint64_t now)
 		return fold__merged(sk->fold, now);
 	agg__snapshot(sk->agg, now);
 	return sk->agg;
+}
+
+/* report_agg_done() - the report of @agg (from report_agg()) is out */
+static void report_agg_done(struct sinks *sk, struct agg *agg)
+{
+	if (sk->fold)
+		agg__free(agg);
 }
 
 int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
@@ -225,6 +233,7 @@ fallback:
 		else
 			agg__reset(agg);
 	}
+	report_agg_done(sk, agg);
 	/* a report builds and frees tens of MB (JSON: json-c objects for
 	 * every path); the tree's own allocations made meanwhile land among
 	 * them, so glibc's heap would keep the freed pages, growing with
@@ -269,25 +278,25 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 			   struct sinks *sk, const struct rec_run *run,
 			   uint64_t t0, uint64_t now)
 {
-	struct agg *agg = report_agg(sk, now);
 	struct opts mo = *o;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f;
+	FILE *f = open_memstream(&buf, &len);
+	struct agg *agg;
 	int ret;
 
-	if (!agg)
-		return -ENOMEM;
-	f = open_memstream(&buf, &len);
 	if (!f)
 		return -errno;
+	agg = report_agg(sk, now);
 	mo.fmt = REPORT_FMT_OPENMETRICS;
-	ret = write_report(&mo, f, agg, run, 0, now - t0, 0, 0);
+	ret = agg ? write_report(&mo, f, agg, run, 0, now - t0, 0, 0) : -ENOMEM;
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret)
 		ret = monitor_publish(mon, buf, len);
 	free(buf);
+	if (agg)
+		report_agg_done(sk, agg);
 	return ret;
 }
 

@@ -98,11 +98,11 @@ void fold__sync(struct fold *f);
 /*
  * fold__merged() - fold__sync(), agg__snapshot(@now_ns) of every shard,
  * then a new aggregator (same ntimers, --by, caps) with the shards merged
- * into it in shard order: what a report reads.  The fold keeps it (freed
- * at the next call or fold__free()); do not push into it.  Since it has
- * no threads of its own, agg__snapshot() on it would zero the incomplete
- * counts it holds: do not call it.  Returns NULL with errno set
- * (ENOMEM).
+ * into it in shard order: what a report reads.  The caller owns it (free
+ * it with agg__free() once the report is out: it is as large as the
+ * tree); do not push into it.  Since it has no threads of its own,
+ * agg__snapshot() on it would zero the incomplete counts it holds: do not
+ * call it.  Returns NULL with errno set (ENOMEM).
  */
 struct agg *fold__merged(struct fold *f, uint64_t now_ns);
 

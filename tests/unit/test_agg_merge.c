@@ -599,6 +599,17 @@ static int none_alive(uint32_t tid, void *ctx)
 	return 0;
 }
 
+/* assert_same_merged() - @one against @f's shards merged at @now */
+static void assert_same_merged(const struct agg *one, struct fold *f,
+			       uint64_t now)
+{
+	struct agg *m = fold__merged(f, now);
+
+	assert_non_null(m);
+	assert_same(one, m);
+	agg__free(m);
+}
+
 static void test_fold(void **state)
 {
 	struct recs s = {0};
@@ -628,8 +639,8 @@ static void test_fold(void **state)
 						 0);
 			/* an interval: merged twice, then reset */
 			agg__snapshot(one, now);
-			assert_same(one, fold__merged(f, now));
-			assert_same(one, fold__merged(f, now));
+			assert_same_merged(one, f, now);
+			assert_same_merged(one, f, now);
 			agg__reset(one);
 			fold__reset(f);
 			push_all(one, s.r + s.n / 2, s.n - s.n / 2);
@@ -643,13 +654,14 @@ static void test_fold(void **state)
 			assert_non_null(m);
 			assert_same(one, m);
 			assert_true(agg__stats(m)->threads_live > 0);
+			agg__free(m);
 			/* the live threads, gone twice: freed in every shard */
 			assert_int_equal(fold__prune(f, none_alive, NULL), 0);
 			agg__prune(one, none_alive, NULL);
 			assert_int_equal(fold__prune(f, none_alive, NULL),
 					 agg__prune(one, none_alive, NULL));
 			agg__snapshot(one, now);
-			assert_same(one, fold__merged(f, now));
+			assert_same_merged(one, f, now);
 			fold__free(f);
 			agg__free(one);
 		}
@@ -740,13 +752,13 @@ static void test_fold_sources(void **state)
 					continue;
 				}
 				agg__snapshot(one, w);
-				assert_same(one, fold__merged(f, w));
+				assert_same_merged(one, f, w);
 				compared++;
 			}
 			stream__drain(st);
 			fold__flush(f, 0, 1);
 			agg__snapshot(one, s.ts + 1);
-			assert_same(one, fold__merged(f, s.ts + 1));
+			assert_same_merged(one, f, s.ts + 1);
 			fold__free(f);
 			stream__free(st);
 			agg__free(one);
