@@ -163,12 +163,6 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			uint64_t duration_ns, unsigned int no, int final);
 
 /*
- * One report, number @no (1.., counted with --interval), while tracing or
- * at the end (@final), covering @since..@now (ns, record clock).  If the
- * output cannot be written, the final report goes to stdout instead.
- * Returns 0 or -errno.
- */
-/*
  * report_agg() - the aggregator to report on at @now (its open frames
  * counted as incomplete): @sk's, or its shards merged (NULL: ENOMEM;
  * report_agg_done() frees it).
@@ -188,6 +182,12 @@ static void report_agg_done(struct sinks *sk, struct agg *agg)
 		agg__free(agg);
 }
 
+/*
+ * One report, number @no (1.., counted with --interval), while tracing or
+ * at the end (@final), covering @since..@now (ns, record clock).  If the
+ * output cannot be written, the final report goes to stdout instead.
+ * Returns 0 or -errno.
+ */
 int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		       const struct rec_run *run, uint64_t t0, uint64_t since,
 		       uint64_t now, unsigned int no, int final)
