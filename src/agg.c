@@ -144,6 +144,13 @@ static inline uint32_t node_hash(const struct agg_node *parent, uint32_t timer,
 			bits);
 }
 
+/* seen() - @n was on the path of a record at @ts_ns (first-seen order) */
+static inline void seen(struct agg_node *n, uint64_t ts_ns)
+{
+	if (!n->seen_ns || ts_ns < n->seen_ns)
+		n->seen_ns = ts_ns;
+}
+
 /* ---- node sets ---- */
 
 static int nodeset_grow(struct nodeset *s)
@@ -392,8 +399,9 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 {
 	uint64_t n = d->count + s->count;
 	double delta;
-	unsigned int i;
 
+	if (s->seen_ns && (!d->seen_ns || s->seen_ns < d->seen_ns))
+		d->seen_ns = s->seen_ns;
 	if (s->count) {
 		if (!d->count || s->min_ns < d->min_ns)
 			d->min_ns = s->min_ns;
@@ -418,6 +426,7 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 	d->blocked_ns += s->blocked_ns;
 	d->irq_ns += s->irq_ns;
 	d->unwound += s->unwound;
+	d->execed += s->execed;
 	d->missed_returns += s->missed_returns;
 	d->discarded += s->discarded;
 	d->incomplete += s->incomplete;
@@ -428,8 +437,7 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 		d->hist = calloc(1, sizeof(*d->hist));
 	if (!d->hist)
 		return -ENOMEM;
-	for (i = 0; i < HIST_SLOTS; i++)
-		d->hist->slot[i] += s->hist->slot[i];
+	hist_merge(d->hist, s->hist);
 	return 0;
 }
 
@@ -813,6 +821,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	n = path_get(a, parent, r->timer);
 	if (!n)
 		goto nomem;
+	seen(n, r->ts);
 	f = &t->stack[t->len++];
 	f->node = n;
 	f->timer = r->timer;
@@ -1148,12 +1157,25 @@ static uint32_t comm_index(struct agg *a, const char *name)
 	return i;
 }
 
+/* comm_root() - the --by comm root of @name, as key_root(); NULL: ENOMEM */
+static struct agg_node *comm_root(struct agg *a, const char *name)
+{
+	uint32_t i = comm_index(a, name);
+	struct agg_node *n;
+
+	if (i == UINT32_MAX)
+		return NULL;
+	n = key_root(a, i);
+	/* a name that got no root of its own keeps no slot */
+	if (n != child_find(a, &a->root, AGG_SPLIT_TIMER(i)))
+		a->comms[i][0] = '\0';
+	return n;
+}
+
 /* The parent of @t's top-level frames: the root, or its --by root. */
 static struct agg_node *split_root(struct agg *a, struct athread *t)
 {
 	const char *name = t->comm[0] ? t->comm : "?";
-	struct agg_node *n;
-	uint32_t i;
 
 	switch (a->by) {
 	case AGG_BY_TID:
@@ -1161,17 +1183,162 @@ static struct agg_node *split_root(struct agg *a, struct athread *t)
 	case AGG_BY_TGID:
 		return key_root(a, t->tgid);
 	case AGG_BY_COMM:
-		i = comm_index(a, name);
-		if (i == UINT32_MAX)
-			return NULL;
-		n = key_root(a, i);
-		/* a name that got no root of its own keeps no slot */
-		if (n != child_find(a, &a->root, AGG_SPLIT_TIMER(i)))
-			a->comms[i][0] = '\0';
-		return n;
+		return comm_root(a, name);
 	default:
 		return &a->root;
 	}
+}
+
+/* ---- merge ---- */
+
+/* seen_key() - a child's place in first-seen order (never seen: last) */
+static inline uint64_t seen_key(const struct agg_node *n)
+{
+	return n->seen_ns ? n->seen_ns : UINT64_MAX;
+}
+
+/*
+ * merge_seen() - merge two lists sorted by seen_key(), @older's nodes
+ * first on ties (stable).  Returns the head.
+ */
+static struct agg_node *merge_seen(struct agg_node *older,
+				   struct agg_node *newer)
+{
+	struct agg_node *head = NULL, **tail = &head, **p;
+
+	while (older && newer) {
+		p = seen_key(newer) < seen_key(older) ? &newer : &older;
+		*tail = *p;
+		tail = &(*p)->next;
+		*p = (*p)->next;
+	}
+	*tail = older ? older : newer;
+	return head;
+}
+
+/*
+ * sort_seen() - order the children of @n and of its descendants by
+ * seen_ns: a stable merge sort of each sibling list, so that a merged
+ * tree keeps the order of one aggregator fed the records in time order.
+ * Recursion depth: the tree's depth.
+ */
+static void sort_seen(struct agg_node *n)
+{
+	/* bottom-up: run[i] holds a sorted list of 2^i nodes or NULL, the
+	 * higher the older */
+	struct agg_node *c, *run[64] = {0}, *l;
+	unsigned int i;
+
+	for (c = n->child; c;) {
+		l = c;
+		c = c->next;
+		l->next = NULL;
+		for (i = 0; i < 63 && run[i]; i++) {
+			l = merge_seen(run[i], l);
+			run[i] = NULL;
+		}
+		run[i] = run[i] ? merge_seen(run[i], l) : l;
+	}
+	for (l = NULL, i = 0; i < 64; i++)
+		if (run[i])
+			l = merge_seen(run[i], l);
+	n->child = l;
+	for (c = n->child; c; c = c->next)
+		sort_seen(c);
+}
+
+/*
+ * merge_target() - the node of @a for the source node @s, whose parent's
+ * node in @a is @dparent: the same path, created if new under @a's caps
+ * (path_get(), key_root(): [other] beyond them).  A --by comm root is
+ * matched by its name, the others by their timer id.  NULL on ENOMEM.
+ */
+static struct agg_node *merge_target(struct agg *a, const struct agg *src,
+				     const struct agg_node *s,
+				     struct agg_node *dparent)
+{
+	uint32_t v;
+
+	if (s->depth != 1)
+		return path_get(a, dparent, s->timer);
+	if (s->timer == AGG_OTHER_TIMER)
+		return other_get(a);
+	if (AGG_TIMER_IS_CTX(s->timer))
+		return child_get(a, &a->root, s->timer);
+	if (!AGG_TIMER_IS_SPLIT(s->timer))
+		return path_get(a, dparent, s->timer);
+	v = s->timer & ~0x80000000u;
+	if (a->by != AGG_BY_COMM)
+		return key_root(a, v);
+	return comm_root(a, v < src->ncomms ? src->comms[v] : "?");
+}
+
+/*
+ * merge_subtree() - add @s and its descendants to @a below @dparent.  A
+ * --by root of @a is held (a reference, as a thread's) while its subtree
+ * is merged, so that making room never folds it; it is idle afterwards
+ * unless a thread of @a files under it.
+ */
+static int merge_subtree(struct agg *a, const struct agg *src,
+			 const struct agg_node *s, struct agg_node *dparent)
+{
+	const struct agg_node *c;
+	struct agg_node *d = merge_target(a, src, s, dparent);
+	int err = 0;
+
+	if (!d)
+		return -ENOMEM;
+	if (merge_into(d, s))
+		err = -ENOMEM;
+	root_ref(a, d);
+	for (c = s->child; c; c = c->next)
+		if (merge_subtree(a, src, c, d))
+			err = -ENOMEM;
+	root_unref(a, d);
+	return err;
+}
+
+int agg__merge(struct agg *dst, const struct agg *src)
+{
+	const struct agg_stats *s;
+	struct agg_stats *d;
+	const struct agg_node *c;
+	int err = 0;
+	uint32_t i;
+
+	if (!dst || !src || dst == src || dst->ntimers != src->ntimers ||
+	    dst->by != src->by)
+		return -EINVAL;
+	s = &src->stats;
+	d = &dst->stats;
+	for (i = 0; i < src->ntimers; i++)
+		dst->started[i] |= src->started[i];
+	for (c = src->root.child; c; c = c->next)
+		if (merge_subtree(dst, src, c, &dst->root))
+			err = -ENOMEM;
+	sort_seen(&dst->root);
+
+	d->records += s->records;
+	d->starts += s->starts;
+	d->stops += s->stops;
+	d->exits += s->exits;
+	d->switches += s->switches;
+	d->irqs += s->irqs;
+	d->malformed += s->malformed;
+	d->resyncs += s->resyncs;
+	d->discarded += s->discarded;
+	d->skipped += s->skipped;
+	d->unwound += s->unwound;
+	d->execed += s->execed;
+	d->missed_returns += s->missed_returns;
+	d->threads_live += s->threads_live;
+	d->threads_seen += s->threads_seen;
+	d->mismatches += s->mismatches;
+	d->nomem += s->nomem + (err != 0);
+	d->folded_paths += s->folded_paths;
+	d->folded_keys += s->folded_keys;
+	d->pruned += s->pruned;
+	return err;
 }
 
 int agg__set_limits(struct agg *a, uint32_t max_paths, uint32_t max_keys)
@@ -1351,6 +1518,7 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		t->reroot = 0;
 		root_ref(a, root);
 		t->root = root;
+		seen(root, r.ts);
 	}
 	if (r.flags & IPROF_F_RESYNC) {
 		a->stats.resyncs++;
@@ -1474,6 +1642,11 @@ void agg__reset(struct agg *a)
 	memset(&a->stats, 0, sizeof(a->stats));
 	a->stats.threads_live = live;
 	a->stats.nodes = nodes;
+}
+
+void agg__count_nomem(struct agg *a, uint64_t n)
+{
+	a->stats.nomem += n;
 }
 
 const struct agg_node *agg__root(const struct agg *a)

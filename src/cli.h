@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 
 #include "iprof/agg.h"
+#include "iprof/fold.h"
 #include "iprof/chrome.h"
 #include "iprof/output.h"
 #include "iprof/plan.h"
@@ -82,6 +83,7 @@ struct opts {
 	enum agg_by by;	      /* --by */
 	/* --max-paths, --max-keys: agg__set_limits(); 0 no cap */
 	uint32_t max_paths, max_keys;
+	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */
 	const char *listen; /* --listen ADDR:PORT: serve /metrics */
@@ -93,7 +95,8 @@ struct opts {
  * record) and the timeline (-f chrome) when there are.
  */
 struct sinks {
-	struct agg *agg;
+	struct agg *agg; /* NULL with fold */
+	struct fold *fold; /* --fold-threads N > 1: the shards, else NULL */
 	struct rec_writer *rec;
 	struct chrome *chrome;
 };
@@ -175,6 +178,14 @@ int cli_print_plan_json(const struct plan *p);
 void run_on_skip(const struct plan_timer *t, const struct loader_timer *st);
 /* run_detach() - detach @l's probes, in the background when many. */
 void run_detach(struct loader *l);
+/*
+ * run_fold_push(), run_fold_flush() - struct loader_unmerged for
+ * --fold-threads (@ctx: struct fold), when no recording or timeline
+ * needs the records merged: fold__push_src(), fold__flush().
+ */
+int run_fold_push(void *ctx, unsigned int ring, const void *rec, size_t size);
+void run_fold_flush(void *ctx, uint64_t watermark_ns, int drain);
+
 /* run_on_record() - the loader's record callback: @ctx is struct sinks. */
 int run_on_record(void *ctx, void *data, size_t size);
 /* run_start() - the run's description when tracing starts at @t0. */
@@ -183,13 +194,22 @@ void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
 /* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
 int run_counters(struct rec_run *run, const struct plan *plan,
 		 struct loader *l);
-/* run_emit_report() - one report (@no, @final) to @w.  0 or -errno. */
-int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
+/*
+ * run_lost_data() - were calls lost in the run (report_lost_data(): the
+ * loader's counters in @run, the tree's of @sk at @now)?  1 or 0.
+ */
+int run_lost_data(struct sinks *sk, const struct rec_run *run, uint64_t now);
+/*
+ * run_emit_report() - one report (@no, @final) of @sk's aggregator, or of
+ * its shards merged, to @w; --interval-mode delta then resets them.
+ * 0 or -errno.
+ */
+int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		    const struct rec_run *run, uint64_t t0, uint64_t since,
 		    uint64_t now, unsigned int no, int final);
 /* run_publish_metrics() - --listen: the OpenMetrics report now. */
 int run_publish_metrics(const struct opts *o, struct monitor *mon,
-			struct agg *agg, const struct rec_run *run, uint64_t t0,
+			struct sinks *sk, const struct rec_run *run, uint64_t t0,
 			uint64_t now);
 /* run_want_report() - whether a report is written at all. */
 int run_want_report(const struct opts *o);

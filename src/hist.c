@@ -54,6 +54,14 @@ void hist_add(struct hist *h, uint64_t v)
 	h->slot[hist_slot(v)]++;
 }
 
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < HIST_SLOTS; i++)
+		dst->slot[i] += src->slot[i];
+}
+
 /*
  * Nearest-rank quantile: the value of rank ceil(q * n) (1-based) among the
  * n sorted values, approximated by the midpoint of its slot.  If the slots

@@ -132,6 +132,29 @@ int loader_set_tracing(struct loader *l, int on);
 int loader_poll(struct loader *l, int timeout_ms);
 
 /*
+ * Where the records go unmerged (iprof --fold-threads: src/fold.c merges
+ * them, a stream per shard): @push(@ctx, ring, rec, size) for each record
+ * as taken from ring number ring (0..nrings-1, loader_rb_bytes()), in
+ * ring order; after every loader_poll() pass @flush(@ctx, W, 0), W the
+ * watermark read before the pass (src/stream.h); at loader_drain()
+ * @flush(@ctx, 0, 1): the rings are done.  A nonzero return of @push
+ * stops that pass, as the loader's own merge's errors do.
+ */
+struct loader_unmerged {
+	int (*push)(void *ctx, unsigned int ring, const void *rec,
+		    size_t size);
+	void (*flush)(void *ctx, uint64_t watermark_ns, int drain);
+	void *ctx;
+};
+
+/*
+ * loader_set_unmerged() - before loader_set_tracing(l, 1): hand the
+ * records to @u instead of merging them for the callback of
+ * loader_open(), which then gets none.
+ */
+void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u);
+
+/*
  * loader_drain() - after loader_set_tracing(l, 0): take what is left in
  * the rings and hand every queued record to the callback, merged.  Returns
  * records taken from the rings or -errno.

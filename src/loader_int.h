@@ -60,6 +60,7 @@ struct loader {
 	unsigned int nrings;
 	struct stream *stream; /* merges the rings per thread in time order */
 	loader_rec_fn fn; /* where merged records go */
+	struct loader_unmerged unmerged; /* else: push NULL */
 	void *fn_ctx;
 	struct timer_links *links; /* one per timer: function timers */
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */

@@ -104,6 +104,10 @@ static void usage(FILE *f)
 		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
 		"                        power of two; default: 64M shared out over\n"
 		"                        the CPUs, 256K to 8M each)\n"
+		"      --fold-threads N  merge and fold the records with N threads\n"
+		"                        (default 1: in the thread that reads the\n"
+		"                        rings), each traced thread's in one of them;\n"
+		"                        reports merge their trees (1 to 64)\n"
 		"      --maxactive N     kretprobe instances per function: calls open at\n"
 		"                        once that get a return probe (default 256, max\n"
 		"                        4096); calls beyond it are counted as misses;\n"
@@ -212,6 +216,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		O_MAXACTIVE,
 		O_REPORT_OUTPUT,
 		O_LISTEN,
+		O_FOLD_THREADS,
 		O_COMM,
 		O_EXE,
 		O_CGROUP,
@@ -230,6 +235,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "fold-threads", required_argument, NULL, O_FOLD_THREADS },
 		{ "comm", required_argument, NULL, O_COMM },
 		{ "exe", required_argument, NULL, O_EXE },
 		{ "cgroup", required_argument, NULL, O_CGROUP },
@@ -248,6 +254,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
 	report_opts_init(&ro);
+	o->fold_threads = 1;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
 		argv[1] = argv[0];
@@ -352,6 +359,14 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			o->nselect++;
 			break;
 		}
+		case O_FOLD_THREADS:
+			if (util_parse_uint(optarg, 1, FOLD_MAX_THREADS, &ul)) {
+				log_error("--fold-threads '%s': expected a number from 1 to %u",
+					  optarg, FOLD_MAX_THREADS);
+				return -EINVAL;
+			}
+			o->fold_threads = (unsigned int)ul;
+			break;
 		case O_INTERVAL_MODE:
 			if (!strcmp(optarg, "cumulative")) {
 				o->delta = 0;

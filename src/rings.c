@@ -61,8 +61,16 @@ static void ring_sink(void *ctx, const void *rec, size_t len)
 static int ring_rec(void *ctx, void *data, size_t size)
 {
 	struct ring_src *rs = ctx;
+	const struct loader_unmerged *u = &rs->l->unmerged;
 
+	if (u->push)
+		return u->push(u->ctx, rs->idx, data, size);
 	return stream__push(rs->l->stream, rs->idx, data, size);
+}
+
+void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u)
+{
+	l->unmerged = *u;
 }
 
 /*
@@ -162,6 +170,10 @@ int loader_poll(struct loader *l, int timeout_ms)
 	m = ring_buffer__consume(l->rb);
 	if (m < 0)
 		return m;
+	if (l->unmerged.push) {
+		l->unmerged.flush(l->unmerged.ctx, w, 0);
+		return m;
+	}
 	n = stream__flush(l->stream, w);
 	if (n < 0)
 		return n;
@@ -175,6 +187,10 @@ int loader_drain(struct loader *l)
 	m = ring_buffer__consume(l->rb);
 	if (m < 0)
 		return m;
+	if (l->unmerged.push) {
+		l->unmerged.flush(l->unmerged.ctx, 0, 1);
+		return m;
+	}
 	n = stream__drain(l->stream);
 	return n < 0 ? n : m;
 }

@@ -74,12 +74,27 @@ int run_on_record(void *ctx, void *data, size_t size)
 {
 	struct sinks *s = ctx;
 
-	agg__push(s->agg, data, size);
+	if (s->fold)
+		fold__push(s->fold, data, size);
+	else
+		agg__push(s->agg, data, size);
 	if (s->rec)
 		rec_writer_push(s->rec, data, size);
 	if (s->chrome)
 		chrome_push(s->chrome, data, size);
 	return 0;
+}
+
+int run_fold_push(void *ctx, unsigned int ring, const void *rec, size_t size)
+{
+	/* a record of the wrong size is counted malformed: go on */
+	fold__push_src(ctx, ring, rec, size);
+	return 0;
+}
+
+void run_fold_flush(void *ctx, uint64_t watermark_ns, int drain)
+{
+	fold__flush(ctx, watermark_ns, drain);
 }
 
 /*
@@ -142,18 +157,59 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			uint64_t duration_ns, unsigned int no, int final);
 
 /*
+ * report_agg() - the aggregator to report on at @now (its open frames
+ * counted as incomplete): @sk's, or its shards merged (NULL: ENOMEM;
+ * report_agg_done() frees it).
+ */
+static struct agg *report_agg(struct sinks *sk, uint64_t now)
+{
+	if (sk->fold)
+		return fold__merged(sk->fold, now);
+	agg__snapshot(sk->agg, now);
+	return sk->agg;
+}
+
+/* report_agg_done() - the report of @agg (from report_agg()) is out */
+static void report_agg_done(struct sinks *sk, struct agg *agg)
+{
+	if (sk->fold)
+		agg__free(agg);
+}
+
+int run_lost_data(struct sinks *sk, const struct rec_run *run, uint64_t now)
+{
+	struct agg *agg;
+	int lost;
+
+	if (report_lost_data(&run->loss, NULL))
+		return 1;
+	agg = report_agg(sk, now);
+	lost = report_lost_data(&run->loss, agg ? agg__stats(agg) : NULL);
+	if (agg)
+		report_agg_done(sk, agg);
+	return lost;
+}
+
+/*
  * One report, number @no (1.., counted with --interval), while tracing or
  * at the end (@final), covering @since..@now (ns, record clock).  If the
  * output cannot be written, the final report goes to stdout instead.
  * Returns 0 or -errno.
  */
-int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
+int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		       const struct rec_run *run, uint64_t t0, uint64_t since,
 		       uint64_t now, unsigned int no, int final)
 {
+	struct agg *agg = report_agg(sk, now);
 	char tmp[PATH_MAX];
 	FILE *f;
 	int ret;
+
+	if (!agg) {
+		log_error("cannot merge the shards for the report: %s",
+			  strerror(ENOMEM));
+		return -ENOMEM;
+	}
 
 	f = output_begin(w, tmp, sizeof(tmp));
 	if (!f) {
@@ -165,7 +221,6 @@ int run_emit_report(const struct opts *o, struct output *w, struct agg *agg,
 			final ? "final report" : "interval ", final ? 0 : no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
 			o->delta ? "" : " (cumulative)");
-	agg__snapshot(agg, now);
 	ret = write_report(o, f, agg, run, since - t0, now - since, no, final);
 	ret = output_end(w, f, tmp, ret);
 fallback:
@@ -179,8 +234,13 @@ fallback:
 		log_error("cannot write the report to stdout: %s",
 			  strerror(-ret));
 	}
-	if (!ret && o->delta)
-		agg__reset(agg);
+	if (!ret && o->delta) {
+		if (sk->fold)
+			fold__reset(sk->fold);
+		else
+			agg__reset(agg);
+	}
+	report_agg_done(sk, agg);
 	/* a report builds and frees tens of MB (JSON: json-c objects for
 	 * every path); the tree's own allocations made meanwhile land among
 	 * them, so glibc's heap would keep the freed pages, growing with
@@ -223,25 +283,28 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
  * and hand it to the /metrics server.  Returns 0 or -errno.
  */
 int run_publish_metrics(const struct opts *o, struct monitor *mon,
-			   struct agg *agg, const struct rec_run *run,
+			   struct sinks *sk, const struct rec_run *run,
 			   uint64_t t0, uint64_t now)
 {
 	struct opts mo = *o;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct agg *agg;
 	int ret;
 
 	if (!f)
 		return -errno;
+	agg = report_agg(sk, now);
 	mo.fmt = REPORT_FMT_OPENMETRICS;
-	agg__snapshot(agg, now);
-	ret = write_report(&mo, f, agg, run, 0, now - t0, 0, 0);
+	ret = agg ? write_report(&mo, f, agg, run, 0, now - t0, 0, 0) : -ENOMEM;
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret)
 		ret = monitor_publish(mon, buf, len);
 	free(buf);
+	if (agg)
+		report_agg_done(sk, agg);
 	return ret;
 }
 

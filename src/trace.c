@@ -116,14 +116,26 @@ int trace_run(struct opts *o, const struct plan *plan)
 	plan_errors = 0;
 	for (i = 0; i < (int)plan->ntimers; i++)
 		plan_errors += !!plan->timers[i].error;
-	agg = agg__new(plan->ntimers);
-	if (!agg) {
-		ret = EXIT_RUNTIME;
-		goto out;
+	if (o->fold_threads > 1) {
+		/* --fold-threads: the records folded by shards (fold.h) */
+		sk.fold = fold__new(o->fold_threads, plan->ntimers, o->by,
+				    o->max_paths, o->max_keys);
+		if (!sk.fold) {
+			log_error("cannot start %u folding threads: %s",
+				  o->fold_threads, strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	} else {
+		agg = agg__new(plan->ntimers);
+		if (!agg) {
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		agg__set_by(agg, o->by);
+		agg__set_limits(agg, o->max_paths, o->max_keys);
+		sk.agg = agg;
 	}
-	agg__set_by(agg, o->by);
-	agg__set_limits(agg, o->max_paths, o->max_keys);
-	sk.agg = agg;
 
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -165,6 +177,21 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (loader_open(&l, plan, &lo, run_on_record, &sk, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out;
+	}
+	if (sk.fold && !rec_f && o->fmt != REPORT_FMT_CHROME) {
+		/* nothing needs every record in one order: each shard
+		 * merges its own threads' records from the rings */
+		struct loader_unmerged u = { run_fold_push, run_fold_flush,
+					     sk.fold };
+		unsigned int nrings;
+
+		loader_rb_bytes(l, &nrings);
+		if ((e = fold__set_sources(sk.fold, nrings))) {
+			log_error("cannot merge the rings in the folding threads: %s",
+				  strerror(-e));
+			goto out;
+		}
+		loader_set_unmerged(l, &u);
 	}
 	if (child > 0 && loader_add_target(l, child))
 		goto out;
@@ -265,7 +292,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (o->interval_ns)
 		next_report = t0 + o->interval_ns;
 	if (mon) {
-		run_publish_metrics(o, mon, agg, &run, t0, t0);
+		run_publish_metrics(o, mon, &sk, &run, t0, t0);
 		next_publish = t0 + (o->interval_ns ? o->interval_ns :
 						    PUBLISH_DEFAULT_NS);
 	}
@@ -309,7 +336,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 			break;
 		if (next_report && now >= next_report && run_want_report(o)) {
 			run_counters(&run, plan, l);
-			run_emit_report(o, &w, agg, &run, t0,
+			run_emit_report(o, &w, &sk, &run, t0,
 				    o->delta ? since : t0, now, ++nreports, 0);
 			since = now;
 			next_report += o->interval_ns;
@@ -318,7 +345,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 		}
 		if (mon && now >= next_publish) {
 			run_counters(&run, plan, l);
-			run_publish_metrics(o, mon, agg, &run, t0, now);
+			run_publish_metrics(o, mon, &sk, &run, t0, now);
 			next_publish = now + (o->interval_ns ? o->interval_ns :
 							      PUBLISH_DEFAULT_NS);
 		}
@@ -327,7 +354,9 @@ int trace_run(struct opts *o, const struct plan *plan)
 			break;
 		}
 		if (now >= next_prune) {
-			if (next_prune)
+			if (next_prune && sk.fold)
+				fold__prune(sk.fold, tid_alive, NULL);
+			else if (next_prune)
 				agg__prune(agg, tid_alive, NULL);
 			next_prune = now + PRUNE_NS;
 		}
@@ -360,13 +389,12 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (!e && sk.chrome)
 		e = run_timeline_finish(&tl, &w, sk.chrome, now);
 	if (!e && run_want_report(o))
-		e = run_emit_report(o, &w, agg, &run, t0, o->delta ? since : t0,
+		e = run_emit_report(o, &w, &sk, &run, t0, o->delta ? since : t0,
 				now, nreports + 1, 1);
 	/* a script learns from the status whether all it asked was traced,
 	 * and all of it counted */
 	ret = e ? EXIT_RUNTIME :
-	      nattached < plan->ntimers ||
-			      report_lost_data(&run.loss, agg__stats(agg)) ?
+	      nattached < plan->ntimers || run_lost_data(&sk, &run, now) ?
 		      EXIT_PARTIAL :
 		      0;
 	if (child > 0 && !child_done) {
@@ -401,6 +429,7 @@ out:
 	run_timeline_close(&tl);
 	free(run.timers);
 	agg__free(agg);
+	fold__free(sk.fold);
 	output_close(&w);
 	monitor_close(mon);
 	free(cmd_path);

@@ -75,6 +75,9 @@ struct agg_node {
 	 * on the aggregator's idle list (oldest first), to be folded first */
 	uint32_t refs;
 	uint32_t in_other; /* private: [other] or below it */
+	/* private: earliest record that started a timer here (or filed a
+	 * thread under this root): the children's order, kept by agg__merge */
+	uint64_t seen_ns;
 	struct agg_node *idle_prev, *idle_next;
 
 	/* Completed timers: stopped, or closed at thread exit. */
@@ -257,6 +260,52 @@ void agg__reset(struct agg *a);
  */
 unsigned int agg__prune(struct agg *a, int (*alive)(uint32_t tid, void *ctx),
 			void *ctx);
+
+/*
+ * agg__merge() - fold the finished statistics of @src into @dst, as if
+ * @dst had been fed @src's records too: for sharded folding, where each
+ * shard (its own aggregator) gets a disjoint set of threads, and a report
+ * merges the shards into one aggregator.
+ *
+ * Both must have the same ntimers and agg__set_by(); @src is not changed
+ * (and may be freed after); @dst keeps no pointer into it.  Nodes are
+ * matched by their path of timer ids from the root (interrupt roots by
+ * context and CPU, [other] to [other]); --by roots by their key: the tid
+ * or tgid, and for AGG_BY_COMM the name (the index differs between
+ * aggregators).  A path new to @dst is created under @dst's caps
+ * (agg__set_limits(): its --max-paths and --max-keys; @src's do not
+ * matter): beyond them it goes to [other] as agg__push() files a new
+ * path or root (idle --by roots of @dst folded first to make room; the
+ * --by roots merged in are idle in @dst), so which roots end in [other]
+ * can differ from one aggregator fed every record.  Every child list of
+ * @dst is then put in first-seen order (the earliest record on each
+ * path), the order one aggregator gets from records in time order.
+ *
+ * Per node: counts, times, on/off-CPU and interrupt splits, unwound,
+ * execed, missed_returns, discarded, incomplete (call agg__snapshot() on
+ * @src before; on @dst it would recompute them from @dst's own frames)
+ * and threads (shards hold disjoint threads: added) are summed; min/max,
+ * first_start_ns (min) and last_stop_ns (max) combined; histograms
+ * added; mean_ns/m2_ns combined by Chan, Golub and LeVeque's pairwise
+ * formula (equal to one aggregator's up to floating-point rounding).
+ * agg_stats: every counter summed (threads_live and threads_seen
+ * included: disjoint threads), but nodes, which counts @dst's tree.
+ * agg__timer_started() afterwards: started in either.  The threads and
+ * open frames of @dst are not touched: @src's live threads stay in
+ * @src.
+ *
+ * Returns 0, -EINVAL (NULL, @dst == @src, ntimers or --by differ:
+ * nothing merged), or -ENOMEM (a node or histogram could not be
+ * allocated: that part of @src is missing, counted once in @dst's nomem).
+ */
+int agg__merge(struct agg *dst, const struct agg *src);
+
+/*
+ * agg__count_nomem() - count @n records lost for lack of memory before
+ * they reached the aggregator (a shard's stream, src/fold.c) in
+ * agg_stats.nomem, with the aggregator's own.
+ */
+void agg__count_nomem(struct agg *a, uint64_t n);
 
 /* agg__root() - the root pseudo-node; its children are the top-level timers. */
 const struct agg_node *agg__root(const struct agg *a);

@@ -35,6 +35,12 @@ uint64_t hist_slot_high(unsigned int slot);
 void hist_add(struct hist *h, uint64_t v);
 
 /*
+ * hist_merge() - add the counts of @src to @dst (same layout: every slot's
+ * count summed), as if @dst had counted @src's values too.
+ */
+void hist_merge(struct hist *dst, const struct hist *src);
+
+/*
  * hist_quantile() - the value (ns) at quantile @q (0..1) of the @n values
  * counted in @h (n = sum of slots, passed by the caller who keeps it),
  * as the midpoint of the slot holding it, clamped to [min, max] when those

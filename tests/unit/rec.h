@@ -8,6 +8,7 @@
 #define IPROF_TEST_REC_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "iprof/agg.h"
 
@@ -30,6 +31,21 @@ static inline int rec_push(struct agg *a, uint8_t type, uint8_t flags,
 	};
 
 	return agg__push(a, &r, sizeof(r));
+}
+
+/* rec_push_comm() - agg__push() of a thread's name (IPROF_REC_COMM). */
+static inline int rec_push_comm(struct agg *a, uint32_t tid, uint32_t tgid,
+				const char *comm)
+{
+	struct iprof_rec_comm c = {
+		.type = IPROF_REC_COMM,
+		.size = sizeof(c),
+		.tid = tid,
+		.tgid = tgid,
+	};
+
+	snprintf(c.comm, sizeof(c.comm), "%s", comm);
+	return agg__push(a, &c, sizeof(c));
 }
 
 #endif /* IPROF_TEST_REC_H */

@@ -766,15 +766,7 @@ static void test_reset(void **state)
 static void push_comm(struct agg *a, uint32_t tid, uint32_t tgid,
 		      const char *comm)
 {
-	struct iprof_rec_comm c = {
-		.type = IPROF_REC_COMM,
-		.size = sizeof(c),
-		.tid = tid,
-		.tgid = tgid,
-	};
-
-	snprintf(c.comm, sizeof(c.comm), "%s", comm);
-	assert_int_equal(agg__push(a, &c, sizeof(c)), 0);
+	assert_int_equal(rec_push_comm(a, tid, tgid, comm), 0);
 }
 
 /* --by comm follows renames: a rename between timers files the next ones

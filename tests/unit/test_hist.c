@@ -247,6 +247,29 @@ static void test_extremes(void **state)
 	free(h);
 }
 
+/* hist_merge(): two halves merged count as the whole, quantiles too */
+static void test_merge(void **state)
+{
+	static struct hist whole, half[2];
+	uint64_t v;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 10000; i++) {
+		v = rng() >> (rng() % 64);
+		hist_add(&whole, v);
+		hist_add(&half[i % 2], v);
+	}
+	hist_merge(&half[0], &half[1]);
+	assert_memory_equal(&half[0], &whole, sizeof(whole));
+	assert_int_equal(hist_quantile(&half[0], 10000, 0.99, 0, UINT64_MAX),
+			 hist_quantile(&whole, 10000, 0.99, 0, UINT64_MAX));
+	/* an empty one adds nothing */
+	memset(&half[1], 0, sizeof(half[1]));
+	hist_merge(&half[0], &half[1]);
+	assert_memory_equal(&half[0], &whole, sizeof(whole));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_quantile_random),
 		cmocka_unit_test(test_quantile_bimodal),
 		cmocka_unit_test(test_extremes),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Sharded folding: see include/iprof/fold.h.
+ *
+ * Each worker owns a ring of FOLD_QCAP batches: slots [tail, head) are
+ * full and the worker's, the slot at head is the caller's to fill (taken
+ * only while the ring is not full).  head, tail and done change under the
+ * worker's mutex; a batch's records are written by the caller before head
+ * passes it, and read by the worker before tail passes it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/fold.h"
+#include "iprof/stream.h"
+
+enum { NO_FLUSH, FLUSH, DRAIN };
+
+struct batch {
+	uint32_t n;
+	int flush; /* after the records: NO_FLUSH, FLUSH to w, or DRAIN */
+	uint64_t w;
+	struct iprof_rec r[FOLD_BATCH];
+	uint32_t src[FOLD_BATCH]; /* with sources: each record's */
+};
+
+struct shard {
+	pthread_t th;
+	int started;
+	pthread_mutex_t mu;
+	pthread_cond_t nonempty, nonfull;
+	uint64_t head, tail; /* under mu */
+	int done; /* under mu: stop once empty */
+	struct batch *cur; /* the caller's batch being filled, or NULL */
+	struct agg *agg;
+	struct stream *st; /* with sources: merges them for agg, else NULL */
+	uint64_t lost; /* with sources: records the stream could not queue */
+	struct batch q[FOLD_QCAP];
+};
+
+struct fold {
+	unsigned int n;
+	unsigned int nsrc; /* fold__set_sources(), 0: records come merged */
+	uint32_t ntimers, max_paths, max_keys;
+	enum agg_by by;
+	struct shard *s[FOLD_MAX_THREADS];
+};
+
+static void *worker(void *arg)
+{
+	struct shard *s = arg;
+	struct batch *b;
+	uint32_t i;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (s->tail == s->head && !s->done)
+			pthread_cond_wait(&s->nonempty, &s->mu);
+		if (s->tail == s->head)
+			break;
+		b = &s->q[s->tail % FOLD_QCAP];
+		pthread_mutex_unlock(&s->mu);
+		for (i = 0; !s->st && i < b->n; i++)
+			agg__push(s->agg, &b->r[i], sizeof(b->r[i]));
+		for (i = 0; s->st && i < b->n; i++)
+			if (stream__push(s->st, b->src[i], &b->r[i],
+					 sizeof(b->r[i])))
+				s->lost++;
+		if (b->flush == FLUSH)
+			stream__flush(s->st, b->w);
+		else if (b->flush == DRAIN)
+			stream__drain(s->st);
+		pthread_mutex_lock(&s->mu);
+		s->tail++;
+		pthread_cond_signal(&s->nonfull);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+static struct agg *agg_like(const struct fold *f)
+{
+	struct agg *a = agg__new(f->ntimers);
+
+	if (a) {
+		agg__set_by(a, f->by);
+		agg__set_limits(a, f->max_paths, f->max_keys);
+	}
+	return a;
+}
+
+struct fold *fold__new(unsigned int nthreads, uint32_t ntimers,
+		       enum agg_by by, uint32_t max_paths, uint32_t max_keys)
+{
+	const struct fold like = {
+		.ntimers = ntimers,
+		.by = by,
+		.max_paths = max_paths,
+		.max_keys = max_keys,
+	};
+	int valid = nthreads && nthreads <= FOLD_MAX_THREADS && ntimers, e;
+	struct fold *f = valid ? malloc(sizeof(*f)) : NULL;
+	struct shard *s;
+	unsigned int i;
+
+	if (!f) {
+		errno = valid ? ENOMEM : EINVAL;
+		return NULL;
+	}
+	*f = like;
+	for (i = 0; i < nthreads; i++) {
+		s = f->s[i] = calloc(1, sizeof(*s));
+		if (!s || !(s->agg = agg_like(f)))
+			goto nomem;
+		f->n = i + 1;
+		pthread_mutex_init(&s->mu, NULL);
+		pthread_cond_init(&s->nonempty, NULL);
+		pthread_cond_init(&s->nonfull, NULL);
+		e = pthread_create(&s->th, NULL, worker, s);
+		if (e) {
+			fold__free(f);
+			errno = e;
+			return NULL;
+		}
+		s->started = 1;
+	}
+	return f;
+
+nomem:
+	if (f->s[i] && !f->s[i]->agg) {
+		free(f->s[i]);
+		f->s[i] = NULL;
+	}
+	fold__free(f);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* shard_of() - the shard of a record (32 bytes), as agg__push() keys its
+ * threads: an interrupt context by context and CPU */
+static unsigned int shard_of(const struct fold *f, const struct iprof_rec *r)
+{
+	uint32_t key = r->tid;
+
+	if (r->type != IPROF_REC_COMM && (r->flags & IPROF_F_CTX))
+		key = AGG_CTX_TIMER(r->aux, r->cpu);
+	return (unsigned int)(((uint64_t)(key * 0x9e3779b1u) * f->n) >> 32);
+}
+
+/* put() - hand @s's batch being filled, if it has anything, to its worker */
+static void put(struct shard *s)
+{
+	if (!s->cur)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (s->cur->n || s->cur->flush) {
+		s->head++;
+		pthread_cond_signal(&s->nonempty);
+	}
+	pthread_mutex_unlock(&s->mu);
+	s->cur = NULL;
+}
+
+/* get() - @s's batch being filled, taken when none (waits for a slot) */
+static struct batch *get(struct shard *s)
+{
+	if (!s->cur) {
+		pthread_mutex_lock(&s->mu);
+		while (s->head - s->tail == FOLD_QCAP)
+			pthread_cond_wait(&s->nonfull, &s->mu);
+		pthread_mutex_unlock(&s->mu);
+		s->cur = &s->q[s->head % FOLD_QCAP];
+		s->cur->n = 0;
+		s->cur->flush = NO_FLUSH;
+	}
+	return s->cur;
+}
+
+/* push() - queue @rec (of source @src) for its shard */
+static int push(struct fold *f, unsigned int src, const void *rec,
+		size_t size)
+{
+	struct iprof_rec r;
+	struct shard *s;
+	struct batch *b;
+
+	if (size != sizeof(r) || !rec) {
+		/* as the stream does: to the aggregator at once */
+		fold__sync(f);
+		return agg__push(f->s[0]->agg, rec, size);
+	}
+	memcpy(&r, rec, sizeof(r));
+	s = f->s[shard_of(f, &r)];
+	b = get(s);
+	b->src[b->n] = src;
+	b->r[b->n++] = r;
+	if (b->n == FOLD_BATCH)
+		put(s);
+	return 0;
+}
+
+int fold__push(struct fold *f, const void *rec, size_t size)
+{
+	if (f->nsrc)
+		return -EINVAL;
+	return push(f, 0, rec, size);
+}
+
+int fold__push_src(struct fold *f, unsigned int src, const void *rec,
+		   size_t size)
+{
+	if (src >= f->nsrc)
+		return -EINVAL;
+	return push(f, src, rec, size);
+}
+
+/* the sink of a shard's stream: its aggregator */
+static void shard_sink(void *ctx, const void *rec, size_t len)
+{
+	agg__push(ctx, rec, len);
+}
+
+int fold__set_sources(struct fold *f, unsigned int nsrc)
+{
+	unsigned int i;
+
+	if (f->nsrc || !nsrc || nsrc > STREAM_MAX_SRC)
+		return -EINVAL;
+	fold__sync(f);
+	for (i = 0; i < f->n; i++) {
+		f->s[i]->st = stream__new(nsrc, shard_sink, f->s[i]->agg);
+		if (!f->s[i]->st) {
+			while (i--) {
+				stream__free(f->s[i]->st);
+				f->s[i]->st = NULL;
+			}
+			return -ENOMEM;
+		}
+	}
+	f->nsrc = nsrc;
+	return 0;
+}
+
+void fold__flush(struct fold *f, uint64_t watermark_ns, int drain)
+{
+	struct batch *b;
+	unsigned int i;
+
+	for (i = 0; f->nsrc && i < f->n; i++) {
+		b = get(f->s[i]);
+		b->flush = drain ? DRAIN : FLUSH;
+		b->w = watermark_ns;
+		put(f->s[i]);
+	}
+}
+
+void fold__sync(struct fold *f)
+{
+	unsigned int i;
+	struct shard *s;
+
+	for (i = 0; i < f->n; i++)
+		put(f->s[i]);
+	for (i = 0; i < f->n; i++) {
+		s = f->s[i];
+		pthread_mutex_lock(&s->mu);
+		while (s->tail != s->head)
+			pthread_cond_wait(&s->nonfull, &s->mu);
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
+struct agg *fold__merged(struct fold *f, uint64_t now_ns)
+{
+	uint64_t lost = 0;
+	struct agg *m;
+	unsigned int i;
+
+	fold__sync(f);
+	m = agg_like(f);
+	if (!m)
+		return NULL;
+	for (i = 0; i < f->n; i++) {
+		agg__snapshot(f->s[i]->agg, now_ns);
+		agg__merge(m, f->s[i]->agg); /* ENOMEM: counted in nomem */
+		lost += f->s[i]->lost;
+	}
+	agg__count_nomem(m, lost);
+	return m;
+}
+
+void fold__reset(struct fold *f)
+{
+	unsigned int i;
+
+	fold__sync(f);
+	for (i = 0; i < f->n; i++)
+		agg__reset(f->s[i]->agg);
+}
+
+unsigned int fold__prune(struct fold *f,
+			 int (*alive)(uint32_t tid, void *ctx), void *ctx)
+{
+	unsigned int i, n = 0;
+
+	fold__sync(f);
+	for (i = 0; i < f->n; i++)
+		n += agg__prune(f->s[i]->agg, alive, ctx);
+	return n;
+}
+
+void fold__free(struct fold *f)
+{
+	unsigned int i;
+	struct shard *s;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->n; i++) {
+		s = f->s[i];
+		put(s);
+		if (s->started) {
+			pthread_mutex_lock(&s->mu);
+			s->done = 1;
+			pthread_cond_signal(&s->nonempty);
+			pthread_mutex_unlock(&s->mu);
+			pthread_join(s->th, NULL);
+		}
+		pthread_cond_destroy(&s->nonempty);
+		pthread_cond_destroy(&s->nonfull);
+		agg__free(s->agg);
+		stream__free(s->st);
+		pthread_mutex_destroy(&s->mu);
+		free(s);
+	}
+	free(f);
+}
