@@ -125,8 +125,9 @@ int opts_load_probes(const struct opts *o, struct probe_list *pl);
 
 /* ---- src/target.c ---- */
 
-/* target_spawn_gated() - fork COMMAND held until SIGUSR1; -1 on error. */
-pid_t target_spawn_gated(char **cmd, int *exec_r);
+/* target_spawn_gated() - fork COMMAND held until SIGUSR1 (its stdout on
+ * iprof's stderr with @stdout_to_stderr); -1 on error. */
+pid_t target_spawn_gated(char **cmd, int *exec_r, int stdout_to_stderr);
 /* target_find_in_path() - @name searched in $PATH (malloc'ed) or NULL. */
 char *target_find_in_path(const char *name);
 /* target_resolve_pids() - check and normalise -p PIDs.  0 or -EINVAL. */

@@ -34,8 +34,11 @@
  * read in flight when tracing begins would show up, as an orphan stop, in
  * any span on read.  If exec fails, the child writes its errno to *@exec_r
  * (close-on-exec, so a successful exec closes it with nothing written).
+ * @stdout_to_stderr: the command's stdout is iprof's stderr (iprof's
+ * stdout carries a recording or a timeline as it comes: the command's
+ * output must not mix into it).
  */
-pid_t target_spawn_gated(char **cmd, int *exec_r)
+pid_t target_spawn_gated(char **cmd, int *exec_r, int stdout_to_stderr)
 {
 	sigset_t usr1, old;
 	siginfo_t si;
@@ -64,6 +67,8 @@ pid_t target_spawn_gated(char **cmd, int *exec_r)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(cmd[0], cmd);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) != sizeof(e))

@@ -155,7 +155,14 @@ int trace_run(struct opts *o, const struct plan *plan)
 		o->cmd[0] = cmd_path;
 	}
 	if (o->cmd) {
-		child = target_spawn_gated(o->cmd, &exec_r);
+		/* a recording or a timeline streamed to stdout: the
+		 * command's output goes to stderr, not into it */
+		int on_stderr = rec_f == stdout || (tl.f && tl.f == stdout);
+
+		if (on_stderr)
+			log_info("the command's stdout goes to stderr: stdout carries the %s",
+				 rec_f == stdout ? "recording" : "timeline");
+		child = target_spawn_gated(o->cmd, &exec_r, on_stderr);
 		if (child < 0) {
 			log_error("cannot fork: %s", strerror(errno));
 			ret = EXIT_RUNTIME;

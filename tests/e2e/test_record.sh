@@ -65,6 +65,15 @@ check "json: histogram slots hold min and max" \
 # stdin, and the same recording reported in another format than live
 "$IPROF" report -q -f json - <"$TMP/json.rec" >"$TMP/stdin.rep"
 check "report from stdin == live" "$(cmp -s "$TMP/stdin.rep" "$TMP/json.live" && echo same)" same
+# record -o - of a command that writes to stdout: its output goes to
+# stderr, the stream on stdout stays whole
+if [ -x "$BUILD/e2e-cxx" ]; then
+	"$IPROF" record -o - -e "uprobe:$BUILD/e2e-cxx:ns::bar" -- "$BUILD/e2e-cxx" 3 \
+		2>"$TMP/pipe.err" | "$IPROF" report -q -f json - >"$TMP/pipe.json"
+	check "record -o - | report -: the command's output kept out" \
+		"$(jnode "$TMP/pipe.json" ns::bar count)" "$(truth bar.count "$TMP/pipe.err")"
+	check "record -o -: said" "$(grep -c "^iprof: the command's stdout goes to stderr: stdout carries the recording$" "$TMP/pipe.err")" 1
+fi
 
 # a window: --from 0 --to (the whole run) == no window
 dur=$(jq .run.duration_ns "$TMP/json.rep")
