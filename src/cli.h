@@ -27,6 +27,7 @@
 #include "loader.h"
 #include "tracefs.h"
 #include "monitor.h"
+#include "report_opts.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
@@ -64,25 +65,15 @@ struct opts {
 	uint64_t duration_ns;
 	uint64_t rb_bytes;
 	unsigned int maxactive; /* kretprobe instances per function */
-	enum report_fmt fmt;
-	const char *output;
+	/* the report options iprof shares with iprof report and diff:
+	 * format, -o, --sort ... --by, --max-paths, --max-keys (-o is the
+	 * recording with iprof record, until opts_parse() moves it) */
+	struct report_opts r;
 	/* iprof record: the recording (-o), and where the live report goes */
 	const char *record;
 	const char *report_output;
 	int record_mode;
-	/* report options (struct report), parsed as struct report_opts
-	 * (src/report_opts.c); set: given on the command line */
-	enum report_sort sort;
-	uint64_t min_total_ns;
-	uint32_t max_depth;
-	enum report_weight weight;
-	enum report_col columns[REPORT_NCOL];
-	size_t ncolumns;
-	int sort_set, min_total_set, max_depth_set, weight_set;
 	int strict, dry_run, verbose, quiet;
-	enum agg_by by;	      /* --by */
-	/* --max-paths, --max-keys: agg__set_limits(); 0 no cap */
-	uint32_t max_paths, max_keys;
 	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */

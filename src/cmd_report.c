@@ -232,12 +232,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	if (r.start_realtime_ns)
 		r.start_realtime_ns += from - run->start_ns;
 	r.duration_ns = end - from;
-	r.sort = ro->r.sort;
-	r.min_total_ns = ro->r.min_total_ns;
-	r.max_depth = ro->r.max_depth;
-	r.weight = ro->r.weight;
-	r.columns = ro->r.ncolumns ? ro->r.columns : NULL;
-	r.ncolumns = ro->r.ncolumns;
+	report_opts_apply(&ro->r, &r);
 	ret = report_write(out, &r, ro->r.fmt, ro->quiet ? NULL : stderr);
 	for (uint32_t i = 0; i < run->ntimers; i++)
 		if (!run->timers[i].attached)

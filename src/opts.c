@@ -148,8 +148,8 @@ static int add_str(const char ***v, int *n, const char *s)
  */
 static int outputs_clobber_inputs(const struct opts *o)
 {
-	const char *outs[2] = { o->record ? o->record : o->output,
-				o->record ? o->output : NULL };
+	const char *outs[2] = { o->record ? o->record : o->r.output,
+				o->record ? o->r.output : NULL };
 	char *exe = !o->cmd ? NULL :
 		    strchr(o->cmd[0], '/') ? strdup(o->cmd[0]) :
 					     target_find_in_path(o->cmd[0]);
@@ -180,29 +180,6 @@ static int outputs_clobber_inputs(const struct opts *o)
 	}
 	free(exe);
 	return bad;
-}
-
-/*
- * The report options into the fields of struct opts that the run reads
- * (src/run.c, src/trace.c).
- */
-static void take_report_opts(struct opts *o, const struct report_opts *ro)
-{
-	o->fmt = ro->fmt;
-	o->output = ro->output;
-	o->sort = ro->sort;
-	o->sort_set = ro->sort_set;
-	o->min_total_ns = ro->min_total_ns;
-	o->min_total_set = ro->min_total_set;
-	o->max_depth = ro->max_depth;
-	o->max_depth_set = ro->max_depth_set;
-	o->weight = ro->weight;
-	o->weight_set = ro->weight_set;
-	memcpy(o->columns, ro->columns, sizeof(o->columns));
-	o->ncolumns = ro->ncolumns;
-	o->by = ro->by;
-	o->max_paths = ro->max_paths;
-	o->max_keys = ro->max_keys;
 }
 
 int opts_parse(int argc, char **argv, struct opts *o)
@@ -245,7 +222,6 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_opts ro;
 	uint64_t ul;
 	char *end;
 	long pid;
@@ -253,7 +229,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
-	report_opts_init(&ro);
+	report_opts_init(&o->r);
 	o->fold_threads = 1;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;
@@ -268,7 +244,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	while ((c = getopt_long(argc, argv, "+P:e:p:d:vqhV" REPORT_OPTS_SHORT,
 				lo, NULL)) != -1) {
-		ret = report_opts_parse(&ro, c, optarg, NULL);
+		ret = report_opts_parse(&o->r, c, optarg, NULL);
 		if (ret < 0)
 			return ret;
 		if (!ret)
@@ -415,7 +391,6 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			return -EINVAL;
 		}
 	}
-	take_report_opts(o, &ro);
 	if (optind < argc)
 		o->cmd = &argv[optind];
 	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
@@ -438,33 +413,33 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->record_mode) {
 		/* iprof record: -o is the recording; the report is optional */
-		if (!o->output || !*o->output) {
+		if (!o->r.output || !*o->r.output) {
 			log_cmd(LOG_LVL_ERROR, "record",
 				"-o FILE (the recording) is required");
 			return -EINVAL;
 		}
-		o->record = o->output;
-		o->output = o->report_output;
+		o->record = o->r.output;
+		o->r.output = o->report_output;
 	} else if (o->report_output) {
 		log_error("--report-output applies to 'iprof record' only");
 		return -EINVAL;
 	}
 	if (outputs_clobber_inputs(o))
 		return -EINVAL;
-	if (o->delta && (o->fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
+	if (o->delta && (o->r.fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
 		log_error(
 			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen");
 		return -EINVAL;
 	}
-	if (o->fmt == REPORT_FMT_CHROME && (o->interval_ns || o->by)) {
+	if (o->r.fmt == REPORT_FMT_CHROME && (o->interval_ns || o->r.by)) {
 		log_error("%s not apply to --format chrome (a timeline of every call)",
-			  o->interval_ns && o->by ? "--interval and --by do" :
-			  o->by			  ? "--by does" :
+			  o->interval_ns && o->r.by ? "--interval and --by do" :
+			  o->r.by			  ? "--by does" :
 						    "--interval does");
 		return -EINVAL;
 	}
 	/* an option the chosen format would ignore is a mistake: say so */
-	if (report_opts_check(&ro, NULL))
+	if (report_opts_check(&o->r, NULL))
 		return -EINVAL;
 	return 0;
 }

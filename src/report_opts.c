@@ -39,6 +39,16 @@ void report_opts_init(struct report_opts *ro)
 	ro->max_keys = AGG_MAX_KEYS_DEFAULT;
 }
 
+void report_opts_apply(const struct report_opts *ro, struct report *r)
+{
+	r->sort = ro->sort;
+	r->min_total_ns = ro->min_total_ns;
+	r->max_depth = ro->max_depth;
+	r->weight = ro->weight;
+	r->columns = ro->ncolumns ? ro->columns : NULL;
+	r->ncolumns = ro->ncolumns;
+}
+
 /* the long name of option @c, for messages */
 static const char *opt_name(int c)
 {

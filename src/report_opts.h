@@ -72,11 +72,17 @@ struct report_opts {
 void report_opts_init(struct report_opts *ro);
 
 /*
+ * report_opts_apply() - what @ro says of a report's shape into @r: sort,
+ * --min-total, --max-depth, --weight, --columns (@r->columns points into
+ * @ro, which must outlive @r).
+ */
+void report_opts_apply(const struct report_opts *ro, struct report *r);
+
+/*
  * report_opts_parse() - getopt_long()'s @c with its @arg, when it is a
  * report option.  Returns 1 when @c is none (the caller's own), 0 when
- * parsed, -EINVAL on a bad value or -o twice, said on stderr: for iprof
- * (@cmd NULL) "iprof: --sort 'x': expected total, ...", for a subcommand
- * "iprof @cmd: invalid value 'x' for --sort (see 'iprof @cmd --help')".
+ * parsed, -EINVAL on a bad value or -o twice, said on stderr: "iprof:
+ * --sort 'x': expected total, ..." (@cmd NULL), or with "iprof @cmd: ".
  */
 int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 		      const char *cmd);

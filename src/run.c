@@ -216,7 +216,7 @@ int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		ret = -errno;
 		goto fallback;
 	}
-	if (o->interval_ns && (o->fmt == REPORT_FMT_TABLE || o->fmt == REPORT_FMT_SEED))
+	if (o->interval_ns && (o->r.fmt == REPORT_FMT_TABLE || o->r.fmt == REPORT_FMT_SEED))
 		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
 			final ? "final report" : "interval ", final ? 0 : no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
@@ -265,16 +265,11 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	if (r.start_realtime_ns)
 		r.start_realtime_ns += since;
 	r.duration_ns = duration_ns;
-	r.sort = o->sort;
-	r.min_total_ns = o->min_total_ns;
-	r.max_depth = o->max_depth;
-	r.weight = o->weight;
-	r.columns = o->ncolumns ? o->columns : NULL;
-	r.ncolumns = o->ncolumns;
+	report_opts_apply(&o->r, &r);
 	r.interval = o->interval_ns ? no : 0;
 	r.final = final;
 	r.delta = o->delta;
-	return report_write(out, &r, o->fmt,
+	return report_write(out, &r, o->r.fmt,
 			    log_enabled(LOG_LVL_INFO) ? stderr : NULL);
 }
 
@@ -296,7 +291,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 	if (!f)
 		return -errno;
 	agg = report_agg(sk, now);
-	mo.fmt = REPORT_FMT_OPENMETRICS;
+	mo.r.fmt = REPORT_FMT_OPENMETRICS;
 	ret = agg ? write_report(&mo, f, agg, run, 0, now - t0, 0, 0) : -ENOMEM;
 	if (fclose(f) && !ret)
 		ret = -errno;
@@ -311,7 +306,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 /* The report is written: always, but by iprof record only on request. */
 int run_want_report(const struct opts *o)
 {
-	return o->fmt != REPORT_FMT_CHROME &&
+	return o->r.fmt != REPORT_FMT_CHROME &&
 	       (!o->record_mode || o->report_output);
 }
 

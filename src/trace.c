@@ -96,7 +96,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 	FILE *rec_f = NULL;
 	int has_sel = target_has_sel(o);
 
-	if (output_open(&w, o->output, err, sizeof(err))) {
+	if (output_open(&w, o->r.output, err, sizeof(err))) {
 		log_error("%s", err);
 		goto out;
 	}
@@ -111,15 +111,15 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (mon)
 		log_info("serving /metrics on port %d (--listen %s)",
 			 monitor_port(mon), o->listen);
-	if (o->fmt == REPORT_FMT_CHROME && run_timeline_open(&tl, &w))
+	if (o->r.fmt == REPORT_FMT_CHROME && run_timeline_open(&tl, &w))
 		goto out;
 	plan_errors = 0;
 	for (i = 0; i < (int)plan->ntimers; i++)
 		plan_errors += !!plan->timers[i].error;
 	if (o->fold_threads > 1) {
 		/* --fold-threads: the records folded by shards (fold.h) */
-		sk.fold = fold__new(o->fold_threads, plan->ntimers, o->by,
-				    o->max_paths, o->max_keys);
+		sk.fold = fold__new(o->fold_threads, plan->ntimers, o->r.by,
+				    o->r.max_paths, o->r.max_keys);
 		if (!sk.fold) {
 			log_error("cannot start %u folding threads: %s",
 				  o->fold_threads, strerror(errno));
@@ -132,8 +132,8 @@ int trace_run(struct opts *o, const struct plan *plan)
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
-		agg__set_by(agg, o->by);
-		agg__set_limits(agg, o->max_paths, o->max_keys);
+		agg__set_by(agg, o->r.by);
+		agg__set_limits(agg, o->r.max_paths, o->r.max_keys);
 		sk.agg = agg;
 	}
 
@@ -185,7 +185,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 		log_error("%s", err);
 		goto out;
 	}
-	if (sk.fold && !rec_f && o->fmt != REPORT_FMT_CHROME) {
+	if (sk.fold && !rec_f && o->r.fmt != REPORT_FMT_CHROME) {
 		/* nothing needs every record in one order: each shard
 		 * merges its own threads' records from the rings */
 		struct loader_unmerged u = { run_fold_push, run_fold_flush,
@@ -256,7 +256,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (nattached < plan->ntimers)
 		snprintf(err, sizeof(err), " (%u not attached: listed %s)",
 			 plan->ntimers - nattached,
-			 o->fmt == REPORT_FMT_FOLDED ? "at the end" : "in the report");
+			 o->r.fmt == REPORT_FMT_FOLDED ? "at the end" : "in the report");
 	else
 		err[0] = '\0';
 	/* -p alone, and every process gone while the probes were loaded
@@ -289,7 +289,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 		log_error("cannot write '%s': %s", o->record, strerror(errno));
 		goto out;
 	}
-	if (tl.f && !(sk.chrome = chrome_new(tl.f, &run, o->max_depth))) {
+	if (tl.f && !(sk.chrome = chrome_new(tl.f, &run, o->r.max_depth))) {
 		log_error("cannot write the timeline: %s", strerror(errno));
 		goto out;
 	}
