@@ -342,32 +342,22 @@ static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
  * with bpf_probe_read_kernel(): the verifier refuses a ctx load at an offset
  * the compiler computed from @n.  x86-64 SysV ABI: rdi rsi rdx rcx r8 r9.
  */
+static const __u16 regs_arg_off[6] = {
+	__builtin_offsetof(struct pt_regs, __PT_PARM1_REG),
+	__builtin_offsetof(struct pt_regs, __PT_PARM2_REG),
+	__builtin_offsetof(struct pt_regs, __PT_PARM3_REG),
+	__builtin_offsetof(struct pt_regs, __PT_PARM4_REG),
+	__builtin_offsetof(struct pt_regs, __PT_PARM5_REG),
+	__builtin_offsetof(struct pt_regs, r9),
+};
+
 static __always_inline __u64 regs_arg(struct pt_regs *regs, __u16 n)
 {
 	__u64 v = 0;
-	unsigned long off;
 
-	switch (n) {
-	case 0:
-		off = __builtin_offsetof(struct pt_regs, __PT_PARM1_REG);
-		break;
-	case 1:
-		off = __builtin_offsetof(struct pt_regs, __PT_PARM2_REG);
-		break;
-	case 2:
-		off = __builtin_offsetof(struct pt_regs, __PT_PARM3_REG);
-		break;
-	case 3:
-		off = __builtin_offsetof(struct pt_regs, __PT_PARM4_REG);
-		break;
-	case 4:
-		off = __builtin_offsetof(struct pt_regs, __PT_PARM5_REG);
-		break;
-	default:
-		off = __builtin_offsetof(struct pt_regs, r9);
-		break;
-	}
-	bpf_probe_read_kernel(&v, sizeof(v), (char *)regs + off);
+	/* an argument past the sixth (the plan refuses them) reads r9 */
+	bpf_probe_read_kernel(&v, sizeof(v),
+			      (char *)regs + regs_arg_off[n < 5 ? n : 5]);
 	return v;
 }
 
