@@ -45,6 +45,7 @@ struct chrome {
 	int err;
 	uint64_t events, ignored;
 	uint32_t max_depth; /* deeper calls are not written; 0: none */
+	uint64_t from_ns; /* calls that ended before are not written */
 	int written; /* an element of traceEvents is out: commas from now */
 	struct ctrack *bucket[CHROME_BUCKETS];
 	struct ctrack *all;
@@ -135,7 +136,7 @@ static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 	json_object *o, *a;
 	int bad;
 
-	if (c->max_depth && t->n + 1 > c->max_depth)
+	if ((c->max_depth && t->n + 1 > c->max_depth) || end < c->from_ns)
 		return 0;
 	o = json_object_new_object();
 	bad = !o;
@@ -414,6 +415,11 @@ int chrome_finish(struct chrome *c, uint64_t end_ns)
 	if (!c->err && (fputs("\n]}\n", c->f) < 0 || fflush(c->f)))
 		fail(c, errno ? -errno : -EIO);
 	return c->err;
+}
+
+void chrome_set_from(struct chrome *c, uint64_t from_ns)
+{
+	c->from_ns = from_ns;
 }
 
 uint64_t chrome_events(const struct chrome *c)

@@ -184,6 +184,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 			ret = -errno;
 			goto out;
 		}
+		chrome_set_from(s.chrome, run->start_ns + ro->from_ns);
 	} else {
 		s.agg = agg__new(run->ntimers);
 		if (!s.agg) {

@@ -68,6 +68,13 @@ int chrome_push(struct chrome *c, const void *rec, size_t len);
  */
 int chrome_finish(struct chrome *c, uint64_t end_ns);
 
+/*
+ * chrome_set_from() - calls that end before @from_ns (record clock) are
+ * not written (iprof report --from: the timers that stop in the window).
+ * Call before the first chrome_push().
+ */
+void chrome_set_from(struct chrome *c, uint64_t from_ns);
+
 /* chrome_events() - "X" events written so far. */
 uint64_t chrome_events(const struct chrome *c);
 

@@ -89,6 +89,10 @@ c2=$(jq '[.tree[] | select(.name == "outer") | .count] | add // 0' "$TMP/h2.json
 check "two halves: outer counts add up ($c1 + $c2)" $((c1 + c2)) $calls
 check "first half: duration" "$(jq .run.duration_ns "$TMP/h1.json")" "$half"
 check "second half: duration" "$(jq .run.duration_ns "$TMP/h2.json")" "$((dur - half))"
+# the timeline of a window: the calls that stop in it, as the tree counts
+"$IPROF" report -q -f chrome --from "${half}ns" "$TMP/json.rec" >"$TMP/h2.tl"
+check "second half, chrome: outer calls" \
+	"$(jq '[.traceEvents[] | select(.ph == "X" and .name == "outer")] | length' "$TMP/h2.tl")" "$c2"
 # a window after the end is refused, with the recording's span
 "$IPROF" report --from "$((dur + 1000000000))ns" "$TMP/json.rec" >"$TMP/past.out" 2>"$TMP/past.err"
 check "--from past the end: exit status" "$?" 2
