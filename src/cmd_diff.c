@@ -71,7 +71,8 @@ static void usage(FILE *f)
 		   "paths only in A\n"
 		   "or only in B are marked.  Exit status: 0, 1 write error, 2 "
 		   "bad input,\n3 compared, but a recording was cut before its "
-		   "trailer.\n");
+		   "trailer, or its run\nhad timers not attached or lost "
+		   "calls.\n");
 }
 
 /* the whole of @f, NUL-terminated, in *@buf (*@len bytes); 0 or -errno */
@@ -116,7 +117,8 @@ static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 /*
  * The report of @name as a JSON document (a recording is reported first);
  * the last document of NDJSON.  NULL with a message.  *@partial: 1 when
- * @name is a recording cut before its trailer (said on stderr).
+ * @name is a recording cut before its trailer (said on stderr) or whose
+ * run was incomplete (replay_report()).
  */
 static json_object *load(const char *name, const struct replay_opts *ro,
 			 int *partial)
@@ -152,8 +154,9 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		fclose(js);
 		if (ret)
 			goto out;
-		if (part) {
+		if (part)
 			*partial = 1;
+		if (part & REPLAY_CUT) {
 			log_cmd(LOG_LVL_WARN, "diff",
 				"warning: %s: the recording ends without its trailer (cut, or the run was killed): compared as far as it goes",
 				name);
@@ -162,6 +165,12 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		buf = json;
 		len = jlen;
 		json = NULL;
+	} else if (ro->from_ns || ro->to_ns || ro->r.by) {
+		/* a report is what it is: no window, no other split */
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"%s: a JSON report: --from, --to and --by apply to recordings (iprof record -o FILE)",
+			name);
+		goto out;
 	}
 	tok = json_tokener_new_ex(1024);
 	if (!tok)
@@ -562,7 +571,8 @@ int cmd_diff_main(int argc, char **argv)
 		table(out, &s, argv[optind], argv[optind + 1]);
 		ret = 0;
 	}
-	/* 3: compared, but a recording was cut (as iprof report says) */
+	/* 3: compared, but a recording was cut or its run incomplete (as
+	 * iprof report says) */
 	if (!ret && partial)
 		ret = 3;
 	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;

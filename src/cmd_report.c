@@ -202,7 +202,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		goto out;
 	}
 	if (!run->have_trailer) {
-		*partial = 1;
+		*partial |= REPLAY_CUT;
 		if (!ro->quiet)
 			log_warn("warning: %s", err);
 	}
@@ -237,10 +237,10 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	ret = report_write(out, &r, ro->r.fmt, ro->quiet ? NULL : stderr);
 	for (uint32_t i = 0; i < run->ntimers; i++)
 		if (!run->timers[i].attached)
-			*partial = 1;
+			*partial |= REPLAY_INCOMPLETE;
 	/* as the live run's status: calls lost (the loss line says which) */
 	if (report_lost_data(&r.loss, agg__stats(s.agg)))
-		*partial = 1;
+		*partial |= REPLAY_INCOMPLETE;
 out:
 	chrome_free(s.chrome);
 	agg__free(s.agg);

@@ -27,11 +27,15 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro,
 
 /*
  * replay_report() - read the recording @in (named @name in messages),
- * replay it and write the report @ro asks for on @out.  *@partial: 1 when
- * the recording was cut or had timers not attached.  Returns 0, -EINVAL
+ * replay it and write the report @ro asks for on @out.  *@partial:
+ * REPLAY_CUT when the recording was cut before its trailer,
+ * REPLAY_INCOMPLETE when the run had timers not attached or lost calls
+ * (report_lost_data()), or 0 (iprof's exit status 3 when not).  Returns 0, -EINVAL
  * (not a recording, corrupted: message printed), -ENOMEM, or -errno of a
  * write error.
  */
+#define REPLAY_CUT 1
+#define REPLAY_INCOMPLETE 2
 int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		  FILE *out, int *partial);
 

@@ -172,6 +172,15 @@ check "diff of a cut recording: said" \
 printf 'IPROFREC\0\0\0' >"$TMP/garbage.rec"
 "$IPROF" diff "$TMP/garbage.rec" "$TMP/json.rec" >/dev/null 2>&1
 check "diff of a garbage recording: exit status" "$?" 2
+# a whole recording of an incomplete run (a timer not attached): diff
+# says 3, as report does, and does not call it cut
+"$IPROF" record -q -o "$TMP/na.rec" -e "uprobe:$W:outer" -e "uprobe:$W:no_such_fn" -- "$W" --calls 2 >/dev/null 2>&1
+check "incomplete run: record exit status" "$?" 3
+"$IPROF" diff "$TMP/na.rec" "$TMP/na.rec" >/dev/null 2>"$TMP/na.err"
+check "incomplete run: diff exit status" "$?" 3
+check "incomplete run: not said to be cut" "$(grep -c 'without its trailer' "$TMP/na.err")" 0
+"$IPROF" diff --from 1ms "$TMP/json.live" "$TMP/json.live" >/dev/null 2>"$TMP/dfrom.err"
+check "diff --from of JSON reports: refused" "$?" 2
 # diff -o never overwrites A or B
 cp "$TMP/json.live" "$TMP/a.json"
 "$IPROF" diff -o "$TMP/a.json" "$TMP/a.json" "$TMP/json.rec" >/dev/null 2>"$TMP/dover.err"
