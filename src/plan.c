@@ -887,9 +887,50 @@ static char *check_tp(const char *tracefs, const struct probe *pr,
 	return check_dyn_event(tracefs, pr, pt);
 }
 
+/*
+ * Is FUNC @s a glob: a '*' or '?' outside a C++ parameter list (where
+ * '*' is a pointer: ns::p(int*))?  '[' is no wildcard of a probe line
+ * (ns::name[abi:cxx11] is a name).
+ */
 static int has_glob(const char *s)
 {
-	return s && strpbrk(s, "*?[") != NULL;
+	int depth = 0;
+
+	for (; s && *s; s++) {
+		if (*s == '(')
+			depth++;
+		else if (*s == ')' && depth)
+			depth--;
+		else if ((*s == '*' || *s == '?') && !depth)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Glob FUNC @s as an fnmatch(3) pattern: its wildcards (has_glob()) as
+ * they are, everything else fnmatch would read ('[', ']', '\\', and '*'
+ * or '?' in a parameter list) escaped.  malloc'ed; NULL: ENOMEM.
+ */
+static char *glob_pattern(const char *s)
+{
+	char *pat = malloc(2 * strlen(s) + 1), *q = pat;
+	int depth = 0;
+
+	if (!pat)
+		return NULL;
+	for (; *s; s++) {
+		if (*s == '(')
+			depth++;
+		else if (*s == ')' && depth)
+			depth--;
+		if (*s == '[' || *s == ']' || *s == '\\' ||
+		    ((*s == '*' || *s == '?') && depth))
+			*q++ = '\\';
+		*q++ = *s;
+	}
+	*q = '\0';
+	return pat;
 }
 
 /* Where a uprobe timer is entered: a binary the kernel opens by path,
@@ -1590,6 +1631,7 @@ struct glob_ctx {
 	struct hsearch_data *ht;
 	int matched, err;
 	const struct ksyms *names; /* the functions the glob is matched in */
+	const char *pat; /* the glob as an fnmatch(3) pattern (glob_pattern()) */
 };
 
 static int add_glob_match(const char *name, void *arg)
@@ -1612,7 +1654,7 @@ static int add_glob_match(const char *name, void *arg)
 		if (sym_clone_of(name, base) == 1) {
 			if (ksyms_exists(g->names, base) != 1)
 				name = base;
-			else if (!fnmatch(g->pr->func, base, 0))
+			else if (!fnmatch(g->pat, base, 0))
 				return 0;
 		}
 	}
@@ -1669,24 +1711,35 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 		     struct hsearch_data *ht, size_t *scanned, int col,
 		     const char *what, const char *none)
 {
-	struct glob_ctx g = { p, pl, pr, env, ks, ht, 0, 0, names };
+	struct glob_ctx g = { p, pl, pr, env, ks, ht, 0, 0, names, NULL };
 	uint32_t n = 0;
+	char *pat = glob_pattern(pr->func);
 
-	*scanned += ksyms_candidates(names, pr->func);
-	if (*scanned > PLAN_MAX_GLOB_SCAN)
+	if (!pat)
+		return -ENOMEM;
+	*scanned += ksyms_candidates(names, pat);
+	if (*scanned > PLAN_MAX_GLOB_SCAN) {
+		free(pat);
 		return add_failed(p, pr,
 				  perr(pr, col, "'%s': the globs compare more than %d names in all: begin it with a literal prefix or name the functions", pr->func,
 					    PLAN_MAX_GLOB_SCAN));
-	ksyms_match(names, pr->func, count_match, &n);
-	if (n > PLAN_MAX_GLOB)
+	}
+	ksyms_match(names, pat, count_match, &n);
+	if (n > PLAN_MAX_GLOB) {
+		free(pat);
 		return add_failed(p, pr,
 				  perr(pr, col, "'%s' matches %u %s, more than %d: narrow it", pr->func,
 					    n, what, PLAN_MAX_GLOB));
-	if (p->ntimers + n > PLAN_MAX_TIMERS)
+	}
+	if (p->ntimers + n > PLAN_MAX_TIMERS) {
+		free(pat);
 		return add_failed(p, pr,
 				  perr(pr, col, "'%s' matches %u %s: more than %d timers in all", pr->func,
 					    n, what, PLAN_MAX_TIMERS));
-	ksyms_match(names, pr->func, add_glob_match, &g);
+	}
+	g.pat = pat;
+	ksyms_match(names, pat, add_glob_match, &g);
+	free(pat);
 	if (g.err || g.matched)
 		return g.err;
 	if (n)
@@ -1789,6 +1842,13 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			err = add_failed(p, pr,
 					 perr(pr, pr->start.col, "more than %d glob lines in all: name the functions",
 						   PLAN_MAX_GLOB_LINES));
+			continue;
+		}
+		if (has_glob(pr->func) && strcmp(pr->name, pr->func)) {
+			/* 'as' names one timer; it would be dropped */
+			err = add_failed(p, pr,
+					 perr(pr, pr->name_col, "'as %s' names one timer: a glob makes one per function, each named by its function",
+						   pr->name));
 			continue;
 		}
 		if (is_kfunc(pr) && has_glob(pr->func)) {

@@ -687,10 +687,11 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 			goto options;
 		}
 		/* PATH:FUNC splits at the last ':' that is not half of a
-		 * C++ "::" and comes before FUNC's parameters or template
-		 * arguments (uprobe:./prog:ns::foo(int)) */
+		 * C++ "::" and comes before FUNC's parameters, template
+		 * arguments or ABI tag (uprobe:./prog:ns::foo(int),
+		 * ns::name[abi:cxx11]) */
 		colon = NULL;
-		for (q = p; q < e && *q != '(' && *q != '<'; q++) {
+		for (q = p; q < e && *q != '(' && *q != '<' && *q != '['; q++) {
 			if (*q != ':')
 				continue;
 			if (q[1] == ':') {

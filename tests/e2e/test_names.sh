@@ -88,6 +88,8 @@ if [ -x "$X" ]; then
 		-e "uprobe:$Y:\"operator==(S const&, S const&)\" as eq" \
 		-e "uprobe:$Y:\"main::{lambda(int)#1}::operator()\" as lambda" \
 		-e "uprobe:$Y:\"chr<(char)92>\"" \
+		-e "uprobe:$Y:\"ns::p(int*)\" as p1" -e "uprobe:$Y:ns::p(int**) as p2" \
+		-e "uprobe:$Y:ns::label[abi:cxx11] as label" \
 		-- "$Y" 3 >"$TMP/cxxq.truth" 2>>"$TMP/err"
 	check "quoted C++ names: exit status" "$?" 0
 	check "quoted: (anonymous namespace)::anon" "$(jnode "$TMP/cxxq.json" '(anonymous namespace)::anon' count)" "$(truth anon.count "$TMP/cxxq.truth")"
@@ -95,6 +97,13 @@ if [ -x "$X" ]; then
 	check "quoted: operator==(S const&, S const&)" "$(jnode "$TMP/cxxq.json" eq count)" "$(truth eq.count "$TMP/cxxq.truth")"
 	check "quoted: a lambda's operator()" "$(jnode "$TMP/cxxq.json" lambda count)" "$(truth lambda.count "$TMP/cxxq.truth")"
 	check "quoted: chr<(char)92>" "$(jnode "$TMP/cxxq.json" 'chr<(char)92>' count)" "$(truth chr.count "$TMP/cxxq.truth")"
+	check "a '*' in parameters is a pointer: ns::p(int*)" "$(jnode "$TMP/cxxq.json" p1 count)" "$(truth p1.count "$TMP/cxxq.truth")"
+	check "ns::p(int**)" "$(jnode "$TMP/cxxq.json" p2 count)" "$(truth p2.count "$TMP/cxxq.truth")"
+	check "an ABI tag: ns::label[abi:cxx11]" "$(jnode "$TMP/cxxq.json" label count)" "$(truth label.count "$TMP/cxxq.truth")"
+	check "one timer per line" "$(jq '.probes | length' "$TMP/cxxq.json")" 8
+	"$IPROF" --dry-run -e "uprobe:$Y:ns::* as x" >"$TMP/globas" 2>&1
+	check "'as' on a glob: refused" "$?" 2
+	check "'as' on a glob: message" "$(grep -c "'as x' names one timer: a glob makes one per function" "$TMP/globas")" 1
 	"$IPROF" --dry-run -e "uprobe:$Y:\"operator<<" >"$TMP/unq" 2>&1
 	check "quoted: no closing quote (bad input)" "$?" 2
 	check "quoted: no closing quote: message" "$(grep -c "expected a function name and a closing '\"'" "$TMP/unq")" 1

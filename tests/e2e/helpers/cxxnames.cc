@@ -4,13 +4,17 @@
  * hold (tests/e2e/test_names.sh: uprobe:PATH:"NAME"): a function in an
  * anonymous namespace, operator<< and operator==, a lambda's call
  * operator, a template whose argument demangles with parentheses
- * (chr<(char)92>).  Prints its ground truth: anon.count, shl.count,
- * eq.count, lambda.count, chr.count.  Usage: e2e-cxxnames [N] (anon N
- * times, operator<< N+1, operator== N+2, the lambda N+3, chr N+4;
- * default N 3).
+ * (chr<(char)92>), overloads on pointers (ns::p(int*), ns::p(int**): a
+ * '*' that is no wildcard), a function with an ABI tag
+ * (ns::label[abi:cxx11]: it returns a std::string).  Prints its ground
+ * truth: anon.count, shl.count, eq.count, lambda.count, chr.count,
+ * p1.count, p2.count, label.count.  Usage: e2e-cxxnames [N] (anon N
+ * times, operator<< N+1, operator== N+2, the lambda N+3, chr N+4, p(int*)
+ * N+5, p(int**) N+6, label N+7; default N 3).
  */
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #define FIX __attribute__((noinline, used))
 
@@ -44,6 +48,23 @@ template <char C> FIX int chr()
 }
 template int chr<'\\'>();
 
+namespace ns {
+FIX int p(int *x)
+{
+	return *x + sink;
+}
+
+FIX int p(int **x)
+{
+	return **x + sink;
+}
+
+FIX std::string label(int x)
+{
+	return std::string(1, (char)('a' + x % 26 + sink));
+}
+} // namespace ns
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3, i;
@@ -60,7 +81,15 @@ int main(int argc, char **argv)
 		lam(i);
 	for (i = 0; i < n + 4; i++)
 		chr<'\\'>();
-	printf("anon.count=%d\nshl.count=%d\neq.count=%d\nlambda.count=%d\nchr.count=%d\n",
-	       n, n + 1, n + 2, n + 3, n + 4);
+	int v = 1, *pv = &v;
+	for (i = 0; i < n + 5; i++)
+		ns::p(pv);
+	for (i = 0; i < n + 6; i++)
+		ns::p(&pv);
+	for (i = 0; i < n + 7; i++)
+		sink += (int)ns::label(i).size();
+	printf("anon.count=%d\nshl.count=%d\neq.count=%d\nlambda.count=%d\nchr.count=%d\n"
+	       "p1.count=%d\np2.count=%d\nlabel.count=%d\n",
+	       n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7);
 	return 0;
 }
