@@ -1625,6 +1625,7 @@ void agg__reset(struct agg *a)
 	struct node_chunk *c;
 	struct athread *t;
 	uint64_t live = a->stats.threads_live, nodes = a->stats.nodes;
+	struct agg_stats keep;
 	unsigned int i;
 
 	for (c = a->chunks; c; c = c->next)
@@ -1639,9 +1640,20 @@ void agg__reset(struct agg *a)
 		       ((size_t)1 << t->done.bits) * sizeof(*t->done.slot));
 		t->done.used = 0;
 	}
+	/* the counters of the loss line stay cumulative, as the kernel's */
+	keep = a->stats;
 	memset(&a->stats, 0, sizeof(a->stats));
 	a->stats.threads_live = live;
 	a->stats.nodes = nodes;
+	a->stats.malformed = keep.malformed;
+	a->stats.resyncs = keep.resyncs;
+	a->stats.discarded = keep.discarded;
+	a->stats.skipped = keep.skipped;
+	a->stats.unwound = keep.unwound;
+	a->stats.execed = keep.execed;
+	a->stats.missed_returns = keep.missed_returns;
+	a->stats.mismatches = keep.mismatches;
+	a->stats.nomem = keep.nomem;
 }
 
 void agg__count_nomem(struct agg *a, uint64_t n)

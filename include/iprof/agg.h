@@ -243,7 +243,9 @@ void agg__snapshot(struct agg *a, uint64_t now_ns);
 /*
  * agg__reset() - start a new interval: zero every node's statistics
  * (counts, times, histograms, thread counts, unwound/discarded) and the
- * whole-run counters of agg_stats except threads_live and nodes.  The tree's
+ * whole-run counters of agg_stats except threads_live, nodes and those of
+ * the loss line (malformed, resyncs, discarded, skipped, unwound, execed,
+ * missed_returns, mismatches, nomem: cumulative, as the kernel's).  The tree's
  * paths and the frames open now stay: a timer open across the reset counts,
  * with its whole duration, in the interval where it stops.
  */

@@ -739,8 +739,12 @@ static void test_reset(void **state)
 	n = node_at(a, A, -1);
 	assert_int_equal(n->count, 2);
 	assert_int_equal(n->threads, 2);
+	/* a malformed record: a loss counter, cumulative across resets */
+	assert_int_equal(agg__push(a, "x", 1), -EINVAL);
+	assert_int_equal(agg__stats(a)->malformed, 1);
 
 	agg__reset(a);
+	assert_int_equal(agg__stats(a)->malformed, 1);
 	assert_int_equal(n->count, 0);
 	assert_int_equal(n->total_ns, 0);
 	assert_int_equal(n->threads, 0);
