@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "iprof/util.h"
 #include "cli.h"
@@ -141,6 +143,16 @@ static int add_str(const char ***v, int *n, const char *s)
 	return 0;
 }
 
+/* Is output @path iprof's stdout: "-", or a name of its file (/dev/stdout)? */
+static int is_stdout(const char *path)
+{
+	struct stat a, b;
+
+	return !strcmp(path, "-") ||
+	       (!stat(path, &a) && !fstat(STDOUT_FILENO, &b) &&
+		a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
 /*
  * Would an output file (-o, the recording, --report-output) overwrite an
  * input: a probe file, the command to run, or the other output?  Says
@@ -173,7 +185,9 @@ static int outputs_clobber_inputs(const struct opts *o)
 		}
 	}
 	if (!bad && outs[0] && outs[1] && (!strcmp(outs[0], outs[1]) ||
-					   util_same_file(outs[0], outs[1]))) {
+					   util_same_file(outs[0], outs[1]) ||
+					   (is_stdout(outs[0]) &&
+					    is_stdout(outs[1])))) {
 		log_error("the recording and --report-output are one file '%s'",
 			  outs[0]);
 		bad = 1;

@@ -67,6 +67,7 @@ pid_t target_spawn_gated(char **cmd, int *exec_r, int stdout_to_stderr)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL); /* iprof ignores it: exec keeps that */
 		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(cmd[0], cmd);

@@ -141,6 +141,9 @@ int trace_run(struct opts *o, const struct plan *plan)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: report */
+	/* a reader of stdout that goes away is a write error (EPIPE: exit
+	 * 1, the command stopped), not a death that leaves it running */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (o->cmd && !strchr(o->cmd[0], '/')) {
 		/* search $PATH here, not in the traced child: its failed
@@ -155,13 +158,17 @@ int trace_run(struct opts *o, const struct plan *plan)
 		o->cmd[0] = cmd_path;
 	}
 	if (o->cmd) {
-		/* a recording or a timeline streamed to stdout: the
-		 * command's output goes to stderr, not into it */
-		int on_stderr = rec_f == stdout || (tl.f && tl.f == stdout);
+		/* a recording, a timeline or interval reports streamed to
+		 * stdout: the command's output goes to stderr, not into it */
+		int on_stderr = rec_f == stdout || (tl.f && tl.f == stdout) ||
+				(o->interval_ns && !o->r.output &&
+				 run_want_report(o));
 
 		if (on_stderr)
 			log_info("the command's stdout goes to stderr: stdout carries the %s",
-				 rec_f == stdout ? "recording" : "timeline");
+				 rec_f == stdout	   ? "recording" :
+				 tl.f && tl.f == stdout ? "timeline" :
+							  "interval reports");
 		child = target_spawn_gated(o->cmd, &exec_r, on_stderr);
 		if (child < 0) {
 			log_error("cannot fork: %s", strerror(errno));

@@ -74,6 +74,10 @@ if [ -x "$BUILD/e2e-cxx" ]; then
 		"$(jnode "$TMP/pipe.json" ns::bar count)" "$(truth bar.count "$TMP/pipe.err")"
 	check "record -o -: said" "$(grep -c "^iprof: the command's stdout goes to stderr: stdout carries the recording$" "$TMP/pipe.err")" 1
 fi
+# the reader of stdout goes away: a write error (1), not death by SIGPIPE
+"$IPROF" record -o - -e "uprobe:$W:outer" -- "$W" --calls 50 2>"$TMP/epipe.err" | head -c 10 >/dev/null
+check "record -o - | head: exit status 1" "${PIPESTATUS[0]}" 1
+check "record -o - | head: said" "$(grep -c "^iprof: cannot write '-': Broken pipe$" "$TMP/epipe.err")" 1
 
 # a window: --from 0 --to (the whole run) == no window
 dur=$(jq .run.duration_ns "$TMP/json.rep")
