@@ -246,6 +246,10 @@ static void add_probes(struct jb *b, json_object *root, const struct report *r,
 		add_u64(b, p, "kprobe_misses", t ? t->kprobe_misses : 0);
 		add_u64(b, p, "paths", paths[i]);
 		add_u64(b, p, "count", count[i]);
+		/* hit, but every start filed under [other] (--max-paths) */
+		add(b, p, "in_other",
+		    json_object_new_boolean(!paths[i] && r->agg &&
+					    agg__timer_started(r->agg, i)));
 	}
 out:
 	free(paths);

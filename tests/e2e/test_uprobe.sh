@@ -94,4 +94,10 @@ check "--max-paths 2: [other] holds sleep_inner's calls" \
 	"$(awk '$1 == "[other]" { print $2 }' "$TMP/cap.out")" "$(truth sleep_inner.count "$TMP/cap.out")"
 check "--max-paths 2: sleep_inner not called a timer with 0 hits" \
 	"$(grep -c '0 hits: sleep_inner' "$TMP/cap.out")" 0
+"$IPROF" -q -f json -o "$TMP/cap.json" -e "uprobe:$W:outer" -e "uprobe:$W:spin_inner" \
+	-e "uprobe:$W:sleep_inner" --max-paths 2 -- "$W" --threads 1 --calls 5 >/dev/null 2>&1
+check "--max-paths 2, json: sleep_inner in [other]" \
+	"$(jq -c '.probes[] | select(.name == "sleep_inner") | [.paths, .in_other]' "$TMP/cap.json")" "[0,true]"
+check "--max-paths 2, json: outer not" \
+	"$(jq -c '.probes[] | select(.name == "outer") | .in_other' "$TMP/cap.json")" false
 finish

@@ -304,7 +304,7 @@ static void test_document(void **state)
 	p = idx(v, INNER);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
 		    "error", "reason", "file", "line", "orphan_stops",
-		    "kprobe_misses", "paths", "count", NULL);
+		    "kprobe_misses", "paths", "count", "in_other", NULL);
 	expect_u64(p, "id", INNER);
 	expect_str(p, "name", "inner");
 	expect_str(p, "kind", "uprobe");
@@ -327,6 +327,7 @@ static void test_document(void **state)
 		   "tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit");
 	expect_u64(p, "paths", 0);
 	expect_u64(p, "count", 0);
+	expect_bool(p, "in_other", 0); /* never hit */
 	p = idx(v, REFUSED);
 	expect_str(p, "name", "refused");
 	expect_str(p, "kind", "fentry");
