@@ -314,7 +314,14 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 			p->have_a = 1;
 			p->a = st;
 		}
+		kids = NULL;
 		json_object_object_get_ex(o, "children", &kids);
+		if (kids && !json_object_is_type(kids, json_type_array)) {
+			snprintf(s->why, sizeof(s->why),
+				 "node '%s': \"children\" is no array",
+				 p->key);
+			return -EINVAL;
+		}
 		if (collect(s, kids, b, depth + 1))
 			return -EINVAL; /* s->why says why */
 	}
@@ -539,6 +546,7 @@ int cmd_diff_main(int argc, char **argv)
 		goto out;
 	for (i = 0; i < 2; i++) {
 		if (json_object_object_get_ex(i ? db : da, "tree", &t) &&
+		    json_object_is_type(t, json_type_array) &&
 		    !collect(&s, t, (int)i, 0))
 			continue;
 		if (s.why[0])

@@ -185,6 +185,10 @@ check "incomplete run: diff exit status" "$?" 3
 check "incomplete run: not said to be cut" "$(grep -c 'without its trailer' "$TMP/na.err")" 0
 "$IPROF" diff --from 1ms "$TMP/json.live" "$TMP/json.live" >/dev/null 2>"$TMP/dfrom.err"
 check "diff --from of JSON reports: refused" "$?" 2
+jq '.tree[0].children = {}' "$TMP/json.live" >"$TMP/kids.json"
+"$IPROF" diff "$TMP/kids.json" "$TMP/json.live" >/dev/null 2>"$TMP/kids.err"
+check "diff: children that are no array: refused" "$?" 2
+check "diff: children that are no array: said" "$(grep -c '"children" is no array' "$TMP/kids.err")" 1
 # diff -o never overwrites A or B
 cp "$TMP/json.live" "$TMP/a.json"
 "$IPROF" diff -o "$TMP/a.json" "$TMP/a.json" "$TMP/json.rec" >/dev/null 2>"$TMP/dover.err"
