@@ -10,38 +10,8 @@
 #include <cmocka.h>
 
 #include "log.h"
+#include "logcap.h"
 
-static char *buf;
-static size_t len;
-static FILE *mem;
-
-static int setup(void **state)
-{
-	(void)state;
-	mem = open_memstream(&buf, &len);
-	if (!mem)
-		return -1;
-	log_set_stream(mem);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	log_set_stream(NULL);
-	fclose(mem);
-	free(buf);
-	buf = NULL;
-	log_set_switches(0, 0);
-	return 0;
-}
-
-/* what was written so far */
-static const char *text(void)
-{
-	fflush(mem);
-	return buf;
-}
 
 /* one line at each level, with the switches -q (@q) and -v (@v) */
 static void each_level(int q, int v)
@@ -57,7 +27,7 @@ static void levels_default(void **state)
 {
 	(void)state;
 	each_level(0, 0);
-	assert_string_equal(text(), "iprof: e 1\niprof: w 2\niprof: i 3\n");
+	assert_string_equal(logcap_text(), "iprof: e 1\niprof: w 2\niprof: i 3\n");
 	assert_true(log_enabled(LOG_LVL_INFO));
 	assert_false(log_enabled(LOG_LVL_DEBUG));
 }
@@ -66,7 +36,7 @@ static void quiet_keeps_errors_and_warnings(void **state)
 {
 	(void)state;
 	each_level(1, 0);
-	assert_string_equal(text(), "iprof: e 1\niprof: w 2\n");
+	assert_string_equal(logcap_text(), "iprof: e 1\niprof: w 2\n");
 	assert_true(log_enabled(LOG_LVL_ERROR));
 	assert_true(log_enabled(LOG_LVL_WARN));
 	assert_false(log_enabled(LOG_LVL_INFO));
@@ -76,7 +46,7 @@ static void verbose_adds_debug(void **state)
 {
 	(void)state;
 	each_level(0, 1);
-	assert_string_equal(text(),
+	assert_string_equal(logcap_text(),
 			    "iprof: e 1\niprof: w 2\niprof: i 3\niprof: d 4\n");
 }
 
@@ -85,7 +55,7 @@ static void quiet_and_verbose(void **state)
 {
 	(void)state;
 	each_level(1, 1);
-	assert_string_equal(text(), "iprof: e 1\niprof: w 2\niprof: d 4\n");
+	assert_string_equal(logcap_text(), "iprof: e 1\niprof: w 2\niprof: d 4\n");
 }
 
 /* a line longer than the stack buffer comes out whole */
@@ -98,8 +68,8 @@ static void long_line(void **state)
 	arg[sizeof(arg) - 1] = '\0';
 	snprintf(want, sizeof(want), "iprof: <%s>\n", arg);
 	log_msg(LOG_LVL_ERROR, "<%s>", arg);
-	assert_string_equal(text(), want);
-	assert_int_equal(len, strlen(want));
+	assert_string_equal(logcap_text(), want);
+	assert_int_equal(logcap_len, strlen(want));
 }
 
 /* lines of exactly the stack buffer's size and around it */
@@ -113,12 +83,12 @@ static void buffer_edges(void **state)
 		memset(arg, 'y', n);
 		arg[n] = '\0';
 		log_error("%s", arg);
-		text();
-		assert_int_equal(len, off + 7 + n + 1);
-		assert_memory_equal(buf + off, "iprof: ", 7);
-		assert_memory_equal(buf + off + 7, arg, n);
-		assert_int_equal(buf[off + 7 + n], '\n');
-		off = len;
+		logcap_text();
+		assert_int_equal(logcap_len, off + 7 + n + 1);
+		assert_memory_equal(logcap_buf + off, "iprof: ", 7);
+		assert_memory_equal(logcap_buf + off + 7, arg, n);
+		assert_int_equal(logcap_buf[off + 7 + n], '\n');
+		off = logcap_len;
 	}
 }
 
@@ -130,7 +100,7 @@ static void cmd_prefix(void **state)
 	log_set_switches(1, 0);
 	log_cmd(LOG_LVL_INFO, "report", "not shown");
 	log_cmd(LOG_LVL_WARN, "report", "warning: %d", 3);
-	assert_string_equal(text(), "iprof diff: a.json: empty\n"
+	assert_string_equal(logcap_text(), "iprof diff: a.json: empty\n"
 				    "iprof report: warning: 3\n");
 }
 
@@ -152,23 +122,23 @@ static void raw_text(void **state)
 	assert_int_equal(raw(LOG_LVL_DEBUG, "libbpf: %s\n", "x"), 0);
 	log_set_switches(0, 1);
 	assert_int_equal(raw(LOG_LVL_DEBUG, "libbpf: %s\n", "x"), 10);
-	assert_string_equal(text(), "libbpf: x\n");
+	assert_string_equal(logcap_text(), "libbpf: x\n");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(levels_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(levels_default, logcap_setup, logcap_teardown),
 		cmocka_unit_test_setup_teardown(quiet_keeps_errors_and_warnings,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(verbose_adds_debug, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(quiet_and_verbose, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(long_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(buffer_edges, setup, teardown),
-		cmocka_unit_test_setup_teardown(cmd_prefix, setup, teardown),
-		cmocka_unit_test_setup_teardown(raw_text, setup, teardown),
+						logcap_setup, logcap_teardown),
+		cmocka_unit_test_setup_teardown(verbose_adds_debug, logcap_setup,
+						logcap_teardown),
+		cmocka_unit_test_setup_teardown(quiet_and_verbose, logcap_setup,
+						logcap_teardown),
+		cmocka_unit_test_setup_teardown(long_line, logcap_setup, logcap_teardown),
+		cmocka_unit_test_setup_teardown(buffer_edges, logcap_setup, logcap_teardown),
+		cmocka_unit_test_setup_teardown(cmd_prefix, logcap_setup, logcap_teardown),
+		cmocka_unit_test_setup_teardown(raw_text, logcap_setup, logcap_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

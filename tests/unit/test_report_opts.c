@@ -16,45 +16,8 @@
 
 #include "log.h"
 #include "report_opts.h"
+#include "logcap.h"
 
-static char *buf;
-static size_t len;
-static FILE *mem;
-
-static int setup(void **state)
-{
-	(void)state;
-	mem = open_memstream(&buf, &len);
-	if (!mem)
-		return -1;
-	log_set_stream(mem);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	log_set_stream(NULL);
-	fclose(mem);
-	free(buf);
-	buf = NULL;
-	return 0;
-}
-
-/* what was written so far, and then nothing */
-static const char *taken(void)
-{
-	static char out[4096];
-
-	fclose(mem);
-	snprintf(out, sizeof(out), "%s", buf ? buf : "");
-	free(buf);
-	buf = NULL;
-	mem = open_memstream(&buf, &len);
-	assert_non_null(mem);
-	log_set_stream(mem);
-	return out;
-}
 
 static void parse_values(void **state)
 {
@@ -92,7 +55,7 @@ static void parse_values(void **state)
 	/* not a report option: the caller's */
 	assert_int_equal(report_opts_parse(&ro, 'e', "x", NULL), 1);
 	assert_int_equal(report_opts_parse(&ro, RO_NEXT, "x", NULL), 1);
-	assert_string_equal(taken(), "");
+	assert_string_equal(logcap_take(), "");
 }
 
 /* iprof's messages say what is expected, from the tables */
@@ -118,12 +81,12 @@ static void live_messages(void **state)
 		report_opts_init(&ro);
 		assert_int_equal(report_opts_parse(&ro, t[i].c, t[i].arg, NULL),
 				 -EINVAL);
-		assert_string_equal(taken(), t[i].msg);
+		assert_string_equal(logcap_take(), t[i].msg);
 	}
 	report_opts_init(&ro);
 	assert_int_equal(report_opts_parse(&ro, 'o', "a", NULL), 0);
 	assert_int_equal(report_opts_parse(&ro, 'o', "b", NULL), -EINVAL);
-	assert_string_equal(taken(), "iprof: -o given twice ('a', 'b'): one output file\n");
+	assert_string_equal(logcap_take(), "iprof: -o given twice ('a', 'b'): one output file\n");
 }
 
 /* a subcommand's: the option and where to look */
@@ -135,9 +98,9 @@ static void subcommand_messages(void **state)
 	report_opts_init(&ro);
 	assert_int_equal(report_opts_parse(&ro, RO_MAX_PATHS, "x", "report"),
 			 -EINVAL);
-	assert_string_equal(taken(), "iprof report: --max-paths 'x': expected a number from 0 (no cap) to 4294967295\n");
+	assert_string_equal(logcap_take(), "iprof report: --max-paths 'x': expected a number from 0 (no cap) to 4294967295\n");
 	assert_int_equal(report_opts_parse(&ro, 'f', "x", "diff"), -EINVAL);
-	assert_string_equal(taken(), "iprof diff: --format 'x': expected table, seed, json, folded, chrome or openmetrics\n");
+	assert_string_equal(logcap_take(), "iprof diff: --format 'x': expected table, seed, json, folded, chrome or openmetrics\n");
 }
 
 static void format_checks(void **state)
@@ -151,7 +114,7 @@ static void format_checks(void **state)
 	ro.max_depth_set = 1;
 	assert_int_equal(report_opts_check(&ro, NULL), -EINVAL);
 	assert_int_equal(report_opts_check(&ro, "report"), -EINVAL);
-	assert_string_equal(taken(),
+	assert_string_equal(logcap_take(),
 			    "iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n"
 			    "iprof report: --sort, --min-total and --max-depth do not apply to --format seed\n");
 	report_opts_init(&ro);
@@ -163,7 +126,7 @@ static void format_checks(void **state)
 	assert_int_equal(report_opts_check(&ro, NULL), -EINVAL);
 	ro.fmt = REPORT_FMT_FOLDED;
 	assert_int_equal(report_opts_check(&ro, NULL), 0);
-	assert_string_equal(taken(),
+	assert_string_equal(logcap_take(),
 			    "iprof: --columns applies to --format table only\n"
 			    "iprof: --weight applies to --format folded only\n");
 }
@@ -216,12 +179,12 @@ static void help_lists(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(parse_values, setup, teardown),
-		cmocka_unit_test_setup_teardown(live_messages, setup, teardown),
-		cmocka_unit_test_setup_teardown(subcommand_messages, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(format_checks, setup, teardown),
-		cmocka_unit_test_setup_teardown(help_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(parse_values, logcap_setup, logcap_teardown),
+		cmocka_unit_test_setup_teardown(live_messages, logcap_setup, logcap_teardown),
+		cmocka_unit_test_setup_teardown(subcommand_messages, logcap_setup,
+						logcap_teardown),
+		cmocka_unit_test_setup_teardown(format_checks, logcap_setup, logcap_teardown),
+		cmocka_unit_test_setup_teardown(help_lists, logcap_setup, logcap_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
