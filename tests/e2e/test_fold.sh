@@ -60,8 +60,8 @@ check "record --fold-threads 3: the live tree is the replayed one" \
 	"$(shape "$TMP/r.json")" "$(shape "$TMP/r.rep")"
 
 # --by tid, reports every 100 ms covering their interval only (NDJSON on
-# stdout, the workload's counts after them); while it runs, iprof has its
-# 3 folding threads
+# stdout; the workload's own stdout, its counts, goes to stderr so as not
+# to mix into it); while it runs, iprof has its 3 folding threads
 "$IPROF" -f json --fold-threads 3 --by tid --interval 100ms --interval-mode delta \
 	"${ARGS[@]}" -- "$W" --threads 4 --iterations 200 --legs 4 --spin-us 500 \
 	>"$TMP/i.out" 2>"$TMP/i.err" &
@@ -70,7 +70,8 @@ wait_tracing "$TMP/i.err"
 check "--fold-threads 3: iprof runs 1 + 3 threads" "$(ls /proc/$pid/task | wc -l)" 4
 wait $pid
 check "--by tid --interval: exit status" "$?" 0
-grep -v '^{' "$TMP/i.out" >"$TMP/i.truth"
+grep -v '^iprof: ' "$TMP/i.err" >"$TMP/i.truth"
+check "--by tid --interval: stdout is NDJSON only" "$(grep -vc '^{' "$TMP/i.out")" 0
 grep '^{' "$TMP/i.out" >"$TMP/i.ndjson"
 within "--by tid --interval: reports" "$(wc -l <"$TMP/i.ndjson")" 2 1000
 check "--by tid --interval: hop counts of the intervals add up" \
