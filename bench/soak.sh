@@ -122,8 +122,12 @@ if [ "$rc" != 0 ]; then
 	exit 1
 fi
 
-# windows ending at the warm-up: (w-W, w], (w, w+W], ...
-verdict=$(awk -v w="$WARMUP" -v b="$BOUND_KB" -v W="$WINDOW" '
+# windows ending at the warm-up: (w-W, w], (w, w+W], ...; the samples
+# after the run's N seconds are left out: iprof then writes its final
+# report (a peak) and a short last window may hold no sample between
+# reports
+verdict=$(awk -v w="$WARMUP" -v b="$BOUND_KB" -v W="$WINDOW" -v n="$SECONDS_RUN" '
+	$1 > n { next }
 	{ x = ($1 - w) / W; k = x == int(x) || x < 0 ? int(x) : int(x) + 1
 	  if (!(k in lo) || $2 < lo[k]) lo[k] = $2
 	  if ($2 > hi[k]) hi[k] = $2
