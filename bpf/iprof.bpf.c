@@ -474,6 +474,9 @@ int BPF_PROG(on_exec, struct task_struct *p, int old_pid,
 	     struct linux_binprm *bprm)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	/* a thread other than the leader that execs has taken the leader's
+	 * pid by now (de_thread()): its frames are its old tid's */
+	__u64 old = (id & 0xffffffff00000000ULL) | (__u32)old_pid;
 	struct task_state *st;
 
 	/* --comm, --exe: the new image may make it a target */
@@ -484,7 +487,7 @@ int BPF_PROG(on_exec, struct task_struct *p, int old_pid,
 	if (st->depth > IPROF_MAX_DEPTH)
 		st->depth = IPROF_MAX_DEPTH;
 	if (tracing_on())
-		exec_emit(st, id);
+		exec_emit(st, old);
 	exec_compact(st);
 	if (tracing_on() && st->seen)
 		emit_comm(st, id);

@@ -93,5 +93,15 @@ check "exec: outer not timed to the exit" "$(jnode "$TMP/ex.json" outer exited)"
 check "exec: inner a root" "$(jnode "$TMP/ex.json" inner count)" "$(truth inner "$TMP/ex.out")"
 check "exec: inner never under outer" "$(jnode "$TMP/ex.json" "outer>inner" count)" ""
 check "exec: execed_frames" "$(jq .loss.execed_frames "$TMP/ex.json")" 1
+# the same from a second thread: its exec gives it the main thread's pid,
+# its open frame is still its old tid's
+"$IPROF" -q -f json -o "$TMP/ext.json" -e "uprobe:$BUILD/e2e-execer:outer" \
+	-e "uprobe:$BUILD/e2e-execer:inner" -- "$BUILD/e2e-execer" thread 3 >"$TMP/ext.out" 2>>"$TMP/err"
+check "exec by a thread: exit status" "$?" 0
+check "exec by a thread: outer closed by the exec" "$(jnode "$TMP/ext.json" outer execed)" "$(truth outer "$TMP/ext.out")"
+check "exec by a thread: outer not incomplete" "$(jnode "$TMP/ext.json" outer incomplete)" 0
+check "exec by a thread: inner" "$(jnode "$TMP/ext.json" inner count)" "$(truth inner "$TMP/ext.out")"
+check "exec by a thread: nothing skipped or mismatched" \
+	"$(jq -c '[.loss.skipped_records, .loss.mismatches]' "$TMP/ext.json")" "[0,0]"
 cat "$TMP/err"
 finish
