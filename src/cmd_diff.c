@@ -236,8 +236,7 @@ static int num(struct dset *s, json_object *o, const char *key,
 	if (!json_object_object_get_ex(o, k, &v))
 		return 0;
 	if (!json_object_is_type(v, json_type_int) ||
-	    (json_object_get_int64(v) < 0 &&
-	     json_object_get_uint64(v) <= INT64_MAX)) {
+	    json_object_get_int64(v) < 0) {
 		snprintf(s->why, sizeof(s->why),
 			 "node '%s': \"%s\" is %s, not a count", key, k,
 			 json_object_to_json_string(v));

@@ -38,6 +38,7 @@
 #define PRUNE_NS 30000000000ull
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t report_out; /* the final report, recording and timeline are written */
 
 static int tid_alive(uint32_t tid, void *ctx)
 {
@@ -55,10 +56,13 @@ static void on_signal(int sig)
 {
 	static const char msg[] =
 		"iprof: a second signal: exiting at once, without a report\n";
+	static const char done[] =
+		"iprof: a second signal: exiting at once (all output is written)\n";
 
 	if (stop_requested) {
 		/* write(2): async-signal-safe, unlike the log module */
-		ssize_t r = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		ssize_t r = report_out ? write(STDERR_FILENO, done, sizeof(done) - 1) :
+					 write(STDERR_FILENO, msg, sizeof(msg) - 1);
 
 		(void)r;
 		_exit(128 + sig);
@@ -405,6 +409,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (!e && run_want_report(o))
 		e = run_emit_report(o, &w, &sk, &run, t0, o->delta ? since : t0,
 				now, nreports + 1, 1);
+	report_out = !e;
 	/* a script learns from the status whether all it asked was traced,
 	 * and all of it counted */
 	ret = e ? EXIT_RUNTIME :

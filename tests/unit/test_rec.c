@@ -485,12 +485,40 @@ static void test_replay(void **state)
 }
 
 /* the timeline: one X event per call, nested, in us, names */
+/*
+ * The timeline chrome.c writes for @comm (NULL: none) and @recs (@n) with
+ * --max-depth @max_depth and --from @from_ns, finished at T0 + 5000;
+ * malloc'ed.  Its "X" events in *@events.
+ */
+static char *chrome_text(const struct rec_run *run, uint32_t max_depth,
+			 uint64_t from_ns, const struct iprof_rec_comm *comm,
+			 const struct iprof_rec *recs, size_t n,
+			 uint64_t *events)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct chrome *c;
+
+	assert_non_null(f);
+	c = chrome_new(f, run, max_depth);
+	assert_non_null(c);
+	chrome_set_from(c, from_ns);
+	if (comm)
+		assert_int_equal(chrome_push(c, comm, sizeof(*comm)), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(chrome_push(c, &recs[i], sizeof(recs[i])), 0);
+	assert_int_equal(chrome_finish(c, T0 + 5000), 0);
+	*events = chrome_events(c);
+	chrome_free(c);
+	fclose(f);
+	return buf;
+}
+
 static void test_chrome(void **state)
 {
 	struct rec_run run;
-	struct chrome *c;
-	char *buf = NULL;
-	size_t len;
+	char *buf;
 	struct iprof_rec_comm cm = mkcomm(100, "worker");
 	struct iprof_rec recs[] = {
 		{ .type = IPROF_REC_START, .size = 32, .timer = 0, .tid = 100,
@@ -509,36 +537,26 @@ static void test_chrome(void **state)
 		  .timer = 1, .ts = T0 + 4100, .depth = 1, .cpu = 1,
 		  .aux = IPROF_CTX_HARDIRQ },
 	};
-	FILE *f;
+	uint64_t events;
 
 	(void)state;
 	init_run(&run);
 	/* --max-depth 1: the depth-2 calls are left out, said in otherData */
-	f = open_memstream(&buf, &len);
-	c = chrome_new(f, &run, 1);
-	assert_non_null(c);
-	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
-		assert_int_equal(chrome_push(c, &recs[i], sizeof(recs[i])), 0);
-	assert_int_equal(chrome_finish(c, T0 + 5000), 0);
-	assert_int_equal(chrome_events(c), 2);
-	chrome_free(c);
-	fclose(f);
+	buf = chrome_text(&run, 1, 0, NULL, recs, sizeof(recs) / sizeof(recs[0]), &events);
+	assert_int_equal(events, 2);
 	assert_non_null(strstr(buf, "\"max_depth\":1"));
 	assert_null(strstr(buf, "\"depth\":2"));
 	assert_non_null(strstr(buf, "{\"name\":\"outer\",\"cat\":\"timer\",\"ph\":\"X\",\"ts\":1.000,\"dur\":3.000,\"pid\":100,\"tid\":100,\"args\":{\"depth\":1,\"timer\":0}}"));
 	free(buf);
-	buf = NULL;
 
-	f = open_memstream(&buf, &len);
-	c = chrome_new(f, &run, 0);
-	assert_non_null(c);
-	assert_int_equal(chrome_push(c, &cm, sizeof(cm)), 0);
-	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
-		assert_int_equal(chrome_push(c, &recs[i], sizeof(recs[i])), 0);
-	assert_int_equal(chrome_finish(c, T0 + 5000), 0);
-	assert_int_equal(chrome_events(c), 4);
-	chrome_free(c);
-	fclose(f);
+	/* --from: only the calls that end at T0 + 3500 or later */
+	buf = chrome_text(&run, 0, T0 + 3500, NULL, recs, sizeof(recs) / sizeof(recs[0]), &events);
+	assert_int_equal(events, 3);
+	assert_null(strstr(buf, "\"ts\":1.500"));
+	free(buf);
+
+	buf = chrome_text(&run, 0, 0, &cm, recs, sizeof(recs) / sizeof(recs[0]), &events);
+	assert_int_equal(events, 4);
 	assert_null(strstr(buf, "max_depth"));
 	assert_non_null(strstr(buf, "{\"name\":\"inner\",\"cat\":\"timer\",\"ph\":\"X\",\"ts\":1.500,\"dur\":1.000,\"pid\":100,\"tid\":100,\"args\":{\"depth\":2,\"timer\":1}}"));
 	assert_non_null(strstr(buf, "{\"name\":\"inner\",\"cat\":\"timer\",\"ph\":\"X\",\"ts\":3.000,\"dur\":1.000,\"pid\":100,\"tid\":100,\"args\":{\"depth\":2,\"timer\":1,\"end\":\"unwound\"}}"));
