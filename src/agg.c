@@ -421,6 +421,7 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 	d->self_ns += s->self_ns;
 	d->threads += s->threads;
 	d->exited += s->exited;
+	d->exited_ns += s->exited_ns;
 	d->oncpu_ns += s->oncpu_ns;
 	d->runq_ns += s->runq_ns;
 	d->blocked_ns += s->blocked_ns;
@@ -951,10 +952,15 @@ static int do_execed(struct agg *a, struct athread *t,
 	return 0;
 }
 
+/*
+ * do_exit() - the thread exited with frames open: none of them returned, so
+ * none is a call.  Each is counted in exited with its elapsed time, apart
+ * from the counts and times, and its parent's self time is not charged.
+ */
 static int do_exit(struct agg *a, const struct iprof_rec *r)
 {
 	struct athread *t = thread_get(a, r->tid, 0);
-	int bad = 0, err = 0;
+	int bad = 0;
 	struct frame f;
 
 	a->stats.exits++;
@@ -974,17 +980,15 @@ static int do_exit(struct agg *a, const struct iprof_rec *r)
 			continue;
 		}
 		f.node->exited++;
-		if (complete(t, &f, r->ts)) {
-			a->stats.nomem++;
-			err = -ENOMEM;
-		}
+		f.node->exited_ns += r->ts - f.start_ns;
+		a->stats.exited++;
 	}
 	thread_del(a, t);
 	if (bad) {
 		a->stats.malformed++;
 		return -EINVAL;
 	}
-	return err;
+	return 0;
 }
 
 /*
@@ -1330,6 +1334,7 @@ int agg__merge(struct agg *dst, const struct agg *src)
 	d->skipped += s->skipped;
 	d->unwound += s->unwound;
 	d->execed += s->execed;
+	d->exited += s->exited;
 	d->missed_returns += s->missed_returns;
 	d->threads_live += s->threads_live;
 	d->threads_seen += s->threads_seen;

@@ -260,7 +260,7 @@ static void add_counters(struct jb *b, json_object *root,
 			 const struct report *r, const struct report_view *v)
 {
 	const struct agg_stats *st = agg__stats(r->agg);
-	uint64_t inc = 0, inc_ns = 0;
+	uint64_t inc = 0, inc_ns = 0, ex = 0, ex_ns = 0;
 	json_object *o;
 	size_t k;
 
@@ -285,6 +285,8 @@ static void add_counters(struct jb *b, json_object *root,
 	for (k = 0; k < v->n; k++) {
 		inc += v->nodes[k]->incomplete;
 		inc_ns += v->nodes[k]->incomplete_ns;
+		ex += v->nodes[k]->exited;
+		ex_ns += v->nodes[k]->exited_ns;
 	}
 	o = add_obj(b, root, "folded");
 	if (o) {
@@ -301,6 +303,11 @@ static void add_counters(struct jb *b, json_object *root,
 	if (o) {
 		add_u64(b, o, "timers", inc);
 		add_u64(b, o, "elapsed_ns", inc_ns);
+	}
+	o = add_obj(b, root, "exited");
+	if (o) {
+		add_u64(b, o, "timers", ex);
+		add_u64(b, o, "elapsed_ns", ex_ns);
 	}
 
 	o = add_obj(b, root, "aggregator");
@@ -370,6 +377,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 			     : 0);
 	add_u64(b, o, "threads", n->threads);
 	add_u64(b, o, "exited", n->exited);
+	add_u64(b, o, "exited_ns", n->exited_ns);
 	add_u64(b, o, "oncpu_ns", n->oncpu_ns);
 	add_u64(b, o, "runq_ns", n->runq_ns);
 	add_u64(b, o, "blocked_ns", n->blocked_ns);

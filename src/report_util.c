@@ -553,8 +553,8 @@ static void span_unmatched(FILE *f, const struct report *r, uint32_t timer,
 	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
 		if (n->timer != timer)
 			continue;
-		starts += n->count + n->incomplete;
-		stopped += n->count - n->exited;
+		starts += n->count + n->incomplete + n->exited;
+		stopped += n->count;
 	}
 	if (stopped || !starts)
 		return;
@@ -568,6 +568,39 @@ static void span_unmatched(FILE *f, const struct report *r, uint32_t timer,
 		t->orphans);
 }
 
+/*
+ * summary_open() - a line per path with timers that never returned: still
+ * open when tracing stopped (@exited 0: "incomplete: PATH count=N
+ * elapsed=T") or open when their thread exited (@exited 1: "exited: ...").
+ * Their elapsed time is apart from every count and time of the tree.
+ */
+static int summary_open(FILE *f, const struct report *r, int seed, int exited)
+{
+	const char *pfx = seed ? "# " : "";
+	const struct agg_node *n;
+	uint64_t cnt, ns;
+	char buf[32];
+	int err;
+
+	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
+		cnt = exited ? n->exited : n->incomplete;
+		ns = exited ? n->exited_ns : n->incomplete_ns;
+		if (!cnt)
+			continue;
+		fprintf(f, "%s%s: ", pfx, exited ? "exited" : "incomplete");
+		err = report_print_path(f, r, n, " > ");
+		if (err)
+			return err;
+		if (seed)
+			fprintf(f, " count=%" PRIu64 " elapsed=%.2fms\n", cnt,
+				(double)ns / 1e6);
+		else
+			fprintf(f, " count=%" PRIu64 " elapsed=%s\n", cnt,
+				report_fmt_ns(buf, sizeof(buf), ns));
+	}
+	return 0;
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
@@ -577,23 +610,13 @@ int report_summary(FILE *f, const struct report *r, int seed)
 	char buf[32];
 	int err;
 
-	/* incomplete timers, in tree order */
-	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
-		if (!n->incomplete)
-			continue;
-		fprintf(f, "%sincomplete: ", pfx);
-		err = report_print_path(f, r, n, " > ");
-		if (err)
-			return err;
-		if (seed)
-			fprintf(f, " count=%" PRIu64 " elapsed=%.2fms\n",
-				n->incomplete, (double)n->incomplete_ns / 1e6);
-		else
-			fprintf(f, " count=%" PRIu64 " elapsed=%s\n",
-				n->incomplete,
-				report_fmt_ns(buf, sizeof(buf),
-					      n->incomplete_ns));
-	}
+	/* timers that never returned, in tree order: still open at the end
+	 * (incomplete), open when their thread exited (exited) */
+	err = summary_open(f, r, seed, 0);
+	if (!err)
+		err = summary_open(f, r, seed, 1);
+	if (err)
+		return err;
 
 	if (r->timers) {
 		hit = calloc(ntimers, 1);

@@ -80,7 +80,12 @@ struct agg_node {
 	uint64_t seen_ns;
 	struct agg_node *idle_prev, *idle_next;
 
-	/* Completed timers: stopped, or closed at thread exit. */
+	/*
+	 * Completed timers: their stop came.  A frame that never returned
+	 * (its thread exited, was killed or exec'ed, or tracing ended) is no
+	 * call: it is counted apart (exited, execed, incomplete below) and is
+	 * in none of these counts and times, nor in its parent's self time.
+	 */
 	uint64_t count;
 	uint64_t total_ns; /* sum of durations: thread time */
 	uint64_t self_ns; /* total_ns minus the durations of completed children */
@@ -88,7 +93,6 @@ struct agg_node {
 	uint64_t first_start_ns; /* earliest start of a completed timer */
 	uint64_t last_stop_ns; /* latest stop: wall = last_stop - first_start */
 	uint64_t threads; /* distinct threads that completed a timer here */
-	uint64_t exited; /* of count: closed by the thread's exit */
 	struct hist *hist; /* distribution of the count durations; owned */
 	double mean_ns, m2_ns; /* Welford's running mean and sum of squared
 				* deviations of the durations: stddev =
@@ -106,6 +110,10 @@ struct agg_node {
 	uint64_t irq_ns;
 
 	/* Not part of the times above. */
+	uint64_t exited; /* open when their thread exited (IPROF_REC_EXIT:
+			  * exit(), a kill, a function that never returns,
+			  * the old leader at an exec by another thread) */
+	uint64_t exited_ns; /* their elapsed time until that exit */
 	uint64_t unwound; /* closed because an outer timer stopped first, or
 			   * left without returning (IPROF_REC_LEFT:
 			   * longjmp, an exception) */
@@ -132,6 +140,8 @@ struct agg_stats {
 	uint64_t skipped; /* records ignored while a thread waited to resync */
 	uint64_t unwound; /* frames closed as unwound (sum over nodes) */
 	uint64_t execed; /* frames closed by an exec (sum over nodes) */
+	uint64_t exited; /* frames open at their thread's exit (sum over
+			  * nodes) */
 	uint64_t missed_returns; /* frames closed by RETURNED (sum over nodes) */
 	uint64_t threads_live; /* threads with state now */
 	uint64_t threads_seen; /* threads that ever had state */
@@ -219,7 +229,8 @@ void agg__free(struct agg *a);
  * without returning); EXECED removes the frame at depth-1 (anywhere in
  * the stack), counted in execed, never timed, and moves the frames above
  * it down one; EXIT closes every open frame of the
- * thread at the exit time (counted in exited) and frees the thread.  A
+ * thread untimed (counted in exited, with its elapsed time to the exit in
+ * exited_ns) and frees the thread.  A
  * record with IPROF_F_RESYNC, or whose depth disagrees with the thread's
  * stack, discards that thread's frames; the thread's records are then
  * skipped until its next root START (depth 1).

@@ -30,9 +30,10 @@ for b in e2e-throw e2e-throw-o2; do
 	for i in 1 2 3 4 5; do
 		[ $i -gt 1 ] && p="$p>foo$i"
 		# each call is left by the exception: unwound, never timed;
-		# the last one's frames are still open when the thread exits
-		check "$b: $p completed only at exit" "$(jnode "$TMP/throw.json" "$p" count)" 1
-		check "$b: $p exited" "$(jnode "$TMP/throw.json" "$p" exited)" 1
+		# the last one's frames are still open when the thread exits:
+		# exited, no call either
+		check "$b: $p never completed" "$(jnode "$TMP/throw.json" "$p" count)" 0
+		check "$b: $p open at the exit" "$(jnode "$TMP/throw.json" "$p" exited)" 1
 		check "$b: $p unwound" "$(jnode "$TMP/throw.json" "$p" unwound)" $((N - 1))
 	done
 	check "$b: no frame nests under an unwound one" "$(jnode "$TMP/throw.json" "foo1>foo2>foo3>foo4>foo5>foo1" count)" ""

@@ -496,16 +496,22 @@ static void test_thread_exit(void **state)
 	assert_int_equal(st->threads_live, 0);
 	assert_int_equal(st->threads_seen, 1);
 	assert_int_equal(st->exits, 1);
+	/* frames open at the exit never returned: no calls, no times, their
+	 * elapsed time apart, the parent's self time not charged */
 	na = node_at(a, A, -1);
 	nb = node_at(a, A, B, -1);
-	assert_int_equal(nb->count, 1);
-	assert_int_equal(nb->total_ns, 800);
+	assert_int_equal(nb->count, 0);
+	assert_int_equal(nb->total_ns, 0);
 	assert_int_equal(nb->exited, 1);
-	assert_int_equal(na->count, 1);
-	assert_int_equal(na->total_ns, 900);
-	assert_int_equal(na->self_ns, 100);
+	assert_int_equal(nb->exited_ns, 800);
+	assert_int_equal(na->count, 0);
+	assert_int_equal(na->total_ns, 0);
+	assert_int_equal(na->self_ns, 0);
+	assert_int_equal(na->threads, 0);
+	assert_null(na->hist);
 	assert_int_equal(na->exited, 1);
-	assert_int_equal(na->last_stop_ns, 1000);
+	assert_int_equal(na->exited_ns, 900);
+	assert_int_equal(st->exited, 2);
 	agg__snapshot(a, 5000);
 	assert_int_equal(na->incomplete, 0);
 
@@ -518,7 +524,8 @@ static void test_thread_exit(void **state)
 	START(a, 8, A, 1, 3000);
 	assert_int_equal(push(a, IPROF_REC_EXIT, IPROF_F_RESYNC, 0, 8, 4000, 1),
 			 0);
-	assert_int_equal(na->count, 1);
+	assert_int_equal(na->count, 0);
+	assert_int_equal(na->exited, 1);
 	assert_int_equal(na->discarded, 1);
 	assert_int_equal(st->resyncs, 1);
 	assert_int_equal(st->threads_live, 0);
@@ -526,8 +533,9 @@ static void test_thread_exit(void **state)
 	/* the same tid again is a new thread: counted in threads again */
 	START(a, 7, A, 1, 5000);
 	STOP(a, 7, A, 1, 5100);
-	assert_int_equal(na->count, 2);
-	assert_int_equal(na->threads, 2);
+	assert_int_equal(na->count, 1);
+	assert_int_equal(na->total_ns, 100);
+	assert_int_equal(na->threads, 1);
 	assert_int_equal(na->exited, 1);
 	assert_int_equal(st->threads_seen, 3);
 	agg__free(a);
@@ -1296,10 +1304,12 @@ static void test_many_threads(void **state)
 	assert_int_equal(st->threads_seen, 30000);
 	na = node_at(a, A, -1);
 	nb = node_at(a, A, B, -1);
-	assert_int_equal(na->count, 30000);
+	/* the 20000 frames of A open at their threads' exits are no calls */
+	assert_int_equal(na->count, 10000);
 	assert_int_equal(na->exited, 20000);
-	assert_int_equal(na->threads, 30000);
-	assert_int_equal(na->total_ns, 20000 * 100 + 10000);
+	assert_int_equal(na->exited_ns, 20000 * 100);
+	assert_int_equal(na->threads, 10000);
+	assert_int_equal(na->total_ns, 10000);
 	assert_int_equal(nb->count, 20000);
 	assert_int_equal(nb->threads, 20000);
 	assert_int_equal(st->nodes, 2);

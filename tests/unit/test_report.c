@@ -164,12 +164,12 @@ static void test_seed(void **state)
  */
 /* clang-format off */
 static const char table_expected[] =
-	"NAME     COUNT   TOTAL    SELF    WALL   ONCPU  OFFCPU     MIN     AVG     MAX     P50     P99  THREADS  INCOMPL  UNWOUND\n"
-	"outer        3  19.0ms  14.5ms  14.0ms  16.0ms  3.00ms  3.00ms  6.33ms  10.0ms  5.90ms  10.0ms        3        0        0\n"
-	"  inner      3  4.50ms  4.50ms  4.00ms  3.50ms  1.00ms  1.00ms  1.50ms  2.00ms  1.47ms  2.00ms        2        0        1\n"
-	"open         0       -       -       -       -       -       -       -       -       -       -        0        2        0\n"
-	"  inner      1  1.00ms  1.00ms  1.00ms  1.00ms     0ns  1.00ms  1.00ms  1.00ms  1.00ms  1.00ms        1        0        0\n"
-	"inner        0       -       -       -       -       -       -       -       -       -       -        0        1        0\n"
+	"NAME     COUNT   TOTAL    SELF    WALL   ONCPU  OFFCPU     MIN     AVG     MAX     P50     P99  THREADS  EXITED  INCOMPL  UNWOUND\n"
+	"outer        3  19.0ms  14.5ms  14.0ms  16.0ms  3.00ms  3.00ms  6.33ms  10.0ms  5.90ms  10.0ms        3       0        0        0\n"
+	"  inner      3  4.50ms  4.50ms  4.00ms  3.50ms  1.00ms  1.00ms  1.50ms  2.00ms  1.47ms  2.00ms        2       0        0        1\n"
+	"open         0       -       -       -       -       -       -       -       -       -       -        0       0        2        0\n"
+	"  inner      1  1.00ms  1.00ms  1.00ms  1.00ms     0ns  1.00ms  1.00ms  1.00ms  1.00ms  1.00ms        1       0        0        0\n"
+	"inner        0       -       -       -       -       -       -       -       -       -       -        0       0        1        0\n"
 	"\n"
 	"traced for 20.0ms\n"
 	"incomplete: open count=2 elapsed=39.0ms\n"
@@ -267,7 +267,7 @@ static void test_no_timers_and_empty(void **state)
 	out = run(report_table, &r);
 	assert_string_equal(
 		out, "NAME  COUNT  TOTAL  SELF  WALL  ONCPU  OFFCPU  MIN  "
-		     "AVG  MAX  P50  P99  THREADS  INCOMPL  UNWOUND\n\n"
+		     "AVG  MAX  P50  P99  THREADS  EXITED  INCOMPL  UNWOUND\n\n"
 		     "lost: none\n");
 	free(out);
 
@@ -497,11 +497,11 @@ static void test_table_sort(void **state)
 
 /* clang-format off */
 static const char table_min_total_expected[] =
-	"NAME     COUNT   TOTAL    SELF    WALL   ONCPU  OFFCPU     MIN     AVG     MAX     P50     P99  THREADS  INCOMPL  UNWOUND\n"
-	"outer        3  19.0ms  14.5ms  14.0ms  16.0ms  3.00ms  3.00ms  6.33ms  10.0ms  5.90ms  10.0ms        3        0        0\n"
-	"  inner      3  4.50ms  4.50ms  4.00ms  3.50ms  1.00ms  1.00ms  1.50ms  2.00ms  1.47ms  2.00ms        2        0        1\n"
-	"open         0       -       -       -       -       -       -       -       -       -       -        0        2        0\n"
-	"  inner      1  1.00ms  1.00ms  1.00ms  1.00ms     0ns  1.00ms  1.00ms  1.00ms  1.00ms  1.00ms        1        0        0\n"
+	"NAME     COUNT   TOTAL    SELF    WALL   ONCPU  OFFCPU     MIN     AVG     MAX     P50     P99  THREADS  EXITED  INCOMPL  UNWOUND\n"
+	"outer        3  19.0ms  14.5ms  14.0ms  16.0ms  3.00ms  3.00ms  6.33ms  10.0ms  5.90ms  10.0ms        3       0        0        0\n"
+	"  inner      3  4.50ms  4.50ms  4.00ms  3.50ms  1.00ms  1.00ms  1.50ms  2.00ms  1.47ms  2.00ms        2       0        0        1\n"
+	"open         0       -       -       -       -       -       -       -       -       -       -        0       0        2        0\n"
+	"  inner      1  1.00ms  1.00ms  1.00ms  1.00ms     0ns  1.00ms  1.00ms  1.00ms  1.00ms  1.00ms        1       0        0        0\n"
 	"\n"
 	"traced for 20.0ms\n"
 	"hidden: 1 of 5 paths (--min-total 1.00ms)\n";
@@ -588,7 +588,7 @@ static const char table_columns_expected[] =
 	"inner      0       -        -       0        0       -       -       -\n"
 	"\n";
 static const char table_plus_head[] =
-	"NAME   COUNT   TOTAL    SELF    WALL   ONCPU  OFFCPU     MIN     AVG     MAX     P50     P99  THREADS  INCOMPL  UNWOUND    RUNQ  BLOCKED\n";
+	"NAME   COUNT   TOTAL    SELF    WALL   ONCPU  OFFCPU     MIN     AVG     MAX     P50     P99  THREADS  EXITED  INCOMPL  UNWOUND    RUNQ  BLOCKED\n";
 /* clang-format on */
 
 static void test_table_columns(void **state)
@@ -626,11 +626,11 @@ static void test_table_columns(void **state)
 	assert_int_equal(
 		report_parse_columns("+runq,blocked", cols, REPORT_NCOL, &n),
 		0);
-	assert_int_equal(n, 16);
+	assert_int_equal(n, 17);
 	assert_int_equal(cols[0], REPORT_COL_COUNT);
-	assert_int_equal(cols[13], REPORT_COL_UNWOUND);
-	assert_int_equal(cols[14], REPORT_COL_RUNQ);
-	assert_int_equal(cols[15], REPORT_COL_BLOCKED);
+	assert_int_equal(cols[14], REPORT_COL_UNWOUND);
+	assert_int_equal(cols[15], REPORT_COL_RUNQ);
+	assert_int_equal(cols[16], REPORT_COL_BLOCKED);
 	r.ncolumns = n;
 	out = run(report_table, &r);
 	assert_int_equal(strncmp(out, table_plus_head, strlen(table_plus_head)),

@@ -246,7 +246,7 @@ static void expect_node_keys(json_object *n)
 	expect_keys(n, "name", "timer", "path", "depth", "count", "total_ns",
 		    "self_ns", "wall_ns", "min_ns", "avg_ns", "max_ns",
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
-		    "threads", "exited", "oncpu_ns", "runq_ns", "blocked_ns",
+		    "threads", "exited", "exited_ns", "oncpu_ns", "runq_ns", "blocked_ns",
 		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound", "execed",
 		    "missed_returns", "discarded", "histogram", "children",
 		    NULL);
@@ -262,7 +262,8 @@ static void test_document(void **state)
 	init_report(&r, a);
 	o = render(&r, NULL);
 	expect_keys(o, "schema_version", "tool", "version", "run", "options",
-		    "probes", "loss", "folded", "incomplete", "aggregator", "tree", NULL);
+		    "probes", "loss", "folded", "incomplete", "exited", "aggregator", "tree",
+		    NULL);
 	expect_u64(o, "schema_version", 1);
 	expect_str(o, "tool", "iprof");
 	expect_str(o, "version", IPROF_VERSION);
@@ -317,10 +318,10 @@ static void test_document(void **state)
 	expect_null(p, "line");
 	expect_u64(p, "orphan_stops", 3);
 	expect_u64(p, "paths", 2); /* outer > inner, open > inner */
-	expect_u64(p, "count", 5);
+	expect_u64(p, "count", 4); /* 2 + 2: the one open at the exit is none */
 	p = idx(v, OUTER);
 	expect_u64(p, "paths", 2); /* outer, open > inner > outer */
-	expect_u64(p, "count", 3);
+	expect_u64(p, "count", 2);
 	p = idx(v, NEVER);
 	expect_str(p, "mech", "tracepoint");
 	expect_str(p, "where",
@@ -365,6 +366,11 @@ static void test_document(void **state)
 	expect_keys(v, "timers", "elapsed_ns", NULL);
 	expect_u64(v, "timers", 2);
 	expect_u64(v, "elapsed_ns", 16 * MS);
+	/* outer and inner open at tid 2's exit (45ms): 5 + 4ms */
+	v = get(o, "exited", json_type_object);
+	expect_keys(v, "timers", "elapsed_ns", NULL);
+	expect_u64(v, "timers", 2);
+	expect_u64(v, "elapsed_ns", 9 * MS);
 
 	v = get(o, "aggregator", json_type_object);
 	expect_keys(v, "records", "starts", "stops", "exits", "switches",
@@ -398,11 +404,12 @@ static void test_tree(void **state)
 	expect_len(tree, 2);
 
 	/*
-	 * outer: 10, 8, 5ms.  self 6 + 7 + 1ms.  wall 0 to 45ms.
-	 * avg 23ms / 3 rounded down.  stddev: sqrt(m2 / 3) = 2054804.67.
-	 * p50 (2nd of 3) = 8ms's slot [7864320, 8126463] midpoint 7995391;
-	 * p90, p99, p99.9 (3rd) = 10ms slot midpoint 10223615, clamped to
-	 * max.  on-CPU: 10 - 1 (runq) - 2 (blocked in inner) + 8 + 5ms.
+	 * outer: 10, 8ms; the third (40ms to thread 2's exit at 45ms) never
+	 * returned: exited, 5ms apart, in none of the times.  self 6 + 7ms.
+	 * wall 0 to 28ms.  stddev: sqrt(m2 / 2) = 1ms.  p50 (1st of 2) = the
+	 * 8ms slot [7864320, 8126463] midpoint 7995391; p90, p99, p99.9 (2nd)
+	 * = 10ms slot midpoint 10223615, clamped to max.  on-CPU: 10 - 1
+	 * (runq) - 2 (blocked in inner) + 8ms.
 	 */
 	n = idx(tree, 0);
 	expect_node_keys(n);
@@ -410,21 +417,22 @@ static void test_tree(void **state)
 	expect_u64(n, "timer", OUTER);
 	expect_path(n, "outer", NULL);
 	expect_u64(n, "depth", 1);
-	expect_u64(n, "count", 3);
-	expect_u64(n, "total_ns", 23 * MS);
-	expect_u64(n, "self_ns", 14 * MS);
-	expect_u64(n, "wall_ns", 45 * MS);
-	expect_u64(n, "min_ns", 5 * MS);
-	expect_u64(n, "avg_ns", 7666666);
+	expect_u64(n, "count", 2);
+	expect_u64(n, "total_ns", 18 * MS);
+	expect_u64(n, "self_ns", 13 * MS);
+	expect_u64(n, "wall_ns", 28 * MS);
+	expect_u64(n, "min_ns", 8 * MS);
+	expect_u64(n, "avg_ns", 9 * MS);
 	expect_u64(n, "max_ns", 10 * MS);
-	expect_u64(n, "stddev_ns", 2054805);
-	expect_u64(n, "p50_ns", 7995391);
+	expect_u64(n, "stddev_ns", 1 * MS);
+	expect_u64(n, "p50_ns", 8 * MS);
 	expect_u64(n, "p90_ns", 10 * MS);
 	expect_u64(n, "p99_ns", 10 * MS);
 	expect_u64(n, "p999_ns", 10 * MS);
 	expect_u64(n, "threads", 2);
 	expect_u64(n, "exited", 1);
-	expect_u64(n, "oncpu_ns", 20 * MS);
+	expect_u64(n, "exited_ns", 5 * MS);
+	expect_u64(n, "oncpu_ns", 15 * MS);
 	expect_u64(n, "runq_ns", 1 * MS);
 	expect_u64(n, "blocked_ns", 2 * MS);
 	expect_u64(n, "offcpu_ns", 3 * MS);
@@ -433,11 +441,11 @@ static void test_tree(void **state)
 	expect_u64(n, "unwound", 0);
 	expect_u64(n, "discarded", 1);
 	expect_len(get(n, "children", json_type_array), 1);
-	/* histogram: one slot each for 5, 8 and 10ms, ascending */
+	/* histogram: one slot each for 8 and 10ms, ascending */
 	k = get(n, "histogram", json_type_array);
-	expect_len(k, 3);
-	for (size_t i = 0; i < 3; i++) {
-		static const uint64_t d[] = { 5 * MS, 8 * MS, 10 * MS };
+	expect_len(k, 2);
+	for (size_t i = 0; i < 2; i++) {
+		static const uint64_t d[] = { 8 * MS, 10 * MS };
 		json_object *e = idx(k, i);
 
 		expect_len(e, 3);
@@ -447,13 +455,14 @@ static void test_tree(void **state)
 				 hist_slot_high(hist_slot(d[i])));
 		assert_int_equal(json_object_get_uint64(idx(e, 2)), 1);
 	}
-	assert_int_equal(json_object_get_uint64(idx(idx(k, 1), 0)), 7864320);
-	assert_int_equal(json_object_get_uint64(idx(idx(k, 1), 1)), 8126463);
+	assert_int_equal(json_object_get_uint64(idx(idx(k, 0), 0)), 7864320);
+	assert_int_equal(json_object_get_uint64(idx(idx(k, 0), 1)), 8126463);
 
 	/*
-	 * outer > inner: 4, 1, 4ms (the last closed by the exit).  wall 3 to
-	 * 45ms.  stddev sqrt(6e12 / 3) = 1414213.56.  p50..p99.9 (2nd and
-	 * 3rd of 3) = 4ms slot [3932160, 4063231] midpoint 3997695.
+	 * outer > inner: 4, 1ms; the third (41ms to the exit) exited, 4ms
+	 * apart.  wall 3 to 22ms.  stddev sqrt(4.5e12 / 2) = 1.5ms.  p50 (1st
+	 * of 2) = 1ms slot midpoint 999423 clamped to min; p90..p99.9 = 4ms
+	 * slot [3932160, 4063231] midpoint 3997695.
 	 */
 	k = idx(get(n, "children", json_type_array), 0);
 	expect_node_keys(k);
@@ -461,21 +470,22 @@ static void test_tree(void **state)
 	expect_u64(k, "timer", INNER);
 	expect_path(k, "outer", "inner", NULL);
 	expect_u64(k, "depth", 2);
-	expect_u64(k, "count", 3);
-	expect_u64(k, "total_ns", 9 * MS);
-	expect_u64(k, "self_ns", 9 * MS);
-	expect_u64(k, "wall_ns", 42 * MS);
+	expect_u64(k, "count", 2);
+	expect_u64(k, "total_ns", 5 * MS);
+	expect_u64(k, "self_ns", 5 * MS);
+	expect_u64(k, "wall_ns", 19 * MS);
 	expect_u64(k, "min_ns", 1 * MS);
-	expect_u64(k, "avg_ns", 3 * MS);
+	expect_u64(k, "avg_ns", 2500000);
 	expect_u64(k, "max_ns", 4 * MS);
-	expect_u64(k, "stddev_ns", 1414214);
-	expect_u64(k, "p50_ns", 3997695);
+	expect_u64(k, "stddev_ns", 1500000);
+	expect_u64(k, "p50_ns", 1 * MS);
 	expect_u64(k, "p90_ns", 3997695);
 	expect_u64(k, "p99_ns", 3997695);
 	expect_u64(k, "p999_ns", 3997695);
 	expect_u64(k, "threads", 2);
 	expect_u64(k, "exited", 1);
-	expect_u64(k, "oncpu_ns", 7 * MS);
+	expect_u64(k, "exited_ns", 4 * MS);
+	expect_u64(k, "oncpu_ns", 3 * MS);
 	expect_u64(k, "runq_ns", 0);
 	expect_u64(k, "blocked_ns", 2 * MS);
 	expect_u64(k, "offcpu_ns", 2 * MS);
@@ -584,8 +594,8 @@ static void test_options(void **state)
 	expect_len(get(idx(tree, 0), "children", json_type_array), 0);
 	expect_len(get(idx(tree, 1), "children", json_type_array), 0);
 	/* hidden children still count in their parents' times */
-	expect_u64(idx(tree, 0), "total_ns", 23 * MS);
-	expect_u64(idx(tree, 0), "self_ns", 14 * MS);
+	expect_u64(idx(tree, 0), "total_ns", 18 * MS);
+	expect_u64(idx(tree, 0), "self_ns", 13 * MS);
 	json_object_put(o);
 	agg__free(a);
 }
@@ -713,7 +723,8 @@ static void test_ndjson(void **state)
 			 0);
 	expect_keys(o, "schema_version", "tool", "version", "interval",
 		    "final", "interval_mode", "run", "options", "probes",
-		    "loss", "folded", "incomplete", "aggregator", "tree", NULL);
+		    "loss", "folded", "incomplete", "exited", "aggregator", "tree",
+		    NULL);
 	expect_u64(o, "interval", 2);
 	expect_bool(o, "final", 0);
 	expect_len(get(o, "tree", json_type_array), 2);
