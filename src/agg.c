@@ -47,7 +47,14 @@
 struct frame {
 	struct agg_node *node;
 	uint64_t start_ns; /* START timestamp */
-	uint64_t child_ns; /* sum of the durations of completed children */
+	uint64_t child_ns; /* sum of the raw durations of completed children */
+	/* overhead compensation (agg__set_costs()): the probe cost that fell
+	 * inside this frame so far (its children's probes and what their
+	 * children's left in them), and the sum of its completed children's
+	 * compensated durations */
+	uint64_t ovh_ns;
+	uint64_t comp_child_ns;
+	int uncertain; /* a child's probes could not be counted exactly */
 	uint64_t off0[2]; /* the thread's off_ns[] at START */
 	uint64_t irq0; /* the thread's irq_ns at START */
 	uint32_t timer; /* the START's timer (node->timer, but for [other]) */
@@ -99,6 +106,7 @@ struct node_chunk {
 
 struct agg {
 	uint32_t ntimers;
+	struct agg_cost *costs; /* [ntimers] or NULL: agg__set_costs() */
 	uint8_t *started; /* [ntimers]: 1 once a start of the timer came,
 			   * wherever it was filed ([other] too) */
 	enum agg_by by;
@@ -419,6 +427,9 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 	d->count = n;
 	d->total_ns += s->total_ns;
 	d->self_ns += s->self_ns;
+	d->raw_total_ns += s->raw_total_ns;
+	d->raw_self_ns += s->raw_self_ns;
+	d->uncertain += s->uncertain;
 	d->threads += s->threads;
 	d->exited += s->exited;
 	d->exited_ns += s->exited_ns;
@@ -705,6 +716,33 @@ static void thread_del(struct agg *a, struct athread *t)
 }
 
 /* discard() - drop the thread's open frames (lost records). */
+/* cost_of() - the calibrated probe cost of @timer's calls, or NULL. */
+static const struct agg_cost *cost_of(const struct agg *a, uint32_t timer)
+{
+	return a->costs && timer < a->ntimers ? &a->costs[timer] : NULL;
+}
+
+/*
+ * charge_open() - frame @i of @t is closed without a stop (unwound, left,
+ * a missed return, ended by exec): its start probe and the probes inside
+ * it ran within frame @i - 1, which is charged with them and marked
+ * uncertain (the stop that never came may have cost something too).
+ */
+static void charge_open(const struct agg *a, struct athread *t, uint32_t i)
+{
+	const struct agg_cost *c;
+	struct frame *p;
+
+	if (!i || i >= t->len)
+		return;
+	c = cost_of(a, t->stack[i].timer);
+	p = &t->stack[i - 1];
+	p->ovh_ns += t->stack[i].ovh_ns;
+	if (c)
+		p->ovh_ns += (uint64_t)c->start_in_ns + c->start_out_ns;
+	p->uncertain = 1;
+}
+
 static void discard(struct agg *a, struct athread *t)
 {
 	uint32_t i;
@@ -727,18 +765,41 @@ static void lose_sync(struct agg *a, struct athread *t)
  * it), ended at @ts_ns >= f->start_ns.  Returns 0 or -ENOMEM when the
  * histogram or the thread set could not grow (the times are folded anyway).
  */
-static int complete(struct athread *t, const struct frame *f, uint64_t ts_ns)
+static int complete(const struct agg *a, struct athread *t,
+		    const struct frame *f, uint64_t ts_ns)
 {
 	struct agg_node *n = f->node;
-	uint64_t dur = ts_ns - f->start_ns;
+	uint64_t raw = ts_ns - f->start_ns, dur, ovh = f->ovh_ns, out = 0;
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
+	const struct agg_cost *c = cost_of(a, f->timer);
+	int uncertain = f->uncertain;
 	uint64_t irq;
 	double delta;
 	int err = 0, rc;
 
-	/* the parts add up to dur whatever the switch records said */
+	/*
+	 * Compensated: the raw duration less the probe cost inside it (its
+	 * own probes' parts between its timestamps, and every probe that
+	 * fired in its children), never below its children's compensated
+	 * durations.
+	 */
+	if (c) {
+		ovh += (uint64_t)c->start_in_ns + c->stop_in_ns;
+		out = (uint64_t)c->start_out_ns + c->stop_out_ns;
+		uncertain |= !!(c->flags & AGG_COST_UNKNOWN);
+	}
+	dur = raw > ovh ? raw - ovh : 0;
+	if (dur < f->comp_child_ns)
+		dur = f->comp_child_ns;
+	if (uncertain)
+		n->uncertain++;
+	n->raw_total_ns += raw;
+	n->raw_self_ns += raw > f->child_ns ? raw - f->child_ns : 0;
+
+	/* the parts add up to dur whatever the switch records said; the
+	 * probes ran on the CPU: their cost comes off the on-CPU part */
 	if (runq > dur)
 		runq = dur;
 	if (blocked > dur - runq)
@@ -753,7 +814,7 @@ static int complete(struct athread *t, const struct frame *f, uint64_t ts_ns)
 	delta = (double)dur - n->mean_ns;
 	n->mean_ns += delta / (double)n->count;
 	n->m2_ns += delta * ((double)dur - n->mean_ns);
-	n->self_ns += dur > f->child_ns ? dur - f->child_ns : 0;
+	n->self_ns += dur - f->comp_child_ns;
 	if (n->count == 1) {
 		n->min_ns = dur;
 		n->max_ns = dur;
@@ -783,8 +844,15 @@ static int complete(struct athread *t, const struct frame *f, uint64_t ts_ns)
 			err = rc;
 		n->last_tid = t->tid;
 	}
-	if (t->len)
-		t->stack[t->len - 1].child_ns += dur;
+	if (t->len) {
+		struct frame *p = &t->stack[t->len - 1];
+
+		p->child_ns += raw;
+		p->comp_child_ns += dur;
+		/* all of this call's probe cost fell inside its parent */
+		p->ovh_ns += ovh + out;
+		p->uncertain |= uncertain;
+	}
 	return err;
 }
 
@@ -828,6 +896,9 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->timer = r->timer;
 	f->start_ns = r->ts;
 	f->child_ns = 0;
+	f->ovh_ns = 0;
+	f->comp_child_ns = 0;
+	f->uncertain = 0;
 	f->off0[0] = t->off_ns[0];
 	f->off0[1] = t->off_ns[1];
 	f->irq0 = t->irq_ns;
@@ -862,12 +933,14 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 		lose_sync(a, t);
 		return -EINVAL;
 	}
-	for (j = i + 1; j < t->len; j++)
+	for (j = t->len; j-- > i + 1;) {
 		t->stack[j].node->unwound++;
+		charge_open(a, t, j);
+	}
 	a->stats.unwound += t->len - (i + 1);
 	f = t->stack[i];
 	t->len = i;
-	err = complete(t, &f, r->ts);
+	err = complete(a, t, &f, r->ts);
 	if (err)
 		a->stats.nomem++;
 	return err;
@@ -895,6 +968,7 @@ static int do_returned(struct agg *a, struct athread *t,
 	}
 	t->stack[i].node->missed_returns++;
 	a->stats.missed_returns++;
+	charge_open(a, t, i);
 	t->len = i;
 	return 0;
 }
@@ -920,6 +994,7 @@ static int do_left(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	}
 	t->stack[i].node->unwound++;
 	a->stats.unwound++;
+	charge_open(a, t, i);
 	t->len = i;
 	return 0;
 }
@@ -946,6 +1021,7 @@ static int do_execed(struct agg *a, struct athread *t,
 	}
 	t->stack[i].node->execed++;
 	a->stats.execed++;
+	charge_open(a, t, i);
 	memmove(&t->stack[i], &t->stack[i + 1],
 		(t->len - i - 1) * sizeof(t->stack[0]));
 	t->len--;
@@ -1427,6 +1503,21 @@ int agg__timer_started(const struct agg *a, uint32_t timer)
 	return timer < a->ntimers && a->started[timer];
 }
 
+int agg__set_costs(struct agg *a, const struct agg_cost *costs)
+{
+	struct agg_cost *c = NULL;
+
+	if (costs) {
+		c = malloc((size_t)a->ntimers * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		memcpy(c, costs, (size_t)a->ntimers * sizeof(*c));
+	}
+	free(a->costs);
+	a->costs = c;
+	return 0;
+}
+
 void agg__free(struct agg *a)
 {
 	struct node_chunk *c, *next;
@@ -1435,6 +1526,7 @@ void agg__free(struct agg *a)
 	if (!a)
 		return;
 	free(a->started);
+	free(a->costs);
 	for (i = 0; a->ttab && i < (1u << a->tbits); i++) {
 		if (a->ttab[i].t)
 			thread_destroy(a->ttab[i].t);

@@ -201,6 +201,19 @@ static int push(struct fold *f, unsigned int src, const void *rec,
 	return 0;
 }
 
+int fold__set_costs(struct fold *f, const struct agg_cost *costs)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < f->n; i++) {
+		err = agg__set_costs(f->s[i]->agg, costs);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int fold__push(struct fold *f, const void *rec, size_t size)
 {
 	if (f->nsrc)

@@ -87,8 +87,19 @@ struct agg_node {
 	 * in none of these counts and times, nor in its parent's self time.
 	 */
 	uint64_t count;
+	/*
+	 * Times are compensated for the probes' own cost (agg__set_costs():
+	 * the calibrated cost of the probes that fired inside each call
+	 * subtracted, never below its children's time); without costs set,
+	 * raw.  raw_total_ns/raw_self_ns keep the raw sums beside.
+	 */
 	uint64_t total_ns; /* sum of durations: thread time */
 	uint64_t self_ns; /* total_ns minus the durations of completed children */
+	uint64_t raw_total_ns, raw_self_ns; /* the same, uncompensated */
+	/* of count: calls whose compensation may be off (a child unwound or
+	 * missed its return, or a probe of an uncalibrated mechanism fired
+	 * inside: AGG_COST_UNKNOWN) */
+	uint64_t uncertain;
 	uint64_t min_ns, max_ns; /* 0 when count == 0 */
 	uint64_t first_start_ns; /* earliest start of a completed timer */
 	uint64_t last_stop_ns; /* latest stop: wall = last_stop - first_start */
@@ -163,6 +174,24 @@ struct agg_stats {
 struct agg;
 
 /*
+ * What a timer's probes cost each call, in ns, as calibrated for its
+ * mechanism: the part of the start probe after its timestamp and of the
+ * stop probe before its own (inside the call's timestamps: *_in_ns), and
+ * the rest (before the start's timestamp, after the stop's: *_out_ns,
+ * which falls in the parent).  The method is Malony and Shende's overhead
+ * compensation (Euro-Par 2004, TAU): subtracted at each stop from the call
+ * and, with the outside parts, from every open ancestor.
+ */
+struct agg_cost {
+	uint32_t start_in_ns, start_out_ns;
+	uint32_t stop_in_ns, stop_out_ns;
+	uint32_t flags; /* AGG_COST_* */
+};
+
+/* The mechanism could not be calibrated: its calls count as uncertain. */
+#define AGG_COST_UNKNOWN 0x1u
+
+/*
  * agg__new() - an empty aggregator for timer ids 0..@ntimers-1.
  * Returns NULL with errno set (ENOMEM, EINVAL for ntimers == 0).
  */
@@ -211,6 +240,13 @@ void agg__limits(const struct agg *a, uint32_t *max_paths, uint32_t *max_keys);
  */
 const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
 			    size_t len);
+
+/*
+ * agg__set_costs() - compensate every time folded from now on for the
+ * probes' cost: @costs[timer] for timer ids 0..ntimers-1 (copied; NULL:
+ * raw times again).  Counts never change.  Returns 0 or -ENOMEM.
+ */
+int agg__set_costs(struct agg *a, const struct agg_cost *costs);
 
 /* agg__free() - free the aggregator and its tree; @a may be NULL. */
 void agg__free(struct agg *a);

@@ -56,6 +56,13 @@ struct fold *fold__new(unsigned int nthreads, uint32_t ntimers,
 		       enum agg_by by, uint32_t max_paths, uint32_t max_keys);
 
 /*
+ * fold__set_costs() - every shard compensates for the probes' cost
+ * (agg__set_costs(): @costs[ntimers], copied; NULL: raw).  Call before the
+ * first record.  Returns 0 or -ENOMEM.
+ */
+int fold__set_costs(struct fold *f, const struct agg_cost *costs);
+
+/*
  * fold__push() - queue a copy of the record @rec (@size bytes) for its
  * shard; may wait for the worker to take a batch.  A record of another
  * size than struct iprof_rec is folded at once (after fold__sync()) into

@@ -541,6 +541,90 @@ static void test_thread_exit(void **state)
 	agg__free(a);
 }
 
+/*
+ * Overhead compensation (agg__set_costs()): each call loses its own
+ * probes' inside parts and every probe that fired in its children; the
+ * raw sums stay beside; counts never change; a parent is never shorter
+ * than its children; an unwound child's start probe is charged and the
+ * parent marked uncertain.
+ */
+static void test_costs(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[A] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
+			.stop_out_ns = 40 },
+		[B] = { .start_in_ns = 1, .start_out_ns = 2, .stop_in_ns = 3,
+			.stop_out_ns = 4 },
+		[C] = { .flags = AGG_COST_UNKNOWN },
+	};
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 100);
+	STOP(a, 1, B, 2, 200);
+	START(a, 1, B, 2, 300);
+	STOP(a, 1, B, 2, 350);
+	STOP(a, 1, A, 1, 1000);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	/* B: 100 - (1 + 3), 50 - 4 */
+	assert_int_equal(nb->count, 2);
+	assert_int_equal(nb->total_ns, 96 + 46);
+	assert_int_equal(nb->min_ns, 46);
+	assert_int_equal(nb->max_ns, 96);
+	assert_int_equal(nb->raw_total_ns, 150);
+	assert_int_equal(nb->oncpu_ns, 142);
+	/* A: 1000 - (10 + 30) - 2 x (1 + 2 + 3 + 4) = 940, self 940 - 142 */
+	assert_int_equal(na->count, 1);
+	assert_int_equal(na->total_ns, 940);
+	assert_int_equal(na->self_ns, 798);
+	assert_int_equal(na->raw_total_ns, 1000);
+	assert_int_equal(na->raw_self_ns, 850);
+	assert_int_equal(na->uncertain, 0);
+	assert_int_equal(na->hist->slot[hist_slot(940)], 1);
+
+	/* more cost than time: clamped at the child's compensated 46 */
+	START(a, 2, A, 1, 2000);
+	START(a, 2, B, 2, 2001);
+	STOP(a, 2, B, 2, 2051);
+	STOP(a, 2, A, 1, 2060);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 940 + 46);
+	assert_int_equal(na->self_ns, 798 + 0);
+	assert_int_equal(na->min_ns, 46);
+	assert_int_equal(nb->total_ns, 142 + 46);
+
+	/* B unwound by A's stop: its start probe (1 + 2) charged to A, which
+	 * is uncertain: 100 - 3 - (10 + 30) */
+	START(a, 3, A, 1, 3000);
+	START(a, 3, B, 2, 3010);
+	STOP(a, 3, A, 1, 3100);
+	assert_int_equal(na->count, 3);
+	assert_int_equal(na->total_ns, 940 + 46 + 57);
+	assert_int_equal(na->uncertain, 1);
+	assert_int_equal(nb->unwound, 1);
+
+	/* an uncalibrated child: its parent's call is uncertain, and so is
+	 * the child's own */
+	START(a, 4, A, 1, 4000);
+	START(a, 4, C, 2, 4010);
+	STOP(a, 4, C, 2, 4020);
+	STOP(a, 4, A, 1, 4100);
+	assert_int_equal(na->uncertain, 2);
+	assert_int_equal(node_at(a, A, C, -1)->uncertain, 1);
+	assert_int_equal(node_at(a, A, C, -1)->total_ns, 10);
+
+	/* NULL: raw again */
+	assert_int_equal(agg__set_costs(a, NULL), 0);
+	START(a, 5, B, 1, 5000);
+	STOP(a, 5, B, 1, 5100);
+	assert_int_equal(node_at(a, B, -1)->total_ns, 100);
+	agg__free(a);
+}
+
 static void test_malformed(void **state)
 {
 	struct agg *a = new_agg();
@@ -1329,6 +1413,7 @@ int main(void)
 		cmocka_unit_test(test_mismatch),
 		cmocka_unit_test(test_long_durations),
 		cmocka_unit_test(test_thread_exit),
+		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many_threads),
 		cmocka_unit_test(test_oncpu_offcpu),

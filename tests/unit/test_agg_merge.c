@@ -239,6 +239,30 @@ static struct agg *new_agg(enum agg_by by)
 	return a;
 }
 
+/* compensated (agg__set_costs()): merged times must be the whole stream's */
+static const struct agg_cost costs[NTIMERS] = {
+	[0] = { 11, 22, 33, 44, 0 }, [1] = { 5, 6, 7, 8, 0 },
+	[2] = { 1, 2, 3, 4, 0 },     [3] = { 0, 0, 0, 0, AGG_COST_UNKNOWN },
+	[4] = { 100, 0, 100, 0, 0 },
+};
+
+static struct agg *new_agg_costs(enum agg_by by)
+{
+	struct agg *a = new_agg(by);
+
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	return a;
+}
+
+static struct fold *fold_costs(unsigned int n, enum agg_by by)
+{
+	struct fold *f = fold__new(n, NTIMERS, by, 0, 0);
+
+	assert_non_null(f);
+	assert_int_equal(fold__set_costs(f, costs), 0);
+	return f;
+}
+
 static void push_all(struct agg *a, const struct iprof_rec *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -285,6 +309,10 @@ static void assert_same_tree(const struct agg *x, const struct agg_node *a,
 	assert_int_equal(a->last_stop_ns, b->last_stop_ns);
 	assert_int_equal(a->threads, b->threads);
 	assert_int_equal(a->exited, b->exited);
+	assert_int_equal(a->exited_ns, b->exited_ns);
+	assert_int_equal(a->raw_total_ns, b->raw_total_ns);
+	assert_int_equal(a->raw_self_ns, b->raw_self_ns);
+	assert_int_equal(a->uncertain, b->uncertain);
 	for (i = 0; i < HIST_SLOTS; i++)
 		assert_int_equal(slot(a->hist, i), slot(b->hist, i));
 	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
@@ -349,14 +377,14 @@ static void assert_same(const struct agg *x, const struct agg *y)
 static void check_split(const struct recs *s, enum agg_by by,
 			unsigned int nshards)
 {
-	struct agg *one = new_agg(by), *sh[4], *m = new_agg(by);
+	struct agg *one = new_agg_costs(by), *sh[4], *m = new_agg(by);
 	uint64_t now = s->ts + 5000;
 	unsigned int k, busy = 0;
 	size_t i;
 
 	assert_true(nshards <= 4);
 	for (k = 0; k < nshards; k++)
-		sh[k] = new_agg(by);
+		sh[k] = new_agg_costs(by);
 	push_all(one, s->r, s->n);
 	for (i = 0; i < s->n; i++)
 		agg__push(sh[shard_of(&s->r[i], nshards)], &s->r[i],
@@ -629,8 +657,8 @@ static void test_fold(void **state)
 		for (k = 0; k < 2; k++) {
 			enum agg_by by = k ? AGG_BY_TGID : AGG_BY_NONE;
 
-			one = new_agg(by);
-			f = fold__new(n, NTIMERS, by, 0, 0);
+			one = new_agg_costs(by);
+			f = fold_costs(n, by);
 			assert_non_null(f);
 			push_all(one, s.r, s.n / 2);
 			for (size_t i = 0; i < s.n / 2; i++)
@@ -704,9 +732,9 @@ static void test_fold_sources(void **state)
 		for (k = 0; k < 3; k++) {
 			enum agg_by by = k == 0 ? AGG_BY_NONE :
 					 k == 1 ? AGG_BY_TID : AGG_BY_TGID;
-			struct agg *one = new_agg(by);
+			struct agg *one = new_agg_costs(by);
 			struct stream *st = stream__new(NCPUS, to_agg, one);
-			struct fold *f = fold__new(n, NTIMERS, by, 0, 0);
+			struct fold *f = fold_costs(n, by);
 
 			assert_non_null(st);
 			assert_non_null(f);

@@ -244,7 +244,7 @@ static void expect_path(json_object *node, ...)
 static void expect_node_keys(json_object *n)
 {
 	expect_keys(n, "name", "timer", "path", "depth", "count", "total_ns",
-		    "self_ns", "wall_ns", "min_ns", "avg_ns", "max_ns",
+		    "self_ns", "raw_total_ns", "raw_self_ns", "uncertain", "wall_ns", "min_ns", "avg_ns", "max_ns",
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
 		    "threads", "exited", "exited_ns", "oncpu_ns", "runq_ns", "blocked_ns",
 		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound", "execed",
@@ -420,6 +420,10 @@ static void test_tree(void **state)
 	expect_u64(n, "count", 2);
 	expect_u64(n, "total_ns", 18 * MS);
 	expect_u64(n, "self_ns", 13 * MS);
+	/* no costs set: raw times */
+	expect_u64(n, "raw_total_ns", 18 * MS);
+	expect_u64(n, "raw_self_ns", 13 * MS);
+	expect_u64(n, "uncertain", 0);
 	expect_u64(n, "wall_ns", 28 * MS);
 	expect_u64(n, "min_ns", 8 * MS);
 	expect_u64(n, "avg_ns", 9 * MS);
