@@ -74,6 +74,13 @@ struct opts {
 	const char *report_output;
 	int record_mode;
 	int strict, dry_run, verbose, quiet;
+	/* overhead compensation (none with --no-compensate): the
+	 * calibration (src/calib.h) and each timer's cost, by timer id;
+	 * borrowed */
+	struct calib_job *calib_job; /* running: calib_wait() first */
+	const struct calib *calib;
+	int *calib_class; /* each timer's enum calib_class */
+	struct agg_cost *costs; /* filled once calib_wait() returned */
 	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */
@@ -184,6 +191,14 @@ int run_on_record(void *ctx, void *data, size_t size);
 void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
 	       uint64_t t0);
 /* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
+/*
+ * run_costs() - wait for the calibration (o->calib_job), log it, fill
+ * o->costs from each timer's class and set them on @agg or @fold (one is
+ * NULL).  Returns 0, or -ENOMEM (said).
+ */
+int run_costs(struct opts *o, const struct plan *plan, struct agg *agg,
+	      struct fold *fold);
+
 int run_counters(struct rec_run *run, const struct plan *plan,
 		 struct loader *l);
 /*

@@ -55,6 +55,8 @@ static void usage(FILE *f)
 		"as live)\n"
 		"      --max-keys N      cap the --by roots (default 1000, as "
 		"live)\n"
+		"      --no-compensate   raw times (the recording's calibration "
+		"not applied)\n"
 		"      --from TIME       only timers that stop TIME or later "
 		"after the start\n"
 		"      --to TIME         ... and at most TIME after the start\n"
@@ -193,6 +195,10 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		}
 		agg__set_by(s.agg, ro->r.by);
 		agg__set_limits(s.agg, ro->r.max_paths, ro->r.max_keys);
+		/* compensated as the live run was, unless told not to */
+		if (run->costs && !ro->r.no_compensate &&
+		    (ret = agg__set_costs(s.agg, run->costs)))
+			goto out;
 	}
 	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
 			 err, sizeof(err));
@@ -229,6 +235,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	agg__snapshot(s.agg, end);
 	r.agg = s.agg;
 	rec_run_report(run, &r);
+	r.compensated = run->costs && !ro->r.no_compensate;
 	r.loss.unknown = !run->have_trailer;
 	if (r.start_realtime_ns)
 		r.start_realtime_ns += from - run->start_ns;

@@ -303,7 +303,8 @@ int loader_open(struct loader **out, const struct plan *plan,
 		for (k = 0; k < sel->ncg; k++)
 			l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
 	}
-	l->skel->rodata->self_tgid = (__u32)getpid();
+	/* iprof never traces itself, but in its calibration (src/calib.c) */
+	l->skel->rodata->self_tgid = o->trace_self ? 0 : (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
 	if (plan_has_kprobes(plan)) {
 		/* the kretprobe return trampoline: 6.0+ (rethook), 5.15+,

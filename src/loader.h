@@ -54,6 +54,9 @@ struct loader_opts {
 	 * return probe), 1..4096, through tracefs kprobe events; 0: the
 	 * kernel's default, through the kprobe PMU, misses not counted */
 	unsigned int maxactive;
+	/* 1: iprof's own process may be traced (its calibration,
+	 * src/calib.c); 0: never, whatever the filter says */
+	int trace_self;
 };
 
 /* Called with each record's bytes; returns 0 to go on. */

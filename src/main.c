@@ -24,6 +24,7 @@
 #include "list.h"
 #include "tracefs.h"
 #include "log.h"
+#include "calib.h"
 
 int main(int argc, char **argv)
 {
@@ -32,6 +33,9 @@ int main(int argc, char **argv)
 	struct plan plan = { 0 };
 	struct plan_env penv = { 0 };
 	struct btfarg btfa = { 0 };
+	struct calib cal;
+	struct calib_job job = { 0 };
+	struct agg_cost *costs = NULL;
 	const char *tracefs;
 	int ret = EXIT_USAGE, i;
 	uint32_t plan_errors = 0;
@@ -107,9 +111,31 @@ int main(int argc, char **argv)
 			goto out; /* bad input: EXIT_USAGE */
 		}
 	}
+	if (!o.r.no_compensate) {
+		/* measured while trace_run() loads the run's programs; each
+		 * timer's cost when trace_run() has waited for it */
+		ret = EXIT_RUNTIME;
+		costs = calloc(plan.ntimers ? plan.ntimers : 1, sizeof(*costs));
+		o.calib_class = calloc(plan.ntimers ? plan.ntimers : 1,
+				       sizeof(int));
+		if (!costs || !o.calib_class ||
+		    calib_start(&job, &cal, &plan, &penv)) {
+			log_error("out of memory");
+			goto out;
+		}
+		for (i = 0; i < (int)plan.ntimers; i++)
+			o.calib_class[i] = calib_class_of(&plan, i, &penv);
+		o.calib_job = &job;
+		o.calib = &cal;
+		o.costs = costs;
+	}
 	ret = trace_run(&o, &plan);
 out:
+	if (calib_wait(&job))
+		log_error("calibration: out of memory");
 	plan_free(&plan);
+	free(costs);
+	free(o.calib_class);
 	btfarg_free(&btfa);
 	probe_list_free(&pl);
 	free(o.probe_files);

@@ -59,6 +59,9 @@ void rec_run_report(const struct rec_run *run, struct report *r)
 	r->rb_requested = run->rb_requested;
 	r->rb_bytes = run->rb_bytes;
 	r->rb_rings = run->rb_rings;
+	r->calib = run->calib;
+	r->ncalib = run->ncalib;
+	r->compensated = run->costs != NULL;
 }
 
 /* ---- writer ---------------------------------------------------------------*/
@@ -243,6 +246,48 @@ static json_object *jstr(const char *s, int *bad)
 	return v;
 }
 
+/* a timer's probe cost: [start_in, start_out, stop_in, stop_out, flags] */
+static json_object *cost_json(const struct agg_cost *c, int *bad)
+{
+	json_object *a = json_object_new_array();
+	const uint32_t v[] = { c->start_in_ns, c->start_out_ns, c->stop_in_ns,
+			       c->stop_out_ns, c->flags };
+
+	for (size_t i = 0; a && i < sizeof(v) / sizeof(v[0]); i++)
+		if (json_object_array_add(a, json_object_new_uint64(v[i])))
+			*bad = 1;
+	return a;
+}
+
+/* the calibration: one object per mechanism (doc/recording.md) */
+static json_object *calib_json(const struct rec_run *run, int *bad)
+{
+	json_object *a = json_object_new_array(), *o;
+
+	for (size_t i = 0; a && i < run->ncalib; i++) {
+		const struct report_calib *c = &run->calib[i];
+
+		o = json_object_new_object();
+		if (!o || json_object_array_add(a, o)) {
+			json_object_put(o);
+			*bad = 1;
+			break;
+		}
+		put(o, "mech", jstr(c->mech, bad), bad);
+		put(o, "done", json_object_new_boolean(c->done), bad);
+		put(o, "in_ns", json_object_new_uint64(c->in_ns), bad);
+		put(o, "out_ns", json_object_new_uint64(c->out_ns), bad);
+		put(o, "untraced_ns", json_object_new_uint64(c->untraced_ns),
+		    bad);
+		put(o, "traced_ns", json_object_new_uint64(c->traced_ns), bad);
+		put(o, "recorded_ns", json_object_new_uint64(c->recorded_ns),
+		    bad);
+		put(o, "calls", json_object_new_uint64(c->calls), bad);
+		put(o, "why", jstr(c->why, bad), NULL);
+	}
+	return a;
+}
+
 static json_object *meta_json(const struct rec_run *run)
 {
 	json_object *root = json_object_new_object(), *r, *a, *t;
@@ -307,7 +352,11 @@ static json_object *meta_json(const struct rec_run *run)
 		    &bad);
 		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
 		    &bad);
+		if (run->costs)
+			put(t, "cost", cost_json(&run->costs[i], &bad), &bad);
 	}
+	if (run->ncalib)
+		put(root, "calibration", calib_json(run, &bad), &bad);
 	if (bad) {
 		json_object_put(root);
 		return NULL;
@@ -694,6 +743,79 @@ static int jbool(json_object *o, const char *k, int *v)
 	return 0;
 }
 
+/*
+ * parse_cost() - timer @i's "cost" (absent: none; the first one present
+ * makes p->costs, of @n timers, the others' zero).
+ */
+static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c)
+{
+	uint32_t v[5];
+	json_object *x;
+	size_t k;
+
+	if (!c)
+		return 0;
+	if (!json_object_is_type(c, json_type_array) ||
+	    json_object_array_length(c) != 5)
+		return -EBADMSG;
+	for (k = 0; k < 5; k++) {
+		x = json_object_array_get_idx(c, k);
+		if (!x || !json_object_is_type(x, json_type_int) ||
+		    json_object_get_int64(x) < 0 ||
+		    json_object_get_int64(x) > UINT32_MAX)
+			return -EBADMSG;
+		v[k] = (uint32_t)json_object_get_int64(x);
+	}
+	if (!p->costs) {
+		p->costs = calloc(n, sizeof(*p->costs));
+		if (!p->costs)
+			return -ENOMEM;
+	}
+	p->costs[i] = (struct agg_cost){ v[0], v[1], v[2], v[3], v[4] };
+	return 0;
+}
+
+/* parse_calib() - the "calibration" array (absent: none) */
+static int parse_calib(struct rec_run *p, json_object *a)
+{
+	size_t i, n;
+	int ret = 0;
+
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(a);
+	if (n > 64)
+		return -EBADMSG;
+	p->calib = calloc(n ? n : 1, sizeof(*p->calib));
+	if (!p->calib)
+		return -ENOMEM;
+	p->ncalib = n;
+	for (i = 0; i < n && !ret; i++) {
+		struct report_calib *c = &p->calib[i];
+		json_object *o = json_object_array_get_idx(a, i);
+		uint64_t u;
+
+		if (!o || !json_object_is_type(o, json_type_object))
+			return -EBADMSG;
+		ret = jstrdup(o, "mech", &c->mech);
+		ret = ret ?: jbool(o, "done", &c->done);
+		u = 0;
+		ret = ret ?: ju64(o, "in_ns", &u);
+		c->in_ns = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		u = 0;
+		ret = ret ?: ju64(o, "out_ns", &u);
+		c->out_ns = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		ret = ret ?: ju64(o, "untraced_ns", &c->untraced_ns);
+		ret = ret ?: ju64(o, "traced_ns", &c->traced_ns);
+		ret = ret ?: ju64(o, "recorded_ns", &c->recorded_ns);
+		ret = ret ?: ju64(o, "calls", &c->calls);
+		ret = ret ?: jstrdup(o, "why", &c->why);
+	}
+	return ret;
+}
+
 static json_object *parse_json(const unsigned char *s, size_t len)
 {
 	struct json_tokener *tok = json_tokener_new();
@@ -820,8 +942,9 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: jbool(t, "entry_only", &rt->entry_only);
 		ret = ret ?: ju64(t, "maxactive", &u);
 		rt->maxactive = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"));
 	}
-	return ret;
+	return ret ?: parse_calib(p, jget(m, "calibration"));
 }
 
 static int parse_trailer(struct rec_reader *r, json_object *m)
@@ -1112,6 +1235,12 @@ void rec_reader_free(struct rec_reader *r)
 		free((char *)p->timers[i].file);
 	}
 	free(p->timers);
+	free(p->costs);
+	for (i = 0; i < p->ncalib; i++) {
+		free((char *)p->calib[i].mech);
+		free((char *)p->calib[i].why);
+	}
+	free(p->calib);
 	free(p->threads);
 	free(r->cbuf);
 	free(r->ubuf);

@@ -256,6 +256,44 @@ out:
 	free(count);
 }
 
+/*
+ * "calibration": how the times were compensated for the probes' own cost
+ * (doc/json.md); null when no calibration was made.
+ */
+static void add_calibration(struct jb *b, json_object *root,
+			    const struct report *r)
+{
+	json_object *o, *a, *m;
+
+	if (!r->ncalib) {
+		add_null(b, root, "calibration");
+		return;
+	}
+	o = add_obj(b, root, "calibration");
+	if (!o)
+		return;
+	add(b, o, "compensated", json_object_new_boolean(r->compensated));
+	add_str(b, o, "method",
+		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded");
+	a = add(b, o, "mechanisms", json_object_new_array());
+	for (size_t i = 0; a && i < r->ncalib; i++) {
+		const struct report_calib *c = &r->calib[i];
+
+		m = push(b, a, json_object_new_object());
+		if (!m)
+			return;
+		add_str(b, m, "mech", c->mech ? c->mech : "");
+		add(b, m, "measured", json_object_new_boolean(c->done));
+		add_u64_if(b, m, "in_ns", c->done, c->in_ns);
+		add_u64_if(b, m, "out_ns", c->done, c->out_ns);
+		add_u64_if(b, m, "untraced_ns", c->done, c->untraced_ns);
+		add_u64_if(b, m, "traced_ns", c->done, c->traced_ns);
+		add_u64_if(b, m, "recorded_ns", c->done, c->recorded_ns);
+		add_u64(b, m, "calls", c->calls);
+		add_str(b, m, "why", c->why);
+	}
+}
+
 static void add_counters(struct jb *b, json_object *root,
 			 const struct report *r, const struct report_view *v)
 {
@@ -309,6 +347,8 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "timers", ex);
 		add_u64(b, o, "elapsed_ns", ex_ns);
 	}
+
+	add_calibration(b, root, r);
 
 	o = add_obj(b, root, "aggregator");
 	if (o) {

@@ -224,6 +224,9 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 	char buf[512];
 
 	switch (c) {
+	case RO_NO_COMPENSATE:
+		ro->no_compensate = 1;
+		return 0;
 	case 'o':
 		if (ro->output) {
 			log_cmd(LOG_LVL_ERROR, cmd,

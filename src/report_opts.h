@@ -31,6 +31,7 @@ enum {
 	RO_BY,
 	RO_MAX_PATHS,
 	RO_MAX_KEYS,
+	RO_NO_COMPENSATE,
 	RO_NEXT,
 };
 
@@ -48,7 +49,8 @@ enum {
 	{ "weight", required_argument, NULL, RO_WEIGHT },             \
 	{ "by", required_argument, NULL, RO_BY },                     \
 	{ "max-paths", required_argument, NULL, RO_MAX_PATHS },       \
-	{ "max-keys", required_argument, NULL, RO_MAX_KEYS }
+	{ "max-keys", required_argument, NULL, RO_MAX_KEYS },         \
+	{ "no-compensate", no_argument, NULL, RO_NO_COMPENSATE }
 
 /* The report options as given; report_opts_init() sets the defaults. */
 struct report_opts {
@@ -63,6 +65,9 @@ struct report_opts {
 	enum agg_by by;
 	/* agg__set_limits(); 0: no cap */
 	uint32_t max_paths, max_keys;
+	/* --no-compensate: raw times, the probes' cost in them (live: no
+	 * calibration either) */
+	int no_compensate;
 	/* given on the command line */
 	int fmt_set, sort_set, min_total_set, max_depth_set, weight_set,
 		max_paths_set, max_keys_set;

@@ -601,6 +601,44 @@ static int summary_open(FILE *f, const struct report *r, int seed, int exited)
 	return 0;
 }
 
+/*
+ * summary_calib() - how the times were compensated for the probes' own
+ * cost: each mechanism's cost per call, inside a call's timestamps and
+ * outside them (in its caller), or why it could not be measured; nothing
+ * when no calibration was made.
+ */
+static void summary_calib(FILE *f, const struct report *r, int seed)
+{
+	char a[32], b[32];
+	size_t i;
+
+	if (!r->ncalib)
+		return;
+	if (seed)
+		fprintf(f, "# %s:", r->compensated ? "compensated" : "raw");
+	else
+		fprintf(f, "%s", r->compensated ?
+			"compensated for the probes' cost per call (inside + outside it):" :
+			"raw times (--no-compensate); the probes' cost per call (inside + outside it):");
+	for (i = 0; i < r->ncalib; i++) {
+		const struct report_calib *c = &r->calib[i];
+
+		if (seed && c->done)
+			fprintf(f, " %s in=%" PRIu32 "ns out=%" PRIu32 "ns;",
+				c->mech, c->in_ns, c->out_ns);
+		else if (seed)
+			fprintf(f, " %s unknown;", c->mech);
+		else if (c->done)
+			fprintf(f, "%s %s %s + %s", i ? "," : "", c->mech,
+				report_fmt_ns(a, sizeof(a), c->in_ns),
+				report_fmt_ns(b, sizeof(b), c->out_ns));
+		else
+			fprintf(f, "%s %s not measured (%s): raw", i ? "," : "",
+				c->mech, c->why ? c->why : "unknown");
+	}
+	fputc('\n', f);
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
@@ -610,6 +648,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 	char buf[32];
 	int err;
 
+	summary_calib(f, r, seed);
 	/* timers that never returned, in tree order: still open at the end
 	 * (incomplete), open when their thread exited (exited) */
 	err = summary_open(f, r, seed, 0);

@@ -17,6 +17,7 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "calib.h"
 #include "log.h"
 
 /* More attachments than this are released by a background child. */
@@ -131,6 +132,29 @@ void run_start(struct rec_run *run, const struct opts *o,
  * (run->timers malloc'ed, freed here on the next call and by the caller
  * at the end).  Returns 0 or -ENOMEM.
  */
+int run_costs(struct opts *o, const struct plan *plan, struct agg *agg,
+	      struct fold *fold)
+{
+	uint32_t i;
+	int e;
+
+	e = calib_wait(o->calib_job);
+	o->calib_job = NULL;
+	if (e) {
+		log_error("calibration: out of memory");
+		return e;
+	}
+	calib_log(o->calib);
+	for (i = 0; i < plan->ntimers; i++)
+		o->costs[i] = calib_cost(o->calib, o->calib_class[i],
+					 plan->timers[i].entry_only);
+	e = fold ? fold__set_costs(fold, o->costs) :
+		   agg__set_costs(agg, o->costs);
+	if (e)
+		log_error("cannot set the probes' costs: %s", strerror(-e));
+	return e;
+}
+
 int run_counters(struct rec_run *run, const struct plan *plan,
 			struct loader *l)
 {

@@ -16,6 +16,7 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "calib.h"
 #include "log.h"
 
 /*
@@ -97,6 +98,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 	struct utsname un;
 	struct timeline tl = { 0 };
 	struct target_sel sel;
+	struct report_calib calib_rep[CALIB_NCLASS];
 	FILE *rec_f = NULL;
 	int has_sel = target_has_sel(o);
 
@@ -225,6 +227,10 @@ int trace_run(struct opts *o, const struct plan *plan)
 				o->npids > 1 ? "es" : "");
 	}
 
+	/* the calibration ran while the programs loaded: done before any
+	 * probe of the run is attached */
+	if (o->calib_job && run_costs(o, plan, agg, sk.fold))
+		goto out;
 	t0 = util_now_ns();
 	n = loader_attach(l, run_on_skip);
 	if (n == -EINTR || stop_requested) {
@@ -295,6 +301,13 @@ int trace_run(struct opts *o, const struct plan *plan)
 	run_start(&run, o, &un, t0);
 	if (run_counters(&run, plan, l))
 		goto out;
+	if (o->calib) {
+		/* the reports and the recording say how times were
+		 * compensated; iprof report compensates the same way */
+		run.ncalib = calib_report(o->calib, calib_rep);
+		run.calib = calib_rep;
+		run.costs = o->costs;
+	}
 	if (rec_f && (run_record_truncate(rec_f) ||
 		      !(sk.rec = rec_writer_new(rec_f, o->record, &run)))) {
 		log_error("cannot write '%s': %s", o->record, strerror(errno));

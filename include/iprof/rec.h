@@ -27,7 +27,7 @@
 
 #define REC_MAGIC "IPROFREC" /* 8 bytes, no NUL */
 #define REC_VERSION_MAJOR 1  /* a reader refuses another major version */
-#define REC_VERSION_MINOR 0  /* added fields a reader may ignore */
+#define REC_VERSION_MINOR 1  /* added fields a reader may ignore */
 #define REC_HEADER_SIZE 32u
 #define REC_BLOCK_HEADER_SIZE 16u
 /* Largest payload (uncompressed) of one block a reader accepts, bytes. */
@@ -83,6 +83,12 @@ struct rec_run {
 	struct rec_thread *threads; /* trailer: every COMM seen, last wins */
 	size_t nthreads;
 	uint64_t nrecords; /* trailer: records written */
+	/* overhead compensation (meta, minor version 1; absent from older
+	 * recordings: none): each timer's probe cost (ntimers entries, NULL:
+	 * the run's times were raw) and the calibration it came from */
+	struct agg_cost *costs;
+	struct report_calib *calib;
+	size_t ncalib;
 	int have_trailer;  /* 0: the file was cut (or the run killed) */
 };
 

@@ -128,6 +128,22 @@ enum report_col {
 	REPORT_NCOL,
 };
 
+/*
+ * One mechanism's calibration for overhead compensation (the method:
+ * include/iprof/calib.h): what a timed call adds inside its timestamps
+ * (in_ns) and outside them, in its caller (out_ns), from the medians of
+ * the same calls untraced, traced and recorded; or why it could not be
+ * measured.  Strings are static or owned by whoever filled the report.
+ */
+struct report_calib {
+	const char *mech; /* "uprobe/return site", "syscall tracepoints", ... */
+	int done;
+	uint32_t in_ns, out_ns;
+	uint64_t untraced_ns, traced_ns, recorded_ns; /* medians, ns */
+	uint64_t calls; /* recorded calls of the calibration */
+	const char *why; /* !done: why */
+};
+
 struct report {
 	const struct agg *agg; /* snapshot taken (agg__snapshot) by the caller */
 	const struct report_timer *timers; /* agg__ntimers(agg) entries */
@@ -171,6 +187,15 @@ struct report {
 	unsigned int interval;
 	int final;
 	int delta; /* --interval-mode delta: the report covers its interval */
+
+	/*
+	 * Overhead compensation: the calibration of each mechanism the run
+	 * used (ncalib entries; 0: none was made, the times are raw), and
+	 * whether agg's times are compensated with it (0: --no-compensate).
+	 */
+	const struct report_calib *calib;
+	size_t ncalib;
+	int compensated;
 };
 
 /*

@@ -262,7 +262,8 @@ static void test_document(void **state)
 	init_report(&r, a);
 	o = render(&r, NULL);
 	expect_keys(o, "schema_version", "tool", "version", "run", "options",
-		    "probes", "loss", "folded", "incomplete", "exited", "aggregator", "tree",
+		    "probes", "loss", "folded", "incomplete", "exited", "calibration",
+		    "aggregator", "tree",
 		    NULL);
 	expect_u64(o, "schema_version", 1);
 	expect_str(o, "tool", "iprof");
@@ -727,7 +728,8 @@ static void test_ndjson(void **state)
 			 0);
 	expect_keys(o, "schema_version", "tool", "version", "interval",
 		    "final", "interval_mode", "run", "options", "probes",
-		    "loss", "folded", "incomplete", "exited", "aggregator", "tree",
+		    "loss", "folded", "incomplete", "exited", "calibration",
+		    "aggregator", "tree",
 		    NULL);
 	expect_u64(o, "interval", 2);
 	expect_bool(o, "final", 0);

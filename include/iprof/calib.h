@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Calibration of the probes' own cost, for overhead compensation
+ * (agg__set_costs(), include/iprof/agg.h; the method: Malony and Shende,
+ * "Overhead compensation in performance profiling", Euro-Par 2004).
+ *
+ * For each mechanism a plan uses, iprof times a call of its own under the
+ * same BPF programs: functions of its own for user functions, one for each
+ * way the kernel handles the entry instruction (iprof_calib_push: `push
+ * %rbp; mov %rsp,%rbp; pop %rbp; ret`, an instruction x86 uprobes emulate
+ * on newer kernels; iprof_calib_step: `sub $8,%rsp; add $8,%rsp; ret`, one
+ * they single-step, after the entry's timestamp, so inside the call), its own getppid(2) calls for spans and kernel functions
+ * (__x64_sys_getppid), traced by a plan of their own, filtered to iprof's
+ * process.  Per call, in ns:
+ *   B  the call's time untraced, by iprof's clock (CLOCK_MONOTONIC)
+ *   T  the same call traced, by the same clock
+ *   D  the traced call's duration as the records say (BPF timestamps)
+ * Each the median over the same CALIB_ROUNDS x CALIB_CALLS calls (a
+ * median: preemptions and interrupts in a few calls do not count).  Then
+ *   in  = D           the probes' parts between the call's timestamps
+ *                     (for getppid this includes the syscall's own
+ *                     body between its tracepoints, tens of ns)
+ *   out = T - B - D   the rest, which falls in the caller
+ * split evenly between the start and the stop probe.
+ *
+ * This part is pure arithmetic and tables (no kernel): the loop that
+ * measures lives in src/calib.c with the loader.
+ */
+#ifndef IPROF_CALIB_H
+#define IPROF_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iprof/agg.h"
+#include "iprof/report.h"
+
+#define CALIB_ROUNDS 5u
+#define CALIB_CALLS 2000u /* calls a round */
+
+/* What is calibrated: one per mechanism that costs differently. */
+enum calib_class {
+	CALIB_RETSITE, /* uprobe entry on push + return-site uprobes */
+	CALIB_RETSITE_STEP, /* ... entry on another instruction */
+	CALIB_URETPROBE, /* uprobe entry on push + uretprobe */
+	CALIB_URETPROBE_STEP, /* ... entry on another instruction */
+	CALIB_SYSCALL, /* span on syscall tracepoints (raw-syscall dispatch) */
+	CALIB_TRACEPOINT, /* span on tracepoints (tp_hit) */
+	CALIB_FENTRY, /* kernel function, fentry/fexit */
+	CALIB_KPROBE, /* kernel function, kprobe/kretprobe */
+	CALIB_FUNC, /* kernel function, fentry or else kprobes (func:) */
+	CALIB_NCLASS,
+	CALIB_NONE = -1,
+};
+
+/* One class's outcome. */
+struct calib_result {
+	int needed; /* a timer of the plan uses it */
+	int done; /* measured: in_ns, out_ns hold */
+	uint32_t in_ns, out_ns; /* per call (start + stop probes) */
+	uint64_t b_ns, t_ns, d_ns; /* the medians measured (see above) */
+	uint64_t calls; /* traced calls that gave a duration (D's sample) */
+	const char *mech; /* "uprobe/return site", ... (static) */
+	char why[256]; /* when needed but not done: why */
+};
+
+struct calib {
+	struct calib_result r[CALIB_NCLASS];
+	uint64_t took_ns; /* the whole calibration, loads included */
+};
+
+/* calib_class_name() - "uprobe/return site", "fentry/fexit", ... */
+const char *calib_class_name(enum calib_class c);
+
+/*
+ * calib_median() - the median of @n (> 0) values (sorted in place), the
+ * lower middle one for an even @n.
+ */
+uint64_t calib_median(uint64_t *v, size_t n);
+
+/*
+ * calib_derive() - in_ns and out_ns of @r from its b_ns, t_ns, d_ns: in =
+ * d, out = t - b - d, each clamped at 0 (and into 32 bits); sets done.
+ */
+void calib_derive(struct calib_result *r);
+
+/*
+ * calib_cost() - the cost of one call of a timer of class @c (CALIB_NONE:
+ * none, zero) by @cal: the start and stop probes share in and out evenly;
+ * an @entry_only timer has only its start probe (half of each).  A class
+ * not measured gives AGG_COST_UNKNOWN.
+ */
+struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only);
+
+/*
+ * calib_report() - the classes of @cal a timer used, as the report and the
+ * recording say them, into @out (CALIB_NCLASS entries; the strings point
+ * into @cal).  Returns how many.
+ */
+size_t calib_report(const struct calib *cal, struct report_calib *out);
+
+#endif /* IPROF_CALIB_H */

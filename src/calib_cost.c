@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Overhead calibration, the arithmetic (include/iprof/calib.h): medians,
+ * in/out from the measured medians, a timer's cost.  Kernel-free.
+ */
+#include <stdlib.h>
+
+#include "iprof/calib.h"
+
+static const char *const class_names[CALIB_NCLASS] = {
+	[CALIB_RETSITE] = "uprobe on push/return site",
+	[CALIB_RETSITE_STEP] = "uprobe/return site",
+	[CALIB_URETPROBE] = "uprobe on push/uretprobe",
+	[CALIB_URETPROBE_STEP] = "uprobe/uretprobe",
+	[CALIB_SYSCALL] = "syscall tracepoints",
+	[CALIB_TRACEPOINT] = "tracepoints",
+	[CALIB_FENTRY] = "fentry/fexit",
+	[CALIB_KPROBE] = "kprobe/kretprobe",
+	[CALIB_FUNC] = "func (fentry, else kprobes)",
+};
+
+const char *calib_class_name(enum calib_class c)
+{
+	return (unsigned int)c < CALIB_NCLASS ? class_names[c] : "none";
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t calib_median(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[(n - 1) / 2];
+}
+
+static uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+void calib_derive(struct calib_result *r)
+{
+	uint64_t added = r->t_ns > r->b_ns ? r->t_ns - r->b_ns : 0;
+
+	r->in_ns = clamp32(r->d_ns);
+	r->out_ns = clamp32(added > r->d_ns ? added - r->d_ns : 0);
+	r->done = 1;
+}
+
+struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
+{
+	struct agg_cost k = { 0 };
+	const struct calib_result *r;
+
+	if (c < 0 || c >= CALIB_NCLASS)
+		return k;
+	r = &cal->r[c];
+	if (!r->done) {
+		k.flags = AGG_COST_UNKNOWN;
+		return k;
+	}
+	k.start_in_ns = r->in_ns / 2;
+	k.start_out_ns = r->out_ns / 2;
+	if (!entry_only) {
+		k.stop_in_ns = r->in_ns - k.start_in_ns;
+		k.stop_out_ns = r->out_ns - k.start_out_ns;
+	}
+	return k;
+}
+
+size_t calib_report(const struct calib *cal, struct report_calib *out)
+{
+	size_t n = 0;
+
+	for (int c = 0; c < CALIB_NCLASS; c++) {
+		const struct calib_result *r = &cal->r[c];
+
+		if (!r->needed)
+			continue;
+		out[n] = (struct report_calib){
+			.mech = r->mech ? r->mech : calib_class_name(c),
+			.done = r->done,
+			.in_ns = r->in_ns,
+			.out_ns = r->out_ns,
+			.untraced_ns = r->b_ns,
+			.traced_ns = r->t_ns,
+			.recorded_ns = r->d_ns,
+			.calls = r->calls,
+			.why = r->done ? NULL : r->why,
+		};
+		n++;
+	}
+	return n;
+}
