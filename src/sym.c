@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -172,45 +173,10 @@ static bool name_matches(const char *name, const char *func, const char **at)
 	return true;
 }
 
-/*
- * Is @sfx (what follows a function's name in a symbol) a compiler clone's
- * suffix: '.' and parts that GCC (gcc/ipa-*.c, cgraphclones.cc:
- * clone_function_name) and clang give clones: isra, constprop, part,
- * lto_priv, localalias, cold, llvm, numbers.  Returns 1 for a clone, 2
- * for a cold part (any part "cold": split-off cold blocks, entered by a
- * jump from their function, never called), 0 if not a clone suffix.
- */
+/* A compiler clone's suffix (1), a cold part's (2), or neither (0). */
 static int clone_suffix(const char *sfx)
 {
-	static const char *const parts[] = { "isra",	   "constprop", "part",
-					     "lto_priv",   "localalias", "cold",
-					     "llvm",	   "specialized" };
-	const char *p = sfx, *e;
-	size_t n, i;
-	int cold = 0;
-
-	if (*p != '.')
-		return 0;
-	while (*p == '.') {
-		p++;
-		e = p + strcspn(p, ".");
-		n = (size_t)(e - p);
-		if (!n)
-			return 0;
-		if (strspn(p, "0123456789") < n) {
-			for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-				if (strlen(parts[i]) == n &&
-				    !strncmp(parts[i], p, n))
-					break;
-			if (i == sizeof(parts) / sizeof(parts[0]))
-				return 0;
-			cold |= !strcmp(parts[i], "cold");
-		}
-		p = e;
-	}
-	if (*p)
-		return 0;
-	return cold ? 2 : 1;
+	return ksym_clone_suffix(sfx);
 }
 
 int sym_clone_of(const char *name, const char *func)
@@ -376,28 +342,26 @@ static bool cxx_matches(const char *dem, const char *func)
 	return !strcmp(d, f);
 }
 
-/* The Itanium C++ ABI's demangler ("5.1 Demangler API"), from libstdc++;
- * returns a malloc'ed string or NULL (status != 0). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
-
 /*
  * @name demangled, its " [clone .x]" suffixes cut, into *@out
- * (malloc'ed); *@cold when one of them is a cold part.  0, 1 if @name is
- * not a mangled C++ name, or -ENOMEM.
+ * (malloc'ed); *@cold when one of them is a cold part.  C++ (Itanium ABI,
+ * "_Z...") and Rust, legacy ("_ZN...17h<16 hex>E", shown without its
+ * hash: rs::parse) and v0 ("_R..."), through libiberty's cplus_demangle()
+ * (GCC's and binutils' demangler; DMGL_AUTO tries Rust, then C++).
+ * 0, 1 if @name is no mangled name it knows (or out of memory: it
+ * returns NULL for both).
  */
 static int demangle(const char *name, char **out, bool *cold)
 {
 	char *d, *c;
-	int st = 0;
 
 	*out = NULL;
 	*cold = false;
-	if (strncmp(name, "_Z", 2))
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return 1;
-	d = __cxa_demangle(name, NULL, NULL, &st);
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 	if (!d)
-		return st == -1 ? -ENOMEM : 1;
+		return 1;
 	while ((c = strstr(d, " [clone "))) {
 		if (strstr(c, ".cold"))
 			*cold = true;
@@ -1196,7 +1160,7 @@ int sym_func_targets(const char *path, const char *func,
 	char base[512], dpath[PATH_MAX] = "";
 	Elf *elf, *dbg = NULL;
 	const char *at;
-	int fd, dfd = -1, ret, pass;
+	int fd, dfd = -1, ret, pass, nb;
 	size_t colds = 0, i;
 
 	*out = NULL;
@@ -1216,15 +1180,14 @@ int sym_func_targets(const char *path, const char *func,
 	} else {
 		lk.func = func;
 	}
-	if (clone_suffix(lk.func + strcspn(lk.func, ".")) == 2) {
+	nb = (int)ksym_base_len(lk.func);
+	if (clone_suffix(lk.func + nb) == 2) {
 		util_set_err(err, errlen,
 			"'%s' is a cold part of %.*s, not a function: blocks "
 			"the compiler moved out of %.*s, entered by a jump with "
 			"no return address on the stack (a return probe there "
 			"would corrupt the program); time %.*s",
-			lk.func, (int)strcspn(lk.func, "."), lk.func,
-			(int)strcspn(lk.func, "."), lk.func,
-			(int)strcspn(lk.func, "."), lk.func);
+			lk.func, nb, lk.func, nb, lk.func, nb, lk.func);
 		return -EOPNOTSUPP;
 	}
 	ret = open_elf(path, &fd, &elf, err, errlen);

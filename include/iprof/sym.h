@@ -91,9 +91,11 @@ struct sym_target {
  *  - NAME@VERSION, NAME@@VERSION: that version of a versioned symbol
  *    (f@@V is the default one; .dynsym versions from .gnu.version and
  *    .gnu.version_d, .symtab ones from the name); no clones.
- *  - C++ (when NAME is not a symbol, or looks like C++: "::", "(", "<",
- *    "~"): demangled names (__cxa_demangle, the Itanium C++ ABI's
- *    demangler in libstdc++): "ns::foo" matches every overload, and
+ *  - C++ and Rust (when NAME is not a symbol, or looks like C++: "::",
+ *    "(", "<", "~"): demangled names (libiberty's cplus_demangle(): the
+ *    Itanium C++ ABI's names, Rust's legacy ones without their hash,
+ *    "_ZN2rs5parse17h516047a969b77145E" is rs::parse, and Rust v0 ones,
+ *    "_RNvCs1234_2rs5parse" too): "ns::foo" matches every overload, and
  *    more than one is -ENOTUNIQ listing them; "ns::foo(int)" (compared
  *    without white space) one.  Clones of it (" [clone .constprop.0]")
  *    are entries too, cold ones not.
@@ -122,9 +124,13 @@ void sym_targets_free(struct sym_target *v, size_t n);
 int sym_clone_of(const char *name, const char *func);
 
 /*
- * sym_demangle() - C++ symbol @name demangled ("_ZN2ns3fooEi" ->
- * "ns::foo(int)"; clone suffixes " [clone .isra.0]" cut), malloc'ed;
- * NULL when @name is not a mangled C++ name (or out of memory).
+ * sym_demangle() - C++ or Rust symbol @name demangled ("_ZN2ns3fooEi" ->
+ * "ns::foo(int)"; Rust legacy without its hash,
+ * "_ZN2rs5parse17h516047a969b77145E" -> "rs::parse"; Rust v0,
+ * "_RNvCs1234_2rs5parse" -> "rs::parse"; clone suffixes
+ * " [clone .isra.0]" cut), malloc'ed (the caller frees it); NULL when
+ * @name is no mangled name libiberty's cplus_demangle() knows (or out of
+ * memory).
  */
 char *sym_demangle(const char *name);
 

@@ -7,6 +7,8 @@
 #    (helper.cold) is refused, never probed;
 #  - C++ names demangled: ns::foo(int) and ns::foo(double) apart, ns::foo
 #    refused listing both overloads, ns::bar, a const method, a template;
+#  - Rust (legacy without the hash, v0) and Go names (closures and methods
+#    are no clones);
 #  - a stripped binary's functions from its separate debug file
 #    (.gnu_debuglink), counts exact.
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +47,39 @@ mv "$TMP/dbg/prog.debug" "$TMP/dbg/gone.debug"
 "$IPROF" --dry-run -e "uprobe:$TMP/dbg/prog:helper" >"$TMP/nodbg" 2>&1
 check "stripped, no debug file: refused" "$?" 2
 check "stripped, no debug file: says so" "$(grep -c 'no separate debug file' "$TMP/nodbg")" 1
+
+# Rust and Go names (tests/e2e/helpers/langnames.c: C functions with the
+# symbols those compilers give): Rust legacy without its hash, Rust v0,
+# Go closures and methods timed alone, never as clones of main or pkg.f
+L=$BUILD/e2e-langnames
+if [ -x "$L" ]; then
+	"$IPROF" -q -f json -o "$TMP/lang.json" -e "uprobe:$L:rs::parse" \
+		-e "uprobe:$L:rs::util::split" -e "uprobe:$L:main.main.func1" \
+		-e "uprobe:$L:pkg.f.func2" -e "uprobe:$L:pkg.f.func2.1" \
+		-e "uprobe:$L:main.(*T).M as method" \
+		-- "$L" 3 >"$TMP/lang.truth" 2>>"$TMP/err"
+	check "Rust/Go: exit status" "$?" 0
+	check "Rust legacy: rs::parse (no hash)" "$(jnode "$TMP/lang.json" rs::parse count)" "$(truth rs_parse.count "$TMP/lang.truth")"
+	check "Rust v0: rs::util::split" "$(jnode "$TMP/lang.json" rs::util::split count)" "$(truth rs_split.count "$TMP/lang.truth")"
+	check "Go: main.main.func1" "$(jnode "$TMP/lang.json" main.main.func1 count)" "$(truth go_func1.count "$TMP/lang.truth")"
+	check "Go: pkg.f.func2 without its closure pkg.f.func2.1" "$(jnode "$TMP/lang.json" pkg.f.func2 count)" "$(truth go_func2.count "$TMP/lang.truth")"
+	check "Go: pkg.f.func2.1" "$(jnode "$TMP/lang.json" pkg.f.func2.1 count)" "$(truth go_func2_1.count "$TMP/lang.truth")"
+	check "Go: main.(*T).M" "$(jnode "$TMP/lang.json" method count)" "$(truth go_method.count "$TMP/lang.truth")"
+	check "Go: pkg.f.func2 has no clone" \
+		"$(jq -r '.probes[] | select(.name == "pkg.f.func2") | .where' "$TMP/lang.json")" "uprobe:$L:pkg.f.func2"
+	check "list functions: Go names are no clones" \
+		"$("$IPROF" list functions -q "$L" 'main*' | tr '\n' ,)" "main,main.(*T).M,main.main.func1,"
+	check "list functions: Rust names demangled, no hash" \
+		"$("$IPROF" list functions -q "$L" 'rs::*' | tr '\n' ,)" "rs::parse,rs::util::split,"
+	check "list functions: the mangled names with theirs" \
+		"$("$IPROF" list functions -q "$L" '_[RZ]*' | tr '\n' ,)" \
+		"_RNvNtCs1234_2rs4util5split (rs::util::split),_ZN2rs5parse17h516047a969b77145E (rs::parse),"
+	"$IPROF" -q -f json -o "$TMP/langg.json" -e "uprobe:$L:rs::*" -- "$L" 2 >"$TMP/langg.truth" 2>>"$TMP/err"
+	check "Rust glob: timers" "$(jq -r '[.probes[].name] | sort | join(",")' "$TMP/langg.json")" "rs::parse,rs::util::split"
+	check "Rust glob: rs::parse" "$(jnode "$TMP/langg.json" rs::parse count)" "$(truth rs_parse.count "$TMP/langg.truth")"
+else
+	bad "$L not built"
+fi
 
 X=$BUILD/e2e-cxx
 if [ -x "$X" ]; then
