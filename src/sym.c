@@ -920,9 +920,10 @@ void sym_targets_free(struct sym_target *v, size_t n)
 }
 
 /* Append candidate @c (at file offset @off) to *@v unless its address is
- * there already. */
+ * there already; @func: the function's name, for a version's "f@VER" and
+ * "f@@VER" when @versioned (it has versions at several addresses). */
 static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
-		      uint64_t off)
+		      uint64_t off, const char *func, bool versioned)
 {
 	struct sym_target *nv;
 	size_t i;
@@ -938,7 +939,13 @@ static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
 	nv[*n].clone = c->clone;
 	nv[*n].cold = 0;
 	nv[*n].cold_off = nv[*n].cold_size = 0;
-	nv[*n].name = strdup(c->dem ? c->dem : c->name);
+	if (versioned && c->ver && !c->dem && !c->clone) {
+		if (asprintf(&nv[*n].name, "%s%s%s", func,
+			     c->hidden ? "@" : "@@", c->ver) < 0)
+			nv[*n].name = NULL;
+	} else {
+		nv[*n].name = strdup(c->dem ? c->dem : c->name);
+	}
 	if (!nv[*n].name)
 		return -ENOMEM;
 	if (c->dem && c->clone == 0 && strcmp(c->dem, c->name)) {
@@ -966,16 +973,45 @@ static int ifunc_error(const struct lookup *lk, const char *path, char *err,
 }
 
 /*
- * The targets of @lk's candidates: the function (choose()) and its
- * clones; for C++ names the one signature's addresses, or -ENOTUNIQ with
- * the overloads.  Offsets from @layout (the binary, when the symbols came
- * from its debug file).
+ * Is candidate @c another version of the function (f@VER beside f@@VER)
+ * that a name without a version times too?  Not an IFUNC (its symbol is
+ * a resolver; the default version decides whether that is refused).
+ */
+static bool other_version(const struct lookup *lk, const struct cand *c)
+{
+	return !lk->ver && !lk->cxx && !c->clone && c->ver &&
+	       c->type != STT_GNU_IFUNC;
+}
+
+/* Versions of the function at more than one address? */
+static bool versions_apart(const struct lookup *lk)
+{
+	size_t i, j;
+
+	if (lk->ver || lk->cxx)
+		return false;
+	for (i = 0; i < lk->n; i++)
+		for (j = 0; j < i; j++)
+			if (lk->v[i].ver && lk->v[j].ver && !lk->v[i].clone &&
+			    !lk->v[j].clone && lk->v[i].value != lk->v[j].value)
+				return true;
+	return false;
+}
+
+/*
+ * The targets of @lk's candidates: the function (choose()), its other
+ * versions (f@VER beside the default f@@VER: a name without a version
+ * times every version, as a program linked against an old one calls it)
+ * and its clones; for C++ names the one signature's addresses, or
+ * -ENOTUNIQ with the overloads.  Offsets from @layout (the binary, when
+ * the symbols came from its debug file).
  */
 static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 			struct sym_target **v, size_t *n, char *err,
 			size_t errlen)
 {
 	const struct cand *pick = NULL;
+	bool versioned = versions_apart(lk);
 	char list[512];
 	size_t i, j, used = 0, sigs = 0;
 	uint64_t off;
@@ -1023,9 +1059,10 @@ static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 
 		if (!c || (i && c == pick))
 			continue;
-		/* another symbol of the function (a hidden version, a
-		 * static one beside the global) is not an entry of its own */
-		if (i && pick && !c->clone)
+		/* another symbol of the function (a static one beside the
+		 * global) is not an entry of its own; another version is */
+		if (i && pick && !c->clone &&
+		    !(other_version(lk, c) && pick->ver))
 			continue;
 		/* f.part.N is the outlined rest of f after partial inlining:
 		 * f itself calls it, so beside f it would time f's calls
@@ -1041,7 +1078,7 @@ static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 				c->name, path, (unsigned long long)c->value);
 			return -ENOENT;
 		}
-		ret = add_target(v, n, c, off);
+		ret = add_target(v, n, c, off, lk->func, versioned);
 		if (ret) {
 			util_set_err(err, errlen, "%s: out of memory", path);
 			return ret;

@@ -43,8 +43,9 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen);
  * Candidates are the defined STT_FUNC and STT_GNU_IFUNC symbols named
  * @func in .symtab and .dynsym, version suffixes ignored ("f@VER" and
  * "f@@VER" in .symtab; .dynsym versions come from .gnu.version).  If they
- * do not all share one address, hidden (non-default) versions are dropped,
- * then local symbols if global ones remain; more than one address left is
+ * do not all share one address, hidden (non-default) versions are dropped
+ * (they are further entries of sym_func_targets()), then local symbols if
+ * global ones remain; more than one address left is
  * an error (-ENOTUNIQ).  An IFUNC is refused (-EOPNOTSUPP): its symbol is
  * the resolver, not the function.  The offset is st_value - sh_addr +
  * sh_offset of the section holding the symbol (as libbpf computes it),
@@ -88,6 +89,10 @@ struct sym_target {
  *    inlining, called by NAME itself) only when NAME has no symbol.  A cold part (NAME.cold, any suffix with "cold") is
  *    never an entry: the compiler moved blocks of NAME there, entered by a
  *    jump from NAME.  If only clones exist, they are the entries.
+ *    A NAME with versions at several addresses (f@VER_1 beside the
+ *    default f@@VER_2) has an entry per version, the default first, each
+ *    target named "f@@VER_2", "f@VER_1"; an IFUNC among the other
+ *    versions is left out.
  *  - NAME@VERSION, NAME@@VERSION: that version of a versioned symbol
  *    (f@@V is the default one; .dynsym versions from .gnu.version and
  *    .gnu.version_d, .symtab ones from the name); no clones.

@@ -9,6 +9,8 @@
 #    refused listing both overloads, ns::bar, a const method, a template;
 #  - Rust (legacy without the hash, v0) and Go names (closures and methods
 #    are no clones);
+#  - symbol versions: foo without a version times foo@VER_1 and foo@@VER_2,
+#    each named alone times its own;
 #  - a stripped binary's functions from its separate debug file
 #    (.gnu_debuglink), counts exact.
 . "$(dirname "$0")/lib.sh"
@@ -79,6 +81,52 @@ if [ -x "$L" ]; then
 	check "Rust glob: rs::parse" "$(jnode "$TMP/langg.json" rs::parse count)" "$(truth rs_parse.count "$TMP/langg.truth")"
 else
 	bad "$L not built"
+fi
+
+# symbol versions: a library with foo@VER_1 and the default foo@@VER_2, a
+# program calling the old one (linked to it with .symver) and the new
+V=$TMP/ver
+mkdir -p "$V"
+cat >"$V/libv.c" <<'EOF'
+__attribute__((noinline)) int foo_v1(int x) { return x + 1; }
+__attribute__((noinline)) int foo_v2(int x) { return x + 2; }
+__asm__(".symver foo_v1, foo@VER_1");
+__asm__(".symver foo_v2, foo@@VER_2");
+EOF
+printf 'VER_1 { global: foo; local: *; };\nVER_2 { global: foo; } VER_1;\n' >"$V/libv.map"
+cat >"$V/prog.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+int foo(int);
+int foo_old(int);
+__asm__(".symver foo_old, foo@VER_1");
+int main(int argc, char **argv)
+{
+	int old = atoi(argv[1]), new = atoi(argv[2]), i, s = 0;
+
+	for (i = 0; i < old; i++)
+		s += foo_old(i);
+	for (i = 0; i < new; i++)
+		s += foo(i);
+	printf("old.count=%d\nnew.count=%d\nfoo.count=%d\n", old, new, old + new);
+	return s == 0;
+}
+EOF
+if gcc -O1 -fPIC -shared -Wl,--version-script="$V/libv.map" "$V/libv.c" -o "$V/libv.so" &&
+	gcc -O1 "$V/prog.c" -o "$V/prog" -L"$V" -lv -Wl,-rpath,"$V"; then
+	"$IPROF" -q -f json -o "$V/all.json" -e "uprobe:$V/libv.so:foo" -- "$V/prog" 10 4 >"$V/truth" 2>>"$TMP/err"
+	check "versions: exit status" "$?" 0
+	check "foo without a version: every version's calls" "$(jnode "$V/all.json" foo count)" "$(truth foo.count "$V/truth")"
+	check "foo: the plan names both versions" \
+		"$(jq -r '.probes[0].where' "$V/all.json")" "uprobe:$V/libv.so:foo = foo@@VER_2 with foo@VER_1"
+	"$IPROF" --dry-run -e "uprobe:$V/libv.so:foo" >"$V/dry" 2>&1
+	check "--dry-run says which versions" "$(grep -c 'foo = foo@@VER_2 with foo@VER_1' "$V/dry")" 1
+	"$IPROF" -q -f json -o "$V/v1.json" -e "uprobe:$V/libv.so:foo@VER_1" -- "$V/prog" 10 4 >/dev/null 2>>"$TMP/err"
+	check "foo@VER_1: the old version's calls" "$(jnode "$V/v1.json" foo@VER_1 count)" "$(truth old.count "$V/truth")"
+	"$IPROF" -q -f json -o "$V/v2.json" -e "uprobe:$V/libv.so:foo@@VER_2" -- "$V/prog" 10 4 >/dev/null 2>>"$TMP/err"
+	check "foo@@VER_2: the default version's calls" "$(jnode "$V/v2.json" foo@@VER_2 count)" "$(truth new.count "$V/truth")"
+else
+	bad "could not build the versioned library (gcc, ld)"
 fi
 
 X=$BUILD/e2e-cxx

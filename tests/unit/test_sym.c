@@ -197,6 +197,23 @@ static void libc_versions(void **state)
 					   "pthread_cond_wait@@GLIBC_2.3.2",
 					   &off), 0);
 		assert_int_equal(off, maps_offset(fn, NULL));
+		/* no version named: every version, the default first */
+		{
+			struct sym_target *v;
+			size_t n;
+
+			assert_int_equal(sym_func_targets(libc,
+							  "pthread_cond_wait",
+							  &v, &n, g_err,
+							  sizeof(g_err)), 0);
+			assert_int_equal(n, 2);
+			assert_int_equal(v[0].offset, off);
+			assert_string_equal(v[0].name,
+					    "pthread_cond_wait@@GLIBC_2.3.2");
+			assert_string_equal(v[1].name,
+					    "pthread_cond_wait@GLIBC_2.2.5");
+			sym_targets_free(v, n);
+		}
 	}
 
 	/* memcpy's default version is an IFUNC */
