@@ -935,10 +935,11 @@ static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
 		return -ENOMEM;
 	nv = *v;
 	nv[*n].offset = off;
+	nv[*n].addr = c->value;
 	nv[*n].size = c->size;
 	nv[*n].clone = c->clone;
 	nv[*n].cold = 0;
-	nv[*n].cold_off = nv[*n].cold_size = 0;
+	nv[*n].cold_off = nv[*n].cold_size = nv[*n].cold_addr = 0;
 	if (versioned && c->ver && !c->dem && !c->clone) {
 		if (asprintf(&nv[*n].name, "%s%s%s", func,
 			     c->hidden ? "@" : "@@", c->ver) < 0)
@@ -1093,6 +1094,19 @@ static bool cxx_name(const char *func)
 	return strstr(func, "::") || strpbrk(func, "(<~ ");
 }
 
+/* Has @elf a .symtab with a symbol in it (not stripped)? */
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+		    sh.sh_entsize && sh.sh_size / sh.sh_entsize > 1)
+			return true;
+	return false;
+}
+
 /*
  * The separate debug file of @elf (@path), as gdb and elfutils look for
  * it (gdb "Separate Debug Files"; elfutils libdwfl
@@ -1233,22 +1247,22 @@ int sym_func_targets(const char *path, const char *func,
 	ret = check_ehdr(elf, path, err, errlen);
 	if (ret)
 		goto out;
-	/* pass 0: the name and its clones; 1: C++ names demangled; then
-	 * both again in the separate debug file of a stripped binary */
-	for (pass = 0; pass < 4; pass++) {
+	/* a stripped binary: its separate debug file's .symtab beside its
+	 * own .dynsym, so that a function it exports has its clones and
+	 * cold part too */
+	if (!has_symtab(elf))
+		find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath));
+	/* pass 0: the name and its clones; 1: C++ names demangled */
+	for (pass = 0; pass < 2; pass++) {
 		colds += lk.colds;
 		lookup_reset(&lk);
 		lk.cxx = pass & 1;
 		if (lk.cxx && (lk.ver || (!cxx_name(lk.func) &&
 					  lk.other_type >= 0)))
 			continue;
-		if (pass == 2) {
-			if (lk.has_symtab ||
-			    find_debug_file(elf, path, &dfd, &dbg, dpath,
-					    sizeof(dpath)))
-				break;
-		}
-		ret = collect(pass < 2 ? elf : dbg, &lk);
+		ret = collect(elf, &lk);
+		if (!ret && dbg)
+			ret = collect(dbg, &lk);
 		if (ret) {
 			util_set_err(err, errlen, "%s: out of memory", path);
 			goto out;
@@ -1285,6 +1299,7 @@ int sym_func_targets(const char *path, const char *func,
 		if (lk.have_cold && !file_offset(elf, &lk.cold, &coff)) {
 			(*out)[i].cold_off = coff;
 			(*out)[i].cold_size = lk.cold.size;
+			(*out)[i].cold_addr = lk.cold.value;
 		}
 	}
 	if (ret) {
@@ -1366,31 +1381,46 @@ static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 {
 	struct ksyms ifuncs = {0};
+	char dpath[PATH_MAX];
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	bool any = false;
 	size_t i, j;
-	Elf *elf;
-	int fd, ret;
+	Elf *elf, *dbg = NULL, *e;
+	int fd, dfd = -1, ret;
 
 	memset(k, 0, sizeof(*k));
 	ret = open_elf(path, &fd, &elf, err, errlen);
 	if (ret)
 		return ret;
 	ret = check_ehdr(elf, path, err, errlen);
-	while (!ret && (scn = elf_nextscn(elf, scn))) {
-		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			ret = add_func_names(elf, scn, &sh, k, &ifuncs, &any);
+	/* a stripped binary: the functions of its separate debug file too,
+	 * as sym_func_targets() finds them */
+	if (!ret && !has_symtab(elf))
+		find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath));
+	for (e = elf; !ret && e; e = e == elf ? dbg : NULL) {
+		scn = NULL;
+		while (!ret && (scn = elf_nextscn(e, scn))) {
+			if (gelf_getshdr(scn, &sh) &&
+			    (sh.sh_type == SHT_SYMTAB ||
+			     sh.sh_type == SHT_DYNSYM))
+				ret = add_func_names(e, scn, &sh, k, &ifuncs,
+						     &any);
+		}
 	}
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
 	elf_end(elf);
 	close(fd);
 	if (ret == -ENOMEM)
 		util_set_err(err, errlen, "%s: out of memory", path);
 	if (!ret && !any) {
 		util_set_err(err, errlen,
-			"%s has no symbol table (stripped): no .symtab, and "
-			"no functions in .dynsym",
+			"%s has no symbol table (stripped): no .symtab, no "
+			"functions in .dynsym, and no separate debug file "
+			"(/usr/lib/debug/.build-id/, .gnu_debuglink)",
 			path);
 		ret = -ENODATA;
 	}

@@ -66,14 +66,15 @@ struct sym_target {
 	char *name; /* the symbol (f, f.isra.0; C++: "ns::f(int) (_ZN...)"),
 		     * malloc'ed */
 	uint64_t offset; /* file offset of its first instruction (bytes) */
+	uint64_t addr; /* its virtual address (st_value): for messages */
 	uint64_t size; /* its code's length (st_size, bytes), 0 if unknown */
 	int clone; /* 1: a compiler clone of the function named */
 	/* the function has a cold part (f.cold: blocks the compiler moved
 	 * out of it, entered by a jump): its code is not all in @size; the
-	 * first one found is @cold_size bytes at file offset @cold_off (0, 0
-	 * if unknown) */
+	 * first one found is @cold_size bytes at file offset @cold_off,
+	 * virtual address @cold_addr (0, 0, 0 if unknown) */
 	int cold;
-	uint64_t cold_off, cold_size;
+	uint64_t cold_off, cold_size, cold_addr;
 };
 
 /*
@@ -104,10 +105,13 @@ struct sym_target {
  *    more than one is -ENOTUNIQ listing them; "ns::foo(int)" (compared
  *    without white space) one.  Clones of it (" [clone .constprop.0]")
  *    are entries too, cold ones not.
- *  - A binary without .symtab (stripped): the same in its separate debug
- *    file, by build ID (/usr/lib/debug/.build-id/XX/YYYY.debug) or by
- *    .gnu_debuglink (DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME),
- *    as gdb and elfutils look for it; offsets from the binary itself.
+ *  - A binary without .symtab (stripped): its .dynsym and the .symtab of
+ *    its separate debug file, by build ID
+ *    (/usr/lib/debug/.build-id/XX/YYYY.debug) or by .gnu_debuglink
+ *    (DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME), as gdb and
+ *    elfutils look for it, read together: an exported function's clones
+ *    and cold part come from the debug file; offsets from the binary
+ *    itself.
  *
  * On success returns 0 and *@v (malloc'ed, free with sym_targets_free()),
  * *@n >= 1 targets at distinct offsets, the function itself first.
@@ -189,7 +193,9 @@ int sym_insn_check(const char *path, uint64_t offset, char *err,
 /*
  * sym_func_names() - the functions a uprobe can name in ELF executable or
  * shared object @path: the defined STT_FUNC symbols of .symtab and
- * .dynsym, version suffixes cut off ("f@@VER" is f), sorted, each once,
+ * .dynsym (and of its separate debug file's, as sym_func_targets() finds
+ * it, when @path has no .symtab), version suffixes cut off ("f@@VER" is
+ * f), sorted, each once,
  * into @k->funcs (@k->traceable stays NULL; free with ksyms_free()).
  * Indirect functions (STT_GNU_IFUNC) are left out: they cannot be probed.
  * Compiler clones (f.isra.0, f.cold) are there under their own names.

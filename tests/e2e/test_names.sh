@@ -12,7 +12,9 @@
 #  - symbol versions: foo without a version times foo@VER_1 and foo@@VER_2,
 #    each named alone times its own;
 #  - a stripped binary's functions from its separate debug file
-#    (.gnu_debuglink), counts exact.
+#    (.gnu_debuglink), counts exact, for exact names, globs, iprof list
+#    functions, clones and a .dynsym function's .cold part; messages give
+#    virtual addresses.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -45,10 +47,48 @@ check "the copy has no .symtab" "$(readelf -S "$TMP/dbg/prog" | grep -c '\.symta
 	-- "$TMP/dbg/prog" 4 6 1 >"$TMP/dbg.truth" 2>>"$TMP/err"
 check "stripped + debuglink: exit status" "$?" 0
 check "stripped + debuglink: helper" "$(jnode "$TMP/dbg.json" helper count)" "$(truth helper.count "$TMP/dbg.truth")"
+# globs, iprof list functions and clones read the debug file too
+check "stripped + debuglink: iprof list functions" \
+	"$("$IPROF" list functions -q "$TMP/dbg/prog" 'help*' | tr '\n' ,)" \
+	"helper,helper.cold (clone of helper),helper.constprop.0 (clone of helper),"
+"$IPROF" -q -f json -o "$TMP/dbgg.json" -e "uprobe:$TMP/dbg/prog:hel*" -e "uprobe:$TMP/dbg/prog:lo*" \
+	-- "$TMP/dbg/prog" 4 6 2 >"$TMP/dbgg.truth" 2>>"$TMP/err"
+check "stripped + debuglink, glob: exit status" "$?" 0
+check "stripped + debuglink, glob: timers" "$(jq -r '[.probes[].name] | sort | join(",")' "$TMP/dbgg.json")" "helper,lone"
+check "stripped + debuglink, glob: helper with its clone" "$(jnode "$TMP/dbgg.json" helper count)" "$(truth helper.count "$TMP/dbgg.truth")"
+check "stripped + debuglink, glob: lone through lone.isra.0" "$(jnode "$TMP/dbgg.json" lone count)" "$(truth lone.count "$TMP/dbgg.truth")"
 mv "$TMP/dbg/prog.debug" "$TMP/dbg/gone.debug"
 "$IPROF" --dry-run -e "uprobe:$TMP/dbg/prog:helper" >"$TMP/nodbg" 2>&1
 check "stripped, no debug file: refused" "$?" 2
 check "stripped, no debug file: says so" "$(grep -c 'no separate debug file' "$TMP/nodbg")" 1
+
+# a function exported in .dynsym (-rdynamic) of a stripped binary, its
+# .cold part (GCC moves foo5's throw there at -O2) only in the debug file:
+# found there, so foo5 stops at return sites, not by a uretprobe that the
+# unwinder cannot pass (std::terminate); without the debug file the
+# message names the cold part's virtual address (-no-pie: not the offset)
+if command -v g++ >/dev/null; then
+	T=$TMP/dbg/throw
+	g++ -O2 -g -no-pie -rdynamic "$SRC/tests/e2e/helpers/throw.cpp" -o "$T" &&
+		cold=$(nm "$T" | awk '$3 == "foo5.cold" { print $1 }') &&
+		objcopy --only-keep-debug "$T" "$T.debug" && strip --strip-all "$T" &&
+		objcopy --add-gnu-debuglink="$T.debug" "$T" || bad "building the stripped -O2 throw failed"
+	check "throw -O2: foo5 has a cold part" "$([ -n "$cold" ] && echo yes)" yes
+	check "throw -O2: foo5 exported in .dynsym" "$(nm -D "$T" | grep -c ' T foo5$')" 1
+	"$IPROF" --dry-run -e "uprobe:$T:foo5" >"$TMP/tplan" 2>&1
+	check "stripped throw: foo5 stops at return sites (its cold part from the debug file)" \
+		"$(grep -c 'stops at [0-9]* return site' "$TMP/tplan")" 1
+	"$IPROF" -q -f json -o "$TMP/throw.json" -e "uprobe:$T:foo1" -e "uprobe:$T:foo5" -- "$T" 10 \
+		>"$TMP/throw.out" 2>>"$TMP/err"
+	check "stripped throw: exit status" "$?" 0
+	check "stripped throw: the program caught every exception" "$(grep '^caught' "$TMP/throw.out")" "caught 10"
+	mv "$T.debug" "$TMP/dbg/throw.gone"
+	"$IPROF" --dry-run -e "uprobe:$T:foo5" >"$TMP/tplan" 2>&1
+	check "no debug file: the jump's target is the cold part's address (0x${cold#"${cold%%[!0]*}"})" \
+		"$(grep -c "(jns 0x${cold#"${cold%%[!0]*}"})" "$TMP/tplan")" 1
+else
+	bad "g++ not found (build-essential, tools/install-deps.sh)"
+fi
 
 # Rust and Go names (tests/e2e/helpers/langnames.c: C functions with the
 # symbols those compilers give): Rust legacy without its hash, Rust v0,
