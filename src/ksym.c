@@ -200,9 +200,9 @@ int ksyms_traceable(const struct ksyms *k, const char *name)
 int ksym_clone_suffix(const char *sfx)
 {
 	/* gcc/ipa-*.cc, cgraphclones.cc: clone_function_name; clang */
-	static const char *const parts[] = { "isra",	   "constprop", "part",
-					     "lto_priv",   "localalias", "cold",
-					     "llvm",	   "specialized" };
+	static const char *const parts[] = {"isra",	"constprop",  "part",
+					    "lto_priv", "localalias", "cold",
+					    "llvm",	"specialized"};
 	const char *p = sfx, *e;
 	size_t n, i;
 	int cold = 0, named = 0;

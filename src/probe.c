@@ -630,7 +630,8 @@ static const char *scan_user_func(const char *p)
 			if (!depth && *q == ')') {
 				q++;
 				/* Go: a method on a pointer, main.(*T).M */
-				if (*q == '.' && (is_alpha(q[1]) || q[1] == '_'))
+				if (*q == '.' &&
+				    (is_alpha(q[1]) || q[1] == '_'))
 					continue;
 				/* "const", "&", "&&" qualifiers of a method */
 				while (*q == ' ' && !strncmp(q + 1, "const", 5) &&
