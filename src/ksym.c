@@ -197,9 +197,55 @@ int ksyms_traceable(const struct ksyms *k, const char *name)
 	return has(k->traceable, k->ntraceable, name);
 }
 
+int ksym_clone_suffix(const char *sfx)
+{
+	/* gcc/ipa-*.cc, cgraphclones.cc: clone_function_name; clang */
+	static const char *const parts[] = {"isra",	"constprop",  "part",
+					    "lto_priv", "localalias", "cold",
+					    "llvm",	"specialized"};
+	const char *p = sfx, *e;
+	size_t n, i;
+	int cold = 0, named = 0;
+
+	if (*p != '.')
+		return 0;
+	while (*p == '.') {
+		p++;
+		e = p + strcspn(p, ".");
+		n = (size_t)(e - p);
+		if (!n)
+			return 0;
+		if (strspn(p, "0123456789") < n) {
+			for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+				if (strlen(parts[i]) == n &&
+				    !strncmp(parts[i], p, n))
+					break;
+			if (i == sizeof(parts) / sizeof(parts[0]))
+				return 0;
+			cold |= !strcmp(parts[i], "cold");
+			named = 1;
+		} else if (!named) {
+			/* a number first: Go's nested closure pkg.f.func2.1,
+			 * GCC's nested function inner.0: no clone */
+			return 0;
+		}
+		p = e;
+	}
+	if (*p)
+		return 0;
+	return cold ? 2 : 1;
+}
+
 size_t ksym_base_len(const char *name)
 {
-	return strcspn(name, ".");
+	const char *p;
+
+	/* the first '.' that starts a clone suffix: "f.constprop.0.isra.0"
+	 * is f's; Go's "main.main.func1" and "main.(*T).M" are nobody's */
+	for (p = strchr(name, '.'); p; p = strchr(p + 1, '.'))
+		if (ksym_clone_suffix(p))
+			return (size_t)(p - name);
+	return strlen(name);
 }
 
 /* Does @name, or with @clones the function it is a clone of, match? */

@@ -111,9 +111,9 @@ static int print_func(const char *name, void *ctx)
 	printf("%s", name);
 	if (*mod)
 		printf(" [%s]", mod);
-	if (name[0] == '_' && name[1] == 'Z' && !*mod &&
+	if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') && !*mod &&
 	    (dem = sym_demangle(name))) {
-		/* the name a uprobe can give it: ns::foo(int) */
+		/* the name a uprobe can give it: ns::foo(int), rs::parse */
 		printf(" (%s)", dem);
 		free(dem);
 	} else if (name[base]) {

@@ -942,6 +942,7 @@ struct uplace {
 	uint64_t size; /* the code's length from @off (bytes), 0 unknown */
 	int cold; /* the function has a cold part elsewhere (f.cold) */
 	uint64_t cold_off, cold_size; /* where (sym_target), 0 0 unknown */
+	uint64_t addr, cold_addr; /* virtual addresses of both, for messages */
 };
 
 struct uplaces {
@@ -994,6 +995,8 @@ static int uplaces_add(struct uplaces *u, const char *path,
 		nv->cold = v[i].cold;
 		nv->cold_off = v[i].cold_off;
 		nv->cold_size = v[i].cold_size;
+		nv->addr = v[i].addr;
+		nv->cold_addr = v[i].cold_addr;
 		nv->dev = dev;
 		nv->ino = ino;
 		nv->path = strdup(path);
@@ -1271,8 +1274,10 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	} else {
 		/* with its cold part: jumps there stay inside, its rets are
 		 * return sites too */
-		struct retsite_code code[2] = { { off, size },
-						 { at->cold_off, at->cold_size } };
+		struct retsite_code code[2] = {
+			{ off, size, at->addr },
+			{ at->cold_off, at->cold_size, at->cold_addr }
+		};
 
 		err = retsite_find(path, code, at->cold ? 2 : 1, &sites, &n,
 				   &njmp, why, sizeof(why));

@@ -608,7 +608,8 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
  * The end of a user function's name at @p, or @p if none: a C name or
  * glob (is_func), a symbol version (f@VER, f@@VER), or a C++ name as
  * demangled: "::", "~", template arguments <...> and one parameter list
- * (...) with what they hold, white space included (ns::f(int, char*)).
+ * (...) with what they hold, white space included (ns::f(int, char*)), or
+ * a Go method's receiver, main.(*T).M.
  */
 static const char *scan_user_func(const char *p)
 {
@@ -628,6 +629,10 @@ static const char *scan_user_func(const char *p)
 				depth--;
 			if (!depth && *q == ')') {
 				q++;
+				/* Go: a method on a pointer, main.(*T).M */
+				if (*q == '.' &&
+				    (is_alpha(q[1]) || q[1] == '_'))
+					continue;
 				/* "const", "&", "&&" qualifiers of a method */
 				while (*q == ' ' && !strncmp(q + 1, "const", 5) &&
 				       !is_func(q[6]))

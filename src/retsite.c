@@ -30,13 +30,19 @@ static bool has_prefix(const cs_insn *in, unsigned char b)
 	return false;
 }
 
-/* Is file offset @t in one of the function's @np parts @p? */
+/* The virtual address of part @p (its file offset when unknown). */
+static uint64_t vaddr(const struct retsite_code *p)
+{
+	return p->addr ? p->addr : p->off;
+}
+
+/* Is virtual address @t in one of the function's @np parts @p? */
 static bool inside(const struct retsite_code *p, size_t np, uint64_t t)
 {
 	size_t i;
 
 	for (i = 0; i < np; i++)
-		if (t >= p[i].off && t < p[i].off + p[i].size)
+		if (t >= vaddr(&p[i]) && t < vaddr(&p[i]) + p[i].size)
 			return true;
 	return false;
 }
@@ -124,7 +130,7 @@ static int part_sites(const char *path, const struct retsite_code *p,
 		      size_t np, size_t k, csh h, cs_insn *in, uint64_t **v,
 		      size_t *nv, size_t *njmp, char *why, size_t len)
 {
-	uint64_t off = p[k].off, size = p[k].size, addr;
+	uint64_t off = p[k].off, size = p[k].size, base = vaddr(&p[k]), addr;
 	const uint8_t *code;
 	uint8_t *buf;
 	const char *w = "";
@@ -157,39 +163,42 @@ static int part_sites(const char *path, const struct retsite_code *p,
 			     (unsigned long long)size);
 		goto out;
 	}
+	/* disassembled at its virtual addresses: the jump targets that
+	 * Capstone prints (op_str) are addresses, as objdump shows them */
 	code = buf;
 	left = size;
-	addr = off;
+	addr = base;
 	while (left) {
 		if (!cs_disasm_iter(h, &code, &left, &addr, in)) {
 			util_set_err(why, len,
 				     "bytes at +%#llx%s that are no x86-64 "
 				     "instruction (data in the code?)",
-				     (unsigned long long)(addr - off),
+				     (unsigned long long)(addr - base),
 				     k ? " of its cold part" : "");
 			goto out;
 		}
-		c = classify(h, in, p, np, off, why, len);
+		c = classify(h, in, p, np, base, why, len);
 		if (c < 0)
 			goto out;
 		if (!c)
 			continue;
-		if (in->address == p[0].off) {
+		if (in->address == vaddr(&p[0])) {
 			util_set_err(why, len,
 				     "it leaves at its first instruction (%s "
 				     "%s), where its entry probe is",
 				     in->mnemonic, in->op_str);
 			goto out;
 		}
-		if (sym_insn_check(path, in->address, e, sizeof(e))) {
+		if (sym_insn_check(path, in->address - base + off, e,
+				   sizeof(e))) {
 			util_set_err(why, len,
 				     "its %s at +%#llx has a prefix the "
 				     "kernel refuses to probe",
 				     in->mnemonic,
-				     (unsigned long long)(in->address - off));
+				     (unsigned long long)(in->address - base));
 			goto out;
 		}
-		c = add_site(v, nv, in->address);
+		c = add_site(v, nv, in->address - base + off);
 		if (!c && in->id == X86_INS_JMP)
 			(*njmp)++; /* a tail call */
 		if (c == -ENOMEM) {

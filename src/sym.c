@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -172,45 +173,10 @@ static bool name_matches(const char *name, const char *func, const char **at)
 	return true;
 }
 
-/*
- * Is @sfx (what follows a function's name in a symbol) a compiler clone's
- * suffix: '.' and parts that GCC (gcc/ipa-*.c, cgraphclones.cc:
- * clone_function_name) and clang give clones: isra, constprop, part,
- * lto_priv, localalias, cold, llvm, numbers.  Returns 1 for a clone, 2
- * for a cold part (any part "cold": split-off cold blocks, entered by a
- * jump from their function, never called), 0 if not a clone suffix.
- */
+/* A compiler clone's suffix (1), a cold part's (2), or neither (0). */
 static int clone_suffix(const char *sfx)
 {
-	static const char *const parts[] = { "isra",	   "constprop", "part",
-					     "lto_priv",   "localalias", "cold",
-					     "llvm",	   "specialized" };
-	const char *p = sfx, *e;
-	size_t n, i;
-	int cold = 0;
-
-	if (*p != '.')
-		return 0;
-	while (*p == '.') {
-		p++;
-		e = p + strcspn(p, ".");
-		n = (size_t)(e - p);
-		if (!n)
-			return 0;
-		if (strspn(p, "0123456789") < n) {
-			for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-				if (strlen(parts[i]) == n &&
-				    !strncmp(parts[i], p, n))
-					break;
-			if (i == sizeof(parts) / sizeof(parts[0]))
-				return 0;
-			cold |= !strcmp(parts[i], "cold");
-		}
-		p = e;
-	}
-	if (*p)
-		return 0;
-	return cold ? 2 : 1;
+	return ksym_clone_suffix(sfx);
 }
 
 int sym_clone_of(const char *name, const char *func)
@@ -376,28 +342,26 @@ static bool cxx_matches(const char *dem, const char *func)
 	return !strcmp(d, f);
 }
 
-/* The Itanium C++ ABI's demangler ("5.1 Demangler API"), from libstdc++;
- * returns a malloc'ed string or NULL (status != 0). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
-
 /*
  * @name demangled, its " [clone .x]" suffixes cut, into *@out
- * (malloc'ed); *@cold when one of them is a cold part.  0, 1 if @name is
- * not a mangled C++ name, or -ENOMEM.
+ * (malloc'ed); *@cold when one of them is a cold part.  C++ (Itanium ABI,
+ * "_Z...") and Rust, legacy ("_ZN...17h<16 hex>E", shown without its
+ * hash: rs::parse) and v0 ("_R..."), through libiberty's cplus_demangle()
+ * (GCC's and binutils' demangler; DMGL_AUTO tries Rust, then C++).
+ * 0, 1 if @name is no mangled name it knows (or out of memory: it
+ * returns NULL for both).
  */
 static int demangle(const char *name, char **out, bool *cold)
 {
 	char *d, *c;
-	int st = 0;
 
 	*out = NULL;
 	*cold = false;
-	if (strncmp(name, "_Z", 2))
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return 1;
-	d = __cxa_demangle(name, NULL, NULL, &st);
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 	if (!d)
-		return st == -1 ? -ENOMEM : 1;
+		return 1;
 	while ((c = strstr(d, " [clone "))) {
 		if (strstr(c, ".cold"))
 			*cold = true;
@@ -956,9 +920,10 @@ void sym_targets_free(struct sym_target *v, size_t n)
 }
 
 /* Append candidate @c (at file offset @off) to *@v unless its address is
- * there already. */
+ * there already; @func: the function's name, for a version's "f@VER" and
+ * "f@@VER" when @versioned (it has versions at several addresses). */
 static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
-		      uint64_t off)
+		      uint64_t off, const char *func, bool versioned)
 {
 	struct sym_target *nv;
 	size_t i;
@@ -970,11 +935,18 @@ static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
 		return -ENOMEM;
 	nv = *v;
 	nv[*n].offset = off;
+	nv[*n].addr = c->value;
 	nv[*n].size = c->size;
 	nv[*n].clone = c->clone;
 	nv[*n].cold = 0;
-	nv[*n].cold_off = nv[*n].cold_size = 0;
-	nv[*n].name = strdup(c->dem ? c->dem : c->name);
+	nv[*n].cold_off = nv[*n].cold_size = nv[*n].cold_addr = 0;
+	if (versioned && c->ver && !c->dem && !c->clone) {
+		if (asprintf(&nv[*n].name, "%s%s%s", func,
+			     c->hidden ? "@" : "@@", c->ver) < 0)
+			nv[*n].name = NULL;
+	} else {
+		nv[*n].name = strdup(c->dem ? c->dem : c->name);
+	}
 	if (!nv[*n].name)
 		return -ENOMEM;
 	if (c->dem && c->clone == 0 && strcmp(c->dem, c->name)) {
@@ -1002,16 +974,45 @@ static int ifunc_error(const struct lookup *lk, const char *path, char *err,
 }
 
 /*
- * The targets of @lk's candidates: the function (choose()) and its
- * clones; for C++ names the one signature's addresses, or -ENOTUNIQ with
- * the overloads.  Offsets from @layout (the binary, when the symbols came
- * from its debug file).
+ * Is candidate @c another version of the function (f@VER beside f@@VER)
+ * that a name without a version times too?  Not an IFUNC (its symbol is
+ * a resolver; the default version decides whether that is refused).
+ */
+static bool other_version(const struct lookup *lk, const struct cand *c)
+{
+	return !lk->ver && !lk->cxx && !c->clone && c->ver &&
+	       c->type != STT_GNU_IFUNC;
+}
+
+/* Versions of the function at more than one address? */
+static bool versions_apart(const struct lookup *lk)
+{
+	size_t i, j;
+
+	if (lk->ver || lk->cxx)
+		return false;
+	for (i = 0; i < lk->n; i++)
+		for (j = 0; j < i; j++)
+			if (lk->v[i].ver && lk->v[j].ver && !lk->v[i].clone &&
+			    !lk->v[j].clone && lk->v[i].value != lk->v[j].value)
+				return true;
+	return false;
+}
+
+/*
+ * The targets of @lk's candidates: the function (choose()), its other
+ * versions (f@VER beside the default f@@VER: a name without a version
+ * times every version, as a program linked against an old one calls it)
+ * and its clones; for C++ names the one signature's addresses, or
+ * -ENOTUNIQ with the overloads.  Offsets from @layout (the binary, when
+ * the symbols came from its debug file).
  */
 static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 			struct sym_target **v, size_t *n, char *err,
 			size_t errlen)
 {
 	const struct cand *pick = NULL;
+	bool versioned = versions_apart(lk);
 	char list[512];
 	size_t i, j, used = 0, sigs = 0;
 	uint64_t off;
@@ -1059,9 +1060,10 @@ static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 
 		if (!c || (i && c == pick))
 			continue;
-		/* another symbol of the function (a hidden version, a
-		 * static one beside the global) is not an entry of its own */
-		if (i && pick && !c->clone)
+		/* another symbol of the function (a static one beside the
+		 * global) is not an entry of its own; another version is */
+		if (i && pick && !c->clone &&
+		    !(other_version(lk, c) && pick->ver))
 			continue;
 		/* f.part.N is the outlined rest of f after partial inlining:
 		 * f itself calls it, so beside f it would time f's calls
@@ -1077,7 +1079,7 @@ static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 				c->name, path, (unsigned long long)c->value);
 			return -ENOENT;
 		}
-		ret = add_target(v, n, c, off);
+		ret = add_target(v, n, c, off, lk->func, versioned);
 		if (ret) {
 			util_set_err(err, errlen, "%s: out of memory", path);
 			return ret;
@@ -1090,6 +1092,19 @@ static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 static bool cxx_name(const char *func)
 {
 	return strstr(func, "::") || strpbrk(func, "(<~ ");
+}
+
+/* Has @elf a .symtab with a symbol in it (not stripped)? */
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+		    sh.sh_entsize && sh.sh_size / sh.sh_entsize > 1)
+			return true;
+	return false;
 }
 
 /*
@@ -1196,7 +1211,7 @@ int sym_func_targets(const char *path, const char *func,
 	char base[512], dpath[PATH_MAX] = "";
 	Elf *elf, *dbg = NULL;
 	const char *at;
-	int fd, dfd = -1, ret, pass;
+	int fd, dfd = -1, ret, pass, nb;
 	size_t colds = 0, i;
 
 	*out = NULL;
@@ -1216,15 +1231,14 @@ int sym_func_targets(const char *path, const char *func,
 	} else {
 		lk.func = func;
 	}
-	if (clone_suffix(lk.func + strcspn(lk.func, ".")) == 2) {
+	nb = (int)ksym_base_len(lk.func);
+	if (clone_suffix(lk.func + nb) == 2) {
 		util_set_err(err, errlen,
 			"'%s' is a cold part of %.*s, not a function: blocks "
 			"the compiler moved out of %.*s, entered by a jump with "
 			"no return address on the stack (a return probe there "
 			"would corrupt the program); time %.*s",
-			lk.func, (int)strcspn(lk.func, "."), lk.func,
-			(int)strcspn(lk.func, "."), lk.func,
-			(int)strcspn(lk.func, "."), lk.func);
+			lk.func, nb, lk.func, nb, lk.func, nb, lk.func);
 		return -EOPNOTSUPP;
 	}
 	ret = open_elf(path, &fd, &elf, err, errlen);
@@ -1233,22 +1247,22 @@ int sym_func_targets(const char *path, const char *func,
 	ret = check_ehdr(elf, path, err, errlen);
 	if (ret)
 		goto out;
-	/* pass 0: the name and its clones; 1: C++ names demangled; then
-	 * both again in the separate debug file of a stripped binary */
-	for (pass = 0; pass < 4; pass++) {
+	/* a stripped binary: its separate debug file's .symtab beside its
+	 * own .dynsym, so that a function it exports has its clones and
+	 * cold part too */
+	if (!has_symtab(elf))
+		find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath));
+	/* pass 0: the name and its clones; 1: C++ names demangled */
+	for (pass = 0; pass < 2; pass++) {
 		colds += lk.colds;
 		lookup_reset(&lk);
 		lk.cxx = pass & 1;
 		if (lk.cxx && (lk.ver || (!cxx_name(lk.func) &&
 					  lk.other_type >= 0)))
 			continue;
-		if (pass == 2) {
-			if (lk.has_symtab ||
-			    find_debug_file(elf, path, &dfd, &dbg, dpath,
-					    sizeof(dpath)))
-				break;
-		}
-		ret = collect(pass < 2 ? elf : dbg, &lk);
+		ret = collect(elf, &lk);
+		if (!ret && dbg)
+			ret = collect(dbg, &lk);
 		if (ret) {
 			util_set_err(err, errlen, "%s: out of memory", path);
 			goto out;
@@ -1285,6 +1299,7 @@ int sym_func_targets(const char *path, const char *func,
 		if (lk.have_cold && !file_offset(elf, &lk.cold, &coff)) {
 			(*out)[i].cold_off = coff;
 			(*out)[i].cold_size = lk.cold.size;
+			(*out)[i].cold_addr = lk.cold.value;
 		}
 	}
 	if (ret) {
@@ -1366,31 +1381,46 @@ static int add_func_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 {
 	struct ksyms ifuncs = {0};
+	char dpath[PATH_MAX];
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	bool any = false;
 	size_t i, j;
-	Elf *elf;
-	int fd, ret;
+	Elf *elf, *dbg = NULL, *e;
+	int fd, dfd = -1, ret;
 
 	memset(k, 0, sizeof(*k));
 	ret = open_elf(path, &fd, &elf, err, errlen);
 	if (ret)
 		return ret;
 	ret = check_ehdr(elf, path, err, errlen);
-	while (!ret && (scn = elf_nextscn(elf, scn))) {
-		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			ret = add_func_names(elf, scn, &sh, k, &ifuncs, &any);
+	/* a stripped binary: the functions of its separate debug file too,
+	 * as sym_func_targets() finds them */
+	if (!ret && !has_symtab(elf))
+		find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath));
+	for (e = elf; !ret && e; e = e == elf ? dbg : NULL) {
+		scn = NULL;
+		while (!ret && (scn = elf_nextscn(e, scn))) {
+			if (gelf_getshdr(scn, &sh) &&
+			    (sh.sh_type == SHT_SYMTAB ||
+			     sh.sh_type == SHT_DYNSYM))
+				ret = add_func_names(e, scn, &sh, k, &ifuncs,
+						     &any);
+		}
 	}
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
 	elf_end(elf);
 	close(fd);
 	if (ret == -ENOMEM)
 		util_set_err(err, errlen, "%s: out of memory", path);
 	if (!ret && !any) {
 		util_set_err(err, errlen,
-			"%s has no symbol table (stripped): no .symtab, and "
-			"no functions in .dynsym",
+			"%s has no symbol table (stripped): no .symtab, no "
+			"functions in .dynsym, and no separate debug file "
+			"(/usr/lib/debug/.build-id/, .gnu_debuglink)",
 			path);
 		ret = -ENODATA;
 	}

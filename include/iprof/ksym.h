@@ -56,8 +56,21 @@ void ksyms_sort(struct ksyms *k);
 /* ksyms_module() - the module of list entry @entry ("kvm"), "" if none. */
 const char *ksyms_module(const char *entry);
 
+/*
+ * ksym_clone_suffix() - is @sfx (what follows a function's name in a
+ * symbol) a compiler clone's suffix: '.' and dot-separated parts that GCC
+ * (cgraphclones.cc: clone_function_name) and clang give clones, the first
+ * a word (isra, constprop, part, lto_priv, localalias, cold, llvm,
+ * specialized), the rest words or numbers (".constprop.0.isra.0")?
+ * Returns 1 for a clone, 2 for a cold part (a part "cold": split-off
+ * blocks entered by a jump, never called), 0 otherwise: Go's closures and
+ * methods (main.main.func1, pkg.f.func2.1, main.(*T).M) are no clones.
+ */
+int ksym_clone_suffix(const char *sfx);
+
 /* ksym_base_len() - length of the function name that @name is a compiler
- * clone of (bytes before the first '.'); strlen(@name) if not a clone. */
+ * clone of (bytes before the first '.' that starts a clone suffix,
+ * ksym_clone_suffix()); strlen(@name) if not a clone. */
 size_t ksym_base_len(const char *name);
 
 /* ksyms_free() - free what ksyms_load() allocated; @k may be NULL. */

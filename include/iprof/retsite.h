@@ -27,9 +27,11 @@
 /* Largest function disassembled (bytes); a larger one: a uretprobe. */
 #define RETSITE_MAX_CODE (1u << 20)
 
-/* A piece of a function's code: @size bytes at file offset @off. */
+/* A piece of a function's code: @size bytes at file offset @off, whose
+ * virtual address (st_value) is @addr (0: unknown, taken as @off): what
+ * messages show, as objdump and gdb do. */
 struct retsite_code {
-	uint64_t off, size;
+	uint64_t off, size, addr;
 };
 
 /*
@@ -48,7 +50,8 @@ struct retsite_code {
  * are jmps: tail calls, after which the callee runs outside the timer.  Jumps inside the function and
  * jump-table jumps (an indirect jmp through memory with an index
  * register, or notrack jmp *%reg: -fcf-protection marks jump tables so)
- * are not sites.
+ * are not sites.  Jump targets in @why are virtual addresses (@parts'
+ * @addr), places in the function "+0x12" from its start.
  *
  * Returns 0; -ENOENT when the function has no return site at all (it
  * never returns: it calls exit, longjmp, throws; @why says so); -ENOMEM;

@@ -43,8 +43,9 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen);
  * Candidates are the defined STT_FUNC and STT_GNU_IFUNC symbols named
  * @func in .symtab and .dynsym, version suffixes ignored ("f@VER" and
  * "f@@VER" in .symtab; .dynsym versions come from .gnu.version).  If they
- * do not all share one address, hidden (non-default) versions are dropped,
- * then local symbols if global ones remain; more than one address left is
+ * do not all share one address, hidden (non-default) versions are dropped
+ * (they are further entries of sym_func_targets()), then local symbols if
+ * global ones remain; more than one address left is
  * an error (-ENOTUNIQ).  An IFUNC is refused (-EOPNOTSUPP): its symbol is
  * the resolver, not the function.  The offset is st_value - sh_addr +
  * sh_offset of the section holding the symbol (as libbpf computes it),
@@ -65,14 +66,15 @@ struct sym_target {
 	char *name; /* the symbol (f, f.isra.0; C++: "ns::f(int) (_ZN...)"),
 		     * malloc'ed */
 	uint64_t offset; /* file offset of its first instruction (bytes) */
+	uint64_t addr; /* its virtual address (st_value): for messages */
 	uint64_t size; /* its code's length (st_size, bytes), 0 if unknown */
 	int clone; /* 1: a compiler clone of the function named */
 	/* the function has a cold part (f.cold: blocks the compiler moved
 	 * out of it, entered by a jump): its code is not all in @size; the
-	 * first one found is @cold_size bytes at file offset @cold_off (0, 0
-	 * if unknown) */
+	 * first one found is @cold_size bytes at file offset @cold_off,
+	 * virtual address @cold_addr (0, 0, 0 if unknown) */
 	int cold;
-	uint64_t cold_off, cold_size;
+	uint64_t cold_off, cold_size, cold_addr;
 };
 
 /*
@@ -88,19 +90,28 @@ struct sym_target {
  *    inlining, called by NAME itself) only when NAME has no symbol.  A cold part (NAME.cold, any suffix with "cold") is
  *    never an entry: the compiler moved blocks of NAME there, entered by a
  *    jump from NAME.  If only clones exist, they are the entries.
+ *    A NAME with versions at several addresses (f@VER_1 beside the
+ *    default f@@VER_2) has an entry per version, the default first, each
+ *    target named "f@@VER_2", "f@VER_1"; an IFUNC among the other
+ *    versions is left out.
  *  - NAME@VERSION, NAME@@VERSION: that version of a versioned symbol
  *    (f@@V is the default one; .dynsym versions from .gnu.version and
  *    .gnu.version_d, .symtab ones from the name); no clones.
- *  - C++ (when NAME is not a symbol, or looks like C++: "::", "(", "<",
- *    "~"): demangled names (__cxa_demangle, the Itanium C++ ABI's
- *    demangler in libstdc++): "ns::foo" matches every overload, and
+ *  - C++ and Rust (when NAME is not a symbol, or looks like C++: "::",
+ *    "(", "<", "~"): demangled names (libiberty's cplus_demangle(): the
+ *    Itanium C++ ABI's names, Rust's legacy ones without their hash,
+ *    "_ZN2rs5parse17h516047a969b77145E" is rs::parse, and Rust v0 ones,
+ *    "_RNvCs1234_2rs5parse" too): "ns::foo" matches every overload, and
  *    more than one is -ENOTUNIQ listing them; "ns::foo(int)" (compared
  *    without white space) one.  Clones of it (" [clone .constprop.0]")
  *    are entries too, cold ones not.
- *  - A binary without .symtab (stripped): the same in its separate debug
- *    file, by build ID (/usr/lib/debug/.build-id/XX/YYYY.debug) or by
- *    .gnu_debuglink (DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME),
- *    as gdb and elfutils look for it; offsets from the binary itself.
+ *  - A binary without .symtab (stripped): its .dynsym and the .symtab of
+ *    its separate debug file, by build ID
+ *    (/usr/lib/debug/.build-id/XX/YYYY.debug) or by .gnu_debuglink
+ *    (DIR/NAME, DIR/.debug/NAME, /usr/lib/debug/DIR/NAME), as gdb and
+ *    elfutils look for it, read together: an exported function's clones
+ *    and cold part come from the debug file; offsets from the binary
+ *    itself.
  *
  * On success returns 0 and *@v (malloc'ed, free with sym_targets_free()),
  * *@n >= 1 targets at distinct offsets, the function itself first.
@@ -122,9 +133,13 @@ void sym_targets_free(struct sym_target *v, size_t n);
 int sym_clone_of(const char *name, const char *func);
 
 /*
- * sym_demangle() - C++ symbol @name demangled ("_ZN2ns3fooEi" ->
- * "ns::foo(int)"; clone suffixes " [clone .isra.0]" cut), malloc'ed;
- * NULL when @name is not a mangled C++ name (or out of memory).
+ * sym_demangle() - C++ or Rust symbol @name demangled ("_ZN2ns3fooEi" ->
+ * "ns::foo(int)"; Rust legacy without its hash,
+ * "_ZN2rs5parse17h516047a969b77145E" -> "rs::parse"; Rust v0,
+ * "_RNvCs1234_2rs5parse" -> "rs::parse"; clone suffixes
+ * " [clone .isra.0]" cut), malloc'ed (the caller frees it); NULL when
+ * @name is no mangled name libiberty's cplus_demangle() knows (or out of
+ * memory).
  */
 char *sym_demangle(const char *name);
 
@@ -178,7 +193,9 @@ int sym_insn_check(const char *path, uint64_t offset, char *err,
 /*
  * sym_func_names() - the functions a uprobe can name in ELF executable or
  * shared object @path: the defined STT_FUNC symbols of .symtab and
- * .dynsym, version suffixes cut off ("f@@VER" is f), sorted, each once,
+ * .dynsym (and of its separate debug file's, as sym_func_targets() finds
+ * it, when @path has no .symtab), version suffixes cut off ("f@@VER" is
+ * f), sorted, each once,
  * into @k->funcs (@k->traceable stays NULL; free with ksyms_free()).
  * Indirect functions (STT_GNU_IFUNC) are left out: they cannot be probed.
  * Compiler clones (f.isra.0, f.cold) are there under their own names.

@@ -976,7 +976,7 @@ static void return_sites(void **state)
 					sizeof(why)), 0);
 	/* the jmp is 2 or 5 bytes, as the assembler chose */
 	assert_true(size == 7 || size == 10);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, &njmp, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
 				      sizeof(why)), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(njmp, 1); /* the jmp is a tail call, the ret not */
@@ -986,18 +986,18 @@ static void return_sites(void **state)
 
 	assert_int_equal(sym_func_range(self, "rs_indirect", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_null(sites);
 	assert_non_null(strstr(why, "an indirect jmp at +0x2"));
 
 	assert_int_equal(sym_func_range(self, "rs_noret", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -ENOENT);
 
 	/* no size: its end is unknown */
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, 0 } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, 0, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_non_null(strstr(why, "no size"));
 #else

@@ -204,6 +204,15 @@ static void test_uprobe(void **state)
 	p = parse_ok(&pl, "uprobe:./p:\"(anonymous namespace)::*\"");
 	assert_string_equal(p->func, "(anonymous namespace)::*");
 	probe_list_free(&pl);
+	/* Go: a method on a pointer receiver, a closure */
+	p = parse_ok(&pl, "uprobe:./p:main.(*T).M as m if arg0 == 1");
+	assert_string_equal(p->path, "./p");
+	assert_string_equal(p->func, "main.(*T).M");
+	assert_string_equal(p->name, "m");
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:./p:pkg.f.func2.1");
+	assert_string_equal(p->func, "pkg.f.func2.1");
+	probe_list_free(&pl);
 }
 
 static void test_glob_and_suffix(void **state)

@@ -197,6 +197,23 @@ static void libc_versions(void **state)
 					   "pthread_cond_wait@@GLIBC_2.3.2",
 					   &off), 0);
 		assert_int_equal(off, maps_offset(fn, NULL));
+		/* no version named: every version, the default first */
+		{
+			struct sym_target *v;
+			size_t n;
+
+			assert_int_equal(sym_func_targets(libc,
+							  "pthread_cond_wait",
+							  &v, &n, g_err,
+							  sizeof(g_err)), 0);
+			assert_int_equal(n, 2);
+			assert_int_equal(v[0].offset, off);
+			assert_string_equal(v[0].name,
+					    "pthread_cond_wait@@GLIBC_2.3.2");
+			assert_string_equal(v[1].name,
+					    "pthread_cond_wait@GLIBC_2.2.5");
+			sym_targets_free(v, n);
+		}
 	}
 
 	/* memcpy's default version is an IFUNC */
@@ -389,6 +406,22 @@ static void clone_names(void **state)
 	assert_int_equal(sym_clone_of("f.", "f"), 0);
 	assert_int_equal(sym_clone_of("fg.isra.0", "f"), 0);
 	assert_int_equal(sym_clone_of("f.isra..0", "f"), 0);
+	/* Go: closures, methods, nested closures are functions of their
+	 * own, not clones of the function whose name they begin with */
+	assert_int_equal(sym_clone_of("main.main.func1", "main"), 0);
+	assert_int_equal(sym_clone_of("main.main.func1", "main.main"), 0);
+	assert_int_equal(sym_clone_of("pkg.f.func2.1", "pkg.f.func2"), 0);
+	assert_int_equal(sym_clone_of("pkg.f.func2.1", "pkg.f"), 0);
+	assert_int_equal(sym_clone_of("main.(*T).M", "main"), 0);
+	/* a number first is no clone (GCC's nested function inner.0) */
+	assert_int_equal(sym_clone_of("inner.0", "inner"), 0);
+	/* the base of a clone: up to the first '.' of its clone suffix */
+	assert_int_equal(ksym_base_len("f.constprop.0.isra.0"), 1);
+	assert_int_equal(ksym_base_len("main.main.func1"), 15);
+	assert_int_equal(ksym_base_len("main.(*T).M"), 11);
+	assert_int_equal(ksym_base_len("pkg.f.func2.1"), 13);
+	assert_int_equal(ksym_base_len("main.main.isra.0"), 9);
+	assert_int_equal(ksym_base_len("inner.0"), 7);
 }
 
 static void not_elf(void **state)
@@ -590,6 +623,52 @@ static void cxx_names(void **state)
 	ksyms_free(&out);
 }
 
+/* One demangler for C++ and Rust (libiberty's cplus_demangle()): Rust
+ * legacy names without their hash, v0 names, C++ as before. */
+static void demangled(void **state)
+{
+	static const struct {
+		const char *sym, *want;
+	} t[] = {
+		{ "_ZN2ns3fooEi", "ns::foo(int)" },
+		{ "_ZNK2ns3Box3getEv", "ns::Box::get() const" },
+		{ "_ZN2ns5twiceIiEET_S1_", "int ns::twice<int>(int)" },
+		{ "_ZN2ns3barEi.isra.0", "ns::bar(int)" },
+		{ "_ZN2rs5parse17h516047a969b77145E", "rs::parse" },
+		{ "_ZN2rs4util5parse17h0123456789abcdefE", "rs::util::parse" },
+		{ "_RNvCs1234_2rs5parse", "rs::parse" },
+		{ "_RNvNtCs1234_2rs4util5parse", "rs::util::parse" },
+	};
+	struct ksyms in = { 0 }, out;
+	char got[512] = "", *d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		d = sym_demangle(t[i].sym);
+		assert_non_null(d);
+		assert_string_equal(d, t[i].want);
+		free(d);
+	}
+	/* not mangled: C, Go */
+	assert_null(sym_demangle("main"));
+	assert_null(sym_demangle("main.main.func1"));
+	assert_null(sym_demangle("_start"));
+	/* Rust names as a "::" glob sees them: each once, no hash */
+	for (i = 4; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(ksyms_add(&in, t[i].sym, strlen(t[i].sym),
+					   NULL), 0);
+	ksyms_sort(&in);
+	assert_int_equal(sym_cxx_names(&in, &out), 0);
+	for (i = 0; i < out.nfuncs; i++) {
+		strcat(got, out.funcs[i]);
+		strcat(got, ";");
+	}
+	assert_string_equal(got, "rs::parse;rs::util::parse;");
+	ksyms_free(&in);
+	ksyms_free(&out);
+}
+
 static void func_names(void **state)
 {
 	const char *fix = getenv("IPROF_GLOB_FIXTURE");
@@ -669,6 +748,7 @@ int main(void)
 		cmocka_unit_test(clone_names),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
 		cmocka_unit_test(func_names),	cmocka_unit_test(cxx_names),
+		cmocka_unit_test(demangled),
 		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),
 	};
 
