@@ -1262,20 +1262,17 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	if (env->uretprobes) {
 		snprintf(why, sizeof(why), "IPROF_URETPROBES=1");
 		err = -EOPNOTSUPP;
-	} else if (at->cold && !at->cold_size) {
-		/* a jmp into F.cold would look like a tail call out of F */
-		snprintf(why, sizeof(why),
-			 "its code is split: a part %.100s.cold lies elsewhere, size unknown",
-			 t->func);
-		err = -EOPNOTSUPP;
 	} else {
 		/* with its cold part: jumps there stay inside, its rets are
-		 * return sites too */
+		 * return sites too (a size of 0: its .eh_frame entry's; not
+		 * found: retsite_find() takes in the .eh_frame entry its
+		 * jumps reach) */
 		struct retsite_code code[2] = { { off, size },
 						 { at->cold_off, at->cold_size } };
 
-		err = retsite_find(path, code, at->cold ? 2 : 1, &sites, &n,
-				   &njmp, why, sizeof(why));
+		err = retsite_find(path, code,
+				   at->cold && at->cold_off ? 2 : 1, &sites,
+				   &n, &njmp, why, sizeof(why));
 	}
 	if (err == -ENOMEM)
 		return err;
