@@ -74,6 +74,8 @@ struct opts {
 	const char *report_output;
 	int record_mode;
 	int strict, dry_run, verbose, quiet;
+	enum plan_returns returns; /* --returns (IPROF_URETPROBES=1: uretprobe) */
+	int returns_set; /* --returns given */
 	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */
 	int delta; /* --interval-mode delta: each report covers one interval */

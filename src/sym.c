@@ -1576,3 +1576,25 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 	close(fd);
 	return ret;
 }
+
+int sym_is_executable(const char *path)
+{
+	char err[64];
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf *elf;
+	int fd, ret = 0;
+
+	if (open_elf(path, &fd, &elf, err, sizeof(err)))
+		return 0;
+	if (gelf_getehdr(elf, &eh)) {
+		ret = eh.e_type == ET_EXEC;
+		for (i = 0; !ret && !elf_getphdrnum(elf, &n) && i < n; i++)
+			ret = gelf_getphdr(elf, (int)i, &ph) &&
+			      ph.p_type == PT_INTERP;
+	}
+	elf_end(elf);
+	close(fd);
+	return ret;
+}

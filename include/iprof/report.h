@@ -39,6 +39,17 @@ struct report_timer {
 	/* a user function stopped by a uretprobe: why not at its return
 	 * sites (plan_timer.ret_why); NULL otherwise.  --dry-run only */
 	const char *uretprobe_why;
+	/* a user function's stop (NULL for other timers and one that never
+	 * returns): "return_sites" (uprobes on its rets and tail-call jmps),
+	 * "uretprobe" (its real return), "entry" (entry only: no return
+	 * sites, and --returns refused it a uretprobe: counted, untimed) */
+	const char *stop;
+	/* of its return sites, jmps out of it (tail calls): its times end
+	 * at the jump, the callee runs after it, beside it in the tree */
+	uint32_t tail_calls;
+	/* --returns auto's judgment of the program for a timer without
+	 * return sites (plan_timer.ret_risk), else NULL */
+	const char *stop_why;
 };
 
 /*

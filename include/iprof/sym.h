@@ -168,6 +168,12 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 		    char *err, size_t errlen);
 
 /*
+ * sym_is_executable() - 1 if ELF file @path is a program (ET_EXEC, or a
+ * PIE: ET_DYN with a PT_INTERP), 0 if it is a library or cannot be read.
+ */
+int sym_is_executable(const char *path);
+
+/*
  * sym_noreturn() - 1 if user function @name never returns to its caller:
  * the process entry point (_start: it has no caller, and a uretprobe would
  * overwrite argc where a return address would be), exit paths (exit,
