@@ -1326,6 +1326,17 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	int err;
 
 	if (env->returns == PLAN_RETURNS_URETPROBE) {
+		/* its tail calls all the same: the report says its times
+		 * include their callees' (report_tail_note()) */
+		struct retsite_code code[2] = { { off, size },
+						 { at->cold_off, at->cold_size } };
+
+		if (retsite_find(path, code, at->cold && at->cold_off ? 2 : 1,
+				 &sites, &n, &njmp, why, sizeof(why)) == 0)
+			t->ret_tail = (uint32_t)njmp;
+		free(sites);
+		sites = NULL;
+		n = 0;
 		snprintf(why, sizeof(why), "--returns uretprobe");
 		err = -EOPNOTSUPP;
 	} else {

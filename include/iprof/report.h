@@ -516,4 +516,22 @@ int report_utf8(FILE *f,
  */
 int report_finish(FILE *f);
 
+/*
+ * report_tail_mark() - 1 if timer @timer of @r stops at a tail call (its
+ * return sites include a jmp out of it: report_timer.tail_calls, stop
+ * "return_sites"), so the table marks its name with '*'; else 0.
+ */
+int report_tail_mark(const struct report *r, uint32_t timer);
+
+/*
+ * report_tail_note() - the line that says what a tail-calling timer's
+ * numbers mean, on @f: with return sites, that they end at the jump and
+ * the callee shows beside it (the table's "* NAME: ..." footnote of its
+ * mark; @seed: a "# tail call: NAME ..." note, the seed's rows
+ * untouched); by uretprobe, that they run to the real return, the
+ * callee's time included.  Nothing for any other timer.
+ */
+void report_tail_note(FILE *f, const struct report *r, uint32_t timer,
+		      int seed);
+
 #endif /* IPROF_REPORT_H */

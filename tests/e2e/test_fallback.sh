@@ -108,5 +108,26 @@ check "C program: hop by uretprobe, with why" \
 "$IPROF" -q -f json -o "$TMP/hop.json" -e "uprobe:$TMP/hop:hop" -- "$TMP/hop" 10 >"$TMP/hop.out" 2>&1
 check "C program: exit status" "$?" 0
 check "C program: hop count" "$(jnode "$TMP/hop.json" hop count)" "$(truth hop "$TMP/hop.out")"
+# --- tail calls (issue 25 item 2): said where the numbers are
+gcc -O2 "$H/tail.c" -o "$TMP/tail" || bad "tail.c does not build"
+objdump -d --no-show-raw-insn "$TMP/tail" | sed -n '/<tailer>:/,/^$/p' | grep -q 'jmp .*<callee>' ||
+	bad "tail: tailer makes no tail call (the compiler changed)"
+tl=(-e "uprobe:$TMP/tail:tailer" -e "uprobe:$TMP/tail:callee")
+"$IPROF" -q "${tl[@]}" -- "$TMP/tail" 10 >"$TMP/tail.tab" 2>&1
+check "tail: table exit status" "$?" 0
+check "tail: tailer marked" "$(grep -c '^tailer\*  *10 ' "$TMP/tail.tab")" 1
+check "tail: callee beside it" "$(grep -c '^callee  *10 ' "$TMP/tail.tab")" 1
+check "tail: footnote" "$(grep '^\* tailer:' "$TMP/tail.tab")" \
+	"* tailer: stops at a tail call (1 of its return sites jmp out of it): its times end at the jump; the function it jumps to runs after it, beside it, not under it (--returns uretprobe times it to its real return)"
+"$IPROF" -q -f seed -o "$TMP/tail.seed" "${tl[@]}" -- "$TMP/tail" 10 >/dev/null 2>&1
+check "tail: seed rows untouched" "$(seed_field tailer count "$TMP/tail.seed"),$(seed_field callee count "$TMP/tail.seed")" "10,10"
+check "tail: seed note" "$(grep -c '^# tail call: tailer stops at a tail call (1 of its return sites jmp out of it)' "$TMP/tail.seed")" 1
+"$IPROF" -q -f json -o "$TMP/tail.json" "${tl[@]}" -- "$TMP/tail" 10 >/dev/null 2>&1
+check "tail: JSON" "$(jq -c '[.probes[] | [.name, .stop, .tail_calls]]' "$TMP/tail.json")" \
+	'[["tailer","return_sites",1],["callee","return_sites",0]]'
+"$IPROF" -q --returns uretprobe "${tl[@]}" -- "$TMP/tail" 10 >"$TMP/tail.ur" 2>&1
+check "tail, --returns uretprobe: callee under tailer" "$(grep -c '^  callee  *10 ' "$TMP/tail.ur")" 1
+check "tail, --returns uretprobe: what the numbers mean" "$(grep '^tailer:' "$TMP/tail.ur")" \
+	"tailer: stops by uretprobe at its real return: its times include what its tail calls (1 jmp out of it) run, shown under it"
 cat "$TMP/u.err"
 finish
