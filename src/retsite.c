@@ -38,35 +38,38 @@ struct rs_file {
 	size_t np;
 };
 
-/* The virtual address of file offset @off (in a load segment), or -1. */
-static int64_t to_addr(const struct rs_file *f, uint64_t off)
+/*
+ * @x mapped through the load segment that holds it: a file offset to its
+ * virtual address (@to_addr), or a virtual address to the file offset of
+ * its bytes; -1 when no segment's file bytes hold it.
+ */
+static int64_t seg_map(const struct rs_file *f, uint64_t x, bool to_addr)
 {
+	uint64_t from, to;
 	GElf_Phdr ph;
 	size_t i, n;
 
 	if (!f->elf || elf_getphdrnum(f->elf, &n))
 		return -1;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    off >= ph.p_offset && off - ph.p_offset < ph.p_filesz)
-			return (int64_t)(off - ph.p_offset + ph.p_vaddr);
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		from = to_addr ? ph.p_offset : ph.p_vaddr;
+		to = to_addr ? ph.p_vaddr : ph.p_offset;
+		if (x >= from && x - from < ph.p_filesz)
+			return (int64_t)(x - from + to);
+	}
 	return -1;
 }
 
-/* The file offset of virtual address @a (in a load segment's file
- * bytes), or -1. */
+static int64_t to_addr(const struct rs_file *f, uint64_t off)
+{
+	return seg_map(f, off, true);
+}
+
 static int64_t to_off(const struct rs_file *f, uint64_t a)
 {
-	GElf_Phdr ph;
-	size_t i, n;
-
-	if (!f->elf || elf_getphdrnum(f->elf, &n))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    a >= ph.p_vaddr && a - ph.p_vaddr < ph.p_filesz)
-			return (int64_t)(a - ph.p_vaddr + ph.p_offset);
-	return -1;
+	return seg_map(f, a, false);
 }
 
 /* The .eh_frame FDE that covers file offset @off: its code as file
