@@ -147,7 +147,9 @@ int calib_class_of(const struct plan *p, uint32_t timer,
 		return CALIB_NONE;
 	switch (t->kind) {
 	case PROBE_UPROBE:
-		uret = t->entry_only ? env->uretprobes : !t->ret_sites;
+		/* entry only: its start's cost alone (calib_cost()) */
+		uret = !t->entry_only && !t->ret_sites;
+		(void)env;
 		for (i = 0; i < p->natt; i++)
 			if (p->att[i].timer == timer &&
 			    p->att[i].mech == MECH_UPROBE) {
@@ -355,6 +357,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 	struct plan_env env = *penv;
 	struct group g;
 	unsigned int pass;
+	int uretp;
 	uint32_t i;
 	int c;
 
@@ -372,23 +375,27 @@ int calib_run(struct calib *cal, const struct plan *p,
 	env.pids = NULL;
 	env.npids = 0;
 	/*
-	 * Pass 0 plans as the run does (its uretprobes and syscall
-	 * tracepoint settings); pass 1 the other way, for the classes a
+	 * Pass 0 plans as the run does (uretprobes with --returns
+	 * uretprobe, else return sites; its syscall tracepoint setting); pass 1 the other way, for the classes a
 	 * timer's fallback needs (a uretprobe where return sites are
 	 * found, ...).  One load of the programs a pass.
 	 */
 	for (pass = 0; pass < 2; pass++) {
 		memset(&g, 0, sizeof(g));
-		env.uretprobes = pass ? !penv->uretprobes : penv->uretprobes;
+		uretp = penv->returns == PLAN_RETURNS_URETPROBE;
+		if (pass)
+			uretp = !uretp;
+		env.returns = uretp ? PLAN_RETURNS_URETPROBE : PLAN_RETURNS_SITES;
+		env.exe = NULL;
 		env.syscall_tracepoints = pass ? !penv->syscall_tracepoints :
 						 penv->syscall_tracepoints;
 		for (c = 0; c < CALIB_NCLASS; c++) {
 			if (!cal->r[c].needed || cal->r[c].done ||
 			    ((c == CALIB_RETSITE || c == CALIB_RETSITE_STEP) &&
-			     env.uretprobes) ||
+			     uretp) ||
 			    ((c == CALIB_URETPROBE ||
 			      c == CALIB_URETPROBE_STEP) &&
-			     !env.uretprobes) ||
+			     !uretp) ||
 			    (c == CALIB_SYSCALL && env.syscall_tracepoints) ||
 			    (c == CALIB_TRACEPOINT && !env.syscall_tracepoints) ||
 			    (pass && c >= CALIB_FENTRY))

@@ -691,6 +691,8 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 				err = -EINVAL;
 			}
 			l->timers[id].mech =
+				t->kind == PROBE_UPROBE && t->ret_entry ?
+					  "uprobe (entry only)" :
 				t->kind == PROBE_UPROBE && t->entry_only ?
 					  "uprobe (never returns)" :
 				  t->kind == PROBE_UPROBE && t->ret_sites ?

@@ -37,6 +37,7 @@ int main(int argc, char **argv)
 	struct calib_job job = { 0 };
 	struct agg_cost *costs = NULL;
 	const char *tracefs;
+	char *cmd_exe = NULL;
 	int ret = EXIT_USAGE, i;
 	uint32_t plan_errors = 0;
 
@@ -81,19 +82,31 @@ int main(int argc, char **argv)
 	 * tracepoints instead of the raw ones (iprof(8), ENVIRONMENT) */
 	penv.syscall_tracepoints = getenv("IPROF_SYSCALL_TRACEPOINTS") &&
 				   !strcmp(getenv("IPROF_SYSCALL_TRACEPOINTS"), "1");
-	/* IPROF_URETPROBES=1: user functions stop by uretprobe, not at
-	 * their return sites (iprof(8), ENVIRONMENT) */
-	penv.uretprobes = getenv("IPROF_URETPROBES") &&
-			  !strcmp(getenv("IPROF_URETPROBES"), "1");
+	/* --returns; IPROF_URETPROBES=1: an alias of --returns uretprobe
+	 * for now (iprof(8), ENVIRONMENT), the option wins */
+	penv.returns = o.returns;
+	if (!o.returns_set && getenv("IPROF_URETPROBES") &&
+	    !strcmp(getenv("IPROF_URETPROBES"), "1"))
+		penv.returns = PLAN_RETURNS_URETPROBE;
+	/* the program --returns auto judges */
+	if (o.cmd && o.cmd[0])
+		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :
+						 target_find_in_path(o.cmd[0]);
+	penv.exe = cmd_exe;
 	if (plan_build(&plan, &pl, &penv)) {
 		log_error("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++)
-		if (plan.timers[i].note)
-			log_info("%s: %s", plan.timers[i].name,
-				 plan.timers[i].note);
+	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++) {
+		const struct plan_timer *t = &plan.timers[i];
+
+		if (t->note)
+			log_info("%s: %s", t->name, t->note);
+		if (t->ret_entry && !t->error)
+			log_warn("%s: entry only, its calls show as unwound frames, never timed: no return sites (%s), and no uretprobe (%s); --returns uretprobe times it at that risk",
+				 t->name, t->ret_why, t->ret_risk);
+	}
 	if (o.dry_run) {
 		if (o.r.fmt == REPORT_FMT_JSON) {
 			ret = cli_print_plan_json(&plan);
@@ -136,6 +149,7 @@ out:
 	plan_free(&plan);
 	free(costs);
 	free(o.calib_class);
+	free(cmd_exe);
 	btfarg_free(&btfa);
 	probe_list_free(&pl);
 	free(o.probe_files);

@@ -104,6 +104,13 @@ static void usage(FILE *f)
 		"\n"
 		"Other:\n"
 		"      --strict          fail if any probe cannot be attached\n"
+		"      --returns HOW     how user functions stop: auto (default: at their\n"
+		"                        return sites; where none can be found, by\n"
+		"                        uretprobe if nothing in the program can unwind\n"
+		"                        through it, else entry only: counted, untimed),\n"
+		"                        sites (never a uretprobe), uretprobe (always:\n"
+		"                        a C++ exception, longjmp or coroutine switch\n"
+		"                        through one kills the program)\n"
 		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
 		"                        (same as 'iprof list'); -f json: as JSON\n"
 		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
@@ -214,6 +221,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		O_COMM,
 		O_EXE,
 		O_CGROUP,
+		O_RETURNS,
 	};
 	static const struct option lo[] = {
 		REPORT_OPTS_LONG,
@@ -223,6 +231,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
 		{ "strict", no_argument, NULL, O_STRICT },
+		{ "returns", required_argument, NULL, O_RETURNS },
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "rb-size", required_argument, NULL, O_RB },
 		{ "maxactive", required_argument, NULL, O_MAXACTIVE },
@@ -307,6 +316,20 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_STRICT:
 			o->strict = 1;
+			break;
+		case O_RETURNS:
+			if (!strcmp(optarg, "auto")) {
+				o->returns = PLAN_RETURNS_AUTO;
+			} else if (!strcmp(optarg, "sites")) {
+				o->returns = PLAN_RETURNS_SITES;
+			} else if (!strcmp(optarg, "uretprobe")) {
+				o->returns = PLAN_RETURNS_URETPROBE;
+			} else {
+				log_error("--returns '%s': expected auto, sites or uretprobe",
+					  optarg);
+				return -EINVAL;
+			}
+			o->returns_set = 1;
 			break;
 		case O_DRY:
 			o->dry_run = 1;

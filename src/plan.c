@@ -18,6 +18,7 @@
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/retsite.h"
+#include "iprof/unwind.h"
 #include "iprof/sym.h"
 #include "iprof/syscall.h"
 #include "iprof/util.h"
@@ -1244,6 +1245,71 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 }
 
 /*
+ * --returns auto for a function in @path without return sites: can the
+ * program unwind through it (unwind_judge())?  The program: -- CMD's
+ * executable (env->exe), the files each -p process maps, and @path; with
+ * neither, @path alone when it is an executable, and a library timed
+ * system-wide is taken as one that can (any program may load it).  Sets
+ * *@risk (malloc'ed) to the evidence; --returns sites: "--returns sites".
+ * Returns 1 (it can, or sites), 0 (a uretprobe is safe), -ENOMEM.
+ */
+static int judge_returns(const struct plan_env *env, const char *path,
+			 char **risk)
+{
+	const char *files[UNWIND_MAX_FILES];
+	char why[512], maps[64], line[PATH_MAX + 128], *f, *last = NULL;
+	size_t n = 0, i;
+	int ret, k;
+	FILE *m;
+
+	free(*risk);
+	*risk = NULL;
+	if (env->returns == PLAN_RETURNS_SITES) {
+		*risk = strdup("--returns sites");
+		return *risk ? 1 : -ENOMEM;
+	}
+	if (env->exe)
+		files[n++] = env->exe;
+	files[n++] = path;
+	for (k = 0; k < env->npids && n < UNWIND_MAX_FILES; k++) {
+		snprintf(maps, sizeof(maps), "/proc/%d/maps", env->pids[k]);
+		m = fopen(maps, "re");
+		if (!m)
+			continue;
+		while (n < UNWIND_MAX_FILES && fgets(line, sizeof(line), m)) {
+			f = strchr(line, '/');
+			if (!f || !strstr(line, " r-xp "))
+				continue;
+			f[strcspn(f, "\n")] = '\0';
+			if (last && !strcmp(last, f))
+				continue;
+			files[n] = strdup(f);
+			if (!files[n]) {
+				ret = -ENOMEM;
+				fclose(m);
+				goto out;
+			}
+			last = (char *)files[n++];
+		}
+		fclose(m);
+	}
+	if (!env->exe && !env->npids && !sym_is_executable(path)) {
+		snprintf(why, sizeof(why),
+			 "%s is a library timed in every process (no -p, no command): any program may load it and unwind",
+			 path);
+		ret = 1;
+	} else {
+		ret = unwind_judge(files, n, why, sizeof(why));
+	}
+out:
+	for (i = (env->exe ? 2 : 1); i < n; i++)
+		free((char *)files[i]);
+	if (ret >= 0 && !(*risk = strdup(why)))
+		ret = -ENOMEM;
+	return ret;
+}
+
+/*
  * The stops of user function timer @id at its entry @at (code of
  * @at->size bytes at @at->off in @at->path): uprobes at its return sites
  * where retsite_find() finds them (its start then carries
@@ -1262,25 +1328,35 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	char why[256];
 	int err;
 
-	if (env->uretprobes) {
-		snprintf(why, sizeof(why), "IPROF_URETPROBES=1");
-		err = -EOPNOTSUPP;
-	} else if (at->cold && !at->cold_size) {
-		/* a jmp into F.cold would look like a tail call out of F */
-		snprintf(why, sizeof(why),
-			 "its code is split: a part %.100s.cold lies elsewhere, size unknown",
-			 t->func);
-		err = -EOPNOTSUPP;
-	} else {
-		/* with its cold part: jumps there stay inside, its rets are
-		 * return sites too */
+	if (env->returns == PLAN_RETURNS_URETPROBE) {
+		/* its tail calls all the same: the report says its times
+		 * include their callees' (report_tail_note()) */
 		struct retsite_code code[2] = {
 			{ off, size, at->addr },
 			{ at->cold_off, at->cold_size, at->cold_addr }
 		};
 
-		err = retsite_find(path, code, at->cold ? 2 : 1, &sites, &n,
-				   &njmp, why, sizeof(why));
+		if (retsite_find(path, code, at->cold && at->cold_off ? 2 : 1,
+				 &sites, &n, &njmp, why, sizeof(why)) == 0)
+			t->ret_tail = (uint32_t)njmp;
+		free(sites);
+		sites = NULL;
+		n = 0;
+		snprintf(why, sizeof(why), "--returns uretprobe");
+		err = -EOPNOTSUPP;
+	} else {
+		/* with its cold part: jumps there stay inside, its rets are
+		 * return sites too (a size of 0: its .eh_frame entry's; not
+		 * found: retsite_find() takes in the .eh_frame entry its
+		 * jumps reach) */
+		struct retsite_code code[2] = {
+			{ off, size, at->addr },
+			{ at->cold_off, at->cold_size, at->cold_addr }
+		};
+
+		err = retsite_find(path, code,
+				   at->cold && at->cold_off ? 2 : 1, &sites,
+				   &n, &njmp, why, sizeof(why));
 	}
 	if (err == -ENOMEM)
 		return err;
@@ -1297,6 +1373,19 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 		t->ret_why = strdup(why);
 		if (!t->ret_why)
 			return -ENOMEM;
+		if (env->returns != PLAN_RETURNS_URETPROBE) {
+			err = judge_returns(env, path, &t->ret_risk);
+			if (err < 0)
+				return err;
+			if (err || env->returns == PLAN_RETURNS_SITES) {
+				/* entry only, as a function that never
+				 * returns: calls counted, closed untimed */
+				p->actions[start].flags |= IPROF_A_RETSITES;
+				t->entry_only = 1;
+				t->ret_entry = 1;
+				return 0;
+			}
+		}
 		return add_att(p, MECH_URETPROBE, id, stop, NULL, NULL, path,
 			       sym, off);
 	}
@@ -1897,6 +1986,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].note);
 		free(p->timers[i].error);
 		free(p->timers[i].ret_why);
+		free(p->timers[i].ret_risk);
 	}
 	for (i = 0; i < p->natt; i++) {
 		free(p->att[i].category);

@@ -47,7 +47,14 @@ struct report_timer *cli_make_timers(const struct plan *plan,
 		rt[i].file = t->probe ? t->probe->file : NULL;
 		rt[i].line = t->probe ? t->probe->line : 0;
 		rt[i].entry_only = t->entry_only;
-		rt[i].uretprobe_why = t->ret_why;
+		rt[i].uretprobe_why = t->ret_entry ? NULL : t->ret_why;
+		rt[i].stop = t->kind != PROBE_UPROBE || t->error ? NULL :
+			     t->ret_entry			  ? "entry" :
+			     t->entry_only			  ? NULL :
+			     t->ret_sites			  ? "return_sites" :
+								    "uretprobe";
+		rt[i].tail_calls = t->ret_tail;
+		rt[i].stop_why = t->ret_risk;
 		rt[i].orphans = l ? loader_orphans(l, i) : 0;
 		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
 		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
@@ -93,7 +100,7 @@ int cli_print_plan(const struct plan *p)
 
 		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
 		       t->where,
-		       !t->entry_only ? "" :
+		       !t->entry_only || t->ret_entry ? "" :
 		       t->kind == PROBE_UPROBE ?
 				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
 				" (never returns: entry only, timed until the thread exits)");
@@ -106,8 +113,13 @@ int cli_print_plan(const struct plan *p)
 				printf(" (stops at %u return site%s)",
 				       t->ret_sites, t->ret_sites == 1 ? "" : "s");
 			else if (t->ret_why)
-				printf(" (stops by uretprobe: %s)", t->ret_why);
+				printf(" (stops by uretprobe: %s%s%s)",
+				       t->ret_why, t->ret_risk ? "; " : "",
+				       t->ret_risk ? t->ret_risk : "");
 		}
+		if (t->ret_entry)
+			printf(" (entry only: its calls show as unwound frames, never timed: no return sites, %s; no uretprobe, which would kill the program at an exception: %s; --returns uretprobe times it anyway)",
+			       t->ret_why, t->ret_risk);
 		putchar('\n');
 		if (t->error) {
 			printf("%-*s  error   %s\n", w, "", t->error);
@@ -223,7 +235,8 @@ int cli_print_plan_json(const struct plan *p)
 			continue;
 		}
 		if (t->kind == PROBE_UPROBE) {
-			rt[i].mech = t->entry_only ? "uprobe (never returns)" :
+			rt[i].mech = t->ret_entry ? "uprobe (entry only)" :
+				     t->entry_only ? "uprobe (never returns)" :
 				     t->ret_sites  ? "uprobe/return sites" :
 						     "uprobe/uretprobe";
 			continue;

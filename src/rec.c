@@ -350,6 +350,10 @@ static json_object *meta_json(const struct rec_run *run)
 		put(t, "line", json_object_new_int(rt->line), &bad);
 		put(t, "entry_only", json_object_new_boolean(rt->entry_only),
 		    &bad);
+		put(t, "stop", jstr(rt->stop, &bad), NULL);
+		put(t, "tail_calls", json_object_new_uint64(rt->tail_calls),
+		    &bad);
+		put(t, "stop_why", jstr(rt->stop_why, &bad), NULL);
 		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
 		    &bad);
 		if (run->costs)
@@ -940,6 +944,11 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: jint(t, "line", &v);
 		rt->line = v;
 		ret = ret ?: jbool(t, "entry_only", &rt->entry_only);
+		ret = ret ?: jstrdup(t, "stop", &rt->stop);
+		ret = ret ?: jstrdup(t, "stop_why", &rt->stop_why);
+		u = 0;
+		ret = ret ?: ju64(t, "tail_calls", &u);
+		rt->tail_calls = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		ret = ret ?: ju64(t, "maxactive", &u);
 		rt->maxactive = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"));
@@ -1233,6 +1242,8 @@ void rec_reader_free(struct rec_reader *r)
 		free((char *)p->timers[i].mech);
 		free((char *)p->timers[i].error);
 		free((char *)p->timers[i].file);
+		free((char *)p->timers[i].stop);
+		free((char *)p->timers[i].stop_why);
 	}
 	free(p->timers);
 	free(p->costs);

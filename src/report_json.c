@@ -208,6 +208,9 @@ static void add_probe(struct jb *b, json_object *p, uint32_t id,
 		t && !t->attached ? report_timer_reason(t) : NULL);
 	add_str(b, p, "file", t ? t->file : NULL);
 	add_u64_if(b, p, "line", t && t->line > 0, t ? (uint64_t)t->line : 0);
+	add_str(b, p, "stop", t ? t->stop : NULL);
+	add_u64(b, p, "tail_calls", t ? t->tail_calls : 0);
+	add_str(b, p, "stop_why", t ? t->stop_why : NULL);
 }
 
 static void add_probes(struct jb *b, json_object *root, const struct report *r,

@@ -230,7 +230,7 @@ static int table_body(FILE *f, const struct report *r)
 	char(*cells)[CELL] = NULL;
 	const char *name;
 	char buf[REPORT_NAME_BUF];
-	int err;
+	int err, mark;
 
 	if (r->columns && r->ncolumns) {
 		if (r->ncolumns > REPORT_NCOL)
@@ -260,7 +260,8 @@ static int table_body(FILE *f, const struct report *r)
 			continue;
 		name = report_timer_name(r, v.nodes[i]->timer, buf,
 					 sizeof(buf));
-		len = 2 * (size_t)(v.nodes[i]->depth - 1) + strlen(name);
+		len = 2 * (size_t)(v.nodes[i]->depth - 1) + strlen(name) +
+		      (size_t)report_tail_mark(r, v.nodes[i]->timer);
 		if (len > namew)
 			namew = len;
 		for (c = 0; c < ncols; c++, k++) {
@@ -282,7 +283,11 @@ static int table_body(FILE *f, const struct report *r)
 			continue;
 		name = report_timer_name(r, v.nodes[i]->timer, buf,
 					 sizeof(buf));
-		fprintf(f, "%*s%-*s", indent, "", (int)namew - indent, name);
+		/* a tail-calling timer: NAME*, its footnote after the table
+		 * (report_tail_note()) */
+		mark = report_tail_mark(r, v.nodes[i]->timer);
+		fprintf(f, "%*s%s%-*s", indent, "", name, (int)namew - indent -
+			(int)strlen(name), mark ? "*" : "");
 		for (c = 0; c < ncols; c++, j++)
 			fprintf(f, "  %*s", (int)w[c], cells[j]);
 		fputc('\n', f);

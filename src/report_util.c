@@ -639,6 +639,43 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 	fputc('\n', f);
 }
 
+int report_tail_mark(const struct report *r, uint32_t timer)
+{
+	const struct report_timer *t;
+
+	if (!r->timers || timer >= agg__ntimers(r->agg))
+		return 0;
+	t = &r->timers[timer];
+	return t->tail_calls && t->stop && !strcmp(t->stop, "return_sites");
+}
+
+void report_tail_note(FILE *f, const struct report *r, uint32_t timer,
+		      int seed)
+{
+	const struct report_timer *t;
+	char buf[REPORT_NAME_BUF];
+	const char *name;
+
+	if (!r->timers || timer >= agg__ntimers(r->agg))
+		return;
+	t = &r->timers[timer];
+	if (!t->tail_calls || !t->stop)
+		return;
+	name = report_timer_name(r, timer, buf, sizeof(buf));
+	if (!strcmp(t->stop, "return_sites"))
+		fprintf(f,
+			"%s%s%s stops at a tail call (%" PRIu32
+			" of its return sites jmp out of it): its times end at the jump; the function it jumps to runs after it, beside it, not under it (--returns uretprobe times it to its real return)\n",
+			seed ? "# tail call: " : "* ", name, seed ? "" : ":",
+			t->tail_calls);
+	else if (!strcmp(t->stop, "uretprobe"))
+		fprintf(f,
+			"%s%s%s stops by uretprobe at its real return: its times include what its tail calls (%" PRIu32
+			" jmp%s out of it) run, shown under it\n",
+			seed ? "# tail call: " : "", name, seed ? "" : ":",
+			t->tail_calls, t->tail_calls == 1 ? "" : "s");
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
@@ -693,6 +730,9 @@ int report_summary(FILE *f, const struct report *r, int seed)
 				t->orphans);
 			span_unmatched(f, r, i, pfx);
 		}
+		for (i = 0; i < ntimers; i++)
+			if (hit[i])
+				report_tail_note(f, r, i, seed);
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
 

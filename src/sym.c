@@ -1511,3 +1511,120 @@ int sym_noreturn(const char *name)
 			return 1;
 	return 0;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The function starts of @elf's symbol tables (@symtab_only: .symtab
+ * alone) appended to *@v, *@n; sets *@has_symtab.  0 or -ENOMEM. */
+static int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
+		     bool *has_symtab)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	Elf_Data *d;
+	const char *nm;
+	size_t i, cnt;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+		    (sh.sh_type != SHT_SYMTAB &&
+		     (symtab_only || sh.sh_type != SHT_DYNSYM)))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			*has_symtab = true;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < cnt; i++) {
+			if (!gelf_getsym(d, (int)i, &s) || !s.st_value ||
+			    s.st_shndx == SHN_UNDEF ||
+			    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
+				continue;
+			nm = elf_strptr(elf, sh.sh_link, s.st_name);
+			/* a cold part is no function: jumps into it stay
+			 * inside the function it was split from */
+			if (nm && clone_suffix(nm + strcspn(nm, ".")) == 2)
+				continue;
+			if (util_grow(v, *n, sizeof(**v)))
+				return -ENOMEM;
+			(*v)[(*n)++] = s.st_value;
+		}
+	}
+	return 0;
+}
+
+int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
+		    char *err, size_t errlen)
+{
+	char dpath[PATH_MAX];
+	uint64_t *v = NULL;
+	size_t nv = 0, i, j;
+	bool has_symtab = false, dummy = false;
+	Elf *elf, *dbg = NULL;
+	int fd, dfd = -1, ret;
+
+	*starts = NULL;
+	*n = 0;
+	ret = open_elf(path, &fd, &elf, err, errlen);
+	if (ret)
+		return ret;
+	ret = check_ehdr(elf, path, err, errlen);
+	if (!ret)
+		ret = starts_of(elf, false, &v, &nv, &has_symtab);
+	/* a stripped binary's own functions are named in its debug file */
+	if (!ret && !has_symtab &&
+	    !find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath)))
+		ret = starts_of(dbg, true, &v, &nv, &dummy);
+	if (ret == -ENOMEM)
+		util_set_err(err, errlen, "%s: out of memory", path);
+	if (!ret && nv) {
+		qsort(v, nv, sizeof(*v), cmp_u64);
+		for (i = j = 1; i < nv; i++)
+			if (v[i] != v[j - 1])
+				v[j++] = v[i];
+		nv = j;
+	}
+	if (!ret) {
+		*starts = v;
+		*n = nv;
+		v = NULL;
+	}
+	free(v);
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int sym_is_executable(const char *path)
+{
+	char err[64];
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf *elf;
+	int fd, ret = 0;
+
+	if (open_elf(path, &fd, &elf, err, sizeof(err)))
+		return 0;
+	if (gelf_getehdr(elf, &eh)) {
+		ret = eh.e_type == ET_EXEC;
+		for (i = 0; !ret && !elf_getphdrnum(elf, &n) && i < n; i++)
+			ret = gelf_getphdr(elf, (int)i, &ph) &&
+			      ph.p_type == PT_INTERP;
+	}
+	elf_end(elf);
+	close(fd);
+	return ret;
+}

@@ -70,6 +70,15 @@ struct plan_timer {
 	 * time is not in the timer: it stops at the jump) */
 	uint32_t ret_tail;
 	char *ret_why;
+	/* 1: entry only (entry_only is set too) because its return sites
+	 * cannot be found (ret_why) and --returns refuses it a uretprobe:
+	 * the program can unwind through it (auto) or sites was asked;
+	 * why in ret_risk.  0 otherwise */
+	int ret_entry;
+	/* --returns auto: what unwind_judge() found in the program for a
+	 * timer without return sites (owned; NULL when it was not asked):
+	 * the evidence it can unwind, or that it cannot */
+	char *ret_risk;
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
 	char *note; /* what a user should be told before tracing (a -p
@@ -152,6 +161,13 @@ typedef int (*plan_arg_fn)(void *ctx, const char *func, const char *name,
  * is an error.  Names before a glob's first wildcard narrow its scan. */
 #define PLAN_MAX_GLOB_SCAN 2000000
 
+/* plan_env.returns: --returns auto, sites, uretprobe */
+enum plan_returns {
+	PLAN_RETURNS_AUTO = 0,
+	PLAN_RETURNS_SITES,
+	PLAN_RETURNS_URETPROBE,
+};
+
 /* What plan_build() reads: paths (NULL: not available) and callbacks. */
 struct plan_env {
 	const char *tracefs; /* tracefs mount point */
@@ -167,11 +183,19 @@ struct plan_env {
 	 * copy too, through /proc/PID/map_files */
 	const int *pids;
 	int npids;
-	/* 1: user functions stop by uretprobe (faster where the kernel
-	 * single-steps a return site's ret, but it rewrites return addresses:
-	 * C++ exceptions, coroutines and longjmp break); 0: at their return
-	 * sites where retsite_find() finds them */
-	int uretprobes;
+	/* how user functions stop (--returns): PLAN_RETURNS_AUTO at their
+	 * return sites where retsite_find() finds them, else by uretprobe
+	 * where unwind_judge() finds nothing in the program that unwinds or
+	 * switches stacks through it, else entry only; _SITES: return
+	 * sites, else entry only (never a uretprobe); _URETPROBE: always a
+	 * uretprobe (faster where the kernel single-steps a return site's
+	 * ret, but it rewrites return addresses: C++ exceptions, coroutines
+	 * and longjmp break) */
+	enum plan_returns returns;
+	/* the executable of the command iprof runs (-- CMD: its path as
+	 * found in $PATH), or NULL; with the -p processes' maps, the program
+	 * that --returns auto judges */
+	const char *exe;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

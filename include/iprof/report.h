@@ -39,6 +39,17 @@ struct report_timer {
 	/* a user function stopped by a uretprobe: why not at its return
 	 * sites (plan_timer.ret_why); NULL otherwise.  --dry-run only */
 	const char *uretprobe_why;
+	/* a user function's stop (NULL for other timers and one that never
+	 * returns): "return_sites" (uprobes on its rets and tail-call jmps),
+	 * "uretprobe" (its real return), "entry" (entry only: no return
+	 * sites, and --returns refused it a uretprobe: counted, untimed) */
+	const char *stop;
+	/* of its return sites, jmps out of it (tail calls): its times end
+	 * at the jump, the callee runs after it, beside it in the tree */
+	uint32_t tail_calls;
+	/* --returns auto's judgment of the program for a timer without
+	 * return sites (plan_timer.ret_risk), else NULL */
+	const char *stop_why;
 };
 
 /*
@@ -529,5 +540,23 @@ int report_utf8(FILE *f,
  * on @f (ferror), -EIO when errno tells nothing.
  */
 int report_finish(FILE *f);
+
+/*
+ * report_tail_mark() - 1 if timer @timer of @r stops at a tail call (its
+ * return sites include a jmp out of it: report_timer.tail_calls, stop
+ * "return_sites"), so the table marks its name with '*'; else 0.
+ */
+int report_tail_mark(const struct report *r, uint32_t timer);
+
+/*
+ * report_tail_note() - the line that says what a tail-calling timer's
+ * numbers mean, on @f: with return sites, that they end at the jump and
+ * the callee shows beside it (the table's "* NAME: ..." footnote of its
+ * mark; @seed: a "# tail call: NAME ..." note, the seed's rows
+ * untouched); by uretprobe, that they run to the real return, the
+ * callee's time included.  Nothing for any other timer.
+ */
+void report_tail_note(FILE *f, const struct report *r, uint32_t timer,
+		      int seed);
 
 #endif /* IPROF_REPORT_H */

@@ -169,6 +169,26 @@ int sym_func_range(const char *path, const char *func, uint64_t *offset,
 		   uint64_t *size, char *err, size_t errlen);
 
 /*
+ * sym_func_starts() - where the functions of ELF file @path begin: the
+ * st_value (virtual addresses, bytes) of every FUNC and IFUNC symbol of
+ * its .symtab and .dynsym, and of its separate debug file's .symtab when
+ * @path has none (found as sym_func_targets() finds it), so that a
+ * stripped binary with a debug file gives what its unstripped build does;
+ * cold parts (f.cold) left out: they are no function.  Sorted, without
+ * duplicates, into *@starts (malloc'ed, the caller frees it; NULL when
+ * *@n is 0).  Returns 0, or -errno with a message naming @path in @err
+ * (@errlen bytes): open_elf()'s errors, -ENOEXEC (not ELF), -ENOMEM.
+ */
+int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
+		    char *err, size_t errlen);
+
+/*
+ * sym_is_executable() - 1 if ELF file @path is a program (ET_EXEC, or a
+ * PIE: ET_DYN with a PT_INTERP), 0 if it is a library or cannot be read.
+ */
+int sym_is_executable(const char *path);
+
+/*
  * sym_noreturn() - 1 if user function @name never returns to its caller:
  * the process entry point (_start: it has no caller, and a uretprobe would
  * overwrite argc where a return address would be), exit paths (exit,

@@ -84,8 +84,10 @@ if command -v g++ >/dev/null; then
 	check "stripped throw: the program caught every exception" "$(grep '^caught' "$TMP/throw.out")" "caught 10"
 	mv "$T.debug" "$TMP/dbg/throw.gone"
 	"$IPROF" --dry-run -e "uprobe:$T:foo5" >"$TMP/tplan" 2>&1
-	check "no debug file: the jump's target is the cold part's address (0x${cold#"${cold%%[!0]*}"})" \
-		"$(grep -c "(jns 0x${cold#"${cold%%[!0]*}"})" "$TMP/tplan")" 1
+	# without it the cold part, which no symbol names, is found by its
+	# .eh_frame entry (the jump lands in it): return sites all the same
+	check "no debug file: foo5 still stops at return sites (its cold part from .eh_frame)" \
+		"$(grep -c 'stops at [0-9]* return site' "$TMP/tplan")" 1
 else
 	bad "g++ not found (build-essential, tools/install-deps.sh)"
 fi

@@ -75,7 +75,79 @@ __asm__(".text\n"
 	".globl rs_noret\n.type rs_noret, @function\nrs_noret:\n"
 	"	push %rbp\n"
 	"	ud2\n"
-	".size rs_noret, .-rs_noret\n");
+	".size rs_noret, .-rs_noret\n"
+	/* no .size: its end is its .eh_frame entry's */
+	".globl rs_nosize\n.type rs_nosize, @function\nrs_nosize:\n"
+	"	.cfi_startproc\n"
+	"	test %edi, %edi\n"
+	"	je 1f\n"
+	"	ret\n"
+	"1:	xor %eax, %eax\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	/* a cold part with no symbol (a stripped file's f.cold): entered
+	 * by a conditional jump, its own .eh_frame entry */
+	".globl rs_split\n.type rs_split, @function\nrs_split:\n"
+	"	.cfi_startproc\n"
+	"	test %edi, %edi\n"
+	"	jne .Lrs_cold\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size rs_split, .-rs_split\n"
+	"	.cfi_startproc\n"
+	".Lrs_cold:\n"
+	"	mov $1, %eax\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	/* a switch's jump table as GCC makes it (-fPIC): 3 entries, each
+	 * in the function; rs_switch_out's last one jumps out of it */
+	".globl rs_switch\n.type rs_switch, @function\nrs_switch:\n"
+	"	cmp $2, %edi\n"
+	"	ja 9f\n"
+	"	lea .Lrs_tab(%rip), %rdx\n"
+	"	mov %edi, %edi\n"
+	"	movslq (%rdx,%rdi,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_s1:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_s2:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_s3:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_switch, .-rs_switch\n"
+	".globl rs_switch_out\n.type rs_switch_out, @function\nrs_switch_out:\n"
+	"	cmp $2, %edi\n"
+	"	ja .Lrs_o9\n"
+	"	lea .Lrs_tab2(%rip), %rdx\n"
+	"	mov %edi, %edi\n"
+	"	movslq (%rdx,%rdi,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_o1:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_o9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_switch_out, .-rs_switch_out\n"
+	/* the same without the bound: unproven */
+	".globl rs_switch_nobound\n.type rs_switch_nobound, @function\nrs_switch_nobound:\n"
+	"	lea .Lrs_tab(%rip), %rdx\n"
+	"	movslq (%rdx,%rdi,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".size rs_switch_nobound, .-rs_switch_nobound\n"
+	".section .rodata\n.align 4\n"
+	".Lrs_tab:\n"
+	"	.long .Lrs_s1 - .Lrs_tab\n"
+	"	.long .Lrs_s2 - .Lrs_tab\n"
+	"	.long .Lrs_s3 - .Lrs_tab\n"
+	".Lrs_tab2:\n"
+	"	.long .Lrs_o1 - .Lrs_tab2\n"
+	"	.long .Lrs_o9 - .Lrs_tab2\n"
+	"	.long plan_test_target - .Lrs_tab2\n"
+	".text\n");
 #endif
 
 static void setup_paths(void)
@@ -996,10 +1068,52 @@ static void return_sites(void **state)
 	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -ENOENT);
 
-	/* no size: its end is unknown */
+	/* no size and no .eh_frame entry: its end is unknown */
 	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, 0, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -EOPNOTSUPP);
-	assert_non_null(strstr(why, "no size"));
+	assert_string_equal(why, "its symbol has no size and no .eh_frame entry starts at it, so its end is unknown");
+
+	/* no size: its .eh_frame entry's end, two rets */
+	assert_int_equal(sym_func_range(self, "rs_nosize", &off, &size, why,
+					sizeof(why)), 0);
+	assert_int_equal(size, 0);
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, 0, 0 } }, 1, &sites, &n, &njmp, why,
+				      sizeof(why)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(njmp, 0);
+	assert_int_equal(sites[0], off + 4);
+	assert_int_equal(sites[1], off + 7);
+	free(sites);
+
+	/* the unnamed cold part is taken in: its ret is a site too */
+	assert_int_equal(sym_func_range(self, "rs_split", &off, &size, why,
+					sizeof(why)), 0);
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
+				      sizeof(why)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(njmp, 0);
+	assert_int_equal(sites[0], off + size - 1);
+	assert_true(sites[1] >= off + size);
+	free(sites);
+
+	/* a bounded jump table inside: the 4 rets, the jmp none */
+	assert_int_equal(sym_func_range(self, "rs_switch", &off, &size, why,
+					sizeof(why)), 0);
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
+				      sizeof(why)), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(njmp, 0);
+	free(sites);
+	assert_int_equal(sym_func_range(self, "rs_switch_out", &off, &size, why,
+					sizeof(why)), 0);
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
+				      sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "its jump table at +0x15 (jmp rax) has entry 2 jumping out of it"));
+	assert_int_equal(sym_func_range(self, "rs_switch_nobound", &off, &size, why,
+					sizeof(why)), 0);
+	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
+				      sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "no bounded jump table iprof can read"));
 #else
 	(void)state;
 	skip();

@@ -305,8 +305,9 @@ static void test_document(void **state)
 	expect_len(v, NTIMERS);
 	p = idx(v, INNER);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
-		    "error", "reason", "file", "line", "orphan_stops",
-		    "kprobe_misses", "paths", "count", "in_other", NULL);
+		    "error", "reason", "file", "line", "stop", "tail_calls",
+		    "stop_why", "orphan_stops", "kprobe_misses", "paths",
+		    "count", "in_other", NULL);
 	expect_u64(p, "id", INNER);
 	expect_str(p, "name", "inner");
 	expect_str(p, "kind", "uprobe");
@@ -317,6 +318,9 @@ static void test_document(void **state)
 	expect_null(p, "reason");
 	expect_null(p, "file"); /* unknown in this fixture */
 	expect_null(p, "line");
+	expect_null(p, "stop"); /* not set in this fixture */
+	expect_u64(p, "tail_calls", 0);
+	expect_null(p, "stop_why");
 	expect_u64(p, "orphan_stops", 3);
 	expect_u64(p, "paths", 2); /* outer > inner, open > inner */
 	expect_u64(p, "count", 4); /* 2 + 2: the one open at the exit is none */
@@ -804,8 +808,8 @@ static void test_plan(void **state)
 	expect_len(v, 3);
 	p = idx(v, 0);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
-		    "error", "reason", "file", "line", "entry_only",
-		    "uretprobe_why", NULL);
+		    "error", "reason", "file", "line", "stop", "tail_calls",
+		    "stop_why", "entry_only", "uretprobe_why", NULL);
 	expect_u64(p, "id", 0);
 	expect_str(p, "name", "KVM_RUN");
 	expect_str(p, "mech", "tracepoint");

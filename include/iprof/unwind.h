@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Can a program unwind or switch stacks through a user function?  A
+ * uretprobe replaces the return address on the stack with the kernel's
+ * trampoline (include/iprof/retsite.h): a C++ exception or a Rust panic
+ * unwinding through it, a forced unwind (pthread_exit, pthread_cancel),
+ * a longjmp or a coroutine switch past it kills the program.  Where a
+ * function's return sites cannot be found, --returns auto (plan_env.
+ * returns) gives it a uretprobe only where the binaries show none of
+ * that can happen.  Kernel-free: it reads ELF files (libelf).
+ */
+#ifndef IPROF_UNWIND_H
+#define IPROF_UNWIND_H
+
+#include <stddef.h>
+
+/* Most files one judgment reads (the DT_NEEDED closure included). */
+#define UNWIND_MAX_FILES 256
+
+/*
+ * unwind_judge() - can a process made of the @n ELF files @files (an
+ * executable, the libraries it maps, the file a timer is in) unwind or
+ * switch stacks?  Reads each file and, transitively, its DT_NEEDED
+ * libraries (found by DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH with $ORIGIN,
+ * then the multiarch and default directories; /etc/ld.so.cache is not
+ * read: a library found only there is missed), at most UNWIND_MAX_FILES.
+ * Evidence, in .dynsym or .symtab: a file that defines or imports
+ * __cxa_throw, __cxa_rethrow, _Unwind_RaiseException, _Unwind_Resume,
+ * _Unwind_ForcedUnwind (C++, Rust, any unwinder), rust_eh_personality or
+ * __rust_start_panic (Rust), runtime.morestack or runtime.gopanic (Go);
+ * a file that imports (not defines: libc does) longjmp, _longjmp,
+ * siglongjmp, __longjmp_chk, swapcontext, setcontext, pthread_exit or
+ * pthread_cancel.
+ *
+ * Returns 1 (it can: @why, @len bytes, names the file and the symbol),
+ * 0 (it cannot: @why says how many files were read), or -ENOMEM.  A file
+ * that cannot be read is skipped (a missing library cannot be loaded
+ * either).
+ */
+int unwind_judge(const char *const *files, size_t n, char *why, size_t len);
+
+#endif /* IPROF_UNWIND_H */

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Return sites where the symbol table falls short, and no uretprobe where
+# a program can unwind through it (issue 25 item 1; src/retsite.c,
+# src/unwind.c): each program below throws C++ exceptions through timed
+# functions and must live (exit 0, its own "caught" line), with exact
+# counts against its ground truth (tests/e2e/helpers/fallback/).
+#  1. a stripped shared library (strip --strip-unneeded): lthrow.cold is
+#     gone from the symbols, found from .eh_frame;
+#  2. a switch turned into a jump table (jmp *%rax), read from .rodata;
+#  3. a -rdynamic program with a separate debug file: the same decisions
+#     as its unstripped build;
+#  4. a function no bytes explain (jmp *%rax after a lea): entry only in
+#     a C++ program (--returns auto and sites), a uretprobe in a C one.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v g++ >/dev/null || skip "no g++ (build-essential: tools/install-deps.sh)"
+[ -x "$BUILD/e2e-unsited" ] || skip "$BUILD/e2e-unsited not built (a C++ compiler: tools/install-deps.sh)"
+H=$SRC/tests/e2e/helpers/fallback
+N=14
+
+g++ -O2 -fPIC -shared "$H/lib.cc" -o "$TMP/libfb.so" &&
+	strip --strip-unneeded "$TMP/libfb.so" &&
+	g++ -O2 "$H/main.cc" -L"$TMP" -lfb -Wl,-rpath,"$TMP" -o "$TMP/so" &&
+	g++ -O2 "$H/main.cc" "$H/lib.cc" -o "$TMP/full" &&
+	g++ -O2 -g -rdynamic "$H/main.cc" "$H/lib.cc" -o "$TMP/rd-full" &&
+	cp "$TMP/rd-full" "$TMP/rd" &&
+	objcopy --only-keep-debug "$TMP/rd" "$TMP/rd.debug" &&
+	strip --strip-debug --strip-unneeded "$TMP/rd" &&
+	(cd "$TMP" && objcopy --add-gnu-debuglink=rd.debug rd) &&
+	gcc -O1 "$H/hop.c" -o "$TMP/hop" || { bad "the helpers do not build"; finish; }
+check "libfb.so has no .symtab" "$(readelf -S "$TMP/libfb.so" | grep -c '\.symtab')" 0
+check "rd has no .symtab" "$(readelf -S "$TMP/rd" | grep -c '\.symtab')" 0
+
+# run_case NAME LIB: lmid, lthrow and pick of LIB timed in $TMP/NAME
+run_case() {
+	local name=$1 lib=$2
+	"$IPROF" --dry-run -e "uprobe:$lib:lmid" -e "uprobe:$lib:lthrow" \
+		-e "uprobe:$lib:pick" >"$TMP/$name.plan" 2>&1
+	check "$name: every timer stops at return sites" \
+		"$(grep -c '(stops at [0-9]* return sites\?)$' "$TMP/$name.plan")" 3
+	"$IPROF" -q -f json -o "$TMP/$name.json" -e "uprobe:$lib:lmid" \
+		-e "uprobe:$lib:lthrow" -e "uprobe:$lib:pick" \
+		-- "$TMP/$name" $N >"$TMP/$name.out" 2>"$TMP/$name.err"
+	check "$name: iprof exit status" "$?" 0
+	check "$name: the program caught every exception" \
+		"$(grep '^caught' "$TMP/$name.out")" \
+		"caught $(($(truth lthrow_thrown "$TMP/$name.out") + $(truth pick_thrown "$TMP/$name.out")))"
+	local lt pt
+	lt=$(truth lthrow_thrown "$TMP/$name.out")
+	pt=$(truth pick_thrown "$TMP/$name.out")
+	check "$name: lmid count" "$(jnode "$TMP/$name.json" lmid count)" $((N - lt))
+	check "$name: lmid unwound" "$(jnode "$TMP/$name.json" lmid unwound)" "$lt"
+	check "$name: lmid>lthrow count" "$(jnode "$TMP/$name.json" "lmid>lthrow" count)" $((N - lt))
+	check "$name: lmid>lthrow unwound" "$(jnode "$TMP/$name.json" "lmid>lthrow" unwound)" "$lt"
+	check "$name: pick count" "$(jnode "$TMP/$name.json" pick count)" $((N - pt))
+	check "$name: pick unwound" "$(jnode "$TMP/$name.json" pick unwound)" "$pt"
+	check "$name: nothing lost" "$(jq -c '[.loss.ring_buffer_drops, .loss.mismatches]' "$TMP/$name.json")" "[0,0]"
+}
+
+# 1. the stripped library
+run_case so "$TMP/libfb.so"
+# 2. the jump table, in the program itself (unstripped)
+run_case full "$TMP/full"
+grep -q 'jmp  *\*%rax' <(objdump -d --no-show-raw-insn "$TMP/full" | sed -n '/<pick>:/,/^$/p') ||
+	bad "full: pick has no jmp *%rax (the compiler made no jump table)"
+# 3. stripped with a debug file, and its unstripped twin: same decisions
+run_case rd "$TMP/rd"
+"$IPROF" --dry-run -e "uprobe:$TMP/rd-full:lmid" -e "uprobe:$TMP/rd-full:lthrow" \
+	-e "uprobe:$TMP/rd-full:pick" >"$TMP/rd-full.plan" 2>&1
+check "rd: the same return sites as its unstripped build" \
+	"$(sed 's/rd-full/rd/g' "$TMP/rd-full.plan" | diff - "$TMP/rd.plan" && echo same)" same
+
+# 4. no return sites: entry only where the program can unwind
+U=$BUILD/e2e-unsited
+for mode in auto sites; do
+	"$IPROF" --dry-run --returns $mode -e "uprobe:$U:hop" >"$TMP/u.plan" 2>&1
+	check "unsited, --returns $mode: hop entry only, with why" \
+		"$(grep -o 'entry only: its calls show as unwound frames, never timed: no return sites, an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read' "$TMP/u.plan")" \
+		"entry only: its calls show as unwound frames, never timed: no return sites, an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read"
+done
+check "unsited: the evidence named" "$("$IPROF" --dry-run -e "uprobe:$U:hop" 2>&1 | grep -o "$U imports __cxa_throw")" "$U imports __cxa_throw"
+check "unsited, --returns sites: why" "$("$IPROF" --dry-run --returns sites -e "uprobe:$U:hop" 2>&1 | grep -o 'no uretprobe, which would kill the program at an exception: --returns sites')" \
+	"no uretprobe, which would kill the program at an exception: --returns sites"
+"$IPROF" --dry-run -f json -e "uprobe:$U:hop" >"$TMP/u.pj" 2>&1
+check "unsited: JSON plan" "$(jq -c '.probes[0] | [.mech, .stop, .entry_only, (.stop_why | test("imports __cxa_throw$"))]' "$TMP/u.pj")" \
+	'["uprobe (entry only)","entry",true,true]'
+check "unsited, --returns uretprobe: a uretprobe" \
+	"$("$IPROF" --dry-run --returns uretprobe -e "uprobe:$U:hop" 2>&1 | grep -c '(stops by uretprobe: --returns uretprobe)$')" 1
+check "unsited, IPROF_URETPROBES=1: the same" \
+	"$(IPROF_URETPROBES=1 "$IPROF" --dry-run -e "uprobe:$U:hop" 2>&1 | grep -c '(stops by uretprobe: --returns uretprobe)$')" 1
+"$IPROF" -f json -o "$TMP/u.json" -e "uprobe:$U:mid" -e "uprobe:$U:hop" -e "uprobe:$U:thrower" \
+	-- "$U" $N >"$TMP/u.out" 2>"$TMP/u.err"
+check "unsited: iprof exit status" "$?" 0
+check "unsited: the program caught every exception" "$(grep '^caught' "$TMP/u.out")" "caught $(truth thrown "$TMP/u.out")"
+check "unsited: stderr names hop and why" "$(grep -c '^iprof: hop: entry only, its calls show as unwound frames, never timed: no return sites (an indirect jmp' "$TMP/u.err")" 1
+T=$(truth thrown "$TMP/u.out")
+check "unsited: mid count" "$(jnode "$TMP/u.json" mid count)" $((N - T))
+check "unsited: mid unwound" "$(jnode "$TMP/u.json" mid unwound)" "$T"
+check "unsited: hop never timed" "$(jnode "$TMP/u.json" "mid>hop" count)" 0
+check "unsited: hop's calls unwound" "$(jnode "$TMP/u.json" "mid>hop" unwound)" $N
+check "unsited: thrower count (beside hop: hop jumped to it)" "$(jnode "$TMP/u.json" "mid>thrower" count)" $((N - T))
+check "unsited: thrower unwound" "$(jnode "$TMP/u.json" "mid>thrower" unwound)" "$T"
+
+# ... and a uretprobe where nothing in the program can unwind (C)
+"$IPROF" --dry-run -e "uprobe:$TMP/hop:hop" >"$TMP/hop.plan" 2>&1
+check "C program: hop by uretprobe, with why" \
+	"$(grep -c "stops by uretprobe: an indirect jmp at +0x7 (jmp rax) .*; no unwinder, stack switch or forced unwind in the [0-9]* files of the program ($TMP/hop and its libraries))\$" "$TMP/hop.plan")" 1
+"$IPROF" -q -f json -o "$TMP/hop.json" -e "uprobe:$TMP/hop:hop" -- "$TMP/hop" 10 >"$TMP/hop.out" 2>&1
+check "C program: exit status" "$?" 0
+check "C program: hop count" "$(jnode "$TMP/hop.json" hop count)" "$(truth hop "$TMP/hop.out")"
+# --- tail calls (issue 25 item 2): said where the numbers are
+gcc -O2 "$H/tail.c" -o "$TMP/tail" || bad "tail.c does not build"
+objdump -d --no-show-raw-insn "$TMP/tail" | sed -n '/<tailer>:/,/^$/p' | grep -q 'jmp .*<callee>' ||
+	bad "tail: tailer makes no tail call (the compiler changed)"
+tl=(-e "uprobe:$TMP/tail:tailer" -e "uprobe:$TMP/tail:callee")
+"$IPROF" -q "${tl[@]}" -- "$TMP/tail" 10 >"$TMP/tail.tab" 2>&1
+check "tail: table exit status" "$?" 0
+check "tail: tailer marked" "$(grep -c '^tailer\*  *10 ' "$TMP/tail.tab")" 1
+check "tail: callee beside it" "$(grep -c '^callee  *10 ' "$TMP/tail.tab")" 1
+check "tail: footnote" "$(grep '^\* tailer:' "$TMP/tail.tab")" \
+	"* tailer: stops at a tail call (1 of its return sites jmp out of it): its times end at the jump; the function it jumps to runs after it, beside it, not under it (--returns uretprobe times it to its real return)"
+"$IPROF" -q -f seed -o "$TMP/tail.seed" "${tl[@]}" -- "$TMP/tail" 10 >/dev/null 2>&1
+check "tail: seed rows untouched" "$(seed_field tailer count "$TMP/tail.seed"),$(seed_field callee count "$TMP/tail.seed")" "10,10"
+check "tail: seed note" "$(grep -c '^# tail call: tailer stops at a tail call (1 of its return sites jmp out of it)' "$TMP/tail.seed")" 1
+"$IPROF" -q -f json -o "$TMP/tail.json" "${tl[@]}" -- "$TMP/tail" 10 >/dev/null 2>&1
+check "tail: JSON" "$(jq -c '[.probes[] | [.name, .stop, .tail_calls]]' "$TMP/tail.json")" \
+	'[["tailer","return_sites",1],["callee","return_sites",0]]'
+"$IPROF" -q --returns uretprobe "${tl[@]}" -- "$TMP/tail" 10 >"$TMP/tail.ur" 2>&1
+check "tail, --returns uretprobe: callee under tailer" "$(grep -c '^  callee  *10 ' "$TMP/tail.ur")" 1
+check "tail, --returns uretprobe: what the numbers mean" "$(grep '^tailer:' "$TMP/tail.ur")" \
+	"tailer: stops by uretprobe at its real return: its times include what its tail calls (1 jmp out of it) run, shown under it"
+cat "$TMP/u.err"
+finish
