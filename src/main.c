@@ -34,7 +34,6 @@ int main(int argc, char **argv)
 	struct btfarg btfa = { 0 };
 	const char *tracefs;
 	int ret = EXIT_USAGE, i;
-	uint32_t plan_errors = 0;
 
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
@@ -99,14 +98,8 @@ int main(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (o.strict) {
-		for (i = 0; i < (int)plan.ntimers; i++)
-			plan_errors += !!plan.timers[i].error;
-		if (plan_errors) {
-			cli_print_not_attached(&plan, NULL, "iprof: --strict: ");
-			goto out; /* bad input: EXIT_USAGE */
-		}
-	}
+	/* --strict with a probe that did not resolve still attaches the
+	 * others, so that the kernel's refusals are listed with it */
 	ret = trace_run(&o, &plan);
 out:
 	plan_free(&plan);

@@ -422,13 +422,32 @@ const char *report_timer_reason(const struct report_timer *t)
 	return p + 2;
 }
 
+/*
+ * Where @t's probe is, into @buf (@len bytes): the "FILE:LINE:COL" (or
+ * "FILE:LINE") its error starts with, else t->file and t->line; "" when
+ * neither says.
+ */
+static const char *timer_loc(const struct report_timer *t, char *buf,
+			     size_t len)
+{
+	const char *why = report_timer_reason(t);
+
+	buf[0] = '\0';
+	if (t->error && why >= t->error + 2 && why <= t->error + strlen(t->error))
+		snprintf(buf, len, "%.*s", (int)(why - 2 - t->error), t->error);
+	else if (t->file && t->line > 0)
+		snprintf(buf, len, "%s:%d", t->file, t->line);
+	return buf;
+}
+
 int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 			const char *pfx)
 {
+	char loc[512], first[512];
 	unsigned char *done;
 	const char *why;
 	uint32_t i, j, k, shown;
-	int total = 0;
+	int total = 0, one_loc;
 
 	if (!timers || !n)
 		return 0;
@@ -439,12 +458,17 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 		if (timers[i].attached || done[i])
 			continue;
 		why = report_timer_reason(&timers[i]);
+		timer_loc(&timers[i], first, sizeof(first));
 		k = 0;
+		one_loc = 1;
 		for (j = i; j < n; j++) {
 			if (!timers[j].attached && !done[j] &&
 			    !strcmp(report_timer_reason(&timers[j]), why)) {
 				done[j] = 1;
 				k++;
+				one_loc &= !strcmp(timer_loc(&timers[j], loc,
+							     sizeof(loc)),
+						   first);
 			}
 		}
 		total += (int)k;
@@ -455,6 +479,8 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 						  "unknown reason");
 			continue;
 		}
+		/* each name with its probe's place, or the place once when
+		 * they share it (a glob) */
 		fprintf(f, "%snot attached: %" PRIu32 " timers (", pfx, k);
 		shown = 0;
 		for (j = i; j < n && shown < REPORT_NAMES_MAX; j++) {
@@ -463,11 +489,17 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 				continue;
 			fprintf(f, "%s%s", shown ? ", " : "",
 				timers[j].name ? timers[j].name : "?");
+			if (!one_loc &&
+			    *timer_loc(&timers[j], loc, sizeof(loc)))
+				fprintf(f, " at %s", loc);
 			shown++;
 		}
 		if (k > shown)
 			fprintf(f, " and %" PRIu32 " more", k - shown);
-		fprintf(f, "): %s\n", why);
+		if (one_loc && *first)
+			fprintf(f, ") at %s: %s\n", first, why);
+		else
+			fprintf(f, "): %s\n", why);
 	}
 	free(done);
 	return total;

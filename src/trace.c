@@ -240,10 +240,12 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (!n) {
 		/* no report follows: say here why each timer is missing */
 		log_error("no probe could be attached");
-		cli_print_not_attached(plan, l, "iprof: ");
-		/* every probe wrong in the files (not refused by the kernel):
-		 * bad input */
-		if (plan_errors == plan->ntimers)
+		cli_print_not_attached(plan, l,
+				       o->strict ? "iprof: --strict: " :
+						   "iprof: ");
+		/* every probe wrong in the files (not refused by the kernel),
+		 * or --strict: bad input */
+		if (plan_errors == plan->ntimers || o->strict)
 			ret = EXIT_USAGE;
 		goto out;
 	}

@@ -419,9 +419,15 @@ const char *report_timer_reason(const struct report_timer *t);
  * timer, each line starting with @pfx:
  *   PFX"not attached: NAME: ERROR"                     one timer: its whole
  *                                                      error, FILE:LINE first
- *   PFX"not attached: K timers (A, B, ...): REASON"    K >= 2 timers with one
+ *   PFX"not attached: K timers (A at F:L:C, B at F:L:C, ...): REASON"
+ *                                                      K >= 2 timers with one
  *                                                      report_timer_reason()
- * listing at most REPORT_NAMES_MAX names, then " and M more".  Returns how
+ *   PFX"not attached: K timers (A, B, ...) at F:L:C: REASON"
+ *                                                      ... whose probes are one
+ *                                                      line (a glob)
+ * listing at most REPORT_NAMES_MAX names, then " and M more"; a place is
+ * the "FILE:LINE:COL" (or "FILE:LINE") the error starts with, else
+ * t->file:t->line, left out when unknown.  Returns how
  * many timers are not attached, or -ENOMEM; write errors are left in
  * ferror(@f).
  */
