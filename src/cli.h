@@ -105,6 +105,18 @@ struct timeline {
 /* ---- src/opts.c ---- */
 
 /*
+ * opts_hoist_subcommand() - iprof's options given before a subcommand
+ * ("iprof -q -P x.conf record -o r -- cmd") moved after its word, in place
+ * in @argv (@argc entries; "list SUB" is two words): record and list (the
+ * plan) take every option of a run, report and diff the report options,
+ * -q and -h, list SUB -v, -q and -h.  A word after "--" is the command
+ * to trace, never a subcommand.  Returns 0 (nothing to move, or moved),
+ * -EINVAL for an option that does not apply to the subcommand (said on
+ * stderr) or -ENOMEM.
+ */
+int opts_hoist_subcommand(int argc, char **argv);
+
+/*
  * opts_parse() - the command line into @o (zeroed by the caller); "list"
  * and "record" as argv[1] select --dry-run and iprof record.  -h and -V
  * print and exit(0).  Returns 0, -EINVAL (message printed) or -ENOMEM.

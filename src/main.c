@@ -38,6 +38,9 @@ int main(int argc, char **argv)
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
 	argv[0] = (char *)"iprof";
+	/* "iprof -q record ...": the options go after the subcommand */
+	if (opts_hoist_subcommand(argc, argv))
+		return EXIT_USAGE;
 	if (argc > 2 && !strcmp(argv[1], "list") &&
 	    list_is_subcommand(argv[2]))
 		return list_main(argc - 2, argv + 2);
