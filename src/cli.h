@@ -159,8 +159,13 @@ int target_refresh_cgroups(struct loader *l, struct target_sel *sel);
 int target_add_descendants(struct loader *l, const pid_t *roots, int nroots);
 /* target_raise_fd_limit() - RLIMIT_NOFILE as high as allowed. */
 void target_raise_fd_limit(void);
-/* target_command_status() - how the command ended, on stderr (not -q). */
-void target_command_status(int status);
+/*
+ * target_command_status() - how the command ended, from its waitpid(2)
+ * @status, on stderr (not -q): a non-zero exit status, or the signal that
+ * killed it, and with @by_itself (it ended before iprof stopped it) that
+ * iprof's exit status is 128 + the signal.
+ */
+void target_command_status(int status, int by_itself);
 
 /* ---- src/plan_print.c ---- */
 

@@ -6,7 +6,9 @@
  * Exit codes: 0 traced and reported; 1 a runtime failure (BPF load, no
  * probe could attach, write error); 2 bad input (options, probe files, a
  * PID that is gone); 3 traced and reported, but some timers were not
- * attached (the report lists them); 130 interrupted before tracing began.
+ * attached or calls were lost (the report lists them); 130 interrupted
+ * before tracing began; 128 + N a second signal N, or the command killed
+ * by signal N (src/trace.c).
  *
  * The order of a run: the subcommands that trace nothing, the options
  * (src/opts.c), the probes and the processes (src/target.c), the plan
