@@ -78,6 +78,10 @@ static void usage(FILE *f)
 			  "table columns, comma-separated, '+LIST' to add to "
 			  "the default: ",
 			  "", 1);
+	fprintf(f,
+		"      --json-tree SHAPE nested (default: each node holds its children)\n"
+		"                        or flat (-f json: one list of nodes with parent\n"
+		"                        ids: jq 1.6 reads no tree nested over 84 deep)\n");
 	fprintf(f, "      --weight W        ");
 	report_opts_usage(f, RO_WEIGHT, "folded line values: ",
 			  " (exclusive of children, ns)", 1);

@@ -160,6 +160,10 @@ struct report {
 				* a descendant is shown */
 	uint32_t max_depth; /* hide nodes deeper than this; 0: no limit */
 	enum report_weight weight; /* folded only */
+	/* JSON only: the nodes as one flat list "nodes", each with its "id"
+	 * and its parent's, instead of the nested "tree" (whose depth jq 1.6
+	 * cannot read at 128 timers: doc/json.md, "Nesting") */
+	int json_flat;
 	const enum report_col *columns; /* table only; NULL: the default set */
 	size_t ncolumns;
 

@@ -117,11 +117,13 @@ finish() {
 }
 
 # jnode FILE PATH FIELD: a field of the JSON report's node at PATH (names
-# joined by '>' from the root), e.g. jnode rep.json 'outer>spin_inner' count
+# joined by '>' from the root), e.g. jnode rep.json 'outer>spin_inner' count;
+# the nested "tree" or, with --json-tree flat, the list "nodes"
 jnode() {
 	jq -r --arg p "$2" --arg f "$3" '
 		def walk_nodes: .[] | (., (.children | walk_nodes));
-		[.tree | walk_nodes | select((.path | join(">")) == $p)][0][$f] // empty' "$1"
+		[if has("nodes") then .nodes[] else .tree | walk_nodes end |
+		 select((.path | join(">")) == $p)][0][$f] // empty' "$1"
 }
 
 # within DESC ACTUAL LO HI: LO <= ACTUAL <= HI
