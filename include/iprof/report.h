@@ -442,6 +442,10 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 struct report_loss_counter {
 	const char *key, *label;
 	uint64_t v;
+	/* not a loss: frames closed untimed (unwound, ended by exec,
+	 * returns missed); report_loss_line() shows them apart, and
+	 * report_lost_data() leaves them out */
+	int untimed;
 };
 
 #define REPORT_LOSS_MAX 12
@@ -480,10 +484,13 @@ void report_folded_line(FILE *f, const struct report *r, int seed);
  * report_loss_line() - the loss line: "lost: " and only the counters that
  * are not 0, in a fixed order, or "lost: none" when all are 0.  @seed: the
  * seed format, "# lost: records=N resyncs=N ..." with the keys records,
- * resyncs, discarded_frames, skipped, unwound, depth_overflow, malformed,
- * no_storage, missed, missed_returns, kprobe_missed; else prose for the
- * table ("lost: 3 records (ring buffer full), 1 resyncs").  Write errors
- * are left in ferror(@f).
+ * resyncs, discarded_frames, skipped, depth_overflow, malformed,
+ * no_storage, missed, kprobe_missed; else prose for the table ("lost: 3
+ * records (ring buffer full), 1 resyncs").  Before it, when one is not 0,
+ * the frames closed untimed, which are no loss: "closed untimed: 19 frames
+ * unwound, 2 frames ended by exec, 1 returns missed" (seed: "# untimed:
+ * unwound=N execed=N missed_returns=N").  Write errors are left in
+ * ferror(@f).
  */
 void report_loss_line(FILE *f, const struct report *r, int seed);
 

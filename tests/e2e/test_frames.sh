@@ -48,6 +48,21 @@ check "longjmp: run>bar count" "$(jnode "$TMP/lj.json" "run>bar" count)" "$(trut
 check "longjmp: run>foo never returned" "$(jnode "$TMP/lj.json" "run>foo" count)" 0
 check "longjmp: run>foo unwound" "$(jnode "$TMP/lj.json" "run>foo" unwound)" "$(truth foo "$TMP/lj.out")"
 check "longjmp: bar never under foo" "$(jnode "$TMP/lj.json" "run>foo>bar" count)" ""
+# frames unwound are no loss (README): their own line, "lost: none",
+# exit 0, in the table and the seed format
+"$IPROF" -q -o "$TMP/lj.txt" -e "uprobe:$BUILD/e2e-longjmp:run" \
+	-e "uprobe:$BUILD/e2e-longjmp:foo" -- "$BUILD/e2e-longjmp" $N >/dev/null 2>>"$TMP/err"
+check "longjmp, table: exit status" "$?" 0
+check "longjmp, table: unwound apart from the loss line" "$(tail -2 "$TMP/lj.txt")" \
+	"closed untimed: $(truth foo "$TMP/lj.out") frames unwound
+lost: none"
+"$IPROF" -q -f seed -o "$TMP/lj.seed" -e "uprobe:$BUILD/e2e-longjmp:run" \
+	-e "uprobe:$BUILD/e2e-longjmp:foo" -- "$BUILD/e2e-longjmp" $N >/dev/null 2>>"$TMP/err"
+check "longjmp, seed: exit status" "$?" 0
+check "longjmp, seed: unwound apart from the loss line" "$(tail -2 "$TMP/lj.seed")" \
+	"# untimed: unwound=$(truth foo "$TMP/lj.out")
+# lost: none"
+check "longjmp, seed: lost_field reads it" "$(lost_field "$TMP/lj.seed" unwound)" "$(truth foo "$TMP/lj.out")"
 
 # --- 100-deep recursion, 10 calls: 10 at every level (folded: the JSON
 # tree is deeper than jq parses)
