@@ -114,6 +114,18 @@ struct timeline {
 /* ---- src/opts.c ---- */
 
 /*
+ * opts_hoist_subcommand() - iprof's options given before a subcommand
+ * ("iprof -q -P x.conf record -o r -- cmd") moved after its word, in place
+ * in @argv (@argc entries; "list SUB" is two words): record and list (the
+ * plan) take every option of a run, report and diff the report options,
+ * -q and -h, list SUB -v, -q and -h.  A word after "--" is the command
+ * to trace, never a subcommand.  Returns 0 (nothing to move, or moved),
+ * -EINVAL for an option that does not apply to the subcommand (said on
+ * stderr) or -ENOMEM.
+ */
+int opts_hoist_subcommand(int argc, char **argv);
+
+/*
  * opts_parse() - the command line into @o (zeroed by the caller); "list"
  * and "record" as argv[1] select --dry-run and iprof record.  -h and -V
  * print and exit(0).  Returns 0, -EINVAL (message printed) or -ENOMEM.
@@ -156,8 +168,13 @@ int target_refresh_cgroups(struct loader *l, struct target_sel *sel);
 int target_add_descendants(struct loader *l, const pid_t *roots, int nroots);
 /* target_raise_fd_limit() - RLIMIT_NOFILE as high as allowed. */
 void target_raise_fd_limit(void);
-/* target_command_status() - how the command ended, on stderr (not -q). */
-void target_command_status(int status);
+/*
+ * target_command_status() - how the command ended, from its waitpid(2)
+ * @status, on stderr (not -q): a non-zero exit status, or the signal that
+ * killed it, and with @by_itself (it ended before iprof stopped it) that
+ * iprof's exit status is 128 + the signal.
+ */
+void target_command_status(int status, int by_itself);
 
 /* ---- src/plan_print.c ---- */
 

@@ -224,8 +224,9 @@ out:
 
 /*
  * Member @k of node @o (path @key) in *@out: 0 when absent (an older
- * report); a value that is no count (negative, fractional, a string) is
- * -EINVAL with the reason in @s->why.
+ * report) or null (no call completed there: avg_ns, p50_ns, p99_ns of a
+ * --by root or a path of incomplete calls); a value that is no count
+ * (negative, fractional, a string) is -EINVAL with the reason in @s->why.
  */
 static int num(struct dset *s, json_object *o, const char *key,
 	       const char *k, uint64_t *out)
@@ -233,8 +234,8 @@ static int num(struct dset *s, json_object *o, const char *key,
 	json_object *v;
 
 	*out = 0;
-	if (!json_object_object_get_ex(o, k, &v))
-		return 0;
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return 0; /* json-c: a null member is a NULL object */
 	if (!json_object_is_type(v, json_type_int) ||
 	    json_object_get_int64(v) < 0) {
 		snprintf(s->why, sizeof(s->why),
@@ -519,6 +520,11 @@ int cmd_diff_main(int argc, char **argv)
 		log_cmd(LOG_LVL_ERROR, "diff", "--format is table or json");
 		return 2;
 	}
+	if (ro.r.json_tree_set) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"--json-tree does not apply to iprof diff (its JSON is one flat list of paths; it reads both shapes)");
+		return 2;
+	}
 	if (optind != argc - 2) {
 		log_cmd(LOG_LVL_ERROR, "diff",
 			"expected two reports or "
@@ -544,7 +550,10 @@ int cmd_diff_main(int argc, char **argv)
 	if (!da || !db)
 		goto out;
 	for (i = 0; i < 2; i++) {
-		if (json_object_object_get_ex(i ? db : da, "tree", &t) &&
+		/* nested, or with --json-tree flat a list of nodes (each
+		 * has its path; none has children) */
+		if ((json_object_object_get_ex(i ? db : da, "tree", &t) ||
+		     json_object_object_get_ex(i ? db : da, "nodes", &t)) &&
 		    json_object_is_type(t, json_type_array) &&
 		    !collect(&s, t, (int)i, 0))
 			continue;
@@ -554,7 +563,7 @@ int cmd_diff_main(int argc, char **argv)
 		else
 			log_cmd(LOG_LVL_ERROR, "diff",
 				"%s: not an iprof JSON report (no valid "
-				"\"tree\")",
+				"\"tree\" or \"nodes\")",
 				argv[optind + i]);
 		goto out;
 	}

@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		   "      --max-depth N     hide paths deeper than N timers (chrome: leave out\n"
 		   "                        the calls deeper than N)\n"
 		   "      --columns LIST    table columns (see 'iprof --help')\n"
+		   "      --json-tree flat  -f json: the nodes as one flat list with\n"
+		   "                        parent ids (default nested)\n"
 		   "      --weight W        ");
 	report_opts_usage(f, RO_WEIGHT, "folded line values: ", "", 0);
 	fprintf(f, "      --by KEY          ");

@@ -543,7 +543,8 @@ static void disable_timer(struct loader *l, uint32_t timer)
 
 /*
  * Timer @id is not attached: its actions off, @why (with its probe's
- * file:line) kept as its error, @on_skip told.  Returns 0 or -ENOMEM.
+ * file:line:col, the column of its FUNC or first tracepoint) kept as its
+ * error, @on_skip told.  Returns 0 or -ENOMEM.
  */
 static int timer_failed(struct loader *l, uint32_t id, const char *why,
 			loader_skip_fn on_skip)
@@ -554,8 +555,8 @@ static int timer_failed(struct loader *l, uint32_t id, const char *why,
 
 	disable_timer(l, id);
 	st->attached = 0;
-	if (asprintf(&e, "%s:%d: %s", t->probe->file, t->probe->line,
-		     why) < 0)
+	if (asprintf(&e, "%s:%d:%d: %s", t->probe->file, t->probe->line,
+		     t->probe->start.col, why) < 0)
 		return -ENOMEM;
 	if (st->error != t->error)
 		free((char *)st->error);

@@ -6,7 +6,9 @@
  * Exit codes: 0 traced and reported; 1 a runtime failure (BPF load, no
  * probe could attach, write error); 2 bad input (options, probe files, a
  * PID that is gone); 3 traced and reported, but some timers were not
- * attached (the report lists them); 130 interrupted before tracing began.
+ * attached or calls were lost (the report lists them); 130 interrupted
+ * before tracing began; 128 + N a second signal N, or the command killed
+ * by signal N (src/trace.c).
  *
  * The order of a run: the subcommands that trace nothing, the options
  * (src/opts.c), the probes and the processes (src/target.c), the plan
@@ -39,11 +41,13 @@ int main(int argc, char **argv)
 	const char *tracefs;
 	char *cmd_exe = NULL;
 	int ret = EXIT_USAGE, i;
-	uint32_t plan_errors = 0;
 
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
 	argv[0] = (char *)"iprof";
+	/* "iprof -q record ...": the options go after the subcommand */
+	if (opts_hoist_subcommand(argc, argv))
+		return EXIT_USAGE;
 	if (argc > 2 && !strcmp(argv[1], "list") &&
 	    list_is_subcommand(argv[2]))
 		return list_main(argc - 2, argv + 2);
@@ -116,14 +120,8 @@ int main(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (o.strict) {
-		for (i = 0; i < (int)plan.ntimers; i++)
-			plan_errors += !!plan.timers[i].error;
-		if (plan_errors) {
-			cli_print_not_attached(&plan, NULL, "iprof: --strict: ");
-			goto out; /* bad input: EXIT_USAGE */
-		}
-	}
+	/* --strict with a probe that did not resolve still attaches the
+	 * others, so that the kernel's refusals are listed with it */
 	if (!o.r.no_compensate) {
 		/* measured while trace_run() loads the run's programs; each
 		 * timer's cost when trace_run() has waited for it */

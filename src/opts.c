@@ -13,6 +13,7 @@
 
 #include "iprof/util.h"
 #include "cli.h"
+#include "list.h"
 #include "log.h"
 #include "report_opts.h"
 
@@ -27,6 +28,8 @@ static void usage(FILE *f)
 		"       iprof record -o FILE [OPTIONS] [-- COMMAND...]   record the run\n"
 		"       iprof report [OPTIONS] FILE    report a recording ('iprof report -h')\n"
 		"       iprof diff [OPTIONS] A B       compare two reports or recordings\n"
+		"Options before a subcommand go with it (iprof -q record ...);\n"
+		"'-- record' runs a command named record.\n"
 		"\n"
 		"Times the timers named in probe files (start/stop pairs on kernel\n"
 		"functions, user functions or tracepoints) with BPF, and prints their\n"
@@ -75,6 +78,10 @@ static void usage(FILE *f)
 			  "table columns, comma-separated, '+LIST' to add to "
 			  "the default: ",
 			  "", 1);
+	fprintf(f,
+		"      --json-tree SHAPE nested (default: each node holds its children)\n"
+		"                        or flat (-f json: one list of nodes with parent\n"
+		"                        ids: jq 1.6 reads no tree nested over 84 deep)\n");
 	fprintf(f, "      --weight W        ");
 	report_opts_usage(f, RO_WEIGHT, "folded line values: ",
 			  " (exclusive of children, ns)", 1);
@@ -138,8 +145,9 @@ static void usage(FILE *f)
 		"incomplete: some timers were not attached (listed in the report), or\n"
 		"calls were lost (the report's loss line says which); 130 interrupted\n"
 		"before tracing began; 128+N a second signal N (it ends iprof at once,\n"
-		"the first asks for the report).  'iprof list SUBCOMMAND': 0 listed,\n"
-		"1 nothing matched, 2 error.\n");
+		"the first asks for the report), or the command killed by signal N by\n"
+		"itself (the report is written; before 3, after 1).  'iprof list\n"
+		"SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n");
 }
 
 static int add_str(const char ***v, int *n, const char *s)
@@ -206,48 +214,169 @@ static int outputs_clobber_inputs(const struct opts *o)
 	return bad;
 }
 
+/* the options of iprof, iprof list and iprof record: getopt_long()'s table */
+enum {
+	O_STRICT = RO_NEXT,
+	O_DRY,
+	O_RB,
+	O_INTERVAL,
+	O_INTERVAL_MODE,
+	O_MAXACTIVE,
+	O_REPORT_OUTPUT,
+	O_LISTEN,
+	O_FOLD_THREADS,
+	O_COMM,
+	O_EXE,
+	O_CGROUP,
+	O_RETURNS,
+};
+static const struct option lo[] = {
+	REPORT_OPTS_LONG,
+	{ "probes", required_argument, NULL, 'P' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
+	{ "strict", no_argument, NULL, O_STRICT },
+	{ "returns", required_argument, NULL, O_RETURNS },
+	{ "dry-run", no_argument, NULL, O_DRY },
+	{ "rb-size", required_argument, NULL, O_RB },
+	{ "maxactive", required_argument, NULL, O_MAXACTIVE },
+	{ "interval", required_argument, NULL, O_INTERVAL },
+	{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
+	{ "listen", required_argument, NULL, O_LISTEN },
+	{ "fold-threads", required_argument, NULL, O_FOLD_THREADS },
+	{ "comm", required_argument, NULL, O_COMM },
+	{ "exe", required_argument, NULL, O_EXE },
+	{ "cgroup", required_argument, NULL, O_CGROUP },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* iprof's short options (getopt_long()'s optstring: '+', a command's
+ * first word ends them) */
+#define OPTS_SHORT "+P:e:p:d:vqhV" REPORT_OPTS_SHORT
+
+/* Which entry of lo[] the long option @arg ("--name" or "--name=value")
+ * is, as getopt_long() reads it (a unique prefix); NULL if none or
+ * ambiguous. */
+static const struct option *long_opt(const char *arg)
+{
+	const struct option *hit = NULL, *p;
+	size_t n = strcspn(arg + 2, "=");
+
+	for (p = lo; p->name; p++) {
+		if (strncmp(p->name, arg + 2, n))
+			continue;
+		if (strlen(p->name) == n)
+			return p;
+		if (hit)
+			return NULL;
+		hit = p;
+	}
+	return hit;
+}
+
+/* May option @c (getopt_long()'s code) come before 'iprof @sub'? */
+static int applies_to(int c, const char *sub, int list_sub)
+{
+	if (!strcmp(sub, "report") || !strcmp(sub, "diff"))
+		return c == 'f' || c == 'o' || (c >= RO_SORT && c < RO_NEXT) ||
+		       c == 'q' || c == 'h';
+	if (list_sub)
+		return c == 'v' || c == 'q' || c == 'h';
+	return 1; /* record, list (the plan): every option of a run */
+}
+
+/*
+ * Walk iprof's options at the start of @argv as getopt_long() reads them.
+ * Returns the index of the first word that is no option or option value
+ * (@argc: none; 0 when "--" ends them: a command follows).  With @sub, an
+ * option that does not apply to 'iprof @subname' (@sub "report", "diff",
+ * "list" with @list_sub for 'iprof list SUB') is said as "OPT (before
+ * 'SUB') does not apply to ..." and -EINVAL returned.
+ */
+static int walk_opts(int argc, char **argv, const char *sub,
+		     const char *subname, int list_sub)
+{
+	const struct option *lp;
+	const char *sc;
+	char name[64];
+	int i, k;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || !a[1])
+			return i; /* a word: a subcommand or the command */
+		if (!strcmp(a, "--"))
+			return 0;
+		if (a[1] == '-') {
+			lp = long_opt(a);
+			if (sub && lp && !applies_to(lp->val, sub, list_sub)) {
+				snprintf(name, sizeof(name), "--%s", lp->name);
+				goto bad;
+			}
+			i += lp && lp->has_arg == required_argument &&
+			     !strchr(a, '=');
+			continue;
+		}
+		for (k = 1; a[k]; k++) {
+			if (sub && !applies_to(a[k], sub, list_sub)) {
+				snprintf(name, sizeof(name), "-%c", a[k]);
+				goto bad;
+			}
+			sc = strchr(OPTS_SHORT + 1, a[k]);
+			if (sc && sc[1] == ':') {
+				i += !a[k + 1]; /* its value is the next word */
+				break;
+			}
+		}
+	}
+	return argc;
+bad:
+	log_error("%s (before '%s') does not apply to 'iprof %s' (try 'iprof %s --help')",
+		  name, subname, subname, subname);
+	return -EINVAL;
+}
+
+int opts_hoist_subcommand(int argc, char **argv)
+{
+	static const char *const subs[] = { "record", "report", "diff",
+					    "list" };
+	char subname[64], **moved;
+	int i, k, words, list_sub;
+
+	i = walk_opts(argc, argv, NULL, NULL, 0);
+	if (i <= 1 || i >= argc)
+		return 0; /* no option first, no word, or "--" */
+	for (k = 0; k < 4 && strcmp(argv[i], subs[k]); k++)
+		;
+	if (k == 4)
+		return 0; /* the command to trace */
+	list_sub = k == 3 && i + 1 < argc && list_is_subcommand(argv[i + 1]) &&
+		   argv[i + 1][0] != '-';
+	snprintf(subname, sizeof(subname), "%s%s%s", argv[i],
+		 list_sub ? " " : "", list_sub ? argv[i + 1] : "");
+	if (walk_opts(i, argv, argv[i], subname, list_sub) < 0)
+		return -EINVAL;
+	/* argv[1 .. i) after the subcommand's word(s) */
+	words = 1 + list_sub;
+	moved = malloc((size_t)(i - 1) * sizeof(*moved));
+	if (!moved)
+		return -ENOMEM;
+	memcpy(moved, argv + 1, (size_t)(i - 1) * sizeof(*moved));
+	memmove(argv + 1, argv + i, (size_t)words * sizeof(*argv));
+	memcpy(argv + 1 + words, moved, (size_t)(i - 1) * sizeof(*moved));
+	free(moved);
+	return 0;
+}
+
 int opts_parse(int argc, char **argv, struct opts *o)
 {
-	enum {
-		O_STRICT = RO_NEXT,
-		O_DRY,
-		O_RB,
-		O_INTERVAL,
-		O_INTERVAL_MODE,
-		O_MAXACTIVE,
-		O_REPORT_OUTPUT,
-		O_LISTEN,
-		O_FOLD_THREADS,
-		O_COMM,
-		O_EXE,
-		O_CGROUP,
-		O_RETURNS,
-	};
-	static const struct option lo[] = {
-		REPORT_OPTS_LONG,
-		{ "probes", required_argument, NULL, 'P' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
-		{ "strict", no_argument, NULL, O_STRICT },
-		{ "returns", required_argument, NULL, O_RETURNS },
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "rb-size", required_argument, NULL, O_RB },
-		{ "maxactive", required_argument, NULL, O_MAXACTIVE },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
-		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "fold-threads", required_argument, NULL, O_FOLD_THREADS },
-		{ "comm", required_argument, NULL, O_COMM },
-		{ "exe", required_argument, NULL, O_EXE },
-		{ "cgroup", required_argument, NULL, O_CGROUP },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t ul;
 	char *end;
 	long pid;
@@ -268,8 +397,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "+P:e:p:d:vqhV" REPORT_OPTS_SHORT,
-				lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, OPTS_SHORT, lo, NULL)) != -1) {
 		ret = report_opts_parse(&o->r, c, optarg, NULL);
 		if (ret < 0)
 			return ret;

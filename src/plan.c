@@ -1439,8 +1439,9 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		if (!err)
 			err = add_tp_att(p, env, id, stop, &pr->stop);
 		if (err == -E2BIG) {
-			t->error = xasprintf("%s:%d: span %s: more than %d timers use one tracepoint",
-					     pr->file, pr->line, pr->name,
+			t->error = xasprintf("%s:%d:%d: span %s: more than %d timers use one tracepoint",
+					     pr->file, pr->line, pr->start.col,
+					     pr->name,
 					     IPROF_MAX_CHAIN);
 			return 0;
 		}
@@ -1454,8 +1455,9 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		if (!err && !t->entry_only)
 			err = add_ustops(p, env, id, start, stop, at);
 		if (err == -E2BIG) {
-			t->error = xasprintf("%s:%d: uprobe %s: more than %d timers on one function",
-					     pr->file, pr->line, pr->name,
+			t->error = xasprintf("%s:%d:%d: uprobe %s: more than %d timers on one function",
+					     pr->file, pr->line, pr->start.col,
+					     pr->name,
 					     IPROF_MAX_CHAIN);
 			return 0;
 		}

@@ -178,6 +178,7 @@ static void add_options(struct jb *b, json_object *root, const struct report *r,
 	add_str(b, o, "sort", report_sort_str(r->sort));
 	add_u64(b, o, "min_total_ns", r->min_total_ns);
 	add_u64_if(b, o, "max_depth", r->max_depth != 0, r->max_depth);
+	add_str(b, o, "json_tree", r->json_flat ? "flat" : "nested");
 	add_u64(b, o, "nodes_shown", v->nvisible);
 	add_u64(b, o, "nodes_hidden", v->n - v->nvisible);
 	add_u64_if(b, o, "rb_size_requested", r->rb_requested != 0,
@@ -440,23 +441,29 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 
 /*
  * add_tree() - "tree": the shown top-level nodes, each with its shown
- * children.  paths[i]/kids[i] are borrowed pointers to node i's "path" and
- * "children" arrays (owned by the document); a shown node's parent is shown
- * and comes before it, so they are set when its children need them.
+ * children; or with r->json_flat, "nodes": every shown node in the same
+ * order (depth first, siblings by the sort), with its "id" (its index in
+ * "nodes") and its parent's ("parent", null at the top) and no
+ * "children".  paths[i]/kids[i] are borrowed pointers to node i's "path"
+ * and "children" arrays (owned by the document), ids[i] its id; a shown
+ * node's parent is shown and comes before it, so they are set when its
+ * children need them.
  */
 static void add_tree(struct jb *b, json_object *root, const struct report *r,
 		     const struct report_view *v)
 {
 	json_object *tree, **paths = NULL, **kids = NULL, *o, *name, *path;
-	size_t i, k, p, np;
+	size_t i, k, p, np, *ids = NULL, nid = 0;
 	char buf[REPORT_NAME_BUF];
+	int flat = r->json_flat;
 
-	tree = add_arr(b, root, "tree");
+	tree = add_arr(b, root, flat ? "nodes" : "tree");
 	if (!tree || !v->n)
 		return;
 	paths = calloc(v->n, sizeof(*paths));
 	kids = calloc(v->n, sizeof(*kids));
-	if (!paths || !kids) {
+	ids = calloc(v->n, sizeof(*ids));
+	if (!paths || !kids || !ids) {
 		b->err = -ENOMEM;
 		goto out;
 	}
@@ -466,12 +473,20 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 		if (!v->visible[i])
 			continue;
 		p = v->parent[i];
-		if (p != SIZE_MAX && !kids[p])
+		if (p != SIZE_MAX && !paths[p])
 			continue; /* not reached: parents of shown are shown */
-		o = push(b, p == SIZE_MAX ? tree : kids[p],
+		o = push(b, flat || p == SIZE_MAX ? tree : kids[p],
 			 json_object_new_object());
 		if (!o)
 			break;
+		if (flat) {
+			ids[i] = nid++;
+			add_u64(b, o, "id", ids[i]);
+			if (p == SIZE_MAX)
+				add_null(b, o, "parent");
+			else
+				add_u64(b, o, "parent", ids[p]);
+		}
 		name = add(b, o, "name",
 			   json_object_new_string(report_timer_name(
 				   r, n->timer, buf, sizeof(buf))));
@@ -487,11 +502,13 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 				     json_object_array_get_idx(paths[p], k)));
 		push(b, path, json_object_get(name));
 		add_metrics(b, o, n);
-		kids[i] = add_arr(b, o, "children");
+		if (!flat)
+			kids[i] = add_arr(b, o, "children");
 	}
 out:
 	free(paths);
 	free(kids);
+	free(ids);
 }
 
 /*

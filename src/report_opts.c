@@ -45,6 +45,7 @@ void report_opts_apply(const struct report_opts *ro, struct report *r)
 	r->min_total_ns = ro->min_total_ns;
 	r->max_depth = ro->max_depth;
 	r->weight = ro->weight;
+	r->json_flat = ro->json_flat;
 	r->columns = ro->ncolumns ? ro->columns : NULL;
 	r->ncolumns = ro->ncolumns;
 }
@@ -161,6 +162,8 @@ static const char *expected(int c, char *buf, size_t size)
 		return "a time like 1ms, 250us, 2s";
 	case RO_MAX_DEPTH:
 		return "a depth of 1 or more";
+	case RO_JSON_TREE:
+		return "nested (default: each node holds its children) or flat (one list of nodes with parent ids)";
 	default: /* RO_MAX_PATHS, RO_MAX_KEYS */
 		return "a number from 0 (no cap) to 4294967295";
 	}
@@ -195,6 +198,13 @@ static int parse_value(struct report_opts *ro, int c, const char *arg)
 	case RO_WEIGHT:
 		ro->weight_set = 1;
 		return report_parse_weight(arg, &ro->weight);
+	case RO_JSON_TREE:
+		ro->json_tree_set = 1;
+		if (!strcmp(arg, "nested") || !strcmp(arg, "flat")) {
+			ro->json_flat = arg[0] == 'f';
+			return 0;
+		}
+		return -EINVAL;
 	case RO_BY:
 		for (i = 0; i < NBY; i++)
 			if (!strcmp(arg, by_keys[i].name)) {
@@ -245,6 +255,7 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 	case RO_BY:
 	case RO_MAX_PATHS:
 	case RO_MAX_KEYS:
+	case RO_JSON_TREE:
 		break;
 	default:
 		return 1;
@@ -273,6 +284,11 @@ int report_opts_check(const struct report_opts *ro, const char *cmd)
 	if (ro->ncolumns && ro->fmt != REPORT_FMT_TABLE) {
 		log_cmd(LOG_LVL_ERROR, cmd,
 			"--columns applies to --format table only");
+		return -EINVAL;
+	}
+	if (ro->json_tree_set && ro->fmt != REPORT_FMT_JSON) {
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--json-tree applies to --format json only");
 		return -EINVAL;
 	}
 	if (ro->weight_set && ro->fmt != REPORT_FMT_FOLDED) {

@@ -3,7 +3,7 @@
  * The report options that iprof (src/opts.c), iprof record, iprof report
  * (src/cmd_report.c) and iprof diff (src/cmd_diff.c, through
  * replay_parse()) share: -f, -o, --sort, --min-total, --max-depth,
- * --columns, --weight, --by, --max-paths, --max-keys.  Their getopt
+ * --columns, --weight, --by, --max-paths, --max-keys, --json-tree.  Their getopt
  * entries, their parsing, the checks of which format they apply to, and
  * the lists in --help and in the messages, from the tables of the formats
  * (fmt_names[], src/report_util.c), sort keys (sort_names[], same file),
@@ -32,6 +32,7 @@ enum {
 	RO_MAX_PATHS,
 	RO_MAX_KEYS,
 	RO_NO_COMPENSATE,
+	RO_JSON_TREE,
 	RO_NEXT,
 };
 
@@ -50,7 +51,8 @@ enum {
 	{ "by", required_argument, NULL, RO_BY },                     \
 	{ "max-paths", required_argument, NULL, RO_MAX_PATHS },       \
 	{ "max-keys", required_argument, NULL, RO_MAX_KEYS },         \
-	{ "no-compensate", no_argument, NULL, RO_NO_COMPENSATE }
+	{ "no-compensate", no_argument, NULL, RO_NO_COMPENSATE },     \
+	{ "json-tree", required_argument, NULL, RO_JSON_TREE }
 
 /* The report options as given; report_opts_init() sets the defaults. */
 struct report_opts {
@@ -63,6 +65,7 @@ struct report_opts {
 	enum report_col columns[REPORT_NCOL];
 	size_t ncolumns; /* 0: the default columns */
 	enum agg_by by;
+	int json_flat; /* --json-tree flat: JSON nodes as one flat list */
 	/* agg__set_limits(); 0: no cap */
 	uint32_t max_paths, max_keys;
 	/* --no-compensate: raw times, the probes' cost in them (live: no
@@ -70,7 +73,7 @@ struct report_opts {
 	int no_compensate;
 	/* given on the command line */
 	int fmt_set, sort_set, min_total_set, max_depth_set, weight_set,
-		max_paths_set, max_keys_set;
+		max_paths_set, max_keys_set, json_tree_set;
 };
 
 /* report_opts_init() - zero @ro, and the live run's limits (AGG_MAX_*). */
@@ -78,7 +81,7 @@ void report_opts_init(struct report_opts *ro);
 
 /*
  * report_opts_apply() - what @ro says of a report's shape into @r: sort,
- * --min-total, --max-depth, --weight, --columns (@r->columns points into
+ * --min-total, --max-depth, --weight, --json-tree, --columns (@r->columns points into
  * @ro, which must outlive @r).
  */
 void report_opts_apply(const struct report_opts *ro, struct report *r);
@@ -95,7 +98,7 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 /*
  * report_opts_check() - an option the chosen format ignores is a mistake:
  * --sort, --min-total, --max-depth with seed, --columns but with table,
- * --weight but with folded.  Returns 0 or -EINVAL (said on stderr, as
+ * --weight but with folded, --json-tree but with json.  Returns 0 or -EINVAL (said on stderr, as
  * "iprof: " for @cmd NULL, else "iprof @cmd: ").
  */
 int report_opts_check(const struct report_opts *ro, const char *cmd);

@@ -422,13 +422,32 @@ const char *report_timer_reason(const struct report_timer *t)
 	return p + 2;
 }
 
+/*
+ * Where @t's probe is, into @buf (@len bytes): the "FILE:LINE:COL" (or
+ * "FILE:LINE") its error starts with, else t->file and t->line; "" when
+ * neither says.
+ */
+static const char *timer_loc(const struct report_timer *t, char *buf,
+			     size_t len)
+{
+	const char *why = report_timer_reason(t);
+
+	buf[0] = '\0';
+	if (t->error && why >= t->error + 2 && why <= t->error + strlen(t->error))
+		snprintf(buf, len, "%.*s", (int)(why - 2 - t->error), t->error);
+	else if (t->file && t->line > 0)
+		snprintf(buf, len, "%s:%d", t->file, t->line);
+	return buf;
+}
+
 int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 			const char *pfx)
 {
+	char loc[512], first[512];
 	unsigned char *done;
 	const char *why;
 	uint32_t i, j, k, shown;
-	int total = 0;
+	int total = 0, one_loc;
 
 	if (!timers || !n)
 		return 0;
@@ -439,12 +458,17 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 		if (timers[i].attached || done[i])
 			continue;
 		why = report_timer_reason(&timers[i]);
+		timer_loc(&timers[i], first, sizeof(first));
 		k = 0;
+		one_loc = 1;
 		for (j = i; j < n; j++) {
 			if (!timers[j].attached && !done[j] &&
 			    !strcmp(report_timer_reason(&timers[j]), why)) {
 				done[j] = 1;
 				k++;
+				one_loc &= !strcmp(timer_loc(&timers[j], loc,
+							     sizeof(loc)),
+						   first);
 			}
 		}
 		total += (int)k;
@@ -455,6 +479,8 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 						  "unknown reason");
 			continue;
 		}
+		/* each name with its probe's place, or the place once when
+		 * they share it (a glob) */
 		fprintf(f, "%snot attached: %" PRIu32 " timers (", pfx, k);
 		shown = 0;
 		for (j = i; j < n && shown < REPORT_NAMES_MAX; j++) {
@@ -463,11 +489,17 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 				continue;
 			fprintf(f, "%s%s", shown ? ", " : "",
 				timers[j].name ? timers[j].name : "?");
+			if (!one_loc &&
+			    *timer_loc(&timers[j], loc, sizeof(loc)))
+				fprintf(f, " at %s", loc);
 			shown++;
 		}
 		if (k > shown)
 			fprintf(f, " and %" PRIu32 " more", k - shown);
-		fprintf(f, "): %s\n", why);
+		if (one_loc && *first)
+			fprintf(f, ") at %s: %s\n", first, why);
+		else
+			fprintf(f, "): %s\n", why);
 	}
 	free(done);
 	return total;
@@ -476,9 +508,12 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 int report_lost_data(const struct report_loss *loss,
 		     const struct agg_stats *st)
 {
+	/* what the "lost:" line shows (and nomem): frames closed untimed
+	 * are no loss */
 	return loss->rb_drops || loss->depth_overflow || loss->no_storage ||
 	       loss->recursion_misses || loss->kprobe_misses ||
-	       (st && (st->malformed || st->nomem));
+	       (st && (st->malformed || st->nomem || st->resyncs ||
+		       st->discarded || st->skipped));
 }
 
 size_t report_loss_counters(const struct report *r,
@@ -486,38 +521,39 @@ size_t report_loss_counters(const struct report *r,
 {
 	const struct agg_stats *st = agg__stats(r->agg);
 	const struct report_loss_counter all[REPORT_LOSS_MAX] = {
-		{ "records", "records (ring buffer full)", r->loss.rb_drops },
-		{ "resyncs", "resyncs", st->resyncs },
-		{ "discarded_frames", "frames discarded", st->discarded },
-		{ "skipped", "records skipped", st->skipped },
-		{ "unwound", "frames unwound", st->unwound },
-		{ "execed", "frames ended by exec", st->execed },
+		{ "records", "records (ring buffer full)", r->loss.rb_drops, 0 },
+		{ "resyncs", "resyncs", st->resyncs, 0 },
+		{ "discarded_frames", "frames discarded", st->discarded, 0 },
+		{ "skipped", "records skipped", st->skipped, 0 },
+		{ "unwound", "frames unwound", st->unwound, 1 },
+		{ "execed", "frames ended by exec", st->execed, 1 },
 		{ "depth_overflow", "starts over max depth",
-		  r->loss.depth_overflow },
-		{ "malformed", "malformed records", st->malformed },
-		{ "no_storage", "task storage failures", r->loss.no_storage },
+		  r->loss.depth_overflow, 0 },
+		{ "malformed", "malformed records", st->malformed, 0 },
+		{ "no_storage", "task storage failures", r->loss.no_storage, 0 },
 		{ "missed", "probe hits missed (BPF recursion)",
-		  r->loss.recursion_misses },
-		{ "missed_returns", "returns missed (closed untimed)",
-		  st->missed_returns },
+		  r->loss.recursion_misses, 0 },
+		{ "missed_returns", "returns missed", st->missed_returns, 1 },
 		{ "kprobe_missed", "kprobe misses (kernel)",
-		  r->loss.kprobe_misses },
+		  r->loss.kprobe_misses, 0 },
 	};
 
 	memcpy(c, all, sizeof(all));
 	return REPORT_LOSS_MAX;
 }
 
-void report_loss_line(FILE *f, const struct report *r, int seed)
+/* the counters of @c (@n) with untimed == @untimed that are not 0, after
+ * @lead; returns how many */
+static int loss_counters_line(FILE *f, const struct report_loss_counter *c,
+			      size_t n, int untimed, int seed, const char *lead)
 {
-	struct report_loss_counter c[REPORT_LOSS_MAX];
-	size_t n = report_loss_counters(r, c);
 	int any = 0;
 
-	fputs(seed ? "# lost:" : "lost:", f);
 	for (size_t i = 0; i < n; i++) {
-		if (!c[i].v)
+		if (!c[i].v || c[i].untimed != untimed)
 			continue;
+		if (!any)
+			fputs(lead, f);
 		if (seed)
 			fprintf(f, " %s=%" PRIu64, c[i].key, c[i].v);
 		else
@@ -525,6 +561,21 @@ void report_loss_line(FILE *f, const struct report *r, int seed)
 				c[i].label);
 		any = 1;
 	}
+	return any;
+}
+
+void report_loss_line(FILE *f, const struct report *r, int seed)
+{
+	struct report_loss_counter c[REPORT_LOSS_MAX];
+	size_t n = report_loss_counters(r, c);
+	int any;
+
+	/* frames closed untimed first, on their own line: no loss */
+	if (loss_counters_line(f, c, n, 1, seed,
+			       seed ? "# untimed:" : "closed untimed:"))
+		fputc('\n', f);
+	fputs(seed ? "# lost:" : "lost:", f);
+	any = loss_counters_line(f, c, n, 0, seed, "");
 	if (r->loss.unknown && seed)
 		fputs(" unknown=kernel_counters\n", f);
 	else if (r->loss.unknown)

@@ -440,13 +440,18 @@ void target_raise_fd_limit(void)
 	setrlimit(RLIMIT_NOFILE, &r);
 }
 
-/* Print how the command ended (stderr, unless -q). */
-void target_command_status(int status)
+void target_command_status(int status, int by_itself)
 {
-	if (WIFEXITED(status) && WEXITSTATUS(status))
+	const char *name;
+
+	if (WIFEXITED(status) && WEXITSTATUS(status)) {
 		log_info("the command exited with status %d",
 			 WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		log_info("the command was killed by signal %d",
-			 WTERMSIG(status));
+	} else if (WIFSIGNALED(status)) {
+		name = sigabbrev_np(WTERMSIG(status));
+		log_info("the command was killed by signal %d%s%s%s%s",
+			 WTERMSIG(status), name ? " (SIG" : "",
+			 name ? name : "", name ? ")" : "",
+			 by_itself ? ": exit status 128 + the signal" : "");
+	}
 }

@@ -90,6 +90,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 	pid_t child = -1;
 	int exec_r = -1, ret = EXIT_USAGE, n, i, status = 0;
 	int child_done = 0, e, wait_ms;
+	int cmd_ended = 0; /* the command ended by itself, not stopped by us */
 	uint32_t plan_errors = 0, nattached = 0;
 	char *cmd_path = NULL;
 	char err[1024];
@@ -246,10 +247,12 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (!n) {
 		/* no report follows: say here why each timer is missing */
 		log_error("no probe could be attached");
-		cli_print_not_attached(plan, l, "iprof: ");
-		/* every probe wrong in the files (not refused by the kernel):
-		 * bad input */
-		if (plan_errors == plan->ntimers)
+		cli_print_not_attached(plan, l,
+				       o->strict ? "iprof: --strict: " :
+						   "iprof: ");
+		/* every probe wrong in the files (not refused by the kernel),
+		 * or --strict: bad input */
+		if (plan_errors == plan->ntimers || o->strict)
 			ret = EXIT_USAGE;
 		goto out;
 	}
@@ -382,6 +385,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 		}
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child_done = 1;
+			cmd_ended = 1;
 			break;
 		}
 		if (now >= next_prune) {
@@ -442,8 +446,13 @@ int trace_run(struct opts *o, const struct plan *plan)
 		}
 		child_done = 1;
 	}
+	/* a command killed by a signal (not iprof's SIGTERM at the stop):
+	 * 128 + N as shells say it, before 3, after 1 (no report) */
+	if (child > 0 && cmd_ended && WIFSIGNALED(status) &&
+	    ret != EXIT_RUNTIME)
+		ret = 128 + WTERMSIG(status);
 	if (child > 0)
-		target_command_status(status);
+		target_command_status(status, cmd_ended);
 	fflush(NULL);
 	run_detach(l);
 out:

@@ -187,6 +187,10 @@ struct report {
 				* a descendant is shown */
 	uint32_t max_depth; /* hide nodes deeper than this; 0: no limit */
 	enum report_weight weight; /* folded only */
+	/* JSON only: the nodes as one flat list "nodes", each with its "id"
+	 * and its parent's, instead of the nested "tree" (whose depth jq 1.6
+	 * cannot read at 128 timers: doc/json.md, "Nesting") */
+	int json_flat;
 	const enum report_col *columns; /* table only; NULL: the default set */
 	size_t ncolumns;
 
@@ -455,9 +459,15 @@ const char *report_timer_reason(const struct report_timer *t);
  * timer, each line starting with @pfx:
  *   PFX"not attached: NAME: ERROR"                     one timer: its whole
  *                                                      error, FILE:LINE first
- *   PFX"not attached: K timers (A, B, ...): REASON"    K >= 2 timers with one
+ *   PFX"not attached: K timers (A at F:L:C, B at F:L:C, ...): REASON"
+ *                                                      K >= 2 timers with one
  *                                                      report_timer_reason()
- * listing at most REPORT_NAMES_MAX names, then " and M more".  Returns how
+ *   PFX"not attached: K timers (A, B, ...) at F:L:C: REASON"
+ *                                                      ... whose probes are one
+ *                                                      line (a glob)
+ * listing at most REPORT_NAMES_MAX names, then " and M more"; a place is
+ * the "FILE:LINE:COL" (or "FILE:LINE") the error starts with, else
+ * t->file:t->line, left out when unknown.  Returns how
  * many timers are not attached, or -ENOMEM; write errors are left in
  * ferror(@f).
  */
@@ -468,6 +478,10 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 struct report_loss_counter {
 	const char *key, *label;
 	uint64_t v;
+	/* not a loss: frames closed untimed (unwound, ended by exec,
+	 * returns missed); report_loss_line() shows them apart, and
+	 * report_lost_data() leaves them out */
+	int untimed;
 };
 
 #define REPORT_LOSS_MAX 12
@@ -506,10 +520,13 @@ void report_folded_line(FILE *f, const struct report *r, int seed);
  * report_loss_line() - the loss line: "lost: " and only the counters that
  * are not 0, in a fixed order, or "lost: none" when all are 0.  @seed: the
  * seed format, "# lost: records=N resyncs=N ..." with the keys records,
- * resyncs, discarded_frames, skipped, unwound, depth_overflow, malformed,
- * no_storage, missed, missed_returns, kprobe_missed; else prose for the
- * table ("lost: 3 records (ring buffer full), 1 resyncs").  Write errors
- * are left in ferror(@f).
+ * resyncs, discarded_frames, skipped, depth_overflow, malformed,
+ * no_storage, missed, kprobe_missed; else prose for the table ("lost: 3
+ * records (ring buffer full), 1 resyncs").  Before it, when one is not 0,
+ * the frames closed untimed, which are no loss: "closed untimed: 19 frames
+ * unwound, 2 frames ended by exec, 1 returns missed" (seed: "# untimed:
+ * unwound=N execed=N missed_returns=N").  Write errors are left in
+ * ferror(@f).
  */
 void report_loss_line(FILE *f, const struct report *r, int seed);
 

@@ -79,20 +79,22 @@ seed_field() {
 }
 
 # lost_field FILE KEY: a counter of the seed format's loss line ("# lost:
-# none" or "# lost: records=N unwound=N ...", only counters that are not 0):
-# its value, 0 when the line leaves it out, nothing when there is no loss
-# line or it is malformed
+# none" or "# lost: records=N depth_overflow=N ...", only counters that
+# are not 0) or of the line of frames closed untimed before it ("# untimed:
+# unwound=N execed=N missed_returns=N", when one is not 0): its value, 0
+# when the lines leave it out, nothing when there is no loss line or a
+# line is malformed
 lost_field() {
 	awk -v k="$2" '
-	/^# lost: / {
-		line = substr($0, 9)
-		if (line == "none") { found = 1; v = 0; next }
-		if (line !~ /^[a-z_]+=[1-9][0-9]*( [a-z_]+=[1-9][0-9]*)*$/) next
-		found = 1; v = 0
+	/^# (lost|untimed): / {
+		line = $0; sub(/^# [a-z]+: /, "", line)
+		if (line == "none") { found = 1; next }
+		if (line !~ /^[a-z_]+=[1-9][0-9]*( [a-z_]+=[1-9][0-9]*)*$/) { bad = 1; next }
+		if ($2 == "lost:") found = 1
 		n = split(line, kv, " ")
 		for (i = 1; i <= n; i++) { split(kv[i], x, "="); if (x[1] == k) v = x[2] }
 	}
-	END { if (found) print v }' "$1"
+	END { if (found && !bad) print v + 0 }' "$1"
 }
 
 # wait_tracing FILE [SECONDS]: wait (default up to 60 s) until iprof's stderr
@@ -117,11 +119,13 @@ finish() {
 }
 
 # jnode FILE PATH FIELD: a field of the JSON report's node at PATH (names
-# joined by '>' from the root), e.g. jnode rep.json 'outer>spin_inner' count
+# joined by '>' from the root), e.g. jnode rep.json 'outer>spin_inner' count;
+# the nested "tree" or, with --json-tree flat, the list "nodes"
 jnode() {
 	jq -r --arg p "$2" --arg f "$3" '
 		def walk_nodes: .[] | (., (.children | walk_nodes));
-		[.tree | walk_nodes | select((.path | join(">")) == $p)][0][$f] // empty' "$1"
+		[if has("nodes") then .nodes[] else .tree | walk_nodes end |
+		 select((.path | join(">")) == $p)][0][$f] // empty' "$1"
 }
 
 # within DESC ACTUAL LO HI: LO <= ACTUAL <= HI

@@ -220,13 +220,30 @@ if [ "$(id -u)" = 0 ]; then
 		check "nothing attached (kernel): exit" "$?" 1
 		check "nothing attached (kernel): stderr" "$(cat "$TMP/err")" \
 			"iprof: no probe could be attached
-iprof: not attached: 2 timers (vfs_read, vfs_write): $why"
+iprof: not attached: 2 timers (vfs_read at -e:1:6, vfs_write at -e:2:6): $why"
 		"$IPROF" -q --strict -e "uprobe:$W:outer" -e func:vfs_read -e func:vfs_write \
 			-- "$W" --calls 1 >/dev/null 2>"$TMP/err"
 		check "--strict, refused by the kernel: exit" "$?" 2
 		check "--strict, refused by the kernel: stderr" "$(cat "$TMP/err")" \
-			"iprof: --strict: not attached: 2 timers (vfs_read, vfs_write): $why
+			"iprof: --strict: not attached: 2 timers (vfs_read at -e:2:6, vfs_write at -e:3:6): $why
 iprof: --strict: 2 of 3 timers could not be attached"
+		# a probe that does not resolve and two the kernel refuses:
+		# --strict names all three (it named the first only), each
+		# with its file:line:col
+		printf 'func:vfs_read\nuprobe:%s:no_such_function\nfunc:vfs_write\n' "$W" >"$TMP/strict.conf"
+		"$IPROF" -q --strict -P "$TMP/strict.conf" -e "uprobe:$W:outer" \
+			-- "$W" --calls 1 >/dev/null 2>"$TMP/err"
+		check "--strict, unresolved and refused: exit" "$?" 2
+		check "--strict, unresolved and refused: every one named" \
+			"$(sed 's/\(no_such_function: [^ ]*\) .*/\1 .../' "$TMP/err")" \
+			"iprof: --strict: not attached: 2 timers (vfs_read at $TMP/strict.conf:1:6, vfs_write at $TMP/strict.conf:3:6): $why
+iprof: --strict: not attached: no_such_function: $TMP/strict.conf:2:$((9 + ${#W})): ...
+iprof: --strict: 3 of 4 timers could not be attached"
+		"$IPROF" -q --strict -e func:vfs_read -d 1s >/dev/null 2>"$TMP/err"
+		check "--strict, nothing attached: exit" "$?" 2
+		check "--strict, nothing attached: stderr" "$(cat "$TMP/err")" \
+			"iprof: no probe could be attached
+iprof: --strict: not attached: vfs_read: -e:1:6: $why"
 	else
 		echo "note: fentry or kprobes work here ($k): the refused-kernel-function cases were not run"
 	fi

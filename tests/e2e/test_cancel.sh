@@ -83,4 +83,22 @@ grep -q '^# span never matched: fe starts=1 stops=[1-9][0-9]*: never on one thre
 	-- sleep 0.1 2>/dev/null
 check "matching span: count" "$(seed_field nano count "$TMP/ok")" 1
 check "matching span: not flagged" "$(grep -c 'never matched' "$TMP/ok")" 0
+
+# A command that dies of a signal N: exit status 128 + N, as shells say
+# it (it was 0), before 3 (a timer not attached), and the report written;
+# one iprof stops itself (-d: SIGTERM) leaves the status iprof's own
+W=$BUILD/uprobe-workload
+"$IPROF" -f seed -o "$TMP/sig" -e "uprobe:$W:outer" \
+	-- sh -c "$W --calls 2 >/dev/null; kill -ABRT \$\$" 2>"$TMP/err"
+check "command killed by SIGABRT: exit" "$?" 134
+check "command killed by SIGABRT: the report" "$(seed_field outer count "$TMP/sig")" 2
+check "command killed by SIGABRT: stderr" "$(grep 'the command was' "$TMP/err")" \
+	"iprof: the command was killed by signal 6 (SIGABRT): exit status 128 + the signal"
+"$IPROF" -q -f seed -o "$TMP/sig" -e "uprobe:$W:outer" -e "uprobe:$W:no_such_function" \
+	-- sh -c "$W --calls 2 >/dev/null; kill -SEGV \$\$" 2>/dev/null
+check "killed by SIGSEGV with a timer not attached: exit" "$?" 139
+check "killed by SIGSEGV with a timer not attached: the report" \
+	"$(seed_field outer count "$TMP/sig")" 2
+"$IPROF" -q -f seed -o "$TMP/sig" -e "uprobe:$W:outer" -d 200ms -- sleep 10 2>/dev/null
+check "command stopped by iprof (-d): exit" "$?" 0
 finish

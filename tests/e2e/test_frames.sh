@@ -49,6 +49,21 @@ check "longjmp: run>bar count" "$(jnode "$TMP/lj.json" "run>bar" count)" "$(trut
 check "longjmp: run>foo never returned" "$(jnode "$TMP/lj.json" "run>foo" count)" 0
 check "longjmp: run>foo unwound" "$(jnode "$TMP/lj.json" "run>foo" unwound)" "$(truth foo "$TMP/lj.out")"
 check "longjmp: bar never under foo" "$(jnode "$TMP/lj.json" "run>foo>bar" count)" ""
+# frames unwound are no loss (README): their own line, "lost: none",
+# exit 0, in the table and the seed format
+"$IPROF" -q -o "$TMP/lj.txt" -e "uprobe:$BUILD/e2e-longjmp:run" \
+	-e "uprobe:$BUILD/e2e-longjmp:foo" -- "$BUILD/e2e-longjmp" $N >/dev/null 2>>"$TMP/err"
+check "longjmp, table: exit status" "$?" 0
+check "longjmp, table: unwound apart from the loss line" "$(tail -2 "$TMP/lj.txt")" \
+	"closed untimed: $(truth foo "$TMP/lj.out") frames unwound
+lost: none"
+"$IPROF" -q -f seed -o "$TMP/lj.seed" -e "uprobe:$BUILD/e2e-longjmp:run" \
+	-e "uprobe:$BUILD/e2e-longjmp:foo" -- "$BUILD/e2e-longjmp" $N >/dev/null 2>>"$TMP/err"
+check "longjmp, seed: exit status" "$?" 0
+check "longjmp, seed: unwound apart from the loss line" "$(tail -2 "$TMP/lj.seed")" \
+	"# untimed: unwound=$(truth foo "$TMP/lj.out")
+# lost: none"
+check "longjmp, seed: lost_field reads it" "$(lost_field "$TMP/lj.seed" unwound)" "$(truth foo "$TMP/lj.out")"
 
 # --- 100-deep recursion, 10 calls: 10 at every level (folded: the JSON
 # tree is deeper than jq parses)
@@ -65,6 +80,27 @@ check "recursion: deepest level" "$(awk '{ n = split($1, a, ";"); if (n > m) m =
 	-- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
 check "130 deep: exit status 3 (calls lost)" "$?" 3
 check "130 deep: depth_overflow" "$(lost_field "$TMP/deep.seed" depth_overflow)" 6
+# the deepest tree iprof makes, 128 timers under a --by root, in JSON that
+# jq 1.6 (Debian 12) reads: --json-tree flat, one list of nodes with parent
+# ids (jq 1.6 reads a nested tree of 84 levels at most)
+"$IPROF" -q -f json --json-tree flat --by tid -o "$TMP/deep.json" \
+	-e "uprobe:$BUILD/e2e-recurse:rec" -- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
+check "130 deep, flat JSON: exit status 3 (calls lost)" "$?" 3
+check "130 deep, flat JSON: jq reads it" \
+	"$(jq -c '[.options.json_tree, (.nodes | length), .loss.depth_overflow]' "$TMP/deep.json" 2>&1)" \
+	'["flat",129,6]'
+check "130 deep, flat JSON: each node's parent the one before it" \
+	"$(jq -c '[.nodes[] | select(.parent != (if .id == 0 then null else .id - 1 end))] | length' "$TMP/deep.json")" 0
+check "130 deep, flat JSON: the deepest node" \
+	"$(jq -c '.nodes[-1] | [.depth, (.path | length), .count, has("children")]' "$TMP/deep.json")" \
+	'[129,129,3,false]'
+check "130 deep, flat JSON: jnode finds it" \
+	"$(jnode "$TMP/deep.json" "$(jq -r '.nodes[-1].path | join(">")' "$TMP/deep.json")" count)" 3
+# iprof diff reads the flat shape (the same run: every change 0)
+"$IPROF" diff -f json "$TMP/deep.json" "$TMP/deep.json" >"$TMP/deep.diff" 2>>"$TMP/err"
+check "130 deep, flat JSON: iprof diff reads it" "$?" 0
+check "130 deep, flat JSON: diff's paths" \
+	"$(jq -c '[(.paths | length), ([.paths[] | select(.in != "both" or .change.count != 0 or .a.count != 3)] | length)]' "$TMP/deep.diff" 2>&1)" '[129,1]'
 
 # --- swapcontext: work() on the main stack and on a coroutine's
 "$IPROF" -q -f json -o "$TMP/co.json" -e "uprobe:$BUILD/e2e-coro:work" \

@@ -61,8 +61,14 @@ grep -q 'cannot attach\|not attached' "$TMP/err" &&
 # the seven share one line
 k=$("$IPROF" --dry-run -f json --probes "$SRC/probes.d/kvm.conf" | jq -c '[.kernel.fentry, .kernel.kprobes]')
 if [ "$k" = "[false,false]" ]; then
+	# each name with its probe's file:line:col (FUNC after "func:")
+	named=
+	for f in $funcs; do
+		n=$(grep -n "^func:$f\$" "$SRC/probes.d/kvm.conf" | cut -d: -f1)
+		named="${named:+$named, }$f at $SRC/probes.d/kvm.conf:$n:6"
+	done
 	check "one line for the seven refused alike" \
 		"$(grep '^# not attached: ' "$TMP/rep")" \
-		"# not attached: 7 timers (${funcs// /, }): fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)"
+		"# not attached: 7 timers ($named): fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)"
 fi
 finish

@@ -235,6 +235,31 @@ cp "$TMP/keep.rec" "$TMP/keep.orig"
 check "failed record run: exit" "$?" 2
 cmp -s "$TMP/keep.rec" "$TMP/keep.orig" && ok "failed record run: the last recording kept" ||
 	bad "failed record run: the last recording changed ($(stat -c %s "$TMP/keep.rec") bytes)"
+# iprof's options before a subcommand go with it (it was "cannot run
+# 'record'"): record, report, diff, list SUB; one that does not apply is
+# refused by name; after "--" a word is the command
+"$IPROF" -q -e "uprobe:$W:outer" record -o "$TMP/pre.rec" -- "$W" --calls 3 >/dev/null 2>"$TMP/pre.err"
+check "options before record: exit" "$?" 0
+check "options before record: quiet" "$(cat "$TMP/pre.err")" ""
+"$IPROF" -q -f json report "$TMP/pre.rec" >"$TMP/pre.json" 2>"$TMP/pre.err"
+check "options before report: exit" "$?" 0
+check "options before report: outer's count" "$(jnode "$TMP/pre.json" outer count)" 3
+"$IPROF" -q -f json diff "$TMP/pre.rec" "$TMP/pre.rec" >/dev/null 2>"$TMP/pre.err"
+check "options before diff: exit" "$?" 0
+check "options before list tracepoints" \
+	"$("$IPROF" -q list tracepoints sched:sched_switch 2>&1)" "sched:sched_switch"
+"$IPROF" -q -e "uprobe:$W:outer" report "$TMP/pre.rec" >/dev/null 2>"$TMP/pre.err"
+check "a probe before report: exit" "$?" 2
+check "a probe before report: message" "$(cat "$TMP/pre.err")" \
+	"iprof: -e (before 'report') does not apply to 'iprof report' (try 'iprof report --help')"
+"$IPROF" --duration 1s list kernel 'vfs_rea*' >/dev/null 2>"$TMP/pre.err"
+check "--duration before list kernel: exit" "$?" 2
+check "--duration before list kernel: message" "$(cat "$TMP/pre.err")" \
+	"iprof: --duration (before 'list kernel') does not apply to 'iprof list kernel' (try 'iprof list kernel --help')"
+"$IPROF" -q -e "uprobe:$W:outer" -- record >/dev/null 2>"$TMP/pre.err"
+check "-- record: the command" "$(cat "$TMP/pre.err")" \
+	"iprof: cannot run 'record': not found in \$PATH"
+
 # a report that cannot be written says so
 "$IPROF" report "$TMP/keep.rec" >/dev/full 2>"$TMP/full.err"
 check "report to a full stdout: exit" "$?" 1

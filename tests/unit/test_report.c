@@ -136,7 +136,8 @@ static const char seed_expected[] =
 	"# no hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"# orphan stops: inner 3\n"
 	"# kprobe misses: open 2 (calls beyond 256 open at once get no kretprobe: raise --maxactive)\n"
-	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 unwound=1 depth_overflow=1 malformed=1 missed=3 kprobe_missed=2\n";
+	"# untimed: unwound=1\n"
+	"# lost: records=5 resyncs=1 discarded_frames=1 skipped=1 depth_overflow=1 malformed=1 missed=3 kprobe_missed=2\n";
 /* clang-format on */
 
 static void test_seed(void **state)
@@ -178,7 +179,8 @@ static const char table_expected[] =
 	"attached, 0 hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"orphan stops: inner 3\n"
 	"kprobe misses: open 2 (calls beyond 256 open at once get no kretprobe: raise --maxactive)\n"
-	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 frames unwound, 1 starts over max depth, 1 malformed records, 3 probe hits missed (BPF recursion), 2 kprobe misses (kernel)\n";
+	"closed untimed: 1 frames unwound\n"
+	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 starts over max depth, 1 malformed records, 3 probe hits missed (BPF recursion), 2 kprobe misses (kernel)\n";
 /* clang-format on */
 
 static void test_table(void **state)
@@ -1045,7 +1047,7 @@ static void test_not_attached_grouped(void **state)
 	(void)state;
 	for (i = 0; i < 16; i++) {
 		snprintf(names[i], sizeof(names[i]), "f%d", i);
-		snprintf(errs[i], sizeof(errs[i]), "k.conf:%d: %s", 20 + i,
+		snprintf(errs[i], sizeof(errs[i]), "k.conf:%d:6: %s", 20 + i,
 			 refused);
 		t[i].name = names[i];
 		t[i].kind = "func";
@@ -1063,7 +1065,7 @@ static void test_not_attached_grouped(void **state)
 	out = not_attached(t, 16, "# ", 14);
 	assert_string_equal(
 		out,
-		"# not attached: 13 timers (f1, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13 and 1 more): fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n"
+		"# not attached: 13 timers (f1 at k.conf:21:6, f3 at k.conf:23:6, f4 at k.conf:24:6, f5 at k.conf:25:6, f6 at k.conf:26:6, f7 at k.conf:27:6, f8 at k.conf:28:6, f9 at k.conf:29:6, f10 at k.conf:30:6, f11 at k.conf:31:6, f12 at k.conf:32:6, f13 at k.conf:33:6 and 1 more): fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n"
 		"# not attached: f2: k.conf:22:6: no kernel function 'f2' (not in /proc/kallsyms)\n");
 	free(out);
 
@@ -1072,14 +1074,31 @@ static void test_not_attached_grouped(void **state)
 	out = not_attached(t + 3, 7, "iprof: ", 7);
 	assert_string_equal(
 		out,
-		"iprof: not attached: 7 timers (f3, f4, f5, f6, f7, f8, f9): fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n");
+		"iprof: not attached: 7 timers (f3 at k.conf:23:6, f4 at k.conf:24:6, f5 at k.conf:25:6, f6 at k.conf:26:6, f7 at k.conf:27:6, f8 at k.conf:28:6, f9 at k.conf:29:6): fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n");
 	free(out);
 
 	/* one alone keeps its location */
 	out = not_attached(t + 3, 1, "", 1);
 	assert_string_equal(
 		out,
-		"not attached: f3: k.conf:23: fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n");
+		"not attached: f3: k.conf:23:6: fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n");
+	free(out);
+
+	/* a glob: the timers of one line share their place, said once;
+	 * an error without it (a recording of an older iprof) is placed
+	 * by file and line */
+	for (i = 3; i < 6; i++)
+		snprintf(errs[i], sizeof(errs[i]), "k.conf:9:8: %s", refused);
+	out = not_attached(t + 3, 3, "", 3);
+	assert_string_equal(
+		out,
+		"not attached: 3 timers (f3, f4, f5) at k.conf:9:8: fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n");
+	free(out);
+	t[5].error = refused;
+	out = not_attached(t + 3, 3, "", 3);
+	assert_string_equal(
+		out,
+		"not attached: 3 timers (f3 at k.conf:9:8, f4 at k.conf:9:8, f5 at k.conf:25): fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)\n");
 	free(out);
 
 	/* none not attached: nothing */
@@ -1121,7 +1140,7 @@ static void test_summary_grouped(void **state)
 	r.timers = t;
 	out = run(report_seed, &r);
 	assert_non_null(strstr(
-		out, "\n# not attached: 2 timers (never, refused): fentry "
+		out, "\n# not attached: 2 timers (never at p.conf:7, refused at p.conf:9): fentry "
 		     "refused by the kernel (EPERM)\n# orphan stops: inner 3\n"
 		     "# kprobe misses: open 2 (calls beyond 256 open at once "
 		     "get no kretprobe: raise --maxactive)\n# lost: none\n"));
@@ -1129,7 +1148,7 @@ static void test_summary_grouped(void **state)
 	r.loss.kprobe_misses = 2;
 	out = run(report_table, &r);
 	assert_non_null(strstr(
-		out, "\nnot attached: 2 timers (never, refused): fentry "
+		out, "\nnot attached: 2 timers (never at p.conf:7, refused at p.conf:9): fentry "
 		     "refused by the kernel (EPERM)\norphan stops: inner 3\n"));
 	assert_non_null(strstr(out, "\nlost: 2 kprobe misses (kernel)\n"));
 	free(out);

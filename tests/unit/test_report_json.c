@@ -289,9 +289,10 @@ static void test_document(void **state)
 	expect_u64(run, "duration_ns", 60 * MS);
 
 	v = get(o, "options", json_type_object);
-	expect_keys(v, "sort", "min_total_ns", "max_depth", "nodes_shown",
-		    "nodes_hidden", "rb_size_requested", "rb_bytes_per_cpu",
-		    "rb_rings", NULL);
+	expect_keys(v, "sort", "min_total_ns", "max_depth", "json_tree",
+		    "nodes_shown", "nodes_hidden", "rb_size_requested",
+		    "rb_bytes_per_cpu", "rb_rings", NULL);
+	expect_str(v, "json_tree", "nested");
 	expect_str(v, "sort", "total");
 	expect_u64(v, "min_total_ns", 0);
 	expect_null(v, "max_depth");
@@ -609,6 +610,70 @@ static void test_options(void **state)
 	agg__free(a);
 }
 
+/*
+ * --json-tree flat: "nodes" in place of "tree", the nodes of a depth-first
+ * walk of the nested tree, each with its id and its parent's, no children;
+ * hidden nodes left out, ids of the shown ones.
+ */
+static void test_flat(void **state)
+{
+	struct agg *a = build();
+	json_object *o, *nodes, *n;
+	struct report r;
+
+	(void)state;
+	init_report(&r, a);
+	r.json_flat = 1;
+	r.sort = REPORT_SORT_NAME;
+	o = render(&r, NULL);
+	expect_str(get(o, "options", json_type_object), "json_tree", "flat");
+	assert_false(json_object_object_get_ex(o, "tree", NULL));
+	nodes = get(o, "nodes", json_type_array);
+	/* by name: open > inner > outer, outer > inner */
+	expect_len(nodes, 5);
+	n = idx(nodes, 0);
+	expect_keys(n, "id", "parent", "name", "timer", "path", "depth",
+		    "count", "total_ns", "self_ns", "raw_total_ns",
+		    "raw_self_ns", "uncertain", "wall_ns", "min_ns",
+		    "avg_ns", "max_ns", "stddev_ns", "p50_ns", "p90_ns",
+		    "p99_ns", "p999_ns", "threads", "exited", "exited_ns",
+		    "oncpu_ns",
+		    "runq_ns", "blocked_ns", "offcpu_ns", "irq_ns",
+		    "incomplete", "incomplete_ns", "unwound", "execed",
+		    "missed_returns", "discarded", "histogram", NULL);
+	expect_u64(n, "id", 0);
+	expect_null(n, "parent");
+	expect_path(n, "open", NULL);
+	n = idx(nodes, 1);
+	expect_u64(n, "id", 1);
+	expect_u64(n, "parent", 0);
+	expect_path(n, "open", "inner", NULL);
+	n = idx(nodes, 2);
+	expect_u64(n, "parent", 1);
+	expect_path(n, "open", "inner", "outer", NULL);
+	expect_u64(n, "unwound", 1);
+	n = idx(nodes, 3);
+	expect_null(n, "parent");
+	expect_path(n, "outer", NULL);
+	n = idx(nodes, 4);
+	expect_u64(n, "id", 4);
+	expect_u64(n, "parent", 3);
+	expect_path(n, "outer", "inner", NULL);
+	json_object_put(o);
+
+	/* --max-depth 2: the third level left out, ids without gaps */
+	r.max_depth = 2;
+	o = render(&r, NULL);
+	nodes = get(o, "nodes", json_type_array);
+	expect_len(nodes, 4);
+	expect_u64(idx(nodes, 2), "id", 2);
+	expect_null(idx(nodes, 2), "parent");
+	expect_path(idx(nodes, 2), "outer", NULL);
+	expect_u64(idx(nodes, 3), "parent", 2);
+	json_object_put(o);
+	agg__free(a);
+}
+
 /* no timers, no metadata, no records: still a complete document */
 static void test_empty(void **state)
 {
@@ -852,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_document),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_flat),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_write_error),
