@@ -321,7 +321,6 @@ static void measure(struct calib *cal, struct group *g,
 				 st->error ? st->error : "not attached");
 			continue;
 		}
-		r->mech = st->mech;
 		r->t_ns = time_calls(call[i], l, v);
 	}
 	loader_set_tracing(l, 0);
@@ -466,8 +465,10 @@ void calib_log(const struct calib *cal)
 				  (unsigned long long)r->d_ns,
 				  (unsigned long long)r->calls);
 		else
-			log_warn("calibration: %s: not measured (%s): its timers' times are not compensated",
-				 calib_class_name((enum calib_class)c), r->why);
+			/* the report's summary says it too, where its timers
+			 * attached (the same reason often keeps them out) */
+			log_debug("calibration: %s: not measured (%s): its timers' times are not compensated",
+				  calib_class_name((enum calib_class)c), r->why);
 	}
 	if (any)
 		log_debug("calibration took %.1f ms",

@@ -49,8 +49,8 @@ int calib_start(struct calib_job *j, struct calib *cal, const struct plan *p,
 int calib_wait(struct calib_job *j);
 
 /*
- * calib_log() - each class measured, with its figures (-v), and each one
- * that could not be, with why (a warning).
+ * calib_log() - each class measured, with its figures, and each one that
+ * could not be, with why (-v: the report's summary says the latter too).
  */
 void calib_log(const struct calib *cal);
 

@@ -8,10 +8,10 @@
 #include "iprof/calib.h"
 
 static const char *const class_names[CALIB_NCLASS] = {
-	[CALIB_RETSITE] = "uprobe on push/return site",
-	[CALIB_RETSITE_STEP] = "uprobe/return site",
-	[CALIB_URETPROBE] = "uprobe on push/uretprobe",
-	[CALIB_URETPROBE_STEP] = "uprobe/uretprobe",
+	[CALIB_RETSITE] = "uprobe (entry on push)/return sites",
+	[CALIB_RETSITE_STEP] = "uprobe (entry single-stepped)/return sites",
+	[CALIB_URETPROBE] = "uprobe (entry on push)/uretprobe",
+	[CALIB_URETPROBE_STEP] = "uprobe (entry single-stepped)/uretprobe",
 	[CALIB_SYSCALL] = "syscall tracepoints",
 	[CALIB_TRACEPOINT] = "tracepoints",
 	[CALIB_FENTRY] = "fentry/fexit",
@@ -72,14 +72,15 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 	return k;
 }
 
-size_t calib_report(const struct calib *cal, struct report_calib *out)
+size_t calib_report(const struct calib *cal, unsigned int used,
+		    struct report_calib *out)
 {
 	size_t n = 0;
 
 	for (int c = 0; c < CALIB_NCLASS; c++) {
 		const struct calib_result *r = &cal->r[c];
 
-		if (!r->needed)
+		if (!r->needed || !(used & (1u << c)))
 			continue;
 		out[n] = (struct report_calib){
 			.mech = r->mech ? r->mech : calib_class_name(c),

@@ -306,8 +306,15 @@ int trace_run(struct opts *o, const struct plan *plan)
 		goto out;
 	if (o->calib) {
 		/* the reports and the recording say how times were
-		 * compensated; iprof report compensates the same way */
-		run.ncalib = calib_report(o->calib, calib_rep);
+		 * compensated (the classes of the timers attached); iprof
+		 * report compensates the same way */
+		unsigned int used = 0;
+
+		for (i = 0; i < (int)plan->ntimers; i++)
+			if (o->calib_class[i] >= 0 &&
+			    loader_timer(l, (uint32_t)i)->attached)
+				used |= 1u << o->calib_class[i];
+		run.ncalib = calib_report(o->calib, used, calib_rep);
 		run.calib = calib_rep;
 		run.costs = o->costs;
 	}

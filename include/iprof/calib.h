@@ -93,10 +93,12 @@ void calib_derive(struct calib_result *r);
 struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only);
 
 /*
- * calib_report() - the classes of @cal a timer used, as the report and the
- * recording say them, into @out (CALIB_NCLASS entries; the strings point
- * into @cal).  Returns how many.
+ * calib_report() - the classes of @cal in @used (bit 1 << class: those of
+ * the timers that attached), as the report and the recording say them,
+ * into @out (CALIB_NCLASS entries; the strings point into @cal).  Returns
+ * how many.
  */
-size_t calib_report(const struct calib *cal, struct report_calib *out);
+size_t calib_report(const struct calib *cal, unsigned int used,
+		    struct report_calib *out);
 
 #endif /* IPROF_CALIB_H */
