@@ -515,8 +515,9 @@ int cmd_diff_main(int argc, char **argv)
 	if (ret)
 		return 2;
 	ret = 2;
-	if (ro.r.fmt != REPORT_FMT_TABLE && ro.r.fmt != REPORT_FMT_JSON) {
-		log_cmd(LOG_LVL_ERROR, "diff", "--format is table or json");
+	if (!report_fmt_has(ro.r.fmt, REPORT_CAP_DIFF)) {
+		log_cmd(LOG_LVL_ERROR, "diff", "--format is %s",
+			report_fmt_with(REPORT_CAP_DIFF, tmp, sizeof(tmp)));
 		return 2;
 	}
 	if (optind != argc - 2) {
@@ -572,7 +573,7 @@ int cmd_diff_main(int argc, char **argv)
 		goto out;
 	}
 	errno = 0;
-	if (ro.r.fmt == REPORT_FMT_JSON)
+	if (report_fmt_has(ro.r.fmt, REPORT_CAP_JSON))
 		ret = json_out(out, &s, argv[optind], argv[optind + 1]) ? 1 : 0;
 	else {
 		table(out, &s, argv[optind], argv[optind + 1]);

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 			log_info("%s: %s", plan.timers[i].name,
 				 plan.timers[i].note);
 	if (o.dry_run) {
-		if (o.r.fmt == REPORT_FMT_JSON) {
+		if (report_fmt_has(o.r.fmt, REPORT_CAP_JSON)) {
 			ret = cli_print_plan_json(&plan);
 		} else {
 			ret = cli_print_plan(&plan) ? EXIT_USAGE : 0;

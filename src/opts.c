@@ -239,7 +239,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	uint64_t ul;
 	char *end;
 	long pid;
-	int c, ret;
+	int c, ret, bad_interval, bad_by;
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
@@ -440,16 +440,24 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (outputs_clobber_inputs(o))
 		return -EINVAL;
-	if (o->delta && (o->r.fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
+	if (o->delta &&
+	    (!report_fmt_has(o->r.fmt, REPORT_CAP_DELTA) || o->listen)) {
 		log_error(
 			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen");
 		return -EINVAL;
 	}
-	if (o->r.fmt == REPORT_FMT_CHROME && (o->interval_ns || o->r.by)) {
-		log_error("%s not apply to --format chrome (a timeline of every call)",
-			  o->interval_ns && o->r.by ? "--interval and --by do" :
-			  o->r.by			  ? "--by does" :
-						    "--interval does");
+	bad_interval = o->interval_ns &&
+		       !report_fmt_has(o->r.fmt, REPORT_CAP_INTERVAL);
+	bad_by = o->r.by && !report_fmt_has(o->r.fmt, REPORT_CAP_BY);
+	if (bad_interval || bad_by) {
+		const struct report_format *f = report_fmt_get(o->r.fmt);
+
+		log_error("%s not apply to --format %s%s%s%s",
+			  bad_interval && bad_by ? "--interval and --by do" :
+			  bad_by		 ? "--by does" :
+						   "--interval does",
+			  f->name, f->shape ? " (" : "",
+			  f->shape ? f->shape : "", f->shape ? ")" : "");
 		return -EINVAL;
 	}
 	/* an option the chosen format would ignore is a mistake: say so */

@@ -216,7 +216,7 @@ int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		ret = -errno;
 		goto fallback;
 	}
-	if (o->interval_ns && (o->r.fmt == REPORT_FMT_TABLE || o->r.fmt == REPORT_FMT_SEED))
+	if (o->interval_ns && report_fmt_has(o->r.fmt, REPORT_CAP_COMMENTS))
 		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
 			final ? "final report" : "interval ", final ? 0 : no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
@@ -306,7 +306,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 /* The report is written: always, but by iprof record only on request. */
 int run_want_report(const struct opts *o)
 {
-	return o->r.fmt != REPORT_FMT_CHROME &&
+	return !report_fmt_has(o->r.fmt, REPORT_CAP_STREAM) &&
 	       (!o->record_mode || o->report_output);
 }
 

@@ -115,7 +115,8 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (mon)
 		log_info("serving /metrics on port %d (--listen %s)",
 			 monitor_port(mon), o->listen);
-	if (o->r.fmt == REPORT_FMT_CHROME && run_timeline_open(&tl, &w))
+	if (report_fmt_has(o->r.fmt, REPORT_CAP_STREAM) &&
+	    run_timeline_open(&tl, &w))
 		goto out;
 	plan_errors = 0;
 	for (i = 0; i < (int)plan->ntimers; i++)
@@ -196,7 +197,7 @@ int trace_run(struct opts *o, const struct plan *plan)
 		log_error("%s", err);
 		goto out;
 	}
-	if (sk.fold && !rec_f && o->r.fmt != REPORT_FMT_CHROME) {
+	if (sk.fold && !rec_f && !report_fmt_has(o->r.fmt, REPORT_CAP_ORDERED)) {
 		/* nothing needs every record in one order: each shard
 		 * merges its own threads' records from the rings */
 		struct loader_unmerged u = { run_fold_push, run_fold_flush,
@@ -267,7 +268,9 @@ int trace_run(struct opts *o, const struct plan *plan)
 	if (nattached < plan->ntimers)
 		snprintf(err, sizeof(err), " (%u not attached: listed %s)",
 			 plan->ntimers - nattached,
-			 o->r.fmt == REPORT_FMT_FOLDED ? "at the end" : "in the report");
+			 report_fmt_has(o->r.fmt, REPORT_CAP_SUMMARY_APART) ?
+				 "at the end" :
+				 "in the report");
 	else
 		err[0] = '\0';
 	/* -p alone, and every process gone while the probes were loaded

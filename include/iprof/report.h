@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "iprof/agg.h"
+#include "iprof/report_fmt.h"
 
 /* What the report says of one timer (index = timer id). */
 struct report_timer {
@@ -89,17 +90,6 @@ enum report_weight {
 	REPORT_WEIGHT_ONCPU, /* oncpu_ns minus the children's oncpu_ns */
 	REPORT_WEIGHT_OFFCPU, /* runq+blocked minus the children's */
 	REPORT_WEIGHT_COUNT, /* count */
-};
-
-/* Report formats (-f); REPORT_FMT_CHROME is written from the record
- * stream (include/iprof/chrome.h), not from struct report. */
-enum report_fmt {
-	REPORT_FMT_TABLE = 0,
-	REPORT_FMT_SEED,
-	REPORT_FMT_JSON,
-	REPORT_FMT_FOLDED,
-	REPORT_FMT_CHROME,
-	REPORT_FMT_OPENMETRICS,
 };
 
 /* Columns of the table (--columns), in their default order. */
@@ -247,16 +237,14 @@ void report_om_escape(FILE *f, const char *s);
 /*
  * One value of an option that takes a name (-f, --sort, --weight): the
  * name it is parsed from, and for --help a few words on it (NULL: none).
- * The tables are indexed by their enum (enum report_fmt, report_sort,
- * report_weight); index 0 is the default.  Static, never freed.
+ * The tables are indexed by their enum (enum report_fmt: report_fmt.h;
+ * enum report_sort, report_weight); index 0 is the default.  Static, never freed.
  */
 struct report_name {
 	const char *name;
 	const char *help;
 };
 
-/* report_fmt_names() - the formats' table; *@n entries. */
-const struct report_name *report_fmt_names(size_t *n);
 /* report_sort_names() - the sort keys' table; *@n entries. */
 const struct report_name *report_sort_names(size_t *n);
 /* report_weight_names() - the folded weights' table; *@n entries. */
@@ -270,29 +258,6 @@ int report_parse_sort(const char *s, enum report_sort *sort);
 
 /* report_sort_str() - the name report_parse_sort() takes; "?" if invalid. */
 const char *report_sort_str(enum report_sort sort);
-
-/*
- * report_parse_fmt() - "table", "json", "folded", "seed", "chrome" or
- * "openmetrics" into
- * *@fmt.  Returns 0 or -EINVAL.
- */
-int report_parse_fmt(const char *s, enum report_fmt *fmt);
-
-/*
- * report_fmt_list() - the names report_parse_fmt() takes, for messages:
- * "table, seed, json, folded, chrome or openmetrics", in enum order (a
- * static string).
- */
-const char *report_fmt_list(void);
-
-/*
- * report_write() - the report @r in format @fmt (not REPORT_FMT_CHROME)
- * on @f, flushed; for folded, the summary (losses, timers not attached)
- * goes to @summary unless it is NULL.  Returns 0, -EINVAL (chrome), or
- * what the formatter returns.
- */
-int report_write(FILE *f, const struct report *r, enum report_fmt fmt,
-		 FILE *summary);
 
 /*
  * report_parse_weight() - "self", "total", "oncpu", "offcpu" or "count"
