@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "klog.h"
 #include "loader_int.h"
 #include "uprobe_multi.h"
 
@@ -23,16 +24,19 @@
  */
 int loader_attach_syscalls(struct loader *l)
 {
+	struct klog_catch cat;
 	char why[512];
 	int err;
 
+	klog_catch_begin(&cat);
 	l->sc_links[0] = bpf_program__attach(l->skel->progs.sc_enter);
 	if (l->sc_links[0])
 		l->sc_links[1] = bpf_program__attach(l->skel->progs.sc_exit);
+	err = -errno;
+	klog_catch_end(&cat);
 	if (l->sc_links[1])
 		return 0;
-	err = -errno;
-	loader_reason(why, sizeof(why), err);
+	klog_reason(&cat, err, why, sizeof(why));
 	bpf_link__destroy(l->sc_links[0]);
 	l->sc_links[0] = NULL;
 	free(l->sc_why);
@@ -116,12 +120,12 @@ out:
 	return ret;
 }
 
-struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a)
+/* one tracepoint or uprobe attachment's link, or NULL with errno set */
+static struct bpf_link *attach_one(struct loader *l, const struct plan_att *a)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, to);
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 
-	loader_last_msg[0] = '\0';
 	switch (a->mech) {
 	case MECH_TRACEPOINT:
 		to.bpf_cookie = a->action;
@@ -145,6 +149,22 @@ struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a)
 		errno = EINVAL;
 		return NULL;
 	}
+}
+
+struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a,
+				   char *why, size_t len)
+{
+	struct klog_catch cat;
+	struct bpf_link *ln;
+	int err;
+
+	klog_catch_begin(&cat);
+	ln = attach_one(l, a);
+	err = errno;
+	klog_catch_end(&cat);
+	if (!ln)
+		klog_reason(&cat, err, why, len);
+	return ln;
 }
 
 /* Is @timer in a uprobe_multi link? */

@@ -21,34 +21,10 @@
 #include "iprof/util.h"
 #include "loader_int.h"
 #include "uprobe_multi.h"
-#include "log.h"
+#include "klog.h"
 
 /* a long attach says how far it is this often (stderr, unless -q) */
 #define PROGRESS_NS 500000000ull
-
-/* The last libbpf warning, kept to explain a failed attach or load. */
-char loader_last_msg[512];
-static int verbose_libbpf;
-
-int loader_libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	va_list cp;
-	size_t n;
-
-	if (level == LIBBPF_DEBUG && !verbose_libbpf)
-		return 0;
-	va_copy(cp, ap);
-	if (level <= LIBBPF_WARN) {
-		vsnprintf(loader_last_msg, sizeof(loader_last_msg), fmt, cp);
-		n = strlen(loader_last_msg);
-		while (n && loader_last_msg[n - 1] == '\n')
-			loader_last_msg[--n] = '\0';
-	}
-	va_end(cp);
-	/* -v: libbpf's own lines, as libbpf writes them (no prefix) */
-	return log_vraw(LOG_LVL_DEBUG, fmt, ap);
-}
 
 /* Is @p one of the interrupt-edge programs (irq_*_in / irq_*_out)? */
 static int is_irq_prog(const struct bpf_program *p)
@@ -232,13 +208,13 @@ static void print_load_stats(struct bpf_object *obj, uint64_t ns)
 	bpf_object__for_each_program(p, obj) {
 		if (prog_info(p, &info))
 			continue;
-		log_debug("BPF program %s: %u instructions, %u verified",
+		klog(KLOG_DEBUG, "BPF program %s: %u instructions, %u verified",
 			  bpf_program__name(p), info.xlated_prog_len / 8,
 			  info.verified_insns);
 		v += info.verified_insns;
 		n++;
 	}
-	log_debug(
+	klog(KLOG_DEBUG, 
 		"%u BPF programs loaded in %.1f ms (%llu instructions verified)",
 		n, (double)ns / 1e6, (unsigned long long)v);
 }
@@ -247,14 +223,15 @@ int loader_open(struct loader **out, const struct plan *plan,
 		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
 		char *err, size_t errlen)
 {
+	struct klog_catch cat;
 	struct loader *l;
 	uint64_t t_load;
 	uint32_t i;
 	int ret;
 
 	*out = NULL;
-	verbose_libbpf = o->verbose;
-	libbpf_set_print(loader_libbpf_print);
+	klog_libbpf_debug(o->verbose);
+	klog_take_libbpf();
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
@@ -330,13 +307,14 @@ int loader_open(struct loader **out, const struct plan *plan,
 	bpf_map__set_max_entries(l->skel->maps.orphans,
 				 plan->ntimers ? plan->ntimers : 1);
 	irq_autoload(l->skel->obj);
-	loader_last_msg[0] = '\0';
 	t_load = util_now_ns();
+	klog_catch_begin(&cat);
 	ret = iprof__load(l->skel);
+	klog_catch_end(&cat);
 	if (ret) {
 		snprintf(err, errlen,
 			 "cannot load BPF programs: %s%s%s (iprof needs root, kernel BTF and BPF ring buffers, task storage)",
-			 strerror(-ret), loader_last_msg[0] ? ": " : "", loader_last_msg);
+			 strerror(-ret), cat.msg[0] ? ": " : "", cat.msg);
 		goto fail;
 	}
 	if (o->verbose)
@@ -391,62 +369,6 @@ int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id)
 	return 0;
 }
 
-int loader_keep_link(struct timer_links *tl, struct bpf_link *link)
-{
-	struct bpf_link **v = realloc(tl->v, (tl->n + 1) * sizeof(*v));
-
-	if (!v) {
-		bpf_link__destroy(link);
-		return -ENOMEM;
-	}
-	tl->v = v;
-	tl->v[tl->n++] = link;
-	return 0;
-}
-
-void loader_drop_links(struct timer_links *tl)
-{
-	size_t i;
-
-	for (i = 0; i < tl->n; i++)
-		bpf_link__destroy(tl->v[i]);
-	free(tl->v);
-	tl->v = NULL;
-	tl->n = 0;
-	/* after the links: an event in use cannot be removed */
-	if (tl->kev[0])
-		tracefs_kprobe_del(tl->kev);
-	tl->kev[0] = '\0';
-}
-
-/* Why the last libbpf call failed, as one line. */
-void loader_reason(char *buf, size_t len, int err)
-{
-	if (err < 0)
-		err = -err;
-	snprintf(buf, len, "%s%s%s", strerror(err), loader_last_msg[0] ? " (" : "",
-		 loader_last_msg[0] ? loader_last_msg : "");
-	if (loader_last_msg[0])
-		strncat(buf, ")", len - strlen(buf) - 1);
-}
-
-/* The two actions of a function timer: its entry and return attachments. */
-void loader_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
-			 uint32_t *ar)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->natt; i++) {
-		if (p->att[i].timer != timer)
-			continue;
-		if (p->att[i].mech == MECH_FUNC_ENTRY)
-			*ae = p->att[i].action;
-		else if (p->att[i].mech == MECH_FUNC_RETURN)
-			*ar = p->att[i].action;
-	}
-}
-
-
 /* attach_func_timer() returns it for a timer left to kprobes */
 #define KPROBE_LATER 1
 
@@ -464,7 +386,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	uint32_t ae = 0, ar = IPROF_NO_NEXT; /* no return: entry-only */
 	int err;
 
-	loader_func_actions(l->plan, id, &ae, &ar);
+	attach_func_actions(l->plan, id, &ae, &ar);
 	if (!(t->via & PLAN_VIA_FENTRY))
 		return KPROBE_LATER;
 	err = loader_attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
@@ -473,7 +395,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 						     "fentry/fexit";
 		return 0;
 	}
-	loader_drop_links(tl);
+	attach_drop_links(tl);
 	if (!(t->via & PLAN_VIA_KPROBE)) {
 		snprintf(why, len, "%s", fwhy);
 		return err;
@@ -497,7 +419,7 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 	int err = 0;
 
 	if (!tl->kmulti && bpf_program__fd(l->skel->progs.fn_entry) >= 0) {
-		loader_func_actions(l->plan, id, &ae, &ar);
+		attach_func_actions(l->plan, id, &ae, &ar);
 		err = loader_attach_kprobe(l, tl, id, t->func, ae, ar, kwhy,
 					   sizeof(kwhy));
 	} else if (!tl->kmulti) {
@@ -515,7 +437,7 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 				       "kprobe/kretprobe";
 		return 0;
 	}
-	loader_drop_links(tl);
+	attach_drop_links(tl);
 	if (fwhy)
 		snprintf(why, len, "fentry: %s; kprobe: %s", fwhy, kwhy);
 	else
@@ -633,11 +555,10 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 			}
 			continue;
 		}
-		l->att_links[i] = loader_attach_att(l, &p->att[i]);
-		if (!l->att_links[i]) {
-			loader_reason(why, sizeof(why), -errno);
+		l->att_links[i] = loader_attach_att(l, &p->att[i], why,
+						    sizeof(why));
+		if (!l->att_links[i])
 			att_why[i] = strdup(why);
-		}
 	}
 
 	t_start = util_now_ns();
@@ -651,7 +572,7 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 		}
 		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
 			t_shown = util_now_ns();
-			log_info("attaching: %u of %u timers, %.1f s", id,
+			klog(KLOG_INFO, "attaching: %u of %u timers, %.1f s", id,
 				 p->ntimers, (double)(t_shown - t_start) / 1e9);
 		}
 		why[0] = '\0';
@@ -734,7 +655,7 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 		}
 		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
 			t_shown = util_now_ns();
-			log_info("attaching: %zu of %zu kprobe timers, %.1f s",
+			klog(KLOG_INFO, "attaching: %zu of %zu kprobe timers, %.1f s",
 				 k, nlater, (double)(t_shown - t_start) / 1e9);
 		}
 		why[0] = '\0';
@@ -769,7 +690,7 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 		if (!l->timers[id].attached ||
 		    !loader_attach_slot(&l->links[id], 1, why, sizeof(why)))
 			continue;
-		loader_drop_links(&l->links[id]);
+		attach_drop_links(&l->links[id]);
 		n--;
 		snprintf(fwhy, sizeof(fwhy), "fexit: %s", why);
 		if (timer_failed(l, id, fwhy, on_skip))
@@ -850,7 +771,7 @@ void loader_detach(struct loader *l)
 	if (!l)
 		return;
 	for (i = 0; i < l->plan->ntimers; i++) {
-		loader_drop_links(&l->links[i]);
+		attach_drop_links(&l->links[i]);
 		l->links[i].fobj = NULL;
 	}
 	for (j = 0; j < l->nkmulti; j++)

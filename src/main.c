@@ -21,9 +21,26 @@
 #include "btfarg.h"
 #include "cli.h"
 #include "cmd.h"
+#include "klog.h"
 #include "list.h"
 #include "tracefs.h"
 #include "log.h"
+
+/* The kernel side's messages (src/klog.h) on iprof's log: progress is
+ * info (not with -q), libbpf's own lines debug (-v), as libbpf writes them */
+static int kernel_says(enum klog_level level, const char *fmt, va_list ap)
+{
+	static const enum log_level lvl[] = {
+		[KLOG_WARN] = LOG_LVL_WARN,
+		[KLOG_INFO] = LOG_LVL_INFO,
+		[KLOG_DEBUG] = LOG_LVL_DEBUG,
+	};
+
+	if (level == KLOG_LIBBPF)
+		return log_vraw(LOG_LVL_DEBUG, fmt, ap);
+	log_vmsg(lvl[level], fmt, ap);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -39,6 +56,7 @@ int main(int argc, char **argv)
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
 	argv[0] = (char *)"iprof";
+	klog_set_sink(kernel_says);
 	if (argc > 2 && !strcmp(argv[1], "list") &&
 	    list_is_subcommand(argv[2]))
 		return list_main(argc - 2, argv + 2);
