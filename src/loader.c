@@ -219,6 +219,26 @@ static void print_load_stats(struct bpf_object *obj, uint64_t ns)
 		n, (double)ns / 1e6, (unsigned long long)v);
 }
 
+/* --comm, --exe, --cgroup: the BPF side's constants, before the load */
+static void set_selectors(struct loader *l, const struct target_sel *sel)
+{
+	unsigned int k;
+
+	l->skel->rodata->sel_ncomm = sel->ncomm;
+	for (k = 0; k < sel->ncomm; k++)
+		/* two words, as bpf_get_current_comm() writes them */
+		memcpy((void *)l->skel->rodata->sel_comm[k], sel->comm[k],
+		       IPROF_COMM_LEN);
+	l->skel->rodata->sel_nexe = sel->nexe;
+	for (k = 0; k < sel->nexe; k++) {
+		l->skel->rodata->sel_exe_dev[k] = sel->exe_dev[k];
+		l->skel->rodata->sel_exe_ino[k] = sel->exe_ino[k];
+	}
+	l->skel->rodata->sel_ncg = sel->ncg;
+	for (k = 0; k < sel->ncg; k++)
+		l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
+}
+
 int loader_open(struct loader **out, const struct plan *plan,
 		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
 		char *err, size_t errlen)
@@ -262,24 +282,8 @@ int loader_open(struct loader **out, const struct plan *plan,
 	ret = 0;
 	l->opts.rb_bytes = loader_rb_cpu_bytes(o->rb_bytes, l->nrings);
 	l->skel->rodata->filter_tgid = !!o->filter;
-	if (o->sel) {
-		const struct target_sel *sel = o->sel;
-		unsigned int k;
-
-		l->skel->rodata->sel_ncomm = sel->ncomm;
-		for (k = 0; k < sel->ncomm; k++)
-			/* two words, as bpf_get_current_comm() writes them */
-			memcpy((void *)l->skel->rodata->sel_comm[k],
-			       sel->comm[k], IPROF_COMM_LEN);
-		l->skel->rodata->sel_nexe = sel->nexe;
-		for (k = 0; k < sel->nexe; k++) {
-			l->skel->rodata->sel_exe_dev[k] = sel->exe_dev[k];
-			l->skel->rodata->sel_exe_ino[k] = sel->exe_ino[k];
-		}
-		l->skel->rodata->sel_ncg = sel->ncg;
-		for (k = 0; k < sel->ncg; k++)
-			l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
-	}
+	if (o->sel)
+		set_selectors(l, o->sel);
 	l->skel->rodata->self_tgid = (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
 	if (plan_has_kprobes(plan)) {
@@ -501,38 +505,69 @@ static int timer_done(struct loader *l, uint32_t id, int err, const char *why,
 	return timer_failed(l, id, why, on_skip);
 }
 
-int loader_attach(struct loader *l, loader_skip_fn on_skip)
-{
-	uint64_t t_start, t_shown;
-	const struct plan *p = l->plan;
-	char why[1024], **att_why, **fwhy;
-	uint32_t id, i, *later;
-	size_t k, nlater = 0;
-	int n = 0, err;
+/* One loader_attach(): what its steps share. */
+struct attach_pass {
+	struct loader *l;
+	loader_skip_fn on_skip;
+	char **att_why; /* per plan attachment: why it failed, or NULL */
+	char **fwhy; /* per timer: why fentry refused it, or NULL */
+	uint32_t *later; /* the timers left to kprobes, nlater of them */
+	size_t nlater;
+	uint64_t t_start, t_shown; /* for the progress lines */
+	int n; /* timers attached so far, or -errno: stop */
+	char why[1024];
+};
 
-	/* interrupt entries before the timers' probes, exits after: see
-	 * irq_edge() in bpf/iprof.bpf.c */
-	err = attach_irq_edges(l, 1);
-	if (err)
-		return err;
-	/* spans and uprobes: one link per attachment (shared tracepoints) */
-	att_why = calloc(p->natt ? p->natt : 1, sizeof(*att_why));
-	fwhy = calloc(p->ntimers ? p->ntimers : 1, sizeof(*fwhy));
-	later = calloc(p->ntimers ? p->ntimers : 1, sizeof(*later));
-	if (!att_why || !fwhy || !later) {
-		free(att_why);
-		free(fwhy);
-		free(later);
-		return -ENOMEM;
+/* a long attach says how far it is (@i of @n @what) */
+static void progress(struct attach_pass *ps, size_t i, size_t n,
+		     const char *what)
+{
+	if (!ps->l->opts.progress || util_now_ns() - ps->t_shown <= PROGRESS_NS)
+		return;
+	ps->t_shown = util_now_ns();
+	klog(KLOG_INFO, "attaching: %zu of %zu %s, %.1f s", i, n, what,
+	     (double)(ps->t_shown - ps->t_start) / 1e9);
+}
+
+/* is the attach asked to stop?  Then ps->n is -EINTR */
+static int cancelled(struct attach_pass *ps)
+{
+	if (ps->l->opts.cancel && *ps->l->opts.cancel) {
+		ps->n = -EINTR;
+		return 1;
 	}
+	return 0;
+}
+
+static void pass_free(struct attach_pass *ps)
+{
+	const struct plan *p = ps->l->plan;
+	uint32_t i;
+
+	for (i = 0; ps->att_why && i < p->natt; i++)
+		free(ps->att_why[i]);
+	free(ps->att_why);
+	for (i = 0; ps->fwhy && i < p->ntimers; i++)
+		free(ps->fwhy[i]);
+	free(ps->fwhy);
+	free(ps->later);
+}
+
+/*
+ * The links that timers share: the raw syscall programs, uprobe_multi
+ * links, one link per tracepoint or uprobe attachment (the reason of one
+ * that failed in ps->att_why), each syscall span's chain.  0 or -ENOMEM.
+ */
+static int attach_shared(struct attach_pass *ps)
+{
+	struct loader *l = ps->l;
+	const struct plan *p = l->plan;
+	uint32_t i;
+
 	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
 		loader_attach_syscalls(l);
-	if (!l->att_multi && loader_attach_umulti(l)) {
-		free(att_why);
-		free(fwhy);
-		free(later);
+	if (!l->att_multi && loader_attach_umulti(l))
 		return -ENOMEM;
-	}
 	for (i = 0; i < p->natt; i++) {
 		__u32 head = p->att[i].action + 1;
 
@@ -555,135 +590,152 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 			}
 			continue;
 		}
-		l->att_links[i] = loader_attach_att(l, &p->att[i], why,
-						    sizeof(why));
+		l->att_links[i] = loader_attach_att(l, &p->att[i], ps->why,
+						    sizeof(ps->why));
 		if (!l->att_links[i])
-			att_why[i] = strdup(why);
+			ps->att_why[i] = strdup(ps->why);
 	}
+	return 0;
+}
 
-	t_start = util_now_ns();
-	t_shown = t_start;
+/* what a span or uprobe timer's mechanism is called (loader_timer.mech) */
+static const char *span_mech(const struct loader *l, uint32_t id)
+{
+	const struct plan_timer *t = &l->plan->timers[id];
+
+	if (t->kind == PROBE_UPROBE && t->entry_only)
+		return "uprobe (never returns)";
+	if (t->kind == PROBE_UPROBE && t->ret_sites)
+		return loader_timer_in_umulti(l, id) ?
+			       "uprobe/return sites (uprobe_multi)" :
+			       "uprobe/return sites";
+	if (t->kind == PROBE_UPROBE)
+		return loader_timer_in_umulti(l, id) ?
+			       "uprobe/uretprobe (uprobe_multi)" :
+			       "uprobe/uretprobe";
+	return loader_timer_on_syscalls(l->plan, id) ?
+		       "tracepoint (raw syscalls)" :
+		       "tracepoint";
+}
+
+/* a span or uprobe timer: are its shared attachments in place?  0, or
+ * -EINVAL with why the first one is not in ps->why */
+static int span_timer(struct attach_pass *ps, uint32_t id)
+{
+	struct loader *l = ps->l;
+	const struct plan *p = l->plan;
+	int err = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->natt && !err; i++) {
+		const struct plan_att *a = &p->att[i];
+
+		if (!loader_att_uses(p, a, id) || loader_att_attached(l, i))
+			continue;
+		if (a->mech == MECH_SYSCALL)
+			ps->att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
+		snprintf(ps->why, sizeof(ps->why), "%s %s%s%s: %s",
+			 a->mech == MECH_TRACEPOINT || a->mech == MECH_SYSCALL ?
+				 "tracepoint" :
+			 a->mech == MECH_UPROBE ? "uprobe" :
+			 a->mech == MECH_RETSITE ?
+						  "uprobe (return site)" :
+						  "uretprobe",
+			 a->category ? a->category : a->path, ":",
+			 a->event ? a->event : a->func,
+			 ps->att_why[i] ? ps->att_why[i] : "failed");
+		err = -EINVAL;
+	}
+	l->timers[id].mech = span_mech(l, id);
+	return err;
+}
+
+/* every timer in plan order; kernel function timers left to kprobes go
+ * to ps->later */
+static void attach_timers(struct attach_pass *ps)
+{
+	struct loader *l = ps->l;
+	const struct plan *p = l->plan;
+	uint32_t id;
+	int err;
+
 	for (id = 0; id < p->ntimers; id++) {
 		const struct plan_timer *t = &p->timers[id];
 
-		if (l->opts.cancel && *l->opts.cancel) {
-			n = -EINTR;
+		if (cancelled(ps))
 			break;
-		}
-		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
-			t_shown = util_now_ns();
-			klog(KLOG_INFO, "attaching: %u of %u timers, %.1f s", id,
-				 p->ntimers, (double)(t_shown - t_start) / 1e9);
-		}
-		why[0] = '\0';
-		err = 0;
+		progress(ps, id, p->ntimers, "timers");
+		ps->why[0] = '\0';
 		if (t->error) {
 			disable_timer(l, id);
 			l->timers[id].error = t->error;
-			if (on_skip)
-				on_skip(t, &l->timers[id]);
+			if (ps->on_skip)
+				ps->on_skip(t, &l->timers[id]);
 			continue;
 		}
 		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
-			for (i = 0; i < p->natt && !err; i++) {
-				if (!loader_att_uses(p, &p->att[i], id) ||
-				    loader_att_attached(l, i))
-					continue;
-				if (p->att[i].mech == MECH_SYSCALL)
-					att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
-				snprintf(why, sizeof(why), "%s %s%s%s: %s",
-					 p->att[i].mech == MECH_TRACEPOINT ||
-							 p->att[i].mech ==
-								 MECH_SYSCALL ?
-						 "tracepoint" :
-					 p->att[i].mech == MECH_UPROBE ?
-						 "uprobe" :
-					 p->att[i].mech == MECH_RETSITE ?
-						 "uprobe (return site)" :
-						 "uretprobe",
-					 p->att[i].category ?
-						 p->att[i].category :
-						 p->att[i].path,
-					 ":",
-					 p->att[i].event ? p->att[i].event :
-							   p->att[i].func,
-					 att_why[i] ? att_why[i] : "failed");
-				err = -EINVAL;
-			}
-			l->timers[id].mech =
-				t->kind == PROBE_UPROBE && t->entry_only ?
-					  "uprobe (never returns)" :
-				  t->kind == PROBE_UPROBE && t->ret_sites ?
-					  (loader_timer_in_umulti(l, id) ?
-						   "uprobe/return sites (uprobe_multi)" :
-						   "uprobe/return sites") :
-				  t->kind == PROBE_UPROBE ?
-					  (loader_timer_in_umulti(l, id) ?
-						   "uprobe/uretprobe (uprobe_multi)" :
-						   "uprobe/uretprobe") :
-				  loader_timer_on_syscalls(p, id) ?
-					  "tracepoint (raw syscalls)" :
-					  "tracepoint";
+			err = span_timer(ps, id);
 		} else {
-			err = attach_func_timer(l, id, why, sizeof(why),
-						&fwhy[id]);
+			err = attach_func_timer(l, id, ps->why, sizeof(ps->why),
+						&ps->fwhy[id]);
 			if (err == KPROBE_LATER) {
-				later[nlater++] = id;
+				ps->later[ps->nlater++] = id;
 				continue;
 			}
 		}
-		err = timer_done(l, id, err, why, on_skip, &n);
+		err = timer_done(l, id, err, ps->why, ps->on_skip, &ps->n);
 		if (err) {
-			n = err;
+			ps->n = err;
 			break;
 		}
 	}
-	/* the kprobe timers: in kprobe_multi links where the kernel has
-	 * them, the others (and those a link refused) one by one */
-	if (n >= 0 && nlater &&
-	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
-	    (loader_kmulti_wanted(&nlater) ||
-	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
-		err = loader_attach_kmulti(l, later, nlater);
-		if (err < 0)
-			n = err;
-	}
-	for (k = 0; n >= 0 && k < nlater; k++) {
-		if (l->opts.cancel && *l->opts.cancel) {
-			n = -EINTR;
-			break;
-		}
-		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
-			t_shown = util_now_ns();
-			klog(KLOG_INFO, "attaching: %zu of %zu kprobe timers, %.1f s",
-				 k, nlater, (double)(t_shown - t_start) / 1e9);
-		}
-		why[0] = '\0';
-		err = attach_kprobe_timer(l, later[k], fwhy[later[k]], why,
-					  sizeof(why));
-		err = timer_done(l, later[k], err, why, on_skip, &n);
-		if (err)
-			n = err;
-	}
-	for (i = 0; i < p->natt; i++)
-		free(att_why[i]);
-	free(att_why);
-	for (id = 0; id < p->ntimers; id++)
-		free(fwhy[id]);
-	free(fwhy);
-	free(later);
-	if (n < 0)
-		return n;
-	/*
-	 * The fexit programs of timers on one function, in reverse order of
-	 * their fentry programs: a trampoline runs both kinds in the same
-	 * order of attachment (kernel/bpf/trampoline.c), so the stops come
-	 * innermost first, as the returns of nested calls do.  (kretprobes
-	 * on one function return in reverse order by themselves.)
-	 */
-	for (id = p->ntimers; id-- > 0;) {
-		char fwhy[sizeof(why) + 8];
+}
 
+/* the kprobe timers: in kprobe_multi links where the kernel has them,
+ * the others (and those a link refused) one by one */
+static void attach_later(struct attach_pass *ps)
+{
+	struct loader *l = ps->l;
+	size_t k;
+	int err;
+
+	if (ps->n >= 0 && ps->nlater &&
+	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
+	    (loader_kmulti_wanted(&ps->nlater) ||
+	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
+		err = loader_attach_kmulti(l, ps->later, ps->nlater);
+		if (err < 0)
+			ps->n = err;
+	}
+	for (k = 0; ps->n >= 0 && k < ps->nlater; k++) {
+		uint32_t id = ps->later[k];
+
+		if (cancelled(ps))
+			break;
+		progress(ps, k, ps->nlater, "kprobe timers");
+		ps->why[0] = '\0';
+		err = attach_kprobe_timer(l, id, ps->fwhy[id], ps->why,
+					  sizeof(ps->why));
+		err = timer_done(l, id, err, ps->why, ps->on_skip, &ps->n);
+		if (err)
+			ps->n = err;
+	}
+}
+
+/*
+ * The fexit programs of timers on one function, in reverse order of
+ * their fentry programs: a trampoline runs both kinds in the same
+ * order of attachment (kernel/bpf/trampoline.c), so the stops come
+ * innermost first, as the returns of nested calls do.  (kretprobes
+ * on one function return in reverse order by themselves.)  Returns @n
+ * less the timers whose fexit failed, or -ENOMEM.
+ */
+static int attach_fexits(struct loader *l, loader_skip_fn on_skip, int n)
+{
+	char why[1024], fwhy[sizeof(why) + 8];
+	uint32_t id;
+
+	for (id = l->plan->ntimers; id-- > 0;) {
 		if (!l->links[id].exit_pending)
 			continue;
 		l->links[id].exit_pending = 0;
@@ -696,6 +748,15 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 		if (timer_failed(l, id, fwhy, on_skip))
 			return -ENOMEM;
 	}
+	return n;
+}
+
+/* the programs of every task: fork, exit, exec, rename, switch (and the
+ * syscall entry of kprobe timers), then the interrupt exits.  0/-errno. */
+static int attach_task_progs(struct loader *l)
+{
+	int err;
+
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
 	l->exec_link = bpf_program__attach(l->skel->progs.on_exec);
@@ -717,7 +778,40 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 	 * left its CPU flagged; clear all (a CPU inside an interrupt right now
 	 * is counted as task context until that interrupt ends) */
 	irq_flags_clear(l);
-	return n;
+	return 0;
+}
+
+int loader_attach(struct loader *l, loader_skip_fn on_skip)
+{
+	const struct plan *p = l->plan;
+	struct attach_pass ps = { .l = l, .on_skip = on_skip };
+	int err;
+
+	/* interrupt entries before the timers' probes, exits after: see
+	 * irq_edge() in bpf/iprof.bpf.c */
+	err = attach_irq_edges(l, 1);
+	if (err)
+		return err;
+	ps.att_why = calloc(p->natt ? p->natt : 1, sizeof(*ps.att_why));
+	ps.fwhy = calloc(p->ntimers ? p->ntimers : 1, sizeof(*ps.fwhy));
+	ps.later = calloc(p->ntimers ? p->ntimers : 1, sizeof(*ps.later));
+	err = ps.att_why && ps.fwhy && ps.later ? attach_shared(&ps) :
+						  -ENOMEM;
+	if (!err) {
+		ps.t_start = util_now_ns();
+		ps.t_shown = ps.t_start;
+		attach_timers(&ps);
+		attach_later(&ps);
+		err = ps.n < 0 ? ps.n : 0;
+	}
+	pass_free(&ps);
+	if (err)
+		return err;
+	ps.n = attach_fexits(l, on_skip, ps.n);
+	if (ps.n < 0)
+		return ps.n;
+	err = attach_task_progs(l);
+	return err ? err : ps.n;
 }
 
 int loader_set_tracing(struct loader *l, int on)
