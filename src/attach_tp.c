@@ -15,7 +15,6 @@
 
 #include "klog.h"
 #include "loader_int.h"
-#include "uprobe_multi.h"
 
 /*
  * Syscall spans: the two raw syscall programs, once, before any chain is
@@ -66,10 +65,13 @@ int loader_att_attached(const struct loader *l, uint32_t i)
 int loader_attach_umulti(struct loader *l)
 {
 	const struct plan *p = l->plan;
-	uint64_t *offs = NULL, *cookies = NULL;
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, uo);
+	unsigned long *offs = NULL; /* libbpf's types: file offsets, */
+	__u64 *cookies = NULL;	    /* BPF cookies */
+	struct bpf_link *ln, **v;
 	struct bpf_program *prog;
 	uint32_t i, j, n;
-	int fd, *fds, ret = 0;
+	int ret = 0;
 
 	if (bpf_program__fd(l->skel->progs.fn_entry_m) < 0)
 		return 0; /* not loaded: no uprobe_multi here */
@@ -97,18 +99,23 @@ int loader_attach_umulti(struct loader *l)
 		       p->att[i].mech == MECH_RETSITE ?
 			       l->skel->progs.fn_rsite_m :
 			       l->skel->progs.fn_return_m;
-		fd = umulti_attach(bpf_program__fd(prog), p->att[i].path, offs,
-				   cookies, n, p->att[i].mech == MECH_URETPROBE);
-		if (fd < 0)
+		uo.offsets = offs;
+		uo.cookies = cookies;
+		uo.cnt = n;
+		uo.retprobe = p->att[i].mech == MECH_URETPROBE;
+		/* pid -1: in every process */
+		ln = bpf_program__attach_uprobe_multi(prog, -1, p->att[i].path,
+						      NULL, &uo);
+		if (!ln)
 			continue; /* one perf event each, as before */
-		fds = realloc(l->umulti_fds, (l->numulti + 1) * sizeof(*fds));
-		if (!fds) {
-			close(fd);
+		v = realloc(l->umulti_links, (l->numulti + 1) * sizeof(*v));
+		if (!v) {
+			bpf_link__destroy(ln);
 			ret = -ENOMEM;
 			goto out;
 		}
-		l->umulti_fds = fds;
-		fds[l->numulti++] = fd;
+		l->umulti_links = v;
+		v[l->numulti++] = ln;
 		for (j = i; j < p->natt; j++)
 			if (p->att[j].mech == p->att[i].mech &&
 			    !strcmp(p->att[j].path, p->att[i].path))

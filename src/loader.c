@@ -173,11 +173,11 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	want_prog(s->progs.fn_return, fn, 0);
 	want_prog(s->progs.fn_entry_km, km, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_return_km, km, BPF_TRACE_KPROBE_MULTI);
-	want_prog(s->progs.fn_entry_m, um, UMULTI_ATTACH_TYPE);
+	want_prog(s->progs.fn_entry_m, um, 0);
 	want_prog(s->progs.fn_return_m,
-		  um && plan_has_mech(plan, MECH_URETPROBE), UMULTI_ATTACH_TYPE);
+		  um && plan_has_mech(plan, MECH_URETPROBE), 0);
 	want_prog(s->progs.fn_rsite_m,
-		  um && plan_has_mech(plan, MECH_RETSITE), UMULTI_ATTACH_TYPE);
+		  um && plan_has_mech(plan, MECH_RETSITE), 0);
 }
 
 /* The kernel's bpf_prog_info of @p into @info: 0, or -1 if @p is not
@@ -894,7 +894,7 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->sc_links[1]);
 	l->sc_links[0] = l->sc_links[1] = NULL;
 	for (i = 0; i < l->numulti; i++)
-		close(l->umulti_fds[i]);
+		bpf_link__destroy(l->umulti_links[i]);
 	l->numulti = 0;
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
@@ -1003,7 +1003,7 @@ void loader_close(struct loader *l)
 	free(l->ring_src);
 	stream__free(l->stream);
 	free(l->sc_why);
-	free(l->umulti_fds);
+	free(l->umulti_links);
 	free(l->att_multi);
 	iprof__destroy(l->skel);
 	free(l->links);

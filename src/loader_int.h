@@ -70,8 +70,8 @@ struct loader {
 	struct bpf_link *rename_link; /* on_rename: --by comm after a rename */
 	struct bpf_link *sysenter_link; /* with kprobe timers only */
 	/* user functions in uprobe_multi links: one per binary and
-	 * direction (their fds), and which attachments they hold */
-	int *umulti_fds;
+	 * direction, and which attachments they hold */
+	struct bpf_link **umulti_links;
 	unsigned int numulti;
 	char *att_multi;
 	/* syscall spans (MECH_SYSCALL): sc_enter, sc_exit, attached once */
