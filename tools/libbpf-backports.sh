@@ -28,23 +28,32 @@ if ! ls "$a"/lists/*Packages* >/dev/null 2>&1 ||
 	apt-get "${apt[@]}" update -qq || say "apt-get update failed; using the lists as they are"
 fi
 pkgs=(libbpf1 libbpf-dev bpftool)
-rm -rf "$a/dl" && mkdir -p "$a/dl"
+want=
 for p in "${pkgs[@]}"; do
 	v=$(apt-cache "${apt[@]}" policy "$p" 2>/dev/null |
 		sed -n 's/^ *Candidate: //p')
 	[ -n "$v" ] && [ "$v" != "(none)" ] || { say "no $p in $suite"; exit 1; }
-	(cd "$a/dl" && apt-get "${apt[@]}" download -q \
-		-o APT::Sandbox::User=root "$p=$v" >/dev/null)
-	say "$p $v"
+	want+="$p=$v "
 done
-rm -rf "$prefix" && mkdir -p "$prefix"
-for d in "$a"/dl/*.deb; do
-	dpkg-deb -x "$d" "$prefix"
-done
-# the .pc names /usr: point it at the prefix
+# unpacked already (a build may be using it): kept
+if [ "$(cat "$prefix/.packages" 2>/dev/null)" != "$want" ]; then
+	rm -rf "$a/dl" && mkdir -p "$a/dl"
+	for p in $want; do
+		(cd "$a/dl" && apt-get "${apt[@]}" download -q \
+			-o APT::Sandbox::User=root "$p" >/dev/null)
+		say "$p"
+	done
+	rm -rf "$prefix" && mkdir -p "$prefix"
+	for d in "$a"/dl/*.deb; do
+		dpkg-deb -x "$d" "$prefix"
+	done
+	# the .pc names /usr: point it at the prefix
+	pc=$(find "$prefix" -name libbpf.pc | head -1)
+	[ -n "$pc" ] || { say "no libbpf.pc in the packages"; exit 1; }
+	sed -i "s#^prefix=.*#prefix=$prefix/usr#" "$pc"
+	echo "$want" >"$prefix/.packages"
+fi
 pc=$(find "$prefix" -name libbpf.pc | head -1)
-[ -n "$pc" ] || { say "no libbpf.pc in the packages"; exit 1; }
-sed -i "s#^prefix=.*#prefix=$prefix/usr#" "$pc"
 # the shared object's link (libbpf.so -> libbpf.so.1.4.x) is relative: kept
 echo "export PKG_CONFIG_PATH=$(dirname "$pc")"
 echo "export IPROF_BPFTOOL=$prefix/usr/sbin/bpftool"
