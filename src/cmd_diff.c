@@ -20,6 +20,7 @@
 #include "iprof/rec.h"
 #include "iprof/output.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"

@@ -19,6 +19,7 @@
 #include "iprof/output.h"
 #include "iprof/rec.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"

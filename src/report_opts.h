@@ -20,6 +20,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 
 /* getopt_long() codes of the long-only report options; a command's own
  * long-only options start at RO_NEXT */

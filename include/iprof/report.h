@@ -11,7 +11,6 @@
 #include <stdio.h>
 
 #include "iprof/agg.h"
-#include "iprof/report_fmt.h"
 
 /* What the report says of one timer (index = timer id). */
 struct report_timer {
