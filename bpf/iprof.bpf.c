@@ -168,8 +168,9 @@ int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
  * (choose_programs() in src/loader.c):
  *   fn_entry_u, fn_return_u    uprobe/uretprobe perf events
  *   fn_rsite                   a user function's return site (uprobe)
- *   fn_entry_m, fn_return_m,   uprobe_multi links (6.6+: loaded with
- *   fn_rsite_m                 expected_attach_type BPF_TRACE_UPROBE_MULTI)
+ *   fn_entry_m, fn_return_m,   uprobe_multi links (6.6+: the section gives
+ *   fn_rsite_m                 them expected_attach_type
+ *                              BPF_TRACE_UPROBE_MULTI)
  *   fn_entry, fn_return        kprobe/kretprobe perf events
  *   fn_entry_km, fn_return_km  kprobe_multi links (5.18+, CONFIG_FPROBE:
  *                              BPF_TRACE_KPROBE_MULTI)
@@ -249,19 +250,19 @@ int fn_rsite(struct pt_regs *ctx)
 	return user_rsite(ctx);
 }
 
-SEC("kprobe")
+SEC("uprobe.multi")
 int fn_entry_m(struct pt_regs *ctx)
 {
 	return user_entry(ctx);
 }
 
-SEC("kprobe")
+SEC("uprobe.multi")
 int fn_return_m(struct pt_regs *ctx)
 {
 	return user_return(ctx);
 }
 
-SEC("kprobe")
+SEC("uprobe.multi")
 int fn_rsite_m(struct pt_regs *ctx)
 {
 	return user_rsite(ctx);

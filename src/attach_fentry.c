@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "klog.h"
 #include "loader_int.h"
 
 /* Programs per fentry object: IPROF_FE_SLOTS in bpf/fentry.bpf.c. */
@@ -49,18 +50,19 @@ static int fe_slots_off(struct fentry *fe, size_t from)
 
 int loader_try_fentry(const char *func, char *why, size_t len)
 {
+	struct klog_catch cat;
 	struct fentry *fe;
 	int err;
 
-	libbpf_set_print(loader_libbpf_print);
+	klog_take_libbpf();
 	fe = fentry__open();
 	if (!fe) {
 		err = -errno;
-		loader_reason(why, len, err);
+		klog_reason(NULL, err, why, len);
 		return err;
 	}
 	err = fe_slots_off(fe, 1);
-	loader_last_msg[0] = '\0';
+	klog_catch_begin(&cat);
 	if (!err)
 		err = bpf_program__set_attach_target(fe_prog(fe, 0, 0), 0,
 						     func);
@@ -70,7 +72,8 @@ int loader_try_fentry(const char *func, char *why, size_t len)
 	if (err)
 		snprintf(why, len, "no kernel function '%s' in BTF", func);
 	else if ((err = fentry__load(fe)))
-		loader_reason(why, len, err);
+		klog_reason(&cat, err, why, len);
+	klog_catch_end(&cat);
 	fentry__destroy(fe);
 	return err;
 }
@@ -87,6 +90,7 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 {
 	struct fentry *fe, **v;
 	struct bpf_map *m, *own;
+	struct klog_catch cat;
 	uint32_t ae, ar;
 	size_t k, used;
 	int err = 0;
@@ -94,7 +98,7 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 	fe = fentry__open();
 	if (!fe) {
 		err = -errno;
-		loader_reason(why, len, err);
+		klog_reason(NULL, err, why, len);
 		return err;
 	}
 	fe->rodata->filter_tgid = l->skel->rodata->filter_tgid;
@@ -111,13 +115,13 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 			 (size_t)FE_SLOTS);
 		goto fail;
 	}
-	loader_last_msg[0] = '\0';
+	klog_catch_begin(&cat);
 	for (k = 0, used = 0; k < n; k++) {
 		const char *func = l->plan->timers[ids[k]].func;
 
 		ae = 0;
 		ar = IPROF_NO_NEXT; /* no return: entry-only */
-		loader_func_actions(l->plan, ids[k], &ae, &ar);
+		attach_func_actions(l->plan, ids[k], &ae, &ar);
 		fe->rodata->entry_action[k] = ae;
 		fe->rodata->return_action[k] = ar;
 		err = bpf_program__set_attach_target(fe_prog(fe, k, 0), 0, func);
@@ -139,7 +143,7 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 	}
 	if (!used) {
 		err = -ENOENT;
-		goto fail;
+		goto fail_caught;
 	}
 	err = 0;
 	/* every map the clone shares by name with the main object is the
@@ -155,14 +159,15 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 	}
 	if (!err)
 		err = fentry__load(fe);
+	klog_catch_end(&cat);
 	if (err) {
-		loader_reason(why, len, err);
+		klog_reason(&cat, err, why, len);
 		goto fail;
 	}
 	v = realloc(l->fobjs, (l->nfobjs + 1) * sizeof(*v));
 	if (!v) {
 		err = -ENOMEM;
-		loader_reason(why, len, err);
+		klog_reason(&cat, err, why, len);
 		goto fail;
 	}
 	l->fobjs = v;
@@ -174,6 +179,8 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 		l->links[ids[k]].fslot = (int)k;
 	}
 	return 0;
+fail_caught:
+	klog_catch_end(&cat);
 fail:
 	fentry__destroy(fe);
 	return err;
@@ -182,14 +189,16 @@ fail:
 /* Attach the fentry (@ret 0) or fexit program of @tl's slot. */
 int loader_attach_slot(struct timer_links *tl, int ret, char *why, size_t len)
 {
+	struct klog_catch cat;
 	struct bpf_link *ln;
 	int err;
 
-	loader_last_msg[0] = '\0';
+	klog_catch_begin(&cat);
 	ln = bpf_program__attach(fe_prog(tl->fobj, (size_t)tl->fslot, ret));
-	if (!ln || loader_keep_link(tl, ln)) {
+	klog_catch_end(&cat);
+	if (!ln || attach_keep_link(tl, ln)) {
 		err = ln ? -ENOMEM : -errno;
-		loader_reason(why, len, err);
+		klog_reason(&cat, err, why, len);
 		return err;
 	}
 	return 0;

@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "klog.h"
 #include "loader_int.h"
 #include "uprobe_multi.h"
 
@@ -31,7 +32,7 @@ int loader_kprobes(void)
  * One kprobe (@ret 0) or kretprobe on @func as a tracefs event of our own
  * (tracefs_kprobe_add(): it takes maxactive and counts misses), opened as
  * a perf tracepoint event and given @prog with BPF cookie @cookie.  The
- * event's name goes to @ev (removed by loader_drop_links()).
+ * event's name goes to @ev (removed by attach_drop_links()).
  */
 static struct bpf_link *attach_kprobe_event(struct loader *l,
 					    struct bpf_program *prog,
@@ -89,6 +90,7 @@ int loader_attach_kprobe(struct loader *l, struct timer_links *tl,
 			 uint32_t a_ret, char *why, size_t len)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko);
+	struct klog_catch cat;
 	char sfx[24];
 	struct bpf_link *ln;
 	int err, tfs = 0;
@@ -98,7 +100,7 @@ int loader_attach_kprobe(struct loader *l, struct timer_links *tl,
 			 "the kernel has no kprobes (CONFIG_KPROBES off)");
 		return -EOPNOTSUPP;
 	}
-	loader_last_msg[0] = '\0';
+	klog_catch_begin(&cat);
 	/*
 	 * The return probe first: kprobes on one address run newest first
 	 * (add_new_kprobe(), kernel/kprobes.c), so fn_entry then runs before
@@ -123,25 +125,27 @@ int loader_attach_kprobe(struct loader *l, struct timer_links *tl,
 			ln = bpf_program__attach_kprobe_opts(
 				l->skel->progs.fn_return, func, &ko);
 		}
-		if (!ln || loader_keep_link(tl, ln))
+		if (!ln || attach_keep_link(tl, ln))
 			goto fail;
 	}
 	ko.bpf_cookie = a_entry;
 	ko.retprobe = false;
 	ln = bpf_program__attach_kprobe_opts(l->skel->progs.fn_entry, func,
 					     &ko);
-	if (!ln || loader_keep_link(tl, ln))
+	if (!ln || attach_keep_link(tl, ln))
 		goto fail;
+	klog_catch_end(&cat);
 	return 0;
 fail:
 	err = -errno;
+	klog_catch_end(&cat);
 	if (err == -ENOENT && tfs)
 		snprintf(why, len, "no kernel function '%s' to kprobe", func);
 	else if (err == -EADDRNOTAVAIL) /* number_of_same_symbols() > 1 */
 		snprintf(why, len,
 			 "several kernel functions have this name (static functions of different files): a kprobe by name cannot tell them apart");
 	else
-		loader_reason(why, len, err);
+		klog_reason(&cat, err, why, len);
 	return err;
 }
 
@@ -214,7 +218,7 @@ static int kmulti_set(struct loader *l, const uint32_t *ids, size_t n)
 		for (k = 0; k < n; k++) {
 			uint32_t ae = 0, ar = IPROF_NO_NEXT;
 
-			loader_func_actions(l->plan, ids[k], &ae, &ar);
+			attach_func_actions(l->plan, ids[k], &ae, &ar);
 			if (ret && ar == IPROF_NO_NEXT)
 				continue; /* never returns: entry only */
 			syms[m] = l->plan->timers[ids[k]].func;
@@ -226,7 +230,6 @@ static int kmulti_set(struct loader *l, const uint32_t *ids, size_t n)
 		ko.cookies = cookies;
 		ko.cnt = m;
 		ko.retprobe = ret;
-		loader_last_msg[0] = '\0';
 		ln[ret] = bpf_program__attach_kprobe_multi_opts(
 			ret ? l->skel->progs.fn_return_km :
 			      l->skel->progs.fn_entry_km,

@@ -13,8 +13,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "klog.h"
 #include "loader_int.h"
-#include "uprobe_multi.h"
 
 /*
  * Syscall spans: the two raw syscall programs, once, before any chain is
@@ -23,16 +23,19 @@
  */
 int loader_attach_syscalls(struct loader *l)
 {
+	struct klog_catch cat;
 	char why[512];
 	int err;
 
+	klog_catch_begin(&cat);
 	l->sc_links[0] = bpf_program__attach(l->skel->progs.sc_enter);
 	if (l->sc_links[0])
 		l->sc_links[1] = bpf_program__attach(l->skel->progs.sc_exit);
+	err = -errno;
+	klog_catch_end(&cat);
 	if (l->sc_links[1])
 		return 0;
-	err = -errno;
-	loader_reason(why, sizeof(why), err);
+	klog_reason(&cat, err, why, sizeof(why));
 	bpf_link__destroy(l->sc_links[0]);
 	l->sc_links[0] = NULL;
 	free(l->sc_why);
@@ -62,10 +65,13 @@ int loader_att_attached(const struct loader *l, uint32_t i)
 int loader_attach_umulti(struct loader *l)
 {
 	const struct plan *p = l->plan;
-	uint64_t *offs = NULL, *cookies = NULL;
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, uo);
+	unsigned long *offs = NULL; /* libbpf's types: file offsets, */
+	__u64 *cookies = NULL;	    /* BPF cookies */
+	struct bpf_link *ln, **v;
 	struct bpf_program *prog;
 	uint32_t i, j, n;
-	int fd, *fds, ret = 0;
+	int ret = 0;
 
 	if (bpf_program__fd(l->skel->progs.fn_entry_m) < 0)
 		return 0; /* not loaded: no uprobe_multi here */
@@ -93,18 +99,23 @@ int loader_attach_umulti(struct loader *l)
 		       p->att[i].mech == MECH_RETSITE ?
 			       l->skel->progs.fn_rsite_m :
 			       l->skel->progs.fn_return_m;
-		fd = umulti_attach(bpf_program__fd(prog), p->att[i].path, offs,
-				   cookies, n, p->att[i].mech == MECH_URETPROBE);
-		if (fd < 0)
+		uo.offsets = offs;
+		uo.cookies = cookies;
+		uo.cnt = n;
+		uo.retprobe = p->att[i].mech == MECH_URETPROBE;
+		/* pid -1: in every process */
+		ln = bpf_program__attach_uprobe_multi(prog, -1, p->att[i].path,
+						      NULL, &uo);
+		if (!ln)
 			continue; /* one perf event each, as before */
-		fds = realloc(l->umulti_fds, (l->numulti + 1) * sizeof(*fds));
-		if (!fds) {
-			close(fd);
+		v = realloc(l->umulti_links, (l->numulti + 1) * sizeof(*v));
+		if (!v) {
+			bpf_link__destroy(ln);
 			ret = -ENOMEM;
 			goto out;
 		}
-		l->umulti_fds = fds;
-		fds[l->numulti++] = fd;
+		l->umulti_links = v;
+		v[l->numulti++] = ln;
 		for (j = i; j < p->natt; j++)
 			if (p->att[j].mech == p->att[i].mech &&
 			    !strcmp(p->att[j].path, p->att[i].path))
@@ -116,12 +127,12 @@ out:
 	return ret;
 }
 
-struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a)
+/* one tracepoint or uprobe attachment's link, or NULL with errno set */
+static struct bpf_link *attach_one(struct loader *l, const struct plan_att *a)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, to);
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 
-	loader_last_msg[0] = '\0';
 	switch (a->mech) {
 	case MECH_TRACEPOINT:
 		to.bpf_cookie = a->action;
@@ -145,6 +156,22 @@ struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a)
 		errno = EINVAL;
 		return NULL;
 	}
+}
+
+struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a,
+				   char *why, size_t len)
+{
+	struct klog_catch cat;
+	struct bpf_link *ln;
+	int err;
+
+	klog_catch_begin(&cat);
+	ln = attach_one(l, a);
+	err = errno;
+	klog_catch_end(&cat);
+	if (!ln)
+		klog_reason(&cat, err, why, len);
+	return ln;
 }
 
 /* Is @timer in a uprobe_multi link? */

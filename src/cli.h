@@ -209,7 +209,15 @@ int run_on_record(void *ctx, void *data, size_t size);
 /* run_start() - the run's description when tracing starts at @t0. */
 void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
 	       uint64_t t0);
-/* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
+/*
+ * run_set_calib() - the reports and the recording say how times were
+ * compensated: the calibration of the classes whose timers attached (into
+ * @rep, CALIB_NCLASS entries, which @run then points to) and each timer's
+ * cost (o->costs); iprof report compensates the same way.
+ */
+void run_set_calib(struct rec_run *run, const struct opts *o,
+		   const struct plan *plan, const struct loader *l,
+		   struct report_calib *rep);
 /*
  * run_costs() - wait for the calibration (o->calib_job), log it, fill
  * o->costs from each timer's class and set them on @agg or @fold (one is
@@ -217,7 +225,7 @@ void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
  */
 int run_costs(struct opts *o, const struct plan *plan, struct agg *agg,
 	      struct fold *fold);
-
+/* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
 int run_counters(struct rec_run *run, const struct plan *plan,
 		 struct loader *l);
 /*

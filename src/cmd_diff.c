@@ -20,6 +20,7 @@
 #include "iprof/rec.h"
 #include "iprof/output.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"
@@ -516,8 +517,9 @@ int cmd_diff_main(int argc, char **argv)
 	if (ret)
 		return 2;
 	ret = 2;
-	if (ro.r.fmt != REPORT_FMT_TABLE && ro.r.fmt != REPORT_FMT_JSON) {
-		log_cmd(LOG_LVL_ERROR, "diff", "--format is table or json");
+	if (!report_fmt_has(ro.r.fmt, REPORT_CAP_DIFF)) {
+		log_cmd(LOG_LVL_ERROR, "diff", "--format is %s",
+			report_fmt_with(REPORT_CAP_DIFF, tmp, sizeof(tmp)));
 		return 2;
 	}
 	if (ro.r.json_tree_set) {
@@ -581,7 +583,7 @@ int cmd_diff_main(int argc, char **argv)
 		goto out;
 	}
 	errno = 0;
-	if (ro.r.fmt == REPORT_FMT_JSON)
+	if (report_fmt_has(ro.r.fmt, REPORT_CAP_JSON))
 		ret = json_out(out, &s, argv[optind], argv[optind + 1]) ? 1 : 0;
 	else {
 		table(out, &s, argv[optind], argv[optind + 1]);

@@ -19,6 +19,7 @@
 #include "iprof/output.h"
 #include "iprof/rec.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "iprof/util.h"
 #include "cmd.h"
 #include "replay.h"
@@ -127,9 +128,9 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 	}
 	if (report_opts_check(&ro->r, cmd))
 		return -EINVAL;
-	if (ro->r.fmt == REPORT_FMT_CHROME && ro->r.by) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--by does not apply to --format chrome");
+	if (ro->r.by && !report_fmt_has(ro->r.fmt, REPORT_CAP_BY)) {
+		log_cmd(LOG_LVL_ERROR, cmd, "--by does not apply to --format %s",
+			report_fmt_name(ro->r.fmt));
 		return -EINVAL;
 	}
 	return 0;
@@ -182,7 +183,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	run = rec_reader_run(rd);
-	if (ro->r.fmt == REPORT_FMT_CHROME) {
+	if (report_fmt_has(ro->r.fmt, REPORT_CAP_STREAM)) {
 		s.chrome = chrome_new(out, run, ro->r.max_depth);
 		if (!s.chrome) {
 			ret = -errno;

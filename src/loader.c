@@ -21,34 +21,10 @@
 #include "iprof/util.h"
 #include "loader_int.h"
 #include "uprobe_multi.h"
-#include "log.h"
+#include "klog.h"
 
 /* a long attach says how far it is this often (stderr, unless -q) */
 #define PROGRESS_NS 500000000ull
-
-/* The last libbpf warning, kept to explain a failed attach or load. */
-char loader_last_msg[512];
-static int verbose_libbpf;
-
-int loader_libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	va_list cp;
-	size_t n;
-
-	if (level == LIBBPF_DEBUG && !verbose_libbpf)
-		return 0;
-	va_copy(cp, ap);
-	if (level <= LIBBPF_WARN) {
-		vsnprintf(loader_last_msg, sizeof(loader_last_msg), fmt, cp);
-		n = strlen(loader_last_msg);
-		while (n && loader_last_msg[n - 1] == '\n')
-			loader_last_msg[--n] = '\0';
-	}
-	va_end(cp);
-	/* -v: libbpf's own lines, as libbpf writes them (no prefix) */
-	return log_vraw(LOG_LVL_DEBUG, fmt, ap);
-}
 
 /* Is @p one of the interrupt-edge programs (irq_*_in / irq_*_out)? */
 static int is_irq_prog(const struct bpf_program *p)
@@ -197,11 +173,11 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	want_prog(s->progs.fn_return, fn, 0);
 	want_prog(s->progs.fn_entry_km, km, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_return_km, km, BPF_TRACE_KPROBE_MULTI);
-	want_prog(s->progs.fn_entry_m, um, UMULTI_ATTACH_TYPE);
+	want_prog(s->progs.fn_entry_m, um, 0);
 	want_prog(s->progs.fn_return_m,
-		  um && plan_has_mech(plan, MECH_URETPROBE), UMULTI_ATTACH_TYPE);
+		  um && plan_has_mech(plan, MECH_URETPROBE), 0);
 	want_prog(s->progs.fn_rsite_m,
-		  um && plan_has_mech(plan, MECH_RETSITE), UMULTI_ATTACH_TYPE);
+		  um && plan_has_mech(plan, MECH_RETSITE), 0);
 }
 
 /* The kernel's bpf_prog_info of @p into @info: 0, or -1 if @p is not
@@ -232,29 +208,50 @@ static void print_load_stats(struct bpf_object *obj, uint64_t ns)
 	bpf_object__for_each_program(p, obj) {
 		if (prog_info(p, &info))
 			continue;
-		log_debug("BPF program %s: %u instructions, %u verified",
+		klog(KLOG_DEBUG, "BPF program %s: %u instructions, %u verified",
 			  bpf_program__name(p), info.xlated_prog_len / 8,
 			  info.verified_insns);
 		v += info.verified_insns;
 		n++;
 	}
-	log_debug(
+	klog(KLOG_DEBUG, 
 		"%u BPF programs loaded in %.1f ms (%llu instructions verified)",
 		n, (double)ns / 1e6, (unsigned long long)v);
+}
+
+/* --comm, --exe, --cgroup: the BPF side's constants, before the load */
+static void set_selectors(struct loader *l, const struct target_sel *sel)
+{
+	unsigned int k;
+
+	l->skel->rodata->sel_ncomm = sel->ncomm;
+	for (k = 0; k < sel->ncomm; k++)
+		/* two words, as bpf_get_current_comm() writes them */
+		memcpy((void *)l->skel->rodata->sel_comm[k], sel->comm[k],
+		       IPROF_COMM_LEN);
+	l->skel->rodata->sel_nexe = sel->nexe;
+	for (k = 0; k < sel->nexe; k++) {
+		l->skel->rodata->sel_exe_dev[k] = sel->exe_dev[k];
+		l->skel->rodata->sel_exe_ino[k] = sel->exe_ino[k];
+	}
+	l->skel->rodata->sel_ncg = sel->ncg;
+	for (k = 0; k < sel->ncg; k++)
+		l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
 }
 
 int loader_open(struct loader **out, const struct plan *plan,
 		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
 		char *err, size_t errlen)
 {
+	struct klog_catch cat;
 	struct loader *l;
 	uint64_t t_load;
 	uint32_t i;
 	int ret;
 
 	*out = NULL;
-	verbose_libbpf = o->verbose;
-	libbpf_set_print(loader_libbpf_print);
+	klog_libbpf_debug(o->verbose);
+	klog_take_libbpf();
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
@@ -285,24 +282,8 @@ int loader_open(struct loader **out, const struct plan *plan,
 	ret = 0;
 	l->opts.rb_bytes = loader_rb_cpu_bytes(o->rb_bytes, l->nrings);
 	l->skel->rodata->filter_tgid = !!o->filter;
-	if (o->sel) {
-		const struct target_sel *sel = o->sel;
-		unsigned int k;
-
-		l->skel->rodata->sel_ncomm = sel->ncomm;
-		for (k = 0; k < sel->ncomm; k++)
-			/* two words, as bpf_get_current_comm() writes them */
-			memcpy((void *)l->skel->rodata->sel_comm[k],
-			       sel->comm[k], IPROF_COMM_LEN);
-		l->skel->rodata->sel_nexe = sel->nexe;
-		for (k = 0; k < sel->nexe; k++) {
-			l->skel->rodata->sel_exe_dev[k] = sel->exe_dev[k];
-			l->skel->rodata->sel_exe_ino[k] = sel->exe_ino[k];
-		}
-		l->skel->rodata->sel_ncg = sel->ncg;
-		for (k = 0; k < sel->ncg; k++)
-			l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
-	}
+	if (o->sel)
+		set_selectors(l, o->sel);
 	/* iprof never traces itself, but in its calibration (src/calib.c) */
 	l->skel->rodata->self_tgid = o->trace_self ? 0 : (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
@@ -331,13 +312,14 @@ int loader_open(struct loader **out, const struct plan *plan,
 	bpf_map__set_max_entries(l->skel->maps.orphans,
 				 plan->ntimers ? plan->ntimers : 1);
 	irq_autoload(l->skel->obj);
-	loader_last_msg[0] = '\0';
 	t_load = util_now_ns();
+	klog_catch_begin(&cat);
 	ret = iprof__load(l->skel);
+	klog_catch_end(&cat);
 	if (ret) {
 		snprintf(err, errlen,
 			 "cannot load BPF programs: %s%s%s (iprof needs root, kernel BTF and BPF ring buffers, task storage)",
-			 strerror(-ret), loader_last_msg[0] ? ": " : "", loader_last_msg);
+			 strerror(-ret), cat.msg[0] ? ": " : "", cat.msg);
 		goto fail;
 	}
 	if (o->verbose)
@@ -392,62 +374,6 @@ int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id)
 	return 0;
 }
 
-int loader_keep_link(struct timer_links *tl, struct bpf_link *link)
-{
-	struct bpf_link **v = realloc(tl->v, (tl->n + 1) * sizeof(*v));
-
-	if (!v) {
-		bpf_link__destroy(link);
-		return -ENOMEM;
-	}
-	tl->v = v;
-	tl->v[tl->n++] = link;
-	return 0;
-}
-
-void loader_drop_links(struct timer_links *tl)
-{
-	size_t i;
-
-	for (i = 0; i < tl->n; i++)
-		bpf_link__destroy(tl->v[i]);
-	free(tl->v);
-	tl->v = NULL;
-	tl->n = 0;
-	/* after the links: an event in use cannot be removed */
-	if (tl->kev[0])
-		tracefs_kprobe_del(tl->kev);
-	tl->kev[0] = '\0';
-}
-
-/* Why the last libbpf call failed, as one line. */
-void loader_reason(char *buf, size_t len, int err)
-{
-	if (err < 0)
-		err = -err;
-	snprintf(buf, len, "%s%s%s", strerror(err), loader_last_msg[0] ? " (" : "",
-		 loader_last_msg[0] ? loader_last_msg : "");
-	if (loader_last_msg[0])
-		strncat(buf, ")", len - strlen(buf) - 1);
-}
-
-/* The two actions of a function timer: its entry and return attachments. */
-void loader_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
-			 uint32_t *ar)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->natt; i++) {
-		if (p->att[i].timer != timer)
-			continue;
-		if (p->att[i].mech == MECH_FUNC_ENTRY)
-			*ae = p->att[i].action;
-		else if (p->att[i].mech == MECH_FUNC_RETURN)
-			*ar = p->att[i].action;
-	}
-}
-
-
 /* attach_func_timer() returns it for a timer left to kprobes */
 #define KPROBE_LATER 1
 
@@ -465,7 +391,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	uint32_t ae = 0, ar = IPROF_NO_NEXT; /* no return: entry-only */
 	int err;
 
-	loader_func_actions(l->plan, id, &ae, &ar);
+	attach_func_actions(l->plan, id, &ae, &ar);
 	if (!(t->via & PLAN_VIA_FENTRY))
 		return KPROBE_LATER;
 	err = loader_attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
@@ -474,7 +400,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 						     "fentry/fexit";
 		return 0;
 	}
-	loader_drop_links(tl);
+	attach_drop_links(tl);
 	if (!(t->via & PLAN_VIA_KPROBE)) {
 		snprintf(why, len, "%s", fwhy);
 		return err;
@@ -498,7 +424,7 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 	int err = 0;
 
 	if (!tl->kmulti && bpf_program__fd(l->skel->progs.fn_entry) >= 0) {
-		loader_func_actions(l->plan, id, &ae, &ar);
+		attach_func_actions(l->plan, id, &ae, &ar);
 		err = loader_attach_kprobe(l, tl, id, t->func, ae, ar, kwhy,
 					   sizeof(kwhy));
 	} else if (!tl->kmulti) {
@@ -516,7 +442,7 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 				       "kprobe/kretprobe";
 		return 0;
 	}
-	loader_drop_links(tl);
+	attach_drop_links(tl);
 	if (fwhy)
 		snprintf(why, len, "fentry: %s; kprobe: %s", fwhy, kwhy);
 	else
@@ -581,38 +507,69 @@ static int timer_done(struct loader *l, uint32_t id, int err, const char *why,
 	return timer_failed(l, id, why, on_skip);
 }
 
-int loader_attach(struct loader *l, loader_skip_fn on_skip)
-{
-	uint64_t t_start, t_shown;
-	const struct plan *p = l->plan;
-	char why[1024], **att_why, **fwhy;
-	uint32_t id, i, *later;
-	size_t k, nlater = 0;
-	int n = 0, err;
+/* One loader_attach(): what its steps share. */
+struct attach_pass {
+	struct loader *l;
+	loader_skip_fn on_skip;
+	char **att_why; /* per plan attachment: why it failed, or NULL */
+	char **fwhy; /* per timer: why fentry refused it, or NULL */
+	uint32_t *later; /* the timers left to kprobes, nlater of them */
+	size_t nlater;
+	uint64_t t_start, t_shown; /* for the progress lines */
+	int n; /* timers attached so far, or -errno: stop */
+	char why[1024];
+};
 
-	/* interrupt entries before the timers' probes, exits after: see
-	 * irq_edge() in bpf/iprof.bpf.c */
-	err = attach_irq_edges(l, 1);
-	if (err)
-		return err;
-	/* spans and uprobes: one link per attachment (shared tracepoints) */
-	att_why = calloc(p->natt ? p->natt : 1, sizeof(*att_why));
-	fwhy = calloc(p->ntimers ? p->ntimers : 1, sizeof(*fwhy));
-	later = calloc(p->ntimers ? p->ntimers : 1, sizeof(*later));
-	if (!att_why || !fwhy || !later) {
-		free(att_why);
-		free(fwhy);
-		free(later);
-		return -ENOMEM;
+/* a long attach says how far it is (@i of @n @what) */
+static void progress(struct attach_pass *ps, size_t i, size_t n,
+		     const char *what)
+{
+	if (!ps->l->opts.progress || util_now_ns() - ps->t_shown <= PROGRESS_NS)
+		return;
+	ps->t_shown = util_now_ns();
+	klog(KLOG_INFO, "attaching: %zu of %zu %s, %.1f s", i, n, what,
+	     (double)(ps->t_shown - ps->t_start) / 1e9);
+}
+
+/* is the attach asked to stop?  Then ps->n is -EINTR */
+static int cancelled(struct attach_pass *ps)
+{
+	if (ps->l->opts.cancel && *ps->l->opts.cancel) {
+		ps->n = -EINTR;
+		return 1;
 	}
+	return 0;
+}
+
+static void pass_free(struct attach_pass *ps)
+{
+	const struct plan *p = ps->l->plan;
+	uint32_t i;
+
+	for (i = 0; ps->att_why && i < p->natt; i++)
+		free(ps->att_why[i]);
+	free(ps->att_why);
+	for (i = 0; ps->fwhy && i < p->ntimers; i++)
+		free(ps->fwhy[i]);
+	free(ps->fwhy);
+	free(ps->later);
+}
+
+/*
+ * The links that timers share: the raw syscall programs, uprobe_multi
+ * links, one link per tracepoint or uprobe attachment (the reason of one
+ * that failed in ps->att_why), each syscall span's chain.  0 or -ENOMEM.
+ */
+static int attach_shared(struct attach_pass *ps)
+{
+	struct loader *l = ps->l;
+	const struct plan *p = l->plan;
+	uint32_t i;
+
 	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
 		loader_attach_syscalls(l);
-	if (!l->att_multi && loader_attach_umulti(l)) {
-		free(att_why);
-		free(fwhy);
-		free(later);
+	if (!l->att_multi && loader_attach_umulti(l))
 		return -ENOMEM;
-	}
 	for (i = 0; i < p->natt; i++) {
 		__u32 head = p->att[i].action + 1;
 
@@ -635,150 +592,175 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 			}
 			continue;
 		}
-		l->att_links[i] = loader_attach_att(l, &p->att[i]);
-		if (!l->att_links[i]) {
-			loader_reason(why, sizeof(why), -errno);
-			att_why[i] = strdup(why);
-		}
+		l->att_links[i] = loader_attach_att(l, &p->att[i], ps->why,
+						    sizeof(ps->why));
+		if (!l->att_links[i])
+			ps->att_why[i] = strdup(ps->why);
 	}
+	return 0;
+}
 
-	t_start = util_now_ns();
-	t_shown = t_start;
+/* what a span or uprobe timer's mechanism is called (loader_timer.mech) */
+static const char *span_mech(const struct loader *l, uint32_t id)
+{
+	const struct plan_timer *t = &l->plan->timers[id];
+
+	if (t->kind == PROBE_UPROBE && t->ret_entry)
+		return "uprobe (entry only)"; /* --returns: see ret_why */
+	if (t->kind == PROBE_UPROBE && t->entry_only)
+		return "uprobe (never returns)";
+	if (t->kind == PROBE_UPROBE && t->ret_sites)
+		return loader_timer_in_umulti(l, id) ?
+			       "uprobe/return sites (uprobe_multi)" :
+			       "uprobe/return sites";
+	if (t->kind == PROBE_UPROBE)
+		return loader_timer_in_umulti(l, id) ?
+			       "uprobe/uretprobe (uprobe_multi)" :
+			       "uprobe/uretprobe";
+	return loader_timer_on_syscalls(l->plan, id) ?
+		       "tracepoint (raw syscalls)" :
+		       "tracepoint";
+}
+
+/* a span or uprobe timer: are its shared attachments in place?  0, or
+ * -EINVAL with why the first one is not in ps->why */
+static int span_timer(struct attach_pass *ps, uint32_t id)
+{
+	struct loader *l = ps->l;
+	const struct plan *p = l->plan;
+	int err = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->natt && !err; i++) {
+		const struct plan_att *a = &p->att[i];
+
+		if (!loader_att_uses(p, a, id) || loader_att_attached(l, i))
+			continue;
+		if (a->mech == MECH_SYSCALL)
+			ps->att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
+		snprintf(ps->why, sizeof(ps->why), "%s %s%s%s: %s",
+			 a->mech == MECH_TRACEPOINT || a->mech == MECH_SYSCALL ?
+				 "tracepoint" :
+			 a->mech == MECH_UPROBE ? "uprobe" :
+			 a->mech == MECH_RETSITE ?
+						  "uprobe (return site)" :
+						  "uretprobe",
+			 a->category ? a->category : a->path, ":",
+			 a->event ? a->event : a->func,
+			 ps->att_why[i] ? ps->att_why[i] : "failed");
+		err = -EINVAL;
+	}
+	l->timers[id].mech = span_mech(l, id);
+	return err;
+}
+
+/* every timer in plan order; kernel function timers left to kprobes go
+ * to ps->later */
+static void attach_timers(struct attach_pass *ps)
+{
+	struct loader *l = ps->l;
+	const struct plan *p = l->plan;
+	uint32_t id;
+	int err;
+
 	for (id = 0; id < p->ntimers; id++) {
 		const struct plan_timer *t = &p->timers[id];
 
-		if (l->opts.cancel && *l->opts.cancel) {
-			n = -EINTR;
+		if (cancelled(ps))
 			break;
-		}
-		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
-			t_shown = util_now_ns();
-			log_info("attaching: %u of %u timers, %.1f s", id,
-				 p->ntimers, (double)(t_shown - t_start) / 1e9);
-		}
-		why[0] = '\0';
-		err = 0;
+		progress(ps, id, p->ntimers, "timers");
+		ps->why[0] = '\0';
 		if (t->error) {
 			disable_timer(l, id);
 			l->timers[id].error = t->error;
-			if (on_skip)
-				on_skip(t, &l->timers[id]);
+			if (ps->on_skip)
+				ps->on_skip(t, &l->timers[id]);
 			continue;
 		}
 		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
-			for (i = 0; i < p->natt && !err; i++) {
-				if (!loader_att_uses(p, &p->att[i], id) ||
-				    loader_att_attached(l, i))
-					continue;
-				if (p->att[i].mech == MECH_SYSCALL)
-					att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
-				snprintf(why, sizeof(why), "%s %s%s%s: %s",
-					 p->att[i].mech == MECH_TRACEPOINT ||
-							 p->att[i].mech ==
-								 MECH_SYSCALL ?
-						 "tracepoint" :
-					 p->att[i].mech == MECH_UPROBE ?
-						 "uprobe" :
-					 p->att[i].mech == MECH_RETSITE ?
-						 "uprobe (return site)" :
-						 "uretprobe",
-					 p->att[i].category ?
-						 p->att[i].category :
-						 p->att[i].path,
-					 ":",
-					 p->att[i].event ? p->att[i].event :
-							   p->att[i].func,
-					 att_why[i] ? att_why[i] : "failed");
-				err = -EINVAL;
-			}
-			l->timers[id].mech =
-				t->kind == PROBE_UPROBE && t->ret_entry ?
-					  "uprobe (entry only)" :
-				t->kind == PROBE_UPROBE && t->entry_only ?
-					  "uprobe (never returns)" :
-				  t->kind == PROBE_UPROBE && t->ret_sites ?
-					  (loader_timer_in_umulti(l, id) ?
-						   "uprobe/return sites (uprobe_multi)" :
-						   "uprobe/return sites") :
-				  t->kind == PROBE_UPROBE ?
-					  (loader_timer_in_umulti(l, id) ?
-						   "uprobe/uretprobe (uprobe_multi)" :
-						   "uprobe/uretprobe") :
-				  loader_timer_on_syscalls(p, id) ?
-					  "tracepoint (raw syscalls)" :
-					  "tracepoint";
+			err = span_timer(ps, id);
 		} else {
-			err = attach_func_timer(l, id, why, sizeof(why),
-						&fwhy[id]);
+			err = attach_func_timer(l, id, ps->why, sizeof(ps->why),
+						&ps->fwhy[id]);
 			if (err == KPROBE_LATER) {
-				later[nlater++] = id;
+				ps->later[ps->nlater++] = id;
 				continue;
 			}
 		}
-		err = timer_done(l, id, err, why, on_skip, &n);
+		err = timer_done(l, id, err, ps->why, ps->on_skip, &ps->n);
 		if (err) {
-			n = err;
+			ps->n = err;
 			break;
 		}
 	}
-	/* the kprobe timers: in kprobe_multi links where the kernel has
-	 * them, the others (and those a link refused) one by one */
-	if (n >= 0 && nlater &&
-	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
-	    (loader_kmulti_wanted(&nlater) ||
-	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
-		err = loader_attach_kmulti(l, later, nlater);
-		if (err < 0)
-			n = err;
-	}
-	for (k = 0; n >= 0 && k < nlater; k++) {
-		if (l->opts.cancel && *l->opts.cancel) {
-			n = -EINTR;
-			break;
-		}
-		if (l->opts.progress && util_now_ns() - t_shown > PROGRESS_NS) {
-			t_shown = util_now_ns();
-			log_info("attaching: %zu of %zu kprobe timers, %.1f s",
-				 k, nlater, (double)(t_shown - t_start) / 1e9);
-		}
-		why[0] = '\0';
-		err = attach_kprobe_timer(l, later[k], fwhy[later[k]], why,
-					  sizeof(why));
-		err = timer_done(l, later[k], err, why, on_skip, &n);
-		if (err)
-			n = err;
-	}
-	for (i = 0; i < p->natt; i++)
-		free(att_why[i]);
-	free(att_why);
-	for (id = 0; id < p->ntimers; id++)
-		free(fwhy[id]);
-	free(fwhy);
-	free(later);
-	if (n < 0)
-		return n;
-	/*
-	 * The fexit programs of timers on one function, in reverse order of
-	 * their fentry programs: a trampoline runs both kinds in the same
-	 * order of attachment (kernel/bpf/trampoline.c), so the stops come
-	 * innermost first, as the returns of nested calls do.  (kretprobes
-	 * on one function return in reverse order by themselves.)
-	 */
-	for (id = p->ntimers; id-- > 0;) {
-		char fwhy[sizeof(why) + 8];
+}
 
+/* the kprobe timers: in kprobe_multi links where the kernel has them,
+ * the others (and those a link refused) one by one */
+static void attach_later(struct attach_pass *ps)
+{
+	struct loader *l = ps->l;
+	size_t k;
+	int err;
+
+	if (ps->n >= 0 && ps->nlater &&
+	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
+	    (loader_kmulti_wanted(&ps->nlater) ||
+	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
+		err = loader_attach_kmulti(l, ps->later, ps->nlater);
+		if (err < 0)
+			ps->n = err;
+	}
+	for (k = 0; ps->n >= 0 && k < ps->nlater; k++) {
+		uint32_t id = ps->later[k];
+
+		if (cancelled(ps))
+			break;
+		progress(ps, k, ps->nlater, "kprobe timers");
+		ps->why[0] = '\0';
+		err = attach_kprobe_timer(l, id, ps->fwhy[id], ps->why,
+					  sizeof(ps->why));
+		err = timer_done(l, id, err, ps->why, ps->on_skip, &ps->n);
+		if (err)
+			ps->n = err;
+	}
+}
+
+/*
+ * The fexit programs of timers on one function, in reverse order of
+ * their fentry programs: a trampoline runs both kinds in the same
+ * order of attachment (kernel/bpf/trampoline.c), so the stops come
+ * innermost first, as the returns of nested calls do.  (kretprobes
+ * on one function return in reverse order by themselves.)  Returns @n
+ * less the timers whose fexit failed, or -ENOMEM.
+ */
+static int attach_fexits(struct loader *l, loader_skip_fn on_skip, int n)
+{
+	char why[1024], fwhy[sizeof(why) + 8];
+	uint32_t id;
+
+	for (id = l->plan->ntimers; id-- > 0;) {
 		if (!l->links[id].exit_pending)
 			continue;
 		l->links[id].exit_pending = 0;
 		if (!l->timers[id].attached ||
 		    !loader_attach_slot(&l->links[id], 1, why, sizeof(why)))
 			continue;
-		loader_drop_links(&l->links[id]);
+		attach_drop_links(&l->links[id]);
 		n--;
 		snprintf(fwhy, sizeof(fwhy), "fexit: %s", why);
 		if (timer_failed(l, id, fwhy, on_skip))
 			return -ENOMEM;
 	}
+	return n;
+}
+
+/* the programs of every task: fork, exit, exec, rename, switch (and the
+ * syscall entry of kprobe timers), then the interrupt exits.  0/-errno. */
+static int attach_task_progs(struct loader *l)
+{
+	int err;
+
 	l->fork_link = bpf_program__attach(l->skel->progs.on_fork);
 	l->exit_link = bpf_program__attach(l->skel->progs.on_exit);
 	l->exec_link = bpf_program__attach(l->skel->progs.on_exec);
@@ -800,7 +782,40 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 	 * left its CPU flagged; clear all (a CPU inside an interrupt right now
 	 * is counted as task context until that interrupt ends) */
 	irq_flags_clear(l);
-	return n;
+	return 0;
+}
+
+int loader_attach(struct loader *l, loader_skip_fn on_skip)
+{
+	const struct plan *p = l->plan;
+	struct attach_pass ps = { .l = l, .on_skip = on_skip };
+	int err;
+
+	/* interrupt entries before the timers' probes, exits after: see
+	 * irq_edge() in bpf/iprof.bpf.c */
+	err = attach_irq_edges(l, 1);
+	if (err)
+		return err;
+	ps.att_why = calloc(p->natt ? p->natt : 1, sizeof(*ps.att_why));
+	ps.fwhy = calloc(p->ntimers ? p->ntimers : 1, sizeof(*ps.fwhy));
+	ps.later = calloc(p->ntimers ? p->ntimers : 1, sizeof(*ps.later));
+	err = ps.att_why && ps.fwhy && ps.later ? attach_shared(&ps) :
+						  -ENOMEM;
+	if (!err) {
+		ps.t_start = util_now_ns();
+		ps.t_shown = ps.t_start;
+		attach_timers(&ps);
+		attach_later(&ps);
+		err = ps.n < 0 ? ps.n : 0;
+	}
+	pass_free(&ps);
+	if (err)
+		return err;
+	ps.n = attach_fexits(l, on_skip, ps.n);
+	if (ps.n < 0)
+		return ps.n;
+	err = attach_task_progs(l);
+	return err ? err : ps.n;
 }
 
 int loader_set_tracing(struct loader *l, int on)
@@ -854,7 +869,7 @@ void loader_detach(struct loader *l)
 	if (!l)
 		return;
 	for (i = 0; i < l->plan->ntimers; i++) {
-		loader_drop_links(&l->links[i]);
+		attach_drop_links(&l->links[i]);
 		l->links[i].fobj = NULL;
 	}
 	for (j = 0; j < l->nkmulti; j++)
@@ -883,7 +898,7 @@ void loader_detach(struct loader *l)
 	bpf_link__destroy(l->sc_links[1]);
 	l->sc_links[0] = l->sc_links[1] = NULL;
 	for (i = 0; i < l->numulti; i++)
-		close(l->umulti_fds[i]);
+		bpf_link__destroy(l->umulti_links[i]);
 	l->numulti = 0;
 	bpf_link__destroy(l->switch_link);
 	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
@@ -992,7 +1007,7 @@ void loader_close(struct loader *l)
 	free(l->ring_src);
 	stream__free(l->stream);
 	free(l->sc_why);
-	free(l->umulti_fds);
+	free(l->umulti_links);
 	free(l->att_multi);
 	iprof__destroy(l->skel);
 	free(l->links);

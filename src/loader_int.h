@@ -5,7 +5,9 @@
  * ring buffers and their merge), src/attach_fentry.c (fentry/fexit batches),
  * src/attach_kprobe.c (kprobes and tracefs kprobe events) and
  * src/attach_tp.c (tracepoints, uprobes, syscall spans, uprobe_multi).
- * Nothing outside these files includes it: the interface is src/loader.h.
+ * src/attach.c holds what they share of a timer's links; src/klog.c their
+ * messages.  Nothing outside these files includes it: the interface is
+ * src/loader.h.
  */
 #ifndef IPROF_LOADER_INT_H
 #define IPROF_LOADER_INT_H
@@ -68,8 +70,8 @@ struct loader {
 	struct bpf_link *rename_link; /* on_rename: --by comm after a rename */
 	struct bpf_link *sysenter_link; /* with kprobe timers only */
 	/* user functions in uprobe_multi links: one per binary and
-	 * direction (their fds), and which attachments they hold */
-	int *umulti_fds;
+	 * direction, and which attachments they hold */
+	struct bpf_link **umulti_links;
 	unsigned int numulti;
 	char *att_multi;
 	/* syscall spans (MECH_SYSCALL): sc_enter, sc_exit, attached once */
@@ -90,22 +92,21 @@ struct loader {
 	char fentry_why[256];
 };
 
-/* ---- src/loader.c ---- */
+/* ---- src/attach.c: what the loader and every mechanism share ---- */
 
-/* The last libbpf warning, kept to explain a failed attach or load. */
-extern char loader_last_msg[512];
-
-/* loader_libbpf_print() - libbpf's print callback (-v; loader_last_msg). */
-int loader_libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap);
-/* loader_keep_link() - add @link to @tl; destroys it and -ENOMEM if not. */
-int loader_keep_link(struct timer_links *tl, struct bpf_link *link);
-/* loader_drop_links() - destroy @tl's links, then its tracefs event. */
-void loader_drop_links(struct timer_links *tl);
-/* loader_reason() - why the last libbpf call failed (@err), as one line. */
-void loader_reason(char *buf, size_t len, int err);
-/* loader_func_actions() - a function timer's entry and return actions. */
-void loader_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
+/*
+ * attach_keep_link() - add @link to @tl (which owns it from now on).
+ * Returns 0, or -ENOMEM with @link destroyed.
+ */
+int attach_keep_link(struct timer_links *tl, struct bpf_link *link);
+/* attach_drop_links() - destroy @tl's links, then its tracefs event. */
+void attach_drop_links(struct timer_links *tl);
+/*
+ * attach_func_actions() - a function timer's entry and return actions
+ * (indexes in p->actions) into *@ae and *@ar; each left as it is when the
+ * plan has no such attachment.
+ */
+void attach_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
 			 uint32_t *ar);
 
 /* ---- src/rings.c ---- */
@@ -157,8 +158,12 @@ int loader_attach_syscalls(struct loader *l);
 int loader_att_attached(const struct loader *l, uint32_t i);
 /* loader_attach_umulti() - user functions in uprobe_multi links. */
 int loader_attach_umulti(struct loader *l);
-/* loader_attach_att() - one tracepoint or uprobe attachment, or NULL. */
-struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a);
+/*
+ * loader_attach_att() - one tracepoint or uprobe attachment: its link, or
+ * NULL with why (libbpf's warning included) in @why (@len bytes).
+ */
+struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a,
+				   char *why, size_t len);
 /* loader_att_uses() - does attachment @a run an action of @timer? */
 int loader_att_uses(const struct plan *p, const struct plan_att *a,
 		    uint32_t timer);

@@ -23,10 +23,52 @@
 #include "btfarg.h"
 #include "cli.h"
 #include "cmd.h"
+#include "klog.h"
 #include "list.h"
 #include "tracefs.h"
 #include "log.h"
 #include "calib.h"
+
+/* The kernel side's messages (src/klog.h) on iprof's log: progress is
+ * info (not with -q), libbpf's own lines debug (-v), as libbpf writes them */
+static int kernel_says(enum klog_level level, const char *fmt, va_list ap)
+{
+	static const enum log_level lvl[] = {
+		[KLOG_WARN] = LOG_LVL_WARN,
+		[KLOG_INFO] = LOG_LVL_INFO,
+		[KLOG_DEBUG] = LOG_LVL_DEBUG,
+	};
+
+	if (level == KLOG_LIBBPF)
+		return log_vraw(LOG_LVL_DEBUG, fmt, ap);
+	log_vmsg(lvl[level], fmt, ap);
+	return 0;
+}
+
+/* "iprof list WORD ...": WORD is one of list's own (tracepoints, ...) */
+static int list_takes(int argc, char **argv)
+{
+	return argc > 2 && list_is_subcommand(argv[2]);
+}
+
+/*
+ * The subcommands that trace nothing, one row each (a new one is a row
+ * here and its file).  "iprof record" and "iprof list -e SPEC" are modes
+ * of the live run: opts_parse() (src/opts.c) reads their word.
+ */
+static const struct subcmd {
+	const char *name; /* the word after "iprof" */
+	/* does this line belong to it?  NULL: always */
+	int (*takes)(int argc, char **argv);
+	int skip; /* the words before its argv[0] (its name or its own word) */
+	const char *prog; /* its argv[0], the name its messages carry; NULL:
+			   * the word as given */
+	int (*main)(int argc, char **argv); /* returns the exit status */
+} subcmds[] = {
+	{ "list", list_takes, 2, NULL, list_main },
+	{ "report", NULL, 1, "iprof report", cmd_report_main },
+	{ "diff", NULL, 1, "iprof diff", cmd_diff_main },
+};
 
 int main(int argc, char **argv)
 {
@@ -45,12 +87,20 @@ int main(int argc, char **argv)
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
 	argv[0] = (char *)"iprof";
+	klog_set_sink(kernel_says);
 	/* "iprof -q record ...": the options go after the subcommand */
 	if (opts_hoist_subcommand(argc, argv))
 		return EXIT_USAGE;
-	if (argc > 2 && !strcmp(argv[1], "list") &&
-	    list_is_subcommand(argv[2]))
-		return list_main(argc - 2, argv + 2);
+	for (i = 0; i < (int)(sizeof(subcmds) / sizeof(subcmds[0])); i++) {
+		const struct subcmd *c = &subcmds[i];
+
+		if (argc <= c->skip || strcmp(argv[1], c->name) ||
+		    (c->takes && !c->takes(argc, argv)))
+			continue;
+		if (c->prog)
+			argv[c->skip] = (char *)c->prog;
+		return c->main(argc - c->skip, argv + c->skip);
+	}
 	/* "iprof list OPTIONS" is the plan (--dry-run); a word is a typo */
 	if (argc > 1 && !strcmp(argv[1], "list") &&
 	    (argc == 2 || argv[2][0] != '-')) {
@@ -59,14 +109,6 @@ int main(int argc, char **argv)
 			argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
 			argc > 2 ? "'" : "");
 		return EXIT_USAGE;
-	}
-	if (argc > 1 && !strcmp(argv[1], "report")) {
-		argv[1] = (char *)"iprof report";
-		return cmd_report_main(argc - 1, argv + 1);
-	}
-	if (argc > 1 && !strcmp(argv[1], "diff")) {
-		argv[1] = (char *)"iprof diff";
-		return cmd_diff_main(argc - 1, argv + 1);
 	}
 	if (opts_parse(argc, argv, &o))
 		goto out;
@@ -112,7 +154,7 @@ int main(int argc, char **argv)
 				 t->name, t->ret_why, t->ret_risk);
 	}
 	if (o.dry_run) {
-		if (o.r.fmt == REPORT_FMT_JSON) {
+		if (report_fmt_has(o.r.fmt, REPORT_CAP_JSON)) {
 			ret = cli_print_plan_json(&plan);
 		} else {
 			ret = cli_print_plan(&plan) ? EXIT_USAGE : 0;

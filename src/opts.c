@@ -214,7 +214,7 @@ static int outputs_clobber_inputs(const struct opts *o)
 	return bad;
 }
 
-/* the options of iprof, iprof list and iprof record: getopt_long()'s table */
+/* iprof's own options: getopt_long() codes after the report options' */
 enum {
 	O_STRICT = RO_NEXT,
 	O_DRY,
@@ -230,7 +230,8 @@ enum {
 	O_CGROUP,
 	O_RETURNS,
 };
-static const struct option lo[] = {
+
+static const struct option long_opts[] = {
 	REPORT_OPTS_LONG,
 	{ "probes", required_argument, NULL, 'P' },
 	{ "event", required_argument, NULL, 'e' },
@@ -256,11 +257,253 @@ static const struct option lo[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* -p PID: one more process to trace.  0, -EINVAL (said) or -ENOMEM. */
+static int add_pid(struct opts *o, const char *arg)
+{
+	pid_t *v;
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = strtol(arg, &end, 10);
+	if (errno || *end || pid <= 0 || pid > 0x7fffffff) {
+		log_error(
+			"-p '%s': expected a process id (a positive number)",
+			arg);
+		return -EINVAL;
+	}
+	v = realloc(o->pids, (size_t)(o->npids + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[o->npids++] = (pid_t)pid;
+	o->pids = v;
+	return 0;
+}
+
+/* --comm, --exe, --cgroup (@c) NAME: one more selector.  0, -EINVAL
+ * (said) or -ENOMEM. */
+static int add_selector(struct opts *o, int c, const char *arg)
+{
+	const char **v = c == O_COMM ? o->sel_comm :
+			 c == O_EXE  ? o->sel_exe :
+				       o->sel_cgroup;
+	int *n = c == O_COMM ? &o->nsel_comm :
+		 c == O_EXE  ? &o->nsel_exe :
+			       &o->nsel_cgroup;
+	const char *name = c == O_COMM ? "comm" :
+			   c == O_EXE  ? "exe" :
+					 "cgroup";
+
+	if (!*arg) {
+		log_error("--%s: empty", name);
+		return -EINVAL;
+	}
+	if (*n == IPROF_MAX_SEL) {
+		log_error("--%s '%s': at most %d --%s options",
+			  name, arg, IPROF_MAX_SEL, name);
+		return -EINVAL;
+	}
+	v[(*n)++] = arg;
+	if (asprintf(&o->select[o->nselect], "%s:%s", name,
+		     arg) < 0)
+		return -ENOMEM;
+	o->nselect++;
+	return 0;
+}
+
+/* one option @c of iprof's own (not a report option), its value @arg:
+ * into @o.  0, or -errno (said). */
+static int parse_one(struct opts *o, int c, const char *arg)
+{
+	uint64_t ul;
+
+	switch (c) {
+	case 'P':
+		return add_str(&o->probe_files, &o->nprobe_files, arg) ?
+			       -ENOMEM :
+			       0;
+	case 'e':
+		return add_str(&o->specs, &o->nspecs, arg) ? -ENOMEM : 0;
+	case 'p':
+		return add_pid(o, arg);
+	case 'd':
+		if (util_parse_duration(arg, &o->duration_ns) ||
+		    !o->duration_ns) {
+			log_error(
+				"--duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case O_REPORT_OUTPUT:
+		o->report_output = arg;
+		break;
+	case O_STRICT:
+		o->strict = 1;
+		break;
+	case O_RETURNS:
+		if (!strcmp(arg, "auto")) {
+			o->returns = PLAN_RETURNS_AUTO;
+		} else if (!strcmp(arg, "sites")) {
+			o->returns = PLAN_RETURNS_SITES;
+		} else if (!strcmp(arg, "uretprobe")) {
+			o->returns = PLAN_RETURNS_URETPROBE;
+		} else {
+			log_error("--returns '%s': expected auto, sites or uretprobe",
+				  arg);
+			return -EINVAL;
+		}
+		o->returns_set = 1;
+		break;
+	case O_DRY:
+		o->dry_run = 1;
+		break;
+	case O_INTERVAL:
+		if (util_parse_duration(arg, &o->interval_ns) ||
+		    o->interval_ns < INTERVAL_MIN_NS) {
+			log_error(
+				"--interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case O_LISTEN:
+		o->listen = arg;
+		break;
+	case O_COMM:
+	case O_EXE:
+	case O_CGROUP:
+		return add_selector(o, c, arg);
+	case O_FOLD_THREADS:
+		if (util_parse_uint(arg, 1, FOLD_MAX_THREADS, &ul)) {
+			log_error("--fold-threads '%s': expected a number from 1 to %u",
+				  arg, FOLD_MAX_THREADS);
+			return -EINVAL;
+		}
+		o->fold_threads = (unsigned int)ul;
+		break;
+	case O_INTERVAL_MODE:
+		if (!strcmp(arg, "cumulative")) {
+			o->delta = 0;
+		} else if (!strcmp(arg, "delta")) {
+			o->delta = 1;
+		} else {
+			log_error(
+				"--interval-mode '%s': expected cumulative or delta",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case O_RB:
+		if (util_parse_size(arg, &o->rb_bytes) ||
+		    o->rb_bytes < RB_SIZE_MIN || o->rb_bytes > RB_SIZE_MAX) {
+			log_error(
+				"--rb-size '%s': expected a size from 4K to 1G",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case O_MAXACTIVE:
+		if (util_parse_uint(arg, 0, MAXACTIVE_MAX, &ul)) {
+			log_error(
+				"--maxactive '%s': expected a number from 0 to 4096",
+				arg);
+			return -EINVAL;
+		}
+		o->maxactive = (unsigned int)ul;
+		break;
+	case 'v':
+		o->verbose = 1;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'V':
+		printf("iprof %s (record ABI %d)\n", IPROF_VERSION,
+		       IPROF_ABI_VERSION);
+		exit(0);
+	default:
+		fprintf(stderr, "Try 'iprof --help'.\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What the options say together, after the last one (@argv[optind] on:
+ * the command).  0, or -EINVAL (said). */
+static int check_args(struct opts *o, int argc, char **argv)
+{
+	int bad_interval, bad_by;
+
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		log_error("'--' must be followed by a command");
+		return -EINVAL;
+	}
+	if (!o->nprobe_files && !o->nspecs) {
+		log_error(
+			"no probes: give --probes FILE or -e SPEC (try 'iprof --help')");
+		return -EINVAL;
+	}
+	if (o->delta && !o->interval_ns) {
+		log_error("--interval-mode delta needs --interval TIME");
+		return -EINVAL;
+	}
+	if (o->cmd && o->npids) {
+		log_error(
+			"-p and -- COMMAND exclude each other: trace one or the other");
+		return -EINVAL;
+	}
+	if (o->record_mode) {
+		/* iprof record: -o is the recording; the report is optional */
+		if (!o->r.output || !*o->r.output) {
+			log_cmd(LOG_LVL_ERROR, "record",
+				"-o FILE (the recording) is required");
+			return -EINVAL;
+		}
+		o->record = o->r.output;
+		o->r.output = o->report_output;
+	} else if (o->report_output) {
+		log_error("--report-output applies to 'iprof record' only");
+		return -EINVAL;
+	}
+	if (outputs_clobber_inputs(o))
+		return -EINVAL;
+	if (o->delta &&
+	    (!report_fmt_has(o->r.fmt, REPORT_CAP_DELTA) || o->listen)) {
+		log_error(
+			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen");
+		return -EINVAL;
+	}
+	bad_interval = o->interval_ns &&
+		       !report_fmt_has(o->r.fmt, REPORT_CAP_INTERVAL);
+	bad_by = o->r.by && !report_fmt_has(o->r.fmt, REPORT_CAP_BY);
+	if (bad_interval || bad_by) {
+		const struct report_format *f = report_fmt_get(o->r.fmt);
+
+		log_error("%s not apply to --format %s%s%s%s",
+			  bad_interval && bad_by ? "--interval and --by do" :
+			  bad_by		 ? "--by does" :
+						   "--interval does",
+			  f->name, f->shape ? " (" : "",
+			  f->shape ? f->shape : "", f->shape ? ")" : "");
+		return -EINVAL;
+	}
+	/* an option the chosen format would ignore is a mistake: say so */
+	if (report_opts_check(&o->r, NULL))
+		return -EINVAL;
+	return 0;
+}
+
 /* iprof's short options (getopt_long()'s optstring: '+', a command's
  * first word ends them) */
 #define OPTS_SHORT "+P:e:p:d:vqhV" REPORT_OPTS_SHORT
 
-/* Which entry of lo[] the long option @arg ("--name" or "--name=value")
+/* Which entry of long_opts[] the long option @arg ("--name" or "--name=value")
  * is, as getopt_long() reads it (a unique prefix); NULL if none or
  * ambiguous. */
 static const struct option *long_opt(const char *arg)
@@ -268,7 +511,7 @@ static const struct option *long_opt(const char *arg)
 	const struct option *hit = NULL, *p;
 	size_t n = strcspn(arg + 2, "=");
 
-	for (p = lo; p->name; p++) {
+	for (p = long_opts; p->name; p++) {
 		if (strncmp(p->name, arg + 2, n))
 			continue;
 		if (strlen(p->name) == n)
@@ -377,9 +620,6 @@ int opts_hoist_subcommand(int argc, char **argv)
 
 int opts_parse(int argc, char **argv, struct opts *o)
 {
-	uint64_t ul;
-	char *end;
-	long pid;
 	int c, ret;
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
@@ -397,219 +637,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, OPTS_SHORT, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, OPTS_SHORT, long_opts, NULL)) !=
+	       -1) {
 		ret = report_opts_parse(&o->r, c, optarg, NULL);
-		if (ret < 0)
-			return ret;
 		if (!ret)
 			continue;
-		switch (c) {
-		case 'P':
-			if (add_str(&o->probe_files, &o->nprobe_files, optarg))
-				return -ENOMEM;
-			break;
-		case 'e':
-			if (add_str(&o->specs, &o->nspecs, optarg))
-				return -ENOMEM;
-			break;
-		case 'p': {
-			pid_t *v;
-
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || *end || pid <= 0 || pid > 0x7fffffff) {
-				log_error(
-					"-p '%s': expected a process id (a positive number)",
-					optarg);
-				return -EINVAL;
-			}
-			v = realloc(o->pids, (size_t)(o->npids + 1) * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			v[o->npids++] = (pid_t)pid;
-			o->pids = v;
-			break;
-		}
-		case 'd':
-			if (util_parse_duration(optarg, &o->duration_ns) ||
-			    !o->duration_ns) {
-				log_error(
-					"--duration '%s': expected a time above 0 and below 292 years, like 10s, 500ms, 2m (a number alone is seconds)",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case O_REPORT_OUTPUT:
-			o->report_output = optarg;
-			break;
-		case O_STRICT:
-			o->strict = 1;
-			break;
-		case O_RETURNS:
-			if (!strcmp(optarg, "auto")) {
-				o->returns = PLAN_RETURNS_AUTO;
-			} else if (!strcmp(optarg, "sites")) {
-				o->returns = PLAN_RETURNS_SITES;
-			} else if (!strcmp(optarg, "uretprobe")) {
-				o->returns = PLAN_RETURNS_URETPROBE;
-			} else {
-				log_error("--returns '%s': expected auto, sites or uretprobe",
-					  optarg);
-				return -EINVAL;
-			}
-			o->returns_set = 1;
-			break;
-		case O_DRY:
-			o->dry_run = 1;
-			break;
-		case O_INTERVAL:
-			if (util_parse_duration(optarg, &o->interval_ns) ||
-			    o->interval_ns < INTERVAL_MIN_NS) {
-				log_error(
-					"--interval '%s': expected a time from 10ms to 292 years, like 1s, 500ms, 1m",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case O_LISTEN:
-			o->listen = optarg;
-			break;
-		case O_COMM:
-		case O_EXE:
-		case O_CGROUP: {
-			const char **v = c == O_COMM ? o->sel_comm :
-					 c == O_EXE  ? o->sel_exe :
-						       o->sel_cgroup;
-			int *n = c == O_COMM ? &o->nsel_comm :
-				 c == O_EXE  ? &o->nsel_exe :
-					       &o->nsel_cgroup;
-			const char *name = c == O_COMM ? "comm" :
-					   c == O_EXE  ? "exe" :
-							 "cgroup";
-
-			if (!*optarg) {
-				log_error("--%s: empty", name);
-				return -EINVAL;
-			}
-			if (*n == IPROF_MAX_SEL) {
-				log_error("--%s '%s': at most %d --%s options",
-					  name, optarg, IPROF_MAX_SEL, name);
-				return -EINVAL;
-			}
-			v[(*n)++] = optarg;
-			if (asprintf(&o->select[o->nselect], "%s:%s", name,
-				     optarg) < 0)
-				return -ENOMEM;
-			o->nselect++;
-			break;
-		}
-		case O_FOLD_THREADS:
-			if (util_parse_uint(optarg, 1, FOLD_MAX_THREADS, &ul)) {
-				log_error("--fold-threads '%s': expected a number from 1 to %u",
-					  optarg, FOLD_MAX_THREADS);
-				return -EINVAL;
-			}
-			o->fold_threads = (unsigned int)ul;
-			break;
-		case O_INTERVAL_MODE:
-			if (!strcmp(optarg, "cumulative")) {
-				o->delta = 0;
-			} else if (!strcmp(optarg, "delta")) {
-				o->delta = 1;
-			} else {
-				log_error(
-					"--interval-mode '%s': expected cumulative or delta",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case O_RB:
-			if (util_parse_size(optarg, &o->rb_bytes) ||
-			    o->rb_bytes < RB_SIZE_MIN || o->rb_bytes > RB_SIZE_MAX) {
-				log_error(
-					"--rb-size '%s': expected a size from 4K to 1G",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case O_MAXACTIVE:
-			if (util_parse_uint(optarg, 0, MAXACTIVE_MAX, &ul)) {
-				log_error(
-					"--maxactive '%s': expected a number from 0 to 4096",
-					optarg);
-				return -EINVAL;
-			}
-			o->maxactive = (unsigned int)ul;
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("iprof %s (record ABI %d)\n", IPROF_VERSION,
-			       IPROF_ABI_VERSION);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'iprof --help'.\n");
-			return -EINVAL;
-		}
+		if (ret < 0 || (ret = parse_one(o, c, optarg)))
+			return ret;
 	}
-	if (optind < argc)
-		o->cmd = &argv[optind];
-	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
-		log_error("'--' must be followed by a command");
-		return -EINVAL;
-	}
-	if (!o->nprobe_files && !o->nspecs) {
-		log_error(
-			"no probes: give --probes FILE or -e SPEC (try 'iprof --help')");
-		return -EINVAL;
-	}
-	if (o->delta && !o->interval_ns) {
-		log_error("--interval-mode delta needs --interval TIME");
-		return -EINVAL;
-	}
-	if (o->cmd && o->npids) {
-		log_error(
-			"-p and -- COMMAND exclude each other: trace one or the other");
-		return -EINVAL;
-	}
-	if (o->record_mode) {
-		/* iprof record: -o is the recording; the report is optional */
-		if (!o->r.output || !*o->r.output) {
-			log_cmd(LOG_LVL_ERROR, "record",
-				"-o FILE (the recording) is required");
-			return -EINVAL;
-		}
-		o->record = o->r.output;
-		o->r.output = o->report_output;
-	} else if (o->report_output) {
-		log_error("--report-output applies to 'iprof record' only");
-		return -EINVAL;
-	}
-	if (outputs_clobber_inputs(o))
-		return -EINVAL;
-	if (o->delta && (o->r.fmt == REPORT_FMT_OPENMETRICS || o->listen)) {
-		log_error(
-			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen");
-		return -EINVAL;
-	}
-	if (o->r.fmt == REPORT_FMT_CHROME && (o->interval_ns || o->r.by)) {
-		log_error("%s not apply to --format chrome (a timeline of every call)",
-			  o->interval_ns && o->r.by ? "--interval and --by do" :
-			  o->r.by			  ? "--by does" :
-						    "--interval does");
-		return -EINVAL;
-	}
-	/* an option the chosen format would ignore is a mistake: say so */
-	if (report_opts_check(&o->r, NULL))
-		return -EINVAL;
-	return 0;
+	return check_args(o, argc, argv);
 }
 
 int opts_load_probes(const struct opts *o, struct probe_list *pl)

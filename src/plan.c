@@ -626,13 +626,75 @@ static char *range_error(const struct probe *pr, const struct probe_cond *c,
  * an error message (malloc'ed; NULL-on-ENOMEM is reported as "out of memory"
  * by the caller's check of errno).
  */
+/* condition @c of point @pt on a tracepoint field, from its format file,
+ * into @k; NULL or the error (as perr()) */
+static char *resolve_tp_cond(const char *tracefs, const struct probe *pr,
+			     const struct probe_point *pt,
+			     const struct probe_cond *c, struct iprof_cond *k)
+{
+	struct plan_tp_field_info fi;
+	char fields[512], what[160], type[80];
+	int err;
+
+	k->src = IPROF_SRC_TP;
+	err = plan_tp_field(tracefs, pt->category, pt->event, c->field,
+			    &fi, fields, sizeof(fields));
+	if (err == -ESRCH)
+		return perr(pr, c->col, "tracepoint %s:%s has no field '%s' (its fields: %s)",
+				 pt->category, pt->event, c->field,
+				 fields);
+	if (err == -EINVAL && fi.is_string)
+		return perr(pr, c->col, "field '%s' of %s:%s is a string (%s): iprof compares numbers only", c->field,
+				 pt->category, pt->event, fi.type);
+	if (err == -EINVAL && fi.is_array)
+		return perr(pr, c->col, "field '%s' of %s:%s is an array (%s): iprof compares numbers only", c->field,
+				 pt->category, pt->event, fi.type);
+	if (err == -EINVAL)
+		return perr(pr, c->col, "field '%s' of %s:%s (%s) is %u bytes: only fields of 1, 2, 4 or 8 bytes can be compared", c->field,
+				 pt->category, pt->event, fi.type,
+				 (unsigned int)fi.slot);
+	if (err)
+		return perr(pr, pt->col, "tracepoint %s:%s not found (%s/events/%s/%s/format: %s)",
+				 pt->category, pt->event, tracefs,
+				 pt->category, pt->event,
+				 strerror(-err));
+	k->off = fi.off;
+	k->size = fi.size;
+	k->is_signed = fi.is_signed;
+	snprintf(type, sizeof(type), "%s", fi.type);
+	if (c->has_type) {
+		/* FIELD:TYPE: that many bytes of the slot */
+		if ((unsigned int)c->width > fi.slot)
+			return perr(pr, c->col, "field '%s' of %s:%s is %u bytes (%s): ':%c%d' reads %d",
+					 c->field, pt->category,
+					 pt->event,
+					 (unsigned int)fi.slot,
+					 fi.type,
+					 c->is_signed ? 's' : 'u',
+					 c->width * 8, c->width);
+		k->off = fi.slot_off;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		k->off = (uint16_t)(k->off + fi.slot - c->width);
+#endif
+		k->size = (uint8_t)c->width;
+		k->is_signed = (uint8_t)c->is_signed;
+		snprintf(type, sizeof(type), "%c%d",
+			 c->is_signed ? 's' : 'u', c->width * 8);
+	}
+	if (fit_value(&k->val, k->size, k->is_signed)) {
+		snprintf(what, sizeof(what), "field '%s' of %s:%s",
+			 c->field, pt->category, pt->event);
+		return range_error(pr, c, what, type, k->size);
+	}
+	return NULL;
+}
+
 static char *resolve_conds(const struct plan_env *env, const char *func,
 			   const struct probe *pr, const struct probe_point *pt,
 			   int tracepoint, struct iprof_action *a)
 {
 	const char *tracefs = env->tracefs;
-	struct plan_tp_field_info fi;
-	char fields[512], what[160], type[80];
+	char fields[512], what[160], type[80], *err_s;
 	int i, err, idx, width, sgn;
 
 	a->ncond = (uint8_t)pt->ncond;
@@ -705,56 +767,9 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 			}
 			continue;
 		}
-		k->src = IPROF_SRC_TP;
-		err = plan_tp_field(tracefs, pt->category, pt->event, c->field,
-				    &fi, fields, sizeof(fields));
-		if (err == -ESRCH)
-			return perr(pr, c->col, "tracepoint %s:%s has no field '%s' (its fields: %s)",
-					 pt->category, pt->event, c->field,
-					 fields);
-		if (err == -EINVAL && fi.is_string)
-			return perr(pr, c->col, "field '%s' of %s:%s is a string (%s): iprof compares numbers only", c->field,
-					 pt->category, pt->event, fi.type);
-		if (err == -EINVAL && fi.is_array)
-			return perr(pr, c->col, "field '%s' of %s:%s is an array (%s): iprof compares numbers only", c->field,
-					 pt->category, pt->event, fi.type);
-		if (err == -EINVAL)
-			return perr(pr, c->col, "field '%s' of %s:%s (%s) is %u bytes: only fields of 1, 2, 4 or 8 bytes can be compared", c->field,
-					 pt->category, pt->event, fi.type,
-					 (unsigned int)fi.slot);
-		if (err)
-			return perr(pr, pt->col, "tracepoint %s:%s not found (%s/events/%s/%s/format: %s)",
-					 pt->category, pt->event, tracefs,
-					 pt->category, pt->event,
-					 strerror(-err));
-		k->off = fi.off;
-		k->size = fi.size;
-		k->is_signed = fi.is_signed;
-		snprintf(type, sizeof(type), "%s", fi.type);
-		if (c->has_type) {
-			/* FIELD:TYPE: that many bytes of the slot */
-			if ((unsigned int)c->width > fi.slot)
-				return perr(pr, c->col, "field '%s' of %s:%s is %u bytes (%s): ':%c%d' reads %d",
-						 c->field, pt->category,
-						 pt->event,
-						 (unsigned int)fi.slot,
-						 fi.type,
-						 c->is_signed ? 's' : 'u',
-						 c->width * 8, c->width);
-			k->off = fi.slot_off;
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-			k->off = (uint16_t)(k->off + fi.slot - c->width);
-#endif
-			k->size = (uint8_t)c->width;
-			k->is_signed = (uint8_t)c->is_signed;
-			snprintf(type, sizeof(type), "%c%d",
-				 c->is_signed ? 's' : 'u', c->width * 8);
-		}
-		if (fit_value(&k->val, k->size, k->is_signed)) {
-			snprintf(what, sizeof(what), "field '%s' of %s:%s",
-				 c->field, pt->category, pt->event);
-			return range_error(pr, c, what, type, k->size);
-		}
+		err_s = resolve_tp_cond(tracefs, pr, pt, c, k);
+		if (err_s)
+			return err_s;
 	}
 	return NULL;
 }

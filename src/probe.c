@@ -654,69 +654,88 @@ static const char *scan_user_func(const char *p)
 }
 
 /* fentry:/kprobe:/func:/uprobe: FUNC [as NAME] [if COND]; @p after "kind:" */
+/*
+ * uprobe:PATH:FUNC: the binary's path from *@pp into pr->path, *@pp moved
+ * to FUNC; or PATH:"FUNC" (*@quoted set): both, *@pp moved past them.
+ * 0 or the error (as syntax_error()).
+ */
+static int parse_uprobe_path(struct lex *lx, const char **pp,
+			     struct probe *pr, bool *quoted)
+{
+	const char *p = *pp, *e, *q, *colon;
+
+	e = scan(p, is_word);
+	if (e == p)
+		return syntax_error(lx, p,
+				    "a binary path (uprobe:PATH:FUNC)");
+	/* PATH:"FUNC": a C++ name as demangled, with what a FUNC
+	 * cannot hold ("(anonymous namespace)::f", "operator<<",
+	 * "{lambda(int)#1}"), up to the next '"' */
+	q = memmem(p, (size_t)(e - p), ":\"", 2);
+	if (q) {
+		const char *f = q + 2, *end = strchr(f, '"');
+
+		if (q == p)
+			return syntax_error_len(lx, p, e - p,
+						"a binary path "
+						"(uprobe:PATH:FUNC)");
+		if (!end)
+			return syntax_error(lx, q + 1,
+					    "a function name and a closing '\"'");
+		if (end == f)
+			return syntax_error(lx, f, "a function name");
+		pr->path = strndup(p, q - p);
+		pr->func = strndup(f, end - f);
+		if (!pr->path || !pr->func)
+			return nomem(lx);
+		pr->name_col = col_of(lx, f);
+		*pp = skip_ws(end + 1);
+		*quoted = true;
+		return 0;
+	}
+	/* PATH:FUNC splits at the last ':' that is not half of a
+	 * C++ "::" and comes before FUNC's parameters, template
+	 * arguments or ABI tag (uprobe:./prog:ns::foo(int),
+	 * ns::name[abi:cxx11]) */
+	colon = NULL;
+	for (q = p; q < e && *q != '(' && *q != '<' && *q != '['; q++) {
+		if (*q != ':')
+			continue;
+		if (q[1] == ':') {
+			q++;
+			continue;
+		}
+		colon = q;
+	}
+	if (!colon)
+		return syntax_error_len(lx, p, e - p,
+					"PATH:FUNC (a binary path, "
+					"':' and a function name)");
+	if (colon == p)
+		return syntax_error_len(lx, p, e - p,
+					"a binary path "
+					"(uprobe:PATH:FUNC)");
+	pr->path = strndup(p, colon - p);
+	if (!pr->path)
+		return nomem(lx);
+	*pp = colon + 1;
+	return 0;
+}
+
 static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 {
-	const char *e, *q, *colon;
-	bool has_as = false, has_cond = false;
+	const char *e, *q;
+	bool has_as = false, has_cond = false, quoted = false;
 	int err;
 
 	p = skip_ws(p);
 	pr->start.col = col_of(lx, p);
 	if (pr->kind == PROBE_UPROBE) {
-		e = scan(p, is_word);
-		if (e == p)
-			return syntax_error(lx, p,
-					    "a binary path (uprobe:PATH:FUNC)");
-		/* PATH:"FUNC": a C++ name as demangled, with what a FUNC
-		 * cannot hold ("(anonymous namespace)::f", "operator<<",
-		 * "{lambda(int)#1}"), up to the next '"' */
-		q = memmem(p, (size_t)(e - p), ":\"", 2);
-		if (q) {
-			const char *f = q + 2, *end = strchr(f, '"');
-
-			if (q == p)
-				return syntax_error_len(lx, p, e - p,
-							"a binary path "
-							"(uprobe:PATH:FUNC)");
-			if (!end)
-				return syntax_error(lx, q + 1,
-						    "a function name and a closing '\"'");
-			if (end == f)
-				return syntax_error(lx, f, "a function name");
-			pr->path = strndup(p, q - p);
-			pr->func = strndup(f, end - f);
-			if (!pr->path || !pr->func)
-				return nomem(lx);
-			pr->name_col = col_of(lx, f);
-			p = skip_ws(end + 1);
+		err = parse_uprobe_path(lx, &p, pr, &quoted);
+		if (err)
+			return err;
+		if (quoted)
 			goto options;
-		}
-		/* PATH:FUNC splits at the last ':' that is not half of a
-		 * C++ "::" and comes before FUNC's parameters, template
-		 * arguments or ABI tag (uprobe:./prog:ns::foo(int),
-		 * ns::name[abi:cxx11]) */
-		colon = NULL;
-		for (q = p; q < e && *q != '(' && *q != '<' && *q != '['; q++) {
-			if (*q != ':')
-				continue;
-			if (q[1] == ':') {
-				q++;
-				continue;
-			}
-			colon = q;
-		}
-		if (!colon)
-			return syntax_error_len(lx, p, e - p,
-						"PATH:FUNC (a binary path, "
-						"':' and a function name)");
-		if (colon == p)
-			return syntax_error_len(lx, p, e - p,
-						"a binary path "
-						"(uprobe:PATH:FUNC)");
-		pr->path = strndup(p, colon - p);
-		if (!pr->path)
-			return nomem(lx);
-		p = colon + 1;
 	}
 
 	e = p;

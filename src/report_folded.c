@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 
 /* @a - @b, 0 when negative */
 static uint64_t sub0(uint64_t a, uint64_t b)

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "iprof/util.h"
 
 #ifndef IPROF_VERSION

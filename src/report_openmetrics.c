@@ -24,6 +24,7 @@
 
 #include "iprof/hist.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 
 /*
  * Histogram buckets: le = (2^k - 1) ns for k = OM_LE_MIN..OM_LE_MAX

@@ -273,27 +273,32 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 
 int report_opts_check(const struct report_opts *ro, const char *cmd)
 {
-	if (ro->fmt == REPORT_FMT_SEED &&
+	const struct report_format *f = report_fmt_get(ro->fmt);
+	char names[128];
+
+	if (!(f->caps & REPORT_CAP_SORT) &&
 	    (ro->sort_set || ro->min_total_set || ro->max_depth_set)) {
 		/* iprof's own message says why */
 		log_cmd(LOG_LVL_ERROR, cmd,
-			"--sort, --min-total and --max-depth do not apply to --format seed%s",
-			cmd ? "" : " (first-seen order, every path)");
+			"--sort, --min-total and --max-depth do not apply to --format %s%s%s%s",
+			f->name, !cmd && f->shape ? " (" : "",
+			!cmd && f->shape ? f->shape : "",
+			!cmd && f->shape ? ")" : "");
 		return -EINVAL;
 	}
-	if (ro->ncolumns && ro->fmt != REPORT_FMT_TABLE) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--columns applies to --format table only");
+	if (ro->ncolumns && !(f->caps & REPORT_CAP_COLUMNS)) {
+		log_cmd(LOG_LVL_ERROR, cmd, "--columns applies to --format %s only",
+			report_fmt_with(REPORT_CAP_COLUMNS, names, sizeof(names)));
 		return -EINVAL;
 	}
-	if (ro->json_tree_set && ro->fmt != REPORT_FMT_JSON) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--json-tree applies to --format json only");
+	if (ro->json_tree_set && !(f->caps & REPORT_CAP_JSON)) {
+		log_cmd(LOG_LVL_ERROR, cmd, "--json-tree applies to --format %s only",
+			report_fmt_with(REPORT_CAP_JSON, names, sizeof(names)));
 		return -EINVAL;
 	}
-	if (ro->weight_set && ro->fmt != REPORT_FMT_FOLDED) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--weight applies to --format folded only");
+	if (ro->weight_set && !(f->caps & REPORT_CAP_WEIGHT)) {
+		log_cmd(LOG_LVL_ERROR, cmd, "--weight applies to --format %s only",
+			report_fmt_with(REPORT_CAP_WEIGHT, names, sizeof(names)));
 		return -EINVAL;
 	}
 	return 0;

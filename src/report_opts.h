@@ -6,7 +6,8 @@
  * --columns, --weight, --by, --max-paths, --max-keys, --json-tree.  Their getopt
  * entries, their parsing, the checks of which format they apply to, and
  * the lists in --help and in the messages, from the tables of the formats
- * (fmt_names[], src/report_util.c), sort keys (sort_names[], same file),
+ * (formats[], src/report_fmt.c), sort keys (sort_names[],
+ * src/report_util.c),
  * columns (col[], src/report_table.c), weights and --by keys (by_keys[],
  * src/report_opts.c).  Internal to the iprof executable.
  */
@@ -19,6 +20,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 
 /* getopt_long() codes of the long-only report options; a command's own
  * long-only options start at RO_NEXT */

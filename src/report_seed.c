@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 
 /*
  * live[i]: node i completed a timer, or one of its descendants did.  In

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 
 /* lower-case name (--columns) and header of every column */
 static const struct {

@@ -155,6 +155,21 @@ int run_costs(struct opts *o, const struct plan *plan, struct agg *agg,
 	return e;
 }
 
+void run_set_calib(struct rec_run *run, const struct opts *o,
+		   const struct plan *plan, const struct loader *l,
+		   struct report_calib *rep)
+{
+	unsigned int used = 0;
+	uint32_t i;
+
+	for (i = 0; i < plan->ntimers; i++)
+		if (o->calib_class[i] >= 0 && loader_timer(l, i)->attached)
+			used |= 1u << o->calib_class[i];
+	run->ncalib = calib_report(o->calib, used, rep);
+	run->calib = rep;
+	run->costs = o->costs;
+}
+
 int run_counters(struct rec_run *run, const struct plan *plan,
 			struct loader *l)
 {
@@ -240,7 +255,7 @@ int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
 		ret = -errno;
 		goto fallback;
 	}
-	if (o->interval_ns && (o->r.fmt == REPORT_FMT_TABLE || o->r.fmt == REPORT_FMT_SEED))
+	if (o->interval_ns && report_fmt_has(o->r.fmt, REPORT_CAP_COMMENTS))
 		fprintf(f, "# %s%.0u: %.3fs to %.3fs after tracing began%s\n",
 			final ? "final report" : "interval ", final ? 0 : no,
 			(double)(since - t0) / 1e9, (double)(now - t0) / 1e9,
@@ -330,7 +345,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 /* The report is written: always, but by iprof record only on request. */
 int run_want_report(const struct opts *o)
 {
-	return o->r.fmt != REPORT_FMT_CHROME &&
+	return !report_fmt_has(o->r.fmt, REPORT_CAP_STREAM) &&
 	       (!o->record_mode || o->report_output);
 }
 

@@ -102,17 +102,6 @@ enum report_weight {
 	REPORT_WEIGHT_COUNT, /* count */
 };
 
-/* Report formats (-f); REPORT_FMT_CHROME is written from the record
- * stream (include/iprof/chrome.h), not from struct report. */
-enum report_fmt {
-	REPORT_FMT_TABLE = 0,
-	REPORT_FMT_SEED,
-	REPORT_FMT_JSON,
-	REPORT_FMT_FOLDED,
-	REPORT_FMT_CHROME,
-	REPORT_FMT_OPENMETRICS,
-};
-
 /* Columns of the table (--columns), in their default order. */
 enum report_col {
 	REPORT_COL_COUNT,
@@ -213,67 +202,7 @@ struct report {
 	int compensated;
 };
 
-/*
- * report_seed() - the seed patch's format, exactly: one line per node,
- * two spaces of indent per depth, children in first-seen order:
- *   NAME, thread_time = %.2fms, wall_time = %.2fms, max = %.2f, avg = %.2f, count = %d, thread_count = %d
- * (times in ms).  Then "# "-prefixed summary lines: incomplete timers,
- * timers with 0 hits or not attached, and the loss line.
- * Returns 0 or -errno of a write error.
- */
-int report_seed(FILE *f, const struct report *r);
-
-/*
- * report_table() - an aligned tree with human units (ns, us, ms, s): the
- * columns r->columns, by default count, total, self, wall, oncpu, offcpu,
- * min, avg, max, p50, p99, threads, incomplete, unwound; siblings ordered
- * by r->sort, nodes hidden by r->min_total_ns and r->max_depth left out
- * (and counted on a "hidden:" line).  Then the same summary lines as
- * report_seed() without "# ".
- * Returns 0, -ENOMEM, -EINVAL for an invalid r->columns entry, or -errno of
- * a write error.
- */
-int report_table(FILE *f, const struct report *r);
-
-/*
- * report_json() - one JSON document (doc/json.md): schema_version, run
- * metadata, probes and how each attached, loss and incomplete counters, and
- * the tree with every metric in ns; siblings ordered by r->sort, hidden
- * nodes (r->min_total_ns, r->max_depth) left out.  Written with json-c.
- * Returns 0, -ENOMEM, or -errno of a write error.
- */
-int report_json(FILE *f, const struct report *r);
-
-/*
- * report_folded() - folded stacks for flame graphs: one line per shown path,
- * "a;b;c VALUE", VALUE an integer per r->weight (ns, or calls for
- * REPORT_WEIGHT_COUNT); lines whose value is 0 are left out.  Exclusive
- * weights (self, oncpu, offcpu, count) of a node hidden by r->min_total_ns
- * or r->max_depth are added to its nearest shown ancestor, so the sum over
- * lines does not change (hidden top-level timers are left out).  In names,
- * ';', white space and control characters become '_'.  Lines follow r->sort.
- * No summary: losses are in the table and JSON reports.
- * Returns 0, -ENOMEM, or -errno of a write error.
- */
-int report_folded(FILE *f, const struct report *r);
-
-/*
- * report_openmetrics() - the OpenMetrics 1.0 text exposition (the
- * specification's "Text format" section, OpenMetrics.md in
- * github.com/OpenMetrics/OpenMetrics): per shown path (r->min_total_ns,
- * r->max_depth) the histogram iprof_duration_seconds (buckets le = 2^k-1 ns
- * for k = 8..36 and +Inf, _count, _sum), the counters iprof_self_seconds,
- * iprof_oncpu_seconds and iprof_offcpu_seconds (samples named _total) and
- * the gauge iprof_incomplete, labelled path="a;b;c", timer="c" and, with
- * --by, by="tid N" / "pid N" / COMM; one counter iprof_lost_KEY per
- * report_loss_counters() entry; iprof_timer_attached{timer} and
- * iprof_orphan_stops{timer}; iprof_tree_nodes, iprof_threads_live,
- * iprof_tracing_seconds and iprof_start_time_seconds; then "# EOF".
- * Seconds are exact decimals (ns with 9 decimals).  Counters never
- * decrease between cumulative reports of one run.  doc/openmetrics.md
- * lists every metric.  Returns 0, -ENOMEM, or -errno of a write error.
- */
-int report_openmetrics(FILE *f, const struct report *r);
+/* The writers, one per format: include/iprof/report_fmt.h. */
 
 /*
  * report_om_escape() - @s as an OpenMetrics label value (without the
@@ -287,16 +216,14 @@ void report_om_escape(FILE *f, const char *s);
 /*
  * One value of an option that takes a name (-f, --sort, --weight): the
  * name it is parsed from, and for --help a few words on it (NULL: none).
- * The tables are indexed by their enum (enum report_fmt, report_sort,
- * report_weight); index 0 is the default.  Static, never freed.
+ * The tables are indexed by their enum (enum report_fmt: report_fmt.h;
+ * enum report_sort, report_weight); index 0 is the default.  Static, never freed.
  */
 struct report_name {
 	const char *name;
 	const char *help;
 };
 
-/* report_fmt_names() - the formats' table; *@n entries. */
-const struct report_name *report_fmt_names(size_t *n);
 /* report_sort_names() - the sort keys' table; *@n entries. */
 const struct report_name *report_sort_names(size_t *n);
 /* report_weight_names() - the folded weights' table; *@n entries. */
@@ -310,29 +237,6 @@ int report_parse_sort(const char *s, enum report_sort *sort);
 
 /* report_sort_str() - the name report_parse_sort() takes; "?" if invalid. */
 const char *report_sort_str(enum report_sort sort);
-
-/*
- * report_parse_fmt() - "table", "json", "folded", "seed", "chrome" or
- * "openmetrics" into
- * *@fmt.  Returns 0 or -EINVAL.
- */
-int report_parse_fmt(const char *s, enum report_fmt *fmt);
-
-/*
- * report_fmt_list() - the names report_parse_fmt() takes, for messages:
- * "table, seed, json, folded, chrome or openmetrics", in enum order (a
- * static string).
- */
-const char *report_fmt_list(void);
-
-/*
- * report_write() - the report @r in format @fmt (not REPORT_FMT_CHROME)
- * on @f, flushed; for folded, the summary (losses, timers not attached)
- * goes to @summary unless it is NULL.  Returns 0, -EINVAL (chrome), or
- * what the formatter returns.
- */
-int report_write(FILE *f, const struct report *r, enum report_fmt fmt,
-		 FILE *summary);
 
 /*
  * report_parse_weight() - "self", "total", "oncpu", "offcpu" or "count"

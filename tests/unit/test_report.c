@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "rec.h"
 
 #define MS 1000000ull

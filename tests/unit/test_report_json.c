@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "rec.h"
 
 #define MS 1000000ull

@@ -9,6 +9,8 @@
 #   sudo tests/vm/run.sh e2e/test_follow       a test of tests/e2e/
 #
 # Environment: BUILD_VM (static build dir, default build-vm),
+# PKG_CONFIG_PATH and IPROF_BPFTOOL (a libbpf >= 1.4 and its bpftool, if
+# not the system's: tools/libbpf-backports.sh),
 # IPROF_VM_KERNEL (kernel package, default: the one linux-image-cloud-amd64
 # depends on, "-unsigned"), IPROF_VM_SUITE (take the kernel from this
 # Debian suite alone, e.g. bookworm-backports: 6.12, which has kprobe_multi;
@@ -184,8 +186,16 @@ else
 fi
 
 # ---- static iprof and workloads --------------------------------------------
-say "building static iprof in $build"
+# libbpf 1.4 (libbpf.a) as the host build has it: the system's
+# (tools/install-deps.sh), else bookworm-backports' unpacked in a folder
+# of its own (tools/libbpf-backports.sh; PKG_CONFIG_PATH and IPROF_BPFTOOL
+# may name one already)
+if ! pkg-config --atleast-version=1.4 libbpf; then
+	eval "$(bash "$src/tools/libbpf-backports.sh")"
+fi
+say "building static iprof in $build (libbpf $(pkg-config --modversion libbpf))"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
+	${IPROF_BPFTOOL:+-DBPFTOOL="$IPROF_BPFTOOL"} \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
 vm_bins="iprof uprobe-workload churn-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-throw"
 # shellcheck disable=SC2086
