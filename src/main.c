@@ -15,6 +15,7 @@
  * (src/plan.c), --dry-run (src/plan_print.c), then the trace itself
  * (src/trace.c, with src/run.c for its outputs).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,32 @@ static const struct subcmd {
 	{ "report", NULL, 1, "iprof report", cmd_report_main },
 	{ "diff", NULL, 1, "iprof diff", cmd_diff_main },
 };
+
+/*
+ * start_calibration() - the probes' costs measured (src/calib.h) while
+ * trace_run() loads the run's programs; each timer's cost once trace_run()
+ * has waited for it (run_costs()).  0, or -ENOMEM (said).
+ */
+static int start_calibration(struct opts *o, const struct plan *plan,
+			     const struct plan_env *penv, struct calib_job *job,
+			     struct calib *cal, struct agg_cost **costs)
+{
+	size_t n = plan->ntimers ? plan->ntimers : 1;
+	uint32_t i;
+
+	*costs = calloc(n, sizeof(**costs));
+	o->calib_class = calloc(n, sizeof(int));
+	if (!*costs || !o->calib_class || calib_start(job, cal, plan, penv)) {
+		log_error("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < plan->ntimers; i++)
+		o->calib_class[i] = calib_class_of(plan, i, penv);
+	o->calib_job = job;
+	o->calib = cal;
+	o->costs = *costs;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -164,23 +191,10 @@ int main(int argc, char **argv)
 	}
 	/* --strict with a probe that did not resolve still attaches the
 	 * others, so that the kernel's refusals are listed with it */
-	if (!o.r.no_compensate) {
-		/* measured while trace_run() loads the run's programs; each
-		 * timer's cost when trace_run() has waited for it */
+	if (!o.r.no_compensate &&
+	    start_calibration(&o, &plan, &penv, &job, &cal, &costs)) {
 		ret = EXIT_RUNTIME;
-		costs = calloc(plan.ntimers ? plan.ntimers : 1, sizeof(*costs));
-		o.calib_class = calloc(plan.ntimers ? plan.ntimers : 1,
-				       sizeof(int));
-		if (!costs || !o.calib_class ||
-		    calib_start(&job, &cal, &plan, &penv)) {
-			log_error("out of memory");
-			goto out;
-		}
-		for (i = 0; i < (int)plan.ntimers; i++)
-			o.calib_class[i] = calib_class_of(&plan, i, &penv);
-		o.calib_job = &job;
-		o.calib = &cal;
-		o.costs = costs;
+		goto out;
 	}
 	ret = trace_run(&o, &plan);
 out:

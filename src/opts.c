@@ -17,6 +17,8 @@
 #include "log.h"
 #include "report_opts.h"
 
+static void usage_other(FILE *f);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -107,7 +109,14 @@ static void usage(FILE *f)
 		"                        (each report covers its interval only)\n"
 		"      --listen ADDR:PORT  serve the OpenMetrics report at\n"
 		"                        http://ADDR:PORT/metrics, renewed every --interval\n"
-		"                        (default 1s); ':PORT' binds 127.0.0.1\n"
+		"                        (default 1s); ':PORT' binds 127.0.0.1\n");
+	usage_other(f);
+}
+
+/* usage()'s end: the other options, signals and exit status */
+static void usage_other(FILE *f)
+{
+	fprintf(f,
 		"\n"
 		"Other:\n"
 		"      --strict          fail if any probe cannot be attached\n"

@@ -260,6 +260,70 @@ static void jt_clobber(csh h, const cs_insn *in, struct jt_state *s)
 }
 
 /*
+ * jt_jump() - jmp *%reg at @in (its operand @o0): a jump table jt_step()
+ * tracked, every entry of which lands inside the function (1), or no
+ * table it can read: -1 with why.  0 for a jmp that is no indirect one.
+ */
+static int jt_jump(const cs_insn *in, struct rs_file *f, struct jt_state *s,
+		   const cs_x86_op *o0, char *why, size_t len)
+{
+	bool w32 = false;
+	int64_t toff, e;
+	int32_t v;
+	int g, i;
+
+	if (!o0 || o0->type != X86_OP_REG)
+		return 0;
+	g = gpr(o0->reg, &w32);
+	if (g < 0 || w32 || !s->r[g].target || s->r[g].n <= 0 ||
+	    s->r[g].n > 4096) {
+		util_set_err(why, len,
+			     "an indirect jmp at +%#llx (%s %s) that is "
+			     "no bounded jump table iprof can read: a "
+			     "jump table or a tail call, iprof cannot "
+			     "tell",
+			     (unsigned long long)(in->address -
+						  f->p[0].off),
+			     in->mnemonic, in->op_str);
+		return -1;
+	}
+	/* T is in the code's file-offset space: its address is the
+	 * code's delta away, and its bytes where that address is */
+	e = to_addr(f, in->address);
+	if (e < 0)
+		goto unread;
+	e -= (int64_t)in->address; /* address - offset of the code */
+	toff = to_off(f, (uint64_t)(s->r[g].table + e));
+	if (toff < 0)
+		goto unread;
+	for (i = 0; i < s->r[g].n; i++) {
+		if (pread(f->fd, &v, sizeof(v), toff + 4 * i) !=
+		    sizeof(v))
+			goto unread;
+		if (!adopt(f, (uint64_t)(s->r[g].table + v))) {
+			util_set_err(why, len,
+				     "its jump table at +%#llx (%s %s) "
+				     "has entry %d jumping out of it, "
+				     "to %#llx",
+				     (unsigned long long)(in->address -
+							  f->p[0].off),
+				     in->mnemonic, in->op_str, i,
+				     (unsigned long long)(s->r[g].table +
+							  v));
+			return -1;
+		}
+	}
+	return 1;
+unread:
+	util_set_err(why, len,
+		     "the jump table of its jmp at +%#llx (%s %s) "
+		     "could not be read",
+		     (unsigned long long)(in->address - f->p[0].off),
+		     in->mnemonic, in->op_str);
+	return -1;
+}
+
+/*
  * Step the jump-table tracking over instruction @in (@f for its
  * addresses).  At a jmp *%reg that it proved to be such a table's, reads
  * the @n entries from the file and checks that every target lies in the
@@ -274,8 +338,6 @@ static int jt_step(csh h, const cs_insn *in, struct rs_file *f,
 	const cs_x86_op *o1 = x->op_count > 1 ? &x->operands[1] : NULL;
 	int cmp_reg = s->cmp_reg, g, b, i;
 	bool w32 = false, w32b = false;
-	int64_t toff, e;
-	int32_t v;
 
 	s->cmp_reg = -1;
 	switch (in->id) {
@@ -348,55 +410,7 @@ static int jt_step(csh h, const cs_insn *in, struct rs_file *f,
 		}
 		break;
 	case X86_INS_JMP:
-		if (!o0 || o0->type != X86_OP_REG)
-			return 0;
-		g = gpr(o0->reg, &w32);
-		if (g < 0 || w32 || !s->r[g].target || s->r[g].n <= 0 ||
-		    s->r[g].n > 4096) {
-			util_set_err(why, len,
-				     "an indirect jmp at +%#llx (%s %s) that is "
-				     "no bounded jump table iprof can read: a "
-				     "jump table or a tail call, iprof cannot "
-				     "tell",
-				     (unsigned long long)(in->address -
-							  f->p[0].off),
-				     in->mnemonic, in->op_str);
-			return -1;
-		}
-		/* T is in the code's file-offset space: its address is the
-		 * code's delta away, and its bytes where that address is */
-		e = to_addr(f, in->address);
-		if (e < 0)
-			goto unread;
-		e -= (int64_t)in->address; /* address - offset of the code */
-		toff = to_off(f, (uint64_t)(s->r[g].table + e));
-		if (toff < 0)
-			goto unread;
-		for (i = 0; i < s->r[g].n; i++) {
-			if (pread(f->fd, &v, sizeof(v), toff + 4 * i) !=
-			    sizeof(v))
-				goto unread;
-			if (!adopt(f, (uint64_t)(s->r[g].table + v))) {
-				util_set_err(why, len,
-					     "its jump table at +%#llx (%s %s) "
-					     "has entry %d jumping out of it, "
-					     "to %#llx",
-					     (unsigned long long)(in->address -
-								  f->p[0].off),
-					     in->mnemonic, in->op_str, i,
-					     (unsigned long long)(s->r[g].table +
-								  v));
-				return -1;
-			}
-		}
-		return 1;
-unread:
-		util_set_err(why, len,
-			     "the jump table of its jmp at +%#llx (%s %s) "
-			     "could not be read",
-			     (unsigned long long)(in->address - f->p[0].off),
-			     in->mnemonic, in->op_str);
-		return -1;
+		return jt_jump(in, f, s, o0, why, len);
 	default:
 		break;
 	}

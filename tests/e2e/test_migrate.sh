@@ -35,27 +35,34 @@ check "nothing unwound, discarded, skipped or lost" \
 	"$(jq -c '[.loss | to_entries[] | select(.value != 0) | .key]' "$TMP/m.json")" "[]"
 check "nothing incomplete" "$(jq -r .incomplete.timers "$TMP/m.json")" 0
 # No negative, inflated or misordered durations.  Each leg() timer starts
-# at leg's entry and stops at its ret, so every call's time lies between
-# the workload's two clocks: inside leg() (from its first statement) and
-# around the call in hop() (from before the call).  That bound holds
-# whatever the probes cost and however often the thread is preempted on
-# the way in or out (on a loaded machine a thread is often switched out
-# right after the entry uprobe, before leg's own clock read: 8% of the
-# total on a lightly loaded 2-CPU machine).  The only allowance is for two
-# readings of one clock (bpf_ktime_get_ns vs the vDSO's clock_gettime):
-# 1 us per call.  A stop matched to another leg's start or another
-# thread's would time across legs and leave the bound.
+# at leg's entry and stops at its ret, so every call's raw time (the
+# probes' timestamps) lies between the workload's two clocks: inside leg()
+# (from its first statement) and around the call in hop() (from before the
+# call).  That bound holds whatever the probes cost and however often the
+# thread is preempted on the way in or out (on a loaded machine a thread
+# is often switched out right after the entry uprobe, before leg's own
+# clock read: 8% of the total on a lightly loaded 2-CPU machine).  The only
+# allowance is for two readings of one clock (bpf_ktime_get_ns vs the
+# vDSO's clock_gettime): 1 us per call.  A stop matched to another leg's
+# start or another thread's would time across legs and leave the bound.
 inner=$(truth leg.total_ns "$TMP/m.truth")
 outer=$(truth leg.outer_total_ns "$TMP/m.truth")
 omax=$(truth leg.outer_max_ns "$TMP/m.truth")
 slack=$((legs * 1000))
-within "leg total_ns between the workload's inner ($inner) and outer ($outer) sums" \
-	"$(jnode "$TMP/m.json" 'hop>leg' total_ns)" $((inner - slack)) $((outer + slack))
+within "leg raw_total_ns between the workload's inner ($inner) and outer ($outer) sums" \
+	"$(jnode "$TMP/m.json" 'hop>leg' raw_total_ns)" $((inner - slack)) $((outer + slack))
+# compensated (the default): each call less its probes' calibrated cost,
+# a median; one call's real cost may be below it, so a time may fall under
+# the workload's own by at most every calibrated probe cost together
+cmax=$(jq '[.calibration.mechanisms[]? | (.in_ns // 0) + (.out_ns // 0)] | add // 0' "$TMP/m.json")
+within "leg total_ns (compensated) within the bounds less the probes' cost ($cmax ns a call)" \
+	"$(jnode "$TMP/m.json" 'hop>leg' total_ns)" $((inner - slack - legs * cmax)) $((outer + slack))
 within "leg max_ns vs the workload's longest call ($omax from hop)" \
 	"$(jnode "$TMP/m.json" 'hop>leg' max_ns)" 20000 $((omax + 1000))
 maxns=$omax
-within "leg min_ns >= the 20 us spin" "$(jnode "$TMP/m.json" 'hop>leg' min_ns)" 20000 "$maxns"
-within "getppid max_ns < the longest leg" "$(jnode "$TMP/m.json" 'hop>leg>getppid' max_ns)" 1 "$maxns"
+within "leg min_ns >= the 20 us spin, less the probes' cost" \
+	"$(jnode "$TMP/m.json" 'hop>leg' min_ns)" $((20000 - cmax)) "$maxns"
+within "getppid max_ns < the longest leg" "$(jnode "$TMP/m.json" 'hop>leg>getppid' max_ns)" 0 "$maxns"
 tot=$(jnode "$TMP/m.json" 'hop>leg' total_ns)
 self=$(jnode "$TMP/m.json" 'hop>leg' self_ns)
 within "leg self <= total" "$self" 0 "$tot"
