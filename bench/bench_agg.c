@@ -12,7 +12,7 @@
  * machines.
  *
  * With -j N,...: sharded folding as iprof --fold-threads N does it
- * (src/fold.c): the main thread (the ring drain's role) pushes the records
+ * (src/core/fold.c): the main thread (the ring drain's role) pushes the records
  * into batches of FOLD_BATCH, one per folding thread being filled, a
  * record going to the folding thread of its tid; a full batch goes to its
  * thread through a queue of FOLD_QCAP batches (a mutex and two condition
@@ -138,7 +138,7 @@ static void usage(void)
 #define PASS 4096 /* -c: records a drain pass */
 
 /*
- * fold_sharded() - fold @recs with src/fold.c over @nj folding threads
+ * fold_sharded() - fold @recs with src/core/fold.c over @nj folding threads
  * (see the top).  Returns the folding time in s, the merge time in
  * @merge_s, and the merged aggregator in @out (agg__free() it); < 0 on
  * error.

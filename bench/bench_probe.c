@@ -42,7 +42,7 @@
  *                as iprof attaches fentry:vfs_read
  *   empty-rsite (ucall, ucall-nop5) the empty uprobe program on the
  *                target's entry and on its ret (a return site: iprof's
- *                stop of a user function, src/retsite.c) instead of a
+ *                stop of a user function, src/probe/retsite.c) instead of a
  *                uretprobe (BENCH_RSITE_OFF=N: at byte N of it instead of
  *                the ret, 8)
  *   empty-kprobe (read) the empty programs as kprobe + kretprobe (perf

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * bench_stream: throughput of the per-CPU record merge (src/stream.c),
+ * bench_stream: throughput of the per-CPU record merge (src/core/stream.c),
  * stream__push() + stream__flush(), for several numbers of sources.
  *
  * Records are generated up front (not timed): one clock, timestamps

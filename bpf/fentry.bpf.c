@@ -12,7 +12,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Functions per object; src/loader.c names the programs fe_entry_K and
+/* Functions per object; src/kernel/loader.c names the programs fe_entry_K and
  * fe_exit_K, K < IPROF_FE_SLOTS. */
 #define IPROF_FE_SLOTS 16
 

@@ -165,7 +165,7 @@ int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
  * exists once; each kind of attachment gets its own program so that the
  * verifier walks only its mode (a program serving both modes cost it 3x
  * the instructions), and iprof loads only the programs its plan uses
- * (choose_programs() in src/loader.c):
+ * (choose_programs() in src/kernel/loader.c):
  *   fn_entry_u, fn_return_u    uprobe/uretprobe perf events
  *   fn_rsite                   a user function's return site (uprobe)
  *   fn_entry_m, fn_return_m,   uprobe_multi links (6.6+: the section gives
@@ -210,7 +210,7 @@ static __always_inline int user_return(struct pt_regs *ctx)
 /*
  * A user function's return site (a ret, or a jmp that leaves it: a tail
  * call), a plain uprobe whose chain holds the function's stops: the stack
- * pointer is the one of the frame's entry (src/retsite.c).
+ * pointer is the one of the frame's entry (src/probe/retsite.c).
  */
 static __always_inline int user_rsite(struct pt_regs *ctx)
 {

@@ -69,7 +69,7 @@ struct task_state {
  * One ring buffer per possible CPU: a program writes to its CPU's ring, so
  * CPUs never contend on one ring's spinlock (one shared ring made 16
  * threads 26x slower: bench/README.md).  User space merges the rings per
- * thread in time order (src/stream.c).  The loader sizes the template and
+ * thread in time order (src/core/stream.c).  The loader sizes the template and
  * creates the rings, one per index, before any program runs.
  */
 struct rb_inner {

@@ -8,9 +8,9 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential cmake pkg-config clang llvm
       libelf-dev zlib1g-dev libjson-c-dev libcmocka-dev
-      libcapstone-dev  # return sites of user functions (src/retsite.c)
-      libiberty-dev  # C++ and Rust demangling (src/sym.c)
-      libdw-dev  # their bounds from .eh_frame (src/retsite.c)
+      libcapstone-dev  # return sites of user functions (src/probe/retsite.c)
+      libiberty-dev  # C++ and Rust demangling (src/probe/sym.c)
+      libdw-dev  # their bounds from .eh_frame (src/probe/retsite.c)
       g++  # e2e: the C++ exception workload
       libmicrohttpd-dev libsystemd-dev  # --listen, Type=notify
       jq curl python3-prometheus-client  # e2e: JSON, /metrics, the OpenMetrics parser

@@ -215,7 +215,7 @@ enum iprof_action_flags {
 	/*
 	 * On the start of a user function timer: its stops are uprobes at
 	 * the function's return sites (ret instructions and tail-call jumps,
-	 * src/retsite.c), which fire with the user stack pointer where it
+	 * src/probe/retsite.c), which fire with the user stack pointer where it
 	 * was at the entry; a frame is then stopped only by a return site
 	 * at its own entry stack pointer, and a new entry at that stack
 	 * pointer shows it was left.  Without it the stop is a uretprobe.

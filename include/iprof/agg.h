@@ -351,7 +351,7 @@ int agg__merge(struct agg *dst, const struct agg *src);
 
 /*
  * agg__count_nomem() - count @n records lost for lack of memory before
- * they reached the aggregator (a shard's stream, src/fold.c) in
+ * they reached the aggregator (a shard's stream, src/core/fold.c) in
  * agg_stats.nomem, with the aggregator's own.
  */
 void agg__count_nomem(struct agg *a, uint64_t n);

@@ -24,7 +24,7 @@
  * split evenly between the start and the stop probe.
  *
  * This part is pure arithmetic and tables (no kernel): the loop that
- * measures lives in src/calib.c with the loader.
+ * measures lives in src/cli/calib.c with the loader.
  */
 #ifndef IPROF_CALIB_H
 #define IPROF_CALIB_H

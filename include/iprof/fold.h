@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Sharded folding (iprof --fold-threads N): the records of a merged
- * stream (src/stream.c: each thread's records in time order) folded by N
+ * stream (src/core/stream.c: each thread's records in time order) folded by N
  * worker threads, each with its own aggregator (include/iprof/agg.h), a
  * record going to the shard of its thread: its tid, or for an interrupt
  * context (IPROF_F_CTX) its context and CPU, hashed.  Every record of a
@@ -92,7 +92,7 @@ int fold__push_src(struct fold *f, unsigned int src, const void *rec,
 
 /*
  * fold__flush() - every record of the sources stamped before
- * @watermark_ns was pushed (src/stream.h): each shard delivers to its
+ * @watermark_ns was pushed (src/core/stream.h): each shard delivers to its
  * aggregator what its stream can below it (stream__flush()), or with
  * @drain everything it holds (stream__drain(): the sources are done).
  * Does not wait: fold__sync() does.

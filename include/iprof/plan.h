@@ -137,7 +137,7 @@ struct plan {
  */
 /*
  * Resolves a named argument of kernel function @func (from BTF: see
- * src/btfarg.c): its index, and the width (bytes) and signedness of its
+ * src/kernel/btfarg.c): its index, and the width (bytes) and signedness of its
  * type.  Returns 0, -ENOENT if @func has no BTF, or -ESRCH if it has no
  * argument @name (then @names gets its argument names, comma-separated).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The report formats (-f): one table (src/report_fmt.c), one row per
+ * The report formats (-f): one table (src/report/report_fmt.c), one row per
  * format: its name, a few words for --help, its writer and what it can
  * do.  Code outside the reporters asks report_fmt_has() what a format
  * does; it never compares formats.  Kernel-free.
@@ -68,7 +68,7 @@ struct report_format {
 	unsigned int caps; /* enum report_cap, or'ed */
 };
 
-/* ---- The writers (src/report_NAME.c), the rows' .write ---- */
+/* ---- The writers (src/report/report_NAME.c), the rows' .write ---- */
 
 /*
  * report_seed() - the seed patch's format, exactly: one line per node,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Return sites where the symbol table falls short, and no uretprobe where
-# a program can unwind through it (issue 25 item 1; src/retsite.c,
-# src/unwind.c): each program below throws C++ exceptions through timed
+# a program can unwind through it (issue 25 item 1; src/probe/retsite.c,
+# src/probe/unwind.c): each program below throws C++ exceptions through timed
 # functions and must live (exit 0, its own "caught" line), with exact
 # counts against its ground truth (tests/e2e/helpers/fallback/).
 #  1. a stripped shared library (strip --strip-unneeded): lthrow.cold is

@@ -4,7 +4,7 @@
 # unwinding through timed frames (the program must live: exit 0 and its
 # "caught" line), longjmp, two stacks on one thread (swapcontext), 100-deep
 # recursion, exec with a frame open.  Their stops are uprobes on return
-# sites (src/retsite.c), not uretprobes.
+# sites (src/probe/retsite.c), not uretprobes.
 . "$(dirname "$0")/lib.sh"
 need_root
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness: the aggregator (src/agg.c) and the formatters on
+ * libFuzzer harness: the aggregator (src/core/agg.c) and the formatters on
  * arbitrary record streams.  The input is read 12 bytes per record: the
  * fields of a struct iprof_rec taken mostly in range (few threads, timers
  * and depths, timestamps moving forward by a byte's worth, sometimes back)

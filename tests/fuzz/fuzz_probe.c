@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness: the probe parser (src/probe.c).  The input is a probe
+ * libFuzzer harness: the probe parser (src/probe/probe.c).  The input is a probe
  * file, read twice: line by line through probe_parse_line() (each line an
  * -e spec) and whole through probe_parse_file() (a memfd: the file reading
  * path, its limits, CRLF and NUL handling), then probe_list_check().

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness of the recording reader (src/rec.c): any bytes are
+ * libFuzzer harness of the recording reader (src/core/rec.c): any bytes are
  * read as a recording and replayed into the aggregator and the timeline,
  * as `iprof report` does.  Built with -DIPROF_FUZZ=ON (clang); run with
  * tests/fuzz/run.sh.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness: the ELF symbol reader (src/sym.c) on arbitrary bytes
+ * libFuzzer harness: the ELF symbol reader (src/probe/sym.c) on arbitrary bytes
  * as a file (a memfd): sym_func_names() lists the functions, and
  * sym_func_offset() looks up the first of them and a missing name.
  * Invariants: an error leaves a message; a listed name is found again or

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The log module's lines (src/log.h) captured in memory for the unit
+ * The log module's lines (src/cli/log.h) captured in memory for the unit
  * tests: logcap_setup()/logcap_teardown() as cmocka group or test fixtures,
  * logcap_text() what was written so far, logcap_take() the same and a
  * fresh start.  One capture per test program (static state).
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "log.h"
+#include "cli/log.h"
 
 static char *logcap_buf;
 static size_t logcap_len;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of the aggregator (src/agg.c) with synthetic records.  Every
+ * Unit tests of the aggregator (src/core/agg.c) with synthetic records.  Every
  * number is computed by hand from the records pushed.
  */
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests of the log-linear histogram (src/hist.c). */
+/* Unit tests of the log-linear histogram (src/core/hist.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

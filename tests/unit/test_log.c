@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for src/log.c: the levels -q and -v let through, the prefix. */
+/* Unit tests for src/cli/log.c: the levels -q and -v let through, the prefix. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "cli/log.h"
 #include "logcap.h"
 
 

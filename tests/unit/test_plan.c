@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for src/plan.c against a fixture tracefs
+ * Unit tests for src/probe/plan.c against a fixture tracefs
  * (tests/unit/data/tracefs: format files copied from a 6.18 kernel).
  */
 #include <errno.h>
@@ -55,7 +55,7 @@ __attribute__((noinline, used)) int plan_test_target(int a, int b)
 
 #ifdef __x86_64__
 /*
- * Functions whose return sites are known by construction (src/retsite.c):
+ * Functions whose return sites are known by construction (src/probe/retsite.c):
  * rs_tail leaves by a tail call (jmp at +4) or a ret (its last byte);
  * rs_indirect ends in jmp *%rax (a jump table or a tail call: a
  * uretprobe); rs_noret never returns.
@@ -608,7 +608,7 @@ static void uprobe_resolved(void **state)
 	assert_string_equal(p.att[0].path, self);
 	assert_string_equal(p.att[0].func, "plan_test_target");
 	assert_int_equal(p.att[0].offset, off);
-	/* its stop: a uprobe on its one ret (src/retsite.c), not a
+	/* its stop: a uprobe on its one ret (src/probe/retsite.c), not a
 	 * uretprobe; the start says so to BPF */
 	assert_int_equal(p.att[1].mech, MECH_RETSITE);
 	assert_true(p.att[1].offset > off);

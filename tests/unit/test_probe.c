@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of the probe-list parser (src/probe.c).  Include tests read
+ * Unit tests of the probe-list parser (src/probe/probe.c).  Include tests read
  * files under $IPROF_TESTDATA/probe (tests/unit/data/probe) or write
  * their own under a mkdtemp() directory.
  */

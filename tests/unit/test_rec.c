@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Recordings (src/rec.c): a written recording reads back exactly; a file
+ * Recordings (src/core/rec.c): a written recording reads back exactly; a file
  * cut at any byte reads up to its last complete block and says so; a
  * corrupted, foreign or wrong-version file is an error naming the file and
  * the offset; replaying a recording into the aggregator gives the tree the

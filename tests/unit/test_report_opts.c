@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for src/report_opts.c: the report options iprof and iprof
+ * Unit tests for src/cli/report_opts.c: the report options iprof and iprof
  * report share, their messages and their lists in --help, made from the
  * tables of the formats, sort keys, columns, weights and --by keys.
  */
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "report_opts.h"
+#include "cli/log.h"
+#include "cli/report_opts.h"
 #include "logcap.h"
 
 

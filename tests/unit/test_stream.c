@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of the per-source record merge (src/stream.c): records of one
+ * Unit tests of the per-source record merge (src/core/stream.c): records of one
  * thread pushed out of order across sources come out in its order, the
  * watermark holds back what a later drain could still precede, ring order
  * is kept, and every record is delivered exactly once.

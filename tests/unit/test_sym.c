@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for src/sym.c: uprobe binary paths and function offsets.
+ * Unit tests for src/probe/sym.c: uprobe binary paths and function offsets.
  *
  * Binaries under test: this test program itself (it has a .symtab), libc
  * (no .symtab: exported functions in .dynsym, with versions), and copies

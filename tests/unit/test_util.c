@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests for src/util.c: durations and sizes as the options take them. */
+/* Unit tests for src/core/util.c: durations and sizes as the options take them. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Overhead calibration, the measuring part (include/iprof/calib.h): for
+ * each class of mechanism a plan uses, a one-timer plan of iprof's own
+ * (its iprof_calib_leaf() function, or its getppid(2) calls) is loaded
+ * with the same BPF programs, filtered to iprof's own process, and timed
+ * untraced, then traced, by iprof's clock and by the records.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/calib.h"
+#include "iprof/abi.h"
+#include "iprof/probe.h"
+#include "iprof/util.h"
+#include "kernel/loader.h"
+#include "cli/log.h"
+
+/*
+ * The user functions of the calibration, one per way the kernel treats a
+ * function's first instruction (uprobes emulate `push` on newer kernels
+ * and single-step most others, after the entry's timestamp), both ending
+ * in `ret`.  Global and in .text, so that iprof's own symbol table names
+ * them with their sizes.
+ */
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl iprof_calib_push\n"
+	".type iprof_calib_push, @function\n"
+	"iprof_calib_push:\n"
+	"\tpush %rbp\n"
+	"\tmov %rsp, %rbp\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size iprof_calib_push, .-iprof_calib_push\n"
+	".globl iprof_calib_step\n"
+	".type iprof_calib_step, @function\n"
+	"iprof_calib_step:\n"
+	"\tsub $8, %rsp\n"
+	"\tadd $8, %rsp\n"
+	"\tret\n"
+	".size iprof_calib_step, .-iprof_calib_step\n");
+void iprof_calib_push(void);
+void iprof_calib_step(void);
+#else
+__attribute__((noinline, used)) void iprof_calib_push(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void iprof_calib_step(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+#endif
+
+/* through volatile pointers: the calls are never inlined or moved */
+static void (*volatile leaf_push)(void) = iprof_calib_push;
+static void (*volatile leaf_step)(void) = iprof_calib_step;
+
+static void call_push(void)
+{
+	leaf_push();
+}
+
+static void call_step(void)
+{
+	leaf_step();
+}
+
+static void call_getppid(void)
+{
+	syscall(SYS_getppid);
+}
+
+static void call_getpid(void)
+{
+	syscall(SYS_getpid);
+}
+
+/* The probe line that times one call of class @c, and the call. */
+static const char *class_spec(enum calib_class c, void (**call)(void))
+{
+	*call = call_getppid;
+	switch (c) {
+	case CALIB_RETSITE:
+	case CALIB_URETPROBE:
+		*call = call_push;
+		return "uprobe:/proc/self/exe:iprof_calib_push";
+	case CALIB_RETSITE_STEP:
+	case CALIB_URETPROBE_STEP:
+		*call = call_step;
+		return "uprobe:/proc/self/exe:iprof_calib_step";
+	case CALIB_SYSCALL:
+	case CALIB_TRACEPOINT:
+		return "span calib_span = tracepoint:syscalls:sys_enter_getppid -> "
+		       "tracepoint:syscalls:sys_exit_getppid";
+	/* getpid(2), not getppid: not nested in the span's calls */
+	case CALIB_FENTRY:
+		*call = call_getpid;
+		return "fentry:__x64_sys_getpid as calib_fentry";
+	case CALIB_KPROBE:
+		*call = call_getpid;
+		return "kprobe:__x64_sys_getpid as calib_kprobe";
+	case CALIB_FUNC:
+		*call = call_getpid;
+		return "func:__x64_sys_getpid as calib_func";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * entry_emulated() - the instruction at file offset @off of @path is a
+ * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), which x86
+ * uprobes emulate on newer kernels instead of single-stepping it.
+ */
+static int entry_emulated(const char *path, uint64_t off)
+{
+	unsigned char b[2] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), push;
+
+	if (fd < 0)
+		return 0;
+	push = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
+	       ((b[0] >= 0x50 && b[0] <= 0x57) ||
+		(b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57));
+	close(fd);
+	return push;
+}
+
+int calib_class_of(const struct plan *p, uint32_t timer,
+		   const struct plan_env *env)
+{
+	const struct plan_timer *t = &p->timers[timer];
+	int uret, push = 0;
+	uint32_t i;
+
+	if (t->error)
+		return CALIB_NONE;
+	switch (t->kind) {
+	case PROBE_UPROBE:
+		/* entry only: its start's cost alone (calib_cost()) */
+		uret = !t->entry_only && !t->ret_sites;
+		(void)env;
+		for (i = 0; i < p->natt; i++)
+			if (p->att[i].timer == timer &&
+			    p->att[i].mech == MECH_UPROBE) {
+				push = entry_emulated(p->att[i].path,
+						      p->att[i].offset);
+				break;
+			}
+		if (uret)
+			return push ? CALIB_URETPROBE : CALIB_URETPROBE_STEP;
+		return push ? CALIB_RETSITE : CALIB_RETSITE_STEP;
+	case PROBE_SPAN:
+		for (i = 0; i < p->natt; i++)
+			if (p->att[i].timer == timer)
+				return p->att[i].mech == MECH_SYSCALL ?
+					       CALIB_SYSCALL :
+					       CALIB_TRACEPOINT;
+		return CALIB_NONE;
+	case PROBE_FENTRY:
+		return CALIB_FENTRY;
+	case PROBE_KPROBE:
+		return CALIB_KPROBE;
+	case PROBE_FUNC:
+		return CALIB_FUNC;
+	}
+	return CALIB_NONE;
+}
+
+/*
+ * time_calls() - CALIB_ROUNDS rounds of CALIB_CALLS calls of @call, each
+ * timed alone into @v (CALIB_ROUNDS x CALIB_CALLS): their median (ns), as
+ * D's is over the same calls.  @l (may be NULL): drained after each round,
+ * so that no ring fills.
+ */
+static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v)
+{
+	unsigned int r, i;
+	uint64_t t0;
+
+	for (r = 0; r < CALIB_ROUNDS; r++) {
+		for (i = 0; i < CALIB_CALLS; i++) {
+			t0 = util_now_ns();
+			call();
+			v[r * CALIB_CALLS + i] = util_now_ns() - t0;
+		}
+		if (l)
+			loader_poll(l, 0);
+	}
+	return calib_median(v, (size_t)CALIB_ROUNDS * CALIB_CALLS);
+}
+
+/* A calibration timer's durations, from its records (one thread). */
+struct durs {
+	uint64_t *v;
+	size_t n, cap;
+	uint64_t start; /* the open START's timestamp, 0: none */
+};
+
+/* The records of one calibration plan: timer i is group class i. */
+struct group {
+	enum calib_class cls[CALIB_NCLASS];
+	unsigned int n;
+	struct durs d[CALIB_NCLASS];
+};
+
+static int on_rec(void *ctx, void *data, size_t size)
+{
+	const struct iprof_rec *r = data;
+	struct group *g = ctx;
+	struct durs *d;
+
+	if (size != sizeof(*r) || r->timer >= g->n || r->depth != 1)
+		return 0;
+	d = &g->d[r->timer];
+	if (r->type == IPROF_REC_START) {
+		d->start = r->ts;
+	} else if (r->type == IPROF_REC_STOP && d->start && r->ts >= d->start) {
+		if (d->n < d->cap)
+			d->v[d->n++] = r->ts - d->start;
+		d->start = 0;
+	} else {
+		d->start = 0; /* anything else closes it untimed */
+	}
+	return 0;
+}
+
+/* every class of @g did not get measured, for @why */
+static void group_fail(struct calib *cal, const struct group *g,
+		       const char *why)
+{
+	for (unsigned int i = 0; i < g->n; i++)
+		if (!cal->r[g->cls[i]].why[0])
+			snprintf(cal->r[g->cls[i]].why,
+				 sizeof(cal->r[0].why), "%s", why);
+}
+
+/*
+ * measure() - calibrate the classes of @g in one plan of their own, one
+ * timer each, under @env (one load of the BPF programs): every call timed
+ * untraced first, then traced.
+ */
+static void measure(struct calib *cal, struct group *g,
+		    const struct plan_env *env, uint64_t *v)
+{
+	struct probe_list pl = { 0 };
+	struct plan cp = { 0 };
+	struct loader_opts lo = { 0 };
+	struct loader *l = NULL;
+	void (*call[CALIB_NCLASS])(void);
+	struct calib_result *r;
+	char err[200];
+	unsigned int i;
+	int e;
+
+	for (i = 0; i < g->n; i++) {
+		if (probe_parse_line(&pl, class_spec(g->cls[i], &call[i]),
+				     "calibration", (int)i + 1, err,
+				     sizeof(err))) {
+			group_fail(cal, g, err);
+			goto out;
+		}
+	}
+	if (plan_build(&cp, &pl, env) || cp.ntimers != g->n) {
+		group_fail(cal, g, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < g->n; i++) {
+		r = &cal->r[g->cls[i]];
+		if (cp.timers[i].error)
+			snprintf(r->why, sizeof(r->why), "%s",
+				 cp.timers[i].error);
+		else if (calib_class_of(&cp, i, env) != (int)g->cls[i])
+			snprintf(r->why, sizeof(r->why),
+				 "its calibration timer did not plan as %s",
+				 calib_class_name(g->cls[i]));
+		g->d[i].cap = (size_t)CALIB_ROUNDS * CALIB_CALLS;
+		g->d[i].v = malloc(g->d[i].cap * sizeof(uint64_t));
+		if (!g->d[i].v) {
+			group_fail(cal, g, "out of memory");
+			goto out;
+		}
+		/* untraced first: nothing of this plan is attached yet */
+		r->b_ns = time_calls(call[i], NULL, v);
+	}
+
+	lo.filter = 1;
+	lo.trace_self = 1;
+	lo.rb_bytes = 1u << 20;
+	if ((e = loader_open(&l, &cp, &lo, on_rec, g, err, sizeof(err)))) {
+		group_fail(cal, g, err);
+		goto out;
+	}
+	if ((e = loader_add_target(l, getpid()))) {
+		group_fail(cal, g, "cannot trace iprof itself");
+		goto out;
+	}
+	e = loader_attach(l, NULL);
+	if (e < 0 || (e = loader_set_tracing(l, 1))) {
+		group_fail(cal, g, strerror(-e));
+		goto out;
+	}
+	for (i = 0; i < g->n; i++) {
+		const struct loader_timer *st = loader_timer(l, i);
+
+		r = &cal->r[g->cls[i]];
+		if (r->why[0])
+			continue;
+		if (!st->attached) {
+			snprintf(r->why, sizeof(r->why), "%s",
+				 st->error ? st->error : "not attached");
+			continue;
+		}
+		r->t_ns = time_calls(call[i], l, v);
+	}
+	loader_set_tracing(l, 0);
+	loader_drain(l);
+	for (i = 0; i < g->n; i++) {
+		r = &cal->r[g->cls[i]];
+		if (r->why[0])
+			continue;
+		if (!g->d[i].n) {
+			snprintf(r->why, sizeof(r->why),
+				 "no call of its calibration timer was recorded");
+			continue;
+		}
+		r->calls = g->d[i].n;
+		r->d_ns = calib_median(g->d[i].v, g->d[i].n);
+		calib_derive(r);
+	}
+out:
+	if (l) {
+		loader_detach(l);
+		loader_close(l);
+	}
+	for (i = 0; i < g->n; i++)
+		free(g->d[i].v);
+	plan_free(&cp);
+	probe_list_free(&pl);
+}
+
+int calib_run(struct calib *cal, const struct plan *p,
+	      const struct plan_env *penv)
+{
+	uint64_t t0 = util_now_ns(), *v;
+	struct plan_env env = *penv;
+	struct group g;
+	unsigned int pass;
+	int uretp;
+	uint32_t i;
+	int c;
+
+	memset(cal, 0, sizeof(*cal));
+	for (i = 0; i < p->ntimers; i++) {
+		c = calib_class_of(p, i, penv);
+		if (c >= 0)
+			cal->r[c].needed = 1;
+	}
+	for (c = 0; c < CALIB_NCLASS; c++)
+		cal->r[c].mech = calib_class_name((enum calib_class)c);
+	v = malloc((size_t)CALIB_ROUNDS * CALIB_CALLS * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	env.pids = NULL;
+	env.npids = 0;
+	/*
+	 * Pass 0 plans as the run does (uretprobes with --returns
+	 * uretprobe, else return sites; its syscall tracepoint setting); pass 1 the other way, for the classes a
+	 * timer's fallback needs (a uretprobe where return sites are
+	 * found, ...).  One load of the programs a pass.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		memset(&g, 0, sizeof(g));
+		uretp = penv->returns == PLAN_RETURNS_URETPROBE;
+		if (pass)
+			uretp = !uretp;
+		env.returns = uretp ? PLAN_RETURNS_URETPROBE : PLAN_RETURNS_SITES;
+		env.exe = NULL;
+		env.syscall_tracepoints = pass ? !penv->syscall_tracepoints :
+						 penv->syscall_tracepoints;
+		for (c = 0; c < CALIB_NCLASS; c++) {
+			if (!cal->r[c].needed || cal->r[c].done ||
+			    ((c == CALIB_RETSITE || c == CALIB_RETSITE_STEP) &&
+			     uretp) ||
+			    ((c == CALIB_URETPROBE ||
+			      c == CALIB_URETPROBE_STEP) &&
+			     !uretp) ||
+			    (c == CALIB_SYSCALL && env.syscall_tracepoints) ||
+			    (c == CALIB_TRACEPOINT && !env.syscall_tracepoints) ||
+			    (pass && c >= CALIB_FENTRY))
+				continue;
+			cal->r[c].why[0] = '\0';
+			g.cls[g.n++] = (enum calib_class)c;
+		}
+		if (g.n)
+			measure(cal, &g, &env, v);
+	}
+	free(v);
+	cal->took_ns = util_now_ns() - t0;
+	return 0;
+}
+
+static void *calib_thread(void *arg)
+{
+	struct calib_job *j = arg;
+
+	j->err = calib_run(j->cal, j->plan, &j->env);
+	return NULL;
+}
+
+int calib_start(struct calib_job *j, struct calib *cal, const struct plan *p,
+		const struct plan_env *env)
+{
+	int e;
+
+	j->cal = cal;
+	j->plan = p;
+	j->env = *env;
+	j->err = 0;
+	j->started = 0;
+	e = pthread_create(&j->th, NULL, calib_thread, j);
+	if (e) {
+		/* no thread: measure here and now */
+		j->err = calib_run(cal, p, env);
+		return j->err;
+	}
+	j->started = 1;
+	return 0;
+}
+
+int calib_wait(struct calib_job *j)
+{
+	if (j->started) {
+		pthread_join(j->th, NULL);
+		j->started = 0;
+	}
+	return j->err;
+}
+
+void calib_log(const struct calib *cal)
+{
+	const struct calib_result *r;
+	int c, any = 0;
+
+	for (c = 0; c < CALIB_NCLASS; c++) {
+		r = &cal->r[c];
+		if (!r->needed)
+			continue;
+		any = 1;
+		if (r->done)
+			log_debug("calibration: %s: %u ns inside a call, %u ns outside (in its caller); untraced %llu ns, traced %llu ns, recorded %llu ns, medians of %llu calls",
+				  r->mech, r->in_ns, r->out_ns,
+				  (unsigned long long)r->b_ns,
+				  (unsigned long long)r->t_ns,
+				  (unsigned long long)r->d_ns,
+				  (unsigned long long)r->calls);
+		else
+			/* the report's summary says it too, where its timers
+			 * attached (the same reason often keeps them out) */
+			log_debug("calibration: %s: not measured (%s): its timers' times are not compensated",
+				  calib_class_name((enum calib_class)c), r->why);
+	}
+	if (any)
+		log_debug("calibration took %.1f ms",
+			  (double)cal->took_ns / 1e6);
+}

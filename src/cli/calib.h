@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Overhead calibration, the measuring part (src/cli/calib.c; the method and
+ * the arithmetic: include/iprof/calib.h).  Loads BPF programs: root.
+ */
+#ifndef IPROF_CALIB_RUN_H
+#define IPROF_CALIB_RUN_H
+
+#include <pthread.h>
+
+#include "iprof/calib.h"
+#include "iprof/plan.h"
+
+/*
+ * calib_class_of() - the calibration class of timer @timer of @p (planned
+ * with @env), or CALIB_NONE for a timer with an error.
+ */
+int calib_class_of(const struct plan *p, uint32_t timer,
+		   const struct plan_env *env);
+
+/*
+ * calib_run() - measure every class that a timer of @p uses, each with a
+ * plan of its own under @env's settings (its pids ignored), before @p is
+ * loaded: a few hundred ms a class, BPF loads included.  A class that
+ * cannot be measured says why in cal->r[c].why (its timers' costs are then
+ * unknown: AGG_COST_UNKNOWN).  Returns 0 or -ENOMEM.
+ */
+int calib_run(struct calib *cal, const struct plan *p,
+	      const struct plan_env *env);
+
+/*
+ * A calibration in a thread of its own, so that it runs while the run's
+ * own BPF programs load (the verifier, on another CPU): calib_start()
+ * takes copies of what it needs but @p, which must stay until
+ * calib_wait(), whose return is calib_run()'s.  Nothing of the run may be
+ * attached before calib_wait() returns: its probes would be timed too.
+ */
+struct calib_job {
+	pthread_t th;
+	int started;
+	struct calib *cal;
+	const struct plan *plan;
+	struct plan_env env;
+	int err;
+};
+
+int calib_start(struct calib_job *j, struct calib *cal, const struct plan *p,
+		const struct plan_env *env);
+int calib_wait(struct calib_job *j);
+
+/*
+ * calib_log() - each class measured, with its figures, and each one that
+ * could not be, with why (-v: the report's summary says the latter too).
+ */
+void calib_log(const struct calib *cal);
+
+#endif /* IPROF_CALIB_RUN_H */

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iprof diff [OPTIONS] A B: two runs compared path by path.  A and B are
+ * JSON reports (iprof -f json, NDJSON of --interval: the last document)
+ * or recordings (reported as JSON first, with --by, --from and --to).
+ * For each path: count, total, avg, p50 and p99 of A and of B, and the
+ * change; largest change of total time first; paths in one run only are
+ * listed as such.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "iprof/rec.h"
+#include "iprof/output.h"
+#include "iprof/report.h"
+#include "iprof/report_fmt.h"
+#include "iprof/util.h"
+#include "cli/cmd.h"
+#include "cli/replay.h"
+#include "cli/log.h"
+
+/* inputs larger than this are refused, bytes */
+#define DIFF_MAX_INPUT (1ull << 30)
+/* first read buffer (doubled up to DIFF_MAX_INPUT) */
+#define DIFF_READ_CHUNK 65536u
+/* nesting of a report's tree: iprof's own are at most IPROF_MAX_DEPTH
+ * deep (include/iprof/abi.h); deeper is no report of iprof's */
+#define DIFF_MAX_NESTING 200
+
+struct dstat {
+	uint64_t count, total_ns, avg_ns, p50_ns, p99_ns;
+};
+
+struct dpath {
+	char *key;	   /* names joined by " > " */
+	json_object *path; /* borrowed from the document */
+	int have_a, have_b;
+	struct dstat a, b;
+};
+
+struct dset {
+	struct dpath *p; /* grown by util_grow() */
+	size_t n;
+	char why[512]; /* collect()'s reason for -EINVAL, or "" */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: iprof diff [OPTIONS] A B\n"
+		   "\n"
+		   "Compares two runs path by path: A and B are JSON reports "
+		   "('iprof -f json')\n"
+		   "or recordings ('iprof record'); '-' reads one of them from "
+		   "stdin.\n"
+		   "\n"
+		   "  -f, --format FMT      table (default) or json\n"
+		   "  -o, --output FILE     write to FILE instead of stdout\n"
+		   "      --by KEY, --from TIME, --to TIME   for recordings, "
+		   "as 'iprof report'\n"
+		   "  -q, --quiet           no notes on stderr\n"
+		   "\n"
+		   "Per path: count, total, avg, p50 and p99 in A and in B and "
+		   "the change\n"
+		   "(B - A), ordered by the largest change of total time; "
+		   "paths only in A\n"
+		   "or only in B are marked.  Exit status: 0, 1 write error, 2 "
+		   "bad input,\n3 compared, but a recording was cut before its "
+		   "trailer, or its run\nhad timers not attached or lost "
+		   "calls.\n");
+}
+
+/* the whole of @f, NUL-terminated, in *@buf (*@len bytes); 0 or -errno */
+static int slurp(FILE *f, const char *name, char **buf, size_t *len)
+{
+	size_t cap = DIFF_READ_CHUNK, n = 0, got;
+	char *b = malloc(cap), *nb;
+
+	if (!b)
+		return -ENOMEM;
+	while ((got = fread(b + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 == cap) {
+			if (cap >= DIFF_MAX_INPUT) {
+				log_cmd(LOG_LVL_ERROR, "diff",
+					"%s: larger than %llu "
+					"bytes",
+					name, DIFF_MAX_INPUT);
+				free(b);
+				return -EFBIG;
+			}
+			nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+	}
+	if (ferror(f)) {
+		log_cmd(LOG_LVL_ERROR, "diff", "%s: read error", name);
+		free(b);
+		return -EIO;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/*
+ * The report of @name as a JSON document (a recording is reported first);
+ * the last document of NDJSON.  NULL with a message.  *@partial: 1 when
+ * @name is a recording cut before its trailer (said on stderr) or whose
+ * run was incomplete (replay_report()).
+ */
+static json_object *load(const char *name, const struct replay_opts *ro,
+			 int *partial)
+{
+	json_object *doc = NULL, *o;
+	struct json_tokener *tok = NULL;
+	char *buf = NULL, *json = NULL;
+	size_t len = 0, jlen = 0, off = 0;
+	FILE *in = replay_open(name), *mem;
+
+	if (!in)
+		return NULL;
+	if (slurp(in, name, &buf, &len))
+		goto out;
+	if (len >= 8 && !memcmp(buf, REC_MAGIC, 8)) {
+		struct replay_opts jo = *ro;
+		int part, ret;
+
+		jo.r.fmt = REPORT_FMT_JSON;
+		jo.quiet = 1;
+		mem = fmemopen(buf, len, "r");
+		FILE *js = open_memstream(&json, &jlen);
+
+		if (!mem || !js) {
+			if (mem)
+				fclose(mem);
+			if (js)
+				fclose(js);
+			goto out;
+		}
+		ret = replay_report(mem, name, &jo, js, &part);
+		fclose(mem);
+		fclose(js);
+		if (ret)
+			goto out;
+		if (part)
+			*partial = 1;
+		if (part & REPLAY_CUT) {
+			log_cmd(LOG_LVL_WARN, "diff",
+				"warning: %s: the recording ends without its trailer (cut, or the run was killed): compared as far as it goes",
+				name);
+		}
+		free(buf);
+		buf = json;
+		len = jlen;
+		json = NULL;
+	} else if (ro->from_ns || ro->to_ns || ro->r.by) {
+		/* a report is what it is: no window, no other split */
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"%s: a JSON report: --from, --to and --by apply to recordings (iprof record -o FILE)",
+			name);
+		goto out;
+	}
+	tok = json_tokener_new_ex(1024);
+	if (!tok)
+		goto out;
+	while (off < len) {
+		while (off < len && strchr(" \t\r\n", buf[off]))
+			off++;
+		if (off == len)
+			break;
+		json_tokener_reset(tok);
+		o = json_tokener_parse_ex(tok, buf + off, (int)(len - off));
+		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		    !json_object_is_type(o, json_type_object)) {
+			enum json_tokener_error e = json_tokener_get_error(tok);
+
+			/* json-c's words for a cut document ("continue") or
+			 * valid JSON that is no object ("success") say
+			 * nothing: say what is wrong */
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"%s: offset %zu: not a JSON report (%s)",
+				name,
+				/* where the value starts, or where the
+				 * parser stopped */
+				off + (e == json_tokener_success ?
+					       0 : (size_t)tok->char_offset),
+				e == json_tokener_continue ?
+					"the file ends inside a JSON value" :
+				e == json_tokener_success ?
+					"a JSON value that is no object" :
+					json_tokener_error_desc(e));
+			json_object_put(o);
+			json_object_put(doc);
+			doc = NULL;
+			goto out;
+		}
+		json_object_put(doc);
+		doc = o; /* NDJSON: the last one is the final report */
+		off += (size_t)tok->char_offset;
+	}
+	if (!doc)
+		log_cmd(LOG_LVL_ERROR, "diff", "%s: empty", name);
+out:
+	if (tok) /* json-c 0.16's json_tokener_free() takes no NULL */
+		json_tokener_free(tok);
+	free(buf);
+	free(json);
+	if (in != stdin)
+		fclose(in);
+	return doc;
+}
+
+/*
+ * Member @k of node @o (path @key) in *@out: 0 when absent (an older
+ * report) or null (no call completed there: avg_ns, p50_ns, p99_ns of a
+ * --by root or a path of incomplete calls); a value that is no count
+ * (negative, fractional, a string) is -EINVAL with the reason in @s->why.
+ */
+static int num(struct dset *s, json_object *o, const char *key,
+	       const char *k, uint64_t *out)
+{
+	json_object *v;
+
+	*out = 0;
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return 0; /* json-c: a null member is a NULL object */
+	if (!json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0) {
+		snprintf(s->why, sizeof(s->why),
+			 "node '%s': \"%s\" is %s, not a count", key, k,
+			 json_object_to_json_string(v));
+		return -EINVAL;
+	}
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+static struct dpath *find(struct dset *s, const char *key)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->p[i].key, key))
+			return &s->p[i];
+	return NULL;
+}
+
+/* add @nodes (a "tree" or "children" array) and their children */
+static int collect(struct dset *s, json_object *nodes, int b, int depth)
+{
+	size_t i, k, n;
+
+	if (!nodes || !json_object_is_type(nodes, json_type_array))
+		return 0;
+	if (depth > DIFF_MAX_NESTING)
+		return -EINVAL;
+	n = json_object_array_length(nodes);
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(nodes, i), *path,
+			    *kids;
+		struct dstat st;
+		struct dpath *p;
+		char *key = NULL;
+		size_t klen = 0;
+		FILE *m;
+
+		if (!json_object_object_get_ex(o, "path", &path) ||
+		    !json_object_is_type(path, json_type_array))
+			return -EINVAL;
+		m = open_memstream(&key, &klen);
+		if (!m)
+			return -ENOMEM;
+		for (k = 0; k < json_object_array_length(path); k++)
+			fprintf(m, "%s%s", k ? " > " : "",
+				json_object_get_string(
+					json_object_array_get_idx(path, k)));
+		if (fclose(m))
+			return -ENOMEM;
+		if (num(s, o, key, "count", &st.count) ||
+		    num(s, o, key, "total_ns", &st.total_ns) ||
+		    num(s, o, key, "avg_ns", &st.avg_ns) ||
+		    num(s, o, key, "p50_ns", &st.p50_ns) ||
+		    num(s, o, key, "p99_ns", &st.p99_ns)) {
+			free(key);
+			return -EINVAL;
+		}
+		p = find(s, key);
+		if (!p) {
+			if (util_grow(&s->p, s->n, sizeof(*s->p))) {
+				free(key);
+				return -ENOMEM;
+			}
+			p = &s->p[s->n++];
+			memset(p, 0, sizeof(*p));
+			p->key = key;
+			p->path = path;
+		} else {
+			free(key);
+		}
+		if (b) {
+			p->have_b = 1;
+			p->b = st;
+		} else {
+			p->have_a = 1;
+			p->a = st;
+		}
+		kids = NULL;
+		json_object_object_get_ex(o, "children", &kids);
+		if (kids && !json_object_is_type(kids, json_type_array)) {
+			snprintf(s->why, sizeof(s->why),
+				 "node '%s': \"children\" is no array",
+				 p->key);
+			return -EINVAL;
+		}
+		if (collect(s, kids, b, depth + 1))
+			return -EINVAL; /* s->why says why */
+	}
+	return 0;
+}
+
+static int64_t delta(uint64_t a, uint64_t b)
+{
+	return (int64_t)(b - a);
+}
+
+static uint64_t mag(const struct dpath *p)
+{
+	int64_t d = delta(p->a.total_ns, p->b.total_ns);
+
+	return d < 0 ? (uint64_t)-d : (uint64_t)d;
+}
+
+static int by_change(const void *x, const void *y)
+{
+	const struct dpath *a = x, *b = y;
+	uint64_t ma = mag(a), mb = mag(b);
+
+	if (ma != mb)
+		return ma < mb ? 1 : -1;
+	return strcmp(a->key, b->key);
+}
+
+/* "+1.25ms", "-812ns", "0" */
+static const char *fmt_delta(char *buf, size_t len, int64_t d)
+{
+	char t[24];
+
+	if (!d)
+		return "0";
+	report_fmt_ns(t, sizeof(t), d < 0 ? (uint64_t)-d : (uint64_t)d);
+	snprintf(buf, len, "%c%s", d < 0 ? '-' : '+', t);
+	return buf;
+}
+
+static const char *fmt_pct(char *buf, size_t len, uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b ? "new" : "0%";
+	snprintf(buf, len, "%+.1f%%",
+		 ((double)b - (double)a) * 100.0 / (double)a);
+	return buf;
+}
+
+static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
+{
+	char b[8][40];
+	size_t i;
+
+	fprintf(f, "A: %s\nB: %s\n", an, bn);
+	fprintf(f, "%9s %9s %9s %9s %10s %8s %9s %9s %9s %9s %9s %9s  %s\n",
+		"count A", "count B", "total A", "total B", "change", "%",
+		"avg A", "avg B", "p50 A", "p50 B", "p99 A", "p99 B", "path");
+	for (i = 0; i < s->n; i++) {
+		const struct dpath *p = &s->p[i];
+		const struct dstat *a = &p->a, *bb = &p->b;
+
+		fprintf(f, "%9" PRIu64 " %9" PRIu64 " %9s %9s %10s %8s",
+			a->count, bb->count,
+			p->have_a ? report_fmt_ns(b[0], 40, a->total_ns) : "-",
+			p->have_b ? report_fmt_ns(b[1], 40, bb->total_ns) : "-",
+			fmt_delta(b[2], 40, delta(a->total_ns, bb->total_ns)),
+			fmt_pct(b[3], 40, a->total_ns, bb->total_ns));
+		fprintf(f, " %9s %9s",
+			a->count ? report_fmt_ns(b[4], 40, a->avg_ns) : "-",
+			bb->count ? report_fmt_ns(b[5], 40, bb->avg_ns) : "-");
+		fprintf(f, " %9s %9s",
+			a->count ? report_fmt_ns(b[6], 40, a->p50_ns) : "-",
+			bb->count ? report_fmt_ns(b[7], 40, bb->p50_ns) : "-");
+		fprintf(f, " %9s %9s  %s%s\n",
+			a->count ? report_fmt_ns(b[0], 40, a->p99_ns) : "-",
+			bb->count ? report_fmt_ns(b[1], 40, bb->p99_ns) : "-",
+			p->key,
+			!p->have_a   ? "  (only in B)"
+			: !p->have_b ? "  (only in A)"
+				     : "");
+	}
+}
+
+static json_object *stat_json(const struct dstat *st, int have)
+{
+	json_object *o;
+
+	if (!have)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "count", json_object_new_uint64(st->count));
+	json_object_object_add(o, "total_ns",
+			       json_object_new_uint64(st->total_ns));
+	json_object_object_add(o, "avg_ns", json_object_new_uint64(st->avg_ns));
+	json_object_object_add(o, "p50_ns", json_object_new_uint64(st->p50_ns));
+	json_object_object_add(o, "p99_ns", json_object_new_uint64(st->p99_ns));
+	return o;
+}
+
+static int json_out(FILE *f, const struct dset *s, const char *an,
+		    const char *bn)
+{
+	json_object *root = json_object_new_object(), *arr, *o, *c;
+	const char *str;
+	size_t i;
+	int ret = 0;
+
+	if (!root)
+		return -ENOMEM;
+	json_object_object_add(root, "schema_version", json_object_new_int(1));
+	json_object_object_add(root, "tool", json_object_new_string("iprof"));
+	json_object_object_add(root, "diff", json_object_new_boolean(1));
+	json_object_object_add(root, "a", json_object_new_string(an));
+	json_object_object_add(root, "b", json_object_new_string(bn));
+	arr = json_object_new_array();
+	json_object_object_add(root, "paths", arr);
+	for (i = 0; arr && i < s->n; i++) {
+		const struct dpath *p = &s->p[i];
+
+		o = json_object_new_object();
+		if (!o || json_object_array_add(arr, o)) {
+			json_object_put(o);
+			ret = -ENOMEM;
+			break;
+		}
+		json_object_object_add(o, "path", json_object_get(p->path));
+		json_object_object_add(
+			o, "in",
+			json_object_new_string(p->have_a && p->have_b ? "both"
+					       : p->have_a	      ? "a"
+								      : "b"));
+		json_object_object_add(o, "a", stat_json(&p->a, p->have_a));
+		json_object_object_add(o, "b", stat_json(&p->b, p->have_b));
+		c = json_object_new_object();
+		json_object_object_add(o, "change", c);
+		if (!c) {
+			ret = -ENOMEM;
+			break;
+		}
+		json_object_object_add(
+			c, "count",
+			json_object_new_int64(delta(p->a.count, p->b.count)));
+		json_object_object_add(c, "total_ns",
+				       json_object_new_int64(delta(
+					       p->a.total_ns, p->b.total_ns)));
+		json_object_object_add(
+			c, "avg_ns",
+			json_object_new_int64(delta(p->a.avg_ns, p->b.avg_ns)));
+		json_object_object_add(
+			c, "p50_ns",
+			json_object_new_int64(delta(p->a.p50_ns, p->b.p50_ns)));
+		json_object_object_add(
+			c, "p99_ns",
+			json_object_new_int64(delta(p->a.p99_ns, p->b.p99_ns)));
+		json_object_object_add(
+			c, "total_pct",
+			p->a.total_ns ? json_object_new_double(
+						((double)p->b.total_ns -
+						 (double)p->a.total_ns) *
+						100.0 / (double)p->a.total_ns)
+				      : NULL);
+	}
+	str = ret ? NULL
+		  : json_object_to_json_string_ext(
+			    root,
+			    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	if (!str)
+		ret = ret ?: -ENOMEM;
+	else if (fprintf(f, "%s\n", str) < 0)
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}
+
+int cmd_diff_main(int argc, char **argv)
+{
+	struct replay_opts ro = {0};
+	json_object *da = NULL, *db = NULL, *t;
+	struct dset s = {0};
+	struct output w = {0};
+	char err[512], tmp[PATH_MAX] = "";
+	FILE *out = NULL;
+	int ret = 2, werr, partial = 0;
+	size_t i;
+
+	ret = replay_parse(argc, argv, &ro, "diff");
+	if (ret > 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (ret)
+		return 2;
+	ret = 2;
+	if (!report_fmt_has(ro.r.fmt, REPORT_CAP_DIFF)) {
+		log_cmd(LOG_LVL_ERROR, "diff", "--format is %s",
+			report_fmt_with(REPORT_CAP_DIFF, tmp, sizeof(tmp)));
+		return 2;
+	}
+	if (ro.r.json_tree_set) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"--json-tree does not apply to iprof diff (its JSON is one flat list of paths; it reads both shapes)");
+		return 2;
+	}
+	if (optind != argc - 2) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"expected two reports or "
+			"recordings, A and B");
+		return 2;
+	}
+	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-")) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"only one of A and B can be stdin");
+		return 2;
+	}
+	for (i = 0; i < 2; i++) {
+		if (ro.r.output &&
+		    util_same_file(ro.r.output, argv[optind + i])) {
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"-o '%s' is %s '%s': it would be overwritten",
+				ro.r.output, i ? "B" : "A", argv[optind + i]);
+			return 2;
+		}
+	}
+	da = load(argv[optind], &ro, &partial);
+	db = da ? load(argv[optind + 1], &ro, &partial) : NULL;
+	if (!da || !db)
+		goto out;
+	for (i = 0; i < 2; i++) {
+		/* nested, or with --json-tree flat a list of nodes (each
+		 * has its path; none has children) */
+		if ((json_object_object_get_ex(i ? db : da, "tree", &t) ||
+		     json_object_object_get_ex(i ? db : da, "nodes", &t)) &&
+		    json_object_is_type(t, json_type_array) &&
+		    !collect(&s, t, (int)i, 0))
+			continue;
+		if (s.why[0])
+			log_cmd(LOG_LVL_ERROR, "diff", "%s: %s",
+				argv[optind + i], s.why);
+		else
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"%s: not an iprof JSON report (no valid "
+				"\"tree\" or \"nodes\")",
+				argv[optind + i]);
+		goto out;
+	}
+	qsort(s.p, s.n, sizeof(*s.p), by_change);
+	/* -o as the live run writes it (src/core/output.c) */
+	if (output_open(&w, ro.r.output, err, sizeof(err))) {
+		log_cmd(LOG_LVL_ERROR, "diff", "%s", err);
+		goto out;
+	}
+	out = output_begin(&w, tmp, sizeof(tmp));
+	if (!out) {
+		log_cmd(LOG_LVL_ERROR, "diff", "cannot write '%s': %s", w.name,
+			strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	errno = 0;
+	if (report_fmt_has(ro.r.fmt, REPORT_CAP_JSON))
+		ret = json_out(out, &s, argv[optind], argv[optind + 1]) ? 1 : 0;
+	else {
+		table(out, &s, argv[optind], argv[optind + 1]);
+		ret = 0;
+	}
+	/* 3: compared, but a recording was cut or its run incomplete (as
+	 * iprof report says) */
+	if (!ret && partial)
+		ret = 3;
+	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
+	werr = output_end(&w, out, tmp, werr);
+	if (werr) {
+		log_cmd(LOG_LVL_ERROR, "diff", "cannot write '%s': %s",
+			w.name ? w.name : "stdout", strerror(-werr));
+		ret = 1;
+	}
+out:
+	output_close(&w);
+	for (i = 0; i < s.n; i++)
+		free(s.p[i].key);
+	free(s.p);
+	json_object_put(da);
+	json_object_put(db);
+	return ret;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * iprof - instrumented profiler: times named start/stop pairs (fentry/fexit,
+ * kprobes, uprobes, tracepoints) with BPF and prints the call tree.
+ *
+ * Exit codes: 0 traced and reported; 1 a runtime failure (BPF load, no
+ * probe could attach, write error); 2 bad input (options, probe files, a
+ * PID that is gone); 3 traced and reported, but some timers were not
+ * attached or calls were lost (the report lists them); 130 interrupted
+ * before tracing began; 128 + N a second signal N, or the command killed
+ * by signal N (src/cli/trace.c).
+ *
+ * The order of a run: the subcommands that trace nothing, the options
+ * (src/cli/opts.c), the probes and the processes (src/cli/target.c), the plan
+ * (src/probe/plan.c), --dry-run (src/cli/plan_print.c), then the trace itself
+ * (src/cli/trace.c, with src/cli/run.c for its outputs).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/util.h"
+#include "kernel/btfarg.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "kernel/klog.h"
+#include "cli/list.h"
+#include "kernel/tracefs.h"
+#include "cli/log.h"
+#include "cli/calib.h"
+
+/* The kernel side's messages (src/kernel/klog.h) on iprof's log: progress is
+ * info (not with -q), libbpf's own lines debug (-v), as libbpf writes them */
+static int kernel_says(enum klog_level level, const char *fmt, va_list ap)
+{
+	static const enum log_level lvl[] = {
+		[KLOG_WARN] = LOG_LVL_WARN,
+		[KLOG_INFO] = LOG_LVL_INFO,
+		[KLOG_DEBUG] = LOG_LVL_DEBUG,
+	};
+
+	if (level == KLOG_LIBBPF)
+		return log_vraw(LOG_LVL_DEBUG, fmt, ap);
+	log_vmsg(lvl[level], fmt, ap);
+	return 0;
+}
+
+/* "iprof list WORD ...": WORD is one of list's own (tracepoints, ...) */
+static int list_takes(int argc, char **argv)
+{
+	return argc > 2 && list_is_subcommand(argv[2]);
+}
+
+/*
+ * The subcommands that trace nothing, one row each (a new one is a row
+ * here and its file).  "iprof record" and "iprof list -e SPEC" are modes
+ * of the live run: opts_parse() (src/cli/opts.c) reads their word.
+ */
+static const struct subcmd {
+	const char *name; /* the word after "iprof" */
+	/* does this line belong to it?  NULL: always */
+	int (*takes)(int argc, char **argv);
+	int skip; /* the words before its argv[0] (its name or its own word) */
+	const char *prog; /* its argv[0], the name its messages carry; NULL:
+			   * the word as given */
+	int (*main)(int argc, char **argv); /* returns the exit status */
+} subcmds[] = {
+	{ "list", list_takes, 2, NULL, list_main },
+	{ "report", NULL, 1, "iprof report", cmd_report_main },
+	{ "diff", NULL, 1, "iprof diff", cmd_diff_main },
+};
+
+/*
+ * start_calibration() - the probes' costs measured (src/cli/calib.h) while
+ * trace_run() loads the run's programs; each timer's cost once trace_run()
+ * has waited for it (run_costs()).  0, or -ENOMEM (said).
+ */
+static int start_calibration(struct opts *o, const struct plan *plan,
+			     const struct plan_env *penv, struct calib_job *job,
+			     struct calib *cal, struct agg_cost **costs)
+{
+	size_t n = plan->ntimers ? plan->ntimers : 1;
+	uint32_t i;
+
+	*costs = calloc(n, sizeof(**costs));
+	o->calib_class = calloc(n, sizeof(int));
+	if (!*costs || !o->calib_class || calib_start(job, cal, plan, penv)) {
+		log_error("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < plan->ntimers; i++)
+		o->calib_class[i] = calib_class_of(plan, i, penv);
+	o->calib_job = job;
+	o->calib = cal;
+	o->costs = *costs;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct probe_list pl = { 0 };
+	struct opts o = { 0 };
+	struct plan plan = { 0 };
+	struct plan_env penv = { 0 };
+	struct btfarg btfa = { 0 };
+	struct calib cal;
+	struct calib_job job = { 0 };
+	struct agg_cost *costs = NULL;
+	const char *tracefs;
+	char *cmd_exe = NULL;
+	int ret = EXIT_USAGE, i;
+
+	/* getopt_long(3) names the program by argv[0]: "iprof", not the
+	 * path it was run by (nothing else reads argv[0]) */
+	argv[0] = (char *)"iprof";
+	klog_set_sink(kernel_says);
+	/* "iprof -q record ...": the options go after the subcommand */
+	if (opts_hoist_subcommand(argc, argv))
+		return EXIT_USAGE;
+	for (i = 0; i < (int)(sizeof(subcmds) / sizeof(subcmds[0])); i++) {
+		const struct subcmd *c = &subcmds[i];
+
+		if (argc <= c->skip || strcmp(argv[1], c->name) ||
+		    (c->takes && !c->takes(argc, argv)))
+			continue;
+		if (c->prog)
+			argv[c->skip] = (char *)c->prog;
+		return c->main(argc - c->skip, argv + c->skip);
+	}
+	/* "iprof list OPTIONS" is the plan (--dry-run); a word is a typo */
+	if (argc > 1 && !strcmp(argv[1], "list") &&
+	    (argc == 2 || argv[2][0] != '-')) {
+		log_error(
+			"list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')",
+			argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
+			argc > 2 ? "'" : "");
+		return EXIT_USAGE;
+	}
+	if (opts_parse(argc, argv, &o))
+		goto out;
+	log_set_switches(o.quiet, o.verbose);
+	if (opts_load_probes(&o, &pl))
+		goto out;
+	if (target_resolve_pids(&o))
+		goto out;
+	tracefs = tracefs_dir();
+	penv.tracefs = tracefs;
+	penv.kallsyms = "/proc/kallsyms";
+	penv.arg = btfarg_resolve;
+	penv.arg_ctx = &btfa;
+	penv.pids = o.pids;
+	penv.npids = o.npids;
+	/* IPROF_SYSCALL_TRACEPOINTS=1: syscall spans on their own
+	 * tracepoints instead of the raw ones (iprof(8), ENVIRONMENT) */
+	penv.syscall_tracepoints = getenv("IPROF_SYSCALL_TRACEPOINTS") &&
+				   !strcmp(getenv("IPROF_SYSCALL_TRACEPOINTS"), "1");
+	/* --returns; IPROF_URETPROBES=1: an alias of --returns uretprobe
+	 * for now (iprof(8), ENVIRONMENT), the option wins */
+	penv.returns = o.returns;
+	if (!o.returns_set && getenv("IPROF_URETPROBES") &&
+	    !strcmp(getenv("IPROF_URETPROBES"), "1"))
+		penv.returns = PLAN_RETURNS_URETPROBE;
+	/* the program --returns auto judges */
+	if (o.cmd && o.cmd[0])
+		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :
+						 target_find_in_path(o.cmd[0]);
+	penv.exe = cmd_exe;
+	if (plan_build(&plan, &pl, &penv)) {
+		log_error("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++) {
+		const struct plan_timer *t = &plan.timers[i];
+
+		if (t->note)
+			log_info("%s: %s", t->name, t->note);
+		if (t->ret_entry && !t->error)
+			log_warn("%s: entry only, its calls show as unwound frames, never timed: no return sites (%s), and no uretprobe (%s); --returns uretprobe times it at that risk",
+				 t->name, t->ret_why, t->ret_risk);
+	}
+	if (o.dry_run) {
+		if (report_fmt_has(o.r.fmt, REPORT_CAP_JSON)) {
+			ret = cli_print_plan_json(&plan);
+		} else {
+			ret = cli_print_plan(&plan) ? EXIT_USAGE : 0;
+			cli_print_kernel_features(&plan);
+		}
+		goto out;
+	}
+	/* --strict with a probe that did not resolve still attaches the
+	 * others, so that the kernel's refusals are listed with it */
+	if (!o.r.no_compensate &&
+	    start_calibration(&o, &plan, &penv, &job, &cal, &costs)) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	ret = trace_run(&o, &plan);
+out:
+	if (calib_wait(&job))
+		log_error("calibration: out of memory");
+	plan_free(&plan);
+	free(costs);
+	free(o.calib_class);
+	free(cmd_exe);
+	btfarg_free(&btfa);
+	probe_list_free(&pl);
+	free(o.probe_files);
+	free(o.specs);
+	free(o.pids);
+	for (int k = 0; k < o.nselect; k++)
+		free(o.select[k]);
+	return ret;
+}

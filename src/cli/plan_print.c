@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The plan as the user sees it before tracing: the report's view of each
+ * timer, the timers that will not attach, and --dry-run (iprof list) as
+ * text or JSON.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/log.h"
+
+/*
+ * What the report says of each timer of @plan (plan->ntimers entries,
+ * malloc'ed, owned by the caller; the strings belong to @plan and @l),
+ * with the loader's outcome and counts when @l is not NULL, else the
+ * plan's errors alone (attached: every timer without one).  NULL when out
+ * of memory.
+ */
+struct report_timer *cli_make_timers(const struct plan *plan,
+					struct loader *l)
+{
+	struct report_timer *rt =
+		calloc(plan->ntimers ? plan->ntimers : 1, sizeof(*rt));
+	uint32_t i;
+
+	if (!rt)
+		return NULL;
+	for (i = 0; i < plan->ntimers; i++) {
+		const struct plan_timer *t = &plan->timers[i];
+
+		rt[i].name = t->name;
+		rt[i].kind = probe_kind_str(t->kind);
+		rt[i].where = t->where;
+		if (l) {
+			const struct loader_timer *st = loader_timer(l, i);
+
+			rt[i].attached = st->attached;
+			rt[i].error = st->error ? st->error : t->error;
+			rt[i].mech = st->mech;
+		} else {
+			rt[i].attached = !t->error;
+			rt[i].error = t->error;
+		}
+		rt[i].file = t->probe ? t->probe->file : NULL;
+		rt[i].line = t->probe ? t->probe->line : 0;
+		rt[i].entry_only = t->entry_only;
+		rt[i].uretprobe_why = t->ret_entry ? NULL : t->ret_why;
+		rt[i].stop = t->kind != PROBE_UPROBE || t->error ? NULL :
+			     t->ret_entry			  ? "entry" :
+			     t->entry_only			  ? NULL :
+			     t->ret_sites			  ? "return_sites" :
+								    "uretprobe";
+		rt[i].tail_calls = t->ret_tail;
+		rt[i].stop_why = t->ret_risk;
+		rt[i].orphans = l ? loader_orphans(l, i) : 0;
+		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
+		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
+	}
+	return rt;
+}
+
+/*
+ * The timers of @plan not attached (by @l; NULL: before attaching, those
+ * with an error in the plan), grouped by reason, on stderr.
+ */
+void cli_print_not_attached(const struct plan *plan, struct loader *l,
+			    const char *pfx)
+{
+	struct report_timer *rt = cli_make_timers(plan, l);
+	uint32_t i;
+
+	if (!rt) {
+		for (i = 0; i < plan->ntimers; i++) {
+			const char *e = l ? loader_timer(l, i)->error :
+					    plan->timers[i].error;
+
+			if (e)
+				fprintf(stderr, "%snot attached: %s: %s\n", pfx,
+					plan->timers[i].name, e);
+		}
+		return;
+	}
+	report_not_attached(stderr, rt, plan->ntimers, pfx);
+	free(rt);
+}
+
+int cli_print_plan(const struct plan *p)
+{
+	int w = 8, bad = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		if ((int)strlen(p->timers[i].name) > w)
+			w = (int)strlen(p->timers[i].name);
+	for (i = 0; i < p->ntimers; i++) {
+		const struct plan_timer *t = &p->timers[i];
+
+		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
+		       t->where,
+		       !t->entry_only || t->ret_entry ? "" :
+		       t->kind == PROBE_UPROBE ?
+				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
+				" (never returns: entry only, timed until the thread exits)");
+		if (t->kind == PROBE_UPROBE && !t->error && !t->entry_only) {
+			if (t->ret_sites && t->ret_tail)
+				printf(" (stops at %u return site%s, %u of them a tail call: the callee's time is not in it)",
+				       t->ret_sites, t->ret_sites == 1 ? "" : "s",
+				       t->ret_tail);
+			else if (t->ret_sites)
+				printf(" (stops at %u return site%s)",
+				       t->ret_sites, t->ret_sites == 1 ? "" : "s");
+			else if (t->ret_why)
+				printf(" (stops by uretprobe: %s%s%s)",
+				       t->ret_why, t->ret_risk ? "; " : "",
+				       t->ret_risk ? t->ret_risk : "");
+		}
+		if (t->ret_entry)
+			printf(" (entry only: its calls show as unwound frames, never timed: no return sites, %s; no uretprobe, which would kill the program at an exception: %s; --returns uretprobe times it anyway)",
+			       t->ret_why, t->ret_risk);
+		putchar('\n');
+		if (t->error) {
+			printf("%-*s  error   %s\n", w, "", t->error);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* Would the loader put @p's kprobe timers (kprobe:, and func: when
+ * fentry is refused) in kprobe_multi links? */
+static int kmulti_used(const struct plan *p, int fentry)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		n += !p->timers[i].error &&
+		     (p->timers[i].via & PLAN_VIA_KPROBE) &&
+		     (!(p->timers[i].via & PLAN_VIA_FENTRY) || !fentry);
+	return n && loader_kmulti_supported() && loader_kmulti_wanted(&n);
+}
+
+/*
+ * iprof list: which mechanism kernel function timers will get here (the
+ * first such function tells whether fentry loads at all).
+ */
+void cli_print_kernel_features(const struct plan *p)
+{
+	char why[512];
+	int fentry, kprobes;
+	uint32_t i;
+
+	for (i = 0; i < p->ntimers; i++)
+		if (p->timers[i].func && p->timers[i].kind != PROBE_UPROBE &&
+		    !p->timers[i].error)
+			break;
+	if (i == p->ntimers)
+		return;
+	fentry = !loader_try_fentry(p->timers[i].func, why, sizeof(why));
+	kprobes = loader_kprobes();
+	if (fentry)
+		printf("# fentry/fexit: the kernel loads them (tried on %s)\n",
+		       p->timers[i].func);
+	else
+		printf("# fentry/fexit: refused (%s): fentry: timers cannot attach\n",
+		       why);
+	printf("# kprobes: %s\n",
+	       kprobes ? "available" :
+			 "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
+	printf("# func: timers: %s\n",
+	       fentry ? "fentry/fexit" :
+	       kprobes ? "kprobes (fentry refused)" :
+			 "cannot attach here (no fentry, no kprobes)");
+	if (kprobes)
+		printf("# kprobe_multi: %s\n",
+		       !loader_kmulti_supported() ?
+			       "absent (before 5.18, or CONFIG_FPROBE off): one kprobe per function" :
+		       kmulti_used(p, fentry) ?
+			       "these kprobe timers attach in batched links" :
+			       "available; used from 16 kprobe timers on (IPROF_KPROBE_MULTI=1: always)");
+}
+
+/*
+ * --dry-run -f json: the plan, with what each timer would get here: a kernel
+ * function timer's mechanism follows whether fentry loads (tried on the
+ * first such function, as cli_print_kernel_features() does) and whether the
+ * kernel has kprobes.  Returns the exit status: 0, EXIT_USAGE when a probe
+ * has an error in the files, EXIT_RUNTIME when out of memory or stdout
+ * cannot be written.
+ */
+int cli_print_plan_json(const struct plan *p)
+{
+	struct report_kernel k = { .fentry = -1 };
+	struct report_timer *rt = cli_make_timers(p, NULL);
+	char why[512], fwhy[560] = "", **msg = NULL;
+	int bad = 0, ret = EXIT_RUNTIME, e;
+	uint32_t i;
+
+	if (!rt)
+		goto out;
+	msg = calloc(p->ntimers ? p->ntimers : 1, sizeof(*msg));
+	if (!msg)
+		goto out;
+	k.kprobes = loader_kprobes();
+	for (i = 0; i < p->ntimers && k.fentry < 0; i++) {
+		const struct plan_timer *t = &p->timers[i];
+
+		if (t->error || !(t->via & PLAN_VIA_FENTRY))
+			continue;
+		e = loader_try_fentry(t->func, why, sizeof(why));
+		k.fentry = !e;
+		/* as the loader says it (attach_fentry()) */
+		snprintf(fwhy, sizeof(fwhy),
+			 "the kernel refuses fentry/fexit programs (%s)",
+			 strerror(-e));
+		k.fentry_error = k.fentry ? NULL : fwhy;
+	}
+	for (i = 0; i < p->ntimers; i++) {
+		const struct plan_timer *t = &p->timers[i];
+		int fe = (t->via & PLAN_VIA_FENTRY) && k.fentry != 0;
+		int kp = (t->via & PLAN_VIA_KPROBE) && k.kprobes;
+		static const char nokp[] =
+			"the kernel has no kprobes (CONFIG_KPROBES off)";
+
+		if (t->error) {
+			bad++;
+			continue;
+		}
+		rt[i].attached = 1;
+		if (t->kind == PROBE_SPAN) {
+			rt[i].mech = "tracepoint";
+			continue;
+		}
+		if (t->kind == PROBE_UPROBE) {
+			rt[i].mech = t->ret_entry ? "uprobe (entry only)" :
+				     t->entry_only ? "uprobe (never returns)" :
+				     t->ret_sites  ? "uprobe/return sites" :
+						     "uprobe/uretprobe";
+			continue;
+		}
+		if (fe) {
+			rt[i].mech = t->entry_only ? "fentry (never returns)" :
+						     "fentry/fexit";
+			continue;
+		}
+		if (kp) {
+			int m = kmulti_used(p, k.fentry > 0);
+
+			rt[i].mech = t->entry_only ?
+					     (m ? "kprobe (never returns, kprobe_multi)" :
+						  "kprobe (never returns)") :
+				     m ? "kprobe/kretprobe (kprobe_multi)" :
+					 "kprobe/kretprobe";
+			continue;
+		}
+		/* the loader's words (attach_func_timer()) */
+		rt[i].attached = 0;
+		if (t->via == (PLAN_VIA_FENTRY | PLAN_VIA_KPROBE))
+			e = asprintf(&msg[i], "%s:%d: fentry: %s; kprobe: %s",
+				     rt[i].file, rt[i].line, fwhy, nokp);
+		else
+			e = asprintf(&msg[i], "%s:%d: %s", rt[i].file,
+				     rt[i].line,
+				     t->via & PLAN_VIA_FENTRY ? fwhy : nokp);
+		if (e < 0) {
+			msg[i] = NULL;
+			goto out;
+		}
+		rt[i].error = msg[i];
+	}
+	if (report_plan_json(stdout, rt, p->ntimers, &k))
+		goto out;
+	ret = bad ? EXIT_USAGE : 0;
+out:
+	if (ret == EXIT_RUNTIME)
+		log_error("cannot print the plan: %s",
+			  strerror(errno ? errno : ENOMEM));
+	for (i = 0; msg && i < p->ntimers; i++)
+		free(msg[i]);
+	free(msg);
+	free(rt);
+	return ret;
+}

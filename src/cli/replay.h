@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shared by iprof report and iprof diff (src/cli/cmd_report.c, cmd_diff.c). */
+#ifndef IPROF_REPLAY_H
+#define IPROF_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iprof/agg.h"
+#include "iprof/report.h"
+#include "cli/report_opts.h"
+
+/* The options of iprof report (and, for recordings, iprof diff). */
+struct replay_opts {
+	struct report_opts r; /* -f, -o, --sort, ... (src/cli/report_opts.h) */
+	uint64_t from_ns, to_ns; /* window, ns after the start; to 0: none */
+	int quiet; /* -q; for iprof diff's own replay: no notes */
+};
+
+/*
+ * replay_parse() - the options of `iprof @cmd` into @ro (zeroed by the
+ * caller); leaves optind at the first operand.  Returns 0, 1 for --help,
+ * or -EINVAL (a message is printed).
+ */
+int replay_parse(int argc, char **argv, struct replay_opts *ro,
+		 const char *cmd);
+
+/*
+ * replay_report() - read the recording @in (named @name in messages),
+ * replay it and write the report @ro asks for on @out.  *@partial:
+ * REPLAY_CUT when the recording was cut before its trailer,
+ * REPLAY_INCOMPLETE when the run had timers not attached or lost calls
+ * (report_lost_data()), or 0 (iprof's exit status 3 when not).  Returns 0, -EINVAL
+ * (not a recording, corrupted: message printed), -ENOMEM, or -errno of a
+ * write error.
+ */
+#define REPLAY_CUT 1
+#define REPLAY_INCOMPLETE 2
+int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
+		  FILE *out, int *partial);
+
+/* replay_open() - fopen(@path, "r"), stdin for "-"; NULL with a message. */
+FILE *replay_open(const char *path);
+
+#endif /* IPROF_REPLAY_H */

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One traced run, once the plan is built: the outputs opened, the command
+ * spawned, the probes attached, the rings polled until the command exits,
+ * the duration ends, the -p processes are gone or a signal comes, then the
+ * final report, recording and timeline, and the detach.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "iprof/util.h"
+#include "cli/cli.h"
+#include "cli/calib.h"
+#include "cli/log.h"
+
+/*
+ * The main loop's periods.  POLL_MS: how long a poll of the rings waits,
+ * and so how late a deadline, an --interval report or the command's exit
+ * is seen.  ALIVE_CHECK_NS: -p targets are checked for life this often
+ * (a walk over the targets map), and --cgroup directories for a new id
+ * (made anew: a restarted service).  PUBLISH_DEFAULT_NS: --listen without
+ * --interval renews /metrics every second.  KILL_GRACE_POLLS: after the
+ * report, a command that ignores SIGTERM gets SIGKILL after this many
+ * waits of KILL_GRACE_US (2 s in all).
+ */
+#define POLL_MS 10
+#define ALIVE_CHECK_NS 200000000ull
+#define PUBLISH_DEFAULT_NS 1000000000ull
+#define KILL_GRACE_POLLS 200
+#define KILL_GRACE_US 10000
+/* agg__prune(): threads whose EXIT record was lost are looked for this
+ * often (a read of /proc/TID/stat per thread with state) */
+#define PRUNE_NS 30000000000ull
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t report_out; /* the final report, recording and timeline are written */
+
+static int tid_alive(uint32_t tid, void *ctx)
+{
+	(void)ctx;
+	return util_proc_alive((int)tid);
+}
+
+/*
+ * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
+ * the background); a second one ends iprof at once, exit status 128 + the
+ * signal, wherever it is (a temporary -o file it leaves is removed by the
+ * next run: output_clean_stale()).
+ */
+static void on_signal(int sig)
+{
+	static const char msg[] =
+		"iprof: a second signal: exiting at once, without a report\n";
+	static const char done[] =
+		"iprof: a second signal: exiting at once (all output is written)\n";
+
+	if (stop_requested) {
+		/* write(2): async-signal-safe, unlike the log module */
+		ssize_t r = report_out ? write(STDERR_FILENO, done, sizeof(done) - 1) :
+					 write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+		(void)r;
+		_exit(128 + sig);
+	}
+	stop_requested = 1;
+}
+
+/* One live run: what its stages share. */
+struct trace {
+	struct opts *o;
+	const struct plan *plan;
+	struct output w; /* -o */
+	FILE *rec_f; /* iprof record's -o, or NULL */
+	struct timeline tl; /* -f chrome */
+	struct monitor *mon; /* --listen */
+	struct agg *agg; /* the tree (sk.agg), unless sk.fold */
+	struct sinks sk; /* where the records go */
+	struct target_sel sel; /* --comm, --exe, --cgroup */
+	int has_sel;
+	char *cmd_path; /* the command found in $PATH (o->cmd[0]) */
+	pid_t child; /* the command, or -1 */
+	int exec_r; /* its exec's errno comes here; -1: closed */
+	int status, child_done;
+	int cmd_ended; /* the command ended by itself, not stopped by us */
+	struct loader *l;
+	uint32_t plan_errors, nattached;
+	char not_attached[128]; /* " (N not attached: listed ...)" or "" */
+	struct rec_run run;
+	/* how times are compensated: run.calib points here */
+	struct report_calib calib_rep[CALIB_NCLASS];
+	struct utsname un;
+	uint64_t t0; /* tracing began (CLOCK_MONOTONIC ns) */
+	uint64_t since; /* the last interval report (--interval-mode delta) */
+	unsigned int nreports;
+};
+
+/*
+ * The stages of trace_run(), in their order.  Each returns 0 to go on or
+ * the exit status of the run (src/cli/main.c) after saying why; what they
+ * made is freed by trace_free().
+ */
+
+/* -o, iprof record's recording, --listen, the -f chrome timeline */
+static int open_outputs(struct trace *t)
+{
+	struct opts *o = t->o;
+	char err[1024];
+	int e;
+
+	if (output_open(&t->w, o->r.output, err, sizeof(err))) {
+		log_error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (o->record && run_record_open(o, &t->w, &t->rec_f))
+		return EXIT_USAGE;
+	if (o->listen &&
+	    (e = monitor_listen(&t->mon, o->listen, err, sizeof(err)))) {
+		log_error("%s", err);
+		return e == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	/* the port, which :0 leaves to the kernel */
+	if (t->mon)
+		log_info("serving /metrics on port %d (--listen %s)",
+			 monitor_port(t->mon), o->listen);
+	if (report_fmt_has(o->r.fmt, REPORT_CAP_STREAM) &&
+	    run_timeline_open(&t->tl, &t->w))
+		return EXIT_USAGE;
+	return 0;
+}
+
+/* the tree, or --fold-threads' shards, that the records fold into */
+static int open_sinks(struct trace *t)
+{
+	const struct plan *plan = t->plan;
+	struct opts *o = t->o;
+	uint32_t i;
+
+	for (i = 0; i < plan->ntimers; i++)
+		t->plan_errors += !!plan->timers[i].error;
+	if (o->fold_threads > 1) {
+		/* --fold-threads: the records folded by shards (fold.h) */
+		t->sk.fold = fold__new(o->fold_threads, plan->ntimers, o->r.by,
+				       o->r.max_paths, o->r.max_keys);
+		if (!t->sk.fold) {
+			log_error("cannot start %u folding threads: %s",
+				  o->fold_threads, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		return 0;
+	}
+	t->agg = agg__new(plan->ntimers);
+	if (!t->agg)
+		return EXIT_RUNTIME;
+	agg__set_by(t->agg, o->r.by);
+	agg__set_limits(t->agg, o->r.max_paths, o->r.max_keys);
+	t->sk.agg = t->agg;
+	return 0;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: report */
+	/* a reader of stdout that goes away is a write error (EPIPE: exit
+	 * 1, the command stopped), not a death that leaves it running */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* -- COMMAND: forked, held before its exec until start_tracing() */
+static int spawn_command(struct trace *t)
+{
+	struct opts *o = t->o;
+	int on_stderr;
+
+	if (!o->cmd)
+		return 0;
+	if (!strchr(o->cmd[0], '/')) {
+		/* search $PATH here, not in the traced child: its failed
+		 * execve(2)s would show up in spans on execve */
+		t->cmd_path = target_find_in_path(o->cmd[0]);
+		if (!t->cmd_path) {
+			log_error("cannot run '%s': not found in $PATH",
+				  o->cmd[0]);
+			return EXIT_USAGE;
+		}
+		o->cmd[0] = t->cmd_path;
+	}
+	/* a recording, a timeline or interval reports streamed to
+	 * stdout: the command's output goes to stderr, not into it */
+	on_stderr = t->rec_f == stdout || (t->tl.f && t->tl.f == stdout) ||
+		    (o->interval_ns && !o->r.output && run_want_report(o));
+	if (on_stderr)
+		log_info("the command's stdout goes to stderr: stdout carries the %s",
+			 t->rec_f == stdout	      ? "recording" :
+			 t->tl.f && t->tl.f == stdout ? "timeline" :
+							"interval reports");
+	t->child = target_spawn_gated(o->cmd, &t->exec_r, on_stderr);
+	if (t->child < 0) {
+		log_error("cannot fork: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* the BPF programs loaded, the rings open, the target processes known */
+static int load_probes(struct trace *t)
+{
+	struct opts *o = t->o;
+	struct loader_opts lo = { 0 };
+	char err[1024];
+	int i, n, e;
+
+	if (target_resolve_sel(o, &t->sel))
+		return EXIT_USAGE;
+	target_raise_fd_limit();
+	lo.rb_bytes = o->rb_bytes;
+	lo.maxactive = o->maxactive;
+	lo.filter = o->cmd || o->npids || t->has_sel;
+	lo.sel = t->has_sel ? &t->sel : NULL;
+	lo.verbose = o->verbose;
+	lo.cancel = &stop_requested;
+	lo.progress = log_enabled(LOG_LVL_INFO);
+	if (loader_open(&t->l, t->plan, &lo, run_on_record, &t->sk, err,
+			sizeof(err))) {
+		log_error("%s", err);
+		return EXIT_RUNTIME;
+	}
+	if (t->sk.fold && !t->rec_f &&
+	    !report_fmt_has(o->r.fmt, REPORT_CAP_ORDERED)) {
+		/* nothing needs every record in one order: each shard
+		 * merges its own threads' records from the rings */
+		struct loader_unmerged u = { run_fold_push, run_fold_flush,
+					     t->sk.fold };
+		unsigned int nrings;
+
+		loader_rb_bytes(t->l, &nrings);
+		if ((e = fold__set_sources(t->sk.fold, nrings))) {
+			log_error("cannot merge the rings in the folding threads: %s",
+				  strerror(-e));
+			return EXIT_RUNTIME;
+		}
+		loader_set_unmerged(t->l, &u);
+	}
+	if (t->child > 0 && loader_add_target(t->l, t->child))
+		return EXIT_RUNTIME;
+	for (i = 0; i < o->npids; i++)
+		if (loader_add_target(t->l, o->pids[i]))
+			return EXIT_RUNTIME;
+	if (o->npids) {
+		n = target_add_descendants(t->l, o->pids, o->npids);
+		if (n)
+			log_info(
+				"also tracing %d process%s that the -p process%s forked before",
+				n, n == 1 ? "" : "es",
+				o->npids > 1 ? "es" : "");
+	}
+	return 0;
+}
+
+/* every timer the kernel takes attached; *@ns: how long it took */
+static int attach_probes(struct trace *t, uint64_t *ns)
+{
+	const struct plan *plan = t->plan;
+	struct opts *o = t->o;
+	uint64_t t0;
+	int n;
+
+	/* the calibration ran while the programs loaded: done before any
+	 * probe of the run is attached */
+	if (o->calib_job && run_costs(o, plan, t->agg, t->sk.fold))
+		return EXIT_RUNTIME;
+	t0 = util_now_ns();
+	n = loader_attach(t->l, run_on_skip);
+	if (n == -EINTR || stop_requested) {
+		log_error("interrupted before tracing began; detaching");
+		run_detach(t->l);
+		return 128 + SIGINT;
+	}
+	if (n < 0) {
+		log_error("cannot attach: %s", strerror(-n));
+		return EXIT_RUNTIME;
+	}
+	if (!n) {
+		/* no report follows: say here why each timer is missing */
+		log_error("no probe could be attached");
+		cli_print_not_attached(plan, t->l,
+				       o->strict ? "iprof: --strict: " :
+						   "iprof: ");
+		/* every probe wrong in the files (not refused by the kernel),
+		 * or --strict: bad input */
+		return t->plan_errors == plan->ntimers || o->strict ?
+			       EXIT_USAGE :
+			       EXIT_RUNTIME;
+	}
+	t->nattached = (uint32_t)n;
+	if (t->sel.ncomm || t->sel.nexe) {
+		/* BPF now follows execs: the processes running now */
+		n = target_scan_sel(t->l, &t->sel);
+		log_info("%d process%s selected by --comm/--exe running now", n,
+			 n == 1 ? "" : "es");
+	}
+	if (o->strict && t->nattached != plan->ntimers) {
+		cli_print_not_attached(plan, t->l, "iprof: --strict: ");
+		log_error("--strict: %u of %u timers could not be attached",
+			  plan->ntimers - t->nattached, plan->ntimers);
+		return EXIT_USAGE; /* as for an error in the probe files */
+	}
+	*ns = util_now_ns() - t0;
+	/* the timers not attached are listed once, in the report's summary
+	 * (stderr for folded); here only how many */
+	if (t->nattached < plan->ntimers)
+		snprintf(t->not_attached, sizeof(t->not_attached),
+			 " (%u not attached: listed %s)",
+			 plan->ntimers - t->nattached,
+			 report_fmt_has(o->r.fmt, REPORT_CAP_SUMMARY_APART) ?
+				 "at the end" :
+				 "in the report");
+	/* -p alone, and every process gone while the probes were loaded
+	 * and attached: nothing to trace (not an empty report, exit 0) */
+	if (o->npids && !t->has_sel && loader_targets_alive(t->l) == 0) {
+		log_error(
+			"every process given with -p exited before tracing began (while iprof loaded and attached its probes): nothing traced");
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* tracing on, the recording and timeline begun, the command let go */
+static int start_tracing(struct trace *t, uint64_t attach_ns)
+{
+	const struct plan *plan = t->plan;
+	struct opts *o = t->o;
+	char msg[128];
+	int e;
+
+	/* recording starts now, with every probe in place; then the line
+	 * that says so (tests and scripts wait for it) */
+	if ((e = loader_set_tracing(t->l, 1))) {
+		log_error("cannot start tracing: %s", strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	log_info("%u of %u timers attached in %.1f ms%s; tracing%s... %s",
+		 t->nattached, plan->ntimers, (double)attach_ns / 1e6,
+		 t->not_attached,
+		 o->cmd	       ? " the command"
+		 : t->has_sel  ? " the selected processes"
+		 : o->npids    ? " the process"
+			       : " system-wide",
+		 o->cmd ? "" : "Ctrl-C to stop");
+	t->t0 = util_now_ns();
+	t->since = t->t0;
+	run_start(&t->run, o, &t->un, t->t0);
+	if (run_counters(&t->run, plan, t->l))
+		return EXIT_RUNTIME;
+	if (o->calib)
+		run_set_calib(&t->run, o, plan, t->l, t->calib_rep);
+	if (t->rec_f &&
+	    (run_record_truncate(t->rec_f) ||
+	     !(t->sk.rec = rec_writer_new(t->rec_f, o->record, &t->run)))) {
+		log_error("cannot write '%s': %s", o->record, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (t->tl.f &&
+	    !(t->sk.chrome = chrome_new(t->tl.f, &t->run, o->r.max_depth))) {
+		log_error("cannot write the timeline: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (t->mon)
+		run_publish_metrics(o, t->mon, &t->sk, &t->run, t->t0, t->t0);
+	snprintf(msg, sizeof(msg),
+		 "READY=1\nSTATUS=tracing: %u of %u timers attached",
+		 t->nattached, plan->ntimers);
+	monitor_notify(msg);
+	if (t->child <= 0)
+		return 0;
+	if (kill(t->child, SIGUSR1)) {
+		log_error("cannot start the command: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	/* exec's errno, or EOF once the exec succeeded */
+	if (read(t->exec_r, &e, sizeof(e)) == sizeof(e)) {
+		log_error("cannot run '%s': %s", o->cmd[0], strerror(e));
+		return EXIT_USAGE;
+	}
+	close(t->exec_r);
+	t->exec_r = -1;
+	return 0;
+}
+
+/*
+ * The rings polled, interval reports and /metrics renewed, until the
+ * command exits, the duration ends, the -p processes are gone, the rings
+ * fail or a signal comes.
+ */
+static void poll_loop(struct trace *t)
+{
+	struct opts *o = t->o;
+	uint64_t deadline = 0, next_report = 0, next_publish = 0;
+	uint64_t next_prune = 0, last_check = 0, now;
+	uint64_t publish_ns = o->interval_ns ? o->interval_ns :
+					       PUBLISH_DEFAULT_NS;
+	int n, wait_ms;
+
+	if (o->duration_ns)
+		deadline = t->t0 + o->duration_ns;
+	if (o->interval_ns)
+		next_report = t->t0 + o->interval_ns;
+	if (t->mon)
+		next_publish = t->t0 + publish_ns;
+	while (!stop_requested) {
+		/* a duration ends on time, not at the next poll period */
+		wait_ms = POLL_MS;
+		if (deadline) {
+			now = util_now_ns();
+			if (deadline <= now)
+				break;
+			if ((deadline - now + 999999) / 1000000 < POLL_MS)
+				wait_ms = (int)((deadline - now + 999999) / 1000000);
+		}
+		n = loader_poll(t->l, wait_ms);
+		if (n < 0 && n != -EINTR) {
+			log_error("ring buffer: %s", strerror(-n));
+			break;
+		}
+		now = util_now_ns();
+		if (deadline && now >= deadline)
+			break;
+		if (next_report && now >= next_report && run_want_report(o)) {
+			run_counters(&t->run, t->plan, t->l);
+			run_emit_report(o, &t->w, &t->sk, &t->run, t->t0,
+					o->delta ? t->since : t->t0, now,
+					++t->nreports, 0);
+			t->since = now;
+			next_report += o->interval_ns;
+			if (next_report <= now)
+				next_report = now + o->interval_ns;
+		}
+		if (t->mon && now >= next_publish) {
+			run_counters(&t->run, t->plan, t->l);
+			run_publish_metrics(o, t->mon, &t->sk, &t->run, t->t0,
+					    now);
+			next_publish = now + publish_ns;
+		}
+		if (t->child > 0 &&
+		    waitpid(t->child, &t->status, WNOHANG) == t->child) {
+			t->child_done = 1;
+			t->cmd_ended = 1;
+			break;
+		}
+		if (now >= next_prune) {
+			if (next_prune && t->sk.fold)
+				fold__prune(t->sk.fold, tid_alive, NULL);
+			else if (next_prune)
+				agg__prune(t->agg, tid_alive, NULL);
+			next_prune = now + PRUNE_NS;
+		}
+		if ((o->npids || t->sel.ncg) &&
+		    now - last_check > ALIVE_CHECK_NS) {
+			last_check = now;
+			if (t->sel.ncg)
+				target_refresh_cgroups(t->l, &t->sel);
+			/* with --comm, --exe or --cgroup more may come */
+			if (o->npids && !t->has_sel &&
+			    loader_targets_alive(t->l) == 0) {
+				log_info("every traced process has exited");
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * The trace ends: stop recording, then read the stop time, so that no
+ * record is stamped after it (a start after it would show as incomplete
+ * for 0 ns), and take what is in the rings.  Returns the stop time (ns).
+ */
+static uint64_t stop_tracing(struct trace *t)
+{
+	uint64_t now;
+
+	monitor_notify("STOPPING=1");
+	loader_set_tracing(t->l, 0);
+	now = util_now_ns();
+	loader_drain(t->l);
+	if (t->child > 0 && !t->child_done)
+		kill(t->child, SIGTERM);
+	return now;
+}
+
+/* the recording, timeline and final report written (at @now); returns
+ * the exit status */
+static int write_results(struct trace *t, uint64_t now)
+{
+	struct opts *o = t->o;
+	int e;
+
+	/* the counters once, for the recording and the report alike */
+	e = run_counters(&t->run, t->plan, t->l);
+	t->run.end_ns = now;
+	if (!e && t->sk.rec)
+		e = run_record_finish(o, t->sk.rec, &t->run);
+	if (!e && t->sk.chrome)
+		e = run_timeline_finish(&t->tl, &t->w, t->sk.chrome, now);
+	if (!e && run_want_report(o))
+		e = run_emit_report(o, &t->w, &t->sk, &t->run, t->t0,
+				    o->delta ? t->since : t->t0, now,
+				    t->nreports + 1, 1);
+	report_out = !e;
+	/* a script learns from the status whether all it asked was traced,
+	 * and all of it counted */
+	return e ? EXIT_RUNTIME :
+	       t->nattached < t->plan->ntimers ||
+			       run_lost_data(&t->sk, &t->run, now) ?
+		   EXIT_PARTIAL :
+		   0;
+}
+
+/* the command's end awaited (SIGKILL 2 s after the SIGTERM), the probes
+ * detached */
+static void finish(struct trace *t)
+{
+	int i;
+
+	if (t->child > 0 && !t->child_done) {
+		for (i = 0; i < KILL_GRACE_POLLS &&
+			    waitpid(t->child, &t->status, WNOHANG) != t->child;
+		     i++)
+			usleep(KILL_GRACE_US);
+		if (i == KILL_GRACE_POLLS) {
+			kill(t->child, SIGKILL);
+			waitpid(t->child, &t->status, 0);
+		}
+		t->child_done = 1;
+	}
+	if (t->child > 0)
+		target_command_status(t->status, t->cmd_ended);
+	fflush(NULL);
+	run_detach(t->l);
+}
+
+/* whatever the stages made, in any state */
+static void trace_free(struct trace *t)
+{
+	if (t->exec_r >= 0)
+		close(t->exec_r);
+	if (t->child > 0 && !t->child_done) {
+		kill(t->child, SIGKILL);
+		waitpid(t->child, NULL, 0);
+	}
+	loader_close(t->l);
+	rec_writer_free(t->sk.rec);
+	if (t->rec_f && t->rec_f != stdout)
+		fclose(t->rec_f);
+	chrome_free(t->sk.chrome);
+	run_timeline_close(&t->tl);
+	free(t->run.timers);
+	agg__free(t->agg);
+	fold__free(t->sk.fold);
+	output_close(&t->w);
+	monitor_close(t->mon);
+	free(t->cmd_path);
+}
+
+/*
+ * trace_run() - trace @plan as @o asks (@o->cmd[0] may be replaced by its
+ * path in $PATH; what attached is the loader's: loader_timer()).  Returns the
+ * exit status (see src/cli/main.c).
+ */
+int trace_run(struct opts *o, const struct plan *plan)
+{
+	struct trace t = { .o = o, .plan = plan, .child = -1, .exec_r = -1 };
+	uint64_t attach_ns = 0;
+	int ret;
+
+	t.has_sel = target_has_sel(o);
+	if (!(ret = open_outputs(&t)) && !(ret = open_sinks(&t))) {
+		catch_signals();
+		if (!(ret = spawn_command(&t)) && !(ret = load_probes(&t)) &&
+		    !(ret = attach_probes(&t, &attach_ns)) &&
+		    !(ret = start_tracing(&t, attach_ns))) {
+			poll_loop(&t);
+			ret = write_results(&t, stop_tracing(&t));
+			finish(&t);
+			/* a command killed by a signal (not iprof's SIGTERM at
+			 * the stop): 128 + N as shells say it, before 3,
+			 * after 1 */
+			if (t.child > 0 && t.cmd_ended &&
+			    WIFSIGNALED(t.status) && ret != EXIT_RUNTIME)
+				ret = 128 + WTERMSIG(t.status);
+		}
+	}
+	trace_free(&t);
+	return ret;
+}

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --format chrome: Trace Event Format JSON from the record stream
+ * (include/iprof/chrome.h).  Each thread (or interrupt context of a CPU)
+ * keeps a stack of open calls, closed as the aggregator closes them
+ * (src/core/agg.c): a call becomes one "X" event when it ends.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "iprof/chrome.h"
+
+#ifndef IPROF_VERSION
+#define IPROF_VERSION "unknown"
+#endif
+
+/* open calls per track; deeper starts (only a hostile file has them) are
+ * ignored */
+#define CHROME_MAX_DEPTH 64
+#define CHROME_BUCKETS 1024
+
+struct cframe {
+	uint32_t timer;
+	uint64_t ts;
+};
+
+/* one track: a thread, or an interrupt context of a CPU */
+struct ctrack {
+	uint32_t key; /* tid, or CHROME_CTX_TID() */
+	uint32_t pid; /* tgid; 0 for interrupt contexts */
+	int has_comm;
+	char comm[IPROF_COMM_LEN];
+	uint32_t n; /* open calls */
+	struct cframe f[CHROME_MAX_DEPTH];
+	struct ctrack *next; /* hash chain */
+	struct ctrack *all;  /* every track, newest first */
+};
+
+struct chrome {
+	FILE *f;
+	const struct rec_run *run;
+	int err;
+	uint64_t events, ignored;
+	uint32_t max_depth; /* deeper calls are not written; 0: none */
+	uint64_t from_ns; /* calls that ended before are not written */
+	int written; /* an element of traceEvents is out: commas from now */
+	struct ctrack *bucket[CHROME_BUCKETS];
+	struct ctrack *all;
+};
+
+static int fail(struct chrome *c, int e)
+{
+	if (!c->err)
+		c->err = e;
+	return c->err;
+}
+
+static struct ctrack *track(struct chrome *c, uint32_t key, uint32_t pid)
+{
+	struct ctrack **b = &c->bucket[key % CHROME_BUCKETS], *t;
+
+	for (t = *b; t; t = t->next)
+		if (t->key == key)
+			return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->key = key;
+	t->pid = pid;
+	t->next = *b;
+	*b = t;
+	t->all = c->all;
+	c->all = t;
+	return t;
+}
+
+/* "12.345": @ns as microseconds with ns precision */
+static json_object *us(int64_t ns)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s%lld.%03lld", ns < 0 ? "-" : "",
+		 (long long)((ns < 0 ? -ns : ns) / 1000),
+		 (long long)((ns < 0 ? -ns : ns) % 1000));
+	return json_object_new_double_s((double)ns / 1e3, buf);
+}
+
+/* write @o (taking it) as the next element of traceEvents */
+static int emit(struct chrome *c, json_object *o)
+{
+	const char *s;
+
+	if (c->err) {
+		json_object_put(o);
+		return c->err;
+	}
+	s = o ? json_object_to_json_string_ext(
+			o,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+	      : NULL;
+	if (!s) {
+		json_object_put(o);
+		return fail(c, -ENOMEM);
+	}
+	errno = 0;
+	if (fprintf(c->f, "%s\n%s", c->written ? "," : "", s) < 0)
+		fail(c, errno ? -errno : -EIO);
+	c->written = 1;
+	json_object_put(o);
+	return c->err;
+}
+
+static void kv(json_object *o, const char *k, json_object *v, int *bad)
+{
+	if (!v || json_object_object_add(o, k, v)) {
+		json_object_put(v);
+		*bad = 1;
+	}
+}
+
+static const char *timer_name(const struct chrome *c, uint32_t timer)
+{
+	return timer < c->run->ntimers && c->run->timers[timer].name
+		       ? c->run->timers[timer].name
+		       : "?";
+}
+
+/* close the top call of @t at @end as one X event; @how NULL: it stopped */
+static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
+		     const char *how)
+{
+	struct cframe *fr = &t->f[--t->n];
+	json_object *o, *a;
+	int bad;
+
+	if ((c->max_depth && t->n + 1 > c->max_depth) || end < c->from_ns)
+		return 0;
+	o = json_object_new_object();
+	bad = !o;
+	if (bad)
+		return fail(c, -ENOMEM);
+	kv(o, "name", json_object_new_string(timer_name(c, fr->timer)), &bad);
+	kv(o, "cat", json_object_new_string("timer"), &bad);
+	kv(o, "ph", json_object_new_string("X"), &bad);
+	kv(o, "ts", us((int64_t)(fr->ts - c->run->start_ns)), &bad);
+	kv(o, "dur", us(end > fr->ts ? (int64_t)(end - fr->ts) : 0), &bad);
+	kv(o, "pid", json_object_new_int64(t->pid), &bad);
+	kv(o, "tid", json_object_new_int64(t->key), &bad);
+	a = json_object_new_object();
+	kv(o, "args", a, &bad);
+	if (a) {
+		kv(a, "depth", json_object_new_int64(t->n + 1), &bad);
+		kv(a, "timer", json_object_new_int64(fr->timer), &bad);
+		if (how)
+			kv(a, "end", json_object_new_string(how), &bad);
+	}
+	if (bad) {
+		json_object_put(o);
+		return fail(c, -ENOMEM);
+	}
+	c->events++;
+	return emit(c, o);
+}
+
+/* close every call above depth @keep (0: all) as @how */
+static void close_down(struct chrome *c, struct ctrack *t, uint32_t keep,
+		       uint64_t end, const char *how)
+{
+	while (t->n > keep && !c->err)
+		close_top(c, t, end, how);
+}
+
+struct chrome *chrome_new(FILE *f, const struct rec_run *run,
+			  uint32_t max_depth)
+{
+	struct chrome *c = calloc(1, sizeof(*c));
+	json_object *o;
+	const char *s;
+	int bad = 0;
+	size_t i;
+
+	if (!c)
+		return NULL;
+	c->f = f;
+	c->run = run;
+	c->max_depth = max_depth;
+	o = json_object_new_object();
+	if (!o)
+		goto nomem;
+	kv(o, "tool", json_object_new_string("iprof"), &bad);
+	kv(o, "version", json_object_new_string(IPROF_VERSION), &bad);
+	if (run->host)
+		kv(o, "host", json_object_new_string(run->host), &bad);
+	if (run->kernel)
+		kv(o, "kernel", json_object_new_string(run->kernel), &bad);
+	kv(o, "start_realtime_ns",
+	   json_object_new_uint64(run->start_realtime_ns), &bad);
+	if (max_depth)
+		kv(o, "max_depth", json_object_new_uint64(max_depth), &bad);
+	if (run->command) {
+		json_object *a = json_object_new_array();
+
+		kv(o, "command", a, &bad);
+		for (i = 0; a && run->command[i]; i++)
+			if (json_object_array_add(
+				    a, json_object_new_string(run->command[i])))
+				bad = 1;
+	}
+	s = bad ? NULL
+		: json_object_to_json_string_ext(
+			  o, JSON_C_TO_STRING_PLAIN |
+				     JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s) {
+		json_object_put(o);
+		goto nomem;
+	}
+	errno = 0;
+	if (fprintf(f,
+		    "{\"displayTimeUnit\":\"ns\",\"otherData\":%s,"
+		    "\"traceEvents\":[",
+		    s) < 0) {
+		json_object_put(o);
+		free(c);
+		if (!errno)
+			errno = EIO;
+		return NULL;
+	}
+	json_object_put(o);
+	return c;
+nomem:
+	free(c);
+	errno = ENOMEM;
+	return NULL;
+}
+
+int chrome_push(struct chrome *c, const void *rec, size_t len)
+{
+	struct iprof_rec r;
+	struct ctrack *t;
+	uint32_t key, pid;
+
+	if (c->err)
+		return c->err;
+	if (len != sizeof(r))
+		goto ignore;
+	memcpy(&r, rec, sizeof(r));
+	if (r.type == IPROF_REC_COMM) {
+		const struct iprof_rec_comm *cm = rec;
+
+		t = track(c, cm->tid, cm->tgid);
+		if (!t)
+			return fail(c, -ENOMEM);
+		t->pid = cm->tgid;
+		memcpy(t->comm, cm->comm, IPROF_COMM_LEN);
+		t->comm[IPROF_COMM_LEN - 1] = '\0';
+		t->has_comm = 1;
+		return 0;
+	}
+	if (r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED)
+		goto ignore;
+	if (r.type == IPROF_REC_SWITCH_OUT || r.type == IPROF_REC_SWITCH_IN ||
+	    r.type == IPROF_REC_IRQ_ENTER || r.type == IPROF_REC_IRQ_EXIT)
+		return 0; /* on/off CPU: not drawn */
+	key = r.tid;
+	pid = r.tgid;
+	if (r.flags & IPROF_F_CTX) {
+		if (r.aux == IPROF_CTX_TASK || r.aux >= IPROF_CTX_MAX)
+			goto ignore;
+		key = CHROME_CTX_TID(r.aux, r.cpu);
+		pid = 0;
+	}
+	t = track(c, key, pid);
+	if (!t)
+		return fail(c, -ENOMEM);
+	if (r.flags & IPROF_F_RESYNC)
+		close_down(c, t, 0, r.ts, "discarded");
+	switch (r.type) {
+	case IPROF_REC_START:
+		if (r.timer >= c->run->ntimers || !r.depth)
+			goto ignore;
+		if (t->n >= r.depth) /* the stack disagrees: frames lost */
+			close_down(c, t, r.depth - 1u, r.ts, "discarded");
+		if (t->n == CHROME_MAX_DEPTH)
+			goto ignore;
+		t->pid = pid;
+		t->f[t->n].timer = r.timer;
+		t->f[t->n].ts = r.ts;
+		t->n++;
+		break;
+	case IPROF_REC_STOP:
+	case IPROF_REC_RETURNED:
+	case IPROF_REC_LEFT:
+		if (!r.depth || t->n < r.depth ||
+		    t->f[r.depth - 1].timer != r.timer) {
+			close_down(c, t, 0, r.ts, "discarded");
+			goto ignore;
+		}
+		close_down(c, t, r.depth, r.ts, "unwound");
+		close_top(c, t, r.ts,
+			  r.type == IPROF_REC_RETURNED ? "returned" :
+			  r.type == IPROF_REC_LEFT     ? "unwound" :
+							 NULL);
+		break;
+	case IPROF_REC_EXECED:
+		/* the frame ends at the exec; those above it move down */
+		if (!r.depth || t->n < r.depth ||
+		    t->f[r.depth - 1].timer != r.timer) {
+			close_down(c, t, 0, r.ts, "discarded");
+			goto ignore;
+		}
+		if (r.depth == t->n) {
+			close_top(c, t, r.ts, "exec");
+		} else {
+			/* drawn as ending at the exec; the calls above
+			 * it move down one */
+			struct cframe keep = t->f[r.depth - 1];
+
+			memmove(&t->f[r.depth - 1], &t->f[r.depth],
+				(t->n - r.depth) * sizeof(t->f[0]));
+			t->f[t->n - 1] = keep;
+			close_top(c, t, r.ts, "exec");
+		}
+		break;
+	case IPROF_REC_EXIT:
+		close_down(c, t, 0, r.ts, "exit");
+		break;
+	case IPROF_REC_UNWIND:
+		close_down(c, t, 0, r.ts, "unwound");
+		break;
+	}
+	return c->err;
+ignore:
+	c->ignored++;
+	return c->err;
+}
+
+/* an "M" event naming process @pid or thread @tid */
+static void name_event(struct chrome *c, const char *what, uint32_t pid,
+		       uint32_t tid, const char *name)
+{
+	json_object *o = json_object_new_object(), *a;
+	int bad = !o;
+
+	if (bad) {
+		fail(c, -ENOMEM);
+		return;
+	}
+	kv(o, "name", json_object_new_string(what), &bad);
+	kv(o, "ph", json_object_new_string("M"), &bad);
+	kv(o, "pid", json_object_new_int64(pid), &bad);
+	kv(o, "tid", json_object_new_int64(tid), &bad);
+	a = json_object_new_object();
+	kv(o, "args", a, &bad);
+	if (a)
+		kv(a, "name", json_object_new_string(name), &bad);
+	if (bad) {
+		json_object_put(o);
+		fail(c, -ENOMEM);
+		return;
+	}
+	emit(c, o);
+}
+
+static const char *ctx_name(uint32_t ctx)
+{
+	return ctx == IPROF_CTX_HARDIRQ	  ? "hardirq"
+	       : ctx == IPROF_CTX_SOFTIRQ ? "softirq"
+	       : ctx == IPROF_CTX_NMI	  ? "nmi"
+					  : "ctx";
+}
+
+int chrome_finish(struct chrome *c, uint64_t end_ns)
+{
+	struct ctrack *t, *u;
+	char buf[64];
+	int irq = 0;
+
+	for (t = c->all; t; t = t->all)
+		close_down(c, t, 0, end_ns, "incomplete");
+	/* names: each process once (by its main thread's name), each thread */
+	for (t = c->all; t && !c->err; t = t->all) {
+		if (!t->pid) {
+			uint32_t k = t->key - CHROME_CTX_BASE;
+
+			irq = 1;
+			snprintf(buf, sizeof(buf), "%s/cpu%u",
+				 ctx_name(k / CHROME_CTX_CPUS),
+				 k % CHROME_CTX_CPUS);
+			name_event(c, "thread_name", 0, t->key, buf);
+			continue;
+		}
+		for (u = c->all; u != t; u = u->all)
+			if (u->pid == t->pid)
+				break;
+		if (u == t) { /* the first track of its process */
+			struct ctrack *m = NULL;
+
+			for (u = c->all; u; u = u->all)
+				if (u->key == t->pid && u->has_comm)
+					m = u;
+			if (m)
+				snprintf(buf, sizeof(buf), "%s", m->comm);
+			else
+				snprintf(buf, sizeof(buf), "pid %u", t->pid);
+			name_event(c, "process_name", t->pid, t->pid, buf);
+		}
+		if (t->has_comm)
+			name_event(c, "thread_name", t->pid, t->key, t->comm);
+	}
+	if (irq)
+		name_event(c, "process_name", 0, 0, "interrupts");
+	if (!c->err && (fputs("\n]}\n", c->f) < 0 || fflush(c->f)))
+		fail(c, errno ? -errno : -EIO);
+	return c->err;
+}
+
+void chrome_set_from(struct chrome *c, uint64_t from_ns)
+{
+	c->from_ns = from_ns;
+}
+
+uint64_t chrome_events(const struct chrome *c)
+{
+	return c->events;
+}
+
+void chrome_free(struct chrome *c)
+{
+	struct ctrack *t, *n;
+
+	if (!c)
+		return;
+	for (t = c->all; t; t = n) {
+		n = t->all;
+		free(t);
+	}
+	free(c);
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The per-CPU BPF ring buffers: their size, creating and installing them,
+ * polling them into the stream that merges them per thread in time order
+ * (src/core/stream.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "iprof/stream.h"
+#include "iprof/util.h"
+#include "kernel/loader_int.h"
+
+/*
+ * Default size of each CPU's ring: RB_TOTAL_DEFAULT shared out over the
+ * possible CPUs, each a power of two within [RB_CPU_MIN, RB_CPU_MAX]:
+ * 8 MiB each on 2 CPUs (16 MiB, one shared ring's old default), 4 MiB on
+ * 16, 256 KiB on 256 CPUs (64 MiB in all).
+ */
+#define RB_TOTAL_DEFAULT (64ull << 20)
+#define RB_CPU_MIN (256ull << 10)
+#define RB_CPU_MAX (8ull << 20)
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+uint64_t loader_rb_cpu_bytes(uint64_t want, unsigned int ncpus)
+{
+	uint64_t b;
+
+	if (want)
+		return pow2_at_least(want);
+	b = RB_CPU_MAX;
+	while (b > RB_CPU_MIN && b * (ncpus ? ncpus : 1) > RB_TOTAL_DEFAULT)
+		b >>= 1;
+	return pow2_at_least(b);
+}
+
+/* the stream's sink: a merged record to the caller's callback */
+static void ring_sink(void *ctx, const void *rec, size_t len)
+{
+	struct loader *l = ctx;
+
+	l->fn(l->fn_ctx, (void *)rec, len);
+}
+
+/* ring_buffer callback of one CPU's ring: queue the record for merging */
+static int ring_rec(void *ctx, void *data, size_t size)
+{
+	struct ring_src *rs = ctx;
+	const struct loader_unmerged *u = &rs->l->unmerged;
+
+	if (u->push)
+		return u->push(u->ctx, rs->idx, data, size);
+	return stream__push(rs->l->stream, rs->idx, data, size);
+}
+
+void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u)
+{
+	l->unmerged = *u;
+}
+
+/*
+ * Before the object is loaded: create one ring per possible CPU, the first
+ * one also the outer map's inner-map template (libbpf 1.1 cannot resize
+ * the template it would make from the BPF side's definition).  Returns 0
+ * or -errno with @err set.
+ */
+int loader_rings_create(struct loader *l, char *err, size_t errlen)
+{
+	unsigned int i;
+	int fd, ret;
+
+	l->ring_fds = malloc(l->nrings * sizeof(*l->ring_fds));
+	l->ring_src = calloc(l->nrings, sizeof(*l->ring_src));
+	l->stream = stream__new(l->nrings, ring_sink, l);
+	if (!l->ring_fds || !l->ring_src || !l->stream) {
+		snprintf(err, errlen, "cannot allocate the ring buffers");
+		return -ENOMEM;
+	}
+	for (i = 0; i < l->nrings; i++)
+		l->ring_fds[i] = -1;
+	for (i = 0; i < l->nrings; i++) {
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "iprof_rb", 0, 0,
+				    (__u32)l->opts.rb_bytes, NULL);
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen,
+				 "cannot create ring buffer %u of %u (%llu bytes each): %s",
+				 i + 1, l->nrings,
+				 (unsigned long long)l->opts.rb_bytes,
+				 strerror(errno));
+			return ret;
+		}
+		l->ring_fds[i] = fd;
+	}
+	ret = bpf_map__set_inner_map_fd(l->skel->maps.rings, l->ring_fds[0]);
+	if (ret) {
+		snprintf(err, errlen, "cannot set the rings' template: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * After loading: put each CPU's ring in its slot of the outer map and open
+ * one ring_buffer epoll set over them.  Returns 0 or -errno with @err set.
+ */
+int loader_rings_open(struct loader *l, char *err, size_t errlen)
+{
+	int outer = bpf_map__fd(l->skel->maps.rings);
+	unsigned int i;
+	int fd, ret;
+
+	for (i = 0; i < l->nrings; i++) {
+		fd = l->ring_fds[i];
+		if (bpf_map_update_elem(outer, &i, &fd, BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot install ring buffer %u: %s",
+				 i, strerror(errno));
+			return ret;
+		}
+		l->ring_src[i].l = l;
+		l->ring_src[i].idx = i;
+		if (!l->rb)
+			l->rb = ring_buffer__new(fd, ring_rec, &l->ring_src[i],
+						 NULL);
+		else if (ring_buffer__add(l->rb, fd, ring_rec,
+					  &l->ring_src[i]))
+			l->rb = NULL;
+		if (!l->rb) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot open ring buffer %u: %s",
+				 i, strerror(errno));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int loader_poll(struct loader *l, int timeout_ms)
+{
+	struct epoll_event ev;
+	uint64_t w;
+	int n, m;
+
+	n = epoll_wait(ring_buffer__epoll_fd(l->rb), &ev, 1, timeout_ms);
+	if (n < 0)
+		return -errno;
+	/*
+	 * The watermark: every record that a thread committed before one of
+	 * its records stamped earlier than w is in its ring by now, so the
+	 * stream may deliver everything stamped before w (src/core/stream.h).
+	 */
+	w = util_now_ns();
+	m = ring_buffer__consume(l->rb);
+	if (m < 0)
+		return m;
+	if (l->unmerged.push) {
+		l->unmerged.flush(l->unmerged.ctx, w, 0);
+		return m;
+	}
+	n = stream__flush(l->stream, w);
+	if (n < 0)
+		return n;
+	return m;
+}
+
+int loader_drain(struct loader *l)
+{
+	int m, n;
+
+	m = ring_buffer__consume(l->rb);
+	if (m < 0)
+		return m;
+	if (l->unmerged.push) {
+		l->unmerged.flush(l->unmerged.ctx, 0, 1);
+		return m;
+	}
+	n = stream__drain(l->stream);
+	return n < 0 ? n : m;
+}
+
+
+uint64_t loader_rb_bytes(const struct loader *l, unsigned int *nrings)
+{
+	if (nrings)
+		*nrings = l->nrings;
+	return l->opts.rb_bytes;
+}

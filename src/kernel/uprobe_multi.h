@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * uprobe_multi links (Linux 6.6+): many user functions of one binary in one
+ * BPF link, registered and, above all, released at once (one uprobe per
+ * perf event costs the kernel ~150 ms each to release: 2000 uprobes took
+ * 5 minutes).  libbpf (1.4) makes them: bpf_program__attach_uprobe_multi()
+ * in src/kernel/attach_tp.c; here, whether the kernel has them.
+ */
+#ifndef IPROF_UPROBE_MULTI_H
+#define IPROF_UPROBE_MULTI_H
+
+#include <stdint.h>
+
+/*
+ * multi_probe_prog() - an empty kprobe-type program loaded with expected
+ * attach type @attach_type (enum bpf_attach_type; a feature probe: the
+ * uprobe_multi type here, BPF_TRACE_KPROBE_MULTI in src/kernel/attach_kprobe.c).
+ * Returns its fd (the caller closes it) or -errno.
+ */
+int multi_probe_prog(int attach_type);
+
+/*
+ * umulti_supported() - 1 if the kernel makes uprobe_multi links, 0 if not
+ * (probed once, as libbpf's probe_uprobe_multi_link() does: a link on "/"
+ * fails with EBADF where the link type exists).
+ */
+int umulti_supported(void);
+
+#endif
