@@ -8,12 +8,14 @@
  * probed) run N times each, interleaved with it, each level timed alone by
  * the program itself (CLOCK_MONOTONIC around one call, nothing timed
  * inside): their mean is what each traced path costs without the probes.
+ * The copies make getpid(2) calls where the traced code makes getppid(2)
+ * ones (the same cost), so that a span on getppid times none of them.
  *
  *   e2e-nested N SPIN_NS
  *
  * Prints key=value: outer.count ... and, for outer, mid, leaf, gp and
  * getppid (one getppid(2) call), LEVEL.mean_ns and LEVEL.p50_ns (the
- * untraced copies' mean and median).
+ * untraced copies' mean and median; getppid's is one getpid(2) call's).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -106,11 +108,13 @@ __attribute__((noinline)) void mid_p(void)
 	leaf_p();
 }
 
+/* getpid(2), not getppid: a span on getppid would time these too (it
+ * fires for every getppid of the process), and they cost the same */
 __attribute__((noinline)) void gp_p(void)
 {
 	n_plain++;
-	syscall(SYS_getppid);
-	syscall(SYS_getppid);
+	syscall(SYS_getpid);
+	syscall(SYS_getpid);
 }
 
 __attribute__((noinline)) void outer_p(void)
@@ -151,7 +155,7 @@ int main(int argc, char **argv)
 		TIMED(L_MID, mid_p());
 		TIMED(L_LEAF, leaf_p());
 		TIMED(L_GP, gp_p());
-		TIMED(L_SC, syscall(SYS_getppid));
+		TIMED(L_SC, syscall(SYS_getpid));
 	}
 	printf("outer.count=%llu\nmid.count=%llu\nleaf.count=%llu\n"
 	       "gp.count=%llu\ngetppid.count=%llu\n",
