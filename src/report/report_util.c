@@ -727,6 +727,33 @@ void report_tail_note(FILE *f, const struct report *r, uint32_t timer,
 			t->tail_calls, t->tail_calls == 1 ? "" : "s");
 }
 
+/*
+ * summary_uncertain() - with compensated times, a line per path with calls
+ * whose compensation may be off (a child unwound or missed its return, a
+ * probe of a mechanism not calibrated inside): "uncertain: PATH N of M
+ * calls".
+ */
+static int summary_uncertain(FILE *f, const struct report *r, int seed)
+{
+	const struct agg_node *n;
+	int err;
+
+	if (!r->compensated)
+		return 0;
+	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
+		if (!n->uncertain)
+			continue;
+		fprintf(f, "%suncertain: ", seed ? "# " : "");
+		err = report_print_path(f, r, n, " > ");
+		if (err)
+			return err;
+		fprintf(f, " %" PRIu64 " of %" PRIu64
+			" calls (a child unwound or missed its return, or a mechanism not calibrated: their compensation may be off)\n",
+			n->uncertain, n->count);
+	}
+	return 0;
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
@@ -737,6 +764,9 @@ int report_summary(FILE *f, const struct report *r, int seed)
 	int err;
 
 	summary_calib(f, r, seed);
+	err = summary_uncertain(f, r, seed);
+	if (err)
+		return err;
 	/* timers that never returned, in tree order: still open at the end
 	 * (incomplete), open when their thread exited (exited) */
 	err = summary_open(f, r, seed, 0);
