@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Overhead calibration, the measuring part (include/iprof/calib.h): for
- * each class of mechanism a plan uses, a one-timer plan of iprof's own
- * (its iprof_calib_leaf() function, or its getppid(2) calls) is loaded
- * with the same BPF programs, filtered to iprof's own process, and timed
- * untraced, then traced, by iprof's clock and by the records.
+ * Overhead calibration, the measuring part (include/iprof/calib.h): the
+ * classes of mechanism a plan uses get a plan of iprof's own, a timer
+ * each (its iprof_calib_push() and iprof_calib_step() functions, its
+ * getppid(2) or getpid(2) calls), loaded with the same BPF programs in at
+ * most two loads (one per setting of --returns and of syscall spans),
+ * filtered to iprof's own process, and each call timed untraced, then
+ * traced, by iprof's clock and by the records.
  */
 #include <errno.h>
 #include <fcntl.h>
