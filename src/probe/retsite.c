@@ -129,9 +129,29 @@ static bool inside(const struct rs_file *f, uint64_t t)
 }
 
 /*
+ * The index of the ELF section whose file bytes hold file offset @off, or
+ * 0 (none).
+ */
+static size_t section_of(const struct rs_file *f, uint64_t off)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (off >= sh.sh_offset && off < sh.sh_offset + sh.sh_size)
+			return elf_ndxscn(scn);
+	}
+	return 0;
+}
+
+/*
  * Is jump target @t, outside the pieces known so far, code of the
- * function all the same?  Yes when no function starts there and an
- * .eh_frame FDE that no piece overlaps covers it: a cold part whose
+ * function all the same?  Yes when it lies in the function's own section
+ * (never .plt, .plt.sec, .plt.got: a jump there is a tail call through a
+ * PLT stub, whose .eh_frame entry covers the whole PLT), no function
+ * starts there and an .eh_frame FDE that no piece overlaps covers it: a cold part whose
  * symbol is gone (a stripped file) or was never there; that FDE becomes
  * a piece (read after the others).  A function's own FDE would start at
  * a symbol; a local function of a stripped file jumped to is taken in
@@ -145,7 +165,8 @@ static bool adopt(struct rs_file *f, uint64_t t)
 
 	if (inside(f, t))
 		return true;
-	if (func_start(f, t) || f->np >= RETSITE_MAX_PARTS ||
+	if (section_of(f, t) != section_of(f, f->p[0].off) ||
+	    func_start(f, t) || f->np >= RETSITE_MAX_PARTS ||
 	    fde_range(f, t, &lo, &hi) || func_start(f, lo))
 		return false;
 	for (i = 0; i < f->np; i++)
@@ -447,10 +468,24 @@ static int classify(csh h, const cs_insn *in, struct rs_file *f,
 			t = (uint64_t)op->imm;
 			return !adopt(f, t); /* outside: a tail call */
 		}
-		if (op->type == X86_OP_MEM)
-			/* jmp *table(,%rax,8): a jump table; jmp *8(%rdi),
-			 * jmp *foo@GOTPCREL(%rip): a tail call */
-			return op->mem.index == X86_REG_INVALID;
+		if (op->type == X86_OP_MEM && op->mem.index == X86_REG_INVALID)
+			/* jmp *8(%rdi), jmp *foo@GOTPCREL(%rip): a tail
+			 * call */
+			return 1;
+		if (op->type == X86_OP_MEM && op->mem.base == X86_REG_INVALID &&
+		    op->mem.disp)
+			/* jmp *TABLE(,%rax,8): a non-PIC switch's table */
+			return 0;
+		if (op->type == X86_OP_MEM) {
+			/* jmp *(%rdx,%rax,8): a table of function pointers
+			 * (a tail call) or of labels (a switch): iprof
+			 * cannot tell */
+			util_set_err(why, len,
+				     "an indirect jmp at +%#llx (%s %s) through a table iprof cannot read: a tail call or a jump table",
+				     (unsigned long long)(in->address - lo),
+				     in->mnemonic, in->op_str);
+			return -1;
+		}
 		/* jmp *%rax: -fcf-protection marks jump tables notrack */
 		if (has_prefix(in, 0x3e))
 			return 0;

@@ -20,7 +20,7 @@
 # "Probe cost").
 # The raw mode
 # (--no-compensate) must still report the probes' cost: each path's raw
-# median above its compensated one.  With a 20 us spin the probes fire
+# median above the truth by half a call's probe cost at least.  With a 20 us spin the probes fire
 # seldom, and cold: each call's own probes may cost up to half their
 # calibrated cost more (measured: gp 2.1 us vs 0.56 us once, its raw
 # median 6.5 us where it is 4.5 us back to back), allowed there.
@@ -73,8 +73,14 @@ for spin in 1000 20000; do
 			within "spin $spin: $p p50 compensated ($got) vs untraced truth ($t), raw $raw" \
 				"$got" $((t - tol)) $((t + tol))
 		fi
-		within "spin $spin: $p raw p50 ($raw) holds the probes' cost: above the compensated" \
-			"$raw" "$got" 1e18
+		# raw (--no-compensate, another run): the probes' cost is in
+		# it, at least half of a call's own calibrated cost above the
+		# truth (the span's raw time is the kernel's part of a syscall,
+		# below the truth's whole syscall: no such bound there)
+		if [ "$key" != getppid ]; then
+			within "spin $spin: $p raw p50 ($raw) holds the probes' cost: above the truth ($t) + $((cost / 2))" \
+				"$raw" $((t + cost / 2)) 1e18
+		fi
 	done
 done
 finish
