@@ -100,6 +100,10 @@ struct agg_node {
 	 * missed its return, or a probe of an uncalibrated mechanism fired
 	 * inside: AGG_COST_UNKNOWN) */
 	uint64_t uncertain;
+	/* of count: calls in which the probes' calibrated cost taken out
+	 * was more than the time left: their compensated time is only as
+	 * good as the calibration's spread (README, "Probe cost") */
+	uint64_t dominated;
 	uint64_t min_ns, max_ns; /* 0 when count == 0 */
 	uint64_t first_start_ns; /* earliest start of a completed timer */
 	uint64_t last_stop_ns; /* latest stop: wall = last_stop - first_start */

@@ -54,6 +54,7 @@ struct frame {
 	 * compensated durations */
 	uint64_t ovh_ns;
 	uint64_t comp_child_ns;
+	uint64_t comp_child_on_ns; /* ... and of their on-CPU parts */
 	int uncertain; /* a child's probes could not be counted exactly */
 	uint64_t off0[2]; /* the thread's off_ns[] at START */
 	uint64_t irq0; /* the thread's irq_ns at START */
@@ -430,6 +431,7 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 	d->raw_total_ns += s->raw_total_ns;
 	d->raw_self_ns += s->raw_self_ns;
 	d->uncertain += s->uncertain;
+	d->dominated += s->dominated;
 	d->threads += s->threads;
 	d->exited += s->exited;
 	d->exited_ns += s->exited_ns;
@@ -769,7 +771,7 @@ static int complete(const struct agg *a, struct athread *t,
 		    const struct frame *f, uint64_t ts_ns)
 {
 	struct agg_node *n = f->node;
-	uint64_t raw = ts_ns - f->start_ns, dur, ovh = f->ovh_ns, out = 0;
+	uint64_t raw = ts_ns - f->start_ns, dur, on, ovh = f->ovh_ns, out = 0;
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
@@ -790,27 +792,38 @@ static int complete(const struct agg *a, struct athread *t,
 		out = (uint64_t)c->start_out_ns + c->stop_out_ns;
 		uncertain |= !!(c->flags & AGG_COST_UNKNOWN);
 	}
-	dur = raw > ovh ? raw - ovh : 0;
-	if (dur < f->comp_child_ns)
+	/* the off-CPU parts as the switch records said, within raw */
+	if (runq > raw)
+		runq = raw;
+	if (blocked > raw - runq)
+		blocked = raw - runq;
+	/*
+	 * The probes ran on the CPU: their cost comes off the on-CPU part,
+	 * never below the children's on-CPU time; the call never below its
+	 * children's time.  The parts still add up to dur.
+	 */
+	on = raw - runq - blocked;
+	on = on > ovh ? on - ovh : 0;
+	if (on < f->comp_child_on_ns)
+		on = f->comp_child_on_ns;
+	dur = on + runq + blocked;
+	if (dur < f->comp_child_ns) {
+		on += f->comp_child_ns - dur;
 		dur = f->comp_child_ns;
+	}
 	if (uncertain)
 		n->uncertain++;
+	if (ovh > dur)
+		n->dominated++;
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw > f->child_ns ? raw - f->child_ns : 0;
-
-	/* the parts add up to dur whatever the switch records said; the
-	 * probes ran on the CPU: their cost comes off the on-CPU part */
-	if (runq > dur)
-		runq = dur;
-	if (blocked > dur - runq)
-		blocked = dur - runq;
 	n->count++;
 	n->total_ns += dur;
 	n->runq_ns += runq;
 	n->blocked_ns += blocked;
-	n->oncpu_ns += dur - runq - blocked;
+	n->oncpu_ns += on;
 	irq = t->irq_ns - f->irq0;
-	n->irq_ns += irq < dur - runq - blocked ? irq : dur - runq - blocked;
+	n->irq_ns += irq < on ? irq : on;
 	delta = (double)dur - n->mean_ns;
 	n->mean_ns += delta / (double)n->count;
 	n->m2_ns += delta * ((double)dur - n->mean_ns);
@@ -849,6 +862,7 @@ static int complete(const struct agg *a, struct athread *t,
 
 		p->child_ns += raw;
 		p->comp_child_ns += dur;
+		p->comp_child_on_ns += on;
 		/* all of this call's probe cost fell inside its parent */
 		p->ovh_ns += ovh + out;
 		p->uncertain |= uncertain;
@@ -898,6 +912,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->child_ns = 0;
 	f->ovh_ns = 0;
 	f->comp_child_ns = 0;
+	f->comp_child_on_ns = 0;
 	f->uncertain = 0;
 	f->off0[0] = t->off_ns[0];
 	f->off0[1] = t->off_ns[1];

@@ -413,6 +413,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64(b, o, "raw_total_ns", n->raw_total_ns);
 	add_u64(b, o, "raw_self_ns", n->raw_self_ns);
 	add_u64(b, o, "uncertain", n->uncertain);
+	add_u64(b, o, "dominated", n->dominated);
 	add_u64_if(b, o, "wall_ns", have, n->last_stop_ns - n->first_start_ns);
 	add_u64_if(b, o, "min_ns", have, n->min_ns);
 	add_u64_if(b, o, "avg_ns", have, have ? n->total_ns / n->count : 0);

@@ -731,16 +731,21 @@ void report_tail_note(FILE *f, const struct report *r, uint32_t timer,
  * summary_uncertain() - with compensated times, a line per path with calls
  * whose compensation may be off (a child unwound or missed its return, a
  * probe of a mechanism not calibrated inside): "uncertain: PATH N of M
- * calls".
+ * calls"; then one line for the calls where the probes' cost taken out
+ * was more than the time left (agg_node.dominated).
  */
 static int summary_uncertain(FILE *f, const struct report *r, int seed)
 {
 	const struct agg_node *n;
 	int err;
 
+	uint64_t dom = 0, dpaths = 0;
+
 	if (!r->compensated)
 		return 0;
 	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
+		dom += n->dominated;
+		dpaths += !!n->dominated;
 		if (!n->uncertain)
 			continue;
 		fprintf(f, "%suncertain: ", seed ? "# " : "");
@@ -751,6 +756,12 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 			" calls (a child unwound or missed its return, or a mechanism not calibrated: their compensation may be off)\n",
 			n->uncertain, n->count);
 	}
+	if (dom)
+		fprintf(f,
+			"%sthe probes' cost taken out exceeded the time left in %" PRIu64
+			" calls on %" PRIu64
+			" paths (JSON dominated): those times are only as good as the calibration\n",
+			seed ? "# " : "", dom, dpaths);
 	return 0;
 }
 

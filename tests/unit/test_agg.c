@@ -596,6 +596,9 @@ static void test_costs(void **state)
 	assert_int_equal(na->self_ns, 798 + 0);
 	assert_int_equal(na->min_ns, 46);
 	assert_int_equal(nb->total_ns, 142 + 46);
+	/* the 50 ns of probes taken out were more than the 46 left */
+	assert_int_equal(na->dominated, 1);
+	assert_int_equal(nb->dominated, 0);
 
 	/* B unwound by A's stop: its start probe (1 + 2) charged to A, which
 	 * is uncertain: 100 - 3 - (10 + 30) */
@@ -616,6 +619,33 @@ static void test_costs(void **state)
 	assert_int_equal(na->uncertain, 2);
 	assert_int_equal(node_at(a, A, C, -1)->uncertain, 1);
 	assert_int_equal(node_at(a, A, C, -1)->total_ns, 10);
+
+	/*
+	 * Off-CPU time stays as the switch records said: the probes ran on
+	 * the CPU, so their cost comes off the on-CPU part, and a parent
+	 * keeps at least its children's on-CPU time.  B: raw 90, runnable
+	 * 40, on 50 - 4; A: raw 200, on 160 - (10 + 30) - (4 + 6).
+	 */
+	START(a, 6, A, 1, 6000);
+	START(a, 6, B, 2, 6010);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, 6, 6020, 0, 0,
+				  IPROF_OFF_RUNQ),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, 6, 6060, 0, 0,
+				  0),
+			 0);
+	STOP(a, 6, B, 2, 6100);
+	STOP(a, 6, A, 1, 6200);
+	{
+		const struct agg_node *a6 = node_at(a, A, -1), *b6;
+
+		b6 = node_at(a, A, B, -1);
+		assert_int_equal(b6->runq_ns, 40);
+		assert_int_equal(b6->oncpu_ns, 142 + 46 + 46);
+		assert_int_equal(a6->runq_ns, 40);
+		assert_int_equal(a6->total_ns, 940 + 46 + 57 + 60 + 150);
+		assert_int_equal(a6->oncpu_ns - (940 + 46 + 57 + 60), 110);
+	}
 
 	/* NULL: raw again */
 	assert_int_equal(agg__set_costs(a, NULL), 0);

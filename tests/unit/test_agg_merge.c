@@ -313,6 +313,7 @@ static void assert_same_tree(const struct agg *x, const struct agg_node *a,
 	assert_int_equal(a->raw_total_ns, b->raw_total_ns);
 	assert_int_equal(a->raw_self_ns, b->raw_self_ns);
 	assert_int_equal(a->uncertain, b->uncertain);
+	assert_int_equal(a->dominated, b->dominated);
 	for (i = 0; i < HIST_SLOTS; i++)
 		assert_int_equal(slot(a->hist, i), slot(b->hist, i));
 	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
