@@ -498,6 +498,17 @@ static int json_out(FILE *f, const struct dset *s, const char *an,
 	return ret;
 }
 
+/* Are the times of report @d compensated for the probes' cost
+ * (calibration.compensated; no calibration: raw)? */
+static int compensated(json_object *d)
+{
+	json_object *c, *v;
+
+	return json_object_object_get_ex(d, "calibration", &c) && c &&
+	       json_object_object_get_ex(c, "compensated", &v) &&
+	       json_object_get_boolean(v);
+}
+
 int cmd_diff_main(int argc, char **argv)
 {
 	struct replay_opts ro = {0};
@@ -569,6 +580,11 @@ int cmd_diff_main(int argc, char **argv)
 				argv[optind + i]);
 		goto out;
 	}
+	if (compensated(da) != compensated(db) && !ro.quiet)
+		log_cmd(LOG_LVL_WARN, "diff",
+			"warning: %s's times are %s, %s's %s: their changes hold the probes' cost (iprof diff --no-compensate compares recordings raw)",
+			argv[optind], compensated(da) ? "compensated" : "raw",
+			argv[optind + 1], compensated(db) ? "compensated" : "raw");
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
 	/* -o as the live run writes it (src/core/output.c) */
 	if (output_open(&w, ro.r.output, err, sizeof(err))) {

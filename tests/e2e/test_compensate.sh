@@ -83,4 +83,17 @@ for spin in 1000 20000; do
 		fi
 	done
 done
+
+# recordings keep the costs: iprof report compensates as the live run did,
+# or not; iprof diff warns when one side is compensated and the other raw
+"$IPROF" record -q -o "$TMP/c.rec" "${probes[@]}" -- "$W" 200 1000 >/dev/null 2>>"$TMP/err"
+"$IPROF" record -q --no-compensate -o "$TMP/r.rec" "${probes[@]}" -- "$W" 200 1000 >/dev/null 2>>"$TMP/err"
+check "recording: report compensated" "$("$IPROF" report -q -f json "$TMP/c.rec" | jq -r .calibration.compensated)" true
+check "recording: report --no-compensate: raw, the calibration kept" \
+	"$("$IPROF" report -q -f json --no-compensate "$TMP/c.rec" | jq -c '[.calibration.compensated, (.calibration.mechanisms | length > 0)]')" '[false,true]'
+check "recording: a raw one has no calibration" "$("$IPROF" report -q -f json "$TMP/r.rec" | jq -c .calibration)" null
+"$IPROF" diff "$TMP/c.rec" "$TMP/r.rec" >/dev/null 2>"$TMP/diff.err"
+check "diff compensated vs raw: warns" "$(grep -c "times are compensated, .*raw" "$TMP/diff.err")" 1
+"$IPROF" diff --no-compensate "$TMP/c.rec" "$TMP/r.rec" >/dev/null 2>"$TMP/diff.err"
+check "diff --no-compensate: both raw, no warning" "$(wc -l <"$TMP/diff.err")" 0
 finish
