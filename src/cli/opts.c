@@ -634,6 +634,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
 	report_opts_init(&o->r);
+	/* IPROF_NO_COMPENSATE=1: as --no-compensate (iprof(8), ENVIRONMENT) */
+	o->r.no_compensate = getenv("IPROF_NO_COMPENSATE") &&
+			     !strcmp(getenv("IPROF_NO_COMPENSATE"), "1");
 	o->fold_threads = 1;
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		o->dry_run = 1;

@@ -9,6 +9,7 @@
 # kernel mechanism was measured.
 . "$(dirname "$0")/../e2e/lib.sh"
 need_root
+unset IPROF_NO_COMPENSATE # the VM tier's init sets it for the others
 
 R=$BUILD/vm-read-workload
 F=$TMP/data
