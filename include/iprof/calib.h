@@ -9,9 +9,10 @@
  * way the kernel handles the entry instruction (iprof_calib_push: `push
  * %rbp; mov %rsp,%rbp; pop %rbp; ret`, an instruction x86 uprobes emulate
  * on newer kernels; iprof_calib_step: `sub $8,%rsp; add $8,%rsp; ret`, one
- * they single-step, after the entry's timestamp, so inside the call), its own getppid(2) calls for spans and kernel functions
- * (__x64_sys_getppid), traced by a plan of their own, filtered to iprof's
- * process.  Per call, in ns:
+ * they single-step, after the entry's timestamp, so inside the call),
+ * its own getppid(2) calls for spans, getpid(2) for kernel functions (a
+ * timer on __task_pid_nr_ns, which getpid calls), traced by a plan of
+ * their own, filtered to iprof's process.  Per call, in ns:
  *   B  the call's time untraced, by iprof's clock (CLOCK_MONOTONIC)
  *   T  the same call traced, by the same clock
  *   D  the traced call's duration as the records say (BPF timestamps)

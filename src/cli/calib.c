@@ -104,16 +104,17 @@ static const char *class_spec(enum calib_class c, void (**call)(void))
 	case CALIB_TRACEPOINT:
 		return "span calib_span = tracepoint:syscalls:sys_enter_getppid -> "
 		       "tracepoint:syscalls:sys_exit_getppid";
-	/* getpid(2), not getppid: not nested in the span's calls */
+	/* getpid(2), not getppid: not nested in the span's calls; what
+	 * it calls, not the syscall wrapper, which ftrace cannot trace */
 	case CALIB_FENTRY:
 		*call = call_getpid;
-		return "fentry:__x64_sys_getpid as calib_fentry";
+		return "fentry:__task_pid_nr_ns as calib_fentry";
 	case CALIB_KPROBE:
 		*call = call_getpid;
-		return "kprobe:__x64_sys_getpid as calib_kprobe";
+		return "kprobe:__task_pid_nr_ns as calib_kprobe";
 	case CALIB_FUNC:
 		*call = call_getpid;
-		return "func:__x64_sys_getpid as calib_func";
+		return "func:__task_pid_nr_ns as calib_func";
 	default:
 		return NULL;
 	}
