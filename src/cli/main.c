@@ -22,7 +22,11 @@
 
 #include "iprof/util.h"
 #include "kernel/btfarg.h"
-#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/target.h"
+#include "cli/plan_print.h"
+#include "cli/run.h"
+#include "cli/trace.h"
 #include "cli/cmd.h"
 #include "kernel/klog.h"
 #include "cli/list.h"

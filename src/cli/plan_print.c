@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/plan_print.h"
 #include "cli/log.h"
 
 /*

@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "iprof/util.h"
-#include "cli/cli.h"
+#include "cli/run.h"
+#include "cli/plan_print.h"
 #include "cli/calib.h"
 #include "cli/log.h"
 

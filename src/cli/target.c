@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "iprof/util.h"
-#include "cli/cli.h"
+#include "cli/target.h"
 #include "cli/log.h"
 
 /* descriptors asked for: the kernel's default fs.nr_open, so that root can
