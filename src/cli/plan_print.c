@@ -20,8 +20,8 @@
  * plan's errors alone (attached: every timer without one).  NULL when out
  * of memory.
  */
-struct report_timer *cli_make_timers(const struct plan *plan,
-					struct loader *l)
+struct report_timer *plan_print_timers(const struct plan *plan,
+				       struct loader *l)
 {
 	struct report_timer *rt =
 		calloc(plan->ntimers ? plan->ntimers : 1, sizeof(*rt));
@@ -67,10 +67,10 @@ struct report_timer *cli_make_timers(const struct plan *plan,
  * The timers of @plan not attached (by @l; NULL: before attaching, those
  * with an error in the plan), grouped by reason, on stderr.
  */
-void cli_print_not_attached(const struct plan *plan, struct loader *l,
-			    const char *pfx)
+void plan_print_not_attached(const struct plan *plan, struct loader *l,
+			     const char *pfx)
 {
-	struct report_timer *rt = cli_make_timers(plan, l);
+	struct report_timer *rt = plan_print_timers(plan, l);
 	uint32_t i;
 
 	if (!rt) {
@@ -88,7 +88,7 @@ void cli_print_not_attached(const struct plan *plan, struct loader *l,
 	free(rt);
 }
 
-int cli_print_plan(const struct plan *p)
+int plan_print_text(const struct plan *p)
 {
 	int w = 8, bad = 0;
 	uint32_t i;
@@ -148,7 +148,7 @@ static int kmulti_used(const struct plan *p, int fentry)
  * iprof list: which mechanism kernel function timers will get here (the
  * first such function tells whether fentry loads at all).
  */
-void cli_print_kernel_features(const struct plan *p)
+void plan_print_kernel_features(const struct plan *p)
 {
 	char why[512];
 	int fentry, kprobes;
@@ -187,15 +187,15 @@ void cli_print_kernel_features(const struct plan *p)
 /*
  * --dry-run -f json: the plan, with what each timer would get here: a kernel
  * function timer's mechanism follows whether fentry loads (tried on the
- * first such function, as cli_print_kernel_features() does) and whether the
+ * first such function, as plan_print_kernel_features() does) and whether the
  * kernel has kprobes.  Returns the exit status: 0, EXIT_USAGE when a probe
  * has an error in the files, EXIT_RUNTIME when out of memory or stdout
  * cannot be written.
  */
-int cli_print_plan_json(const struct plan *p)
+int plan_print_json(const struct plan *p)
 {
 	struct report_kernel k = { .fentry = -1 };
-	struct report_timer *rt = cli_make_timers(p, NULL);
+	struct report_timer *rt = plan_print_timers(p, NULL);
 	char why[512], fwhy[560] = "", **msg = NULL;
 	int bad = 0, ret = EXIT_RUNTIME, e;
 	uint32_t i;

@@ -174,7 +174,7 @@ void run_set_calib(struct rec_run *run, const struct opts *o,
 int run_counters(struct rec_run *run, const struct plan *plan,
 			struct loader *l)
 {
-	struct report_timer *rt = cli_make_timers(plan, l);
+	struct report_timer *rt = plan_print_timers(plan, l);
 	uint32_t i;
 
 	if (!rt)

@@ -296,9 +296,9 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 	if (!n) {
 		/* no report follows: say here why each timer is missing */
 		log_error("no probe could be attached");
-		cli_print_not_attached(plan, t->l,
-				       o->strict ? "iprof: --strict: " :
-						   "iprof: ");
+		plan_print_not_attached(plan, t->l,
+					o->strict ? "iprof: --strict: "
+						  : "iprof: ");
 		/* every probe wrong in the files (not refused by the kernel),
 		 * or --strict: bad input */
 		return t->plan_errors == plan->ntimers || o->strict ?
@@ -313,7 +313,7 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 			 n == 1 ? "" : "es");
 	}
 	if (o->strict && t->nattached != plan->ntimers) {
-		cli_print_not_attached(plan, t->l, "iprof: --strict: ");
+		plan_print_not_attached(plan, t->l, "iprof: --strict: ");
 		log_error("--strict: %u of %u timers could not be attached",
 			  plan->ntimers - t->nattached, plan->ntimers);
 		return EXIT_USAGE; /* as for an error in the probe files */
