@@ -20,6 +20,11 @@
 #include "iprof/stream.h"
 #include "iprof/util.h"
 #include "kernel/loader_int.h"
+#include "kernel/attach.h"
+#include "kernel/attach_fentry.h"
+#include "kernel/attach_kprobe.h"
+#include "kernel/attach_tp.h"
+#include "kernel/rings.h"
 #include "kernel/uprobe_multi.h"
 #include "kernel/klog.h"
 
@@ -304,7 +309,7 @@ int loader_open(struct loader **out, const struct plan *plan,
 	}
 	choose_programs(l, plan);
 	bpf_map__set_max_entries(l->skel->maps.rings, l->nrings);
-	ret = loader_rings_create(l, err, errlen);
+	ret = rings_create(l, err, errlen);
 	if (ret)
 		goto fail;
 	bpf_map__set_max_entries(l->skel->maps.actions,
@@ -342,7 +347,7 @@ int loader_open(struct loader **out, const struct plan *plan,
 			goto fail;
 		}
 	}
-	ret = loader_rings_open(l, err, errlen);
+	ret = rings_open(l, err, errlen);
 	if (ret)
 		goto fail;
 	*out = l;
@@ -394,7 +399,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	attach_func_actions(l->plan, id, &ae, &ar);
 	if (!(t->via & PLAN_VIA_FENTRY))
 		return KPROBE_LATER;
-	err = loader_attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
+	err = attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
 	if (!err) {
 		l->timers[id].mech = t->entry_only ? "fentry (never returns)" :
 						     "fentry/fexit";
@@ -411,7 +416,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 
 /*
  * kprobe/kretprobe on timer @id (after attach_func_timer()), unless
- * loader_attach_kmulti() has it already.  @fwhy: why fentry did not do
+ * attach_kprobe_multi() has it already.  @fwhy: why fentry did not do
  * (func:), or NULL.
  */
 static int attach_kprobe_timer(struct loader *l, uint32_t id,
@@ -425,8 +430,8 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 
 	if (!tl->kmulti && bpf_program__fd(l->skel->progs.fn_entry) >= 0) {
 		attach_func_actions(l->plan, id, &ae, &ar);
-		err = loader_attach_kprobe(l, tl, id, t->func, ae, ar, kwhy,
-					   sizeof(kwhy));
+		err = attach_kprobe(l, tl, id, t->func, ae, ar, kwhy,
+				    sizeof(kwhy));
 	} else if (!tl->kmulti) {
 		/* only the kprobe_multi programs are loaded (choose_programs()) */
 		err = tl->kmulti_err ? tl->kmulti_err : -EINVAL;
@@ -567,8 +572,8 @@ static int attach_shared(struct attach_pass *ps)
 	uint32_t i;
 
 	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
-		loader_attach_syscalls(l);
-	if (!l->att_multi && loader_attach_umulti(l))
+		attach_tp_syscalls(l);
+	if (!l->att_multi && attach_tp_umulti(l))
 		return -ENOMEM;
 	for (i = 0; i < p->natt; i++) {
 		__u32 head = p->att[i].action + 1;
@@ -592,8 +597,8 @@ static int attach_shared(struct attach_pass *ps)
 			}
 			continue;
 		}
-		l->att_links[i] = loader_attach_att(l, &p->att[i], ps->why,
-						    sizeof(ps->why));
+		l->att_links[i] =
+			attach_tp_att(l, &p->att[i], ps->why, sizeof(ps->why));
 		if (!l->att_links[i])
 			ps->att_why[i] = strdup(ps->why);
 	}
@@ -610,16 +615,16 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 	if (t->kind == PROBE_UPROBE && t->entry_only)
 		return "uprobe (never returns)";
 	if (t->kind == PROBE_UPROBE && t->ret_sites)
-		return loader_timer_in_umulti(l, id) ?
-			       "uprobe/return sites (uprobe_multi)" :
-			       "uprobe/return sites";
+		return attach_tp_timer_in_umulti(l, id)
+			       ? "uprobe/return sites (uprobe_multi)"
+			       : "uprobe/return sites";
 	if (t->kind == PROBE_UPROBE)
-		return loader_timer_in_umulti(l, id) ?
-			       "uprobe/uretprobe (uprobe_multi)" :
-			       "uprobe/uretprobe";
-	return loader_timer_on_syscalls(l->plan, id) ?
-		       "tracepoint (raw syscalls)" :
-		       "tracepoint";
+		return attach_tp_timer_in_umulti(l, id)
+			       ? "uprobe/uretprobe (uprobe_multi)"
+			       : "uprobe/uretprobe";
+	return attach_tp_timer_on_syscalls(l->plan, id)
+		       ? "tracepoint (raw syscalls)"
+		       : "tracepoint";
 }
 
 /* a span or uprobe timer: are its shared attachments in place?  0, or
@@ -634,7 +639,8 @@ static int span_timer(struct attach_pass *ps, uint32_t id)
 	for (i = 0; i < p->natt && !err; i++) {
 		const struct plan_att *a = &p->att[i];
 
-		if (!loader_att_uses(p, a, id) || loader_att_attached(l, i))
+		if (!attach_tp_att_uses(p, a, id) ||
+		    attach_tp_att_attached(l, i))
 			continue;
 		if (a->mech == MECH_SYSCALL)
 			ps->att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
@@ -707,7 +713,7 @@ static void attach_later(struct attach_pass *ps)
 	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
 	    (loader_kmulti_wanted(&ps->nlater) ||
 	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
-		err = loader_attach_kmulti(l, ps->later, ps->nlater);
+		err = attach_kprobe_multi(l, ps->later, ps->nlater);
 		if (err < 0)
 			ps->n = err;
 	}
@@ -744,7 +750,7 @@ static int attach_fexits(struct loader *l, loader_skip_fn on_skip, int n)
 			continue;
 		l->links[id].exit_pending = 0;
 		if (!l->timers[id].attached ||
-		    !loader_attach_slot(&l->links[id], 1, why, sizeof(why)))
+		    !attach_fentry_slot(&l->links[id], 1, why, sizeof(why)))
 			continue;
 		attach_drop_links(&l->links[id]);
 		n--;
@@ -962,7 +968,7 @@ void loader_loss(struct loader *l, struct report_loss *loss)
 	loss->recursion_misses = recursion_misses(l->skel->obj) +
 				 l->clone_misses;
 	/* the kprobe_multi links' (the callers add each kretprobe's) */
-	if (loader_kmulti_missed(l, &loss->kprobe_misses))
+	if (attach_kprobe_multi_missed(l, &loss->kprobe_misses))
 		loss->kprobe_misses = 0;
 	for (j = 0; j < l->nfobjs; j++)
 		loss->recursion_misses += recursion_misses(l->fobjs[j]->obj);

@@ -17,6 +17,7 @@
 #include "iprof/stream.h"
 #include "iprof/util.h"
 #include "kernel/loader_int.h"
+#include "kernel/rings.h"
 
 /*
  * Default size of each CPU's ring: RB_TOTAL_DEFAULT shared out over the
@@ -79,7 +80,7 @@ void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u)
  * the template it would make from the BPF side's definition).  Returns 0
  * or -errno with @err set.
  */
-int loader_rings_create(struct loader *l, char *err, size_t errlen)
+int rings_create(struct loader *l, char *err, size_t errlen)
 {
 	unsigned int i;
 	int fd, ret;
@@ -120,7 +121,7 @@ int loader_rings_create(struct loader *l, char *err, size_t errlen)
  * After loading: put each CPU's ring in its slot of the outer map and open
  * one ring_buffer epoll set over them.  Returns 0 or -errno with @err set.
  */
-int loader_rings_open(struct loader *l, char *err, size_t errlen)
+int rings_open(struct loader *l, char *err, size_t errlen)
 {
 	int outer = bpf_map__fd(l->skel->maps.rings);
 	unsigned int i;
