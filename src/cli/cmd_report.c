@@ -154,7 +154,7 @@ static void rsink_push(void *ctx, const void *rec, size_t len)
 	if (s->agg)
 		agg__push(s->agg, rec, len);
 	if (s->chrome)
-		chrome_push(s->chrome, rec, len);
+		chrome__push(s->chrome, rec, len);
 }
 
 static void rsink_from(void *ctx)
@@ -177,19 +177,19 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	int ret;
 
 	*partial = 0;
-	rd = rec_reader_new(in, name, err, sizeof(err));
+	rd = rec_reader__new(in, name, err, sizeof(err));
 	if (!rd) {
 		log_error("%s", err);
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	}
-	run = rec_reader_run(rd);
+	run = rec_reader__run(rd);
 	if (report_fmt_has(ro->r.fmt, REPORT_CAP_STREAM)) {
-		s.chrome = chrome_new(out, run, ro->r.max_depth);
+		s.chrome = chrome__new(out, run, ro->r.max_depth);
 		if (!s.chrome) {
 			ret = -errno;
 			goto out;
 		}
-		chrome_set_from(s.chrome, run->start_ns + ro->from_ns);
+		chrome__set_from(s.chrome, run->start_ns + ro->from_ns);
 	} else {
 		s.agg = agg__new(run->ntimers);
 		if (!s.agg) {
@@ -225,14 +225,14 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 			  name, (double)ro->from_ns / 1e9,
 			  (double)(run->end_ns - run->start_ns) / 1e9);
 		if (s.chrome)
-			chrome_finish(s.chrome, end);
+			chrome__finish(s.chrome, end);
 		ret = -EINVAL;
 		goto out;
 	}
 	if (from > end)
 		from = end;
 	if (s.chrome) {
-		ret = chrome_finish(s.chrome, end);
+		ret = chrome__finish(s.chrome, end);
 		goto out;
 	}
 	agg__snapshot(s.agg, end);
@@ -252,9 +252,9 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	if (report_lost_data(&r.loss, agg__stats(s.agg)))
 		*partial |= REPLAY_INCOMPLETE;
 out:
-	chrome_free(s.chrome);
+	chrome__free(s.chrome);
 	agg__free(s.agg);
-	rec_reader_free(rd);
+	rec_reader__free(rd);
 	return ret;
 }
 

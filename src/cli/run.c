@@ -81,9 +81,9 @@ int run_on_record(void *ctx, void *data, size_t size)
 	else
 		agg__push(s->agg, data, size);
 	if (s->rec)
-		rec_writer_push(s->rec, data, size);
+		rec_writer__push(s->rec, data, size);
 	if (s->chrome)
-		chrome_push(s->chrome, data, size);
+		chrome__push(s->chrome, data, size);
 	return 0;
 }
 
@@ -421,13 +421,14 @@ int run_record_truncate(FILE *f)
 int run_record_finish(const struct opts *o, struct rec_writer *rw,
 			 const struct rec_run *run)
 {
-	int e = rec_writer_finish(rw, run);
+	int e = rec_writer__finish(rw, run);
 
 	if (e)
 		log_error("cannot write '%s': %s", o->record, strerror(-e));
 	else
 		log_info("recorded %llu records to '%s'",
-			 (unsigned long long)rec_writer_records(rw), o->record);
+			 (unsigned long long)rec_writer__records(rw),
+			 o->record);
 	return e;
 }
 
@@ -448,7 +449,7 @@ int run_timeline_open(struct timeline *tl, struct output *w)
 int run_timeline_finish(struct timeline *tl, struct output *w,
 			   struct chrome *c, uint64_t end_ns)
 {
-	int e = chrome_finish(c, end_ns);
+	int e = chrome__finish(c, end_ns);
 
 	if (tl->tmp[0]) {
 		e = output_end(w, tl->f, tl->tmp, e);
@@ -459,7 +460,7 @@ int run_timeline_finish(struct timeline *tl, struct output *w,
 		log_error("cannot write the timeline: %s", strerror(-e));
 	else
 		log_info("timeline of %llu calls written",
-			 (unsigned long long)chrome_events(c));
+			 (unsigned long long)chrome__events(c));
 	return e;
 }
 

@@ -369,12 +369,12 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 		run_set_calib(&t->run, o, plan, t->l, t->calib_rep);
 	if (t->rec_f &&
 	    (run_record_truncate(t->rec_f) ||
-	     !(t->sk.rec = rec_writer_new(t->rec_f, o->record, &t->run)))) {
+	     !(t->sk.rec = rec_writer__new(t->rec_f, o->record, &t->run)))) {
 		log_error("cannot write '%s': %s", o->record, strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	if (t->tl.f &&
-	    !(t->sk.chrome = chrome_new(t->tl.f, &t->run, o->r.max_depth))) {
+	    !(t->sk.chrome = chrome__new(t->tl.f, &t->run, o->r.max_depth))) {
 		log_error("cannot write the timeline: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
@@ -561,10 +561,10 @@ static void trace_free(struct trace *t)
 		waitpid(t->child, NULL, 0);
 	}
 	loader_close(t->l);
-	rec_writer_free(t->sk.rec);
+	rec_writer__free(t->sk.rec);
 	if (t->rec_f && t->rec_f != stdout)
 		fclose(t->rec_f);
-	chrome_free(t->sk.chrome);
+	chrome__free(t->sk.chrome);
 	run_timeline_close(&t->tl);
 	free(t->run.timers);
 	agg__free(t->agg);
