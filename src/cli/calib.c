@@ -145,8 +145,8 @@ int calib_class_of(const struct plan *p, uint32_t timer,
 
 	if (t->error)
 		return CALIB_NONE;
-	switch (t->kind) {
-	case PROBE_UPROBE:
+	switch (probe_kind_at(t->kind)) {
+	case PROBE_AT_UFUNC:
 		/* entry only: its start's cost alone (calib_cost()) */
 		uret = !t->entry_only && !t->ret_sites;
 		(void)env;
@@ -160,19 +160,23 @@ int calib_class_of(const struct plan *p, uint32_t timer,
 		if (uret)
 			return push ? CALIB_URETPROBE : CALIB_URETPROBE_STEP;
 		return push ? CALIB_RETSITE : CALIB_RETSITE_STEP;
-	case PROBE_SPAN:
+	case PROBE_AT_SPAN:
 		for (i = 0; i < p->natt; i++)
 			if (p->att[i].timer == timer)
 				return p->att[i].mech == MECH_SYSCALL ?
 					       CALIB_SYSCALL :
 					       CALIB_TRACEPOINT;
 		return CALIB_NONE;
-	case PROBE_FENTRY:
-		return CALIB_FENTRY;
-	case PROBE_KPROBE:
-		return CALIB_KPROBE;
-	case PROBE_FUNC:
-		return CALIB_FUNC;
+	case PROBE_AT_KFUNC:
+		/* by the mechanisms its kind may take */
+		switch (probe_kind(t->kind)->via) {
+		case PROBE_VIA_FENTRY:
+			return CALIB_FENTRY;
+		case PROBE_VIA_KPROBE:
+			return CALIB_KPROBE;
+		default:
+			return CALIB_FUNC;
+		}
 	}
 	return CALIB_NONE;
 }

@@ -31,6 +31,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		return NULL;
 	for (i = 0; i < plan->ntimers; i++) {
 		const struct plan_timer *t = &plan->timers[i];
+		int ufunc = probe_kind_at(t->kind) == PROBE_AT_UFUNC;
 
 		rt[i].name = t->name;
 		rt[i].kind = probe_kind_str(t->kind);
@@ -49,7 +50,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		rt[i].line = t->probe ? t->probe->line : 0;
 		rt[i].entry_only = t->entry_only;
 		rt[i].uretprobe_why = t->ret_entry ? NULL : t->ret_why;
-		rt[i].stop = t->kind != PROBE_UPROBE || t->error ? NULL :
+		rt[i].stop = !ufunc || t->error ? NULL :
 			     t->ret_entry			  ? "entry" :
 			     t->entry_only			  ? NULL :
 			     t->ret_sites			  ? "return_sites" :
@@ -98,14 +99,15 @@ int plan_print_text(const struct plan *p)
 			w = (int)strlen(p->timers[i].name);
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
+		int ufunc = probe_kind_at(t->kind) == PROBE_AT_UFUNC;
 
 		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
 		       t->where,
 		       !t->entry_only || t->ret_entry ? "" :
-		       t->kind == PROBE_UPROBE ?
+		       ufunc ?
 				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
 				" (never returns: entry only, timed until the thread exits)");
-		if (t->kind == PROBE_UPROBE && !t->error && !t->entry_only) {
+		if (ufunc && !t->error && !t->entry_only) {
 			if (t->ret_sites && t->ret_tail)
 				printf(" (stops at %u return site%s, %u of them a tail call: the callee's time is not in it)",
 				       t->ret_sites, t->ret_sites == 1 ? "" : "s",
@@ -155,7 +157,8 @@ void plan_print_kernel_features(const struct plan *p)
 	uint32_t i;
 
 	for (i = 0; i < p->ntimers; i++)
-		if (p->timers[i].func && p->timers[i].kind != PROBE_UPROBE &&
+		if (p->timers[i].func &&
+		    probe_kind_at(p->timers[i].kind) != PROBE_AT_UFUNC &&
 		    !p->timers[i].error)
 			break;
 	if (i == p->ntimers)
@@ -231,11 +234,11 @@ int plan_print_json(const struct plan *p)
 			continue;
 		}
 		rt[i].attached = 1;
-		if (t->kind == PROBE_SPAN) {
+		if (probe_kind_at(t->kind) == PROBE_AT_SPAN) {
 			rt[i].mech = "tracepoint";
 			continue;
 		}
-		if (t->kind == PROBE_UPROBE) {
+		if (probe_kind_at(t->kind) == PROBE_AT_UFUNC) {
 			rt[i].mech = t->ret_entry ? "uprobe (entry only)" :
 				     t->entry_only ? "uprobe (never returns)" :
 				     t->ret_sites  ? "uprobe/return sites" :

@@ -610,15 +610,15 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 {
 	const struct plan_timer *t = &l->plan->timers[id];
 
-	if (t->kind == PROBE_UPROBE && t->ret_entry)
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_entry)
 		return "uprobe (entry only)"; /* --returns: see ret_why */
-	if (t->kind == PROBE_UPROBE && t->entry_only)
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->entry_only)
 		return "uprobe (never returns)";
-	if (t->kind == PROBE_UPROBE && t->ret_sites)
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_sites)
 		return attach_tp_timer_in_umulti(l, id)
 			       ? "uprobe/return sites (uprobe_multi)"
 			       : "uprobe/return sites";
-	if (t->kind == PROBE_UPROBE)
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC)
 		return attach_tp_timer_in_umulti(l, id)
 			       ? "uprobe/uretprobe (uprobe_multi)"
 			       : "uprobe/uretprobe";
@@ -683,7 +683,7 @@ static void attach_timers(struct attach_pass *ps)
 				ps->on_skip(t, &l->timers[id]);
 			continue;
 		}
-		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
+		if (probe_kind_at(t->kind) != PROBE_AT_KFUNC) {
 			err = span_timer(ps, id);
 		} else {
 			err = attach_func_timer(l, id, ps->why, sizeof(ps->why),
