@@ -199,7 +199,7 @@ static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v)
 			v[r * CALIB_CALLS + i] = util_now_ns() - t0;
 		}
 		if (l)
-			loader_poll(l, 0);
+			loader__poll(l, 0);
 	}
 	return calib_median(v, (size_t)CALIB_ROUNDS * CALIB_CALLS);
 }
@@ -301,21 +301,21 @@ static void measure(struct calib *cal, struct group *g,
 	lo.filter = 1;
 	lo.trace_self = 1;
 	lo.rb_bytes = 1u << 20;
-	if ((e = loader_open(&l, &cp, &lo, on_rec, g, err, sizeof(err)))) {
+	if ((e = loader__open(&l, &cp, &lo, on_rec, g, err, sizeof(err)))) {
 		group_fail(cal, g, err);
 		goto out;
 	}
-	if ((e = loader_add_target(l, getpid()))) {
+	if ((e = loader__add_target(l, getpid()))) {
 		group_fail(cal, g, "cannot trace iprof itself");
 		goto out;
 	}
-	e = loader_attach(l, NULL);
-	if (e < 0 || (e = loader_set_tracing(l, 1))) {
+	e = loader__attach(l, NULL);
+	if (e < 0 || (e = loader__set_tracing(l, 1))) {
 		group_fail(cal, g, strerror(-e));
 		goto out;
 	}
 	for (i = 0; i < g->n; i++) {
-		const struct loader_timer *st = loader_timer(l, i);
+		const struct loader_timer *st = loader__timer(l, i);
 
 		r = &cal->r[g->cls[i]];
 		if (r->why[0])
@@ -327,8 +327,8 @@ static void measure(struct calib *cal, struct group *g,
 		}
 		r->t_ns = time_calls(call[i], l, v);
 	}
-	loader_set_tracing(l, 0);
-	loader_drain(l);
+	loader__set_tracing(l, 0);
+	loader__drain(l);
 	for (i = 0; i < g->n; i++) {
 		r = &cal->r[g->cls[i]];
 		if (r->why[0])
@@ -344,8 +344,8 @@ static void measure(struct calib *cal, struct group *g,
 	}
 out:
 	if (l) {
-		loader_detach(l);
-		loader_close(l);
+		loader__detach(l);
+		loader__close(l);
 	}
 	for (i = 0; i < g->n; i++)
 		free(g->d[i].v);

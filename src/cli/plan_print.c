@@ -37,7 +37,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		rt[i].kind = probe_kind_str(t->kind);
 		rt[i].where = t->where;
 		if (l) {
-			const struct loader_timer *st = loader_timer(l, i);
+			const struct loader_timer *st = loader__timer(l, i);
 
 			rt[i].attached = st->attached;
 			rt[i].error = st->error ? st->error : t->error;
@@ -57,9 +57,9 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 								    "uretprobe";
 		rt[i].tail_calls = t->ret_tail;
 		rt[i].stop_why = t->ret_risk;
-		rt[i].orphans = l ? loader_orphans(l, i) : 0;
-		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
-		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
+		rt[i].orphans = l ? loader__orphans(l, i) : 0;
+		rt[i].kprobe_misses = l ? loader__kprobe_misses(l, i) : 0;
+		rt[i].maxactive = l ? loader__kretprobe_maxactive(l, i) : 0;
 	}
 	return rt;
 }
@@ -76,8 +76,8 @@ void plan_print_not_attached(const struct plan *plan, struct loader *l,
 
 	if (!rt) {
 		for (i = 0; i < plan->ntimers; i++) {
-			const char *e = l ? loader_timer(l, i)->error :
-					    plan->timers[i].error;
+			const char *e = l ? loader__timer(l, i)->error
+					  : plan->timers[i].error;
 
 			if (e)
 				fprintf(stderr, "%snot attached: %s: %s\n", pfx,

@@ -36,11 +36,11 @@ void run_on_skip(const struct plan_timer *t, const struct loader_timer *st)
  * event_mutex, one tracepoint after the other (about 50 ms each here).
  * With many, hand the release to a child that holds the same file
  * descriptors and let it finish in the background: iprof returns now, after
- * a report or a cancel alike.  The caller still loader_close()s @l.
+ * a report or a cancel alike.  The caller still loader__close()s @l.
  */
 void run_detach(struct loader *l)
 {
-	unsigned int natt = loader_nprobes(l);
+	unsigned int natt = loader__nprobes(l);
 	uint64_t t0;
 
 	fflush(NULL); /* nothing buffered twice by the child */
@@ -54,7 +54,7 @@ void run_detach(struct loader *l)
 			signal(SIGTERM, SIG_IGN);
 			signal(SIGHUP, SIG_IGN);
 			t0 = util_now_ns();
-			loader_close(l);
+			loader__close(l);
 			log_info("background detach (pid %d) done in %.1f ms",
 				 (int)getpid(),
 				 (double)(util_now_ns() - t0) / 1e6);
@@ -68,7 +68,7 @@ void run_detach(struct loader *l)
 		}
 	}
 	t0 = util_now_ns();
-	loader_detach(l);
+	loader__detach(l);
 	log_info("detached in %.1f ms", (double)(util_now_ns() - t0) / 1e6);
 }
 
@@ -164,7 +164,7 @@ void run_set_calib(struct rec_run *run, const struct opts *o,
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++)
-		if (o->calib_class[i] >= 0 && loader_timer(l, i)->attached)
+		if (o->calib_class[i] >= 0 && loader__timer(l, i)->attached)
 			used |= 1u << o->calib_class[i];
 	run->ncalib = calib_report(o->calib, used, rep);
 	run->calib = rep;
@@ -184,8 +184,8 @@ int run_counters(struct rec_run *run, const struct plan *plan,
 	run->ntimers = plan->ntimers;
 	memset(&run->loss, 0, sizeof(run->loss));
 	if (l) {
-		loader_loss(l, &run->loss);
-		run->rb_bytes = loader_rb_bytes(l, &run->rb_rings);
+		loader__loss(l, &run->loss);
+		run->rb_bytes = loader__rb_bytes(l, &run->rb_rings);
 	}
 	for (i = 0; i < plan->ntimers; i++)
 		run->loss.kprobe_misses += rt[i].kprobe_misses;
@@ -336,7 +336,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret)
-		ret = monitor_publish(mon, buf, len);
+		ret = monitor__publish(mon, buf, len);
 	free(buf);
 	if (agg)
 		report_agg_done(sk, agg);

@@ -31,7 +31,7 @@ int target_resolve_sel(const struct opts *o, struct target_sel *sel);
 /*
  * target_scan_sel() - add the processes running now that @sel selects by
  * name or executable, and their descendants; how many.  Call once BPF
- * follows execs (after loader_attach()), so none falls in between.
+ * follows execs (after loader__attach()), so none falls in between.
  */
 int target_scan_sel(struct loader *l, const struct target_sel *sel);
 /*

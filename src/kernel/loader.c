@@ -244,9 +244,9 @@ static void set_selectors(struct loader *l, const struct target_sel *sel)
 		l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
 }
 
-int loader_open(struct loader **out, const struct plan *plan,
-		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
-		char *err, size_t errlen)
+int loader__open(struct loader **out, const struct plan *plan,
+		 const struct loader_opts *o, loader_rec_fn fn, void *ctx,
+		 char *err, size_t errlen)
 {
 	struct klog_catch cat;
 	struct loader *l;
@@ -340,7 +340,7 @@ int loader_open(struct loader **out, const struct plan *plan,
 		}
 	}
 	for (i = 0; o->sel && i < o->sel->ncg; i++) {
-		ret = loader_set_cgroup(l, i, o->sel->cg_id[i]);
+		ret = loader__set_cgroup(l, i, o->sel->cg_id[i]);
 		if (ret) {
 			snprintf(err, errlen, "cannot fill the cgroup map: %s",
 				 strerror(-ret));
@@ -353,11 +353,11 @@ int loader_open(struct loader **out, const struct plan *plan,
 	*out = l;
 	return 0;
 fail:
-	loader_close(l);
+	loader__close(l);
 	return ret ? ret : -EINVAL;
 }
 
-int loader_add_target(struct loader *l, pid_t tgid)
+int loader__add_target(struct loader *l, pid_t tgid)
 {
 	__u32 k = (__u32)tgid;
 	__u8 one = 1;
@@ -368,7 +368,7 @@ int loader_add_target(struct loader *l, pid_t tgid)
 	return 0;
 }
 
-int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id)
+int loader__set_cgroup(struct loader *l, unsigned int i, uint64_t id)
 {
 	__u32 k = i;
 	__u64 v = id;
@@ -512,7 +512,7 @@ static int timer_done(struct loader *l, uint32_t id, int err, const char *why,
 	return timer_failed(l, id, why, on_skip);
 }
 
-/* One loader_attach(): what its steps share. */
+/* One loader__attach(): what its steps share. */
 struct attach_pass {
 	struct loader *l;
 	loader_skip_fn on_skip;
@@ -791,7 +791,7 @@ static int attach_task_progs(struct loader *l)
 	return 0;
 }
 
-int loader_attach(struct loader *l, loader_skip_fn on_skip)
+int loader__attach(struct loader *l, loader_skip_fn on_skip)
 {
 	const struct plan *p = l->plan;
 	struct attach_pass ps = { .l = l, .on_skip = on_skip };
@@ -824,7 +824,7 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 	return err ? err : ps.n;
 }
 
-int loader_set_tracing(struct loader *l, int on)
+int loader__set_tracing(struct loader *l, int on)
 {
 	__u32 zero = 0, v = !!on;
 
@@ -848,7 +848,7 @@ static uint64_t recursion_misses(struct bpf_object *obj)
 	return n;
 }
 
-unsigned int loader_nprobes(const struct loader *l)
+unsigned int loader__nprobes(const struct loader *l)
 {
 	unsigned int n = 0;
 	uint32_t i;
@@ -867,7 +867,7 @@ unsigned int loader_nprobes(const struct loader *l)
  * tracepoints (about 50 ms each); main.c leaves that to a background child
  * once the report is out.
  */
-void loader_detach(struct loader *l)
+void loader__detach(struct loader *l)
 {
 	uint32_t i;
 	size_t j;
@@ -914,7 +914,7 @@ void loader_detach(struct loader *l)
 	l->nirq = 0;
 }
 
-int loader_targets_alive(struct loader *l)
+int loader__targets_alive(struct loader *l)
 {
 	int fd = bpf_map__fd(l->skel->maps.targets), n = 0;
 	__u32 key, next, *prev = NULL;
@@ -936,7 +936,7 @@ int loader_targets_alive(struct loader *l)
 	return n;
 }
 
-void loader_loss(struct loader *l, struct report_loss *loss)
+void loader__loss(struct loader *l, struct report_loss *loss)
 {
 	size_t j;
 	int ncpu = libbpf_num_possible_cpus(), c;
@@ -974,7 +974,7 @@ void loader_loss(struct loader *l, struct report_loss *loss)
 		loss->recursion_misses += recursion_misses(l->fobjs[j]->obj);
 }
 
-uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer)
+uint64_t loader__kprobe_misses(struct loader *l, uint32_t timer)
 {
 	unsigned long long hits, misses;
 
@@ -984,12 +984,12 @@ uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer)
 	return 0;
 }
 
-unsigned int loader_kretprobe_maxactive(struct loader *l, uint32_t timer)
+unsigned int loader__kretprobe_maxactive(struct loader *l, uint32_t timer)
 {
 	return l->links[timer].kev[0] ? l->opts.maxactive : 0;
 }
 
-uint64_t loader_orphans(struct loader *l, uint32_t timer)
+uint64_t loader__orphans(struct loader *l, uint32_t timer)
 {
 	__u64 v = 0;
 
@@ -997,14 +997,14 @@ uint64_t loader_orphans(struct loader *l, uint32_t timer)
 	return v;
 }
 
-void loader_close(struct loader *l)
+void loader__close(struct loader *l)
 {
 	unsigned int i;
 
 	if (!l)
 		return;
 	if (l->links && l->att_links)
-		loader_detach(l);
+		loader__detach(l);
 	ring_buffer__free(l->rb);
 	for (i = 0; l->ring_fds && i < l->nrings; i++)
 		if (l->ring_fds[i] >= 0)
@@ -1025,7 +1025,7 @@ void loader_close(struct loader *l)
 	free(l);
 }
 
-const struct loader_timer *loader_timer(const struct loader *l, uint32_t id)
+const struct loader_timer *loader__timer(const struct loader *l, uint32_t id)
 {
 	return &l->timers[id];
 }

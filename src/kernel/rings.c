@@ -69,7 +69,7 @@ static int ring_rec(void *ctx, void *data, size_t size)
 	return stream__push(rs->l->stream, rs->idx, data, size);
 }
 
-void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u)
+void loader__set_unmerged(struct loader *l, const struct loader_unmerged *u)
 {
 	l->unmerged = *u;
 }
@@ -153,7 +153,7 @@ int rings_open(struct loader *l, char *err, size_t errlen)
 	return 0;
 }
 
-int loader_poll(struct loader *l, int timeout_ms)
+int loader__poll(struct loader *l, int timeout_ms)
 {
 	struct epoll_event ev;
 	uint64_t w;
@@ -181,7 +181,7 @@ int loader_poll(struct loader *l, int timeout_ms)
 	return m;
 }
 
-int loader_drain(struct loader *l)
+int loader__drain(struct loader *l)
 {
 	int m, n;
 
@@ -196,8 +196,7 @@ int loader_drain(struct loader *l)
 	return n < 0 ? n : m;
 }
 
-
-uint64_t loader_rb_bytes(const struct loader *l, unsigned int *nrings)
+uint64_t loader__rb_bytes(const struct loader *l, unsigned int *nrings)
 {
 	if (nrings)
 		*nrings = l->nrings;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * src/kernel/rings.c: the per-CPU ring buffers and their merge, made
- * before loading and opened after (loader_poll(), loader_drain() and the
+ * before loading and opened after (loader__poll(), loader__drain() and the
  * ring sizes are in loader.h).  Internal to src/kernel/.
  */
 #ifndef IPROF_KERNEL_RINGS_H
