@@ -167,7 +167,7 @@ int loader_kmulti_supported(void)
 	if (known >= 0)
 		return known;
 	known = 0;
-	prog = multi_probe_prog(BPF_TRACE_KPROBE_MULTI);
+	prog = uprobe_multi_probe_prog(BPF_TRACE_KPROBE_MULTI);
 	if (prog < 0)
 		return 0;
 	/* no functions: EINVAL where kprobe_multi exists, EOPNOTSUPP where

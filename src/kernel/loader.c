@@ -160,7 +160,7 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 		all_ok &= t->kmulti_ok;
 	}
 	km = nk && loader_kmulti_wanted(&nk) && loader_kmulti_supported();
-	um = plan_has_mech(plan, MECH_UPROBE) && umulti_supported() &&
+	um = plan_has_mech(plan, MECH_UPROBE) && uprobe_multi_supported() &&
 	     !getenv("IPROF_NO_UPROBE_MULTI");
 	/* uprobes keep the plain programs: a uprobe_multi link that fails
 	 * falls back to one uprobe per function */
