@@ -375,7 +375,7 @@ static void *reader(void *arg)
 	struct attached *at = arg;
 	uint64_t next = now_ns() + 200000000ull;
 
-	/* as iprof's loader_poll(): records come without a wakeup (unless
+	/* as iprof's loader__poll(): records come without a wakeup (unless
 	 * the ring fills past wakeup_bytes), so poll() mostly times out and
 	 * the ring is drained every 10 ms */
 	while (!at->stop) {

@@ -44,41 +44,41 @@
 struct chrome;
 
 /*
- * chrome_new() - start a trace on @f (kept open by the caller): writes the
+ * chrome__new() - start a trace on @f (kept open by the caller): writes the
  * document's head.  @run gives the time origin (start_ns), the timer
  * names (timers, ntimers) and the command; it must outlive the exporter.
  * @max_depth (--max-depth; 0: none): calls deeper than it (depth 1 = top
  * level) are not written, and otherData.max_depth says so.  Returns NULL
  * with errno set (ENOMEM, or a write error).
  */
-struct chrome *chrome_new(FILE *f, const struct rec_run *run,
-			  uint32_t max_depth);
+struct chrome *chrome__new(FILE *f, const struct rec_run *run,
+			   uint32_t max_depth);
 
 /*
- * chrome_push() - one record of the merged stream (@len bytes).  Records
+ * chrome__push() - one record of the merged stream (@len bytes).  Records
  * of another size, type or timer id are counted and ignored.  Returns 0,
  * or -errno of the first write or allocation error (sticky).
  */
-int chrome_push(struct chrome *c, const void *rec, size_t len);
+int chrome__push(struct chrome *c, const void *rec, size_t len);
 
 /*
- * chrome_finish() - close every call still open as "incomplete" at
+ * chrome__finish() - close every call still open as "incomplete" at
  * @end_ns (record clock), write the name events and the document's end,
  * flush.  Returns 0 or -errno (the first error).
  */
-int chrome_finish(struct chrome *c, uint64_t end_ns);
+int chrome__finish(struct chrome *c, uint64_t end_ns);
 
 /*
- * chrome_set_from() - calls that end before @from_ns (record clock) are
+ * chrome__set_from() - calls that end before @from_ns (record clock) are
  * not written (iprof report --from: the timers that stop in the window).
- * Call before the first chrome_push().
+ * Call before the first chrome__push().
  */
-void chrome_set_from(struct chrome *c, uint64_t from_ns);
+void chrome__set_from(struct chrome *c, uint64_t from_ns);
 
-/* chrome_events() - "X" events written so far. */
-uint64_t chrome_events(const struct chrome *c);
+/* chrome__events() - "X" events written so far. */
+uint64_t chrome__events(const struct chrome *c);
 
-/* chrome_free() - free the exporter (does not close its FILE); NULL ok. */
-void chrome_free(struct chrome *c);
+/* chrome__free() - free the exporter (does not close its FILE); NULL ok. */
+void chrome__free(struct chrome *c);
 
 #endif /* IPROF_CHROME_H */

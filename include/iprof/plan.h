@@ -92,9 +92,9 @@ struct plan_timer {
 	unsigned int via;
 };
 
-/* plan_timer.via */
-#define PLAN_VIA_FENTRY 1u /* fentry/fexit (BPF trampolines) */
-#define PLAN_VIA_KPROBE 2u /* kprobe/kretprobe (single or kprobe_multi) */
+/* plan_timer.via: its kind's probe_kind_info.via (iprof/probe.h) */
+#define PLAN_VIA_FENTRY PROBE_VIA_FENTRY /* fentry/fexit (BPF trampolines) */
+#define PLAN_VIA_KPROBE PROBE_VIA_KPROBE /* kprobe/kretprobe */
 
 struct plan {
 	struct plan_timer *timers;

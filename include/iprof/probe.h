@@ -27,12 +27,44 @@
 
 #include "iprof/abi.h"
 
+/*
+ * A probe kind: a value here and its row in kinds[] (src/probe/probe.c,
+ * struct probe_kind_info), which is all the parser, the planner, the
+ * loader, the calibration and --dry-run ask of it.
+ */
 enum probe_kind {
 	PROBE_FENTRY, /* fentry:FUNC */
 	PROBE_KPROBE, /* kprobe:FUNC */
 	PROBE_FUNC, /* func:FUNC */
 	PROBE_UPROBE, /* uprobe:PATH:FUNC */
 	PROBE_SPAN, /* span NAME = tracepoint:.. -> tracepoint:.. */
+};
+
+/* What a kind's timer times, and so what its line says after the word */
+enum probe_at {
+	/* KIND:FUNC[|OTHER...]: a kernel function (kallsyms), timed from
+	 * its entry to its return by the mechanisms of probe_kind_info.via */
+	PROBE_AT_KFUNC,
+	/* KIND:PATH:FUNC: a function of an ELF file, uprobes (return sites
+	 * or uretprobes) */
+	PROBE_AT_UFUNC,
+	/* span NAME = tracepoint:.. -> tracepoint:..: from one tracepoint
+	 * (or raw syscall) to another, no function */
+	PROBE_AT_SPAN,
+};
+
+/* probe_kind_info.via: what a kernel function may be attached with */
+#define PROBE_VIA_FENTRY 1u /* fentry/fexit (BPF trampolines) */
+#define PROBE_VIA_KPROBE 2u /* kprobe/kretprobe (single or kprobe_multi) */
+
+struct probe_kind_info {
+	const char *name; /* its word: probe files, --dry-run, reports */
+	enum probe_at at;
+	/* PROBE_AT_KFUNC: the mechanisms the planner lets the loader try,
+	 * fentry first (plan_timer.via); a kind without PROBE_VIA_KPROBE
+	 * needs a function ftrace patches, one without PROBE_VIA_FENTRY a
+	 * name the kernel has once.  0 for the others. */
+	unsigned int via;
 };
 
 /*
@@ -130,6 +162,15 @@ int probe_list_check(const struct probe_list *pl, char *err, size_t errlen);
 
 /* probe_list_free() - free everything @pl owns; @pl may be NULL. */
 void probe_list_free(struct probe_list *pl);
+
+/*
+ * probe_kind() - @k's row (static); a value out of the enum gets a row
+ * named "unknown" (a span's, which no function check applies to).
+ */
+const struct probe_kind_info *probe_kind(enum probe_kind k);
+
+/* probe_kind_at() - what @k's timers time: probe_kind(@k)->at. */
+enum probe_at probe_kind_at(enum probe_kind k);
 
 /* probe_kind_str() - "fentry", "kprobe", "func", "uprobe", "span". */
 const char *probe_kind_str(enum probe_kind k);

@@ -55,7 +55,7 @@ struct rec_thread {
 
 /*
  * What a recording says of its run, as the live report says it.  The
- * reader owns every pointer (rec_reader_free()); the writer only reads
+ * reader owns every pointer (rec_reader__free()); the writer only reads
  * what the caller passes.
  */
 struct rec_run {
@@ -106,17 +106,17 @@ void rec_run_report(const struct rec_run *run, struct report *r);
 struct rec_writer;
 
 /*
- * rec_writer_new() - start a recording on @f (kept open by the caller,
- * which closes it after rec_writer_free()): writes the file header and the
+ * rec_writer__new() - start a recording on @f (kept open by the caller,
+ * which closes it after rec_writer__free()): writes the file header and the
  * META block for @run (its timers, command, host, start times; its
  * counters are not read) and flushes @f.  @name names @f in errors.
  * Returns NULL with errno set: ENOMEM, or the write error.
  */
-struct rec_writer *rec_writer_new(FILE *f, const char *name,
-				  const struct rec_run *run);
+struct rec_writer *rec_writer__new(FILE *f, const char *name,
+				   const struct rec_run *run);
 
 /*
- * rec_writer_push() - append one record of @len bytes as the sink got it.
+ * rec_writer__push() - append one record of @len bytes as the sink got it.
  * A record of another size than 32 bytes is written as a 32-byte record
  * of type 0 (the aggregator counts both as malformed alike).  COMM records
  * are also remembered for the trailer.  A full block (REC_BLOCK_BYTES
@@ -124,38 +124,38 @@ struct rec_writer *rec_writer_new(FILE *f, const char *name,
  * compressed and written.  Returns 0, or -errno of the first write or
  * allocation error (sticky: later pushes are dropped and return it).
  */
-int rec_writer_push(struct rec_writer *w, const void *rec, size_t len);
+int rec_writer__push(struct rec_writer *w, const void *rec, size_t len);
 
 /*
- * rec_writer_finish() - write the records left, then the TRAILER block
+ * rec_writer__finish() - write the records left, then the TRAILER block
  * from @run's end_ns, loss, timers[].orphans/kprobe_misses, and flush.
  * Returns 0 or -errno (the first error of the writer).
  */
-int rec_writer_finish(struct rec_writer *w, const struct rec_run *run);
+int rec_writer__finish(struct rec_writer *w, const struct rec_run *run);
 
-/* rec_writer_records() - records pushed so far. */
-uint64_t rec_writer_records(const struct rec_writer *w);
+/* rec_writer__records() - records pushed so far. */
+uint64_t rec_writer__records(const struct rec_writer *w);
 
-/* rec_writer_free() - free the writer (does not close its FILE); NULL ok. */
-void rec_writer_free(struct rec_writer *w);
+/* rec_writer__free() - free the writer (does not close its FILE); NULL ok. */
+void rec_writer__free(struct rec_writer *w);
 
 /* ---- reader ---------------------------------------------------------------*/
 
 struct rec_reader;
 
 /*
- * rec_reader_new() - read the header and META block of a recording from
+ * rec_reader__new() - read the header and META block of a recording from
  * @f (a file or a pipe, read sequentially; the caller closes it after
- * rec_reader_free()).  @name names @f in errors.  On error returns NULL
+ * rec_reader__free()).  @name names @f in errors.  On error returns NULL
  * and writes "NAME: offset N: what is wrong" into @err (@errlen bytes),
  * errno set: EPROTO (not a recording, or another major version), EBADMSG
  * (corrupted), ENODATA (cut before the META block), ENOMEM, EIO.
  */
-struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
-				  size_t errlen);
+struct rec_reader *rec_reader__new(FILE *f, const char *name, char *err,
+				   size_t errlen);
 
 /*
- * rec_reader_next() - the records of the next RECORDS block: *@recs points
+ * rec_reader__next() - the records of the next RECORDS block: *@recs points
  * at *@n records, owned by the reader, valid until the next call.
  * Returns 1 (a block), 0 at the end (the trailer was read, or the file
  * was cut: then run->have_trailer is 0 and a warning is in @err), or a
@@ -164,17 +164,17 @@ struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
  * it), -ENOMEM, -EIO.  After an error or the end it keeps returning the
  * same.
  */
-int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
-		    size_t *n, char *err, size_t errlen);
+int rec_reader__next(struct rec_reader *r, const struct iprof_rec **recs,
+		     size_t *n, char *err, size_t errlen);
 
-/* rec_reader_run() - the run (owned by the reader; counters after the end). */
-const struct rec_run *rec_reader_run(const struct rec_reader *r);
+/* rec_reader__run() - the run (owned by the reader; counters after the end). */
+const struct rec_run *rec_reader__run(const struct rec_reader *r);
 
-/* rec_reader_offset() - bytes consumed from the file so far. */
-uint64_t rec_reader_offset(const struct rec_reader *r);
+/* rec_reader__offset() - bytes consumed from the file so far. */
+uint64_t rec_reader__offset(const struct rec_reader *r);
 
 /*
- * rec_replay() - read every record of @r (after rec_reader_new()) into
+ * rec_replay() - read every record of @r (after rec_reader__new()) into
  * @sink(@ctx, rec, 32), in file order, within a window of the run:
  * records whose time is more than @to_ns (ns after run->start_ns; 0: no
  * end) are left out; @on_from(@ctx) (may be NULL) is called once, before
@@ -183,14 +183,14 @@ uint64_t rec_reader_offset(const struct rec_reader *r);
  * it stops inside the window, as with --interval-mode delta).  COMM
  * records always go through.  Returns 0 (the end, or a cut file: then the
  * warning is in @err) or a negative errno with the error in @err (see
- * rec_reader_next()).
+ * rec_reader__next()).
  */
 int rec_replay(struct rec_reader *r, uint64_t from_ns, uint64_t to_ns,
 	       void (*on_from)(void *ctx),
 	       void (*sink)(void *ctx, const void *rec, size_t len), void *ctx,
 	       char *err, size_t errlen);
 
-/* rec_reader_free() - free the reader and its run; NULL ok. */
-void rec_reader_free(struct rec_reader *r);
+/* rec_reader__free() - free the reader and its run; NULL ok. */
+void rec_reader__free(struct rec_reader *r);
 
 #endif /* IPROF_REC_H */

@@ -258,10 +258,10 @@ int report_parse_columns(const char *s, enum report_col *cols, size_t max,
 const char *report_col_name(enum report_col c);
 
 /*
- * report_fmt_ns() - @ns in a human unit with 3 significant digits into
+ * report_ns_str() - @ns in a human unit with 3 significant digits into
  * @buf ("812ns", "1.25us", "37.4ms", "2.00s"); returns @buf.
  */
-char *report_fmt_ns(char *buf, size_t len, uint64_t ns);
+char *report_ns_str(char *buf, size_t len, uint64_t ns);
 
 /* ---- Helpers shared by the reporters (src/report/report_util.c) ---------------- */
 

@@ -148,8 +148,8 @@ int calib_class_of(const struct plan *p, uint32_t timer,
 
 	if (t->error)
 		return CALIB_NONE;
-	switch (t->kind) {
-	case PROBE_UPROBE:
+	switch (probe_kind_at(t->kind)) {
+	case PROBE_AT_UFUNC:
 		/* entry only: its start's cost alone (calib_cost()) */
 		uret = !t->entry_only && !t->ret_sites;
 		(void)env;
@@ -163,19 +163,23 @@ int calib_class_of(const struct plan *p, uint32_t timer,
 		if (uret)
 			return push ? CALIB_URETPROBE : CALIB_URETPROBE_STEP;
 		return push ? CALIB_RETSITE : CALIB_RETSITE_STEP;
-	case PROBE_SPAN:
+	case PROBE_AT_SPAN:
 		for (i = 0; i < p->natt; i++)
 			if (p->att[i].timer == timer)
 				return p->att[i].mech == MECH_SYSCALL ?
 					       CALIB_SYSCALL :
 					       CALIB_TRACEPOINT;
 		return CALIB_NONE;
-	case PROBE_FENTRY:
-		return CALIB_FENTRY;
-	case PROBE_KPROBE:
-		return CALIB_KPROBE;
-	case PROBE_FUNC:
-		return CALIB_FUNC;
+	case PROBE_AT_KFUNC:
+		/* by the mechanisms its kind may take */
+		switch (probe_kind(t->kind)->via) {
+		case PROBE_VIA_FENTRY:
+			return CALIB_FENTRY;
+		case PROBE_VIA_KPROBE:
+			return CALIB_KPROBE;
+		default:
+			return CALIB_FUNC;
+		}
 	}
 	return CALIB_NONE;
 }
@@ -198,7 +202,7 @@ static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v)
 			v[r * CALIB_CALLS + i] = util_now_ns() - t0;
 		}
 		if (l)
-			loader_poll(l, 0);
+			loader__poll(l, 0);
 	}
 	return calib_median(v, (size_t)CALIB_ROUNDS * CALIB_CALLS);
 }
@@ -300,21 +304,21 @@ static void measure(struct calib *cal, struct group *g,
 	lo.filter = 1;
 	lo.trace_self = 1;
 	lo.rb_bytes = 1u << 20;
-	if ((e = loader_open(&l, &cp, &lo, on_rec, g, err, sizeof(err)))) {
+	if ((e = loader__open(&l, &cp, &lo, on_rec, g, err, sizeof(err)))) {
 		group_fail(cal, g, err);
 		goto out;
 	}
-	if ((e = loader_add_target(l, getpid()))) {
+	if ((e = loader__add_target(l, getpid()))) {
 		group_fail(cal, g, "cannot trace iprof itself");
 		goto out;
 	}
-	e = loader_attach(l, NULL);
-	if (e < 0 || (e = loader_set_tracing(l, 1))) {
+	e = loader__attach(l, NULL);
+	if (e < 0 || (e = loader__set_tracing(l, 1))) {
 		group_fail(cal, g, strerror(-e));
 		goto out;
 	}
 	for (i = 0; i < g->n; i++) {
-		const struct loader_timer *st = loader_timer(l, i);
+		const struct loader_timer *st = loader__timer(l, i);
 
 		r = &cal->r[g->cls[i]];
 		if (r->why[0])
@@ -326,8 +330,8 @@ static void measure(struct calib *cal, struct group *g,
 		}
 		r->t_ns = time_calls(call[i], l, v);
 	}
-	loader_set_tracing(l, 0);
-	loader_drain(l);
+	loader__set_tracing(l, 0);
+	loader__drain(l);
 	for (i = 0; i < g->n; i++) {
 		r = &cal->r[g->cls[i]];
 		if (r->why[0])
@@ -343,8 +347,8 @@ static void measure(struct calib *cal, struct group *g,
 	}
 out:
 	if (l) {
-		loader_detach(l);
-		loader_close(l);
+		loader__detach(l);
+		loader__close(l);
 	}
 	for (i = 0; i < g->n; i++)
 		free(g->d[i].v);

@@ -358,7 +358,7 @@ static const char *fmt_delta(char *buf, size_t len, int64_t d)
 
 	if (!d)
 		return "0";
-	report_fmt_ns(t, sizeof(t), d < 0 ? (uint64_t)-d : (uint64_t)d);
+	report_ns_str(t, sizeof(t), d < 0 ? (uint64_t)-d : (uint64_t)d);
 	snprintf(buf, len, "%c%s", d < 0 ? '-' : '+', t);
 	return buf;
 }
@@ -387,19 +387,19 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 
 		fprintf(f, "%9" PRIu64 " %9" PRIu64 " %9s %9s %10s %8s",
 			a->count, bb->count,
-			p->have_a ? report_fmt_ns(b[0], 40, a->total_ns) : "-",
-			p->have_b ? report_fmt_ns(b[1], 40, bb->total_ns) : "-",
+			p->have_a ? report_ns_str(b[0], 40, a->total_ns) : "-",
+			p->have_b ? report_ns_str(b[1], 40, bb->total_ns) : "-",
 			fmt_delta(b[2], 40, delta(a->total_ns, bb->total_ns)),
 			fmt_pct(b[3], 40, a->total_ns, bb->total_ns));
 		fprintf(f, " %9s %9s",
-			a->count ? report_fmt_ns(b[4], 40, a->avg_ns) : "-",
-			bb->count ? report_fmt_ns(b[5], 40, bb->avg_ns) : "-");
+			a->count ? report_ns_str(b[4], 40, a->avg_ns) : "-",
+			bb->count ? report_ns_str(b[5], 40, bb->avg_ns) : "-");
 		fprintf(f, " %9s %9s",
-			a->count ? report_fmt_ns(b[6], 40, a->p50_ns) : "-",
-			bb->count ? report_fmt_ns(b[7], 40, bb->p50_ns) : "-");
+			a->count ? report_ns_str(b[6], 40, a->p50_ns) : "-",
+			bb->count ? report_ns_str(b[7], 40, bb->p50_ns) : "-");
 		fprintf(f, " %9s %9s  %s%s\n",
-			a->count ? report_fmt_ns(b[0], 40, a->p99_ns) : "-",
-			bb->count ? report_fmt_ns(b[1], 40, bb->p99_ns) : "-",
+			a->count ? report_ns_str(b[0], 40, a->p99_ns) : "-",
+			bb->count ? report_ns_str(b[1], 40, bb->p99_ns) : "-",
 			p->key,
 			!p->have_a   ? "  (only in B)"
 			: !p->have_b ? "  (only in A)"

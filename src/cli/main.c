@@ -22,7 +22,11 @@
 
 #include "iprof/util.h"
 #include "kernel/btfarg.h"
-#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/target.h"
+#include "cli/plan_print.h"
+#include "cli/run.h"
+#include "cli/trace.h"
 #include "cli/cmd.h"
 #include "kernel/klog.h"
 #include "cli/list.h"
@@ -182,10 +186,10 @@ int main(int argc, char **argv)
 	}
 	if (o.dry_run) {
 		if (report_fmt_has(o.r.fmt, REPORT_CAP_JSON)) {
-			ret = cli_print_plan_json(&plan);
+			ret = plan_print_json(&plan);
 		} else {
-			ret = cli_print_plan(&plan) ? EXIT_USAGE : 0;
-			cli_print_kernel_features(&plan);
+			ret = plan_print_text(&plan) ? EXIT_USAGE : 0;
+			plan_print_kernel_features(&plan);
 		}
 		goto out;
 	}

@@ -131,8 +131,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	return ret;
 }
 
-int monitor_listen(struct monitor **out, const char *addr, char *err,
-		   size_t errlen)
+int monitor__listen(struct monitor **out, const char *addr, char *err,
+		    size_t errlen)
 {
 	struct sockaddr_storage sa;
 	const union MHD_DaemonInfo *info;
@@ -177,8 +177,8 @@ int monitor_listen(struct monitor **out, const char *addr, char *err,
 }
 
 #else /* static build (tests/vm/): no libmicrohttpd with its TLS stack */
-int monitor_listen(struct monitor **out, const char *addr, char *err,
-		   size_t errlen)
+int monitor__listen(struct monitor **out, const char *addr, char *err,
+		    size_t errlen)
 {
 	(void)out;
 	snprintf(err, errlen,
@@ -188,12 +188,12 @@ int monitor_listen(struct monitor **out, const char *addr, char *err,
 }
 #endif
 
-int monitor_port(const struct monitor *m)
+int monitor__port(const struct monitor *m)
 {
 	return m->port;
 }
 
-int monitor_publish(struct monitor *m, const char *text, size_t len)
+int monitor__publish(struct monitor *m, const char *text, size_t len)
 {
 	char *copy = malloc(len ? len : 1);
 
@@ -208,7 +208,7 @@ int monitor_publish(struct monitor *m, const char *text, size_t len)
 	return 0;
 }
 
-void monitor_close(struct monitor *m)
+void monitor__close(struct monitor *m)
 {
 	if (!m)
 		return;

@@ -22,29 +22,29 @@ int monitor_parse_addr(const char *s, struct sockaddr_storage *sa,
 		       socklen_t *len);
 
 /*
- * monitor_listen() - serve GET /metrics on @addr (monitor_parse_addr()) from
- * a libmicrohttpd thread: the last text given to monitor_publish(), as
+ * monitor__listen() - serve GET /metrics on @addr (monitor_parse_addr()) from
+ * a libmicrohttpd thread: the last text given to monitor__publish(), as
  * "application/openmetrics-text; version=1.0.0; charset=utf-8" (OpenMetrics
  * specification, "Protocol Negotiation"); 503 until the first publish,
  * 404 for another path, 405 for another method.  On success *@m is owned by
- * the caller (monitor_close()).  Returns 0, -EINVAL (bad address) or
+ * the caller (monitor__close()).  Returns 0, -EINVAL (bad address) or
  * -errno of the bind (EADDRINUSE, EACCES...), with a message in @err.
  */
-int monitor_listen(struct monitor **m, const char *addr, char *err,
-		   size_t errlen);
+int monitor__listen(struct monitor **m, const char *addr, char *err,
+		    size_t errlen);
 
-/* monitor_port() - the port @m listens on (the chosen one for port 0). */
-int monitor_port(const struct monitor *m);
+/* monitor__port() - the port @m listens on (the chosen one for port 0). */
+int monitor__port(const struct monitor *m);
 
 /*
- * monitor_publish() - make a copy of @text (@len bytes) what /metrics
+ * monitor__publish() - make a copy of @text (@len bytes) what /metrics
  * serves from now on.  Thread-safe.  Returns 0 or -ENOMEM (the previous
  * text stays).
  */
-int monitor_publish(struct monitor *m, const char *text, size_t len);
+int monitor__publish(struct monitor *m, const char *text, size_t len);
 
-/* monitor_close() - stop serving and free @m; @m may be NULL. */
-void monitor_close(struct monitor *m);
+/* monitor__close() - stop serving and free @m; @m may be NULL. */
+void monitor__close(struct monitor *m);
 
 /*
  * monitor_notify() - tell the service manager @state (sd_notify(3): for

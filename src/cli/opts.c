@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The command line of iprof, iprof list and iprof record: the usage text,
- * the options (struct opts, src/cli/cli.h) and the probes they name.
+ * the options (struct opts, src/cli/opts.h) and the probes they name.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "iprof/util.h"
-#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/target.h"
 #include "cli/list.h"
 #include "cli/log.h"
 #include "cli/report_opts.h"

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/plan_print.h"
 #include "cli/log.h"
 
 /*
@@ -19,8 +20,8 @@
  * plan's errors alone (attached: every timer without one).  NULL when out
  * of memory.
  */
-struct report_timer *cli_make_timers(const struct plan *plan,
-					struct loader *l)
+struct report_timer *plan_print_timers(const struct plan *plan,
+				       struct loader *l)
 {
 	struct report_timer *rt =
 		calloc(plan->ntimers ? plan->ntimers : 1, sizeof(*rt));
@@ -30,12 +31,13 @@ struct report_timer *cli_make_timers(const struct plan *plan,
 		return NULL;
 	for (i = 0; i < plan->ntimers; i++) {
 		const struct plan_timer *t = &plan->timers[i];
+		int ufunc = probe_kind_at(t->kind) == PROBE_AT_UFUNC;
 
 		rt[i].name = t->name;
 		rt[i].kind = probe_kind_str(t->kind);
 		rt[i].where = t->where;
 		if (l) {
-			const struct loader_timer *st = loader_timer(l, i);
+			const struct loader_timer *st = loader__timer(l, i);
 
 			rt[i].attached = st->attached;
 			rt[i].error = st->error ? st->error : t->error;
@@ -48,16 +50,16 @@ struct report_timer *cli_make_timers(const struct plan *plan,
 		rt[i].line = t->probe ? t->probe->line : 0;
 		rt[i].entry_only = t->entry_only;
 		rt[i].uretprobe_why = t->ret_entry ? NULL : t->ret_why;
-		rt[i].stop = t->kind != PROBE_UPROBE || t->error ? NULL :
+		rt[i].stop = !ufunc || t->error ? NULL :
 			     t->ret_entry			  ? "entry" :
 			     t->entry_only			  ? NULL :
 			     t->ret_sites			  ? "return_sites" :
 								    "uretprobe";
 		rt[i].tail_calls = t->ret_tail;
 		rt[i].stop_why = t->ret_risk;
-		rt[i].orphans = l ? loader_orphans(l, i) : 0;
-		rt[i].kprobe_misses = l ? loader_kprobe_misses(l, i) : 0;
-		rt[i].maxactive = l ? loader_kretprobe_maxactive(l, i) : 0;
+		rt[i].orphans = l ? loader__orphans(l, i) : 0;
+		rt[i].kprobe_misses = l ? loader__kprobe_misses(l, i) : 0;
+		rt[i].maxactive = l ? loader__kretprobe_maxactive(l, i) : 0;
 	}
 	return rt;
 }
@@ -66,16 +68,16 @@ struct report_timer *cli_make_timers(const struct plan *plan,
  * The timers of @plan not attached (by @l; NULL: before attaching, those
  * with an error in the plan), grouped by reason, on stderr.
  */
-void cli_print_not_attached(const struct plan *plan, struct loader *l,
-			    const char *pfx)
+void plan_print_not_attached(const struct plan *plan, struct loader *l,
+			     const char *pfx)
 {
-	struct report_timer *rt = cli_make_timers(plan, l);
+	struct report_timer *rt = plan_print_timers(plan, l);
 	uint32_t i;
 
 	if (!rt) {
 		for (i = 0; i < plan->ntimers; i++) {
-			const char *e = l ? loader_timer(l, i)->error :
-					    plan->timers[i].error;
+			const char *e = l ? loader__timer(l, i)->error
+					  : plan->timers[i].error;
 
 			if (e)
 				fprintf(stderr, "%snot attached: %s: %s\n", pfx,
@@ -87,7 +89,7 @@ void cli_print_not_attached(const struct plan *plan, struct loader *l,
 	free(rt);
 }
 
-int cli_print_plan(const struct plan *p)
+int plan_print_text(const struct plan *p)
 {
 	int w = 8, bad = 0;
 	uint32_t i;
@@ -97,14 +99,15 @@ int cli_print_plan(const struct plan *p)
 			w = (int)strlen(p->timers[i].name);
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
+		int ufunc = probe_kind_at(t->kind) == PROBE_AT_UFUNC;
 
 		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
 		       t->where,
 		       !t->entry_only || t->ret_entry ? "" :
-		       t->kind == PROBE_UPROBE ?
+		       ufunc ?
 				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
 				" (never returns: entry only, timed until the thread exits)");
-		if (t->kind == PROBE_UPROBE && !t->error && !t->entry_only) {
+		if (ufunc && !t->error && !t->entry_only) {
 			if (t->ret_sites && t->ret_tail)
 				printf(" (stops at %u return site%s, %u of them a tail call: the callee's time is not in it)",
 				       t->ret_sites, t->ret_sites == 1 ? "" : "s",
@@ -147,14 +150,15 @@ static int kmulti_used(const struct plan *p, int fentry)
  * iprof list: which mechanism kernel function timers will get here (the
  * first such function tells whether fentry loads at all).
  */
-void cli_print_kernel_features(const struct plan *p)
+void plan_print_kernel_features(const struct plan *p)
 {
 	char why[512];
 	int fentry, kprobes;
 	uint32_t i;
 
 	for (i = 0; i < p->ntimers; i++)
-		if (p->timers[i].func && p->timers[i].kind != PROBE_UPROBE &&
+		if (p->timers[i].func &&
+		    probe_kind_at(p->timers[i].kind) != PROBE_AT_UFUNC &&
 		    !p->timers[i].error)
 			break;
 	if (i == p->ntimers)
@@ -186,15 +190,15 @@ void cli_print_kernel_features(const struct plan *p)
 /*
  * --dry-run -f json: the plan, with what each timer would get here: a kernel
  * function timer's mechanism follows whether fentry loads (tried on the
- * first such function, as cli_print_kernel_features() does) and whether the
+ * first such function, as plan_print_kernel_features() does) and whether the
  * kernel has kprobes.  Returns the exit status: 0, EXIT_USAGE when a probe
  * has an error in the files, EXIT_RUNTIME when out of memory or stdout
  * cannot be written.
  */
-int cli_print_plan_json(const struct plan *p)
+int plan_print_json(const struct plan *p)
 {
 	struct report_kernel k = { .fentry = -1 };
-	struct report_timer *rt = cli_make_timers(p, NULL);
+	struct report_timer *rt = plan_print_timers(p, NULL);
 	char why[512], fwhy[560] = "", **msg = NULL;
 	int bad = 0, ret = EXIT_RUNTIME, e;
 	uint32_t i;
@@ -230,11 +234,11 @@ int cli_print_plan_json(const struct plan *p)
 			continue;
 		}
 		rt[i].attached = 1;
-		if (t->kind == PROBE_SPAN) {
+		if (probe_kind_at(t->kind) == PROBE_AT_SPAN) {
 			rt[i].mech = "tracepoint";
 			continue;
 		}
-		if (t->kind == PROBE_UPROBE) {
+		if (probe_kind_at(t->kind) == PROBE_AT_UFUNC) {
 			rt[i].mech = t->ret_entry ? "uprobe (entry only)" :
 				     t->entry_only ? "uprobe (never returns)" :
 				     t->ret_sites  ? "uprobe/return sites" :

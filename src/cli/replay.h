@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Shared by iprof report and iprof diff (src/cli/cmd_report.c, cmd_diff.c). */
+/*
+ * src/cli/replay.c: a recording replayed into a report, and the options
+ * that ask for it; shared by iprof report and iprof diff
+ * (src/cli/cmd_report.c, cmd_diff.c).
+ */
 #ifndef IPROF_REPLAY_H
 #define IPROF_REPLAY_H
 

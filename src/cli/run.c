@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "iprof/util.h"
-#include "cli/cli.h"
+#include "cli/run.h"
+#include "cli/plan_print.h"
 #include "cli/calib.h"
 #include "cli/log.h"
 
@@ -35,11 +36,11 @@ void run_on_skip(const struct plan_timer *t, const struct loader_timer *st)
  * event_mutex, one tracepoint after the other (about 50 ms each here).
  * With many, hand the release to a child that holds the same file
  * descriptors and let it finish in the background: iprof returns now, after
- * a report or a cancel alike.  The caller still loader_close()s @l.
+ * a report or a cancel alike.  The caller still loader__close()s @l.
  */
 void run_detach(struct loader *l)
 {
-	unsigned int natt = loader_nprobes(l);
+	unsigned int natt = loader__nprobes(l);
 	uint64_t t0;
 
 	fflush(NULL); /* nothing buffered twice by the child */
@@ -53,7 +54,7 @@ void run_detach(struct loader *l)
 			signal(SIGTERM, SIG_IGN);
 			signal(SIGHUP, SIG_IGN);
 			t0 = util_now_ns();
-			loader_close(l);
+			loader__close(l);
 			log_info("background detach (pid %d) done in %.1f ms",
 				 (int)getpid(),
 				 (double)(util_now_ns() - t0) / 1e6);
@@ -67,7 +68,7 @@ void run_detach(struct loader *l)
 		}
 	}
 	t0 = util_now_ns();
-	loader_detach(l);
+	loader__detach(l);
 	log_info("detached in %.1f ms", (double)(util_now_ns() - t0) / 1e6);
 }
 
@@ -80,9 +81,9 @@ int run_on_record(void *ctx, void *data, size_t size)
 	else
 		agg__push(s->agg, data, size);
 	if (s->rec)
-		rec_writer_push(s->rec, data, size);
+		rec_writer__push(s->rec, data, size);
 	if (s->chrome)
-		chrome_push(s->chrome, data, size);
+		chrome__push(s->chrome, data, size);
 	return 0;
 }
 
@@ -163,7 +164,7 @@ void run_set_calib(struct rec_run *run, const struct opts *o,
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++)
-		if (o->calib_class[i] >= 0 && loader_timer(l, i)->attached)
+		if (o->calib_class[i] >= 0 && loader__timer(l, i)->attached)
 			used |= 1u << o->calib_class[i];
 	run->ncalib = calib_report(o->calib, used, rep);
 	run->calib = rep;
@@ -173,7 +174,7 @@ void run_set_calib(struct rec_run *run, const struct opts *o,
 int run_counters(struct rec_run *run, const struct plan *plan,
 			struct loader *l)
 {
-	struct report_timer *rt = cli_make_timers(plan, l);
+	struct report_timer *rt = plan_print_timers(plan, l);
 	uint32_t i;
 
 	if (!rt)
@@ -183,8 +184,8 @@ int run_counters(struct rec_run *run, const struct plan *plan,
 	run->ntimers = plan->ntimers;
 	memset(&run->loss, 0, sizeof(run->loss));
 	if (l) {
-		loader_loss(l, &run->loss);
-		run->rb_bytes = loader_rb_bytes(l, &run->rb_rings);
+		loader__loss(l, &run->loss);
+		run->rb_bytes = loader__rb_bytes(l, &run->rb_rings);
 	}
 	for (i = 0; i < plan->ntimers; i++)
 		run->loss.kprobe_misses += rt[i].kprobe_misses;
@@ -335,7 +336,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret)
-		ret = monitor_publish(mon, buf, len);
+		ret = monitor__publish(mon, buf, len);
 	free(buf);
 	if (agg)
 		report_agg_done(sk, agg);
@@ -420,13 +421,14 @@ int run_record_truncate(FILE *f)
 int run_record_finish(const struct opts *o, struct rec_writer *rw,
 			 const struct rec_run *run)
 {
-	int e = rec_writer_finish(rw, run);
+	int e = rec_writer__finish(rw, run);
 
 	if (e)
 		log_error("cannot write '%s': %s", o->record, strerror(-e));
 	else
 		log_info("recorded %llu records to '%s'",
-			 (unsigned long long)rec_writer_records(rw), o->record);
+			 (unsigned long long)rec_writer__records(rw),
+			 o->record);
 	return e;
 }
 
@@ -447,7 +449,7 @@ int run_timeline_open(struct timeline *tl, struct output *w)
 int run_timeline_finish(struct timeline *tl, struct output *w,
 			   struct chrome *c, uint64_t end_ns)
 {
-	int e = chrome_finish(c, end_ns);
+	int e = chrome__finish(c, end_ns);
 
 	if (tl->tmp[0]) {
 		e = output_end(w, tl->f, tl->tmp, e);
@@ -458,7 +460,7 @@ int run_timeline_finish(struct timeline *tl, struct output *w,
 		log_error("cannot write the timeline: %s", strerror(-e));
 	else
 		log_info("timeline of %llu calls written",
-			 (unsigned long long)chrome_events(c));
+			 (unsigned long long)chrome__events(c));
 	return e;
 }
 

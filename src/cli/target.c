@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "iprof/util.h"
-#include "cli/cli.h"
+#include "cli/target.h"
 #include "cli/log.h"
 
 /* descriptors asked for: the kernel's default fs.nr_open, so that root can
@@ -193,7 +193,7 @@ int target_add_descendants(struct loader *l, const pid_t *roots, int nroots)
 			if (par && !in && v[i].pid != getpid() &&
 			    util_proc_alive(v[i].pid)) {
 				set[nset++] = v[i].pid;
-				if (!loader_add_target(l, v[i].pid))
+				if (!loader__add_target(l, v[i].pid))
 					added++;
 				grew = 1;
 			}
@@ -388,7 +388,7 @@ int target_scan_sel(struct loader *l, const struct target_sel *sel)
 		if (util_grow(&roots, (size_t)nroots, sizeof(*roots)))
 			break;
 		roots[nroots++] = (pid_t)pid;
-		if (!loader_add_target(l, (pid_t)pid))
+		if (!loader__add_target(l, (pid_t)pid))
 			added++;
 	}
 	closedir(d);
@@ -410,7 +410,7 @@ int target_refresh_cgroups(struct loader *l, struct target_sel *sel)
 		if (stat(sel->cg_path[i], &st) || !S_ISDIR(st.st_mode) ||
 		    (uint64_t)st.st_ino == sel->cg_id[i])
 			continue;
-		if (!loader_set_cgroup(l, i, st.st_ino)) {
+		if (!loader__set_cgroup(l, i, st.st_ino)) {
 			sel->cg_id[i] = st.st_ino;
 			n++;
 		}

@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "iprof/util.h"
-#include "cli/cli.h"
+#include "cli/trace.h"
+#include "cli/target.h"
+#include "cli/run.h"
+#include "cli/plan_print.h"
 #include "cli/calib.h"
 #include "cli/log.h"
 
@@ -120,14 +123,14 @@ static int open_outputs(struct trace *t)
 	if (o->record && run_record_open(o, &t->w, &t->rec_f))
 		return EXIT_USAGE;
 	if (o->listen &&
-	    (e = monitor_listen(&t->mon, o->listen, err, sizeof(err)))) {
+	    (e = monitor__listen(&t->mon, o->listen, err, sizeof(err)))) {
 		log_error("%s", err);
 		return e == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	/* the port, which :0 leaves to the kernel */
 	if (t->mon)
 		log_info("serving /metrics on port %d (--listen %s)",
-			 monitor_port(t->mon), o->listen);
+			 monitor__port(t->mon), o->listen);
 	if (report_fmt_has(o->r.fmt, REPORT_CAP_STREAM) &&
 	    run_timeline_open(&t->tl, &t->w))
 		return EXIT_USAGE;
@@ -230,8 +233,8 @@ static int load_probes(struct trace *t)
 	lo.verbose = o->verbose;
 	lo.cancel = &stop_requested;
 	lo.progress = log_enabled(LOG_LVL_INFO);
-	if (loader_open(&t->l, t->plan, &lo, run_on_record, &t->sk, err,
-			sizeof(err))) {
+	if (loader__open(&t->l, t->plan, &lo, run_on_record, &t->sk, err,
+			 sizeof(err))) {
 		log_error("%s", err);
 		return EXIT_RUNTIME;
 	}
@@ -243,18 +246,18 @@ static int load_probes(struct trace *t)
 					     t->sk.fold };
 		unsigned int nrings;
 
-		loader_rb_bytes(t->l, &nrings);
+		loader__rb_bytes(t->l, &nrings);
 		if ((e = fold__set_sources(t->sk.fold, nrings))) {
 			log_error("cannot merge the rings in the folding threads: %s",
 				  strerror(-e));
 			return EXIT_RUNTIME;
 		}
-		loader_set_unmerged(t->l, &u);
+		loader__set_unmerged(t->l, &u);
 	}
-	if (t->child > 0 && loader_add_target(t->l, t->child))
+	if (t->child > 0 && loader__add_target(t->l, t->child))
 		return EXIT_RUNTIME;
 	for (i = 0; i < o->npids; i++)
-		if (loader_add_target(t->l, o->pids[i]))
+		if (loader__add_target(t->l, o->pids[i]))
 			return EXIT_RUNTIME;
 	if (o->npids) {
 		n = target_add_descendants(t->l, o->pids, o->npids);
@@ -280,7 +283,7 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 	if (o->calib_job && run_costs(o, plan, t->agg, t->sk.fold))
 		return EXIT_RUNTIME;
 	t0 = util_now_ns();
-	n = loader_attach(t->l, run_on_skip);
+	n = loader__attach(t->l, run_on_skip);
 	if (n == -EINTR || stop_requested) {
 		log_error("interrupted before tracing began; detaching");
 		run_detach(t->l);
@@ -293,9 +296,9 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 	if (!n) {
 		/* no report follows: say here why each timer is missing */
 		log_error("no probe could be attached");
-		cli_print_not_attached(plan, t->l,
-				       o->strict ? "iprof: --strict: " :
-						   "iprof: ");
+		plan_print_not_attached(plan, t->l,
+					o->strict ? "iprof: --strict: "
+						  : "iprof: ");
 		/* every probe wrong in the files (not refused by the kernel),
 		 * or --strict: bad input */
 		return t->plan_errors == plan->ntimers || o->strict ?
@@ -310,7 +313,7 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 			 n == 1 ? "" : "es");
 	}
 	if (o->strict && t->nattached != plan->ntimers) {
-		cli_print_not_attached(plan, t->l, "iprof: --strict: ");
+		plan_print_not_attached(plan, t->l, "iprof: --strict: ");
 		log_error("--strict: %u of %u timers could not be attached",
 			  plan->ntimers - t->nattached, plan->ntimers);
 		return EXIT_USAGE; /* as for an error in the probe files */
@@ -327,7 +330,7 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 				 "in the report");
 	/* -p alone, and every process gone while the probes were loaded
 	 * and attached: nothing to trace (not an empty report, exit 0) */
-	if (o->npids && !t->has_sel && loader_targets_alive(t->l) == 0) {
+	if (o->npids && !t->has_sel && loader__targets_alive(t->l) == 0) {
 		log_error(
 			"every process given with -p exited before tracing began (while iprof loaded and attached its probes): nothing traced");
 		return EXIT_RUNTIME;
@@ -345,7 +348,7 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 
 	/* recording starts now, with every probe in place; then the line
 	 * that says so (tests and scripts wait for it) */
-	if ((e = loader_set_tracing(t->l, 1))) {
+	if ((e = loader__set_tracing(t->l, 1))) {
 		log_error("cannot start tracing: %s", strerror(-e));
 		return EXIT_RUNTIME;
 	}
@@ -366,12 +369,12 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 		run_set_calib(&t->run, o, plan, t->l, t->calib_rep);
 	if (t->rec_f &&
 	    (run_record_truncate(t->rec_f) ||
-	     !(t->sk.rec = rec_writer_new(t->rec_f, o->record, &t->run)))) {
+	     !(t->sk.rec = rec_writer__new(t->rec_f, o->record, &t->run)))) {
 		log_error("cannot write '%s': %s", o->record, strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	if (t->tl.f &&
-	    !(t->sk.chrome = chrome_new(t->tl.f, &t->run, o->r.max_depth))) {
+	    !(t->sk.chrome = chrome__new(t->tl.f, &t->run, o->r.max_depth))) {
 		log_error("cannot write the timeline: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
@@ -427,7 +430,7 @@ static void poll_loop(struct trace *t)
 			if ((deadline - now + 999999) / 1000000 < POLL_MS)
 				wait_ms = (int)((deadline - now + 999999) / 1000000);
 		}
-		n = loader_poll(t->l, wait_ms);
+		n = loader__poll(t->l, wait_ms);
 		if (n < 0 && n != -EINTR) {
 			log_error("ring buffer: %s", strerror(-n));
 			break;
@@ -471,7 +474,7 @@ static void poll_loop(struct trace *t)
 				target_refresh_cgroups(t->l, &t->sel);
 			/* with --comm, --exe or --cgroup more may come */
 			if (o->npids && !t->has_sel &&
-			    loader_targets_alive(t->l) == 0) {
+			    loader__targets_alive(t->l) == 0) {
 				log_info("every traced process has exited");
 				break;
 			}
@@ -489,9 +492,9 @@ static uint64_t stop_tracing(struct trace *t)
 	uint64_t now;
 
 	monitor_notify("STOPPING=1");
-	loader_set_tracing(t->l, 0);
+	loader__set_tracing(t->l, 0);
 	now = util_now_ns();
-	loader_drain(t->l);
+	loader__drain(t->l);
 	if (t->child > 0 && !t->child_done)
 		kill(t->child, SIGTERM);
 	return now;
@@ -557,23 +560,23 @@ static void trace_free(struct trace *t)
 		kill(t->child, SIGKILL);
 		waitpid(t->child, NULL, 0);
 	}
-	loader_close(t->l);
-	rec_writer_free(t->sk.rec);
+	loader__close(t->l);
+	rec_writer__free(t->sk.rec);
 	if (t->rec_f && t->rec_f != stdout)
 		fclose(t->rec_f);
-	chrome_free(t->sk.chrome);
+	chrome__free(t->sk.chrome);
 	run_timeline_close(&t->tl);
 	free(t->run.timers);
 	agg__free(t->agg);
 	fold__free(t->sk.fold);
 	output_close(&t->w);
-	monitor_close(t->mon);
+	monitor__close(t->mon);
 	free(t->cmd_path);
 }
 
 /*
  * trace_run() - trace @plan as @o asks (@o->cmd[0] may be replaced by its
- * path in $PATH; what attached is the loader's: loader_timer()).  Returns the
+ * path in $PATH; what attached is the loader's: loader__timer()).  Returns the
  * exit status (see src/cli/main.c).
  */
 int trace_run(struct opts *o, const struct plan *plan)

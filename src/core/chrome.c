@@ -173,8 +173,8 @@ static void close_down(struct chrome *c, struct ctrack *t, uint32_t keep,
 		close_top(c, t, end, how);
 }
 
-struct chrome *chrome_new(FILE *f, const struct rec_run *run,
-			  uint32_t max_depth)
+struct chrome *chrome__new(FILE *f, const struct rec_run *run,
+			   uint32_t max_depth)
 {
 	struct chrome *c = calloc(1, sizeof(*c));
 	json_object *o;
@@ -236,7 +236,7 @@ nomem:
 	return NULL;
 }
 
-int chrome_push(struct chrome *c, const void *rec, size_t len)
+int chrome__push(struct chrome *c, const void *rec, size_t len)
 {
 	struct iprof_rec r;
 	struct ctrack *t;
@@ -372,7 +372,7 @@ static const char *ctx_name(uint32_t ctx)
 					  : "ctx";
 }
 
-int chrome_finish(struct chrome *c, uint64_t end_ns)
+int chrome__finish(struct chrome *c, uint64_t end_ns)
 {
 	struct ctrack *t, *u;
 	char buf[64];
@@ -417,17 +417,17 @@ int chrome_finish(struct chrome *c, uint64_t end_ns)
 	return c->err;
 }
 
-void chrome_set_from(struct chrome *c, uint64_t from_ns)
+void chrome__set_from(struct chrome *c, uint64_t from_ns)
 {
 	c->from_ns = from_ns;
 }
 
-uint64_t chrome_events(const struct chrome *c)
+uint64_t chrome__events(const struct chrome *c)
 {
 	return c->events;
 }
 
-void chrome_free(struct chrome *c)
+void chrome__free(struct chrome *c)
 {
 	struct ctrack *t, *n;
 

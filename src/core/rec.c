@@ -368,8 +368,8 @@ static json_object *meta_json(const struct rec_run *run)
 	return root;
 }
 
-struct rec_writer *rec_writer_new(FILE *f, const char *name,
-				  const struct rec_run *run)
+struct rec_writer *rec_writer__new(FILE *f, const char *name,
+				   const struct rec_run *run)
 {
 	struct rec_file_header h = {
 		.major = REC_VERSION_MAJOR,
@@ -415,7 +415,7 @@ struct rec_writer *rec_writer_new(FILE *f, const char *name,
 nomem:
 	e = ENOMEM;
 fail:
-	rec_writer_free(w);
+	rec_writer__free(w);
 	errno = e;
 	return NULL;
 }
@@ -446,7 +446,7 @@ static void remember_comm(struct rec_writer *w, const struct iprof_rec_comm *c)
 	w->threads[i].comm[IPROF_COMM_LEN - 1] = '\0';
 }
 
-int rec_writer_push(struct rec_writer *w, const void *rec, size_t len)
+int rec_writer__push(struct rec_writer *w, const void *rec, size_t len)
 {
 	struct iprof_rec *slot;
 
@@ -530,19 +530,19 @@ static json_object *trailer_json(const struct rec_writer *w,
 	return root;
 }
 
-int rec_writer_finish(struct rec_writer *w, const struct rec_run *run)
+int rec_writer__finish(struct rec_writer *w, const struct rec_run *run)
 {
 	if (writer_stop(w))
 		return w->err;
 	return write_json(w, REC_BLOCK_TRAILER, trailer_json(w, run));
 }
 
-uint64_t rec_writer_records(const struct rec_writer *w)
+uint64_t rec_writer__records(const struct rec_writer *w)
 {
 	return w->nrecords;
 }
 
-void rec_writer_free(struct rec_writer *w)
+void rec_writer__free(struct rec_writer *w)
 {
 	unsigned int i;
 
@@ -1042,8 +1042,8 @@ static int json_block(struct rec_reader *r, size_t len, uint64_t at,
 	return ret;
 }
 
-struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
-				  size_t errlen)
+struct rec_reader *rec_reader__new(FILE *f, const char *name, char *err,
+				   size_t errlen)
 {
 	struct rec_reader *r = calloc(1, sizeof(*r));
 	struct rec_file_header h;
@@ -1117,7 +1117,7 @@ struct rec_reader *rec_reader_new(FILE *f, const char *name, char *err,
 	r->run.end_ns = r->run.start_ns;
 	return r;
 fail:
-	rec_reader_free(r);
+	rec_reader__free(r);
 	errno = -ret;
 	return NULL;
 }
@@ -1132,8 +1132,8 @@ static int finish(struct rec_reader *r, int ret, char *err, size_t errlen)
 	return ret;
 }
 
-int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
-		    size_t *n, char *err, size_t errlen)
+int rec_reader__next(struct rec_reader *r, const struct iprof_rec **recs,
+		     size_t *n, char *err, size_t errlen)
 {
 	uint64_t at;
 	uint32_t type;
@@ -1206,17 +1206,17 @@ int rec_reader_next(struct rec_reader *r, const struct iprof_rec **recs,
 	return 1;
 }
 
-const struct rec_run *rec_reader_run(const struct rec_reader *r)
+const struct rec_run *rec_reader__run(const struct rec_reader *r)
 {
 	return &r->run;
 }
 
-uint64_t rec_reader_offset(const struct rec_reader *r)
+uint64_t rec_reader__offset(const struct rec_reader *r)
 {
 	return r->off;
 }
 
-void rec_reader_free(struct rec_reader *r)
+void rec_reader__free(struct rec_reader *r)
 {
 	struct rec_run *p;
 	size_t i;
@@ -1271,7 +1271,7 @@ int rec_replay(struct rec_reader *r, uint64_t from_ns, uint64_t to_ns,
 	int ret, started = !from_ns;
 	size_t n, i;
 
-	while ((ret = rec_reader_next(r, &recs, &n, err, errlen)) > 0) {
+	while ((ret = rec_reader__next(r, &recs, &n, err, errlen)) > 0) {
 		for (i = 0; i < n; i++) {
 			const struct iprof_rec *x = &recs[i];
 

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/loader_int.h"
+#include "kernel/attach.h"
 
 int attach_keep_link(struct timer_links *tl, struct bpf_link *link)
 {

@@ -14,6 +14,8 @@
 
 #include "kernel/klog.h"
 #include "kernel/loader_int.h"
+#include "kernel/attach.h"
+#include "kernel/attach_fentry.h"
 
 /* Programs per fentry object: IPROF_FE_SLOTS in bpf/fentry.bpf.c. */
 #define FE_SLOTS                                                           \
@@ -187,7 +189,7 @@ fail:
 }
 
 /* Attach the fentry (@ret 0) or fexit program of @tl's slot. */
-int loader_attach_slot(struct timer_links *tl, int ret, char *why, size_t len)
+int attach_fentry_slot(struct timer_links *tl, int ret, char *why, size_t len)
 {
 	struct klog_catch cat;
 	struct bpf_link *ln;
@@ -224,8 +226,8 @@ static int later_on_same_function(const struct loader *l, uint32_t id)
  * fails, each of them is loaded alone, so one function the kernel refuses
  * costs only its own timer.
  */
-int loader_attach_fentry(struct loader *l, struct timer_links *tl,
-			 uint32_t id, uint32_t a_ret, char *why, size_t len)
+int attach_fentry(struct loader *l, struct timer_links *tl, uint32_t id,
+		  uint32_t a_ret, char *why, size_t len)
 {
 	const struct plan *p = l->plan;
 	uint32_t ids[FE_SLOTS], j;
@@ -271,12 +273,12 @@ int loader_attach_fentry(struct loader *l, struct timer_links *tl,
 			 p->timers[id].func);
 		return -ENOENT;
 	}
-	err = loader_attach_slot(tl, 0, why, len);
+	err = attach_fentry_slot(tl, 0, why, len);
 	if (err || a_ret == IPROF_NO_NEXT)
 		return err;
 	if (later_on_same_function(l, id)) {
-		tl->exit_pending = 1; /* see attach_pending_exits() */
+		tl->exit_pending = 1; /* see attach_fexits(), loader.c */
 		return 0;
 	}
-	return loader_attach_slot(tl, 1, why, len);
+	return attach_fentry_slot(tl, 1, why, len);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kprobe/kretprobe timers: many at once in kprobe_multi links where the
- * kernel has them (loader_attach_kmulti()), else one by one: the kprobe
+ * kernel has them (attach_kprobe_multi()), else one by one: the kprobe
  * through libbpf's PMU, the kretprobe as a tracefs kprobe event of our own
  * (maxactive, misses) where it can.
  */
@@ -21,6 +21,8 @@
 
 #include "kernel/klog.h"
 #include "kernel/loader_int.h"
+#include "kernel/attach.h"
+#include "kernel/attach_kprobe.h"
 #include "kernel/uprobe_multi.h"
 
 int loader_kprobes(void)
@@ -85,9 +87,9 @@ fail:
  * to make and remove (its tracefs directory), so the kprobe, which has no
  * maxactive and rarely misses, does without.
  */
-int loader_attach_kprobe(struct loader *l, struct timer_links *tl,
-			 uint32_t id, const char *func, uint32_t a_entry,
-			 uint32_t a_ret, char *why, size_t len)
+int attach_kprobe(struct loader *l, struct timer_links *tl, uint32_t id,
+		  const char *func, uint32_t a_entry, uint32_t a_ret, char *why,
+		  size_t len)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko);
 	struct klog_catch cat;
@@ -165,7 +167,7 @@ int loader_kmulti_supported(void)
 	if (known >= 0)
 		return known;
 	known = 0;
-	prog = multi_probe_prog(BPF_TRACE_KPROBE_MULTI);
+	prog = uprobe_multi_probe_prog(BPF_TRACE_KPROBE_MULTI);
 	if (prog < 0)
 		return 0;
 	/* no functions: EINVAL where kprobe_multi exists, EOPNOTSUPP where
@@ -199,7 +201,7 @@ static int kmulti_layer_of(struct loader *l, const uint32_t *ids, size_t k)
 /*
  * Timers @ids (@n, each function once) in one pair of kprobe_multi links,
  * the return link first, so that each function's entry program runs
- * before its return address is replaced (as in loader_attach_kprobe()).
+ * before its return address is replaced (as in attach_kprobe()).
  * Returns 0 or -errno (nothing attached).
  */
 static int kmulti_set(struct loader *l, const uint32_t *ids, size_t n)
@@ -263,7 +265,7 @@ out:
  * if one function cannot be probed (a module's function gone, one the
  * kernel refuses): the set is then halved until the functions that fail
  * are alone, each keeping its error (kmulti_err) for
- * loader_attach_kprobe() or the report: O(b log n) attempts for b such
+ * attach_kprobe() or the report: O(b log n) attempts for b such
  * functions.  Returns 0 or -ENOMEM.
  */
 static int kmulti_split(struct loader *l, const uint32_t *ids, size_t n)
@@ -285,7 +287,7 @@ static int kmulti_split(struct loader *l, const uint32_t *ids, size_t n)
 	return err ? err : kmulti_split(l, ids + n / 2, n - n / 2);
 }
 
-int loader_attach_kmulti(struct loader *l, const uint32_t *ids, size_t n)
+int attach_kprobe_multi(struct loader *l, const uint32_t *ids, size_t n)
 {
 	uint32_t *set = calloc(n ? n : 1, sizeof(*set));
 	int *layer = calloc(n ? n : 1, sizeof(*layer));
@@ -366,7 +368,7 @@ static int kmulti_missed_known(void)
 	return major > 6 || (major == 6 && minor >= 7);
 }
 
-int loader_kmulti_missed(const struct loader *l, uint64_t *missed)
+int attach_kprobe_multi_missed(const struct loader *l, uint64_t *missed)
 {
 	struct kmulti_link_info info;
 	__u32 len;

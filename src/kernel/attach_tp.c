@@ -15,13 +15,14 @@
 
 #include "kernel/klog.h"
 #include "kernel/loader_int.h"
+#include "kernel/attach_tp.h"
 
 /*
  * Syscall spans: the two raw syscall programs, once, before any chain is
  * put in sc_chain.  Returns 0 or -errno, the reason kept in l->sc_why for
  * every syscall attachment.
  */
-int loader_attach_syscalls(struct loader *l)
+int attach_tp_syscalls(struct loader *l)
 {
 	struct klog_catch cat;
 	char why[512];
@@ -47,7 +48,7 @@ int loader_attach_syscalls(struct loader *l)
 
 /* Is attachment @i in place (its link, a uprobe_multi link, or its
  * sc_chain slot)? */
-int loader_att_attached(const struct loader *l, uint32_t i)
+int attach_tp_att_attached(const struct loader *l, uint32_t i)
 {
 	if (l->plan->att[i].mech == MECH_SYSCALL)
 		return l->sc_links[1] != NULL;
@@ -59,10 +60,10 @@ int loader_att_attached(const struct loader *l, uint32_t i)
  * per binary for the entries, one for the return sites and one for the
  * uretprobes, each function's (or site's) cookie the first action of its
  * chain.  A link the kernel refuses leaves
- * its functions to loader_attach_att(), one perf event each.  Returns 0 or
+ * its functions to attach_tp_att(), one perf event each.  Returns 0 or
  * -ENOMEM.
  */
-int loader_attach_umulti(struct loader *l)
+int attach_tp_umulti(struct loader *l)
 {
 	const struct plan *p = l->plan;
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, uo);
@@ -158,8 +159,8 @@ static struct bpf_link *attach_one(struct loader *l, const struct plan_att *a)
 	}
 }
 
-struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a,
-				   char *why, size_t len)
+struct bpf_link *attach_tp_att(struct loader *l, const struct plan_att *a,
+			       char *why, size_t len)
 {
 	struct klog_catch cat;
 	struct bpf_link *ln;
@@ -175,31 +176,32 @@ struct bpf_link *loader_attach_att(struct loader *l, const struct plan_att *a,
 }
 
 /* Is @timer in a uprobe_multi link? */
-int loader_timer_in_umulti(const struct loader *l, uint32_t timer)
+int attach_tp_timer_in_umulti(const struct loader *l, uint32_t timer)
 {
 	uint32_t i;
 
 	for (i = 0; l->att_multi && i < l->plan->natt; i++)
-		if (l->att_multi[i] && loader_att_uses(l->plan, &l->plan->att[i], timer))
+		if (l->att_multi[i] &&
+		    attach_tp_att_uses(l->plan, &l->plan->att[i], timer))
 			return 1;
 	return 0;
 }
 
 /* Does @timer ride on the raw syscall tracepoints (a syscall span)? */
-int loader_timer_on_syscalls(const struct plan *p, uint32_t timer)
+int attach_tp_timer_on_syscalls(const struct plan *p, uint32_t timer)
 {
 	uint32_t i;
 
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].mech == MECH_SYSCALL &&
-		    loader_att_uses(p, &p->att[i], timer))
+		    attach_tp_att_uses(p, &p->att[i], timer))
 			return 1;
 	return 0;
 }
 
 /* Does attachment @a run an action of @timer? */
-int loader_att_uses(const struct plan *p, const struct plan_att *a,
-		    uint32_t timer)
+int attach_tp_att_uses(const struct plan *p, const struct plan_att *a,
+		       uint32_t timer)
 {
 	uint32_t i, n = 0;
 

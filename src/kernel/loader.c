@@ -20,6 +20,11 @@
 #include "iprof/stream.h"
 #include "iprof/util.h"
 #include "kernel/loader_int.h"
+#include "kernel/attach.h"
+#include "kernel/attach_fentry.h"
+#include "kernel/attach_kprobe.h"
+#include "kernel/attach_tp.h"
+#include "kernel/rings.h"
 #include "kernel/uprobe_multi.h"
 #include "kernel/klog.h"
 
@@ -155,7 +160,7 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 		all_ok &= t->kmulti_ok;
 	}
 	km = nk && loader_kmulti_wanted(&nk) && loader_kmulti_supported();
-	um = plan_has_mech(plan, MECH_UPROBE) && umulti_supported() &&
+	um = plan_has_mech(plan, MECH_UPROBE) && uprobe_multi_supported() &&
 	     !getenv("IPROF_NO_UPROBE_MULTI");
 	/* uprobes keep the plain programs: a uprobe_multi link that fails
 	 * falls back to one uprobe per function */
@@ -239,9 +244,9 @@ static void set_selectors(struct loader *l, const struct target_sel *sel)
 		l->skel->rodata->sel_cg_level[k] = sel->cg_level[k];
 }
 
-int loader_open(struct loader **out, const struct plan *plan,
-		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
-		char *err, size_t errlen)
+int loader__open(struct loader **out, const struct plan *plan,
+		 const struct loader_opts *o, loader_rec_fn fn, void *ctx,
+		 char *err, size_t errlen)
 {
 	struct klog_catch cat;
 	struct loader *l;
@@ -304,7 +309,7 @@ int loader_open(struct loader **out, const struct plan *plan,
 	}
 	choose_programs(l, plan);
 	bpf_map__set_max_entries(l->skel->maps.rings, l->nrings);
-	ret = loader_rings_create(l, err, errlen);
+	ret = rings_create(l, err, errlen);
 	if (ret)
 		goto fail;
 	bpf_map__set_max_entries(l->skel->maps.actions,
@@ -335,24 +340,24 @@ int loader_open(struct loader **out, const struct plan *plan,
 		}
 	}
 	for (i = 0; o->sel && i < o->sel->ncg; i++) {
-		ret = loader_set_cgroup(l, i, o->sel->cg_id[i]);
+		ret = loader__set_cgroup(l, i, o->sel->cg_id[i]);
 		if (ret) {
 			snprintf(err, errlen, "cannot fill the cgroup map: %s",
 				 strerror(-ret));
 			goto fail;
 		}
 	}
-	ret = loader_rings_open(l, err, errlen);
+	ret = rings_open(l, err, errlen);
 	if (ret)
 		goto fail;
 	*out = l;
 	return 0;
 fail:
-	loader_close(l);
+	loader__close(l);
 	return ret ? ret : -EINVAL;
 }
 
-int loader_add_target(struct loader *l, pid_t tgid)
+int loader__add_target(struct loader *l, pid_t tgid)
 {
 	__u32 k = (__u32)tgid;
 	__u8 one = 1;
@@ -363,7 +368,7 @@ int loader_add_target(struct loader *l, pid_t tgid)
 	return 0;
 }
 
-int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id)
+int loader__set_cgroup(struct loader *l, unsigned int i, uint64_t id)
 {
 	__u32 k = i;
 	__u64 v = id;
@@ -394,7 +399,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	attach_func_actions(l->plan, id, &ae, &ar);
 	if (!(t->via & PLAN_VIA_FENTRY))
 		return KPROBE_LATER;
-	err = loader_attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
+	err = attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
 	if (!err) {
 		l->timers[id].mech = t->entry_only ? "fentry (never returns)" :
 						     "fentry/fexit";
@@ -411,7 +416,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 
 /*
  * kprobe/kretprobe on timer @id (after attach_func_timer()), unless
- * loader_attach_kmulti() has it already.  @fwhy: why fentry did not do
+ * attach_kprobe_multi() has it already.  @fwhy: why fentry did not do
  * (func:), or NULL.
  */
 static int attach_kprobe_timer(struct loader *l, uint32_t id,
@@ -425,8 +430,8 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 
 	if (!tl->kmulti && bpf_program__fd(l->skel->progs.fn_entry) >= 0) {
 		attach_func_actions(l->plan, id, &ae, &ar);
-		err = loader_attach_kprobe(l, tl, id, t->func, ae, ar, kwhy,
-					   sizeof(kwhy));
+		err = attach_kprobe(l, tl, id, t->func, ae, ar, kwhy,
+				    sizeof(kwhy));
 	} else if (!tl->kmulti) {
 		/* only the kprobe_multi programs are loaded (choose_programs()) */
 		err = tl->kmulti_err ? tl->kmulti_err : -EINVAL;
@@ -507,7 +512,7 @@ static int timer_done(struct loader *l, uint32_t id, int err, const char *why,
 	return timer_failed(l, id, why, on_skip);
 }
 
-/* One loader_attach(): what its steps share. */
+/* One loader__attach(): what its steps share. */
 struct attach_pass {
 	struct loader *l;
 	loader_skip_fn on_skip;
@@ -567,8 +572,8 @@ static int attach_shared(struct attach_pass *ps)
 	uint32_t i;
 
 	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
-		loader_attach_syscalls(l);
-	if (!l->att_multi && loader_attach_umulti(l))
+		attach_tp_syscalls(l);
+	if (!l->att_multi && attach_tp_umulti(l))
 		return -ENOMEM;
 	for (i = 0; i < p->natt; i++) {
 		__u32 head = p->att[i].action + 1;
@@ -592,8 +597,8 @@ static int attach_shared(struct attach_pass *ps)
 			}
 			continue;
 		}
-		l->att_links[i] = loader_attach_att(l, &p->att[i], ps->why,
-						    sizeof(ps->why));
+		l->att_links[i] =
+			attach_tp_att(l, &p->att[i], ps->why, sizeof(ps->why));
 		if (!l->att_links[i])
 			ps->att_why[i] = strdup(ps->why);
 	}
@@ -605,21 +610,21 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 {
 	const struct plan_timer *t = &l->plan->timers[id];
 
-	if (t->kind == PROBE_UPROBE && t->ret_entry)
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_entry)
 		return "uprobe (entry only)"; /* --returns: see ret_why */
-	if (t->kind == PROBE_UPROBE && t->entry_only)
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->entry_only)
 		return "uprobe (never returns)";
-	if (t->kind == PROBE_UPROBE && t->ret_sites)
-		return loader_timer_in_umulti(l, id) ?
-			       "uprobe/return sites (uprobe_multi)" :
-			       "uprobe/return sites";
-	if (t->kind == PROBE_UPROBE)
-		return loader_timer_in_umulti(l, id) ?
-			       "uprobe/uretprobe (uprobe_multi)" :
-			       "uprobe/uretprobe";
-	return loader_timer_on_syscalls(l->plan, id) ?
-		       "tracepoint (raw syscalls)" :
-		       "tracepoint";
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_sites)
+		return attach_tp_timer_in_umulti(l, id)
+			       ? "uprobe/return sites (uprobe_multi)"
+			       : "uprobe/return sites";
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC)
+		return attach_tp_timer_in_umulti(l, id)
+			       ? "uprobe/uretprobe (uprobe_multi)"
+			       : "uprobe/uretprobe";
+	return attach_tp_timer_on_syscalls(l->plan, id)
+		       ? "tracepoint (raw syscalls)"
+		       : "tracepoint";
 }
 
 /* a span or uprobe timer: are its shared attachments in place?  0, or
@@ -634,7 +639,8 @@ static int span_timer(struct attach_pass *ps, uint32_t id)
 	for (i = 0; i < p->natt && !err; i++) {
 		const struct plan_att *a = &p->att[i];
 
-		if (!loader_att_uses(p, a, id) || loader_att_attached(l, i))
+		if (!attach_tp_att_uses(p, a, id) ||
+		    attach_tp_att_attached(l, i))
 			continue;
 		if (a->mech == MECH_SYSCALL)
 			ps->att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
@@ -677,7 +683,7 @@ static void attach_timers(struct attach_pass *ps)
 				ps->on_skip(t, &l->timers[id]);
 			continue;
 		}
-		if (t->kind == PROBE_SPAN || t->kind == PROBE_UPROBE) {
+		if (probe_kind_at(t->kind) != PROBE_AT_KFUNC) {
 			err = span_timer(ps, id);
 		} else {
 			err = attach_func_timer(l, id, ps->why, sizeof(ps->why),
@@ -707,7 +713,7 @@ static void attach_later(struct attach_pass *ps)
 	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
 	    (loader_kmulti_wanted(&ps->nlater) ||
 	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
-		err = loader_attach_kmulti(l, ps->later, ps->nlater);
+		err = attach_kprobe_multi(l, ps->later, ps->nlater);
 		if (err < 0)
 			ps->n = err;
 	}
@@ -744,7 +750,7 @@ static int attach_fexits(struct loader *l, loader_skip_fn on_skip, int n)
 			continue;
 		l->links[id].exit_pending = 0;
 		if (!l->timers[id].attached ||
-		    !loader_attach_slot(&l->links[id], 1, why, sizeof(why)))
+		    !attach_fentry_slot(&l->links[id], 1, why, sizeof(why)))
 			continue;
 		attach_drop_links(&l->links[id]);
 		n--;
@@ -785,7 +791,7 @@ static int attach_task_progs(struct loader *l)
 	return 0;
 }
 
-int loader_attach(struct loader *l, loader_skip_fn on_skip)
+int loader__attach(struct loader *l, loader_skip_fn on_skip)
 {
 	const struct plan *p = l->plan;
 	struct attach_pass ps = { .l = l, .on_skip = on_skip };
@@ -818,7 +824,7 @@ int loader_attach(struct loader *l, loader_skip_fn on_skip)
 	return err ? err : ps.n;
 }
 
-int loader_set_tracing(struct loader *l, int on)
+int loader__set_tracing(struct loader *l, int on)
 {
 	__u32 zero = 0, v = !!on;
 
@@ -842,7 +848,7 @@ static uint64_t recursion_misses(struct bpf_object *obj)
 	return n;
 }
 
-unsigned int loader_nprobes(const struct loader *l)
+unsigned int loader__nprobes(const struct loader *l)
 {
 	unsigned int n = 0;
 	uint32_t i;
@@ -861,7 +867,7 @@ unsigned int loader_nprobes(const struct loader *l)
  * tracepoints (about 50 ms each); main.c leaves that to a background child
  * once the report is out.
  */
-void loader_detach(struct loader *l)
+void loader__detach(struct loader *l)
 {
 	uint32_t i;
 	size_t j;
@@ -908,7 +914,7 @@ void loader_detach(struct loader *l)
 	l->nirq = 0;
 }
 
-int loader_targets_alive(struct loader *l)
+int loader__targets_alive(struct loader *l)
 {
 	int fd = bpf_map__fd(l->skel->maps.targets), n = 0;
 	__u32 key, next, *prev = NULL;
@@ -930,7 +936,7 @@ int loader_targets_alive(struct loader *l)
 	return n;
 }
 
-void loader_loss(struct loader *l, struct report_loss *loss)
+void loader__loss(struct loader *l, struct report_loss *loss)
 {
 	size_t j;
 	int ncpu = libbpf_num_possible_cpus(), c;
@@ -962,13 +968,13 @@ void loader_loss(struct loader *l, struct report_loss *loss)
 	loss->recursion_misses = recursion_misses(l->skel->obj) +
 				 l->clone_misses;
 	/* the kprobe_multi links' (the callers add each kretprobe's) */
-	if (loader_kmulti_missed(l, &loss->kprobe_misses))
+	if (attach_kprobe_multi_missed(l, &loss->kprobe_misses))
 		loss->kprobe_misses = 0;
 	for (j = 0; j < l->nfobjs; j++)
 		loss->recursion_misses += recursion_misses(l->fobjs[j]->obj);
 }
 
-uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer)
+uint64_t loader__kprobe_misses(struct loader *l, uint32_t timer)
 {
 	unsigned long long hits, misses;
 
@@ -978,12 +984,12 @@ uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer)
 	return 0;
 }
 
-unsigned int loader_kretprobe_maxactive(struct loader *l, uint32_t timer)
+unsigned int loader__kretprobe_maxactive(struct loader *l, uint32_t timer)
 {
 	return l->links[timer].kev[0] ? l->opts.maxactive : 0;
 }
 
-uint64_t loader_orphans(struct loader *l, uint32_t timer)
+uint64_t loader__orphans(struct loader *l, uint32_t timer)
 {
 	__u64 v = 0;
 
@@ -991,14 +997,14 @@ uint64_t loader_orphans(struct loader *l, uint32_t timer)
 	return v;
 }
 
-void loader_close(struct loader *l)
+void loader__close(struct loader *l)
 {
 	unsigned int i;
 
 	if (!l)
 		return;
 	if (l->links && l->att_links)
-		loader_detach(l);
+		loader__detach(l);
 	ring_buffer__free(l->rb);
 	for (i = 0; l->ring_fds && i < l->nrings; i++)
 		if (l->ring_fds[i] >= 0)
@@ -1019,7 +1025,7 @@ void loader_close(struct loader *l)
 	free(l);
 }
 
-const struct loader_timer *loader_timer(const struct loader *l, uint32_t id)
+const struct loader_timer *loader__timer(const struct loader *l, uint32_t id)
 {
 	return &l->timers[id];
 }

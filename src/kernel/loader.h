@@ -43,11 +43,11 @@ struct loader_opts {
 	/* size of each CPU's ring buffer in bytes (rounded up to a power of
 	 * two, loader_rb_cpu_bytes()); 0: the default */
 	uint64_t rb_bytes;
-	int filter; /* trace only tgids added with loader_add_target() and
+	int filter; /* trace only tgids added with loader__add_target() and
 		     * the processes @sel selects */
 	const struct target_sel *sel; /* NULL: none */
 	int verbose; /* print libbpf's messages */
-	/* set (by a signal handler) to abandon loader_attach() early */
+	/* set (by a signal handler) to abandon loader__attach() early */
 	volatile sig_atomic_t *cancel;
 	int progress; /* print attach progress on stderr when it is slow */
 	/* kretprobe instances per function (calls open at once that get a
@@ -63,25 +63,25 @@ struct loader_opts {
 typedef int (*loader_rec_fn)(void *ctx, void *data, size_t size);
 
 /*
- * loader_open() - open and load the BPF programs sized for @plan, fill the
- * actions map.  @plan must outlive the loader, which only reads it.  Returns 0 or -errno, with
- * a message in @err.
+ * loader__open() - open and load the BPF programs sized for @plan, fill the
+ * actions map.  @plan must outlive the loader, which only reads it.  Returns 0
+ * or -errno, with a message in @err.
  */
-int loader_open(struct loader **out, const struct plan *plan,
-		const struct loader_opts *o, loader_rec_fn fn, void *ctx,
-		char *err, size_t errlen);
+int loader__open(struct loader **out, const struct plan *plan,
+		 const struct loader_opts *o, loader_rec_fn fn, void *ctx,
+		 char *err, size_t errlen);
 
-/* loader_add_target() - trace process @tgid (and, from now, its children). */
-int loader_add_target(struct loader *l, pid_t tgid);
+/* loader__add_target() - trace process @tgid (and, from now, its children). */
+int loader__add_target(struct loader *l, pid_t tgid);
 
 /*
- * loader_set_cgroup() - the --cgroup selector @i (< target_sel.ncg) now has
+ * loader__set_cgroup() - the --cgroup selector @i (< target_sel.ncg) now has
  * cgroup id @id (0: none).  Returns 0 or -errno.
  */
-int loader_set_cgroup(struct loader *l, unsigned int i, uint64_t id);
+int loader__set_cgroup(struct loader *l, unsigned int i, uint64_t id);
 
 /*
- * What the loader made of one timer (loader_timer()).  The plan stays as
+ * What the loader made of one timer (loader__timer()).  The plan stays as
  * plan_build() left it: the attach outcome lives here.
  */
 struct loader_timer {
@@ -97,49 +97,49 @@ struct loader_timer {
 };
 
 /*
- * loader_timer() - timer @id's attach outcome (@id < plan.ntimers), valid
- * until loader_close().  All zero before loader_attach().
+ * loader__timer() - timer @id's attach outcome (@id < plan.ntimers), valid
+ * until loader__close().  All zero before loader__attach().
  */
-const struct loader_timer *loader_timer(const struct loader *l, uint32_t id);
+const struct loader_timer *loader__timer(const struct loader *l, uint32_t id);
 
-/* loader_attach()'s callback for a timer it skips, with its outcome. */
+/* loader__attach()'s callback for a timer it skips, with its outcome. */
 typedef void (*loader_skip_fn)(const struct plan_timer *t,
 			       const struct loader_timer *st);
 
 /*
- * loader_attach() - attach every timer of the plan that has no error.  A
+ * loader__attach() - attach every timer of the plan that has no error.  A
  * timer whose attachments do not all succeed is detached again and gets
- * an error in loader_timer() (the kernel's or libbpf's reason); @on_skip
+ * an error in loader__timer() (the kernel's or libbpf's reason); @on_skip
  * (may be NULL) is called for it.  Returns the number of timers attached,
  * -EINTR when loader_opts.cancel was set meanwhile (what is attached stays
- * attached until loader_close()), or -errno on a failure that is not a
+ * attached until loader__close()), or -errno on a failure that is not a
  * probe's.
  */
-int loader_attach(struct loader *l, loader_skip_fn on_skip);
+int loader__attach(struct loader *l, loader_skip_fn on_skip);
 
 /*
- * loader_set_tracing() - start (@on) or stop recording.  Nothing is
+ * loader__set_tracing() - start (@on) or stop recording.  Nothing is
  * recorded until the first call with @on = 1, so that probes attach
  * without half-seen timers; a stop ends the trace at that instant (drain
  * the ring buffer afterwards).  Returns 0 or -errno.
  */
-int loader_set_tracing(struct loader *l, int on);
+int loader__set_tracing(struct loader *l, int on);
 
 /*
- * loader_poll() - wait up to @timeout_ms for a ring's wakeup, then drain
+ * loader__poll() - wait up to @timeout_ms for a ring's wakeup, then drain
  * every CPU's ring and hand the callback, merged per thread in time order,
  * the records stamped before the drain began (later ones wait for the next
  * call: src/core/stream.h).  Returns records taken from the rings or -errno
  * (-EINTR when a signal came).
  */
-int loader_poll(struct loader *l, int timeout_ms);
+int loader__poll(struct loader *l, int timeout_ms);
 
 /*
  * Where the records go unmerged (iprof --fold-threads: src/core/fold.c merges
  * them, a stream per shard): @push(@ctx, ring, rec, size) for each record
- * as taken from ring number ring (0..nrings-1, loader_rb_bytes()), in
- * ring order; after every loader_poll() pass @flush(@ctx, W, 0), W the
- * watermark read before the pass (src/core/stream.h); at loader_drain()
+ * as taken from ring number ring (0..nrings-1, loader__rb_bytes()), in
+ * ring order; after every loader__poll() pass @flush(@ctx, W, 0), W the
+ * watermark read before the pass (src/core/stream.h); at loader__drain()
  * @flush(@ctx, 0, 1): the rings are done.  A nonzero return of @push
  * stops that pass, as the loader's own merge's errors do.
  */
@@ -151,18 +151,18 @@ struct loader_unmerged {
 };
 
 /*
- * loader_set_unmerged() - before loader_set_tracing(l, 1): hand the
+ * loader__set_unmerged() - before loader__set_tracing(l, 1): hand the
  * records to @u instead of merging them for the callback of
- * loader_open(), which then gets none.
+ * loader__open(), which then gets none.
  */
-void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u);
+void loader__set_unmerged(struct loader *l, const struct loader_unmerged *u);
 
 /*
- * loader_drain() - after loader_set_tracing(l, 0): take what is left in
+ * loader__drain() - after loader__set_tracing(l, 0): take what is left in
  * the rings and hand every queued record to the callback, merged.  Returns
  * records taken from the rings or -errno.
  */
-int loader_drain(struct loader *l);
+int loader__drain(struct loader *l);
 
 /*
  * loader_rb_cpu_bytes() - the size of each of @ncpus rings for a request
@@ -172,52 +172,52 @@ int loader_drain(struct loader *l);
 uint64_t loader_rb_cpu_bytes(uint64_t want, unsigned int ncpus);
 
 /*
- * loader_detach() - detach every program.  Slow with many tracepoints (RCU
+ * loader__detach() - detach every program.  Slow with many tracepoints (RCU
  * grace periods, one after the other): stop recording with
- * loader_set_tracing(l, 0) first, report, then detach.
+ * loader__set_tracing(l, 0) first, report, then detach.
  */
-void loader_detach(struct loader *l);
+void loader__detach(struct loader *l);
 
 /*
- * loader_nprobes() - the kernel attachments (BPF links) that the timers
+ * loader__nprobes() - the kernel attachments (BPF links) that the timers
  * hold: one per tracepoint, user function entry or return, kernel
  * function program, and the two raw syscall programs of syscall spans.
  */
-unsigned int loader_nprobes(const struct loader *l);
+unsigned int loader__nprobes(const struct loader *l);
 
 /*
- * loader_targets_alive() - how many traced processes (the -p PIDs and the
+ * loader__targets_alive() - how many traced processes (the -p PIDs and the
  * processes they forked since) still exist; dead ones are removed from the
  * BPF targets map.  Returns the count or -errno.
  */
-int loader_targets_alive(struct loader *l);
+int loader__targets_alive(struct loader *l);
 
 /*
- * loader_rb_bytes() - the size of each CPU's ring buffer in bytes, as
+ * loader__rb_bytes() - the size of each CPU's ring buffer in bytes, as
  * created (loader_rb_cpu_bytes() of the request); *@nrings (may be NULL)
  * gets how many rings there are.
  */
-uint64_t loader_rb_bytes(const struct loader *l, unsigned int *nrings);
+uint64_t loader__rb_bytes(const struct loader *l, unsigned int *nrings);
 
-/* loader_loss() - the BPF-side loss counters summed over CPUs. */
-void loader_loss(struct loader *l, struct report_loss *loss);
+/* loader__loss() - the BPF-side loss counters summed over CPUs. */
+void loader__loss(struct loader *l, struct report_loss *loss);
 
 /*
- * loader_kprobe_misses() - hits of @timer's kretprobe that the kernel's
+ * loader__kprobe_misses() - hits of @timer's kretprobe that the kernel's
  * kprobe code missed: calls with no free instance (kprobe_profile; see
- * tracefs.h).  Read it before loader_detach(), which removes the event.
+ * tracefs.h).  Read it before loader__detach(), which removes the event.
  * 0 when unknown (not a kprobe timer, or a kretprobe through the PMU).
  */
-uint64_t loader_kprobe_misses(struct loader *l, uint32_t timer);
+uint64_t loader__kprobe_misses(struct loader *l, uint32_t timer);
 
 /*
- * loader_kretprobe_maxactive() - the maxactive of @timer's kretprobe when
+ * loader__kretprobe_maxactive() - the maxactive of @timer's kretprobe when
  * it is a tracefs event (its misses are counted), else 0.
  */
-unsigned int loader_kretprobe_maxactive(struct loader *l, uint32_t timer);
+unsigned int loader__kretprobe_maxactive(struct loader *l, uint32_t timer);
 
-/* loader_orphans() - orphan stops counted in BPF for @timer. */
-uint64_t loader_orphans(struct loader *l, uint32_t timer);
+/* loader__orphans() - orphan stops counted in BPF for @timer. */
+uint64_t loader__orphans(struct loader *l, uint32_t timer);
 
 /*
  * loader_kmulti_wanted() - use kprobe_multi for @n kprobe timers (@n NULL:
@@ -239,7 +239,7 @@ int loader_try_fentry(const char *func, char *why, size_t len);
 /* loader_kprobes() - 1 if the kernel has kprobes (the kprobe PMU). */
 int loader_kprobes(void);
 
-/* loader_close() - detach and free everything; @l may be NULL. */
-void loader_close(struct loader *l);
+/* loader__close() - detach and free everything; @l may be NULL. */
+void loader__close(struct loader *l);
 
 #endif /* IPROF_LOADER_H */

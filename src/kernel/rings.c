@@ -17,6 +17,7 @@
 #include "iprof/stream.h"
 #include "iprof/util.h"
 #include "kernel/loader_int.h"
+#include "kernel/rings.h"
 
 /*
  * Default size of each CPU's ring: RB_TOTAL_DEFAULT shared out over the
@@ -68,7 +69,7 @@ static int ring_rec(void *ctx, void *data, size_t size)
 	return stream__push(rs->l->stream, rs->idx, data, size);
 }
 
-void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u)
+void loader__set_unmerged(struct loader *l, const struct loader_unmerged *u)
 {
 	l->unmerged = *u;
 }
@@ -79,7 +80,7 @@ void loader_set_unmerged(struct loader *l, const struct loader_unmerged *u)
  * the template it would make from the BPF side's definition).  Returns 0
  * or -errno with @err set.
  */
-int loader_rings_create(struct loader *l, char *err, size_t errlen)
+int rings_create(struct loader *l, char *err, size_t errlen)
 {
 	unsigned int i;
 	int fd, ret;
@@ -120,7 +121,7 @@ int loader_rings_create(struct loader *l, char *err, size_t errlen)
  * After loading: put each CPU's ring in its slot of the outer map and open
  * one ring_buffer epoll set over them.  Returns 0 or -errno with @err set.
  */
-int loader_rings_open(struct loader *l, char *err, size_t errlen)
+int rings_open(struct loader *l, char *err, size_t errlen)
 {
 	int outer = bpf_map__fd(l->skel->maps.rings);
 	unsigned int i;
@@ -152,7 +153,7 @@ int loader_rings_open(struct loader *l, char *err, size_t errlen)
 	return 0;
 }
 
-int loader_poll(struct loader *l, int timeout_ms)
+int loader__poll(struct loader *l, int timeout_ms)
 {
 	struct epoll_event ev;
 	uint64_t w;
@@ -180,7 +181,7 @@ int loader_poll(struct loader *l, int timeout_ms)
 	return m;
 }
 
-int loader_drain(struct loader *l)
+int loader__drain(struct loader *l)
 {
 	int m, n;
 
@@ -195,8 +196,7 @@ int loader_drain(struct loader *l)
 	return n < 0 ? n : m;
 }
 
-
-uint64_t loader_rb_bytes(const struct loader *l, unsigned int *nrings)
+uint64_t loader__rb_bytes(const struct loader *l, unsigned int *nrings)
 {
 	if (nrings)
 		*nrings = l->nrings;

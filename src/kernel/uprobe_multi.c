@@ -11,7 +11,7 @@
 
 #include "kernel/uprobe_multi.h"
 
-int multi_probe_prog(int attach_type)
+int uprobe_multi_probe_prog(int attach_type)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
@@ -25,7 +25,7 @@ int multi_probe_prog(int attach_type)
 	return fd < 0 ? -errno : fd;
 }
 
-int umulti_supported(void)
+int uprobe_multi_supported(void)
 {
 	static int known = -1;
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
@@ -41,7 +41,7 @@ int umulti_supported(void)
 	 * (Debian 12's are 6.1) may not */
 	if (libbpf_prog_type_by_name("uprobe.multi", &ptype, &type))
 		return 0;
-	prog = multi_probe_prog(type);
+	prog = uprobe_multi_probe_prog(type);
 	if (prog < 0)
 		return 0;
 	lo.uprobe_multi.path = "/";

@@ -12,18 +12,18 @@
 #include <stdint.h>
 
 /*
- * multi_probe_prog() - an empty kprobe-type program loaded with expected
+ * uprobe_multi_probe_prog() - an empty kprobe-type program loaded with expected
  * attach type @attach_type (enum bpf_attach_type; a feature probe: the
- * uprobe_multi type here, BPF_TRACE_KPROBE_MULTI in src/kernel/attach_kprobe.c).
- * Returns its fd (the caller closes it) or -errno.
+ * uprobe_multi type here, BPF_TRACE_KPROBE_MULTI in
+ * src/kernel/attach_kprobe.c). Returns its fd (the caller closes it) or -errno.
  */
-int multi_probe_prog(int attach_type);
+int uprobe_multi_probe_prog(int attach_type);
 
 /*
- * umulti_supported() - 1 if the kernel makes uprobe_multi links, 0 if not
+ * uprobe_multi_supported() - 1 if the kernel makes uprobe_multi links, 0 if not
  * (probed once, as libbpf's probe_uprobe_multi_link() does: a link on "/"
  * fails with EBADF where the link type exists).
  */
-int umulti_supported(void);
+int uprobe_multi_supported(void);
 
 #endif

@@ -23,6 +23,22 @@
 #include "iprof/syscall.h"
 #include "iprof/util.h"
 
+/* what a probe line's timer times: its kind's row (iprof/probe.h) */
+static int is_kfunc(const struct probe *pr)
+{
+	return probe_kind_at(pr->kind) == PROBE_AT_KFUNC;
+}
+
+static int is_ufunc(const struct probe *pr)
+{
+	return probe_kind_at(pr->kind) == PROBE_AT_UFUNC;
+}
+
+static int is_span(const struct probe *pr)
+{
+	return probe_kind_at(pr->kind) == PROBE_AT_SPAN;
+}
+
 /*
  * C types of tracepoint fields whose width is known: syscall tracepoints
  * put every argument in an 8-byte slot ("field:int fd; size:8; signed:0"),
@@ -389,8 +405,8 @@ static char *describe(const struct probe *pr, const char *path,
 		func = pr->func ? pr->func : "";
 	glob = pr->func && strcmp(func, pr->func);
 
-	switch (pr->kind) {
-	case PROBE_SPAN:
+	switch (probe_kind_at(pr->kind)) {
+	case PROBE_AT_SPAN:
 		snprintf(a, sizeof(a), "tracepoint:%s:%s", pr->start.category,
 			 pr->start.event);
 		cond_str(a, sizeof(a), &pr->start);
@@ -398,11 +414,12 @@ static char *describe(const struct probe *pr, const char *path,
 			 pr->stop.event);
 		cond_str(b, sizeof(b), &pr->stop);
 		return xasprintf("%s -> %s", a, b);
-	case PROBE_UPROBE:
-		snprintf(a, sizeof(a), "uprobe:%s:%s", path, func);
+	case PROBE_AT_UFUNC:
+		snprintf(a, sizeof(a), "%s:%s:%s", probe_kind_str(pr->kind),
+			 path, func);
 		if (glob)
-			snprintf(b, sizeof(b), " (uprobe:%s:%s)", path,
-				 pr->func);
+			snprintf(b, sizeof(b), " (%s:%s:%s)",
+				 probe_kind_str(pr->kind), path, pr->func);
 		break;
 	default:
 		snprintf(a, sizeof(a), "%s:%s", probe_kind_str(pr->kind),
@@ -732,9 +749,9 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 			}
 			continue;
 		}
-		if (!tracepoint && (pr->kind == PROBE_UPROBE || !env->arg))
+		if (!tracepoint && (is_ufunc(pr) || !env->arg))
 			return perr(pr, c->col, "'%s': conditions on %s name arguments as argN (arg0 is the first)", c->field,
-					 pr->kind == PROBE_UPROBE ?
+					 is_ufunc(pr) ?
 						 "user functions" :
 						 "kernel functions without BTF");
 		if (!tracepoint) {
@@ -1426,20 +1443,20 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 
 	/* spans do not nest in themselves: see IPROF_A_NO_REENTER */
 	err = add_action(p, id, IPROF_ROLE_START,
-			 pr->kind == PROBE_SPAN ? IPROF_A_NO_REENTER : 0,
+			 is_span(pr) ? IPROF_A_NO_REENTER : 0,
 			 &start);
 	if (!err)
 		err = add_action(p, id, IPROF_ROLE_STOP,
 				 !pr->start.ncond ? 0 :
-				 pr->kind == PROBE_SPAN ?
+				 is_span(pr) ?
 					 IPROF_A_UNMATCHED_OK :
 					 IPROF_A_UNMATCHED_OK | IPROF_A_TOP_ONLY,
 				 &stop);
 	if (err)
 		return err;
 	msg = resolve_conds(env, t->func, pr, &pr->start,
-			    pr->kind == PROBE_SPAN, &p->actions[start]);
-	if (!msg && pr->kind == PROBE_SPAN)
+			    is_span(pr), &p->actions[start]);
+	if (!msg && is_span(pr))
 		msg = resolve_conds(env, t->func, pr, &pr->stop, 1,
 				    &p->actions[stop]);
 	if (msg) {
@@ -1448,8 +1465,8 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 		return 0;
 	}
 
-	switch (pr->kind) {
-	case PROBE_SPAN:
+	switch (probe_kind_at(pr->kind)) {
+	case PROBE_AT_SPAN:
 		err = add_tp_att(p, env, id, start, &pr->start);
 		if (!err)
 			err = add_tp_att(p, env, id, stop, &pr->stop);
@@ -1461,7 +1478,7 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 			return 0;
 		}
 		break;
-	case PROBE_UPROBE:
+	case PROBE_AT_UFUNC:
 		err = add_att(p, MECH_UPROBE, id, start, NULL, NULL, at->path,
 			      at->sym, at->off);
 		/* a function that never returns gets no return probe (a
@@ -1586,17 +1603,19 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 					 t->func);
 		return perr(pr, pr->start.col, "no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	}
-	if (pr->kind == PROBE_FENTRY && ksyms_traceable(ks, t->func) == 0)
+	/* a kind that cannot fall back to kprobes needs ftrace, one that
+	 * cannot use fentry a name the kernel has once */
+	if (!(probe_kind(pr->kind)->via & PROBE_VIA_KPROBE) &&
+	    ksyms_traceable(ks, t->func) == 0)
 		return perr(pr, pr->start.col, "%s is not traceable by ftrace (notrace, or not in available_filter_functions): fentry cannot attach; kprobe: or func: may", t->func);
 	/* without the name: such timers of a glob share one line */
-	if (pr->kind == PROBE_KPROBE && ksyms_repeated(ks, t->func) == 1)
+	if (!(probe_kind(pr->kind)->via & PROBE_VIA_FENTRY) &&
+	    ksyms_repeated(ks, t->func) == 1)
 		return perr(pr, pr->start.col, "several kernel functions have this name (static functions of different files): a kprobe by name cannot tell them apart");
 	t->entry_only = ksym_noreturn(t->func);
 	/* func: where fentry is refused falls back to kprobes (the loader
 	 * learns which at attach time: fentry's refusal is per kernel) */
-	t->via = pr->kind == PROBE_FENTRY ? PLAN_VIA_FENTRY :
-		 pr->kind == PROBE_KPROBE ? PLAN_VIA_KPROBE :
-					    PLAN_VIA_FENTRY | PLAN_VIA_KPROBE;
+	t->via = probe_kind(pr->kind)->via;
 	/* a kprobe_multi link takes functions that ftrace patches, each
 	 * name once in the kernel */
 	t->kmulti_ok = ksyms_traceable(ks, t->func) != 0 &&
@@ -1648,11 +1667,11 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 	size_t i;
 	int err = 0;
 
-	if (pr->kind == PROBE_SPAN) {
+	if (is_span(pr)) {
 		msg = check_tp(tracefs, pr, &pr->start);
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
-	} else if (pr->kind == PROBE_UPROBE) {
+	} else if (is_ufunc(pr)) {
 		err = resolve_uprobe(pr, t->func, env, &u, &msg);
 		if (err)
 			goto out;
@@ -1676,7 +1695,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		t->error = msg;
 		goto out;
 	}
-	if (pr->kind != PROBE_UPROBE) {
+	if (!is_ufunc(pr)) {
 		err = plan_actions(p, pr, id, env, NULL);
 		goto out;
 	}
@@ -1759,7 +1778,7 @@ static int add_glob_match(const char *name, void *arg)
 	 * by f's timer when the glob matches f too, else under f's name when
 	 * f has no symbol of its own (sym_func_targets() finds its clones) */
 	n = ksym_base_len(name);
-	if (g->pr->kind == PROBE_UPROBE && name[n] && n < sizeof(base)) {
+	if (is_ufunc(g->pr) && name[n] && n < sizeof(base)) {
 		memcpy(base, name, n);
 		base[n] = '\0';
 		if (sym_clone_of(name, base) == 1) {
@@ -1769,7 +1788,7 @@ static int add_glob_match(const char *name, void *arg)
 				return 0;
 		}
 	}
-	if ((g->pr->kind != PROBE_UPROBE && ksym_denied(name)) ||
+	if ((!is_ufunc(g->pr) && ksym_denied(name)) ||
 	    strstr(name, ".cold") || name_taken(g->ht, name))
 		return 0;
 	g->matched++;
@@ -1787,12 +1806,6 @@ static int count_match(const char *name, void *arg)
 	(void)name;
 	(*(uint32_t *)arg)++;
 	return 0;
-}
-
-static int is_kfunc(const struct probe *pr)
-{
-	return pr->kind == PROBE_FENTRY || pr->kind == PROBE_KPROBE ||
-	       pr->kind == PROBE_FUNC;
 }
 
 /* Keep line @pr as one timer that cannot be traced, for reason @msg
@@ -1857,7 +1870,7 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 		return add_failed(p, pr,
 				  perr(pr, col, "'%s': its matches (%u) are all timed by other lines or left out (NAME.cold%s)", pr->func,
 					    n,
-					    pr->kind == PROBE_UPROBE ? "" :
+					    is_ufunc(pr) ? "" :
 								       ", the deny list"));
 	return add_failed(p, pr,
 			  perr(pr, col, "'%s' matches no %s", pr->func, none));
@@ -1970,12 +1983,12 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 						   "kernel function (kallsyms unreadable)");
 			continue;
 		}
-		if (pr->kind == PROBE_UPROBE && has_glob(pr->func)) {
+		if (is_ufunc(pr) && has_glob(pr->func)) {
 			err = plan_uprobe_glob(p, pl, pr, env, &ht, &scanned);
 			continue;
 		}
 		id = add_timer(p, pr, pr->name,
-			       pr->kind == PROBE_SPAN ? NULL : pr->func);
+			       is_span(pr) ? NULL : pr->func);
 		if (id < 0)
 			err = -ENOMEM;
 		else

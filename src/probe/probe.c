@@ -56,11 +56,18 @@ struct lex {
 	int lineno;
 };
 
-static const char *const kind_names[] = {
-	[PROBE_FENTRY] = "fentry", [PROBE_KPROBE] = "kprobe",
-	[PROBE_FUNC] = "func",	   [PROBE_UPROBE] = "uprobe",
-	[PROBE_SPAN] = "span",
+/* one row per probe kind (include/iprof/probe.h) */
+static const struct probe_kind_info kinds[] = {
+	[PROBE_FENTRY] = {"fentry", PROBE_AT_KFUNC, PROBE_VIA_FENTRY},
+	[PROBE_KPROBE] = {"kprobe", PROBE_AT_KFUNC, PROBE_VIA_KPROBE},
+	[PROBE_FUNC] = {"func", PROBE_AT_KFUNC,
+			PROBE_VIA_FENTRY | PROBE_VIA_KPROBE},
+	[PROBE_UPROBE] = {"uprobe", PROBE_AT_UFUNC, 0},
+	[PROBE_SPAN] = {"span", PROBE_AT_SPAN, 0},
 };
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+static const struct probe_kind_info unknown_kind = {"unknown", PROBE_AT_SPAN,
+						    0};
 
 static const char *const op_names[] = {
 	[IPROF_OP_EQ] = "==", [IPROF_OP_NE] = "!=", [IPROF_OP_LT] = "<",
@@ -68,11 +75,21 @@ static const char *const op_names[] = {
 	[IPROF_OP_AND] = "&",
 };
 
+const struct probe_kind_info *probe_kind(enum probe_kind k)
+{
+	if ((unsigned int)k >= NKINDS || !kinds[k].name)
+		return &unknown_kind;
+	return &kinds[k];
+}
+
+enum probe_at probe_kind_at(enum probe_kind k)
+{
+	return probe_kind(k)->at;
+}
+
 const char *probe_kind_str(enum probe_kind k)
 {
-	if ((unsigned int)k >= sizeof(kind_names) / sizeof(kind_names[0]))
-		return "unknown";
-	return kind_names[k];
+	return probe_kind(k)->name;
 }
 
 const char *probe_op_str(enum iprof_cond_op op)
@@ -730,7 +747,7 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 
 	p = skip_ws(p);
 	pr->start.col = col_of(lx, p);
-	if (pr->kind == PROBE_UPROBE) {
+	if (probe_kind_at(pr->kind) == PROBE_AT_UFUNC) {
 		err = parse_uprobe_path(lx, &p, pr, &quoted);
 		if (err)
 			return err;
@@ -739,7 +756,7 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 	}
 
 	e = p;
-	if (pr->kind == PROBE_UPROBE)
+	if (probe_kind_at(pr->kind) == PROBE_AT_UFUNC)
 		e = scan_user_func(p);
 	else if (is_alpha(*e) || *e == '_' || *e == '*' || *e == '?')
 		e = scan(e, is_func);
@@ -747,7 +764,7 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 		return syntax_error(lx, p, "a function name");
 	/* kernel functions: NAME|OTHER|... names the same function under
 	 * the names it had in different kernel versions (first that exists) */
-	while (pr->kind != PROBE_UPROBE && *e == '|') {
+	while (probe_kind_at(pr->kind) == PROBE_AT_KFUNC && *e == '|') {
 		q = e + 1;
 		if (!is_alpha(*q) && *q != '_')
 			return syntax_error(lx, q,
@@ -875,7 +892,7 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 		.ctx = ctx, .line = line, .origin = origin, .lineno = lineno};
 	struct probe pr = {0};
 	const char *p, *e;
-	size_t n;
+	size_t n, k;
 	int err;
 
 	p = skip_ws(line);
@@ -885,14 +902,16 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 	e = scan(p, is_ident);
 	n = e - p;
 	if (n && *e == ':') {
-		for (pr.kind = PROBE_FENTRY; pr.kind <= PROBE_UPROBE;
-		     pr.kind++) {
-			if (strlen(kind_names[pr.kind]) == n &&
-			    !strncmp(p, kind_names[pr.kind], n))
+		/* KIND:..., a kind that times a function */
+		for (k = 0; k < NKINDS; k++) {
+			if (kinds[k].at != PROBE_AT_SPAN &&
+			    strlen(kinds[k].name) == n &&
+			    !strncmp(p, kinds[k].name, n))
 				break;
 		}
-		if (pr.kind > PROBE_UPROBE)
+		if (k == NKINDS)
 			return syntax_error_len(&lx, p, n + 1, EXPECT_KIND);
+		pr.kind = k;
 		err = parse_function(&lx, e + 1, &pr);
 	} else if (at_keyword(p, "span")) {
 		err = parse_span(&lx, p + 4, &pr);

@@ -109,7 +109,7 @@ int report_parse_columns(const char *s, enum report_col *cols, size_t max,
 	}
 }
 
-#define CELL 24 /* "18446744073709551615" and any report_fmt_ns() fit */
+#define CELL 24 /* "18446744073709551615" and any report_ns_str() fit */
 
 static void fmt_u64(char *buf, uint64_t v)
 {
@@ -122,7 +122,7 @@ static void fmt_q(char *buf, const struct agg_node *n, double q)
 		strcpy(buf, "-");
 		return;
 	}
-	report_fmt_ns(
+	report_ns_str(
 		buf, CELL,
 		hist_quantile(n->hist, n->count, q, n->min_ns, n->max_ns));
 }
@@ -139,37 +139,37 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c)
 		fmt_u64(buf, n->count);
 		break;
 	case REPORT_COL_TOTAL:
-		report_fmt_ns(buf, CELL, n->total_ns);
+		report_ns_str(buf, CELL, n->total_ns);
 		break;
 	case REPORT_COL_SELF:
-		report_fmt_ns(buf, CELL, n->self_ns);
+		report_ns_str(buf, CELL, n->self_ns);
 		break;
 	case REPORT_COL_WALL:
-		report_fmt_ns(buf, CELL, n->last_stop_ns - n->first_start_ns);
+		report_ns_str(buf, CELL, n->last_stop_ns - n->first_start_ns);
 		break;
 	case REPORT_COL_ONCPU:
-		report_fmt_ns(buf, CELL, n->oncpu_ns);
+		report_ns_str(buf, CELL, n->oncpu_ns);
 		break;
 	case REPORT_COL_OFFCPU:
-		report_fmt_ns(buf, CELL, n->runq_ns + n->blocked_ns);
+		report_ns_str(buf, CELL, n->runq_ns + n->blocked_ns);
 		break;
 	case REPORT_COL_RUNQ:
-		report_fmt_ns(buf, CELL, n->runq_ns);
+		report_ns_str(buf, CELL, n->runq_ns);
 		break;
 	case REPORT_COL_BLOCKED:
-		report_fmt_ns(buf, CELL, n->blocked_ns);
+		report_ns_str(buf, CELL, n->blocked_ns);
 		break;
 	case REPORT_COL_MIN:
-		report_fmt_ns(buf, CELL, n->min_ns);
+		report_ns_str(buf, CELL, n->min_ns);
 		break;
 	case REPORT_COL_AVG:
-		report_fmt_ns(buf, CELL, n->total_ns / n->count);
+		report_ns_str(buf, CELL, n->total_ns / n->count);
 		break;
 	case REPORT_COL_MAX:
-		report_fmt_ns(buf, CELL, n->max_ns);
+		report_ns_str(buf, CELL, n->max_ns);
 		break;
 	case REPORT_COL_STDDEV:
-		report_fmt_ns(buf, CELL, report_stddev_ns(n));
+		report_ns_str(buf, CELL, report_stddev_ns(n));
 		break;
 	case REPORT_COL_P50:
 		fmt_q(buf, n, 0.50);
@@ -215,7 +215,7 @@ static void print_hidden(FILE *f, const struct report *r,
 	fprintf(f, "hidden: %zu of %zu paths (", v->n - v->nvisible, v->n);
 	if (r->min_total_ns)
 		fprintf(f, "--min-total %s%s",
-			report_fmt_ns(buf, sizeof(buf), r->min_total_ns),
+			report_ns_str(buf, sizeof(buf), r->min_total_ns),
 			r->max_depth ? ", " : "");
 	if (r->max_depth)
 		fprintf(f, "--max-depth %" PRIu32, r->max_depth);
@@ -297,7 +297,7 @@ static int table_body(FILE *f, const struct report *r)
 	fputc('\n', f);
 	if (r->duration_ns)
 		fprintf(f, "traced for %s\n",
-			report_fmt_ns(buf, sizeof(buf), r->duration_ns));
+			report_ns_str(buf, sizeof(buf), r->duration_ns));
 	print_hidden(f, r, &v);
 	err = report_summary(f, r, 0);
 out:

@@ -14,7 +14,7 @@
 #include "iprof/report.h"
 #include "iprof/util.h"
 
-char *report_fmt_ns(char *buf, size_t len, uint64_t ns)
+char *report_ns_str(char *buf, size_t len, uint64_t ns)
 {
 	static const char *const unit[] = {"us", "ms", "s"};
 	double v = (double)ns;
@@ -647,7 +647,7 @@ static int summary_open(FILE *f, const struct report *r, int seed, int exited)
 				(double)ns / 1e6);
 		else
 			fprintf(f, " count=%" PRIu64 " elapsed=%s\n", cnt,
-				report_fmt_ns(buf, sizeof(buf), ns));
+				report_ns_str(buf, sizeof(buf), ns));
 	}
 	return 0;
 }
@@ -681,8 +681,8 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 			fprintf(f, " %s unknown;", c->mech);
 		else if (c->done)
 			fprintf(f, "%s %s %s + %s", i ? "," : "", c->mech,
-				report_fmt_ns(a, sizeof(a), c->in_ns),
-				report_fmt_ns(b, sizeof(b), c->out_ns));
+				report_ns_str(a, sizeof(a), c->in_ns),
+				report_ns_str(b, sizeof(b), c->out_ns));
 		else
 			fprintf(f, "%s %s not measured (%s): raw", i ? "," : "",
 				c->mech, c->why ? c->why : "unknown");

@@ -23,7 +23,7 @@ static void push(void *ctx, const void *rec, size_t len)
 	struct sinks *s = ctx;
 
 	agg__push(s->agg, rec, len);
-	chrome_push(s->chrome, rec, len);
+	chrome__push(s->chrome, rec, len);
 }
 
 static void from(void *ctx)
@@ -44,22 +44,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out = fopen("/dev/null", "w");
 	if (!f || !out)
 		goto done;
-	r = rec_reader_new(f, "fuzz", err, sizeof(err));
+	r = rec_reader__new(f, "fuzz", err, sizeof(err));
 	if (r) {
-		const struct rec_run *run = rec_reader_run(r);
+		const struct rec_run *run = rec_reader__run(r);
 
 		s.agg = agg__new(run->ntimers);
-		s.chrome = chrome_new(out, run, 0);
+		s.chrome = chrome__new(out, run, 0);
 		if (s.agg && s.chrome) {
 			agg__set_by(s.agg, AGG_BY_COMM);
 			rec_replay(r, size & 1 ? 1000 : 0, 0, from, push, &s,
 				   err, sizeof(err));
 			agg__snapshot(s.agg, run->end_ns);
-			chrome_finish(s.chrome, run->end_ns);
+			chrome__finish(s.chrome, run->end_ns);
 		}
-		chrome_free(s.chrome);
+		chrome__free(s.chrome);
 		agg__free(s.agg);
-		rec_reader_free(r);
+		rec_reader__free(r);
 	}
 done:
 	if (f)

@@ -23,9 +23,9 @@ static void seed(const char *dir, const char *name, unsigned int n, int cut)
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	w = rec_writer_new(f, path, &run);
+	w = rec_writer__new(f, path, &run);
 	strcpy(c.comm, "seed");
-	rec_writer_push(w, &c, sizeof(c));
+	rec_writer__push(w, &c, sizeof(c));
 	for (i = 0; i < n; i++) {
 		struct iprof_rec r = { .size = 32, .tid = 7, .tgid = 7,
 				       .ts = 2000 + 100 * i };
@@ -38,11 +38,11 @@ static void seed(const char *dir, const char *name, unsigned int n, int cut)
 			r.aux = IPROF_CTX_HARDIRQ;
 			r.tid = r.tgid = 0;
 		}
-		rec_writer_push(w, &r, sizeof(r));
+		rec_writer__push(w, &r, sizeof(r));
 	}
 	if (!cut)
-		rec_writer_finish(w, &run);
-	rec_writer_free(w);
+		rec_writer__finish(w, &run);
+	rec_writer__free(w);
 	fclose(f);
 }
 

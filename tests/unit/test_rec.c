@@ -98,22 +98,22 @@ static char *make_file(unsigned int n, size_t *len, int trailer)
 	init_run(&run);
 	f = open_memstream(&buf, len);
 	assert_non_null(f);
-	w = rec_writer_new(f, "mem", &run);
+	w = rec_writer__new(f, "mem", &run);
 	assert_non_null(w);
 	c = mkcomm(100, "worker");
-	assert_int_equal(rec_writer_push(w, &c, sizeof(c)), 0);
+	assert_int_equal(rec_writer__push(w, &c, sizeof(c)), 0);
 	c = mkcomm(100, "renamed");
-	assert_int_equal(rec_writer_push(w, &c, sizeof(c)), 0);
-	assert_int_equal(rec_writer_push(w, junk, sizeof(junk)), 0);
+	assert_int_equal(rec_writer__push(w, &c, sizeof(c)), 0);
+	assert_int_equal(rec_writer__push(w, junk, sizeof(junk)), 0);
 	for (i = 0; i < n; i++) {
 		struct iprof_rec r = mkrec(i);
 
-		assert_int_equal(rec_writer_push(w, &r, sizeof(r)), 0);
+		assert_int_equal(rec_writer__push(w, &r, sizeof(r)), 0);
 	}
-	assert_int_equal(rec_writer_records(w), n + 3);
+	assert_int_equal(rec_writer__records(w), n + 3);
 	if (trailer)
-		assert_int_equal(rec_writer_finish(w, &run), 0);
-	rec_writer_free(w);
+		assert_int_equal(rec_writer__finish(w, &run), 0);
+	rec_writer__free(w);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -123,7 +123,7 @@ static struct rec_reader *open_mem(const char *buf, size_t len, FILE **f,
 {
 	*f = fmemopen((void *)buf, len, "r");
 	assert_non_null(*f);
-	return rec_reader_new(*f, "t.rec", err, errlen);
+	return rec_reader__new(*f, "t.rec", err, errlen);
 }
 
 static void test_roundtrip(void **state)
@@ -140,7 +140,7 @@ static void test_roundtrip(void **state)
 	(void)state;
 	r = open_mem(buf, len, &f, err, sizeof(err));
 	assert_non_null(r);
-	run = rec_reader_run(r);
+	run = rec_reader__run(r);
 	assert_string_equal(run->command[0], "/bin/work");
 	assert_string_equal(run->command[1], "--fast");
 	assert_null(run->command[2]);
@@ -161,7 +161,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(run->timers[1].attached, 0);
 	assert_int_equal(run->timers[1].line, 2);
 	assert_int_equal(run->have_trailer, 0);
-	while ((ret = rec_reader_next(r, &recs, &n, err, sizeof(err))) > 0) {
+	while ((ret = rec_reader__next(r, &recs, &n, err, sizeof(err))) > 0) {
 		for (size_t i = 0; i < n; i++, total++) {
 			struct iprof_rec want;
 
@@ -193,11 +193,11 @@ static void test_roundtrip(void **state)
 	assert_int_equal(run->nthreads, 1);
 	assert_int_equal(run->threads[0].tid, 100);
 	assert_string_equal(run->threads[0].comm, "renamed");
-	assert_int_equal(rec_reader_offset(r), len);
+	assert_int_equal(rec_reader__offset(r), len);
 	/* after the end it keeps saying so */
-	assert_int_equal(rec_reader_next(r, &recs, &n, err, sizeof(err)), 0);
+	assert_int_equal(rec_reader__next(r, &recs, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 0);
-	rec_reader_free(r);
+	rec_reader__free(r);
 	fclose(f);
 	free(buf);
 }
@@ -244,11 +244,11 @@ static void test_truncated(void **state)
 			continue;
 		}
 		assert_non_null(r);
-		while ((ret = rec_reader_next(r, &recs, &n, err, sizeof(err))) >
-		       0)
+		while ((ret = rec_reader__next(r, &recs, &n, err,
+					       sizeof(err))) > 0)
 			total += n;
 		assert_int_equal(ret, 0);
-		assert_int_equal(rec_reader_run(r)->have_trailer, 0);
+		assert_int_equal(rec_reader__run(r)->have_trailer, 0);
 		assert_non_null(strstr(err, "t.rec: offset "));
 		assert_non_null(strstr(err, "cut"));
 		/* whole blocks only: the records of the blocks before the cut */
@@ -256,7 +256,7 @@ static void test_truncated(void **state)
 			if (at[i + 1] <= cut)
 				full += i < 3 ? 8192 : NREC + 3 - 2 * 8192;
 		assert_int_equal(total, full);
-		rec_reader_free(r);
+		rec_reader__free(r);
 		fclose(f);
 	}
 	free(buf);
@@ -285,8 +285,8 @@ static void test_corrupted(void **state)
 		buf[i] ^= 0x5a;
 		r = open_mem(buf, len, &f, err, sizeof(err));
 		if (r) {
-			while ((ret = rec_reader_next(r, &recs, &n, err,
-						      sizeof(err))) > 0)
+			while ((ret = rec_reader__next(r, &recs, &n, err,
+						       sizeof(err))) > 0)
 				for (k = 0; k < n; k++, total++) {
 					struct iprof_rec want;
 
@@ -300,14 +300,14 @@ static void test_corrupted(void **state)
 		if (!r || ret < 0) {
 			errors++;
 			assert_non_null(strstr(err, "t.rec: offset "));
-		} else if (rec_reader_run(r)->have_trailer) {
+		} else if (rec_reader__run(r)->have_trailer) {
 			assert_int_equal(total, 303);
 		} else {
 			/* a block size made larger reads as a cut file */
 			assert_non_null(strstr(err, "t.rec: offset "));
 			assert_non_null(strstr(err, "cut"));
 		}
-		rec_reader_free(r);
+		rec_reader__free(r);
 		fclose(f);
 		buf[i] ^= 0x5a;
 	}
@@ -365,12 +365,12 @@ static void test_bad_files(void **state)
 	more[len] = 'x';
 	r = open_mem(more, len + 1, &f, err, sizeof(err));
 	assert_non_null(r);
-	while (rec_reader_next(r, &recs, &n, err, sizeof(err)) > 0)
+	while (rec_reader__next(r, &recs, &n, err, sizeof(err)) > 0)
 		;
-	assert_int_equal(rec_reader_next(r, &recs, &n, err, sizeof(err)),
+	assert_int_equal(rec_reader__next(r, &recs, &n, err, sizeof(err)),
 			 -EBADMSG);
 	assert_non_null(strstr(err, "data after the trailer"));
-	rec_reader_free(r);
+	rec_reader__free(r);
 	fclose(f);
 	free(more);
 	free(buf);
@@ -385,12 +385,12 @@ static void test_bad_files(void **state)
 	}
 	r = open_mem(buf, len, &f, err, sizeof(err));
 	assert_non_null(r);
-	while (rec_reader_next(r, &recs, &n, err, sizeof(err)) > 0)
+	while (rec_reader__next(r, &recs, &n, err, sizeof(err)) > 0)
 		;
-	assert_int_equal(rec_reader_run(r)->have_trailer, 0);
-	assert_int_equal(rec_reader_run(r)->end_ns, T0 + 10000);
+	assert_int_equal(rec_reader__run(r)->have_trailer, 0);
+	assert_int_equal(rec_reader__run(r)->end_ns, T0 + 10000);
 	assert_non_null(strstr(err, "ends without its trailer"));
-	rec_reader_free(r);
+	rec_reader__free(r);
 	fclose(f);
 	free(buf);
 }
@@ -458,7 +458,7 @@ static void test_replay(void **state)
 	assert_int_equal(agg__stats(s.agg)->records,
 			 agg__stats(direct)->records + 3);
 	assert_int_equal(agg__stats(s.agg)->malformed, 1);
-	rec_reader_free(r);
+	rec_reader__free(r);
 	fclose(f);
 	agg__free(s.agg);
 
@@ -478,7 +478,7 @@ static void test_replay(void **state)
 	assert_int_equal(s.recs, 3 + 10000);
 	/* outer stops: 4 threads x (624 - 312 + 1) */
 	assert_int_equal(agg__root(s.agg)->child->count, 4 * 313);
-	rec_reader_free(r);
+	rec_reader__free(r);
 	fclose(f);
 	agg__free(s.agg);
 	agg__free(direct);
@@ -502,16 +502,16 @@ static char *chrome_text(const struct rec_run *run, uint32_t max_depth,
 	struct chrome *c;
 
 	assert_non_null(f);
-	c = chrome_new(f, run, max_depth);
+	c = chrome__new(f, run, max_depth);
 	assert_non_null(c);
-	chrome_set_from(c, from_ns);
+	chrome__set_from(c, from_ns);
 	if (comm)
-		assert_int_equal(chrome_push(c, comm, sizeof(*comm)), 0);
+		assert_int_equal(chrome__push(c, comm, sizeof(*comm)), 0);
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(chrome_push(c, &recs[i], sizeof(recs[i])), 0);
-	assert_int_equal(chrome_finish(c, T0 + 5000), 0);
-	*events = chrome_events(c);
-	chrome_free(c);
+		assert_int_equal(chrome__push(c, &recs[i], sizeof(recs[i])), 0);
+	assert_int_equal(chrome__finish(c, T0 + 5000), 0);
+	*events = chrome__events(c);
+	chrome__free(c);
 	fclose(f);
 	return buf;
 }

@@ -339,10 +339,10 @@ static void test_fmt_ns(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		assert_string_equal(report_fmt_ns(buf, sizeof(buf), c[i].ns),
+		assert_string_equal(report_ns_str(buf, sizeof(buf), c[i].ns),
 				    c[i].s);
 	/* truncated, still terminated */
-	assert_string_equal(report_fmt_ns(buf, 4, 1250), "1.2");
+	assert_string_equal(report_ns_str(buf, 4, 1250), "1.2");
 }
 
 /* A timer that ran in a hardirq on CPU 1 sits under that context's root. */

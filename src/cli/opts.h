@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * src/cli/opts.c: the command line of a run (iprof [OPTIONS] [-- COMMAND],
+ * iprof list, iprof record) into struct opts, the limits it checks, the
+ * command's exit statuses, and the probes the options name.  Internal to
+ * the iprof executable.
+ */
+#ifndef IPROF_CLI_OPTS_H
+#define IPROF_CLI_OPTS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iprof/abi.h"
+#include "iprof/agg.h"
+#include "iprof/fold.h"
+#include "iprof/plan.h"
+#include "iprof/probe.h"
+#include "kernel/tracefs.h"
+#include "cli/report_opts.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define EXIT_PARTIAL 3 /* traced, but some timers were not attached */
+
+/*
+ * --maxactive: kretprobe instances per function.  The default is above the
+ * kernel's own (max(10, 2 * CPUs)) so that calls that sleep rarely miss;
+ * the kernel refuses more than KRETPROBE_MAXACTIVE_MAX (4096).
+ */
+#define MAXACTIVE_DEFAULT 256
+#define MAXACTIVE_MAX TRACEFS_MAXACTIVE_MAX
+/* --interval: reports more often than this would cost more than they say */
+#define INTERVAL_MIN_NS 10000000ull /* 10 ms */
+/* --rb-size: the sizes accepted per CPU, a page to 1 GiB (the kernel
+ * gets the size as a __u32) */
+#define RB_SIZE_MIN 4096ull
+#define RB_SIZE_MAX (1ull << 30)
+
+struct opts {
+	const char **probe_files;
+	int nprobe_files;
+	const char **specs;
+	int nspecs;
+	pid_t *pids;
+	int npids;
+	/* --comm, --exe, --cgroup as given (at most IPROF_MAX_SEL each) */
+	const char *sel_comm[IPROF_MAX_SEL], *sel_exe[IPROF_MAX_SEL],
+		*sel_cgroup[IPROF_MAX_SEL];
+	int nsel_comm, nsel_exe, nsel_cgroup;
+	/* all of them, in order, as "comm:NAME", "exe:PATH", "cgroup:PATH"
+	 * (what reports and recordings say: run.select); malloc'ed */
+	char *select[3 * IPROF_MAX_SEL];
+	int nselect;
+	uint64_t duration_ns;
+	uint64_t rb_bytes;
+	unsigned int maxactive; /* kretprobe instances per function */
+	/* the report options iprof shares with iprof report and diff:
+	 * format, -o, --sort ... --by, --max-paths, --max-keys (-o is the
+	 * recording with iprof record, until opts_parse() moves it) */
+	struct report_opts r;
+	/* iprof record: the recording (-o), and where the live report goes */
+	const char *record;
+	const char *report_output;
+	int record_mode;
+	int strict, dry_run, verbose, quiet;
+	/* overhead compensation (none with --no-compensate): the
+	 * calibration (src/cli/calib.h) and each timer's cost, by timer id;
+	 * borrowed */
+	struct calib_job *calib_job; /* running: calib_wait() first */
+	const struct calib *calib;
+	int *calib_class; /* each timer's enum calib_class */
+	struct agg_cost *costs; /* filled once calib_wait() returned */
+	enum plan_returns returns; /* --returns (IPROF_URETPROBES=1: uretprobe) */
+	int returns_set; /* --returns given */
+	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */
+	uint64_t interval_ns; /* --interval: a report every interval_ns */
+	int delta; /* --interval-mode delta: each report covers one interval */
+	const char *listen; /* --listen ADDR:PORT: serve /metrics */
+	char **cmd;	    /* after "--" */
+};
+
+/*
+ * opts_hoist_subcommand() - iprof's options given before a subcommand
+ * ("iprof -q -P x.conf record -o r -- cmd") moved after its word, in place
+ * in @argv (@argc entries; "list SUB" is two words): record and list (the
+ * plan) take every option of a run, report and diff the report options,
+ * -q and -h, list SUB -v, -q and -h.  A word after "--" is the command
+ * to trace, never a subcommand.  Returns 0 (nothing to move, or moved),
+ * -EINVAL for an option that does not apply to the subcommand (said on
+ * stderr) or -ENOMEM.
+ */
+int opts_hoist_subcommand(int argc, char **argv);
+
+/*
+ * opts_parse() - the command line into @o (zeroed by the caller); "list"
+ * and "record" as argv[1] select --dry-run and iprof record.  -h and -V
+ * print and exit(0).  Returns 0, -EINVAL (message printed) or -ENOMEM.
+ */
+int opts_parse(int argc, char **argv, struct opts *o);
+
+/* opts_load_probes() - parse -P files and -e lines into @pl.  0 or -errno. */
+int opts_load_probes(const struct opts *o, struct probe_list *pl);
+
+#endif /* IPROF_CLI_OPTS_H */

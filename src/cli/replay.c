@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A recording replayed into a report (src/cli/replay.h), shared by iprof
+ * report and iprof diff: their options, the recording read through the
+ * aggregator the live run used (or the timeline) and reported with the
+ * same code and run metadata (rec_run_report()).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iprof/agg.h"
+#include "iprof/chrome.h"
+#include "iprof/rec.h"
+#include "iprof/report.h"
+#include "iprof/report_fmt.h"
+#include "iprof/util.h"
+#include "cli/replay.h"
+#include "cli/log.h"
+#include "cli/report_opts.h"
+
+int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
+{
+	enum {
+		O_FROM = RO_NEXT,
+		O_TO,
+	};
+	static const struct option lo[] = {
+		REPORT_OPTS_LONG,
+		{"from", required_argument, NULL, O_FROM},
+		{"to", required_argument, NULL, O_TO},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, ret;
+
+	report_opts_init(&ro->r);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, REPORT_OPTS_SHORT "qh", lo,
+				NULL)) != -1) {
+		ret = report_opts_parse(&ro->r, c, optarg, cmd);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
+		switch (c) {
+		case O_FROM:
+			if (util_parse_duration(optarg, &ro->from_ns))
+				goto bad;
+			break;
+		case O_TO:
+			if (util_parse_duration(optarg, &ro->to_ns) ||
+			    !ro->to_ns)
+				goto bad;
+			break;
+		case 'q':
+			ro->quiet = 1;
+			log_set_switches(1, 0);
+			break;
+		case 'h':
+			return 1;
+		default:
+			fprintf(stderr, "Try 'iprof %s --help'.\n", cmd);
+			return -EINVAL;
+		}
+	}
+	if (ro->to_ns && ro->to_ns <= ro->from_ns) {
+		log_cmd(LOG_LVL_ERROR, cmd, "--to must be later than --from");
+		return -EINVAL;
+	}
+	if (report_opts_check(&ro->r, cmd))
+		return -EINVAL;
+	if (ro->r.by && !report_fmt_has(ro->r.fmt, REPORT_CAP_BY)) {
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--by does not apply to --format %s",
+			report_fmt_name(ro->r.fmt));
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	log_cmd(LOG_LVL_ERROR, cmd,
+		"invalid value '%s' for --%s (see 'iprof %s --help')", optarg,
+		c == O_FROM ? "from" : "to", cmd);
+	return -EINVAL;
+}
+
+/* replay sinks: the aggregator or the timeline */
+struct rsink {
+	struct agg *agg;
+	struct chrome *chrome;
+};
+
+static void rsink_push(void *ctx, const void *rec, size_t len)
+{
+	struct rsink *s = ctx;
+
+	if (s->agg)
+		agg__push(s->agg, rec, len);
+	if (s->chrome)
+		chrome__push(s->chrome, rec, len);
+}
+
+static void rsink_from(void *ctx)
+{
+	struct rsink *s = ctx;
+
+	if (s->agg)
+		agg__reset(s->agg);
+}
+
+int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
+		  FILE *out, int *partial)
+{
+	struct rsink s = {0};
+	const struct rec_run *run;
+	struct rec_reader *rd;
+	struct report r = {0};
+	uint64_t end, from;
+	char err[512];
+	int ret;
+
+	*partial = 0;
+	rd = rec_reader__new(in, name, err, sizeof(err));
+	if (!rd) {
+		log_error("%s", err);
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	run = rec_reader__run(rd);
+	if (report_fmt_has(ro->r.fmt, REPORT_CAP_STREAM)) {
+		s.chrome = chrome__new(out, run, ro->r.max_depth);
+		if (!s.chrome) {
+			ret = -errno;
+			goto out;
+		}
+		chrome__set_from(s.chrome, run->start_ns + ro->from_ns);
+	} else {
+		s.agg = agg__new(run->ntimers);
+		if (!s.agg) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		agg__set_by(s.agg, ro->r.by);
+		agg__set_limits(s.agg, ro->r.max_paths, ro->r.max_keys);
+		/* compensated as the live run was, unless told not to */
+		if (run->costs && !ro->r.no_compensate &&
+		    (ret = agg__set_costs(s.agg, run->costs)))
+			goto out;
+	}
+	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
+			 err, sizeof(err));
+	if (ret < 0) {
+		log_error("%s", err);
+		ret = ret == -ENOMEM ? ret : -EINVAL;
+		goto out;
+	}
+	if (!run->have_trailer) {
+		*partial |= REPLAY_CUT;
+		if (!ro->quiet)
+			log_warn("warning: %s", err);
+	}
+	end = run->end_ns;
+	if (ro->to_ns && run->start_ns + ro->to_ns < end)
+		end = run->start_ns + ro->to_ns;
+	from = run->start_ns + ro->from_ns;
+	if (from > run->end_ns) {
+		/* an empty window is a mistake, not a report of nothing */
+		log_error("%s: --from %.3f s is after the recording's end: it "
+			  "spans %.3f s",
+			  name, (double)ro->from_ns / 1e9,
+			  (double)(run->end_ns - run->start_ns) / 1e9);
+		if (s.chrome)
+			chrome__finish(s.chrome, end);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (from > end)
+		from = end;
+	if (s.chrome) {
+		ret = chrome__finish(s.chrome, end);
+		goto out;
+	}
+	agg__snapshot(s.agg, end);
+	r.agg = s.agg;
+	rec_run_report(run, &r);
+	r.compensated = run->costs && !ro->r.no_compensate;
+	r.loss.unknown = !run->have_trailer;
+	if (r.start_realtime_ns)
+		r.start_realtime_ns += from - run->start_ns;
+	r.duration_ns = end - from;
+	report_opts_apply(&ro->r, &r);
+	ret = report_write(out, &r, ro->r.fmt, ro->quiet ? NULL : stderr);
+	for (uint32_t i = 0; i < run->ntimers; i++)
+		if (!run->timers[i].attached)
+			*partial |= REPLAY_INCOMPLETE;
+	/* as the live run's status: calls lost (the loss line says which) */
+	if (report_lost_data(&r.loss, agg__stats(s.agg)))
+		*partial |= REPLAY_INCOMPLETE;
+out:
+	chrome__free(s.chrome);
+	agg__free(s.agg);
+	rec_reader__free(rd);
+	return ret;
+}
+
+/* open @path for reading ('-': stdin); NULL with a message */
+FILE *replay_open(const char *path)
+{
+	const char *why = NULL;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdin;
+	/* never blocks (a FIFO), a directory or device is refused */
+	fd = util_open_read(path, UTIL_OPEN_PIPE, &st, &why);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		log_error("cannot read '%s': %s", path,
+			  why ? why : strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}
