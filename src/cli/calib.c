@@ -301,6 +301,10 @@ static void measure(struct calib *cal, struct group *g,
 		r->b_ns = time_calls(call[i], NULL, v);
 	}
 
+	for (i = 0; i < g->n && cal->r[g->cls[i]].why[0]; i++)
+		;
+	if (i == g->n)
+		goto out; /* nothing of it can be planned: no load */
 	lo.filter = 1;
 	lo.trace_self = 1;
 	lo.rb_bytes = 1u << 20;
@@ -363,7 +367,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 	struct plan_env env = *penv;
 	struct group g;
 	unsigned int pass;
-	int uretp;
+	int uretp, spans;
 	uint32_t i;
 	int c;
 
@@ -382,19 +386,24 @@ int calib_run(struct calib *cal, const struct plan *p,
 	env.npids = 0;
 	/*
 	 * Pass 0 plans as the run does (uretprobes with --returns
-	 * uretprobe, else return sites; its syscall tracepoint setting); pass 1 the other way, for the classes a
-	 * timer's fallback needs (a uretprobe where return sites are
-	 * found, ...).  One load of the programs a pass.
+	 * uretprobe, else return sites; its syscall tracepoint setting);
+	 * pass 1 the other way, for the classes a timer's fallback needs (a
+	 * uretprobe where return sites are found, ...); kernel functions in
+	 * pass 0, or in pass 2 where a span is calibrated too (getppid(2)
+	 * calls __task_pid_nr_ns as getpid does: the kernel timer would
+	 * fire inside the span's calls).  One load of the programs a pass.
 	 */
-	for (pass = 0; pass < 2; pass++) {
+	spans = cal->r[CALIB_SYSCALL].needed || cal->r[CALIB_TRACEPOINT].needed;
+	for (pass = 0; pass < 3; pass++) {
 		memset(&g, 0, sizeof(g));
 		uretp = penv->returns == PLAN_RETURNS_URETPROBE;
-		if (pass)
+		if (pass == 1)
 			uretp = !uretp;
 		env.returns = uretp ? PLAN_RETURNS_URETPROBE : PLAN_RETURNS_SITES;
 		env.exe = NULL;
-		env.syscall_tracepoints = pass ? !penv->syscall_tracepoints :
-						 penv->syscall_tracepoints;
+		env.syscall_tracepoints = pass == 1 ?
+						  !penv->syscall_tracepoints :
+						  penv->syscall_tracepoints;
 		for (c = 0; c < CALIB_NCLASS; c++) {
 			if (!cal->r[c].needed || cal->r[c].done ||
 			    ((c == CALIB_RETSITE || c == CALIB_RETSITE_STEP) &&
@@ -404,7 +413,8 @@ int calib_run(struct calib *cal, const struct plan *p,
 			     !uretp) ||
 			    (c == CALIB_SYSCALL && env.syscall_tracepoints) ||
 			    (c == CALIB_TRACEPOINT && !env.syscall_tracepoints) ||
-			    (pass && c >= CALIB_FENTRY))
+			    (c >= CALIB_FENTRY && pass != (spans ? 2u : 0u)) ||
+			    (c < CALIB_FENTRY && pass == 2))
 				continue;
 			cal->r[c].why[0] = '\0';
 			g.cls[g.n++] = (enum calib_class)c;
