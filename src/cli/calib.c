@@ -139,8 +139,7 @@ static int entry_emulated(const char *path, uint64_t off)
 	return push;
 }
 
-int calib_class_of(const struct plan *p, uint32_t timer,
-		   const struct plan_env *env)
+int calib_class_of(const struct plan *p, uint32_t timer)
 {
 	const struct plan_timer *t = &p->timers[timer];
 	int uret, push = 0;
@@ -152,7 +151,6 @@ int calib_class_of(const struct plan *p, uint32_t timer,
 	case PROBE_AT_UFUNC:
 		/* entry only: its start's cost alone (calib_cost()) */
 		uret = !t->entry_only && !t->ret_sites;
-		(void)env;
 		for (i = 0; i < p->natt; i++)
 			if (p->att[i].timer == timer &&
 			    p->att[i].mech == MECH_UPROBE) {
@@ -287,7 +285,7 @@ static void measure(struct calib *cal, struct group *g,
 		if (cp.timers[i].error)
 			snprintf(r->why, sizeof(r->why), "%s",
 				 cp.timers[i].error);
-		else if (calib_class_of(&cp, i, env) != (int)g->cls[i])
+		else if (calib_class_of(&cp, i) != (int)g->cls[i])
 			snprintf(r->why, sizeof(r->why),
 				 "its calibration timer did not plan as %s",
 				 calib_class_name(g->cls[i]));
@@ -373,7 +371,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 
 	memset(cal, 0, sizeof(*cal));
 	for (i = 0; i < p->ntimers; i++) {
-		c = calib_class_of(p, i, penv);
+		c = calib_class_of(p, i);
 		if (c >= 0)
 			cal->r[c].needed = 1;
 	}

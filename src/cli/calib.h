@@ -12,11 +12,11 @@
 #include "iprof/plan.h"
 
 /*
- * calib_class_of() - the calibration class of timer @timer of @p (planned
- * with @env), or CALIB_NONE for a timer with an error.
+ * calib_class_of() - the calibration class of timer @timer of @p (from
+ * how it was planned and its function's first instruction, read from its
+ * file), or CALIB_NONE for a timer with an error.
  */
-int calib_class_of(const struct plan *p, uint32_t timer,
-		   const struct plan_env *env);
+int calib_class_of(const struct plan *p, uint32_t timer);
 
 /*
  * calib_run() - measure every class that a timer of @p uses, each with a

@@ -94,7 +94,7 @@ static int start_calibration(struct opts *o, const struct plan *plan,
 		return -ENOMEM;
 	}
 	for (i = 0; i < plan->ntimers; i++)
-		o->calib_class[i] = calib_class_of(plan, i, penv);
+		o->calib_class[i] = calib_class_of(plan, i);
 	o->calib_job = job;
 	o->calib = cal;
 	o->costs = *costs;
