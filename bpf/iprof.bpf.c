@@ -220,6 +220,54 @@ static __always_inline int user_rsite(struct pt_regs *ctx)
 	return run_chain(ctx, IPROF_CTX_TASK, 0, sp);
 }
 
+/*
+ * Run the instruction this uprobe sits on in the kernel's place, as the
+ * cookie says (IPROF_EMU_* of abi.h; 0: leave it to the kernel), after
+ * the chain has run.  Where it does not (a shadow stack, ip moved by
+ * another program, a return address it cannot read), it leaves ip alone
+ * and the kernel single-steps the instruction as it always did: never
+ * wrong, only slower.  Only the *_x programs call it: they write their
+ * context, which kernels before 6.19 refuse to load.
+ */
+static __always_inline void emulate(struct pt_regs *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u64 c = bpf_get_attach_cookie(ctx), ra = 0;
+	struct task_struct *t;
+	unsigned char b = 0;
+	__u32 k = IPROF_EMU_KIND(c);
+
+	if (k == IPROF_EMU_NONE)
+		return;
+	/* ARCH_SHSTK_SHSTK (uapi asm/prctl.h): a ret emulated here would
+	 * leave the shadow stack's entry behind, a skipped instruction is
+	 * harmless but kept with the rets for one rule */
+	t = bpf_get_current_task_btf();
+	if (bpf_core_field_exists(t->thread.features) &&
+	    (BPF_CORE_READ(t, thread.features) & 1)) {
+		count(IPROF_CNT_EMU_SHSTK);
+		return;
+	}
+	if ((PT_REGS_IP(ctx) & 4095) != IPROF_EMU_PGOFF(c) ||
+	    bpf_probe_read_user(&b, 1, (void *)PT_REGS_IP(ctx)) || b != 0xcc) {
+		count(IPROF_CNT_EMU_MOVED);
+		return;
+	}
+	if (k == IPROF_EMU_SKIP) {
+		PT_REGS_IP(ctx) += IPROF_EMU_LEN(c);
+	} else {
+		if (bpf_probe_read_user(&ra, sizeof(ra),
+					(void *)PT_REGS_SP(ctx))) {
+			count(IPROF_CNT_EMU_FAULT);
+			return;
+		}
+		PT_REGS_IP(ctx) = ra;
+		PT_REGS_SP(ctx) += 8 + IPROF_EMU_POP(c);
+	}
+	count(IPROF_CNT_EMU_DONE);
+#endif
+}
+
 static __always_inline int kernel_entry(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), sp = 0;
@@ -266,6 +314,39 @@ SEC("uprobe.multi")
 int fn_rsite_m(struct pt_regs *ctx)
 {
 	return user_rsite(ctx);
+}
+
+/* the same, and the probed instruction run here (emulate()) */
+SEC("uprobe")
+int fn_entry_ux(struct pt_regs *ctx)
+{
+	user_entry(ctx);
+	emulate(ctx);
+	return 0;
+}
+
+SEC("uprobe")
+int fn_rsite_x(struct pt_regs *ctx)
+{
+	user_rsite(ctx);
+	emulate(ctx);
+	return 0;
+}
+
+SEC("uprobe.multi")
+int fn_entry_mx(struct pt_regs *ctx)
+{
+	user_entry(ctx);
+	emulate(ctx);
+	return 0;
+}
+
+SEC("uprobe.multi")
+int fn_rsite_mx(struct pt_regs *ctx)
+{
+	user_rsite(ctx);
+	emulate(ctx);
+	return 0;
 }
 
 SEC("kprobe")

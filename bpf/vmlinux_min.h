@@ -34,8 +34,15 @@ struct signal_struct {
 	atomic_t live;
 };
 
+/* x86 (CONFIG_X86_USER_SHADOW_STACK): the thread's ARCH_SHSTK_* features
+ * (arch/x86/include/asm/processor.h; bits in uapi asm/prctl.h) */
+struct thread_struct {
+	unsigned long features;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
+	struct thread_struct thread;
 	int pid;
 	int tgid;
 	unsigned int __state;

@@ -2,7 +2,8 @@
 # Build iprof and run every test: unit (cmocka, no root), end-to-end (root:
 # tracepoints, uprobes, KVM) and the VM tier (root: Debian's stock kernel in
 # qemu for fentry/fexit and kprobes, tests/vm/run.sh; then the backported
-# 6.12 kernel for kprobe_multi).  Tests that cannot
+# 6.12 kernel for kprobe_multi, and Debian unstable's 7.x for emulated
+# return sites).  Tests that cannot
 # run here say SKIP with the reason; IPROF_REQUIRE_E2E=1 makes a skip fail.
 # IPROF_SKIP_VM=1 leaves out the VM tier (about eight minutes);
 # IPROF_SANITIZE_TESTS=0 the ASan+UBSan build and the fuzzers (build-san).
@@ -42,6 +43,10 @@ if [ "${IPROF_SKIP_VM:-0}" != 1 ]; then
 		# (an iprof run there takes 10 to 20 s: the 6.12 verifier under
 		# TCG without CX16)
 		IPROF_VM_SUITE=bookworm-backports VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-360} \
+			bash "$src/tests/vm/run.sh" || rc=1
+		# the newest kernel, Debian unstable's (7.x): emulated return
+		# sites, and the user-function tests again
+		IPROF_VM_SUITE=unstable VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-360} \
 			bash "$src/tests/vm/run.sh" || rc=1
 	elif [ "${IPROF_REQUIRE_E2E:-0}" = 1 ]; then
 		echo "FAIL: the VM tier needs root"

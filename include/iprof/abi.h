@@ -254,7 +254,50 @@ enum iprof_counter {
 	IPROF_CNT_RB_DROP = 0, /* bpf_ringbuf_reserve() failed: record lost */
 	IPROF_CNT_DEPTH_OVERFLOW, /* start deeper than IPROF_MAX_DEPTH */
 	IPROF_CNT_NO_STORAGE, /* task storage could not be allocated */
+	/* uprobe hits whose instruction the program did not run in the
+	 * kernel's place (IPROF_EMU_*), so the kernel single-stepped it: */
+	IPROF_CNT_EMU_SHSTK, /* the thread has a user shadow stack */
+	IPROF_CNT_EMU_MOVED, /* ip was no longer the probe's: another
+			      * program at the same address moved it */
+	IPROF_CNT_EMU_FAULT, /* the return address could not be read */
+	IPROF_CNT_EMU_DONE, /* (not a loss) hits whose instruction the
+			     * program ran: no single step */
 	IPROF_CNT_MAX,
 };
+
+/*
+ * A uprobe's BPF cookie: bits 0-31 the first action of its chain (what
+ * bpf_get_attach_cookie() gives every program); bits 32-63 how the program
+ * may run the instruction the uprobe sits on itself, so that the kernel
+ * neither emulates nor single-steps it.  Where a uprobe program may write
+ * its registers (Linux 6.19+: "bpf: Allow uprobe program to change context
+ * registers" and "uprobe: Do not emulate/sstep original instruction when
+ * ip is changed", kernel/events/uprobes.c handle_swbp()), a program that
+ * moves ip makes the kernel skip the probed instruction.  Kinds
+ * (src/probe/emu.c decodes them):
+ *   IPROF_EMU_RET   ret, ret imm16 (with rep/bnd prefixes):
+ *                   ip = *(u64 *)sp; sp += 8 + pop
+ *   IPROF_EMU_SKIP  an instruction without effect (endbr64, nop): ip += len
+ * PGOFF is the probe's file offset modulo 4096, which is its address's
+ * (a mapping's file offset and address are page-aligned): the program
+ * emulates only while ip is still at the probe (another program there may
+ * have moved it) and the byte there reads as the breakpoint (0xcc).
+ */
+enum iprof_emu_kind {
+	IPROF_EMU_NONE = 0, /* single-stepped (or emulated) by the kernel */
+	IPROF_EMU_RET = 1,
+	IPROF_EMU_SKIP = 2,
+};
+
+#define IPROF_EMU_KIND(c) ((unsigned)((c) >> 32) & 3u)
+#define IPROF_EMU_LEN(c) ((unsigned)((c) >> 34) & 15u)
+#define IPROF_EMU_PGOFF(c) ((unsigned)((c) >> 38) & 4095u)
+#define IPROF_EMU_POP(c) ((unsigned)((c) >> 50) & 16383u)
+#define IPROF_EMU_POP_MAX 16383u
+/* the cookie of chain @action with kind, length, page offset and pop */
+#define IPROF_EMU_COOKIE(action, kind, len, pgoff, pop)                        \
+	((iprof_u64)(action) | (iprof_u64)(kind) << 32 |                       \
+	 (iprof_u64)(len) << 34 | (iprof_u64)(pgoff) << 38 |                   \
+	 (iprof_u64)(pop) << 50)
 
 #endif /* IPROF_ABI_H */

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iprof/emu.h"
+
 #include "iprof/abi.h"
 #include "iprof/probe.h"
 
@@ -51,6 +53,10 @@ struct plan_att {
 			    * the file's identity; 0 if it could not be read */
 	uint32_t sc_slot; /* MECH_SYSCALL: index in sc_chain: the syscall
 			   * number, + IPROF_NR_SYSCALLS for sys_exit */
+	/* MECH_UPROBE (an entry), MECH_RETSITE: how the program may run
+	 * the probed instruction in the kernel's place (emu_decode_file());
+	 * used where the kernel allows it (plan_env.uregs) */
+	struct plan_emu emu;
 };
 
 struct plan_timer {
@@ -79,6 +85,11 @@ struct plan_timer {
 	 * timer without return sites (owned; NULL when it was not asked):
 	 * the evidence it can unwind, or that it cannot */
 	char *ret_risk;
+	/* user functions where plan_env.uregs: of ret_sites, those whose
+	 * instruction (a ret) iprof's program runs (no single step); 1 if
+	 * its entry's instruction (endbr64, a nop) is skipped the same way */
+	uint32_t emu_sites;
+	int emu_entry;
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
 	char *note; /* what a user should be told before tracing (a -p
@@ -103,6 +114,7 @@ struct plan {
 	uint32_t nactions;
 	struct plan_att *att;
 	uint32_t natt;
+	int uregs; /* plan_env.uregs it was built with */
 };
 
 /*
@@ -192,6 +204,12 @@ struct plan_env {
 	 * ret, but it rewrites return addresses: C++ exceptions, coroutines
 	 * and longjmp break) */
 	enum plan_returns returns;
+	/* 1: the kernel lets a uprobe program write its registers
+	 * (uprobe_emu_supported()): return sites cost no single step, so
+	 * --returns auto takes them everywhere; 0: auto gives a uretprobe
+	 * (no single step) to a function of a -- CMD or -p program that
+	 * cannot unwind or switch stacks through it (unwind_judge()) */
+	int uregs;
 	/* the executable of the command iprof runs (-- CMD: its path as
 	 * found in $PATH), or NULL; with the -p processes' maps, the program
 	 * that --returns auto judges */

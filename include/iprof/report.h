@@ -50,6 +50,13 @@ struct report_timer {
 	/* --returns auto's judgment of the program for a timer without
 	 * return sites (plan_timer.ret_risk), else NULL */
 	const char *stop_why;
+	/* a user function's return sites, those whose instruction iprof's
+	 * program runs itself (no single step: include/iprof/emu.h), 1 if
+	 * it skips its entry's endbr64 or nop the same way, and why the
+	 * others are the kernel's (single-stepped), else NULL */
+	uint32_t return_sites, emulated_sites;
+	int emulated_entry;
+	const char *single_step_why;
 };
 
 /*

@@ -31,6 +31,7 @@
 #include "kernel/klog.h"
 #include "cli/list.h"
 #include "kernel/tracefs.h"
+#include "kernel/uprobe_emu.h"
 #include "cli/log.h"
 #include "cli/calib.h"
 
@@ -159,12 +160,10 @@ int main(int argc, char **argv)
 	 * tracepoints instead of the raw ones (iprof(8), ENVIRONMENT) */
 	penv.syscall_tracepoints = getenv("IPROF_SYSCALL_TRACEPOINTS") &&
 				   !strcmp(getenv("IPROF_SYSCALL_TRACEPOINTS"), "1");
-	/* --returns; IPROF_URETPROBES=1: an alias of --returns uretprobe
-	 * for now (iprof(8), ENVIRONMENT), the option wins */
-	penv.returns = o.returns;
-	if (!o.returns_set && getenv("IPROF_URETPROBES") &&
-	    !strcmp(getenv("IPROF_URETPROBES"), "1"))
-		penv.returns = PLAN_RETURNS_URETPROBE;
+	penv.returns = o.returns; /* --returns */
+	/* return sites cost no single step where a uprobe program may run
+	 * their ret (--no-emulate: never) */
+	penv.uregs = uprobe_emu_supported();
 	/* the program --returns auto judges */
 	if (o.cmd && o.cmd[0])
 		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :

@@ -122,12 +122,17 @@ static void usage_other(FILE *f)
 		"Other:\n"
 		"      --strict          fail if any probe cannot be attached\n"
 		"      --returns HOW     how user functions stop: auto (default: at their\n"
-		"                        return sites; where none can be found, by\n"
-		"                        uretprobe if nothing in the program can unwind\n"
-		"                        through it, else entry only: counted, untimed),\n"
-		"                        sites (never a uretprobe), uretprobe (always:\n"
-		"                        a C++ exception, longjmp or coroutine switch\n"
-		"                        through one kills the program)\n"
+		"                        return sites where the kernel lets iprof run\n"
+		"                        their ret (Linux 6.19+); else by uretprobe in a\n"
+		"                        -- CMD or -p program that nothing can unwind\n"
+		"                        through, return sites elsewhere; where none can\n"
+		"                        be found and a uretprobe is unsafe, entry only:\n"
+		"                        counted, untimed), sites (never a uretprobe),\n"
+		"                        uretprobe (always: a C++ exception, longjmp or\n"
+		"                        coroutine switch through one kills the program)\n"
+		"      --no-emulate      let the kernel single-step every probed\n"
+		"                        instruction (a return site's ret, an entry's\n"
+		"                        endbr64) even where iprof could run it itself\n"
 		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
 		"                        (same as 'iprof list'); -f json: as JSON\n"
 		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
@@ -239,6 +244,7 @@ enum {
 	O_EXE,
 	O_CGROUP,
 	O_RETURNS,
+	O_NO_EMULATE,
 };
 
 static const struct option long_opts[] = {
@@ -250,6 +256,7 @@ static const struct option long_opts[] = {
 	{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
 	{ "strict", no_argument, NULL, O_STRICT },
 	{ "returns", required_argument, NULL, O_RETURNS },
+	{ "no-emulate", no_argument, NULL, O_NO_EMULATE },
 	{ "dry-run", no_argument, NULL, O_DRY },
 	{ "rb-size", required_argument, NULL, O_RB },
 	{ "maxactive", required_argument, NULL, O_MAXACTIVE },
@@ -323,6 +330,24 @@ static int add_selector(struct opts *o, int c, const char *arg)
 
 /* one option @c of iprof's own (not a report option), its value @arg:
  * into @o.  0, or -errno (said). */
+/* --returns HOW: 0, or -EINVAL with the error said */
+static int parse_returns(struct opts *o, const char *arg)
+{
+	if (!strcmp(arg, "auto")) {
+		o->returns = PLAN_RETURNS_AUTO;
+	} else if (!strcmp(arg, "sites")) {
+		o->returns = PLAN_RETURNS_SITES;
+	} else if (!strcmp(arg, "uretprobe")) {
+		o->returns = PLAN_RETURNS_URETPROBE;
+	} else {
+		log_error("--returns '%s': expected auto, sites or uretprobe",
+			  arg);
+		return -EINVAL;
+	}
+	o->returns_set = 1;
+	return 0;
+}
+
 static int parse_one(struct opts *o, int c, const char *arg)
 {
 	uint64_t ul;
@@ -352,18 +377,12 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		o->strict = 1;
 		break;
 	case O_RETURNS:
-		if (!strcmp(arg, "auto")) {
-			o->returns = PLAN_RETURNS_AUTO;
-		} else if (!strcmp(arg, "sites")) {
-			o->returns = PLAN_RETURNS_SITES;
-		} else if (!strcmp(arg, "uretprobe")) {
-			o->returns = PLAN_RETURNS_URETPROBE;
-		} else {
-			log_error("--returns '%s': expected auto, sites or uretprobe",
-				  arg);
-			return -EINVAL;
-		}
-		o->returns_set = 1;
+		return parse_returns(o, arg);
+	case O_NO_EMULATE:
+		/* read by uprobe_emu_supported(), for the plan and the
+		 * loader alike */
+		if (setenv("IPROF_NO_EMULATE", "1", 1))
+			return -errno;
 		break;
 	case O_DRY:
 		o->dry_run = 1;

@@ -71,7 +71,7 @@ struct opts {
 	const struct calib *calib;
 	int *calib_class; /* each timer's enum calib_class */
 	struct agg_cost *costs; /* filled once calib_wait() returned */
-	enum plan_returns returns; /* --returns (IPROF_URETPROBES=1: uretprobe) */
+	enum plan_returns returns; /* --returns */
 	int returns_set; /* --returns given */
 	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */
 	uint64_t interval_ns; /* --interval: a report every interval_ns */

@@ -57,6 +57,10 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 								    "uretprobe";
 		rt[i].tail_calls = t->ret_tail;
 		rt[i].stop_why = t->ret_risk;
+		rt[i].return_sites = t->ret_sites;
+		rt[i].emulated_sites = t->emu_sites;
+		rt[i].emulated_entry = t->emu_entry;
+		rt[i].single_step_why = plan_print_step_why(plan, t);
 		rt[i].orphans = l ? loader__orphans(l, i) : 0;
 		rt[i].kprobe_misses = l ? loader__kprobe_misses(l, i) : 0;
 		rt[i].maxactive = l ? loader__kretprobe_maxactive(l, i) : 0;
@@ -89,6 +93,21 @@ void plan_print_not_attached(const struct plan *plan, struct loader *l,
 	free(rt);
 }
 
+const char *plan_print_step_why(const struct plan *p,
+				const struct plan_timer *t)
+{
+	const char *off = getenv("IPROF_NO_EMULATE");
+
+	if (probe_kind_at(t->kind) != PROBE_AT_UFUNC || !t->ret_sites ||
+	    t->emu_sites >= t->ret_sites)
+		return NULL;
+	if (p->uregs)
+		return "a tail call's jmp: the kernel emulates a direct one, single-steps an indirect one";
+	if (off && *off && strcmp(off, "0"))
+		return "--no-emulate: the kernel single-steps each ret";
+	return "the kernel single-steps each ret: it does not let a uprobe program run it (Linux 6.19+ does)";
+}
+
 int plan_print_text(const struct plan *p)
 {
 	int w = 8, bad = 0;
@@ -115,6 +134,15 @@ int plan_print_text(const struct plan *p)
 			else if (t->ret_sites)
 				printf(" (stops at %u return site%s)",
 				       t->ret_sites, t->ret_sites == 1 ? "" : "s");
+			if (t->ret_sites && t->emu_sites)
+				printf(" (iprof runs %u of their ret%s: no single step)",
+				       t->emu_sites, t->emu_sites == 1 ? "" : "s");
+			if (plan_print_step_why(p, t))
+				printf(" (%u single-stepped: %s)",
+				       t->ret_sites - t->emu_sites,
+				       plan_print_step_why(p, t));
+			if (t->emu_entry)
+				printf(" (iprof skips its entry's no-op instruction: no single step)");
 			else if (t->ret_why)
 				printf(" (stops by uretprobe: %s%s%s)",
 				       t->ret_why, t->ret_risk ? "; " : "",

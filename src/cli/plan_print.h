@@ -17,6 +17,14 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 /* plan_print_not_attached() - the timers not attached, on stderr. */
 void plan_print_not_attached(const struct plan *plan, struct loader *l,
 			     const char *pfx);
+/*
+ * plan_print_step_why() - why some return sites of user function timer @t
+ * of @p are single-stepped by the kernel (a static string), or NULL when
+ * iprof's program runs every one (or @t has none).
+ */
+const char *plan_print_step_why(const struct plan *p,
+				const struct plan_timer *t);
+
 /* plan_print_text() - --dry-run: the plan on stdout; how many errors. */
 int plan_print_text(const struct plan *p);
 /* plan_print_kernel_features() - --dry-run: fentry and kprobes here. */

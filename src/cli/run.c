@@ -41,8 +41,17 @@ void run_on_skip(const struct plan_timer *t, const struct loader_timer *st)
 void run_detach(struct loader *l)
 {
 	unsigned int natt = loader__nprobes(l);
+	struct loader_emu e;
 	uint64_t t0;
 
+	/* -v: what the emulating uprobe programs ran (include/iprof/emu.h) */
+	if (!loader__emu(l, &e))
+		log_info("probed instructions run by iprof's programs: %llu; single-stepped instead: %llu (shadow stack %llu, ip moved by another program %llu, return address unreadable %llu)",
+			 (unsigned long long)e.done,
+			 (unsigned long long)(e.shstk + e.moved + e.fault),
+			 (unsigned long long)e.shstk,
+			 (unsigned long long)e.moved,
+			 (unsigned long long)e.fault);
 	fflush(NULL); /* nothing buffered twice by the child */
 
 	if (natt > BACKGROUND_DETACH) {

@@ -354,6 +354,14 @@ static json_object *meta_json(const struct rec_run *run)
 		put(t, "tail_calls", json_object_new_uint64(rt->tail_calls),
 		    &bad);
 		put(t, "stop_why", jstr(rt->stop_why, &bad), NULL);
+		put(t, "return_sites", json_object_new_uint64(rt->return_sites),
+		    &bad);
+		put(t, "emulated_sites",
+		    json_object_new_uint64(rt->emulated_sites), &bad);
+		put(t, "emulated_entry",
+		    json_object_new_boolean(rt->emulated_entry), &bad);
+		put(t, "single_step_why", jstr(rt->single_step_why, &bad),
+		    NULL);
 		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
 		    &bad);
 		if (run->costs)
@@ -838,6 +846,21 @@ static json_object *parse_json(const unsigned char *s, size_t len)
 	return o;
 }
 
+/* a timer's return sites and what iprof ran of them (0.3's; absent
+ * before: 0, NULL) */
+static int parse_emu(json_object *t, struct report_timer *rt)
+{
+	uint64_t u = 0;
+	int ret = ju64(t, "return_sites", &u);
+
+	rt->return_sites = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	u = 0;
+	ret = ret ?: ju64(t, "emulated_sites", &u);
+	rt->emulated_sites = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	ret = ret ?: jbool(t, "emulated_entry", &rt->emulated_entry);
+	return ret ?: jstrdup(t, "single_step_why", &rt->single_step_why);
+}
+
 static int parse_meta(struct rec_reader *r, json_object *m)
 {
 	json_object *run = jget(m, "run"), *a, *t;
@@ -951,6 +974,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		rt->tail_calls = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		ret = ret ?: ju64(t, "maxactive", &u);
 		rt->maxactive = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		ret = ret ?: parse_emu(t, rt);
 		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"));
 	}
 	return ret ?: parse_calib(p, jget(m, "calibration"));
@@ -1244,6 +1268,7 @@ void rec_reader__free(struct rec_reader *r)
 		free((char *)p->timers[i].file);
 		free((char *)p->timers[i].stop);
 		free((char *)p->timers[i].stop_why);
+		free((char *)p->timers[i].single_step_why);
 	}
 	free(p->timers);
 	free(p->costs);

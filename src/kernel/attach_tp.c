@@ -56,6 +56,37 @@ int attach_tp_att_attached(const struct loader *l, uint32_t i)
 }
 
 /*
+ * The BPF cookie of uprobe attachment @a: its chain, and where the loaded
+ * programs are the emulating ones, how to run its instruction
+ * (IPROF_EMU_COOKIE of abi.h; the page offset of a file offset is its
+ * address's).
+ */
+static __u64 ucookie(const struct loader *l, const struct plan_att *a)
+{
+	if (!l->emu || !a->emu.kind ||
+	    (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE))
+		return a->action;
+	return IPROF_EMU_COOKIE(a->action, a->emu.kind, a->emu.len,
+				a->offset & 4095, a->emu.pop);
+}
+
+/* the program of a uprobe attachment of mechanism @m (@multi: for a
+ * uprobe_multi link) */
+static struct bpf_program *uprog(const struct loader *l, enum plan_mech m,
+				 int multi)
+{
+	const struct iprof *s = l->skel;
+
+	if (m == MECH_URETPROBE)
+		return multi ? s->progs.fn_return_m : s->progs.fn_return_u;
+	if (m == MECH_RETSITE)
+		return multi ? (l->emu ? s->progs.fn_rsite_mx : s->progs.fn_rsite_m) :
+			       (l->emu ? s->progs.fn_rsite_x : s->progs.fn_rsite);
+	return multi ? (l->emu ? s->progs.fn_entry_mx : s->progs.fn_entry_m) :
+		       (l->emu ? s->progs.fn_entry_ux : s->progs.fn_entry_u);
+}
+
+/*
  * User functions in uprobe_multi links where the kernel has them: one link
  * per binary for the entries, one for the return sites and one for the
  * uretprobes, each function's (or site's) cookie the first action of its
@@ -74,7 +105,7 @@ int attach_tp_umulti(struct loader *l)
 	uint32_t i, j, n;
 	int ret = 0;
 
-	if (bpf_program__fd(l->skel->progs.fn_entry_m) < 0)
+	if (bpf_program__fd(uprog(l, MECH_UPROBE, 1)) < 0)
 		return 0; /* not loaded: no uprobe_multi here */
 	l->att_multi = calloc(p->natt ? p->natt : 1, 1);
 	offs = calloc(p->natt ? p->natt : 1, sizeof(*offs));
@@ -93,13 +124,9 @@ int attach_tp_umulti(struct loader *l)
 			if (p->att[j].mech == p->att[i].mech &&
 			    !strcmp(p->att[j].path, p->att[i].path)) {
 				offs[n] = p->att[j].offset;
-				cookies[n++] = p->att[j].action;
+				cookies[n++] = ucookie(l, &p->att[j]);
 			}
-		prog = p->att[i].mech == MECH_UPROBE ?
-			       l->skel->progs.fn_entry_m :
-		       p->att[i].mech == MECH_RETSITE ?
-			       l->skel->progs.fn_rsite_m :
-			       l->skel->progs.fn_return_m;
+		prog = uprog(l, p->att[i].mech, 1);
 		uo.offsets = offs;
 		uo.cookies = cookies;
 		uo.cnt = n;
@@ -145,14 +172,12 @@ static struct bpf_link *attach_one(struct loader *l, const struct plan_att *a)
 		/* the planner resolved path (absolute) and the function's
 		 * (or return site's) file offset (src/probe/sym.c, src/probe/retsite.c):
 		 * attach by offset, not by name */
-		uo.bpf_cookie = a->action;
+		uo.bpf_cookie = ucookie(l, a);
 		uo.func_name = NULL;
 		uo.retprobe = a->mech == MECH_URETPROBE;
 		return bpf_program__attach_uprobe_opts(
-			uo.retprobe ? l->skel->progs.fn_return_u :
-			a->mech == MECH_RETSITE ? l->skel->progs.fn_rsite :
-						  l->skel->progs.fn_entry_u,
-			-1, a->path, (size_t)a->offset, &uo);
+			uprog(l, a->mech, 0), -1, a->path, (size_t)a->offset,
+			&uo);
 	default:
 		errno = EINVAL;
 		return NULL;

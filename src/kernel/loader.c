@@ -25,6 +25,7 @@
 #include "kernel/attach_kprobe.h"
 #include "kernel/attach_tp.h"
 #include "kernel/rings.h"
+#include "kernel/uprobe_emu.h"
 #include "kernel/uprobe_multi.h"
 #include "kernel/klog.h"
 
@@ -168,21 +169,33 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	     plan_has_mech(plan, MECH_URETPROBE) ||
 	     plan_has_mech(plan, MECH_RETSITE);
 	fn = nk && (!km || !all_ok);
+	/* where a uprobe program may write its registers: the *_x uprobe
+	 * programs, which run a return site's ret and skip an entry's
+	 * endbr64 themselves (a cookie of kind IPROF_EMU_NONE: as the
+	 * plain ones) */
+	l->emu = fu && uprobe_emu_supported();
 	want_prog(s->progs.tp_hit, plan_has_mech(plan, MECH_TRACEPOINT), 0);
 	want_prog(s->progs.sc_enter, plan_has_mech(plan, MECH_SYSCALL), 0);
 	want_prog(s->progs.sc_exit, plan_has_mech(plan, MECH_SYSCALL), 0);
-	want_prog(s->progs.fn_entry_u, fu, 0);
+	want_prog(s->progs.fn_entry_u, fu && !l->emu, 0);
+	want_prog(s->progs.fn_entry_ux, fu && l->emu, 0);
 	want_prog(s->progs.fn_return_u, fu && plan_has_mech(plan, MECH_URETPROBE), 0);
-	want_prog(s->progs.fn_rsite, fu && plan_has_mech(plan, MECH_RETSITE), 0);
+	want_prog(s->progs.fn_rsite,
+		  fu && !l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
+	want_prog(s->progs.fn_rsite_x,
+		  fu && l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
 	want_prog(s->progs.fn_entry, fn, 0);
 	want_prog(s->progs.fn_return, fn, 0);
 	want_prog(s->progs.fn_entry_km, km, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_return_km, km, BPF_TRACE_KPROBE_MULTI);
-	want_prog(s->progs.fn_entry_m, um, 0);
+	want_prog(s->progs.fn_entry_m, um && !l->emu, 0);
+	want_prog(s->progs.fn_entry_mx, um && l->emu, 0);
 	want_prog(s->progs.fn_return_m,
 		  um && plan_has_mech(plan, MECH_URETPROBE), 0);
 	want_prog(s->progs.fn_rsite_m,
-		  um && plan_has_mech(plan, MECH_RETSITE), 0);
+		  um && !l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
+	want_prog(s->progs.fn_rsite_mx,
+		  um && l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
 }
 
 /* The kernel's bpf_prog_info of @p into @info: 0, or -1 if @p is not
@@ -934,6 +947,34 @@ int loader__targets_alive(struct loader *l)
 		n = 0;
 	}
 	return n;
+}
+
+/* counter @k of the "counters" map summed over CPUs (0 if unreadable) */
+static uint64_t counter_sum(struct loader *l, __u32 k)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	uint64_t sum = 0;
+	__u64 *v;
+
+	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.counters), &k, v))
+		for (c = 0; c < ncpu; c++)
+			sum += v[c];
+	free(v);
+	return sum;
+}
+
+int loader__emu(struct loader *l, struct loader_emu *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (!l->emu)
+		return -ENOENT;
+	e->done = counter_sum(l, IPROF_CNT_EMU_DONE);
+	e->shstk = counter_sum(l, IPROF_CNT_EMU_SHSTK);
+	e->moved = counter_sum(l, IPROF_CNT_EMU_MOVED);
+	e->fault = counter_sum(l, IPROF_CNT_EMU_FAULT);
+	return 0;
 }
 
 void loader__loss(struct loader *l, struct report_loss *loss)

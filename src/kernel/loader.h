@@ -199,6 +199,19 @@ int loader__targets_alive(struct loader *l);
  */
 uint64_t loader__rb_bytes(const struct loader *l, unsigned int *nrings);
 
+/* What the emulating uprobe programs did (IPROF_CNT_EMU_* of abi.h), probe
+ * hits summed over CPUs. */
+struct loader_emu {
+	uint64_t done; /* the probed instruction run by the program */
+	uint64_t shstk, moved, fault; /* left to the kernel: why */
+};
+
+/*
+ * loader__emu() - fill @e; returns 0, or -ENOENT where the loaded uprobe
+ * programs do not emulate (uprobe_emu_supported() is 0, or no uprobes).
+ */
+int loader__emu(struct loader *l, struct loader_emu *e);
+
 /* loader__loss() - the BPF-side loss counters summed over CPUs. */
 void loader__loss(struct loader *l, struct report_loss *loss);
 

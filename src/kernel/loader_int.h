@@ -50,11 +50,19 @@ struct timer_links {
 struct ring_src {
 	struct loader *l;
 	unsigned int idx;
+	/* loader__poll(): the ring's producer position before a consume,
+	 * and the watermark of the last poll that consumed every record
+	 * reserved before it (ns; rings.c ring_watermark()) */
+	uint64_t p0;
+	uint64_t clear_w;
 };
 
 struct loader {
 	struct iprof *skel;
 	const struct plan *plan; /* read only: outcomes go in timers */
+	/* 1: the uprobe programs are the *_x ones, which run the probed
+	 * instruction the cookie names (uprobe_emu_supported()) */
+	int emu;
 	struct loader_timer *timers; /* one per plan timer: attach outcome */
 	struct ring_buffer *rb; /* every CPU's ring, one epoll set */
 	int *ring_fds; /* nrings BPF_MAP_TYPE_RINGBUF maps, index = CPU */

@@ -153,9 +153,46 @@ int rings_open(struct loader *l, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The watermark of a poll that read the clock at @w before it read each
+ * ring's producer position (ring_src.p0) and consumed the rings: every
+ * record stamped before w was reserved before p0 was read, so a ring whose
+ * consumer got to p0 holds no record stamped before w any more.  One that
+ * stopped short of it stopped at a record still being written (its
+ * program preempted: Linux 6.19+ preempts BPF programs of uprobes), and
+ * the records behind that one, committed, perhaps stamped before w, of
+ * threads whose later records another ring gave, wait: then the watermark
+ * is that ring's last clear one (records behind the busy one were reserved
+ * after that poll read p0, so are stamped after its w).  Consumes such a
+ * ring once more first: the record is usually done by now.
+ */
+static uint64_t ring_watermark(struct loader *l, uint64_t w)
+{
+	uint64_t wm = w;
+	struct ring *r;
+	unsigned int i;
+
+	for (i = 0; i < l->nrings; i++) {
+		struct ring_src *rs = &l->ring_src[i];
+
+		r = ring_buffer__ring(l->rb, i);
+		if (!r)
+			continue;
+		if (ring__consumer_pos(r) < rs->p0 && ring__consume(r) < 0)
+			continue;
+		if (ring__consumer_pos(r) >= rs->p0)
+			rs->clear_w = w;
+		else if (rs->clear_w < wm)
+			wm = rs->clear_w;
+	}
+	return wm;
+}
+
 int loader__poll(struct loader *l, int timeout_ms)
 {
 	struct epoll_event ev;
+	struct ring *r;
+	unsigned int i;
 	uint64_t w;
 	int n, m;
 
@@ -164,13 +201,18 @@ int loader__poll(struct loader *l, int timeout_ms)
 		return -errno;
 	/*
 	 * The watermark: every record that a thread committed before one of
-	 * its records stamped earlier than w is in its ring by now, so the
-	 * stream may deliver everything stamped before w (src/core/stream.h).
+	 * its records stamped earlier than w is in its ring by now (unless
+	 * a busy record hides it: ring_watermark()), so the stream may
+	 * deliver everything stamped before w (src/core/stream.h).
 	 */
 	w = util_now_ns();
+	for (i = 0; i < l->nrings; i++)
+		if ((r = ring_buffer__ring(l->rb, i)))
+			l->ring_src[i].p0 = ring__producer_pos(r);
 	m = ring_buffer__consume(l->rb);
 	if (m < 0)
 		return m;
+	w = ring_watermark(l, w);
 	if (l->unmerged.push) {
 		l->unmerged.flush(l->unmerged.ctx, w, 0);
 		return m;

@@ -1342,6 +1342,51 @@ out:
 }
 
 /*
+ * --returns auto where this kernel single-steps return sites (no
+ * plan_env.uregs): a uretprobe, which costs no single step, for a function
+ * of a -- CMD or -p program that cannot unwind or switch stacks through it
+ * (judge_returns(); the evidence in t->ret_risk either way).  A timer of
+ * no target process keeps its return sites.  Sets *@uret; returns 0 or
+ * -ENOMEM.  The judgment of the last path is kept: a glob's functions
+ * share their file.
+ */
+static char *last_path, *last_risk; /* of one plan_build() */
+static int last;
+
+static void auto_forget(void)
+{
+	free(last_path);
+	free(last_risk);
+	last_path = last_risk = NULL;
+}
+
+static int auto_uretprobe(const struct plan_env *env, const char *path,
+			  struct plan_timer *t, int *uret)
+{
+	int r;
+
+	*uret = 0;
+	if (env->returns != PLAN_RETURNS_AUTO || env->uregs ||
+	    (!env->exe && !env->npids))
+		return 0;
+	if (!last_path || strcmp(last_path, path)) {
+		free(last_path);
+		last_path = NULL;
+		r = judge_returns(env, path, &last_risk);
+		if (r < 0)
+			return r;
+		if (!(last_path = strdup(path)))
+			return -ENOMEM;
+		last = r;
+	}
+	free(t->ret_risk);
+	if (!(t->ret_risk = strdup(last_risk ? last_risk : "")))
+		return -ENOMEM;
+	*uret = !last;
+	return 0;
+}
+
+/*
  * The stops of user function timer @id at its entry @at (code of
  * @at->size bytes at @at->off in @at->path): uprobes at its return sites
  * where retsite_find() finds them (its start then carries
@@ -1358,9 +1403,11 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	uint64_t *sites = NULL;
 	size_t n = 0, njmp = 0, i;
 	char why[256];
-	int err;
+	int err, uret = env->returns == PLAN_RETURNS_URETPROBE;
 
-	if (env->returns == PLAN_RETURNS_URETPROBE) {
+	if (!uret && auto_uretprobe(env, path, t, &uret))
+		return -ENOMEM;
+	if (uret) {
 		/* its tail calls all the same: the report says its times
 		 * include their callees' (report_tail_note()) */
 		struct retsite_code code[2] = {
@@ -1374,7 +1421,10 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 		free(sites);
 		sites = NULL;
 		n = 0;
-		snprintf(why, sizeof(why), "--returns uretprobe");
+		snprintf(why, sizeof(why), "%s",
+			 env->returns == PLAN_RETURNS_URETPROBE ?
+				 "--returns uretprobe" :
+				 "--returns auto: this kernel single-steps a return site's ret, a uretprobe does not, and nothing in the program can unwind through it");
 		err = -EOPNOTSUPP;
 	} else {
 		/* with its cold part: jumps there stay inside, its rets are
@@ -1405,7 +1455,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 		t->ret_why = strdup(why);
 		if (!t->ret_why)
 			return -ENOMEM;
-		if (env->returns != PLAN_RETURNS_URETPROBE) {
+		if (!uret) {
 			err = judge_returns(env, path, &t->ret_risk);
 			if (err < 0)
 				return err;
@@ -1921,6 +1971,32 @@ out:
 	return ret;
 }
 
+/*
+ * Which probed instructions of user function timers their programs run
+ * themselves (include/iprof/emu.h): each entry's and return site's,
+ * decoded from the file; counted per timer where the kernel allows it.
+ */
+static void plan_emu(struct plan *p, const struct plan_env *env)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++) {
+		struct plan_att *a = &p->att[i];
+		struct plan_timer *t = &p->timers[a->timer];
+
+		if (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE)
+			continue;
+		emu_decode_file(a->path, a->offset, a->mech == MECH_RETSITE,
+				&a->emu);
+		if (!env->uregs || !a->emu.kind)
+			continue;
+		if (a->mech == MECH_RETSITE)
+			t->emu_sites++;
+		else
+			t->emu_entry = 1;
+	}
+}
+
 int plan_build(struct plan *p, const struct probe_list *pl,
 	       const struct plan_env *env)
 {
@@ -1934,6 +2010,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 
 	memset(p, 0, sizeof(*p));
 	old_copy_forget();
+	auto_forget();
 	for (i = 0; i < pl->n; i++)
 		if (is_kfunc(&pl->v[i]))
 			break;
@@ -1996,8 +2073,13 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	}
 	ksyms_free(&ks);
 	old_copy_forget();
+	auto_forget();
 	if (made)
 		hdestroy_r(&ht);
+	if (!err) {
+		p->uregs = env->uregs;
+		plan_emu(p, env);
+	}
 	if (err)
 		plan_free(p);
 	return err;

@@ -213,6 +213,13 @@ static void add_probe(struct jb *b, json_object *p, uint32_t id,
 	add_str(b, p, "stop", t ? t->stop : NULL);
 	add_u64(b, p, "tail_calls", t ? t->tail_calls : 0);
 	add_str(b, p, "stop_why", t ? t->stop_why : NULL);
+	if (t && t->stop && !strcmp(t->stop, "return_sites")) {
+		add_u64(b, p, "return_sites", t->return_sites);
+		add_u64(b, p, "emulated_sites", t->emulated_sites);
+		add(b, p, "emulated_entry",
+		    json_object_new_boolean(t->emulated_entry != 0));
+		add_str(b, p, "single_step_why", t->single_step_why);
+	}
 }
 
 static void add_probes(struct jb *b, json_object *root, const struct report *r,

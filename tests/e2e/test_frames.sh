@@ -67,7 +67,10 @@ check "longjmp, seed: lost_field reads it" "$(lost_field "$TMP/lj.seed" unwound)
 
 # --- 100-deep recursion, 10 calls: 10 at every level (folded: the JSON
 # tree is deeper than jq parses)
-"$IPROF" -q -f folded --weight count -o "$TMP/rec.f" -e "uprobe:$BUILD/e2e-recurse:rec" \
+# (e2e-recurse is a C program that cannot unwind: where the kernel
+# single-steps return sites --returns auto gives it uretprobes, which the
+# kernel installs 64 deep at most: its return sites, asked for, reach 130)
+"$IPROF" -q -f folded --weight count -o "$TMP/rec.f" --returns sites -e "uprobe:$BUILD/e2e-recurse:rec" \
 	-- "$BUILD/e2e-recurse" 10 100 >"$TMP/rec.out" 2>>"$TMP/err"
 check "recursion: exit status" "$?" 0
 check "recursion: levels" "$(wc -l <"$TMP/rec.f")" "$(truth depth "$TMP/rec.out")"
@@ -76,7 +79,7 @@ check "recursion: count at every level" \
 check "recursion: deepest level" "$(awk '{ n = split($1, a, ";"); if (n > m) m = n } END { print m }' "$TMP/rec.f")" 100
 # 130 deep: the 2 levels beyond the BPF stack (128) are lost, counted,
 # and the exit status says the report is incomplete (3)
-"$IPROF" -q -f seed -o "$TMP/deep.seed" -e "uprobe:$BUILD/e2e-recurse:rec" \
+"$IPROF" -q -f seed -o "$TMP/deep.seed" --returns sites -e "uprobe:$BUILD/e2e-recurse:rec" \
 	-- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
 check "130 deep: exit status 3 (calls lost)" "$?" 3
 check "130 deep: depth_overflow" "$(lost_field "$TMP/deep.seed" depth_overflow)" 6
@@ -84,7 +87,7 @@ check "130 deep: depth_overflow" "$(lost_field "$TMP/deep.seed" depth_overflow)"
 # jq 1.6 (Debian 12) reads: --json-tree flat, one list of nodes with parent
 # ids (jq 1.6 reads a nested tree of 84 levels at most)
 "$IPROF" -q -f json --json-tree flat --by tid -o "$TMP/deep.json" \
-	-e "uprobe:$BUILD/e2e-recurse:rec" -- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
+	--returns sites -e "uprobe:$BUILD/e2e-recurse:rec" -- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
 check "130 deep, flat JSON: exit status 3 (calls lost)" "$?" 3
 check "130 deep, flat JSON: jq reads it" \
 	"$(jq -c '[.options.json_tree, (.nodes | length), .loss.depth_overflow]' "$TMP/deep.json" 2>&1)" \

@@ -14,6 +14,7 @@
 # IPROF_VM_KERNEL (kernel package, default: the one linux-image-cloud-amd64
 # depends on, "-unsigned"), IPROF_VM_SUITE (take the kernel from this
 # Debian suite alone, e.g. bookworm-backports: 6.12, which has kprobe_multi;
+# unstable: 7.x, whose uprobe programs may write their registers;
 # IPROF_VM_MIRROR its mirror), VM_ACCEL (qemu -accel, tcg,thread=single),
 # VM_TIMEOUT (seconds for the whole VM run, 900), VM_TEST_TIMEOUT (seconds
 # per test, 120), VM_APPEND (more kernel arguments), VM_CPU (qemu -cpu,
@@ -37,8 +38,10 @@ cpu=${VM_CPU:-max}
 # 6.12 (IPROF_VM_SUITE=bookworm-backports) under Debian 12's qemu 7.2 TCG
 # takes a double fault with garbage flags right after SLUB's per-CPU
 # cmpxchg16b (kmem_cache_alloc_noprof, at boot or within a minute): without
-# CX16 SLUB takes its locked path
-[ -n "${VM_CPU:-}" ] || [ -z "${IPROF_VM_SUITE:-}" ] || cpu=max,-cx16
+# CX16 SLUB takes its locked path.  7.x (unstable) needs CX16: BPF local
+# storage comes from kmalloc_nolock(), which fails without it (every task
+# storage create: "lost: no_storage")
+[ -n "${VM_CPU:-}" ] || [ "${IPROF_VM_SUITE:-}" != bookworm-backports ] || cpu=max,-cx16
 # one host thread for both guest CPUs: with MTTCG (thread=multi) the
 # guest deadlocked about once in 20 tests in text_poke_bp() (a CPU stuck in
 # exc_int3 on half-patched code while the patching CPU waits in
@@ -108,6 +111,12 @@ resolve_kernel() {
 		echo "$img-unsigned"
 		return
 	fi
+	# unstable (7.x) has no -unsigned package: the image itself (qemu
+	# boots it directly; its signature is of no concern there)
+	if [ -n "$img" ] && apt-cache "${kapt[@]}" show "$img" >/dev/null 2>&1; then
+		echo "$img"
+		return
+	fi
 	apt-cache "${kapt[@]}" search --names-only '^linux-image-[0-9].*-cloud-amd64-unsigned$' 2>/dev/null |
 		awk '{print $1}' | sort -V | tail -1 || true
 }
@@ -122,12 +131,27 @@ fetch_kernel() {
 	local dl=$cache/dl m f
 	rm -rf "$3" "$3.tmp" "$dl"
 	mkdir -p "$dl" "$3.tmp/modules"
+	local v=${1#linux-image-} d
+	v=${v%-unsigned}
 	(cd "$dl" && apt-get "${kapt[@]}" download -q -o APT::Sandbox::User=root "$1=$2" >/dev/null) &&
-		dpkg-deb -x "$dl"/*.deb "$3.tmp/x" &&
-		cp "$3.tmp"/x/boot/vmlinuz-* "$3.tmp/vmlinuz" &&
-		cp "$3.tmp"/x/boot/config-* "$3.tmp/config" || { rm -rf "$3.tmp" "$dl"; return 1; }
+		dpkg-deb -x "$dl"/*.deb "$3.tmp/x" || { rm -rf "$3.tmp" "$dl"; return 1; }
+	# Debian 14 (unstable, 7.x) splits the image package: the kernel in
+	# linux-binary-unsigned-V (usr/lib/modules/V/vmlinuz.unsigned), its
+	# config in linux-base-V, the modules in linux-modules-V
+	if ! ls "$3.tmp"/x/boot/vmlinuz-* >/dev/null 2>&1; then
+		rm -f "$dl"/*.deb
+		for d in "linux-binary-unsigned-$v" "linux-base-$v" "linux-modules-$v"; do
+			(cd "$dl" && apt-get "${kapt[@]}" download -q -o APT::Sandbox::User=root "$d=$2" >/dev/null) ||
+				{ rm -rf "$3.tmp" "$dl"; return 1; }
+		done
+		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$3.tmp/x" || { rm -rf "$3.tmp" "$dl"; return 1; }; done
+	fi
+	f=$(ls "$3.tmp"/x/boot/vmlinuz-* "$3.tmp"/x/usr/lib/modules/*/vmlinuz* 2>/dev/null | head -1)
+	d=$(ls "$3.tmp"/x/boot/config-* "$3.tmp"/x/usr/lib/modules/*/config 2>/dev/null | head -1)
+	[ -n "$f" ] && [ -n "$d" ] && cp "$f" "$3.tmp/vmlinuz" && cp "$d" "$3.tmp/config" ||
+		{ rm -rf "$3.tmp" "$dl"; return 1; }
 	for m in $vm_modules; do
-		f=$(find "$3.tmp/x/lib/modules" -name "$m.ko*" | head -1)
+		f=$(find "$3.tmp/x" -path '*/lib/modules/*' -name "$m.ko*" | head -1)
 		case $f in
 		*.ko) cp "$f" "$3.tmp/modules/$m.ko" ;;
 		*.ko.xz) xz -dc "$f" >"$3.tmp/modules/$m.ko" ;;
@@ -227,13 +251,15 @@ tests=()
 if [ $# -gt 0 ]; then
 	for a in "$@"; do tests+=("$(resolve_test "$a")"); done
 else
-	# a test that needs a newer kernel names its suite in a line
-	# "# vm-suite: SUITE" and runs only with IPROF_VM_SUITE=SUITE; the
-	# others run only without
+	# a test names the suites it runs in on a line "# vm-suite: SUITE..."
+	# ("default": without IPROF_VM_SUITE, e.g. "default unstable"); a
+	# test without that line runs only without IPROF_VM_SUITE
 	for f in "$vm"/test_*.sh; do
 		n=$(basename "$f" .sh)
-		[ "$(sed -n 's/^# vm-suite: *//p' "$f" | head -1)" = "${IPROF_VM_SUITE:-}" ] &&
-			tests+=("vm/$n")
+		s=$(sed -n 's/^# vm-suite: *//p' "$f" | head -1)
+		case " ${s:-default} " in
+		*" ${IPROF_VM_SUITE:-default} "*) tests+=("vm/$n") ;;
+		esac
 	done
 	for t in $VM_E2E; do tests+=("$(resolve_test "$t")"); done
 fi
