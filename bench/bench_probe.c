@@ -13,6 +13,8 @@
  *   ucall-nop5  (x86-64) a call of bench_target_nop5(), which starts with a
  *               5-byte nop like a USDT probe site: the kernel (6.18+) turns
  *               its uprobe into a call, the cheapest uprobe there is
+ *   ucall-endbr (x86-64, MODE loop only) a call of bench_target_endbr(),
+ *               which starts with endbr64 (bench/target.h)
  *   read        read(2) of 1 byte from $BENCH_READ_FILE (default
  *               /proc/self/exe), rewinding at end of file: one vfs_read()
  *               call per iteration (a read that returns 0 at the end is
@@ -129,7 +131,7 @@ static const struct mode {
 	{"empty-rsite", K_EMPTY_RSITE, NULL, 0},
 };
 
-enum workload { W_GETPPID, W_UCALL, W_UCALL_NOP5, W_READ };
+enum workload { W_GETPPID, W_UCALL, W_UCALL_NOP5, W_UCALL_ENDBR, W_READ };
 
 static uint64_t now_ns(void)
 {
@@ -205,7 +207,7 @@ static int usage(void)
 			"  MODE:");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		fprintf(stderr, " %s", modes[i].name);
-	fprintf(stderr, "\n  WORKLOAD: getppid ucall ucall-nop5 read\n");
+	fprintf(stderr, "\n  WORKLOAD: getppid ucall ucall-nop5 ucall-endbr read\n");
 	return 2;
 }
 
@@ -594,6 +596,8 @@ int main(int argc, char **argv)
 		w = W_UCALL;
 	else if (!strcmp(argv[2], "ucall-nop5"))
 		w = W_UCALL_NOP5;
+	else if (!strcmp(argv[2], "ucall-endbr") && m->kind == K_LOOP)
+		w = W_UCALL_ENDBR;
 	else if (!strcmp(argv[2], "read"))
 		w = W_READ;
 	else
@@ -601,8 +605,10 @@ int main(int argc, char **argv)
 #ifdef __x86_64__
 	if (w == W_UCALL_NOP5)
 		fn = bench_target_nop5;
+	if (w == W_UCALL_ENDBR)
+		fn = bench_target_endbr;
 #else
-	if (w == W_UCALL_NOP5) {
+	if (w == W_UCALL_NOP5 || w == W_UCALL_ENDBR) {
 		fprintf(stderr, "bench_probe: ucall-nop5: x86-64 only\n");
 		return 2;
 	}

@@ -16,6 +16,10 @@
  *                      single-step), the usual cost of a function uprobe
  *   bench_target_nop5  a 5-byte nop, as at a USDT site: 6.18+ kernels turn
  *                      its uprobe into a call, the cheapest uprobe
+ *   bench_target_endbr endbr64, then bench_target's code: what GCC's
+ *                      -fcf-protection (Ubuntu's default) starts with; the
+ *                      kernel single-steps it, iprof's programs skip it
+ *                      where they may write registers (include/iprof/emu.h)
  *
  * (A function starting with an instruction the kernel must single-step out
  * of line, e.g. `lea` or `endbr64`, costs ~5 us per uprobe on this VM: the
@@ -40,9 +44,21 @@ __asm__(".text\n"
 	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
 	"	leal 1(%rdi), %eax\n"
 	"	ret\n"
-	".size bench_target_nop5, .-bench_target_nop5\n");
+	".size bench_target_nop5, .-bench_target_nop5\n"
+	".globl bench_target_endbr\n"
+	".type bench_target_endbr, @function\n"
+	".p2align 4\n"
+	"bench_target_endbr:\n"
+	"	.byte 0xf3, 0x0f, 0x1e, 0xfa\n" /* endbr64 */
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	leal 1(%rdi), %eax\n"
+	"	popq %rbp\n"
+	"	ret\n"
+	".size bench_target_endbr, .-bench_target_endbr\n");
 int bench_target(int x);
 int bench_target_nop5(int x);
+int bench_target_endbr(int x);
 #else
 #if defined(__GNUC__) && !defined(__clang__)
 #define TARGET_ATTR __attribute__((noinline, noclone, used))
