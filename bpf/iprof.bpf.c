@@ -66,10 +66,14 @@ static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp, __u64 usp)
 SEC("tracepoint")
 int tp_hit(void *ctx)
 {
-	__u32 cx = cur_ctx();
+	__u32 cx;
 
+	preempt_off(); /* a syscall's tracepoint faults (6.14+) */
+	cx = cur_ctx();
 	drop_returned(cx, 0, SV_OTHER, bpf_get_current_pid_tgid());
-	return run_chain(ctx, cx, 0, 0);
+	run_chain(ctx, cx, 0, 0);
+	preempt_on();
+	return 0;
 }
 
 /*
@@ -124,28 +128,34 @@ SEC("tp_btf/sys_enter")
 int BPF_PROG(sc_enter, struct pt_regs *regs, long nr)
 {
 	__u32 head = sc_head(nr, 0);
-	__u64 rec[SC_REC_WORDS] = {};
 
 	if (!head)
 		return 0;
+	preempt_off(); /* before the stack is used: see preempt_off() */
+	{
+		__u64 rec[SC_REC_WORDS] = {};
+
 #if defined(__TARGET_ARCH_x86)
-	/* the x86-64 syscall ABI: rdi rsi rdx r10 r8 r9.  Plain loads at the
-	 * UAPI struct's offsets, which the kernel's struct pt_regs shares
-	 * (the verifier checks them against its BTF) */
-	rec[2] = regs->rdi;
-	rec[3] = regs->rsi;
-	rec[4] = regs->rdx;
-	rec[5] = regs->r10;
-	rec[6] = regs->r8;
-	rec[7] = regs->r9;
+		/* the x86-64 syscall ABI: rdi rsi rdx r10 r8 r9.  Plain
+		 * loads at the UAPI struct's offsets, which the kernel's
+		 * struct pt_regs shares (the verifier checks them against
+		 * its BTF) */
+		rec[2] = regs->rdi;
+		rec[3] = regs->rsi;
+		rec[4] = regs->rdx;
+		rec[5] = regs->r10;
+		rec[6] = regs->r8;
+		rec[7] = regs->r9;
 #endif
-	return sc_run(rec, nr, head);
+		sc_run(rec, nr, head);
+	}
+	preempt_on();
+	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
 {
-	__u64 rec[SC_REC_WORDS] = {};
 	long nr = -1;
 	__u32 head;
 
@@ -155,8 +165,15 @@ int BPF_PROG(sc_exit, struct pt_regs *regs, long ret)
 	head = sc_head(nr, IPROF_NR_SYSCALLS);
 	if (!head)
 		return 0;
-	rec[2] = (__u64)ret;
-	return sc_run(rec, nr, head);
+	preempt_off();
+	{
+		__u64 rec[SC_REC_WORDS] = {};
+
+		rec[2] = (__u64)ret;
+		sc_run(rec, nr, head);
+	}
+	preempt_on();
+	return 0;
 }
 
 /*
@@ -200,11 +217,19 @@ static __always_inline int user_entry(struct pt_regs *ctx)
 	return run_chain(ctx, IPROF_CTX_TASK, 0, sp);
 }
 
-/* a return's actions have no conditions: ncond is 0 */
+/*
+ * A return's actions have no conditions: ncond is 0.  It stops the frame
+ * whose entry slot it returns from (sp - 8): a deeper frame of the same
+ * timer still open got no uretprobe (the kernel installs 64 nested at
+ * most, MAX_URETPROBE_DEPTH in kernel/events/uprobes.c) and is closed
+ * above it, unwound, instead of taking this return's time.
+ */
 static __always_inline int user_return(struct pt_regs *ctx)
 {
-	drop_left(user_sp(ctx), LV_URETPROBE, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0, 0);
+	__u64 sp = user_sp(ctx);
+
+	drop_left(sp, LV_URETPROBE, bpf_get_current_pid_tgid());
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp ? sp - 8 : 0);
 }
 
 /*
@@ -283,69 +308,95 @@ static __always_inline int kernel_entry(struct pt_regs *ctx)
 SEC("uprobe")
 int fn_entry_u(struct pt_regs *ctx)
 {
-	return user_entry(ctx);
+	preempt_off();
+	user_entry(ctx);
+	preempt_on();
+	return 0;
 }
 
 SEC("uretprobe")
 int fn_return_u(struct pt_regs *ctx)
 {
-	return user_return(ctx);
+	preempt_off();
+	user_return(ctx);
+	preempt_on();
+	return 0;
 }
 
 SEC("uprobe")
 int fn_rsite(struct pt_regs *ctx)
 {
-	return user_rsite(ctx);
+	preempt_off();
+	user_rsite(ctx);
+	preempt_on();
+	return 0;
 }
 
 SEC("uprobe.multi")
 int fn_entry_m(struct pt_regs *ctx)
 {
-	return user_entry(ctx);
+	preempt_off();
+	user_entry(ctx);
+	preempt_on();
+	return 0;
 }
 
 SEC("uprobe.multi")
 int fn_return_m(struct pt_regs *ctx)
 {
-	return user_return(ctx);
+	preempt_off();
+	user_return(ctx);
+	preempt_on();
+	return 0;
 }
 
 SEC("uprobe.multi")
 int fn_rsite_m(struct pt_regs *ctx)
 {
-	return user_rsite(ctx);
+	preempt_off();
+	user_rsite(ctx);
+	preempt_on();
+	return 0;
 }
 
 /* the same, and the probed instruction run here (emulate()) */
 SEC("uprobe")
 int fn_entry_ux(struct pt_regs *ctx)
 {
+	preempt_off();
 	user_entry(ctx);
 	emulate(ctx);
+	preempt_on();
 	return 0;
 }
 
 SEC("uprobe")
 int fn_rsite_x(struct pt_regs *ctx)
 {
+	preempt_off();
 	user_rsite(ctx);
 	emulate(ctx);
+	preempt_on();
 	return 0;
 }
 
 SEC("uprobe.multi")
 int fn_entry_mx(struct pt_regs *ctx)
 {
+	preempt_off();
 	user_entry(ctx);
 	emulate(ctx);
+	preempt_on();
 	return 0;
 }
 
 SEC("uprobe.multi")
 int fn_rsite_mx(struct pt_regs *ctx)
 {
+	preempt_off();
 	user_rsite(ctx);
 	emulate(ctx);
+	preempt_on();
 	return 0;
 }
 

@@ -160,6 +160,32 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/*
+ * Preemption.  A uprobe program runs preemptible (migrate_disable() only:
+ * bpf_prog_run_array_uprobe(), 6.0+), syscall tracepoints fault and so
+ * do theirs (6.14+), and a preemptible kernel (PREEMPT_LAZY, the default
+ * from 7.x) does preempt them; since 6.13 a kprobe-type program (uprobes
+ * among them) may run on a per-CPU private stack, which the program that
+ * runs next on that CPU overwrites.  Seen on 7.2 as lost frames and
+ * orphan stops once threads share a CPU.  So the programs of uprobes and
+ * syscalls hold preemption off for their whole run where the kernel has
+ * the kfuncs (6.10+); before them programs were not preempted this way.
+ */
+extern void bpf_preempt_disable(void) __ksym __weak;
+extern void bpf_preempt_enable(void) __ksym __weak;
+
+static __always_inline void preempt_off(void)
+{
+	if (bpf_ksym_exists(bpf_preempt_disable))
+		bpf_preempt_disable();
+}
+
+static __always_inline void preempt_on(void)
+{
+	if (bpf_ksym_exists(bpf_preempt_enable))
+		bpf_preempt_enable();
+}
+
 static __always_inline void count(__u32 idx)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
@@ -628,7 +654,7 @@ __noinline int frame_find(struct task_state *st, __u32 d, __u32 timer,
 		j = (d - 1 - i) & (IPROF_MAX_DEPTH - 1);
 		if (st->timers[j] != timer)
 			continue;
-		if (usp && st->usp[j] & 1 && (st->usp[j] & ~1ull) != usp)
+		if (usp && st->usp[j] && (st->usp[j] & ~1ull) != usp)
 			continue; /* another call's frame */
 		return (int)(d - i);
 	}
@@ -692,11 +718,12 @@ static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)
 
 /*
  * Close the innermost open frame of @a's timer.  @usp: for a stop at a
- * return site, the user stack pointer there, else 0: a frame of a timer
- * that ends at return sites is then stopped only by the return site at
+ * return site, the user stack pointer there (for a uretprobe, the slot it
+ * returned from), else 0: a user function's frame is then stopped only at
  * its own entry stack pointer (a ret pops the return address the entry
  * saw), so the return of a call whose entry was not traced (filtered,
- * before tracing began) or of a frame on another stack (coroutines)
+ * before tracing began), of a frame on another stack (coroutines), or of
+ * an outer call while deeper ones of the same function got no uretprobe,
  * never closes the wrong frame.
  */
 static __always_inline void timer_stop(const struct iprof_action *a,

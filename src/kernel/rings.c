@@ -158,8 +158,10 @@ int rings_open(struct loader *l, char *err, size_t errlen)
  * ring's producer position (ring_src.p0) and consumed the rings: every
  * record stamped before w was reserved before p0 was read, so a ring whose
  * consumer got to p0 holds no record stamped before w any more.  One that
- * stopped short of it stopped at a record still being written (its
- * program preempted: Linux 6.19+ preempts BPF programs of uprobes), and
+ * stopped short of it stopped at a record still being written (by a
+ * program on another CPU, or one preempted: a preemptible kernel may
+ * switch out a uprobe's program where bpf_preempt_disable() is missing,
+ * 6.0 to 6.9), and
  * the records behind that one, committed, perhaps stamped before w, of
  * threads whose later records another ring gave, wait: then the watermark
  * is that ring's last clear one (records behind the busy one were reserved

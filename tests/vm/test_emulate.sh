@@ -5,7 +5,7 @@
 # site's ret themselves (bpf/iprof.bpf.c emulate()) and the kernel does not
 # single-step it.  The plan says so per timer; every ret hit is run by the
 # program (its own counter, iprof -v), none single-stepped; the programs
-# survive with exact counts: nested and recursive calls, a
+# survive with exact counts: nested and recursive calls on 3 threads, a
 # C++ exception through five timed frames, swapcontext coroutines,
 # longjmp; and --no-emulate single-steps them again, at a cost the same
 # run measures (generously: emulated at most 0.85x of single-stepped).
@@ -26,11 +26,9 @@ check "plan: no site single-stepped" "$(grep -c 'single-stepped:' "$TMP/plan")" 
 check "plan, --no-emulate: single-stepped, and why" \
 	"$(grep -c '(1 single-stepped: --no-emulate: the kernel single-steps each ret)' "$TMP/plan2")" 1
 
-# nested, recursive: exact counts, every ret emulated.  One thread: on
-# this kernel threads that share a CPU lose a few frames now and then
-# (depth mismatches, an orphan stop) with or without emulation; open,
-# see bench/README.md "Emulated return sites"
-T=1 N=100 D=4
+# nested, recursive, 3 threads on 2 CPUs (so that programs are preempted:
+# PREEMPT_LAZY): exact counts, every ret emulated
+T=3 N=40 D=4
 "$IPROF" -v -f seed -o "$TMP/rep" -e "uprobe:$W:outer" -e "uprobe:$W:spin_inner" \
 	-e "uprobe:$W:recurse" \
 	-- "$W" --threads $T --calls $N --spin-us 100 --sleep-us 100 --depth $D \

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# vm-suite: default unstable
 # uprobe timers on the static uprobe-workload in the VM: exact counts and
 # thread counts, nesting (incl. recursion), a thread that exits inside a
 # timer; times against what the workload measured itself (see below).
