@@ -22,6 +22,7 @@ enum report_fmt {
 	REPORT_FMT_FOLDED,
 	REPORT_FMT_CHROME,
 	REPORT_FMT_OPENMETRICS,
+	REPORT_FMT_PPROF,
 };
 
 /* What a format does (struct report_format.caps), as callers ask it. */
@@ -131,6 +132,15 @@ int report_folded(FILE *f, const struct report *r);
  * lists every metric.  Returns 0, -ENOMEM, or -errno of a write error.
  */
 int report_openmetrics(FILE *f, const struct report *r);
+
+/*
+ * report_pprof() - the tree as a gzipped pprof profile (profile.proto of
+ * github.com/google/pprof): one sample per shown path, locations leaf
+ * first, values calls (count), self time, self on-CPU and off-CPU time
+ * (ns), so pprof's flat is iprof's self and its cum the total.  Binary;
+ * returns 0 or -errno.
+ */
+int report_pprof(FILE *f, const struct report *r);
 
 /* ---- The table ---- */
 

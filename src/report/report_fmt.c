@@ -65,6 +65,15 @@ static const struct report_format formats[] = {
 			.write = report_openmetrics,
 			.caps = TREE,
 		},
+	[REPORT_FMT_PPROF] =
+		{
+			.name = "pprof",
+			.help = "gzipped profile.proto for go tool pprof, "
+				"Pyroscope, Parca",
+			.write = report_pprof,
+			.caps = TREE | REPORT_CAP_DELTA |
+				REPORT_CAP_SUMMARY_APART,
+		},
 };
 
 #define NFMT (sizeof(formats) / sizeof(formats[0]))
