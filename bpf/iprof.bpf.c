@@ -286,6 +286,13 @@ static __always_inline void emulate(struct pt_regs *ctx)
 			count(IPROF_CNT_EMU_FAULT);
 			return;
 		}
+		/* returning to the probe itself (a call just before a
+		 * ret): the kernel would see ip unmoved and run the ret
+		 * again; its own step does it right */
+		if (ra == PT_REGS_IP(ctx)) {
+			count(IPROF_CNT_EMU_MOVED);
+			return;
+		}
 		PT_REGS_IP(ctx) = ra;
 		PT_REGS_SP(ctx) += 8 + IPROF_EMU_POP(c);
 	}

@@ -169,20 +169,23 @@ struct {
  * runs next on that CPU overwrites.  Seen on 7.2 as lost frames and
  * orphan stops once threads share a CPU.  So the programs of uprobes and
  * syscalls hold preemption off for their whole run where the kernel has
- * the kfuncs (6.10+); before them programs were not preempted this way.
+ * the kfuncs (6.10+) and lets a program call global functions meanwhile
+ * (6.15+: the loader sets hold_preempt from bpf/preempt_probe.bpf.c);
+ * before 6.13 programs were not preempted this way.
  */
 extern void bpf_preempt_disable(void) __ksym __weak;
 extern void bpf_preempt_enable(void) __ksym __weak;
+const volatile __u32 hold_preempt = 0;
 
 static __always_inline void preempt_off(void)
 {
-	if (bpf_ksym_exists(bpf_preempt_disable))
+	if (hold_preempt && bpf_ksym_exists(bpf_preempt_disable))
 		bpf_preempt_disable();
 }
 
 static __always_inline void preempt_on(void)
 {
-	if (bpf_ksym_exists(bpf_preempt_enable))
+	if (hold_preempt && bpf_ksym_exists(bpf_preempt_enable))
 		bpf_preempt_enable();
 }
 

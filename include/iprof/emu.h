@@ -32,7 +32,8 @@ struct plan_emu {
  * the file holds it, not as the probe left it), probed as a return site
  * (@site 1: ret, `ret imm16`, with rep (f3) or bnd (f2) prefixes) or as a
  * function entry (@site 0: endbr64 f3 0f 1e fa, nop 90, xchg %ax,%ax
- * 66 90, nopl/nopw 0f 1f /0 with operand-size prefixes).  Fills *@e and
+ * 66 90, nopl/nopw 0f 1f /0 with operand-size prefixes; not the 5-byte
+ * 0f 1f 44 00 00, whose uprobe 6.18+ kernels optimize into a call).  Fills *@e and
  * returns its kind; IPROF_EMU_NONE (what the kernel does then: emulates
  * or single-steps it) for any other instruction, a 16-bit `retw` (66 c3),
  * a far ret, or @n too short.  Intel SDM vol. 2: RET, ENDBR64, NOP.

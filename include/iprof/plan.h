@@ -90,6 +90,7 @@ struct plan_timer {
 	 * its entry's instruction (endbr64, a nop) is skipped the same way */
 	uint32_t emu_sites;
 	int emu_entry;
+	uint32_t emu_seen; /* plan_emu()'s: the last attachment counted, + 1 */
 	enum probe_kind kind;
 	char *where; /* human description of what it attaches to, owned */
 	char *note; /* what a user should be told before tracing (a -p

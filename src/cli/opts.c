@@ -13,6 +13,7 @@
 
 #include "iprof/util.h"
 #include "cli/opts.h"
+#include "kernel/uprobe_emu.h"
 #include "cli/target.h"
 #include "cli/list.h"
 #include "cli/log.h"
@@ -379,10 +380,9 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case O_RETURNS:
 		return parse_returns(o, arg);
 	case O_NO_EMULATE:
-		/* read by uprobe_emu_supported(), for the plan and the
-		 * loader alike */
-		if (setenv("IPROF_NO_EMULATE", "1", 1))
-			return -errno;
+		/* uprobe_emu_supported() is 0 for the plan and the loader
+		 * alike */
+		uprobe_emu_off();
 		break;
 	case O_DRY:
 		o->dry_run = 1;

@@ -11,6 +11,7 @@
 
 #include "cli/opts.h"
 #include "cli/plan_print.h"
+#include "kernel/uprobe_emu.h"
 #include "cli/log.h"
 
 /*
@@ -96,16 +97,37 @@ void plan_print_not_attached(const struct plan *plan, struct loader *l,
 const char *plan_print_step_why(const struct plan *p,
 				const struct plan_timer *t)
 {
-	const char *off = getenv("IPROF_NO_EMULATE");
-
 	if (probe_kind_at(t->kind) != PROBE_AT_UFUNC || !t->ret_sites ||
 	    t->emu_sites >= t->ret_sites)
 		return NULL;
 	if (p->uregs)
 		return "a tail call's jmp: the kernel emulates a direct one, single-steps an indirect one";
-	if (off && *off && strcmp(off, "0"))
+	if (uprobe_emu_is_off())
 		return "--no-emulate: the kernel single-steps each ret";
 	return "the kernel single-steps each ret: it does not let a uprobe program run it (Linux 6.19+ does)";
+}
+
+/* --dry-run: how user function timer @t of @p stops, and what of its
+ * probed instructions iprof runs itself */
+static void print_stops(const struct plan *p, const struct plan_timer *t)
+{
+	if (t->ret_sites && t->ret_tail)
+		printf(" (stops at %u return site%s, %u of them a tail call: the callee's time is not in it)",
+		       t->ret_sites, t->ret_sites == 1 ? "" : "s", t->ret_tail);
+	else if (t->ret_sites)
+		printf(" (stops at %u return site%s)", t->ret_sites,
+		       t->ret_sites == 1 ? "" : "s");
+	else if (t->ret_why)
+		printf(" (stops by uretprobe: %s%s%s)", t->ret_why,
+		       t->ret_risk ? "; " : "", t->ret_risk ? t->ret_risk : "");
+	if (t->ret_sites && t->emu_sites)
+		printf(" (iprof runs %u of their ret%s: no single step)",
+		       t->emu_sites, t->emu_sites == 1 ? "" : "s");
+	if (plan_print_step_why(p, t))
+		printf(" (%u single-stepped: %s)", t->ret_sites - t->emu_sites,
+		       plan_print_step_why(p, t));
+	if (t->emu_entry)
+		printf(" (iprof skips its entry's no-op instruction: no single step)");
 }
 
 int plan_print_text(const struct plan *p)
@@ -126,28 +148,8 @@ int plan_print_text(const struct plan *p)
 		       ufunc ?
 				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
 				" (never returns: entry only, timed until the thread exits)");
-		if (ufunc && !t->error && !t->entry_only) {
-			if (t->ret_sites && t->ret_tail)
-				printf(" (stops at %u return site%s, %u of them a tail call: the callee's time is not in it)",
-				       t->ret_sites, t->ret_sites == 1 ? "" : "s",
-				       t->ret_tail);
-			else if (t->ret_sites)
-				printf(" (stops at %u return site%s)",
-				       t->ret_sites, t->ret_sites == 1 ? "" : "s");
-			if (t->ret_sites && t->emu_sites)
-				printf(" (iprof runs %u of their ret%s: no single step)",
-				       t->emu_sites, t->emu_sites == 1 ? "" : "s");
-			if (plan_print_step_why(p, t))
-				printf(" (%u single-stepped: %s)",
-				       t->ret_sites - t->emu_sites,
-				       plan_print_step_why(p, t));
-			if (t->emu_entry)
-				printf(" (iprof skips its entry's no-op instruction: no single step)");
-			else if (t->ret_why)
-				printf(" (stops by uretprobe: %s%s%s)",
-				       t->ret_why, t->ret_risk ? "; " : "",
-				       t->ret_risk ? t->ret_risk : "");
-		}
+		if (ufunc && !t->error && !t->entry_only)
+			print_stops(p, t);
 		if (t->ret_entry)
 			printf(" (entry only: its calls show as unwound frames, never timed: no return sites, %s; no uretprobe, which would kill the program at an exception: %s; --returns uretprobe times it anyway)",
 			       t->ret_why, t->ret_risk);

@@ -46,7 +46,7 @@ void run_detach(struct loader *l)
 
 	/* -v: what the emulating uprobe programs ran (include/iprof/emu.h) */
 	if (!loader__emu(l, &e))
-		log_info("probed instructions run by iprof's programs: %llu; single-stepped instead: %llu (shadow stack %llu, ip moved by another program %llu, return address unreadable %llu)",
+		log_debug("probed instructions run by iprof's programs: %llu; single-stepped instead: %llu (shadow stack %llu, ip moved by another program %llu, return address unreadable %llu)",
 			 (unsigned long long)e.done,
 			 (unsigned long long)(e.shstk + e.moved + e.fault),
 			 (unsigned long long)e.shstk,

@@ -201,12 +201,14 @@ static int spawn_command(struct trace *t)
 	/* a recording, a timeline or interval reports streamed to
 	 * stdout: the command's output goes to stderr, not into it */
 	on_stderr = t->rec_f == stdout || (t->tl.f && t->tl.f == stdout) ||
-		    (o->interval_ns && !o->r.output && run_want_report(o));
+		    (!o->r.output && run_want_report(o) &&
+		     (o->interval_ns || o->r.fmt == REPORT_FMT_PPROF));
 	if (on_stderr)
 		log_info("the command's stdout goes to stderr: stdout carries the %s",
 			 t->rec_f == stdout	      ? "recording" :
 			 t->tl.f && t->tl.f == stdout ? "timeline" :
-							"interval reports");
+			 o->interval_ns		      ? "interval reports" :
+							"pprof profile");
 	t->child = target_spawn_gated(o->cmd, &t->exec_r, on_stderr);
 	if (t->child < 0) {
 		log_error("cannot fork: %s", strerror(errno));

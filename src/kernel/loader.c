@@ -235,6 +235,10 @@ static void print_load_stats(struct bpf_object *obj, uint64_t ns)
 	klog(KLOG_DEBUG, 
 		"%u BPF programs loaded in %.1f ms (%llu instructions verified)",
 		n, (double)ns / 1e6, (unsigned long long)v);
+	klog(KLOG_DEBUG, "uprobe and syscall programs hold preemption off: %s",
+	     preempt_hold_supported() ?
+		     "yes" :
+		     "no (this verifier refuses global function calls meanwhile)");
 }
 
 /* --comm, --exe, --cgroup: the BPF side's constants, before the load */
@@ -300,6 +304,8 @@ int loader__open(struct loader **out, const struct plan *plan,
 	ret = 0;
 	l->opts.rb_bytes = loader_rb_cpu_bytes(o->rb_bytes, l->nrings);
 	l->skel->rodata->filter_tgid = !!o->filter;
+	/* preemption held off where the verifier allows it (bpf/iprof.bpf.h) */
+	l->skel->rodata->hold_preempt = (__u32)preempt_hold_supported();
 	if (o->sel)
 		set_selectors(l, o->sel);
 	/* iprof never traces itself, but in its calibration (src/cli/calib.c) */

@@ -180,8 +180,8 @@ static uint64_t ring_watermark(struct loader *l, uint64_t w)
 		r = ring_buffer__ring(l->rb, i);
 		if (!r)
 			continue;
-		if (ring__consumer_pos(r) < rs->p0 && ring__consume(r) < 0)
-			continue;
+		if (ring__consumer_pos(r) < rs->p0)
+			ring__consume(r); /* failed: held back as a busy one */
 		if (ring__consumer_pos(r) >= rs->p0)
 			rs->clear_w = w;
 		else if (rs->clear_w < wm)

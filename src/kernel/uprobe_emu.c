@@ -17,13 +17,40 @@
 #endif
 
 #include "kernel/uprobe_emu.h"
+#include "preempt_probe.skel.h"
+
+static int emu_off;
+
+void uprobe_emu_off(void)
+{
+	emu_off = 1;
+}
+
+int preempt_hold_supported(void)
+{
+	static int known = -1;
+	struct preempt_probe *p;
+
+	if (known >= 0)
+		return known;
+	p = preempt_probe__open_and_load();
+	known = p != NULL;
+	preempt_probe__destroy(p);
+	return known;
+}
+
+int uprobe_emu_is_off(void)
+{
+	const char *off = getenv("IPROF_NO_EMULATE");
+
+	return emu_off || (off && *off && strcmp(off, "0"));
+}
 
 int uprobe_emu_supported(void)
 {
 	static int known = -1;
-	const char *off = getenv("IPROF_NO_EMULATE");
 
-	if (off && *off && strcmp(off, "0"))
+	if (uprobe_emu_is_off())
 		return 0;
 	if (known >= 0)
 		return known;

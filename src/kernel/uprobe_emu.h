@@ -21,4 +21,22 @@
  */
 int uprobe_emu_supported(void);
 
+/* uprobe_emu_off() - uprobe_emu_supported() is 0 from now (--no-emulate),
+ * without touching the environment the traced command inherits. */
+void uprobe_emu_off(void);
+
+/* uprobe_emu_is_off() - 1 if --no-emulate or IPROF_NO_EMULATE=1 turned it
+ * off (whatever the kernel allows), else 0. */
+int uprobe_emu_is_off(void);
+
+/*
+ * preempt_hold_supported() - 1 if a program may hold preemption off
+ * (bpf_preempt_disable(), 6.10+) around calls of global functions
+ * (6.15+), 0 if not (probed once by loading bpf/preempt_probe.bpf.c; 1
+ * also where the kfunc is missing: the programs then skip the call).
+ * Where it is 1, iprof's uprobe and syscall programs hold preemption off
+ * for their run (bpf/iprof.bpf.h preempt_off()).
+ */
+int preempt_hold_supported(void);
+
 #endif

@@ -59,6 +59,10 @@ static int entry_nop(const uint8_t *b, size_t n, struct plan_emu *e)
 	if (p + 2 < n && b[p] == 0x0f && b[p + 1] == 0x1f &&
 	    ((b[p + 2] >> 3) & 7) == 0) {
 		m = modrm_len(b + p + 2, n - p - 2);
+		/* the 5-byte nopl 0(%rax,%rax,1) (a USDT site's, -pg's):
+		 * 6.18+ kernels turn its uprobe into a call, cheaper still */
+		if (!p && m == 3 && b[2] == 0x44 && b[3] == 0x00)
+			return IPROF_EMU_NONE;
 		if (m && p + 2 + m <= 15)
 			return skip(e, p + 2 + m);
 	}

@@ -1978,11 +1978,11 @@ out:
  */
 static void plan_emu(struct plan *p, const struct plan_env *env)
 {
-	uint32_t i;
+	struct plan_timer *t;
+	uint32_t i, k, n;
 
 	for (i = 0; i < p->natt; i++) {
 		struct plan_att *a = &p->att[i];
-		struct plan_timer *t = &p->timers[a->timer];
 
 		if (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE)
 			continue;
@@ -1990,10 +1990,18 @@ static void plan_emu(struct plan *p, const struct plan_env *env)
 				&a->emu);
 		if (!env->uregs || !a->emu.kind)
 			continue;
-		if (a->mech == MECH_RETSITE)
-			t->emu_sites++;
-		else
-			t->emu_entry = 1;
+		/* every timer of the attachment's chain (timers of one
+		 * function share it), each once */
+		for (k = a->action, n = 0; k < p->nactions && n < p->nactions;
+		     k = p->actions[k].next, n++) {
+			t = &p->timers[p->actions[k].timer];
+			if (a->mech == MECH_RETSITE && t->emu_seen != i + 1) {
+				t->emu_sites++;
+				t->emu_seen = i + 1;
+			} else if (a->mech == MECH_UPROBE) {
+				t->emu_entry = 1;
+			}
+		}
 	}
 }
 

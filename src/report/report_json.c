@@ -216,10 +216,11 @@ static void add_probe(struct jb *b, json_object *p, uint32_t id,
 	if (t && t->stop && !strcmp(t->stop, "return_sites")) {
 		add_u64(b, p, "return_sites", t->return_sites);
 		add_u64(b, p, "emulated_sites", t->emulated_sites);
-		add(b, p, "emulated_entry",
-		    json_object_new_boolean(t->emulated_entry != 0));
 		add_str(b, p, "single_step_why", t->single_step_why);
 	}
+	if (t && t->stop && strcmp(t->stop, "entry"))
+		add(b, p, "emulated_entry",
+		    json_object_new_boolean(t->emulated_entry != 0));
 }
 
 static void add_probes(struct jb *b, json_object *root, const struct report *r,

@@ -10,8 +10,8 @@
  *   time/nanoseconds   self time: pprof's flat is iprof's self, its cum
  *                      (the sum over the samples under a frame) the total
  *   on_cpu/nanoseconds, off_cpu/nanoseconds  the same split by CPU state
- * A hidden node's values go to its nearest shown ancestor, as in folded
- * stacks.  Encoded by protobuf-c, compressed by zlib.
+ * A hidden node's times go to its nearest shown ancestor, as in folded
+ * stacks (its calls do not: they are another function's).  Encoded by protobuf-c, compressed by zlib.
  */
 #include <errno.h>
 #include <search.h>
@@ -37,6 +37,7 @@ static const char *const vtype[NV][2] = {
 /* the profile being built: strings and functions deduplicated by name */
 struct pp {
 	Perftools__Profiles__Profile p;
+	Perftools__Profiles__ValueType vt[NV], *vtp[NV], period;
 	struct hsearch_data names; /* name -> function id (1-based) */
 	char **strs;
 	size_t nstrs, cap;
@@ -175,30 +176,27 @@ static int add_sample(struct pp *pp, const struct report *r,
 static int add_header(struct pp *pp, const struct report *r)
 {
 	Perftools__Profiles__Profile *p = &pp->p;
-	static Perftools__Profiles__ValueType vt[NV], period;
-	static Perftools__Profiles__ValueType *vtp[NV];
 	int64_t a, b;
 	int k;
 
 	if (str_add(pp, "") != 0)
 		return -ENOMEM;
 	for (k = 0; k < NV; k++) {
-		perftools__profiles__value_type__init(&vt[k]);
+		perftools__profiles__value_type__init(&pp->vt[k]);
 		a = str_add(pp, vtype[k][0]);
 		b = str_add(pp, vtype[k][1]);
 		if (a < 0 || b < 0)
 			return -ENOMEM;
-		vt[k].type = a;
-		vt[k].unit = b;
-		vtp[k] = &vt[k];
+		pp->vt[k].type = a;
+		pp->vt[k].unit = b;
+		pp->vtp[k] = &pp->vt[k];
 	}
-	perftools__profiles__value_type__init(&period);
-	period = vt[V_TIME];
-	p->sample_type = vtp;
+	pp->period = pp->vt[V_TIME];
+	p->sample_type = pp->vtp;
 	p->n_sample_type = NV;
-	p->period_type = &period;
+	p->period_type = &pp->period;
 	p->period = 1;
-	p->default_sample_type = vt[V_TIME].type;
+	p->default_sample_type = pp->vt[V_TIME].type;
 	p->time_nanos = (int64_t)r->start_realtime_ns;
 	p->duration_nanos = (int64_t)r->duration_ns;
 	return 0;
@@ -270,10 +268,11 @@ static int add_samples(struct pp *pp, const struct report *r,
 		return -ENOMEM;
 	for (i = 0; i < v->n; i++)
 		own_values(v->nodes[i], val[i]);
+	/* times climb; calls do not: they are the shown node's own */
 	for (i = v->n; i-- > 0;) {
 		p = v->parent[i];
 		if (!v->visible[i] && p != SIZE_MAX)
-			for (k = 0; k < NV; k++)
+			for (k = V_TIME; k < NV; k++)
 				val[p][k] += val[i][k];
 	}
 	for (i = 0; i < v->n && !err; i++)

@@ -58,14 +58,14 @@ static void test_entries(void **state)
 	assert_int_equal(e.len, 1);
 	assert_int_equal(DEC(0, &e, 0x66, 0x90), IPROF_EMU_SKIP);
 	assert_int_equal(e.len, 2);
-	/* nopl (%rax); nopl 0(%rax); nopl 0(%rax,%rax,1); nopw 0(%rax,%rax,1);
-	 * nopl 0L(%rax); nopw %cs:0L(%rax,%rax,1) with 66 prefixes */
+	/* nopl (%rax); nopl 0(%rax); (nopl 0(%rax,%rax,1): the kernel's,
+	 * it optimizes that uprobe); nopw 0(%rax,%rax,1); nopl 0L(%rax);
+	 * nopl 0L(%rax,%rax,1) */
 	assert_int_equal(DEC(0, &e, 0x0f, 0x1f, 0x00), IPROF_EMU_SKIP);
 	assert_int_equal(e.len, 3);
 	assert_int_equal(DEC(0, &e, 0x0f, 0x1f, 0x40, 0x00), IPROF_EMU_SKIP);
 	assert_int_equal(e.len, 4);
-	assert_int_equal(DEC(0, &e, 0x0f, 0x1f, 0x44, 0x00, 0x00), IPROF_EMU_SKIP);
-	assert_int_equal(e.len, 5);
+	assert_int_equal(DEC(0, &e, 0x0f, 0x1f, 0x44, 0x00, 0x00), IPROF_EMU_NONE);
 	assert_int_equal(DEC(0, &e, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00), IPROF_EMU_SKIP);
 	assert_int_equal(e.len, 6);
 	assert_int_equal(DEC(0, &e, 0x0f, 0x1f, 0x80, 0, 0, 0, 0), IPROF_EMU_SKIP);

@@ -19,7 +19,8 @@ for w in ucall:bench_target ucall-endbr:bench_target_endbr; do
 	base=$("$B" loop "$wl" 2000 5 | ns)
 	for r in 1 2 3; do
 		e=$(t "$wl" "$f")
-		s=$(t "$wl" "$f" --no-emulate)
+		# (sites: without emulation --returns auto may pick a uretprobe)
+		s=$(t "$wl" "$f" --no-emulate --returns sites)
 		u=$(t "$wl" "$f" --returns uretprobe)
 		echo "$wl round $r: untraced $base emulated $e single-stepped $s uretprobe $u" |
 			awk '{ printf "%s (ns per call over untraced: emulated %.0f, single-stepped %.0f, uretprobe %.0f)\n", $0, $7 - $5, $9 - $5, $11 - $5 }'

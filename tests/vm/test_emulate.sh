@@ -22,7 +22,7 @@ cat "$TMP/plan"
 check "plan: outer's ret run by iprof" \
 	"$(grep -c '^outer .*(iprof runs 1 of their ret: no single step)' "$TMP/plan")" 1
 check "plan: no site single-stepped" "$(grep -c 'single-stepped:' "$TMP/plan")" 0
-"$IPROF" --no-emulate --dry-run -e "uprobe:$W:outer" >"$TMP/plan2" 2>&1
+"$IPROF" --no-emulate --returns sites --dry-run -e "uprobe:$W:outer" >"$TMP/plan2" 2>&1
 check "plan, --no-emulate: single-stepped, and why" \
 	"$(grep -c '(1 single-stepped: --no-emulate: the kernel single-steps each ret)' "$TMP/plan2")" 1
 
@@ -34,6 +34,8 @@ T=3 N=40 D=4
 	-- "$W" --threads $T --calls $N --spin-us 100 --sleep-us 100 --depth $D \
 	>"$TMP/truth" 2>"$TMP/err"
 check "workload: iprof exit status" "$?" 0
+check "programs hold preemption off (bpf_preempt_disable, 6.15+ verifier)" \
+	"$(grep -c 'hold preemption off: yes$' "$TMP/err")" 1
 grep -v '^iprof: BPF program' "$TMP/err" | tail -5
 calls=$((T * N))
 check "outer count" "$(seed_field outer count "$TMP/rep")" $calls
@@ -83,7 +85,8 @@ cost() {
 }
 base=$("$BUILD/bench_probe" loop ucall 2000 5 | sed -n 's/.* ns_per_iter=\([0-9.]*\).*/\1/p')
 emu=$(cost)
-step=$(cost --no-emulate)
+# (--returns sites: without emulation --returns auto may pick a uretprobe)
+step=$(cost --no-emulate --returns sites)
 echo "ns per call: untraced $base, emulated ret $emu, single-stepped ret $step"
 if [ -n "$emu" ] && [ -n "$step" ] &&
 	awk -v e="$emu" -v s="$step" -v b="$base" 'BEGIN { exit !((e - b) <= 0.85 * (s - b)) }'; then
