@@ -85,6 +85,9 @@ struct plan_timer {
 	 * timer without return sites (owned; NULL when it was not asked):
 	 * the evidence it can unwind, or that it cannot */
 	char *ret_risk;
+	/* 1: --returns uretprobe on a function the program can unwind or
+	 * switch stacks through (ret_risk: the evidence): it may kill it */
+	int ret_unsafe;
 	/* user functions where plan_env.uregs: of ret_sites, those whose
 	 * instruction (a ret) iprof's program runs (no single step); 1 if
 	 * its entry's instruction (endbr64, a nop) is skipped the same way */

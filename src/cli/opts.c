@@ -74,8 +74,10 @@ static void usage(FILE *f)
 			  "; table, json, folded", 1);
 	fprintf(f,
 		"      --min-total TIME  hide paths whose total time is below TIME (still\n"
-		"                        counted in their parents); table, json, folded\n"
-		"      --max-depth N     hide paths deeper than N timers; table, json, folded;\n"
+		"                        counted in their parents); table, json, folded,\n"
+		"                        pprof\n"
+		"      --max-depth N     hide paths deeper than N timers; table, json,\n"
+		"                        folded, pprof;\n"
 		"                        chrome: leaves out the calls deeper than N\n"
 		"      --columns LIST    ");
 	report_opts_usage(f, RO_COLUMNS,
@@ -461,6 +463,27 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	return 0;
 }
 
+/*
+ * -f pprof is one binary profile: not to a terminal, and to stdout not
+ * once per --interval (concatenated profiles, which pprof refuses); with
+ * -o the file is rewritten at each interval.  0 (said why) or 1.
+ */
+static int binary_out_ok(const struct opts *o)
+{
+	if (o->r.fmt != REPORT_FMT_PPROF || (o->r.output && *o->r.output &&
+					      strcmp(o->r.output, "-")))
+		return 1;
+	if (o->interval_ns) {
+		log_error("--format pprof --interval writes one profile per interval: give -o FILE (rewritten each time), not stdout");
+		return 0;
+	}
+	if (isatty(STDOUT_FILENO)) {
+		log_error("--format pprof is a gzipped binary profile: give -o FILE or redirect stdout");
+		return 0;
+	}
+	return 1;
+}
+
 /* What the options say together, after the last one (@argv[optind] on:
  * the command).  0, or -EINVAL (said). */
 static int check_args(struct opts *o, int argc, char **argv)
@@ -523,7 +546,7 @@ static int check_args(struct opts *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	/* an option the chosen format would ignore is a mistake: say so */
-	if (report_opts_check(&o->r, NULL))
+	if (report_opts_check(&o->r, NULL) || !binary_out_ok(o))
 		return -EINVAL;
 	return 0;
 }

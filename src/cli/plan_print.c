@@ -102,7 +102,7 @@ const char *plan_print_step_why(const struct plan *p,
 		return NULL;
 	if (p->uregs)
 		return "a tail call's jmp: the kernel emulates a direct one, single-steps an indirect one";
-	if (uprobe_emu_is_off())
+	if (uprobe_emu_is_off() && uprobe_emu_kernel())
 		return "--no-emulate: the kernel single-steps each ret";
 	return "the kernel single-steps each ret: it does not let a uprobe program run it (Linux 6.19+ does)";
 }
@@ -120,6 +120,9 @@ static void print_stops(const struct plan *p, const struct plan_timer *t)
 	else if (t->ret_why)
 		printf(" (stops by uretprobe: %s%s%s)", t->ret_why,
 		       t->ret_risk ? "; " : "", t->ret_risk ? t->ret_risk : "");
+	/* why --returns auto kept return sites where a uretprobe is cheaper */
+	if (t->ret_sites && t->ret_risk)
+		printf(" (--returns auto chose them: %s)", t->ret_risk);
 	if (t->ret_sites && t->emu_sites)
 		printf(" (iprof runs %u of their ret%s: no single step)",
 		       t->emu_sites, t->emu_sites == 1 ? "" : "s");

@@ -235,6 +235,10 @@ static void print_load_stats(struct bpf_object *obj, uint64_t ns)
 	klog(KLOG_DEBUG, 
 		"%u BPF programs loaded in %.1f ms (%llu instructions verified)",
 		n, (double)ns / 1e6, (unsigned long long)v);
+	klog(KLOG_DEBUG, "return sites: %s",
+	     uprobe_emu_supported() ? "iprof's programs run their ret (uprobe register writes)" :
+	     uprobe_emu_kernel()    ? "the kernel single-steps their ret (--no-emulate)" :
+				      "the kernel single-steps their ret: it refuses uprobe register writes (Linux 6.19+ allows them)");
 	klog(KLOG_DEBUG, "uprobe and syscall programs hold preemption off: %s",
 	     preempt_hold_supported() ?
 		     "yes" :

@@ -48,10 +48,13 @@ int uprobe_emu_is_off(void)
 
 int uprobe_emu_supported(void)
 {
+	return !uprobe_emu_is_off() && uprobe_emu_kernel();
+}
+
+int uprobe_emu_kernel(void)
+{
 	static int known = -1;
 
-	if (uprobe_emu_is_off())
-		return 0;
 	if (known >= 0)
 		return known;
 	known = 0;

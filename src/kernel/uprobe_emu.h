@@ -16,10 +16,14 @@
  * uprobe_emu_supported() - 1 if the kernel loads a kprobe-type program
  * that writes ip and sp in its context, 0 if not (probed once: a
  * six-instruction program, no kernel version read).  x86-64 only (0
- * elsewhere).  IPROF_NO_EMULATE=1 in the environment makes it 0
- * (--no-emulate).
+ * elsewhere).  --no-emulate (uprobe_emu_off()) and IPROF_NO_EMULATE set
+ * to anything but 0 make it 0.
  */
 int uprobe_emu_supported(void);
+
+/* uprobe_emu_kernel() - what the kernel allows, whatever --no-emulate
+ * says: 1 or 0 (the probe of uprobe_emu_supported(), run once) */
+int uprobe_emu_kernel(void);
 
 /* uprobe_emu_off() - uprobe_emu_supported() is 0 from now (--no-emulate),
  * without touching the environment the traced command inherits. */

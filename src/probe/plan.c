@@ -1366,8 +1366,13 @@ static int auto_uretprobe(const struct plan_env *env, const char *path,
 	int r;
 
 	*uret = 0;
-	if (env->returns != PLAN_RETURNS_AUTO || env->uregs ||
-	    (!env->exe && !env->npids))
+	if (env->returns == PLAN_RETURNS_AUTO && !env->uregs && !env->exe &&
+	    !env->npids) {
+		free(t->ret_risk);
+		t->ret_risk = strdup("no -- CMD or -p, and any program may unwind through it");
+		return t->ret_risk ? 0 : -ENOMEM;
+	}
+	if (env->returns != PLAN_RETURNS_AUTO || env->uregs)
 		return 0;
 	if (!last_path || strcmp(last_path, path)) {
 		free(last_path);
@@ -1407,6 +1412,13 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 
 	if (!uret && auto_uretprobe(env, path, t, &uret))
 		return -ENOMEM;
+	if (env->returns == PLAN_RETURNS_URETPROBE && (env->exe || env->npids)) {
+		/* asked for: said, with what can kill the program */
+		err = judge_returns(env, path, &t->ret_risk);
+		if (err < 0)
+			return err;
+		t->ret_unsafe = err;
+	}
 	if (uret) {
 		/* its tail calls all the same: the report says its times
 		 * include their callees' (report_tail_note()) */
