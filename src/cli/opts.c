@@ -466,12 +466,13 @@ static int parse_one(struct opts *o, int c, const char *arg)
 /*
  * -f pprof is one binary profile: not to a terminal, and to stdout not
  * once per --interval (concatenated profiles, which pprof refuses); with
- * -o the file is rewritten at each interval.  0 (said why) or 1.
+ * -o the file is rewritten at each interval (--dry-run writes none).
+ * 0 (said why) or 1.
  */
 static int binary_out_ok(const struct opts *o)
 {
-	if (o->r.fmt != REPORT_FMT_PPROF || (o->r.output && *o->r.output &&
-					      strcmp(o->r.output, "-")))
+	if (o->r.fmt != REPORT_FMT_PPROF || o->dry_run ||
+	    (o->r.output && *o->r.output && strcmp(o->r.output, "-")))
 		return 1;
 	if (o->interval_ns) {
 		log_error("--format pprof --interval writes one profile per interval: give -o FILE (rewritten each time), not stdout");
