@@ -990,32 +990,11 @@ int loader__emu(struct loader *l, struct loader_emu *e)
 void loader__loss(struct loader *l, struct report_loss *loss)
 {
 	size_t j;
-	int ncpu = libbpf_num_possible_cpus(), c;
-	__u64 *v;
-	__u32 k;
 
 	memset(loss, 0, sizeof(*loss));
-	if (ncpu <= 0)
-		return;
-	v = calloc((size_t)ncpu, sizeof(*v));
-	if (!v)
-		return;
-	for (k = 0; k < IPROF_CNT_MAX; k++) {
-		uint64_t sum = 0;
-
-		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.counters), &k,
-					v))
-			continue;
-		for (c = 0; c < ncpu; c++)
-			sum += v[c];
-		if (k == IPROF_CNT_RB_DROP)
-			loss->rb_drops = sum;
-		else if (k == IPROF_CNT_DEPTH_OVERFLOW)
-			loss->depth_overflow = sum;
-		else if (k == IPROF_CNT_NO_STORAGE)
-			loss->no_storage = sum;
-	}
-	free(v);
+	loss->rb_drops = counter_sum(l, IPROF_CNT_RB_DROP);
+	loss->depth_overflow = counter_sum(l, IPROF_CNT_DEPTH_OVERFLOW);
+	loss->no_storage = counter_sum(l, IPROF_CNT_NO_STORAGE);
 	loss->recursion_misses = recursion_misses(l->skel->obj) +
 				 l->clone_misses;
 	/* the kprobe_multi links' (the callers add each kretprobe's) */
