@@ -24,7 +24,7 @@ static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
  * only closes a frame that a traced start opened.
  */
 static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
-					__u64 sp, __u64 usp)
+					__u64 sp, __u64 usp, int keyed)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	const struct iprof_action *a;
@@ -44,8 +44,13 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 				break;
 			}
 		}
-		if (ok && (a->role != IPROF_ROLE_START ||
-			   is_target(pid_tgid >> 32)))
+		if (!ok || (a->role == IPROF_ROLE_START &&
+			    !is_target(pid_tgid >> 32)))
+			; /* a keyed span's start counts in the target only */
+		else if (keyed && a->flags & IPROF_A_KEYED) {
+			if (tracing_on())
+				act_keyed(ctx, a, pid_tgid, cx);
+		} else
 			act(a, pid_tgid, cx, sp, usp);
 		key = a->next;
 		if (key == IPROF_NO_NEXT)
@@ -54,11 +59,13 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 	return 0;
 }
 
-/* @sp, @usp: as for timer_start() (@usp of a stop: timer_stop()) */
-static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp, __u64 usp)
+/* @sp, @usp: as for timer_start() (@usp of a stop: timer_stop()); @keyed:
+ * 1 where keyed spans may be (tracepoints: a constant at each call) */
+static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp, __u64 usp,
+				     int keyed)
 {
 	return run_chain_at(ctx, (__u32)bpf_get_attach_cookie(ctx), cx, sp,
-			    usp);
+			    usp, keyed);
 }
 
 /* Tracepoint hit: ctx is the raw trace record; fields at the offsets given
@@ -71,7 +78,7 @@ int tp_hit(void *ctx)
 	preempt_off(); /* a syscall's tracepoint faults (6.14+) */
 	cx = cur_ctx();
 	drop_returned(cx, 0, SV_OTHER, bpf_get_current_pid_tgid());
-	run_chain(ctx, cx, 0, 0);
+	run_chain(ctx, cx, 0, 0, 1);
 	preempt_on();
 	return 0;
 }
@@ -121,7 +128,7 @@ static __always_inline int sc_run(__u64 *rec, long nr, __u32 head)
 	rec[0] = (__u64)(__u32)id << 32; /* common_pid at 4 (little-endian) */
 	rec[1] = (__u32)nr;
 	drop_returned(IPROF_CTX_TASK, 0, SV_OTHER, id);
-	return run_chain_at(rec, head - 1, IPROF_CTX_TASK, 0, 0);
+	return run_chain_at(rec, head - 1, IPROF_CTX_TASK, 0, 0, 1);
 }
 
 SEC("tp_btf/sys_enter")
@@ -214,7 +221,7 @@ static __always_inline int user_entry(struct pt_regs *ctx)
 
 	drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
 	drop_left(sp, LV_ENTRY, id);
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp);
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, 0);
 }
 
 /*
@@ -229,7 +236,7 @@ static __always_inline int user_return(struct pt_regs *ctx)
 	__u64 sp = user_sp(ctx);
 
 	drop_left(sp, LV_URETPROBE, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp ? sp - 8 : 0);
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp ? sp - 8 : 0, 0);
 }
 
 /*
@@ -242,7 +249,7 @@ static __always_inline int user_rsite(struct pt_regs *ctx)
 	__u64 sp = user_sp(ctx);
 
 	drop_left(sp, LV_RETSITE, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp);
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, 0);
 }
 
 /*
@@ -309,7 +316,7 @@ static __always_inline int kernel_entry(struct pt_regs *ctx)
 	sp = PT_REGS_SP(ctx);
 #endif
 	drop_returned(cx, sp, sp ? SV_KPROBE : SV_OTHER, id);
-	return run_chain(ctx, cx, sp, 0);
+	return run_chain(ctx, cx, sp, 0, 0);
 }
 
 SEC("uprobe")
@@ -416,7 +423,7 @@ int fn_entry(struct pt_regs *ctx)
 SEC("kretprobe")
 int fn_return(struct pt_regs *ctx)
 {
-	return run_chain(ctx, cur_ctx(), 0, 0);
+	return run_chain(ctx, cur_ctx(), 0, 0, 0);
 }
 
 SEC("kprobe")
@@ -428,7 +435,7 @@ int fn_entry_km(struct pt_regs *ctx)
 SEC("kprobe")
 int fn_return_km(struct pt_regs *ctx)
 {
-	return run_chain(ctx, cur_ctx(), 0, 0);
+	return run_chain(ctx, cur_ctx(), 0, 0, 0);
 }
 
 /* Follow children of traced processes: a new process of a target tgid is a

@@ -343,13 +343,14 @@ static __always_inline __u64 narrow(const struct iprof_cond *c, __u64 v)
 #define TP_FIELD_OFF_MASK 0xfff
 
 /* Read a tracepoint field of 1, 2, 4 or 8 bytes (little endian: its bytes
- * are the low ones of v), narrowed to its type. */
-static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
+ * are the low ones of v), zero-extended; tp_field() narrows it to its
+ * type. */
+static __always_inline __u64 tp_read(void *ctx, __u16 off, __u8 size)
 {
-	void *p = (char *)ctx + (c->off & TP_FIELD_OFF_MASK);
+	void *p = (char *)ctx + (off & TP_FIELD_OFF_MASK);
 	__u64 v = 0;
 
-	switch (c->size) {
+	switch (size) {
 	case 1:
 		bpf_probe_read_kernel(&v, 1, p);
 		break;
@@ -363,7 +364,12 @@ static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
 		bpf_probe_read_kernel(&v, 8, p);
 		break;
 	}
-	return narrow(c, v);
+	return v;
+}
+
+static __always_inline __u64 tp_field(void *ctx, const struct iprof_cond *c)
+{
+	return narrow(c, tp_read(ctx, c->off, c->size));
 }
 
 /*
@@ -761,6 +767,167 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 
 /* Run action @a; @sp and @usp as for timer_start() (@usp for a stop: as
  * for timer_stop()). */
+/*
+ * Keyed spans (IPROF_A_KEYED): started and stopped by a key read from the
+ * tracepoint (a request, a work item, a pid), wherever each side runs.
+ * The start keeps its side in `kspans` until a stop with the same key
+ * takes it out; the records name the starting side (struct
+ * iprof_rec_key), so the stop's record goes where the start's went.
+ * Size: --span-keys (the loader resizes max_entries); preallocated, so
+ * an update from an interrupt never allocates.  A start that finds the
+ * map full is counted per timer in `kfull` and sends nothing.
+ */
+struct kspan_val {
+	__u64 ts; /* the start's timestamp, ns */
+	__u32 tid, tgid; /* starting thread (0, 0 in interrupt context) */
+	__u32 id; /* span number */
+	__u16 ctx, cpu; /* starting side's enum iprof_ctx and CPU */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* resized by the loader: --span-keys */
+	__type(key, struct iprof_kkey);
+	__type(value, struct kspan_val);
+} kspans SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized by the loader: one per timer */
+	__type(key, __u32);
+	__type(value, __u64);
+} kfull SEC(".maps");
+
+/* the span numbers: one counter for all CPUs */
+__u64 kspan_seq = 0;
+
+/* One key value: a tracepoint field's bytes, zero-extended, or a
+ * pseudo-field. */
+static __always_inline __u64 key_value(void *ctx, const struct iprof_keyf *f,
+				       __u64 pid_tgid)
+{
+	switch (f->src) {
+	case IPROF_KEY_PID:
+		return pid_tgid >> 32;
+	case IPROF_KEY_TID:
+		return (__u32)pid_tgid;
+	case IPROF_KEY_CPU:
+		return bpf_get_smp_processor_id();
+	}
+	return tp_read(ctx, f->off, f->size);
+}
+
+static __always_inline void key_of(void *ctx, const struct iprof_action *a,
+				   __u64 pid_tgid, struct iprof_kkey *k)
+{
+	int i;
+
+	k->timer = a->timer;
+	k->pad = 0;
+	for (i = 0; i < IPROF_MAX_KEY; i++)
+		k->v[i] = i < a->nkey ? key_value(ctx, &a->key[i], pid_tgid) : 0;
+}
+
+/* Send keyed-span record @type for span @v of @timer, at @ts. */
+static __always_inline void emit_key(__u8 type, __u32 timer,
+				     const struct kspan_val *v, __u64 ts)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iprof_rec_key *r;
+	void *rb;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
+	if (!r) {
+		/* the thread's frames are not touched: no resync */
+		count(IPROF_CNT_RB_DROP);
+		return;
+	}
+	r->type = type;
+	r->flags = 0;
+	r->size = sizeof(*r);
+	r->timer = timer;
+	r->tid = v->tid;
+	r->tgid = v->tgid;
+	r->ts = ts;
+	r->ctx = v->ctx;
+	r->cpu = v->cpu;
+	r->id = v->id;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * A keyed span's start: a start with a live key replaces the older span
+ * (sent as IPROF_REC_KREPLACED).  The thread's name goes first, as a
+ * frame's start sends it (--by comm).
+ */
+static __always_inline void key_start(void *ctx, const struct iprof_action *a,
+				      __u64 pid_tgid, __u32 cx)
+{
+	struct kspan_val v = {}, old;
+	struct iprof_kkey k;
+	struct kspan_val *o;
+	struct task_state *st;
+	__u64 *c;
+	int had;
+
+	key_of(ctx, a, pid_tgid, &k);
+	if (cx == IPROF_CTX_TASK) {
+		v.tid = (__u32)pid_tgid;
+		v.tgid = pid_tgid >> 32;
+		st = state_get(IPROF_CTX_TASK, 1);
+		if (st && (!st->seen || st->renamed)) {
+			emit_comm(st, pid_tgid);
+			st->seen = 1;
+		}
+	}
+	v.ctx = cx;
+	v.cpu = bpf_get_smp_processor_id();
+	v.id = (__u32)__sync_fetch_and_add(&kspan_seq, 1);
+	v.ts = bpf_ktime_get_ns();
+	o = bpf_map_lookup_elem(&kspans, &k);
+	had = o != NULL;
+	if (o)
+		old = *o;
+	if (bpf_map_update_elem(&kspans, &k, &v, BPF_ANY)) {
+		count(IPROF_CNT_KEY_FULL);
+		c = bpf_map_lookup_elem(&kfull, &a->timer);
+		if (c)
+			__sync_fetch_and_add(c, 1);
+		return;
+	}
+	if (had)
+		emit_key(IPROF_REC_KREPLACED, a->timer, &old, v.ts);
+	emit_key(IPROF_REC_KSTART, a->timer, &v, v.ts);
+}
+
+/* A keyed span's stop: only the one that takes the key out sends it. */
+static __always_inline void key_stop(void *ctx, const struct iprof_action *a,
+				     __u64 pid_tgid)
+{
+	struct iprof_kkey k;
+	struct kspan_val *o, v;
+
+	key_of(ctx, a, pid_tgid, &k);
+	o = bpf_map_lookup_elem(&kspans, &k);
+	if (!o)
+		return; /* not started while traced, or started elsewhere */
+	v = *o;
+	if (bpf_map_delete_elem(&kspans, &k))
+		return; /* another stop (or the loader's expiry) took it */
+	emit_key(IPROF_REC_KSTOP, a->timer, &v, bpf_ktime_get_ns());
+}
+
+/* Run keyed action @a on tracepoint record @ctx (tracing_on() checked). */
+static __always_inline void act_keyed(void *ctx, const struct iprof_action *a,
+				      __u64 pid_tgid, __u32 cx)
+{
+	if (a->role == IPROF_ROLE_START)
+		key_start(ctx, a, pid_tgid, cx);
+	else if (a->role == IPROF_ROLE_STOP)
+		key_stop(ctx, a, pid_tgid);
+}
+
 static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 				__u32 ctx, __u64 sp, __u64 usp)
 {

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 7
+#define IPROF_ABI_VERSION 8
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -51,6 +51,20 @@ enum iprof_rec_type {
 				* (sched_process_exec): removed from the
 				* thread's stack, the frames above it move
 				* down one; counted, never timed */
+	/*
+	 * Keyed spans (struct iprof_rec_key): a span whose start and stop
+	 * are matched by a key read from their tracepoints (a request, a
+	 * work item, a pid), not by the thread; they may run on different
+	 * threads, CPUs or interrupt contexts.
+	 */
+	IPROF_REC_KSTART = 13, /* a keyed span started (ts: its start) */
+	IPROF_REC_KSTOP = 14, /* ... and stopped (ts: its stop), anywhere */
+	IPROF_REC_KREPLACED = 15, /* its key was started again before a
+				   * stop: the older span is dropped, the
+				   * new one goes on; counted, never timed */
+	IPROF_REC_KEXPIRED = 16, /* no stop came within --span-timeout: the
+				  * loader removed its key; counted, never
+				  * timed (sent by user space, not BPF) */
 };
 
 /*
@@ -129,6 +143,63 @@ struct iprof_rec_comm {
 
 _Static_assert(sizeof(struct iprof_rec_comm) == sizeof(struct iprof_rec),
 	       "iprof_rec_comm has the size of iprof_rec");
+
+/*
+ * IPROF_REC_KSTART, KSTOP, KREPLACED, KEXPIRED: the 32 bytes of struct
+ * iprof_rec with other meanings for depth and aux.  Every one of them
+ * names the span's *starting* side (tid, tgid, ctx, cpu), whoever sent it:
+ * the stop's program reads them from the key map, so the record goes
+ * where the start's went (a --fold shard, a thread's --by root).  A
+ * starting side in interrupt context has tid and tgid 0 and ctx its
+ * enum iprof_ctx (IPROF_F_CTX is never set on these records).  id is
+ * the span's number, from one counter of the BPF program (wraps at
+ * 2^32; spans are matched by id and starting side).
+ */
+struct iprof_rec_key {
+	iprof_u8 type; /* IPROF_REC_K* */
+	iprof_u8 flags; /* 0 */
+	iprof_u16 size; /* sizeof(struct iprof_rec_key) */
+	iprof_u32 timer; /* timer id */
+	iprof_u32 tid; /* starting thread, 0 in interrupt context */
+	iprof_u32 tgid; /* its process */
+	iprof_u64 ts; /* bpf_ktime_get_ns(), ns: the start (KSTART), stop
+		       * (KSTOP), or when the span was dropped */
+	iprof_u16 ctx; /* starting side's enum iprof_ctx (depth's place) */
+	iprof_u16 cpu; /* starting CPU */
+	iprof_u32 id; /* span number (aux's place) */
+};
+
+_Static_assert(sizeof(struct iprof_rec_key) == sizeof(struct iprof_rec),
+	       "iprof_rec_key must be the size of iprof_rec");
+
+/*
+ * A keyed span's key: the timer, then up to IPROF_MAX_KEY values, each
+ * read from the tracepoint (or pseudo-field) that iprof_action.key[i]
+ * names, zero-extended to 64 bits.  Unused values are 0.  The key of the
+ * BPF hash map `kspans` (src/kernel/loader.c sizes it: --span-keys).
+ */
+#define IPROF_MAX_KEY 4
+
+struct iprof_kkey {
+	iprof_u32 timer;
+	iprof_u32 pad;
+	iprof_u64 v[IPROF_MAX_KEY];
+};
+
+/* Where a key value is read (iprof_keyf.src). */
+enum iprof_key_src {
+	IPROF_KEY_TP = 0, /* the tracepoint record, at off, size bytes */
+	IPROF_KEY_PID = 1, /* the current task's tgid (bpf_get_current_pid_tgid) */
+	IPROF_KEY_TID = 2, /* the current task's pid (thread id) */
+	IPROF_KEY_CPU = 3, /* bpf_get_smp_processor_id() */
+};
+
+/* One field of a keyed span's key, on one side. */
+struct iprof_keyf {
+	iprof_u8 src; /* enum iprof_key_src */
+	iprof_u8 size; /* IPROF_KEY_TP: 1, 2, 4 or 8 bytes, zero-extended */
+	iprof_u16 off; /* IPROF_KEY_TP: byte offset in the record */
+};
 
 /* Conditions evaluated in BPF on a probe hit (see probes.d/README.md). */
 enum iprof_cond_op {
@@ -221,6 +292,13 @@ enum iprof_action_flags {
 	 * pointer shows it was left.  Without it the stop is a uretprobe.
 	 */
 	IPROF_A_RETSITES = 1 << 3,
+	/*
+	 * A keyed span's start or stop (a tracepoint's, a syscall's): the
+	 * start stores its key (nkey values of key[]) in the `kspans` map
+	 * and sends IPROF_REC_KSTART; the stop sends IPROF_REC_KSTOP if it
+	 * finds and removes the key.  No frame is pushed on the thread.
+	 */
+	IPROF_A_KEYED = 1 << 4,
 };
 
 /* End of an action chain (iprof_action.next). */
@@ -240,13 +318,16 @@ struct iprof_action {
 	iprof_u8 role; /* enum iprof_role, 0 = disabled */
 	iprof_u8 flags; /* enum iprof_action_flags */
 	iprof_u8 ncond; /* conditions used, 0..IPROF_MAX_COND; all must hold */
-	iprof_u8 pad;
+	iprof_u8 nkey; /* IPROF_A_KEYED: key fields used, 1..IPROF_MAX_KEY */
 	iprof_u32 next; /* next action of the same attachment, or IPROF_NO_NEXT */
 	iprof_u32 pad2;
 	struct iprof_cond cond[IPROF_MAX_COND];
+	struct iprof_keyf key[IPROF_MAX_KEY]; /* IPROF_A_KEYED: this side's
+					       * fields, in key order */
 };
 
-_Static_assert(sizeof(struct iprof_action) == 16 + 16 * IPROF_MAX_COND,
+_Static_assert(sizeof(struct iprof_action) ==
+		       16 + 16 * IPROF_MAX_COND + 4 * IPROF_MAX_KEY,
 	       "iprof_action layout");
 
 /* Indexes of the per-CPU "counters" array map. */
@@ -262,6 +343,8 @@ enum iprof_counter {
 	IPROF_CNT_EMU_FAULT, /* the return address could not be read */
 	IPROF_CNT_EMU_DONE, /* (not a loss) hits whose instruction the
 			     * program ran: no single step */
+	IPROF_CNT_KEY_FULL, /* keyed span starts not kept: the kspans map
+			     * was full (per timer: the kfull map) */
 	IPROF_CNT_MAX,
 };
 

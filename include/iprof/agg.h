@@ -137,7 +137,12 @@ struct agg_node {
 	uint64_t missed_returns; /* closed by IPROF_REC_RETURNED: the call
 				  * returned without its return probe */
 	uint64_t discarded; /* dropped on resync after lost records */
-	uint64_t incomplete; /* open at the last agg__snapshot() */
+	/* keyed spans (IPROF_REC_K*): started again with the same key
+	 * before their stop (the older one dropped), or not stopped within
+	 * --span-timeout (dropped); never timed */
+	uint64_t replaced, expired;
+	uint64_t incomplete; /* open at the last agg__snapshot() (a keyed
+			      * span: started, not yet stopped) */
 	uint64_t incomplete_ns; /* their elapsed time until that snapshot */
 
 	uint32_t last_tid; /* private: thread-count fast path */
@@ -173,6 +178,12 @@ struct agg_stats {
 	uint64_t folded_keys;
 	/* threads freed by agg__prune(): gone without an EXIT record */
 	uint64_t pruned;
+	/* keyed spans: starts and stops folded, and records of a span
+	 * whose start never came (lost in a full ring, or started before
+	 * tracing): stops, replacements, expiries; kearly: stops held now
+	 * for a start that may still come (a stop's record can be merged
+	 * ahead of its start's, which another CPU sent) */
+	uint64_t kstarts, kstops, kreplaced, kexpired, kunmatched, kearly;
 };
 
 struct agg;
@@ -270,8 +281,19 @@ void agg__free(struct agg *a);
  * the stack), counted in execed, never timed, and moves the frames above
  * it down one; EXIT closes every open frame of the
  * thread untimed (counted in exited, with its elapsed time to the exit in
- * exited_ns) and frees the thread.  A
- * record with IPROF_F_RESYNC, or whose depth disagrees with the thread's
+ * exited_ns) and frees the thread.
+ *
+ * Keyed spans (struct iprof_rec_key): KSTART files the span under the
+ * frame open on its starting thread (or interrupt context) now, or under
+ * its root, and waits for the KSTOP of the same id and starting side,
+ * which times it there: count, total (= self: a span is not the thread's
+ * time and takes nothing from its parent's self time; no on/off-CPU
+ * split), min/max, histogram, starting threads.  KREPLACED and KEXPIRED
+ * drop it, counted in the node's replaced and expired.  A span open at
+ * agg__snapshot() is incomplete.  A thread's exit does not end the spans
+ * it started.
+ *
+ * A record with IPROF_F_RESYNC, or whose depth disagrees with the thread's
  * stack, discards that thread's frames; the thread's records are then
  * skipped until its next root START (depth 1).
  *

@@ -19,7 +19,11 @@
  * events name each process and thread (process_name, thread_name) from
  * the COMM records.  Events of one thread nest: a child's [ts, ts+dur]
  * lies inside its parent's (the order of the events is the order calls
- * ended, not their start).
+ * ended, not their start).  Keyed spans (IPROF_REC_K*), which may end
+ * on another thread, are async events on the starting side's track:
+ * "b" at the start and "e" at the stop, cat "keyed", id
+ * "0xID.TID" (the span's number, the track's tid), args.timer, and
+ * args.end "replaced" or "expired" on an "e" that dropped it.
  */
 #ifndef IPROF_CHROME_H
 #define IPROF_CHROME_H

@@ -101,6 +101,10 @@ struct plan_timer {
 		     * NULL if nothing (also in where) */
 	const struct probe *probe; /* into the probe list given to plan_build */
 	char *error; /* why it cannot be traced, owned; NULL if plannable */
+	/* a keyed span's key as written, normalized: "dev,sector",
+	 * "pid=next_pid" (=B only where B differs from A); owned, NULL
+	 * unless the span has a key (set even when error is) */
+	char *key;
 	/* kernel function timers: the mechanisms to try, in this order
 	 * (PLAN_VIA_*): fentry: fentry only, kprobe: kprobe only, func:
 	 * fentry, then kprobes where the kernel refuses fentry; 0 otherwise */
@@ -145,6 +149,16 @@ struct plan {
  * most PLAN_MAX_GLOB; a missing
  * function names its compiler clones; a function on the deny list is
  * refused; one that never returns is entry-only.
+ *
+ * Keyed spans (probe.nkey > 0): both actions get IPROF_A_KEYED (never
+ * IPROF_A_NO_REENTER nor IPROF_A_UNMATCHED_OK), and nkey and key[] of
+ * their own side: each key field a field of that side's tracepoint
+ * (off and size as plan_tp_field() gives them, read zero-extended), or,
+ * where the tracepoint has no field of that name, the pseudo-field pid
+ * (IPROF_KEY_PID), tid or cpu (4 bytes).  A key field missing on its
+ * side, a string or array field, or two sides of different widths (in
+ * bytes; signedness may differ) is that timer's error, at the key
+ * field's column ("FILE:LINE:COL: span NAME: key A: ...").
  *
  * Per-probe problems (missing tracepoint, field, binary or function, a
  * condition on a string or array field, a value out of range) do not fail

@@ -10,11 +10,20 @@
  *   func:FUNC   [as NAME] [if COND]        fentry where allowed, else kprobe
  *   uprobe:PATH:FUNC [as NAME] [if COND]   user function, uprobe/uretprobe
  *   span NAME = START -> STOP              tracepoint:CAT:EVENT [if COND]
+ *   span NAME = START -> STOP key A[=B][,A2[=B2]...]
+ *                                          a keyed span: matched by fields
  *   include FILE
  *
  * COND is FIELD[:TYPE] OP VALUE joined by &&; FIELD is a tracepoint field
  * name or argN; TYPE is s8 u8 s16 u16 s32 u32 s64 u64; OP is one of
  * == != < <= > >= &; VALUE is decimal (optionally negative) or 0x hex.
+ *
+ * KEY (`key A[=B],...`, at the end of a span line only) is 1 to
+ * IPROF_MAX_KEY fields joined by ',', no A (nor B) twice: A a field of
+ * START's tracepoint, B the field of STOP that must equal it (A's name
+ * when =B is left out); blanks around ',' and '=' are optional.  A name
+ * that is no field of its tracepoint may be pid, tid or cpu: the planner
+ * resolves names (include/iprof/plan.h).
  *
  * Files are read with limits: a probe file must be a regular file (or a
  * pipe) of at most 1 MiB, with lines of at most 4096 bytes and no NUL byte.
@@ -95,6 +104,19 @@ struct probe_point {
 		  * of a span side, FUNC (PATH for uprobe) of a function */
 };
 
+/*
+ * One field of a keyed span's key: A[=B] of `key A[=B],...`.  start is
+ * A, a field of the start's tracepoint (or pid, tid, cpu); stop is B,
+ * the stop's field that must equal it: a copy of A when no =B was
+ * written.  Both owned.
+ */
+struct probe_key {
+	char *start;
+	char *stop;
+	int col; /* 1-based column of A in its line, for messages */
+	int stop_col; /* of B; col when no =B was written */
+};
+
 struct probe {
 	enum probe_kind kind;
 	char *name; /* timer name: FUNC, span NAME, or the `as` NAME; owned */
@@ -105,6 +127,10 @@ struct probe {
 	char *file; /* origin: file path, or "-e" for the command line */
 	int line; /* 1-based line in file (the Nth -e for "-e") */
 	int name_col; /* 1-based column of the name (FUNC, span or `as` NAME) */
+	/* spans: key fields, in the order written (0: not keyed, the
+	 * start and stop match on one thread) */
+	int nkey;
+	struct probe_key key[IPROF_MAX_KEY];
 };
 
 /*
@@ -128,7 +154,9 @@ struct probe_list {
  * file's directory.  Include cycles and nesting deeper than 16 are errors.
  *
  * On error returns a negative errno and writes one message into @err (size
- * @errlen): -EINVAL for syntax ("file:line:col: found X, expected Y"), a NUL
+ * @errlen): -EINVAL for syntax ("file:line:col: found X, expected Y"; a
+ * `key` on a line that is no span: "file:line:col: key applies to spans
+ * only: ...", at the `key`), a NUL
  * byte, or a file that is neither regular nor an anonymous pipe ("PATH: not
  * a regular file", opened without blocking: a named FIFO is refused, never
  * waited on); -EFBIG for a file larger than 1 MiB, a line longer than 4096

@@ -29,6 +29,10 @@
 #define REC_VERSION_MAJOR 1  /* a reader refuses another major version */
 #define REC_VERSION_MINOR 1  /* added fields a reader may ignore */
 #define REC_HEADER_SIZE 32u
+/* The oldest record ABI (IPROF_ABI_VERSION) a reader takes: ABI 8 only
+ * added record types (keyed spans) and changed BPF-side layouts, so ABI 7
+ * recordings read as they were written. */
+#define REC_ABI_OLDEST 7u
 #define REC_BLOCK_HEADER_SIZE 16u
 /* Largest payload (uncompressed) of one block a reader accepts, bytes. */
 #define REC_BLOCK_MAX (16u << 20)

@@ -57,6 +57,12 @@ struct report_timer {
 	uint32_t return_sites, emulated_sites;
 	int emulated_entry;
 	const char *single_step_why;
+	/* the key of a keyed span as written normalized ("dev,sector",
+	 * "pid=next_pid"), NULL otherwise */
+	const char *key;
+	/* a keyed span's starts not kept: the key map was full
+	 * (--span-keys; BPF count, loader__kfull()) */
+	uint64_t key_full;
 };
 
 /*
@@ -83,6 +89,8 @@ struct report_loss {
 	 * per link, not per timer: calls whose return probe found the link's
 	 * pool empty, or that ftrace's recursion guard skipped) */
 	uint64_t kprobe_misses;
+	/* keyed span starts not kept, all timers: the key map was full */
+	uint64_t key_full;
 	/* the BPF-side counters above are unknown: a recording cut before
 	 * its trailer (iprof report of a killed iprof record) */
 	int unknown;
@@ -395,7 +403,7 @@ struct report_loss_counter {
 	int untimed;
 };
 
-#define REPORT_LOSS_MAX 12
+#define REPORT_LOSS_MAX 14
 
 /*
  * report_loss_counters() - every loss counter of @r, zeros included, in
@@ -475,6 +483,13 @@ int report_finish(FILE *f);
  * "return_sites"), so the table marks its name with '*'; else 0.
  */
 int report_tail_mark(const struct report *r, uint32_t timer);
+
+/*
+ * report_keyed() - 1 if timer @timer of @r is a keyed span
+ * (report_timer.key): its on/off-CPU split does not apply; else 0 (and
+ * for the tree's pseudo-timers: roots, [other]).
+ */
+int report_keyed(const struct report *r, uint32_t timer);
 
 /*
  * report_tail_note() - the line that says what a tail-calling timer's

@@ -13,6 +13,7 @@
 
 #include "iprof/util.h"
 #include "cli/opts.h"
+#include "kernel/kspans.h"
 #include "kernel/uprobe_emu.h"
 #include "cli/target.h"
 #include "cli/list.h"
@@ -149,6 +150,12 @@ static void usage_other(FILE *f)
 		"                        once that get a return probe (default 256, max\n"
 		"                        4096); calls beyond it are counted as misses;\n"
 		"                        0: the kernel's default, misses not counted\n"
+		"      --span-keys N     keyed spans open at once, all together\n"
+		"                        (default 65536, max 16M): a start beyond\n"
+		"                        them is counted, not timed\n"
+		"      --span-timeout TIME  a keyed span whose stop has not come\n"
+		"                        in TIME is dropped, counted as expired\n"
+		"                        (default 10s; 0: never)\n"
 		"  -v, --verbose         print libbpf's messages, the BPF programs loaded\n"
 		"                        (instructions verified, load time), and each\n"
 		"                        timer that cannot be attached as it is skipped\n"
@@ -248,6 +255,8 @@ enum {
 	O_CGROUP,
 	O_RETURNS,
 	O_NO_EMULATE,
+	O_SPAN_KEYS,
+	O_SPAN_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -263,6 +272,8 @@ static const struct option long_opts[] = {
 	{ "dry-run", no_argument, NULL, O_DRY },
 	{ "rb-size", required_argument, NULL, O_RB },
 	{ "maxactive", required_argument, NULL, O_MAXACTIVE },
+	{ "span-keys", required_argument, NULL, O_SPAN_KEYS },
+	{ "span-timeout", required_argument, NULL, O_SPAN_TIMEOUT },
 	{ "interval", required_argument, NULL, O_INTERVAL },
 	{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
 	{ "listen", required_argument, NULL, O_LISTEN },
@@ -348,6 +359,33 @@ static int parse_returns(struct opts *o, const char *arg)
 		return -EINVAL;
 	}
 	o->returns_set = 1;
+	return 0;
+}
+
+/* --span-keys N, --span-timeout TIME: 0 or -EINVAL (said) */
+static int parse_span_opt(struct opts *o, int c, const char *arg)
+{
+	uint64_t ul;
+
+	if (c == O_SPAN_KEYS) {
+		if (util_parse_uint(arg, 1, KSPANS_MAX_KEYS, &ul)) {
+			log_error(
+				"--span-keys '%s': expected a number from 1 to %u",
+				arg, KSPANS_MAX_KEYS);
+			return -EINVAL;
+		}
+		o->span_keys = (uint32_t)ul;
+		return 0;
+	}
+	if (!strcmp(arg, "0")) {
+		o->span_timeout_ns = 0;
+	} else if (util_parse_duration(arg, &o->span_timeout_ns) ||
+		   !o->span_timeout_ns) {
+		log_error(
+			"--span-timeout '%s': expected a time like 10s, 500ms, 2m, or 0 (never)",
+			arg);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -443,6 +481,9 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		}
 		o->maxactive = (unsigned int)ul;
 		break;
+	case O_SPAN_KEYS:
+	case O_SPAN_TIMEOUT:
+		return parse_span_opt(o, c, arg);
 	case 'v':
 		o->verbose = 1;
 		break;
@@ -677,6 +718,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
+	o->span_keys = KSPANS_DEFAULT_KEYS;
+	o->span_timeout_ns = SPAN_TIMEOUT_DEFAULT_NS;
 	report_opts_init(&o->r);
 	/* IPROF_NO_COMPENSATE=1: as --no-compensate (iprof(8), ENVIRONMENT) */
 	o->r.no_compensate = getenv("IPROF_NO_COMPENSATE") &&

@@ -29,6 +29,9 @@
  * the kernel refuses more than KRETPROBE_MAXACTIVE_MAX (4096).
  */
 #define MAXACTIVE_DEFAULT 256
+
+/* --span-timeout's default: a keyed span's stop waited for, ns */
+#define SPAN_TIMEOUT_DEFAULT_NS (10ull * 1000000000ull)
 #define MAXACTIVE_MAX TRACEFS_MAXACTIVE_MAX
 /* --interval: reports more often than this would cost more than they say */
 #define INTERVAL_MIN_NS 10000000ull /* 10 ms */
@@ -55,6 +58,10 @@ struct opts {
 	uint64_t duration_ns;
 	uint64_t rb_bytes;
 	unsigned int maxactive; /* kretprobe instances per function */
+	/* --span-keys (keyed spans open at once) and --span-timeout (ns,
+	 * 0: never) */
+	uint32_t span_keys;
+	uint64_t span_timeout_ns;
 	/* the report options iprof shares with iprof report and diff:
 	 * format, -o, --sort ... --by, --max-paths, --max-keys (-o is the
 	 * recording with iprof record, until opts_parse() moves it) */

@@ -37,6 +37,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		rt[i].name = t->name;
 		rt[i].kind = probe_kind_str(t->kind);
 		rt[i].where = t->where;
+		rt[i].key = t->key;
 		if (l) {
 			const struct loader_timer *st = loader__timer(l, i);
 
@@ -63,6 +64,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		rt[i].emulated_entry = t->emu_entry;
 		rt[i].single_step_why = plan_print_step_why(plan, t);
 		rt[i].orphans = l ? loader__orphans(l, i) : 0;
+		rt[i].key_full = l ? loader__kfull(l, i) : 0;
 		rt[i].kprobe_misses = l ? loader__kprobe_misses(l, i) : 0;
 		rt[i].maxactive = l ? loader__kretprobe_maxactive(l, i) : 0;
 	}
@@ -151,6 +153,8 @@ int plan_print_text(const struct plan *p)
 		       ufunc ?
 				" (never returns: entry only; closed untimed when the stack shows it left or at exec, else timed until the thread exits)" :
 				" (never returns: entry only, timed until the thread exits)");
+		if (t->key)
+			printf(" key %s", t->key);
 		if (ufunc && !t->error && !t->entry_only)
 			print_stops(p, t);
 		if (t->ret_entry)

@@ -230,6 +230,8 @@ static int load_probes(struct trace *t)
 	target_raise_fd_limit();
 	lo.rb_bytes = o->rb_bytes;
 	lo.maxactive = o->maxactive;
+	lo.span_keys = o->span_keys;
+	lo.span_timeout_ns = o->span_timeout_ns;
 	lo.filter = o->cmd || o->npids || t->has_sel;
 	lo.sel = t->has_sel ? &t->sel : NULL;
 	lo.verbose = o->verbose;

@@ -94,6 +94,23 @@ struct athread {
 	struct nodeset done; /* nodes this thread completed */
 };
 
+/*
+ * A keyed span waiting for its stop (or, early, a stop waiting for its
+ * start), by id and starting side (who: the tid, or AGG_CTX_TIMER of an
+ * interrupt context), chained in agg.ktab.
+ */
+struct kspan {
+	struct kspan *next;
+	uint32_t id, who, timer;
+	int early; /* 1: a KSTOP whose KSTART has not come; ts: its stop */
+	uint64_t ts; /* the start (or, early, the stop), ns */
+	struct agg_node *node; /* where it is filed (NULL when early) */
+	struct agg_node *root; /* its thread's root then: held (root_ref) */
+};
+
+/* Most early stops held at once; beyond it they are unmatched. */
+#define KEARLY_MAX 65536u
+
 struct tslot {
 	uint32_t tid;
 	struct athread *t; /* NULL = empty slot */
@@ -133,6 +150,9 @@ struct agg {
 	/* a thread's old root while it finds its new one: set to NULL when
 	 * folded (its memory may come back as the new root) */
 	struct agg_node *leaving;
+	struct kspan **ktab; /* keyed spans open, 1 << kbits chains */
+	uint32_t kbits;
+	uint64_t nkspans; /* entries in ktab, early ones included */
 };
 
 static inline uint32_t hash_u32(uint32_t v, uint32_t bits)
@@ -443,6 +463,8 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 	d->execed += s->execed;
 	d->missed_returns += s->missed_returns;
 	d->discarded += s->discarded;
+	d->replaced += s->replaced;
+	d->expired += s->expired;
 	d->incomplete += s->incomplete;
 	d->incomplete_ns += s->incomplete_ns;
 	if (!s->hist)
@@ -763,6 +785,57 @@ static void lose_sync(struct agg *a, struct athread *t)
 }
 
 /*
+ * fold_call() - count one call of @n lasting @dur ns (compensated), from
+ * @start_ns to @ts_ns, by thread @tid: the count, total, mean and spread,
+ * min/max, first/last, histogram and thread count (@t: the thread's state
+ * for its set of completed nodes; NULL when it is gone: counted as a new
+ * thread where the node's last one differs).  Self, raw and on/off-CPU
+ * times are the caller's.  Returns 0 or -ENOMEM (histogram, thread set).
+ */
+static int fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
+		     uint64_t dur, uint64_t start_ns, uint64_t ts_ns)
+{
+	double delta;
+	int err = 0, rc;
+
+	n->count++;
+	n->total_ns += dur;
+	delta = (double)dur - n->mean_ns;
+	n->mean_ns += delta / (double)n->count;
+	n->m2_ns += delta * ((double)dur - n->mean_ns);
+	if (n->count == 1) {
+		n->min_ns = dur;
+		n->max_ns = dur;
+		n->first_start_ns = start_ns;
+		n->last_stop_ns = ts_ns;
+	} else {
+		if (dur < n->min_ns)
+			n->min_ns = dur;
+		if (dur > n->max_ns)
+			n->max_ns = dur;
+		if (start_ns < n->first_start_ns)
+			n->first_start_ns = start_ns;
+		if (ts_ns > n->last_stop_ns)
+			n->last_stop_ns = ts_ns;
+	}
+	if (!n->hist)
+		n->hist = calloc(1, sizeof(*n->hist));
+	if (n->hist)
+		hist_add(n->hist, dur);
+	else
+		err = -ENOMEM;
+	if (n->last_tid != tid) {
+		rc = t ? nodeset_add(&t->done, n) : 1;
+		if (rc > 0)
+			n->threads++;
+		else if (rc < 0)
+			err = rc;
+		n->last_tid = tid;
+	}
+	return err;
+}
+
+/*
  * complete() - fold the frame @f, just popped from @t (t->len already below
  * it), ended at @ts_ns >= f->start_ns.  Returns 0 or -ENOMEM when the
  * histogram or the thread set could not grow (the times are folded anyway).
@@ -778,8 +851,7 @@ static int complete(const struct agg *a, struct athread *t,
 	const struct agg_cost *c = cost_of(a, f->timer);
 	int uncertain = f->uncertain;
 	uint64_t irq;
-	double delta;
-	int err = 0, rc;
+	int err;
 
 	/*
 	 * Compensated: the raw duration less the probe cost inside it (its
@@ -817,46 +889,13 @@ static int complete(const struct agg *a, struct athread *t,
 		n->dominated++;
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw > f->child_ns ? raw - f->child_ns : 0;
-	n->count++;
-	n->total_ns += dur;
 	n->runq_ns += runq;
 	n->blocked_ns += blocked;
 	n->oncpu_ns += on;
 	irq = t->irq_ns - f->irq0;
 	n->irq_ns += irq < on ? irq : on;
-	delta = (double)dur - n->mean_ns;
-	n->mean_ns += delta / (double)n->count;
-	n->m2_ns += delta * ((double)dur - n->mean_ns);
 	n->self_ns += dur - f->comp_child_ns;
-	if (n->count == 1) {
-		n->min_ns = dur;
-		n->max_ns = dur;
-		n->first_start_ns = f->start_ns;
-		n->last_stop_ns = ts_ns;
-	} else {
-		if (dur < n->min_ns)
-			n->min_ns = dur;
-		if (dur > n->max_ns)
-			n->max_ns = dur;
-		if (f->start_ns < n->first_start_ns)
-			n->first_start_ns = f->start_ns;
-		if (ts_ns > n->last_stop_ns)
-			n->last_stop_ns = ts_ns;
-	}
-	if (!n->hist)
-		n->hist = calloc(1, sizeof(*n->hist));
-	if (n->hist)
-		hist_add(n->hist, dur);
-	else
-		err = -ENOMEM;
-	if (n->last_tid != t->tid) {
-		rc = nodeset_add(&t->done, n);
-		if (rc > 0)
-			n->threads++;
-		else if (rc < 0)
-			err = rc;
-		n->last_tid = t->tid;
-	}
+	err = fold_call(n, t, t->tid, dur, f->start_ns, ts_ns);
 	if (t->len) {
 		struct frame *p = &t->stack[t->len - 1];
 
@@ -1434,6 +1473,12 @@ int agg__merge(struct agg *dst, const struct agg *src)
 	d->folded_paths += s->folded_paths;
 	d->folded_keys += s->folded_keys;
 	d->pruned += s->pruned;
+	d->kstarts += s->kstarts;
+	d->kstops += s->kstops;
+	d->kreplaced += s->kreplaced;
+	d->kexpired += s->kexpired;
+	d->kunmatched += s->kunmatched;
+	d->kearly += s->kearly;
 	return err;
 }
 
@@ -1552,10 +1597,276 @@ void agg__free(struct agg *a)
 			free(c->n[i].hist);
 		free(c);
 	}
+	for (i = 0; a->ktab && i < (1u << a->kbits); i++) {
+		struct kspan *e, *next;
+
+		for (e = a->ktab[i]; e; e = next) {
+			next = e->next;
+			free(e);
+		}
+	}
+	free(a->ktab);
 	free(a->ttab);
 	free(a->ntab);
 	free(a->comms);
 	free(a);
+}
+
+/*
+ * thread_root() - find @t's root (the parent of its depth-1 frames) at its
+ * first record, or anew after a rename, an exec or a fold (@r a START in
+ * task context with no frame open).  Returns 0, or -ENOMEM (counted; @t
+ * freed).
+ */
+static int thread_root(struct agg *a, struct athread *t,
+		       const struct iprof_rec *r)
+{
+	if (!t->root || (t->reroot && !t->len && r->type == IPROF_REC_START &&
+			 !(r->flags & IPROF_F_CTX))) {
+		struct agg_node *old = t->root, *root;
+
+		t->tgid = r->tgid;
+		/* leave the old root first: idle, it may be folded to make
+		 * room for the new one.  The set of completed nodes stays
+		 * below the root: cleared when the root changes */
+		root_unref(a, old);
+		t->root = NULL;
+		a->leaving = old;
+		root = r->flags & IPROF_F_CTX ?
+			       child_get(a, &a->root, (uint32_t)r->tid) :
+			       split_root(a, t);
+		if (a->leaving != old || root != old)
+			done_clear(t);
+		a->leaving = NULL;
+		if (!root) {
+			a->stats.nomem++;
+			thread_del(a, t);
+			return -ENOMEM;
+		}
+		t->reroot = 0;
+		root_ref(a, root);
+		t->root = root;
+		seen(root, r->ts);
+	}
+	return 0;
+}
+
+/* The chain of keyed span (@id, @who) in a->ktab (kbits > 0). */
+static struct kspan **kchain(const struct agg *a, uint32_t id, uint32_t who)
+{
+	return &a->ktab[hash_u64((uint64_t)who << 32 | id, a->kbits)];
+}
+
+/* The entry of (@id, @who), as the link that points at it, or NULL. */
+static struct kspan **kfind(const struct agg *a, uint32_t id, uint32_t who)
+{
+	struct kspan **pp;
+
+	if (!a->ktab)
+		return NULL;
+	for (pp = kchain(a, id, who); *pp; pp = &(*pp)->next)
+		if ((*pp)->id == id && (*pp)->who == who)
+			return pp;
+	return NULL;
+}
+
+/* Grow ktab to keep chains short (load at most 1).  Returns 0 or -ENOMEM. */
+static int kgrow(struct agg *a)
+{
+	uint32_t bits = a->kbits ? a->kbits + 1 : 10, i;
+	struct kspan **old = a->ktab, *e, *next, **pp;
+	uint32_t obits = a->kbits;
+
+	if (a->ktab && a->nkspans < (1ull << a->kbits))
+		return 0;
+	a->ktab = calloc((size_t)1 << bits, sizeof(*a->ktab));
+	if (!a->ktab) {
+		a->ktab = old;
+		return old ? 0 : -ENOMEM; /* longer chains, still correct */
+	}
+	a->kbits = bits;
+	for (i = 0; old && i < (1u << obits); i++) {
+		for (e = old[i]; e; e = next) {
+			next = e->next;
+			pp = kchain(a, e->id, e->who);
+			e->next = *pp;
+			*pp = e;
+		}
+	}
+	free(old);
+	return 0;
+}
+
+/* Add an entry; returns it, or NULL (-ENOMEM). */
+static struct kspan *kadd(struct agg *a, uint32_t id, uint32_t who,
+			  uint32_t timer, uint64_t ts)
+{
+	struct kspan *e, **pp;
+
+	if (kgrow(a))
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->id = id;
+	e->who = who;
+	e->timer = timer;
+	e->ts = ts;
+	pp = kchain(a, id, who);
+	e->next = *pp;
+	*pp = e;
+	a->nkspans++;
+	return e;
+}
+
+/* Unlink and free the entry at @pp, letting go of its root. */
+static void kdel(struct agg *a, struct kspan **pp)
+{
+	struct kspan *e = *pp;
+
+	*pp = e->next;
+	if (e->early)
+		a->stats.kearly--;
+	root_unref(a, e->root);
+	free(e);
+	a->nkspans--;
+}
+
+/*
+ * Time keyed span @e (a start) stopped at @stop_ns by its starting thread
+ * @tid's node: its whole duration is its own (self = total), none of it
+ * its parent's.  Returns 0, -EINVAL (the stop precedes the start) or
+ * -ENOMEM.
+ */
+static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
+		 uint64_t stop_ns)
+{
+	struct agg_node *n = e->node;
+	uint64_t dur;
+	int err;
+
+	if (stop_ns < e->ts) {
+		a->stats.malformed++;
+		return -EINVAL;
+	}
+	dur = stop_ns - e->ts;
+	a->stats.kstops++;
+	n->raw_total_ns += dur;
+	n->raw_self_ns += dur;
+	n->self_ns += dur;
+	err = fold_call(n, thread_get(a, e->who, 0), tid, dur, e->ts, stop_ns);
+	if (err)
+		a->stats.nomem++;
+	return err;
+}
+
+/* KSTART: file the span under the starting side's open frame. */
+static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
+{
+	struct iprof_rec r = {
+		.type = IPROF_REC_START, .size = sizeof(r), .timer = k->timer,
+		.tid = who, .tgid = k->tgid, .ts = k->ts, .cpu = k->cpu,
+		.aux = k->ctx,
+		.flags = k->ctx != IPROF_CTX_TASK ? IPROF_F_CTX : 0,
+	};
+	const struct agg_cost *c = cost_of(a, k->timer);
+	struct kspan **pp = kfind(a, k->id, who), *e;
+	struct agg_node *parent, *n;
+	struct athread *t;
+	uint64_t stop = 0;
+	int early = 0, err;
+
+	a->stats.kstarts++;
+	if (pp && (*pp)->early) {
+		/* its stop came first (merged ahead from another CPU) */
+		stop = (*pp)->ts;
+		early = 1;
+	}
+	if (pp)
+		kdel(a, pp); /* else an id that wrapped: the old one is lost */
+	t = thread_get(a, who, 1);
+	if (!t || thread_root(a, t, &r)) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	a->started[k->timer] = 1;
+	parent = t->len ? t->stack[t->len - 1].node : t->root;
+	n = path_get(a, parent, k->timer);
+	if (!n) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	seen(n, k->ts);
+	/* the start's probe ran inside the frame open on its thread */
+	if (t->len && c)
+		t->stack[t->len - 1].ovh_ns +=
+			(uint64_t)c->start_in_ns + c->start_out_ns;
+	e = kadd(a, k->id, who, k->timer, k->ts);
+	if (!e) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	e->node = n;
+	e->root = t->root;
+	root_ref(a, e->root);
+	if (!early)
+		return 0;
+	err = kfold(a, e, k->tid ? k->tid : who, stop);
+	kdel(a, kfind(a, k->id, who));
+	return err;
+}
+
+/* KSTART, KSTOP, KREPLACED, KEXPIRED (struct iprof_rec_key). */
+static int do_key(struct agg *a, const void *rec)
+{
+	struct iprof_rec_key k;
+	struct kspan **pp;
+	uint32_t who;
+	int err;
+
+	memcpy(&k, rec, sizeof(k));
+	if (k.timer >= a->ntimers || k.ctx >= IPROF_CTX_MAX) {
+		a->stats.malformed++;
+		return -EINVAL;
+	}
+	who = k.ctx != IPROF_CTX_TASK ? AGG_CTX_TIMER(k.ctx, k.cpu) : k.tid;
+	if (k.type == IPROF_REC_KSTART)
+		return kstart(a, &k, who);
+	pp = kfind(a, k.id, who);
+	if (pp && ((*pp)->early || (*pp)->timer != k.timer)) {
+		a->stats.kunmatched++; /* a second stop, or another timer's */
+		return 0;
+	}
+	if (k.type != IPROF_REC_KSTOP) {
+		if (!pp) {
+			a->stats.kunmatched++;
+			return 0;
+		}
+		if (k.type == IPROF_REC_KREPLACED) {
+			(*pp)->node->replaced++;
+			a->stats.kreplaced++;
+		} else {
+			(*pp)->node->expired++;
+			a->stats.kexpired++;
+		}
+		kdel(a, pp);
+		return 0;
+	}
+	if (!pp) {
+		/* hold it for its start, which another CPU's ring may still
+		 * bring; beyond the cap it is unmatched */
+		if (a->stats.kearly >= KEARLY_MAX ||
+		    !kadd(a, k.id, who, k.timer, k.ts)) {
+			a->stats.kunmatched++;
+			return 0;
+		}
+		(*kfind(a, k.id, who))->early = 1;
+		a->stats.kearly++;
+		return 0;
+	}
+	err = kfold(a, *pp, k.tid ? k.tid : who, k.ts);
+	kdel(a, pp);
+	return err;
 }
 
 int agg__push(struct agg *a, const void *rec, size_t size)
@@ -1590,6 +1901,11 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return do_comm(a, rec);
 	case IPROF_REC_UNWIND:
 		return do_unwind(a, &r);
+	case IPROF_REC_KSTART:
+	case IPROF_REC_KSTOP:
+	case IPROF_REC_KREPLACED:
+	case IPROF_REC_KEXPIRED:
+		return do_key(a, rec);
 	default:
 		goto bad;
 	}
@@ -1605,33 +1921,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		a->stats.nomem++;
 		return -ENOMEM;
 	}
-	if (!t->root || (t->reroot && !t->len && r.type == IPROF_REC_START &&
-			 !(r.flags & IPROF_F_CTX))) {
-		struct agg_node *old = t->root, *root;
-
-		t->tgid = r.tgid;
-		/* leave the old root first: idle, it may be folded to make
-		 * room for the new one.  The set of completed nodes stays
-		 * below the root: cleared when the root changes */
-		root_unref(a, old);
-		t->root = NULL;
-		a->leaving = old;
-		root = r.flags & IPROF_F_CTX ?
-			       child_get(a, &a->root, (uint32_t)r.tid) :
-			       split_root(a, t);
-		if (a->leaving != old || root != old)
-			done_clear(t);
-		a->leaving = NULL;
-		if (!root) {
-			a->stats.nomem++;
-			thread_del(a, t);
-			return -ENOMEM;
-		}
-		t->reroot = 0;
-		root_ref(a, root);
-		t->root = root;
-		seen(root, r.ts);
-	}
+	if (thread_root(a, t, &r))
+		return -ENOMEM;
 	if (r.flags & IPROF_F_RESYNC) {
 		a->stats.resyncs++;
 		lose_sync(a, t);
@@ -1717,6 +2008,17 @@ void agg__snapshot(struct agg *a, uint64_t now_ns)
 				f->node->incomplete_ns += now_ns - f->start_ns;
 		}
 	}
+	for (i = 0; a->ktab && i < (1u << a->kbits); i++) {
+		struct kspan *e;
+
+		for (e = a->ktab[i]; e; e = e->next) {
+			if (e->early)
+				continue;
+			e->node->incomplete++;
+			if (now_ns > e->ts)
+				e->node->incomplete_ns += now_ns - e->ts;
+		}
+	}
 }
 
 static void node_reset(struct agg_node *n)
@@ -1766,6 +2068,8 @@ void agg__reset(struct agg *a)
 	a->stats.missed_returns = keep.missed_returns;
 	a->stats.mismatches = keep.mismatches;
 	a->stats.nomem = keep.nomem;
+	a->stats.kunmatched = keep.kunmatched;
+	a->stats.kearly = keep.kearly; /* held now, not an interval's */
 }
 
 void agg__count_nomem(struct agg *a, uint64_t n)

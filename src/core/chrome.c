@@ -236,6 +236,66 @@ nomem:
 	return NULL;
 }
 
+/*
+ * A keyed span's record as an async event on its starting side's track:
+ * "b" at KSTART, "e" at KSTOP, KREPLACED or KEXPIRED (args.end "replaced"
+ * or "expired"), cat "keyed", id the span's number and starting side
+ * (Trace Event Format, "Async Events": b/e pairs match by cat, id, name).
+ * Unlike X events they need not nest.
+ */
+static int keyed_event(struct chrome *c, const void *rec)
+{
+	struct iprof_rec_key k;
+	json_object *o, *a;
+	char id[40];
+	uint32_t tid;
+	int64_t pid;
+	int bad;
+
+	memcpy(&k, rec, sizeof(k));
+	if (k.timer >= c->run->ntimers || k.ctx >= IPROF_CTX_MAX) {
+		c->ignored++;
+		return c->err;
+	}
+	if (k.ts < c->from_ns)
+		return 0;
+	tid = k.ctx ? CHROME_CTX_TID(k.ctx, k.cpu) : k.tid;
+	pid = k.ctx ? 0 : k.tgid;
+	if (!track(c, tid, (uint32_t)pid))
+		return fail(c, -ENOMEM);
+	snprintf(id, sizeof(id), "0x%x.%x", k.id, tid);
+	o = json_object_new_object();
+	bad = !o;
+	if (bad)
+		return fail(c, -ENOMEM);
+	kv(o, "name", json_object_new_string(timer_name(c, k.timer)), &bad);
+	kv(o, "cat", json_object_new_string("keyed"), &bad);
+	kv(o, "ph", json_object_new_string(k.type == IPROF_REC_KSTART ? "b" :
+								       "e"),
+	   &bad);
+	kv(o, "id", json_object_new_string(id), &bad);
+	kv(o, "ts", us((int64_t)(k.ts - c->run->start_ns)), &bad);
+	kv(o, "pid", json_object_new_int64(pid), &bad);
+	kv(o, "tid", json_object_new_int64(tid), &bad);
+	a = json_object_new_object();
+	kv(o, "args", a, &bad);
+	if (a) {
+		kv(a, "timer", json_object_new_int64(k.timer), &bad);
+		if (k.type == IPROF_REC_KREPLACED || k.type == IPROF_REC_KEXPIRED)
+			kv(a, "end",
+			   json_object_new_string(k.type == IPROF_REC_KREPLACED ?
+							  "replaced" :
+							  "expired"),
+			   &bad);
+	}
+	if (bad) {
+		json_object_put(o);
+		return fail(c, -ENOMEM);
+	}
+	c->events++;
+	return emit(c, o);
+}
+
 int chrome__push(struct chrome *c, const void *rec, size_t len)
 {
 	struct iprof_rec r;
@@ -259,6 +319,8 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		t->has_comm = 1;
 		return 0;
 	}
+	if (r.type >= IPROF_REC_KSTART && r.type <= IPROF_REC_KEXPIRED)
+		return keyed_event(c, rec);
 	if (r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED)
 		goto ignore;
 	if (r.type == IPROF_REC_SWITCH_OUT || r.type == IPROF_REC_SWITCH_IN ||

@@ -139,12 +139,18 @@ nomem:
 }
 
 /* shard_of() - the shard of a record (32 bytes), as agg__push() keys its
- * threads: an interrupt context by context and CPU */
+ * threads: an interrupt context by context and CPU; a keyed span's record
+ * by its starting side, wherever it stopped (struct iprof_rec_key) */
 static unsigned int shard_of(const struct fold *f, const struct iprof_rec *r)
 {
 	uint32_t key = r->tid;
 
-	if (r->type != IPROF_REC_COMM && (r->flags & IPROF_F_CTX))
+	if (r->type >= IPROF_REC_KSTART && r->type <= IPROF_REC_KEXPIRED) {
+		const struct iprof_rec_key *k = (const void *)r;
+
+		if (k->ctx != IPROF_CTX_TASK)
+			key = AGG_CTX_TIMER(k->ctx, k->cpu);
+	} else if (r->type != IPROF_REC_COMM && (r->flags & IPROF_F_CTX))
 		key = AGG_CTX_TIMER(r->aux, r->cpu);
 	return (unsigned int)(((uint64_t)(key * 0x9e3779b1u) * f->n) >> 32);
 }

@@ -343,6 +343,7 @@ static json_object *meta_json(const struct rec_run *run)
 		put(t, "name", jstr(rt->name ? rt->name : "", &bad), &bad);
 		put(t, "kind", jstr(rt->kind, &bad), NULL);
 		put(t, "where", jstr(rt->where, &bad), NULL);
+		put(t, "key", jstr(rt->key, &bad), NULL);
 		put(t, "mech", jstr(rt->mech, &bad), NULL);
 		put(t, "attached", json_object_new_boolean(rt->attached), &bad);
 		put(t, "error", jstr(rt->error, &bad), NULL);
@@ -504,6 +505,8 @@ static json_object *trailer_json(const struct rec_writer *w,
 		    json_object_new_uint64(run->loss.recursion_misses), &bad);
 		put(l, "kprobe_misses",
 		    json_object_new_uint64(run->loss.kprobe_misses), &bad);
+		put(l, "key_full",
+		    json_object_new_uint64(run->loss.key_full), &bad);
 	}
 	put(root, "timers", a = json_object_new_array(), &bad);
 	for (i = 0; a && i < run->ntimers; i++) {
@@ -517,6 +520,8 @@ static json_object *trailer_json(const struct rec_writer *w,
 		    json_object_new_uint64(run->timers[i].orphans), &bad);
 		put(t, "kprobe_misses",
 		    json_object_new_uint64(run->timers[i].kprobe_misses), &bad);
+		put(t, "key_full",
+		    json_object_new_uint64(run->timers[i].key_full), &bad);
 	}
 	put(root, "threads", a = json_object_new_array(), &bad);
 	for (i = 0; a && i < w->nthreads; i++) {
@@ -959,6 +964,8 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 			ret = -EBADMSG;
 		ret = ret ?: jstrdup(t, "kind", &rt->kind);
 		ret = ret ?: jstrdup(t, "where", &rt->where);
+		/* a keyed span's key (absent before keyed spans: NULL) */
+		ret = ret ?: jstrdup(t, "key", &rt->key);
 		ret = ret ?: jstrdup(t, "mech", &rt->mech);
 		ret = ret ?: jbool(t, "attached", &rt->attached);
 		ret = ret ?: jstrdup(t, "error", &rt->error);
@@ -994,6 +1001,7 @@ static int parse_trailer(struct rec_reader *r, json_object *m)
 	ret = ret ?: ju64(l, "task_storage_failures", &p->loss.no_storage);
 	ret = ret ?: ju64(l, "recursion_misses", &p->loss.recursion_misses);
 	ret = ret ?: ju64(l, "kprobe_misses", &p->loss.kprobe_misses);
+	ret = ret ?: ju64(l, "key_full", &p->loss.key_full);
 	if (ret)
 		return ret;
 	a = jget(m, "timers");
@@ -1007,6 +1015,7 @@ static int parse_trailer(struct rec_reader *r, json_object *m)
 			ret = ret
 				      ?: ju64(t, "kprobe_misses",
 					      &p->timers[i].kprobe_misses);
+			ret = ret ?: ju64(t, "key_full", &p->timers[i].key_full);
 		}
 		if (ret)
 			return ret;
@@ -1108,13 +1117,14 @@ struct rec_reader *rec_reader__new(FILE *f, const char *name, char *err,
 	}
 	if (h.header_size != REC_HEADER_SIZE ||
 	    h.rec_size != sizeof(struct iprof_rec) ||
-	    h.abi_version != IPROF_ABI_VERSION) {
+	    (h.abi_version != IPROF_ABI_VERSION &&
+	     h.abi_version != REC_ABI_OLDEST)) {
 		util_set_err(err, errlen,
 		    "%s: offset 12: header says %u-byte header, %u-byte "
-		    "records of ABI %u; expected %u, %zu, %d",
+		    "records of ABI %u; expected %u, %zu, %u to %d",
 		    r->name, h.header_size, h.rec_size, h.abi_version,
 		    REC_HEADER_SIZE, sizeof(struct iprof_rec),
-		    IPROF_ABI_VERSION);
+		    REC_ABI_OLDEST, IPROF_ABI_VERSION);
 		ret = -EPROTO;
 		goto fail;
 	}
@@ -1263,6 +1273,7 @@ void rec_reader__free(struct rec_reader *r)
 		free((char *)p->timers[i].name);
 		free((char *)p->timers[i].kind);
 		free((char *)p->timers[i].where);
+		free((char *)p->timers[i].key);
 		free((char *)p->timers[i].mech);
 		free((char *)p->timers[i].error);
 		free((char *)p->timers[i].file);

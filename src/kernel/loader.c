@@ -19,6 +19,7 @@
 #include "iprof/ksym.h"
 #include "iprof/stream.h"
 #include "iprof/util.h"
+#include "kernel/kspans.h"
 #include "kernel/loader_int.h"
 #include "kernel/attach.h"
 #include "kernel/attach_fentry.h"
@@ -339,6 +340,8 @@ int loader__open(struct loader **out, const struct plan *plan,
 				 plan->nactions ? plan->nactions : 1);
 	bpf_map__set_max_entries(l->skel->maps.orphans,
 				 plan->ntimers ? plan->ntimers : 1);
+	kspans_size(l, plan, o->span_keys);
+	l->keyed = plan_keyed(plan);
 	irq_autoload(l->skel->obj);
 	t_load = util_now_ns();
 	klog_catch_begin(&cat);
@@ -995,6 +998,7 @@ void loader__loss(struct loader *l, struct report_loss *loss)
 	loss->rb_drops = counter_sum(l, IPROF_CNT_RB_DROP);
 	loss->depth_overflow = counter_sum(l, IPROF_CNT_DEPTH_OVERFLOW);
 	loss->no_storage = counter_sum(l, IPROF_CNT_NO_STORAGE);
+	loss->key_full = counter_sum(l, IPROF_CNT_KEY_FULL);
 	loss->recursion_misses = recursion_misses(l->skel->obj) +
 				 l->clone_misses;
 	/* the kprobe_multi links' (the callers add each kretprobe's) */
@@ -1017,6 +1021,11 @@ uint64_t loader__kprobe_misses(struct loader *l, uint32_t timer)
 unsigned int loader__kretprobe_maxactive(struct loader *l, uint32_t timer)
 {
 	return l->links[timer].kev[0] ? l->opts.maxactive : 0;
+}
+
+uint64_t loader__kfull(struct loader *l, uint32_t timer)
+{
+	return kspans_full(l, timer);
 }
 
 uint64_t loader__orphans(struct loader *l, uint32_t timer)

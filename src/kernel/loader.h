@@ -57,6 +57,12 @@ struct loader_opts {
 	/* 1: iprof's own process may be traced (its calibration,
 	 * src/cli/calib.c); 0: never, whatever the filter says */
 	int trace_self;
+	/* keyed spans (IPROF_A_KEYED): keys open at once, all timers
+	 * together (0: KSPANS_DEFAULT_KEYS, src/kernel/kspans.h), and how
+	 * long a start waits for its stop before loader__poll() drops it
+	 * as expired, ns (0: never) */
+	uint32_t span_keys;
+	uint64_t span_timeout_ns;
 };
 
 /* Called with each record's bytes; returns 0 to go on. */
@@ -129,7 +135,9 @@ int loader__set_tracing(struct loader *l, int on);
  * loader__poll() - wait up to @timeout_ms for a ring's wakeup, then drain
  * every CPU's ring and hand the callback, merged per thread in time order,
  * the records stamped before the drain began (later ones wait for the next
- * call: src/core/stream.h).  Returns records taken from the rings or -errno
+ * call: src/core/stream.h).  At most once a second, keyed spans older than
+ * loader_opts.span_timeout_ns are dropped (IPROF_REC_KEXPIRED records
+ * among the others).  Returns records taken from the rings or -errno
  * (-EINTR when a signal came).
  */
 int loader__poll(struct loader *l, int timeout_ms);
@@ -251,6 +259,12 @@ int loader_try_fentry(const char *func, char *why, size_t len);
 
 /* loader_kprobes() - 1 if the kernel has kprobes (the kprobe PMU). */
 int loader_kprobes(void);
+
+/*
+ * loader__kfull() - starts of keyed span @timer that the key map had no
+ * room for (--span-keys): counted, never sent.
+ */
+uint64_t loader__kfull(struct loader *l, uint32_t timer);
 
 /* loader__close() - detach and free everything; @l may be NULL. */
 void loader__close(struct loader *l);

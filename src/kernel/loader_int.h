@@ -96,6 +96,8 @@ struct loader {
 	struct fentry **fobjs; /* fentry objects, FE_SLOTS functions each */
 	size_t nfobjs;
 	uint64_t clone_misses; /* recursion misses of destroyed fentry objects */
+	int keyed; /* the plan has keyed spans (plan_keyed()) */
+	uint64_t kscan_ns; /* last kspans_expire() pass, CLOCK_MONOTONIC */
 	int fentry_errno; /* 0: untried or works; else why fentry fails */
 	char fentry_why[256];
 };

@@ -16,6 +16,7 @@
 
 #include "iprof/stream.h"
 #include "iprof/util.h"
+#include "kernel/kspans.h"
 #include "kernel/loader_int.h"
 #include "kernel/rings.h"
 
@@ -215,6 +216,13 @@ int loader__poll(struct loader *l, int timeout_ms)
 	if (m < 0)
 		return m;
 	w = ring_watermark(l, w);
+	/* keyed spans whose stop did not come: once a second, stamped
+	 * before w so that this flush delivers them */
+	if (l->keyed && l->opts.span_timeout_ns &&
+	    w - l->kscan_ns >= 1000000000ull) {
+		l->kscan_ns = w;
+		kspans_expire(l, w - 1, l->opts.span_timeout_ns);
+	}
 	if (l->unmerged.push) {
 		l->unmerged.flush(l->unmerged.ctx, w, 0);
 		return m;

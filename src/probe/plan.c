@@ -791,6 +791,144 @@ static char *resolve_conds(const struct plan_env *env, const char *func,
 	return NULL;
 }
 
+/* The pseudo-fields a key may name where its tracepoint has no such field. */
+static const struct {
+	const char *name;
+	enum iprof_key_src src;
+	const char *what; /* for messages: "EVENT's pid is the current tgid" */
+} key_pseudo[] = {
+	{"pid", IPROF_KEY_PID, "the current tgid"},
+	{"tid", IPROF_KEY_TID, "the current thread id"},
+	{"cpu", IPROF_KEY_CPU, "the current CPU"},
+};
+
+/* Bytes of a pseudo-field: an unsigned 32-bit value */
+#define KEY_PSEUDO_SIZE 4
+
+/*
+ * key_str() - @pr's key as text, normalized: "dev,sector", "pid=next_pid"
+ * (=B only where B differs from A).  malloc'ed; NULL when out of memory
+ * (or @pr is not keyed).
+ */
+static char *key_str(const struct probe *pr)
+{
+	size_t len = 1, used = 0;
+	char *s;
+	int i;
+
+	if (!pr->nkey)
+		return NULL;
+	for (i = 0; i < pr->nkey; i++)
+		len += strlen(pr->key[i].start) + strlen(pr->key[i].stop) + 2;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < pr->nkey; i++) {
+		const struct probe_key *k = &pr->key[i];
+
+		used += (size_t)snprintf(s + used, len - used, "%s%s", i ? "," : "",
+					 k->start);
+		if (strcmp(k->start, k->stop))
+			used += (size_t)snprintf(s + used, len - used, "=%s",
+						 k->stop);
+	}
+	return s;
+}
+
+/*
+ * One side of a key field: @name of tracepoint @pt (its format file under
+ * @tracefs) into @kf, its C type (or what a pseudo-field reads) into
+ * @type (@type_len bytes).  A field of the tracepoint wins over a
+ * pseudo-field of the same name.  NULL, or the error (as perr(), at
+ * column @col, "span NAME: key A: ...").
+ */
+static char *resolve_key_side(const char *tracefs, const struct probe *pr,
+			      const struct probe_key *k,
+			      const struct probe_point *pt, const char *name,
+			      int col, struct iprof_keyf *kf, char *type,
+			      size_t type_len)
+{
+	struct plan_tp_field_info fi;
+	char fields[512];
+	size_t i;
+	int err;
+
+	memset(kf, 0, sizeof(*kf));
+	err = plan_tp_field(tracefs, pt->category, pt->event, name, &fi,
+			    fields, sizeof(fields));
+	if (!err) {
+		kf->src = IPROF_KEY_TP;
+		kf->off = fi.off;
+		kf->size = fi.size;
+		snprintf(type, type_len, "%s", fi.type);
+		return NULL;
+	}
+	if (err == -ESRCH)
+		for (i = 0; i < sizeof(key_pseudo) / sizeof(key_pseudo[0]); i++)
+			if (!strcmp(name, key_pseudo[i].name)) {
+				kf->src = (iprof_u8)key_pseudo[i].src;
+				kf->size = KEY_PSEUDO_SIZE;
+				snprintf(type, type_len, "%s",
+					 key_pseudo[i].what);
+				return NULL;
+			}
+	if (err == -ESRCH)
+		return perr(pr, col, "span %s: key %s: tracepoint %s:%s has no field '%s' (its fields: %s; pseudo-fields: pid, tid, cpu)",
+			    pr->name, k->start, pt->category, pt->event, name,
+			    fields[0] ? fields : "none");
+	if (err == -EINVAL && fi.is_string)
+		return perr(pr, col, "span %s: key %s: field '%s' of %s:%s is a string (%s): a key is made of numbers",
+			    pr->name, k->start, name, pt->category, pt->event,
+			    fi.type);
+	if (err == -EINVAL && fi.is_array)
+		return perr(pr, col, "span %s: key %s: field '%s' of %s:%s is an array (%s): a key is made of numbers",
+			    pr->name, k->start, name, pt->category, pt->event,
+			    fi.type);
+	if (err == -EINVAL)
+		return perr(pr, col, "span %s: key %s: field '%s' of %s:%s (%s) is %u bytes: a key field is of 1, 2, 4 or 8 bytes",
+			    pr->name, k->start, name, pt->category, pt->event,
+			    fi.type, (unsigned int)fi.slot);
+	return perr(pr, pt->col, "span %s: tracepoint %s:%s not found (%s/events/%s/%s/format: %s)",
+		    pr->name, pt->category, pt->event, tracefs, pt->category,
+		    pt->event, strerror(-err));
+}
+
+/*
+ * The key of keyed span @pr into its start action @a and stop action @b
+ * (nkey, key[]): each field from its side's tracepoint or a
+ * pseudo-field, both sides of one width (signedness may differ: BPF
+ * compares the zero-extended bytes).  NULL, or the error (as perr()).
+ */
+static char *resolve_keys(const char *tracefs, const struct probe *pr,
+			  struct iprof_action *a, struct iprof_action *b)
+{
+	char ta[80], tb[80], *msg;
+	int i;
+
+	for (i = 0; i < pr->nkey; i++) {
+		const struct probe_key *k = &pr->key[i];
+
+		msg = resolve_key_side(tracefs, pr, k, &pr->start, k->start,
+				       k->col, &a->key[i], ta, sizeof(ta));
+		if (!msg)
+			msg = resolve_key_side(tracefs, pr, k, &pr->stop,
+					       k->stop, k->stop_col, &b->key[i],
+					       tb, sizeof(tb));
+		if (msg)
+			return msg;
+		if (a->key[i].size != b->key[i].size)
+			return perr(pr, k->col, "span %s: key %s: %s's %s is %s (%u byte%s), %s's %s is %s (%u byte%s): the two sides of a key field must be of one width",
+				    pr->name, k->start, pr->start.event,
+				    k->start, ta, a->key[i].size,
+				    a->key[i].size == 1 ? "" : "s",
+				    pr->stop.event, k->stop, tb,
+				    b->key[i].size,
+				    b->key[i].size == 1 ? "" : "s");
+	}
+	a->nkey = b->nkey = (iprof_u8)pr->nkey;
+	return NULL;
+}
+
 /*
  * What the dynamic event GROUP/EVENT of a tracefs event list (@file under
  * @tracefs: uprobe_events, kprobe_events or dynamic_events, one definition
@@ -1503,12 +1641,16 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 	char *msg;
 	int err;
 
-	/* spans do not nest in themselves: see IPROF_A_NO_REENTER */
+	/* spans do not nest in themselves: see IPROF_A_NO_REENTER; a
+	 * keyed span pushes no frame, and BPF ignores a keyed stop whose
+	 * key is not open (IPROF_A_KEYED) */
 	err = add_action(p, id, IPROF_ROLE_START,
+			 pr->nkey ? IPROF_A_KEYED :
 			 is_span(pr) ? IPROF_A_NO_REENTER : 0,
 			 &start);
 	if (!err)
 		err = add_action(p, id, IPROF_ROLE_STOP,
+				 pr->nkey ? IPROF_A_KEYED :
 				 !pr->start.ncond ? 0 :
 				 is_span(pr) ?
 					 IPROF_A_UNMATCHED_OK :
@@ -1521,6 +1663,9 @@ static int plan_actions(struct plan *p, const struct probe *pr, uint32_t id,
 	if (!msg && is_span(pr))
 		msg = resolve_conds(env, t->func, pr, &pr->stop, 1,
 				    &p->actions[stop]);
+	if (!msg && is_span(pr) && pr->nkey)
+		msg = resolve_keys(env->tracefs, pr, &p->actions[start],
+				   &p->actions[stop]);
 	if (msg) {
 		t->error = msg;
 		/* the actions stay, unused: no attachment refers to them */
@@ -1785,10 +1930,13 @@ static int add_timer(struct plan *p, const struct probe *pr, const char *name,
 	t->name = strdup(name);
 	t->func = func ? strdup(func) : NULL;
 	t->where = describe(pr, pr->path, func);
-	if (!t->name || (func && !t->func) || !t->where) {
+	t->key = is_span(pr) ? key_str(pr) : NULL;
+	if (!t->name || (func && !t->func) || !t->where ||
+	    (is_span(pr) && pr->nkey && !t->key)) {
 		free(t->name);
 		free(t->func);
 		free(t->where);
+		free(t->key);
 		return -1;
 	}
 	return (int)p->ntimers++;
@@ -2119,6 +2267,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].error);
 		free(p->timers[i].ret_why);
 		free(p->timers[i].ret_risk);
+		free(p->timers[i].key);
 	}
 	for (i = 0; i < p->natt; i++) {
 		free(p->att[i].category);

@@ -33,6 +33,10 @@
 #define EXPECT_OP "an operator (== != < <= > >= &)"
 #define EXPECT_NUM "a number (decimal or 0x hex)"
 #define EXPECT_TYPE "a type right after ':' (s8 u8 s16 u16 s32 u32 s64 u64)"
+#define EXPECT_KEY                                                             \
+	"a key field (a field of the start's tracepoint, or pid, tid, cpu)"
+#define EXPECT_KEY_STOP                                                        \
+	"a field of the stop's tracepoint after '=' (or pid, tid, cpu)"
 
 struct open_file {
 	dev_t dev;
@@ -280,6 +284,12 @@ static void point_free(struct probe_point *pt)
 
 static void probe_free(struct probe *pr)
 {
+	int i;
+
+	for (i = 0; i < pr->nkey; i++) {
+		free(pr->key[i].start);
+		free(pr->key[i].stop);
+	}
 	free(pr->name);
 	free(pr->func);
 	free(pr->path);
@@ -579,7 +589,90 @@ static int parse_span_side(struct lex *lx, const char **pp,
 	return 0;
 }
 
-/* span NAME = START -> STOP; @p is after "span". */
+/* The end of a field name [A-Za-z_][A-Za-z0-9_]* at @p, or @p if none. */
+static const char *scan_field(const char *p)
+{
+	return is_alpha(*p) || *p == '_' ? scan(p, is_ident) : p;
+}
+
+/* Is [p, e) one of @pr's key fields so far: a start (@stop 0) or stop? */
+static bool key_has(const struct probe *pr, const char *p, const char *e,
+		    int stop)
+{
+	size_t n = (size_t)(e - p);
+	const char *f;
+	int i;
+
+	for (i = 0; i < pr->nkey; i++) {
+		f = stop ? pr->key[i].stop : pr->key[i].start;
+		if (f && strlen(f) == n && !strncmp(f, p, n))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * parse_key() - KEY after `key` at *pp into @pr: A[=B] joined by ',', at
+ * most IPROF_MAX_KEY, no start field (nor stop field) twice; on return
+ * *pp is at the first non-blank after the last field.  The strings are
+ * owned by @pr as soon as they are stored, so the caller's cleanup frees
+ * them on error.
+ */
+static int parse_key(struct lex *lx, const char **pp, struct probe *pr)
+{
+	const char *p = *pp, *e, *q;
+	struct probe_key *k;
+	char what[64];
+
+	for (;;) {
+		p = skip_ws(p);
+		e = scan_field(p);
+		if (e == p)
+			return syntax_error_len(lx, p, *p == ',', EXPECT_KEY);
+		if (key_has(pr, p, e, 0))
+			return syntax_error_len(lx, p, e - p,
+						"a field not already in the "
+						"key");
+		k = &pr->key[pr->nkey++];
+		memset(k, 0, sizeof(*k));
+		k->col = col_of(lx, p);
+		k->start = strndup(p, e - p);
+		if (!k->start)
+			return nomem(lx);
+		/* B: written after '=', else A's name */
+		q = p;
+		p = skip_ws(e);
+		if (*p == '=') {
+			q = skip_ws(p + 1);
+			e = scan_field(q);
+			if (e == q)
+				return syntax_error_len(lx, q, *q == ',',
+							EXPECT_KEY_STOP);
+			p = skip_ws(e);
+		}
+		/* two A that must equal one B: k->stop is still NULL */
+		if (key_has(pr, q, e, 1))
+			return syntax_error_len(lx, q, e - q,
+						"a stop field not already in "
+						"the key");
+		k->stop_col = col_of(lx, q);
+		k->stop = strndup(q, e - q);
+		if (!k->stop)
+			return nomem(lx);
+		if (*p != ',')
+			break;
+		if (pr->nkey == IPROF_MAX_KEY) {
+			snprintf(what, sizeof(what),
+				 "at most %d fields in a key", IPROF_MAX_KEY);
+			return syntax_error_len(lx, p, 1, what);
+		}
+		p++;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* span NAME = START -> STOP [key KEY]; @p is after "span". */
 static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 {
 	const char *e;
@@ -605,6 +698,9 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 		return err;
 	if (p[0] != '-' || p[1] != '>')
 		return syntax_error(lx, p,
+				    at_keyword(p, "key") ?
+					    "'->' and the stop before 'key' "
+					    "(the key ends the line)" :
 				    has_cond ? "'&&' or '->' between span "
 					       "start and stop"
 					     : "'if' or '->' between span "
@@ -614,10 +710,19 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 	err = parse_span_side(lx, &p, &pr->stop, &has_cond);
 	if (err)
 		return err;
+	if (at_keyword(p, "key")) {
+		p += 3;
+		err = parse_key(lx, &p, pr);
+		if (err)
+			return err;
+		if (!is_eol(p))
+			return syntax_error(lx, p, "',' or end of line");
+		return 0;
+	}
 	if (!is_eol(p))
 		return syntax_error(lx, p,
-				    has_cond ? "'&&' or end of line"
-					     : "'if' or end of line");
+				    has_cond ? "'&&', 'key' or end of line"
+					     : "'if', 'key' or end of line");
 	return 0;
 }
 
@@ -807,6 +912,14 @@ options:
 			return err;
 	}
 
+	if (at_keyword(p, "key")) {
+		/* start and stop are the entry and return of one call */
+		set_err(lx->ctx,
+			"%s:%d:%d: key applies to spans only: a function "
+			"timer's entry and return match on their thread",
+			lx->origin, lx->lineno, col_of(lx, p));
+		return -EINVAL;
+	}
 	if (!is_eol(p)) {
 		if (has_cond)
 			return syntax_error(lx, p, "'&&' or end of line");

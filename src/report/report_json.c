@@ -189,6 +189,25 @@ static void add_options(struct jb *b, json_object *root, const struct report *r,
 }
 
 /*
+ * add_key() - a keyed span's "keyed": true and "key": the start side's
+ * field names of @key ("dev,sector", "pid=next_pid": ["pid"]).
+ */
+static void add_key(struct jb *b, json_object *p, const char *key)
+{
+	json_object *a;
+	size_t n;
+
+	add(b, p, "keyed", json_object_new_boolean(1));
+	a = add_arr(b, p, "key");
+	while (a && *key) {
+		n = strcspn(key, ",");
+		push(b, a,
+		     json_object_new_string_len(key, (int)strcspn(key, "=,")));
+		key += n + (key[n] == ',');
+	}
+}
+
+/*
  * add_probe() - the fields of probe @id named @name that a report and a
  * --dry-run plan share; @t may be NULL (nothing known but the name).
  */
@@ -221,6 +240,8 @@ static void add_probe(struct jb *b, json_object *p, uint32_t id,
 	if (t && t->stop && strcmp(t->stop, "entry"))
 		add(b, p, "emulated_entry",
 		    json_object_new_boolean(t->emulated_entry != 0));
+	if (t && t->key)
+		add_key(b, p, t->key);
 }
 
 static void add_probes(struct jb *b, json_object *root, const struct report *r,
@@ -256,6 +277,8 @@ static void add_probes(struct jb *b, json_object *root, const struct report *r,
 		add_probe(b, p, i, report_timer_name(r, i, buf, sizeof(buf)),
 			  t);
 		add_u64(b, p, "orphan_stops", t ? t->orphans : 0);
+		if (t && t->key)
+			add_u64(b, p, "key_full", t->key_full);
 		add_u64(b, p, "kprobe_misses", t ? t->kprobe_misses : 0);
 		add_u64(b, p, "paths", paths[i]);
 		add_u64(b, p, "count", count[i]);
@@ -322,6 +345,8 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "task_storage_failures", r->loss.no_storage);
 		add_u64(b, o, "recursion_misses", r->loss.recursion_misses);
 		add_u64(b, o, "kprobe_misses", r->loss.kprobe_misses);
+		add_u64(b, o, "key_full", r->loss.key_full);
+		add_u64(b, o, "key_unmatched", st->kunmatched + st->kearly);
 		add_u64(b, o, "missed_returns", st->missed_returns);
 		add_u64(b, o, "resyncs", st->resyncs);
 		add_u64(b, o, "discarded_frames", st->discarded);
@@ -400,8 +425,11 @@ static void add_histogram(struct jb *b, json_object *o,
 	}
 }
 
-/* the metrics of one node, in doc/json.md's order, "children" excluded */
-static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
+/* the metrics of one node, in doc/json.md's order, "children" excluded;
+ * @keyed: a keyed span's node, which has no on/off-CPU split (no one
+ * thread's time: the fields are left out) but replaced and expired */
+static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
+			int keyed)
 {
 	int have = n->count > 0, q = have && n->hist;
 	static const struct {
@@ -435,11 +463,16 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64(b, o, "threads", n->threads);
 	add_u64(b, o, "exited", n->exited);
 	add_u64(b, o, "exited_ns", n->exited_ns);
-	add_u64(b, o, "oncpu_ns", n->oncpu_ns);
-	add_u64(b, o, "runq_ns", n->runq_ns);
-	add_u64(b, o, "blocked_ns", n->blocked_ns);
-	add_u64(b, o, "offcpu_ns", n->runq_ns + n->blocked_ns);
-	add_u64(b, o, "irq_ns", n->irq_ns);
+	if (!keyed) {
+		add_u64(b, o, "oncpu_ns", n->oncpu_ns);
+		add_u64(b, o, "runq_ns", n->runq_ns);
+		add_u64(b, o, "blocked_ns", n->blocked_ns);
+		add_u64(b, o, "offcpu_ns", n->runq_ns + n->blocked_ns);
+		add_u64(b, o, "irq_ns", n->irq_ns);
+	} else {
+		add_u64(b, o, "replaced", n->replaced);
+		add_u64(b, o, "expired", n->expired);
+	}
 	add_u64(b, o, "incomplete", n->incomplete);
 	add_u64(b, o, "incomplete_ns", n->incomplete_ns);
 	add_u64(b, o, "unwound", n->unwound);
@@ -511,7 +544,7 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 			     json_object_get(
 				     json_object_array_get_idx(paths[p], k)));
 		push(b, path, json_object_get(name));
-		add_metrics(b, o, n);
+		add_metrics(b, o, n, report_keyed(r, n->timer));
 		if (!flat)
 			kids[i] = add_arr(b, o, "children");
 	}

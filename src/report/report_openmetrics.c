@@ -194,14 +194,17 @@ static void histogram(FILE *f, const struct report *r,
 	}
 }
 
-/* A counter of seconds per shown node: @get(node) in ns. */
+/* A counter of seconds per shown node: @get(node) in ns; @cpu: an on/off-CPU
+ * split, which keyed spans have none of (no one thread's time). */
 static void node_seconds(FILE *f, const struct report *r,
 			 const struct report_view *v, const char *name,
-			 const char *help, uint64_t (*get)(const struct agg_node *))
+			 const char *help, uint64_t (*get)(const struct agg_node *),
+			 int cpu)
 {
 	family(f, name, "counter", "seconds", help);
 	for (size_t i = 0; i < v->n; i++) {
-		if (!shown(v, i))
+		if (!shown(v, i) ||
+		    (cpu && report_keyed(r, v->nodes[i]->timer)))
 			continue;
 		fprintf(f, "%s_total", name);
 		put_labels(f, r, v->nodes[i], NULL);
@@ -275,13 +278,13 @@ int report_openmetrics(FILE *f, const struct report *r)
 	histogram(f, r, &v);
 	node_seconds(f, r, &v, "iprof_self_seconds",
 		     "Thread time of the path minus its completed children's",
-		     get_self);
+		     get_self, 0);
 	node_seconds(f, r, &v, "iprof_oncpu_seconds",
 		     "Time of the path's timers spent running on a CPU",
-		     get_oncpu);
+		     get_oncpu, 1);
 	node_seconds(f, r, &v, "iprof_offcpu_seconds",
 		     "Time of the path's timers spent off-CPU (run queue or blocked)",
-		     get_offcpu);
+		     get_offcpu, 1);
 	family(f, "iprof_incomplete", "gauge", NULL,
 	       "Timers of the path open at the time of the report");
 	for (i = 0; i < v.n; i++) {

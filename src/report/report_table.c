@@ -127,10 +127,14 @@ static void fmt_q(char *buf, const struct agg_node *n, double q)
 		hist_quantile(n->hist, n->count, q, n->min_ns, n->max_ns));
 }
 
-/* one cell of a node; time columns are "-" without completions */
-static void fill_cell(char *buf, const struct agg_node *n, enum report_col c)
+/* one cell of a node; time columns are "-" without completions, and the
+ * on/off-CPU ones of a keyed span (@keyed: no one thread's time) */
+static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
+		      int keyed)
 {
-	if (col[c].time && !n->count) {
+	if ((col[c].time && !n->count) ||
+	    (keyed && (c == REPORT_COL_ONCPU || c == REPORT_COL_OFFCPU ||
+		       c == REPORT_COL_RUNQ || c == REPORT_COL_BLOCKED))) {
 		strcpy(buf, "-");
 		return;
 	}
@@ -266,7 +270,8 @@ static int table_body(FILE *f, const struct report *r)
 		if (len > namew)
 			namew = len;
 		for (c = 0; c < ncols; c++, k++) {
-			fill_cell(cells[k], v.nodes[i], cols[c]);
+			fill_cell(cells[k], v.nodes[i], cols[c],
+				  report_keyed(r, v.nodes[i]->timer));
 			len = strlen(cells[k]);
 			if (len > w[c])
 				w[c] = len;

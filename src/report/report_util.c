@@ -512,8 +512,10 @@ int report_lost_data(const struct report_loss *loss,
 	 * are no loss */
 	return loss->rb_drops || loss->depth_overflow || loss->no_storage ||
 	       loss->recursion_misses || loss->kprobe_misses ||
+	       loss->key_full ||
 	       (st && (st->malformed || st->nomem || st->resyncs ||
-		       st->discarded || st->skipped));
+		       st->discarded || st->skipped || st->kunmatched ||
+		       st->kearly));
 }
 
 size_t report_loss_counters(const struct report *r,
@@ -536,6 +538,10 @@ size_t report_loss_counters(const struct report *r,
 		{ "missed_returns", "returns missed", st->missed_returns, 1 },
 		{ "kprobe_missed", "kprobe misses (kernel)",
 		  r->loss.kprobe_misses, 0 },
+		{ "key_full", "keyed span starts over --span-keys",
+		  r->loss.key_full, 0 },
+		{ "key_unmatched", "keyed span ends without their start",
+		  st->kunmatched + st->kearly, 0 },
 	};
 
 	memcpy(c, all, sizeof(all));
@@ -599,7 +605,7 @@ static void span_unmatched(FILE *f, const struct report *r, uint32_t timer,
 	const struct agg_node *n;
 	char buf[REPORT_NAME_BUF];
 
-	if (!t->kind || strcmp(t->kind, "span"))
+	if (!t->kind || strcmp(t->kind, "span") || t->key)
 		return;
 	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
 		if (n->timer != timer)
@@ -690,6 +696,12 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 	fputc('\n', f);
 }
 
+int report_keyed(const struct report *r, uint32_t timer)
+{
+	return r->timers && timer < agg__ntimers(r->agg) &&
+	       r->timers[timer].key;
+}
+
 int report_tail_mark(const struct report *r, uint32_t timer)
 {
 	const struct report_timer *t;
@@ -765,6 +777,48 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 	return 0;
 }
 
+/*
+ * summary_keyed() - per keyed span: its key, and the spans dropped
+ * (replaced by a new start of the same key, expired, or never kept for
+ * a full key map); once, why their on-CPU/off-CPU split is not shown.
+ */
+static void summary_keyed(FILE *f, const struct report *r, int seed)
+{
+	uint32_t ntimers = agg__ntimers(r->agg), i;
+	const char *pfx = seed ? "# " : "";
+	char buf[REPORT_NAME_BUF];
+	const struct agg_node *n;
+	int any = 0;
+
+	for (i = 0; i < ntimers; i++) {
+		const struct report_timer *t = &r->timers[i];
+		uint64_t rep = 0, exp = 0;
+
+		if (!t->key || !t->attached)
+			continue;
+		for (n = report_next(agg__root(r->agg)); n; n = report_next(n))
+			if (n->timer == i) {
+				rep += n->replaced;
+				exp += n->expired;
+			}
+		any = 1;
+		fprintf(f, "%skeyed span: %s key %s", pfx,
+			report_timer_name(r, i, buf, sizeof(buf)), t->key);
+		if (seed)
+			fprintf(f, " replaced=%" PRIu64 " expired=%" PRIu64
+				" key_full=%" PRIu64 "\n", rep, exp, t->key_full);
+		else
+			fprintf(f,
+				": %" PRIu64 " replaced (started again before their stop), %" PRIu64
+				" expired (--span-timeout), %" PRIu64
+				" not kept (--span-keys full)\n",
+				rep, exp, t->key_full);
+	}
+	if (any && !seed)
+		fprintf(f,
+			"keyed spans: no on-CPU/off-CPU split (a span that starts on one thread and stops on another is no one thread's time); their time is not their parent's (its self time keeps it)\n");
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
@@ -825,6 +879,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 		for (i = 0; i < ntimers; i++)
 			if (hit[i])
 				report_tail_note(f, r, i, seed);
+		summary_keyed(f, r, seed);
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
 

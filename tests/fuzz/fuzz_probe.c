@@ -6,7 +6,9 @@
  * path, its limits, CRLF and NUL handling), then probe_list_check().
  * Inputs that mention "include" are skipped: they would read the fuzzing
  * host's files.  Invariants: a parsed probe has a name, a file and a line
- * no later than the input's line count; errors leave a message.
+ * no later than the input's line count, and a key (of 1 to IPROF_MAX_KEY
+ * fields, each with both sides) only if it is a span; errors leave a
+ * message.
  */
 #undef NDEBUG /* the checks are the point, in every build type */
 #include <assert.h>
@@ -28,6 +30,13 @@ static void check_list(const struct probe_list *pl, int maxline)
 		assert(pl->v[i].name && pl->v[i].name[0]);
 		assert(pl->v[i].file);
 		assert(pl->v[i].line >= 1 && pl->v[i].line <= maxline);
+		/* a key only on spans, every field named on both sides */
+		assert(pl->v[i].nkey >= 0 && pl->v[i].nkey <= IPROF_MAX_KEY);
+		assert(!pl->v[i].nkey || pl->v[i].kind == PROBE_SPAN);
+		for (int k = 0; k < pl->v[i].nkey; k++)
+			assert(pl->v[i].key[k].start && pl->v[i].key[k].stop &&
+			       pl->v[i].key[k].col >= 1 &&
+			       pl->v[i].key[k].stop_col >= 1);
 	}
 }
 

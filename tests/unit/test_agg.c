@@ -1430,6 +1430,112 @@ static void test_many_threads(void **state)
 	agg__free(a);
 }
 
+
+/* a keyed span's record (struct iprof_rec_key) */
+static int kpush(struct agg *a, uint8_t type, uint32_t timer, uint32_t tid,
+		 uint16_t ctx, uint16_t cpu, uint32_t id, uint64_t ts)
+{
+	struct iprof_rec_key k = {
+		.type = type, .size = sizeof(k), .timer = timer, .tid = tid,
+		.tgid = tid, .ts = ts, .ctx = ctx, .cpu = cpu, .id = id,
+	};
+
+	return agg__push(a, &k, sizeof(k));
+}
+
+/*
+ * Keyed spans: filed under the frame open on the starting thread, timed
+ * start to stop whoever stops them, none of their time in the parent's
+ * self; replaced, expired, incomplete and early stops counted.
+ */
+static void test_keyed(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_node *n, *p;
+
+	(void)state;
+	/* thread 10: A open 100..1000; C (keyed) starts at 200 inside it,
+	 * stops at 5200 (on another CPU, after A ended) */
+	START(a, 10, A, 1, 100);
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 10, 0, 0, 7, 200), 0);
+	STOP(a, 10, A, 1, 1000);
+	assert_int_equal(kpush(a, IPROF_REC_KSTOP, C, 10, 0, 0, 7, 5200), 0);
+	p = node_at(a, A, -1);
+	n = node_at(a, A, C, -1);
+	assert_non_null(n);
+	assert_int_equal(p->self_ns, 900); /* the span takes none of it */
+	assert_int_equal(n->count, 1);
+	assert_int_equal(n->total_ns, 5000);
+	assert_int_equal(n->self_ns, 5000);
+	assert_int_equal(n->min_ns, 5000);
+	assert_int_equal(n->oncpu_ns + n->runq_ns + n->blocked_ns, 0);
+	assert_int_equal(n->threads, 1);
+	assert_int_equal(hist_sum(n), 1);
+
+	/* no frame open: a root; replaced, then the new one completes */
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 11, 0, 0, 8, 6000), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 11, 0, 0, 9, 6100), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KREPLACED, C, 11, 0, 0, 8, 6100), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KSTOP, C, 11, 0, 0, 9, 6400), 0);
+	n = node_at(a, C, -1);
+	assert_non_null(n);
+	assert_int_equal(n->count, 1);
+	assert_int_equal(n->total_ns, 300);
+	assert_int_equal(n->replaced, 1);
+
+	/* the stop's record merged ahead of its start's: held, then timed */
+	assert_int_equal(kpush(a, IPROF_REC_KSTOP, C, 11, 0, 0, 20, 7500), 0);
+	assert_int_equal(agg__stats(a)->kearly, 1);
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 11, 0, 0, 20, 7000), 0);
+	assert_int_equal(agg__stats(a)->kearly, 0);
+	assert_int_equal(n->count, 2);
+	assert_int_equal(n->total_ns, 800);
+	assert_int_equal(n->max_ns, 500);
+
+	/* interrupt context (softirq on CPU 1): under its per-CPU root */
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 0, IPROF_CTX_SOFTIRQ, 1,
+			       30, 8000), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KSTOP, C, 0, IPROF_CTX_SOFTIRQ, 1,
+			       30, 8040), 0);
+	for (p = agg__root(a)->child;
+	     p && p->timer != AGG_CTX_TIMER(IPROF_CTX_SOFTIRQ, 1); p = p->next)
+		;
+	assert_non_null(p);
+	n = p->child;
+	assert_non_null(n);
+	assert_int_equal(n->timer, C);
+	assert_int_equal(n->total_ns, 40);
+
+	/* expired; a stop of an unknown span; an open one: incomplete,
+	 * and the thread's exit does not end it */
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 12, 0, 0, 40, 9000), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KEXPIRED, C, 12, 0, 0, 40, 19000), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KEXPIRED, C, 12, 0, 0, 41, 19000), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 12, 0, 0, 42, 20000), 0);
+	EXIT(a, 12, 20500);
+	agg__snapshot(a, 21000);
+	n = node_at(a, C, -1);
+	assert_int_equal(n->expired, 1);
+	assert_int_equal(n->incomplete, 1);
+	assert_int_equal(n->incomplete_ns, 1000);
+	assert_int_equal(n->count, 2);
+	assert_int_equal(agg__stats(a)->kunmatched, 1);
+	assert_int_equal(agg__stats(a)->kexpired, 1);
+	assert_int_equal(agg__stats(a)->kreplaced, 1);
+
+	/* a stop before its start in time is malformed, never wrapped */
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 13, 0, 0, 50, 30000), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KSTOP, C, 13, 0, 0, 50, 29000),
+			 -EINVAL);
+	assert_int_equal(node_at(a, C, -1)->count, 2);
+	/* timer out of range, context out of range */
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, NTIMERS, 13, 0, 0, 51, 1),
+			 -EINVAL);
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 13, IPROF_CTX_MAX, 0, 51,
+			       1), -EINVAL);
+	agg__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1458,6 +1564,7 @@ int main(void)
 		cmocka_unit_test(test_unwind_ctx),
 		cmocka_unit_test(test_returned),
 		cmocka_unit_test(test_left_execed),
+		cmocka_unit_test(test_keyed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

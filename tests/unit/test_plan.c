@@ -399,6 +399,190 @@ static void kvm_run_span(void **state)
 	probe_list_free(&pl);
 }
 
+/* a key field as the planner gives it */
+static void check_keyf(const struct iprof_keyf *k, int src, int size, int off)
+{
+	if (k->src != src || k->size != size || k->off != off)
+		fail_msg("key field: src %u size %u off %u, want %d %d %d",
+			 k->src, k->size, k->off, src, size, off);
+}
+
+/* The start and stop actions of keyed span @t (no chains in these). */
+static void keyed_actions(const struct plan *p, uint32_t t,
+			  const struct iprof_action **a,
+			  const struct iprof_action **b)
+{
+	uint32_t i;
+
+	*a = *b = NULL;
+	for (i = 0; i < p->nactions; i++) {
+		if (p->actions[i].timer != t)
+			continue;
+		if (p->actions[i].role == IPROF_ROLE_START)
+			*a = &p->actions[i];
+		else
+			*b = &p->actions[i];
+	}
+	assert_non_null(*a);
+	assert_non_null(*b);
+	/* keyed: no frame, no re-entry rule, no orphan count */
+	assert_int_equal((*a)->flags, IPROF_A_KEYED);
+	assert_int_equal((*b)->flags, IPROF_A_KEYED);
+	assert_int_equal((*a)->nkey, p->timers[t].probe->nkey);
+	assert_int_equal((*b)->nkey, p->timers[t].probe->nkey);
+}
+
+/* Keyed spans (issue 22): flags, key fields per side, the key's text. */
+static void keyed_spans(void **state)
+{
+	static const char *const l[] = {
+		"span bio = tracepoint:block:block_rq_issue -> tracepoint:block:block_rq_complete key dev,sector",
+		"span wq = tracepoint:workqueue:workqueue_queue_work -> tracepoint:workqueue:workqueue_execute_start key work",
+		"span runq = tracepoint:sched:sched_wakeup -> tracepoint:sched:sched_switch key pid=next_pid",
+		"span forkexec = tracepoint:sched:sched_process_fork -> tracepoint:sched:sched_process_exec key child_pid=pid",
+		"span x = tracepoint:syscalls:sys_enter_write -> tracepoint:syscalls:sys_exit_write key tid",
+		/* queue_work's own cpu field; execute_start has none: the
+		 * current CPU.  The condition stays. */
+		"span c = tp:workqueue:workqueue_queue_work if cpu == 1 -> tp:workqueue:workqueue_execute_start key cpu",
+		/* =B that repeats A is normalized away; pid of sys_enter_write
+		 * is the pseudo-field; a stop condition stays */
+		"span n = tp:syscalls:sys_enter_write -> tp:syscalls:sys_exit_write if ret < 0 key pid=pid,fd=tid",
+		"span plain = tp:block:block_rq_issue -> tp:block:block_rq_complete",
+	};
+	const struct iprof_action *a, *b;
+	struct probe_list pl;
+	struct plan p;
+	uint32_t i;
+
+	(void)state;
+	build(&pl, &p, l, 8);
+	assert_int_equal(p.ntimers, 8);
+	for (i = 0; i < p.ntimers; i++)
+		if (p.timers[i].error)
+			fail_msg("%s: %s", p.timers[i].name, p.timers[i].error);
+
+	/* block_rq_issue/complete: dev_t dev at 8 (4), sector_t at 16 (8) */
+	keyed_actions(&p, 0, &a, &b);
+	assert_string_equal(p.timers[0].key, "dev,sector");
+	check_keyf(&a->key[0], IPROF_KEY_TP, 4, 8);
+	check_keyf(&a->key[1], IPROF_KEY_TP, 8, 16);
+	check_keyf(&b->key[0], IPROF_KEY_TP, 4, 8);
+	check_keyf(&b->key[1], IPROF_KEY_TP, 8, 16);
+	check_keyf(&a->key[2], 0, 0, 0);
+	assert_int_equal(a->ncond, 0);
+
+	/* void *work at 8 on both sides: a pointer, 8 bytes */
+	keyed_actions(&p, 1, &a, &b);
+	assert_string_equal(p.timers[1].key, "work");
+	check_keyf(&a->key[0], IPROF_KEY_TP, 8, 8);
+	check_keyf(&b->key[0], IPROF_KEY_TP, 8, 8);
+
+	/* sched_wakeup's own pid field (the wakee), not the pseudo-field;
+	 * sched_switch's next_pid at 56 */
+	keyed_actions(&p, 2, &a, &b);
+	assert_string_equal(p.timers[2].key, "pid=next_pid");
+	check_keyf(&a->key[0], IPROF_KEY_TP, 4, 24);
+	check_keyf(&b->key[0], IPROF_KEY_TP, 4, 56);
+
+	/* child_pid at 20; sched_process_exec's pid field at 12 */
+	keyed_actions(&p, 3, &a, &b);
+	assert_string_equal(p.timers[3].key, "child_pid=pid");
+	check_keyf(&a->key[0], IPROF_KEY_TP, 4, 20);
+	check_keyf(&b->key[0], IPROF_KEY_TP, 4, 12);
+
+	/* syscalls: no tid field, the pseudo-field on both sides; they
+	 * ride on the raw syscall tracepoints as other syscall spans do */
+	keyed_actions(&p, 4, &a, &b);
+	assert_string_equal(p.timers[4].key, "tid");
+	check_keyf(&a->key[0], IPROF_KEY_TID, 4, 0);
+	check_keyf(&b->key[0], IPROF_KEY_TID, 4, 0);
+	for (i = 0; i < p.natt; i++)
+		if (p.att[i].timer == 4)
+			assert_int_equal(p.att[i].mech, MECH_SYSCALL);
+
+	/* a real cpu field on the start (int at 32), the current CPU on
+	 * the stop; the start's condition kept */
+	keyed_actions(&p, 5, &a, &b);
+	assert_string_equal(p.timers[5].key, "cpu");
+	check_keyf(&a->key[0], IPROF_KEY_TP, 4, 32);
+	check_keyf(&b->key[0], IPROF_KEY_CPU, 4, 0);
+	assert_int_equal(a->ncond, 1);
+	assert_int_equal(a->cond[0].off, 32);
+	assert_int_equal(b->ncond, 0);
+
+	/* pid=pid normalized to pid; unsigned int fd (4 of its 8-byte
+	 * slot at 16) against the thread id */
+	keyed_actions(&p, 6, &a, &b);
+	assert_string_equal(p.timers[6].key, "pid,fd=tid");
+	check_keyf(&a->key[0], IPROF_KEY_PID, 4, 0);
+	check_keyf(&b->key[0], IPROF_KEY_PID, 4, 0);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	check_keyf(&a->key[1], IPROF_KEY_TP, 4, 20);
+#else
+	check_keyf(&a->key[1], IPROF_KEY_TP, 4, 16);
+#endif
+	check_keyf(&b->key[1], IPROF_KEY_TID, 4, 0);
+	assert_int_equal(b->ncond, 1);
+
+	/* not keyed: as before */
+	assert_null(p.timers[7].key);
+	for (i = 0; i < p.nactions; i++) {
+		if (p.actions[i].timer != 7)
+			continue;
+		assert_int_equal(p.actions[i].nkey, 0);
+		assert_false(p.actions[i].flags & IPROF_A_KEYED);
+		if (p.actions[i].role == IPROF_ROLE_START)
+			assert_int_equal(p.actions[i].flags,
+					 IPROF_A_NO_REENTER);
+	}
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
+/* Keyed spans that cannot be planned: the timer's error, at the field. */
+static void keyed_errors(void **state)
+{
+	static const char *const l[] = {
+		"span e1 = tp:block:block_rq_issue -> tp:block:block_rq_complete key dev=sector",
+		"span e2 = tp:block:block_rq_issue -> tp:block:block_rq_complete key devv",
+		"span e3 = tp:block:block_rq_issue -> tp:block:block_rq_complete key dev,bytes",
+		"span e4 = tp:block:block_rq_issue -> tp:block:block_rq_complete key comm=dev",
+		"span e5 = tp:syscalls:sys_enter_write -> tp:syscalls:sys_exit_write key tid=ret",
+		"span e6 = tp:sched:sched_wakeup -> tp:sched:sched_switch key pid=next_comm",
+		"span ok = tp:block:block_rq_issue -> tp:block:block_rq_complete key sector",
+	};
+	struct probe_list pl;
+	struct plan p;
+	uint32_t i;
+
+	(void)state;
+	build(&pl, &p, l, 7);
+	assert_int_equal(p.ntimers, 7);
+	assert_string_equal(p.timers[0].error,
+			    "t.conf:1:69: span e1: key dev: block_rq_issue's dev is dev_t (4 bytes), block_rq_complete's sector is sector_t (8 bytes): the two sides of a key field must be of one width");
+	assert_string_equal(p.timers[1].error,
+			    "t.conf:2:69: span e2: key devv: tracepoint block:block_rq_issue has no field 'devv' (its fields: dev, sector, nr_sector, bytes, ioprio, rwbs, comm, cmd; pseudo-fields: pid, tid, cpu)");
+	/* a field of the start that the stop lacks: B's column (A's) */
+	assert_string_equal(p.timers[2].error,
+			    "t.conf:3:73: span e3: key bytes: tracepoint block:block_rq_complete has no field 'bytes' (its fields: dev, sector, nr_sector, error, ioprio, rwbs, cmd; pseudo-fields: pid, tid, cpu)");
+	assert_string_equal(p.timers[3].error,
+			    "t.conf:4:69: span e4: key comm: field 'comm' of block:block_rq_issue is a string (char[16]): a key is made of numbers");
+	assert_string_equal(p.timers[4].error,
+			    "t.conf:5:73: span e5: key tid: sys_enter_write's tid is the current thread id (4 bytes), sys_exit_write's ret is long (8 bytes): the two sides of a key field must be of one width");
+	assert_string_equal(p.timers[5].error,
+			    "t.conf:6:66: span e6: key pid: field 'next_comm' of sched:sched_switch is a string (char[16]): a key is made of numbers");
+	/* errors keep the key's text, for the report */
+	assert_string_equal(p.timers[0].key, "dev=sector");
+	assert_string_equal(p.timers[5].key, "pid=next_comm");
+	/* only the good one attaches */
+	assert_null(p.timers[6].error);
+	for (i = 0; i < p.natt; i++)
+		assert_int_equal(p.att[i].timer, 6);
+	assert_int_equal(p.natt, 2);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 static void per_probe_errors(void **state)
 {
 	static const char *const l[] = {
@@ -1126,6 +1310,8 @@ int main(void)
 		cmocka_unit_test(tp_fields),
 		cmocka_unit_test(return_sites),
 		cmocka_unit_test(kvm_run_span),
+		cmocka_unit_test(keyed_spans),
+		cmocka_unit_test(keyed_errors),
 		cmocka_unit_test(tp_types),
 		cmocka_unit_test(per_probe_errors),
 		cmocka_unit_test(tp_cond_widths),

@@ -475,6 +475,128 @@ static void test_span_tp_short(void **state)
 	probe_list_free(&pl);
 }
 
+/* Keyed spans: the issue's examples, fields and columns. */
+static void test_span_key(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p;
+
+	p = parse_ok(&pl, "span bio = tracepoint:block:block_rq_issue -> "
+			  "tracepoint:block:block_rq_complete key dev,sector");
+	assert_int_equal(p->kind, PROBE_SPAN);
+	assert_string_equal(p->stop.event, "block_rq_complete");
+	assert_int_equal(p->nkey, 2);
+	assert_string_equal(p->key[0].start, "dev");
+	assert_string_equal(p->key[0].stop, "dev");
+	assert_int_equal(p->key[0].col, 86);
+	assert_int_equal(p->key[0].stop_col, 86);
+	assert_string_equal(p->key[1].start, "sector");
+	assert_string_equal(p->key[1].stop, "sector");
+	assert_int_equal(p->key[1].col, 90);
+	assert_int_equal(p->key[1].stop_col, 90);
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "span wq = tracepoint:workqueue:workqueue_queue_work "
+			  "-> tracepoint:workqueue:workqueue_execute_start key "
+			  "work");
+	assert_int_equal(p->nkey, 1);
+	assert_string_equal(p->key[0].start, "work");
+	assert_string_equal(p->key[0].stop, "work");
+	assert_int_equal(p->key[0].col, 105);
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "span runq = tracepoint:sched:sched_wakeup -> "
+			  "tracepoint:sched:sched_switch key pid=next_pid");
+	assert_int_equal(p->nkey, 1);
+	assert_string_equal(p->key[0].start, "pid");
+	assert_string_equal(p->key[0].stop, "next_pid");
+	assert_int_equal(p->key[0].col, 80);
+	assert_int_equal(p->key[0].stop_col, 84);
+	probe_list_free(&pl);
+
+	p = parse_ok(&pl, "span forkexec = tracepoint:sched:sched_process_fork "
+			  "-> tracepoint:sched:sched_process_exec key "
+			  "child_pid=pid");
+	assert_int_equal(p->nkey, 1);
+	assert_string_equal(p->key[0].start, "child_pid");
+	assert_string_equal(p->key[0].stop, "pid");
+	assert_int_equal(p->key[0].col, 96);
+	assert_int_equal(p->key[0].stop_col, 106);
+	probe_list_free(&pl);
+
+	/* conditions on both sides, blanks around ',' and '=', the
+	 * largest key, a comment after it */
+	p = parse_ok(&pl, "span s = tp:a:b if x == 1 -> tp:c:d if y != 2 && "
+			  "z & 4 key a , b= c,d =d,e_2 # four");
+	assert_int_equal(p->start.ncond, 1);
+	assert_int_equal(p->stop.ncond, 2);
+	assert_int_equal(p->nkey, IPROF_MAX_KEY);
+	assert_string_equal(p->key[0].start, "a");
+	assert_string_equal(p->key[0].stop, "a");
+	assert_string_equal(p->key[1].start, "b");
+	assert_string_equal(p->key[1].stop, "c");
+	assert_int_equal(p->key[1].col, 64);
+	assert_int_equal(p->key[1].stop_col, 67);
+	assert_string_equal(p->key[2].start, "d");
+	assert_string_equal(p->key[2].stop, "d");
+	assert_int_equal(p->key[2].col, 69);
+	assert_int_equal(p->key[2].stop_col, 72);
+	assert_string_equal(p->key[3].start, "e_2");
+	assert_string_equal(p->key[3].stop, "e_2");
+	probe_list_free(&pl);
+
+	/* not keyed: nkey 0 */
+	p = parse_ok(&pl, "span s = tp:a:b -> tp:c:d");
+	assert_int_equal(p->nkey, 0);
+	probe_list_free(&pl);
+}
+
+static void test_err_key(void **state)
+{
+#define KEYF "a key field (a field of the start's tracepoint, or pid, tid, cpu)"
+	parse_bad("span X = tp:a:b -> tp:c:d key",
+		  "-e:1:30: found end of line, expected " KEYF);
+	parse_bad("span X = tp:a:b -> tp:c:d key # c",
+		  "-e:1:31: found end of line, expected " KEYF);
+	parse_bad("span X = tp:a:b -> tp:c:d key dev,",
+		  "-e:1:35: found end of line, expected " KEYF);
+	parse_bad("span X = tp:a:b -> tp:c:d key dev,,x",
+		  "-e:1:35: found ',', expected " KEYF);
+	parse_bad("span X = tp:a:b -> tp:c:d key 1dev",
+		  "-e:1:31: found '1dev', expected " KEYF);
+	parse_bad("span X = tp:a:b -> tp:c:d key dev=",
+		  "-e:1:35: found end of line, expected a field of the stop's "
+		  "tracepoint after '=' (or pid, tid, cpu)");
+	parse_bad("span X = tp:a:b -> tp:c:d key a,b,c,d,e",
+		  "-e:1:38: found ',', expected at most 4 fields in a key");
+	parse_bad("span X = tp:a:b -> tp:c:d key dev,sector,dev",
+		  "-e:1:42: found 'dev', expected a field not already in the "
+		  "key");
+	parse_bad("span X = tp:a:b -> tp:c:d key a=x,b=x",
+		  "-e:1:37: found 'x', expected a stop field not already in "
+		  "the key");
+	parse_bad("span X = tp:a:b -> tp:c:d key dev sector",
+		  "-e:1:35: found 'sector', expected ',' or end of line");
+	parse_bad("span X = tp:a:b -> tp:c:d key dev if x == 1",
+		  "-e:1:35: found 'if', expected ',' or end of line");
+	parse_bad("span X = tp:a:b key dev -> tp:c:d",
+		  "-e:1:17: found 'key', expected '->' and the stop before "
+		  "'key' (the key ends the line)");
+	parse_bad("span X = tp:a:b -> tp:c:d keys dev",
+		  "-e:1:27: found 'keys', expected 'if', 'key' or end of line");
+	/* not a span: the column of `key` */
+	parse_bad("fentry:vfs_read key fd",
+		  "-e:1:17: key applies to spans only: a function timer's "
+		  "entry and return match on their thread");
+	parse_bad("func:vfs_read as r if fd == 1 key fd",
+		  "-e:1:31: key applies to spans only: a function timer's "
+		  "entry and return match on their thread");
+	parse_bad("uprobe:/bin/true:main key pid",
+		  "-e:1:23: key applies to spans only: a function timer's "
+		  "entry and return match on their thread");
+#undef KEYF
+}
+
 static void test_blank_and_comments(void **state)
 {
 	static const char *const lines[] = {
@@ -766,10 +888,10 @@ static void test_err_span(void **state)
 					       "'if' or '->' between span "
 					       "start and stop");
 	parse_bad("span X = tp:a:b -> tp:c:d extra", "-e:1:27: found 'extra', "
-						     "expected 'if' or end of "
-						     "line");
+						     "expected 'if', 'key' or "
+						     "end of line");
 	parse_bad("span X = tp:a:b -> tp:c:d if y == 2 z",
-		  "-e:1:37: found 'z', expected '&&' or end of line");
+		  "-e:1:37: found 'z', expected '&&', 'key' or end of line");
 	parse_bad("span X = tp:a:b as y -> tp:c:d", "-e:1:17: found 'as', "
 						    "expected 'if' or '->' "
 						    "between span start and "
@@ -1415,6 +1537,8 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_span),
 		cmocka_unit_test(test_span_tp_short),
+		cmocka_unit_test(test_span_key),
+		cmocka_unit_test(test_err_key),
 		cmocka_unit_test(test_blank_and_comments),
 		cmocka_unit_test(test_origin_and_lineno),
 		cmocka_unit_test(test_kind_str),

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
+#include <zlib.h>
 
 #include "iprof/agg.h"
 #include "iprof/chrome.h"
@@ -570,12 +572,132 @@ static void test_chrome(void **state)
 	free(buf);
 }
 
+/* the META block of a recording in memory, its "key" members taken out
+ * (as a recording from before keyed spans): a new buffer, its length in
+ * *@len */
+static char *strip_keys(const char *buf, size_t *len)
+{
+	uint32_t type, clen, ulen, crc;
+	const char *m = buf + REC_HEADER_SIZE;
+	json_object *o, *a;
+	const char *text;
+	uLongf zlen, out;
+	char *json, *nbuf;
+	size_t i, tlen, rest;
+
+	memcpy(&type, m, 4);
+	memcpy(&clen, m + 4, 4);
+	memcpy(&ulen, m + 8, 4);
+	assert_int_equal(type, 1); /* META */
+	json = malloc(ulen + 1);
+	assert_non_null(json);
+	out = ulen;
+	assert_int_equal(uncompress((Bytef *)json, &out,
+				    (const Bytef *)m + REC_BLOCK_HEADER_SIZE,
+				    clen),
+			 Z_OK);
+	json[out] = '\0';
+	o = json_tokener_parse(json);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "timers", &a));
+	for (i = 0; i < json_object_array_length(a); i++)
+		json_object_object_del(json_object_array_get_idx(a, i), "key");
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	tlen = strlen(text);
+	assert_null(strstr(text, "\"key\""));
+	rest = *len - (REC_HEADER_SIZE + REC_BLOCK_HEADER_SIZE + clen);
+	zlen = compressBound(tlen);
+	nbuf = malloc(REC_HEADER_SIZE + REC_BLOCK_HEADER_SIZE + zlen + rest);
+	assert_non_null(nbuf);
+	memcpy(nbuf, buf, REC_HEADER_SIZE);
+	assert_int_equal(compress((Bytef *)nbuf + REC_HEADER_SIZE +
+					  REC_BLOCK_HEADER_SIZE,
+				  &zlen, (const Bytef *)text, tlen),
+			 Z_OK);
+	clen = (uint32_t)zlen;
+	ulen = (uint32_t)tlen;
+	crc = (uint32_t)crc32(0, (const Bytef *)text, (uInt)tlen);
+	memcpy(nbuf + REC_HEADER_SIZE, &type, 4);
+	memcpy(nbuf + REC_HEADER_SIZE + 4, &clen, 4);
+	memcpy(nbuf + REC_HEADER_SIZE + 8, &ulen, 4);
+	memcpy(nbuf + REC_HEADER_SIZE + 12, &crc, 4);
+	memcpy(nbuf + REC_HEADER_SIZE + REC_BLOCK_HEADER_SIZE + clen,
+	       buf + *len - rest, rest);
+	*len = REC_HEADER_SIZE + REC_BLOCK_HEADER_SIZE + clen + rest;
+	json_object_put(o);
+	free(json);
+	return nbuf;
+}
+
+/* A keyed span's key: written in META, read back; a timer without one
+ * (and every timer of a recording from before keyed spans) reads NULL. */
+static void test_key(void **state)
+{
+	struct report_timer kt[2] = {
+		{ .name = "runq", .kind = "span",
+		  .where = "tracepoint:sched:sched_wakeup -> tracepoint:sched:sched_switch",
+		  .key = "pid=next_pid", .attached = 1, .mech = "tracepoint",
+		  .file = "-e", .line = 1 },
+		{ .name = "plain", .kind = "span", .where = "tp:a -> tp:b",
+		  .attached = 1, .mech = "tracepoint", .file = "-e",
+		  .line = 2 },
+	};
+	const struct rec_run *got;
+	struct iprof_rec r = mkrec(0);
+	struct rec_writer *w;
+	struct rec_reader *rd;
+	struct rec_run run;
+	char *buf = NULL, *old, err[512];
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	init_run(&run);
+	run.timers = kt;
+	run.ntimers = 2;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	w = rec_writer__new(f, "mem", &run);
+	assert_non_null(w);
+	assert_int_equal(rec_writer__push(w, &r, sizeof(r)), 0);
+	assert_int_equal(rec_writer__finish(w, &run), 0);
+	rec_writer__free(w);
+	assert_int_equal(fclose(f), 0);
+
+	rd = open_mem(buf, len, &f, err, sizeof(err));
+	if (!rd)
+		fail_msg("%s", err);
+	got = rec_reader__run(rd);
+	assert_int_equal(got->ntimers, 2);
+	assert_string_equal(got->timers[0].key, "pid=next_pid");
+	assert_null(got->timers[1].key);
+	assert_string_equal(got->timers[0].name, "runq");
+	rec_reader__free(rd);
+	fclose(f);
+
+	/* no "key" in META: NULL, the rest as written */
+	old = strip_keys(buf, &len);
+	rd = open_mem(old, len, &f, err, sizeof(err));
+	if (!rd)
+		fail_msg("%s", err);
+	got = rec_reader__run(rd);
+	assert_int_equal(got->ntimers, 2);
+	assert_null(got->timers[0].key);
+	assert_null(got->timers[1].key);
+	assert_string_equal(got->timers[0].where, kt[0].where);
+	rec_reader__free(rd);
+	fclose(f);
+	free(old);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupted), cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_replay),	  cmocka_unit_test(test_chrome),
+		cmocka_unit_test(test_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

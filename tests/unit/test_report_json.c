@@ -351,7 +351,7 @@ static void test_document(void **state)
 	v = get(o, "loss", json_type_object);
 	expect_keys(v, "ring_buffer_drops", "depth_overflow",
 		    "task_storage_failures", "recursion_misses", "kprobe_misses",
-		    "missed_returns", "resyncs",
+		    "key_full", "key_unmatched", "missed_returns", "resyncs",
 		    "discarded_frames",
 		    "skipped_records", "unwound_frames", "execed_frames",
 		    "malformed_records",
@@ -912,6 +912,39 @@ static void test_plan(void **state)
 	json_object_put(o);
 }
 
+/* a keyed span's probe: "keyed" and the start side's key fields */
+static void test_plan_keyed(void **state)
+{
+	static const struct report_timer plan[] = {
+		{ "runq", "span", "tracepoint:sched:sched_wakeup -> tracepoint:sched:sched_switch",
+		  1, NULL, 0, "tracepoint", .file = "-e", .line = 1,
+		  .key = "pid=next_pid,cpu" },
+	};
+	json_object *o, *p, *a;
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(report_plan_json(f, plan, 1, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	o = json_tokener_parse(buf);
+	free(buf);
+	assert_non_null(o);
+	p = idx(get(o, "probes", json_type_array), 0);
+	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
+		    "error", "reason", "file", "line", "stop", "tail_calls",
+		    "stop_why", "keyed", "key", "entry_only", "uretprobe_why",
+		    NULL);
+	expect_bool(p, "keyed", 1);
+	a = get(p, "key", json_type_array);
+	expect_len(a, 2);
+	assert_string_equal(json_object_get_string(idx(a, 0)), "pid");
+	assert_string_equal(json_object_get_string(idx(a, 1)), "cpu");
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -924,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_ndjson),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_plan_keyed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
