@@ -896,8 +896,12 @@ static __always_inline void key_start(void *ctx, const struct iprof_action *a,
 			__sync_fetch_and_add(c, 1);
 		return;
 	}
+	/* stamped after the update: later than the older span's start,
+	 * whose program may still be between its own update and its
+	 * KSTART (user space holds a drop that comes first: agg.c) */
 	if (had)
-		emit_key(IPROF_REC_KREPLACED, a->timer, &old, v.ts);
+		emit_key(IPROF_REC_KREPLACED, a->timer, &old,
+			 bpf_ktime_get_ns());
 	emit_key(IPROF_REC_KSTART, a->timer, &v, v.ts);
 }
 

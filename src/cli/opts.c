@@ -151,11 +151,12 @@ static void usage_other(FILE *f)
 		"                        4096); calls beyond it are counted as misses;\n"
 		"                        0: the kernel's default, misses not counted\n"
 		"      --span-keys N     keyed spans open at once, all together\n"
-		"                        (default 65536, max 16M): a start beyond\n"
+		"                        (default 65536, max 1M): a start beyond\n"
 		"                        them is counted, not timed\n"
 		"      --span-timeout TIME  a keyed span whose stop has not come\n"
 		"                        in TIME is dropped, counted as expired\n"
-		"                        (default 10s; 0: never)\n"
+		"                        (checked every TIME/2, 10ms to 1s apart;\n"
+		"                        default 10s; 0: never)\n"
 		"  -v, --verbose         print libbpf's messages, the BPF programs loaded\n"
 		"                        (instructions verified, load time), and each\n"
 		"                        timer that cannot be attached as it is skipped\n"
@@ -379,8 +380,7 @@ static int parse_span_opt(struct opts *o, int c, const char *arg)
 	}
 	if (!strcmp(arg, "0")) {
 		o->span_timeout_ns = 0;
-	} else if (util_parse_duration(arg, &o->span_timeout_ns) ||
-		   !o->span_timeout_ns) {
+	} else if (util_parse_duration(arg, &o->span_timeout_ns)) {
 		log_error(
 			"--span-timeout '%s': expected a time like 10s, 500ms, 2m, or 0 (never)",
 			arg);

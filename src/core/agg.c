@@ -102,7 +102,11 @@ struct athread {
 struct kspan {
 	struct kspan *next;
 	uint32_t id, who, timer;
-	int early; /* 1: a KSTOP whose KSTART has not come; ts: its stop */
+	/* a record that came before its KSTART (merged ahead from another
+	 * CPU, or a replacing start's program ran between the older one's
+	 * update and its record): 0, or its type (KSTOP: ts its stop;
+	 * KREPLACED, KEXPIRED: the span is dropped when its start comes) */
+	int early;
 	uint64_t ts; /* the start (or, early, the stop), ns */
 	struct agg_node *node; /* where it is filed (NULL when early) */
 	struct agg_node *root; /* its thread's root then: held (root_ref) */
@@ -1735,29 +1739,53 @@ static void kdel(struct agg *a, struct kspan **pp)
 /*
  * Time keyed span @e (a start) stopped at @stop_ns by its starting thread
  * @tid's node: its whole duration is its own (self = total), none of it
- * its parent's.  Returns 0, -EINVAL (the stop precedes the start) or
+ * its parent's; compensated (agg__set_costs()) for its own two probes'
+ * parts inside it (the probes of other timers that fired meanwhile ran
+ * on other threads' time, not the span's).  Returns 0, -EINVAL (the stop precedes the start) or
  * -ENOMEM.
  */
 static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 		 uint64_t stop_ns)
 {
+	const struct agg_cost *c = cost_of(a, e->timer);
 	struct agg_node *n = e->node;
-	uint64_t dur;
+	uint64_t raw, dur, in = 0;
 	int err;
 
 	if (stop_ns < e->ts) {
 		a->stats.malformed++;
 		return -EINVAL;
 	}
-	dur = stop_ns - e->ts;
+	raw = stop_ns - e->ts;
+	/* compensated: its own probes' parts between its timestamps */
+	if (c) {
+		in = (uint64_t)c->start_in_ns + c->stop_in_ns;
+		if (c->flags & AGG_COST_UNKNOWN)
+			n->uncertain++;
+	}
+	dur = raw > in ? raw - in : 0;
+	if (in > raw)
+		n->dominated++;
 	a->stats.kstops++;
-	n->raw_total_ns += dur;
-	n->raw_self_ns += dur;
+	n->raw_total_ns += raw;
+	n->raw_self_ns += raw;
 	n->self_ns += dur;
 	err = fold_call(n, thread_get(a, e->who, 0), tid, dur, e->ts, stop_ns);
 	if (err)
 		a->stats.nomem++;
 	return err;
+}
+
+/* Count span @e dropped by @type (KREPLACED or KEXPIRED). */
+static void kdrop(struct agg *a, struct kspan *e, int type)
+{
+	if (type == IPROF_REC_KREPLACED) {
+		e->node->replaced++;
+		a->stats.kreplaced++;
+	} else {
+		e->node->expired++;
+		a->stats.kexpired++;
+	}
 }
 
 /* KSTART: file the span under the starting side's open frame. */
@@ -1778,9 +1806,9 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 
 	a->stats.kstarts++;
 	if (pp && (*pp)->early) {
-		/* its stop came first (merged ahead from another CPU) */
+		/* its stop (or its drop) came first */
 		stop = (*pp)->ts;
-		early = 1;
+		early = (*pp)->early;
 	}
 	if (pp)
 		kdel(a, pp); /* else an id that wrapped: the old one is lost */
@@ -1811,7 +1839,11 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	root_ref(a, e->root);
 	if (!early)
 		return 0;
-	err = kfold(a, e, k->tid ? k->tid : who, stop);
+	err = 0;
+	if (early == IPROF_REC_KSTOP)
+		err = kfold(a, e, k->tid ? k->tid : who, stop);
+	else
+		kdrop(a, e, early);
 	kdel(a, kfind(a, k->id, who));
 	return err;
 }
@@ -1837,21 +1869,6 @@ static int do_key(struct agg *a, const void *rec)
 		a->stats.kunmatched++; /* a second stop, or another timer's */
 		return 0;
 	}
-	if (k.type != IPROF_REC_KSTOP) {
-		if (!pp) {
-			a->stats.kunmatched++;
-			return 0;
-		}
-		if (k.type == IPROF_REC_KREPLACED) {
-			(*pp)->node->replaced++;
-			a->stats.kreplaced++;
-		} else {
-			(*pp)->node->expired++;
-			a->stats.kexpired++;
-		}
-		kdel(a, pp);
-		return 0;
-	}
 	if (!pp) {
 		/* hold it for its start, which another CPU's ring may still
 		 * bring; beyond the cap it is unmatched */
@@ -1860,8 +1877,13 @@ static int do_key(struct agg *a, const void *rec)
 			a->stats.kunmatched++;
 			return 0;
 		}
-		(*kfind(a, k.id, who))->early = 1;
+		(*kfind(a, k.id, who))->early = k.type;
 		a->stats.kearly++;
+		return 0;
+	}
+	if (k.type != IPROF_REC_KSTOP) {
+		kdrop(a, *pp, k.type);
+		kdel(a, pp);
 		return 0;
 	}
 	err = kfold(a, *pp, k.tid ? k.tid : who, k.ts);

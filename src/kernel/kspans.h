@@ -14,8 +14,9 @@ struct loader;
 
 /* Default --span-keys: keyed spans open at once, all timers together. */
 #define KSPANS_DEFAULT_KEYS 65536u
-/* Most --span-keys takes (each key preallocates ~100 bytes in the kernel). */
-#define KSPANS_MAX_KEYS (1u << 24)
+/* Most --span-keys takes (each key preallocates ~130 bytes in the kernel:
+ * 1M keys are ~130 MiB, made before tracing starts). */
+#define KSPANS_MAX_KEYS (1u << 20)
 
 /* plan_keyed() - 1 if a timer of @p is a keyed span (IPROF_A_KEYED). */
 int plan_keyed(const struct plan *p);
@@ -35,6 +36,17 @@ void kspans_size(struct loader *l, const struct plan *p, uint32_t keys);
  * size of keys.  Returns the spans expired, or -errno (-ENOMEM).
  */
 int kspans_expire(struct loader *l, uint64_t now_ns, uint64_t timeout_ns);
+
+/*
+ * kspans_period() - how often loader__poll() runs kspans_expire() for
+ * --span-timeout @timeout_ns: half of it, within 10 ms and 1 s (ns).
+ */
+static inline uint64_t kspans_period(uint64_t timeout_ns)
+{
+	uint64_t p = timeout_ns / 2;
+
+	return p < 10000000ull ? 10000000ull : p > 1000000000ull ? 1000000000ull : p;
+}
 
 /* kspans_full() - @timer's starts not kept: the key map was full. */
 uint64_t kspans_full(struct loader *l, uint32_t timer);

@@ -216,10 +216,12 @@ int loader__poll(struct loader *l, int timeout_ms)
 	if (m < 0)
 		return m;
 	w = ring_watermark(l, w);
-	/* keyed spans whose stop did not come: once a second, stamped
-	 * before w so that this flush delivers them */
+	/* keyed spans whose stop did not come, every half timeout (10 ms
+	 * to 1 s apart: a span expires at most 1.5 timeouts, or timeout +
+	 * 1 s, after its start), stamped before w so that this flush
+	 * delivers them */
 	if (l->keyed && l->opts.span_timeout_ns &&
-	    w - l->kscan_ns >= 1000000000ull) {
+	    w - l->kscan_ns >= kspans_period(l->opts.span_timeout_ns)) {
 		l->kscan_ns = w;
 		kspans_expire(l, w - 1, l->opts.span_timeout_ns);
 	}

@@ -189,20 +189,28 @@ static void add_options(struct jb *b, json_object *root, const struct report *r,
 }
 
 /*
- * add_key() - a keyed span's "keyed": true and "key": the start side's
- * field names of @key ("dev,sector", "pid=next_pid": ["pid"]).
+ * add_key() - a keyed span's "keyed": true, "key": the start side's
+ * field names of @key ("dev,sector", "pid=next_pid": ["pid"]) and
+ * "key_stop": the stop side's (["next_pid"]).
  */
 static void add_key(struct jb *b, json_object *p, const char *key)
 {
-	json_object *a;
-	size_t n;
+	json_object *a, *z;
+	size_t n, m;
 
 	add(b, p, "keyed", json_object_new_boolean(1));
 	a = add_arr(b, p, "key");
-	while (a && *key) {
+	z = add_arr(b, p, "key_stop");
+	while (a && z && *key) {
 		n = strcspn(key, ",");
-		push(b, a,
-		     json_object_new_string_len(key, (int)strcspn(key, "=,")));
+		m = strcspn(key, "=,");
+		push(b, a, json_object_new_string_len(key, (int)m));
+		/* B of A=B, else A */
+		if (key[m] == '=')
+			push(b, z, json_object_new_string_len(key + m + 1,
+							      (int)(n - m - 1)));
+		else
+			push(b, z, json_object_new_string_len(key, (int)m));
 		key += n + (key[n] == ',');
 	}
 }

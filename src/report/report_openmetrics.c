@@ -194,6 +194,34 @@ static void histogram(FILE *f, const struct report *r,
 	}
 }
 
+/*
+ * Keyed spans' drops per shown path: replaced (started again before
+ * their stop) and expired (--span-timeout), labelled reason="...".
+ */
+static void keyed_drops(FILE *f, const struct report *r,
+			const struct report_view *v)
+{
+	static const char *const why[] = {"replaced", "expired"};
+	char lab[32];
+	unsigned int k;
+
+	family(f, "iprof_keyed_dropped", "counter", NULL,
+	       "Keyed spans of the path dropped untimed: started again before their stop (replaced), or no stop within --span-timeout (expired)");
+	for (size_t i = 0; i < v->n; i++) {
+		const struct agg_node *n = v->nodes[i];
+
+		if (!shown(v, i) || !report_keyed(r, n->timer))
+			continue;
+		for (k = 0; k < 2; k++) {
+			snprintf(lab, sizeof(lab), ",reason=\"%s\"", why[k]);
+			fputs("iprof_keyed_dropped_total", f);
+			put_labels(f, r, n, lab);
+			fprintf(f, " %" PRIu64 "\n",
+				k ? n->expired : n->replaced);
+		}
+	}
+}
+
 /* A counter of seconds per shown node: @get(node) in ns; @cpu: an on/off-CPU
  * split, which keyed spans have none of (no one thread's time). */
 static void node_seconds(FILE *f, const struct report *r,
@@ -294,6 +322,7 @@ int report_openmetrics(FILE *f, const struct report *r)
 		put_labels(f, r, v.nodes[i], NULL);
 		fprintf(f, " %" PRIu64 "\n", v.nodes[i]->incomplete);
 	}
+	keyed_drops(f, r, &v);
 	report_view_free(&v);
 
 	nlc = report_loss_counters(r, lc);

@@ -68,6 +68,8 @@ N=2000
 	-- "$W" pingpong $N >"$TMP/pp.truth" 2>"$TMP/pp.err"
 check "pingpong: exit status" "$?" 0
 c=$(jnode "$TMP/pp.json" runq count)
+check "pingpong: runq's key, both sides" \
+	"$(jq -c '.probes[] | select(.name == "runq") | [.key, .key_stop]' "$TMP/pp.json")" '[["pid"],["next_pid"]]'
 sl=$(truth sleeps "$TMP/pp.truth")
 within "pingpong: the workload's sleeps between N and 2N" "$sl" $N $((2 * N))
 within "pingpong: runq spans = its sleeps (+ thread start/join)" "$c" "$sl" $((sl + 8))

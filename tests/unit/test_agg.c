@@ -1519,9 +1519,19 @@ static void test_keyed(void **state)
 	assert_int_equal(n->incomplete, 1);
 	assert_int_equal(n->incomplete_ns, 1000);
 	assert_int_equal(n->count, 2);
-	assert_int_equal(agg__stats(a)->kunmatched, 1);
+	/* the expiry of a span whose start has not come: held for it */
+	assert_int_equal(agg__stats(a)->kearly, 1);
+	assert_int_equal(agg__stats(a)->kunmatched, 0);
 	assert_int_equal(agg__stats(a)->kexpired, 1);
 	assert_int_equal(agg__stats(a)->kreplaced, 1);
+	/* a replacement merged ahead of the start it replaces: the span
+	 * is dropped when its start comes, never left open */
+	assert_int_equal(kpush(a, IPROF_REC_KREPLACED, C, 14, 0, 0, 60, 31000), 0);
+	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 14, 0, 0, 60, 30900), 0);
+	assert_int_equal(agg__stats(a)->kreplaced, 2);
+	assert_int_equal(agg__stats(a)->kearly, 1);
+	agg__snapshot(a, 40000);
+	assert_int_equal(node_at(a, C, -1)->incomplete, 1); /* id 42 only */
 
 	/* a stop before its start in time is malformed, never wrapped */
 	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 13, 0, 0, 50, 30000), 0);
@@ -1534,6 +1544,27 @@ static void test_keyed(void **state)
 	assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 13, IPROF_CTX_MAX, 0, 51,
 			       1), -EINVAL);
 	agg__free(a);
+
+	/* compensated for its own probes' inside parts; the start's whole
+	 * cost falls in the frame open on its thread */
+	{
+		struct agg_cost costs[NTIMERS] = {
+			[A] = {0, 0, 0, 0, 0},
+			[C] = {10, 5, 20, 7, 0},
+		};
+
+		a = new_agg();
+		assert_int_equal(agg__set_costs(a, costs), 0);
+		START(a, 10, A, 1, 100);
+		assert_int_equal(kpush(a, IPROF_REC_KSTART, C, 10, 0, 0, 1, 200), 0);
+		STOP(a, 10, A, 1, 1000);
+		assert_int_equal(kpush(a, IPROF_REC_KSTOP, C, 10, 0, 0, 1, 300), 0);
+		n = node_at(a, A, C, -1);
+		assert_int_equal(n->total_ns, 100 - 10 - 20);
+		assert_int_equal(n->raw_total_ns, 100);
+		assert_int_equal(node_at(a, A, -1)->total_ns, 900 - 15);
+		agg__free(a);
+	}
 }
 
 int main(void)

@@ -935,7 +935,7 @@ static void test_plan_keyed(void **state)
 	p = idx(get(o, "probes", json_type_array), 0);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
 		    "error", "reason", "file", "line", "stop", "tail_calls",
-		    "stop_why", "keyed", "key", "entry_only", "uretprobe_why",
+		    "stop_why", "keyed", "key", "key_stop", "entry_only", "uretprobe_why",
 		    NULL);
 	expect_bool(p, "keyed", 1);
 	a = get(p, "key", json_type_array);
