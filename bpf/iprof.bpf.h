@@ -870,6 +870,7 @@ static __always_inline void key_start(void *ctx, const struct iprof_action *a,
 	struct task_state *st;
 	__u64 *c;
 	int had;
+	long ret;
 
 	key_of(ctx, a, pid_tgid, &k);
 	if (cx == IPROF_CTX_TASK) {
@@ -885,11 +886,24 @@ static __always_inline void key_start(void *ctx, const struct iprof_action *a,
 	v.cpu = bpf_get_smp_processor_id();
 	v.id = (__u32)__sync_fetch_and_add(&kspan_seq, 1);
 	v.ts = bpf_ktime_get_ns();
-	o = bpf_map_lookup_elem(&kspans, &k);
-	had = o != NULL;
-	if (o)
-		old = *o;
-	if (bpf_map_update_elem(&kspans, &k, &v, BPF_ANY)) {
+	/*
+	 * A new key first (BPF_NOEXIST): of two starts of one key at once
+	 * on two CPUs one gets it, the other finds it live and replaces
+	 * it, so that the first is not overwritten uncounted.  (A replace
+	 * racing a stop or a third start of the same key can still copy a
+	 * span that is gone: a key should name one thing in flight.)
+	 */
+	had = 0;
+	ret = bpf_map_update_elem(&kspans, &k, &v, BPF_NOEXIST);
+	if (ret == -17 /* EEXIST: a live key */) {
+		o = bpf_map_lookup_elem(&kspans, &k);
+		had = o != NULL;
+		if (o)
+			old = *o;
+		ret = bpf_map_update_elem(&kspans, &k, &v, BPF_ANY);
+	}
+	if (ret) {
+		/* E2BIG: full (or ENOMEM, EBUSY: not kept either) */
 		count(IPROF_CNT_KEY_FULL);
 		c = bpf_map_lookup_elem(&kfull, &a->timer);
 		if (c)

@@ -60,6 +60,7 @@ int kspans_expire(struct loader *l, uint64_t now_ns, uint64_t timeout_ns)
 	uint32_t cap = bpf_map__max_entries(l->skel->maps.kspans), n = 0, i;
 	struct iprof_kkey *keys, k;
 	struct kval v;
+	uint64_t steps = 0;
 	int ret = 0, got;
 
 	keys = calloc(cap ? cap : 1, sizeof(*keys));
@@ -67,7 +68,9 @@ int kspans_expire(struct loader *l, uint64_t now_ns, uint64_t timeout_ns)
 		return -ENOMEM;
 	/* gather first: a delete while walking restarts bpf_map_get_next_key */
 	got = bpf_map_get_next_key(fd, NULL, &k);
-	while (!got && n < cap) {
+	/* at most two laps: a key deleted under the cursor restarts the
+	 * walk (htab_map_get_next_key()) */
+	while (!got && n < cap && steps++ < 2ull * cap) {
 		if (!bpf_map_lookup_elem(fd, &k, &v) && now_ns > v.ts &&
 		    now_ns - v.ts > timeout_ns)
 			keys[n++] = k;
@@ -79,15 +82,17 @@ int kspans_expire(struct loader *l, uint64_t now_ns, uint64_t timeout_ns)
 		/* atomically: what is deleted is what is reported */
 		if (bpf_map_lookup_and_delete_elem(fd, &keys[i], &v))
 			continue; /* its stop came meanwhile */
+		memset(&r, 0, sizeof(r));
+		r.type = IPROF_REC_KEXPIRED;
 		if (now_ns <= v.ts || now_ns - v.ts <= timeout_ns) {
 			/* a new start of the key since the walk: back it
 			 * goes (a stop in between misses it: it is then
-			 * expired later, counted) */
-			bpf_map_update_elem(fd, &keys[i], &v, BPF_NOEXIST);
-			continue;
+			 * expired later, counted); if yet another start
+			 * took the key meanwhile, it replaced this one */
+			if (!bpf_map_update_elem(fd, &keys[i], &v, BPF_NOEXIST))
+				continue;
+			r.type = IPROF_REC_KREPLACED;
 		}
-		memset(&r, 0, sizeof(r));
-		r.type = IPROF_REC_KEXPIRED;
 		r.size = sizeof(r);
 		r.timer = keys[i].timer;
 		r.tid = v.tid;

@@ -25,11 +25,16 @@ static uint64_t offcpu(const struct agg_node *n)
 	return n->runq_ns + n->blocked_ns;
 }
 
-/* the node's own value: exclusive for every weight but total */
-static uint64_t own_weight(const struct agg_node *n, enum report_weight w)
+/* the node's own value: exclusive for every weight but total; a keyed
+ * span (@keyed) weighs its count only: its time is not its thread's,
+ * whose own value already holds it (a flame graph would count it twice) */
+static uint64_t own_weight(const struct agg_node *n, enum report_weight w,
+			   int keyed)
 {
 	uint64_t kids = 0;
 
+	if (keyed && w != REPORT_WEIGHT_COUNT)
+		return 0;
 	switch (w) {
 	case REPORT_WEIGHT_SELF:
 		return n->self_ns;
@@ -99,7 +104,8 @@ static int folded_body(FILE *f, const struct report *r)
 		}
 	}
 	for (i = 0; i < v.n; i++)
-		val[i] = own_weight(v.nodes[i], r->weight);
+		val[i] = own_weight(v.nodes[i], r->weight,
+				    report_keyed(r, v.nodes[i]->timer));
 	/*
 	 * A hidden node's exclusive value goes to its nearest shown ancestor
 	 * (shown nodes' ancestors are shown): in reverse pre-order a node is

@@ -120,8 +120,10 @@ static uint64_t func_of(struct pp *pp, const char *name)
 	return fn->id;
 }
 
-/* the node's own values (V_*) */
-static void own_values(const struct agg_node *n, int64_t *v)
+/* the node's own values (V_*); a keyed span (@keyed) has its calls only:
+ * its time is not its thread's, whose own time already holds it, so a
+ * flame graph would count it twice */
+static void own_values(const struct agg_node *n, int64_t *v, int keyed)
 {
 	uint64_t on = 0, off = 0;
 
@@ -130,7 +132,7 @@ static void own_values(const struct agg_node *n, int64_t *v)
 		off += c->runq_ns + c->blocked_ns;
 	}
 	v[V_CALLS] = (int64_t)n->count;
-	v[V_TIME] = (int64_t)n->self_ns;
+	v[V_TIME] = keyed ? 0 : (int64_t)n->self_ns;
 	v[V_ONCPU] = (int64_t)sub0(n->oncpu_ns, on);
 	v[V_OFFCPU] = (int64_t)sub0(n->runq_ns + n->blocked_ns, off);
 }
@@ -267,7 +269,8 @@ static int add_samples(struct pp *pp, const struct report *r,
 	if (v->n && !val)
 		return -ENOMEM;
 	for (i = 0; i < v->n; i++)
-		own_values(v->nodes[i], val[i]);
+		own_values(v->nodes[i], val[i],
+			   report_keyed(r, v->nodes[i]->timer));
 	/* times climb; calls do not: they are the shown node's own */
 	for (i = v->n; i-- > 0;) {
 		p = v->parent[i];
