@@ -13,7 +13,7 @@
 #  - N O_DIRECT 4 KiB writes to a loop device: exactly N bio spans (dev,
 #    sector) under the writer's pwrite64 span, their sum within the
 #    writer's own time in its writes; the loop driver's work items
-#    (wq_wait: queue_work to the kworker's start) inside the writes too;
+#    (wq_wait: queue_work to the kworker's start) one or two a write;
 #  - the key map overflowed on purpose (--span-keys 8): every start over
 #    it counted, the rest timed; the stop's key never found (a span that
 #    never stops) is incomplete, or expired with --span-timeout.
@@ -114,7 +114,9 @@ if command -v losetup >/dev/null && truncate -s 16M "$TMP/disk.img" &&
 		"$(jq -r '[.. | objects | select(.path? == ["pwrite64"])][0] | (.self_ns == .total_ns)' "$TMP/bio.json")" true
 	# the loop driver hands each request to its worker (queue_work()
 	# from the writer: at least one work item a write, with the
-	# completion's); each waits inside its write.  More tracepoints on
+	# completion's).  Not timed against the writes: a second item may
+	# start after its write returned (seen under stress-ng: 13.6 ms
+	# against a longest write of 9.1 ms).  More tracepoints on
 	# the interrupt path: a hit while another tracepoint program runs on
 	# that CPU is skipped by the kernel (counted: recursion_misses, exit
 	# status 3), none of these spans' own
@@ -130,8 +132,6 @@ if command -v losetup >/dev/null && truncate -s 16M "$TMP/disk.img" &&
 		"$([ $rc = 3 ] && echo 3 || echo 0):[]"
 	within "wq: wq_wait spans under pwrite64 (a work item or two a write)" \
 		"$(jnode "$TMP/wq.json" 'pwrite64>wq_wait' count)" $N $((3 * N))
-	within "wq: the longest within the longest write" \
-		"$(jnode "$TMP/wq.json" 'pwrite64>wq_wait' max_ns)" 1 "$(truth longest_ns "$TMP/wq.truth")"
 elif [ "${IPROF_REQUIRE_E2E:-0}" = 1 ]; then
 	bad "bio: no loop device (losetup -f failed): the block I/O case cannot run"
 else
