@@ -20,8 +20,10 @@
  *                            switches in the loop (getrusage(2)
  *                            RUSAGE_THREAD ru_nvcsw), each one ended by a
  *                            wakeup from the other; longest_ns: the
- *                            longest round trip (every wakeup-to-run lies
- *                            inside one)
+ *                            longest round trip; elapsed_ns: from before
+ *                            the threads to after the join (every
+ *                            wakeup-to-run lies inside it; the join's
+ *                            wakeup lies in no round trip)
  *   e2e-keyed odirect DEV N  N O_DIRECT 4 KiB pwrite()s at consecutive
  *                            offsets of block device DEV, one at a time.
  *                            writes=N, longest_ns and total_ns of them
@@ -146,6 +148,8 @@ static int pingpong(int n)
 	long v0;
 	int i;
 
+	uint64_t start = now_ns();
+
 	trips = n;
 	if (pipe(ab) || pipe(ba)) {
 		perror("pipe");
@@ -167,8 +171,9 @@ static int pingpong(int n)
 	}
 	v0 = nvcsw() - v0;
 	pthread_join(th, NULL);
-	printf("trips=%d\nsleeps=%ld\nlongest_ns=%llu\n", n, v0 + echo_sleeps,
-	       (unsigned long long)longest);
+	printf("trips=%d\nsleeps=%ld\nlongest_ns=%llu\nelapsed_ns=%llu\n", n,
+	       v0 + echo_sleeps, (unsigned long long)longest,
+	       (unsigned long long)(now_ns() - start));
 	return 0;
 }
 
