@@ -242,11 +242,21 @@ static __always_inline int user_return(struct pt_regs *ctx)
 /*
  * A user function's return site (a ret, or a jmp that leaves it: a tail
  * call), a plain uprobe whose chain holds the function's stops: the stack
- * pointer is the one of the frame's entry (src/probe/retsite.c).
+ * pointer is the one of the frame's entry (src/probe/retsite.c).  An
+ * inlined instance's entry and exits too (src/probe/inline.c): its frame
+ * is its caller's, at the register and offset of the cookie
+ * (IPROF_SITE_REG, IPROF_SITE_ADJ; 0 for a return site).
  */
 static __always_inline int user_rsite(struct pt_regs *ctx)
 {
 	__u64 sp = user_sp(ctx);
+#if defined(__TARGET_ARCH_x86)
+	__u64 c = bpf_get_attach_cookie(ctx);
+
+	if (sp && IPROF_EMU_KIND(c) == IPROF_EMU_NONE)
+		sp = (IPROF_SITE_REG(c) ? PT_REGS_FP(ctx) : sp) +
+		     IPROF_SITE_ADJ(c);
+#endif
 
 	drop_left(sp, LV_RETSITE, bpf_get_current_pid_tgid());
 	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, 0);

@@ -383,4 +383,19 @@ enum iprof_emu_kind {
 	 (iprof_u64)(len) << 34 | (iprof_u64)(pgoff) << 38 |                   \
 	 (iprof_u64)(pop) << 50)
 
+/*
+ * A return site's or an inlined instance's uprobe (programs fn_rsite*)
+ * whose instruction the program does not run (kind IPROF_EMU_NONE): bits
+ * 34-50 say where the frame it starts or stops is: the stack pointer
+ * (IPROF_SITE_REG 0) or the frame pointer (1), plus IPROF_SITE_ADJ bytes:
+ * its caller's canonical frame address less 8, from the caller's call
+ * frame information (include/iprof/inline.h).  A return site's are 0: the
+ * stack pointer at a ret is the frame's, as at its function's entry.
+ */
+#define IPROF_SITE_REG(c) ((unsigned)((c) >> 34) & 1u)
+#define IPROF_SITE_ADJ(c) ((unsigned)((c) >> 35) & 65535u)
+#define IPROF_SITE_COOKIE(action, reg, adj)                                    \
+	((iprof_u64)(action) | (iprof_u64)(reg) << 34 |                        \
+	 (iprof_u64)(adj) << 35)
+
 #endif /* IPROF_ABI_H */

@@ -57,6 +57,13 @@ struct plan_att {
 	 * the probed instruction in the kernel's place (emu_decode_file());
 	 * used where the kernel allows it (plan_env.uregs) */
 	struct plan_emu emu;
+	/* MECH_RETSITE of an inlined instance (include/iprof/inline.h):
+	 * its probes find the frame as @key_reg (0 rsp, 1 rbp) + @key_adj
+	 * bytes, where a return site's is the stack pointer (0, 0) */
+	uint8_t key_reg;
+	uint16_t key_adj;
+	uint8_t inl; /* 1: an inlined instance's probe (not a return site
+		      * of its own: plan_emu() does not count it) */
 };
 
 struct plan_timer {
@@ -105,6 +112,13 @@ struct plan_timer {
 	 * "pid=next_pid" (=B only where B differs from A); owned, NULL
 	 * unless the span has a key (set even when error is) */
 	char *key;
+	/* user functions: its inlined instances (src/probe/inline.c) timed
+	 * (each an entry and inl_exits exits in all, MECH_RETSITE), and
+	 * those refused; inl_where (owned, NULL when it has none) lists
+	 * them: "in CALLER at ADDR (FILE:LINE)", a refused one with why */
+	uint32_t inl, inl_exits, inl_refused;
+	char *inl_where;
+	int inl_only; /* 1: no out-of-line copy: timed where inlined only */
 	/* kernel function timers: the mechanisms to try, in this order
 	 * (PLAN_VIA_*): fentry: fentry only, kprobe: kprobe only, func:
 	 * fentry, then kprobes where the kernel refuses fentry; 0 otherwise */
@@ -122,6 +136,11 @@ struct plan {
 	uint32_t nactions;
 	struct plan_att *att;
 	uint32_t natt;
+	/* per action, where it goes in a chain of one point (planner's
+	 * own): an inlined instance's nesting depth + 1, 0 for every other;
+	 * at one address the deepest stops run first, the outermost
+	 * starts */
+	uint32_t *prio;
 	int uregs; /* plan_env.uregs it was built with */
 };
 
@@ -232,6 +251,11 @@ struct plan_env {
 	 * found in $PATH), or NULL; with the -p processes' maps, the program
 	 * that --returns auto judges */
 	const char *exe;
+	/* more debug files of user binaries (--debuginfo DIR), looked up
+	 * as inl_find() says, or NULL */
+	const char *debuginfo;
+	/* 1: no inlined instances (--no-inline) */
+	int no_inline;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

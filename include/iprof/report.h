@@ -63,6 +63,12 @@ struct report_timer {
 	/* a keyed span's starts not kept: the key map was full
 	 * (--span-keys; BPF count, loader__kfull()) */
 	uint64_t key_full;
+	/* a user function's inlined instances timed and those that cannot
+	 * be (plan_timer.inl, inl_refused), and the list of both
+	 * (inl_where: "in CALLER at ADDR (FILE:LINE)", a refused one with
+	 * ": not timed: WHY"; NULL when it has none) */
+	uint32_t inlined, inlined_refused;
+	const char *inlined_where;
 };
 
 /*

@@ -158,6 +158,12 @@ int calib_class_of(const struct plan *p, uint32_t timer)
 						      p->att[i].offset);
 				break;
 			}
+		/* inlined only: an entry and an exit at instructions the
+		 * kernel single-steps (include/iprof/inline.h), as a
+		 * single-stepped entry and return site cost.  With an
+		 * out-of-line copy too: its probes' class for all */
+		if (i == p->natt && t->inl)
+			return CALIB_RETSITE_STEP;
 		if (uret)
 			return push ? CALIB_URETPROBE : CALIB_URETPROBE_STEP;
 		return push ? CALIB_RETSITE : CALIB_RETSITE_STEP;

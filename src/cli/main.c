@@ -164,6 +164,9 @@ int main(int argc, char **argv)
 	/* return sites cost no single step where a uprobe program may run
 	 * their ret (--no-emulate: never) */
 	penv.uregs = uprobe_emu_supported();
+	/* inlined instances (src/probe/inline.c) */
+	penv.no_inline = o.no_inline;
+	penv.debuginfo = o.debuginfo;
 	/* the program --returns auto judges */
 	if (o.cmd && o.cmd[0])
 		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :

@@ -137,6 +137,10 @@ static void usage_other(FILE *f)
 		"      --no-emulate      let the kernel single-step every probed\n"
 		"                        instruction (a return site's ret, an entry's\n"
 		"                        endbr64) even where iprof could run it itself\n"
+		"      --no-inline       time user functions out of line only, not\n"
+		"                        where the compiler inlined them (DWARF)\n"
+		"      --debuginfo DIR   more debug files of user binaries, found in DIR\n"
+		"                        by build ID (DIR/.build-id/) or .gnu_debuglink\n"
 		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
 		"                        (same as 'iprof list'); -f json: as JSON\n"
 		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
@@ -256,6 +260,8 @@ enum {
 	O_CGROUP,
 	O_RETURNS,
 	O_NO_EMULATE,
+	O_NO_INLINE,
+	O_DEBUGINFO,
 	O_SPAN_KEYS,
 	O_SPAN_TIMEOUT,
 };
@@ -270,6 +276,8 @@ static const struct option long_opts[] = {
 	{ "strict", no_argument, NULL, O_STRICT },
 	{ "returns", required_argument, NULL, O_RETURNS },
 	{ "no-emulate", no_argument, NULL, O_NO_EMULATE },
+	{ "no-inline", no_argument, NULL, O_NO_INLINE },
+	{ "debuginfo", required_argument, NULL, O_DEBUGINFO },
 	{ "dry-run", no_argument, NULL, O_DRY },
 	{ "rb-size", required_argument, NULL, O_RB },
 	{ "maxactive", required_argument, NULL, O_MAXACTIVE },
@@ -389,6 +397,19 @@ static int parse_span_opt(struct opts *o, int c, const char *arg)
 	return 0;
 }
 
+/* --debuginfo DIR: 0, or -EINVAL (said) when DIR is no directory */
+static int parse_debuginfo(struct opts *o, const char *arg)
+{
+	struct stat st;
+
+	if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+		log_error("--debuginfo %s: not a directory", arg);
+		return -EINVAL;
+	}
+	o->debuginfo = arg;
+	return 0;
+}
+
 static int parse_one(struct opts *o, int c, const char *arg)
 {
 	uint64_t ul;
@@ -424,6 +445,11 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		 * alike */
 		uprobe_emu_off();
 		break;
+	case O_NO_INLINE:
+		o->no_inline = 1;
+		break;
+	case O_DEBUGINFO:
+		return parse_debuginfo(o, arg);
 	case O_DRY:
 		o->dry_run = 1;
 		break;

@@ -71,6 +71,8 @@ struct opts {
 	const char *report_output;
 	int record_mode;
 	int strict, dry_run, verbose, quiet;
+	int no_inline; /* --no-inline */
+	const char *debuginfo; /* --debuginfo DIR, or NULL */
 	/* overhead compensation (none with --no-compensate): the
 	 * calibration (src/cli/calib.h) and each timer's cost, by timer id;
 	 * borrowed */

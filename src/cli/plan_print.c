@@ -65,6 +65,9 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		rt[i].single_step_why = plan_print_step_why(plan, t);
 		rt[i].orphans = l ? loader__orphans(l, i) : 0;
 		rt[i].key_full = l ? loader__kfull(l, i) : 0;
+		rt[i].inlined = t->inl;
+		rt[i].inlined_refused = t->inl_refused;
+		rt[i].inlined_where = t->inl_where;
 		rt[i].kprobe_misses = l ? loader__kprobe_misses(l, i) : 0;
 		rt[i].maxactive = l ? loader__kretprobe_maxactive(l, i) : 0;
 	}
@@ -133,6 +136,12 @@ static void print_stops(const struct plan *p, const struct plan_timer *t)
 		       plan_print_step_why(p, t));
 	if (t->emu_entry)
 		printf(" (iprof skips its entry's no-op instruction: no single step)");
+	if (t->inl || t->inl_refused)
+		printf(" (inlined %u time%s, %u timed, at %u exit%s: %s)",
+		       t->inl + t->inl_refused,
+		       t->inl + t->inl_refused == 1 ? "" : "s", t->inl,
+		       t->inl_exits, t->inl_exits == 1 ? "" : "s",
+		       t->inl_where);
 }
 
 int plan_print_text(const struct plan *p)

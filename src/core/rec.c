@@ -363,6 +363,10 @@ static json_object *meta_json(const struct rec_run *run)
 		    json_object_new_boolean(rt->emulated_entry), &bad);
 		put(t, "single_step_why", jstr(rt->single_step_why, &bad),
 		    NULL);
+		put(t, "inlined", json_object_new_uint64(rt->inlined), &bad);
+		put(t, "inlined_not_timed",
+		    json_object_new_uint64(rt->inlined_refused), &bad);
+		put(t, "inlined_where", jstr(rt->inlined_where, &bad), NULL);
 		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
 		    &bad);
 		if (run->costs)
@@ -863,7 +867,15 @@ static int parse_emu(json_object *t, struct report_timer *rt)
 	ret = ret ?: ju64(t, "emulated_sites", &u);
 	rt->emulated_sites = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 	ret = ret ?: jbool(t, "emulated_entry", &rt->emulated_entry);
-	return ret ?: jstrdup(t, "single_step_why", &rt->single_step_why);
+	ret = ret ?: jstrdup(t, "single_step_why", &rt->single_step_why);
+	/* inlined instances (0.4's; absent before: 0, NULL) */
+	u = 0;
+	ret = ret ?: ju64(t, "inlined", &u);
+	rt->inlined = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	u = 0;
+	ret = ret ?: ju64(t, "inlined_not_timed", &u);
+	rt->inlined_refused = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	return ret ?: jstrdup(t, "inlined_where", &rt->inlined_where);
 }
 
 static int parse_meta(struct rec_reader *r, json_object *m)
@@ -1280,6 +1292,7 @@ void rec_reader__free(struct rec_reader *r)
 		free((char *)p->timers[i].stop);
 		free((char *)p->timers[i].stop_why);
 		free((char *)p->timers[i].single_step_why);
+		free((char *)p->timers[i].inlined_where);
 	}
 	free(p->timers);
 	free(p->costs);

@@ -59,10 +59,13 @@ int attach_tp_att_attached(const struct loader *l, uint32_t i)
  * The BPF cookie of uprobe attachment @a: its chain, and where the loaded
  * programs are the emulating ones, how to run its instruction
  * (IPROF_EMU_COOKIE of abi.h; the page offset of a file offset is its
- * address's).
+ * address's); a return site's or inlined instance's that is not run
+ * there, where its frame is (IPROF_SITE_COOKIE).
  */
 static __u64 ucookie(const struct loader *l, const struct plan_att *a)
 {
+	if (a->mech == MECH_RETSITE && (!l->emu || !a->emu.kind))
+		return IPROF_SITE_COOKIE(a->action, a->key_reg, a->key_adj);
 	if (!l->emu || !a->emu.kind ||
 	    (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE))
 		return a->action;

@@ -636,6 +636,10 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 {
 	const struct plan_timer *t = &l->plan->timers[id];
 
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->inl_only)
+		return attach_tp_timer_in_umulti(l, id)
+			       ? "uprobe (inlined, uprobe_multi)"
+			       : "uprobe (inlined)";
 	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_entry)
 		return "uprobe (entry only)"; /* --returns: see ret_why */
 	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->entry_only)

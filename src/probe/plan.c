@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "iprof/inline.h"
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/retsite.h"
@@ -438,8 +439,10 @@ static int add_action(struct plan *p, uint32_t timer, uint8_t role,
 {
 	struct iprof_action *v, *a;
 
-	if (util_grow(&p->actions, p->nactions, sizeof(*p->actions)))
+	if (util_grow(&p->actions, p->nactions, sizeof(*p->actions)) ||
+	    util_grow(&p->prio, p->nactions, sizeof(*p->prio)))
 		return -ENOMEM;
+	p->prio[p->nactions] = 0;
 	v = p->actions;
 	a = &v[p->nactions];
 	memset(a, 0, sizeof(*a));
@@ -494,9 +497,18 @@ static int chain_tp(struct plan *p, uint32_t action, enum plan_mech mech,
 			n++;
 		/* a start goes last; a stop goes first, before the stops of
 		 * timers defined earlier: those started earlier on the same
-		 * event, so they are further down the stack */
+		 * event, so they are further down the stack.  Inlined
+		 * instances (prio) nest by their DWARF: a deeper one's stop
+		 * before, its start after, an outer one's */
 		if (a->role == IPROF_ROLE_START)
-			while (*link != IPROF_NO_NEXT)
+			while (*link != IPROF_NO_NEXT &&
+			       (p->actions[*link].role != IPROF_ROLE_START ||
+				p->prio[*link] <= p->prio[action]))
+				link = &p->actions[*link].next;
+		else
+			while (*link != IPROF_NO_NEXT &&
+			       p->actions[*link].role != IPROF_ROLE_START &&
+			       p->prio[*link] > p->prio[action])
 				link = &p->actions[*link].next;
 		if (n + 1 > IPROF_MAX_CHAIN)
 			return -E2BIG;
@@ -1288,11 +1300,14 @@ static int old_copy_scan(int pid, const char *path, char *out, size_t len,
  * /proc/PID/map_files/... path as given: the kernel follows it to the
  * mapped file, deleted or not), each entry sym_func_targets() gives (the
  * function and its clones), and with -p the older copy of the binary that
- * a target process maps (old_copy()).  Returns 0 or -ENOMEM.
+ * a target process maps (old_copy()).  *@binary (malloc'ed, the caller
+ * frees it; may stay NULL) is the binary at PATH when it could be read,
+ * and *@nofunc (the caller sets it to 0) 1 when it has no symbol FUNC
+ * (its inlined instances may still be timed: plan_inline()).  Returns 0 or -ENOMEM.
  */
 static int resolve_uprobe(const struct probe *pr, const char *func,
 			  const struct plan_env *env, struct uplaces *u,
-			  char **msg)
+			  char **msg, char **binary, int *nofunc)
 {
 	char err[PATH_MAX + 512], mf[PATH_MAX], note[3 * PATH_MAX];
 	char gone[PATH_MAX + 512] = ""; /* the file is gone: why */
@@ -1336,6 +1351,8 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	}
 	if (!ret && !gone[0]) {
 		ret = sym_func_targets(path, func, &v, &n, err, sizeof(err));
+		/* no symbol: it may be inlined everywhere (plan_inline()) */
+		*nofunc = ret == -ENOENT || ret == -ENODATA;
 		/* a probe the kernel would take and never fire */
 		for (i = 0; !ret && i < n; i++)
 			ret = sym_insn_check(path, v[i].offset, err,
@@ -1396,7 +1413,7 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 			 path, disk, note);
 		snprintf(note, sizeof(note), "%s", d);
 	}
-	free(path);
+	*binary = path; /* the caller frees it */
 	if (!ret && gone[0] && !u->n) {
 		/* no process maps a deleted copy either */
 		snprintf(err, sizeof(err), "%s", gone);
@@ -1864,26 +1881,197 @@ static char *describe_uprobe(const struct probe *pr, const struct uplaces *u,
 	return ret;
 }
 
+/* the MECH_RETSITE attachment at @s of @path: its frame is found as
+ * the inlined instance's site says (every site at one address has the
+ * same rule: the caller's CFI there) */
+static void att_key(struct plan *p, const char *path,
+		    const struct inl_site *s)
+{
+	uint32_t i;
+
+	for (i = p->natt; i-- > 0;)
+		if (p->att[i].mech == MECH_RETSITE &&
+		    p->att[i].offset == s->off && !strcmp(p->att[i].path, path)) {
+			p->att[i].key_reg = s->reg;
+			p->att[i].key_adj = s->adj;
+			p->att[i].inl = 1;
+			return;
+		}
+}
+
+/* append to *@w (malloc'ed) "; " and printf @fmt; 0 or -ENOMEM */
+static int inl_note(char **w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int inl_note(char **w, const char *fmt, ...)
+{
+	char *add = NULL, *n = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&add, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	r = asprintf(&n, "%s%s%s", *w ? *w : "", *w ? "; " : "", add);
+	free(add);
+	if (r < 0)
+		return -ENOMEM;
+	free(*w);
+	*w = n;
+	return 0;
+}
+
+/*
+ * The inlined instances of user function timer @id in @path
+ * (inl_find()): each a start at its entry and a stop at each exit, all
+ * MECH_RETSITE probes (drop_left() sees them as return sites: the frame
+ * is the caller's), the start IPROF_A_RETSITES; t->inl, inl_exits,
+ * inl_refused, inl_where say what was found.  Conditions read
+ * arguments, which an inlined instance does not pass: with conditions
+ * every instance is refused.  *@nodwarf: 1 when @path has no DWARF.
+ * Returns 0 or -ENOMEM (a chain too long is the timer's error).
+ */
+static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
+		       const struct plan_env *env, const char *path,
+		       int *nodwarf)
+{
+	struct plan_timer *t = &p->timers[id];
+	struct inl_inst *v = NULL;
+	uint32_t start, stop;
+	size_t n = 0, i, k;
+	char e[PATH_MAX + 256];
+	int err;
+
+	err = inl_find(path, t->func, env->debuginfo, &v, &n, nodwarf, e,
+		       sizeof(e));
+	if (err)
+		return err == -ENOMEM ? err : 0; /* unreadable: as none */
+	for (i = 0; i < n && !err; i++) {
+		const struct inl_inst *in = &v[i];
+		const char *why = in->why;
+
+		if (!why && pr->start.ncond)
+			why = "conditions read arguments, which an inlined call does not pass";
+		if (why) {
+			t->inl_refused++;
+			err = inl_note(&t->inl_where, "in %s at %#llx%s%s%s: not timed: %s",
+				       in->caller,
+				       (unsigned long long)in->entry.addr,
+				       in->call[0] ? " (" : "", in->call,
+				       in->call[0] ? ")" : "", why);
+			continue;
+		}
+		err = add_action(p, id, IPROF_ROLE_START, IPROF_A_RETSITES,
+				 &start);
+		if (!err)
+			err = add_action(p, id, IPROF_ROLE_STOP, 0, &stop);
+		if (err)
+			break;
+		p->prio[start] = p->prio[stop] = in->depth + 1;
+		err = add_att(p, MECH_RETSITE, id, start, NULL, NULL, path,
+			      t->func, in->entry.off);
+		if (!err)
+			att_key(p, path, &in->entry);
+		for (k = 0; !err && k < in->nexits; k++) {
+			err = add_att(p, MECH_RETSITE, id, stop, NULL, NULL,
+				      path, t->func, in->exits[k].off);
+			if (!err)
+				att_key(p, path, &in->exits[k]);
+		}
+		if (err == -E2BIG) {
+			t->error = xasprintf("%s:%d:%d: uprobe %s: more than %d timers at one address of an inlined instance",
+					     pr->file, pr->line, pr->start.col,
+					     pr->name, IPROF_MAX_CHAIN);
+			err = t->error ? 0 : -ENOMEM;
+			break;
+		}
+		if (err)
+			break;
+		t->inl++;
+		t->inl_exits += (uint32_t)in->nexits;
+		err = inl_note(&t->inl_where, "in %s at %#llx%s%s%s", in->caller,
+			       (unsigned long long)in->entry.addr,
+			       in->call[0] ? " (" : "", in->call,
+			       in->call[0] ? ")" : "");
+	}
+	inl_free(v, n);
+	return err;
+}
+
 static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		      const struct plan_env *env, const struct ksyms *ks)
 {
 	const char *tracefs = env->tracefs;
 	struct plan_timer *t = &p->timers[id];
 	struct uplaces u = { 0 };
-	char *msg = NULL, *where;
+	char *msg = NULL, *where, *binary = NULL;
 	size_t i;
-	int err = 0;
+	int err = 0, nofunc = 0, nodwarf = 0;
 
 	if (is_span(pr)) {
 		msg = check_tp(tracefs, pr, &pr->start);
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
 	} else if (is_ufunc(pr)) {
-		err = resolve_uprobe(pr, t->func, env, &u, &msg);
+		err = resolve_uprobe(pr, t->func, env, &u, &msg, &binary,
+				     &nofunc);
 		if (err)
 			goto out;
 		t->entry_only = sym_noreturn(t->func);
-		if (!msg) {
+		if (binary && !env->no_inline && !t->entry_only &&
+		    (!msg || (nofunc && !u.n))) {
+			err = plan_inline(p, pr, id, env, binary, &nodwarf);
+			if (err)
+				goto out;
+			if (t->error) {
+				free(msg);
+				goto out;
+			}
+			if (msg && t->inl) {
+				/* no symbol, but inlined: timed there */
+				char *d = describe(pr, binary, t->func);
+				char *w = d ? xasprintf("%s (inlined only)", d)
+					    : NULL;
+
+				free(d);
+				free(msg);
+				msg = NULL;
+				if (!w) {
+					err = -ENOMEM;
+					goto out;
+				}
+				free(t->where);
+				t->where = w;
+				t->inl_only = 1;
+			} else if (msg && nofunc && !t->inl_refused) {
+				char *m = xasprintf(nodwarf ?
+					"%s; and no DWARF (-g, or a debug file) says whether it was inlined" :
+					"%s; nor is it inlined anywhere (DWARF)",
+						    msg);
+
+				free(msg);
+				msg = m;
+				if (!msg) {
+					err = -ENOMEM;
+					goto out;
+				}
+			} else if (msg && t->inl_refused) {
+				/* say why none of them can be timed */
+				char *m = xasprintf("%s; inlined %u time%s, none timed: %s",
+						    msg, t->inl_refused,
+						    t->inl_refused == 1 ? "" : "s",
+						    t->inl_where);
+
+				free(msg);
+				msg = m;
+				if (!msg) {
+					err = -ENOMEM;
+					goto out;
+				}
+			}
+		}
+		if (!msg && u.n) {
 			/* show the binary that will be traced */
 			where = describe_uprobe(pr, &u, t->func);
 			if (!where) {
@@ -1911,6 +2099,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		err = plan_actions(p, pr, id, env, &u.v[i]);
 out:
 	uplaces_free(&u);
+	free(binary);
 	return err;
 }
 
@@ -2155,7 +2344,8 @@ static void plan_emu(struct plan *p, const struct plan_env *env)
 		for (k = a->action, n = 0; k < p->nactions && n < p->nactions;
 		     k = p->actions[k].next, n++) {
 			t = &p->timers[p->actions[k].timer];
-			if (a->mech == MECH_RETSITE && t->emu_seen != i + 1) {
+			if (a->mech == MECH_RETSITE && !a->inl &&
+			    t->emu_seen != i + 1) {
 				t->emu_sites++;
 				t->emu_seen = i + 1;
 			} else if (a->mech == MECH_UPROBE) {
@@ -2242,6 +2432,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	ksyms_free(&ks);
 	old_copy_forget();
 	auto_forget();
+	inl_forget();
 	if (made)
 		hdestroy_r(&ht);
 	if (!err) {
@@ -2268,6 +2459,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].ret_why);
 		free(p->timers[i].ret_risk);
 		free(p->timers[i].key);
+		free(p->timers[i].inl_where);
 	}
 	for (i = 0; i < p->natt; i++) {
 		free(p->att[i].category);
@@ -2277,6 +2469,7 @@ void plan_free(struct plan *p)
 	}
 	free(p->timers);
 	free(p->actions);
+	free(p->prio);
 	free(p->att);
 	memset(p, 0, sizeof(*p));
 }

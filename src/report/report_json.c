@@ -250,6 +250,11 @@ static void add_probe(struct jb *b, json_object *p, uint32_t id,
 		    json_object_new_boolean(t->emulated_entry != 0));
 	if (t && t->key)
 		add_key(b, p, t->key);
+	if (t && (t->inlined || t->inlined_refused)) {
+		add_u64(b, p, "inlined", t->inlined);
+		add_u64(b, p, "inlined_not_timed", t->inlined_refused);
+		add_str(b, p, "inlined_where", t->inlined_where);
+	}
 }
 
 static void add_probes(struct jb *b, json_object *root, const struct report *r,

@@ -808,7 +808,7 @@ static void uprobe_resolved(void **state)
 			    "t.conf:2:8: /etc/passwd: not an ELF file");
 	assert_string_equal(p.timers[2].error, "t.conf:3:8: /tmp: is a directory");
 	snprintf(want, sizeof(want),
-		 "t.conf:4:%d: no function 'no_such_function' in %s (its symbol table has no such FUNC symbol)",
+		 "t.conf:4:%d: no function 'no_such_function' in %s (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF)",
 		 (int)strlen(self) + 9, self);
 	assert_string_equal(p.timers[3].error, want);
 	assert_string_equal(p.timers[4].error,

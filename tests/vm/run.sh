@@ -221,7 +221,7 @@ say "building static iprof in $build (libbpf $(pkg-config --modversion libbpf))"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
 	${IPROF_BPFTOOL:+-DBPFTOOL="$IPROF_BPFTOOL"} \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
-vm_bins="iprof uprobe-workload churn-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-throw e2e-keyed"
+vm_bins="iprof uprobe-workload churn-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-throw e2e-keyed e2e-inline"
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$(nproc)" --target $vm_bins >/dev/null
 for b in $vm_bins; do
@@ -276,6 +276,8 @@ install -m 755 "$vm/init" "$root/init"
 for b in $vm_bins; do
 	cp "$build/$b" "$root/iprof/build/$b"
 done
+# the inlined function's stripped copy and its debug file (made with it)
+cp "$build"/e2e-inline-stripped "$build"/e2e-inline-stripped.debug "$root/iprof/build/"
 # jq for the tests that read iprof's JSON: Debian's, with the shared
 # libraries and dynamic loader it needs, at their host paths
 for f in /usr/bin/jq $(ldd /usr/bin/jq | grep -o '/[^ ]*'); do
@@ -283,8 +285,10 @@ for f in /usr/bin/jq $(ldd /usr/bin/jq | grep -o '/[^ ]*'); do
 	cp -L "$f" "$root$f"
 done
 # the static binaries' debug info is not needed to trace them: uprobes use
-# the symbol table
-strip --strip-debug "$root"/iprof/build/*
+# the symbol table; but the inlined function's DWARF is how it is found
+for f in "$root"/iprof/build/*; do
+	case $f in */e2e-inline*) ;; *) strip --strip-debug "$f" ;; esac
+done
 # kernel modules for the tests (insmod /iprof/modules/NAME.ko)
 mkdir -p "$root/iprof/modules"
 cp "$kdir"/modules/*.ko "$root/iprof/modules/" 2>/dev/null || true

@@ -1,0 +1,980 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Inlined instances of a user function and the probes that time them:
+ * see include/iprof/inline.h.  DWARF through elfutils (libdwfl finds the
+ * debug file, libdw reads it), code through Capstone, frames through the
+ * caller's .eh_frame (libdw's CFI).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iprof/inline.h"
+#include "iprof/sym.h"
+#include "iprof/util.h"
+
+#if defined(__x86_64__)
+
+#include <capstone/capstone.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+/* DWARF register numbers of the x86-64 psABI (3.6.2, "DWARF Register
+ * Number Mapping") */
+#define DW_X86_64_RBP 6
+#define DW_X86_64_RSP 7
+
+/* an abstract function DIE (DW_AT_inline) by name */
+struct inl_ent {
+	const char *name; /* in the DWARF's string section */
+	Dwarf_Off off; /* the DIE's offset in .debug_info */
+};
+
+/* the file inl_find() read last, its DWARF indexed */
+static struct inl_file {
+	char *path, *debugdir;
+	Dwfl *dwfl;
+	Dwarf *dw; /* NULL: no DWARF */
+	int fd;
+	Elf *elf; /* the file itself: its code, segments and .eh_frame */
+	Dwarf_CFI *cfi;
+	const unsigned char *raw;
+	size_t rawlen;
+	struct inl_ent *idx;
+	size_t nidx;
+} cache = { .fd = -1 };
+
+void inl_forget(void)
+{
+	struct inl_file *f = &cache;
+
+	free(f->path);
+	free(f->debugdir);
+	free(f->idx);
+	if (f->cfi)
+		dwarf_cfi_end(f->cfi);
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+void inl_free(struct inl_inst *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].caller);
+		free(v[i].call);
+		free(v[i].exits);
+		free(v[i].why);
+	}
+	free(v);
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct inl_ent *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->off > y->off) - (x->off < y->off);
+}
+
+/* the abstract function DIEs among the children of @parent (and in its
+ * namespaces) into the index; 0 or -ENOMEM */
+static int index_children(struct inl_file *f, Dwarf_Die *parent, int level)
+{
+	Dwarf_Die c;
+	const char *nm;
+	int tag;
+
+	if (dwarf_child(parent, &c))
+		return 0;
+	do {
+		tag = dwarf_tag(&c);
+		if (tag == DW_TAG_subprogram && dwarf_func_inline(&c) &&
+		    (nm = dwarf_diename(&c))) {
+			if (util_grow(&f->idx, f->nidx, sizeof(*f->idx)))
+				return -ENOMEM;
+			f->idx[f->nidx].name = nm;
+			f->idx[f->nidx++].off = dwarf_dieoffset(&c);
+		} else if (tag == DW_TAG_namespace && level < 8 &&
+			   index_children(f, &c, level + 1)) {
+			return -ENOMEM;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* open @path and its DWARF into the cache; 0, -ENOMEM or -errno */
+static int file_open(const char *path, const char *debugdir, char *err,
+		     size_t errlen)
+{
+	static const char std_path[] = ":.debug:/usr/lib/debug";
+	struct inl_file *f = &cache;
+	static char *dpath;
+	static Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &dpath,
+	};
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Dwarf_Off off = 0, next;
+	const char *why = "";
+	struct stat st;
+	size_t hs;
+
+	if (f->path && !strcmp(f->path, path) &&
+	    !strcmp(f->debugdir ? f->debugdir : "", debugdir ? debugdir : ""))
+		return 0;
+	inl_forget();
+	f->path = strdup(path);
+	f->debugdir = debugdir ? strdup(debugdir) : NULL;
+	if (!f->path || (debugdir && !f->debugdir))
+		return -ENOMEM;
+	f->fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &why);
+	if (f->fd < 0) {
+		int e = -errno;
+
+		util_set_err(err, errlen, "%s: %s", path, why);
+		inl_forget();
+		return e ? e : -EINVAL;
+	}
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (f->elf) {
+		f->raw = (const unsigned char *)elf_rawfile(f->elf, &f->rawlen);
+		f->cfi = dwarf_getcfi_elf(f->elf);
+	}
+	free(dpath);
+	dpath = NULL;
+	if (debugdir && asprintf(&dpath, "%s%s", debugdir, std_path) < 0)
+		return -ENOMEM;
+	if (!dpath && !(dpath = strdup(std_path)))
+		return -ENOMEM;
+	f->dwfl = dwfl_begin(&cb);
+	if (!f->dwfl)
+		return 0; /* no DWARF read: as none */
+	mod = dwfl_report_offline(f->dwfl, "inl", path, -1);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (mod)
+		f->dw = dwfl_module_getdwarf(mod, &bias);
+	if (!f->dw)
+		return 0;
+	while (dwarf_nextcu(f->dw, off, &next, &hs, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(f->dw, off + hs, &cu) &&
+		    index_children(f, &cu, 0))
+			return -ENOMEM;
+		off = next;
+	}
+	if (f->nidx)
+		qsort(f->idx, f->nidx, sizeof(*f->idx), ent_cmp);
+	return 0;
+}
+
+/* a file offset of virtual address @a in the file (its PT_LOAD), or -1 */
+static int64_t to_off(uint64_t a)
+{
+	GElf_Phdr ph;
+	size_t i, n;
+
+	if (!cache.elf || elf_getphdrnum(cache.elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(cache.elf, (int)i, &ph) ||
+		    ph.p_type != PT_LOAD)
+			continue;
+		if (a >= ph.p_vaddr && a - ph.p_vaddr < ph.p_filesz)
+			return (int64_t)(a - ph.p_vaddr + ph.p_offset);
+	}
+	return -1;
+}
+
+/* ---- the caller's code as a graph ----------------------------------- */
+
+enum node_kind {
+	N_SEQ, /* falls through (a call too) */
+	N_JMP, /* jmp to @target */
+	N_JCC, /* a conditional jump to @target, or falls through */
+	N_RET,
+	N_TAIL, /* jmp through memory without an index: a tail call */
+	N_IJMP, /* another indirect jmp: a jump table, cannot tell */
+	N_END, /* no successor: hlt, ud2, int3 */
+};
+
+struct node {
+	uint64_t addr;
+	uint32_t size;
+	uint8_t kind;
+	uint64_t target;
+	int succ[2]; /* indexes, -1 none */
+	int out; /* a jump whose target is outside the caller */
+};
+
+struct graph {
+	struct node *v;
+	size_t n;
+	/* predecessors: pred[pstart[i] .. pstart[i + 1]) */
+	int *pred, *pstart;
+	uint64_t lo, hi; /* the caller's first range, for messages */
+};
+
+static int node_at(const struct graph *g, uint64_t a)
+{
+	size_t lo = 0, hi = g->n, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (g->v[m].addr == a)
+			return (int)m;
+		if (g->v[m].addr < a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return -1;
+}
+
+static void graph_free(struct graph *g)
+{
+	free(g->v);
+	free(g->pred);
+	free(g->pstart);
+	memset(g, 0, sizeof(*g));
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct node *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static bool in_ranges(const uint64_t (*r)[2], size_t nr, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (a >= r[i][0] && a < r[i][1])
+			return true;
+	return false;
+}
+
+/* what instruction @in is */
+static void classify(csh h, const cs_insn *in, struct node *nd)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *op = x->op_count ? &x->operands[0] : NULL;
+
+	nd->kind = N_SEQ;
+	switch (in->id) {
+	case X86_INS_RET:
+	case X86_INS_RETF:
+	case X86_INS_RETFQ:
+		nd->kind = N_RET;
+		return;
+	case X86_INS_HLT:
+	case X86_INS_UD2:
+	case X86_INS_INT3:
+		nd->kind = N_END;
+		return;
+	case X86_INS_JMP:
+		if (op && op->type == X86_OP_IMM) {
+			nd->kind = N_JMP;
+			nd->target = (uint64_t)op->imm;
+		} else if (op && op->type == X86_OP_MEM &&
+			   op->mem.index == X86_REG_INVALID &&
+			   op->mem.base != X86_REG_INVALID) {
+			nd->kind = N_TAIL; /* jmp *8(%rdi), *x@GOTPCREL(%rip) */
+		} else {
+			nd->kind = N_IJMP;
+		}
+		return;
+	default:
+		break;
+	}
+	if (cs_insn_group(h, in, X86_GRP_JUMP)) {
+		if (op && op->type == X86_OP_IMM) {
+			nd->kind = N_JCC;
+			nd->target = (uint64_t)op->imm;
+		} else {
+			nd->kind = N_IJMP;
+		}
+	}
+}
+
+/*
+ * The caller's code (ranges @r) decoded into @g, successors and
+ * predecessors linked.  0; -ENOMEM; -EINVAL with why in @why.
+ */
+static int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr,
+		       char *why, size_t len)
+{
+	csh h = 0;
+	cs_insn *in = NULL;
+	uint64_t total = 0, a;
+	size_t i, k;
+	int ret = -EINVAL, j, c;
+	int *cnt = NULL;
+
+	memset(g, 0, sizeof(*g));
+	for (i = 0; i < nr; i++)
+		total += r[i][1] - r[i][0];
+	if (!total || total > INL_MAX_CODE) {
+		util_set_err(why, len, "its caller's code is %s",
+			     total ? "larger than 1 MiB" : "empty");
+		return -EINVAL;
+	}
+	g->lo = r[0][0];
+	g->hi = r[0][1];
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK ||
+	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+	    !(in = cs_malloc(h))) {
+		util_set_err(why, len, "the disassembler (Capstone) failed");
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		int64_t off = to_off(r[i][0]);
+		const uint8_t *code;
+		size_t left = r[i][1] - r[i][0];
+
+		if (off < 0 || (uint64_t)off + left > cache.rawlen) {
+			util_set_err(why, len,
+				     "its caller's code at %#llx is not in the file",
+				     (unsigned long long)r[i][0]);
+			goto out;
+		}
+		code = cache.raw + off;
+		a = r[i][0];
+		while (left) {
+			if (!cs_disasm_iter(h, &code, &left, &a, in)) {
+				util_set_err(why, len,
+					     "its caller's bytes at %#llx do not decode",
+					     (unsigned long long)a);
+				goto out;
+			}
+			if (util_grow(&g->v, g->n, sizeof(*g->v))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			memset(&g->v[g->n], 0, sizeof(g->v[g->n]));
+			g->v[g->n].addr = in->address;
+			g->v[g->n].size = in->size;
+			classify(h, in, &g->v[g->n]);
+			g->n++;
+		}
+	}
+	qsort(g->v, g->n, sizeof(*g->v), node_cmp);
+	for (i = 0; i < g->n; i++) {
+		struct node *nd = &g->v[i];
+
+		nd->succ[0] = nd->succ[1] = -1;
+		if (nd->kind == N_SEQ || nd->kind == N_JCC)
+			nd->succ[0] = node_at(g, nd->addr + nd->size);
+		if (nd->kind == N_JMP || nd->kind == N_JCC) {
+			j = node_at(g, nd->target);
+			if (j < 0 && in_ranges(r, nr, nd->target)) {
+				util_set_err(why, len,
+					     "a jump at %#llx into the middle of an instruction",
+					     (unsigned long long)nd->addr);
+				goto out;
+			}
+			nd->succ[1] = j;
+			nd->out = j < 0;
+		}
+	}
+	cnt = calloc(g->n + 1, sizeof(*cnt));
+	g->pstart = calloc(g->n + 1, sizeof(*g->pstart));
+	g->pred = calloc(2 * g->n + 1, sizeof(*g->pred));
+	if (!cnt || !g->pstart || !g->pred) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < g->n; i++)
+		for (k = 0; k < 2; k++)
+			if ((c = g->v[i].succ[k]) >= 0)
+				g->pstart[c + 1]++;
+	for (i = 0; i < g->n; i++)
+		g->pstart[i + 1] += g->pstart[i];
+	for (i = 0; i < g->n; i++)
+		for (k = 0; k < 2; k++)
+			if ((c = g->v[i].succ[k]) >= 0)
+				g->pred[g->pstart[c] + cnt[c]++] = (int)i;
+	ret = 0;
+out:
+	free(cnt);
+	if (in)
+		cs_free(in, 1);
+	if (h)
+		cs_close(&h);
+	if (ret)
+		graph_free(g);
+	return ret;
+}
+
+/* mark in @m what is reachable from @from (forward, or backward along
+ * predecessors), never entering node @avoid (-1: none) */
+static int reach(const struct graph *g, const int *from, size_t nfrom,
+		 int avoid, bool back, unsigned char *m)
+{
+	int *q = malloc((g->n + 1) * sizeof(*q)), x, y;
+	size_t qh = 0, qt = 0, k;
+	int p;
+
+	if (!q)
+		return -ENOMEM;
+	for (k = 0; k < nfrom; k++)
+		if (from[k] != avoid && !m[from[k]]) {
+			m[from[k]] = 1;
+			q[qt++] = from[k];
+		}
+	while (qh < qt) {
+		x = q[qh++];
+		if (!back) {
+			for (k = 0; k < 2; k++) {
+				y = g->v[x].succ[k];
+				if (y >= 0 && y != avoid && !m[y]) {
+					m[y] = 1;
+					q[qt++] = y;
+				}
+			}
+			continue;
+		}
+		for (p = g->pstart[x]; p < g->pstart[x + 1]; p++) {
+			y = g->pred[p];
+			if (y != avoid && !m[y]) {
+				m[y] = 1;
+				q[qt++] = y;
+			}
+		}
+	}
+	free(q);
+	return 0;
+}
+
+/* how the caller's frame is found at @a: struct inl_site's reg and adj
+ * from the CFA rule of .eh_frame; 0, or -1 with why */
+static int frame_rule(uint64_t a, struct inl_site *s, char *why, size_t len)
+{
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops = NULL;
+	size_t nops = 0;
+	int reg = -1;
+	int64_t off = 0;
+
+	if (!cache.cfi || dwarf_cfi_addrframe(cache.cfi, a, &fr) ||
+	    dwarf_frame_cfa(fr, &ops, &nops) || nops != 1) {
+		free(fr);
+		util_set_err(why, len,
+			     "no call frame information (.eh_frame) gives its caller's frame at %#llx",
+			     (unsigned long long)a);
+		return -1;
+	}
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = (int)ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		off = (int64_t)ops[0].number;
+	}
+	free(fr);
+	/* the caller's return address slot: CFA - 8 */
+	if ((reg != DW_X86_64_RSP && reg != DW_X86_64_RBP) || off < 8 ||
+	    off - 8 > 65535) {
+		util_set_err(why, len,
+			     "its caller's frame at %#llx is not the stack or frame pointer plus an offset",
+			     (unsigned long long)a);
+		return -1;
+	}
+	s->reg = reg == DW_X86_64_RBP;
+	s->adj = (uint16_t)(off - 8);
+	return 0;
+}
+
+static int site_set(struct inl_site *s, uint64_t a, bool ret,
+		    const char *path, char *why, size_t len)
+{
+	int64_t o = to_off(a);
+	char e[256];
+
+	memset(s, 0, sizeof(*s));
+	s->addr = a;
+	if (o < 0) {
+		util_set_err(why, len, "%#llx is not in the file",
+			     (unsigned long long)a);
+		return -1;
+	}
+	s->off = (uint64_t)o;
+	s->ret = ret;
+	if (sym_insn_check(path, s->off, e, sizeof(e))) {
+		util_set_err(why, len, "%s", e);
+		return -1;
+	}
+	if (frame_rule(a, s, why, len))
+		return -1;
+	if (ret && (s->reg || s->adj)) {
+		util_set_err(why, len,
+			     "its caller's frame at the ret at %#llx is not above the stack pointer",
+			     (unsigned long long)a);
+		return -1;
+	}
+	return 0;
+}
+
+static int add_exit(struct inl_inst *it, uint64_t a, bool ret,
+		    const char *path, char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < it->nexits; i++)
+		if (it->exits[i].addr == a)
+			return 0;
+	if (it->nexits >= INL_MAX_EXITS) {
+		util_set_err(why, len, "more than %d exits", INL_MAX_EXITS);
+		return -1;
+	}
+	if (util_grow(&it->exits, it->nexits, sizeof(*it->exits)))
+		return -ENOMEM;
+	if (site_set(&it->exits[it->nexits], a, ret, path, why, len))
+		return -1;
+	it->nexits++;
+	return 0;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct inl_site *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/*
+ * The checks and exits of instance @it over its active region @act of
+ * @g (entered at node @e; @live: reachable at all): see plan_instance().
+ * 0; -ENOMEM; -1 refused, why in @why.
+ */
+static int active_walk(struct inl_inst *it, const char *path,
+		       const struct graph *g, const unsigned char *act,
+		       const unsigned char *live, int e, char *why, size_t len)
+{
+	size_t i, k;
+	int p, x, y;
+
+	for (i = 0; i < g->n; i++) {
+		const struct node *nd = &g->v[i];
+
+		if (!act[i])
+			continue;
+		for (p = g->pstart[i]; (int)i != e && p < g->pstart[i + 1]; p++)
+			/* (padding after a jmp falls into it: dead) */
+			if (!act[g->pred[p]] && live[g->pred[p]]) {
+				util_set_err(why, len,
+					     "its code at %#llx is also entered from %#llx, not through its entry %#llx",
+					     (unsigned long long)nd->addr,
+					     (unsigned long long)g->v[g->pred[p]].addr,
+					     (unsigned long long)g->v[e].addr);
+				return -1;
+			}
+		if (nd->kind == N_IJMP) {
+			util_set_err(why, len,
+				     "an indirect jump at %#llx in it: where it goes cannot be told",
+				     (unsigned long long)nd->addr);
+			return -1;
+		}
+		if (nd->kind == N_JCC && nd->out) {
+			util_set_err(why, len,
+				     "a conditional jump out of its caller at %#llx",
+				     (unsigned long long)nd->addr);
+			return -1;
+		}
+		if (nd->kind == N_RET || nd->kind == N_TAIL ||
+		    (nd->kind == N_JMP && nd->out)) {
+			x = add_exit(it, nd->addr, nd->kind == N_RET, path, why,
+				     len);
+			if (x)
+				return x;
+		}
+		for (k = 0; k < 2; k++) {
+			y = nd->succ[k];
+			if (y < 0)
+				continue;
+			if (y == e) {
+				util_set_err(why, len,
+					     "its entry %#llx is the head of a loop in it (from %#llx): a probe there would start it at every turn",
+					     (unsigned long long)g->v[e].addr,
+					     (unsigned long long)nd->addr);
+				return -1;
+			}
+			if (!act[y]) {
+				x = add_exit(it, g->v[y].addr, false, path, why,
+					     len);
+				if (x)
+					return x;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * The entry and exits of instance @it (code @ir, @nir ranges; DWARF
+ * entry @entry) in its caller (code @cr, @ncr ranges, entered at
+ * @fentry): see include/iprof/inline.h.  0; -ENOMEM; -1 refused, why in
+ * @why.
+ */
+static int plan_instance(struct inl_inst *it, const char *path,
+			 const uint64_t (*ir)[2], size_t nir, uint64_t entry,
+			 const uint64_t (*cr)[2], size_t ncr, uint64_t fentry,
+			 char *why, size_t len)
+{
+	struct graph g;
+	unsigned char *ne = NULL, *fw = NULL, *bw = NULL, *act = NULL;
+	unsigned char *live = NULL;
+	int *post = NULL, e, fe, x, ret;
+	size_t npost = 0, i, k;
+
+	ret = graph_build(&g, cr, ncr, why, len);
+	if (ret)
+		return ret == -ENOMEM ? ret : -1;
+	ret = -1;
+	fe = node_at(&g, fentry);
+	e = node_at(&g, entry);
+	if (fe < 0 || e < 0) {
+		util_set_err(why, len,
+			     "its entry %#llx is no instruction of its caller",
+			     (unsigned long long)entry);
+		goto out;
+	}
+	if (e == fe) {
+		/* the caller's own entry probe is there: the instance
+		 * starts at the next instruction, before its first */
+		e = g.v[e].kind == N_SEQ ? g.v[e].succ[0] : -1;
+		if (e < 0) {
+			util_set_err(why, len,
+				     "its entry is its caller's first instruction, and it does not fall through");
+			goto out;
+		}
+	}
+	ne = calloc(g.n, 1);
+	fw = calloc(g.n, 1);
+	bw = calloc(g.n, 1);
+	act = calloc(g.n, 1);
+	live = calloc(g.n, 1);
+	post = calloc(g.n, sizeof(*post));
+	if (!ne || !fw || !bw || !act || !live || !post) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* what runs without passing the entry: not the instance's; what
+	 * runs after it (not through it again: that is another call) */
+	fw[e] = 1;
+	{
+		int s[2], ns = 0;
+
+		for (k = 0; k < 2; k++)
+			if (g.v[e].succ[k] >= 0 && g.v[e].succ[k] != e)
+				s[ns++] = g.v[e].succ[k];
+		if (reach(&g, &fe, 1, e, false, ne) ||
+		    reach(&g, s, (size_t)ns, e, false, fw) ||
+		    reach(&g, &fe, 1, -1, false, live)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < g.n; i++)
+		if (!ne[i] && fw[i] && in_ranges(ir, nir, g.v[i].addr))
+			post[npost++] = (int)i;
+	if (!npost) {
+		util_set_err(why, len, "none of its code runs after its entry %#llx",
+			     (unsigned long long)g.v[e].addr);
+		goto out;
+	}
+	/* backward from its code after the entry, not through the entry */
+	if (reach(&g, post, npost, e, true, bw)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < g.n; i++)
+		act[i] = fw[i] && bw[i];
+	act[e] = 1;
+	if (site_set(&it->entry, g.v[e].addr, false, path, why, len))
+		goto out;
+	if (g.v[e].kind == N_RET) {
+		util_set_err(why, len, "its entry %#llx is a ret",
+			     (unsigned long long)g.v[e].addr);
+		goto out;
+	}
+	x = active_walk(it, path, &g, act, live, e, why, len);
+	if (x)
+		goto fail;
+	if (!it->nexits) {
+		util_set_err(why, len, "no way out of it was found (it never returns)");
+		goto out;
+	}
+	qsort(it->exits, it->nexits, sizeof(*it->exits), site_cmp);
+	ret = 0;
+	goto out;
+fail:
+	ret = x == -ENOMEM ? -ENOMEM : -1;
+out:
+	if (ret) {
+		free(it->exits);
+		it->exits = NULL;
+		it->nexits = 0;
+	}
+	free(ne);
+	free(fw);
+	free(bw);
+	free(act);
+	free(live);
+	free(post);
+	graph_free(&g);
+	return ret;
+}
+
+/* the name of the function or inlined function DIE @d (through its
+ * abstract origin) */
+static const char *die_name(Dwarf_Die *d)
+{
+	const char *n = dwarf_diename(d);
+
+	return n ? n : "?";
+}
+
+/* @d's address ranges, non-empty ones, into *@r (malloc'ed) */
+static int die_ranges(Dwarf_Die *d, uint64_t (**r)[2], size_t *n)
+{
+	Dwarf_Addr base, s, e;
+	ptrdiff_t o = 0;
+
+	*r = NULL;
+	*n = 0;
+	while ((o = dwarf_ranges(d, o, &base, &s, &e)) > 0) {
+		if (e <= s)
+			continue;
+		if (util_grow(r, *n, sizeof(**r)))
+			return -ENOMEM;
+		(*r)[*n][0] = s;
+		(*r)[(*n)++][1] = e;
+	}
+	return 0;
+}
+
+/* "FILE:LINE" of the call that @d inlines */
+static char *call_site(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0;
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t nf;
+	const char *name = NULL, *slash;
+	char *s = NULL;
+
+	if (dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &line) ||
+	    !line)
+		return strdup("");
+	if (!dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &file) &&
+	    dwarf_diecu(d, &cu, NULL, NULL) &&
+	    !dwarf_getsrcfiles(&cu, &files, &nf) && file < nf)
+		name = dwarf_filesrc(files, file, NULL, NULL);
+	slash = name ? strrchr(name, '/') : NULL;
+	if (asprintf(&s, "%s:%llu", slash ? slash + 1 : name ? name : "?",
+		     (unsigned long long)line) < 0)
+		return NULL;
+	return s;
+}
+
+struct collect {
+	const char *path;
+	struct inl_inst *v;
+	size_t n;
+	int err;
+};
+
+static int instance_cb(Dwarf_Die *d, void *arg)
+{
+	struct collect *c = arg;
+	struct inl_inst *it;
+	Dwarf_Die *sc = NULL, *fn = NULL;
+	Dwarf_Addr entry = 0, fentry = 0;
+	uint64_t (*ir)[2] = NULL, (*cr)[2] = NULL;
+	size_t nir = 0, ncr = 0;
+	char why[512] = "";
+	int ns, i, r;
+
+	if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
+		return DWARF_CB_OK; /* the out-of-line copy: a symbol */
+	if (util_grow(&c->v, c->n, sizeof(*c->v))) {
+		c->err = -ENOMEM;
+		return DWARF_CB_ABORT;
+	}
+	it = &c->v[c->n];
+	memset(it, 0, sizeof(*it));
+	ns = dwarf_getscopes_die(d, &sc);
+	for (i = 1; i < ns; i++) {
+		int tag = dwarf_tag(&sc[i]);
+
+		if (tag == DW_TAG_inlined_subroutine && !it->caller)
+			it->caller = strdup(die_name(&sc[i]));
+		if (tag == DW_TAG_inlined_subroutine)
+			it->depth++;
+		if (tag == DW_TAG_subprogram) {
+			fn = &sc[i];
+			if (!it->caller)
+				it->caller = strdup(die_name(fn));
+			break;
+		}
+	}
+	it->call = call_site(d);
+	if (!it->call || (fn && !it->caller)) {
+		free(sc);
+		free(it->caller);
+		free(it->call);
+		c->err = -ENOMEM;
+		return DWARF_CB_ABORT;
+	}
+	if (!it->caller && !(it->caller = strdup("?"))) {
+		free(sc);
+		free(it->call);
+		c->err = -ENOMEM;
+		return DWARF_CB_ABORT;
+	}
+	c->n++;
+	r = die_ranges(d, &ir, &nir);
+	if (!r && fn)
+		r = die_ranges(fn, &cr, &ncr);
+	if (r) {
+		c->err = r;
+		goto out;
+	}
+	if (!nir) {
+		util_set_err(why, sizeof(why), "it has no code");
+		goto out;
+	}
+	if (dwarf_entrypc(d, &entry))
+		entry = ir[0][0];
+	it->entry.addr = entry;
+	if (!fn || !ncr) {
+		util_set_err(why, sizeof(why), "its caller has no code in DWARF");
+		goto out;
+	}
+	if (dwarf_entrypc(fn, &fentry) || !in_ranges(cr, ncr, fentry))
+		fentry = cr[0][0];
+	if (c->n > INL_MAX_INSTANCES) {
+		util_set_err(why, sizeof(why), "more than %d instances",
+			     INL_MAX_INSTANCES);
+		goto out;
+	}
+	r = plan_instance(it, c->path, (const uint64_t(*)[2])ir, nir, entry,
+			  (const uint64_t(*)[2])cr, ncr, fentry, why,
+			  sizeof(why));
+	if (r == -ENOMEM)
+		c->err = r;
+out:
+	free(ir);
+	free(cr);
+	free(sc);
+	if (why[0] && !c->err && !(it->why = strdup(why)))
+		c->err = -ENOMEM;
+	return c->err ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static int inst_cmp(const void *a, const void *b)
+{
+	const struct inl_inst *x = a, *y = b;
+
+	return (x->entry.addr > y->entry.addr) - (x->entry.addr < y->entry.addr);
+}
+
+int inl_find(const char *path, const char *func, const char *debugdir,
+	     struct inl_inst **v, size_t *n, int *nodwarf, char *err,
+	     size_t errlen)
+{
+	struct collect c = { .path = path };
+	struct inl_ent key = { .name = func };
+	size_t lo, hi, m;
+	int ret;
+
+	*v = NULL;
+	*n = 0;
+	if (nodwarf)
+		*nodwarf = 0;
+	ret = file_open(path, debugdir, err, errlen);
+	if (ret)
+		return ret;
+	if (!cache.dw) {
+		if (nodwarf)
+			*nodwarf = 1;
+		return 0;
+	}
+	/* the first entry named @func */
+	lo = 0;
+	hi = cache.nidx;
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (strcmp(cache.idx[m].name, key.name) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < cache.nidx && !strcmp(cache.idx[lo].name, func); lo++) {
+		Dwarf_Die d;
+
+		if (!dwarf_offdie(cache.dw, cache.idx[lo].off, &d))
+			continue;
+		dwarf_func_inline_instances(&d, instance_cb, &c);
+		if (c.err) {
+			inl_free(c.v, c.n);
+			return c.err;
+		}
+	}
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), inst_cmp);
+	*v = c.v;
+	*n = c.n;
+	return 0;
+}
+
+#else /* !__x86_64__ */
+
+int inl_find(const char *path, const char *func, const char *debugdir,
+	     struct inl_inst **v, size_t *n, int *nodwarf, char *err,
+	     size_t errlen)
+{
+	(void)path;
+	(void)func;
+	(void)debugdir;
+	(void)err;
+	(void)errlen;
+	*v = NULL;
+	*n = 0;
+	if (nodwarf)
+		*nodwarf = 1;
+	return 0;
+}
+
+void inl_free(struct inl_inst *v, size_t n)
+{
+	(void)n;
+	free(v);
+}
+
+void inl_forget(void)
+{
+}
+
+#endif

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Functions the compiler inlined (src/probe/inline.c): tests/e2e/helpers/
+# inline.c built -O2 -g, spin() inlined in a loop (loop_site), once
+# (one_site) and inside another inlined function (twice, in nest_site),
+# and out of line through a pointer (main).  Exact counts of each
+# instance under its caller, against the program's own; times between
+# what the program spins (its lower bound: the uncompensated time holds
+# the whole spin) and what its caller measured around each call (the
+# upper bound: the probes fire inside that interval); the same from a
+# stripped copy with a separate debug file (.gnu_debuglink); --dry-run's
+# account of the instances; a function neither in the symbol table nor
+# inlined, and a stripped binary without its debug file, refused with why.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+W=$BUILD/e2e-inline
+[ -x "$W" ] || { bad "missing $W (cmake --build)"; finish; }
+ROUNDS=50
+SPIN_US=200
+
+# --dry-run: where each instance is
+"$IPROF" --dry-run -f json -e "uprobe:$W:spin" -e "uprobe:$W:twice" \
+	-- "$W" >"$TMP/plan.json" 2>"$TMP/plan.err"
+check "dry-run: exit" "$?" 0
+check "dry-run: spin inlined, timed" \
+	"$(jq -r '.probes[] | select(.name == "spin") | "\(.inlined) \(.inlined_not_timed)"' "$TMP/plan.json")" "3 0"
+check "dry-run: spin's callers" \
+	"$(jq -r '.probes[] | select(.name == "spin") | .inlined_where' "$TMP/plan.json" |
+		sed 's/ at 0x[0-9a-f]*//g')" \
+	"in loop_site (inline.c:54); in one_site (inline.c:63); in twice (inline.c:43)"
+check "dry-run: twice inlined once, no out-of-line copy" \
+	"$(jq -r '.probes[] | select(.name == "twice") | "\(.inlined) \(.where)"' "$TMP/plan.json")" \
+	"1 uprobe:$W:twice (inlined only)"
+
+run() { # BINARY OUT: trace it, the truth in OUT.truth
+	"$IPROF" -f json -o "$2" -e "uprobe:$1:spin" -e "uprobe:$1:twice" \
+		-e "uprobe:$1:loop_site" -e "uprobe:$1:one_site" \
+		-e "uprobe:$1:nest_site" -- "$1" "$ROUNDS" "$SPIN_US" \
+		>"$2.out" 2>"$2.err"
+	check "$(basename "$1"): exit" "$?" 0
+	tr ' ' '\n' <"$2.out" >"$2.truth"
+}
+
+judge() { # REPORT: counts and times against the program's truth
+	local r=$1 t=$1.truth b=$(basename "$1") spin_ns=$((SPIN_US * 1000))
+	check "$b: loop_site>spin count (in a loop)" "$(jnode "$r" 'loop_site>spin' count)" "$(truth loop_spin "$t")"
+	check "$b: one_site>spin count" "$(jnode "$r" 'one_site>spin' count)" "$(truth one_spin "$t")"
+	check "$b: nest_site>twice count" "$(jnode "$r" 'nest_site>twice' count)" "$(truth twice "$t")"
+	check "$b: nest_site>twice>spin count (inlined in an inlined one)" \
+		"$(jnode "$r" 'nest_site>twice>spin' count)" "$(truth nest_spin "$t")"
+	check "$b: spin out of line (through a pointer, from main)" "$(jnode "$r" 'spin' count)" "$(truth outl_spin "$t")"
+	check "$b: loop_site count" "$(jnode "$r" 'loop_site' count)" "$(truth loop_site "$t")"
+	check "$b: spin under nothing else" \
+		"$(jq -r '[.tree | .. | objects | select(has("path") and .name == "spin") | .path | join(">")] | sort | join(" ")' "$r")" \
+		"loop_site>spin nest_site>twice>spin one_site>spin spin"
+	# each timed call holds its whole spin, and lies inside its caller's
+	# own measurement of it
+	within "$b: loop_site>spin raw time (ns) between its spins and its caller's clock" \
+		"$(jnode "$r" 'loop_site>spin' raw_total_ns)" \
+		"$(($(truth loop_spin "$t") * spin_ns))" "$(truth loop_ns "$t")"
+	within "$b: one_site>spin raw time (ns)" "$(jnode "$r" 'one_site>spin' raw_total_ns)" \
+		"$(($(truth one_spin "$t") * 2 * spin_ns))" "$(truth one_ns "$t")"
+	within "$b: nest_site>twice raw time (ns)" "$(jnode "$r" 'nest_site>twice' raw_total_ns)" \
+		"$(($(truth twice "$t") * spin_ns))" "$(truth twice_ns "$t")"
+	within "$b: nest_site>twice>spin raw time (ns), within twice's" \
+		"$(jnode "$r" 'nest_site>twice>spin' raw_total_ns)" \
+		"$(($(truth nest_spin "$t") * spin_ns))" "$(jnode "$r" 'nest_site>twice' raw_total_ns)"
+	within "$b: spin out of line raw time (ns)" "$(jnode "$r" 'spin' raw_total_ns)" \
+		"$(($(truth outl_spin "$t") * spin_ns))" "$(truth outl_ns "$t")"
+	check "$b: no frame unwound or left open" \
+		"$(jq '[.tree | .. | objects | select(has("unwound")) | .unwound + .incomplete] | add' "$r")" 0
+	check "$b: nothing lost" "$(jq -r '.loss | [.[]? | numbers] | add // 0' "$r")" 0
+}
+
+run "$W" "$TMP/full.json"
+judge "$TMP/full.json"
+
+# stripped, its DWARF and symbols in a separate file (.gnu_debuglink)
+S=$BUILD/e2e-inline-stripped
+if command -v readelf >/dev/null; then
+	check "stripped copy: no .debug_info" "$(readelf -S "$S" | grep -c debug_info)" 0
+else
+	echo "(the stripped copy's sections not checked: no readelf here)"
+fi
+run "$S" "$TMP/stripped.json"
+judge "$TMP/stripped.json"
+
+# without its debug file: nothing to find it with, said
+cp "$S" "$TMP/alone"
+"$IPROF" --dry-run -e "uprobe:$TMP/alone:twice" -- true >"$TMP/alone.out" 2>&1
+check "stripped, no debug file: exit" "$?" 2
+grep -q "no separate debug file" "$TMP/alone.out" &&
+	ok "stripped, no debug file: said" || bad "stripped, no debug file: $(cat "$TMP/alone.out")"
+"$IPROF" --dry-run -e "uprobe:$W:no_such_fn" -- true >"$TMP/none.out" 2>&1
+check "no such function: exit" "$?" 2
+grep -q "no function 'no_such_fn'.*nor is it inlined anywhere (DWARF)" "$TMP/none.out" &&
+	ok "no such function: DWARF looked at" || bad "no such function: $(cat "$TMP/none.out")"
+# --no-inline: the out-of-line copy alone
+"$IPROF" -f json -o "$TMP/noinl.json" --no-inline -e "uprobe:$W:spin" -- "$W" 5 10 >/dev/null 2>&1
+check "--no-inline: exit" "$?" 0
+check "--no-inline: the out-of-line calls only" "$(jnode "$TMP/noinl.json" spin count)" 5
+check "--no-inline: no other spin" "$(jq '[.tree | .. | objects | select(has("path") and .name == "spin")] | length' "$TMP/noinl.json")" 1
+finish
