@@ -93,15 +93,16 @@ struct inl_inst {
  * On success returns 0 with *@v (malloc'ed, free with inl_free()) and
  * *@n, possibly 0 (none, or no DWARF: *@nodwarf set to 1 then, when
  * @nodwarf is not NULL), the timed ones and the refused ones (their
- * why) in address order.  More than INL_MAX_INSTANCES: the rest refused.
+ * why) in address order; instances past INL_MAX_INSTANCES are only
+ * counted, in *@more (may be NULL).
  * Errors: -ENOMEM; -errno of open(2) with a message in @err (@errlen
  * bytes).  Reading one function's instances of a large file indexes its
  * DWARF once; the index is kept for the next call on the same file
  * until inl_forget().
  */
 int inl_find(const char *path, const char *func, const char *debugdir,
-	     struct inl_inst **v, size_t *n, int *nodwarf, char *err,
-	     size_t errlen);
+	     struct inl_inst **v, size_t *n, size_t *more, int *nodwarf,
+	     char *err, size_t errlen);
 
 /* inl_free() - free what inl_find() returned; NULL ok. */
 void inl_free(struct inl_inst *v, size_t n);

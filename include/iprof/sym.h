@@ -183,6 +183,15 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 		    char *err, size_t errlen);
 
 /*
+ * sym_debug_file() - the separate debug file of ELF file @path, as
+ * sym_func_targets() looks for it (by build ID under
+ * /usr/lib/debug/.build-id/, by .gnu_debuglink), into @out (@outlen
+ * bytes).  Returns 0 when one exists and is ELF, -ENOENT when none does,
+ * or the errors of opening @path (no message).
+ */
+int sym_debug_file(const char *path, char *out, size_t outlen);
+
+/*
  * sym_is_executable() - 1 if ELF file @path is a program (ET_EXEC, or a
  * PIE: ET_DYN with a PT_INTERP), 0 if it is a library or cannot be read.
  */

@@ -6,6 +6,7 @@
  * caller's .eh_frame (libdw's CFI).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,24 @@ static int index_children(struct inl_file *f, Dwarf_Die *parent, int level)
 	return 0;
 }
 
+/* does @elf have a .debug_info section (compressed or not)? */
+static bool has_debug_info(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+	const char *nm;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (nm = elf_strptr(elf, shstr, sh.sh_name)) &&
+		    (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info")))
+			return true;
+	return false;
+}
+
 /* open @path and its DWARF into the cache; 0, -ENOMEM or -errno */
 static int file_open(const char *path, const char *debugdir, char *err,
 		     size_t errlen)
@@ -132,6 +151,7 @@ static int file_open(const char *path, const char *debugdir, char *err,
 	Dwarf_Addr bias;
 	Dwarf_Off off = 0, next;
 	const char *why = "";
+	char dbg[PATH_MAX];
 	struct stat st;
 	size_t hs;
 
@@ -153,6 +173,11 @@ static int file_open(const char *path, const char *debugdir, char *err,
 	}
 	if (elf_version(EV_CURRENT) != EV_NONE)
 		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	/* no DWARF of its own and no debug file: nothing more to open (a
+	 * stripped binary costs a few stat(2)s, not libdwfl's search) */
+	if (!debugdir && !has_debug_info(f->elf) &&
+	    sym_debug_file(path, dbg, sizeof(dbg)))
+		return 0;
 	if (f->elf) {
 		f->raw = (const unsigned char *)elf_rawfile(f->elf, &f->rawlen);
 		f->cfi = dwarf_getcfi_elf(f->elf);
@@ -631,25 +656,21 @@ static int active_walk(struct inl_inst *it, const char *path,
 
 /*
  * The entry and exits of instance @it (code @ir, @nir ranges; DWARF
- * entry @entry) in its caller (code @cr, @ncr ranges, entered at
+ * entry @entry) in its caller (its code as graph @gp, entered at
  * @fentry): see include/iprof/inline.h.  0; -ENOMEM; -1 refused, why in
  * @why.
  */
 static int plan_instance(struct inl_inst *it, const char *path,
 			 const uint64_t (*ir)[2], size_t nir, uint64_t entry,
-			 const uint64_t (*cr)[2], size_t ncr, uint64_t fentry,
-			 char *why, size_t len)
+			 const struct graph *gp, uint64_t fentry, char *why,
+			 size_t len)
 {
-	struct graph g;
+	const struct graph g = *gp;
 	unsigned char *ne = NULL, *fw = NULL, *bw = NULL, *act = NULL;
 	unsigned char *live = NULL;
-	int *post = NULL, e, fe, x, ret;
+	int *post = NULL, e, fe, x, ret = -1;
 	size_t npost = 0, i, k;
 
-	ret = graph_build(&g, cr, ncr, why, len);
-	if (ret)
-		return ret == -ENOMEM ? ret : -1;
-	ret = -1;
 	fe = node_at(&g, fentry);
 	e = node_at(&g, entry);
 	if (fe < 0 || e < 0) {
@@ -741,7 +762,6 @@ out:
 	free(act);
 	free(live);
 	free(post);
-	graph_free(&g);
 	return ret;
 }
 
@@ -800,58 +820,47 @@ static char *call_site(Dwarf_Die *d)
 
 struct collect {
 	const char *path;
+	Dwarf_Off target; /* the abstract DIE whose instances are wanted */
 	struct inl_inst *v;
-	size_t n;
+	size_t n, more; /* more: past INL_MAX_INSTANCES, counted only */
 	int err;
+	/* the last caller's code as a graph (its instances come together) */
+	Dwarf_Off g_fn;
+	int g_ret; /* graph_build()'s: 0, or -EINVAL with g_why */
+	struct graph g;
+	char g_why[256];
 };
 
-static int instance_cb(Dwarf_Die *d, void *arg)
+/* instance @d of the function, in @fn (the function whose code holds
+ * it) under @caller, @depth instances deep: into @c */
+static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
+		     const char *caller, unsigned int depth)
 {
-	struct collect *c = arg;
 	struct inl_inst *it;
-	Dwarf_Die *sc = NULL, *fn = NULL;
 	Dwarf_Addr entry = 0, fentry = 0;
 	uint64_t (*ir)[2] = NULL, (*cr)[2] = NULL;
 	size_t nir = 0, ncr = 0;
 	char why[512] = "";
-	int ns, i, r;
+	int r;
 
-	if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
-		return DWARF_CB_OK; /* the out-of-line copy: a symbol */
+	if (c->n >= INL_MAX_INSTANCES) {
+		c->more++;
+		return;
+	}
 	if (util_grow(&c->v, c->n, sizeof(*c->v))) {
 		c->err = -ENOMEM;
-		return DWARF_CB_ABORT;
+		return;
 	}
 	it = &c->v[c->n];
 	memset(it, 0, sizeof(*it));
-	ns = dwarf_getscopes_die(d, &sc);
-	for (i = 1; i < ns; i++) {
-		int tag = dwarf_tag(&sc[i]);
-
-		if (tag == DW_TAG_inlined_subroutine && !it->caller)
-			it->caller = strdup(die_name(&sc[i]));
-		if (tag == DW_TAG_inlined_subroutine)
-			it->depth++;
-		if (tag == DW_TAG_subprogram) {
-			fn = &sc[i];
-			if (!it->caller)
-				it->caller = strdup(die_name(fn));
-			break;
-		}
-	}
+	it->depth = depth;
+	it->caller = strdup(caller);
 	it->call = call_site(d);
-	if (!it->call || (fn && !it->caller)) {
-		free(sc);
+	if (!it->caller || !it->call) {
 		free(it->caller);
 		free(it->call);
 		c->err = -ENOMEM;
-		return DWARF_CB_ABORT;
-	}
-	if (!it->caller && !(it->caller = strdup("?"))) {
-		free(sc);
-		free(it->call);
-		c->err = -ENOMEM;
-		return DWARF_CB_ABORT;
+		return;
 	}
 	c->n++;
 	r = die_ranges(d, &ir, &nir);
@@ -874,23 +883,84 @@ static int instance_cb(Dwarf_Die *d, void *arg)
 	}
 	if (dwarf_entrypc(fn, &fentry) || !in_ranges(cr, ncr, fentry))
 		fentry = cr[0][0];
-	if (c->n > INL_MAX_INSTANCES) {
-		util_set_err(why, sizeof(why), "more than %d instances",
-			     INL_MAX_INSTANCES);
+	if (!c->g_fn || c->g_fn != dwarf_dieoffset(fn)) {
+		graph_free(&c->g);
+		c->g_fn = dwarf_dieoffset(fn);
+		c->g_ret = graph_build(&c->g, (const uint64_t(*)[2])cr, ncr,
+				       c->g_why, sizeof(c->g_why));
+		if (c->g_ret == -ENOMEM) {
+			c->g_fn = 0;
+			c->err = -ENOMEM;
+			goto out;
+		}
+	}
+	if (c->g_ret) {
+		util_set_err(why, sizeof(why), "%s", c->g_why);
 		goto out;
 	}
 	r = plan_instance(it, c->path, (const uint64_t(*)[2])ir, nir, entry,
-			  (const uint64_t(*)[2])cr, ncr, fentry, why,
-			  sizeof(why));
+			  &c->g, fentry, why, sizeof(why));
 	if (r == -ENOMEM)
 		c->err = r;
 out:
 	free(ir);
 	free(cr);
-	free(sc);
 	if (why[0] && !c->err && !(it->why = strdup(why)))
 		c->err = -ENOMEM;
-	return c->err ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* the abstract origin of @d, its DIE offset; 0 if none */
+static Dwarf_Off origin_of(Dwarf_Die *d, Dwarf_Die *o)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_attr(d, DW_AT_abstract_origin, &a) ||
+	    !dwarf_formref_die(&a, o))
+		return 0;
+	return dwarf_dieoffset(o);
+}
+
+/*
+ * The instances of c->target among the children of @die, in function
+ * @fn (NULL: none yet) under @caller, @depth instances deep: one walk of
+ * the compile unit that keeps each DIE's function and callers at hand
+ * (dwarf_getscopes_die() walks the unit again for each).  Only DIEs that
+ * may hold code are entered.
+ */
+static void walk(struct collect *c, Dwarf_Die *die, Dwarf_Die *fn,
+		 const char *caller, unsigned int depth, int level)
+{
+	Dwarf_Die ch, o;
+	Dwarf_Off org;
+	int tag;
+
+	if (level > 64 || dwarf_child(die, &ch))
+		return;
+	do {
+		tag = dwarf_tag(&ch);
+		switch (tag) {
+		case DW_TAG_subprogram:
+			if (dwarf_hasattr(&ch, DW_AT_low_pc) ||
+			    dwarf_hasattr(&ch, DW_AT_ranges))
+				walk(c, &ch, &ch, die_name(&ch), 0, level + 1);
+			break;
+		case DW_TAG_inlined_subroutine:
+			org = origin_of(&ch, &o);
+			if (org && org == c->target && fn)
+				instance(c, &ch, fn, caller, depth);
+			walk(c, &ch, fn, org ? die_name(&o) : "?", depth + 1,
+			     level + 1);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_namespace:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			walk(c, &ch, fn, caller, depth, level + 1);
+			break;
+		default:
+			break;
+		}
+	} while (!c->err && dwarf_siblingof(&ch, &ch) == 0);
 }
 
 static int inst_cmp(const void *a, const void *b)
@@ -901,8 +971,8 @@ static int inst_cmp(const void *a, const void *b)
 }
 
 int inl_find(const char *path, const char *func, const char *debugdir,
-	     struct inl_inst **v, size_t *n, int *nodwarf, char *err,
-	     size_t errlen)
+	     struct inl_inst **v, size_t *n, size_t *more, int *nodwarf,
+	     char *err, size_t errlen)
 {
 	struct collect c = { .path = path };
 	struct inl_ent key = { .name = func };
@@ -911,6 +981,8 @@ int inl_find(const char *path, const char *func, const char *debugdir,
 
 	*v = NULL;
 	*n = 0;
+	if (more)
+		*more = 0;
 	if (nodwarf)
 		*nodwarf = 0;
 	ret = file_open(path, debugdir, err, errlen);
@@ -932,30 +1004,39 @@ int inl_find(const char *path, const char *func, const char *debugdir,
 			hi = m;
 	}
 	for (; lo < cache.nidx && !strcmp(cache.idx[lo].name, func); lo++) {
-		Dwarf_Die d;
+		Dwarf_Die d, cu;
 
-		if (!dwarf_offdie(cache.dw, cache.idx[lo].off, &d))
+		if (!dwarf_offdie(cache.dw, cache.idx[lo].off, &d) ||
+		    !dwarf_diecu(&d, &cu, NULL, NULL))
 			continue;
-		dwarf_func_inline_instances(&d, instance_cb, &c);
-		if (c.err) {
-			inl_free(c.v, c.n);
-			return c.err;
-		}
+		c.target = cache.idx[lo].off;
+		walk(&c, &cu, NULL, "?", 0, 0);
+		if (c.err)
+			break;
+	}
+	graph_free(&c.g);
+	if (c.err) {
+		inl_free(c.v, c.n);
+		return c.err;
 	}
 	if (c.n)
 		qsort(c.v, c.n, sizeof(*c.v), inst_cmp);
 	*v = c.v;
 	*n = c.n;
+	if (more)
+		*more = c.more;
 	return 0;
 }
 
 #else /* !__x86_64__ */
 
 int inl_find(const char *path, const char *func, const char *debugdir,
-	     struct inl_inst **v, size_t *n, int *nodwarf, char *err,
-	     size_t errlen)
+	     struct inl_inst **v, size_t *n, size_t *more, int *nodwarf,
+	     char *err, size_t errlen)
 {
 	(void)path;
+	if (more)
+		*more = 0;
 	(void)func;
 	(void)debugdir;
 	(void)err;

@@ -1939,14 +1939,15 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 	struct plan_timer *t = &p->timers[id];
 	struct inl_inst *v = NULL;
 	uint32_t start, stop;
-	size_t n = 0, i, k;
+	size_t n = 0, i, k, more = 0;
 	char e[PATH_MAX + 256];
 	int err;
 
-	err = inl_find(path, t->func, env->debuginfo, &v, &n, nodwarf, e,
-		       sizeof(e));
+	err = inl_find(path, t->func, env->debuginfo, &v, &n, &more, nodwarf,
+		       e, sizeof(e));
 	if (err)
 		return err == -ENOMEM ? err : 0; /* unreadable: as none */
+
 	for (i = 0; i < n && !err; i++) {
 		const struct inl_inst *in = &v[i];
 		const char *why = in->why;
@@ -1994,6 +1995,11 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 			       (unsigned long long)in->entry.addr,
 			       in->call[0] ? " (" : "", in->call,
 			       in->call[0] ? ")" : "");
+	}
+	if (more && !err) {
+		t->inl_refused += (uint32_t)more;
+		err = inl_note(&t->inl_where, "%zu more not timed: more than %d instances",
+			       more, INL_MAX_INSTANCES);
 	}
 	inl_free(v, n);
 	return err;

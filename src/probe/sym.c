@@ -1203,6 +1203,25 @@ static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
 	return -ENOENT;
 }
 
+int sym_debug_file(const char *path, char *out, size_t outlen)
+{
+	char e[256];
+	Elf *elf, *dbg = NULL;
+	int fd, dfd = -1, ret;
+
+	ret = open_elf(path, &fd, &elf, e, sizeof(e));
+	if (ret)
+		return ret;
+	ret = find_debug_file(elf, path, &dfd, &dbg, out, outlen);
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
 int sym_func_targets(const char *path, const char *func,
 		     struct sym_target **out, size_t *nout, char *err,
 		     size_t errlen)

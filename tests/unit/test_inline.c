@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Unit tests of inl_find() (src/probe/inline.c) on the e2e workload
+ * tests/e2e/helpers/inline.c (built -O2 -g, by GCC or, in the sanitizer
+ * build, by clang): spin() inlined in loop_site, one_site and twice,
+ * twice() in nest_site; its stripped copy with a .gnu_debuglink; the
+ * same copy without the debug file.  $IPROF_INLINE_FIXTURE names it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iprof/inline.h"
+
+static const char *fixture(void)
+{
+	const char *f = getenv("IPROF_INLINE_FIXTURE");
+
+	assert_non_null(f);
+	return f;
+}
+
+/* the instances of @func in @path, each timed, their callers joined by
+ * ',' in address order into @callers */
+static size_t found(const char *path, const char *func, char *callers,
+		    size_t len)
+{
+	struct inl_inst *v;
+	size_t n, i, k, more = 7;
+	int nodwarf = 7;
+	char err[256];
+
+	callers[0] = '\0';
+	assert_int_equal(inl_find(path, func, NULL, &v, &n, &more, &nodwarf,
+				  err, sizeof(err)),
+			 0);
+	assert_int_equal(nodwarf, 0);
+	assert_int_equal(more, 0);
+	for (i = 0; i < n; i++) {
+		if (v[i].why)
+			fail_msg("%s in %s at %#llx: %s", func, v[i].caller,
+				 (unsigned long long)v[i].entry.addr, v[i].why);
+		assert_true(v[i].nexits >= 1 && v[i].nexits <= INL_MAX_EXITS);
+		assert_true(v[i].entry.off > 0);
+		for (k = 0; k < v[i].nexits; k++) {
+			assert_true(v[i].exits[k].off != v[i].entry.off);
+			/* a ret exit finds the frame at the stack pointer */
+			if (v[i].exits[k].ret)
+				assert_true(!v[i].exits[k].reg &&
+					    !v[i].exits[k].adj);
+		}
+		/* inline.c:LINE of the call */
+		assert_non_null(strstr(v[i].call, "inline.c:"));
+		snprintf(callers + strlen(callers), len - strlen(callers),
+			 "%s%s/%u", i ? "," : "", v[i].caller, v[i].depth);
+	}
+	inl_free(v, n);
+	return n;
+}
+
+static void test_instances(void **state)
+{
+	char c[512];
+
+	(void)state;
+	assert_int_equal(found(fixture(), "spin", c, sizeof(c)), 3);
+	assert_string_equal(c, "loop_site/0,one_site/0,twice/1");
+	assert_int_equal(found(fixture(), "twice", c, sizeof(c)), 1);
+	assert_string_equal(c, "nest_site/0");
+	/* a function with a symbol and no inlined instance */
+	assert_int_equal(found(fixture(), "main", c, sizeof(c)), 0);
+	assert_int_equal(found(fixture(), "no_such_function", c, sizeof(c)), 0);
+	inl_forget();
+}
+
+static void test_debuglink(void **state)
+{
+	char path[PATH_MAX], c[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s-stripped", fixture());
+	assert_int_equal(found(path, "spin", c, sizeof(c)), 3);
+	assert_string_equal(c, "loop_site/0,one_site/0,twice/1");
+	inl_forget();
+}
+
+static void test_no_dwarf(void **state)
+{
+	char path[PATH_MAX], dir[] = "/tmp/iprof-inl.XXXXXX", cmd[3 * PATH_MAX];
+	struct inl_inst *v;
+	size_t n;
+	int nodwarf = 0;
+	char err[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/alone", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s-stripped' '%s'", fixture(), path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(inl_find(path, "spin", NULL, &v, &n, NULL, &nodwarf,
+				  err, sizeof(err)),
+			 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(nodwarf, 1);
+	inl_free(v, n);
+	/* the same file again: the cache says the same */
+	assert_int_equal(inl_find(path, "twice", NULL, &v, &n, NULL, &nodwarf,
+				  err, sizeof(err)),
+			 0);
+	assert_int_equal(nodwarf, 1);
+	inl_free(v, n);
+	inl_forget();
+	unlink(path);
+	rmdir(dir);
+	/* a file that is not there: an error that names it */
+	assert_int_equal(inl_find("/nonexistent/x", "f", NULL, &v, &n, NULL,
+				  NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/x"));
+	inl_forget();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_instances),
+		cmocka_unit_test(test_debuglink),
+		cmocka_unit_test(test_no_dwarf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
