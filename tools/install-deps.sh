@@ -16,6 +16,11 @@ pkgs=(build-essential cmake pkg-config clang llvm
       g++  # e2e: the C++ exception workload
       libmicrohttpd-dev libsystemd-dev  # --listen, Type=notify
       jq curl python3-prometheus-client  # e2e: JSON, /metrics, the OpenMetrics parser
+      # e2e: a real Prometheus scrapes --listen, promtool lints the names
+      # (test_prometheus); ss finds its port.  On a systemd host the
+      # package enables prometheus.service (:9090, /var/lib/prometheus):
+      # the test runs its own instance on free ports and needs none of it
+      prometheus iproute2
       systemd  # systemd-analyze verify/security of the unit (test_service)
       dpkg-dev lintian  # CPack DEB (dpkg-shlibdeps) and its check (test_package)
       libclang-rt-dev)  # libFuzzer and the sanitizers' runtimes for clang

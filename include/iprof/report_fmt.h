@@ -134,6 +134,26 @@ int report_folded(FILE *f, const struct report *r);
 int report_openmetrics(FILE *f, const struct report *r);
 
 /*
+ * report_om_classic() - @om (@len bytes of report_openmetrics()'s text) in
+ * Prometheus' text format 0.0.4 ("text/plain; version=0.0.4"), for readers
+ * that take no OpenMetrics (promtool check metrics): the same samples, a
+ * counter family's # TYPE and # HELP named as its samples (NAME_total),
+ * no # UNIT and no # EOF.  Returns 0, -EINVAL (a # TYPE or # HELP line
+ * without its text), or -errno of a write error.
+ */
+int report_om_classic(FILE *f, const char *om, size_t len);
+
+/*
+ * report_om_negotiate() - the text for an HTTP client whose Accept header
+ * is @accept (NULL: none): REPORT_OM_TEXT (report_om_classic()) when it
+ * names text/plain with a q above 0 and above application/openmetrics-text's
+ * (q 1 unless given), REPORT_OM_OPENMETRICS otherwise (Prometheus, which
+ * prefers OpenMetrics; curl, which accepts any type; no header).
+ */
+enum { REPORT_OM_OPENMETRICS, REPORT_OM_TEXT };
+int report_om_negotiate(const char *accept);
+
+/*
  * report_pprof() - the tree as a gzipped pprof profile (profile.proto of
  * github.com/google/pprof): one sample per shown path, locations leaf
  * first, values calls (count), self time, self on-CPU and off-CPU time

@@ -19,9 +19,12 @@
 #endif
 
 #include "cli/monitor.h"
+#include "iprof/report_fmt.h"
 
 #define OM_CONTENT_TYPE \
 	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+/* Prometheus' text format, for a client that prefers text/plain */
+#define TEXT_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /*
  * Connections: a scraper holds one (keep-alive), so a few per client
@@ -41,6 +44,8 @@ struct monitor {
 	pthread_mutex_t lock;
 	char *text; /* NULL until the first publish */
 	size_t len;
+	char *classic; /* text in the text format; NULL until asked for */
+	size_t classic_len;
 	int port;
 };
 
@@ -99,9 +104,34 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_OK) /* the type depends on Accept */
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
+					MHD_HTTP_HEADER_ACCEPT);
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+/* The published text in the text format (report_om_classic()), made
+ * once per publish, when a client first asks for it; under m->lock. */
+static int classic(struct monitor *m)
+{
+	FILE *f;
+	int err;
+
+	if (m->classic)
+		return 0;
+	f = open_memstream(&m->classic, &m->classic_len);
+	if (!f)
+		return -errno;
+	err = report_om_classic(f, m->text, m->len);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		free(m->classic);
+		m->classic = NULL;
+	}
+	return err;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
@@ -111,7 +141,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
 	static const char nf[] = "not found: iprof serves /metrics\n";
 	static const char na[] = "no report yet\n";
+	static const char oom[] = "cannot convert the report\n";
 	struct monitor *m = cls;
+	const char *accept;
 	enum MHD_Result ret;
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
@@ -121,8 +153,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", nf,
 			     sizeof(nf) - 1);
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					     MHD_HTTP_HEADER_ACCEPT);
 	pthread_mutex_lock(&m->lock);
-	if (m->text)
+	if (m->text && report_om_negotiate(accept) == REPORT_OM_TEXT)
+		ret = classic(m) ? reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+					 "text/plain", oom, sizeof(oom) - 1) :
+				   reply(c, MHD_HTTP_OK, TEXT_CONTENT_TYPE,
+					 m->classic, m->classic_len);
+	else if (m->text)
 		ret = reply(c, MHD_HTTP_OK, OM_CONTENT_TYPE, m->text, m->len);
 	else
 		ret = reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", na,
@@ -204,6 +243,8 @@ int monitor__publish(struct monitor *m, const char *text, size_t len)
 	free(m->text);
 	m->text = copy;
 	m->len = len;
+	free(m->classic);
+	m->classic = NULL;
 	pthread_mutex_unlock(&m->lock);
 	return 0;
 }
@@ -217,6 +258,7 @@ void monitor__close(struct monitor *m)
 #endif
 	pthread_mutex_destroy(&m->lock);
 	free(m->text);
+	free(m->classic);
 	free(m);
 }
 

@@ -25,9 +25,11 @@ int monitor_parse_addr(const char *s, struct sockaddr_storage *sa,
  * monitor__listen() - serve GET /metrics on @addr (monitor_parse_addr()) from
  * a libmicrohttpd thread: the last text given to monitor__publish(), as
  * "application/openmetrics-text; version=1.0.0; charset=utf-8" (OpenMetrics
- * specification, "Protocol Negotiation"); 503 until the first publish,
- * 404 for another path, 405 for another method.  On success *@m is owned by
- * the caller (monitor__close()).  Returns 0, -EINVAL (bad address) or
+ * specification, "Protocol Negotiation"), or in Prometheus' text format
+ * ("text/plain; version=0.0.4", report_om_classic()) to a client whose
+ * Accept prefers text/plain (report_om_negotiate()); 503 until the first
+ * publish, 404 for another path, 405 for another method.  On success *@m
+ * is owned by the caller (monitor__close()).  Returns 0, -EINVAL (bad address) or
  * -errno of the bind (EADDRINUSE, EACCES...), with a message in @err.
  */
 int monitor__listen(struct monitor **m, const char *addr, char *err,

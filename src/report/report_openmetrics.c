@@ -2,9 +2,10 @@
 /*
  * --format openmetrics: the OpenMetrics 1.0 text exposition of the tree
  * (https://github.com/OpenMetrics/OpenMetrics/blob/main/specification/OpenMetrics.md,
- * the "Text format" section; the same text is accepted by Prometheus'
- * openmetrics parser and, as comments plus samples, by the classic text
- * format of node_exporter's textfile collector).  Kernel-free.
+ * the "Text format" section; what Prometheus' openmetrics parser reads),
+ * its translation into Prometheus' text format 0.0.4 for readers of that
+ * format alone (promtool check metrics; --listen serves it to a client
+ * that prefers text/plain: report_om_negotiate()).  Kernel-free.
  *
  * Per shown path (the nodes struct report_view shows): a histogram of the
  * durations in seconds and counters of self, on-CPU and off-CPU time,
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "iprof/hist.h"
 #include "iprof/report.h"
@@ -358,4 +360,128 @@ int report_openmetrics(FILE *f, const struct report *r)
 	}
 	fputs("# EOF\n", f);
 	return report_finish(f);
+}
+
+/*
+ * The Prometheus text format 0.0.4 of report_openmetrics()'s text, for the
+ * readers that take no OpenMetrics (promtool check metrics, a client that
+ * asks for text/plain): the same lines but that a counter family is named
+ * as its samples (NAME_total) in # TYPE and # HELP, # UNIT and # EOF are
+ * left out, OpenMetrics' type unknown is untyped, and a HELP text's \" is
+ * a plain quote (the text format escapes only \\ and \n there).  Samples
+ * and their label escapes are the same in both formats.
+ */
+static void classic_help(FILE *f, const char *s, const char *end)
+{
+	for (; s < end; s++) {
+		if (*s == '\\' && s + 1 < end && s[1] == '"')
+			s++;
+		else if (*s == '\\' && s + 1 < end)
+			fputc(*s++, f); /* \\ or \n: as they are */
+		fputc(*s, f);
+	}
+}
+
+/* The family of the last # TYPE line: its name and whether a counter. */
+struct classic_fam {
+	const char *name;
+	size_t len;
+	int counter;
+};
+
+/* One line @s .. @end (without its newline) in the text format. */
+static int classic_line(FILE *f, const char *s, const char *end,
+			struct classic_fam *fam)
+{
+	size_t n = (size_t)(end - s);
+	const char *sp, *type;
+	int tl;
+
+	if ((n == 5 && !memcmp(s, "# EOF", 5)) ||
+	    (n >= 7 && !memcmp(s, "# UNIT ", 7)))
+		return 0;
+	if (n < 7 || (memcmp(s, "# TYPE ", 7) && memcmp(s, "# HELP ", 7))) {
+		fwrite(s, 1, n, f); /* a sample or another comment */
+		fputc('\n', f);
+		return 0;
+	}
+	sp = memchr(s + 7, ' ', n - 7);
+	if (!sp)
+		return -EINVAL; /* report_openmetrics() writes none */
+	if (s[2] == 'T') {
+		type = sp + 1;
+		tl = (int)(end - type);
+		if (tl == 7 && !memcmp(type, "unknown", 7))
+			type = "untyped";
+		fam->name = s + 7;
+		fam->len = (size_t)(sp - fam->name);
+		fam->counter = tl == 7 && !memcmp(type, "counter", 7);
+		fprintf(f, "# TYPE %.*s%s %.*s\n", (int)fam->len, fam->name,
+			fam->counter ? "_total" : "", tl, type);
+		return 0;
+	}
+	fprintf(f, "# HELP %.*s", (int)(sp - s - 7), s + 7);
+	if (fam->counter && (size_t)(sp - s - 7) == fam->len &&
+	    !memcmp(s + 7, fam->name, fam->len))
+		fputs("_total", f);
+	classic_help(f, sp, end);
+	fputc('\n', f);
+	return 0;
+}
+
+int report_om_classic(FILE *f, const char *om, size_t len)
+{
+	const char *end = om + len, *eol;
+	struct classic_fam fam = { "", 0, 0 };
+	int err;
+
+	for (; om < end; om = eol + (eol < end)) {
+		eol = memchr(om, '\n', (size_t)(end - om));
+		if (!eol)
+			eol = end;
+		err = classic_line(f, om, eol, &fam);
+		if (err)
+			return err;
+	}
+	return report_finish(f);
+}
+
+/* The q of one Accept element from its parameters at @s (up to @end): 1
+ * unless a q=VALUE says otherwise (RFC 9110, section 12.4.2). */
+static double accept_q(const char *s, const char *end)
+{
+	double q = 1;
+
+	while (s < end && (s = memchr(s, ';', (size_t)(end - s)))) {
+		s++;
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
+		if (end - s >= 2 && (*s == 'q' || *s == 'Q') && s[1] == '=')
+			q = strtod(s + 2, NULL);
+	}
+	return q;
+}
+
+int report_om_negotiate(const char *accept)
+{
+	double om = -1, text = -1, q;
+	const char *s = accept, *end, *t;
+	size_t n;
+
+	for (; s && *s; s = *end ? end + 1 : end) {
+		end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
+		for (t = s; t < end && *t != ';' && *t != ' ' && *t != '\t';)
+			t++;
+		n = (size_t)(t - s);
+		q = accept_q(t, end);
+		if (n == 28 && !strncasecmp(s, "application/openmetrics-text", n))
+			om = q > om ? q : om;
+		else if (n == 10 && !strncasecmp(s, "text/plain", n))
+			text = q > text ? q : text;
+	}
+	return text > 0 && text > om ? REPORT_OM_TEXT : REPORT_OM_OPENMETRICS;
 }

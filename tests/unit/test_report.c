@@ -1231,12 +1231,153 @@ static void test_openmetrics(void **state)
 	agg__free(a);
 }
 
+/* @in through report_om_classic(); returns a malloc'ed string */
+static char *classic(const char *in, size_t len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	assert_non_null(f);
+	assert_int_equal(report_om_classic(f, in, len), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The sample lines of @s (not starting with '#'), in order. */
+static char *samples(const char *s)
+{
+	char *out = calloc(1, strlen(s) + 1), *o = out;
+	const char *eol;
+
+	assert_non_null(out);
+	for (; *s; s = eol + 1) {
+		eol = strchr(s, '\n');
+		assert_non_null(eol);
+		if (*s != '#') {
+			memcpy(o, s, (size_t)(eol - s + 1));
+			o += eol - s + 1;
+		}
+	}
+	return out;
+}
+
+/*
+ * The fixture's OpenMetrics text in the text format 0.0.4 (what promtool
+ * check metrics and text/plain clients read): the same samples, counter
+ * families named NAME_total, no # UNIT or # EOF; a HELP text's \" and an
+ * unknown type of other OpenMetrics text translated, a text without its
+ * last newline ended.
+ */
+static void test_om_classic(void **state)
+{
+	static const char in[] =
+		"# TYPE a_b counter\n# HELP a_b say \\\"hi\\\" \\\\ \\n\n"
+		"a_b_total{x=\"q\\\"\"} 1\n# TYPE c unknown\n# HELP c_total x\n"
+		"c 2\n# EOF";
+	struct agg *a = build();
+	struct report r;
+	char *om, *txt, *s1, *s2;
+
+	(void)state;
+	init_report(&r, a);
+	om = run(report_openmetrics, &r);
+	txt = classic(om, strlen(om));
+	assert_null(strstr(txt, "# UNIT"));
+	assert_null(strstr(txt, "# EOF"));
+	assert_non_null(strstr(txt, "# TYPE iprof_duration_seconds histogram\n"
+				    "# HELP iprof_duration_seconds Durations"));
+	assert_non_null(strstr(txt,
+			       "# TYPE iprof_self_seconds_total counter\n"
+			       "# HELP iprof_self_seconds_total Thread time"));
+	assert_non_null(strstr(txt,
+			       "# TYPE iprof_lost_records_total counter\n"
+			       "# HELP iprof_lost_records_total records (ring buffer full)\n"
+			       "iprof_lost_records_total 5\n"));
+	assert_non_null(strstr(txt, "# TYPE iprof_incomplete gauge\n"
+				    "# HELP iprof_incomplete Timers"));
+	assert_non_null(strstr(txt, "# TYPE iprof_tracing_seconds gauge\n"
+				    "# HELP iprof_tracing_seconds Time"));
+	assert_null(strstr(txt, "counter\n# HELP iprof_self_seconds "));
+	s1 = samples(om);
+	s2 = samples(txt);
+	assert_string_equal(s1, s2);
+	assert_true(strlen(s1) > 1000);
+	free(s1);
+	free(s2);
+	free(txt);
+	free(om);
+	agg__free(a);
+
+	txt = classic(in, sizeof(in) - 1);
+	assert_string_equal(txt,
+			    "# TYPE a_b_total counter\n"
+			    "# HELP a_b_total say \"hi\" \\\\ \\n\n"
+			    "a_b_total{x=\"q\\\"\"} 1\n# TYPE c untyped\n"
+			    "# HELP c_total x\nc 2\n");
+	free(txt);
+	txt = classic("", 0);
+	assert_string_equal(txt, "");
+	free(txt);
+	{
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+
+		assert_non_null(f);
+		assert_int_equal(report_om_classic(f, "# TYPE x\n", 9),
+				 -EINVAL);
+		fclose(f);
+		free(buf);
+	}
+}
+
+/*
+ * Which text an Accept header gets: OpenMetrics unless text/plain is
+ * named and preferred (q above openmetrics' and above 0).
+ */
+static void test_om_negotiate(void **state)
+{
+	static const struct {
+		const char *accept;
+		int want;
+	} c[] = {
+		{ NULL, REPORT_OM_OPENMETRICS },
+		{ "", REPORT_OM_OPENMETRICS },
+		{ "*/*", REPORT_OM_OPENMETRICS }, /* curl */
+		/* Prometheus 2.42's scrape */
+		{ "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+		  REPORT_OM_OPENMETRICS },
+		{ "text/plain", REPORT_OM_TEXT },
+		{ "text/plain; version=0.0.4", REPORT_OM_TEXT },
+		{ "TEXT/Plain;charset=utf-8", REPORT_OM_TEXT },
+		{ "text/plain;version=0.0.4;q=0.5,*/*;q=0.1", REPORT_OM_TEXT },
+		{ "application/openmetrics-text, text/plain", REPORT_OM_OPENMETRICS },
+		{ "application/openmetrics-text;q=0.4, text/plain;q=0.5", REPORT_OM_TEXT },
+		{ "application/openmetrics-text; q=0.5 , text/plain ; q=0.4", REPORT_OM_OPENMETRICS },
+		{ "text/plain;q=0", REPORT_OM_OPENMETRICS },
+		{ "text/plain;q=0, application/json", REPORT_OM_OPENMETRICS },
+		{ "text/plainx, text/html", REPORT_OM_OPENMETRICS },
+		{ "application/json,text/plain;q=0.9", REPORT_OM_TEXT },
+		{ ",,  ,text/plain", REPORT_OM_TEXT },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++) {
+		if (report_om_negotiate(c[i].accept) != c[i].want)
+			fail_msg("Accept: %s", c[i].accept ? c[i].accept :
+							    "(none)");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed),
 		cmocka_unit_test(test_om_escape),
 		cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_om_classic),
+		cmocka_unit_test(test_om_negotiate),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_sort_and_width),
 		cmocka_unit_test(test_no_timers_and_empty),
