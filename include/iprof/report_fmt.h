@@ -22,6 +22,7 @@ enum report_fmt {
 	REPORT_FMT_FOLDED,
 	REPORT_FMT_CHROME,
 	REPORT_FMT_OPENMETRICS,
+	REPORT_FMT_PROMETHEUS,
 	REPORT_FMT_PPROF,
 };
 
@@ -142,6 +143,13 @@ int report_openmetrics(FILE *f, const struct report *r);
  * without its text), or -errno of a write error.
  */
 int report_om_classic(FILE *f, const char *om, size_t len);
+
+/*
+ * report_prometheus() - report_openmetrics() in the text format 0.0.4
+ * (report_om_classic()): for readers of that format alone, such as
+ * node_exporter's textfile collector.  Returns as report_openmetrics().
+ */
+int report_prometheus(FILE *f, const struct report *r);
 
 /*
  * report_om_negotiate() - the text for an HTTP client whose Accept header

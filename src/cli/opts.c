@@ -596,7 +596,7 @@ static int check_args(struct opts *o, int argc, char **argv)
 	if (o->delta &&
 	    (!report_fmt_has(o->r.fmt, REPORT_CAP_DELTA) || o->listen)) {
 		log_error(
-			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics and --listen");
+			"OpenMetrics counters never go back: --interval-mode delta does not apply to --format openmetrics, prometheus and --listen");
 		return -EINVAL;
 	}
 	bad_interval = o->interval_ns &&

@@ -65,6 +65,14 @@ static const struct report_format formats[] = {
 			.write = report_openmetrics,
 			.caps = TREE,
 		},
+	[REPORT_FMT_PROMETHEUS] =
+		{
+			.name = "prometheus",
+			.help = "the same in Prometheus' text format "
+				"0.0.4: node_exporter's textfile collector",
+			.write = report_prometheus,
+			.caps = TREE,
+		},
 	[REPORT_FMT_PPROF] =
 		{
 			.name = "pprof",

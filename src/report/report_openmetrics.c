@@ -446,6 +446,24 @@ int report_om_classic(FILE *f, const char *om, size_t len)
 	return report_finish(f);
 }
 
+int report_prometheus(FILE *f, const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	err = report_openmetrics(m, r);
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = report_om_classic(f, buf, len);
+	free(buf);
+	return err;
+}
+
 /* The q of one Accept element from its parameters at @s (up to @end): 1
  * unless a q=VALUE says otherwise (RFC 9110, section 12.4.2). */
 static double accept_q(const char *s, const char *end)

@@ -206,4 +206,20 @@ for p in "${PATHS[@]}"; do
 	same "$p: the buckets (le in ns, count) = the report's histogram" \
 		"$(tail -n +2 <<<"$got")" "$(tail -n +2 <<<"$exp")"
 done
+
+# 9. -f prometheus (for node_exporter's textfile collector): the text
+# format, promtool clean, the same samples as -f openmetrics of the same
+# recording
+"$IPROF" record -q -o "$TMP/r.iprof" -e "uprobe:$W:outer" -- "$W" --calls 3 >/dev/null 2>&1
+check "record for -f prometheus: exit" "$?" 0
+"$IPROF" report -f prometheus -o "$TMP/r.prom" "$TMP/r.iprof" 2>"$TMP/r.err"
+check "iprof report -f prometheus: exit" "$?" 0
+/usr/bin/promtool check metrics <"$TMP/r.prom" >"$TMP/r.lint" 2>&1
+check "-f prometheus: promtool check metrics: exit" "$?" 0
+check "-f prometheus: promtool check metrics: problems" "$(cat "$TMP/r.lint")" ""
+"$IPROF" report -f openmetrics -o "$TMP/r.om" "$TMP/r.iprof" 2>/dev/null
+same "-f prometheus: the samples of -f openmetrics" \
+	"$(grep -v '^#' "$TMP/r.prom")" "$(grep -v '^#' "$TMP/r.om")"
+check "-f prometheus: outer's count" \
+	"$(sed -n 's/^iprof_duration_seconds_count{path="outer".*} //p' "$TMP/r.prom")" 3
 finish
