@@ -104,6 +104,17 @@ int inl_find(const char *path, const char *func, const char *debugdir,
 	     struct inl_inst **v, size_t *n, size_t *more, int *nodwarf,
 	     char *err, size_t errlen);
 
+/*
+ * inl_names() - the names of the functions ELF file @path's DWARF says
+ * were inlined somewhere (its abstract DIEs with DW_AT_inline, found as
+ * inl_find() finds them), sorted, each once, appended to @k (free with
+ * ksyms_free()).  A file without DWARF adds none.  Returns 0, -ENOMEM, or
+ * -errno of open(2) with a message in @err.
+ */
+struct ksyms;
+int inl_names(const char *path, const char *debugdir, struct ksyms *k,
+	      char *err, size_t errlen);
+
 /* inl_free() - free what inl_find() returned; NULL ok. */
 void inl_free(struct inl_inst *v, size_t n);
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "iprof/inline.h"
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/sym.h"
@@ -53,7 +54,8 @@ static void usage(FILE *f)
 		"  functions    the functions of ELF file BINARY that uprobe:BINARY:FUNC\n"
 		"               can name (.symtab and .dynsym); a compiler clone shows\n"
 		"               '(clone of FUNC)' (timed with FUNC), a C++ function its\n"
-		"               demangled name '(ns::foo(int))'\n"
+		"               demangled name '(ns::foo(int))'; a function the compiler\n"
+		"               inlined everywhere (its DWARF says so) '(inlined only)'\n"
 		"  kernel       the kernel functions fentry:/kprobe:/func: can name (ftrace's\n"
 		"               available_filter_functions, else /proc/kallsyms), with their\n"
 		"               module; stderr says whether fentry and kprobes attach here\n"
@@ -206,6 +208,36 @@ static int list_tracepoints(const struct list_opts *o)
 	return pr.n ? LIST_FOUND : LIST_NONE;
 }
 
+/* the functions of @path inlined everywhere: no symbol in @syms, but
+ * instances in its DWARF (src/probe/inline.c), each "NAME (inlined
+ * only)"; a C++ glob leaves them out (their DWARF names are not
+ * qualified) */
+static void list_inlined(const struct list_opts *o, const char *path,
+			 const struct ksyms *syms, struct printer *pr)
+{
+	struct ksyms in = { 0 };
+	char err[PATH_MAX + 256];
+	size_t i;
+
+	if (o->glob && strstr(o->glob, "::"))
+		return;
+	if (inl_names(path, NULL, &in, err, sizeof(err))) {
+		log_warn("%s: its inlined functions are not listed: %s", path,
+			 err);
+		ksyms_free(&in);
+		return;
+	}
+	for (i = 0; i < in.nfuncs; i++) {
+		if (ksyms_exists(syms, in.funcs[i]) == 1 ||
+		    (o->glob && fnmatch(o->glob, in.funcs[i], 0)))
+			continue;
+		printf("%s (inlined only)\n", in.funcs[i]);
+		pr->n++;
+	}
+	ksyms_free(&in);
+	inl_forget();
+}
+
 static int list_functions(const struct list_opts *o, const char *bin)
 {
 	struct printer pr = {o, NULL, NULL, 0};
@@ -233,6 +265,7 @@ static int list_functions(const struct list_opts *o, const char *bin)
 		return LIST_ERROR;
 	}
 	ksyms_match_clones(&k, o->glob, print_func, &pr);
+	list_inlined(o, path, &k, &pr);
 	ksyms_free(&k);
 	count_line(o, pr.n, "function", path);
 	free(path);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "iprof/inline.h"
+#include "iprof/ksym.h"
 #include "iprof/sym.h"
 #include "iprof/util.h"
 
@@ -1028,6 +1029,21 @@ int inl_find(const char *path, const char *func, const char *debugdir,
 	return 0;
 }
 
+int inl_names(const char *path, const char *debugdir, struct ksyms *k,
+	      char *err, size_t errlen)
+{
+	size_t i;
+	int ret = file_open(path, debugdir, err, errlen);
+
+	for (i = 0; !ret && i < cache.nidx; i++)
+		if (!i || strcmp(cache.idx[i].name, cache.idx[i - 1].name))
+			ret = ksyms_add(k, cache.idx[i].name,
+					strlen(cache.idx[i].name), NULL);
+	if (!ret)
+		ksyms_sort(k);
+	return ret;
+}
+
 #else /* !__x86_64__ */
 
 int inl_find(const char *path, const char *func, const char *debugdir,
@@ -1056,6 +1072,17 @@ void inl_free(struct inl_inst *v, size_t n)
 
 void inl_forget(void)
 {
+}
+
+int inl_names(const char *path, const char *debugdir, struct ksyms *k,
+	      char *err, size_t errlen)
+{
+	(void)path;
+	(void)debugdir;
+	(void)k;
+	(void)err;
+	(void)errlen;
+	return 0;
 }
 
 #endif
