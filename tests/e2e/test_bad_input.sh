@@ -256,9 +256,9 @@ check "dry-run json: exit (a bad line)" "$?" 2
 check "dry-run json: plan" "$(jq -c '[.dry_run, (.probes | length), .probes[0].mech, .probes[0].attached, .probes[0].error, .probes[0].file, .probes[0].line, .probes[1].mech, .probes[1].attached, .probes[1].file, .probes[1].line]' "$TMP/plan.json")" \
 	'[true,2,"uprobe/return sites",true,null,"-e",1,null,false,"-e",2]'
 check "dry-run json: error, FILE:LINE:COL first" "$(jq -r '.probes[1].error' "$TMP/plan.json")" \
-	"-e:2:$((${#W} + 9)): no function 'no_such_function' in $W (its symbol table has no such FUNC symbol)"
+	"-e:2:$((${#W} + 9)): no function 'no_such_function' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF)"
 check "dry-run json: reason, the error without its location" "$(jq -r '.probes[1].reason' "$TMP/plan.json")" \
-	"no function 'no_such_function' in $W (its symbol table has no such FUNC symbol)"
+	"no function 'no_such_function' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF)"
 # -o never overwrites an input: the probe file, the command to trace, the
 # recording; and is given once (first-use review: each was overwritten)
 cp "$W" "$TMP/w"
