@@ -183,6 +183,15 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 		    char *err, size_t errlen);
 
 /*
+ * sym_set_debugdir() - look for separate debug files in @dir too
+ * (--debuginfo DIR), before /usr/lib/debug: DIR/.build-id/XX/YYYY.debug
+ * and, for a .gnu_debuglink NAME of /BINDIR/BIN, DIR/BINDIR/NAME.  Kept
+ * (absolute, realpath(3)) for the process; NULL: none.  Returns 0 or
+ * -errno of realpath(3).
+ */
+int sym_set_debugdir(const char *dir);
+
+/*
  * sym_debug_file() - the separate debug file of ELF file @path, as
  * sym_func_targets() looks for it (by build ID under
  * /usr/lib/debug/.build-id/, by .gnu_debuglink), into @out (@outlen

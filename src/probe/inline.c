@@ -185,8 +185,15 @@ static int file_open(const char *path, const char *debugdir, char *err,
 	}
 	free(dpath);
 	dpath = NULL;
-	if (debugdir && asprintf(&dpath, "%s%s", debugdir, std_path) < 0)
-		return -ENOMEM;
+	if (debugdir) {
+		/* libdwfl takes absolute directories for build IDs */
+		char *abs = realpath(debugdir, NULL);
+		int r = abs ? asprintf(&dpath, "%s:%s", abs, std_path) : -1;
+
+		free(abs);
+		if (r < 0)
+			return -ENOMEM;
+	}
 	if (!dpath && !(dpath = strdup(std_path)))
 		return -ENOMEM;
 	f->dwfl = dwfl_begin(&cb);

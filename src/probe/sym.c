@@ -1116,10 +1116,24 @@ static bool has_symtab(Elf *elf)
  * (DIR: @path's directory).  Opened into *@fd, *@dbg (the caller closes
  * them) and its path into @out; 0, or -ENOENT when there is none.
  */
+/* --debuginfo DIR (sym_set_debugdir()), absolute, or NULL */
+static char *extra_dir;
+
+int sym_set_debugdir(const char *dir)
+{
+	char *abs = NULL;
+
+	if (dir && !(abs = realpath(dir, NULL)))
+		return -errno;
+	free(extra_dir);
+	extra_dir = abs;
+	return 0;
+}
+
 static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
 			   char *out, size_t outlen)
 {
-	char cand[4][PATH_MAX], link[256] = "", dir[PATH_MAX], id[128] = "";
+	char cand[6][PATH_MAX], link[256] = "", dir[PATH_MAX], id[128] = "";
 	char hex[128];
 	const char *nm;
 	size_t shstr;
@@ -1164,6 +1178,10 @@ static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
 				 (const char *)d->d_buf);
 		}
 	}
+	if (id[0] && extra_dir &&
+	    snprintf(cand[nc], PATH_MAX, "%s/.build-id/%s.debug", extra_dir,
+		     id) < PATH_MAX)
+		nc++;
 	if (id[0] && snprintf(cand[nc], PATH_MAX,
 			      "/usr/lib/debug/.build-id/%s.debug",
 			      id) < PATH_MAX)
@@ -1180,6 +1198,9 @@ static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
 			nc++;
 		if (snprintf(cand[nc], PATH_MAX, "/usr/lib/debug%s/%s", dir,
 			     link) < PATH_MAX)
+			nc++;
+		if (extra_dir && snprintf(cand[nc], PATH_MAX, "%s%s/%s",
+					  extra_dir, dir, link) < PATH_MAX)
 			nc++;
 	}
 	for (i = 0; i < nc; i++) {

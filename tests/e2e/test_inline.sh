@@ -85,6 +85,24 @@ fi
 run "$S" "$TMP/stripped.json"
 judge "$TMP/stripped.json"
 
+# --debuginfo DIR: a stripped copy without a debuglink, its debug file in a
+# build-id tree of DIR (libdwfl for the DWARF, iprof's symbol lookup for
+# its out-of-line copy)
+if command -v readelf >/dev/null && command -v objcopy >/dev/null; then
+	id=$(readelf -n "$W" | sed -n 's/.*Build ID: //p')
+	mkdir -p "$TMP/dbg/.build-id/${id:0:2}"
+	objcopy --only-keep-debug "$W" "$TMP/dbg/.build-id/${id:0:2}/${id:2}.debug"
+	objcopy --strip-all "$W" "$TMP/bare"
+	"$IPROF" -f json -o "$TMP/bare.json" --debuginfo "$TMP/dbg" \
+		-e "uprobe:$TMP/bare:spin" -e "uprobe:$TMP/bare:twice" \
+		-e "uprobe:$TMP/bare:nest_site" -- "$TMP/bare" 5 10 >/dev/null 2>&1
+	check "--debuginfo DIR (build ID): exit" "$?" 0
+	check "--debuginfo DIR: nest_site>twice>spin count" "$(jnode "$TMP/bare.json" 'nest_site>twice>spin' count)" 5
+	check "--debuginfo DIR: spin out of line and in loop_site, one_site" "$(jnode "$TMP/bare.json" spin count)" 25
+else
+	echo "(--debuginfo not checked: no readelf or objcopy here)"
+fi
+
 # without its debug file: nothing to find it with, said
 cp "$S" "$TMP/alone"
 "$IPROF" --dry-run -e "uprobe:$TMP/alone:twice" -- true >"$TMP/alone.out" 2>&1
