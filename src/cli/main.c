@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iprof/sym.h"
 #include "iprof/util.h"
 #include "kernel/btfarg.h"
 #include "cli/opts.h"
@@ -168,11 +167,6 @@ int main(int argc, char **argv)
 	/* inlined instances (src/probe/inline.c) */
 	penv.no_inline = o.no_inline;
 	penv.debuginfo = o.debuginfo;
-	if (o.debuginfo && sym_set_debugdir(o.debuginfo)) {
-		log_error("--debuginfo %s: %s", o.debuginfo, strerror(errno));
-		ret = EXIT_USAGE;
-		goto out;
-	}
 	/* the program --returns auto judges */
 	if (o.cmd && o.cmd[0])
 		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :

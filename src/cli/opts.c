@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "iprof/sym.h"
 #include "iprof/util.h"
 #include "cli/opts.h"
 #include "kernel/kspans.h"
@@ -402,11 +403,11 @@ static int parse_debuginfo(struct opts *o, const char *arg)
 {
 	struct stat st;
 
-	if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+	if (stat(arg, &st) || !S_ISDIR(st.st_mode) || sym_set_debugdir(arg)) {
 		log_error("--debuginfo %s: not a directory", arg);
 		return -EINVAL;
 	}
-	o->debuginfo = arg;
+	o->debuginfo = arg; /* for libdwfl; the symbol lookup has it too */
 	return 0;
 }
 
