@@ -42,7 +42,9 @@ struct report_timer {
 	/* a user function's stop (NULL for other timers and one that never
 	 * returns): "return_sites" (uprobes on its rets and tail-call jmps),
 	 * "uretprobe" (its real return), "entry" (entry only: no return
-	 * sites, and --returns refused it a uretprobe: counted, untimed) */
+	 * sites, and --returns refused it a uretprobe: counted, untimed),
+	 * "inlined" (no out-of-line copy: uprobes where each inlined
+	 * instance is left, include/iprof/inline.h) */
 	const char *stop;
 	/* of its return sites, jmps out of it (tail calls): its times end
 	 * at the jump, the callee runs after it, beside it in the tree */

@@ -55,6 +55,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		rt[i].stop = !ufunc || t->error ? NULL :
 			     t->ret_entry			  ? "entry" :
 			     t->entry_only			  ? NULL :
+			     t->inl_only			  ? "inlined" :
 			     t->ret_sites			  ? "return_sites" :
 								    "uretprobe";
 		rt[i].tail_calls = t->ret_tail;

@@ -74,6 +74,9 @@ judge() { # REPORT: counts and times against the program's truth
 
 run "$W" "$TMP/full.json"
 judge "$TMP/full.json"
+check "twice: stop and mechanism" \
+	"$(jq -r '.probes[] | select(.name == "twice") | "\(.stop) \(.mech)"' "$TMP/full.json" | sed 's/, uprobe_multi//')" \
+	"inlined uprobe (inlined)"
 
 # stripped, its DWARF and symbols in a separate file (.gnu_debuglink)
 S=$BUILD/e2e-inline-stripped
