@@ -1116,6 +1116,18 @@ static bool has_symtab(Elf *elf)
  * (DIR: @path's directory).  Opened into *@fd, *@dbg (the caller closes
  * them) and its path into @out; 0, or -ENOENT when there is none.
  */
+/* close a file and its debug file (NULL, -1: none) as open_elf() and
+ * find_debug_file() opened them */
+static void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd)
+{
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	elf_end(elf);
+	close(fd);
+}
+
 /* --debuginfo DIR (sym_set_debugdir()), absolute, or NULL */
 static char *extra_dir;
 
@@ -1234,12 +1246,7 @@ int sym_debug_file(const char *path, char *out, size_t outlen)
 	if (ret)
 		return ret;
 	ret = find_debug_file(elf, path, &dfd, &dbg, out, outlen);
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
-	elf_end(elf);
-	close(fd);
+	close_elfs(elf, fd, dbg, dfd);
 	return ret;
 }
 
@@ -1350,12 +1357,7 @@ int sym_func_targets(const char *path, const char *func,
 out:
 	lookup_reset(&lk);
 	free(lk.v);
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
-	elf_end(elf);
-	close(fd);
+	close_elfs(elf, fd, dbg, dfd);
 	return ret;
 }
 
@@ -1448,12 +1450,7 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 						     &any);
 		}
 	}
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
-	elf_end(elf);
-	close(fd);
+	close_elfs(elf, fd, dbg, dfd);
 	if (ret == -ENOMEM)
 		util_set_err(err, errlen, "%s: out of memory", path);
 	if (!ret && !any) {
@@ -1638,12 +1635,7 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 		v = NULL;
 	}
 	free(v);
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
-	elf_end(elf);
-	close(fd);
+	close_elfs(elf, fd, dbg, dfd);
 	return ret;
 }
 
