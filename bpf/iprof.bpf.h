@@ -951,6 +951,9 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 {
 	if (!tracing_on())
 		return;
+	/* an inlined instance's frame: its caller's, with its number */
+	if (usp && a->inst)
+		usp |= (__u64)a->inst << IPROF_USP_INST_SHIFT;
 	if (a->role == IPROF_ROLE_START)
 		timer_start(a, pid_tgid, ctx, sp, usp, 1);
 	else if (a->role == IPROF_ROLE_STOP)
@@ -1026,11 +1029,11 @@ __noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
 		u = st->usp[j];
 		if (!u)
 			break; /* not a user function's frame */
-		if (top - (u & ~1ull) > IPROF_USTACK_GAP &&
-		    (u & ~1ull) - top > IPROF_USTACK_GAP)
+		if (top - IPROF_USP_ADDR(u) > IPROF_USTACK_GAP &&
+		    IPROF_USP_ADDR(u) - top > IPROF_USTACK_GAP)
 			break; /* another stack */
-		if (!((u & ~1ull) < top ||
-		      (view == LV_ENTRY && (u & ~1ull) == top && u & 1)))
+		if (!(IPROF_USP_ADDR(u) < top ||
+		      (view == LV_ENTRY && IPROF_USP_ADDR(u) == top && u & 1)))
 			break;
 		emit_g(st, IPROF_REC_LEFT, st->timers[j], d, pid_tgid);
 		d--;

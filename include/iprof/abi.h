@@ -301,6 +301,11 @@ enum iprof_action_flags {
 	IPROF_A_KEYED = 1 << 4,
 };
 
+/* Where iprof_action.inst goes in a frame's usp, and the address bits
+ * (user stack addresses are below 2^56 even with 5-level paging) */
+#define IPROF_USP_INST_SHIFT 56
+#define IPROF_USP_ADDR(u) ((u) & 0x00fffffffffffffeull)
+
 /* End of an action chain (iprof_action.next). */
 #define IPROF_NO_NEXT 0xffffffffu
 /* Most actions one tracepoint attachment runs (a chain). */
@@ -320,7 +325,12 @@ struct iprof_action {
 	iprof_u8 ncond; /* conditions used, 0..IPROF_MAX_COND; all must hold */
 	iprof_u8 nkey; /* IPROF_A_KEYED: key fields used, 1..IPROF_MAX_KEY */
 	iprof_u32 next; /* next action of the same attachment, or IPROF_NO_NEXT */
-	iprof_u32 pad2;
+	/* an inlined instance's start or stop (src/probe/inline.c): its
+	 * number among its timer's instances, 1..255 (0 for every other).
+	 * Its frame's user stack pointer slot (usp) is the caller's frame
+	 * with this number in bits 56-63 (IPROF_USP_INST), so a stop of one
+	 * instance never closes another's in the same caller's frame */
+	iprof_u32 inst;
 	struct iprof_cond cond[IPROF_MAX_COND];
 	struct iprof_keyf key[IPROF_MAX_KEY]; /* IPROF_A_KEYED: this side's
 					       * fields, in key order */

@@ -41,8 +41,9 @@
 /* Most exits one instance gets (each a uprobe); more: refused. */
 #define INL_MAX_EXITS 64
 
-/* Most instances of one function timed; the rest are refused. */
-#define INL_MAX_INSTANCES 256
+/* Most instances of one function timed (each has a number in its frames,
+ * iprof_action.inst: 8 bits); the rest are counted only. */
+#define INL_MAX_INSTANCES 255
 
 /* Largest caller disassembled (bytes); a larger one: refused. */
 #define INL_MAX_CODE (1u << 20)
@@ -86,13 +87,15 @@ struct inl_inst {
  * table has them: sym_func_targets()).
  *
  * @func is a C name, compared with DW_AT_name of the function's abstract
- * DIE (DW_AT_inline) at the top level of each compile unit or in a
- * namespace; an instance in another compile unit than its abstract DIE
- * (LTO's cross-unit inlining) is not found.
+ * DIE (DW_AT_inline) at the top level of each C compile or partial unit
+ * (DW_AT_language; C++ and Rust names are unqualified there: not looked
+ * up yet); its instances are found in every unit (dwz moves abstract
+ * DIEs to partial units), but not in a dwz -m common file.
  *
  * On success returns 0 with *@v (malloc'ed, free with inl_free()) and
  * *@n, possibly 0 (none, or no DWARF: *@nodwarf set to 1 then, when
- * @nodwarf is not NULL), the timed ones and the refused ones (their
+ * @nodwarf is not NULL; 2: DWARF, and units of another language than C
+ * whose functions are not looked up), the timed ones and the refused ones (their
  * why) in address order; instances past INL_MAX_INSTANCES are only
  * counted, in *@more (may be NULL).
  * Errors: -ENOMEM; -errno of open(2) with a message in @err (@errlen

@@ -32,6 +32,15 @@
 #define DW_X86_64_RBP 6
 #define DW_X86_64_RSP 7
 
+/* an inlined instance (DW_TAG_inlined_subroutine) and where it is */
+struct inl_use {
+	Dwarf_Off origin; /* its abstract origin's DIE offset */
+	Dwarf_Off die; /* its own */
+	Dwarf_Off fn; /* the function whose code holds it, 0: none */
+	const char *caller; /* in the DWARF's strings, or "?" */
+	unsigned int depth; /* instances it is nested in within @fn */
+};
+
 /* an abstract function DIE (DW_AT_inline) by name */
 struct inl_ent {
 	const char *name; /* in the DWARF's string section */
@@ -46,10 +55,14 @@ static struct inl_file {
 	int fd;
 	Elf *elf; /* the file itself: its code, segments and .eh_frame */
 	Dwarf_CFI *cfi;
-	const unsigned char *raw;
-	size_t rawlen;
 	struct inl_ent *idx;
 	size_t nidx;
+	/* every inlined instance of the file, by its abstract origin: built
+	 * at the first inl_find() (one walk of every unit) */
+	struct inl_use *use;
+	size_t nuse;
+	int use_built;
+	int other_lang; /* units of a language not indexed (C++, Rust) */
 } cache = { .fd = -1 };
 
 void inl_forget(void)
@@ -59,6 +72,7 @@ void inl_forget(void)
 	free(f->path);
 	free(f->debugdir);
 	free(f->idx);
+	free(f->use);
 	if (f->cfi)
 		dwarf_cfi_end(f->cfi);
 	if (f->elf)
@@ -136,6 +150,27 @@ static bool has_debug_info(Elf *elf)
 	return false;
 }
 
+/*
+ * Are unit @cu's functions named as a C programmer names them
+ * (DW_AT_language, DWARF 5 table 7.17)?  Not C++'s or Rust's: their
+ * DW_AT_name is unqualified (S::get of every class S), not matched by
+ * name yet.  C, assembler, a unit of no stated language (dwz's partial
+ * units) are.
+ */
+static bool is_c(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_Rust:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* open @path and its DWARF into the cache; 0, -ENOMEM or -errno */
 static int file_open(const char *path, const char *debugdir, char *err,
 		     size_t errlen)
@@ -179,10 +214,8 @@ static int file_open(const char *path, const char *debugdir, char *err,
 	if (!debugdir && !has_debug_info(f->elf) &&
 	    sym_debug_file(path, dbg, sizeof(dbg)))
 		return 0;
-	if (f->elf) {
-		f->raw = (const unsigned char *)elf_rawfile(f->elf, &f->rawlen);
+	if (f->elf)
 		f->cfi = dwarf_getcfi_elf(f->elf);
-	}
 	free(dpath);
 	dpath = NULL;
 	if (debugdir) {
@@ -208,8 +241,10 @@ static int file_open(const char *path, const char *debugdir, char *err,
 	while (dwarf_nextcu(f->dw, off, &next, &hs, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(f->dw, off + hs, &cu) &&
-		    index_children(f, &cu, 0))
+		if (dwarf_offdie(f->dw, off + hs, &cu) && !is_c(&cu))
+			f->other_lang = 1;
+		else if (dwarf_offdie(f->dw, off + hs, &cu) &&
+			 index_children(f, &cu, 0))
 			return -ENOMEM;
 		off = next;
 	}
@@ -362,6 +397,7 @@ static int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr,
 	size_t i, k;
 	int ret = -EINVAL, j, c;
 	int *cnt = NULL;
+	uint8_t *buf = NULL;
 
 	memset(g, 0, sizeof(*g));
 	for (i = 0; i < nr; i++)
@@ -384,13 +420,22 @@ static int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr,
 		const uint8_t *code;
 		size_t left = r[i][1] - r[i][0];
 
-		if (off < 0 || (uint64_t)off + left > cache.rawlen) {
+		/* read(2), not the mapping: a uprobe of another session on
+		 * this file shows as int3 in a private mapping of it */
+		free(buf);
+		buf = malloc(left ? left : 1);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (off < 0 ||
+		    pread(cache.fd, buf, left, (off_t)off) != (ssize_t)left) {
 			util_set_err(why, len,
 				     "its caller's code at %#llx is not in the file",
 				     (unsigned long long)r[i][0]);
 			goto out;
 		}
-		code = cache.raw + off;
+		code = buf;
 		a = r[i][0];
 		while (left) {
 			if (!cs_disasm_iter(h, &code, &left, &a, in)) {
@@ -449,6 +494,7 @@ static int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr,
 	ret = 0;
 out:
 	free(cnt);
+	free(buf);
 	if (in)
 		cs_free(in, 1);
 	if (h)
@@ -525,8 +571,13 @@ static int frame_rule(uint64_t a, struct inl_site *s, char *why, size_t len)
 	}
 	free(fr);
 	/* the caller's return address slot: CFA - 8 */
-	if ((reg != DW_X86_64_RSP && reg != DW_X86_64_RBP) || off < 8 ||
-	    off - 8 > 65535) {
+	if ((reg == DW_X86_64_RSP || reg == DW_X86_64_RBP) && off - 8 > 65535) {
+		util_set_err(why, len,
+			     "its caller's frame at %#llx is larger than 64 KiB",
+			     (unsigned long long)a);
+		return -1;
+	}
+	if ((reg != DW_X86_64_RSP && reg != DW_X86_64_RBP) || off < 8) {
 		util_set_err(why, len,
 			     "its caller's frame at %#llx is not the stack or frame pointer plus an offset",
 			     (unsigned long long)a);
@@ -741,9 +792,14 @@ static int plan_instance(struct inl_inst *it, const char *path,
 	act[e] = 1;
 	if (site_set(&it->entry, g.v[e].addr, false, path, why, len))
 		goto out;
-	if (g.v[e].kind == N_RET) {
-		util_set_err(why, len, "its entry %#llx is a ret",
-			     (unsigned long long)g.v[e].addr);
+	/* an entry that leaves at once: its stop would run before its
+	 * start at one address, leaving it open */
+	if (g.v[e].kind == N_RET || g.v[e].kind == N_TAIL ||
+	    (g.v[e].kind == N_JMP && g.v[e].out)) {
+		util_set_err(why, len,
+			     "its entry %#llx is a %s out of its caller",
+			     (unsigned long long)g.v[e].addr,
+			     g.v[e].kind == N_RET ? "ret" : "jump (a tail call)");
 		goto out;
 	}
 	x = active_walk(it, path, &g, act, live, e, why, len);
@@ -828,7 +884,6 @@ static char *call_site(Dwarf_Die *d)
 
 struct collect {
 	const char *path;
-	Dwarf_Off target; /* the abstract DIE whose instances are wanted */
 	struct inl_inst *v;
 	size_t n, more; /* more: past INL_MAX_INSTANCES, counted only */
 	int err;
@@ -879,7 +934,19 @@ static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
 		goto out;
 	}
 	if (!nir) {
-		util_set_err(why, sizeof(why), "it has no code");
+		/* optimized away: no code runs, nothing to time */
+		free(it->caller);
+		free(it->call);
+		c->n--;
+		goto out;
+	}
+	if (nir > 1 && !dwarf_hasattr(d, DW_AT_entry_pc)) {
+		/* clang: one DIE for the copies of an unrolled loop */
+		util_set_err(why, sizeof(why),
+			     "%zu address ranges and no DW_AT_entry_pc: which is entered first cannot be told",
+			     nir);
+		entry = ir[0][0];
+		it->entry.addr = entry;
 		goto out;
 	}
 	if (dwarf_entrypc(d, &entry))
@@ -917,58 +984,153 @@ out:
 		c->err = -ENOMEM;
 }
 
-/* the abstract origin of @d, its DIE offset; 0 if none */
+/* the abstract origin of @d, its DIE offset; 0 if none, or if it is in
+ * another file (dwz -m's DW_FORM_GNU_ref_alt: offsets of another
+ * .debug_info, not looked up yet) */
 static Dwarf_Off origin_of(Dwarf_Die *d, Dwarf_Die *o)
 {
 	Dwarf_Attribute a;
 
 	if (!dwarf_attr(d, DW_AT_abstract_origin, &a) ||
-	    !dwarf_formref_die(&a, o))
+	    !dwarf_formref_die(&a, o) || dwarf_cu_getdwarf(o->cu) != cache.dw)
 		return 0;
 	return dwarf_dieoffset(o);
 }
 
 /*
- * The instances of c->target among the children of @die, in function
- * @fn (NULL: none yet) under @caller, @depth instances deep: one walk of
- * the compile unit that keeps each DIE's function and callers at hand
- * (dwarf_getscopes_die() walks the unit again for each).  Only DIEs that
- * may hold code are entered.
+ * Is instance @d of function @o, directly inside an instance of @o, the
+ * rest of that same call (GCC's partial inlining, ipa-split: f's head
+ * inlined, f.part.N with the rest of it inlined there too), not a call of
+ * its own?  Its call is then the compiler's, at f's own declaration line;
+ * a recursive call is at a line of f's body.
  */
-static void walk(struct collect *c, Dwarf_Die *die, Dwarf_Die *fn,
-		 const char *caller, unsigned int depth, int level)
+static bool split_rest(Dwarf_Die *d, Dwarf_Die *o)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word call = 0;
+	int decl = 0;
+
+	return !dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &call) &&
+	       !dwarf_decl_line(o, &decl) && call == (Dwarf_Word)decl;
+}
+
+/*
+ * Every instance among the children of @die, in function @fn (0: none
+ * yet) under @caller, @depth instances deep (@outer: the abstract origin
+ * of the instance @die is, 0: none), into the cache's index: one
+ * walk of a unit that keeps each DIE's function and callers at hand
+ * (dwarf_getscopes_die() walks the unit again for each).  Only DIEs that
+ * may hold code are entered.  0 or -ENOMEM.
+ */
+static int walk(Dwarf_Die *die, Dwarf_Off fn, const char *caller,
+		unsigned int depth, Dwarf_Off outer, int level)
 {
 	Dwarf_Die ch, o;
 	Dwarf_Off org;
-	int tag;
+	struct inl_use *u;
+	int tag, err = 0;
 
 	if (level > 64 || dwarf_child(die, &ch))
-		return;
+		return 0;
 	do {
 		tag = dwarf_tag(&ch);
 		switch (tag) {
 		case DW_TAG_subprogram:
 			if (dwarf_hasattr(&ch, DW_AT_low_pc) ||
 			    dwarf_hasattr(&ch, DW_AT_ranges))
-				walk(c, &ch, &ch, die_name(&ch), 0, level + 1);
+				err = walk(&ch, dwarf_dieoffset(&ch),
+					   die_name(&ch), 0, 0, level + 1);
 			break;
 		case DW_TAG_inlined_subroutine:
 			org = origin_of(&ch, &o);
-			if (org && org == c->target && fn)
-				instance(c, &ch, fn, caller, depth);
-			walk(c, &ch, fn, org ? die_name(&o) : "?", depth + 1,
-			     level + 1);
+			if (org && org == outer && split_rest(&ch, &o)) {
+				/* the rest of the same call */
+				err = walk(&ch, fn, caller, depth, outer,
+					   level + 1);
+				break;
+			}
+			if (org && fn) {
+				if (util_grow(&cache.use, cache.nuse,
+					      sizeof(*cache.use)))
+					return -ENOMEM;
+				u = &cache.use[cache.nuse++];
+				u->origin = org;
+				u->die = dwarf_dieoffset(&ch);
+				u->fn = fn;
+				u->caller = caller;
+				u->depth = depth;
+			}
+			err = walk(&ch, fn, org ? die_name(&o) : "?",
+				   depth + 1, org, level + 1);
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
 		case DW_TAG_try_block:
 		case DW_TAG_catch_block:
-			walk(c, &ch, fn, caller, depth, level + 1);
+			err = walk(&ch, fn, caller, depth, outer, level + 1);
 			break;
 		default:
 			break;
 		}
-	} while (!c->err && dwarf_siblingof(&ch, &ch) == 0);
+	} while (!err && dwarf_siblingof(&ch, &ch) == 0);
+	return err;
+}
+
+static int use_cmp(const void *a, const void *b)
+{
+	const struct inl_use *x = a, *y = b;
+
+	if (x->origin != y->origin)
+		return (x->origin > y->origin) - (x->origin < y->origin);
+	return (x->die > y->die) - (x->die < y->die);
+}
+
+/* the cache's instance index, built once per file; 0 or -ENOMEM */
+static int uses_build(void)
+{
+	Dwarf_Off off = 0, next;
+	size_t hs;
+	int err = 0;
+
+	if (cache.use_built)
+		return 0;
+	while (!err &&
+	       dwarf_nextcu(cache.dw, off, &next, &hs, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(cache.dw, off + hs, &cu))
+			err = walk(&cu, 0, "?", 0, 0, 0);
+		off = next;
+	}
+	if (err)
+		return err;
+	if (cache.nuse)
+		qsort(cache.use, cache.nuse, sizeof(*cache.use), use_cmp);
+	cache.use_built = 1;
+	return 0;
+}
+
+/* the instances of abstract DIE @origin, planned into @c */
+static void instances_of(struct collect *c, Dwarf_Off origin)
+{
+	size_t lo = 0, hi = cache.nuse, m;
+	Dwarf_Die d, fn;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (cache.use[m].origin < origin)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; !c->err && lo < cache.nuse && cache.use[lo].origin == origin;
+	     lo++) {
+		const struct inl_use *u = &cache.use[lo];
+
+		if (dwarf_offdie(cache.dw, u->die, &d) &&
+		    dwarf_offdie(cache.dw, u->fn, &fn))
+			instance(c, &d, &fn, u->caller, u->depth);
+	}
 }
 
 static int inst_cmp(const void *a, const void *b)
@@ -1001,6 +1163,8 @@ int inl_find(const char *path, const char *func, const char *debugdir,
 			*nodwarf = 1;
 		return 0;
 	}
+	if (nodwarf && cache.other_lang)
+		*nodwarf = 2;
 	/* the first entry named @func */
 	lo = 0;
 	hi = cache.nidx;
@@ -1011,17 +1175,13 @@ int inl_find(const char *path, const char *func, const char *debugdir,
 		else
 			hi = m;
 	}
-	for (; lo < cache.nidx && !strcmp(cache.idx[lo].name, func); lo++) {
-		Dwarf_Die d, cu;
-
-		if (!dwarf_offdie(cache.dw, cache.idx[lo].off, &d) ||
-		    !dwarf_diecu(&d, &cu, NULL, NULL))
-			continue;
-		c.target = cache.idx[lo].off;
-		walk(&c, &cu, NULL, "?", 0, 0);
-		if (c.err)
-			break;
-	}
+	ret = lo < cache.nidx && !strcmp(cache.idx[lo].name, func) ?
+		      uses_build() : 0;
+	if (ret)
+		return ret;
+	for (; lo < cache.nidx && !strcmp(cache.idx[lo].name, func) && !c.err;
+	     lo++)
+		instances_of(&c, cache.idx[lo].off);
 	graph_free(&c.g);
 	if (c.err) {
 		inl_free(c.v, c.n);

@@ -454,6 +454,21 @@ static int add_action(struct plan *p, uint32_t timer, uint8_t role,
 	return 0;
 }
 
+/* a copy of action @idx, in no chain yet, into *@out; 0 or -ENOMEM */
+static int clone_action(struct plan *p, uint32_t idx, uint32_t *out)
+{
+	struct iprof_action a = p->actions[idx];
+	uint32_t prio = p->prio[idx];
+	int err = add_action(p, a.timer, a.role, a.flags, out);
+
+	if (err)
+		return err;
+	a.next = IPROF_NO_NEXT;
+	p->actions[*out] = a;
+	p->prio[*out] = prio;
+	return 0;
+}
+
 /*
  * A tracepoint takes a BPF program once, so a second use of the same
  * tracepoint joins the chain of actions of the first one's attachment:
@@ -1639,9 +1654,17 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 			       sym, off);
 	}
 	p->actions[start].flags |= IPROF_A_RETSITES;
-	for (i = 0; i < n && !err; i++)
-		err = add_att(p, MECH_RETSITE, id, stop, NULL, NULL, path,
-			      sym, sites[i]);
+	for (i = 0; i < n && !err; i++) {
+		uint32_t st = stop;
+
+		/* an action is in one chain only: another timer's action
+		 * chained after it at one site would run at every site */
+		if (i)
+			err = clone_action(p, stop, &st);
+		if (!err)
+			err = add_att(p, MECH_RETSITE, id, st, NULL, NULL, path,
+				      sym, sites[i]);
+	}
 	t->ret_sites = (uint32_t)n;
 	t->ret_tail = (uint32_t)njmp;
 	free(sites);
@@ -1881,6 +1904,26 @@ static char *describe_uprobe(const struct probe *pr, const struct uplaces *u,
 	return ret;
 }
 
+/*
+ * With FUNC timed where inlined, its outlined rest (FUNC.part.N: partial
+ * inlining, the rest of FUNC that its inlined head calls) is no call of
+ * its own: drop such entries from @u (they would time each call twice).
+ */
+static void drop_parts(struct uplaces *u)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < u->n; i++) {
+		if (strstr(u->v[i].sym, ".part.")) {
+			free(u->v[i].path);
+			free(u->v[i].sym);
+			continue;
+		}
+		u->v[k++] = u->v[i];
+	}
+	u->n = k;
+}
+
 /* the MECH_RETSITE attachment at @s of @path: its frame is found as
  * the inlined instance's site says (every site at one address has the
  * same rule: the caller's CFI there) */
@@ -1922,6 +1965,9 @@ static int inl_note(char **w, const char *fmt, ...)
 	return 0;
 }
 
+/* instances named in plan_timer.inl_where; the others are counted */
+#define INL_LISTED 16
+
 /*
  * The inlined instances of user function timer @id in @path
  * (inl_find()): each a start at its entry and a stop at each exit, all
@@ -1939,7 +1985,7 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 	struct plan_timer *t = &p->timers[id];
 	struct inl_inst *v = NULL;
 	uint32_t start, stop;
-	size_t n = 0, i, k, more = 0;
+	size_t n = 0, i, k, more = 0, listed = 0;
 	char e[PATH_MAX + 256];
 	int err;
 
@@ -1956,6 +2002,8 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 			why = "conditions read arguments, which an inlined call does not pass";
 		if (why) {
 			t->inl_refused++;
+			if (++listed > INL_LISTED)
+				continue;
 			err = inl_note(&t->inl_where, "in %s at %#llx%s%s%s: not timed: %s",
 				       in->caller,
 				       (unsigned long long)in->entry.addr,
@@ -1963,18 +2011,29 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 				       in->call[0] ? ")" : "", why);
 			continue;
 		}
+		/* its number tells its frames from another instance's in
+		 * the same caller's frame (iprof_action.inst) */
 		err = add_action(p, id, IPROF_ROLE_START, IPROF_A_RETSITES,
 				 &start);
-		if (!err)
-			err = add_action(p, id, IPROF_ROLE_STOP, 0, &stop);
 		if (err)
 			break;
-		p->prio[start] = p->prio[stop] = in->depth + 1;
+		p->actions[start].inst = t->inl + 1;
+		p->prio[start] = in->depth + 1;
 		err = add_att(p, MECH_RETSITE, id, start, NULL, NULL, path,
 			      t->func, in->entry.off);
 		if (!err)
 			att_key(p, path, &in->entry);
+		/* a stop per exit: an action is in one chain only (another
+		 * timer's action chained at one exit would run at all), and
+		 * an exit reached where the instance did not run (a join
+		 * point of the caller) is no orphan */
 		for (k = 0; !err && k < in->nexits; k++) {
+			err = add_action(p, id, IPROF_ROLE_STOP,
+					 IPROF_A_UNMATCHED_OK, &stop);
+			if (err)
+				break;
+			p->actions[stop].inst = t->inl + 1;
+			p->prio[stop] = in->depth + 1;
 			err = add_att(p, MECH_RETSITE, id, stop, NULL, NULL,
 				      path, t->func, in->exits[k].off);
 			if (!err)
@@ -1991,11 +2050,15 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 			break;
 		t->inl++;
 		t->inl_exits += (uint32_t)in->nexits;
+		if (++listed > INL_LISTED)
+			continue;
 		err = inl_note(&t->inl_where, "in %s at %#llx%s%s%s", in->caller,
 			       (unsigned long long)in->entry.addr,
 			       in->call[0] ? " (" : "", in->call,
 			       in->call[0] ? ")" : "");
 	}
+	if (listed > INL_LISTED && !err)
+		err = inl_note(&t->inl_where, "%zu more", listed - INL_LISTED);
 	if (more && !err) {
 		t->inl_refused += (uint32_t)more;
 		err = inl_note(&t->inl_where, "%zu more not timed: more than %d instances",
@@ -2003,6 +2066,69 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 	}
 	inl_free(v, n);
 	return err;
+}
+
+/*
+ * The inlined instances of uprobe timer @id (@pr) in @binary, planned
+ * (plan_inline()), and what that changes: with instances timed, a
+ * FUNC without a symbol (*@msg, @nofunc) is timed where inlined only,
+ * and FUNC.part.N entries go; without, *@msg says DWARF was looked at,
+ * or why no instance can be timed.  Returns 0 or -ENOMEM; a timer error
+ * (t->error) frees *@msg.
+ */
+static int plan_probe_inline(struct plan *p, const struct probe *pr,
+			     uint32_t id, const struct plan_env *env,
+			     const char *binary, int nofunc,
+			     struct uplaces *u, char **msg)
+{
+	struct plan_timer *t = &p->timers[id];
+	char *m = NULL, *d;
+	int err, nodwarf = 0;
+
+	err = plan_inline(p, pr, id, env, binary, &nodwarf);
+	if (err)
+		return err;
+	if (t->error) {
+		free(*msg);
+		*msg = NULL;
+		return 0;
+	}
+	if (t->inl)
+		drop_parts(u);
+	if ((*msg || !u->n) && t->inl) {
+		/* no symbol (or only its outlined rest): timed inlined */
+		d = describe(pr, binary, t->func);
+		m = d ? xasprintf("%s (inlined only)", d) : NULL;
+		free(d);
+		if (!m)
+			return -ENOMEM;
+		free(*msg);
+		*msg = NULL;
+		free(t->where);
+		t->where = m;
+		t->inl_only = 1;
+		return 0;
+	}
+	if (!*msg)
+		return 0;
+	if (nofunc && !t->inl_refused)
+		m = xasprintf(nodwarf == 1 ?
+			"%s; and no DWARF (-g, or a debug file) says whether it was inlined" :
+			nodwarf == 2 ?
+			"%s; nor is it inlined in its C code (DWARF; inlined C++ and Rust functions are not looked up yet)" :
+			"%s; nor is it inlined anywhere (DWARF)",
+			      *msg);
+	else if (t->inl_refused) /* say why none of them can be timed */
+		m = xasprintf("%s; inlined %u time%s, none timed: %s", *msg,
+			      t->inl_refused, t->inl_refused == 1 ? "" : "s",
+			      t->inl_where);
+	else
+		return 0;
+	if (!m)
+		return -ENOMEM;
+	free(*msg);
+	*msg = m;
+	return 0;
 }
 
 static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
@@ -2013,7 +2139,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 	struct uplaces u = { 0 };
 	char *msg = NULL, *where, *binary = NULL;
 	size_t i;
-	int err = 0, nofunc = 0, nodwarf = 0;
+	int err = 0, nofunc = 0;
 
 	if (is_span(pr)) {
 		msg = check_tp(tracefs, pr, &pr->start);
@@ -2027,55 +2153,10 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		t->entry_only = sym_noreturn(t->func);
 		if (binary && !env->no_inline && !t->entry_only &&
 		    (!msg || (nofunc && !u.n))) {
-			err = plan_inline(p, pr, id, env, binary, &nodwarf);
-			if (err)
+			err = plan_probe_inline(p, pr, id, env, binary, nofunc,
+						&u, &msg);
+			if (err || t->error)
 				goto out;
-			if (t->error) {
-				free(msg);
-				goto out;
-			}
-			if (msg && t->inl) {
-				/* no symbol, but inlined: timed there */
-				char *d = describe(pr, binary, t->func);
-				char *w = d ? xasprintf("%s (inlined only)", d)
-					    : NULL;
-
-				free(d);
-				free(msg);
-				msg = NULL;
-				if (!w) {
-					err = -ENOMEM;
-					goto out;
-				}
-				free(t->where);
-				t->where = w;
-				t->inl_only = 1;
-			} else if (msg && nofunc && !t->inl_refused) {
-				char *m = xasprintf(nodwarf ?
-					"%s; and no DWARF (-g, or a debug file) says whether it was inlined" :
-					"%s; nor is it inlined anywhere (DWARF)",
-						    msg);
-
-				free(msg);
-				msg = m;
-				if (!msg) {
-					err = -ENOMEM;
-					goto out;
-				}
-			} else if (msg && t->inl_refused) {
-				/* say why none of them can be timed */
-				char *m = xasprintf("%s; inlined %u time%s, none timed: %s",
-						    msg, t->inl_refused,
-						    t->inl_refused == 1 ? "" : "s",
-						    t->inl_where);
-
-				free(msg);
-				msg = m;
-				if (!msg) {
-					err = -ENOMEM;
-					goto out;
-				}
-			}
 		}
 		if (!msg && u.n) {
 			/* show the binary that will be traced */

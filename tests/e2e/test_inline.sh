@@ -88,6 +88,32 @@ fi
 run "$S" "$TMP/stripped.json"
 judge "$TMP/stripped.json"
 
+# the shapes that once went wrong (tests/e2e/helpers/inline_shapes.c,
+# -O3), with --returns sites so that instances' exits and ordinary
+# return sites share addresses: exact counts, no orphan stop, nothing
+# unwound, the tail-call entry refused with its reason
+X=$BUILD/e2e-inline_shapes
+xs=()
+for f in cond then early early_site tailext tail_site big rec; do xs+=(-e "uprobe:$X:$f"); done
+"$IPROF" -f json -o "$TMP/x.json" --returns sites "${xs[@]}" -- "$X" 100 >"$TMP/x.out" 2>"$TMP/x.err"
+# 3: traced, but a timer not attached: tailext, whose one instance is refused
+check "shapes: exit (tailext not timed)" "$?" 3
+tr ' ' '\n' <"$TMP/x.out" >"$TMP/x.truth"
+check "shapes: cond (its exit is then's entry)" "$(jnode "$TMP/x.json" cond count)" "$(truth cond "$TMP/x.truth")"
+check "shapes: then" "$(jnode "$TMP/x.json" then count)" "$(truth then "$TMP/x.truth")"
+check "shapes: early_site" "$(jnode "$TMP/x.json" early_site count)" "$(truth early_site "$TMP/x.truth")"
+check "shapes: early_site>early (its exit at early_site's ret)" "$(jnode "$TMP/x.json" 'early_site>early' count)" "$(truth early "$TMP/x.truth")"
+check "shapes: tail_site" "$(jnode "$TMP/x.json" tail_site count)" "$(truth tail_site "$TMP/x.truth")"
+check "shapes: big (partially inlined), once per call" "$(jnode "$TMP/x.json" big count)" "$(truth big "$TMP/x.truth")"
+check "shapes: big never under big" "$(jnode "$TMP/x.json" 'big>big' count)" ""
+check "shapes: rec (inlined into itself), all levels" \
+	"$(jq '[.tree | .. | objects | select(has("path") and .name == "rec") | .count] | add' "$TMP/x.json")" "$(truth rec "$TMP/x.truth")"
+check "shapes: no orphan stop" "$(jq '[.probes[].orphan_stops] | add' "$TMP/x.json")" 0
+check "shapes: nothing unwound or left open" \
+	"$(jq '[.tree | .. | objects | select(has("unwound")) | .unwound + .incomplete + .exited] | add' "$TMP/x.json")" 0
+jq -r '.probes[] | select(.name == "tailext") | .inlined_where' "$TMP/x.json" | grep -q "not timed: its entry .* is a jump (a tail call) out of its caller" &&
+	ok "shapes: tailext's tail-call entry refused, said" || bad "shapes: tailext: $(jq -c '.probes[] | select(.name == "tailext")' "$TMP/x.json")"
+
 # --debuginfo DIR: a stripped copy without a debuglink, its debug file in a
 # build-id tree of DIR (libdwfl for the DWARF, iprof's symbol lookup for
 # its out-of-line copy)
