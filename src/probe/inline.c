@@ -714,6 +714,96 @@ static int active_walk(struct inl_inst *it, const char *path,
 }
 
 /*
+ * Does node @x of @g reach itself through nodes of @act, never entering
+ * @e?  0 no, 1 yes, -ENOMEM.
+ */
+static int cycles(const struct graph *g, int x, const unsigned char *act,
+		  int e)
+{
+	unsigned char *m = calloc(g->n, 1);
+	int *q = malloc((g->n + 1) * sizeof(*q)), y, z, found = 0;
+	size_t qh = 0, qt = 0, k;
+
+	if (!m || !q) {
+		free(m);
+		free(q);
+		return -ENOMEM;
+	}
+	q[qt++] = x;
+	while (qh < qt && !found) {
+		y = q[qh++];
+		for (k = 0; k < 2; k++) {
+			z = g->v[y].succ[k];
+			if (z < 0 || z == e || !act[z])
+				continue;
+			if (z == x) {
+				found = 1;
+				break;
+			}
+			if (!m[z]) {
+				m[z] = 1;
+				q[qt++] = z;
+			}
+		}
+	}
+	free(m);
+	free(q);
+	return found;
+}
+
+/*
+ * Is entry @e of an instance (code @ir, @nir ranges) in graph @g where
+ * every call of it passes?  Refused (-1, why in @why) when its code runs
+ * on a path without it: code of it (@ne: reachable without @e; @live:
+ * reachable at all) from which @e cannot be reached is a copy the
+ * compiler made on another branch, not code hoisted before the entry;
+ * and a loop of its caller's code inside its active region @act (not
+ * through @e) runs its code again without a new entry (an entry hoisted
+ * out of the loop).  0; -ENOMEM.
+ */
+static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
+			size_t nir, int e, const unsigned char *ne,
+			const unsigned char *act, const unsigned char *live,
+			char *why, size_t len)
+{
+	unsigned char *toe = calloc(g->n, 1);
+	size_t i, work = 0;
+	int r = 0;
+
+	if (!toe || reach(g, &e, 1, -1, true, toe)) {
+		free(toe);
+		return -ENOMEM;
+	}
+	for (i = 0; i < g->n && !r; i++)
+		if (ne[i] && live[i] && !toe[i] &&
+		    in_ranges(ir, nir, g->v[i].addr)) {
+			util_set_err(why, len,
+				     "its code at %#llx runs on a path without its entry %#llx (a copy on another branch)",
+				     (unsigned long long)g->v[i].addr,
+				     (unsigned long long)g->v[e].addr);
+			r = -1;
+		}
+	free(toe);
+	for (i = 0; i < g->n && !r; i++) {
+		if (!act[i] || (int)i == e || in_ranges(ir, nir, g->v[i].addr))
+			continue;
+		if ((work += g->n) > 50000000) {
+			util_set_err(why, len, "its caller is too large to check its loops");
+			return -1;
+		}
+		r = cycles(g, (int)i, act, e);
+		if (r == 1) {
+			util_set_err(why, len,
+				     "a loop of its caller through %#llx runs its code again without its entry %#llx (an entry hoisted out of the loop)",
+				     (unsigned long long)g->v[i].addr,
+				     (unsigned long long)g->v[e].addr);
+			r = -1;
+		}
+	}
+	return r;
+}
+
+/*
  * The entry and exits of instance @it (code @ir, @nir ranges; DWARF
  * entry @entry) in its caller (its code as graph @gp, entered at
  * @fentry): see include/iprof/inline.h.  0; -ENOMEM; -1 refused, why in
@@ -790,6 +880,9 @@ static int plan_instance(struct inl_inst *it, const char *path,
 	for (i = 0; i < g.n; i++)
 		act[i] = fw[i] && bw[i];
 	act[e] = 1;
+	x = entry_checks(&g, ir, nir, e, ne, act, live, why, len);
+	if (x)
+		goto fail;
 	if (site_set(&it->entry, g.v[e].addr, false, path, why, len))
 		goto out;
 	/* an entry that leaves at once: its stop would run before its

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <zlib.h>
 #include <libelf.h>
 #include <libiberty/demangle.h>
 #include <limits.h>
@@ -1128,6 +1129,64 @@ static void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd)
 	close(fd);
 }
 
+/* the GNU build ID of @elf in hex into @hex (@len bytes); 1 if it has
+ * one, else 0 (@hex empty) */
+static int build_id_of(Elf *elf, char *hex, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *d;
+	size_t off, noff, doff, i;
+	const unsigned char *b;
+
+	hex[0] = '\0';
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		for (off = 0;
+		     (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0;) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) ||
+			    nh.n_descsz < 2 || 2 * nh.n_descsz + 1 > len)
+				continue;
+			b = (const unsigned char *)d->d_buf + doff;
+			for (i = 0; i < nh.n_descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", b[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Is @dbg (open as @fd) the debug file of a binary whose build ID is
+ * @hex ("" if none) and whose .gnu_debuglink CRC is @crc (@have_crc)?
+ * A different build ID, or without build IDs a different CRC-32 of the
+ * whole file, is another build's: its addresses would be wrong.  Neither
+ * to compare: taken.
+ */
+static bool debug_matches(Elf *dbg, int fd, const char *hex, int have_crc,
+			  uint32_t crc)
+{
+	char dhex[128];
+	unsigned char buf[65536];
+	uLong c = crc32(0L, Z_NULL, 0);
+	off_t pos = 0;
+	ssize_t r;
+
+	if (hex[0] && build_id_of(dbg, dhex, sizeof(dhex)))
+		return !strcmp(hex, dhex);
+	if (!have_crc)
+		return true;
+	while ((r = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		c = crc32(c, buf, (uInt)r);
+		pos += r;
+	}
+	return r == 0 && (uint32_t)c == crc;
+}
+
 /* --debuginfo DIR (sym_set_debugdir()), absolute, or NULL */
 static char *extra_dir;
 
@@ -1158,7 +1217,10 @@ static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
 	const char *slash, *why;
 	struct stat st;
 	char e[8];
+	uint32_t crc = 0;
+	int have_crc = 0;
 
+	hex[0] = '\0';
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -1188,6 +1250,10 @@ static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
 			snprintf(link, sizeof(link), "%.*s",
 				 (int)strnlen(d->d_buf, d->d_size - 4),
 				 (const char *)d->d_buf);
+			/* the debug file's CRC-32, in the file's byte order
+			 * (gdb's manual, "Separate Debug Files") */
+			memcpy(&crc, (const char *)d->d_buf + d->d_size - 4, 4);
+			have_crc = 1;
 		}
 	}
 	if (id[0] && extra_dir &&
@@ -1223,7 +1289,8 @@ static int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg,
 		if (*fd < 0)
 			continue;
 		*dbg = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-		if (*dbg && !check_ehdr(*dbg, cand[i], e, sizeof(e))) {
+		if (*dbg && !check_ehdr(*dbg, cand[i], e, sizeof(e)) &&
+		    debug_matches(*dbg, *fd, hex, have_crc, crc)) {
 			snprintf(out, outlen, "%s", cand[i]);
 			return 0;
 		}

@@ -128,8 +128,17 @@ if command -v readelf >/dev/null && command -v objcopy >/dev/null; then
 	check "--debuginfo DIR (build ID): exit" "$?" 0
 	check "--debuginfo DIR: nest_site>twice>spin count" "$(jnode "$TMP/bare.json" 'nest_site>twice>spin' count)" 5
 	check "--debuginfo DIR: spin out of line and in loop_site, one_site" "$(jnode "$TMP/bare.json" spin count)" 25
+	# a debug file of another build behind the debuglink: not used (its
+	# addresses would put probes in the middle of instructions)
+	(cd "$TMP" && objcopy --only-keep-debug "$X" w.debug &&
+		objcopy --strip-all --add-gnu-debuglink=w.debug "$X" w &&
+		cp "$BUILD/e2e-inline-stripped.debug" w.debug)
+	"$IPROF" --dry-run -e "uprobe:$TMP/w:rec" -- true >"$TMP/w.out" 2>&1
+	check "another build's debug file: exit" "$?" 2
+	grep -q "no separate debug file" "$TMP/w.out" &&
+		ok "another build's debug file: not taken" || bad "another build's debug file: $(cat "$TMP/w.out")"
 else
-	echo "(--debuginfo not checked: no readelf or objcopy here)"
+	echo "(--debuginfo and debug files of other builds not checked: no readelf or objcopy here)"
 fi
 
 # without its debug file: nothing to find it with, said
