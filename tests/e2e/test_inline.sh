@@ -155,7 +155,7 @@ grep -q "no function 'no_such_fn'.*nor is it inlined anywhere (DWARF)" "$TMP/non
 "$IPROF" list functions "$W" >"$TMP/list" 2>/dev/null
 check "list functions: twice, inlined only" "$(grep -c '^twice (inlined only)$' "$TMP/list")" 1
 check "list functions: spin, a symbol (its copy), unmarked" "$(grep -c '^spin' "$TMP/list")" 1
-check "list functions GLOB" "$("$IPROF" list functions "$W" 'tw*' 2>/dev/null)" "twice (inlined only)"
+check "list functions GLOB" "$("$IPROF" list functions "$W" 'twi*' 2>/dev/null)" "twice (inlined only)"
 # --no-inline: the out-of-line copy alone
 "$IPROF" -f json -o "$TMP/noinl.json" --no-inline -e "uprobe:$W:spin" -- "$W" 5 10 >/dev/null 2>&1
 check "--no-inline: exit" "$?" 0
