@@ -2157,6 +2157,15 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 						&u, &msg);
 			if (err || t->error)
 				goto out;
+		} else if (msg && nofunc && env->no_inline) {
+			where = xasprintf("%s; --no-inline: not looked for where inlined",
+					  msg);
+			if (!where) {
+				err = -ENOMEM;
+				goto out;
+			}
+			free(msg);
+			msg = where;
 		}
 		if (!msg && u.n) {
 			/* show the binary that will be traced */
