@@ -714,6 +714,27 @@ static int active_walk(struct inl_inst *it, const char *path,
 }
 
 /*
+ * Mark in @m the nodes of @g from which the caller can return (a ret, a
+ * tail call): the others are dead ends (a sanitizer's report, an abort),
+ * in which nothing is timed.  0 or -ENOMEM.
+ */
+static int to_returns(const struct graph *g, unsigned char *m)
+{
+	int *rets = calloc(g->n + 1, sizeof(*rets)), r;
+	size_t i, n = 0;
+
+	if (!rets)
+		return -ENOMEM;
+	for (i = 0; i < g->n; i++)
+		if (g->v[i].kind == N_RET || g->v[i].kind == N_TAIL ||
+		    (g->v[i].kind == N_JMP && g->v[i].out))
+			rets[n++] = (int)i;
+	r = reach(g, rets, n, -1, true, m);
+	free(rets);
+	return r;
+}
+
+/*
  * Does node @x of @g reach itself through nodes of @act, never entering
  * @e?  0 no, 1 yes, -ENOMEM.
  */
@@ -766,16 +787,19 @@ static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
 			const unsigned char *act, const unsigned char *live,
 			char *why, size_t len)
 {
-	unsigned char *toe = calloc(g->n, 1);
+	unsigned char *toe = calloc(g->n, 1), *toret = calloc(g->n, 1);
 	size_t i, work = 0;
 	int r = 0;
 
-	if (!toe || reach(g, &e, 1, -1, true, toe)) {
+	/* what can reach the entry; what can return */
+	if (!toe || !toret || reach(g, &e, 1, -1, true, toe) ||
+	    to_returns(g, toret)) {
 		free(toe);
+		free(toret);
 		return -ENOMEM;
 	}
 	for (i = 0; i < g->n && !r; i++)
-		if (ne[i] && live[i] && !toe[i] &&
+		if (ne[i] && live[i] && !toe[i] && toret[i] &&
 		    in_ranges(ir, nir, g->v[i].addr)) {
 			util_set_err(why, len,
 				     "its code at %#llx runs on a path without its entry %#llx (a copy on another branch)",
@@ -784,6 +808,7 @@ static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
 			r = -1;
 		}
 	free(toe);
+	free(toret);
 	for (i = 0; i < g->n && !r; i++) {
 		if (!act[i] || (int)i == e || in_ranges(ir, nir, g->v[i].addr))
 			continue;
@@ -804,6 +829,72 @@ static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
 }
 
 /*
+ * Which of the @nir ranges @ir of instance @d look like another copy of
+ * it (an unrolled loop's): those that begin at the source line its entry
+ * @entry begins at (the line table, dwarf_getsrc_die()).  A malloc'ed
+ * array of 0/1, NULL without memory.
+ */
+static unsigned char *copies(Dwarf_Die *d, const uint64_t (*ir)[2],
+			     size_t nir, uint64_t entry)
+{
+	unsigned char *v = calloc(nir, 1);
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	int el = -1, ln;
+	size_t k;
+
+	if (!v || !dwarf_diecu(d, &cu, NULL, NULL))
+		return v;
+	if ((l = dwarf_getsrc_die(&cu, entry)))
+		dwarf_lineno(l, &el);
+	for (k = 0; k < nir; k++)
+		v[k] = ir[k][0] != entry &&
+		       (l = dwarf_getsrc_die(&cu, ir[k][0])) &&
+		       !dwarf_lineno(l, &ln) && ln == el;
+	return v;
+}
+
+/*
+ * An instance without DW_AT_entry_pc (clang), entered at @e, the lowest
+ * of its @nir ranges @ir: is each other range that begins where its entry
+ * does (@copy, copies()) entered from its own code only?  One entered
+ * from its caller's code is another copy of it (an unrolled loop's):
+ * refused (-1, why in @why).  Ranges that begin elsewhere are its code
+ * with some of its caller's scheduled between.
+ */
+static int ranges_entered(const struct graph *g, const uint64_t (*ir)[2],
+			  size_t nir, const unsigned char *copy, int e,
+			  const unsigned char *live, char *why, size_t len)
+{
+	unsigned char *toret = calloc(g->n, 1);
+	size_t k;
+	int s, p, q;
+
+	if (!toret || to_returns(g, toret)) {
+		free(toret);
+		return -ENOMEM;
+	}
+	for (k = 0; k < nir; k++) {
+		s = node_at(g, ir[k][0]);
+		if (s < 0 || s == e || !toret[s] || !copy[k])
+			continue; /* (a dead end: a sanitizer's report) */
+		for (p = g->pstart[s]; p < g->pstart[s + 1]; p++) {
+			q = g->pred[p];
+			if (!live[q] || in_ranges(ir, nir, g->v[q].addr))
+				continue;
+			util_set_err(why, len,
+				     "no DW_AT_entry_pc, and its code at %#llx is entered from its caller's at %#llx: which part is entered first cannot be told",
+				     (unsigned long long)ir[k][0],
+				     (unsigned long long)g->v[q].addr);
+			free(toret);
+			return -1;
+		}
+	}
+	free(toret);
+	return 0;
+}
+
+/*
  * The entry and exits of instance @it (code @ir, @nir ranges; DWARF
  * entry @entry) in its caller (its code as graph @gp, entered at
  * @fentry): see include/iprof/inline.h.  0; -ENOMEM; -1 refused, why in
@@ -811,8 +902,8 @@ static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
  */
 static int plan_instance(struct inl_inst *it, const char *path,
 			 const uint64_t (*ir)[2], size_t nir, uint64_t entry,
-			 const struct graph *gp, uint64_t fentry, char *why,
-			 size_t len)
+			 const unsigned char *copy, const struct graph *gp,
+			 uint64_t fentry, char *why, size_t len)
 {
 	const struct graph g = *gp;
 	unsigned char *ne = NULL, *fw = NULL, *bw = NULL, *act = NULL;
@@ -881,6 +972,8 @@ static int plan_instance(struct inl_inst *it, const char *path,
 		act[i] = fw[i] && bw[i];
 	act[e] = 1;
 	x = entry_checks(&g, ir, nir, e, ne, act, live, why, len);
+	if (!x && copy)
+		x = ranges_entered(&g, ir, nir, copy, e, live, why, len);
 	if (x)
 		goto fail;
 	if (site_set(&it->entry, g.v[e].addr, false, path, why, len))
@@ -997,7 +1090,8 @@ static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
 	uint64_t (*ir)[2] = NULL, (*cr)[2] = NULL;
 	size_t nir = 0, ncr = 0;
 	char why[512] = "";
-	int r;
+	unsigned char *copy = NULL;
+	int r, multi;
 
 	if (c->n >= INL_MAX_INSTANCES) {
 		c->more++;
@@ -1033,17 +1127,21 @@ static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
 		c->n--;
 		goto out;
 	}
-	if (nir > 1 && !dwarf_hasattr(d, DW_AT_entry_pc)) {
-		/* clang: one DIE for the copies of an unrolled loop */
-		util_set_err(why, sizeof(why),
-			     "%zu address ranges and no DW_AT_entry_pc: which is entered first cannot be told",
-			     nir);
+	if (dwarf_hasattr(d, DW_AT_entry_pc) && !dwarf_entrypc(d, &entry)) {
+		multi = 0;
+	} else {
+		/* clang gives none: the lowest address, and its other ranges
+		 * may be entered from its own code only (plan_instance()) */
+		multi = nir > 1;
 		entry = ir[0][0];
-		it->entry.addr = entry;
+		for (size_t k = 1; k < nir; k++)
+			if (ir[k][0] < entry)
+				entry = ir[k][0];
+	}
+	if (multi && !(copy = copies(d, ir, nir, entry))) {
+		c->err = -ENOMEM;
 		goto out;
 	}
-	if (dwarf_entrypc(d, &entry))
-		entry = ir[0][0];
 	it->entry.addr = entry;
 	if (!fn || !ncr) {
 		util_set_err(why, sizeof(why), "its caller has no code in DWARF");
@@ -1067,12 +1165,13 @@ static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
 		goto out;
 	}
 	r = plan_instance(it, c->path, (const uint64_t(*)[2])ir, nir, entry,
-			  &c->g, fentry, why, sizeof(why));
+			  copy, &c->g, fentry, why, sizeof(why));
 	if (r == -ENOMEM)
 		c->err = r;
 out:
 	free(ir);
 	free(cr);
+	free(copy);
 	if (why[0] && !c->err && !(it->why = strdup(why)))
 		c->err = -ENOMEM;
 }

@@ -45,9 +45,16 @@ static size_t found(const char *path, const char *func, char *callers,
 	assert_int_equal(nodwarf, 0);
 	assert_int_equal(more, 0);
 	for (i = 0; i < n; i++) {
-		if (v[i].why)
-			fail_msg("%s in %s at %#llx: %s", func, v[i].caller,
+		if (v[i].why) {
+			char m[1024];
+
+			snprintf(m, sizeof(m), "%s in %s at %#llx: %s", func,
+				 v[i].caller,
 				 (unsigned long long)v[i].entry.addr, v[i].why);
+			inl_free(v, n);
+			inl_forget();
+			fail_msg("%s", m);
+		}
 		assert_true(v[i].nexits >= 1 && v[i].nexits <= INL_MAX_EXITS);
 		assert_true(v[i].entry.off > 0);
 		for (k = 0; k < v[i].nexits; k++) {
