@@ -403,6 +403,11 @@ static int parse_debuginfo(struct opts *o, const char *arg)
 {
 	struct stat st;
 
+	if (o->debuginfo) {
+		log_error("--debuginfo given twice ('%s', '%s'): one directory",
+			  o->debuginfo, arg);
+		return -EINVAL;
+	}
 	if (stat(arg, &st) || !S_ISDIR(st.st_mode) || sym_set_debugdir(arg)) {
 		log_error("--debuginfo %s: not a directory", arg);
 		return -EINVAL;
