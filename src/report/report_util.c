@@ -879,6 +879,20 @@ int report_summary(FILE *f, const struct report *r, int seed)
 		for (i = 0; i < ntimers; i++)
 			if (hit[i])
 				report_tail_note(f, r, i, seed);
+		for (i = 0; i < ntimers; i++) {
+			const struct report_timer *t = &r->timers[i];
+
+			/* its count leaves out the calls of instances not
+			 * timed: said, once (--dry-run lists why) */
+			if (!t->attached || !t->inlined_refused)
+				continue;
+			fprintf(f, "%sinlined, not timed: %s at %" PRIu32
+				   " of its %" PRIu32
+				   " inlined instances (their calls are in no count; --dry-run says why)\n",
+				pfx, report_timer_name(r, i, buf, sizeof(buf)),
+				t->inlined_refused,
+				t->inlined + t->inlined_refused);
+		}
 		summary_keyed(f, r, seed);
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
