@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/log.h"
 
@@ -40,16 +41,42 @@ static FILE *out(void)
 	return log_stream ? log_stream : stderr;
 }
 
-/* "iprof: " or "iprof CMD: " into @buf (@size bytes); its length */
-static size_t prefix(char *buf, size_t size, const char *cmd)
+/*
+ * Is stderr the journal?  systemd sets JOURNAL_STREAM to "DEV:INODE" of
+ * the stream it connects a service's stderr to (systemd.exec(5)); then a
+ * line may start with its syslog priority, "<3>" (sd-daemon(3)), which
+ * journald keeps as the entry's PRIORITY.  Checked once.
+ */
+int log_to_journal(void)
 {
+	static int j = -1;
+	const char *s = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (j < 0)
+		j = s && sscanf(s, "%llu:%llu", &dev, &ino) == 2 &&
+		    !fstat(2, &st) && (unsigned long long)st.st_dev == dev &&
+		    (unsigned long long)st.st_ino == ino;
+	return j && !log_stream;
+}
+
+/* syslog(3) priorities of the levels: LOG_ERR, LOG_WARNING, LOG_INFO,
+ * LOG_DEBUG */
+static const char journal_prio[] = { '3', '4', '6', '7' };
+
+/* ["<N>" for the journal] "iprof: " or "iprof CMD: " into @buf (@size
+ * bytes); its length */
+static size_t prefix(char *buf, size_t size, enum log_level level,
+		     const char *cmd)
+{
+	char pri[4] = "";
 	int n;
 
-	if (!cmd) {
-		memcpy(buf, LOG_PREFIX, sizeof(LOG_PREFIX) - 1);
-		return sizeof(LOG_PREFIX) - 1;
-	}
-	n = snprintf(buf, size, "iprof %s: ", cmd);
+	if (log_to_journal())
+		snprintf(pri, sizeof(pri), "<%c>", journal_prio[level & 3]);
+	n = cmd ? snprintf(buf, size, "%siprof %s: ", pri, cmd) :
+		  snprintf(buf, size, "%s" LOG_PREFIX, pri);
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
@@ -65,7 +92,7 @@ static void vwrite(enum log_level level, const char *cmd, const char *fmt,
 
 	if (!log_enabled(level))
 		return;
-	plen = prefix(pfx, sizeof(pfx), cmd);
+	plen = prefix(pfx, sizeof(pfx), level, cmd);
 	va_copy(cp, ap);
 	n = vsnprintf(sbuf + plen, sizeof(sbuf) - plen, fmt, cp);
 	va_end(cp);

@@ -41,6 +41,14 @@ void log_set_switches(int quiet, int verbose);
 int log_enabled(enum log_level level);
 
 /*
+ * log_to_journal() - 1 when stderr is systemd's journal (JOURNAL_STREAM,
+ * systemd.exec(5)): each line then starts with its syslog priority,
+ * "<3>" for an error, "<4>" a warning, "<6>" info, "<7>" debug
+ * (sd-daemon(3)), which journald keeps as PRIORITY.  Else 0.
+ */
+int log_to_journal(void);
+
+/*
  * log_set_stream() - where the lines go: @f, or stderr when NULL (the
  * default).  For the unit tests.
  */

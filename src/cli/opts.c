@@ -768,8 +768,16 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		argv++;
 		argc--;
 	}
+	/* to the journal, getopt_long(3)'s own messages would have no
+	 * priority: said here, as errors (log.c) */
+	opterr = !log_to_journal();
 	while ((c = getopt_long(argc, argv, OPTS_SHORT, long_opts, NULL)) !=
 	       -1) {
+		if (c == '?' && !opterr) {
+			log_error("option '%s': unknown, or its argument missing (iprof --help)",
+				  argv[optind - 1]);
+			return -EINVAL;
+		}
 		ret = report_opts_parse(&o->r, c, optarg, NULL);
 		if (!ret)
 			continue;
