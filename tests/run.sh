@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build iprof and run every test: unit (cmocka, no root), end-to-end (root:
 # tracepoints, uprobes, KVM) and the VM tier (root: Debian's stock kernel in
-# qemu for fentry/fexit and kprobes, tests/vm/run.sh; then the backported
-# 6.12 kernel for kprobe_multi, and Debian unstable's 7.x for emulated
-# return sites).  Tests that cannot
+# qemu for fentry/fexit and kprobes, tests/vm/run.sh; a Debian system booted
+# with systemd on the same kernel for the package and its unit,
+# tests/vm/systemd.sh; then the backported 6.12 kernel for kprobe_multi,
+# and Debian unstable's 7.x for emulated return sites).  Tests that cannot
 # run here say SKIP with the reason; IPROF_REQUIRE_E2E=1 makes a skip fail.
 # IPROF_SKIP_VM=1 leaves out the VM tier (about eight minutes);
 # IPROF_SANITIZE_TESTS=0 the ASan+UBSan build and the fuzzers (build-san).
@@ -37,7 +38,19 @@ if [ "${IPROF_SANITIZE_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
 fi
 if [ "${IPROF_SKIP_VM:-0}" != 1 ]; then
 	if [ "$(id -u)" = 0 ]; then
+		# tests/vm/systemd.sh's system image (mmdebstrap: about a
+		# minute when not cached) is made while run.sh's VM runs
+		BUILD=$build bash "$src/tests/vm/systemd.sh" --prepare \
+			>"$build/vm-systemd-prepare.log" 2>&1 &
+		prep=$!
 		bash "$src/tests/vm/run.sh" || rc=1
+		wait $prep
+		# a booted Debian 12 with systemd (same kernel): the .deb
+		# installed with dpkg, iprof@.service's life cycle
+		# (tests/vm/systemd.sh; 77: skipped, and it says why)
+		BUILD=$build bash "$src/tests/vm/systemd.sh"
+		r=$?
+		[ $r = 0 ] || [ $r = 77 ] || rc=1
 		# the tests that need a newer kernel (kprobe_multi: 6.12 from
 		# bookworm-backports; "# vm-suite:" in tests/vm/test_*.sh)
 		# (an iprof run there takes 10 to 20 s: the 6.12 verifier under
@@ -52,7 +65,7 @@ if [ "${IPROF_SKIP_VM:-0}" != 1 ]; then
 		echo "FAIL: the VM tier needs root"
 		rc=1
 	else
-		echo "SKIP: the VM tier (tests/vm/run.sh) needs root"
+		echo "SKIP: the VM tier (tests/vm/run.sh, tests/vm/systemd.sh) needs root"
 	fi
 fi
 exit $rc

@@ -22,6 +22,10 @@ pkgs=(build-essential cmake pkg-config clang llvm
       # the test runs its own instance on free ports and needs none of it
       prometheus iproute2
       systemd  # systemd-analyze verify/security of the unit (test_service)
+      # the VM tier (tests/vm/run.sh: qemu and the initramfs; systemd.sh:
+      # the booted system's image), installed here so that the two, run
+      # at once by tests/run.sh, never wait on each other's apt-get
+      qemu-system-x86 busybox-static bash-static cpio mmdebstrap e2fsprogs
       dpkg-dev lintian  # CPack DEB (dpkg-shlibdeps) and its check (test_package)
       libclang-rt-dev)  # libFuzzer and the sanitizers' runtimes for clang
 bpf_pkgs=(libbpf-dev bpftool)  # libbpf >= 1.4

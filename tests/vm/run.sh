@@ -89,7 +89,8 @@ kapt_update() {
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing: ${missing[*]}"
 	apt_update
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	apt-get install -y -qq --no-install-recommends \
+		-o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
 fi
 command -v cmake >/dev/null && command -v clang >/dev/null &&
 	command -v bpftool >/dev/null || bash "$src/tools/install-deps.sh"
