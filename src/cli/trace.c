@@ -6,6 +6,7 @@
  * final report, recording and timeline, and the detach.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,7 +348,8 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 {
 	const struct plan *plan = t->plan;
 	struct opts *o = t->o;
-	char msg[128];
+	const char *what;
+	char msg[PATH_MAX + 256];
 	int e;
 
 	/* recording starts now, with every probe in place; then the line
@@ -356,14 +358,13 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 		log_error("cannot start tracing: %s", strerror(-e));
 		return EXIT_RUNTIME;
 	}
+	what = o->cmd	     ? " the command"
+	       : t->has_sel  ? " the selected processes"
+	       : o->npids    ? " the process"
+			     : " system-wide";
 	log_info("%u of %u timers attached in %.1f ms%s; tracing%s... %s",
 		 t->nattached, plan->ntimers, (double)attach_ns / 1e6,
-		 t->not_attached,
-		 o->cmd	       ? " the command"
-		 : t->has_sel  ? " the selected processes"
-		 : o->npids    ? " the process"
-			       : " system-wide",
-		 o->cmd ? "" : "Ctrl-C to stop");
+		 t->not_attached, what, o->cmd ? "" : "Ctrl-C to stop");
 	t->t0 = util_now_ns();
 	t->since = t->t0;
 	run_start(&t->run, o, &t->un, t->t0);
@@ -384,9 +385,14 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 	}
 	if (t->mon)
 		run_publish_metrics(o, t->mon, &t->sk, &t->run, t->t0, t->t0);
+	/* systemctl status: what it traces, of which probe file */
 	snprintf(msg, sizeof(msg),
-		 "READY=1\nSTATUS=tracing: %u of %u timers attached",
-		 t->nattached, plan->ntimers);
+		 "READY=1\nSTATUS=tracing%s: %u of %u timers attached%s%s%s%s",
+		 what, t->nattached, plan->ntimers,
+		 o->nprobe_files ? " (" : "",
+		 o->nprobe_files ? o->probe_files[0] : "",
+		 o->nprobe_files > 1 ? " and more" : "",
+		 o->nprobe_files ? ")" : "");
 	monitor_notify(msg);
 	if (t->child <= 0)
 		return 0;

@@ -68,7 +68,7 @@ NOTIFY_SOCKET=$TMP/notify "$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:$W:missing
 check "Type=notify run: exit (a timer not attached)" "$?" 3
 wait $npid
 check "sd_notify messages" "$(cat "$TMP/notify.log")" \
-	"READY=1|STATUS=tracing: 1 of 2 timers attached
+	"READY=1|STATUS=tracing the command: 1 of 2 timers attached
 STOPPING=1"
 
 W=$BUILD/uprobe-workload

@@ -185,7 +185,7 @@ workload "$WL_READS" "$WL_WRITES" "$WL_PPOLLS"
 check "$U state when enable --now returned" "$(state "$U")" "active running"
 check "$U is enabled" "$(systemctl is-enabled "$U" 2>/dev/null)" enabled
 check "$U Type" "$(prop "$U" Type)" notify
-check "$U StatusText" "$(prop "$U" StatusText)" "tracing: 3 of 3 timers attached"
+check "$U StatusText" "$(prop "$U" StatusText)" "tracing system-wide: 3 of 3 timers attached (/etc/iprof/probes.d/syscalls.conf)"
 systemctl status --no-pager "$U" 2>&1 | head -n 8 | sed 's/^/VMTEST:   | /'
 systemctl status --no-pager "$U" 2>&1 | grep -q 'Active: active (running)' &&
 	ok "systemctl status: Active: active (running)" || bad "systemctl status does not say 'Active: active (running)'"
@@ -266,7 +266,7 @@ else
 	bad "$U not running again $T_RESTART s after the kill: $(state "$U"), MainPID $(prop "$U" MainPID), Result $(prop "$U" Result)"
 fi
 check "NRestarts" "$(prop "$U" NRestarts)" $((nr0 + 1))
-check "StatusText after the restart" "$(prop "$U" StatusText)" "tracing: 3 of 3 timers attached"
+check "StatusText after the restart" "$(prop "$U" StatusText)" "tracing system-wide: 3 of 3 timers attached (/etc/iprof/probes.d/syscalls.conf)"
 pid2=$(prop "$U" MainPID)
 # the dead instance's programs, links and maps are freed (by RCU: wait)
 for k in prog link map; do
@@ -346,7 +346,7 @@ t=$(ms)
 timeout "$T_START" systemctl start iprof@myd
 check "systemctl start iprof@myd: exit" "$?" 0
 info "iprof@myd started in $(secs "$t") s"
-check "iprof@myd StatusText" "$(prop iprof@myd StatusText)" "tracing: 6 of 6 timers attached"
+check "iprof@myd StatusText" "$(prop iprof@myd StatusText)" "tracing the selected processes: 6 of 6 timers attached (/etc/iprof/probes.d/myd.conf)"
 check "/proc/kallsyms in the unit's namespace" \
 	"$(nsenter -t "$(prop iprof@myd MainPID)" -m sed -n 's/^[0-9a-f]* T \(vfs_read\)$/\1/p' /proc/kallsyms 2>&1)" vfs_read
 has_cgid() { bpftool map dump name sel_cgid -j 2>/dev/null | jq -e --argjson v "$1" '[.. | numbers] | index($v) != null' >/dev/null; }
