@@ -728,6 +728,16 @@ static int ju64(json_object *o, const char *k, uint64_t *v)
 	return 0;
 }
 
+/* ju64() into a 32-bit count, saturated at UINT32_MAX; absent: 0 */
+static int ju32(json_object *o, const char *k, uint32_t *v)
+{
+	uint64_t u = 0;
+	int ret = ju64(o, k, &u);
+
+	*v = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	return ret;
+}
+
 static int jint(json_object *o, const char *k, int *v)
 {
 	uint64_t u = 0;
@@ -816,18 +826,13 @@ static int parse_calib(struct rec_run *p, json_object *a)
 	for (i = 0; i < n && !ret; i++) {
 		struct report_calib *c = &p->calib[i];
 		json_object *o = json_object_array_get_idx(a, i);
-		uint64_t u;
 
 		if (!o || !json_object_is_type(o, json_type_object))
 			return -EBADMSG;
 		ret = jstrdup(o, "mech", &c->mech);
 		ret = ret ?: jbool(o, "done", &c->done);
-		u = 0;
-		ret = ret ?: ju64(o, "in_ns", &u);
-		c->in_ns = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-		u = 0;
-		ret = ret ?: ju64(o, "out_ns", &u);
-		c->out_ns = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+		ret = ret ?: ju32(o, "in_ns", &c->in_ns);
+		ret = ret ?: ju32(o, "out_ns", &c->out_ns);
 		ret = ret ?: ju64(o, "untraced_ns", &c->untraced_ns);
 		ret = ret ?: ju64(o, "traced_ns", &c->traced_ns);
 		ret = ret ?: ju64(o, "recorded_ns", &c->recorded_ns);
@@ -859,22 +864,14 @@ static json_object *parse_json(const unsigned char *s, size_t len)
  * before: 0, NULL) */
 static int parse_emu(json_object *t, struct report_timer *rt)
 {
-	uint64_t u = 0;
-	int ret = ju64(t, "return_sites", &u);
+	int ret = ju32(t, "return_sites", &rt->return_sites);
 
-	rt->return_sites = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-	u = 0;
-	ret = ret ?: ju64(t, "emulated_sites", &u);
-	rt->emulated_sites = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	ret = ret ?: ju32(t, "emulated_sites", &rt->emulated_sites);
 	ret = ret ?: jbool(t, "emulated_entry", &rt->emulated_entry);
 	ret = ret ?: jstrdup(t, "single_step_why", &rt->single_step_why);
 	/* inlined instances (0.4's; absent before: 0, NULL) */
-	u = 0;
-	ret = ret ?: ju64(t, "inlined", &u);
-	rt->inlined = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-	u = 0;
-	ret = ret ?: ju64(t, "inlined_not_timed", &u);
-	rt->inlined_refused = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+	ret = ret ?: ju32(t, "inlined", &rt->inlined);
+	ret = ret ?: ju32(t, "inlined_not_timed", &rt->inlined_refused);
 	return ret ?: jstrdup(t, "inlined_where", &rt->inlined_where);
 }
 
