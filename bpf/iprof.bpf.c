@@ -436,6 +436,37 @@ int fn_return(struct pt_regs *ctx)
 	return run_chain(ctx, cur_ctx(), 0, 0, 0);
 }
 
+/*
+ * A kernel function's inlined instance: a kprobe at its entry or at one
+ * of its exits (src/probe/inline.c), whose frame is its caller's: the
+ * caller's return address slot, at the register and offset of the
+ * cookie (IPROF_SITE_REG, IPROF_SITE_ADJ), which is also the stack
+ * pointer a kprobe at the caller's entry sees.  So it is kept as the
+ * frame's kernel stack pointer too: drop_returned() closes the frame
+ * when its caller has returned without passing an exit.
+ */
+SEC("kprobe")
+int fn_ksite(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), f = 0;
+	__u32 cx = cur_ctx();
+#if defined(__TARGET_ARCH_x86)
+	__u64 c = bpf_get_attach_cookie(ctx);
+
+	/* (as user_rsite(): the stack pointer read apart, so that clang
+	 * does not pick the context's field by an offset the verifier
+	 * refuses, "dereference of modified ctx ptr") */
+	f = PT_REGS_SP(ctx);
+	barrier_var(f);
+	f = (IPROF_SITE_REG(c) ? PT_REGS_FP(ctx) : f) + IPROF_SITE_ADJ(c);
+#endif
+	drop_returned(cx, f, f ? SV_KSITE : SV_OTHER, id);
+	/* its match key as a user frame's (timer_stop()), without the top
+	 * byte, all ones in a kernel address: the instance's number goes
+	 * there (act()); drop_left() takes it for a frame on another stack */
+	return run_chain(ctx, cx, f, IPROF_USP_ADDR(f), 0);
+}
+
 SEC("kprobe")
 int fn_entry_km(struct pt_regs *ctx)
 {

@@ -557,6 +557,9 @@ enum stack_view {
 	SV_KPROBE = 0, /* a kprobe at a function entry: its stack pointer */
 	SV_USER, /* a uprobe: the thread runs in user mode */
 	SV_OTHER, /* fentry, a tracepoint: only the syscall count */
+	/* a kprobe inside a function (an inlined instance's): the stack
+	 * pointer of that function's entry (its frame) */
+	SV_KSITE,
 };
 
 /*
@@ -577,6 +580,8 @@ enum stack_view {
  *    replaced it yet: the loader attaches each kretprobe before its
  *    kprobe, and kprobes on one address run newest first.  Trampoline
  *    unknown: an equal sp counts as a tail call (nothing closed).
+ *  - SV_KSITE: as SV_KPROBE, but a hit at the same sp is inside the
+ *    frame's own function (an inlined instance's probe): still open.
  * A frame that is open across the sys_enter tracepoint would be taken for
  * returned: the functions that run it are on ksym_denied()'s list.
  */
@@ -592,11 +597,13 @@ static __always_inline int frame_returned(const struct task_state *st,
 	    (view == SV_USER ||
 	     st->kseq[i & (IPROF_MAX_DEPTH - 1)] != st->kentry))
 		return 1;
-	if (view != SV_KPROBE || fsp > sp ||
+	if ((view != SV_KPROBE && view != SV_KSITE) || fsp > sp ||
 	    fsp >> IPROF_KSTACK_SHIFT != sp >> IPROF_KSTACK_SHIFT)
 		return 0;
 	if (fsp < sp)
 		return 1;
+	if (view == SV_KSITE)
+		return 0; /* in the same function's frame: still open */
 	if (!rethook_tramp)
 		return 0;
 	bpf_probe_read_kernel(&slot, sizeof(slot), (void *)sp);

@@ -29,6 +29,15 @@
  * stack or frame pointer by the caller's call frame information
  * (.eh_frame: the rule's register and offset, struct inl_site).
  *
+ * A kernel module's debug file (an ET_REL object, include/iprof/kmod.h)
+ * is read the same way: its sites name the function symbol they are in
+ * and their offset there (a kprobe's SYM+OFF), its code's relocations
+ * say where its jumps go (a jmp to __x86_return_thunk is a ret, one out
+ * of the module a tail call), its jump labels (__jump_table) may go
+ * either way, and its frames are in .debug_frame.  Code the kernel
+ * patches otherwise at load time (alternatives, static calls) is read as
+ * the file has it.
+ *
  * Kernel-free (the planner calls it, so --dry-run and iprof list show
  * the instances).  x86-64 only.
  */
@@ -60,6 +69,11 @@ struct inl_site {
 	uint8_t reg;
 	uint16_t adj;
 	uint8_t ret;
+	/* a kernel module's (an ET_REL file): the function symbol the
+	 * instruction is in and its offset there (bytes), a kprobe's
+	 * SYM+OFF; valid until inl_forget(); NULL for other files */
+	const char *sym;
+	uint64_t symoff;
 };
 
 /* One inlined instance of the function asked for. */
@@ -79,7 +93,8 @@ struct inl_inst {
 
 /*
  * inl_find() - the inlined instances of function @func in ELF file @path
- * (an executable or shared object), from its DWARF: its own, or its
+ * (an executable, a shared object, or a kernel module's debug file),
+ * from its DWARF: its own, or its
  * separate debug file's (by build ID under /usr/lib/debug/.build-id, or
  * by .gnu_debuglink: DIR, DIR/.debug, /usr/lib/debug/DIR; libdwfl's
  * dwfl_standard_find_debuginfo()), or one under @debugdir (NULL: none)

@@ -31,6 +31,10 @@ enum plan_mech {
 	 * include/iprof/retsite.h): a uprobe, program fn_rsite, running the
 	 * function's stops; offset is the site's */
 	MECH_RETSITE,
+	/* a kernel function's inlined instance (src/probe/inline.c): a
+	 * kprobe at func + offset (its entry or an exit), program
+	 * fn_ksite, its frame the caller's (key_reg, key_adj) */
+	MECH_KSITE,
 	MECH_FUNC_ENTRY, /* kernel function entry: fentry or kprobe */
 	MECH_FUNC_RETURN, /* kernel function return: fexit or kretprobe */
 	/* syscalls:sys_enter_X / sys_exit_X through the raw syscall
@@ -48,7 +52,8 @@ struct plan_att {
 		     * (sym_resolve_path) */
 	char *func; /* function name (user or kernel), owned */
 	uint64_t offset; /* MECH_U*PROBE: file offset of func in path (bytes),
-			  * from sym_func_targets(); attach by offset, not name */
+			  * from sym_func_targets(); attach by offset, not name;
+			  * MECH_KSITE: offset in kernel function func (bytes) */
 	uint64_t dev, ino; /* MECH_U*PROBE: stat(2) of path (st_dev, st_ino):
 			    * the file's identity; 0 if it could not be read */
 	uint32_t sc_slot; /* MECH_SYSCALL: index in sc_chain: the syscall
@@ -57,7 +62,8 @@ struct plan_att {
 	 * the probed instruction in the kernel's place (emu_decode_file());
 	 * used where the kernel allows it (plan_env.uregs) */
 	struct plan_emu emu;
-	/* MECH_RETSITE of an inlined instance (include/iprof/inline.h):
+	/* MECH_RETSITE of an inlined instance (include/iprof/inline.h),
+	 * MECH_KSITE:
 	 * its probes find the frame as @key_reg (0 rsp, 1 rbp) + @key_adj
 	 * bytes, where a return site's is the stack pointer (0, 0) */
 	uint8_t key_reg;
@@ -256,6 +262,10 @@ struct plan_env {
 	const char *debuginfo;
 	/* 1: no inlined instances (--no-inline) */
 	int no_inline;
+	/* 1: a kernel function that is no symbol may be inlined in a
+	 * loaded module: looked up in the running system's modules' debug
+	 * files (kmod_debug_files()); 0 (the tests' fixture kernels): not */
+	int kmodules;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

@@ -175,6 +175,8 @@ int calib_class_of(const struct plan *p, uint32_t timer)
 					       CALIB_TRACEPOINT;
 		return CALIB_NONE;
 	case PROBE_AT_KFUNC:
+		if (t->inl_only)
+			return CALIB_KPROBE; /* kprobes where inlined */
 		/* by the mechanisms its kind may take */
 		switch (probe_kind(t->kind)->via) {
 		case PROBE_VIA_FENTRY:

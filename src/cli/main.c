@@ -167,6 +167,7 @@ int main(int argc, char **argv)
 	/* inlined instances (src/probe/inline.c) */
 	penv.no_inline = o.no_inline;
 	penv.debuginfo = o.debuginfo;
+	penv.kmodules = 1;
 	/* the program --returns auto judges */
 	if (o.cmd && o.cmd[0])
 		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :

@@ -187,7 +187,7 @@ static int kmulti_used(const struct plan *p, int fentry)
 	uint32_t i;
 
 	for (i = 0; i < p->ntimers; i++)
-		n += !p->timers[i].error &&
+		n += !p->timers[i].error && !p->timers[i].inl_only &&
 		     (p->timers[i].via & PLAN_VIA_KPROBE) &&
 		     (!(p->timers[i].via & PLAN_VIA_FENTRY) || !fentry);
 	return n && loader_kmulti_supported() && loader_kmulti_wanted(&n);
@@ -292,7 +292,11 @@ int plan_print_json(const struct plan *p)
 						     "uprobe/uretprobe";
 			continue;
 		}
-		if (fe) {
+		if (t->inl_only && kp) {
+			rt[i].mech = "kprobe (inlined)";
+			continue;
+		}
+		if (fe && !t->inl_only) {
 			rt[i].mech = t->entry_only ? "fentry (never returns)" :
 						     "fentry/fexit";
 			continue;

@@ -158,13 +158,23 @@ out:
 	return ret;
 }
 
-/* one tracepoint or uprobe attachment's link, or NULL with errno set */
+/* one tracepoint, uprobe or inlined kernel instance's attachment's
+ * link, or NULL with errno set */
 static struct bpf_link *attach_one(struct loader *l, const struct plan_att *a)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, to);
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	LIBBPF_OPTS(bpf_kprobe_opts, ko);
 
 	switch (a->mech) {
+	case MECH_KSITE:
+		/* an inlined kernel instance's entry or exit: a kprobe at
+		 * FUNC+OFFSET (src/probe/inline.c) */
+		ko.bpf_cookie = IPROF_SITE_COOKIE(a->action, a->key_reg,
+						  a->key_adj);
+		ko.offset = (size_t)a->offset;
+		return bpf_program__attach_kprobe_opts(l->skel->progs.fn_ksite,
+						       a->func, &ko);
 	case MECH_TRACEPOINT:
 		to.bpf_cookie = a->action;
 		return bpf_program__attach_tracepoint_opts(

@@ -156,7 +156,7 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	for (i = 0; i < plan->ntimers; i++) {
 		const struct plan_timer *t = &plan->timers[i];
 
-		if (t->error || !(t->via & PLAN_VIA_KPROBE))
+		if (t->error || !(t->via & PLAN_VIA_KPROBE) || t->inl_only)
 			continue;
 		nk++;
 		all_ok &= t->kmulti_ok;
@@ -185,6 +185,7 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 		  fu && !l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
 	want_prog(s->progs.fn_rsite_x,
 		  fu && l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
+	want_prog(s->progs.fn_ksite, plan_has_mech(plan, MECH_KSITE), 0);
 	want_prog(s->progs.fn_entry, fn, 0);
 	want_prog(s->progs.fn_return, fn, 0);
 	want_prog(s->progs.fn_entry_km, km, BPF_TRACE_KPROBE_MULTI);
@@ -636,6 +637,8 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 {
 	const struct plan_timer *t = &l->plan->timers[id];
 
+	if (probe_kind_at(t->kind) == PROBE_AT_KFUNC && t->inl_only)
+		return "kprobe (inlined)";
 	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->inl_only)
 		return attach_tp_timer_in_umulti(l, id)
 			       ? "uprobe (inlined, uprobe_multi)"
@@ -678,10 +681,11 @@ static int span_timer(struct attach_pass *ps, uint32_t id)
 			 a->mech == MECH_TRACEPOINT || a->mech == MECH_SYSCALL ?
 				 "tracepoint" :
 			 a->mech == MECH_UPROBE ? "uprobe" :
-			 a->mech == MECH_RETSITE ?
-						  "uprobe (return site)" :
+			 a->mech == MECH_RETSITE ? "uprobe (return site)" :
+			 a->mech == MECH_KSITE ? "kprobe (inlined)" :
 						  "uretprobe",
-			 a->category ? a->category : a->path, ":",
+			 a->category ? a->category : a->path ? a->path : "",
+			 a->path || a->category ? ":" : "",
 			 a->event ? a->event : a->func,
 			 ps->att_why[i] ? ps->att_why[i] : "failed");
 		err = -EINVAL;
@@ -713,7 +717,9 @@ static void attach_timers(struct attach_pass *ps)
 				ps->on_skip(t, &l->timers[id]);
 			continue;
 		}
-		if (probe_kind_at(t->kind) != PROBE_AT_KFUNC) {
+		/* (an inlined kernel function: kprobes that it shares
+		 * with others, as a uprobe's) */
+		if (probe_kind_at(t->kind) != PROBE_AT_KFUNC || t->inl_only) {
 			err = span_timer(ps, id);
 		} else {
 			err = attach_func_timer(l, id, ps->why, sizeof(ps->why),

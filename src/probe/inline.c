@@ -3,7 +3,10 @@
  * Inlined instances of a user function and the probes that time them:
  * see include/iprof/inline.h.  DWARF through elfutils (libdwfl finds the
  * debug file, libdw reads it), code through Capstone, frames through the
- * caller's .eh_frame (libdw's CFI).
+ * caller's .eh_frame (libdw's CFI).  A kernel module's debug file (an
+ * ET_REL object: libdwfl lays its sections out and relocates its DWARF)
+ * is read the same way, with its relocations to tell where its jumps
+ * go, its jump labels' second edges and its .debug_frame.
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,6 +50,20 @@ struct inl_ent {
 	Dwarf_Off off; /* the DIE's offset in .debug_info */
 };
 
+/* a relocated rel32 branch field of a module's code at @at: where it
+ * goes (@target), or out of the module (@ext; @ret: to the return thunk,
+ * a ret) */
+struct inl_rel {
+	uint64_t at, target;
+	uint8_t ext, ret;
+};
+
+/* a jump label (include/linux/jump_label.h, struct jump_entry): the
+ * instruction at @code is a nop or a jmp to @target, patched at run time */
+struct inl_jl {
+	uint64_t code, target;
+};
+
 /* the file inl_find() read last, its DWARF indexed */
 static struct inl_file {
 	char *path, *debugdir;
@@ -63,6 +80,18 @@ static struct inl_file {
 	size_t nuse;
 	int use_built;
 	int other_lang; /* units of a language not indexed (C++, Rust) */
+	/* a kernel module (ET_REL): libdwfl's module and its copy of the
+	 * file, whose section headers hold the addresses it laid them out
+	 * at (the DWARF's addresses); @cfi is then the module's
+	 * .debug_frame, owned by @dwfl */
+	int rel;
+	Dwfl_Module *mod;
+	Elf *lay;
+	/* its branches' relocations and its jump labels, by address */
+	struct inl_rel *rels;
+	size_t nrels;
+	struct inl_jl *jls;
+	size_t njls;
 } cache = { .fd = -1 };
 
 void inl_forget(void)
@@ -73,7 +102,9 @@ void inl_forget(void)
 	free(f->debugdir);
 	free(f->idx);
 	free(f->use);
-	if (f->cfi)
+	free(f->rels);
+	free(f->jls);
+	if (f->cfi && !f->rel)
 		dwarf_cfi_end(f->cfi);
 	if (f->elf)
 		elf_end(f->elf);
@@ -172,6 +203,8 @@ static bool is_c(Dwarf_Die *cu)
 }
 
 /* open @path and its DWARF into the cache; 0, -ENOMEM or -errno */
+static int rel_load(void);
+
 static int file_open(const char *path, const char *debugdir, char *err,
 		     size_t errlen)
 {
@@ -181,6 +214,8 @@ static int file_open(const char *path, const char *debugdir, char *err,
 	static Dwfl_Callbacks cb = {
 		.find_elf = dwfl_build_id_find_elf,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
+		/* a module (ET_REL): libdwfl lays its sections out */
+		.section_address = dwfl_offline_section_address,
 		.debuginfo_path = &dpath,
 	};
 	Dwfl_Module *mod;
@@ -238,6 +273,28 @@ static int file_open(const char *path, const char *debugdir, char *err,
 		f->dw = dwfl_module_getdwarf(mod, &bias);
 	if (!f->dw)
 		return 0;
+	if (f->elf && elf_kind(f->elf) == ELF_K_ELF) {
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(f->elf, &eh) && eh.e_type == ET_REL) {
+			/* a kernel module: its code and frames as libdwfl
+			 * laid them out (bias 0: the DWARF's addresses) */
+			Dwarf_Addr cb_bias;
+
+			if (f->cfi)
+				dwarf_cfi_end(f->cfi);
+			f->rel = 1;
+			f->mod = mod;
+			f->lay = dwfl_module_getelf(mod, &bias);
+			f->cfi = dwfl_module_dwarf_cfi(mod, &cb_bias);
+			if (!f->lay || bias || cb_bias) {
+				f->dw = NULL; /* not as expected: as none */
+				return 0;
+			}
+			if (rel_load())
+				return -ENOMEM;
+		}
+	}
 	while (dwarf_nextcu(f->dw, off, &next, &hs, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
@@ -253,12 +310,198 @@ static int file_open(const char *path, const char *debugdir, char *err,
 	return 0;
 }
 
-/* a file offset of virtual address @a in the file (its PT_LOAD), or -1 */
+/* the address libdwfl laid section @ndx of a module out at, or 0 */
+static uint64_t sec_addr(size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(cache.lay, ndx);
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) ? sh.sh_addr : 0;
+}
+
+/* where relocation @r of section @sym_scn's symbol table points: S + A
+ * (0: nowhere in the module, @ext set; the symbol's name in *@name) */
+static uint64_t rel_value(Elf_Data *syms, size_t strndx, const GElf_Rela *r,
+			  int *ext, const char **name)
+{
+	GElf_Sym sym;
+
+	*ext = 0;
+	*name = "";
+	if (!gelf_getsym(syms, (int)GELF_R_SYM(r->r_info), &sym))
+		return 0;
+	*name = elf_strptr(cache.lay, strndx, sym.st_name);
+	if (!*name)
+		*name = "";
+	if (sym.st_shndx == SHN_UNDEF) {
+		*ext = 1;
+		return 0;
+	}
+	if (sym.st_shndx >= SHN_LORESERVE)
+		return 0;
+	return sec_addr(sym.st_shndx) + sym.st_value + (uint64_t)r->r_addend;
+}
+
+static int rel_cmp(const void *a, const void *b)
+{
+	const struct inl_rel *x = a, *y = b;
+
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+static int jl_cmp(const void *a, const void *b)
+{
+	const struct inl_jl *x = a, *y = b;
+
+	return (x->code > y->code) - (x->code < y->code);
+}
+
+/* one SHT_RELA section @rs (its header @rh) of a module: the rel32
+ * branch fields of code, or the entries of __jump_table */
+static int rel_section(Elf_Scn *rs, const GElf_Shdr *rh, size_t shstr)
+{
+	Elf_Scn *ts = elf_getscn(cache.lay, rh->sh_info);
+	Elf_Scn *ss = elf_getscn(cache.lay, rh->sh_link);
+	Elf_Data *rd = elf_getdata(rs, NULL), *sd;
+	GElf_Shdr th, sh;
+	const char *tn, *name;
+	size_t i, n;
+	int ext;
+
+	if (!ts || !ss || !rd || !gelf_getshdr(ts, &th) ||
+	    !gelf_getshdr(ss, &sh) || !(sd = elf_getdata(ss, NULL)) ||
+	    !rh->sh_entsize)
+		return 0;
+	tn = elf_strptr(cache.lay, shstr, th.sh_name);
+	n = rh->sh_size / rh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		uint64_t v;
+
+		if (!gelf_getrela(rd, (int)i, &r))
+			continue;
+		v = rel_value(sd, sh.sh_link, &r, &ext, &name);
+		if (tn && !strcmp(tn, "__jump_table") && !ext && v) {
+			/* struct jump_entry { s32 code, target; long key; }
+			 * (arch/x86: JUMP_LABEL_RELATIVE): each field's
+			 * value is the place it names, S + A */
+			size_t k = r.r_offset / 16;
+			unsigned int f = r.r_offset % 16;
+
+			if (f > 4 || f % 4)
+				continue;
+			while (cache.njls <= k) {
+				if (util_grow(&cache.jls, cache.njls,
+					      sizeof(*cache.jls)))
+					return -ENOMEM;
+				memset(&cache.jls[cache.njls++], 0,
+				       sizeof(*cache.jls));
+			}
+			if (f == 0)
+				cache.jls[k].code = v;
+			else
+				cache.jls[k].target = v;
+			continue;
+		}
+		if (!(th.sh_flags & SHF_EXECINSTR) ||
+		    (GELF_R_TYPE(r.r_info) != R_X86_64_PC32 &&
+		     GELF_R_TYPE(r.r_info) != R_X86_64_PLT32))
+			continue;
+		if (util_grow(&cache.rels, cache.nrels, sizeof(*cache.rels)))
+			return -ENOMEM;
+		cache.rels[cache.nrels++] = (struct inl_rel){
+			.at = th.sh_addr + r.r_offset,
+			/* the field is a branch's last 4 bytes: it goes to
+			 * P + 4 + (S + A - P) */
+			.target = ext || !v ? 0 : v + 4,
+			.ext = (uint8_t)(ext || !v),
+			.ret = !strcmp(name, "__x86_return_thunk"),
+		};
+	}
+	return 0;
+}
+
+/* a module's relocations of branches and its jump labels (cache.rels,
+ * cache.jls, sorted); 0 or -ENOMEM */
+static int rel_load(void)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr, i, k = 0;
+	int r;
+
+	if (elf_getshdrstrndx(cache.lay, &shstr))
+		return 0;
+	while ((scn = elf_nextscn(cache.lay, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
+		    (r = rel_section(scn, &sh, shstr)))
+			return r;
+	for (i = 0; i < cache.njls; i++)
+		if (cache.jls[i].code && cache.jls[i].target)
+			cache.jls[k++] = cache.jls[i];
+	cache.njls = k;
+	if (cache.nrels)
+		qsort(cache.rels, cache.nrels, sizeof(*cache.rels), rel_cmp);
+	if (cache.njls)
+		qsort(cache.jls, cache.njls, sizeof(*cache.jls), jl_cmp);
+	return 0;
+}
+
+/* the relocation of the branch field at @at, or NULL */
+static const struct inl_rel *rel_at(uint64_t at)
+{
+	size_t lo = 0, hi = cache.nrels, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (cache.rels[m].at < at)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < cache.nrels && cache.rels[lo].at == at ? &cache.rels[lo] :
+							     NULL;
+}
+
+/* the jump label at @code, or NULL */
+static const struct inl_jl *jl_at(uint64_t code)
+{
+	size_t lo = 0, hi = cache.njls, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (cache.jls[m].code < code)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < cache.njls && cache.jls[lo].code == code ? &cache.jls[lo] :
+							       NULL;
+}
+
+/* a file offset of address @a of a module (its laid-out section), or -1 */
+static int64_t rel_off(uint64_t a)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(cache.lay, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_flags & SHF_ALLOC &&
+		    sh.sh_type == SHT_PROGBITS && a >= sh.sh_addr &&
+		    a - sh.sh_addr < sh.sh_size)
+			return (int64_t)(a - sh.sh_addr + sh.sh_offset);
+	return -1;
+}
+
+/* a file offset of virtual address @a in the file (its PT_LOAD, or a
+ * module's section), or -1 */
 static int64_t to_off(uint64_t a)
 {
 	GElf_Phdr ph;
 	size_t i, n;
 
+	if (cache.rel)
+		return rel_off(a);
 	if (!cache.elf || elf_getphdrnum(cache.elf, &n))
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -385,6 +628,32 @@ static void classify(csh h, const cs_insn *in, struct node *nd)
 }
 
 /*
+ * What a module's instruction @nd does at run time, beyond its bytes in
+ * the file: a rel32 branch the module's loader relocates goes where its
+ * relocation says (out of the module: a tail call; to the return thunk:
+ * a ret, CONFIG_RETHUNK), and a jump label's nop or jmp may go either
+ * way.
+ */
+static void rel_fix(struct node *nd)
+{
+	const struct inl_rel *r = NULL;
+	const struct inl_jl *j = jl_at(nd->addr);
+
+	if ((nd->kind == N_JMP || nd->kind == N_JCC) && nd->size >= 5)
+		r = rel_at(nd->addr + nd->size - 4);
+	if (r && r->ext && nd->kind == N_JMP)
+		nd->kind = r->ret ? N_RET : N_TAIL;
+	else if (r && r->ext)
+		nd->target = 0; /* a conditional tail call: out */
+	else if (r)
+		nd->target = r->target;
+	if (j && (nd->kind == N_SEQ || nd->kind == N_JMP)) {
+		nd->kind = N_JCC;
+		nd->target = j->target;
+	}
+}
+
+/*
  * The caller's code (ranges @r) decoded into @g, successors and
  * predecessors linked.  0; -ENOMEM; -EINVAL with why in @why.
  */
@@ -452,6 +721,8 @@ static int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr,
 			g->v[g->n].addr = in->address;
 			g->v[g->n].size = in->size;
 			classify(h, in, &g->v[g->n]);
+			if (cache.rel)
+				rel_fix(&g->v[g->n]);
 			g->n++;
 		}
 	}
@@ -558,7 +829,8 @@ static int frame_rule(uint64_t a, struct inl_site *s, char *why, size_t len)
 	    dwarf_frame_cfa(fr, &ops, &nops) || nops != 1) {
 		free(fr);
 		util_set_err(why, len,
-			     "no call frame information (.eh_frame) gives its caller's frame at %#llx",
+			     "no call frame information (%s) gives its caller's frame at %#llx",
+			     cache.rel ? ".debug_frame" : ".eh_frame",
 			     (unsigned long long)a);
 		return -1;
 	}
@@ -603,7 +875,21 @@ static int site_set(struct inl_site *s, uint64_t a, bool ret,
 	}
 	s->off = (uint64_t)o;
 	s->ret = ret;
-	if (sym_insn_check(path, s->off, e, sizeof(e))) {
+	if (cache.rel) {
+		/* a kprobe's place: the function symbol it is in */
+		GElf_Off so = 0;
+		GElf_Sym sym;
+		const char *nm = dwfl_module_addrinfo(cache.mod, a, &so, &sym,
+						      NULL, NULL, NULL);
+
+		if (!nm || GELF_ST_TYPE(sym.st_info) != STT_FUNC) {
+			util_set_err(why, len, "%#llx is in no function symbol",
+				     (unsigned long long)a);
+			return -1;
+		}
+		s->sym = nm;
+		s->symoff = so;
+	} else if (sym_insn_check(path, s->off, e, sizeof(e))) {
 		util_set_err(why, len, "%s", e);
 		return -1;
 	}
@@ -735,40 +1021,50 @@ static int to_returns(const struct graph *g, unsigned char *m)
 }
 
 /*
- * Does node @x of @g reach itself through nodes of @act, never entering
- * @e?  0 no, 1 yes, -ENOMEM.
+ * A loop of the caller's inside active region @act of an instance
+ * entered at @e (code @ir, @nir ranges): a back edge of a depth-first
+ * walk from @e (reducible code: the edge to a loop's head) whose jump
+ * is not the instance's code, so that the caller's code closes the
+ * loop.  Its node, -1 if none (the instance's own loops are closed by
+ * its code: reloads the compiler left unattributed inside them are no
+ * loop of the caller's), or -ENOMEM - 1 without memory.
  */
-static int cycles(const struct graph *g, int x, const unsigned char *act,
-		  int e)
+static int caller_loop(const struct graph *g, int e, const unsigned char *act,
+		       const uint64_t (*ir)[2], size_t nir)
 {
-	unsigned char *m = calloc(g->n, 1);
-	int *q = malloc((g->n + 1) * sizeof(*q)), y, z, found = 0;
-	size_t qh = 0, qt = 0, k;
+	unsigned char *state = calloc(g->n, 1); /* 1 on the path, 2 done */
+	int *stk = malloc((g->n + 1) * sizeof(*stk)), found = -1, x, y;
+	unsigned char *next = calloc(g->n, 1); /* successor to try */
+	size_t sp = 0;
 
-	if (!m || !q) {
-		free(m);
-		free(q);
-		return -ENOMEM;
+	if (!state || !stk || !next) {
+		free(state);
+		free(stk);
+		free(next);
+		return -ENOMEM - 1;
 	}
-	q[qt++] = x;
-	while (qh < qt && !found) {
-		y = q[qh++];
-		for (k = 0; k < 2; k++) {
-			z = g->v[y].succ[k];
-			if (z < 0 || z == e || !act[z])
-				continue;
-			if (z == x) {
-				found = 1;
-				break;
-			}
-			if (!m[z]) {
-				m[z] = 1;
-				q[qt++] = z;
-			}
+	stk[sp++] = e;
+	state[e] = 1;
+	while (sp && found < 0) {
+		x = stk[sp - 1];
+		if (next[x] >= 2) {
+			state[x] = 2;
+			sp--;
+			continue;
+		}
+		y = g->v[x].succ[next[x]++];
+		if (y < 0 || y == e || !act[y])
+			continue;
+		if (state[y] == 1 && !in_ranges(ir, nir, g->v[x].addr))
+			found = x;
+		else if (!state[y]) {
+			state[y] = 1;
+			stk[sp++] = y;
 		}
 	}
-	free(m);
-	free(q);
+	free(state);
+	free(stk);
+	free(next);
 	return found;
 }
 
@@ -778,9 +1074,9 @@ static int cycles(const struct graph *g, int x, const unsigned char *act,
  * on a path without it: code of it (@ne: reachable without @e; @live:
  * reachable at all) from which @e cannot be reached is a copy the
  * compiler made on another branch, not code hoisted before the entry;
- * and a loop of its caller's code inside its active region @act (not
- * through @e) runs its code again without a new entry (an entry hoisted
- * out of the loop).  0; -ENOMEM.
+ * and a loop inside its active region @act (not through @e) that its
+ * caller's code closes runs its code again without a new entry (an entry
+ * hoisted out of the loop: caller_loop()).  0; -ENOMEM.
  */
 static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
 			size_t nir, int e, const unsigned char *ne,
@@ -788,7 +1084,7 @@ static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
 			char *why, size_t len)
 {
 	unsigned char *toe = calloc(g->n, 1), *toret = calloc(g->n, 1);
-	size_t i, work = 0;
+	size_t i;
 	int r = 0;
 
 	/* what can reach the entry; what can return */
@@ -809,18 +1105,15 @@ static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
 		}
 	free(toe);
 	free(toret);
-	for (i = 0; i < g->n && !r; i++) {
-		if (!act[i] || (int)i == e || in_ranges(ir, nir, g->v[i].addr))
-			continue;
-		if ((work += g->n) > 50000000) {
-			util_set_err(why, len, "its caller is too large to check its loops");
-			return -1;
-		}
-		r = cycles(g, (int)i, act, e);
-		if (r == 1) {
+	if (!r) {
+		int x = caller_loop(g, e, act, ir, nir);
+
+		if (x == -ENOMEM - 1)
+			return -ENOMEM;
+		if (x >= 0) {
 			util_set_err(why, len,
 				     "a loop of its caller through %#llx runs its code again without its entry %#llx (an entry hoisted out of the loop)",
-				     (unsigned long long)g->v[i].addr,
+				     (unsigned long long)g->v[x].addr,
 				     (unsigned long long)g->v[e].addr);
 			r = -1;
 		}

@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "iprof/inline.h"
+#include "iprof/kmod.h"
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/retsite.h"
@@ -479,7 +481,7 @@ static int clone_action(struct plan *p, uint32_t idx, uint32_t *out)
  */
 static int same_point(const struct plan_att *t, enum plan_mech mech,
 		      const char *cat, const char *ev, const char *path,
-		      uint64_t offset)
+		      const char *func, uint64_t offset)
 {
 	struct stat st;
 
@@ -489,6 +491,8 @@ static int same_point(const struct plan_att *t, enum plan_mech mech,
 		return !strcmp(t->category, cat) && !strcmp(t->event, ev);
 	if (t->offset != offset)
 		return 0;
+	if (mech == MECH_KSITE) /* one kprobe at one function + offset */
+		return !strcmp(t->func, func);
 	/* one file under several paths (hard links, bind mounts): one
 	 * uprobe, as the kernel keys uprobes by inode */
 	if (t->ino && !stat(path, &st))
@@ -499,13 +503,13 @@ static int same_point(const struct plan_att *t, enum plan_mech mech,
 
 static int chain_tp(struct plan *p, uint32_t action, enum plan_mech mech,
 		    const char *cat, const char *ev, const char *path,
-		    uint64_t offset)
+		    const char *func, uint64_t offset)
 {
 	struct iprof_action *a = &p->actions[action];
 	uint32_t i, *link, n = 0;
 
 	for (i = 0; i < p->natt; i++) {
-		if (!same_point(&p->att[i], mech, cat, ev, path, offset))
+		if (!same_point(&p->att[i], mech, cat, ev, path, func, offset))
 			continue;
 		link = &p->att[i].action;
 		for (i = *link; i != IPROF_NO_NEXT; i = p->actions[i].next)
@@ -581,8 +585,8 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	 * would fire in attach order, not innermost first.) */
 	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL ||
 	    mech == MECH_UPROBE || mech == MECH_URETPROBE ||
-	    mech == MECH_RETSITE) {
-		ret = chain_tp(p, action, mech, cat, ev, path, offset);
+	    mech == MECH_RETSITE || mech == MECH_KSITE) {
+		ret = chain_tp(p, action, mech, cat, ev, path, func, offset);
 		if (ret)
 			return ret < 0 ? ret : 0;
 	}
@@ -1924,17 +1928,22 @@ static void drop_parts(struct uplaces *u)
 	u->n = k;
 }
 
-/* the MECH_RETSITE attachment at @s of @path: its frame is found as
- * the inlined instance's site says (every site at one address has the
- * same rule: the caller's CFI there) */
+/* the MECH_RETSITE attachment at @s of @path (NULL: the MECH_KSITE one
+ * at @s's kernel function and offset): its frame is found as the inlined
+ * instance's site says (every site at one address has the same rule: the
+ * caller's CFI there) */
 static void att_key(struct plan *p, const char *path,
 		    const struct inl_site *s)
 {
 	uint32_t i;
 
 	for (i = p->natt; i-- > 0;)
-		if (p->att[i].mech == MECH_RETSITE &&
-		    p->att[i].offset == s->off && !strcmp(p->att[i].path, path)) {
+		if ((path && p->att[i].mech == MECH_RETSITE &&
+		     p->att[i].offset == s->off &&
+		     !strcmp(p->att[i].path, path)) ||
+		    (!path && p->att[i].mech == MECH_KSITE &&
+		     p->att[i].offset == s->symoff &&
+		     !strcmp(p->att[i].func, s->sym))) {
 			p->att[i].key_reg = s->reg;
 			p->att[i].key_adj = s->adj;
 			p->att[i].inl = 1;
@@ -1968,31 +1977,64 @@ static int inl_note(char **w, const char *fmt, ...)
 /* instances named in plan_timer.inl_where; the others are counted */
 #define INL_LISTED 16
 
-/*
- * The inlined instances of user function timer @id in @path
- * (inl_find()): each a start at its entry and a stop at each exit, all
- * MECH_RETSITE probes (drop_left() sees them as return sites: the frame
- * is the caller's), the start IPROF_A_RETSITES; t->inl, inl_exits,
- * inl_refused, inl_where say what was found.  Conditions read
- * arguments, which an inlined instance does not pass: with conditions
- * every instance is refused.  *@nodwarf: 1 when @path has no DWARF.
- * Returns 0 or -ENOMEM (a chain too long is the timer's error).
- */
-static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
-		       const struct plan_env *env, const char *path,
-		       int *nodwarf)
+/* where instance @in is, for plan_timer.inl_where: "in CALLER at ADDR
+ * (FILE:LINE)" (@user), a kernel module's at SYM+OFF (its addresses are
+ * the debug file's layout, of no use to a reader), and @why (NULL: it
+ * is timed) */
+static int inl_where_add(char **w, const struct inl_inst *in, int user,
+			 const char *why)
 {
-	struct plan_timer *t = &p->timers[id];
-	struct inl_inst *v = NULL;
-	uint32_t start, stop;
-	size_t n = 0, i, k, more = 0, listed = 0;
-	char e[PATH_MAX + 256];
+	char at[320] = "";
+
+	if (in->entry.sym)
+		snprintf(at, sizeof(at), " at %s+%#llx", in->entry.sym,
+			 (unsigned long long)in->entry.symoff);
+	else if (user)
+		snprintf(at, sizeof(at), " at %#llx",
+			 (unsigned long long)in->entry.addr);
+	return inl_note(w, "in %s%s%s%s%s%s%s", in->caller, at,
+			in->call[0] ? " (" : "", in->call,
+			in->call[0] ? ")" : "", why ? ": not timed: " : "",
+			why ? why : "");
+}
+
+/* the attachment of site @s of an inlined instance of timer @id: a
+ * uprobe in @path at its file offset (MECH_RETSITE), or with @path NULL
+ * a kprobe at its kernel function and offset (MECH_KSITE) */
+static int inl_att(struct plan *p, uint32_t id, uint32_t action,
+		   const char *path, const struct inl_site *s)
+{
 	int err;
 
-	err = inl_find(path, t->func, env->debuginfo, &v, &n, &more, nodwarf,
-		       e, sizeof(e));
-	if (err)
-		return err == -ENOMEM ? err : 0; /* unreadable: as none */
+	if (path)
+		err = add_att(p, MECH_RETSITE, id, action, NULL, NULL, path,
+			      p->timers[id].func, s->off);
+	else
+		err = add_att(p, MECH_KSITE, id, action, NULL, NULL, NULL,
+			      s->sym, s->symoff);
+	if (!err)
+		att_key(p, path, s);
+	return err;
+}
+
+/*
+ * Instances @v (@n, and @more only counted) of timer @id, planned: each
+ * a start at its entry and a stop at each exit (inl_att(): uprobes in
+ * @path, kprobes with @path NULL).  drop_left() sees a uprobe site as a
+ * return site (the frame is the caller's): its start is
+ * IPROF_A_RETSITES.  t->inl, inl_exits, inl_refused, inl_where say what
+ * was found.  Conditions read arguments, which an inlined instance does
+ * not pass: with conditions every instance is refused.  Returns 0 or
+ * -ENOMEM (a chain too long is the timer's error).
+ */
+static int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
+			  const char *path, const struct inl_inst *v, size_t n,
+			  size_t more)
+{
+	struct plan_timer *t = &p->timers[id];
+	uint32_t start, stop;
+	size_t i, k, listed = 0;
+	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
 		const struct inl_inst *in = &v[i];
@@ -2002,27 +2044,19 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 			why = "conditions read arguments, which an inlined call does not pass";
 		if (why) {
 			t->inl_refused++;
-			if (++listed > INL_LISTED)
-				continue;
-			err = inl_note(&t->inl_where, "in %s at %#llx%s%s%s: not timed: %s",
-				       in->caller,
-				       (unsigned long long)in->entry.addr,
-				       in->call[0] ? " (" : "", in->call,
-				       in->call[0] ? ")" : "", why);
+			if (++listed <= INL_LISTED)
+				err = inl_where_add(&t->inl_where, in, !!path, why);
 			continue;
 		}
 		/* its number tells its frames from another instance's in
 		 * the same caller's frame (iprof_action.inst) */
-		err = add_action(p, id, IPROF_ROLE_START, IPROF_A_RETSITES,
-				 &start);
+		err = add_action(p, id, IPROF_ROLE_START,
+				 path ? IPROF_A_RETSITES : 0, &start);
 		if (err)
 			break;
 		p->actions[start].inst = t->inl + 1;
 		p->prio[start] = in->depth + 1;
-		err = add_att(p, MECH_RETSITE, id, start, NULL, NULL, path,
-			      t->func, in->entry.off);
-		if (!err)
-			att_key(p, path, &in->entry);
+		err = inl_att(p, id, start, path, &in->entry);
 		/* a stop per exit: an action is in one chain only (another
 		 * timer's action chained at one exit would run at all), and
 		 * an exit reached where the instance did not run (a join
@@ -2034,15 +2068,13 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 				break;
 			p->actions[stop].inst = t->inl + 1;
 			p->prio[stop] = in->depth + 1;
-			err = add_att(p, MECH_RETSITE, id, stop, NULL, NULL,
-				      path, t->func, in->exits[k].off);
-			if (!err)
-				att_key(p, path, &in->exits[k]);
+			err = inl_att(p, id, stop, path, &in->exits[k]);
 		}
 		if (err == -E2BIG) {
-			t->error = xasprintf("%s:%d:%d: uprobe %s: more than %d timers at one address of an inlined instance",
+			t->error = xasprintf("%s:%d:%d: %s %s: more than %d timers at one address of an inlined instance",
 					     pr->file, pr->line, pr->start.col,
-					     pr->name, IPROF_MAX_CHAIN);
+					     probe_kind_str(pr->kind), pr->name,
+					     IPROF_MAX_CHAIN);
 			err = t->error ? 0 : -ENOMEM;
 			break;
 		}
@@ -2050,12 +2082,8 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 			break;
 		t->inl++;
 		t->inl_exits += (uint32_t)in->nexits;
-		if (++listed > INL_LISTED)
-			continue;
-		err = inl_note(&t->inl_where, "in %s at %#llx%s%s%s", in->caller,
-			       (unsigned long long)in->entry.addr,
-			       in->call[0] ? " (" : "", in->call,
-			       in->call[0] ? ")" : "");
+		if (++listed <= INL_LISTED)
+			err = inl_where_add(&t->inl_where, in, !!path, NULL);
 	}
 	if (listed > INL_LISTED && !err)
 		err = inl_note(&t->inl_where, "%zu more", listed - INL_LISTED);
@@ -2064,8 +2092,171 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 		err = inl_note(&t->inl_where, "%zu more not timed: more than %d instances",
 			       more, INL_MAX_INSTANCES);
 	}
+	return err;
+}
+
+/*
+ * The inlined instances of user function timer @id in @path
+ * (inl_find()), planned (plan_instances()).  *@nodwarf: 1 when @path
+ * has no DWARF.  Returns 0 or -ENOMEM.
+ */
+static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
+		       const struct plan_env *env, const char *path,
+		       int *nodwarf)
+{
+	struct plan_timer *t = &p->timers[id];
+	struct inl_inst *v = NULL;
+	size_t n = 0, more = 0;
+	char e[PATH_MAX + 256];
+	int err;
+
+	err = inl_find(path, t->func, env->debuginfo, &v, &n, &more, nodwarf,
+		       e, sizeof(e));
+	if (err)
+		return err == -ENOMEM ? err : 0; /* unreadable: as none */
+	err = plan_instances(p, pr, id, path, v, n, more);
 	inl_free(v, n);
 	return err;
+}
+
+/* the loaded kernel modules' debug files, read once per plan_build() */
+static struct kmod_debug *kdbg;
+static size_t nkdbg, kdbg_stale;
+static int kdbg_read;
+
+static void kdbg_forget(void)
+{
+	kmod_debug_free(kdbg, nkdbg);
+	kdbg = NULL;
+	nkdbg = kdbg_stale = 0;
+	kdbg_read = 0;
+}
+
+/* the first instances of NAME (an alternative of @spec, NAME|OLD) in a
+ * loaded module's debug file: *@v, *@n, *@more as inl_find()'s, the
+ * alternative in @alt and the module in *@mod; 0 (*@n and *@more 0:
+ * none), -ENOMEM */
+static int kinl_find(const char *spec, char *alt, size_t altlen,
+		     struct inl_inst **v, size_t *n, size_t *more,
+		     const char **mod)
+{
+	char e[PATH_MAX + 256];
+	const char *a;
+	size_t k, len;
+	int err;
+
+	for (a = spec; *a; a += len + (a[len] == '|')) {
+		len = strcspn(a, "|");
+		snprintf(alt, altlen, "%.*s", (int)len, a);
+		for (k = 0; k < nkdbg; k++) {
+			if (!kmod_mentions(kdbg[k].path, alt))
+				continue;
+			err = inl_find(kdbg[k].path, alt, NULL, v, n, more,
+				       NULL, e, sizeof(e));
+			if (err == -ENOMEM)
+				return err;
+			if (err)
+				continue;
+			if (*n || *more) {
+				*mod = kdbg[k].mod;
+				return 0;
+			}
+			inl_free(*v, *n);
+			*v = NULL;
+		}
+	}
+	*n = *more = 0;
+	return 0;
+}
+
+/*
+ * Kernel function timer @id (@pr), whose name (each alternative of
+ * NAME|OLD in turn) is no kernel symbol: timed where the compiler
+ * inlined it in a loaded module, from the module's debug file
+ * (kmod_debug_files(): --debuginfo DIR, then Debian's place), with
+ * kprobes at each instance's entry and exits (plan_instances(); fentry
+ * cannot attach inside a function).  Timed: t->func is the alternative
+ * found, t->inl_only is set and *@msg goes; else *@msg says what was
+ * looked at.  Returns 0 or -ENOMEM; a timer error (t->error) frees
+ * *@msg.
+ */
+static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
+			const struct plan_env *env, char **msg)
+{
+	struct plan_timer *t = &p->timers[id];
+	struct inl_inst *v = NULL;
+	size_t n = 0, more = 0;
+	const char *mod = NULL;
+	char alt[512], *m, *d, *f;
+	struct utsname u;
+	int err;
+
+	if (!kdbg_read) {
+		err = kmod_debug_files(env->debuginfo, &kdbg, &nkdbg,
+				       &kdbg_stale);
+		if (err)
+			return err;
+		kdbg_read = 1;
+	}
+	err = kinl_find(t->func, alt, sizeof(alt), &v, &n, &more, &mod);
+	if (!err && (n || more))
+		err = plan_instances(p, pr, id, NULL, v, n, more);
+	inl_free(v, n);
+	if (err)
+		return err;
+	if (t->error) {
+		free(*msg);
+		*msg = NULL;
+		return 0;
+	}
+	if (t->inl) {
+		d = describe(pr, NULL, alt);
+		m = d ? xasprintf("%s (inlined only, in module %s)", d, mod) : NULL;
+		f = strdup(alt);
+		free(d);
+		if (!m || !f) {
+			free(m);
+			free(f);
+			return -ENOMEM;
+		}
+		free(t->where);
+		t->where = m;
+		free(t->func);
+		t->func = f;
+		t->inl_only = 1;
+		t->via = PLAN_VIA_KPROBE;
+		free(*msg);
+		*msg = NULL;
+		return 0;
+	}
+	if (n || more)
+		m = xasprintf("%s; inlined %u time%s in module %s, none timed: %s",
+			      *msg, t->inl_refused,
+			      t->inl_refused == 1 ? "" : "s", mod, t->inl_where);
+	else if (nkdbg)
+		m = xasprintf("%s; nor inlined in a loaded module (the DWARF of %zu module%s' debug files)",
+			      *msg, nkdbg, nkdbg == 1 ? "" : "s");
+	else
+		m = xasprintf("%s; no debug file of a loaded module says whether it was inlined (%s: Debian's linux-image-%s-dbg has them, or --debuginfo DIR)",
+			      *msg,
+			      kdbg_stale ? "only other builds' were found" :
+					   "none found",
+			      uname(&u) ? "RELEASE" : u.release);
+	if (!m)
+		return -ENOMEM;
+	free(*msg);
+	*msg = m;
+	return 0;
+}
+
+/* is kernel function timer @t's name (NAME|OLD) no symbol at all (not a
+ * clone's either)?  Then it may be inlined. */
+static int kfunc_absent(const struct ksyms *ks, const struct plan_timer *t)
+{
+	char clones[256], *sym = pick_kfunc(ks, t->func, clones, sizeof(clones));
+
+	free(sym);
+	return !sym && !clones[0] && errno != ENOMEM;
 }
 
 /*
@@ -2181,13 +2372,22 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		}
 	} else {
 		msg = check_kfunc(pr, t, ks);
+		/* not a symbol: maybe inlined, timed by kprobes there */
+		if (msg && !env->no_inline && env->kmodules &&
+		    probe_kind(pr->kind)->via & PROBE_VIA_KPROBE &&
+		    kfunc_absent(ks, t)) {
+			err = plan_kinline(p, pr, id, env, &msg);
+			if (err || t->error)
+				goto out;
+		}
 	}
 	if (msg) {
 		t->error = msg;
 		goto out;
 	}
 	if (!is_ufunc(pr)) {
-		err = plan_actions(p, pr, id, env, NULL);
+		if (!t->inl_only)
+			err = plan_actions(p, pr, id, env, NULL);
 		goto out;
 	}
 	/* one pair of actions per entry: each attachment chains its own */
@@ -2465,6 +2665,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	memset(p, 0, sizeof(*p));
 	old_copy_forget();
 	auto_forget();
+	kdbg_forget();
 	for (i = 0; i < pl->n; i++)
 		if (is_kfunc(&pl->v[i]))
 			break;
@@ -2529,6 +2730,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	old_copy_forget();
 	auto_forget();
 	inl_forget();
+	kdbg_forget();
 	if (made)
 		hdestroy_r(&ht);
 	if (!err) {

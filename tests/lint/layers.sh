@@ -17,7 +17,7 @@ declare -A may=(
 declare -A pub=(
 	[abi]=core [agg]=core [fold]=core [hist]=core [stream]=core [rec]=core
 	[chrome]=core [output]=core [util]=core [report]=core [calib]=core
-	[probe]=probe [plan]=probe [sym]=probe [retsite]=probe [inline]=probe [ksym]=probe
+	[probe]=probe [plan]=probe [sym]=probe [retsite]=probe [inline]=probe [kmod]=probe [ksym]=probe
 	[syscall]=probe [unwind]=probe [emu]=probe [report_fmt]=report
 )
 bad=0

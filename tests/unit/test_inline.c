@@ -4,7 +4,8 @@
  * tests/e2e/helpers/inline.c (built -O2 -g, by GCC or, in the sanitizer
  * build, by clang): spin() inlined in loop_site, one_site and twice,
  * twice() in nest_site; its stripped copy with a .gnu_debuglink; the
- * same copy without the debug file.  $IPROF_INLINE_FIXTURE names it.
+ * same copy without the debug file.  $IPROF_INLINE_FIXTURE names it.  And
+ * a kernel module's object ($IPROF_KMODULE_FIXTURE).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,12 +136,56 @@ static void test_no_dwarf(void **state)
 	inl_forget();
 }
 
+/*
+ * A kernel module's object (tests/fixtures/kmodule.c, $IPROF_KMODULE_FIXTURE):
+ * helper() inlined in caller(), its sites named as kprobes name them
+ * (caller+OFF), its frame from .debug_frame; its loop's relocated call
+ * is no exit, and the jump label's second edge gives it a second exit
+ * (the nop is patched into a jmp to a block that calls slow() and goes
+ * on in caller()): without __jump_table it would have one.
+ */
+static void test_module(void **state)
+{
+	const char *obj = getenv("IPROF_KMODULE_FIXTURE");
+	struct inl_inst *v;
+	size_t n, k, more = 7;
+	int nodwarf = 7;
+	char err[256];
+
+	(void)state;
+	assert_non_null(obj);
+	assert_int_equal(inl_find(obj, "helper", NULL, &v, &n, &more, &nodwarf,
+				  err, sizeof(err)),
+			 0);
+	assert_int_equal(nodwarf, 0);
+	assert_int_equal(more, 0);
+	assert_int_equal(n, 1);
+	if (v[0].why)
+		fail_msg("helper refused: %s", v[0].why);
+	assert_string_equal(v[0].caller, "caller");
+	assert_non_null(v[0].entry.sym);
+	assert_string_equal(v[0].entry.sym, "caller");
+	assert_int_equal(v[0].nexits, 2);
+	for (k = 0; k < v[0].nexits; k++) {
+		assert_string_equal(v[0].exits[k].sym, "caller");
+		assert_true(v[0].exits[k].symoff > v[0].entry.symoff);
+		/* rsp-based: no frame pointer in the kernel's build */
+		assert_int_equal(v[0].exits[k].reg, 0);
+		assert_int_equal(v[0].exits[k].symoff,
+				 v[0].exits[k].addr - v[0].entry.addr +
+					 v[0].entry.symoff);
+	}
+	inl_free(v, n);
+	inl_forget();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_no_dwarf),
+		cmocka_unit_test(test_module),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -210,6 +210,31 @@ else
 	fi
 fi
 
+# the debug files of the modules whose inlined functions the tests time
+# (test_vfio.sh: vfio_device_open, vfio_pin_map_dma), from the kernel's
+# -dbg package (about 280 MB, of which these few files are kept in the
+# cache as DIR/debug/usr/lib/debug/lib/modules/RELEASE/...); the default
+# suite's kernel only (test_vfio.sh runs there)
+debug_modules="vfio vfio_iommu_type1"
+fetch_debug() {
+	local dl=$cache/dl-dbg pkg m pat=()
+	[ "$(cat "$kdir/debug.searched" 2>/dev/null)" = "$debug_modules" ] && return 0
+	pkg=${kpkg%-unsigned}-dbg
+	for m in $debug_modules; do pat+=("*/$m.ko"); done
+	rm -rf "$dl" "$kdir/debug"
+	mkdir -p "$dl" "$kdir/debug"
+	if (cd "$dl" && apt-get "${kapt[@]}" download -q -o APT::Sandbox::User=root "$pkg=$kver" >/dev/null 2>&1) &&
+		dpkg-deb --fsys-tarfile "$dl"/*.deb | tar -x -C "$kdir/debug" --wildcards "${pat[@]}"; then
+		say "debug files of $debug_modules from $pkg"
+	else
+		say "no $pkg $kver: the tests time no inlined kernel function"
+		rm -rf "$kdir/debug"
+	fi
+	rm -rf "$dl"
+	echo "$debug_modules" >"$kdir/debug.searched"
+}
+[ -n "${IPROF_VM_SUITE:-}" ] || [ -z "$kver" ] || [ "$kver" = "(none)" ] || fetch_debug
+
 # ---- static iprof and workloads --------------------------------------------
 # libbpf 1.4 (libbpf.a) as the host build has it: the system's
 # (tools/install-deps.sh), else bookworm-backports' unpacked in a folder
@@ -293,6 +318,8 @@ done
 # kernel modules for the tests (insmod /iprof/modules/NAME.ko)
 mkdir -p "$root/iprof/modules"
 cp "$kdir"/modules/*.ko "$root/iprof/modules/" 2>/dev/null || true
+# their debug files where Debian installs them (fetch_debug)
+[ ! -d "$kdir/debug/usr" ] || cp -a "$kdir/debug/usr" "$root/"
 mkdir -p "$root/iprof/src/tests/e2e" "$root/iprof/src/tests/vm" "$root/iprof/src/probes.d"
 cp "$src"/probes.d/*.conf "$root/iprof/src/probes.d/"
 cp "$src"/tests/e2e/*.sh "$root/iprof/src/tests/e2e/"

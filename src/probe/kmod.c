@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Debug files of the loaded kernel modules: see include/iprof/kmod.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+#include "iprof/kmod.h"
+#include "iprof/util.h"
+
+/* the loaded modules' names ('-' as '_') and what the search found */
+struct kmod_search {
+	char **names;
+	size_t n;
+	char **found; /* per name: its debug file, or NULL */
+	unsigned char *stale; /* per name: a file of another build seen */
+	int err;
+};
+
+/* one search at a time (nftw(3) takes no argument) */
+static struct kmod_search *cur;
+
+/* @s with '-' as '_' into @out (@len bytes) */
+static void norm(const char *s, size_t n, char *out, size_t len)
+{
+	size_t i;
+
+	if (n >= len)
+		n = len - 1;
+	for (i = 0; i < n; i++)
+		out[i] = s[i] == '-' ? '_' : s[i];
+	out[n] = '\0';
+}
+
+/* the GNU build ID of loaded module @mod into @id (up to @len bytes):
+ * its length, or -1 (the note as elf(5) lays it out: namesz, descsz,
+ * type, "GNU\0", the ID) */
+static ssize_t loaded_id(const char *mod, unsigned char *id, size_t len)
+{
+	char p[PATH_MAX];
+	unsigned char buf[256];
+	uint32_t nsz, dsz;
+	ssize_t r;
+	int fd;
+
+	snprintf(p, sizeof(p), "/sys/module/%s/notes/.note.gnu.build-id", mod);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (r < 12)
+		return -1;
+	memcpy(&nsz, buf, 4);
+	memcpy(&dsz, buf + 4, 4);
+	if (nsz != 4 || memcmp(buf + 12, "GNU", 4) || dsz > len ||
+	    16 + (size_t)dsz > (size_t)r)
+		return -1;
+	memcpy(id, buf + 16, dsz);
+	return dsz;
+}
+
+/* does ELF file @path carry build ID @id (@n bytes)? */
+static int file_has_id(const char *path, const unsigned char *id, ssize_t n)
+{
+	const void *fid = NULL;
+	ssize_t fn = -1;
+	Elf *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (elf_version(EV_CURRENT) != EV_NONE &&
+	    (e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		fn = dwelf_elf_gnu_build_id(e, &fid);
+		fn = fn == n && n > 0 && !memcmp(fid, id, (size_t)n);
+		elf_end(e);
+	}
+	close(fd);
+	return fn == 1;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int visit(const char *path, const struct stat *st, int type,
+		 struct FTW *f)
+{
+	const char *base = path + f->base, *dot;
+	char key[256], **hit;
+	unsigned char id[64];
+	ssize_t n;
+	size_t i;
+
+	(void)st;
+	if (type != FTW_F)
+		return 0;
+	dot = strstr(base, ".ko");
+	if (!dot || (strcmp(dot, ".ko") && strcmp(dot, ".ko.debug")))
+		return 0;
+	norm(base, (size_t)(dot - base), key, sizeof(key));
+	{
+		char *k = key;
+
+		hit = bsearch(&k, cur->names, cur->n, sizeof(*cur->names),
+			      name_cmp);
+	}
+	if (!hit)
+		return 0;
+	i = (size_t)(hit - cur->names);
+	if (cur->found[i])
+		return 0; /* an earlier directory's */
+	n = loaded_id(cur->names[i], id, sizeof(id));
+	if (n <= 0 || !file_has_id(path, id, n)) {
+		cur->stale[i] = 1;
+		return 0;
+	}
+	cur->found[i] = strdup(path);
+	if (!cur->found[i]) {
+		cur->err = -ENOMEM;
+		return 1;
+	}
+	return 0;
+}
+
+/* the names of /proc/modules, sorted, into @s */
+static int loaded_names(struct kmod_search *s)
+{
+	char line[512], key[256];
+	FILE *f = fopen("/proc/modules", "re");
+	int r = 0;
+
+	if (!f)
+		return 0;
+	while (!r && fgets(line, sizeof(line), f)) {
+		norm(line, strcspn(line, " "), key, sizeof(key));
+		if (!key[0])
+			continue;
+		if (util_grow(&s->names, s->n, sizeof(*s->names)) ||
+		    !(s->names[s->n] = strdup(key)))
+			r = -ENOMEM;
+		else
+			s->n++;
+	}
+	fclose(f);
+	if (s->n)
+		qsort(s->names, s->n, sizeof(*s->names), name_cmp);
+	return r;
+}
+
+int kmod_debug_files(const char *debugdir, struct kmod_debug **v, size_t *n,
+		     size_t *stale)
+{
+	struct kmod_search s = { 0 };
+	struct utsname u;
+	char std[PATH_MAX];
+	size_t i, k = 0, old = 0;
+	int r;
+
+	*v = NULL;
+	*n = 0;
+	if (stale)
+		*stale = 0;
+	r = loaded_names(&s);
+	if (!r && s.n) {
+		s.found = calloc(s.n, sizeof(*s.found));
+		s.stale = calloc(s.n, 1);
+		if (!s.found || !s.stale)
+			r = -ENOMEM;
+	}
+	if (!r && s.n) {
+		cur = &s;
+		if (debugdir)
+			nftw(debugdir, visit, 16, FTW_PHYS);
+		if (!s.err && !uname(&u)) {
+			snprintf(std, sizeof(std), "/usr/lib/debug/lib/modules/%s",
+				 u.release);
+			nftw(std, visit, 16, FTW_PHYS);
+		}
+		cur = NULL;
+		r = s.err;
+	}
+	for (i = 0; !r && i < s.n; i++) {
+		if (!s.found[i]) {
+			old += s.stale[i];
+			continue;
+		}
+		if (util_grow(v, k, sizeof(**v))) {
+			r = -ENOMEM;
+			break;
+		}
+		(*v)[k].mod = s.names[i];
+		(*v)[k++].path = s.found[i];
+		s.names[i] = s.found[i] = NULL;
+	}
+	for (i = 0; i < s.n; i++) {
+		free(s.names[i]);
+		if (s.found)
+			free(s.found[i]);
+	}
+	free(s.names);
+	free(s.found);
+	free(s.stale);
+	if (r) {
+		kmod_debug_free(*v, k);
+		*v = NULL;
+		return r;
+	}
+	*n = k;
+	if (stale)
+		*stale = old;
+	return 0;
+}
+
+void kmod_debug_free(struct kmod_debug *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].mod);
+		free(v[i].path);
+	}
+	free(v);
+}
+
+int kmod_mentions(const char *path, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	size_t shstr, nl = strlen(name);
+	const char *nm, *p, *end;
+	int fd, ret = 0;
+	Elf *e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    !(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		close(fd);
+		return 0;
+	}
+	if (elf_getshdrstrndx(e, &shstr))
+		goto out;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(nm = elf_strptr(e, shstr, sh.sh_name)) ||
+		    strcmp(nm, ".debug_str"))
+			continue;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			ret = 1; /* cannot tell cheaply: maybe */
+			break;
+		}
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			break;
+		/* a whole string: at the start or after a NUL, NUL after */
+		for (p = d->d_buf, end = p + d->d_size;
+		     (p = memmem(p, (size_t)(end - p), name, nl + 1)); p++)
+			if (p == (const char *)d->d_buf || p[-1] == '\0') {
+				ret = 1;
+				break;
+			}
+		break;
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return ret;
+}
