@@ -51,3 +51,29 @@ row "libpython3.11d PyList_Append (DWARF read)" dbg_sym dbg_sym_floor
 row "libpython3.11d Py_INCREF (2683 inlined)" dbg_inl dbg_sym_floor
 row "libpython3.11 PyList_Append --no-inline" nodw_floor nodw_floor
 row "libpython3.11 PyList_Append (no DWARF)" nodw nodw_floor
+
+# Kernel modules' debug files (KO_DIR: a tree of them, as Debian's
+# linux-image-RELEASE-dbg installs under /usr/lib/debug/lib/modules/RELEASE;
+# default the running kernel's): inl_find() itself on the largest found
+# here (kvm.ko) and on vfio_iommu_type1.ko, by bench_inline (iprof plans
+# modules only when loaded); best of ROUNDS, first function indexing the
+# file's DWARF
+KO_DIR=${KO_DIR:-/usr/lib/debug/lib/modules/$(uname -r)}
+kbest() { # FILE FUNC...: the best "all:" ns of ROUNDS runs
+	local b="" v
+	for ((r = 0; r < ROUNDS; r++)); do
+		v=$("$BUILD/bench_inline" "$@" | sed -n 's/^all: \([0-9]*\) ns$/\1/p')
+		[ -n "$v" ] && { [ -z "$b" ] || [ "$v" -lt "$b" ]; } && b=$v
+	done
+	printf '%-44s %8.3f  (%s)\n' "$(basename "$1") ${*:2}" "$(awk -v n="${b:-0}" 'BEGIN { print n / 1e9 }')" \
+		"$("$BUILD/bench_inline" "$@" | grep -v '^all:' | sed 's/, [0-9]* ns$//' | paste -sd';' -)"
+}
+kvm=$(find "$KO_DIR" -name kvm.ko 2>/dev/null | head -1)
+vt1=$(find "$KO_DIR" -name vfio_iommu_type1.ko 2>/dev/null | head -1)
+if [ -x "$BUILD/bench_inline" ] && { [ -n "$kvm" ] || [ -n "$vt1" ]; }; then
+	printf '%-44s %8s\n' "module debug file, functions" seconds
+	[ -z "$vt1" ] || kbest "$vt1" vfio_pin_map_dma
+	[ -z "$kvm" ] || kbest "$kvm" kvm_vcpu_apicv_active kvm_rip_read
+else
+	echo "(no kernel module debug files under $KO_DIR: KO_DIR=DIR for a -dbg package's tree)"
+fi
