@@ -670,8 +670,11 @@ __noinline int frame_find(struct task_state *st, __u32 d, __u32 timer,
 		j = (d - 1 - i) & (IPROF_MAX_DEPTH - 1);
 		if (st->timers[j] != timer)
 			continue;
-		if (usp && st->usp[j] && (st->usp[j] & ~1ull) != usp)
-			continue; /* another call's frame */
+		/* another call's frame; with @usp, one that has none (a
+		 * kernel function's out-of-line frame for an inlined
+		 * instance's stop) too */
+		if (usp && (st->usp[j] & ~1ull) != usp)
+			continue;
 		return (int)(d - i);
 	}
 	return 0;

@@ -88,6 +88,10 @@ int ksyms_exists(const struct ksyms *k, const char *name);
  */
 int ksyms_repeated(const struct ksyms *k, const char *name);
 
+/* ksyms_module_of() - the module kernel text symbol @name is in ("kvm"),
+ * "" when in vmlinux, not a symbol, or in several places. */
+const char *ksyms_module_of(const struct ksyms *k, const char *name);
+
 /* ksyms_traceable() - 1 if ftrace can patch @name, 0 if not, -1 unknown. */
 int ksyms_traceable(const struct ksyms *k, const char *name);
 

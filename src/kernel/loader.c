@@ -694,6 +694,30 @@ static int span_timer(struct attach_pass *ps, uint32_t id)
 	return err;
 }
 
+/* a kernel function timer's kprobes where it is inlined too (beside its
+ * out-of-line copy): all in place?  0, or -EINVAL with why the first one
+ * is not in ps->why (the timer is not attached: it would miss calls) */
+static int ksites_ok(struct attach_pass *ps, uint32_t id)
+{
+	const struct plan *p = ps->l->plan;
+	uint32_t i;
+
+	if (!p->timers[id].inl)
+		return 0;
+	for (i = 0; i < p->natt; i++) {
+		const struct plan_att *a = &p->att[i];
+
+		if (a->mech != MECH_KSITE || !attach_tp_att_uses(p, a, id) ||
+		    attach_tp_att_attached(ps->l, i))
+			continue;
+		snprintf(ps->why, sizeof(ps->why), "kprobe (inlined) %s+%#llx: %s",
+			 a->func, (unsigned long long)a->offset,
+			 ps->att_why[i] ? ps->att_why[i] : "failed");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* every timer in plan order; kernel function timers left to kprobes go
  * to ps->later */
 static void attach_timers(struct attach_pass *ps)
@@ -728,6 +752,8 @@ static void attach_timers(struct attach_pass *ps)
 				ps->later[ps->nlater++] = id;
 				continue;
 			}
+			if (!err)
+				err = ksites_ok(ps, id);
 		}
 		err = timer_done(l, id, err, ps->why, ps->on_skip, &ps->n);
 		if (err) {
@@ -762,6 +788,8 @@ static void attach_later(struct attach_pass *ps)
 		ps->why[0] = '\0';
 		err = attach_kprobe_timer(l, id, ps->fwhy[id], ps->why,
 					  sizeof(ps->why));
+		if (!err)
+			err = ksites_ok(ps, id);
 		err = timer_done(l, id, err, ps->why, ps->on_skip, &ps->n);
 		if (err)
 			ps->n = err;

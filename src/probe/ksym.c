@@ -190,6 +190,17 @@ int ksyms_repeated(const struct ksyms *k, const char *name)
 	return e && (*entry_flag(*e) & KSYM_F_REPEATED);
 }
 
+const char *ksyms_module_of(const struct ksyms *k, const char *name)
+{
+	char **e;
+
+	if (!k->funcs)
+		return "";
+	e = bsearch(&name, k->funcs, k->nfuncs, sizeof(*k->funcs), cmp_str);
+	return e && !(*entry_flag(*e) & KSYM_F_REPEATED) ? ksyms_module(*e) :
+							    "";
+}
+
 int ksyms_traceable(const struct ksyms *k, const char *name)
 {
 	if (!k->traceable)

@@ -2249,6 +2249,45 @@ static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
 	return 0;
 }
 
+/*
+ * Kernel function timer @id, a symbol of module @mod ("" in vmlinux:
+ * not looked at, its DWARF is not read): its instances where the
+ * compiler inlined it in that module too (a static function inlined in
+ * some callers and kept out of line for others), timed as
+ * plan_kinline()'s beside the out-of-line copy.  Returns 0 or -ENOMEM.
+ */
+static int plan_kinline_more(struct plan *p, const struct probe *pr,
+			     uint32_t id, const struct plan_env *env,
+			     const char *mod)
+{
+	struct plan_timer *t = &p->timers[id];
+	struct inl_inst *v = NULL;
+	size_t n = 0, more = 0, k;
+	char e[PATH_MAX + 256];
+	int err;
+
+	if (!mod[0])
+		return 0;
+	if (!kdbg_read) {
+		err = kmod_debug_files(env->debuginfo, &kdbg, &nkdbg,
+				       &kdbg_stale);
+		if (err)
+			return err;
+		kdbg_read = 1;
+	}
+	for (k = 0; k < nkdbg && strcmp(kdbg[k].mod, mod); k++)
+		;
+	if (k == nkdbg || !kmod_mentions(kdbg[k].path, t->func))
+		return 0;
+	err = inl_find(kdbg[k].path, t->func, NULL, &v, &n, &more, NULL, e,
+		       sizeof(e));
+	if (err)
+		return err == -ENOMEM ? err : 0; /* unreadable: as none */
+	err = plan_instances(p, pr, id, NULL, v, n, more);
+	inl_free(v, n);
+	return err;
+}
+
 /* is kernel function timer @t's name (NAME|OLD) no symbol at all (not a
  * clone's either)?  Then it may be inlined. */
 static int kfunc_absent(const struct ksyms *ks, const struct plan_timer *t)
@@ -2388,6 +2427,11 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 	if (!is_ufunc(pr)) {
 		if (!t->inl_only)
 			err = plan_actions(p, pr, id, env, NULL);
+		/* a module's function may be inlined in it too: kprobes */
+		if (!err && !t->inl_only && !t->error && !env->no_inline &&
+		    env->kmodules && probe_kind(pr->kind)->via & PROBE_VIA_KPROBE)
+			err = plan_kinline_more(p, pr, id, env,
+						ksyms_module_of(ks, t->func));
 		goto out;
 	}
 	/* one pair of actions per entry: each attachment chains its own */

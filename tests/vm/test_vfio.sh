@@ -92,4 +92,25 @@ run() {
 run func "$conf"
 sed 's/^func:/kprobe:/' "$conf" >"$TMP/vfio-kprobe.conf"
 run kprobe "$TMP/vfio-kprobe.conf"
+
+# put_pfn: a symbol of vfio_iommu_type1, and inlined in it too (into
+# vfio_unpin_pages_remote, which unpins each page at the unmaps): timed
+# at both, every pinned page's unpin is counted; out of line only
+# (--no-inline), those inlined calls are missed
+printf '%s\n' 'func:vfio_iommu_type1_ioctl as unmap if cmd == 0x3b72' \
+	'func:put_pfn' >"$TMP/put.conf"
+for mode in inline no-inline; do
+	o=()
+	[ $mode = inline ] || o=(--no-inline)
+	"$IPROF" -q "${o[@]}" -f json -o "$TMP/put-$mode.json" --probes "$TMP/put.conf" -- \
+		"$BUILD/vfio-dma" --device "$VFIO_BDF" --opens 1 --maps $maps \
+		--size 1048576 >"$TMP/put-$mode.truth" 2>"$TMP/put-$mode.err"
+	echo "--- put_pfn ($mode): exit $?; $(jq -c '.probes[] | select(.name == "put_pfn") | {mech, inlined, inlined_not_timed, inlined_where}' "$TMP/put-$mode.json")"
+	jq -r 'def w: .[] | ("  " * (.depth - 1) + .name + "  count=" + (.count | tostring)), (.children | w); .tree | w' "$TMP/put-$mode.json"
+done
+pages=$(truth pages_pinned "$TMP/put-inline.truth")
+check "put_pfn: each pinned page unpinned under the unmaps (out of line and inlined)" \
+	"$(under "$TMP/put-inline.json" unmap put_pfn)" "$pages"
+within "put_pfn --no-inline: fewer (the inlined calls missed)" \
+	"$(under "$TMP/put-no-inline.json" unmap put_pfn)" 0 $((pages - 1))
 finish
