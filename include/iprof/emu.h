@@ -48,4 +48,15 @@ int emu_decode(const uint8_t *b, size_t n, int site, struct plan_emu *e);
 int emu_decode_file(const char *path, uint64_t off, int site,
 		    struct plan_emu *e);
 
+/*
+ * emu_shstk() - does the thread whose proc(5) status file is @status
+ * (/proc/PID/status) run with a user shadow stack?  Its
+ * "x86_Thread_features:" line (arch/x86/kernel/fpu/xstate.c,
+ * Documentation/arch/x86/shstk.rst) names "shstk" when it does.  1 yes,
+ * 0 no (or a kernel without the line), -errno of fopen(3).  iprof's
+ * programs never run a ret in such a thread (the shadow stack would keep
+ * its entry): the kernel single-steps it.
+ */
+int emu_shstk(const char *status);
+
 #endif /* IPROF_EMU_H */

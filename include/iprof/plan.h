@@ -148,6 +148,7 @@ struct plan {
 	 * starts */
 	uint32_t *prio;
 	int uregs; /* plan_env.uregs it was built with */
+	int shstk_pid; /* plan_env.shstk_pid it was built with */
 };
 
 /*
@@ -262,6 +263,10 @@ struct plan_env {
 	const char *debuginfo;
 	/* 1: no inlined instances (--no-inline) */
 	int no_inline;
+	/* a -p process whose thread runs with a user shadow stack
+	 * (emu_shstk()), 0 none: iprof's programs leave its rets to the
+	 * kernel (said per timer) */
+	int shstk_pid;
 	/* 1: a kernel function that is no symbol may be inlined in a
 	 * loaded module: looked up in the running system's modules' debug
 	 * files (kmod_debug_files()); 0 (the tests' fixture kernels): not */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iprof/emu.h"
 #include "iprof/util.h"
 #include "kernel/btfarg.h"
 #include "cli/opts.h"
@@ -164,6 +165,16 @@ int main(int argc, char **argv)
 	/* return sites cost no single step where a uprobe program may run
 	 * their ret (--no-emulate: never) */
 	penv.uregs = uprobe_emu_supported();
+	/* a -p process with a user shadow stack: iprof's programs leave
+	 * its rets to the kernel (bpf/iprof.bpf.c emulate()); said per
+	 * timer by --dry-run and JSON */
+	for (i = 0; penv.uregs && i < o.npids && !penv.shstk_pid; i++) {
+		char st[64];
+
+		snprintf(st, sizeof(st), "/proc/%d/status", (int)o.pids[i]);
+		if (emu_shstk(st) == 1)
+			penv.shstk_pid = (int)o.pids[i];
+	}
 	/* inlined instances (src/probe/inline.c) */
 	penv.no_inline = o.no_inline;
 	penv.debuginfo = o.debuginfo;

@@ -103,6 +103,15 @@ void plan_print_not_attached(const struct plan *plan, struct loader *l,
 const char *plan_print_step_why(const struct plan *p,
 				const struct plan_timer *t)
 {
+	static char shstk[160];
+
+	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_sites &&
+	    p->uregs && p->shstk_pid) {
+		snprintf(shstk, sizeof(shstk),
+			 "process %d runs with a user shadow stack (x86_Thread_features: shstk): iprof leaves its rets to the kernel",
+			 p->shstk_pid);
+		return shstk;
+	}
 	if (probe_kind_at(t->kind) != PROBE_AT_UFUNC || !t->ret_sites ||
 	    t->emu_sites >= t->ret_sites)
 		return NULL;
@@ -129,11 +138,13 @@ static void print_stops(const struct plan *p, const struct plan_timer *t)
 	/* why --returns auto kept return sites where a uretprobe is cheaper */
 	if (t->ret_sites && t->ret_risk)
 		printf(" (--returns auto chose them: %s)", t->ret_risk);
-	if (t->ret_sites && t->emu_sites)
+	if (t->ret_sites && t->emu_sites && !p->shstk_pid)
 		printf(" (iprof runs %u of their ret%s: no single step)",
 		       t->emu_sites, t->emu_sites == 1 ? "" : "s");
 	if (plan_print_step_why(p, t))
-		printf(" (%u single-stepped: %s)", t->ret_sites - t->emu_sites,
+		printf(" (%u single-stepped: %s)",
+		       p->shstk_pid ? t->ret_sites :
+				      t->ret_sites - t->emu_sites,
 		       plan_print_step_why(p, t));
 	if (t->emu_entry)
 		printf(" (iprof skips its entry's no-op instruction: no single step)");

@@ -3,7 +3,9 @@
  * emu.c - the probed instructions iprof's uprobe programs run themselves:
  * see include/iprof/emu.h.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -108,4 +110,26 @@ int emu_decode_file(const char *path, uint64_t off, int site,
 		close(fd);
 	}
 	return n > 0 ? emu_decode(b, (size_t)n, site, e) : IPROF_EMU_NONE;
+}
+
+int emu_shstk(const char *status)
+{
+	static const char key[] = "x86_Thread_features:";
+	char line[512], *tok, *save;
+	FILE *f = fopen(status, "re");
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	while (!r && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, sizeof(key) - 1))
+			continue;
+		for (tok = strtok_r(line + sizeof(key) - 1, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			if (!strcmp(tok, "shstk"))
+				r = 1;
+		break;
+	}
+	fclose(f);
+	return r;
 }

@@ -2779,6 +2779,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		hdestroy_r(&ht);
 	if (!err) {
 		p->uregs = env->uregs;
+		p->shstk_pid = env->shstk_pid;
 		plan_emu(p, env);
 	}
 	if (err)

@@ -9,6 +9,11 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "iprof/abi.h"
 #include "iprof/emu.h"
@@ -100,12 +105,49 @@ static void test_cookie(void **state)
 	assert_int_equal(IPROF_EMU_POP(c), IPROF_EMU_POP_MAX);
 }
 
+/* emu_shstk(): the x86_Thread_features line of proc(5) status files */
+static void test_shstk(void **state)
+{
+	static const struct {
+		const char *text;
+		int want;
+	} c[] = {
+		{ "Name:\tx\nx86_Thread_features:\tshstk wrss\nx86_Thread_features_locked:\t\n", 1 },
+		{ "Name:\tx\nx86_Thread_features:\twrss shstk\n", 1 },
+		{ "Name:\tx\nx86_Thread_features:\t\nx86_Thread_features_locked:\tshstk\n", 0 },
+		{ "Name:\tx\nx86_Thread_features:\tshstkx\n", 0 },
+		{ "Name:\tx\nState:\tR (running)\n", 0 },
+	};
+	char path[] = "/tmp/iprof-status.XXXXXX";
+	size_t i;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		f = fdopen(fd, "w");
+		assert_non_null(f);
+		fputs(c[i].text, f);
+		fclose(f);
+		assert_int_equal(emu_shstk(path), c[i].want);
+		unlink(path);
+		strcpy(path, "/tmp/iprof-status.XXXXXX");
+	}
+	assert_int_equal(emu_shstk("/nonexistent/status"), -ENOENT);
+	/* this process: never with a shadow stack here (iprof's tests are
+	 * not built for one) */
+	assert_true(emu_shstk("/proc/self/status") == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rets),
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_cookie),
+		cmocka_unit_test(test_shstk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
