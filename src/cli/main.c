@@ -103,6 +103,22 @@ static int start_calibration(struct opts *o, const struct plan *plan,
 	return 0;
 }
 
+/* the first -p process whose thread runs with a user shadow stack, 0
+ * none: iprof's programs leave its rets to the kernel (bpf/iprof.bpf.c
+ * emulate()), which --dry-run and JSON say per timer */
+static int shstk_pid(const struct opts *o)
+{
+	char st[64];
+	int i;
+
+	for (i = 0; i < o->npids; i++) {
+		snprintf(st, sizeof(st), "/proc/%d/status", (int)o->pids[i]);
+		if (emu_shstk(st) == 1)
+			return (int)o->pids[i];
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_list pl = { 0 };
@@ -165,16 +181,8 @@ int main(int argc, char **argv)
 	/* return sites cost no single step where a uprobe program may run
 	 * their ret (--no-emulate: never) */
 	penv.uregs = uprobe_emu_supported();
-	/* a -p process with a user shadow stack: iprof's programs leave
-	 * its rets to the kernel (bpf/iprof.bpf.c emulate()); said per
-	 * timer by --dry-run and JSON */
-	for (i = 0; penv.uregs && i < o.npids && !penv.shstk_pid; i++) {
-		char st[64];
-
-		snprintf(st, sizeof(st), "/proc/%d/status", (int)o.pids[i]);
-		if (emu_shstk(st) == 1)
-			penv.shstk_pid = (int)o.pids[i];
-	}
+	if (penv.uregs)
+		penv.shstk_pid = shstk_pid(&o);
 	/* inlined instances (src/probe/inline.c) */
 	penv.no_inline = o.no_inline;
 	penv.debuginfo = o.debuginfo;
