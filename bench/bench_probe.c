@@ -15,6 +15,12 @@
  *               its uprobe into a call, the cheapest uprobe there is
  *   ucall-endbr (x86-64, MODE loop only) a call of bench_target_endbr(),
  *               which starts with endbr64 (bench/target.h)
+ *   ucall-entry, ucall-endbr-entry
+ *               (x86-64, MODE loop only) a call of bench_target_entry() or
+ *               bench_target_endbr_entry(): bench_target's and
+ *               bench_target_endbr's entries, returning through an
+ *               indirect jmp where iprof finds no return site (an entry
+ *               uprobe alone: tests/vm/bench_emulate.sh)
  *   read        read(2) of 1 byte from $BENCH_READ_FILE (default
  *               /proc/self/exe), rewinding at end of file: one vfs_read()
  *               call per iteration (a read that returns 0 at the end is
@@ -133,6 +139,22 @@ static const struct mode {
 
 enum workload { W_GETPPID, W_UCALL, W_UCALL_NOP5, W_UCALL_ENDBR, W_READ };
 
+/* the ucall workloads' targets (x86-64 beyond ucall; loop_only: MODE
+ * loop alone, W_UCALL_ENDBR's checks) */
+static const struct ucall {
+	const char *name;
+	enum workload w;
+	int (*fn)(int);
+} ucalls[] = {
+	{"ucall", W_UCALL, bench_target},
+#ifdef __x86_64__
+	{"ucall-nop5", W_UCALL_NOP5, bench_target_nop5},
+	{"ucall-endbr", W_UCALL_ENDBR, bench_target_endbr},
+	{"ucall-entry", W_UCALL_ENDBR, bench_target_entry},
+	{"ucall-endbr-entry", W_UCALL_ENDBR, bench_target_endbr_entry},
+#endif
+};
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -207,7 +229,8 @@ static int usage(void)
 			"  MODE:");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		fprintf(stderr, " %s", modes[i].name);
-	fprintf(stderr, "\n  WORKLOAD: getppid ucall ucall-nop5 ucall-endbr read\n");
+	fprintf(stderr, "\n  WORKLOAD: getppid ucall ucall-nop5 ucall-endbr "
+			"ucall-entry ucall-endbr-entry read\n");
 	return 2;
 }
 
@@ -575,6 +598,7 @@ int main(int argc, char **argv)
 	const struct mode *m = NULL;
 	uint64_t t[MAX_REPS], best, med, nd = 0, iwi;
 	int (*fn)(int) = bench_target;
+	const struct ucall *u = NULL;
 	enum workload w;
 	long n, reps = 3, r;
 	double pns;
@@ -590,29 +614,21 @@ int main(int argc, char **argv)
 			m = &modes[i];
 	if (!m)
 		return usage();
-	if (!strcmp(argv[2], "getppid"))
-		w = W_GETPPID;
-	else if (!strcmp(argv[2], "ucall"))
-		w = W_UCALL;
-	else if (!strcmp(argv[2], "ucall-nop5"))
-		w = W_UCALL_NOP5;
-	else if (!strcmp(argv[2], "ucall-endbr") && m->kind == K_LOOP)
-		w = W_UCALL_ENDBR;
-	else if (!strcmp(argv[2], "read"))
-		w = W_READ;
-	else
+	w = !strcmp(argv[2], "getppid") ? W_GETPPID :
+	    !strcmp(argv[2], "read")	? W_READ :
+					  W_UCALL;
+	for (i = 0; w == W_UCALL && i < sizeof(ucalls) / sizeof(ucalls[0]); i++)
+		if (!strcmp(argv[2], ucalls[i].name)) {
+			u = &ucalls[i];
+			fn = u->fn;
+		}
+	if (w == W_UCALL && !u)
 		return usage();
-#ifdef __x86_64__
-	if (w == W_UCALL_NOP5)
-		fn = bench_target_nop5;
-	if (w == W_UCALL_ENDBR)
-		fn = bench_target_endbr;
-#else
-	if (w == W_UCALL_NOP5 || w == W_UCALL_ENDBR) {
-		fprintf(stderr, "bench_probe: ucall-nop5: x86-64 only\n");
-		return 2;
-	}
-#endif
+	if (u)
+		w = u->w;
+	/* (ucall-nop5 and ucall-endbr* are x86-64's alone: see ucalls[]) */
+	if (w == W_UCALL_ENDBR && m->kind != K_LOOP)
+		return usage();
 	if (m->kind == K_EMPTY_FENTRY || m->kind == K_EMPTY_KPROBE ||
 	    w == W_READ) {
 		if (w != W_READ || (m->kind != K_LOOP &&

@@ -20,6 +20,14 @@
  *                      -fcf-protection (Ubuntu's default) starts with; the
  *                      kernel single-steps it, iprof's programs skip it
  *                      where they may write registers (include/iprof/emu.h)
+ *   bench_target_entry, bench_target_endbr_entry
+ *                      bench_target's and bench_target_endbr's first
+ *                      instructions, returning by `pop %rcx; jmp *%rcx`
+ *                      instead of `ret`: iprof finds no return site there
+ *                      (an indirect jmp it cannot explain), so under
+ *                      `--returns sites` it times them from their entry
+ *                      only; an entry uprobe alone, on the same first
+ *                      instruction (tests/vm/bench_emulate.sh)
  *
  * (A function starting with an instruction the kernel must single-step out
  * of line, e.g. `lea` or `endbr64`, costs ~5 us per uprobe on this VM: the
@@ -55,10 +63,35 @@ __asm__(".text\n"
 	"	leal 1(%rdi), %eax\n"
 	"	popq %rbp\n"
 	"	ret\n"
-	".size bench_target_endbr, .-bench_target_endbr\n");
+	".size bench_target_endbr, .-bench_target_endbr\n"
+	".globl bench_target_entry\n"
+	".type bench_target_entry, @function\n"
+	".p2align 4\n"
+	"bench_target_entry:\n"
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	leal 1(%rdi), %eax\n"
+	"	popq %rbp\n"
+	"	popq %rcx\n"
+	"	jmpq *%rcx\n"
+	".size bench_target_entry, .-bench_target_entry\n"
+	".globl bench_target_endbr_entry\n"
+	".type bench_target_endbr_entry, @function\n"
+	".p2align 4\n"
+	"bench_target_endbr_entry:\n"
+	"	.byte 0xf3, 0x0f, 0x1e, 0xfa\n" /* endbr64 */
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	leal 1(%rdi), %eax\n"
+	"	popq %rbp\n"
+	"	popq %rcx\n"
+	"	jmpq *%rcx\n"
+	".size bench_target_endbr_entry, .-bench_target_endbr_entry\n");
 int bench_target(int x);
 int bench_target_nop5(int x);
 int bench_target_endbr(int x);
+int bench_target_entry(int x);
+int bench_target_endbr_entry(int x);
 #else
 #if defined(__GNUC__) && !defined(__clang__)
 #define TARGET_ATTR __attribute__((noinline, noclone, used))
