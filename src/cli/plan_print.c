@@ -122,6 +122,17 @@ const char *plan_print_step_why(const struct plan *p,
 	return "the kernel single-steps each ret: it does not let a uprobe program run it (Linux 6.19+ does)";
 }
 
+/* --dry-run: where timer @t's function is inlined (user or kernel) */
+static void print_inlined(const struct plan_timer *t)
+{
+	if (t->inl || t->inl_refused)
+		printf(" (inlined %u time%s, %u timed, at %u exit%s: %s)",
+		       t->inl + t->inl_refused,
+		       t->inl + t->inl_refused == 1 ? "" : "s", t->inl,
+		       t->inl_exits, t->inl_exits == 1 ? "" : "s",
+		       t->inl_where);
+}
+
 /* --dry-run: how user function timer @t of @p stops, and what of its
  * probed instructions iprof runs itself */
 static void print_stops(const struct plan *p, const struct plan_timer *t)
@@ -148,12 +159,7 @@ static void print_stops(const struct plan *p, const struct plan_timer *t)
 		       plan_print_step_why(p, t));
 	if (t->emu_entry)
 		printf(" (iprof skips its entry's no-op instruction: no single step)");
-	if (t->inl || t->inl_refused)
-		printf(" (inlined %u time%s, %u timed, at %u exit%s: %s)",
-		       t->inl + t->inl_refused,
-		       t->inl + t->inl_refused == 1 ? "" : "s", t->inl,
-		       t->inl_exits, t->inl_exits == 1 ? "" : "s",
-		       t->inl_where);
+	print_inlined(t);
 }
 
 int plan_print_text(const struct plan *p)
@@ -178,6 +184,8 @@ int plan_print_text(const struct plan *p)
 			printf(" key %s", t->key);
 		if (ufunc && !t->error && !t->entry_only)
 			print_stops(p, t);
+		else if (!ufunc && !t->error)
+			print_inlined(t); /* a kernel function's: kprobes */
 		if (t->ret_entry)
 			printf(" (entry only: its calls show as unwound frames, never timed: no return sites, %s; no uretprobe, which would kill the program at an exception: %s; --returns uretprobe times it anyway)",
 			       t->ret_why, t->ret_risk);
