@@ -89,6 +89,13 @@ run() {
 	check "$name: nothing incomplete" "$(jq -r .incomplete.timers "$f")" 0
 }
 
+# --dry-run says where they are inlined
+"$IPROF" --dry-run --probes "$conf" >"$TMP/dry" 2>&1
+grep -E '^vfio_pin_map_dma|^vfio_df_open' "$TMP/dry"
+grep '^vfio_pin_map_dma ' "$TMP/dry" | grep -q '(inlined only, in module vfio_iommu_type1) (inlined 1 time, 1 timed, at [0-9]* exits\{0,1\}: in vfio_dma_do_map at vfio_iommu_type1_ioctl+0x[0-9a-f]* (vfio_iommu_type1.c:[0-9]*))' &&
+	ok "--dry-run: vfio_pin_map_dma inlined in vfio_dma_do_map, at SYM+OFF" ||
+	bad "--dry-run: vfio_pin_map_dma's line: $(grep '^vfio_pin_map_dma ' "$TMP/dry")"
+
 run func "$conf"
 sed 's/^func:/kprobe:/' "$conf" >"$TMP/vfio-kprobe.conf"
 run kprobe "$TMP/vfio-kprobe.conf"
