@@ -625,7 +625,9 @@ __noinline int exec_emit(struct task_state *st, __u64 id)
 		if (k >= d)
 			break;
 		i = (d - 1 - k) & (IPROF_MAX_DEPTH - 1);
-		if (st->usp[i])
+		/* a user frame: a user stack key, no kernel stack pointer
+		 * (an inlined kernel instance's frame has both) */
+		if (st->usp[i] && !st->sp[i])
 			emit_g(st, IPROF_REC_EXECED, st->timers[i], i + 1, id);
 	}
 	return 0;
@@ -645,13 +647,13 @@ __noinline int exec_compact(struct task_state *st)
 	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
 		if (i >= d)
 			break;
-		if (st->usp[i])
-			continue;
+		if (st->usp[i] && !st->sp[i])
+			continue; /* a user frame (exec_emit()) */
 		w = *(volatile __u32 *)&st->depth & (IPROF_MAX_DEPTH - 1);
 		st->timers[w] = st->timers[i];
 		st->sp[w] = st->sp[i];
 		st->kseq[w] = st->kseq[i];
-		st->usp[w] = 0;
+		st->usp[w] = st->usp[i];
 		st->depth = w + 1;
 	}
 	return 0;

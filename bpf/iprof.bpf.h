@@ -61,7 +61,9 @@ struct task_state {
 	__u32 kseq[IPROF_MAX_DEPTH]; /* kentry at each kprobe frame's entry */
 	/* user function frames: the user stack pointer at the entry (it
 	 * points at the return address), bit 0 set when the frame ends at
-	 * return sites (IPROF_A_RETSITES); 0 for every other frame */
+	 * return sites (IPROF_A_RETSITES); an inlined kernel instance's
+	 * frame: its caller's frame (fn_ksite; sp[] is set too, a user
+	 * frame's is 0); 0 for every other frame */
 	__u64 usp[IPROF_MAX_DEPTH];
 };
 

@@ -71,7 +71,8 @@ struct inl_site {
 	uint8_t ret;
 	/* a kernel module's (an ET_REL file): the function symbol the
 	 * instruction is in and its offset there (bytes), a kprobe's
-	 * SYM+OFF; valid until inl_forget(); NULL for other files */
+	 * SYM+OFF; valid until inl_forget() or an inl_find() of another
+	 * file; NULL for other files */
 	const char *sym;
 	uint64_t symoff;
 };

@@ -23,8 +23,9 @@ struct kmod_debug {
 
 /*
  * kmod_debug_files() - the debug files of the modules loaded now
- * (/proc/modules), found by name (NAME.ko or NAME.ko.debug, '-' and '_'
- * alike, as modprobe(8) takes them) under @debugdir (NULL: none), then
+ * (/proc/modules), found by name (NAME.ko, unstripped: its code is read
+ * too; '-' and '_' alike, as modprobe(8) takes them) under @debugdir
+ * (NULL: none), then
  * under /usr/lib/debug/lib/modules/RELEASE (uname(2)'s release), each
  * searched to any depth; the first whose build ID is the module's.
  * On success returns 0 with *@v (free with kmod_debug_free()) and *@n
@@ -40,9 +41,10 @@ void kmod_debug_free(struct kmod_debug *v, size_t n);
 
 /*
  * kmod_mentions() - may ELF file @path's DWARF name @name?  1 when its
- * .debug_str holds @name as a whole string, or cannot be searched (a
- * compressed section); 0 when it does not (a cheap test before indexing
- * the file's DWARF).
+ * .debug_str holds @name as a whole string, or cannot tell (the file
+ * unreadable, no .debug_str or a compressed one, a name of 4 bytes or
+ * less, which GCC writes in the DIE itself); 0 when it does not (a cheap
+ * test before indexing the file's DWARF).
  */
 int kmod_mentions(const char *path, const char *name);
 

@@ -677,17 +677,23 @@ static int span_timer(struct attach_pass *ps, uint32_t id)
 			continue;
 		if (a->mech == MECH_SYSCALL)
 			ps->att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
-		snprintf(ps->why, sizeof(ps->why), "%s %s%s%s: %s",
-			 a->mech == MECH_TRACEPOINT || a->mech == MECH_SYSCALL ?
-				 "tracepoint" :
-			 a->mech == MECH_UPROBE ? "uprobe" :
-			 a->mech == MECH_RETSITE ? "uprobe (return site)" :
-			 a->mech == MECH_KSITE ? "kprobe (inlined)" :
-						  "uretprobe",
-			 a->category ? a->category : a->path ? a->path : "",
-			 a->path || a->category ? ":" : "",
-			 a->event ? a->event : a->func,
-			 ps->att_why[i] ? ps->att_why[i] : "failed");
+		if (a->mech == MECH_KSITE) /* MOD:SYM+OFF */
+			snprintf(ps->why, sizeof(ps->why),
+				 "kprobe (inlined) %s+%#llx: %s", a->func,
+				 (unsigned long long)a->offset,
+				 ps->att_why[i] ? ps->att_why[i] : "failed");
+		else
+			snprintf(ps->why, sizeof(ps->why), "%s %s:%s: %s",
+				 a->mech == MECH_TRACEPOINT ||
+						 a->mech == MECH_SYSCALL ?
+					 "tracepoint" :
+				 a->mech == MECH_UPROBE ? "uprobe" :
+				 a->mech == MECH_RETSITE ?
+							  "uprobe (return site)" :
+							  "uretprobe",
+				 a->category ? a->category : a->path,
+				 a->event ? a->event : a->func,
+				 ps->att_why[i] ? ps->att_why[i] : "failed");
 		err = -EINVAL;
 	}
 	l->timers[id].mech = span_mech(l, id);

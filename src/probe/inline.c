@@ -92,6 +92,12 @@ static struct inl_file {
 	size_t nrels;
 	struct inl_jl *jls;
 	size_t njls;
+	/* instructions the kernel refuses a kprobe on (kernel/kprobes.c
+	 * check_kprobe_address_safe()): lock prefixes the alternatives may
+	 * patch (.smp_locks), static calls (.static_call_sites); with the
+	 * jump labels' (jls) */
+	uint64_t *resv;
+	size_t nresv;
 } cache = { .fd = -1 };
 
 void inl_forget(void)
@@ -104,6 +110,7 @@ void inl_forget(void)
 	free(f->use);
 	free(f->rels);
 	free(f->jls);
+	free(f->resv);
 	if (f->cfi && !f->rel)
 		dwarf_cfi_end(f->cfi);
 	if (f->elf)
@@ -342,6 +349,13 @@ static uint64_t rel_value(Elf_Data *syms, size_t strndx, const GElf_Rela *r,
 	return sec_addr(sym.st_shndx) + sym.st_value + (uint64_t)r->r_addend;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
 static int rel_cmp(const void *a, const void *b)
 {
 	const struct inl_rel *x = a, *y = b;
@@ -403,6 +417,17 @@ static int rel_section(Elf_Scn *rs, const GElf_Shdr *rh, size_t shstr)
 				cache.jls[k].target = v;
 			continue;
 		}
+		/* a lock prefix's place (s32, relative), a static call's
+		 * (struct static_call_site { s32 addr, key; }) */
+		if (tn && !ext && v &&
+		    (!strcmp(tn, ".smp_locks") ||
+		     (!strcmp(tn, ".static_call_sites") && r.r_offset % 8 == 0))) {
+			if (util_grow(&cache.resv, cache.nresv,
+				      sizeof(*cache.resv)))
+				return -ENOMEM;
+			cache.resv[cache.nresv++] = v;
+			continue;
+		}
 		if (!(th.sh_flags & SHF_EXECINSTR) ||
 		    (GELF_R_TYPE(r.r_info) != R_X86_64_PC32 &&
 		     GELF_R_TYPE(r.r_info) != R_X86_64_PLT32))
@@ -444,39 +469,41 @@ static int rel_load(void)
 		qsort(cache.rels, cache.nrels, sizeof(*cache.rels), rel_cmp);
 	if (cache.njls)
 		qsort(cache.jls, cache.njls, sizeof(*cache.jls), jl_cmp);
+	if (cache.nresv)
+		qsort(cache.resv, cache.nresv, sizeof(*cache.resv), u64_cmp);
 	return 0;
 }
 
 /* the relocation of the branch field at @at, or NULL */
 static const struct inl_rel *rel_at(uint64_t at)
 {
-	size_t lo = 0, hi = cache.nrels, m;
+	struct inl_rel k = { .at = at };
 
-	while (lo < hi) {
-		m = lo + (hi - lo) / 2;
-		if (cache.rels[m].at < at)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo < cache.nrels && cache.rels[lo].at == at ? &cache.rels[lo] :
-							     NULL;
+	return cache.nrels ? bsearch(&k, cache.rels, cache.nrels,
+				     sizeof(*cache.rels), rel_cmp) :
+			     NULL;
 }
 
 /* the jump label at @code, or NULL */
 static const struct inl_jl *jl_at(uint64_t code)
 {
-	size_t lo = 0, hi = cache.njls, m;
+	struct inl_jl k = { .code = code };
 
-	while (lo < hi) {
-		m = lo + (hi - lo) / 2;
-		if (cache.jls[m].code < code)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo < cache.njls && cache.jls[lo].code == code ? &cache.jls[lo] :
-							       NULL;
+	return cache.njls ? bsearch(&k, cache.jls, cache.njls,
+				    sizeof(*cache.jls), jl_cmp) :
+			    NULL;
+}
+
+/* does the kernel refuse a kprobe at @a (a jump label, a lock prefix,
+ * a static call)?  Its kind, or NULL */
+static const char *kprobe_refused(uint64_t a)
+{
+	if (jl_at(a))
+		return "a jump label";
+	if (cache.nresv && bsearch(&a, cache.resv, cache.nresv,
+				   sizeof(*cache.resv), u64_cmp))
+		return "a lock prefix or static call the kernel patches";
+	return NULL;
 }
 
 /* a file offset of address @a of a module (its laid-out section), or -1 */
@@ -889,6 +916,13 @@ static int site_set(struct inl_site *s, uint64_t a, bool ret,
 		}
 		s->sym = nm;
 		s->symoff = so;
+		if (kprobe_refused(a)) {
+			util_set_err(why, len,
+				     "the kernel refuses a kprobe at %s+%#llx: %s",
+				     nm, (unsigned long long)so,
+				     kprobe_refused(a));
+			return -1;
+		}
 	} else if (sym_insn_check(path, s->off, e, sizeof(e))) {
 		util_set_err(why, len, "%s", e);
 		return -1;

@@ -108,8 +108,11 @@ static int visit(const char *path, const struct stat *st, int type,
 	(void)st;
 	if (type != FTW_F)
 		return 0;
+	/* NAME.ko: an unstripped module, as Debian's -dbg has them (a
+	 * separated debug file, code NOBITS, cannot serve: the caller's
+	 * code is read from it) */
 	dot = strstr(base, ".ko");
-	if (!dot || (strcmp(dot, ".ko") && strcmp(dot, ".ko.debug")))
+	if (!dot || strcmp(dot, ".ko"))
 		return 0;
 	norm(base, (size_t)(dot - base), key, sizeof(key));
 	{
@@ -136,16 +139,28 @@ static int visit(const char *path, const struct stat *st, int type,
 	return 0;
 }
 
+/* search the tree at @root (a link to a directory followed; below it
+ * links are not: FTW_PHYS) */
+static void walk(const char *root)
+{
+	char *r = realpath(root, NULL);
+
+	if (r)
+		nftw(r, visit, 16, FTW_PHYS);
+	free(r);
+}
+
 /* the names of /proc/modules, sorted, into @s */
 static int loaded_names(struct kmod_search *s)
 {
-	char line[512], key[256];
+	char *line = NULL, key[256];
+	size_t cap = 0;
 	FILE *f = fopen("/proc/modules", "re");
 	int r = 0;
 
 	if (!f)
 		return 0;
-	while (!r && fgets(line, sizeof(line), f)) {
+	while (!r && getline(&line, &cap, f) > 0) {
 		norm(line, strcspn(line, " "), key, sizeof(key));
 		if (!key[0])
 			continue;
@@ -155,6 +170,7 @@ static int loaded_names(struct kmod_search *s)
 		else
 			s->n++;
 	}
+	free(line);
 	fclose(f);
 	if (s->n)
 		qsort(s->names, s->n, sizeof(*s->names), name_cmp);
@@ -184,11 +200,11 @@ int kmod_debug_files(const char *debugdir, struct kmod_debug **v, size_t *n,
 	if (!r && s.n) {
 		cur = &s;
 		if (debugdir)
-			nftw(debugdir, visit, 16, FTW_PHYS);
+			walk(debugdir);
 		if (!s.err && !uname(&u)) {
 			snprintf(std, sizeof(std), "/usr/lib/debug/lib/modules/%s",
 				 u.release);
-			nftw(std, visit, 16, FTW_PHYS);
+			walk(std);
 		}
 		cur = NULL;
 		r = s.err;
@@ -246,14 +262,20 @@ int kmod_mentions(const char *path, const char *name)
 	int fd, ret = 0;
 	Elf *e;
 
+	/* GCC writes a name no longer than a .debug_str offset in the DIE
+	 * itself (DW_FORM_string): not searched here */
+	if (nl <= 4)
+		return 1;
+	/* unreadable: maybe (inl_find() says why) */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return 1;
 	if (elf_version(EV_CURRENT) == EV_NONE ||
 	    !(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
 		close(fd);
-		return 0;
+		return 1;
 	}
+	ret = 1; /* no .debug_str: maybe */
 	if (elf_getshdrstrndx(e, &shstr))
 		goto out;
 	while ((scn = elf_nextscn(e, scn))) {
@@ -261,13 +283,12 @@ int kmod_mentions(const char *path, const char *name)
 		    !(nm = elf_strptr(e, shstr, sh.sh_name)) ||
 		    strcmp(nm, ".debug_str"))
 			continue;
-		if (sh.sh_flags & SHF_COMPRESSED) {
-			ret = 1; /* cannot tell cheaply: maybe */
-			break;
-		}
+		if (sh.sh_flags & SHF_COMPRESSED)
+			break; /* cannot tell cheaply: maybe */
 		d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf)
 			break;
+		ret = 0;
 		/* a whole string: at the start or after a NUL, NUL after */
 		for (p = d->d_buf, end = p + d->d_size;
 		     (p = memmem(p, (size_t)(end - p), name, nl + 1)); p++)

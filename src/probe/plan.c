@@ -1929,10 +1929,10 @@ static void drop_parts(struct uplaces *u)
 }
 
 /* the MECH_RETSITE attachment at @s of @path (NULL: the MECH_KSITE one
- * at @s's kernel function and offset): its frame is found as the inlined
+ * at kernel function @func, MOD:SYM, and @s's offset): its frame is found as the inlined
  * instance's site says (every site at one address has the same rule: the
  * caller's CFI there) */
-static void att_key(struct plan *p, const char *path,
+static void att_key(struct plan *p, const char *path, const char *func,
 		    const struct inl_site *s)
 {
 	uint32_t i;
@@ -1943,7 +1943,7 @@ static void att_key(struct plan *p, const char *path,
 		     !strcmp(p->att[i].path, path)) ||
 		    (!path && p->att[i].mech == MECH_KSITE &&
 		     p->att[i].offset == s->symoff &&
-		     !strcmp(p->att[i].func, s->sym))) {
+		     !strcmp(p->att[i].func, func))) {
 			p->att[i].key_reg = s->reg;
 			p->att[i].key_adj = s->adj;
 			p->att[i].inl = 1;
@@ -1998,23 +1998,58 @@ static int inl_where_add(char **w, const struct inl_inst *in, int user,
 			why ? why : "");
 }
 
+/* a kernel module's instances: the module (its kprobes name their
+ * functions MOD:SYM, as kallsyms_lookup_name() takes them: a static
+ * function's name may be another module's too) and the kernel's
+ * symbols */
+struct inl_kctx {
+	const char *mod;
+	const struct ksyms *ks;
+};
+
 /* the attachment of site @s of an inlined instance of timer @id: a
  * uprobe in @path at its file offset (MECH_RETSITE), or with @path NULL
- * a kprobe at its kernel function and offset (MECH_KSITE) */
+ * a kprobe at MOD:SYM + offset of module @kx (MECH_KSITE) */
 static int inl_att(struct plan *p, uint32_t id, uint32_t action,
-		   const char *path, const struct inl_site *s)
+		   const char *path, const struct inl_kctx *kx,
+		   const struct inl_site *s)
 {
+	char *f = NULL;
 	int err;
 
-	if (path)
+	if (path) {
 		err = add_att(p, MECH_RETSITE, id, action, NULL, NULL, path,
 			      p->timers[id].func, s->off);
-	else
-		err = add_att(p, MECH_KSITE, id, action, NULL, NULL, NULL,
-			      s->sym, s->symoff);
+	} else {
+		f = xasprintf("%s:%s", kx->mod, s->sym);
+		err = f ? add_att(p, MECH_KSITE, id, action, NULL, NULL, NULL,
+				  f, s->symoff) :
+			  -ENOMEM;
+	}
 	if (!err)
-		att_key(p, path, s);
+		att_key(p, path, f, s);
+	free(f);
 	return err;
+}
+
+/* why instance @in of module @kx cannot be timed though inl_find() found
+ * its sites: one is in a function the kernel has no symbol of now (an
+ * init function, freed once the module loaded); NULL if none */
+static const char *ksite_why(const struct inl_kctx *kx,
+			     const struct inl_inst *in, char *buf, size_t len)
+{
+	const char *sym = in->entry.sym;
+	size_t k;
+
+	for (k = 0; sym; k++) {
+		if (ksyms_exists(kx->ks, sym) == 0) {
+			snprintf(buf, len, "its probes' function %s is no kernel symbol now (not in /proc/kallsyms: an init function of the module, freed after it loaded?)",
+				 sym);
+			return buf;
+		}
+		sym = k < in->nexits ? in->exits[k].sym : NULL;
+	}
+	return NULL;
 }
 
 /*
@@ -2028,12 +2063,13 @@ static int inl_att(struct plan *p, uint32_t id, uint32_t action,
  * -ENOMEM (a chain too long is the timer's error).
  */
 static int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
-			  const char *path, const struct inl_inst *v, size_t n,
-			  size_t more)
+			  const char *path, const struct inl_kctx *kx,
+			  const struct inl_inst *v, size_t n, size_t more)
 {
 	struct plan_timer *t = &p->timers[id];
 	uint32_t start, stop;
 	size_t i, k, listed = 0;
+	char kwhy[512];
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
@@ -2042,6 +2078,8 @@ static int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
 
 		if (!why && pr->start.ncond)
 			why = "conditions read arguments, which an inlined call does not pass";
+		if (!why && kx)
+			why = ksite_why(kx, in, kwhy, sizeof(kwhy));
 		if (why) {
 			t->inl_refused++;
 			if (++listed <= INL_LISTED)
@@ -2056,7 +2094,7 @@ static int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
 			break;
 		p->actions[start].inst = t->inl + 1;
 		p->prio[start] = in->depth + 1;
-		err = inl_att(p, id, start, path, &in->entry);
+		err = inl_att(p, id, start, path, kx, &in->entry);
 		/* a stop per exit: an action is in one chain only (another
 		 * timer's action chained at one exit would run at all), and
 		 * an exit reached where the instance did not run (a join
@@ -2068,7 +2106,7 @@ static int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
 				break;
 			p->actions[stop].inst = t->inl + 1;
 			p->prio[stop] = in->depth + 1;
-			err = inl_att(p, id, stop, path, &in->exits[k]);
+			err = inl_att(p, id, stop, path, kx, &in->exits[k]);
 		}
 		if (err == -E2BIG) {
 			t->error = xasprintf("%s:%d:%d: %s %s: more than %d timers at one address of an inlined instance",
@@ -2114,7 +2152,7 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 		       e, sizeof(e));
 	if (err)
 		return err == -ENOMEM ? err : 0; /* unreadable: as none */
-	err = plan_instances(p, pr, id, path, v, n, more);
+	err = plan_instances(p, pr, id, path, NULL, v, n, more);
 	inl_free(v, n);
 	return err;
 }
@@ -2124,6 +2162,18 @@ static struct kmod_debug *kdbg;
 static size_t nkdbg, kdbg_stale;
 static int kdbg_read;
 
+/* the modules' debug files, read at the first need; 0 or -ENOMEM */
+static int kdbg_load(const struct plan_env *env)
+{
+	int err = 0;
+
+	if (!kdbg_read)
+		err = kmod_debug_files(env->debuginfo, &kdbg, &nkdbg,
+				       &kdbg_stale);
+	kdbg_read = !err;
+	return err;
+}
+
 static void kdbg_forget(void)
 {
 	kmod_debug_free(kdbg, nkdbg);
@@ -2132,110 +2182,56 @@ static void kdbg_forget(void)
 	kdbg_read = 0;
 }
 
-/* the first instances of NAME (an alternative of @spec, NAME|OLD) in a
- * loaded module's debug file: *@v, *@n, *@more as inl_find()'s, the
- * alternative in @alt and the module in *@mod; 0 (*@n and *@more 0:
- * none), -ENOMEM */
-static int kinl_find(const char *spec, char *alt, size_t altlen,
-		     struct inl_inst **v, size_t *n, size_t *more,
-		     const char **mod)
-{
-	char e[PATH_MAX + 256];
-	const char *a;
-	size_t k, len;
-	int err;
-
-	for (a = spec; *a; a += len + (a[len] == '|')) {
-		len = strcspn(a, "|");
-		snprintf(alt, altlen, "%.*s", (int)len, a);
-		for (k = 0; k < nkdbg; k++) {
-			if (!kmod_mentions(kdbg[k].path, alt))
-				continue;
-			err = inl_find(kdbg[k].path, alt, NULL, v, n, more,
-				       NULL, e, sizeof(e));
-			if (err == -ENOMEM)
-				return err;
-			if (err)
-				continue;
-			if (*n || *more) {
-				*mod = kdbg[k].mod;
-				return 0;
-			}
-			inl_free(*v, *n);
-			*v = NULL;
-		}
-	}
-	*n = *more = 0;
-	return 0;
-}
-
 /*
- * Kernel function timer @id (@pr), whose name (each alternative of
- * NAME|OLD in turn) is no kernel symbol: timed where the compiler
- * inlined it in a loaded module, from the module's debug file
- * (kmod_debug_files(): --debuginfo DIR, then Debian's place), with
- * kprobes at each instance's entry and exits (plan_instances(); fentry
- * cannot attach inside a function).  Timed: t->func is the alternative
- * found, t->inl_only is set and *@msg goes; else *@msg says what was
- * looked at.  Returns 0 or -ENOMEM; a timer error (t->error) frees
- * *@msg.
+ * The instances of @name in loaded module @k's debug file, planned for
+ * timer @id (plan_instances()).  *@found is set when it has any; @err
+ * (@errlen bytes) keeps the first reason a file could not be read.
+ * Returns 0 or -ENOMEM.
  */
-static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
-			const struct plan_env *env, char **msg)
+static int kinl_module(struct plan *p, const struct probe *pr, uint32_t id,
+		       const struct kmod_debug *k, const char *name,
+		       const struct ksyms *ks, int *found, char *err,
+		       size_t errlen)
 {
-	struct plan_timer *t = &p->timers[id];
+	const struct inl_kctx kx = { .mod = k->mod, .ks = ks };
 	struct inl_inst *v = NULL;
 	size_t n = 0, more = 0;
-	const char *mod = NULL;
-	char alt[512], *m, *d, *f;
-	struct utsname u;
-	int err;
+	char e[PATH_MAX + 256];
+	int r;
 
-	if (!kdbg_read) {
-		err = kmod_debug_files(env->debuginfo, &kdbg, &nkdbg,
-				       &kdbg_stale);
-		if (err)
-			return err;
-		kdbg_read = 1;
-	}
-	err = kinl_find(t->func, alt, sizeof(alt), &v, &n, &more, &mod);
-	if (!err && (n || more))
-		err = plan_instances(p, pr, id, NULL, v, n, more);
-	inl_free(v, n);
-	if (err)
-		return err;
-	if (t->error) {
-		free(*msg);
-		*msg = NULL;
+	if (!kmod_mentions(k->path, name))
 		return 0;
-	}
-	if (t->inl) {
-		d = describe(pr, NULL, alt);
-		m = d ? xasprintf("%s (inlined only, in module %s)", d, mod) : NULL;
-		f = strdup(alt);
-		free(d);
-		if (!m || !f) {
-			free(m);
-			free(f);
-			return -ENOMEM;
-		}
-		free(t->where);
-		t->where = m;
-		free(t->func);
-		t->func = f;
-		t->inl_only = 1;
-		t->via = PLAN_VIA_KPROBE;
-		free(*msg);
-		*msg = NULL;
+	r = inl_find(k->path, name, NULL, &v, &n, &more, NULL, e, sizeof(e));
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		if (!err[0])
+			snprintf(err, errlen, "%s", e);
 		return 0;
 	}
 	if (n || more)
-		m = xasprintf("%s; inlined %u time%s in module %s, none timed: %s",
+		*found = 1;
+	r = plan_instances(p, pr, id, NULL, &kx, v, n, more);
+	inl_free(v, n);
+	return r;
+}
+
+/* what plan_kinline() says when no instance is timed (*@msg replaced) */
+static int kinl_none(struct plan_timer *t, int found, const char *mods,
+		     const char *e, char **msg)
+{
+	struct utsname u;
+	char *m;
+
+	if (found)
+		m = xasprintf("%s; inlined %u time%s in module%s %s, none timed: %s",
 			      *msg, t->inl_refused,
-			      t->inl_refused == 1 ? "" : "s", mod, t->inl_where);
+			      t->inl_refused == 1 ? "" : "s",
+			      strchr(mods, ',') ? "s" : "", mods, t->inl_where);
 	else if (nkdbg)
-		m = xasprintf("%s; nor inlined in a loaded module (the DWARF of %zu module%s' debug files)",
-			      *msg, nkdbg, nkdbg == 1 ? "" : "s");
+		m = xasprintf("%s; nor inlined in a loaded module (%zu module%s' debug files looked at%s%s)",
+			      *msg, nkdbg, nkdbg == 1 ? "" : "s",
+			      e[0] ? "; one could not be read: " : "", e);
 	else
 		m = xasprintf("%s; no debug file of a loaded module says whether it was inlined (%s: Debian's linux-image-%s-dbg has them, or --debuginfo DIR)",
 			      *msg,
@@ -2250,6 +2246,75 @@ static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
 }
 
 /*
+ * Kernel function timer @id (@pr), whose name (each alternative of
+ * NAME|OLD in turn, the first found) is no kernel symbol: timed where
+ * the compiler inlined it in the loaded modules (every one that has
+ * it), from their debug files (kmod_debug_files(): --debuginfo DIR, then
+ * Debian's place), with kprobes at each instance's entry and exits
+ * (plan_instances(); fentry cannot attach inside a function).  Timed:
+ * t->func is the alternative found, t->inl_only is set and *@msg goes;
+ * else *@msg says what was looked at.  Returns 0 or -ENOMEM; a timer
+ * error (t->error) frees *@msg.
+ */
+static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
+			const struct plan_env *env, const struct ksyms *ks,
+			char **msg)
+{
+	struct plan_timer *t = &p->timers[id];
+	char alt[512] = "", mods[512] = "", e[PATH_MAX + 256] = "", *m, *d, *f;
+	const char *a;
+	size_t k, len, used = 0;
+	int err, found = 0;
+
+	err = kdbg_load(env);
+	for (a = t->func; !err && !found && *a; a += len + (a[len] == '|')) {
+		len = strcspn(a, "|");
+		snprintf(alt, sizeof(alt), "%.*s", (int)len, a);
+		for (k = 0; !err && !t->error && k < nkdbg; k++) {
+			int here = 0;
+
+			err = kinl_module(p, pr, id, &kdbg[k], alt, ks, &here, e,
+					  sizeof(e));
+			if (here && used < sizeof(mods))
+				used += (size_t)snprintf(mods + used,
+							 sizeof(mods) - used,
+							 "%s%s", found ? ", " : "",
+							 kdbg[k].mod);
+			found |= here;
+		}
+	}
+	if (err)
+		return err;
+	if (t->error) {
+		free(*msg);
+		*msg = NULL;
+		return 0;
+	}
+	if (!t->inl)
+		return kinl_none(t, found, mods, e, msg);
+	d = describe(pr, NULL, alt);
+	m = d ? xasprintf("%s (inlined only, in module%s %s)", d,
+			  strchr(mods, ',') ? "s" : "", mods) :
+		NULL;
+	f = strdup(alt);
+	free(d);
+	if (!m || !f) {
+		free(m);
+		free(f);
+		return -ENOMEM;
+	}
+	free(t->where);
+	t->where = m;
+	free(t->func);
+	t->func = f;
+	t->inl_only = 1;
+	t->via = PLAN_VIA_KPROBE;
+	free(*msg);
+	*msg = NULL;
+	return 0;
+}
+
+/*
  * Kernel function timer @id, a symbol of module @mod ("" in vmlinux:
  * not looked at, its DWARF is not read): its instances where the
  * compiler inlined it in that module too (a static function inlined in
@@ -2258,34 +2323,22 @@ static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
  */
 static int plan_kinline_more(struct plan *p, const struct probe *pr,
 			     uint32_t id, const struct plan_env *env,
-			     const char *mod)
+			     const struct ksyms *ks, const char *mod)
 {
-	struct plan_timer *t = &p->timers[id];
-	struct inl_inst *v = NULL;
-	size_t n = 0, more = 0, k;
-	char e[PATH_MAX + 256];
-	int err;
+	char e[PATH_MAX + 256] = "";
+	size_t k;
+	int err, found = 0;
 
 	if (!mod[0])
 		return 0;
-	if (!kdbg_read) {
-		err = kmod_debug_files(env->debuginfo, &kdbg, &nkdbg,
-				       &kdbg_stale);
-		if (err)
-			return err;
-		kdbg_read = 1;
-	}
+	err = kdbg_load(env);
+	if (err)
+		return err;
 	for (k = 0; k < nkdbg && strcmp(kdbg[k].mod, mod); k++)
 		;
-	if (k == nkdbg || !kmod_mentions(kdbg[k].path, t->func))
-		return 0;
-	err = inl_find(kdbg[k].path, t->func, NULL, &v, &n, &more, NULL, e,
-		       sizeof(e));
-	if (err)
-		return err == -ENOMEM ? err : 0; /* unreadable: as none */
-	err = plan_instances(p, pr, id, NULL, v, n, more);
-	inl_free(v, n);
-	return err;
+	return k == nkdbg ? 0 :
+			    kinl_module(p, pr, id, &kdbg[k], p->timers[id].func,
+					ks, &found, e, sizeof(e));
 }
 
 /* is kernel function timer @t's name (NAME|OLD) no symbol at all (not a
@@ -2293,9 +2346,11 @@ static int plan_kinline_more(struct plan *p, const struct probe *pr,
 static int kfunc_absent(const struct ksyms *ks, const struct plan_timer *t)
 {
 	char clones[256], *sym = pick_kfunc(ks, t->func, clones, sizeof(clones));
+	int e = errno;
 
 	free(sym);
-	return !sym && !clones[0] && errno != ENOMEM;
+	/* (a function the tracer runs is never timed, inlined or not) */
+	return !sym && !clones[0] && e != ENOMEM && !ksym_denied(t->func);
 }
 
 /*
@@ -2415,7 +2470,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		if (msg && !env->no_inline && env->kmodules &&
 		    probe_kind(pr->kind)->via & PROBE_VIA_KPROBE &&
 		    kfunc_absent(ks, t)) {
-			err = plan_kinline(p, pr, id, env, &msg);
+			err = plan_kinline(p, pr, id, env, ks, &msg);
 			if (err || t->error)
 				goto out;
 		}
@@ -2430,7 +2485,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		/* a module's function may be inlined in it too: kprobes */
 		if (!err && !t->inl_only && !t->error && !env->no_inline &&
 		    env->kmodules && probe_kind(pr->kind)->via & PROBE_VIA_KPROBE)
-			err = plan_kinline_more(p, pr, id, env,
+			err = plan_kinline_more(p, pr, id, env, ks,
 						ksyms_module_of(ks, t->func));
 		goto out;
 	}

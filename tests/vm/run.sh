@@ -227,7 +227,7 @@ fetch_debug() {
 		dpkg-deb --fsys-tarfile "$dl"/*.deb | tar -x -C "$kdir/debug" --wildcards "${pat[@]}"; then
 		say "debug files of $debug_modules from $pkg"
 	else
-		say "no $pkg $kver: the tests time no inlined kernel function"
+		say "no $pkg $kver: test_vfio's inlined kernel functions will fail (no debug files)"
 		rm -rf "$kdir/debug"
 	fi
 	rm -rf "$dl"

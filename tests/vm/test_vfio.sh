@@ -52,7 +52,7 @@ run() {
 			"$(jnode "$f" vfio_group_ioctl_get_device_fd\>vfio_df_open count)" $opens
 		check "$name: an FLR under each vfio_df_open" \
 			"$(jnode "$f" vfio_group_ioctl_get_device_fd\>vfio_df_open\>pcie_flr count)" $opens
-		if ! grep -qw vfio_df_open /proc/kallsyms; then
+		if ! grep -qwE 'vfio_df_open|vfio_device_open' /proc/kallsyms; then
 			check "$name: vfio_df_open timed where inlined" \
 				"$(jq -r '.probes[] | select(.name == "vfio_df_open") | .mech' "$f")" "kprobe (inlined)"
 		fi
