@@ -28,13 +28,15 @@ struct kmod_debug {
  * (NULL: none), then
  * under /usr/lib/debug/lib/modules/RELEASE (uname(2)'s release), each
  * searched to any depth; the first whose build ID is the module's.
+ * @sysroot (NULL: "") prefixes /proc, /sys and /usr/lib/debug (the unit
+ * tests' fixture system; the debug files' paths include it).
  * On success returns 0 with *@v (free with kmod_debug_free()) and *@n
  * (0: none found), and in *@stale (may be NULL) how many modules had
  * files of another build only.  Errors: -ENOMEM.  Unreadable
  * directories and files are as none.
  */
-int kmod_debug_files(const char *debugdir, struct kmod_debug **v, size_t *n,
-		     size_t *stale);
+int kmod_debug_files(const char *sysroot, const char *debugdir,
+		     struct kmod_debug **v, size_t *n, size_t *stale);
 
 /* kmod_debug_free() - free what kmod_debug_files() returned; NULL ok. */
 void kmod_debug_free(struct kmod_debug *v, size_t n);

@@ -271,6 +271,9 @@ struct plan_env {
 	 * loaded module: looked up in the running system's modules' debug
 	 * files (kmod_debug_files()); 0 (the tests' fixture kernels): not */
 	int kmodules;
+	/* with kmodules: a directory standing for / (its proc/modules,
+	 * sys/module, usr/lib/debug: the unit tests'), NULL the system */
+	const char *kmod_root;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

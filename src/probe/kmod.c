@@ -30,6 +30,7 @@ struct kmod_search {
 
 /* one search at a time (nftw(3) takes no argument) */
 static struct kmod_search *cur;
+static const char *root = ""; /* kmod_debug_files()'s @root */
 
 /* @s with '-' as '_' into @out (@len bytes) */
 static void norm(const char *s, size_t n, char *out, size_t len)
@@ -54,7 +55,8 @@ static ssize_t loaded_id(const char *mod, unsigned char *id, size_t len)
 	ssize_t r;
 	int fd;
 
-	snprintf(p, sizeof(p), "/sys/module/%s/notes/.note.gnu.build-id", mod);
+	snprintf(p, sizeof(p), "%s/sys/module/%s/notes/.note.gnu.build-id",
+		 root, mod);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -153,11 +155,13 @@ static void walk(const char *root)
 /* the names of /proc/modules, sorted, into @s */
 static int loaded_names(struct kmod_search *s)
 {
-	char *line = NULL, key[256];
+	char *line = NULL, key[256], path[PATH_MAX];
 	size_t cap = 0;
-	FILE *f = fopen("/proc/modules", "re");
+	FILE *f;
 	int r = 0;
 
+	snprintf(path, sizeof(path), "%s/proc/modules", root);
+	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	while (!r && getline(&line, &cap, f) > 0) {
@@ -177,8 +181,8 @@ static int loaded_names(struct kmod_search *s)
 	return r;
 }
 
-int kmod_debug_files(const char *debugdir, struct kmod_debug **v, size_t *n,
-		     size_t *stale)
+int kmod_debug_files(const char *sysroot, const char *debugdir,
+		     struct kmod_debug **v, size_t *n, size_t *stale)
 {
 	struct kmod_search s = { 0 };
 	struct utsname u;
@@ -190,6 +194,7 @@ int kmod_debug_files(const char *debugdir, struct kmod_debug **v, size_t *n,
 	*n = 0;
 	if (stale)
 		*stale = 0;
+	root = sysroot ? sysroot : "";
 	r = loaded_names(&s);
 	if (!r && s.n) {
 		s.found = calloc(s.n, sizeof(*s.found));
@@ -202,7 +207,8 @@ int kmod_debug_files(const char *debugdir, struct kmod_debug **v, size_t *n,
 		if (debugdir)
 			walk(debugdir);
 		if (!s.err && !uname(&u)) {
-			snprintf(std, sizeof(std), "/usr/lib/debug/lib/modules/%s",
+			snprintf(std, sizeof(std),
+				 "%s/usr/lib/debug/lib/modules/%s", root,
 				 u.release);
 			walk(std);
 		}

@@ -2168,8 +2168,8 @@ static int kdbg_load(const struct plan_env *env)
 	int err = 0;
 
 	if (!kdbg_read)
-		err = kmod_debug_files(env->debuginfo, &kdbg, &nkdbg,
-				       &kdbg_stale);
+		err = kmod_debug_files(env->kmod_root, env->debuginfo, &kdbg,
+				       &nkdbg, &kdbg_stale);
 	kdbg_read = !err;
 	return err;
 }
@@ -2229,8 +2229,8 @@ static int kinl_none(struct plan_timer *t, int found, const char *mods,
 			      t->inl_refused == 1 ? "" : "s",
 			      strchr(mods, ',') ? "s" : "", mods, t->inl_where);
 	else if (nkdbg)
-		m = xasprintf("%s; nor inlined in a loaded module (%zu module%s' debug files looked at%s%s)",
-			      *msg, nkdbg, nkdbg == 1 ? "" : "s",
+		m = xasprintf("%s; nor inlined in a loaded module (%zu %s debug files looked at%s%s)",
+			      *msg, nkdbg, nkdbg == 1 ? "module's" : "modules'",
 			      e[0] ? "; one could not be read: " : "", e);
 	else
 		m = xasprintf("%s; no debug file of a loaded module says whether it was inlined (%s: Debian's linux-image-%s-dbg has them, or --debuginfo DIR)",

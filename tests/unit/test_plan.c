@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <limits.h>
 #include <cmocka.h>
 
@@ -218,6 +219,130 @@ static void build(struct probe_list *pl, struct plan *p,
 			fail_msg("parse '%s': %s", line, err);
 	}
 	assert_int_equal(plan_build(p, pl, &env), 0);
+}
+
+/* write @len bytes of @data to file @path (directories made) */
+static void put_file(const char *path, const void *data, size_t len)
+{
+	char cmd[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* @path's bytes into @buf (@len at most): their count */
+static size_t get_file(const char *path, void *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len, f);
+	fclose(f);
+	return n;
+}
+
+/*
+ * Kernel functions inlined in a loaded module (plan_kinline()), on a
+ * fixture system (plan_env.kmod_root): module "kmodule" loaded
+ * (proc/modules), its build ID in sys/module/kmodule/notes, its debug
+ * file (tests/fixtures/kmodule.c linked -r with a build ID,
+ * $IPROF_KMODULE_KO) at Debian's place, and caller() in its kallsyms:
+ * func:helper (inlined in caller, no symbol) is timed by kprobes at
+ * kmodule:caller+OFF; fentry: cannot; a function inlined nowhere says
+ * what was read; a debug file of another build is not taken.
+ */
+static void kernel_inlined(void **state)
+{
+	static const char *const l[] = { "func:helper", "fentry:helper",
+					  "func:nothere" };
+	char root[] = "/tmp/iprof-kroot.XXXXXX", path[PATH_MAX], ks[PATH_MAX];
+	char note[256], cmd[PATH_MAX + 16];
+	const char *ko = getenv("IPROF_KMODULE_KO");
+	struct plan_env e = env;
+	struct probe_list pl;
+	struct plan p;
+	struct utsname u;
+	size_t n, i, k = 0;
+	static const char syms[] =
+		"ffffffffc0001000 t caller\t[kmodule]\n";
+	static const char mods[] =
+		"kmodule 16384 0 - Live 0xffffffffc0001000\n";
+	char *img = malloc(4 << 20);
+
+	(void)state;
+	assert_non_null(ko);
+	assert_non_null(img);
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(uname(&u), 0);
+	snprintf(path, sizeof(path), "%s/proc/modules", root);
+	put_file(path, mods, sizeof(mods) - 1);
+	snprintf(cmd, sizeof(cmd), "%.*s", (int)(strlen(ko) - 3), ko);
+	strcat(cmd, ".build-id");
+	n = get_file(cmd, note, sizeof(note));
+	snprintf(path, sizeof(path),
+		 "%s/sys/module/kmodule/notes/.note.gnu.build-id", root);
+	put_file(path, note, n);
+	snprintf(path, sizeof(path),
+		 "%s/usr/lib/debug/lib/modules/%s/kernel/drivers/kmodule.ko",
+		 root, u.release);
+	i = get_file(ko, img, 4 << 20);
+	put_file(path, img, i);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", root);
+	put_file(ks, syms, sizeof(syms) - 1);
+	e.kallsyms = ks;
+	e.kmodules = 1;
+	e.kmod_root = root;
+
+	memset(&pl, 0, sizeof(pl));
+	for (i = 0; i < 3; i++)
+		assert_int_equal(probe_parse_line(&pl, l[i], "t.conf", (int)i + 1,
+						  cmd, sizeof(cmd)), 0);
+	assert_int_equal(plan_build(&p, &pl, &e), 0);
+	assert_int_equal(p.ntimers, 3);
+	if (p.timers[0].error)
+		fail_msg("func:helper: %s", p.timers[0].error);
+	assert_int_equal(p.timers[0].inl_only, 1);
+	assert_int_equal(p.timers[0].inl, 1);
+	assert_string_equal(p.timers[0].where,
+			    "func:helper (inlined only, in module kmodule)");
+	assert_non_null(strstr(p.timers[0].inl_where, "in caller at caller+0x"));
+	for (i = 0; i < p.natt; i++) {
+		if (p.att[i].timer != 0)
+			continue;
+		assert_int_equal(p.att[i].mech, MECH_KSITE);
+		assert_string_equal(p.att[i].func, "kmodule:caller");
+		assert_true(p.att[i].offset > 0 && p.att[i].offset < 0x100);
+		k++;
+	}
+	/* its entry and its exits (2 with GCC: test_inline.c) */
+	assert_true(k >= 2);
+	assert_non_null(p.timers[1].error);
+	/* (fentry: not looked up: no "; ..." about modules) */
+	assert_null(strstr(p.timers[1].error, "; "));
+	assert_non_null(strstr(p.timers[2].error,
+			       "; nor inlined in a loaded module (1 module's debug files looked at)"));
+	plan_free(&p);
+
+	/* another build's debug file: not taken, and said */
+	note[n - 1] ^= 0xff;
+	snprintf(path, sizeof(path),
+		 "%s/sys/module/kmodule/notes/.note.gnu.build-id", root);
+	put_file(path, note, n);
+	assert_int_equal(plan_build(&p, &pl, &e), 0);
+	assert_non_null(p.timers[0].error);
+	assert_non_null(strstr(p.timers[0].error,
+			       "no debug file of a loaded module says whether it was inlined (only other builds' were found"));
+	plan_free(&p);
+	probe_list_free(&pl);
+	free(img);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void tp_fields(void **state)
@@ -1322,6 +1447,7 @@ int main(void)
 		cmocka_unit_test(chain_limit),
 		cmocka_unit_test(chain_order),
 		cmocka_unit_test(kernel_functions),
+		cmocka_unit_test(kernel_inlined),
 		cmocka_unit_test(named_arguments),
 		cmocka_unit_test(no_tracefs),
 		cmocka_unit_test(dynamic_events),
