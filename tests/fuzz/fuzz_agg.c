@@ -21,6 +21,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 
 #define NTIMERS 5
 
