@@ -6,7 +6,8 @@
  * function, in order: its instances (timed / refused) and the wall time
  * of the call (ns; the first indexes the file's DWARF, the rest reuse
  * the index), then the whole.  bench/inline.sh runs it; a benchmark,
- * not a test.
+ * not a test.  BENCH_INLINE_WHY=1 lists each instance and why it is
+ * refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,11 @@ int main(int argc, char **argv)
 			timed += !v[k].why;
 		printf("%s: %zu instances, %zu timed, %zu refused, %lld ns\n",
 		       argv[i], n + more, timed, n + more - timed, t);
+		/* BENCH_INLINE_WHY=1: each instance, where and why refused */
+		for (k = 0; getenv("BENCH_INLINE_WHY") && k < n; k++)
+			printf("  %s at %#llx (%s): %s\n", v[k].caller,
+			       (unsigned long long)v[k].entry.addr, v[k].call,
+			       v[k].why ? v[k].why : "timed");
 		inl_free(v, n);
 	}
 	inl_forget();

@@ -7,9 +7,13 @@
  * under /usr/lib/debug/lib/modules/RELEASE/ with the module's own
  * relative path (kernel/drivers/vfio/vfio.ko).
  *
+ * The kernel image's is its vmlinux with DWARF (Debian's
+ * /usr/lib/debug/boot/vmlinux-RELEASE, ET_EXEC).
+ *
  * A debug file is taken only when its GNU build ID is the loaded
  * module's (/sys/module/NAME/notes/.note.gnu.build-id: an ELF note,
- * elf(5)), so that another build's offsets never place a kprobe.
+ * elf(5)), or the running kernel's (/sys/kernel/notes), so that another
+ * build's offsets never place a kprobe.
  */
 #ifndef IPROF_KMOD_H
 #define IPROF_KMOD_H
@@ -17,13 +21,18 @@
 #include <stddef.h>
 
 struct kmod_debug {
-	char *mod; /* the module's name, as /proc/modules gives it; owned */
+	char *mod; /* the module's name, as /proc/modules gives it, or
+		    * "vmlinux" for the kernel image; owned */
 	char *path; /* its debug file; owned */
 };
 
 /*
- * kmod_debug_files() - the debug files of the modules loaded now
- * (/proc/modules), found by name (NAME.ko, unstripped: its code is read
+ * kmod_debug_files() - the running kernel image's debug file (first, mod
+ * "vmlinux": DIR/vmlinux-RELEASE, DIR/vmlinux or DIR/boot/vmlinux-RELEASE
+ * under @debugdir, then /usr/lib/debug/boot/vmlinux-RELEASE,
+ * /usr/lib/debug/lib/modules/RELEASE/vmlinux,
+ * /lib/modules/RELEASE/build/vmlinux), and the debug files of the
+ * modules loaded now (/proc/modules), found by name (NAME.ko, unstripped: its code is read
  * too; '-' and '_' alike, as modprobe(8) takes them) under @debugdir
  * (NULL: none), then
  * under /usr/lib/debug/lib/modules/RELEASE (uname(2)'s release), each
@@ -31,8 +40,8 @@ struct kmod_debug {
  * @sysroot (NULL: "") prefixes /proc, /sys and /usr/lib/debug (the unit
  * tests' fixture system; the debug files' paths include it).
  * On success returns 0 with *@v (free with kmod_debug_free()) and *@n
- * (0: none found), and in *@stale (may be NULL) how many modules had
- * files of another build only.  Errors: -ENOMEM.  Unreadable
+ * (0: none found), and in *@stale (may be NULL) how many modules (and
+ * the kernel image) had files of another build only.  Errors: -ENOMEM.  Unreadable
  * directories and files are as none.
  */
 int kmod_debug_files(const char *sysroot, const char *debugdir,

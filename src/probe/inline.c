@@ -6,7 +6,11 @@
  * caller's .eh_frame (libdw's CFI).  A kernel module's debug file (an
  * ET_REL object: libdwfl lays its sections out and relocates its DWARF)
  * is read the same way, with its relocations to tell where its jumps
- * go, its jump labels' second edges and its .debug_frame.
+ * go, its jump labels' second edges and its .debug_frame.  So is the
+ * kernel image (vmlinux, ET_EXEC, linked: its jumps go where their bytes
+ * say), its jump labels, lock prefixes, static calls and the places the
+ * kernel refuses kprobes read from the tables its linker script names
+ * (__start___jump_table, ...).
  */
 #include <errno.h>
 #include <limits.h>
@@ -64,6 +68,8 @@ struct inl_jl {
 	uint64_t code, target;
 };
 
+#define KIMG_DENY 4
+
 /* the file inl_find() read last, its DWARF indexed */
 static struct inl_file {
 	char *path, *debugdir;
@@ -98,6 +104,20 @@ static struct inl_file {
 	 * jump labels' (jls) */
 	uint64_t *resv;
 	size_t nresv;
+	/* the kernel image (vmlinux): @mod is libdwfl's module of it (bias
+	 * 0), @cfi its .debug_frame owned by @dwfl; @thunk the address of
+	 * __x86_return_thunk (a jmp there is a ret, CONFIG_RETHUNK), 0:
+	 * none; @bl the functions of the kprobe blacklist (NOKPROBE_SYMBOL,
+	 * _kprobe_blacklist: their start addresses, sorted); @deny the text
+	 * ranges kprobes refuse whole (kernel/kprobes.c
+	 * within_kprobe_blacklist(): .kprobes.text, .noinstr.text; x86's
+	 * .entry.text; and init code, no kernel text after boot:
+	 * check_kprobe_address_safe()) */
+	int kimg;
+	uint64_t thunk;
+	uint64_t *bl;
+	size_t nbl;
+	uint64_t deny[KIMG_DENY][2];
 } cache = { .fd = -1 };
 
 void inl_forget(void)
@@ -111,7 +131,8 @@ void inl_forget(void)
 	free(f->rels);
 	free(f->jls);
 	free(f->resv);
-	if (f->cfi && !f->rel)
+	free(f->bl);
+	if (f->cfi && !f->rel && !f->kimg)
 		dwarf_cfi_end(f->cfi);
 	if (f->elf)
 		elf_end(f->elf);
@@ -211,6 +232,8 @@ static bool is_c(Dwarf_Die *cu)
 
 /* open @path and its DWARF into the cache; 0, -ENOMEM or -errno */
 static int rel_load(void);
+static int kimg_load(struct inl_file *f, Dwfl_Module *mod);
+static int64_t to_off(uint64_t a);
 
 static int file_open(const char *path, const char *debugdir, char *err,
 		     size_t errlen)
@@ -300,6 +323,8 @@ static int file_open(const char *path, const char *debugdir, char *err,
 			}
 			if (rel_load())
 				return -ENOMEM;
+		} else if (kimg_load(f, mod)) {
+			return -ENOMEM;
 		}
 	}
 	while (dwarf_nextcu(f->dw, off, &next, &hs, NULL, NULL, NULL) == 0) {
@@ -474,6 +499,182 @@ static int rel_load(void)
 	return 0;
 }
 
+/* the kernel image's symbols kimg_load() reads, by name */
+enum kimg_sym {
+	KS_BANNER, KS_THUNK, KS_JL0, KS_JL1, KS_SC0, KS_SC1, KS_BL0, KS_BL1,
+	KS_KP0, KS_KP1, KS_NI0, KS_NI1, KS_EN0, KS_EN1, KS_IN0, KS_IN1, KS_N
+};
+static const char *const kimg_names[KS_N] = {
+	"linux_banner", "__x86_return_thunk",
+	"__start___jump_table", "__stop___jump_table",
+	"__start_static_call_sites", "__stop_static_call_sites",
+	"__start_kprobe_blacklist", "__stop_kprobe_blacklist",
+	"__kprobes_text_start", "__kprobes_text_end",
+	"__noinstr_text_start", "__noinstr_text_end",
+	"__entry_text_start", "__entry_text_end",
+	"__init_begin", "__init_end",
+};
+
+/* why kprobes refuse the ranges of cache.deny */
+static const char *const deny_why[KIMG_DENY] = {
+	"it is in .kprobes.text (the kprobe blacklist)",
+	"it is in .noinstr.text (the kprobe blacklist)",
+	"it is in .entry.text (the kprobe blacklist)",
+	"it is init code, freed after boot (__init_begin..__init_end)",
+};
+
+/* @n bytes of the image at address @a into @buf; 0 or -1 */
+static int kimg_read(uint64_t a, void *buf, size_t n)
+{
+	int64_t o = to_off(a);
+
+	return o < 0 || pread(cache.fd, buf, n, (off_t)o) != (ssize_t)n ? -1 :
+									   0;
+}
+
+/* the entries [@lo, @hi) of a table of @esz-byte entries whose s32 at
+ * @fo (relative to itself, arch/x86's relative tables) names a place:
+ * appended to *@v (*@n); with @jl, jump entries (code at 0, target at
+ * 4) into cache.jls instead.  0 or -ENOMEM; unreadable: as none. */
+static int kimg_table(uint64_t lo, uint64_t hi, size_t esz, size_t fo,
+		      uint64_t **v, size_t *n, int jl)
+{
+	size_t len = hi > lo && hi - lo < (1u << 28) ? hi - lo : 0, i;
+	unsigned char *b = len ? malloc(len) : NULL;
+	int32_t c, t;
+
+	if (!b || kimg_read(lo, b, len)) {
+		free(b);
+		return len && !b ? -ENOMEM : 0;
+	}
+	for (i = 0; i + esz <= len; i += esz) {
+		memcpy(&c, b + i + fo, 4);
+		if (jl) {
+			memcpy(&t, b + i + 4, 4);
+			if (util_grow(&cache.jls, cache.njls, sizeof(*cache.jls)))
+				goto nomem;
+			cache.jls[cache.njls++] = (struct inl_jl){
+				.code = lo + i + (uint64_t)(int64_t)c,
+				.target = lo + i + 4 + (uint64_t)(int64_t)t,
+			};
+			continue;
+		}
+		if (util_grow(v, *n, sizeof(**v)))
+			goto nomem;
+		(*v)[(*n)++] = lo + i + fo + (uint64_t)(int64_t)c;
+	}
+	free(b);
+	return 0;
+nomem:
+	free(b);
+	return -ENOMEM;
+}
+
+/* the kprobe blacklist's functions (unsigned long each, link-time
+ * addresses) [@lo, @hi) into cache.bl; 0 or -ENOMEM */
+static int kimg_blacklist(uint64_t lo, uint64_t hi)
+{
+	uint64_t a;
+
+	for (; hi > lo && hi - lo >= 8 && hi - lo < (1u << 24); lo += 8) {
+		if (kimg_read(lo, &a, 8))
+			return 0;
+		if (util_grow(&cache.bl, cache.nbl, sizeof(*cache.bl)))
+			return -ENOMEM;
+		cache.bl[cache.nbl++] = a;
+	}
+	return 0;
+}
+
+/*
+ * If @f is the kernel image (ET_EXEC defining linux_banner): what
+ * kprobes there must know, read from the tables the kernel's linker
+ * script (include/asm-generic/vmlinux.lds.h) delimits, whose entries
+ * are relative (arch/x86: JUMP_LABEL_RELATIVE, HAVE_STATIC_CALL_INLINE;
+ * .smp_locks: s32 each): jump labels (struct jump_entry { s32 code,
+ * target; long key; }), lock prefixes, static calls (struct
+ * static_call_site { s32 addr, key; }), the kprobe blacklist and the
+ * text ranges kprobes refuse; the frames from its .debug_frame
+ * (x86-64's kernel has no .eh_frame).  0 or -ENOMEM; not the kernel: 0,
+ * nothing set.
+ */
+static int kimg_load(struct inl_file *f, Dwfl_Module *mod)
+{
+	uint64_t at[KS_N] = { 0 };
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Ehdr eh;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	size_t shstr, i, k;
+	int r = 0;
+
+	if (!gelf_getehdr(f->elf, &eh) || eh.e_type != ET_EXEC ||
+	    elf_getshdrstrndx(f->elf, &shstr))
+		return 0;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    !(nm = elf_strptr(f->elf, sh.sh_link, sym.st_name)) ||
+			    (nm[0] != '_' && nm[0] != 'l'))
+				continue;
+			for (k = 0; k < KS_N; k++)
+				if (!at[k] && !strcmp(nm, kimg_names[k]))
+					at[k] = sym.st_value;
+		}
+	}
+	if (!at[KS_BANNER])
+		return 0;
+	f->kimg = 1;
+	f->mod = mod;
+	f->thunk = at[KS_THUNK];
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && !bias) {
+		if (f->cfi)
+			dwarf_cfi_end(f->cfi);
+		f->cfi = cfi;
+	} else if (f->cfi) {
+		dwarf_cfi_end(f->cfi); /* owned as a module's from here on */
+		f->cfi = NULL;
+	}
+	for (k = 0; k < KIMG_DENY; k++) {
+		f->deny[k][0] = at[KS_KP0 + 2 * k];
+		f->deny[k][1] = at[KS_KP1 + 2 * k];
+	}
+	r = kimg_table(at[KS_JL0], at[KS_JL1], 16, 0, NULL, NULL, 1);
+	if (!r)
+		r = kimg_table(at[KS_SC0], at[KS_SC1], 8, 0, &f->resv, &f->nresv,
+			       0);
+	while (!r && (scn = elf_nextscn(f->elf, scn))) {
+		const char *sn = gelf_getshdr(scn, &sh) ?
+					 elf_strptr(f->elf, shstr, sh.sh_name) :
+					 NULL;
+
+		if (sn && !strcmp(sn, ".smp_locks"))
+			r = kimg_table(sh.sh_addr, sh.sh_addr + sh.sh_size, 4, 0,
+				       &f->resv, &f->nresv, 0);
+	}
+	if (!r)
+		r = kimg_blacklist(at[KS_BL0], at[KS_BL1]);
+	if (r)
+		return r;
+	if (f->njls)
+		qsort(f->jls, f->njls, sizeof(*f->jls), jl_cmp);
+	if (f->nresv)
+		qsort(f->resv, f->nresv, sizeof(*f->resv), u64_cmp);
+	if (f->nbl)
+		qsort(f->bl, f->nbl, sizeof(*f->bl), u64_cmp);
+	return 0;
+}
+
 /* the relocation of the branch field at @at, or NULL */
 static const struct inl_rel *rel_at(uint64_t at)
 {
@@ -494,15 +695,24 @@ static const struct inl_jl *jl_at(uint64_t code)
 			    NULL;
 }
 
-/* does the kernel refuse a kprobe at @a (a jump label, a lock prefix,
- * a static call)?  Its kind, or NULL */
-static const char *kprobe_refused(uint64_t a)
+/* does the kernel refuse a kprobe at @a in the function that starts
+ * at @fn (a jump label, a lock prefix, a static call; in the kernel
+ * image, the kprobe blacklist too)?  Its kind, or NULL */
+static const char *kprobe_refused(uint64_t a, uint64_t fn)
 {
+	size_t k;
+
 	if (jl_at(a))
 		return "a jump label";
 	if (cache.nresv && bsearch(&a, cache.resv, cache.nresv,
 				   sizeof(*cache.resv), u64_cmp))
 		return "a lock prefix or static call the kernel patches";
+	for (k = 0; cache.kimg && k < KIMG_DENY; k++)
+		if (a >= cache.deny[k][0] && a < cache.deny[k][1])
+			return deny_why[k];
+	if (cache.nbl && bsearch(&fn, cache.bl, cache.nbl, sizeof(*cache.bl),
+				 u64_cmp))
+		return "its function is on the kprobe blacklist (NOKPROBE_SYMBOL)";
 	return NULL;
 }
 
@@ -668,6 +878,13 @@ static void rel_fix(struct node *nd)
 
 	if ((nd->kind == N_JMP || nd->kind == N_JCC) && nd->size >= 5)
 		r = rel_at(nd->addr + nd->size - 4);
+	/* the kernel image, linked: a jump to the return thunk is a ret
+	 * (a conditional one leaves) */
+	if (cache.thunk && nd->target == cache.thunk && nd->kind == N_JMP)
+		nd->kind = N_RET;
+	else if (cache.thunk && nd->target == cache.thunk &&
+		 nd->kind == N_JCC)
+		nd->target = 0;
 	if (r && r->ext && nd->kind == N_JMP)
 		nd->kind = r->ret ? N_RET : N_TAIL;
 	else if (r && r->ext)
@@ -748,7 +965,7 @@ static int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr,
 			g->v[g->n].addr = in->address;
 			g->v[g->n].size = in->size;
 			classify(h, in, &g->v[g->n]);
-			if (cache.rel)
+			if (cache.rel || cache.kimg)
 				rel_fix(&g->v[g->n]);
 			g->n++;
 		}
@@ -857,7 +1074,8 @@ static int frame_rule(uint64_t a, struct inl_site *s, char *why, size_t len)
 		free(fr);
 		util_set_err(why, len,
 			     "no call frame information (%s) gives its caller's frame at %#llx",
-			     cache.rel ? ".debug_frame" : ".eh_frame",
+			     cache.rel || cache.kimg ? ".debug_frame" :
+						       ".eh_frame",
 			     (unsigned long long)a);
 		return -1;
 	}
@@ -902,7 +1120,7 @@ static int site_set(struct inl_site *s, uint64_t a, bool ret,
 	}
 	s->off = (uint64_t)o;
 	s->ret = ret;
-	if (cache.rel) {
+	if (cache.rel || cache.kimg) {
 		/* a kprobe's place: the function symbol it is in */
 		GElf_Off so = 0;
 		GElf_Sym sym;
@@ -916,11 +1134,11 @@ static int site_set(struct inl_site *s, uint64_t a, bool ret,
 		}
 		s->sym = nm;
 		s->symoff = so;
-		if (kprobe_refused(a)) {
+		if (kprobe_refused(a, a - so)) {
 			util_set_err(why, len,
 				     "the kernel refuses a kprobe at %s+%#llx: %s",
 				     nm, (unsigned long long)so,
-				     kprobe_refused(a));
+				     kprobe_refused(a, a - so));
 			return -1;
 		}
 	} else if (sym_insn_check(path, s->off, e, sizeof(e))) {

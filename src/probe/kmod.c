@@ -181,21 +181,118 @@ static int loaded_names(struct kmod_search *s)
 	return r;
 }
 
+/* the running kernel's GNU build ID (/sys/kernel/notes: the image's
+ * notes, elf(5)'s layout, 4-byte aligned) into @id (@len bytes): its
+ * length, or -1 */
+static ssize_t kernel_id(unsigned char *id, size_t len)
+{
+	char p[PATH_MAX];
+	unsigned char buf[4096];
+	uint32_t nsz, dsz, type;
+	size_t o = 0;
+	ssize_t r;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/sys/kernel/notes", root);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = read(fd, buf, sizeof(buf));
+	close(fd);
+	while (r > 0 && o + 12 <= (size_t)r) {
+		size_t name = o + 12, desc;
+
+		memcpy(&nsz, buf + o, 4);
+		memcpy(&dsz, buf + o + 4, 4);
+		memcpy(&type, buf + o + 8, 4);
+		desc = name + ((nsz + 3u) & ~3u);
+		if (nsz > sizeof(buf) || dsz > sizeof(buf) ||
+		    desc + dsz > (size_t)r)
+			break;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 &&
+		    !memcmp(buf + name, "GNU", 4) && dsz <= len) {
+			memcpy(id, buf + desc, dsz);
+			return dsz;
+		}
+		o = desc + ((dsz + 3u) & ~3u);
+	}
+	return -1;
+}
+
+/*
+ * The running kernel image's debug file (vmlinux with DWARF) into *@path
+ * (malloc'ed; NULL: none): the first of DIR/vmlinux-RELEASE,
+ * DIR/vmlinux, DIR/boot/vmlinux-RELEASE (@debugdir, NULL: none),
+ * /usr/lib/debug/boot/vmlinux-RELEASE (Debian's linux-image-RELEASE-dbg),
+ * /usr/lib/debug/lib/modules/RELEASE/vmlinux (Fedora's kernel-debuginfo)
+ * and /lib/modules/RELEASE/build/vmlinux (a build tree) whose build ID
+ * is the kernel's; *@stale set when one of another build was seen.
+ * 0 or -ENOMEM.
+ */
+static int kernel_file(const char *debugdir, const char *rel, char **path,
+		       int *stale)
+{
+	const char *fmt[][2] = {
+		{ "%s/vmlinux-%s", "d" }, { "%s/vmlinux", "d" },
+		{ "%s/boot/vmlinux-%s", "d" },
+		{ "%s/usr/lib/debug/boot/vmlinux-%s", "r" },
+		{ "%s/usr/lib/debug/lib/modules/%s/vmlinux", "r" },
+		{ "%s/lib/modules/%s/build/vmlinux", "r" },
+	};
+	unsigned char id[64];
+	ssize_t n = kernel_id(id, sizeof(id));
+	char p[PATH_MAX];
+	size_t i;
+
+	*path = NULL;
+	for (i = 0; n > 0 && i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		const char *base = fmt[i][1][0] == 'd' ? debugdir : root;
+
+		if (!base)
+			continue;
+		snprintf(p, sizeof(p), fmt[i][0], base, rel);
+		if (access(p, R_OK))
+			continue;
+		if (!file_has_id(p, id, n)) {
+			*stale = 1;
+			continue;
+		}
+		*path = strdup(p);
+		return *path ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
 int kmod_debug_files(const char *sysroot, const char *debugdir,
 		     struct kmod_debug **v, size_t *n, size_t *stale)
 {
 	struct kmod_search s = { 0 };
 	struct utsname u;
-	char std[PATH_MAX];
+	char std[PATH_MAX], *kpath = NULL;
 	size_t i, k = 0, old = 0;
-	int r;
+	int r, kold = 0;
 
 	*v = NULL;
 	*n = 0;
 	if (stale)
 		*stale = 0;
 	root = sysroot ? sysroot : "";
-	r = loaded_names(&s);
+	if (uname(&u))
+		u.release[0] = '\0';
+	/* the kernel image first: most inlined functions are there */
+	r = kernel_file(debugdir, u.release, &kpath, &kold);
+	old += (size_t)kold;
+	if (!r && kpath) {
+		if (util_grow(v, k, sizeof(**v)) ||
+		    !((*v)[k].mod = strdup("vmlinux"))) {
+			free(kpath);
+			r = -ENOMEM;
+		} else {
+			(*v)[k++].path = kpath;
+		}
+	}
+	if (!r)
+		r = loaded_names(&s);
 	if (!r && s.n) {
 		s.found = calloc(s.n, sizeof(*s.found));
 		s.stale = calloc(s.n, 1);
@@ -206,7 +303,7 @@ int kmod_debug_files(const char *sysroot, const char *debugdir,
 		cur = &s;
 		if (debugdir)
 			walk(debugdir);
-		if (!s.err && !uname(&u)) {
+		if (!s.err && u.release[0]) {
 			snprintf(std, sizeof(std),
 				 "%s/usr/lib/debug/lib/modules/%s", root,
 				 u.release);

@@ -2000,8 +2000,8 @@ static int inl_where_add(char **w, const struct inl_inst *in, int user,
 
 /* a kernel module's instances: the module (its kprobes name their
  * functions MOD:SYM, as kallsyms_lookup_name() takes them: a static
- * function's name may be another module's too) and the kernel's
- * symbols */
+ * function's name may be another module's too; "vmlinux": the kernel
+ * image, SYM alone) and the kernel's symbols */
 struct inl_kctx {
 	const char *mod;
 	const struct ksyms *ks;
@@ -2020,6 +2020,11 @@ static int inl_att(struct plan *p, uint32_t id, uint32_t action,
 	if (path) {
 		err = add_att(p, MECH_RETSITE, id, action, NULL, NULL, path,
 			      p->timers[id].func, s->off);
+	} else if (!strcmp(kx->mod, "vmlinux")) {
+		f = strdup(s->sym);
+		err = f ? add_att(p, MECH_KSITE, id, action, NULL, NULL, NULL,
+				  f, s->symoff) :
+			  -ENOMEM;
 	} else {
 		f = xasprintf("%s:%s", kx->mod, s->sym);
 		err = f ? add_att(p, MECH_KSITE, id, action, NULL, NULL, NULL,
@@ -2034,17 +2039,37 @@ static int inl_att(struct plan *p, uint32_t id, uint32_t action,
 
 /* why instance @in of module @kx cannot be timed though inl_find() found
  * its sites: one is in a function the kernel has no symbol of now (an
- * init function, freed once the module loaded); NULL if none */
+ * init function, freed once the module loaded), that ftrace cannot
+ * patch (kprobe events refuse it), or, in vmlinux, whose name is not
+ * unique (a kprobe at SYM+OFF takes the first); NULL if none */
 static const char *ksite_why(const struct inl_kctx *kx,
 			     const struct inl_inst *in, char *buf, size_t len)
 {
 	const char *sym = in->entry.sym;
 	size_t k;
 
+	int vml = !strcmp(kx->mod, "vmlinux");
+
 	for (k = 0; sym; k++) {
 		if (ksyms_exists(kx->ks, sym) == 0) {
 			snprintf(buf, len, "its probes' function %s is no kernel symbol now (not in /proc/kallsyms: an init function of the module, freed after it loaded?)",
 				 sym);
+			return buf;
+		}
+		/* the kernel image's SYM+OFF is the first SYM kallsyms
+		 * has: one of several static functions of that name
+		 * would be another's code (newer kernels refuse it) */
+		/* kprobe events refuse a function ftrace cannot patch
+		 * (kernel/trace/trace_kprobe.c within_notrace_func(),
+		 * unless CONFIG_KPROBE_EVENTS_ON_NOTRACE) */
+		if (ksyms_traceable(kx->ks, sym) == 0) {
+			snprintf(buf, len, "its probes' function %s is notrace (not in available_filter_functions): kprobe events refuse it",
+				 sym);
+			return buf;
+		}
+		if (vml && ksyms_repeated(kx->ks, sym) > 0) {
+			snprintf(buf, len, "its probes' function %s is not the only kernel symbol of that name (a kprobe at %s+OFFSET could land in another)",
+				 sym, sym);
 			return buf;
 		}
 		sym = k < in->nexits ? in->exits[k].sym : NULL;
@@ -2216,24 +2241,42 @@ static int kinl_module(struct plan *p, const struct probe *pr, uint32_t id,
 	return r;
 }
 
+/* where @mods ("vmlinux, kvm", the files' names as kdbg has them) are,
+ * in words ("vmlinux and module kvm") into @buf (@len bytes) */
+static const char *kinl_where(const char *mods, char *buf, size_t len)
+{
+	int vml = !strncmp(mods, "vmlinux", 7) &&
+		  (!mods[7] || mods[7] == ',');
+	const char *rest = vml ? mods + 7 + (mods[7] ? 2 : 0) : mods;
+
+	snprintf(buf, len, "%s%s%s%s%s", vml ? "vmlinux" : "",
+		 vml && *rest ? " and " : "", *rest ? "module" : "",
+		 strchr(rest, ',') ? "s " : *rest ? " " : "", rest);
+	return buf;
+}
+
 /* what plan_kinline() says when no instance is timed (*@msg replaced) */
 static int kinl_none(struct plan_timer *t, int found, const char *mods,
 		     const char *e, char **msg)
 {
 	struct utsname u;
-	char *m;
+	char w[600], *m;
+	int vml = nkdbg && !strcmp(kdbg[0].mod, "vmlinux");
+	size_t nm = nkdbg - (size_t)vml;
 
 	if (found)
-		m = xasprintf("%s; inlined %u time%s in module%s %s, none timed: %s",
+		m = xasprintf("%s; inlined %u time%s in %s, none timed: %s",
 			      *msg, t->inl_refused,
 			      t->inl_refused == 1 ? "" : "s",
-			      strchr(mods, ',') ? "s" : "", mods, t->inl_where);
+			      kinl_where(mods, w, sizeof(w)), t->inl_where);
 	else if (nkdbg)
-		m = xasprintf("%s; nor inlined in a loaded module (%zu %s debug files looked at%s%s)",
-			      *msg, nkdbg, nkdbg == 1 ? "module's" : "modules'",
+		m = xasprintf("%s; nor inlined in %sa loaded module (%s%zu %s debug files looked at%s%s)",
+			      *msg, vml ? "vmlinux or " : "",
+			      vml ? "vmlinux's and " : "", nm,
+			      nm == 1 ? "module's" : "modules'",
 			      e[0] ? "; one could not be read: " : "", e);
 	else
-		m = xasprintf("%s; no debug file of a loaded module says whether it was inlined (%s: Debian's linux-image-%s-dbg has them, or --debuginfo DIR)",
+		m = xasprintf("%s; no debug file of the kernel or a loaded module says whether it was inlined (%s: Debian's linux-image-%s-dbg has them, or --debuginfo DIR)",
 			      *msg,
 			      kdbg_stale ? "only other builds' were found" :
 					   "none found",
@@ -2248,9 +2291,9 @@ static int kinl_none(struct plan_timer *t, int found, const char *mods,
 /*
  * Kernel function timer @id (@pr), whose name (each alternative of
  * NAME|OLD in turn, the first found) is no kernel symbol: timed where
- * the compiler inlined it in the loaded modules (every one that has
- * it), from their debug files (kmod_debug_files(): --debuginfo DIR, then
- * Debian's place), with kprobes at each instance's entry and exits
+ * the compiler inlined it in the kernel image and the loaded modules
+ * (every one that has it), from their debug files (kmod_debug_files():
+ * --debuginfo DIR, then Debian's places), with kprobes at each instance's entry and exits
  * (plan_instances(); fentry cannot attach inside a function).  Timed:
  * t->func is the alternative found, t->inl_only is set and *@msg goes;
  * else *@msg says what was looked at.  Returns 0 or -ENOMEM; a timer
@@ -2262,6 +2305,7 @@ static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
 {
 	struct plan_timer *t = &p->timers[id];
 	char alt[512] = "", mods[512] = "", e[PATH_MAX + 256] = "", *m, *d, *f;
+	char w[600];
 	const char *a;
 	size_t k, len, used = 0;
 	int err, found = 0;
@@ -2293,8 +2337,8 @@ static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
 	if (!t->inl)
 		return kinl_none(t, found, mods, e, msg);
 	d = describe(pr, NULL, alt);
-	m = d ? xasprintf("%s (inlined only, in module%s %s)", d,
-			  strchr(mods, ',') ? "s" : "", mods) :
+	m = d ? xasprintf("%s (inlined only, in %s)", d,
+			  kinl_where(mods, w, sizeof(w))) :
 		NULL;
 	f = strdup(alt);
 	free(d);

@@ -186,6 +186,58 @@ static void test_module(void **state)
 	inl_forget();
 }
 
+/*
+ * The kernel image (tests/fixtures/kimage.c, linked ET_EXEC as vmlinux
+ * is): helper() inlined into caller() is timed at caller+OFF, its exits
+ * the jmps to the return thunk (rets) and the jump label's second way;
+ * inlined into caller_nokprobe(), on the kprobe blacklist, it is refused
+ * with that reason.
+ */
+static void test_kernel_image(void **state)
+{
+	const char *img = getenv("IPROF_KIMAGE");
+	struct inl_inst *v;
+	size_t n, k, i, more = 7;
+	int nodwarf = 7;
+	char err[256];
+
+	(void)state;
+	assert_non_null(img);
+	assert_int_equal(inl_find(img, "helper", NULL, &v, &n, &more, &nodwarf,
+				  err, sizeof(err)),
+			 0);
+	assert_int_equal(nodwarf, 0);
+	assert_int_equal(more, 0);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(v[i].caller, "caller_nokprobe")) {
+			assert_non_null(v[i].why);
+			assert_non_null(strstr(v[i].why, "caller_nokprobe+"));
+			assert_non_null(strstr(v[i].why, "kprobe blacklist (NOKPROBE_SYMBOL)"));
+			continue;
+		}
+		assert_string_equal(v[i].caller, "caller");
+		if (v[i].why)
+			fail_msg("helper in caller refused: %s", v[i].why);
+		assert_string_equal(v[i].entry.sym, "caller");
+#if defined(__clang__)
+		assert_true(v[i].nexits >= 1);
+#else
+		/* the fall-through and the jump label's jmp */
+		assert_int_equal(v[i].nexits, 2);
+#endif
+		for (k = 0; k < v[i].nexits; k++) {
+			assert_string_equal(v[i].exits[k].sym, "caller");
+			assert_int_equal(v[i].exits[k].reg, 0);
+			assert_int_equal(v[i].exits[k].symoff,
+					 v[i].exits[k].addr - v[i].entry.addr +
+						 v[i].entry.symoff);
+		}
+	}
+	inl_free(v, n);
+	inl_forget();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_no_dwarf),
 		cmocka_unit_test(test_module),
+		cmocka_unit_test(test_kernel_image),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -298,6 +298,10 @@ static void kernel_inlined(void **state)
 	e.kallsyms = ks;
 	e.kmodules = 1;
 	e.kmod_root = root;
+	/* caller is traceable (kprobe events take it) */
+	snprintf(path, sizeof(path), "%s/available_filter_functions", root);
+	put_file(path, "caller [kmodule]\n", 16);
+	e.tracefs = root;
 
 	memset(&pl, 0, sizeof(pl));
 	for (i = 0; i < 3; i++)
@@ -337,7 +341,85 @@ static void kernel_inlined(void **state)
 	assert_int_equal(plan_build(&p, &pl, &e), 0);
 	assert_non_null(p.timers[0].error);
 	assert_non_null(strstr(p.timers[0].error,
-			       "no debug file of a loaded module says whether it was inlined (only other builds' were found"));
+			       "no debug file of the kernel or a loaded module says whether it was inlined (only other builds' were found"));
+	plan_free(&p);
+	probe_list_free(&pl);
+	free(img);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * Kernel functions inlined in the kernel image: the running kernel's
+ * build ID in sys/kernel/notes (after another note, as the kernel's Xen
+ * notes come first), its vmlinux with DWARF at Debian's place
+ * (tests/fixtures/kimage.c, $IPROF_KIMAGE): func:helper is timed by
+ * kprobes at caller+OFF (no module prefix), and its instance in a
+ * function on the kprobe blacklist is refused.
+ */
+static void kernel_image_inlined(void **state)
+{
+	char root[] = "/tmp/iprof-kimg.XXXXXX", path[PATH_MAX], ks[PATH_MAX];
+	char note[256 + 24], cmd[PATH_MAX + 16];
+	const char *elf = getenv("IPROF_KIMAGE");
+	/* an empty note of type 0x999 named "Xen" first */
+	static const unsigned char xen[] = { 4, 0, 0, 0, 0, 0, 0, 0, 0x99, 9, 0,
+					     0, 'X', 'e', 'n', 0 };
+	struct plan_env e = env;
+	struct probe_list pl;
+	struct plan p;
+	struct utsname u;
+	size_t n, i, k = 0;
+	static const char syms[] =
+		"ffffffff81000000 T caller\nffffffff81000100 T caller_nokprobe\n";
+	char *img = malloc(4 << 20);
+
+	(void)state;
+	assert_non_null(elf);
+	assert_non_null(img);
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(uname(&u), 0);
+	snprintf(cmd, sizeof(cmd), "%.*s.build-id", (int)(strlen(elf) - 4), elf);
+	memcpy(note, xen, sizeof(xen));
+	n = sizeof(xen) + get_file(cmd, note + sizeof(xen), 256);
+	snprintf(path, sizeof(path), "%s/sys/kernel/notes", root);
+	put_file(path, note, n);
+	snprintf(path, sizeof(path), "%s/usr/lib/debug/boot/vmlinux-%s", root,
+		 u.release);
+	i = get_file(elf, img, 4 << 20);
+	put_file(path, img, i);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", root);
+	put_file(ks, syms, sizeof(syms) - 1);
+	e.kallsyms = ks;
+	e.kmodules = 1;
+	e.kmod_root = root;
+	snprintf(path, sizeof(path), "%s/available_filter_functions", root);
+	put_file(path, "caller\ncaller_nokprobe\n", 23);
+	e.tracefs = root;
+
+	memset(&pl, 0, sizeof(pl));
+	assert_int_equal(probe_parse_line(&pl, "func:helper", "t.conf", 1, cmd,
+					  sizeof(cmd)),
+			 0);
+	assert_int_equal(plan_build(&p, &pl, &e), 0);
+	assert_int_equal(p.ntimers, 1);
+	if (p.timers[0].error)
+		fail_msg("func:helper: %s", p.timers[0].error);
+	assert_int_equal(p.timers[0].inl_only, 1);
+	assert_int_equal(p.timers[0].inl, 1);
+	assert_int_equal(p.timers[0].inl_refused, 1);
+	assert_string_equal(p.timers[0].where,
+			    "func:helper (inlined only, in vmlinux)");
+	assert_non_null(strstr(p.timers[0].inl_where, "in caller at caller+0x"));
+	assert_non_null(strstr(p.timers[0].inl_where,
+			       "in caller_nokprobe at caller_nokprobe+0x"));
+	assert_non_null(strstr(p.timers[0].inl_where, "kprobe blacklist"));
+	for (i = 0; i < p.natt; i++) {
+		assert_int_equal(p.att[i].mech, MECH_KSITE);
+		assert_string_equal(p.att[i].func, "caller");
+		k++;
+	}
+	assert_true(k >= 2);
 	plan_free(&p);
 	probe_list_free(&pl);
 	free(img);
@@ -1448,6 +1530,7 @@ int main(void)
 		cmocka_unit_test(chain_order),
 		cmocka_unit_test(kernel_functions),
 		cmocka_unit_test(kernel_inlined),
+		cmocka_unit_test(kernel_image_inlined),
 		cmocka_unit_test(named_arguments),
 		cmocka_unit_test(no_tracefs),
 		cmocka_unit_test(dynamic_events),
