@@ -77,3 +77,12 @@ if [ -x "$BUILD/bench_inline" ] && { [ -n "$kvm" ] || [ -n "$vt1" ]; }; then
 else
 	echo "(no kernel module debug files under $KO_DIR: KO_DIR=DIR for a -dbg package's tree)"
 fi
+# The kernel image's debug file (VMLINUX, default Debian's place for the
+# running kernel): the same, on two functions inlined all over it
+VMLINUX=${VMLINUX:-/usr/lib/debug/boot/vmlinux-$(uname -r)}
+if [ -x "$BUILD/bench_inline" ] && [ -r "$VMLINUX" ]; then
+	printf '%-44s %8s\n' "kernel image debug file, functions" seconds
+	kbest "$VMLINUX" task_tgid_vnr pte_offset_kernel
+else
+	echo "(no kernel image debug file $VMLINUX: VMLINUX=FILE for a -dbg package's vmlinux)"
+fi
