@@ -201,10 +201,23 @@ struct agg_cost {
 	uint32_t start_in_ns, start_out_ns;
 	uint32_t stop_in_ns, stop_out_ns;
 	uint32_t flags; /* AGG_COST_* */
+	/*
+	 * The same parts as means (with AGG_COST_MEAN; without it the
+	 * fields above serve both).  A probe's cost is skewed: most calls
+	 * cost about the median (the fields above), a few microseconds
+	 * more now and then.  Sums (total, self, avg, stddev, on-CPU)
+	 * lose the mean, so that they come out unbiased; each call's own
+	 * place (min, max, histogram, percentiles) loses the median, the
+	 * cost of a typical call.
+	 */
+	uint32_t mean_start_in_ns, mean_start_out_ns;
+	uint32_t mean_stop_in_ns, mean_stop_out_ns;
 };
 
 /* The mechanism could not be calibrated: its calls count as uncertain. */
 #define AGG_COST_UNKNOWN 0x1u
+/* The mean_* fields hold (calibrations since iprof 0.3). */
+#define AGG_COST_MEAN 0x2u
 
 /*
  * agg__new() - an empty aggregator for timer ids 0..@ntimers-1.

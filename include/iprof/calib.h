@@ -22,7 +22,13 @@
  *                     (for getppid this includes the syscall's own
  *                     body between its tracepoints, tens of ns)
  *   out = T - B - D   the rest, which falls in the caller
- * split evenly between the start and the stop probe.
+ * split evenly between the start and the stop probe.  The same from the
+ * means of B, T and D (calib_mean(): without the calls far above the
+ * median, preemptions) give in_mean and out_mean: a probe's cost is
+ * skewed (a single-stepped one costs twice its median in a few percent of
+ * calls on this project's hosts), so the median suits one call (min, max,
+ * percentiles) and the mean the sums (total, self, avg), which it leaves
+ * unbiased (struct agg_cost).
  *
  * This part is pure arithmetic and tables (no kernel): the loop that
  * measures lives in src/cli/calib.c with the loader.
@@ -58,8 +64,10 @@ enum calib_class {
 struct calib_result {
 	int needed; /* a timer of the plan uses it */
 	int done; /* measured: in_ns, out_ns hold */
-	uint32_t in_ns, out_ns; /* per call (start + stop probes) */
+	uint32_t in_ns, out_ns; /* per call (start + stop probes), medians */
+	uint32_t in_mean_ns, out_mean_ns; /* ... from the means */
 	uint64_t b_ns, t_ns, d_ns; /* the medians measured (see above) */
+	uint64_t b_mean_ns, t_mean_ns, d_mean_ns; /* ... and means */
 	uint64_t calls; /* traced calls that gave a duration (D's sample) */
 	const char *mech; /* "uprobe/return site", ... (static) */
 	char why[256]; /* when needed but not done: why */
@@ -80,16 +88,29 @@ const char *calib_class_name(enum calib_class c);
 uint64_t calib_median(uint64_t *v, size_t n);
 
 /*
+ * calib_mean() - the mean of the @n (> 0) values of @v, sorted ascending
+ * (calib_median() sorts them), leaving out those above CALIB_MEAN_CUT
+ * times the median plus CALIB_MEAN_SLACK_NS: a preemption or a time slice
+ * of another task in a call (they are off-CPU time, never compensated),
+ * not the probes' own slow hits (twice their median, or a few times).
+ */
+uint64_t calib_mean(const uint64_t *v, size_t n);
+#define CALIB_MEAN_CUT 4u
+#define CALIB_MEAN_SLACK_NS 50000u
+
+/*
  * calib_derive() - in_ns and out_ns of @r from its b_ns, t_ns, d_ns: in =
- * d, out = t - b - d, each clamped at 0 (and into 32 bits); sets done.
+ * d, out = t - b - d, each clamped at 0 (and into 32 bits); in_mean_ns and
+ * out_mean_ns the same from b_mean_ns, t_mean_ns, d_mean_ns; sets done.
  */
 void calib_derive(struct calib_result *r);
 
 /*
  * calib_cost() - the cost of one call of a timer of class @c (CALIB_NONE:
- * none, zero) by @cal: the start and stop probes share in and out evenly;
- * an @entry_only timer has only its start probe (half of each).  A class
- * not measured gives AGG_COST_UNKNOWN.
+ * none, zero) by @cal: the start and stop probes share in and out evenly,
+ * the medians and the means (AGG_COST_MEAN); an @entry_only timer has only
+ * its start probe (half of each).  A class not measured gives
+ * AGG_COST_UNKNOWN.
  */
 struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only);
 

@@ -27,7 +27,7 @@
 
 #define REC_MAGIC "IPROFREC" /* 8 bytes, no NUL */
 #define REC_VERSION_MAJOR 1  /* a reader refuses another major version */
-#define REC_VERSION_MINOR 1  /* added fields a reader may ignore */
+#define REC_VERSION_MINOR 2  /* added fields a reader may ignore */
 #define REC_HEADER_SIZE 32u
 /* The oldest record ABI (IPROF_ABI_VERSION) a reader takes: ABI 8 only
  * added record types (keyed spans) and changed BPF-side layouts, so ABI 7

@@ -161,7 +161,10 @@ enum report_col {
 struct report_calib {
 	const char *mech; /* "uprobe/return site", "syscall tracepoints", ... */
 	int done;
-	uint32_t in_ns, out_ns;
+	uint32_t in_ns, out_ns; /* per call, from the medians, ns */
+	/* ... from the means (include/iprof/calib.h); 0: not known (a
+	 * recording made before them), in_ns and out_ns serve */
+	uint32_t in_mean_ns, out_mean_ns;
 	uint64_t untraced_ns, traced_ns, recorded_ns; /* medians, ns */
 	uint64_t calls; /* recorded calls of the calibration */
 	const char *why; /* !done: why */

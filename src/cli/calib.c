@@ -193,11 +193,14 @@ int calib_class_of(const struct plan *p, uint32_t timer)
 /*
  * time_calls() - CALIB_ROUNDS rounds of CALIB_CALLS calls of @call, each
  * timed alone into @v (CALIB_ROUNDS x CALIB_CALLS): their median (ns), as
- * D's is over the same calls.  @l (may be NULL): drained after each round,
- * so that no ring fills.
+ * D's is over the same calls, and their mean into @mean (calib_mean()).
+ * @l (may be NULL): drained after each round, so that no ring fills.
  */
-static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v)
+static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
+			   uint64_t *mean)
 {
+	const size_t n = (size_t)CALIB_ROUNDS * CALIB_CALLS;
+	uint64_t med;
 	unsigned int r, i;
 	uint64_t t0;
 
@@ -210,7 +213,9 @@ static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v)
 		if (l)
 			loader__poll(l, 0);
 	}
-	return calib_median(v, (size_t)CALIB_ROUNDS * CALIB_CALLS);
+	med = calib_median(v, n);
+	*mean = calib_mean(v, n);
+	return med;
 }
 
 /* A calibration timer's durations, from its records (one thread). */
@@ -304,7 +309,7 @@ static void measure(struct calib *cal, struct group *g,
 			goto out;
 		}
 		/* untraced first: nothing of this plan is attached yet */
-		r->b_ns = time_calls(call[i], NULL, v);
+		r->b_ns = time_calls(call[i], NULL, v, &r->b_mean_ns);
 	}
 
 	for (i = 0; i < g->n && cal->r[g->cls[i]].why[0]; i++)
@@ -338,7 +343,7 @@ static void measure(struct calib *cal, struct group *g,
 				 st->error ? st->error : "not attached");
 			continue;
 		}
-		r->t_ns = time_calls(call[i], l, v);
+		r->t_ns = time_calls(call[i], l, v, &r->t_mean_ns);
 	}
 	loader__set_tracing(l, 0);
 	loader__drain(l);
@@ -353,6 +358,7 @@ static void measure(struct calib *cal, struct group *g,
 		}
 		r->calls = g->d[i].n;
 		r->d_ns = calib_median(g->d[i].v, g->d[i].n);
+		r->d_mean_ns = calib_mean(g->d[i].v, g->d[i].n);
 		calib_derive(r);
 	}
 out:
@@ -481,11 +487,14 @@ void calib_log(const struct calib *cal)
 			continue;
 		any = 1;
 		if (r->done)
-			log_debug("calibration: %s: %u ns inside a call, %u ns outside (in its caller); untraced %llu ns, traced %llu ns, recorded %llu ns, medians of %llu calls",
-				  r->mech, r->in_ns, r->out_ns,
-				  (unsigned long long)r->b_ns,
+			log_debug("calibration: %s: %u ns inside a call, %u ns outside (in its caller), medians (means: %u and %u ns); untraced %llu ns, traced %llu ns, recorded %llu ns (means %llu, %llu, %llu) of %llu calls",
+				  r->mech, r->in_ns, r->out_ns, r->in_mean_ns,
+				  r->out_mean_ns, (unsigned long long)r->b_ns,
 				  (unsigned long long)r->t_ns,
 				  (unsigned long long)r->d_ns,
+				  (unsigned long long)r->b_mean_ns,
+				  (unsigned long long)r->t_mean_ns,
+				  (unsigned long long)r->d_mean_ns,
 				  (unsigned long long)r->calls);
 		else
 			/* the report's summary says it too, where its timers

@@ -44,17 +44,26 @@
 #define STACK_MIN 8
 #define SET_MIN 8
 
+/*
+ * The two overhead compensations a frame keeps (struct agg_cost): by the
+ * probes' median cost, for each call's own place (min, max, histogram),
+ * and by their mean cost, for the sums (total, self, avg, on-CPU).
+ */
+enum { CM_CALL, CM_SUM, CM_N };
+
+struct comp {
+	/* the probe cost that fell inside the frame so far (its children's
+	 * probes and what their children's left in them) */
+	uint64_t ovh_ns;
+	uint64_t child_ns; /* its completed children's compensated durations */
+	uint64_t child_on_ns; /* ... and of their on-CPU parts */
+};
+
 struct frame {
 	struct agg_node *node;
 	uint64_t start_ns; /* START timestamp */
 	uint64_t child_ns; /* sum of the raw durations of completed children */
-	/* overhead compensation (agg__set_costs()): the probe cost that fell
-	 * inside this frame so far (its children's probes and what their
-	 * children's left in them), and the sum of its completed children's
-	 * compensated durations */
-	uint64_t ovh_ns;
-	uint64_t comp_child_ns;
-	uint64_t comp_child_on_ns; /* ... and of their on-CPU parts */
+	struct comp cm[CM_N]; /* overhead compensation (agg__set_costs()) */
 	int uncertain; /* a child's probes could not be counted exactly */
 	uint64_t off0[2]; /* the thread's off_ns[] at START */
 	uint64_t irq0; /* the thread's irq_ns at START */
@@ -751,6 +760,21 @@ static const struct agg_cost *cost_of(const struct agg *a, uint32_t timer)
 }
 
 /*
+ * cost_parts() - @c's parts for compensation @k (CM_*), in ns: [0] start
+ * in, [1] start out, [2] stop in, [3] stop out; CM_SUM takes the means
+ * where @c has them (AGG_COST_MEAN), else both take the medians.
+ */
+static void cost_parts(const struct agg_cost *c, int k, uint64_t v[4])
+{
+	int mean = k == CM_SUM && (c->flags & AGG_COST_MEAN);
+
+	v[0] = mean ? c->mean_start_in_ns : c->start_in_ns;
+	v[1] = mean ? c->mean_start_out_ns : c->start_out_ns;
+	v[2] = mean ? c->mean_stop_in_ns : c->stop_in_ns;
+	v[3] = mean ? c->mean_stop_out_ns : c->stop_out_ns;
+}
+
+/*
  * charge_open() - frame @i of @t is closed without a stop (unwound, left,
  * a missed return, ended by exec): its start probe and the probes inside
  * it ran within frame @i - 1, which is charged with them and marked
@@ -760,14 +784,20 @@ static void charge_open(const struct agg *a, struct athread *t, uint32_t i)
 {
 	const struct agg_cost *c;
 	struct frame *p;
+	uint64_t v[4];
+	int k;
 
 	if (!i || i >= t->len)
 		return;
 	c = cost_of(a, t->stack[i].timer);
 	p = &t->stack[i - 1];
-	p->ovh_ns += t->stack[i].ovh_ns;
-	if (c)
-		p->ovh_ns += (uint64_t)c->start_in_ns + c->start_out_ns;
+	for (k = 0; k < CM_N; k++) {
+		p->cm[k].ovh_ns += t->stack[i].cm[k].ovh_ns;
+		if (c) {
+			cost_parts(c, k, v);
+			p->cm[k].ovh_ns += v[0] + v[1];
+		}
+	}
 	p->uncertain = 1;
 }
 
@@ -789,34 +819,40 @@ static void lose_sync(struct agg *a, struct athread *t)
 }
 
 /*
- * fold_call() - count one call of @n lasting @dur ns (compensated), from
- * @start_ns to @ts_ns, by thread @tid: the count, total, mean and spread,
- * min/max, first/last, histogram and thread count (@t: the thread's state
- * for its set of completed nodes; NULL when it is gone: counted as a new
- * thread where the node's last one differs).  Self, raw and on/off-CPU
- * times are the caller's.  Returns 0 or -ENOMEM (histogram, thread set).
+ * fold_call() - count one call of @n from @start_ns to @ts_ns, by thread
+ * @tid, lasting @dur ns compensated by the probes' median cost (its
+ * histogram place) and @sum ns by their mean cost (its share of the
+ * total, mean and spread; the same without compensation): min and max
+ * bound both, so that min <= avg <= max and every percentile lies within
+ * them; the count, first/last and thread count too (@t: the thread's
+ * state for its set of completed nodes; NULL when it is gone: counted as
+ * a new thread where the node's last one differs).  Self, raw and
+ * on/off-CPU times are the caller's.  Returns 0 or -ENOMEM (histogram,
+ * thread set).
  */
 static int fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
-		     uint64_t dur, uint64_t start_ns, uint64_t ts_ns)
+		     uint64_t dur, uint64_t sum, uint64_t start_ns,
+		     uint64_t ts_ns)
 {
+	uint64_t lo = dur < sum ? dur : sum, hi = dur < sum ? sum : dur;
 	double delta;
 	int err = 0, rc;
 
 	n->count++;
-	n->total_ns += dur;
-	delta = (double)dur - n->mean_ns;
+	n->total_ns += sum;
+	delta = (double)sum - n->mean_ns;
 	n->mean_ns += delta / (double)n->count;
-	n->m2_ns += delta * ((double)dur - n->mean_ns);
+	n->m2_ns += delta * ((double)sum - n->mean_ns);
 	if (n->count == 1) {
-		n->min_ns = dur;
-		n->max_ns = dur;
+		n->min_ns = lo;
+		n->max_ns = hi;
 		n->first_start_ns = start_ns;
 		n->last_stop_ns = ts_ns;
 	} else {
-		if (dur < n->min_ns)
-			n->min_ns = dur;
-		if (dur > n->max_ns)
-			n->max_ns = dur;
+		if (lo < n->min_ns)
+			n->min_ns = lo;
+		if (hi > n->max_ns)
+			n->max_ns = hi;
 		if (start_ns < n->first_start_ns)
 			n->first_start_ns = start_ns;
 		if (ts_ns > n->last_stop_ns)
@@ -848,66 +884,74 @@ static int complete(const struct agg *a, struct athread *t,
 		    const struct frame *f, uint64_t ts_ns)
 {
 	struct agg_node *n = f->node;
-	uint64_t raw = ts_ns - f->start_ns, dur, on, ovh = f->ovh_ns, out = 0;
+	uint64_t raw = ts_ns - f->start_ns, dur[CM_N], on[CM_N], ovh[CM_N];
+	uint64_t out[CM_N], v[4];
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
 	const struct agg_cost *c = cost_of(a, f->timer);
-	int uncertain = f->uncertain;
+	int uncertain = f->uncertain, k;
 	uint64_t irq;
 	int err;
 
-	/*
-	 * Compensated: the raw duration less the probe cost inside it (its
-	 * own probes' parts between its timestamps, and every probe that
-	 * fired in its children), never below its children's compensated
-	 * durations.
-	 */
-	if (c) {
-		ovh += (uint64_t)c->start_in_ns + c->stop_in_ns;
-		out = (uint64_t)c->start_out_ns + c->stop_out_ns;
-		uncertain |= !!(c->flags & AGG_COST_UNKNOWN);
-	}
 	/* the off-CPU parts as the switch records said, within raw */
 	if (runq > raw)
 		runq = raw;
 	if (blocked > raw - runq)
 		blocked = raw - runq;
+	if (c)
+		uncertain |= !!(c->flags & AGG_COST_UNKNOWN);
 	/*
-	 * The probes ran on the CPU: their cost comes off the on-CPU part,
-	 * never below the children's on-CPU time; the call never below its
-	 * children's time.  The parts still add up to dur.
+	 * Compensated, by the median costs and by the mean ones: the raw
+	 * duration less the probe cost inside it (its own probes' parts
+	 * between its timestamps, and every probe that fired in its
+	 * children).  The probes ran on the CPU: their cost comes off the
+	 * on-CPU part, never below the children's on-CPU time; the call
+	 * never below its children's time.  The parts still add up to dur.
 	 */
-	on = raw - runq - blocked;
-	on = on > ovh ? on - ovh : 0;
-	if (on < f->comp_child_on_ns)
-		on = f->comp_child_on_ns;
-	dur = on + runq + blocked;
-	if (dur < f->comp_child_ns) {
-		on += f->comp_child_ns - dur;
-		dur = f->comp_child_ns;
+	for (k = 0; k < CM_N; k++) {
+		ovh[k] = f->cm[k].ovh_ns;
+		out[k] = 0;
+		if (c) {
+			cost_parts(c, k, v);
+			ovh[k] += v[0] + v[2];
+			out[k] = v[1] + v[3];
+		}
+		on[k] = raw - runq - blocked;
+		on[k] = on[k] > ovh[k] ? on[k] - ovh[k] : 0;
+		if (on[k] < f->cm[k].child_on_ns)
+			on[k] = f->cm[k].child_on_ns;
+		dur[k] = on[k] + runq + blocked;
+		if (dur[k] < f->cm[k].child_ns) {
+			on[k] += f->cm[k].child_ns - dur[k];
+			dur[k] = f->cm[k].child_ns;
+		}
 	}
 	if (uncertain)
 		n->uncertain++;
-	if (ovh > dur)
+	if (ovh[CM_CALL] > dur[CM_CALL])
 		n->dominated++;
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw > f->child_ns ? raw - f->child_ns : 0;
 	n->runq_ns += runq;
 	n->blocked_ns += blocked;
-	n->oncpu_ns += on;
+	n->oncpu_ns += on[CM_SUM];
 	irq = t->irq_ns - f->irq0;
-	n->irq_ns += irq < on ? irq : on;
-	n->self_ns += dur - f->comp_child_ns;
-	err = fold_call(n, t, t->tid, dur, f->start_ns, ts_ns);
+	n->irq_ns += irq < on[CM_SUM] ? irq : on[CM_SUM];
+	n->self_ns += dur[CM_SUM] - f->cm[CM_SUM].child_ns;
+	err = fold_call(n, t, t->tid, dur[CM_CALL], dur[CM_SUM], f->start_ns,
+			ts_ns);
 	if (t->len) {
 		struct frame *p = &t->stack[t->len - 1];
 
 		p->child_ns += raw;
-		p->comp_child_ns += dur;
-		p->comp_child_on_ns += on;
-		/* all of this call's probe cost fell inside its parent */
-		p->ovh_ns += ovh + out;
+		for (k = 0; k < CM_N; k++) {
+			p->cm[k].child_ns += dur[k];
+			p->cm[k].child_on_ns += on[k];
+			/* all of this call's probe cost fell inside its
+			 * parent */
+			p->cm[k].ovh_ns += ovh[k] + out[k];
+		}
 		p->uncertain |= uncertain;
 	}
 	return err;
@@ -953,9 +997,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->timer = r->timer;
 	f->start_ns = r->ts;
 	f->child_ns = 0;
-	f->ovh_ns = 0;
-	f->comp_child_ns = 0;
-	f->comp_child_on_ns = 0;
+	memset(f->cm, 0, sizeof(f->cm));
 	f->uncertain = 0;
 	f->off0[0] = t->off_ns[0];
 	f->off0[1] = t->off_ns[1];
@@ -1749,28 +1791,33 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 {
 	const struct agg_cost *c = cost_of(a, e->timer);
 	struct agg_node *n = e->node;
-	uint64_t raw, dur, in = 0;
-	int err;
+	uint64_t raw, dur[CM_N], in[CM_N] = { 0 }, v[4];
+	int err, k;
 
 	if (stop_ns < e->ts) {
 		a->stats.malformed++;
 		return -EINVAL;
 	}
 	raw = stop_ns - e->ts;
-	/* compensated: its own probes' parts between its timestamps */
-	if (c) {
-		in = (uint64_t)c->start_in_ns + c->stop_in_ns;
-		if (c->flags & AGG_COST_UNKNOWN)
-			n->uncertain++;
+	/* compensated (median and mean costs, as complete() does): its own
+	 * probes' parts between its timestamps */
+	if (c && (c->flags & AGG_COST_UNKNOWN))
+		n->uncertain++;
+	for (k = 0; k < CM_N; k++) {
+		if (c) {
+			cost_parts(c, k, v);
+			in[k] = v[0] + v[2];
+		}
+		dur[k] = raw > in[k] ? raw - in[k] : 0;
 	}
-	dur = raw > in ? raw - in : 0;
-	if (in > raw)
+	if (in[CM_CALL] > raw)
 		n->dominated++;
 	a->stats.kstops++;
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw;
-	n->self_ns += dur;
-	err = fold_call(n, thread_get(a, e->who, 0), tid, dur, e->ts, stop_ns);
+	n->self_ns += dur[CM_SUM];
+	err = fold_call(n, thread_get(a, e->who, 0), tid, dur[CM_CALL],
+			dur[CM_SUM], e->ts, stop_ns);
 	if (err)
 		a->stats.nomem++;
 	return err;
@@ -1826,9 +1873,12 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	}
 	seen(n, k->ts);
 	/* the start's probe ran inside the frame open on its thread */
-	if (t->len && c)
-		t->stack[t->len - 1].ovh_ns +=
-			(uint64_t)c->start_in_ns + c->start_out_ns;
+	for (int k = 0; t->len && c && k < CM_N; k++) {
+		uint64_t v[4];
+
+		cost_parts(c, k, v);
+		t->stack[t->len - 1].cm[k].ovh_ns += v[0] + v[1];
+	}
 	e = kadd(a, k->id, who, k->timer, k->ts);
 	if (!e) {
 		a->stats.nomem++;

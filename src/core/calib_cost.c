@@ -37,17 +37,38 @@ uint64_t calib_median(uint64_t *v, size_t n)
 	return v[(n - 1) / 2];
 }
 
+uint64_t calib_mean(const uint64_t *v, size_t n)
+{
+	uint64_t cut = v[(n - 1) / 2] * CALIB_MEAN_CUT + CALIB_MEAN_SLACK_NS;
+	uint64_t sum = 0;
+	size_t i;
+
+	/* sorted: the values up to the cut; the median is always among them */
+	for (i = 0; i < n && v[i] <= cut; i++)
+		sum += v[i];
+	return sum / i;
+}
+
 static uint32_t clamp32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* in = d, out = t - b - d, each clamped at 0 and into 32 bits */
+static void derive(uint64_t b, uint64_t t, uint64_t d, uint32_t *in,
+		   uint32_t *out)
+{
+	uint64_t added = t > b ? t - b : 0;
+
+	*in = clamp32(d);
+	*out = clamp32(added > d ? added - d : 0);
+}
+
 void calib_derive(struct calib_result *r)
 {
-	uint64_t added = r->t_ns > r->b_ns ? r->t_ns - r->b_ns : 0;
-
-	r->in_ns = clamp32(r->d_ns);
-	r->out_ns = clamp32(added > r->d_ns ? added - r->d_ns : 0);
+	derive(r->b_ns, r->t_ns, r->d_ns, &r->in_ns, &r->out_ns);
+	derive(r->b_mean_ns, r->t_mean_ns, r->d_mean_ns, &r->in_mean_ns,
+	       &r->out_mean_ns);
 	r->done = 1;
 }
 
@@ -63,11 +84,16 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 		k.flags = AGG_COST_UNKNOWN;
 		return k;
 	}
+	k.flags = AGG_COST_MEAN;
 	k.start_in_ns = r->in_ns / 2;
 	k.start_out_ns = r->out_ns / 2;
+	k.mean_start_in_ns = r->in_mean_ns / 2;
+	k.mean_start_out_ns = r->out_mean_ns / 2;
 	if (!entry_only) {
 		k.stop_in_ns = r->in_ns - k.start_in_ns;
 		k.stop_out_ns = r->out_ns - k.start_out_ns;
+		k.mean_stop_in_ns = r->in_mean_ns - k.mean_start_in_ns;
+		k.mean_stop_out_ns = r->out_mean_ns - k.mean_start_out_ns;
 	}
 	return k;
 }
@@ -87,6 +113,8 @@ size_t calib_report(const struct calib *cal, unsigned int used,
 			.done = r->done,
 			.in_ns = r->in_ns,
 			.out_ns = r->out_ns,
+			.in_mean_ns = r->in_mean_ns,
+			.out_mean_ns = r->out_mean_ns,
 			.untraced_ns = r->b_ns,
 			.traced_ns = r->t_ns,
 			.recorded_ns = r->d_ns,

@@ -246,14 +246,21 @@ static json_object *jstr(const char *s, int *bad)
 	return v;
 }
 
-/* a timer's probe cost: [start_in, start_out, stop_in, stop_out, flags] */
+/*
+ * a timer's probe cost: [start_in, start_out, stop_in, stop_out, flags],
+ * then with AGG_COST_MEAN (minor version 2) the same four as means
+ */
 static json_object *cost_json(const struct agg_cost *c, int *bad)
 {
 	json_object *a = json_object_new_array();
-	const uint32_t v[] = { c->start_in_ns, c->start_out_ns, c->stop_in_ns,
-			       c->stop_out_ns, c->flags };
+	const uint32_t v[] = { c->start_in_ns,	    c->start_out_ns,
+			       c->stop_in_ns,	    c->stop_out_ns,
+			       c->flags,	    c->mean_start_in_ns,
+			       c->mean_start_out_ns, c->mean_stop_in_ns,
+			       c->mean_stop_out_ns };
+	size_t n = c->flags & AGG_COST_MEAN ? 9 : 5;
 
-	for (size_t i = 0; a && i < sizeof(v) / sizeof(v[0]); i++)
+	for (size_t i = 0; a && i < n; i++)
 		if (json_object_array_add(a, json_object_new_uint64(v[i])))
 			*bad = 1;
 	return a;
@@ -277,6 +284,12 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 		put(o, "done", json_object_new_boolean(c->done), bad);
 		put(o, "in_ns", json_object_new_uint64(c->in_ns), bad);
 		put(o, "out_ns", json_object_new_uint64(c->out_ns), bad);
+		if (c->in_mean_ns || c->out_mean_ns) {
+			put(o, "in_mean_ns",
+			    json_object_new_uint64(c->in_mean_ns), bad);
+			put(o, "out_mean_ns",
+			    json_object_new_uint64(c->out_mean_ns), bad);
+		}
 		put(o, "untraced_ns", json_object_new_uint64(c->untraced_ns),
 		    bad);
 		put(o, "traced_ns", json_object_new_uint64(c->traced_ns), bad);
@@ -776,20 +789,23 @@ static int jbool(json_object *o, const char *k, int *v)
 
 /*
  * parse_cost() - timer @i's "cost" (absent: none; the first one present
- * makes p->costs, of @n timers, the others' zero).
+ * makes p->costs, of @n timers, the others' zero): 5 numbers, or 9 with
+ * the means (minor version 2, flags with AGG_COST_MEAN).
  */
 static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c)
 {
-	uint32_t v[5];
+	uint32_t v[9] = { 0 };
 	json_object *x;
-	size_t k;
+	size_t k, len;
 
 	if (!c)
 		return 0;
-	if (!json_object_is_type(c, json_type_array) ||
-	    json_object_array_length(c) != 5)
+	if (!json_object_is_type(c, json_type_array))
 		return -EBADMSG;
-	for (k = 0; k < 5; k++) {
+	len = json_object_array_length(c);
+	if (len != 5 && len != 9)
+		return -EBADMSG;
+	for (k = 0; k < len; k++) {
 		x = json_object_array_get_idx(c, k);
 		if (!x || !json_object_is_type(x, json_type_int) ||
 		    json_object_get_int64(x) < 0 ||
@@ -802,7 +818,16 @@ static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c)
 		if (!p->costs)
 			return -ENOMEM;
 	}
-	p->costs[i] = (struct agg_cost){ v[0], v[1], v[2], v[3], v[4] };
+	/* the means and their flag together, or neither */
+	if ((len == 9) != !!(v[4] & AGG_COST_MEAN))
+		return -EBADMSG;
+	p->costs[i] = (struct agg_cost){
+		.start_in_ns = v[0],	  .start_out_ns = v[1],
+		.stop_in_ns = v[2],	  .stop_out_ns = v[3],
+		.flags = v[4],		  .mean_start_in_ns = v[5],
+		.mean_start_out_ns = v[6], .mean_stop_in_ns = v[7],
+		.mean_stop_out_ns = v[8],
+	};
 	return 0;
 }
 
@@ -833,6 +858,8 @@ static int parse_calib(struct rec_run *p, json_object *a)
 		ret = ret ?: jbool(o, "done", &c->done);
 		ret = ret ?: ju32(o, "in_ns", &c->in_ns);
 		ret = ret ?: ju32(o, "out_ns", &c->out_ns);
+		ret = ret ?: ju32(o, "in_mean_ns", &c->in_mean_ns);
+		ret = ret ?: ju32(o, "out_mean_ns", &c->out_mean_ns);
 		ret = ret ?: ju64(o, "untraced_ns", &c->untraced_ns);
 		ret = ret ?: ju64(o, "traced_ns", &c->traced_ns);
 		ret = ret ?: ju64(o, "recorded_ns", &c->recorded_ns);

@@ -323,7 +323,7 @@ static void add_calibration(struct jb *b, json_object *root,
 		return;
 	add(b, o, "compensated", json_object_new_boolean(r->compensated));
 	add_str(b, o, "method",
-		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded");
+		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out); each call's min, max and percentiles lose the medians, totals, self, avg and on-CPU the means");
 	a = add(b, o, "mechanisms", json_object_new_array());
 	for (size_t i = 0; a && i < r->ncalib; i++) {
 		const struct report_calib *c = &r->calib[i];
@@ -335,6 +335,13 @@ static void add_calibration(struct jb *b, json_object *root,
 		add(b, m, "measured", json_object_new_boolean(c->done));
 		add_u64_if(b, m, "in_ns", c->done, c->in_ns);
 		add_u64_if(b, m, "out_ns", c->done, c->out_ns);
+		/* a recording made before the means: the medians served */
+		add_u64_if(b, m, "in_mean_ns", c->done,
+			   c->in_mean_ns || c->out_mean_ns ? c->in_mean_ns :
+							     c->in_ns);
+		add_u64_if(b, m, "out_mean_ns", c->done,
+			   c->in_mean_ns || c->out_mean_ns ? c->out_mean_ns :
+							     c->out_ns);
 		add_u64_if(b, m, "untraced_ns", c->done, c->untraced_ns);
 		add_u64_if(b, m, "traced_ns", c->done, c->traced_ns);
 		add_u64_if(b, m, "recorded_ns", c->done, c->recorded_ns);

@@ -680,15 +680,31 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 	for (i = 0; i < r->ncalib; i++) {
 		const struct report_calib *c = &r->calib[i];
 
-		if (seed && c->done)
+		int mean = c->in_mean_ns || c->out_mean_ns;
+
+		if (seed && c->done && mean)
+			fprintf(f,
+				" %s in=%" PRIu32 "ns out=%" PRIu32
+				"ns in_mean=%" PRIu32 "ns out_mean=%" PRIu32
+				"ns;",
+				c->mech, c->in_ns, c->out_ns, c->in_mean_ns,
+				c->out_mean_ns);
+		else if (seed && c->done)
 			fprintf(f, " %s in=%" PRIu32 "ns out=%" PRIu32 "ns;",
 				c->mech, c->in_ns, c->out_ns);
 		else if (seed)
 			fprintf(f, " %s unknown;", c->mech);
-		else if (c->done)
+		else if (c->done) {
 			fprintf(f, "%s %s %s + %s", i ? "," : "", c->mech,
 				report_ns_str(a, sizeof(a), c->in_ns),
 				report_ns_str(b, sizeof(b), c->out_ns));
+			if (mean)
+				fprintf(f, " (mean %s + %s)",
+					report_ns_str(a, sizeof(a),
+						      c->in_mean_ns),
+					report_ns_str(b, sizeof(b),
+						      c->out_mean_ns));
+		}
 		else
 			fprintf(f, "%s %s not measured (%s): raw", i ? "," : "",
 				c->mech, c->why ? c->why : "unknown");

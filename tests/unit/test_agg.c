@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "iprof/agg.h"
+#include "iprof/calib.h"
 #include "rec.h"
 
 enum { A = 0, B = 1, C = 2, NTIMERS = 3 };
@@ -653,6 +654,122 @@ static void test_costs(void **state)
 	STOP(a, 5, B, 1, 5100);
 	assert_int_equal(node_at(a, B, -1)->total_ns, 100);
 	agg__free(a);
+}
+
+/*
+ * Costs with means (AGG_COST_MEAN): the sums (total, self, avg, on-CPU)
+ * lose the mean costs, each call's histogram place the medians, both
+ * through the same tree, and min and max bound both; a parent of two
+ * children, then one clamped at its child's time in each compensation.
+ */
+static void test_costs_mean(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[A] = { .start_in_ns = 10, .start_out_ns = 20,
+			.stop_in_ns = 30, .stop_out_ns = 40,
+			.flags = AGG_COST_MEAN,
+			.mean_start_in_ns = 15, .mean_start_out_ns = 25,
+			.mean_stop_in_ns = 35, .mean_stop_out_ns = 45 },
+		[B] = { .start_in_ns = 1, .start_out_ns = 2, .stop_in_ns = 3,
+			.stop_out_ns = 4, .flags = AGG_COST_MEAN,
+			.mean_start_in_ns = 2, .mean_start_out_ns = 3,
+			.mean_stop_in_ns = 4, .mean_stop_out_ns = 5 },
+	};
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 100);
+	STOP(a, 1, B, 2, 200);
+	START(a, 1, B, 2, 300);
+	STOP(a, 1, B, 2, 350);
+	STOP(a, 1, A, 1, 1000);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	/* B by the medians: 100 - 4 and 50 - 4 (its histogram); by the
+	 * means: - 6; min and max bound both */
+	assert_int_equal(nb->count, 2);
+	assert_int_equal(nb->min_ns, 44);
+	assert_int_equal(nb->max_ns, 96);
+	assert_int_equal(nb->hist->slot[hist_slot(96)], 1);
+	assert_int_equal(nb->hist->slot[hist_slot(46)], 1);
+	assert_int_equal(nb->total_ns, 94 + 44);
+	assert_int_equal(nb->oncpu_ns, 138);
+	assert_int_equal(nb->raw_total_ns, 150);
+	/* A by the medians: 1000 - 40 - 2 x 10 = 940 (its histogram
+	 * place); by the means: 1000 - 50 - 2 x 14 = 922, self 922 - 138 */
+	assert_int_equal(na->min_ns, 922);
+	assert_int_equal(na->max_ns, 940);
+	assert_int_equal(na->hist->slot[hist_slot(940)], 1);
+	assert_int_equal(na->total_ns, 922);
+	assert_int_equal(na->self_ns, 922 - 138);
+	assert_int_equal(na->oncpu_ns, 922);
+
+	/* more cost than time: each compensation clamps at its own
+	 * children's time (46 by the medians, 44 by the means) */
+	START(a, 2, A, 1, 2000);
+	START(a, 2, B, 2, 2001);
+	STOP(a, 2, B, 2, 2051);
+	STOP(a, 2, A, 1, 2060);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->min_ns, 44);
+	assert_int_equal(na->hist->slot[hist_slot(46)], 1);
+	assert_int_equal(na->total_ns, 922 + 44);
+	assert_int_equal(na->self_ns, 922 - 138 + 0);
+	assert_int_equal(nb->total_ns, 138 + 44);
+	assert_int_equal(na->dominated, 1);
+	agg__free(a);
+}
+
+/*
+ * The calibration's arithmetic (include/iprof/calib.h): the median; the
+ * mean without the calls far above it (a preemption), with the probes'
+ * slow hits kept; in and out from both; a timer's cost split between its
+ * probes, entry-only and not measured.
+ */
+static void test_calib_arith(void **state)
+{
+	uint64_t v[10] = { 100, 100, 100, 100, 100, 100, 100, 100, 300,
+			   5000000 };
+	struct calib cal = { 0 };
+	struct calib_result *r = &cal.r[CALIB_URETPROBE];
+	struct agg_cost k;
+
+	(void)state;
+	assert_int_equal(calib_median(v, 10), 100);
+	/* 5 ms is above 4 x 100 + 50 us: left out; 300 kept */
+	assert_int_equal(calib_mean(v, 10), (8 * 100 + 300) / 9);
+	r->b_ns = 20;
+	r->t_ns = 1000;
+	r->d_ns = 700;
+	r->b_mean_ns = 20;
+	r->t_mean_ns = 1200;
+	r->d_mean_ns = 800;
+	calib_derive(r);
+	assert_int_equal(r->done, 1);
+	assert_int_equal(r->in_ns, 700);
+	assert_int_equal(r->out_ns, 280);
+	assert_int_equal(r->in_mean_ns, 800);
+	assert_int_equal(r->out_mean_ns, 380);
+	k = calib_cost(&cal, CALIB_URETPROBE, 0);
+	assert_int_equal(k.flags, AGG_COST_MEAN);
+	assert_int_equal(k.start_in_ns + k.stop_in_ns, 700);
+	assert_int_equal(k.start_out_ns + k.stop_out_ns, 280);
+	assert_int_equal(k.mean_start_in_ns + k.mean_stop_in_ns, 800);
+	assert_int_equal(k.mean_start_out_ns + k.mean_stop_out_ns, 380);
+	k = calib_cost(&cal, CALIB_URETPROBE, 1);
+	assert_int_equal(k.start_in_ns, 350);
+	assert_int_equal(k.mean_start_in_ns, 400);
+	assert_int_equal(k.stop_in_ns + k.mean_stop_in_ns, 0);
+	/* a traced call faster than untraced: out clamps at 0 */
+	r->t_ns = 500;
+	calib_derive(r);
+	assert_int_equal(r->out_ns, 0);
+	assert_int_equal(calib_cost(&cal, CALIB_FENTRY, 0).flags,
+			 AGG_COST_UNKNOWN);
+	assert_int_equal(calib_cost(&cal, CALIB_NONE, 0).flags, 0);
 }
 
 static void test_malformed(void **state)
@@ -1581,6 +1698,8 @@ int main(void)
 		cmocka_unit_test(test_long_durations),
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_costs),
+		cmocka_unit_test(test_costs_mean),
+		cmocka_unit_test(test_calib_arith),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many_threads),
 		cmocka_unit_test(test_oncpu_offcpu),
