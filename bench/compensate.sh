@@ -43,5 +43,20 @@ for row in "outer outer" "outer>mid mid" "outer>mid>leaf leaf" "outer>gp gp" "ou
 			p, ta, ra, ra / rta, ca, ca / ta, tp, rp, rp / rtp, cp, cp / tp }'
 done
 echo
+# every run: the compensated mean / its run's truth (the table's run is
+# one of them; single-stepped probes' cost moves from run to run)
+echo "compensated mean / truth, each run:"
+for r in $(seq "$RUNS"); do
+	printf '  run %d:' "$r"
+	for row in "outer outer" "outer>mid mid" "outer>mid>leaf leaf" "outer>gp gp"; do
+		set -- $row
+		t_avg=$(sed -n "s/^$2.mean_ns=//p" "$T/comp$r.truth")
+		jq -r --arg p "$1" --arg ta "$t_avg" '
+			[.tree | .. | objects | select(.path? and ((.path | join(">")) == $p))][0] as $n |
+			" \($p) \((($n.avg_ns / ($ta | tonumber)) * 100 | round) / 100)x"' "$T/comp$r.json" | tr -d '\n'
+	done
+	echo
+done
+echo
 echo "calibration (last compensated run):"
-jq -r '.calibration.mechanisms[] | "  \(.mech): in \(.in_ns) ns, out \(.out_ns) ns (untraced \(.untraced_ns), traced \(.traced_ns), recorded \(.recorded_ns); \(.calls) calls)"' "$T/comp$RUNS.json"
+jq -r '.calibration.mechanisms[] | "  \(.mech): in \(.in_ns) ns, out \(.out_ns) ns, means \(.in_mean_ns) and \(.out_mean_ns) ns (medians: untraced \(.untraced_ns), traced \(.traced_ns), recorded \(.recorded_ns); \(.calls) calls)"' "$T/comp$RUNS.json"

@@ -70,9 +70,14 @@ struct frame {
 	uint32_t timer; /* the START's timer (node->timer, but for [other]) */
 };
 
-/* Open-addressing set of node pointers (NULL = empty). */
+/*
+ * Open-addressing set of node pointers (NULL = empty), each with a value:
+ * in a thread's done set, the sums' compensation debt the thread left
+ * there (settle()).
+ */
 struct nodeset {
 	struct agg_node **slot;
+	uint64_t *val; /* [1 << bits], beside slot */
 	uint32_t bits; /* capacity 1 << bits, 0 when slot == NULL */
 	uint32_t used;
 };
@@ -199,11 +204,16 @@ static int nodeset_grow(struct nodeset *s)
 {
 	uint32_t nbits = s->bits ? s->bits + 1 : 3; /* SET_MIN = 1 << 3 */
 	struct agg_node **slot;
+	uint64_t *val;
 	uint32_t i, j, mask = (1u << nbits) - 1;
 
 	slot = calloc((size_t)1 << nbits, sizeof(*slot));
-	if (!slot)
+	val = calloc((size_t)1 << nbits, sizeof(*val));
+	if (!slot || !val) {
+		free(slot);
+		free(val);
 		return -ENOMEM;
+	}
 	for (i = 0; s->bits && i < (1u << s->bits); i++) {
 		if (!s->slot[i])
 			continue;
@@ -211,11 +221,39 @@ static int nodeset_grow(struct nodeset *s)
 		while (slot[j])
 			j = (j + 1) & mask;
 		slot[j] = s->slot[i];
+		val[j] = s->val[i];
 	}
 	free(s->slot);
+	free(s->val);
 	s->slot = slot;
+	s->val = val;
 	s->bits = nbits;
 	return 0;
+}
+
+/* nodeset_val() - @n's value in @s, or NULL when @n is not in it. */
+static uint64_t *nodeset_val(struct nodeset *s, const struct agg_node *n)
+{
+	uint32_t i, mask;
+
+	if (!s->bits)
+		return NULL;
+	mask = (1u << s->bits) - 1;
+	for (i = hash_u64((uintptr_t)n, s->bits); s->slot[i];
+	     i = (i + 1) & mask)
+		if (s->slot[i] == n)
+			return &s->val[i];
+	return NULL;
+}
+
+/* nodeset_clear() - empty @s, its memory kept. */
+static void nodeset_clear(struct nodeset *s)
+{
+	if (s->slot) {
+		memset(s->slot, 0, ((size_t)1 << s->bits) * sizeof(*s->slot));
+		memset(s->val, 0, ((size_t)1 << s->bits) * sizeof(*s->val));
+	}
+	s->used = 0;
 }
 
 /* nodeset_add() - 1 if @n was added, 0 if present, -ENOMEM. */
@@ -695,10 +733,7 @@ static void done_clear(struct athread *t)
 		if (n && n->last_tid == t->tid)
 			n->last_tid = NO_TID;
 	}
-	if (t->done.slot)
-		memset(t->done.slot, 0,
-		       ((size_t)1 << t->done.bits) * sizeof(*t->done.slot));
-	t->done.used = 0;
+	nodeset_clear(&t->done);
 }
 
 static void thread_destroy(struct athread *t)
@@ -713,6 +748,7 @@ static void thread_destroy(struct athread *t)
 			n->last_tid = NO_TID;
 	}
 	free(t->done.slot);
+	free(t->done.val);
 	free(t->stack);
 	free(t);
 }
@@ -876,6 +912,39 @@ static int fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
 }
 
 /*
+ * settle() - keep the sums' compensation unbiased: a call's @on (on-CPU)
+ * and @dur, clamped to its children's (@cm) and to 0, lost less than its
+ * @raw_on on-CPU time less the probes' cost @ovh when a clamp held (the
+ * probes' spread: a call whose probes cost less than the mean): that much
+ * goes on @debt, the thread's at this node; a later call with room above
+ * its children gives it back, as much as the room allows.  The clamps
+ * stay per call (no call below its children or 0), and the node's sums
+ * lose the probes' mean cost over its calls, unbiased, as far as its
+ * calls leave room (what is left on the debt makes them an upper bound).
+ * Per thread, so that folding in shards by thread (-j) adds up the same.
+ */
+static void settle(uint64_t *debt, const struct comp *cm, uint64_t raw_on,
+		   uint64_t ovh, uint64_t *on, uint64_t *dur)
+{
+	/* what the clamps added: the call less the probes' cost, below 0
+	 * or below its children (both the probes' spread) */
+	int64_t added = (int64_t)*on - ((int64_t)raw_on - (int64_t)ovh);
+	uint64_t room, give;
+
+	if (added > 0) {
+		*debt += (uint64_t)added;
+		return;
+	}
+	room = *on - cm->child_on_ns;
+	if (*dur - cm->child_ns < room)
+		room = *dur - cm->child_ns;
+	give = *debt < room ? *debt : room;
+	*on -= give;
+	*dur -= give;
+	*debt -= give;
+}
+
+/*
  * complete() - fold the frame @f, just popped from @t (t->len already below
  * it), ended at @ts_ns >= f->start_ns.  Returns 0 or -ENOMEM when the
  * histogram or the thread set could not grow (the times are folded anyway).
@@ -885,7 +954,7 @@ static int complete(const struct agg *a, struct athread *t,
 {
 	struct agg_node *n = f->node;
 	uint64_t raw = ts_ns - f->start_ns, dur[CM_N], on[CM_N], ovh[CM_N];
-	uint64_t out[CM_N], v[4];
+	uint64_t out[CM_N], v[4], debt, *dp;
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
@@ -927,6 +996,10 @@ static int complete(const struct agg *a, struct athread *t,
 			dur[k] = f->cm[k].child_ns;
 		}
 	}
+	dp = nodeset_val(&t->done, n);
+	debt = dp ? *dp : 0;
+	settle(&debt, &f->cm[CM_SUM], raw - runq - blocked, ovh[CM_SUM],
+	       &on[CM_SUM], &dur[CM_SUM]);
 	if (uncertain)
 		n->uncertain++;
 	if (ovh[CM_CALL] > dur[CM_CALL])
@@ -941,6 +1014,11 @@ static int complete(const struct agg *a, struct athread *t,
 	n->self_ns += dur[CM_SUM] - f->cm[CM_SUM].child_ns;
 	err = fold_call(n, t, t->tid, dur[CM_CALL], dur[CM_SUM], f->start_ns,
 			ts_ns);
+	/* the thread's debt here, kept in its done set (fold_call() put the
+	 * node there on its first call, and may have moved the set) */
+	dp = nodeset_val(&t->done, n);
+	if (dp)
+		*dp = debt;
 	if (t->len) {
 		struct frame *p = &t->stack[t->len - 1];
 
@@ -2120,11 +2198,8 @@ void agg__reset(struct agg *a)
 	/* threads count anew: forget which nodes each thread completed */
 	for (i = 0; i < (1u << a->tbits); i++) {
 		t = a->ttab[i].t;
-		if (!t || !t->done.slot)
-			continue;
-		memset(t->done.slot, 0,
-		       ((size_t)1 << t->done.bits) * sizeof(*t->done.slot));
-		t->done.used = 0;
+		if (t)
+			nodeset_clear(&t->done);
 	}
 	/* the counters of the loss line stay cumulative, as the kernel's */
 	keep = a->stats;

@@ -660,7 +660,8 @@ static void test_costs(void **state)
  * Costs with means (AGG_COST_MEAN): the sums (total, self, avg, on-CPU)
  * lose the mean costs, each call's histogram place the medians, both
  * through the same tree, and min and max bound both; a parent of two
- * children, then one clamped at its child's time in each compensation.
+ * children, then one clamped at its child's time in each compensation,
+ * and what the clamp added given back by the thread's next call there.
  */
 static void test_costs_mean(void **state)
 {
@@ -720,6 +721,26 @@ static void test_costs_mean(void **state)
 	assert_int_equal(na->self_ns, 922 - 138 + 0);
 	assert_int_equal(nb->total_ns, 138 + 44);
 	assert_int_equal(na->dominated, 1);
+
+	/*
+	 * That clamp added 44 - (60 - 50 - 14) = 48 ns to thread 2's call
+	 * (its probes cost less than their mean there): a later call of
+	 * thread 2 on the same path gives it back, 200 - 50 - 48, so that
+	 * the sum stays unbiased; thread 3 owes nothing; the histogram and
+	 * percentiles (medians: 160) are not moved.
+	 */
+	START(a, 3, A, 1, 3000);
+	STOP(a, 3, A, 1, 3200);
+	assert_int_equal(na->total_ns, 922 + 44 + 150);
+	START(a, 2, A, 1, 4000);
+	STOP(a, 2, A, 1, 4200);
+	assert_int_equal(na->total_ns, 922 + 44 + 150 + 102);
+	assert_int_equal(na->self_ns, 922 - 138 + 0 + 150 + 102);
+	assert_int_equal(na->hist->slot[hist_slot(160)], 2);
+	/* paid: the next one loses its mean cost only */
+	START(a, 2, A, 1, 5000);
+	STOP(a, 2, A, 1, 5200);
+	assert_int_equal(na->total_ns, 922 + 44 + 150 + 102 + 150);
 	agg__free(a);
 }
 
