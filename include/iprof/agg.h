@@ -104,7 +104,16 @@ struct agg_node {
 	 * was more than the time left: their compensated time is only as
 	 * good as the calibration's spread (README, "Probe cost") */
 	uint64_t dominated;
-	uint64_t min_ns, max_ns; /* 0 when count == 0 */
+	/* of total_ns (and self_ns): time the per-call clamps of the sums'
+	 * compensation added here (a call less the probes' mean cost below
+	 * its children's time, or below 0) that the same threads' later
+	 * calls did not give back (agg.c, settle()): the sums are upper
+	 * bounds by this much */
+	uint64_t clamped_ns;
+	/* bounds of the calls' durations, less the probes' median cost (as
+	 * in hist) and less their mean cost (as in the sums): min_ns <=
+	 * total_ns / count <= max_ns; 0 when count == 0 */
+	uint64_t min_ns, max_ns;
 	uint64_t first_start_ns; /* earliest start of a completed timer */
 	uint64_t last_stop_ns; /* latest stop: wall = last_stop - first_start */
 	uint64_t threads; /* distinct threads that completed a timer here */

@@ -503,6 +503,7 @@ static int merge_into(struct agg_node *d, const struct agg_node *s)
 	d->raw_self_ns += s->raw_self_ns;
 	d->uncertain += s->uncertain;
 	d->dominated += s->dominated;
+	d->clamped_ns += s->clamped_ns;
 	d->threads += s->threads;
 	d->exited += s->exited;
 	d->exited_ns += s->exited_ns;
@@ -923,8 +924,8 @@ static int fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
  * calls leave room (what is left on the debt makes them an upper bound).
  * Per thread, so that folding in shards by thread (-j) adds up the same.
  */
-static void settle(uint64_t *debt, const struct comp *cm, uint64_t raw_on,
-		   uint64_t ovh, uint64_t *on, uint64_t *dur)
+static void settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
+		   uint64_t raw_on, uint64_t ovh, uint64_t *on, uint64_t *dur)
 {
 	/* what the clamps added: the call less the probes' cost, below 0
 	 * or below its children (both the probes' spread) */
@@ -933,6 +934,7 @@ static void settle(uint64_t *debt, const struct comp *cm, uint64_t raw_on,
 
 	if (added > 0) {
 		*debt += (uint64_t)added;
+		n->clamped_ns += (uint64_t)added;
 		return;
 	}
 	room = *on - cm->child_on_ns;
@@ -942,6 +944,9 @@ static void settle(uint64_t *debt, const struct comp *cm, uint64_t raw_on,
 	*on -= give;
 	*dur -= give;
 	*debt -= give;
+	/* the node's own share first: a debt left by a thread whose node
+	 * was reset (--interval-mode delta) is not counted there again */
+	n->clamped_ns -= give < n->clamped_ns ? give : n->clamped_ns;
 }
 
 /*
@@ -996,10 +1001,12 @@ static int complete(const struct agg *a, struct athread *t,
 			dur[k] = f->cm[k].child_ns;
 		}
 	}
-	dp = nodeset_val(&t->done, n);
+	/* raw times (no costs): nothing clamped, nothing owed */
+	dp = c ? nodeset_val(&t->done, n) : NULL;
 	debt = dp ? *dp : 0;
-	settle(&debt, &f->cm[CM_SUM], raw - runq - blocked, ovh[CM_SUM],
-	       &on[CM_SUM], &dur[CM_SUM]);
+	if (c)
+		settle(n, &debt, &f->cm[CM_SUM], raw - runq - blocked,
+		       ovh[CM_SUM], &on[CM_SUM], &dur[CM_SUM]);
 	if (uncertain)
 		n->uncertain++;
 	if (ovh[CM_CALL] > dur[CM_CALL])
@@ -1016,7 +1023,7 @@ static int complete(const struct agg *a, struct athread *t,
 			ts_ns);
 	/* the thread's debt here, kept in its done set (fold_call() put the
 	 * node there on its first call, and may have moved the set) */
-	dp = nodeset_val(&t->done, n);
+	dp = c ? nodeset_val(&t->done, n) : NULL;
 	if (dp)
 		*dp = debt;
 	if (t->len) {
@@ -1868,8 +1875,10 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 		 uint64_t stop_ns)
 {
 	const struct agg_cost *c = cost_of(a, e->timer);
+	struct athread *t = thread_get(a, e->who, 0);
+	static const struct comp none; /* a keyed span has no children */
 	struct agg_node *n = e->node;
-	uint64_t raw, dur[CM_N], in[CM_N] = { 0 }, v[4];
+	uint64_t raw, dur[CM_N], in[CM_N] = { 0 }, v[4], debt, *dp, on;
 	int err, k;
 
 	if (stop_ns < e->ts) {
@@ -1890,12 +1899,22 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 	}
 	if (in[CM_CALL] > raw)
 		n->dominated++;
+	/* the clamp at 0 owed back as complete() does, on the starting
+	 * thread's debt while it is known */
+	dp = c && t ? nodeset_val(&t->done, n) : NULL;
+	debt = dp ? *dp : 0;
+	if (c) {
+		on = dur[CM_SUM];
+		settle(n, &debt, &none, raw, in[CM_SUM], &on, &dur[CM_SUM]);
+	}
 	a->stats.kstops++;
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw;
 	n->self_ns += dur[CM_SUM];
-	err = fold_call(n, thread_get(a, e->who, 0), tid, dur[CM_CALL],
-			dur[CM_SUM], e->ts, stop_ns);
+	err = fold_call(n, t, tid, dur[CM_CALL], dur[CM_SUM], e->ts, stop_ns);
+	dp = c && t ? nodeset_val(&t->done, n) : NULL;
+	if (dp)
+		*dp = debt;
 	if (err)
 		a->stats.nomem++;
 	return err;
@@ -1951,11 +1970,11 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	}
 	seen(n, k->ts);
 	/* the start's probe ran inside the frame open on its thread */
-	for (int k = 0; t->len && c && k < CM_N; k++) {
+	for (int m = 0; t->len && c && m < CM_N; m++) {
 		uint64_t v[4];
 
-		cost_parts(c, k, v);
-		t->stack[t->len - 1].cm[k].ovh_ns += v[0] + v[1];
+		cost_parts(c, m, v);
+		t->stack[t->len - 1].cm[m].ovh_ns += v[0] + v[1];
 	}
 	e = kadd(a, k->id, who, k->timer, k->ts);
 	if (!e) {

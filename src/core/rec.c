@@ -247,21 +247,22 @@ static json_object *jstr(const char *s, int *bad)
 }
 
 /*
- * a timer's probe cost: [start_in, start_out, stop_in, stop_out, flags],
- * then with AGG_COST_MEAN (minor version 2) the same four as means
+ * a timer's probe cost, from the medians: [start_in, start_out, stop_in,
+ * stop_out, flags]; @mean: the same four parts from the means (minor
+ * version 2, "cost_mean", flag AGG_COST_MEAN: a key older readers skip)
  */
-static json_object *cost_json(const struct agg_cost *c, int *bad)
+static json_object *cost_json(const struct agg_cost *c, int mean, int *bad)
 {
 	json_object *a = json_object_new_array();
-	const uint32_t v[] = { c->start_in_ns,	    c->start_out_ns,
-			       c->stop_in_ns,	    c->stop_out_ns,
-			       c->flags,	    c->mean_start_in_ns,
-			       c->mean_start_out_ns, c->mean_stop_in_ns,
-			       c->mean_stop_out_ns };
-	size_t n = c->flags & AGG_COST_MEAN ? 9 : 5;
+	const uint32_t v[] = { c->start_in_ns, c->start_out_ns, c->stop_in_ns,
+			       c->stop_out_ns, c->flags };
+	const uint32_t m[] = { c->mean_start_in_ns, c->mean_start_out_ns,
+			       c->mean_stop_in_ns, c->mean_stop_out_ns };
+	size_t n = mean ? 4 : 5;
 
 	for (size_t i = 0; a && i < n; i++)
-		if (json_object_array_add(a, json_object_new_uint64(v[i])))
+		if (json_object_array_add(
+			    a, json_object_new_uint64(mean ? m[i] : v[i])))
 			*bad = 1;
 	return a;
 }
@@ -383,7 +384,11 @@ static json_object *meta_json(const struct rec_run *run)
 		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
 		    &bad);
 		if (run->costs)
-			put(t, "cost", cost_json(&run->costs[i], &bad), &bad);
+			put(t, "cost", cost_json(&run->costs[i], 0, &bad),
+			    &bad);
+		if (run->costs && (run->costs[i].flags & AGG_COST_MEAN))
+			put(t, "cost_mean", cost_json(&run->costs[i], 1, &bad),
+			    &bad);
 	}
 	if (run->ncalib)
 		put(root, "calibration", calib_json(run, &bad), &bad);
@@ -787,25 +792,16 @@ static int jbool(json_object *o, const char *k, int *v)
 	return 0;
 }
 
-/*
- * parse_cost() - timer @i's "cost" (absent: none; the first one present
- * makes p->costs, of @n timers, the others' zero): 5 numbers, or 9 with
- * the means (minor version 2, flags with AGG_COST_MEAN).
- */
-static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c)
+/* parse_u32s() - @c, an array of exactly @n 32-bit counts, into @v */
+static int parse_u32s(json_object *c, uint32_t *v, size_t n)
 {
-	uint32_t v[9] = { 0 };
 	json_object *x;
-	size_t k, len;
+	size_t k;
 
-	if (!c)
-		return 0;
-	if (!json_object_is_type(c, json_type_array))
+	if (!json_object_is_type(c, json_type_array) ||
+	    json_object_array_length(c) != n)
 		return -EBADMSG;
-	len = json_object_array_length(c);
-	if (len != 5 && len != 9)
-		return -EBADMSG;
-	for (k = 0; k < len; k++) {
+	for (k = 0; k < n; k++) {
 		x = json_object_array_get_idx(c, k);
 		if (!x || !json_object_is_type(x, json_type_int) ||
 		    json_object_get_int64(x) < 0 ||
@@ -813,14 +809,35 @@ static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c)
 			return -EBADMSG;
 		v[k] = (uint32_t)json_object_get_int64(x);
 	}
+	return 0;
+}
+
+/*
+ * parse_cost() - timer @i's "cost" @c (absent: none; the first one present
+ * makes p->costs, of @n timers, the others' zero), 5 numbers, and its
+ * "cost_mean" @m, 4 (minor version 2): present exactly when the flags say
+ * AGG_COST_MEAN.
+ */
+static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c,
+		      json_object *m)
+{
+	uint32_t v[9] = { 0 };
+	int ret;
+
+	if (!c)
+		return m ? -EBADMSG : 0;
+	ret = parse_u32s(c, v, 5);
+	if (!ret && m)
+		ret = parse_u32s(m, v + 5, 4);
+	if (ret)
+		return ret;
+	if (!m != !(v[4] & AGG_COST_MEAN))
+		return -EBADMSG;
 	if (!p->costs) {
 		p->costs = calloc(n, sizeof(*p->costs));
 		if (!p->costs)
 			return -ENOMEM;
 	}
-	/* the means and their flag together, or neither */
-	if ((len == 9) != !!(v[4] & AGG_COST_MEAN))
-		return -EBADMSG;
 	p->costs[i] = (struct agg_cost){
 		.start_in_ns = v[0],	  .start_out_ns = v[1],
 		.stop_in_ns = v[2],	  .stop_out_ns = v[3],
@@ -1018,7 +1035,8 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: ju64(t, "maxactive", &u);
 		rt->maxactive = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		ret = ret ?: parse_emu(t, rt);
-		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"));
+		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"),
+					jget(t, "cost_mean"));
 	}
 	return ret ?: parse_calib(p, jget(m, "calibration"));
 }

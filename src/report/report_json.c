@@ -323,7 +323,7 @@ static void add_calibration(struct jb *b, json_object *root,
 		return;
 	add(b, o, "compensated", json_object_new_boolean(r->compensated));
 	add_str(b, o, "method",
-		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out); each call's min, max and percentiles lose the medians, totals, self, avg and on-CPU the means");
+		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out: long preemptions); each call's histogram place (percentiles) loses the medians, the sums (total, self, avg, stddev, on-CPU) the means, min and max bound both; what a call's clamp at its children's time or 0 added to the sums the same thread's later calls on the path give back (clamped_ns: not given back)");
 	a = add(b, o, "mechanisms", json_object_new_array());
 	for (size_t i = 0; a && i < r->ncalib; i++) {
 		const struct report_calib *c = &r->calib[i];
@@ -470,6 +470,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 	add_u64(b, o, "raw_self_ns", n->raw_self_ns);
 	add_u64(b, o, "uncertain", n->uncertain);
 	add_u64(b, o, "dominated", n->dominated);
+	add_u64(b, o, "clamped_ns", n->clamped_ns);
 	add_u64_if(b, o, "wall_ns", have, n->last_stop_ns - n->first_start_ns);
 	add_u64_if(b, o, "min_ns", have, n->min_ns);
 	add_u64_if(b, o, "avg_ns", have, have ? n->total_ns / n->count : 0);

@@ -767,13 +767,15 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 	const struct agg_node *n;
 	int err;
 
-	uint64_t dom = 0, dpaths = 0;
+	uint64_t dom = 0, dpaths = 0, owed = 0;
+	char a[32];
 
 	if (!r->compensated)
 		return 0;
 	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
 		dom += n->dominated;
 		dpaths += !!n->dominated;
+		owed += n->clamped_ns;
 		if (!n->uncertain)
 			continue;
 		fprintf(f, "%suncertain: ", seed ? "# " : "");
@@ -790,6 +792,10 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 			" calls on %" PRIu64
 			" paths (JSON dominated): those times are only as good as the calibration\n",
 			seed ? "# " : "", dom, dpaths);
+	if (owed)
+		fprintf(f,
+			"%sclamped, not given back: %s over all paths (JSON clamped_ns): calls kept at their children's time or 0 that later calls did not make up for; the sums are upper bounds by that much\n",
+			seed ? "# " : "", report_ns_str(a, sizeof(a), owed));
 	return 0;
 }
 

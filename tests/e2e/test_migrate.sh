@@ -54,7 +54,7 @@ within "leg raw_total_ns between the workload's inner ($inner) and outer ($outer
 # compensated (the default): each call less its probes' calibrated cost,
 # a median; one call's real cost may be below it, so a time may fall under
 # the workload's own by at most every calibrated probe cost together
-cmax=$(jq '[.calibration.mechanisms[]? | (.in_ns // 0) + (.out_ns // 0)] | add // 0' "$TMP/m.json")
+cmax=$(jq '[.calibration.mechanisms[]? | [(.in_ns // 0) + (.out_ns // 0), (.in_mean_ns // 0) + (.out_mean_ns // 0)] | max] | add // 0' "$TMP/m.json")
 within "leg total_ns (compensated) within the bounds less the probes' cost ($cmax ns a call)" \
 	"$(jnode "$TMP/m.json" 'hop>leg' total_ns)" $((inner - slack - legs * cmax)) $((outer + slack))
 within "leg max_ns vs the workload's longest call ($omax from hop)" \

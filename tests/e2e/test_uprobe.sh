@@ -55,8 +55,9 @@ own "sleep_inner thread_time (ms)" "$(seed_field 'outer>sleep_inner' thread_time
 # + out ns per call, the dearest class): within 10% or 3 ms, and below by
 # up to that cost a child more (a loaded machine makes probes dearer:
 # 20 us in + out seen, against 4 us idle)
-cost=$(grep -o 'in=[0-9]*ns out=[0-9]*ns' "$TMP/rep" |
-	sed 's/in=\([0-9]*\)ns out=\([0-9]*\)ns/\1 \2/' |
+# (the sums lose the means: in_mean=/out_mean=, the larger pair counts)
+cost=$(grep -oE 'in(_mean)?=[0-9]+ns out(_mean)?=[0-9]+ns' "$TMP/rep" |
+	sed -E 's/in(_mean)?=([0-9]+)ns out(_mean)?=([0-9]+)ns/\2 \4/' |
 	awk '{ c = $1 + $2; if (c > m) m = c } END { print m + 0 }')
 o=$(ms "$(truth outer.total_ns "$TMP/truth")")
 within "outer thread_time (ms), the workload's own $o less its children's probes (${cost} ns each)" \

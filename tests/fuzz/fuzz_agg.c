@@ -8,9 +8,12 @@
  * with a size of its own.  Snapshots are taken along the way and at the
  * end, and the tree's invariants are checked each time:
  *   - links: a child's parent is its node, its depth one more;
- *   - self_ns <= total_ns, max_ns <= total_ns, min_ns <= max_ns;
+ *   - self_ns <= total_ns, min_ns <= avg <= max_ns, and raw (no costs)
+ *     max_ns <= total_ns;
  *   - count == 0: min_ns == max_ns == 0;
  *   - oncpu_ns + runq_ns + blocked_ns == total_ns.
+ * An input whose second byte is odd is compensated (agg__set_costs(),
+ * medians and means from its next bytes), the sums' debt included.
  * Then every format is written to /dev/null.
  */
 #undef NDEBUG /* the checks are the point, in every build type */
@@ -25,6 +28,8 @@
 
 #define NTIMERS 5
 
+static int compensated;
+
 static void check_tree(const struct agg_node *n)
 {
 	const struct agg_node *c;
@@ -32,7 +37,11 @@ static void check_tree(const struct agg_node *n)
 	assert(n->self_ns <= n->total_ns);
 	if (n->count) {
 		assert(n->min_ns <= n->max_ns);
-		assert(n->max_ns <= n->total_ns);
+		assert(n->min_ns <= n->total_ns / n->count);
+		assert(n->total_ns / n->count <= n->max_ns);
+		/* compensated, max may be a call less the median cost above
+		 * the sum less the mean cost */
+		assert(compensated || n->max_ns <= n->total_ns);
 	} else {
 		assert(n->min_ns == 0 && n->max_ns == 0);
 	}
@@ -73,6 +82,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size && data[0] < 4)
 		agg__set_by(a, (enum agg_by)data[0]);
+	compensated = size >= 6 && (data[1] & 1);
+	if (compensated) {
+		struct agg_cost c[NTIMERS];
+
+		/* ns in the range of a record's steps (bytes x 100 ns) */
+		for (i = 0; i < NTIMERS; i++)
+			c[i] = (struct agg_cost){
+				.start_in_ns = data[2] * 100u,
+				.start_out_ns = data[3] * 100u,
+				.stop_in_ns = data[2] * 50u,
+				.stop_out_ns = data[3] * 50u,
+				.flags = (i == 4 ? AGG_COST_UNKNOWN : 0) |
+					 (data[4] & 1 ? AGG_COST_MEAN : 0),
+				.mean_start_in_ns = data[5] * 100u,
+				.mean_start_out_ns = data[4] * 100u,
+				.mean_stop_in_ns = data[5] * 50u,
+				.mean_stop_out_ns = data[4] * 50u,
+			};
+		agg__set_costs(a, c);
+	}
 	for (i = 0; i + 12 <= size; i += 12, k++) {
 		const uint8_t *d = data + i;
 		struct iprof_rec r = { 0 };

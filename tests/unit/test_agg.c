@@ -729,14 +729,17 @@ static void test_costs_mean(void **state)
 	 * the sum stays unbiased; thread 3 owes nothing; the histogram and
 	 * percentiles (medians: 160) are not moved.
 	 */
+	assert_int_equal(na->clamped_ns, 48);
 	START(a, 3, A, 1, 3000);
 	STOP(a, 3, A, 1, 3200);
 	assert_int_equal(na->total_ns, 922 + 44 + 150);
+	assert_int_equal(na->clamped_ns, 48);
 	START(a, 2, A, 1, 4000);
 	STOP(a, 2, A, 1, 4200);
 	assert_int_equal(na->total_ns, 922 + 44 + 150 + 102);
 	assert_int_equal(na->self_ns, 922 - 138 + 0 + 150 + 102);
 	assert_int_equal(na->hist->slot[hist_slot(160)], 2);
+	assert_int_equal(na->clamped_ns, 0);
 	/* paid: the next one loses its mean cost only */
 	START(a, 2, A, 1, 5000);
 	STOP(a, 2, A, 1, 5200);

@@ -204,6 +204,59 @@ static void test_roundtrip(void **state)
 	free(buf);
 }
 
+/*
+ * Overhead compensation in the metadata: each timer's cost, the medians'
+ * parts in "cost" and, with AGG_COST_MEAN, the means' in "cost_mean"
+ * (minor version 2); the calibration's means; a timer without the flag
+ * reads back without means; a run without costs has none.
+ */
+static void test_costs(void **state)
+{
+	struct agg_cost costs[2] = {
+		{ .start_in_ns = 1, .start_out_ns = 2, .stop_in_ns = 3,
+		  .stop_out_ns = 4, .flags = AGG_COST_MEAN,
+		  .mean_start_in_ns = 5, .mean_start_out_ns = 6,
+		  .mean_stop_in_ns = 7, .mean_stop_out_ns = 4000000000u },
+		{ .start_in_ns = 9, .flags = AGG_COST_UNKNOWN },
+	};
+	struct report_calib cal = { .mech = "uprobe", .done = 1, .in_ns = 10,
+				    .out_ns = 20, .in_mean_ns = 11,
+				    .out_mean_ns = 22, .calls = 9 };
+	const struct rec_run *got;
+	struct rec_writer *w;
+	struct rec_reader *r;
+	struct rec_run run;
+	char *buf = NULL, err[256];
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	init_run(&run);
+	run.costs = costs;
+	run.calib = &cal;
+	run.ncalib = 1;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	w = rec_writer__new(f, "mem", &run);
+	assert_non_null(w);
+	assert_int_equal(rec_writer__finish(w, &run), 0);
+	rec_writer__free(w);
+	assert_int_equal(fclose(f), 0);
+	r = open_mem(buf, len, &f, err, sizeof(err));
+	assert_non_null(r);
+	got = rec_reader__run(r);
+	assert_non_null(got->costs);
+	assert_memory_equal(&got->costs[0], &costs[0], sizeof(costs[0]));
+	assert_memory_equal(&got->costs[1], &costs[1], sizeof(costs[1]));
+	assert_int_equal(got->ncalib, 1);
+	assert_int_equal(got->calib[0].in_ns, 10);
+	assert_int_equal(got->calib[0].in_mean_ns, 11);
+	assert_int_equal(got->calib[0].out_mean_ns, 22);
+	rec_reader__free(r);
+	fclose(f);
+	free(buf);
+}
+
 /* offsets of the block starts of @buf (the header is 32 bytes) */
 static size_t block_starts(const char *buf, size_t len, size_t *at, size_t max)
 {
@@ -694,7 +747,8 @@ static void test_key(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_costs), cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupted), cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_replay),	  cmocka_unit_test(test_chrome),
 		cmocka_unit_test(test_key),
