@@ -104,11 +104,11 @@ struct agg_node {
 	 * was more than the time left: their compensated time is only as
 	 * good as the calibration's spread (README, "Probe cost") */
 	uint64_t dominated;
-	/* of total_ns (and self_ns): time the per-call clamps of the sums'
-	 * compensation added here (a call less the probes' mean cost below
+	/* time the per-call clamps of the sums' compensation added to
+	 * total_ns and self_ns here (a call less the probes' mean cost below
 	 * its children's time, or below 0) that the same threads' later
-	 * calls did not give back (agg.c, settle()): the sums are upper
-	 * bounds by this much */
+	 * calls did not give back (agg.c, settle()): raw_total_ns - total_ns
+	 * + clamped_ns is the mean cost taken out; may exceed total_ns */
 	uint64_t clamped_ns;
 	/* bounds of the calls' durations, less the probes' median cost (as
 	 * in hist) and less their mean cost (as in the sums): min_ns <=

@@ -794,7 +794,7 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 			seed ? "# " : "", dom, dpaths);
 	if (owed)
 		fprintf(f,
-			"%sclamped, not given back: %s over all paths (JSON clamped_ns): calls kept at their children's time or 0 that later calls did not make up for; the sums are upper bounds by that much\n",
+			"%sclamped, not given back: %s over all paths (JSON clamped_ns): calls kept at their children's time or 0 that later calls did not make up for; the sums are at most that much above the run less the probes' mean cost (a path's clamped_ns above its total: the calibration's probes cost more than this run's did)\n",
 			seed ? "# " : "", report_ns_str(a, sizeof(a), owed));
 	return 0;
 }
