@@ -960,6 +960,7 @@ static int complete(const struct agg *a, struct athread *t,
 	struct agg_node *n = f->node;
 	uint64_t raw = ts_ns - f->start_ns, dur[CM_N], on[CM_N], ovh[CM_N];
 	uint64_t out[CM_N], v[4], debt, *dp;
+	struct agg_node **slot0;
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
@@ -1002,6 +1003,7 @@ static int complete(const struct agg *a, struct athread *t,
 		}
 	}
 	/* raw times (no costs): nothing clamped, nothing owed */
+	slot0 = t->done.slot;
 	dp = c ? nodeset_val(&t->done, n) : NULL;
 	debt = dp ? *dp : 0;
 	if (c)
@@ -1021,9 +1023,11 @@ static int complete(const struct agg *a, struct athread *t,
 	n->self_ns += dur[CM_SUM] - f->cm[CM_SUM].child_ns;
 	err = fold_call(n, t, t->tid, dur[CM_CALL], dur[CM_SUM], f->start_ns,
 			ts_ns);
-	/* the thread's debt here, kept in its done set (fold_call() put the
-	 * node there on its first call, and may have moved the set) */
-	dp = c ? nodeset_val(&t->done, n) : NULL;
+	/* the thread's debt here, kept in its done set: fold_call() put the
+	 * node there on its first call, and a set that grew moved (looked up
+	 * again then only) */
+	if (c && (!dp || t->done.slot != slot0))
+		dp = nodeset_val(&t->done, n);
 	if (dp)
 		*dp = debt;
 	if (t->len) {
