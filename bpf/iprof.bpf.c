@@ -479,6 +479,42 @@ int fn_return_km(struct pt_regs *ctx)
 	return run_chain(ctx, cur_ctx(), 0, 0, 0);
 }
 
+/*
+ * kprobe sessions (Linux 6.10+, BPF_TRACE_KPROBE_SESSION): one
+ * kprobe_multi link whose one program runs at each function's entry and,
+ * unless the entry returned 1, at its return: one fprobe where the pair
+ * above registers two, one ftrace update to attach, and a function that
+ * never returns costs no return hook at all.  bpf_session_is_return()
+ * tells the two apart; Linux 7.0 gave it the program's context as an
+ * argument (before: none).  The kernel's BTF holds one of the two
+ * prototypes, libbpf resolves the flavor (___v1, ___v2) that matches it,
+ * the other stays 0 and its call is dead code.  The cookie holds both
+ * chains: the entry's in the low 32 bits, the return's in the high
+ * (IPROF_NO_NEXT there: never returns, no return hook).
+ * src/kernel/loader.c loads this program only where the kernel makes
+ * session links (loader_ksession_supported(): a probe link), 6.10+.
+ */
+extern _Bool bpf_session_is_return___v1(void) __ksym __weak;
+extern _Bool bpf_session_is_return___v2(void *ctx) __ksym __weak;
+
+SEC("kprobe")
+int fn_session_km(struct pt_regs *ctx)
+{
+	__u64 c = bpf_get_attach_cookie(ctx);
+	_Bool ret;
+
+	if (bpf_ksym_exists(bpf_session_is_return___v2))
+		ret = bpf_session_is_return___v2(ctx);
+	else if (bpf_ksym_exists(bpf_session_is_return___v1))
+		ret = bpf_session_is_return___v1();
+	else
+		return 1;
+	if (ret)
+		return run_chain_at(ctx, (__u32)(c >> 32), cur_ctx(), 0, 0, 0);
+	kernel_entry(ctx);
+	return (__u32)(c >> 32) == IPROF_NO_NEXT;
+}
+
 /* Follow children of traced processes: a new process of a target tgid is a
  * target before it runs its first instruction (no race with exec). */
 SEC("tp_btf/sched_process_fork")

@@ -249,7 +249,9 @@ void plan_print_kernel_features(const struct plan *p)
 		       !loader_kmulti_supported() ?
 			       "absent (before 5.18, or CONFIG_FPROBE off): one kprobe per function" :
 		       kmulti_used(p, fentry) ?
-			       "these kprobe timers attach in batched links" :
+			       (loader_ksession_supported() ?
+				"these kprobe timers attach in batched links (kprobe sessions: entry and return in one link; IPROF_KPROBE_SESSION=0: a link each)" :
+				"these kprobe timers attach in batched links") :
 			       "available; used from 16 kprobe timers on (IPROF_KPROBE_MULTI=1: always)");
 }
 
@@ -323,11 +325,9 @@ int plan_print_json(const struct plan *p)
 		if (kp) {
 			int m = kmulti_used(p, k.fentry > 0);
 
-			rt[i].mech = t->entry_only ?
-					     (m ? "kprobe (never returns, kprobe_multi)" :
-						  "kprobe (never returns)") :
-				     m ? "kprobe/kretprobe (kprobe_multi)" :
-					 "kprobe/kretprobe";
+			rt[i].mech = loader_kprobe_mech(
+				m ? 1 + loader_ksession_supported() : 0,
+				t->entry_only);
 			continue;
 		}
 		/* the loader's words (attach_func_timer()) */

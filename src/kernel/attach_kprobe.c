@@ -181,6 +181,111 @@ int loader_kmulti_supported(void)
 	return known;
 }
 
+/*
+ * BPF_LINK_CREATE of a kprobe session link for @prog: @cnt functions by
+ * name (@syms), a cookie each.  Through bpf(2) itself: libbpf 1.4's
+ * bpf_link_create() copies the kprobe_multi options only for
+ * BPF_TRACE_KPROBE_MULTI (1.5 knows the session type).  Returns the link
+ * fd or -errno.
+ */
+static int ksession_link(int prog, const char **syms, const __u64 *cookies,
+			 __u32 cnt)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = (__u32)prog;
+	a.link_create.attach_type = IPROF_TRACE_KPROBE_SESSION;
+	a.link_create.kprobe_multi.syms = (__u64)(unsigned long)syms;
+	a.link_create.kprobe_multi.cookies = (__u64)(unsigned long)cookies;
+	a.link_create.kprobe_multi.cnt = cnt;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * kprobe sessions (6.10+): a kprobe-type program of expected attach type
+ * BPF_TRACE_KPROBE_SESSION attached with that type.  A link of more
+ * functions than MAX_KPROBE_MULTI_CNT (1 << 20, Linux 6.9+) fails with
+ * E2BIG in bpf_kprobe_multi_link_attach() before it reads anything; a
+ * kernel without sessions does not dispatch the attach type there and
+ * says EINVAL.  IPROF_KPROBE_SESSION=0: never (the entry/return pair).
+ */
+int loader_ksession_supported(void)
+{
+	static int known = -1;
+	const char *e = getenv("IPROF_KPROBE_SESSION"), *sym = "";
+	int prog, link;
+
+	if (e && !strcmp(e, "0"))
+		return 0;
+	if (known >= 0)
+		return known;
+	known = 0;
+	if (!loader_kmulti_supported())
+		return 0;
+	prog = uprobe_multi_probe_prog(IPROF_TRACE_KPROBE_SESSION);
+	if (prog < 0) {
+		klog(KLOG_DEBUG, "kprobe sessions: no (probe program: %s)",
+		     strerror(-prog));
+		return 0;
+	}
+	link = ksession_link(prog, &sym, NULL, UINT32_MAX);
+	known = link == -E2BIG;
+	klog(KLOG_DEBUG, "kprobe sessions: %s (probe link: %s)",
+	     known ? "yes" : "no", link >= 0 ? "made" : strerror(-link));
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return known;
+}
+
+/*
+ * Timers @ids (@n, each function once) in one kprobe session link
+ * (fn_session_km): each function's cookie holds its entry chain in the
+ * low 32 bits and its return chain in the high ones.  libbpf 1.4
+ * attaches kprobe_multi links with BPF_TRACE_KPROBE_MULTI only, which
+ * the kernel refuses for a session program: ksession_link() here, the
+ * link kept as an fd (ksess_fds).  Returns 0 or -errno (nothing
+ * attached).
+ */
+static int ksession_set(struct loader *l, const uint32_t *ids, size_t n)
+{
+	const char **syms = calloc(n ? n : 1, sizeof(*syms));
+	__u64 *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	int *v, fd = -1, err = -ENOMEM;
+	size_t k;
+
+	if (!syms || !cookies)
+		goto out;
+	v = realloc(l->ksess_fds, (l->nksess + 1) * sizeof(*v));
+	if (!v)
+		goto out;
+	l->ksess_fds = v;
+	for (k = 0; k < n; k++) {
+		uint32_t ae = 0, ar = IPROF_NO_NEXT;
+
+		attach_func_actions(l->plan, ids[k], &ae, &ar);
+		syms[k] = l->plan->timers[ids[k]].func;
+		cookies[k] = (__u64)ar << 32 | ae;
+	}
+	fd = ksession_link(bpf_program__fd(l->skel->progs.fn_session_km),
+			   syms, cookies, (__u32)n);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	l->ksess_fds[l->nksess++] = fd;
+	for (k = 0; k < n; k++)
+		l->links[ids[k]].kmulti = 2;
+	err = 0;
+out:
+	free(syms);
+	free(cookies);
+	return err;
+}
+
 /* The link layer of timer @ids[@k]: how many timers before it in @ids are
  * on the same function.  O(n^2) string compares: 2000 timers (the glob
  * cap) take a few ms. */
@@ -191,7 +296,7 @@ static int kmulti_layer_of(struct loader *l, const uint32_t *ids, size_t k)
 	int layer = 0;
 
 	/* the same function once per link: a link looks its cookie up by
-	 * address, so a second timer on one function needs its own link */
+	 * address (attach_kprobe_multi() puts layer 0 in links) */
 	for (j = 0; j < k; j++)
 		if (!strcmp(l->plan->timers[ids[j]].func, f))
 			layer++;
@@ -274,7 +379,8 @@ static int kmulti_split(struct loader *l, const uint32_t *ids, size_t n)
 
 	if (!n)
 		return 0;
-	err = kmulti_set(l, ids, n);
+	err = bpf_program__fd(l->skel->progs.fn_session_km) >= 0 ?
+		      ksession_set(l, ids, n) : kmulti_set(l, ids, n);
 	if (err == -ENOMEM)
 		return err;
 	if (!err)
@@ -291,7 +397,7 @@ int attach_kprobe_multi(struct loader *l, const uint32_t *ids, size_t n)
 {
 	uint32_t *set = calloc(n ? n : 1, sizeof(*set));
 	int *layer = calloc(n ? n : 1, sizeof(*layer));
-	int nlayers = 0, which, err = 0;
+	int err = 0;
 	size_t k, m;
 
 	if (!layer || !set) {
@@ -307,15 +413,19 @@ int attach_kprobe_multi(struct loader *l, const uint32_t *ids, size_t n)
 			continue;
 		}
 		layer[k] = kmulti_layer_of(l, ids, k);
-		if (layer[k] >= nlayers)
-			nlayers = layer[k] + 1;
 	}
-	for (which = 0; which < nlayers && !err; which++) {
-		for (k = m = 0; k < n; k++)
-			if (layer[k] == which)
-				set[m++] = ids[k];
-		err = kmulti_split(l, set, m);
-	}
+	/* layer 0 only: a second timer on a function goes one by one
+	 * (attach_kprobe()).  Two links on one function nest right where
+	 * the kernel runs their return handlers last in, first out
+	 * (rethook: 5.18-6.13), but fprobe on the function graph tracer
+	 * (6.14+) runs them in entry order: 7.2.13 closed the first link's
+	 * timer before the second's in 15 calls of 15, unwinding the inner
+	 * one each time.  A kprobe/kretprobe pair has its own return hook
+	 * and nests in any order. */
+	for (k = m = 0; k < n; k++)
+		if (layer[k] == 0)
+			set[m++] = ids[k];
+	err = kmulti_split(l, set, m);
 	free(layer);
 	free(set);
 	return err;
@@ -375,15 +485,16 @@ int attach_kprobe_multi_missed(const struct loader *l, uint64_t *missed)
 	unsigned int i;
 
 	*missed = 0;
-	if (!l->nkmulti)
+	if (!l->nkmulti && !l->nksess)
 		return 0;
 	if (!kmulti_missed_known())
 		return -EOPNOTSUPP;
-	for (i = 0; i < l->nkmulti; i++) {
+	for (i = 0; i < l->nkmulti + l->nksess; i++) {
 		memset(&info, 0, sizeof(info));
 		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(bpf_link__fd(l->kmulti_links[i]),
-					   &info, &len))
+		if (bpf_obj_get_info_by_fd(i < l->nkmulti ?
+				bpf_link__fd(l->kmulti_links[i]) :
+				l->ksess_fds[i - l->nkmulti], &info, &len))
 			return -errno;
 		*missed += info.missed;
 	}

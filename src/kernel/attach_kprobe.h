@@ -29,11 +29,13 @@ int attach_kprobe_multi_missed(const struct loader *l, uint64_t *missed);
 
 /*
  * attach_kprobe_multi() - the kprobe timers @ids (@n) in kprobe_multi
- * links (the programs must be loaded: fn_entry_km, fn_return_km), each
- * function's cookie its action chain.  Sets links[id].kmulti for the
- * timers attached, links[id].kmulti_err for those the kernel refused; the
- * others (not kmulti_ok) are left to attach_kprobe().  Returns 0 or
- * -ENOMEM.
+ * links: one kprobe session link where fn_session_km is loaded
+ * (loader_ksession_supported()), else an entry link and a return link
+ * (fn_entry_km, fn_return_km), each function's cookie its action chains.
+ * Sets links[id].kmulti (1 the pair, 2 a session) for the timers
+ * attached, links[id].kmulti_err for those the kernel refused; the others
+ * (not kmulti_ok, or a second timer on one function) are left to
+ * attach_kprobe().  Returns 0 or -ENOMEM.
  */
 int attach_kprobe_multi(struct loader *l, const uint32_t *ids, size_t n);
 

@@ -127,6 +127,27 @@ static int attach_irq_edges(struct loader *l, int entries)
 	return 0;
 }
 
+/* Does @plan have two kprobe timers on one kernel function?  O(n^2)
+ * string compares, as kmulti_layer_of(): 2000 timers take a few ms. */
+static int kprobe_func_twice(const struct plan *plan)
+{
+	const struct plan_timer *t, *u;
+	uint32_t i, j;
+
+	for (i = 0; i < plan->ntimers; i++) {
+		t = &plan->timers[i];
+		if (t->error || !(t->via & PLAN_VIA_KPROBE) || t->inl_only)
+			continue;
+		for (j = 0; j < i; j++) {
+			u = &plan->timers[j];
+			if (!u->error && (u->via & PLAN_VIA_KPROBE) &&
+			    !u->inl_only && !strcmp(t->func, u->func))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Load program @p (and give it expected attach type @type, if not 0) or
  * not. */
 static void want_prog(struct bpf_program *p, int on, int type)
@@ -150,7 +171,7 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 {
 	struct iprof *s = l->skel;
 	size_t nk = 0;
-	int km, um, fu, fn, all_ok = 1;
+	int km, ks, um, fu, fn, all_ok = 1;
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++) {
@@ -161,7 +182,12 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 		nk++;
 		all_ok &= t->kmulti_ok;
 	}
+	/* a second timer on one function attaches one by one
+	 * (attach_kprobe_multi()) */
+	if (all_ok && kprobe_func_twice(plan))
+		all_ok = 0;
 	km = nk && loader_kmulti_wanted(&nk) && loader_kmulti_supported();
+	ks = km && loader_ksession_supported();
 	um = plan_has_mech(plan, MECH_UPROBE) && uprobe_multi_supported() &&
 	     !getenv("IPROF_NO_UPROBE_MULTI");
 	/* uprobes keep the plain programs: a uprobe_multi link that fails
@@ -188,8 +214,9 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	want_prog(s->progs.fn_ksite, plan_has_mech(plan, MECH_KSITE), 0);
 	want_prog(s->progs.fn_entry, fn, 0);
 	want_prog(s->progs.fn_return, fn, 0);
-	want_prog(s->progs.fn_entry_km, km, BPF_TRACE_KPROBE_MULTI);
-	want_prog(s->progs.fn_return_km, km, BPF_TRACE_KPROBE_MULTI);
+	want_prog(s->progs.fn_entry_km, km && !ks, BPF_TRACE_KPROBE_MULTI);
+	want_prog(s->progs.fn_return_km, km && !ks, BPF_TRACE_KPROBE_MULTI);
+	want_prog(s->progs.fn_session_km, ks, IPROF_TRACE_KPROBE_SESSION);
 	want_prog(s->progs.fn_entry_m, um && !l->emu, 0);
 	want_prog(s->progs.fn_entry_mx, um && l->emu, 0);
 	want_prog(s->progs.fn_return_m,
@@ -441,6 +468,19 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	return *fwhy_out ? KPROBE_LATER : -ENOMEM;
 }
 
+const char *loader_kprobe_mech(int kmulti, int entry_only)
+{
+	static const char *const m[3][2] = {
+		{ "kprobe/kretprobe", "kprobe (never returns)" },
+		{ "kprobe/kretprobe (kprobe_multi)",
+		  "kprobe (never returns, kprobe_multi)" },
+		{ "kprobe/kretprobe (kprobe session)",
+		  "kprobe (never returns, kprobe session)" },
+	};
+
+	return m[kmulti >= 0 && kmulti <= 2 ? kmulti : 0][!!entry_only];
+}
+
 /*
  * kprobe/kretprobe on timer @id (after attach_func_timer()), unless
  * attach_kprobe_multi() has it already.  @fwhy: why fentry did not do
@@ -467,11 +507,8 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 	}
 	if (!err) {
 		l->nkprobe_timers++;
-		l->timers[id].mech = t->entry_only ? (tl->kmulti ?
-				"kprobe (never returns, kprobe_multi)" :
-				"kprobe (never returns)") :
-			  tl->kmulti ? "kprobe/kretprobe (kprobe_multi)" :
-				       "kprobe/kretprobe";
+		l->timers[id].mech = loader_kprobe_mech(tl->kmulti,
+							t->entry_only);
 		return 0;
 	}
 	attach_drop_links(tl);
@@ -778,7 +815,8 @@ static void attach_later(struct attach_pass *ps)
 	int err;
 
 	if (ps->n >= 0 && ps->nlater &&
-	    bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 &&
+	    (bpf_program__fd(l->skel->progs.fn_entry_km) >= 0 ||
+	     bpf_program__fd(l->skel->progs.fn_session_km) >= 0) &&
 	    (loader_kmulti_wanted(&ps->nlater) ||
 	     bpf_program__fd(l->skel->progs.fn_entry) < 0)) {
 		err = attach_kprobe_multi(l, ps->later, ps->nlater);
@@ -928,7 +966,7 @@ unsigned int loader__nprobes(const struct loader *l)
 	for (i = 0; i < l->plan->ntimers; i++)
 		n += (unsigned int)l->links[i].n;
 	return n + (l->sc_links[0] != NULL) + (l->sc_links[1] != NULL) +
-	       l->numulti + l->nkmulti;
+	       l->numulti + l->nkmulti + l->nksess;
 }
 
 /*
@@ -953,6 +991,11 @@ void loader__detach(struct loader *l)
 	free(l->kmulti_links);
 	l->kmulti_links = NULL;
 	l->nkmulti = 0;
+	for (j = 0; j < l->nksess; j++)
+		close(l->ksess_fds[j]);
+	free(l->ksess_fds);
+	l->ksess_fds = NULL;
+	l->nksess = 0;
 	for (j = 0; j < l->nfobjs; j++) {
 		l->clone_misses += recursion_misses(l->fobjs[j]->obj);
 		fentry__destroy(l->fobjs[j]);

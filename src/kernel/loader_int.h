@@ -27,6 +27,9 @@
 #endif
 
 #define IRQ_PROGS_MAX 32
+/* enum bpf_attach_type's BPF_TRACE_KPROBE_SESSION (include/uapi/linux/bpf.h,
+ * Linux 6.10): Debian 12's headers (6.1) lack it */
+#define IPROF_TRACE_KPROBE_SESSION 56
 
 struct timer_links {
 	struct bpf_link **v;
@@ -42,7 +45,9 @@ struct timer_links {
 	/* this timer's kretprobe as a tracefs kprobe event, removed after
 	 * its link; "" when unused */
 	char kev[TRACEFS_EVENT_NAME];
-	int kmulti; /* in a kprobe_multi link (struct loader's kmulti_links) */
+	/* in a kprobe_multi link: 1 an entry/return pair (struct loader's
+	 * kmulti_links), 2 a kprobe session (ksess_fds) */
+	int kmulti;
 	int kmulti_err; /* -errno: the kernel refused it in a kprobe_multi link */
 };
 
@@ -86,10 +91,15 @@ struct loader {
 	struct bpf_link *sc_links[2];
 	char *sc_why; /* why they could not be attached, or NULL */
 	uint32_t nkprobe_timers; /* timers attached with kprobes */
-	/* kprobe timers in kprobe_multi links: entries and returns, one pair
-	 * per layer (a function at most once per link) */
+	/* kprobe timers in kprobe_multi links: entries and returns, a pair
+	 * per set the kernel took (kmulti_split(): a refused set is halved);
+	 * a function in one link only, its other timers one by one */
 	struct bpf_link **kmulti_links;
 	unsigned int nkmulti;
+	/* or in kprobe session links (fn_session_km), one per set: link
+	 * fds, libbpf 1.4 has no session links (attach_kprobe.c) */
+	int *ksess_fds;
+	unsigned int nksess;
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
 	struct loader_opts opts;

@@ -8,9 +8,25 @@ need_root
 # test_kprobe_multi.sh (IPROF_KPROBE_MULTI=1): the timers must go in
 # kprobe_multi links, not one kprobe each
 if [ "${IPROF_KPROBE_MULTI:-}" = 1 ]; then
-	"$IPROF" --dry-run -e "$KIND:vfs_read" >"$TMP/plan" 2>&1
+	"$IPROF" -v --dry-run -e "$KIND:vfs_read" >"$TMP/plan" 2>&1
+	grep 'kprobe sessions' "$TMP/plan"
 	if grep -q '^# kprobe_multi: these kprobe timers attach in batched links' "$TMP/plan"; then
 		ok "kprobe_multi links on $(uname -r)"
+		# kprobe sessions (Linux 6.10+, bpf_kprobe_multi_link_attach()
+		# with BPF_TRACE_KPROBE_SESSION): one link, one program at
+		# entry and return, wherever the kernel has them, unless
+		# IPROF_KPROBE_SESSION=0 (test_kprobe_multi_pair.sh); which one
+		# the timers got is checked after the first trace below
+		IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+		if [ "${IPROF_KPROBE_SESSION:-}" != 0 ] &&
+			{ [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 10 ]; }; }; then
+			want_mech="kprobe/kretprobe (kprobe session)"
+		else
+			want_mech="kprobe/kretprobe (kprobe_multi)"
+		fi
+		check "kprobe_multi: --dry-run says sessions where they are used" \
+			"$(grep -c '(kprobe sessions: entry and return in one link' "$TMP/plan")" \
+			"$([ "${want_mech%session)}" != "$want_mech" ] && echo 1 || echo 0)"
 	else
 		cat "$TMP/plan"
 		bad "no kprobe_multi on $(uname -r)"
@@ -50,6 +66,17 @@ check "count: vfs_read count" "$(seed_field vfs_read count "$TMP/count.rep")" \
 	"$(truth reads "$TMP/count.truth")"
 check "count: vfs_read count = 200" "$(seed_field vfs_read count "$TMP/count.rep")" 200
 check "count: vfs_read thread_count" "$(seed_field vfs_read thread_count "$TMP/count.rep")" 1
+if [ -n "${want_mech:-}" ]; then
+	"$IPROF" -q -f json -o "$TMP/mech.json" -e "$KIND:vfs_read" -e "$KIND:do_exit" \
+		-- "$R" "$F" 7:1 >/dev/null 2>&1
+	check "count: the mechanism attached" \
+		"$(jq -r '.probes[] | select(.name == "vfs_read") | .mech' "$TMP/mech.json")" "$want_mech"
+	check "count: a function that never returns" \
+		"$(jq -r '.probes[] | select(.name == "do_exit") | .mech' "$TMP/mech.json")" \
+		"kprobe (never returns, ${want_mech#kprobe/kretprobe (}"
+	check "count: vfs_read count (json)" \
+		"$(jq -r '[.tree | .. | objects | select(.path? == ["vfs_read"])][0].count' "$TMP/mech.json")" 7
+fi
 
 # 2. a condition on an argument: vfs_read(file, buf, count, pos), arg2 = count
 trace cond -e "$KIND:vfs_read if arg2 == 7" -- "$R" "$F" 30:1 20:7 10:7 5:3

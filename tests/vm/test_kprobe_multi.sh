@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vm-suite: bookworm-backports
+# vm-suite: bookworm-backports unstable
 # kprobe/kretprobe timers in kprobe_multi links (issue 16): every case of
 # test_kprobe (exact counts, a condition, nesting under a uprobe, threads
 # blocking, a glob, a function that never returns, two timers on one
