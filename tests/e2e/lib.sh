@@ -109,6 +109,23 @@ wait_tracing() {
 	return 1
 }
 
+# attach_times FILE [SECONDS]: iprof's attach and detach lines in its
+# stderr FILE, waiting (default up to 300 s) for the detach line, which a
+# background child prints after the report when there are many probes.
+# Prints "ATTACHED TIMERS ATTACH_MS DETACH_MS" ("N of M timers attached in
+# T ms", "detached in T ms" or "detach ... done in T ms"); a missing field
+# is "-".
+attach_times() {
+	local i a d
+	for ((i = 0; i < ${2:-300} * 5; i++)); do
+		grep -q 'detach.* done in\|detached in' "$1" && break
+		sleep 0.2
+	done
+	a=$(sed -n 's/^iprof: \([0-9]*\) of \([0-9]*\) timers attached in \([0-9.]*\) ms.*/\1 \2 \3/p' "$1" | head -1)
+	d=$(grep -o 'done in [0-9.]* ms\|detached in [0-9.]* ms' "$1" | awk '{ print $(NF-1) }' | head -1)
+	echo "${a:-- - -} ${d:--}"
+}
+
 finish() {
 	if [ "$fails" -gt 0 ]; then
 		echo "$fails check(s) failed"

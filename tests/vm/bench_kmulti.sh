@@ -19,15 +19,10 @@ G=${1:-'*_show'}
 for mode in 1 0; do
 	IPROF_KPROBE_MULTI=$mode "$IPROF" -f seed -o "$TMP/r$mode" -e "kprobe:$G" -- \
 		"$R" /proc/version 40:4096 >/dev/null 2>"$TMP/e$mode"
-	for i in $(seq 3000); do
-		grep -q 'detach.* done in\|detached in' "$TMP/e$mode" && break
-		sleep 0.2
-	done
-	a=$(sed -n 's/^iprof: \([0-9]* of [0-9]*\) timers attached in \([0-9.]*\) ms.*/\1 \2/p' "$TMP/e$mode")
-	d=$(grep -o 'done in [0-9.]* ms\|detached in [0-9.]* ms' "$TMP/e$mode" | awk '{print $(NF-1)}')
+	read -r n t a d <<<"$(attach_times "$TMP/e$mode" 600)"
 	c=$(seed_field version_proc_show count "$TMP/r$mode")
-	echo "IPROF_KPROBE_MULTI=$mode kprobe:$G: ${a% *} timers attached in ${a##* } ms, detached in $d ms; version_proc_show count ${c:-none} (40 reads)"
-	eval "t$mode=$(awk -v a="${a##* }" -v d="$d" 'BEGIN { print a + d }')"
+	echo "IPROF_KPROBE_MULTI=$mode kprobe:$G: $n of $t timers attached in $a ms, detached in $d ms; version_proc_show count ${c:-none} (40 reads)"
+	eval "t$mode=$(awk -v a="$a" -v d="$d" 'BEGIN { print a + d }')"
 	[ -n "$c" ] || exit 1
 done
 echo "attach + detach: kprobe_multi $t1 ms, one kprobe per function $t0 ms: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", a / b }')x"

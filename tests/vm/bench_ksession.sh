@@ -25,24 +25,18 @@ IPROF_KPROBE_MULTI=1 "$IPROF" -v --dry-run -e "kprobe:vfs_read" 2>&1 |
 	grep -q 'kprobe sessions: yes' ||
 	{ echo "kprobe sessions: not on this kernel ($(uname -r))"; exit 1; }
 run() { # MODE ROUND
-	local m=$1 o=$TMP/$1.$2 a d c per
+	local m=$1 o=$TMP/$1.$2 n t a d c per
 	local -a e=(-e "uprobe:$R:read_group")
 	[ "$m" = none ] || e+=(-e kprobe:vfs_read -e "kprobe:$G")
 	IPROF_KPROBE_MULTI=1 IPROF_KPROBE_SESSION=$([ "$m" = pair ] && echo 0 || echo 1) \
 		"$IPROF" --no-compensate -f seed -o "$o" "${e[@]}" -- "$R" /proc/version "$N:64" \
 		>/dev/null 2>"$o.err"
-	for i in $(seq 3000); do
-		[ "$m" = none ] && break
-		grep -q 'detach.* done in\|detached in' "$o.err" && break
-		sleep 0.2
-	done
-	a=$(sed -n 's/^iprof: \([0-9]* of [0-9]*\) timers attached in \([0-9.]*\) ms.*/\1|\2/p' "$o.err")
-	d=$(grep -o 'done in [0-9.]* ms\|detached in [0-9.]* ms' "$o.err" | awk '{print $(NF-1)}')
+	read -r n t a d <<<"$(attach_times "$o.err" 600)"
 	c=$(seed_field read_group wall_time "$o")
 	[ -n "$c" ] || { echo "$m: read_group not traced"; cat "$o.err"; exit 1; }
 	per=$(awk -v t="$c" -v n="$N" 'BEGIN { printf "%.0f", t * 1e6 / n }')
-	echo "round $2 $m: ${a%|*} timers attached in ${a#*|} ms, detached in ${d:-?} ms; $per ns per read"
-	echo "$m ${a#*|} ${d:-0} $per" >>"$TMP/all"
+	echo "round $2 $m: $n of $t timers attached in $a ms, detached in $d ms; $per ns per read"
+	echo "$m $a $d $per" >>"$TMP/all"
 }
 for r in $(seq "$ROUNDS"); do
 	for m in none pair session; do

@@ -35,10 +35,7 @@ run() {
 		"$R" /proc/version 25:4096 15:4096 >"$TMP/$name.truth" 2>"$TMP/$name.err"
 	rc=$?
 	# with many probes the detach runs in a background child: its line
-	for i in $(seq 1500); do
-		grep -q 'detach.* done in\|detached in' "$TMP/$name.err" && break
-		sleep 0.2
-	done
+	attach_times "$TMP/$name.err" >"$TMP/$name.att"
 	echo "--- $name: $* iprof ${probe[*]} -e uprobe:...:read_group"
 	grep -v '^iprof: attaching' "$TMP/$name.err" | sed 's/^/stderr: /'
 	grep -v '^# no hits' "$TMP/$name.rep" | cut -c1-300
@@ -52,12 +49,8 @@ run() {
 	grep -q '^# not attached: [0-9]* timers (.*: several kernel functions have this name' "$TMP/$name.rep" &&
 		ok "$name: repeated names refused, on one line" || bad "$name: no 'several kernel functions' line"
 	# (no process substitution: the VM has no /dev/fd)
-	sed -n 's/^iprof: \([0-9]*\) of \([0-9]*\) timers attached in \([0-9.]*\) ms.*/\1 \2 \3/p' \
-		"$TMP/$name.err" >"$TMP/$name.att"
-	read -r n m a <"$TMP/$name.att" || true
-	a=${a:-} n=${n:-1}
-	d=$(grep -o 'done in [0-9.]* ms\|detached in [0-9.]* ms' "$TMP/$name.err" | awk '{print $(NF-1)}')
-	[ -n "$a" ] && [ -n "$d" ] || { bad "$name: no attach or detach time"; a=0 d=0 n=1; }
+	read -r n m a d <"$TMP/$name.att"
+	[ "$a" != - ] && [ "$d" != - ] || { bad "$name: no attach or detach time"; a=0 d=0 n=1; }
 	echo "$name: $((n - 1)) kernel functions attached in $a ms, detached in $d ms"
 	eval "ms_$name=$(awk -v a="$a" -v d="$d" 'BEGIN { print a + d }') n_$name=$((n - 1))"
 }
