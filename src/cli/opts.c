@@ -698,7 +698,7 @@ static int walk_opts(int argc, char **argv, const char *sub,
 				snprintf(name, sizeof(name), "-%c", a[k]);
 				goto bad;
 			}
-			sc = strchr(OPTS_SHORT + 1, a[k]);
+			sc = strchr(&OPTS_SHORT[1], a[k]);
 			if (sc && sc[1] == ':') {
 				i += !a[k + 1]; /* its value is the next word */
 				break;
