@@ -16,10 +16,10 @@
 # Debian suite alone, e.g. bookworm-backports: 6.12, which has kprobe_multi;
 # unstable: 7.x, whose uprobe programs may write their registers;
 # IPROF_VM_MIRROR its mirror), VM_ACCEL (qemu -accel, tcg,thread=single),
-# VM_TIMEOUT (seconds for the whole VM run, 900), VM_TEST_TIMEOUT (seconds
-# per test, 120), VM_APPEND (more kernel arguments), VM_CPU (qemu -cpu,
-# max), VM_E2E (tests/e2e/
-# tests to add to the default list), IPROF_REQUIRE_E2E=1 (a SKIP fails).
+# VM_TIMEOUT (seconds for the whole VM run, 1800), VM_TEST_TIMEOUT (seconds
+# per test, 120; a test's "# vm-timeout: N" line may ask for more),
+# VM_APPEND (more kernel arguments), VM_CPU (qemu -cpu, max), VM_E2E
+# (tests/e2e/ tests to add to the default list), IPROF_REQUIRE_E2E=1 (a SKIP fails).
 # Exit status: 0 all tests passed; 1 a test failed, or the VM did not boot,
 # timed out, panicked or reported no summary; 2 usage or setup error.
 set -euo pipefail
@@ -29,7 +29,7 @@ vm=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$vm/../.." && pwd)
 cache=$vm/cache
 build=${BUILD_VM:-$src/build-vm}
-vm_timeout=${VM_TIMEOUT:-900}
+vm_timeout=${VM_TIMEOUT:-1800}
 # -cpu max: TCG emulates AMD SVM (with nested paging), so KVM (kvm-amd.ko)
 # runs guests inside the VM (tests/vm/test_kvm.sh).  q35 with an emulated
 # Intel IOMMU (intel_iommu=on) and an NVMe controller (which has an FLR):

@@ -9,6 +9,7 @@
 #   vfio_iommu_type1_map_dma          = its DMA maps, pinning below it
 #   vfio_iommu_type1_unmap_dma        = its DMA unmaps, vfio_unmap_unpin below
 # With func: as written (fentry here) and with a kprobe: copy.
+# vm-timeout: 480 (several iprof runs of kernel timers: over 120 s under TCG on a loaded host)
 . "$(dirname "$0")/../e2e/lib.sh"
 need_root
 . "$(dirname "$0")/vfio.sh"
