@@ -276,7 +276,6 @@ static __always_inline void emulate(struct pt_regs *ctx)
 #if defined(__TARGET_ARCH_x86)
 	__u64 c = bpf_get_attach_cookie(ctx), ra = 0;
 	struct task_struct *t;
-	unsigned char b = 0;
 	__u32 k = IPROF_EMU_KIND(c);
 
 	if (k == IPROF_EMU_NONE)
@@ -290,8 +289,11 @@ static __always_inline void emulate(struct pt_regs *ctx)
 		count(IPROF_CNT_EMU_SHSTK);
 		return;
 	}
+	/* ip still at this probe's breakpoint (bpf_get_func_ip(): the
+	 * uprobe's address, 6.4+), not moved by another program there:
+	 * no read of user memory for it */
 	if ((PT_REGS_IP(ctx) & 4095) != IPROF_EMU_PGOFF(c) ||
-	    bpf_probe_read_user(&b, 1, (void *)PT_REGS_IP(ctx)) || b != 0xcc) {
+	    PT_REGS_IP(ctx) != bpf_get_func_ip(ctx)) {
 		count(IPROF_CNT_EMU_MOVED);
 		return;
 	}

@@ -374,7 +374,8 @@ enum iprof_counter {
  * PGOFF is the probe's file offset modulo 4096, which is its address's
  * (a mapping's file offset and address are page-aligned): the program
  * emulates only while ip is still at the probe (another program there may
- * have moved it) and the byte there reads as the breakpoint (0xcc).
+ * have moved it): ip's page offset is PGOFF and ip is the breakpoint's
+ * address, bpf_get_func_ip() (which uprobe programs have since 6.4).
  */
 enum iprof_emu_kind {
 	IPROF_EMU_NONE = 0, /* single-stepped (or emulated) by the kernel */
