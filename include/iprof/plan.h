@@ -241,8 +241,10 @@ struct plan_env {
 	int npids;
 	/* how user functions stop (--returns): PLAN_RETURNS_AUTO at their
 	 * return sites where retsite_find() finds them, else by uretprobe
-	 * where unwind_judge() finds nothing in the program that unwinds or
-	 * switches stacks through it, else entry only; _SITES: return
+	 * for a function of an executable in whose program unwind_judge()
+	 * finds nothing that unwinds or switches stacks through it (never a
+	 * library's: a uretprobe is in every process that maps the file),
+	 * else entry only; _SITES: return
 	 * sites, else entry only (never a uretprobe); _URETPROBE: always a
 	 * uretprobe (faster where the kernel single-steps a return site's
 	 * ret, but it rewrites return addresses: C++ exceptions, coroutines
@@ -251,12 +253,15 @@ struct plan_env {
 	/* 1: the kernel lets a uprobe program write its registers
 	 * (uprobe_emu_supported()): return sites cost no single step, so
 	 * --returns auto takes them everywhere; 0: auto gives a uretprobe
-	 * (no single step) to a function of a -- CMD or -p program that
-	 * cannot unwind or switch stacks through it (unwind_judge()) */
+	 * (no single step), when there is a -- CMD or -p, to a function of
+	 * an executable whose program cannot unwind or switch stacks
+	 * through it (unwind_judge()) */
 	int uregs;
 	/* the executable of the command iprof runs (-- CMD: its path as
-	 * found in $PATH), or NULL; with the -p processes' maps, the program
-	 * that --returns auto judges */
+	 * found in $PATH), or NULL: with -p, whether there is a target
+	 * process (--returns auto judges the timed executable itself with
+	 * the -p processes' maps, not this one: a shell or env runs other
+	 * programs) */
 	const char *exe;
 	/* more debug files of user binaries (--debuginfo DIR), looked up
 	 * as inl_find() says, or NULL */

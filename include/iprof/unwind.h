@@ -30,7 +30,8 @@
  * __rust_start_panic (Rust), runtime.morestack or runtime.gopanic (Go);
  * a file that imports (not defines: libc does) longjmp, _longjmp,
  * siglongjmp, __longjmp_chk, swapcontext, setcontext, pthread_exit or
- * pthread_cancel.
+ * pthread_cancel, or dlopen or dlmopen (what it loads at run time is in
+ * no closure: a C program's C++ plugin may throw through its functions).
  *
  * Returns 1 (it can: @why, @len bytes, names the file and the symbol),
  * 0 (it cannot: @why says how many files were read), or -ENOMEM.  A file

@@ -1451,19 +1451,26 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 }
 
 /*
- * --returns auto for a function in @path without return sites: can the
- * program unwind through it (unwind_judge())?  The program: -- CMD's
- * executable (env->exe), the files each -p process maps, and @path; with
- * neither, @path alone when it is an executable, and a library timed
- * system-wide is taken as one that can (any program may load it).  Sets
- * *@risk (malloc'ed) to the evidence; --returns sites: "--returns sites".
- * Returns 1 (it can, or sites), 0 (a uretprobe is safe), -ENOMEM.
+ * --returns auto: may a uretprobe on a function of @path harm a program?
+ * A uretprobe is attached in every process that maps @path, traced or not
+ * (uprobes are the file's, for every process: iprof's own filter runs in
+ * its BPF programs, after the kernel has taken over the return address).
+ * So a library is a risk (any program may load it and unwind through it)
+ * whatever -- CMD or -p say, and an executable runs only as its own
+ * program: @path and its DT_NEEDED closure (unwind_judge()), with the
+ * files each -p process maps (the libraries it loaded at run time), but
+ * not -- CMD's executable when that is another program (env, taskset, a
+ * shell: what it runs next is not known at the start, and the function's
+ * code never runs in it).  Sets *@risk (malloc'ed) to the evidence;
+ * --returns sites: "--returns sites".  Returns 1 (it can, or sites), 0 (a
+ * uretprobe is safe), -ENOMEM.
  */
 static int judge_returns(const struct plan_env *env, const char *path,
 			 char **risk)
 {
 	const char *files[UNWIND_MAX_FILES];
-	char why[512], maps[64], line[PATH_MAX + 128], *f, *last = NULL;
+	char why[PATH_MAX + 256], maps[64], line[PATH_MAX + 128], *f,
+		*last = NULL;
 	size_t n = 0, i;
 	int ret, k;
 	FILE *m;
@@ -1474,8 +1481,13 @@ static int judge_returns(const struct plan_env *env, const char *path,
 		*risk = strdup("--returns sites");
 		return *risk ? 1 : -ENOMEM;
 	}
-	if (env->exe)
-		files[n++] = env->exe;
+	if (!sym_is_executable(path)) {
+		snprintf(why, sizeof(why),
+			 "%s is a library: a uretprobe takes over its returns in every process that loads it, traced or not, and any of them may unwind through it",
+			 path);
+		ret = 1;
+		goto out;
+	}
 	files[n++] = path;
 	for (k = 0; k < env->npids && n < UNWIND_MAX_FILES; k++) {
 		snprintf(maps, sizeof(maps), "/proc/%d/maps", env->pids[k]);
@@ -1499,16 +1511,9 @@ static int judge_returns(const struct plan_env *env, const char *path,
 		}
 		fclose(m);
 	}
-	if (!env->exe && !env->npids && !sym_is_executable(path)) {
-		snprintf(why, sizeof(why),
-			 "%s is a library timed in every process (no -p, no command): any program may load it and unwind",
-			 path);
-		ret = 1;
-	} else {
-		ret = unwind_judge(files, n, why, sizeof(why));
-	}
+	ret = unwind_judge(files, n, why, sizeof(why));
 out:
-	for (i = (env->exe ? 2 : 1); i < n; i++)
+	for (i = 1; i < n; i++)
 		free((char *)files[i]);
 	if (ret >= 0 && !(*risk = strdup(why)))
 		ret = -ENOMEM;

@@ -25,10 +25,13 @@ static const char *const unwinders[] = {
 	"__rust_start_panic", "runtime.morestack",    "runtime.gopanic",
 };
 
-/* imported only (libc defines them all): stack switches, forced unwinds */
+/* imported only (libc defines them all): stack switches, forced unwinds,
+ * and dlopen: code loaded at run time is in no DT_NEEDED closure (a C
+ * program's C++ plugin may throw through the program's functions) */
 static const char *const switchers[] = {
 	"longjmp",     "_longjmp",   "siglongjmp",   "__longjmp_chk",
 	"swapcontext", "setcontext", "pthread_exit", "pthread_cancel",
+	"dlopen",      "dlmopen",
 };
 
 static bool in_list(const char *const *l, size_t n, const char *s)
@@ -174,8 +177,12 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			     in_list(switchers,
 				     sizeof(switchers) / sizeof(*switchers),
 				     nm))) {
-				util_set_err(why, len, "%s %s %s", path,
-					     und ? "imports" : "defines", nm);
+				util_set_err(why, len, "%s %s %s%s", path,
+					     und ? "imports" : "defines", nm,
+					     strncmp(nm, "dl", 2)
+						     ? ""
+						     : " (code it loads may "
+						       "unwind)");
 				ret = 1;
 				break;
 			}

@@ -10,7 +10,13 @@
 #  3. a -rdynamic program with a separate debug file: the same decisions
 #     as its unstripped build;
 #  4. a function no bytes explain (jmp *%rax after a lea): entry only in
-#     a C++ program (--returns auto and sites), a uretprobe in a C one.
+#     a C++ program (--returns auto and sites), a uretprobe in a C one;
+#  5. a C library's function (cb.c) that a C++ program throws through,
+#     started by a wrapper (-- env PROG): a library keeps its return
+#     sites whatever the command (a uretprobe is in every process that
+#     loads it); an executable is judged as itself, not by the command
+#     that starts it (-- sh -c); a C program that imports dlopen keeps its
+#     return sites.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v g++ >/dev/null || skip "no g++ (build-essential: tools/install-deps.sh)"
@@ -106,6 +112,28 @@ check "C program: hop by uretprobe, with why" \
 "$IPROF" -q -f json -o "$TMP/hop.json" -e "uprobe:$TMP/hop:hop" -- "$TMP/hop" 10 >"$TMP/hop.out" 2>&1
 check "C program: exit status" "$?" 0
 check "C program: hop count" "$(jnode "$TMP/hop.json" hop count)" "$(truth hop "$TMP/hop.out")"
+# 5. the command is not the program: a wrapper, a shell, dlopen
+gcc -O2 -fPIC -shared "$H/cb.c" -o "$TMP/libcb.so" &&
+	g++ -O2 "$H/cbmain.cc" -L"$TMP" -lcb -Wl,-rpath,"$TMP" -o "$TMP/cbmain" &&
+	gcc -O2 "$H/dl.c" -o "$TMP/dl" -ldl || { bad "cb.c, cbmain.cc or dl.c does not build"; finish; }
+"$IPROF" --dry-run -e "uprobe:$TMP/libcb.so:call_cb" -- env "$TMP/cbmain" >"$TMP/cb.plan" 2>&1
+check "library under -- env: return sites, and why" \
+	"$(grep -c "(stops at 1 return site) (--returns auto chose them: $TMP/libcb.so is a library: a uretprobe takes over its returns in every process that loads it, traced or not, and any of them may unwind through it)" "$TMP/cb.plan")" 1
+"$IPROF" -q -f json -o "$TMP/cb.json" -e "uprobe:$TMP/libcb.so:call_cb" \
+	-- env "$TMP/cbmain" $N >"$TMP/cb.out" 2>"$TMP/cb.err"
+check "library under -- env: iprof exit status (the program lived)" "$?" 0
+check "library under -- env: the program caught every exception" \
+	"$(grep '^caught' "$TMP/cb.out")" "caught $(truth thrown "$TMP/cb.out")"
+check "library under -- env: call_cb count" "$(jnode "$TMP/cb.json" call_cb count)" \
+	$(($(truth calls "$TMP/cb.out") - $(truth thrown "$TMP/cb.out")))
+check "library under -- env: call_cb unwound" "$(jnode "$TMP/cb.json" call_cb unwound)" "$(truth thrown "$TMP/cb.out")"
+check "executable under -- sh -c: judged as itself" \
+	"$("$IPROF" --dry-run -e "uprobe:$TMP/hop:hop" -- sh -c "$TMP/hop 3" 2>&1 | grep -c "stops by uretprobe: .*no unwinder, stack switch or forced unwind in the [0-9]* files of the program ($TMP/hop and its libraries))\$")" 1
+"$IPROF" --dry-run -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 3 >"$TMP/dl.plan" 2>&1
+check "a program that imports dlopen: return sites, and why" \
+	"$(grep -c "(stops at 1 return site) (--returns auto chose them: $TMP/dl imports dlopen (code it loads may unwind))" "$TMP/dl.plan")" 1
+"$IPROF" -q -f json -o "$TMP/dl.json" -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 7 >"$TMP/dl.out" 2>&1
+check "dlopen program: work count" "$(jnode "$TMP/dl.json" work count)" "$(truth work "$TMP/dl.out")"
 # --- tail calls (issue 25 item 2): said where the numbers are
 gcc -O2 "$H/tail.c" -o "$TMP/tail" || bad "tail.c does not build"
 objdump -d --no-show-raw-insn "$TMP/tail" | sed -n '/<tailer>:/,/^$/p' | grep -q 'jmp .*<callee>' ||
