@@ -737,6 +737,26 @@ static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)
 		__sync_fetch_and_add(c, 1);
 }
 
+/* two user stack pointers this close are on one stack (see drop_left()) */
+#define IPROF_USTACK_GAP (64ull << 10)
+
+/*
+ * Frames past IPROF_MAX_DEPTH (st->over, never emitted) are deeper than
+ * the top frame: a user stop at @usp, on the top frame's stack (within
+ * IPROF_USTACK_GAP) at or above its slot, shows them all left.
+ */
+static __always_inline int over_left(const struct task_state *st, __u32 d,
+				     __u64 usp)
+{
+	__u64 u = st->usp[(d - 1) & (IPROF_MAX_DEPTH - 1)], a, t;
+
+	if (!u)
+		return 0; /* a kernel frame: nothing to compare */
+	a = IPROF_USP_ADDR(usp);
+	t = IPROF_USP_ADDR(u);
+	return a >= t && a - t <= IPROF_USTACK_GAP;
+}
+
 /*
  * Close the innermost open frame of @a's timer.  @usp: for a stop at a
  * return site, the user stack pointer there (for a uretprobe, the slot it
@@ -758,13 +778,20 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 		orphan(a, pid_tgid >> 32);
 		return;
 	}
-	if (st->over) {
-		/* stops come in LIFO order: this one closes a frame that was
-		 * never emitted (counted as depth_overflow at its start) */
-		st->over--;
-		return;
-	}
 	d = st->depth;
+	if (st->over) {
+		/* at return sites stops come in LIFO order: this one closes
+		 * a frame that was never emitted (counted as depth_overflow
+		 * at its start), deeper than the top one.  A user stop at or
+		 * above the top frame's slot (a uretprobe: the kernel gives
+		 * none to calls past 64 nested, so deeper calls returned
+		 * without a stop) shows every deeper frame left */
+		if (!usp || !over_left(st, d, usp)) {
+			st->over--;
+			return;
+		}
+		st->over = 0;
+	}
 	if (a->flags & IPROF_A_TOP_ONLY &&
 	    st->timers[(d - 1) & (IPROF_MAX_DEPTH - 1)] != a->timer)
 		return; /* the return of a call whose entry was filtered out */
@@ -991,9 +1018,8 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
  * longjmp or throw over more than IPROF_USTACK_GAP of stack leaves its
  * frames open (stopped later as unwound under an outer frame's stop, or
  * closed at thread exit), and two coroutine stacks closer than that are
- * taken for one.
+ * taken for one.  (IPROF_USTACK_GAP is defined above, with over_left().)
  */
-#define IPROF_USTACK_GAP (64ull << 10)
 
 /* What a user-mode hit is (drop_left()). */
 enum left_view {
@@ -1029,7 +1055,7 @@ __noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
 	if (!sp || !tracing_on())
 		return 0;
 	st = state_get(IPROF_CTX_TASK, 0);
-	if (!st || st->over)
+	if (!st)
 		return 0;
 	if (view == LV_URETPROBE)
 		top = sp - 8; /* the returning frame's own slot */
@@ -1047,6 +1073,9 @@ __noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
 		if (!(IPROF_USP_ADDR(u) < top ||
 		      (view == LV_ENTRY && IPROF_USP_ADDR(u) == top && u & 1)))
 			break;
+		/* the top frame left: so were the deeper ones past
+		 * IPROF_MAX_DEPTH (st->over), never emitted */
+		st->over = 0;
 		emit_g(st, IPROF_REC_LEFT, st->timers[j], d, pid_tgid);
 		d--;
 	}

@@ -83,6 +83,17 @@ check "recursion: deepest level" "$(awk '{ n = split($1, a, ";"); if (n > m) m =
 	-- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
 check "130 deep: exit status 3 (calls lost)" "$?" 3
 check "130 deep: depth_overflow" "$(lost_field "$TMP/deep.seed" depth_overflow)" 6
+# 150 deep by uretprobes: the kernel gives them to the outer 64 calls only
+# (MAX_URETPROBE_DEPTH); levels 65-128 return without a stop and close
+# unwound when level 64's uretprobe fires, and the 22 beyond the BPF stack
+# (never emitted) are known left by that stop's stack slot, not taken as
+# 22 stops of theirs (which ate 22 real returns and timed 84 levels wrong)
+"$IPROF" -q -f json --json-tree flat -o "$TMP/ur.json" --returns uretprobe \
+	-e "uprobe:$BUILD/e2e-recurse:rec" -- "$BUILD/e2e-recurse" 3 150 >/dev/null 2>>"$TMP/err"
+check "150 deep by uretprobe: exit status 3 (calls lost)" "$?" 3
+check "150 deep by uretprobe: [levels timed, calls, unwound, depth_overflow]" \
+	"$(jq -c '. as $j | [([$j.nodes[] | select(.count > 0)] | length), ([$j.nodes[].count] | add), ([$j.nodes[].unwound] | add), $j.loss.depth_overflow]' "$TMP/ur.json")" \
+	'[64,192,192,66]'
 # the deepest tree iprof makes, 128 timers under a --by root, in JSON that
 # jq 1.6 (Debian 12) reads: --json-tree flat, one list of nodes with parent
 # ids (jq 1.6 reads a nested tree of 84 levels at most)
