@@ -176,9 +176,10 @@ static void usage_other(FILE *f)
 		"incomplete: some timers were not attached (listed in the report), or\n"
 		"calls were lost (the report's loss line says which); 130 interrupted\n"
 		"before tracing began; 128+N a second signal N (it ends iprof at once,\n"
-		"the first asks for the report), or the command killed by signal N by\n"
-		"itself (the report is written; before 3, after 1).  'iprof list\n"
-		"SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n");
+		"the first asks for the report; the same one again from the same\n"
+		"process within 1 s is the same request), or the command killed by\n"
+		"signal N by itself (the report is written; before 3, after 1).\n"
+		"'iprof list SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n");
 }
 
 static int add_str(const char ***v, int *n, const char *s)

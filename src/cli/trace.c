@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "iprof/util.h"
@@ -55,16 +56,40 @@ static int tid_alive(uint32_t tid, void *ctx)
  * The first SIGINT/SIGTERM/SIGHUP asks for a clean stop (report, detach in
  * the background); a second one ends iprof at once, exit status 128 + the
  * signal, wherever it is (a temporary -o file it leaves is removed by the
- * next run: output_clean_stale()).
+ * next run: output_clean_stale()).  Not a copy of the first, though: the
+ * same signal sent by kill(2) from the same process within DUP_SIGNAL_NS
+ * (GNU timeout(1) sends it to iprof and then to its process group, and a
+ * script may do the same), which would have cost the report; a terminal's
+ * second Ctrl-C (si_code SI_KERNEL) always counts.
  */
-static void on_signal(int sig)
+#define DUP_SIGNAL_NS 1000000000ll
+static volatile sig_atomic_t first_sig, first_code;
+static volatile pid_t first_pid;
+static volatile long long first_ns;
+
+static long long signal_now_ns(void)
+{
+	struct timespec ts;
+
+	/* clock_gettime(2): async-signal-safe (signal-safety(7)) */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	static const char msg[] =
 		"iprof: a second signal: exiting at once, without a report\n";
 	static const char done[] =
 		"iprof: a second signal: exiting at once (all output is written)\n";
+	long long now = signal_now_ns();
 
+	(void)uc;
 	if (stop_requested) {
+		if (sig == first_sig && si && si->si_code == SI_USER &&
+		    first_code == SI_USER && si->si_pid == first_pid &&
+		    now - first_ns < DUP_SIGNAL_NS)
+			return; /* the same sender's copy: one request */
 		/* write(2): async-signal-safe, unlike the log module */
 		ssize_t r = report_out ? write(STDERR_FILENO, done, sizeof(done) - 1) :
 					 write(STDERR_FILENO, msg, sizeof(msg) - 1);
@@ -72,6 +97,10 @@ static void on_signal(int sig)
 		(void)r;
 		_exit(128 + sig);
 	}
+	first_sig = sig;
+	first_code = si ? si->si_code : 0;
+	first_pid = si ? si->si_pid : 0;
+	first_ns = now;
 	stop_requested = 1;
 }
 
@@ -171,7 +200,8 @@ static void catch_signals(void)
 {
 	struct sigaction sa = { 0 };
 
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* the terminal went away: report */

@@ -69,6 +69,23 @@ check "two signals: exit" "$rc" 130
 within "two signals: first signal to exit (ms), not the 2 s wait" "$ms" 0 1500
 kill -KILL "$(cat "$TMP/cmd.pid")" 2>/dev/null
 
+# the same signal twice from one sender (GNU timeout(1) sends it to iprof
+# and then to its process group): one request, the report is written
+# (0.1 s apart: sent at once, the kernel merges them into one pending;
+# a command that ignores SIGTERM holds iprof 2 s, where the copy came)
+"$IPROF" -f seed -o "$TMP/rep3" -e 'span nano = tracepoint:syscalls:sys_enter_clock_nanosleep -> tracepoint:syscalls:sys_exit_clock_nanosleep' \
+	-- sh -c "echo \$\$ >'$TMP/cmd3.pid'; trap '' TERM INT; exec sleep 60" 2>"$TMP/err3" &
+pid=$!
+wait_tracing "$TMP/err3"
+for _ in $(seq 100); do [ -s "$TMP/cmd3.pid" ] && break; sleep 0.05; done
+kill -INT $pid
+sleep 0.1
+kill -INT $pid
+wait $pid
+check "one signal sent twice by one process: exit (a report)" "$?" 0
+check "one signal sent twice by one process: not taken for a second" "$(grep -c 'second signal' "$TMP/err3")" 0
+check "one signal sent twice by one process: the report's loss line" "$(grep -c '^# lost: ' "$TMP/rep3")" 1
+kill -KILL "$(cat "$TMP/cmd3.pid")" 2>/dev/null
 # a span from fork (in the parent) to exec (in the child) never matches
 "$IPROF" -q -f seed -o "$TMP/fe" \
 	-e 'span fe = tracepoint:sched:sched_process_fork -> tracepoint:sched:sched_process_exec' \
