@@ -157,10 +157,15 @@ static int open_outputs(struct trace *t)
 		log_error("%s", err);
 		return e == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	/* the port, which :0 leaves to the kernel */
-	if (t->mon)
-		log_info("serving /metrics on port %d (--listen %s)",
-			 monitor__port(t->mon), o->listen);
+	/* the port, which :0 leaves to the kernel: then said even with -q
+	 * (nothing else tells it) */
+	if (t->mon) {
+		const char *c = strrchr(o->listen, ':');
+
+		log_msg(c && !strcmp(c, ":0") ? LOG_LVL_WARN : LOG_LVL_INFO,
+			"serving /metrics on port %d (--listen %s)",
+			monitor__port(t->mon), o->listen);
+	}
 	if (report_fmt_has(o->r.fmt, REPORT_CAP_STREAM) &&
 	    run_timeline_open(&t->tl, &t->w))
 		return EXIT_USAGE;
