@@ -625,17 +625,25 @@ static void span_unmatched(FILE *f, const struct report *r, uint32_t timer,
 		t->orphans);
 }
 
+/* most lines per kind of the summary's per-path lists (exited,
+ * incomplete, uncertain): a deep recursion left open makes one a level,
+ * each naming every level above it; the rest in one line (JSON has all) */
+#define SUMMARY_PATHS 16
+
 /*
  * summary_open() - a line per path with timers that never returned: still
  * open when tracing stopped (@exited 0: "incomplete: PATH count=N
- * elapsed=T") or open when their thread exited (@exited 1: "exited: ...").
+ * elapsed=T") or open when their thread exited (@exited 1: "exited: ..."),
+ * SUMMARY_PATHS of them, then "exited: N more paths count=N elapsed=T".
  * Their elapsed time is apart from every count and time of the tree.
  */
 static int summary_open(FILE *f, const struct report *r, int seed, int exited)
 {
 	const char *pfx = seed ? "# " : "";
+	const char *what = exited ? "exited" : "incomplete";
 	const struct agg_node *n;
-	uint64_t cnt, ns;
+	uint64_t cnt, ns, more = 0, more_cnt = 0, more_ns = 0;
+	unsigned int shown = 0;
 	char buf[32];
 	int err;
 
@@ -644,7 +652,14 @@ static int summary_open(FILE *f, const struct report *r, int seed, int exited)
 		ns = exited ? n->exited_ns : n->incomplete_ns;
 		if (!cnt)
 			continue;
-		fprintf(f, "%s%s: ", pfx, exited ? "exited" : "incomplete");
+		if (shown == SUMMARY_PATHS) {
+			more++;
+			more_cnt += cnt;
+			more_ns += ns;
+			continue;
+		}
+		shown++;
+		fprintf(f, "%s%s: ", pfx, what);
 		err = report_print_path(f, r, n, " > ");
 		if (err)
 			return err;
@@ -655,6 +670,19 @@ static int summary_open(FILE *f, const struct report *r, int seed, int exited)
 			fprintf(f, " count=%" PRIu64 " elapsed=%s\n", cnt,
 				report_ns_str(buf, sizeof(buf), ns));
 	}
+	if (!more)
+		return 0;
+	if (seed)
+		fprintf(f,
+			"%s%s: %" PRIu64 " more paths count=%" PRIu64
+			" elapsed=%.2fms (JSON lists them)\n",
+			pfx, what, more, more_cnt, (double)more_ns / 1e6);
+	else
+		fprintf(f,
+			"%s: %" PRIu64 " more paths count=%" PRIu64
+			" elapsed=%s (JSON lists them)\n",
+			what, more, more_cnt,
+			report_ns_str(buf, sizeof(buf), more_ns));
 	return 0;
 }
 
@@ -767,7 +795,8 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 	const struct agg_node *n;
 	int err;
 
-	uint64_t dom = 0, dpaths = 0, owed = 0;
+	uint64_t dom = 0, dpaths = 0, owed = 0, more = 0, more_calls = 0;
+	unsigned int shown = 0;
 	char a[32];
 
 	if (!r->compensated)
@@ -778,6 +807,12 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 		owed += n->clamped_ns;
 		if (!n->uncertain)
 			continue;
+		if (shown == SUMMARY_PATHS) {
+			more++;
+			more_calls += n->uncertain;
+			continue;
+		}
+		shown++;
 		fprintf(f, "%suncertain: ", seed ? "# " : "");
 		err = report_print_path(f, r, n, " > ");
 		if (err)
@@ -786,6 +821,11 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 			" calls (a child unwound or missed its return, or a mechanism not calibrated: their compensation may be off)\n",
 			n->uncertain, n->count);
 	}
+	if (more)
+		fprintf(f,
+			"%suncertain: %" PRIu64 " more paths, %" PRIu64
+			" calls (JSON lists them)\n",
+			seed ? "# " : "", more, more_calls);
 	if (dom)
 		fprintf(f,
 			"%sthe probes' cost taken out exceeded the time left in %" PRIu64

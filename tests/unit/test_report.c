@@ -1156,6 +1156,37 @@ static void test_summary_grouped(void **state)
 	agg__free(a);
 }
 
+/* the per-path lists stop at 16 paths: the rest in one line */
+static void test_summary_capped(void **state)
+{
+	struct agg *a = agg__new(NTIMERS);
+	struct report r;
+	char *out, *p;
+	int d, lines = 0;
+
+	(void)state;
+	assert_non_null(a);
+	/* inner recursing 20 deep on tid 1 from 1 ms to 20 ms, never
+	 * stopped: 20 incomplete paths, inner > inner > ... */
+	for (d = 1; d <= 20; d++)
+		S(1, INNER, (uint16_t)d, (uint64_t)d * MS);
+	agg__snapshot(a, 100 * MS);
+	memset(&r, 0, sizeof(r));
+	r.agg = a;
+	r.timers = timers;
+	out = run(report_seed, &r);
+	for (p = out; (p = strstr(p, "# incomplete: inner")); p++)
+		lines++;
+	assert_int_equal(lines, 16);
+	/* 17-20 deep: 83 + 82 + 81 + 80 ms */
+	assert_non_null(strstr(out, "\n# incomplete: 4 more paths count=4 elapsed=326.00ms (JSON lists them)\n"));
+	free(out);
+	out = run(report_table, &r);
+	assert_non_null(strstr(out, "\nincomplete: 4 more paths count=4 elapsed=326ms (JSON lists them)\n"));
+	free(out);
+	agg__free(a);
+}
+
 /* label values per the OpenMetrics text format's escaped-string */
 static void test_om_escape(void **state)
 {
@@ -1397,6 +1428,7 @@ int main(void)
 		cmocka_unit_test(test_timer_reason),
 		cmocka_unit_test(test_not_attached_grouped),
 		cmocka_unit_test(test_summary_grouped),
+		cmocka_unit_test(test_summary_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
