@@ -258,9 +258,10 @@ struct plan_env {
 	 * through it (unwind_judge()) */
 	int uregs;
 	/* the executable of the command iprof runs (-- CMD: its path as
-	 * found in $PATH), or NULL: with -p, whether there is a target
-	 * process (--returns auto judges the timed executable itself with
-	 * the -p processes' maps, not this one: a shell or env runs other
+	 * found in $PATH), or NULL.  --returns auto asks only whether there
+	 * is one (or -p): a timer of no target process keeps its return
+	 * sites; it judges the timed executable itself, with the -p
+	 * processes' maps, never this one (a shell or env runs other
 	 * programs) */
 	const char *exe;
 	/* more debug files of user binaries (--debuginfo DIR), looked up
