@@ -15,7 +15,10 @@
  * nanosleep(2) is one hrtimer_nanosleep(rqtp, ...) call with rqtp the
  * sleep in ns, from the same call site.  Threads stay alive until all are
  * done (no frame is left open at a thread's exit).  Prints on stdout
- * calls=THREADS*(CALLS+1) and calls.US=N per sleep length.
+ * calls=THREADS*(CALLS+1), and per sleep length calls.US=N and
+ * max.US=NS, the longest such call by the workload's own clock
+ * (CLOCK_MONOTONIC, bpf_ktime_get_ns()'s clock, around nanosleep(), so
+ * a timer inside it can only be shorter).
  *
  * Exit status: 0 success, 1 failure, 2 usage error.
  */
@@ -31,14 +34,33 @@
 static unsigned long calls, sleep_us, sleep2_us;
 static pthread_barrier_t start, phase2, done;
 static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t maxlock = PTHREAD_MUTEX_INITIALIZER;
+/* the longest call of SLEEP_US ([0]) and of SLEEP2_US ([1]), ns */
+static unsigned long long maxns[2];
+
+static unsigned long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ull +
+	       (unsigned long long)t.tv_nsec;
+}
 
 static void nap(unsigned long us)
 {
 	struct timespec ts = { .tv_sec = (time_t)(us / 1000000),
 			       .tv_nsec = (long)(us % 1000000) * 1000 };
+	unsigned long long t0 = now_ns(), d;
+	int k = sleep2_us && us == sleep2_us;
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+	d = now_ns() - t0;
+	pthread_mutex_lock(&maxlock);
+	if (d > maxns[k])
+		maxns[k] = d;
+	pthread_mutex_unlock(&maxlock);
 }
 
 static void *worker(void *arg)
@@ -98,8 +120,10 @@ int main(int argc, char **argv)
 		printf("calls.%lu=%lu\n", sleep_us,
 		       nthreads * ((calls + 1) / 2 + 1));
 		printf("calls.%lu=%lu\n", sleep2_us, nthreads * (calls / 2));
+		printf("max.%lu=%llu\n", sleep2_us, maxns[1]);
 	} else {
 		printf("calls.%lu=%lu\n", sleep_us, nthreads * (calls + 1));
 	}
+	printf("max.%lu=%llu\n", sleep_us, maxns[0]);
 	return 0;
 }

@@ -51,10 +51,24 @@ grep -q "^# kprobe misses: $F $kmissed (calls beyond 2 open at once get no kretp
 	"$TMP/miss.rep" && ok "miss: per-timer kprobe misses line" ||
 	bad "miss: no per-timer kprobe misses line"
 check "miss: nothing incomplete" "$(grep -c '^# incomplete' "$TMP/miss.rep")" 0
+# longest NAME MAXKEY: iprof's longest call is inside the workload's own
+# longest (its clock around nanosleep(); the timer runs inside it).  A
+# timer that closed at a later return would span several calls.  0.2 ms:
+# the two clocks' reads are not the same instant (both CLOCK_MONOTONIC).
+# Under TCG on a loaded CI host one 2 ms sleep took 16 ms, so no fixed
+# bound holds; the workload's own figure does.
+longest() {
+	local max own
+	max=$(seed_field $F max "$TMP/$1.rep")
+	own=$(truth "$2" "$TMP/$1.truth")
+	awk -v m="$max" -v o="$own" \
+		'BEGIN { exit !(m + 0 > 0 && m * 1e6 <= o + 200000) }' &&
+		ok "$1: max $max ms, inside the workload's longest call ($own ns)" ||
+		bad "$1: max $max ms, the workload's longest call $own ns"
+}
+
 # a timed call is one 2 ms sleep, never a stretch of several
-max=$(seed_field $F max "$TMP/miss.rep")
-awk -v m="$max" 'BEGIN { exit !(m + 0 > 0 && m + 0 < 100) }' &&
-	ok "miss: max $max ms (one sleep, not several)" || bad "miss: max $max ms"
+longest miss max.2000
 
 # a filtered timer: the return of a call its condition rejected must not
 # close a call whose return was missed (that would time several sleeps):
@@ -66,10 +80,8 @@ missed=$(loss filter missed_returns)
 echo "calls.2000=$short count=$count missed_returns=$missed"
 check "filter: count + missed_returns = 2 ms calls" "$((${count:-0} + ${missed:-0}))" "$short"
 check "filter: no $F nested in $F" "$(seed_field "$F>$F" count "$TMP/filter.rep")" ""
-max=$(seed_field $F max "$TMP/filter.rep")
-awk -v m="$max" 'BEGIN { exit !(m + 0 > 0 && m + 0 < 15) }' &&
-	ok "filter: max $max ms (a 2 ms sleep, never one spanning a 20 ms one)" ||
-	bad "filter: max $max ms"
+# a 2 ms sleep, never one spanning a 20 ms one
+longest filter max.2000
 
 want=0
 run nomiss -e "kprobe:$F"
