@@ -406,7 +406,10 @@ int report_not_attached(FILE *f, const struct report_timer *timers, uint32_t n,
 
 /* One loss counter: its key (seed format, metric name), prose, value. */
 struct report_loss_counter {
-	const char *key, *label;
+	/* key: the seed/JSON/OpenMetrics name; label: what the text line
+	 * says after a count other than 1 (and OpenMetrics' HELP); label1:
+	 * after a count of 1 */
+	const char *key, *label, *label1;
 	uint64_t v;
 	/* not a loss: frames closed untimed (unwound, ended by exec,
 	 * returns missed); report_loss_line() shows them apart, and

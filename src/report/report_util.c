@@ -523,24 +523,33 @@ size_t report_loss_counters(const struct report *r,
 {
 	const struct agg_stats *st = agg__stats(r->agg);
 	const struct report_loss_counter all[REPORT_LOSS_MAX] = {
-		{ "records", "records (ring buffer full)", r->loss.rb_drops, 0 },
-		{ "resyncs", "resyncs", st->resyncs, 0 },
-		{ "discarded_frames", "frames discarded", st->discarded, 0 },
-		{ "skipped", "records skipped", st->skipped, 0 },
-		{ "unwound", "frames unwound", st->unwound, 1 },
-		{ "execed", "frames ended by exec", st->execed, 1 },
+		{ "records", "records (ring buffer full)",
+		  "record (ring buffer full)", r->loss.rb_drops, 0 },
+		{ "resyncs", "resyncs", "resync", st->resyncs, 0 },
+		{ "discarded_frames", "frames discarded", "frame discarded",
+		  st->discarded, 0 },
+		{ "skipped", "records skipped", "record skipped", st->skipped,
+		  0 },
+		{ "unwound", "frames unwound", "frame unwound", st->unwound, 1 },
+		{ "execed", "frames ended by exec", "frame ended by exec",
+		  st->execed, 1 },
 		{ "depth_overflow", "starts over max depth",
-		  r->loss.depth_overflow, 0 },
-		{ "malformed", "malformed records", st->malformed, 0 },
-		{ "no_storage", "task storage failures", r->loss.no_storage, 0 },
+		  "start over max depth", r->loss.depth_overflow, 0 },
+		{ "malformed", "malformed records", "malformed record",
+		  st->malformed, 0 },
+		{ "no_storage", "task storage failures",
+		  "task storage failure", r->loss.no_storage, 0 },
 		{ "missed", "probe hits missed (BPF recursion)",
-		  r->loss.recursion_misses, 0 },
-		{ "missed_returns", "returns missed", st->missed_returns, 1 },
+		  "probe hit missed (BPF recursion)", r->loss.recursion_misses,
+		  0 },
+		{ "missed_returns", "returns missed", "return missed",
+		  st->missed_returns, 1 },
 		{ "kprobe_missed", "kprobe misses (kernel)",
-		  r->loss.kprobe_misses, 0 },
+		  "kprobe miss (kernel)", r->loss.kprobe_misses, 0 },
 		{ "key_full", "keyed span starts over --span-keys",
-		  r->loss.key_full, 0 },
+		  "keyed span start over --span-keys", r->loss.key_full, 0 },
 		{ "key_unmatched", "keyed span ends without their start",
+		  "keyed span end without its start",
 		  st->kunmatched + st->kearly, 0 },
 	};
 
@@ -564,7 +573,7 @@ static int loss_counters_line(FILE *f, const struct report_loss_counter *c,
 			fprintf(f, " %s=%" PRIu64, c[i].key, c[i].v);
 		else
 			fprintf(f, "%s %" PRIu64 " %s", any ? "," : "", c[i].v,
-				c[i].label);
+				c[i].v == 1 ? c[i].label1 : c[i].label);
 		any = 1;
 	}
 	return any;

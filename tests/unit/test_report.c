@@ -180,8 +180,8 @@ static const char table_expected[] =
 	"attached, 0 hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
 	"orphan stops: inner 3\n"
 	"kprobe misses: open 2 (calls beyond 256 open at once get no kretprobe: raise --maxactive)\n"
-	"closed untimed: 1 frames unwound\n"
-	"lost: 5 records (ring buffer full), 1 resyncs, 1 frames discarded, 1 records skipped, 1 starts over max depth, 1 malformed records, 3 probe hits missed (BPF recursion), 2 kprobe misses (kernel)\n";
+	"closed untimed: 1 frame unwound\n"
+	"lost: 5 records (ring buffer full), 1 resync, 1 frame discarded, 1 record skipped, 1 start over max depth, 1 malformed record, 3 probe hits missed (BPF recursion), 2 kprobe misses (kernel)\n";
 /* clang-format on */
 
 static void test_table(void **state)
@@ -198,7 +198,7 @@ static void test_table(void **state)
 				    "tracepoint:kvm:kvm_entry -> "
 				    "tracepoint:kvm:kvm_exit)\n"));
 	assert_non_null(strstr(out, "\nlost: 5 records (ring buffer full), "
-				    "1 resyncs, 1 frames discarded"));
+				    "1 resync, 1 frame discarded"));
 	assert_string_equal(out, table_expected);
 	free(out);
 	agg__free(a);
