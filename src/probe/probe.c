@@ -1205,6 +1205,10 @@ static int parse_file_at(struct ctx *ctx, const char *path, struct lex *site,
 		if (err <= 0)
 			break;
 		lineno++;
+		/* a UTF-8 byte order mark, as some editors write: not part
+		 * of the first line (columns count after it) */
+		if (lineno == 1 && !strncmp(line, "\xef\xbb\xbf", 3))
+			memmove(line, line + 3, strlen(line + 3) + 1);
 		err = parse_line_ctx(ctx, line, path, lineno);
 		if (err)
 			break;

@@ -992,6 +992,22 @@ static void test_file_crlf_and_no_newline(void **state)
 	probe_list_free(&pl);
 }
 
+/* a UTF-8 byte order mark before the first line is no part of it */
+static void test_file_bom(void **state)
+{
+	struct probe_list pl = {0};
+
+	(void)state;
+	assert_int_equal(
+		probe_parse_file(&pl, data("bom.conf"), g_err, sizeof(g_err)),
+		0);
+	assert_int_equal(pl.n, 1);
+	assert_string_equal(pl.v[0].name, "bom_first");
+	assert_int_equal(pl.v[0].line, 2);
+	assert_int_equal(pl.v[0].start.cond[0].value, 3);
+	probe_list_free(&pl);
+}
+
 static void test_line_include_relative_to_origin(void **state)
 {
 	struct probe_list pl = {0};
@@ -1555,6 +1571,7 @@ int main(void)
 		cmocka_unit_test(test_err_long_token),
 		cmocka_unit_test(test_file_include),
 		cmocka_unit_test(test_file_crlf_and_no_newline),
+		cmocka_unit_test(test_file_bom),
 		cmocka_unit_test(test_line_include_relative_to_origin),
 		cmocka_unit_test(test_err_missing_top),
 		cmocka_unit_test(test_err_missing_include),
