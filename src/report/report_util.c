@@ -639,6 +639,21 @@ static void span_unmatched(FILE *f, const struct report *r, uint32_t timer,
  * each naming every level above it; the rest in one line (JSON has all) */
 #define SUMMARY_PATHS 16
 
+/* " count=N elapsed=T@tail\n" of a summary_open() line: T in ms with 2
+ * decimals (seed), else as report_ns_str() writes it */
+static void open_tail(FILE *f, int seed, uint64_t cnt, uint64_t ns,
+		      const char *tail)
+{
+	char buf[32];
+
+	if (seed)
+		fprintf(f, " count=%" PRIu64 " elapsed=%.2fms%s\n", cnt,
+			(double)ns / 1e6, tail);
+	else
+		fprintf(f, " count=%" PRIu64 " elapsed=%s%s\n", cnt,
+			report_ns_str(buf, sizeof(buf), ns), tail);
+}
+
 /*
  * summary_open() - a line per path with timers that never returned: still
  * open when tracing stopped (@exited 0: "incomplete: PATH count=N
@@ -653,7 +668,6 @@ static int summary_open(FILE *f, const struct report *r, int seed, int exited)
 	const struct agg_node *n;
 	uint64_t cnt, ns, more = 0, more_cnt = 0, more_ns = 0;
 	unsigned int shown = 0;
-	char buf[32];
 	int err;
 
 	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
@@ -672,26 +686,12 @@ static int summary_open(FILE *f, const struct report *r, int seed, int exited)
 		err = report_print_path(f, r, n, " > ");
 		if (err)
 			return err;
-		if (seed)
-			fprintf(f, " count=%" PRIu64 " elapsed=%.2fms\n", cnt,
-				(double)ns / 1e6);
-		else
-			fprintf(f, " count=%" PRIu64 " elapsed=%s\n", cnt,
-				report_ns_str(buf, sizeof(buf), ns));
+		open_tail(f, seed, cnt, ns, "");
 	}
-	if (!more)
-		return 0;
-	if (seed)
-		fprintf(f,
-			"%s%s: %" PRIu64 " more paths count=%" PRIu64
-			" elapsed=%.2fms (JSON lists them)\n",
-			pfx, what, more, more_cnt, (double)more_ns / 1e6);
-	else
-		fprintf(f,
-			"%s: %" PRIu64 " more paths count=%" PRIu64
-			" elapsed=%s (JSON lists them)\n",
-			what, more, more_cnt,
-			report_ns_str(buf, sizeof(buf), more_ns));
+	if (more) {
+		fprintf(f, "%s%s: %" PRIu64 " more paths", pfx, what, more);
+		open_tail(f, seed, more_cnt, more_ns, " (JSON lists them)");
+	}
 	return 0;
 }
 
