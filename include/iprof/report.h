@@ -52,6 +52,11 @@ struct report_timer {
 	/* --returns auto's judgment of the program for a timer without
 	 * return sites (plan_timer.ret_risk), else NULL */
 	const char *stop_why;
+	/* why a user function has no return sites (plan_timer.ret_why: "an
+	 * indirect jmp at +0x13 (jmp rax) that is no bounded jump table"),
+	 * whatever stops it then; NULL when it has them or is no user
+	 * function */
+	const char *no_sites_why;
 	/* a user function's return sites, those whose instruction iprof's
 	 * program runs itself (no single step: include/iprof/emu.h), 1 if
 	 * it skips its entry's endbr64 or nop the same way, and why the

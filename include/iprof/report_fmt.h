@@ -55,6 +55,10 @@ enum report_cap {
 	REPORT_CAP_JSON = 1u << 10,
 	/* iprof diff writes its comparison in it */
 	REPORT_CAP_DIFF = 1u << 11,
+	/* read by a program (jq, flamegraph.pl, pprof, Perfetto, a
+	 * Prometheus scraper), not a person: on stdout, a traced command's
+	 * own stdout must not mix into it (it goes to iprof's stderr) */
+	REPORT_CAP_PARSED = 1u << 12,
 };
 
 /* One row of the table: static, never freed. */
@@ -102,6 +106,22 @@ int report_table(FILE *f, const struct report *r);
  * Returns 0, -ENOMEM, or -errno of a write error.
  */
 int report_json(FILE *f, const struct report *r);
+
+/*
+ * REPORT_JSON_JQ16_LEVELS - the deepest nested tree Debian 12's jq 1.6
+ * parses: its parser stack holds 256 (jq's src/jv_parse.c MAX_PARSING_DEPTH),
+ * each tree level takes an object, its key and its "children" array
+ * (measured: 84 levels parse, 85 fail with "Exceeds depth limit for
+ * parsing"; doc/json.md).
+ */
+#define REPORT_JSON_JQ16_LEVELS 84
+
+/*
+ * report_json_levels() - how many levels the nested "tree" of
+ * report_json(@r) has: 1 for top-level nodes only, 0 for none.  Returns
+ * that, or -ENOMEM.
+ */
+int report_json_levels(const struct report *r);
 
 /*
  * report_folded() - folded stacks for flame graphs: one line per shown path,

@@ -59,7 +59,9 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 			     t->ret_sites			  ? "return_sites" :
 								    "uretprobe";
 		rt[i].tail_calls = t->ret_tail;
-		rt[i].stop_why = t->ret_risk;
+		/* only a timer without return sites was judged for them */
+		rt[i].stop_why = !ufunc || t->ret_sites ? NULL : t->ret_risk;
+		rt[i].no_sites_why = !ufunc || t->ret_sites ? NULL : t->ret_why;
 		rt[i].return_sites = t->ret_sites;
 		rt[i].emulated_sites = t->emu_sites;
 		rt[i].emulated_entry = t->emu_entry;

@@ -234,17 +234,21 @@ static int spawn_command(struct trace *t)
 		}
 		o->cmd[0] = t->cmd_path;
 	}
-	/* a recording, a timeline or interval reports streamed to
-	 * stdout: the command's output goes to stderr, not into it */
+	/* a recording, a timeline, interval reports or a report that a
+	 * program reads (JSON, folded, pprof...) on stdout: the command's
+	 * output goes to stderr, not into it */
 	on_stderr = t->rec_f == stdout || (t->tl.f && t->tl.f == stdout) ||
-		    (!o->r.output && run_want_report(o) &&
-		     (o->interval_ns || o->r.fmt == REPORT_FMT_PPROF));
+		    (t->w.direct == stdout && run_want_report(o) &&
+		     (o->interval_ns ||
+		      report_fmt_has(o->r.fmt, REPORT_CAP_PARSED)));
 	if (on_stderr)
-		log_info("the command's stdout goes to stderr: stdout carries the %s",
+		log_info("the command's stdout goes to stderr: stdout carries the %s%s",
 			 t->rec_f == stdout	      ? "recording" :
 			 t->tl.f && t->tl.f == stdout ? "timeline" :
 			 o->interval_ns		      ? "interval reports" :
-							"pprof profile");
+							report_fmt_get(o->r.fmt)->name,
+			 t->rec_f == stdout || (t->tl.f && t->tl.f == stdout) ||
+					 o->interval_ns ? "" : " report");
 	t->child = target_spawn_gated(o->cmd, &t->exec_r, on_stderr);
 	if (t->child < 0) {
 		log_error("cannot fork: %s", strerror(errno));

@@ -38,7 +38,7 @@ static const struct report_format formats[] = {
 			.help = "doc/json.md",
 			.write = report_json,
 			.caps = TREE | REPORT_CAP_DELTA | REPORT_CAP_JSON |
-				REPORT_CAP_DIFF,
+				REPORT_CAP_DIFF | REPORT_CAP_PARSED,
 		},
 	[REPORT_FMT_FOLDED] =
 		{
@@ -46,7 +46,7 @@ static const struct report_format formats[] = {
 			.help = "flame graph input: 'a;b;c VALUE'",
 			.write = report_folded,
 			.caps = TREE | REPORT_CAP_DELTA | REPORT_CAP_WEIGHT |
-				REPORT_CAP_SUMMARY_APART,
+				REPORT_CAP_SUMMARY_APART | REPORT_CAP_PARSED,
 		},
 	[REPORT_FMT_CHROME] =
 		{
@@ -56,14 +56,15 @@ static const struct report_format formats[] = {
 				"event per call",
 			.shape = "a timeline of every call",
 			.caps = REPORT_CAP_STREAM | REPORT_CAP_ORDERED |
-				REPORT_CAP_SORT | REPORT_CAP_DELTA,
+				REPORT_CAP_SORT | REPORT_CAP_DELTA |
+				REPORT_CAP_PARSED,
 		},
 	[REPORT_FMT_OPENMETRICS] =
 		{
 			.name = "openmetrics",
 			.help = "Prometheus; doc/openmetrics.md",
 			.write = report_openmetrics,
-			.caps = TREE,
+			.caps = TREE | REPORT_CAP_PARSED,
 		},
 	[REPORT_FMT_PROMETHEUS] =
 		{
@@ -71,7 +72,7 @@ static const struct report_format formats[] = {
 			.help = "the same in Prometheus' text format "
 				"0.0.4: node_exporter's textfile collector",
 			.write = report_prometheus,
-			.caps = TREE,
+			.caps = TREE | REPORT_CAP_PARSED,
 		},
 	[REPORT_FMT_PPROF] =
 		{
@@ -80,7 +81,7 @@ static const struct report_format formats[] = {
 				"Pyroscope, Parca",
 			.write = report_pprof,
 			.caps = TREE | REPORT_CAP_DELTA |
-				REPORT_CAP_SUMMARY_APART,
+				REPORT_CAP_SUMMARY_APART | REPORT_CAP_PARSED,
 		},
 };
 
@@ -158,6 +159,28 @@ const char *report_fmt_list(void)
 	return buf;
 }
 
+/*
+ * say_json_levels() - a nested JSON tree deeper than jq 1.6 reads: say so
+ * on @summary, once per process (an --interval run writes many reports).
+ */
+static void say_json_levels(FILE *summary, const struct report *r)
+{
+	static int said;
+	int levels;
+
+	if (said || r->json_flat)
+		return;
+	levels = report_json_levels(r);
+	if (levels <= REPORT_JSON_JQ16_LEVELS)
+		return;
+	said = 1;
+	fprintf(summary,
+		"iprof: the JSON tree nests %d levels; jq 1.6 (Debian 12's) "
+		"reads at most %d: --json-tree flat writes the same nodes "
+		"without nesting (doc/json.md)\n",
+		levels, REPORT_JSON_JQ16_LEVELS);
+}
+
 int report_write(FILE *f, const struct report *r, enum report_fmt fmt,
 		 FILE *summary)
 {
@@ -170,6 +193,8 @@ int report_write(FILE *f, const struct report *r, enum report_fmt fmt,
 	/* e.g. folded lines carry no summary: it goes elsewhere */
 	if (!ret && summary && (w->caps & REPORT_CAP_SUMMARY_APART))
 		report_summary(summary, r, 0);
+	if (!ret && summary && (w->caps & REPORT_CAP_JSON))
+		say_json_levels(summary, r);
 	if (!ret && fflush(f))
 		ret = -errno;
 	return ret;

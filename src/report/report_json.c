@@ -240,6 +240,7 @@ static void add_probe(struct jb *b, json_object *p, uint32_t id,
 	add_str(b, p, "stop", t ? t->stop : NULL);
 	add_u64(b, p, "tail_calls", t ? t->tail_calls : 0);
 	add_str(b, p, "stop_why", t ? t->stop_why : NULL);
+	add_str(b, p, "no_return_sites_why", t ? t->no_sites_why : NULL);
 	if (t && t->stop && !strcmp(t->stop, "return_sites")) {
 		add_u64(b, p, "return_sites", t->return_sites);
 		add_u64(b, p, "emulated_sites", t->emulated_sites);
@@ -645,6 +646,34 @@ int report_json(FILE *f, const struct report *r)
 		return b.err;
 	}
 	return emit(f, root, r->interval != 0);
+}
+
+int report_json_levels(const struct report *r)
+{
+	struct report_view v;
+	unsigned int *lvl;
+	int deepest = 0;
+	size_t i, p;
+
+	if (report_view_init(&v, r))
+		return -ENOMEM;
+	lvl = calloc(v.n ? v.n : 1, sizeof(*lvl));
+	if (!lvl) {
+		report_view_free(&v);
+		return -ENOMEM;
+	}
+	/* pre-order: a parent's level is set before its children's */
+	for (i = 0; i < v.n; i++) {
+		if (!v.visible[i])
+			continue;
+		p = v.parent[i];
+		lvl[i] = p == SIZE_MAX ? 1 : lvl[p] + 1;
+		if ((int)lvl[i] > deepest)
+			deepest = (int)lvl[i];
+	}
+	free(lvl);
+	report_view_free(&v);
+	return deepest;
 }
 
 int report_plan_json(FILE *f, const struct report_timer *timers, uint32_t n,

@@ -88,8 +88,8 @@ check "unsited: the evidence named" "$("$IPROF" --dry-run -e "uprobe:$U:hop" 2>&
 check "unsited, --returns sites: why" "$("$IPROF" --dry-run --returns sites -e "uprobe:$U:hop" 2>&1 | grep -o 'no uretprobe, which would kill the program at an exception: --returns sites')" \
 	"no uretprobe, which would kill the program at an exception: --returns sites"
 "$IPROF" --dry-run -f json -e "uprobe:$U:hop" >"$TMP/u.pj" 2>&1
-check "unsited: JSON plan" "$(jq -c '.probes[0] | [.mech, .stop, .entry_only, (.stop_why | test("imports __cxa_throw$"))]' "$TMP/u.pj")" \
-	'["uprobe (entry only)","entry",true,true]'
+check "unsited: JSON plan" "$(jq -c '.probes[0] | [.mech, .stop, .entry_only, (.stop_why | test("imports __cxa_throw$")), .no_return_sites_why]' "$TMP/u.pj")" \
+	'["uprobe (entry only)","entry",true,true,"an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read: a jump table or a tail call, iprof cannot tell"]'
 check "unsited, --returns uretprobe: a uretprobe" \
 	"$("$IPROF" --dry-run --returns uretprobe -e "uprobe:$U:hop" 2>&1 | grep -c '(stops by uretprobe: --returns uretprobe)$')" 1
 "$IPROF" -f json -o "$TMP/u.json" -e "uprobe:$U:mid" -e "uprobe:$U:hop" -e "uprobe:$U:thrower" \
@@ -99,6 +99,11 @@ check "unsited: the program caught every exception" "$(grep '^caught' "$TMP/u.ou
 check "unsited: stderr names hop and why" "$(grep -c '^iprof: hop: entry only, its calls show as unwound frames, never timed: no return sites (an indirect jmp' "$TMP/u.err")" 1
 T=$(truth thrown "$TMP/u.out")
 check "unsited: mid count" "$(jnode "$TMP/u.json" mid count)" $((N - T))
+check "unsited: mid has return sites: no why in JSON" \
+	"$(jq -c '.probes[] | select(.name == "mid") | [.stop, .stop_why, .no_return_sites_why]' "$TMP/u.json")" '["return_sites",null,null]'
+check "unsited: hop's why in the report's JSON" \
+	"$(jq -r '.probes[] | select(.name == "hop") | .no_return_sites_why' "$TMP/u.json")" \
+	"an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read: a jump table or a tail call, iprof cannot tell"
 check "unsited: mid unwound" "$(jnode "$TMP/u.json" mid unwound)" "$T"
 check "unsited: hop never timed" "$(jnode "$TMP/u.json" "mid>hop" count)" 0
 check "unsited: hop's calls unwound" "$(jnode "$TMP/u.json" "mid>hop" unwound)" $N

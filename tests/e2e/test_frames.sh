@@ -110,6 +110,16 @@ check "130 deep, flat JSON: the deepest node" \
 	'[129,129,3,false]'
 check "130 deep, flat JSON: jnode finds it" \
 	"$(jnode "$TMP/deep.json" "$(jq -r '.nodes[-1].path | join(">")' "$TMP/deep.json")" count)" 3
+# a nested tree deeper than jq 1.6 reads: said on stderr, once
+"$IPROF" -f json -o "$TMP/deepn.json" --returns sites -e "uprobe:$BUILD/e2e-recurse:rec" \
+	-- "$BUILD/e2e-recurse" 3 100 >/dev/null 2>"$TMP/deepn.err"
+check "100 deep, nested JSON: exit status" "$?" 0
+check "100 deep, nested JSON: jq 1.6's limit said" \
+	"$(grep -c '^iprof: the JSON tree nests 100 levels; jq 1.6 (Debian 12.s) reads at most 84: --json-tree flat writes the same nodes without nesting (doc/json.md)$' "$TMP/deepn.err")" 1
+"$IPROF" -f json -o "$TMP/deep84.json" --returns sites -e "uprobe:$BUILD/e2e-recurse:rec" \
+	-- "$BUILD/e2e-recurse" 3 84 >/dev/null 2>"$TMP/deep84.err"
+check "84 deep, nested JSON: nothing said" "$(grep -c 'JSON tree nests' "$TMP/deep84.err")" 0
+check "84 deep, nested JSON: jq reads it" "$(jq -c '.tree[0].count' "$TMP/deep84.json" 2>&1)" 3
 # iprof diff reads the flat shape (the same run: every change 0)
 "$IPROF" diff -f json "$TMP/deep.json" "$TMP/deep.json" >"$TMP/deep.diff" 2>>"$TMP/err"
 check "130 deep, flat JSON: iprof diff reads it" "$?" 0

@@ -78,6 +78,18 @@ if [ -x "$BUILD/e2e-cxx" ]; then
 	check "record -o - | report -: the command's output kept out" \
 		"$(jnode "$TMP/pipe.json" ns::bar count)" "$(truth bar.count "$TMP/pipe.err")"
 	check "record -o -: said" "$(grep -c "^iprof: the command's stdout goes to stderr: stdout carries the recording$" "$TMP/pipe.err")" 1
+	# a report that a program reads, on stdout: the same
+	for f in json folded openmetrics; do
+		"$IPROF" -f $f -e "uprobe:$BUILD/e2e-cxx:ns::bar" -- "$BUILD/e2e-cxx" 3 \
+			>"$TMP/stdout.$f" 2>"$TMP/stdout.$f.err"
+		check "-f $f on stdout: said" "$(grep -c "^iprof: the command's stdout goes to stderr: stdout carries the $f report$" "$TMP/stdout.$f.err")" 1
+		check "-f $f on stdout: the command's output on stderr" "$(truth bar.count "$TMP/stdout.$f.err")" "$(truth bar.count "$TMP/pipe.err")"
+	done
+	check "-f json on stdout: jq reads it" "$(jnode "$TMP/stdout.json" ns::bar count)" "$(truth bar.count "$TMP/stdout.json.err")"
+	check "-f folded on stdout: one line" "$(cat "$TMP/stdout.folded" | cut -d' ' -f1)" "ns::bar"
+	# a table is read by a person: the command's output stays on stdout
+	"$IPROF" -e "uprobe:$BUILD/e2e-cxx:ns::bar" -- "$BUILD/e2e-cxx" 3 >"$TMP/stdout.table" 2>/dev/null
+	check "table on stdout: the command's output there too" "$(truth bar.count "$TMP/stdout.table")" "$(truth bar.count "$TMP/pipe.err")"
 fi
 # the reader of stdout goes away: a write error (1), not death by SIGPIPE
 "$IPROF" record -o - -e "uprobe:$W:outer" -- "$W" --calls 50 2>"$TMP/epipe.err" | head -c 10 >/dev/null

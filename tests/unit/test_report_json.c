@@ -308,7 +308,7 @@ static void test_document(void **state)
 	p = idx(v, INNER);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
 		    "error", "reason", "file", "line", "stop", "tail_calls",
-		    "stop_why", "orphan_stops", "kprobe_misses", "paths",
+		    "stop_why", "no_return_sites_why", "orphan_stops", "kprobe_misses", "paths",
 		    "count", "in_other", NULL);
 	expect_u64(p, "id", INNER);
 	expect_str(p, "name", "inner");
@@ -323,6 +323,7 @@ static void test_document(void **state)
 	expect_null(p, "stop"); /* not set in this fixture */
 	expect_u64(p, "tail_calls", 0);
 	expect_null(p, "stop_why");
+	expect_null(p, "no_return_sites_why");
 	expect_u64(p, "orphan_stops", 3);
 	expect_u64(p, "paths", 2); /* outer > inner, open > inner */
 	expect_u64(p, "count", 4); /* 2 + 2: the one open at the exit is none */
@@ -875,7 +876,7 @@ static void test_plan(void **state)
 	p = idx(v, 0);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
 		    "error", "reason", "file", "line", "stop", "tail_calls",
-		    "stop_why", "entry_only", "uretprobe_why", NULL);
+		    "stop_why", "no_return_sites_why", "entry_only", "uretprobe_why", NULL);
 	expect_u64(p, "id", 0);
 	expect_str(p, "name", "KVM_RUN");
 	expect_str(p, "mech", "tracepoint");
@@ -935,7 +936,7 @@ static void test_plan_keyed(void **state)
 	p = idx(get(o, "probes", json_type_array), 0);
 	expect_keys(p, "id", "name", "kind", "where", "mech", "attached",
 		    "error", "reason", "file", "line", "stop", "tail_calls",
-		    "stop_why", "keyed", "key", "key_stop", "entry_only", "uretprobe_why",
+		    "stop_why", "no_return_sites_why", "keyed", "key", "key_stop", "entry_only", "uretprobe_why",
 		    NULL);
 	expect_bool(p, "keyed", 1);
 	a = get(p, "key", json_type_array);
