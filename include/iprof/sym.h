@@ -159,6 +159,20 @@ char *sym_demangle(const char *name);
 int sym_cxx_names(const struct ksyms *names, struct ksyms *out);
 
 /*
+ * sym_glob_names() - the names uprobe glob @glob is matched against among
+ * @names (symbols, as sym_func_names() gives them): a C++ glob (with
+ * "::") the C++ functions' names (sym_cxx_names()); one that starts
+ * with '_' ("_Z*", "_[RZ]*", "__libc_*") the symbols as they are; any
+ * other both the names that are not mangled (C, assembly, Go) and the
+ * C++ and Rust functions' (sym_cxx_names(): "plain*" matches
+ * _ZL12plain_statici as "plain_static"), so one function is matched
+ * once.  Fills @out (free
+ * with ksyms_free()).  Returns 0 or -ENOMEM.
+ */
+int sym_glob_names(const struct ksyms *names, const char *glob,
+		   struct ksyms *out);
+
+/*
  * sym_func_range() - sym_func_offset(), and the function's size in bytes
  * (its symbol's st_size; 0 when the symbol does not say) in *@size (NULL:
  * not wanted): the function's code is the @size bytes from file offset

@@ -29,7 +29,11 @@
 struct list_opts {
 	int verbose;	  /* -v: each event's fields (-q: log_set_switches()) */
 	const char *glob; /* NULL: everything */
+	const char *debuginfo; /* --debuginfo DIR (functions), or NULL */
 };
+
+/* list_main()'s long-only options */
+enum { LIST_O_DEBUGINFO = 256 };
 
 /* What the print callbacks share. */
 struct printer {
@@ -45,7 +49,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: iprof list tracepoints [-v] [GLOB]\n"
-		"       iprof list functions BINARY [GLOB]\n"
+		"       iprof list functions [--debuginfo DIR] BINARY [GLOB]\n"
 		"       iprof list kernel [GLOB]\n"
 		"       iprof list [OPTIONS] (-P FILE | -e SPEC)...   the plan, as --dry-run\n"
 		"\n"
@@ -61,8 +65,12 @@ static void usage(FILE *f)
 		"               module; stderr says whether fentry and kprobes attach here\n"
 		"\n"
 		"GLOB is fnmatch(3)'s (* ? [...]): quote it.  A clone is listed when it or\n"
-		"its function matches.  One item per line, sorted; the count on stderr.\n"
+		"its function matches; with GLOB, a C++ or Rust function is listed by its\n"
+		"demangled name ('ns::*', 'parse*'; a GLOB that starts with '_', '_Z*',\n"
+		"lists symbols as they are).\n"
+		"One item per line, sorted; the count on stderr.\n"
 		"  -v, --verbose   (tracepoints) each event's fields\n"
+		"      --debuginfo DIR  (functions) more separate debug files, as a run's\n"
 		"  -q, --quiet     no count on stderr\n"
 		"Exit status: 0 listed, 1 nothing matched, 2 bad arguments or nothing to\n"
 		"read (no tracefs, no such BINARY, not an ELF file).\n");
@@ -221,7 +229,7 @@ static void list_inlined(const struct list_opts *o, const char *path,
 
 	if (o->glob && strstr(o->glob, "::"))
 		return;
-	if (inl_names(path, NULL, &in, err, sizeof(err))) {
+	if (inl_names(path, o->debuginfo, &in, err, sizeof(err))) {
 		log_warn("%s: its inlined functions are not listed: %s", path,
 			 err);
 		ksyms_free(&in);
@@ -248,13 +256,13 @@ static int list_functions(const struct list_opts *o, const char *bin)
 	ret = sym_resolve_path(bin, &path, err, sizeof(err));
 	if (!ret)
 		ret = sym_func_names(path, &k, err, sizeof(err));
-	if (!ret && o->glob && strstr(o->glob, "::")) {
-		/* a C++ glob: the names uprobe:BINARY:GLOB matches */
-		struct ksyms cxx;
+	if (!ret && o->glob) {
+		/* the names uprobe:BINARY:GLOB matches */
+		struct ksyms g;
 
-		ret = sym_cxx_names(&k, &cxx);
+		ret = sym_glob_names(&k, o->glob, &g);
 		ksyms_free(&k);
-		k = cxx;
+		k = g;
 		if (ret)
 			snprintf(err, sizeof(err), "%s: %s", path,
 				 strerror(-ret));
@@ -331,8 +339,10 @@ int list_main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		{"debuginfo", required_argument, NULL, LIST_O_DEBUGINFO},
 		{NULL, 0, NULL, 0},
 	};
+	struct stat st;
 	const char *sub = argv[0];
 	struct list_opts o = {0};
 	int c, nargs = !strcmp(sub, "functions") ? 1 : 0;
@@ -355,6 +365,15 @@ int list_main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return LIST_FOUND;
+		case LIST_O_DEBUGINFO:
+			if (stat(optarg, &st) || !S_ISDIR(st.st_mode) ||
+			    sym_set_debugdir(optarg)) {
+				log_error("--debuginfo %s: not a directory",
+					  optarg);
+				return LIST_ERROR;
+			}
+			o.debuginfo = optarg;
+			break;
 		default:
 			fprintf(stderr, "Try 'iprof list --help'.\n");
 			return LIST_ERROR;
@@ -372,6 +391,11 @@ int list_main(int argc, char **argv)
 	}
 	if (o.verbose && strcmp(sub, "tracepoints")) {
 		log_error("list %s: -v applies to list tracepoints only", sub);
+		return LIST_ERROR;
+	}
+	if (o.debuginfo && strcmp(sub, "functions")) {
+		log_error("list %s: --debuginfo applies to list functions only",
+			  sub);
 		return LIST_ERROR;
 	}
 	o.glob = argc > nargs ? argv[nargs] : NULL;

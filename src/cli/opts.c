@@ -656,8 +656,8 @@ static int applies_to(int c, const char *sub, int list_sub)
 	if (!strcmp(sub, "report") || !strcmp(sub, "diff"))
 		return c == 'f' || c == 'o' || (c >= RO_SORT && c < RO_NEXT) ||
 		       c == 'q' || c == 'h';
-	if (list_sub)
-		return c == 'v' || c == 'q' || c == 'h';
+	if (list_sub) /* --debuginfo: list functions checks it is that */
+		return c == 'v' || c == 'q' || c == 'h' || c == O_DEBUGINFO;
 	return 1; /* record, list (the plan): every option of a run */
 }
 

@@ -2721,8 +2721,9 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 
 /*
  * A uprobe glob: the functions of its binary, expanded by plan_glob().  A
- * C++ glob ("ns::*", "ns::Box::*") matches the functions' demangled names
- * (sym_cxx_names()): one timer per name, every overload of it.
+ * C++ or Rust function is matched by its demangled name (sym_glob_names():
+ * "ns::*", "ns::Box::*", "plain*"), one timer per name, every overload of
+ * it; a mangled glob ("_ZN2ns*") by its symbol.
  */
 static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 			    const struct probe *pr, const struct plan_env *env,
@@ -2735,12 +2736,12 @@ static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 	ret = sym_resolve_path(pr->path, &path, err, sizeof(err));
 	if (!ret)
 		ret = sym_func_names(path, &names, err, sizeof(err));
-	if (!ret && strstr(pr->func, "::")) {
-		struct ksyms cxx;
+	if (!ret) {
+		struct ksyms g;
 
-		ret = sym_cxx_names(&names, &cxx);
+		ret = sym_glob_names(&names, pr->func, &g);
 		ksyms_free(&names);
-		names = cxx;
+		names = g;
 	}
 	if (ret == -ENOMEM)
 		goto out;

@@ -455,6 +455,42 @@ int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
 	return 0;
 }
 
+int sym_glob_names(const struct ksyms *names, const char *glob,
+		   struct ksyms *out)
+{
+	const char *name;
+	char *dem;
+	bool cold;
+	size_t i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (glob[0] == '_' && !strstr(glob, "::")) {
+		for (i = 0, err = 0; !err && i < names->nfuncs; i++)
+			err = ksyms_add(out, names->funcs[i],
+					strlen(names->funcs[i]), NULL);
+		goto out;
+	}
+	err = sym_cxx_names(names, out);
+	if (err || strstr(glob, "::"))
+		return err;
+	for (i = 0; !err && i < names->nfuncs; i++) {
+		name = names->funcs[i];
+		if (!demangle(name, &dem, &cold)) {
+			free(dem);
+			continue; /* among the C++ names */
+		}
+		err = ksyms_add(out, name, strlen(name), NULL);
+	}
+out:
+	if (err) {
+		ksyms_free(out);
+		return -ENOMEM;
+	}
+	ksyms_sort(out); /* sorted and each name once */
+	return 0;
+}
+
 static int push(struct lookup *lk, const struct cand *c)
 {
 	struct cand *v;

@@ -61,6 +61,21 @@ mv "$TMP/dbg/prog.debug" "$TMP/dbg/gone.debug"
 "$IPROF" --dry-run -e "uprobe:$TMP/dbg/prog:helper" >"$TMP/nodbg" 2>&1
 check "stripped, no debug file: refused" "$?" 2
 check "stripped, no debug file: says so" "$(grep -c 'no separate debug file' "$TMP/nodbg")" 1
+# ... and under --debuginfo DIR by build ID: list functions reads it too,
+# the option after 'list functions' or before 'list'
+bid=$(readelf -n "$TMP/dbg/prog" | awk '/Build ID:/ { print $3 }')
+[ -n "$bid" ] || bad "the stripped copy has no build ID"
+mkdir -p "$TMP/dbgdir/.build-id/${bid:0:2}"
+cp "$TMP/dbg/gone.debug" "$TMP/dbgdir/.build-id/${bid:0:2}/${bid:2}.debug"
+check "--debuginfo DIR: iprof list functions" \
+	"$("$IPROF" list functions -q --debuginfo "$TMP/dbgdir" "$TMP/dbg/prog" 'help*' | tr '\n' ,)" \
+	"helper,helper.cold (clone of helper),helper.constprop.0 (clone of helper),"
+check "--debuginfo DIR before list: iprof list functions" \
+	"$("$IPROF" --debuginfo "$TMP/dbgdir" list functions -q "$TMP/dbg/prog" 'lo*' | tr '\n' ,)" \
+	"lone.isra.0 (clone of lone),"
+"$IPROF" list kernel --debuginfo "$TMP/dbgdir" >/dev/null 2>"$TMP/dilk"
+check "--debuginfo with list kernel: refused" "$?" 2
+check "--debuginfo with list kernel: says so" "$(cat "$TMP/dilk")" "iprof: list kernel: --debuginfo applies to list functions only"
 
 # a function exported in .dynsym (-rdynamic) of a stripped binary, its
 # .cold part (GCC moves foo5's throw there at -O2) only in the debug file:
@@ -222,6 +237,12 @@ if [ -x "$X" ]; then
 	check "quoted: operator==(S const&, S const&)" "$(jnode "$TMP/cxxq.json" eq count)" "$(truth eq.count "$TMP/cxxq.truth")"
 	check "quoted: a lambda's operator()" "$(jnode "$TMP/cxxq.json" lambda count)" "$(truth lambda.count "$TMP/cxxq.truth")"
 	check "quoted: chr<(char)92>" "$(jnode "$TMP/cxxq.json" 'chr<(char)92>' count)" "$(truth chr.count "$TMP/cxxq.truth")"
+	# a glob without '::' matches C++ names demangled too, not mangled
+	check "C++, glob without '::': iprof list functions" \
+		"$("$IPROF" list functions -q "$Y" 'ch*' | tr '\n' ,)" "chr<(char)92>,"
+	"$IPROF" -q -f json -o "$TMP/cxxc.json" -e "uprobe:$Y:ch*" -- "$Y" 3 >"$TMP/cxxc.truth" 2>>"$TMP/err"
+	check "C++, glob without '::': timers" "$(jq -r '[.probes[].name] | join(",")' "$TMP/cxxc.json")" "chr<(char)92>"
+	check "C++, glob without '::': chr<(char)92>" "$(jnode "$TMP/cxxc.json" 'chr<(char)92>' count)" "$(truth chr.count "$TMP/cxxc.truth")"
 	check "a '*' in parameters is a pointer: ns::p(int*)" "$(jnode "$TMP/cxxq.json" p1 count)" "$(truth p1.count "$TMP/cxxq.truth")"
 	check "ns::p(int**)" "$(jnode "$TMP/cxxq.json" p2 count)" "$(truth p2.count "$TMP/cxxq.truth")"
 	check "an ABI tag: ns::label[abi:cxx11]" "$(jnode "$TMP/cxxq.json" label count)" "$(truth label.count "$TMP/cxxq.truth")"
