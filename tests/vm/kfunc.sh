@@ -39,16 +39,36 @@ U=$BUILD/uprobe-workload
 F=$TMP/data
 head -c 4096 /dev/zero >"$F"
 
+# kernel_missed NAME RC: 0 (with a note) when run NAME exited 3 and its
+# only loss is probe hits the kernel refused to run (missed=N, BPF
+# recursion: bpf_prog_active was held on that CPU, by another kprobe
+# program or by any process's bpf() map syscall preempted on it, which
+# under a loaded host's stalls happens a few times in a thousand runs;
+# the hit may even be another process's).  iprof reported it and exited 3
+# as it must; the exact counts below are not owed then, so the caller
+# runs the case once more, and a second miss fails.
+kernel_missed() {
+	local rep=$TMP/$1.rep m
+	[ "$2" = 3 ] || return 1
+	m=$(lost_field "$rep" missed)
+	[ "${m:-0}" -gt 0 ] && [ "$(lost_field "$rep" records)" = 0 ] &&
+		[ "$(grep -c '^# lost: missed=[0-9]*$' "$rep")" = 1 ] || return 1
+	echo "note: $1: the kernel missed $m probe hit(s) (BPF recursion), iprof exited 3: once more"
+}
+
 # trace NAME IPROF-ARGS... -- COMMAND...: report in $TMP/NAME.rep, the
 # command's stdout (ground truth) in $TMP/NAME.truth, stderr in $TMP/NAME.err
 trace() {
-	local name=$1 a=() rc
+	local name=$1 a=() rc try
 	shift
 	while [ "$1" != -- ]; do a+=("$1"); shift; done
 	shift
-	"$IPROF" -f seed -o "$TMP/$name.rep" "${a[@]}" -- "$@" \
-		>"$TMP/$name.truth" 2>"$TMP/$name.err"
-	rc=$?
+	for try in 1 2; do
+		"$IPROF" -f seed -o "$TMP/$name.rep" "${a[@]}" -- "$@" \
+			>"$TMP/$name.truth" 2>"$TMP/$name.err"
+		rc=$?
+		[ "$try" = 1 ] && kernel_missed "$name" "$rc" || break
+	done
 	echo "--- $name: iprof ${a[*]} -- ${*#$BUILD/}"
 	sed 's/^/stderr: /' "$TMP/$name.err"
 	cat "$TMP/$name.rep"
@@ -129,9 +149,13 @@ check "glob: vfs_rea? -> vfs_read count" "$(seed_field vfs_read count "$TMP/glob
 
 # 7. a function that never returns: entry only, open at its thread's exit:
 # no call (no row, no time), one exited frame per thread in the notes
-"$IPROF" -f seed -o "$TMP/exit.rep" -e "$KIND:do_exit" -- "$U" --threads 3 --calls 1 \
-	--spin-us 10 --sleep-us 10 --depth 0 >"$TMP/exit.truth" 2>"$TMP/exit.err"
-check "do_exit: iprof exit status" "$?" 0
+for try in 1 2; do
+	"$IPROF" -f seed -o "$TMP/exit.rep" -e "$KIND:do_exit" -- "$U" --threads 3 --calls 1 \
+		--spin-us 10 --sleep-us 10 --depth 0 >"$TMP/exit.truth" 2>"$TMP/exit.err"
+	rc=$?
+	[ "$try" = 1 ] && kernel_missed exit "$rc" || break
+done
+check "do_exit: iprof exit status" "$rc" 0
 cat "$TMP/exit.err" "$TMP/exit.rep"
 check "do_exit: no call completed" "$(seed_field do_exit count "$TMP/exit.rep")" ""
 # 3 workers and the main thread exit; each frame ends at its thread's exit

@@ -336,7 +336,7 @@ TMPDIR=$work timeout -k 10 "$vm_timeout" \
 	-device nvme-ns,drive=root,bus=nvme0,nsid=1 \
 	-device nvme-ns,drive=payload,bus=nvme0,nsid=2 \
 	-kernel "$kernel" \
-	-append "console=ttyS0 root=/dev/nvme0n1 rootfstype=ext4 rootwait rw init=/lib/systemd/systemd panic=-1 quiet loglevel=4 systemd.show_status=auto systemd.journald.forward_to_console=0 ${VM_APPEND:-}" \
+	-append "console=ttyS0 root=/dev/nvme0n1 rootfstype=ext4 rootwait rw init=/lib/systemd/systemd panic=-1 no_timer_check quiet loglevel=4 systemd.show_status=auto systemd.journald.forward_to_console=0 ${VM_APPEND:-}" \
 	</dev/null 2>&1 |
 	sed -u 's/\r//g; s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' |
 	while IFS= read -r line; do
