@@ -722,6 +722,13 @@ static const char *stt_str(int type)
 	}
 }
 
+/* A stripped file with no debug file found: where iprof looked, and
+ * how to name another place (--debuginfo DIR, iprof(8)). */
+#define STRIPPED_FMT \
+	"%s has no symbol table (stripped): no .symtab, no functions in " \
+	".dynsym, and no separate debug file (/usr/lib/debug/.build-id/, " \
+	".gnu_debuglink; one elsewhere: --debuginfo DIR)"
+
 /* Why @lk found nothing, into @err.  Returns -ENOENT or -ENODATA.
  * @dbg: the separate debug file that was searched too, or "". */
 static int not_found(const struct lookup *lk, const char *path,
@@ -737,10 +744,7 @@ static int not_found(const struct lookup *lk, const char *path,
 			lk->func, path, stt_str(lk->other_type));
 	} else if (!lk->has_symtab && !lk->dyn_funcs) {
 		util_set_err(err, errlen,
-			"%s has no symbol table (stripped): no .symtab, no "
-			"functions in .dynsym, and no separate debug file "
-			"(/usr/lib/debug/.build-id/, .gnu_debuglink)",
-			path);
+			STRIPPED_FMT, path);
 		return -ENODATA;
 	} else if (lk->has_symtab) {
 		util_set_err(err, errlen,
@@ -751,7 +755,8 @@ static int not_found(const struct lookup *lk, const char *path,
 		util_set_err(err, errlen,
 			"no function '%s' in %s (it has no .symtab and no "
 			"separate debug file: stripped binaries keep only "
-			"exported functions in .dynsym: check with nm -D)",
+			"exported functions in .dynsym: check with nm -D; "
+			"a debug file elsewhere: --debuginfo DIR)",
 			lk->func, path);
 	}
 	return -ENOENT;
@@ -1558,10 +1563,7 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 		util_set_err(err, errlen, "%s: out of memory", path);
 	if (!ret && !any) {
 		util_set_err(err, errlen,
-			"%s has no symbol table (stripped): no .symtab, no "
-			"functions in .dynsym, and no separate debug file "
-			"(/usr/lib/debug/.build-id/, .gnu_debuglink)",
-			path);
+			STRIPPED_FMT, path);
 		ret = -ENODATA;
 	}
 	if (ret) {

@@ -293,7 +293,8 @@ static void stripped(void **state)
 	snprintf(want, sizeof(want),
 		 "%s has no symbol table (stripped): no .symtab, no "
 		 "functions in .dynsym, and no separate debug file "
-		 "(/usr/lib/debug/.build-id/, .gnu_debuglink)",
+		 "(/usr/lib/debug/.build-id/, .gnu_debuglink; one "
+		 "elsewhere: --debuginfo DIR)",
 		 copy);
 	assert_string_equal(g_err, want);
 #else
