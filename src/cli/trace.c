@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -215,6 +216,25 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/*
+ * Nonzero, with errno set as execve(2) would (ENOENT, EACCES, ENOTDIR...),
+ * for a command @path that cannot be run: missing, not executable by us,
+ * or a directory.  Other failures (ENOEXEC, a bad interpreter) are left
+ * to the exec, which reports them as well.
+ */
+static int cmd_unrunnable(const char *path)
+{
+	struct stat st;
+
+	if (access(path, X_OK))
+		return 1;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		errno = EACCES;
+		return 1;
+	}
+	return 0;
+}
+
 /* -- COMMAND: forked, held before its exec until start_tracing() */
 static int spawn_command(struct trace *t)
 {
@@ -233,6 +253,10 @@ static int spawn_command(struct trace *t)
 			return EXIT_USAGE;
 		}
 		o->cmd[0] = t->cmd_path;
+	} else if (cmd_unrunnable(o->cmd[0])) {
+		/* before the probes attach (seconds), not at its exec */
+		log_error("cannot run '%s': %s", o->cmd[0], strerror(errno));
+		return EXIT_USAGE;
 	}
 	/* a recording, a timeline, interval reports or a report that a
 	 * program reads (JSON, folded, pprof...) on stdout: the command's

@@ -71,6 +71,17 @@ run_cases() {
 run_cases "${cases[@]}"
 [ "$(id -u)" = 0 ] || echo "note: the ${#root_cases[@]} root-only cases were not run (not root)"
 
+# A command that cannot run is refused before any probe is loaded (was:
+# after attaching, a second or more): stderr says nothing of timers
+if [ "$(id -u)" = 0 ]; then
+	for c in /nonexistent/cmd /etc; do
+		"$IPROF" -e "uprobe:$W:outer" -- "$c" >/dev/null 2>"$TMP/err"
+		check "$c: refused (exit)" "$?" 2
+		check "$c: refused before attaching" "$(cat "$TMP/err")" \
+			"iprof: cannot run '$c': $([ "$c" = /etc ] && echo Permission denied || echo No such file or directory)"
+	done
+fi
+
 # A failed run leaves the previous report in -o FILE as it was.
 if [ "$(id -u)" = 0 ]; then
 	echo "previous report" >"$TMP/keep.txt"
