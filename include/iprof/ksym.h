@@ -149,4 +149,16 @@ int ksym_noreturn(const char *name);
  */
 unsigned long long ksym_addr(const char *kallsyms, const char *const *names);
 
+/*
+ * ksym_suggest() - for a name that is no function, up to 3 of @names
+ * (@n entries, as struct ksyms holds them) nearest to @want by edit
+ * distance (optimal string alignment: an insertion, deletion, substitution
+ * or swap of two neighbours is one edit): within 1 edit for a name of up
+ * to 4 bytes, else a quarter of its length, at least 2.  Written as
+ * "a, b or c" into @buf (@len bytes), nearest first, then in @names'
+ * order; "" when none is that near.  Returns how many were written.
+ */
+size_t ksym_suggest(char *const *names, size_t n, const char *want,
+		    char *buf, size_t len);
+
 #endif /* IPROF_KSYM_H */

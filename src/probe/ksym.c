@@ -474,3 +474,80 @@ unsigned long long ksym_addr(const char *kallsyms, const char *const *names)
 	fclose(f);
 	return best;
 }
+
+/* optimal string alignment distance of @a and @b, or @max + 1 once it is
+ * sure to pass @max (names longer than KSYM_SUGGEST_MAX: @max + 1) */
+#define KSYM_SUGGEST_MAX 127
+static size_t osa_distance(const char *a, const char *b, size_t max)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, best;
+	size_t d[3][KSYM_SUGGEST_MAX + 2];
+	size_t *pp, *p, *c, v;
+
+	if (la > KSYM_SUGGEST_MAX || lb > KSYM_SUGGEST_MAX ||
+	    (la > lb ? la - lb : lb - la) > max)
+		return max + 1;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		/* row i in d[i % 3], i - 1 and i - 2 before it */
+		c = d[i % 3];
+		p = d[(i + 2) % 3];
+		pp = d[(i + 1) % 3];
+		c[0] = i;
+		best = c[0];
+		for (j = 1; j <= lb; j++) {
+			v = p[j - 1] + (a[i - 1] != b[j - 1]);
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (c[j - 1] + 1 < v)
+				v = c[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			c[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > max)
+			return max + 1;
+	}
+	return d[la % 3][lb];
+}
+
+size_t ksym_suggest(char *const *names, size_t n, const char *want,
+		    char *buf, size_t len)
+{
+	size_t wl = strlen(want), max, k, i, j, d, pick[3], dist[3], got = 0;
+	int used = 0;
+
+	max = wl <= 4 ? 1 : wl / 4 < 2 ? 2 : wl / 4;
+	for (i = 0; i < n; i++) {
+		d = osa_distance(names[i], want, max);
+		if (d > max || !d)
+			continue;
+		/* keep the 3 nearest, in order, the earlier of equals first */
+		for (k = got < 3 ? got : 3; k > 0 && dist[k - 1] > d; k--)
+			;
+		if (k >= 3)
+			continue;
+		for (j = got < 3 ? got : 2; j > k; j--) {
+			pick[j] = pick[j - 1];
+			dist[j] = dist[j - 1];
+		}
+		pick[k] = i;
+		dist[k] = d;
+		if (got < 3)
+			got++;
+	}
+	if (len)
+		buf[0] = '\0';
+	for (k = 0; k < got && len; k++) {
+		used += snprintf(buf + used, len - (size_t)used, "%s%s",
+				 !k ? "" : k + 1 < got ? ", " : " or ",
+				 names[pick[k]]);
+		if ((size_t)used >= len)
+			break;
+	}
+	return got;
+}

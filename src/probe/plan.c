@@ -346,6 +346,25 @@ static char *xasprintf(const char *fmt, ...)
 }
 
 /*
+ * @m (malloc'ed, NULL passes) with its "; did you mean ...?" hint
+ * (ksym_suggest(), from sym_func_targets() or check_kfunc()) moved last,
+ * after what the inline lookup added; freed into a new string (NULL: out
+ * of memory).
+ */
+static char *hint_last(char *m)
+{
+	char *h = m ? strstr(m, "; did you mean ") : NULL, *q, *r;
+
+	q = h ? strchr(h, '?') : NULL;
+	if (!q || !q[1])
+		return m;
+	r = xasprintf("%.*s%s%.*s", (int)(h - m), m, q + 1,
+		      (int)(q + 1 - h), h);
+	free(m);
+	return r;
+}
+
+/*
  * An error in probe @pr at column @col of its line: "FILE:LINE:COL: "
  * and the message (printf @fmt), malloc'ed; NULL when out of memory.
  */
@@ -1857,6 +1876,10 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 		if (strchr(t->func, '|'))
 			return perr(pr, pr->start.col, "none of %s is a kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)",
 					 t->func);
+		if (ksym_suggest(ks->funcs, ks->nfuncs, t->func, clones,
+				 sizeof(clones)))
+			return perr(pr, pr->start.col, "no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded); did you mean %s?",
+					 clones);
 		return perr(pr, pr->start.col, "no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	}
 	/* a kind that cannot fall back to kprobes needs ftrace, one that
@@ -2286,6 +2309,7 @@ static int kinl_none(struct plan_timer *t, int found, const char *mods,
 			      kdbg_stale ? "only other builds' were found" :
 					   "none found",
 			      uname(&u) ? "RELEASE" : u.release);
+	m = hint_last(m);
 	if (!m)
 		return -ENOMEM;
 	free(*msg);
@@ -2458,6 +2482,7 @@ static int plan_probe_inline(struct plan *p, const struct probe *pr,
 			      t->inl_where);
 	else
 		return 0;
+	m = hint_last(m);
 	if (!m)
 		return -ENOMEM;
 	free(*msg);

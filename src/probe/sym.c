@@ -762,6 +762,28 @@ static int not_found(const struct lookup *lk, const char *path,
 	return -ENOENT;
 }
 
+/* "; did you mean a or b?" after @err when functions of @path are named
+ * nearly as @func (ksym_suggest()), among the names written as @func is:
+ * C and demangled, or symbols as they are (sym_glob_names()) */
+static void suggest_funcs(const char *path, const char *func, char *err,
+			  size_t errlen)
+{
+	struct ksyms all, names;
+	char near[256], why[128];
+	size_t used = strlen(err);
+
+	if (sym_func_names(path, &all, why, sizeof(why)))
+		return;
+	if (!sym_glob_names(&all, func, &names)) {
+		if (ksym_suggest(names.funcs, names.nfuncs, func, near,
+				 sizeof(near)) && used < errlen)
+			snprintf(err + used, errlen - used,
+				 "; did you mean %s?", near);
+		ksyms_free(&names);
+	}
+	ksyms_free(&all);
+}
+
 /* "0x1, 0x2, 0x3" for the distinct addresses left, into @buf. */
 static void addr_list(const struct lookup *lk, char *buf, size_t len)
 {
@@ -1443,6 +1465,8 @@ int sym_func_targets(const char *path, const char *func,
 			ret = -ENOENT;
 		} else {
 			ret = not_found(&lk, path, dpath, err, errlen);
+			if (ret == -ENOENT && lk.other_type < 0)
+				suggest_funcs(path, lk.func, err, errlen);
 		}
 		goto out;
 	}

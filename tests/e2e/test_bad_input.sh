@@ -270,6 +270,10 @@ check "dry-run json: error, FILE:LINE:COL first" "$(jq -r '.probes[1].error' "$T
 	"-e:2:$((${#W} + 9)): no function 'no_such_function' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF)"
 check "dry-run json: reason, the error without its location" "$(jq -r '.probes[1].reason' "$TMP/plan.json")" \
 	"no function 'no_such_function' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF)"
+# a typo in a function's name: the nearest names of the file, last
+"$IPROF" --dry-run -f json -e "uprobe:$W:outter" >"$TMP/typo.json" 2>/dev/null
+check "typo: did you mean" "$(jq -r '.probes[0].reason' "$TMP/typo.json")" \
+	"no function 'outter' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF); did you mean outer?"
 # -o never overwrites an input: the probe file, the command to trace, the
 # recording; and is given once (first-use review: each was overwritten)
 cp "$W" "$TMP/w"

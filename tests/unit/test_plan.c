@@ -1227,16 +1227,17 @@ static void kernel_functions(void **state)
 		"fentry:vfio_sync_unpin",
 		"func:vfio_df_open|vfio_device_open",
 		"func:vfio_nope|vfio_gone as both_gone",
+		"kprobe:vfs_raed",
 	};
 	struct probe_list pl;
 	struct plan p;
 	uint32_t i, nret = 0;
 
 	(void)state;
-	build(&pl, &p, l, 11);
+	build(&pl, &p, l, 12);
 	/* vfs_* -> vfs_read only: vfs_write is taken by line 1, vfs_readv
 	 * is not traceable (not in available_filter_functions) */
-	assert_int_equal(p.ntimers, 11);
+	assert_int_equal(p.ntimers, 12);
 	assert_null(p.timers[0].error);
 	assert_string_equal(p.timers[0].func, "vfs_write");
 	assert_string_equal(p.timers[1].name, "vfs_read");
@@ -1245,6 +1246,14 @@ static void kernel_functions(void **state)
 	assert_string_equal(p.timers[1].where, "fentry:vfs_read (fentry:vfs_*)");
 	assert_string_equal(p.timers[2].error,
 			    "t.conf:3:8: no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
+	/* a typo: the nearest names (ksym_suggest()) after all the rest */
+	assert_non_null(p.timers[11].error);
+	assert_non_null(strstr(p.timers[11].error,
+			       "t.conf:12:8: no such kernel function (not in /proc/kallsyms: "));
+	assert_non_null(strstr(p.timers[11].error,
+			       "; did you mean vfs_read or vfs_readv?"));
+	assert_int_equal(strlen(strstr(p.timers[11].error, "; did you mean")),
+			 strlen("; did you mean vfs_read or vfs_readv?"));
 	assert_string_equal(p.timers[3].error,
 			    "t.conf:4:6: no kernel function 'tcp_v4_rcv_helper': the compiler made clones of it: tcp_v4_rcv_helper.constprop.0, tcp_v4_rcv_helper.isra.0 (name one, e.g. func:tcp_v4_rcv_helper.constprop.0)");
 	/* the only clone (NAME.cold is no function), under the name given */

@@ -392,6 +392,39 @@ static void choosing(void **state)
 }
 
 /* Which symbol names are clones of a function, which are cold parts. */
+/* ksym_suggest(): the nearest names within a quarter of the name's length
+ * (1 edit up to 4 bytes), nearest first, at most 3, none when none near */
+static void suggest(void **state)
+{
+	char *names[] = { "inner", "outer", "outer_fn", "read_group",
+			  "vfs_read", "vfs_reada", "vfs_readv", "vfs_ready",
+			  "vfs_write", "x" };
+	size_t n = sizeof(names) / sizeof(names[0]);
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(ksym_suggest(names, n, "outter", buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "outer");
+	assert_int_equal(ksym_suggest(names, n, "read_grp", buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "read_group");
+	/* a swap of neighbours is one edit: vfs_read 1, the others 2 */
+	assert_int_equal(ksym_suggest(names, n, "vfs_raed", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "vfs_read, vfs_reada or vfs_readv");
+	/* nearest first: vfs_ready 1, then the three at 2 in order */
+	assert_int_equal(ksym_suggest(names, n, "vfs_readyy", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "vfs_ready, vfs_read or vfs_reada");
+	/* short: one edit only */
+	assert_int_equal(ksym_suggest(names, n, "y", buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "x");
+	assert_int_equal(ksym_suggest(names, n, "innr", buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "inner");
+	assert_int_equal(ksym_suggest(names, n, "zzzzzz", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	/* truncated, not overrun */
+	assert_int_equal(ksym_suggest(names, n, "vfs_readz", buf, 10), 3);
+	assert_string_equal(buf, "vfs_read,");
+}
+
 static void clone_names(void **state)
 {
 	(void)state;
@@ -749,7 +782,7 @@ int main(void)
 		cmocka_unit_test(clone_names),
 		cmocka_unit_test(not_elf),	cmocka_unit_test(paths),
 		cmocka_unit_test(func_names),	cmocka_unit_test(cxx_names),
-		cmocka_unit_test(demangled),
+		cmocka_unit_test(demangled),	cmocka_unit_test(suggest),
 		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),
 	};
 
