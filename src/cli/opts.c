@@ -43,7 +43,7 @@ static void usage(FILE *f)
 		"min/avg/max, percentiles, thread count.\n"
 		"\n"
 		"Probes:\n"
-		"  -P, --probes FILE     probe file (repeatable); grammar: iprof(8)\n"
+		"  -P, --probes FILE     probe file (repeatable; - reads stdin); grammar: iprof(8)\n"
 		"  -e, --event SPEC      one probe line, e.g. 'uprobe:/bin/x:f' (repeatable)\n"
 		"\n"
 		"Targets (default: the whole system):\n"
@@ -422,7 +422,9 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	uint64_t ul;
 
 	switch (c) {
-	case 'P':
+	case 'P': /* "-": standard input, read as /dev/stdin */
+		if (!strcmp(arg, "-"))
+			arg = "/dev/stdin";
 		return add_str(&o->probe_files, &o->nprobe_files, arg) ?
 			       -ENOMEM :
 			       0;

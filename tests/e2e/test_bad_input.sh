@@ -118,6 +118,8 @@ run_cases "${hostile[@]}"
 # a pipe from a running command is still a fine probe file
 out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 10 "$IPROF" --dry-run -f json -P /dev/stdin | jq -r '.probes[0].name')
 check "probe file from a pipe" "$out" outer
+out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 10 "$IPROF" --dry-run -f json -P - | jq -r '.probes[0].name')
+check "probe file -P - (stdin)" "$out" outer
 
 if [ "$(id -u)" = 0 ]; then
 	# -o through a symbolic link planted by another user to a FIFO that
