@@ -213,9 +213,15 @@ int main(int argc, char **argv)
 		if (report_fmt_has(o.r.fmt, REPORT_CAP_JSON)) {
 			ret = plan_print_json(&plan);
 		} else {
+			/* file errors first; then what the run would say
+			 * of timers this kernel cannot attach */
 			ret = plan_print_text(&plan) ? EXIT_USAGE : 0;
-			plan_print_kernel_features(&plan);
+			i = plan_print_kernel_features(&plan);
+			if (!ret)
+				ret = i;
 		}
+		if (o.strict && (ret == EXIT_PARTIAL || ret == EXIT_RUNTIME))
+			ret = EXIT_USAGE; /* as --strict's run would */
 		goto out;
 	}
 	/* --strict with a probe that did not resolve still attaches the

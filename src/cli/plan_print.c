@@ -215,24 +215,45 @@ static int kmulti_used(const struct plan *p, int fentry)
 }
 
 /*
- * iprof list: which mechanism kernel function timers will get here (the
- * first such function tells whether fentry loads at all).
+ * Would kernel function timer @t attach here, where fentry programs load
+ * (@fentry: 1; 0 refused; -1 not tried) and the kernel has kprobes
+ * (@kprobes)?  An instance where inlined needs a kprobe; the rest take
+ * fentry where they may, else a kprobe (the loader's order,
+ * attach_func_timer()).
  */
-void plan_print_kernel_features(const struct plan *p)
+static int kfunc_attaches(const struct plan_timer *t, int fentry,
+			  int kprobes)
+{
+	return ((t->via & PLAN_VIA_KPROBE) && kprobes) ||
+	       ((t->via & PLAN_VIA_FENTRY) && fentry != 0 && !t->inl_only);
+}
+
+/* The exit status a run would have: 0 when @nbad of @n timers would not
+ * attach is 0, EXIT_PARTIAL for some, EXIT_RUNTIME for all. */
+static int attach_status(uint32_t nbad, uint32_t n)
+{
+	return !nbad ? 0 : nbad < n ? EXIT_PARTIAL : EXIT_RUNTIME;
+}
+
+int plan_print_kernel_features(const struct plan *p)
 {
 	char why[512];
 	int fentry, kprobes;
-	uint32_t i;
+	uint32_t i, nbad = 0;
 
 	for (i = 0; i < p->ntimers; i++)
 		if (p->timers[i].func &&
-		    probe_kind_at(p->timers[i].kind) != PROBE_AT_UFUNC &&
+		    probe_kind_at(p->timers[i].kind) == PROBE_AT_KFUNC &&
 		    !p->timers[i].error)
 			break;
 	if (i == p->ntimers)
-		return;
+		return 0;
 	fentry = !loader_try_fentry(p->timers[i].func, why, sizeof(why));
 	kprobes = loader_kprobes();
+	for (i = 0; i < p->ntimers; i++)
+		nbad += !p->timers[i].error &&
+			probe_kind_at(p->timers[i].kind) == PROBE_AT_KFUNC &&
+			!kfunc_attaches(&p->timers[i], fentry, kprobes);
 	if (fentry)
 		printf("# fentry/fexit: the kernel loads them (tried on %s)\n",
 		       p->timers[i].func);
@@ -255,6 +276,10 @@ void plan_print_kernel_features(const struct plan *p)
 				"these kprobe timers attach in batched links (kprobe sessions: entry and return in one link; IPROF_KPROBE_SESSION=0: a link each)" :
 				"these kprobe timers attach in batched links") :
 			       "available; used from 16 kprobe timers on (IPROF_KPROBE_MULTI=1: always)");
+	if (nbad)
+		printf("# would not attach here: %u of %u timers\n", nbad,
+		       p->ntimers);
+	return attach_status(nbad, p->ntimers);
 }
 
 /*
@@ -271,7 +296,7 @@ int plan_print_json(const struct plan *p)
 	struct report_timer *rt = plan_print_timers(p, NULL);
 	char why[512], fwhy[560] = "", **msg = NULL;
 	int bad = 0, ret = EXIT_RUNTIME, e;
-	uint32_t i;
+	uint32_t i, nbad = 0;
 
 	if (!rt)
 		goto out;
@@ -315,6 +340,8 @@ int plan_print_json(const struct plan *p)
 						     "uprobe/uretprobe";
 			continue;
 		}
+		if (!kfunc_attaches(t, k.fentry, k.kprobes))
+			goto not_here;
 		if (t->inl_only && kp) {
 			rt[i].mech = "kprobe (inlined)";
 			continue;
@@ -332,8 +359,10 @@ int plan_print_json(const struct plan *p)
 				t->entry_only);
 			continue;
 		}
+not_here:
 		/* the loader's words (attach_func_timer()) */
 		rt[i].attached = 0;
+		nbad++;
 		if (t->via == (PLAN_VIA_FENTRY | PLAN_VIA_KPROBE))
 			e = asprintf(&msg[i], "%s:%d: fentry: %s; kprobe: %s",
 				     rt[i].file, rt[i].line, fwhy, nokp);
@@ -349,7 +378,7 @@ int plan_print_json(const struct plan *p)
 	}
 	if (report_plan_json(stdout, rt, p->ntimers, &k))
 		goto out;
-	ret = bad ? EXIT_USAGE : 0;
+	ret = bad ? EXIT_USAGE : attach_status(nbad, p->ntimers);
 out:
 	if (ret == EXIT_RUNTIME)
 		log_error("cannot print the plan: %s",

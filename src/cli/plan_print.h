@@ -27,8 +27,13 @@ const char *plan_print_step_why(const struct plan *p,
 
 /* plan_print_text() - --dry-run: the plan on stdout; how many errors. */
 int plan_print_text(const struct plan *p);
-/* plan_print_kernel_features() - --dry-run: fentry and kprobes here. */
-void plan_print_kernel_features(const struct plan *p);
+/*
+ * plan_print_kernel_features() - --dry-run: fentry and kprobes here, and
+ * how many kernel function timers would not attach for want of them.
+ * Returns the exit status a run would have for that (EXIT_PARTIAL some,
+ * EXIT_RUNTIME all of @p's timers, else 0).
+ */
+int plan_print_kernel_features(const struct plan *p);
 /* plan_print_json() - --dry-run -f json; returns the exit status. */
 int plan_print_json(const struct plan *p);
 

@@ -229,6 +229,17 @@ if [ "$(id -u)" = 0 ]; then
 	k=$("$IPROF" --dry-run -f json -e func:vfs_read | jq -c '[.kernel.fentry, .kernel.kprobes]')
 	if [ "$k" = "[false,false]" ]; then
 		why="fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)"
+		# --dry-run exits as the run would: 1 none, 3 some, --strict 2
+		"$IPROF" --dry-run -e func:vfs_read >"$TMP/dry" 2>&1
+		check "dry run, nothing would attach: exit" "$?" 1
+		check "dry run, nothing would attach: says so" "$(tail -1 "$TMP/dry")" \
+			"# would not attach here: 1 of 1 timers"
+		"$IPROF" --dry-run -f json -e func:vfs_read -e "uprobe:$W:outer" >"$TMP/dry" 2>&1
+		check "dry run, some would not attach: exit" "$?" 3
+		check "dry run, some would not attach: attached" \
+			"$(jq -c '[.probes[].attached]' "$TMP/dry")" "[false,true]"
+		"$IPROF" --dry-run --strict -e func:vfs_read -e "uprobe:$W:outer" >/dev/null 2>&1
+		check "dry run --strict, some would not attach: exit" "$?" 2
 		"$IPROF" -q -e func:vfs_read -e func:vfs_write -d 1s >/dev/null 2>"$TMP/err"
 		check "nothing attached (kernel): exit" "$?" 1
 		check "nothing attached (kernel): stderr" "$(cat "$TMP/err")" \
