@@ -119,6 +119,25 @@ static int shstk_pid(const struct opts *o)
 	return 0;
 }
 
+/* --dry-run: @plan printed; the exit status the run would have (file
+ * errors first, then timers this kernel cannot attach) */
+static int dry_run(const struct opts *o, const struct plan *plan)
+{
+	int ret, k;
+
+	if (report_fmt_has(o->r.fmt, REPORT_CAP_JSON)) {
+		ret = plan_print_json(plan);
+	} else {
+		ret = plan_print_text(plan) ? EXIT_USAGE : 0;
+		k = plan_print_kernel_features(plan);
+		if (!ret)
+			ret = k;
+	}
+	if (o->strict && (ret == EXIT_PARTIAL || ret == EXIT_RUNTIME))
+		ret = EXIT_USAGE; /* as --strict's run would */
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_list pl = { 0 };
@@ -210,18 +229,7 @@ int main(int argc, char **argv)
 				 t->name, t->ret_why, t->ret_risk);
 	}
 	if (o.dry_run) {
-		if (report_fmt_has(o.r.fmt, REPORT_CAP_JSON)) {
-			ret = plan_print_json(&plan);
-		} else {
-			/* file errors first; then what the run would say
-			 * of timers this kernel cannot attach */
-			ret = plan_print_text(&plan) ? EXIT_USAGE : 0;
-			i = plan_print_kernel_features(&plan);
-			if (!ret)
-				ret = i;
-		}
-		if (o.strict && (ret == EXIT_PARTIAL || ret == EXIT_RUNTIME))
-			ret = EXIT_USAGE; /* as --strict's run would */
+		ret = dry_run(&o, &plan);
 		goto out;
 	}
 	/* --strict with a probe that did not resolve still attaches the
