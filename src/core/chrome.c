@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "iprof/chrome.h"
+#include "iprof/util.h"
 
 #ifndef IPROF_VERSION
 #define IPROF_VERSION "unknown"
@@ -92,6 +93,7 @@ static json_object *us(int64_t ns)
 static int emit(struct chrome *c, json_object *o)
 {
 	const char *s;
+	int e;
 
 	if (c->err) {
 		json_object_put(o);
@@ -105,9 +107,13 @@ static int emit(struct chrome *c, json_object *o)
 		json_object_put(o);
 		return fail(c, -ENOMEM);
 	}
+	/* (names from the kernel and argv may be any bytes: U+FFFD for
+	 * those that begin no UTF-8 character, as in every format) */
 	errno = 0;
-	if (fprintf(c->f, "%s\n%s", c->written ? "," : "", s) < 0)
+	if (fputs(c->written ? ",\n" : "\n", c->f) < 0)
 		fail(c, errno ? -errno : -EIO);
+	else if ((e = util_utf8_fwrite(c->f, s, strlen(s))))
+		fail(c, e);
 	c->written = 1;
 	json_object_put(o);
 	return c->err;
@@ -218,10 +224,9 @@ struct chrome *chrome__new(FILE *f, const struct rec_run *run,
 		goto nomem;
 	}
 	errno = 0;
-	if (fprintf(f,
-		    "{\"displayTimeUnit\":\"ns\",\"otherData\":%s,"
-		    "\"traceEvents\":[",
-		    s) < 0) {
+	if (fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":", f) < 0 ||
+	    util_utf8_fwrite(f, s, strlen(s)) ||
+	    fputs(",\"traceEvents\":[", f) < 0) {
 		json_object_put(o);
 		free(c);
 		if (!errno)

@@ -27,6 +27,7 @@
 #include "iprof/hist.h"
 #include "iprof/report.h"
 #include "iprof/report_fmt.h"
+#include "iprof/util.h"
 
 /*
  * Histogram buckets: le = (2^k - 1) ns for k = OM_LE_MIN..OM_LE_MAX
@@ -84,7 +85,7 @@ void report_om_escape(FILE *f, const char *s)
 			fputs("\\n", f);
 			p++;
 		} else if (!(n = utf8_len(p))) {
-			fputc('?', f); /* the format is UTF-8 only */
+			fputs(UTIL_UTF8_REPLACEMENT, f); /* UTF-8 only */
 			p++;
 		} else {
 			fwrite(p, 1, n, f);

@@ -176,6 +176,12 @@ if [ "$(id -u)" = 0 ]; then
 		*) bad "-f $fmt: $(utf8 "$TMP/u8.$fmt" | cut -c1-200)" ;;
 		esac
 	done
+	# chrome (no --by): argv in otherData, comm in the thread's name
+	timeout 10 "$IPROF" -q -f chrome -o "$TMP/u8.chrome" -e "uprobe:$W:outer" -- "$TMP/$bad_name" --calls 2 >/dev/null 2>&1
+	check "invalid UTF-8 in argv and comm, -f chrome: exit" "$?" 0
+	check "-f chrome: parses, the bad byte as U+FFFD in argv and the thread's name" \
+		"$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print(ascii(d["otherData"]["command"][0][-3:]), ascii([e["args"]["name"] for e in d["traceEvents"] if e.get("name") == "thread_name"]))' "$TMP/u8.chrome" 2>&1 | tail -1)" \
+		"'w\ufffdx' ['w\ufffdx']"
 	check "json: run.command[0]" "$(jq -r '.run.command[0]' "$TMP/u8.json")" "$TMP/w$(printf '\357\277\275')x"
 	check "json: the --by comm root" "$(jnode "$TMP/u8.json" "w$(printf '\357\277\275')x>outer" count)" 2
 	check "folded: the line" "$(cut -d' ' -f1 "$TMP/u8.folded")" "w$(printf '\357\277\275')x;outer"

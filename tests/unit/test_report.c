@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "iprof/report.h"
+#include "iprof/util.h"
 #include "iprof/report_fmt.h"
 #include "rec.h"
 
@@ -1188,6 +1189,7 @@ static void test_summary_capped(void **state)
 }
 
 /* label values per the OpenMetrics text format's escaped-string */
+#define U UTIL_UTF8_REPLACEMENT
 static void test_om_escape(void **state)
 {
 	static const struct {
@@ -1198,10 +1200,11 @@ static void test_om_escape(void **state)
 		{ "back\\slash", "back\\\\slash" },
 		{ "new\nline", "new\\nline" },
 		{ "caf\xc3\xa9", "caf\xc3\xa9" }, /* valid UTF-8 stays */
-		{ "x\xff" "y", "x?y" }, /* not UTF-8 */
-		{ "\xc0\xaf", "??" }, /* overlong '/' */
-		{ "\xed\xa0\x80", "???" }, /* a surrogate */
-		{ "\xe2\x82", "??" }, /* cut sequence */
+		/* not UTF-8: each byte U+FFFD, as in every format */
+		{ "x\xff" "y", "x" U "y" },
+		{ "\xc0\xaf", U U }, /* overlong '/' */
+		{ "\xed\xa0\x80", U U U }, /* a surrogate */
+		{ "\xe2\x82", U U }, /* cut sequence */
 	};
 	char *buf;
 	size_t len;
