@@ -81,6 +81,14 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 			report_fmt_name(ro->r.fmt));
 		return -EINVAL;
 	}
+	/* as a live run refuses it (opts.c, binary_out_ok()) */
+	if (ro->r.fmt == REPORT_FMT_PPROF &&
+	    (!ro->r.output || !*ro->r.output || !strcmp(ro->r.output, "-")) &&
+	    isatty(STDOUT_FILENO)) {
+		log_cmd(LOG_LVL_ERROR, cmd,
+			"--format pprof is a gzipped binary profile: give -o FILE or redirect stdout");
+		return -EINVAL;
+	}
 	return 0;
 bad:
 	log_cmd(LOG_LVL_ERROR, cmd,

@@ -19,6 +19,11 @@ check "report -f json: exit status" "$?" 0
 "$IPROF" report -q -f pprof -o "$TMP/r.pb.gz" "$TMP/r.rec"
 check "report -f pprof: exit status" "$?" 0
 gzip -t "$TMP/r.pb.gz" && ok "gzip reads it" || bad "not gzip"
+# binary on a terminal (script(1) gives it one): refused, as a live run
+script -qec "'$IPROF' report -q -f pprof '$TMP/r.rec'" /dev/null >"$TMP/tty" 2>&1
+check "report -f pprof on a terminal: exit status" "$?" 2
+check "report -f pprof on a terminal: says why, writes nothing else" "$(tr -d '\r' <"$TMP/tty")" \
+	"iprof report: --format pprof is a gzipped binary profile: give -o FILE or redirect stdout"
 
 # go tool pprof -top in ns: "FLATns pct pct CUMns pct NAME"
 HOME=$TMP GOCACHE=$TMP/go go tool pprof -top -unit=ns "$TMP/r.pb.gz" >"$TMP/top" 2>"$TMP/top.err"
