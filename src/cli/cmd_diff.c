@@ -118,9 +118,20 @@ static int slurp(FILE *f, const char *name, char **buf, size_t *len)
 	return 0;
 }
 
+/* Is @doc a line of an --interval-mode delta stream (doc/json.md)? */
+static int delta_stream(json_object *doc)
+{
+	json_object *m;
+
+	return json_object_object_get_ex(doc, "interval_mode", &m) && m &&
+	       json_object_is_type(m, json_type_string) &&
+	       !strcmp(json_object_get_string(m), "delta");
+}
+
 /*
  * The report of @name as a JSON document (a recording is reported first);
- * the last document of NDJSON.  NULL with a message.  *@partial: 1 when
+ * the last document of NDJSON (not of a delta stream: refused).  NULL with
+ * a message.  *@partial: 1 when
  * @name is a recording cut before its trailer (said on stderr) or whose
  * run was incomplete (replay_report()).
  */
@@ -216,6 +227,13 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 	}
 	if (!doc)
 		log_cmd(LOG_LVL_ERROR, "diff", "%s: empty", name);
+	if (doc && delta_stream(doc)) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"%s: an --interval-mode delta stream: its last line covers the last interval only; diff compares whole runs (a cumulative stream, a report or a recording)",
+			name);
+		json_object_put(doc);
+		doc = NULL;
+	}
 out:
 	if (tok) /* json-c 0.16's json_tokener_free() takes no NULL */
 		json_tokener_free(tok);

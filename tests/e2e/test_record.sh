@@ -206,6 +206,11 @@ jq '.tree[0].children = {}' "$TMP/json.live" >"$TMP/kids.json"
 "$IPROF" diff "$TMP/kids.json" "$TMP/json.live" >/dev/null 2>"$TMP/kids.err"
 check "diff: children that are no array: refused" "$?" 2
 check "diff: children that are no array: said" "$(grep -c '"children" is no array' "$TMP/kids.err")" 1
+# a line of an --interval-mode delta stream covers one interval: refused
+jq -c '. + {interval: 2, final: true, interval_mode: "delta"}' "$TMP/json.live" >"$TMP/delta.json"
+"$IPROF" diff "$TMP/delta.json" "$TMP/json.live" >/dev/null 2>"$TMP/delta.err"
+check "diff of a delta stream: refused" "$?" 2
+check "diff of a delta stream: said" "$(grep -c 'an --interval-mode delta stream: its last line covers the last interval only' "$TMP/delta.err")" 1
 # diff -o never overwrites A or B
 cp "$TMP/json.live" "$TMP/a.json"
 "$IPROF" diff -o "$TMP/a.json" "$TMP/a.json" "$TMP/json.rec" >/dev/null 2>"$TMP/dover.err"
