@@ -559,6 +559,18 @@ int cmd_diff_main(int argc, char **argv)
 			"--json-tree does not apply to iprof diff (its JSON is one flat list of paths; it reads both shapes)");
 		return 2;
 	}
+	/* a report's shape options would cut each side apart (a path under
+	 * --min-total in B only shows as "only in A"): refused */
+	if (ro.r.sort_set || ro.r.min_total_set || ro.r.max_depth_set ||
+	    ro.r.ncolumns) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"%s does not apply to iprof diff: it compares every path of both, ordered by the change of total time (see 'iprof diff --help')",
+			ro.r.sort_set	    ? "--sort" :
+			ro.r.min_total_set ? "--min-total" :
+			ro.r.max_depth_set ? "--max-depth" :
+					     "--columns");
+		return 2;
+	}
 	if (optind != argc - 2) {
 		log_cmd(LOG_LVL_ERROR, "diff",
 			"expected two reports or "

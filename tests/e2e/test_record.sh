@@ -211,6 +211,12 @@ jq -c '. + {interval: 2, final: true, interval_mode: "delta"}' "$TMP/json.live" 
 "$IPROF" diff "$TMP/delta.json" "$TMP/json.live" >/dev/null 2>"$TMP/delta.err"
 check "diff of a delta stream: refused" "$?" 2
 check "diff of a delta stream: said" "$(grep -c 'an --interval-mode delta stream: its last line covers the last interval only' "$TMP/delta.err")" 1
+# a report's shape options would cut each side apart: refused
+for o in "--sort name" "--min-total 1ms" "--max-depth 1" "--columns count"; do
+	"$IPROF" diff $o "$TMP/json.rec" "$TMP/json.rec" >/dev/null 2>"$TMP/dopt.err"
+	check "diff $o: refused" "$?" 2
+	check "diff $o: said" "$(grep -c "^iprof diff: ${o% *} does not apply to iprof diff" "$TMP/dopt.err")" 1
+done
 # diff -o never overwrites A or B
 cp "$TMP/json.live" "$TMP/a.json"
 "$IPROF" diff -o "$TMP/a.json" "$TMP/a.json" "$TMP/json.rec" >/dev/null 2>"$TMP/dover.err"
