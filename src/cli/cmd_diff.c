@@ -530,6 +530,97 @@ static int compensated(json_object *d)
 	       json_object_get_boolean(v);
 }
 
+/* Is report @d split by --by (its top nodes are keys: a timer number
+ * with the top bit, src/core/agg.c)?  Nodes left out by --min-total and
+ * --max-depth in *@hidden (options.nodes_hidden, doc/json.md). */
+static int split_by(json_object *d, int64_t *hidden)
+{
+	json_object *t, *n, *v;
+
+	*hidden = 0;
+	if (json_object_object_get_ex(d, "options", &t) &&
+	    json_object_object_get_ex(t, "nodes_hidden", &v))
+		*hidden = json_object_get_int64(v);
+	if ((!json_object_object_get_ex(d, "tree", &t) &&
+	     !json_object_object_get_ex(d, "nodes", &t)) ||
+	    !json_object_is_type(t, json_type_array) ||
+	    !json_object_array_length(t))
+		return 0;
+	n = json_object_array_get_idx(t, 0);
+	return json_object_object_get_ex(n, "timer", &v) &&
+	       (json_object_get_int64(v) & 0x80000000ll);
+}
+
+/* A report of a shape that makes paths differ without the runs
+ * differing: one side split by --by and the other not, or nodes left out
+ * (shown as "only in" the other side): a warning each. */
+static void shape_warn(json_object *da, json_object *db, const char *an,
+		       const char *bn)
+{
+	int64_t ha, hb;
+	int sa = split_by(da, &ha), sb = split_by(db, &hb);
+
+	if (sa != sb)
+		log_cmd(LOG_LVL_WARN, "diff",
+			"warning: %s is split by --by, %s is not: no path of one can match the other's",
+			sa ? an : bn, sa ? bn : an);
+	if (ha || hb)
+		log_cmd(LOG_LVL_WARN, "diff",
+			"warning: %s left %lld nodes out (--min-total or --max-depth): they show as only in the other",
+			ha ? an : bn, (long long)(ha ? ha : hb));
+}
+
+/* The options and the two operands A and B: 0, or 2 (said). */
+static int args_ok(const struct replay_opts *ro, int argc, char **argv)
+{
+	char tmp[256];
+	size_t i;
+
+	if (!report_fmt_has(ro->r.fmt, REPORT_CAP_DIFF)) {
+		log_cmd(LOG_LVL_ERROR, "diff", "--format is %s",
+			report_fmt_with(REPORT_CAP_DIFF, tmp, sizeof(tmp)));
+		return 2;
+	}
+	if (ro->r.json_tree_set) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"--json-tree does not apply to iprof diff (its JSON is one flat list of paths; it reads both shapes)");
+		return 2;
+	}
+	/* a report's shape options would cut each side apart (a path under
+	 * --min-total in B only shows as "only in A"): refused */
+	if (ro->r.sort_set || ro->r.min_total_set || ro->r.max_depth_set ||
+	    ro->r.ncolumns) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"%s does not apply to iprof diff: it compares every path of both, ordered by the change of total time (see 'iprof diff --help')",
+			ro->r.sort_set	    ? "--sort" :
+			ro->r.min_total_set ? "--min-total" :
+			ro->r.max_depth_set ? "--max-depth" :
+					     "--columns");
+		return 2;
+	}
+	if (optind != argc - 2) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"expected two reports or "
+			"recordings, A and B");
+		return 2;
+	}
+	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-")) {
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"only one of A and B can be stdin");
+		return 2;
+	}
+	for (i = 0; i < 2; i++) {
+		if (ro->r.output &&
+		    util_same_file(ro->r.output, argv[optind + i])) {
+			log_cmd(LOG_LVL_ERROR, "diff",
+				"-o '%s' is %s '%s': it would be overwritten",
+				ro->r.output, i ? "B" : "A", argv[optind + i]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int cmd_diff_main(int argc, char **argv)
 {
 	struct replay_opts ro = {0};
@@ -548,49 +639,9 @@ int cmd_diff_main(int argc, char **argv)
 	}
 	if (ret)
 		return 2;
+	if (args_ok(&ro, argc, argv))
+		return 2;
 	ret = 2;
-	if (!report_fmt_has(ro.r.fmt, REPORT_CAP_DIFF)) {
-		log_cmd(LOG_LVL_ERROR, "diff", "--format is %s",
-			report_fmt_with(REPORT_CAP_DIFF, tmp, sizeof(tmp)));
-		return 2;
-	}
-	if (ro.r.json_tree_set) {
-		log_cmd(LOG_LVL_ERROR, "diff",
-			"--json-tree does not apply to iprof diff (its JSON is one flat list of paths; it reads both shapes)");
-		return 2;
-	}
-	/* a report's shape options would cut each side apart (a path under
-	 * --min-total in B only shows as "only in A"): refused */
-	if (ro.r.sort_set || ro.r.min_total_set || ro.r.max_depth_set ||
-	    ro.r.ncolumns) {
-		log_cmd(LOG_LVL_ERROR, "diff",
-			"%s does not apply to iprof diff: it compares every path of both, ordered by the change of total time (see 'iprof diff --help')",
-			ro.r.sort_set	    ? "--sort" :
-			ro.r.min_total_set ? "--min-total" :
-			ro.r.max_depth_set ? "--max-depth" :
-					     "--columns");
-		return 2;
-	}
-	if (optind != argc - 2) {
-		log_cmd(LOG_LVL_ERROR, "diff",
-			"expected two reports or "
-			"recordings, A and B");
-		return 2;
-	}
-	if (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-")) {
-		log_cmd(LOG_LVL_ERROR, "diff",
-			"only one of A and B can be stdin");
-		return 2;
-	}
-	for (i = 0; i < 2; i++) {
-		if (ro.r.output &&
-		    util_same_file(ro.r.output, argv[optind + i])) {
-			log_cmd(LOG_LVL_ERROR, "diff",
-				"-o '%s' is %s '%s': it would be overwritten",
-				ro.r.output, i ? "B" : "A", argv[optind + i]);
-			return 2;
-		}
-	}
 	da = load(argv[optind], &ro, &partial);
 	db = da ? load(argv[optind + 1], &ro, &partial) : NULL;
 	if (!da || !db)
@@ -618,6 +669,8 @@ int cmd_diff_main(int argc, char **argv)
 			"warning: %s's times are %s, %s's %s: their changes hold the probes' cost (iprof diff --no-compensate compares recordings raw)",
 			argv[optind], compensated(da) ? "compensated" : "raw",
 			argv[optind + 1], compensated(db) ? "compensated" : "raw");
+	if (!ro.quiet)
+		shape_warn(da, db, argv[optind], argv[optind + 1]);
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
 	/* -o as the live run writes it (src/core/output.c) */
 	if (output_open(&w, ro.r.output, err, sizeof(err))) {

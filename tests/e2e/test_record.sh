@@ -211,6 +211,16 @@ jq -c '. + {interval: 2, final: true, interval_mode: "delta"}' "$TMP/json.live" 
 "$IPROF" diff "$TMP/delta.json" "$TMP/json.live" >/dev/null 2>"$TMP/delta.err"
 check "diff of a delta stream: refused" "$?" 2
 check "diff of a delta stream: said" "$(grep -c 'an --interval-mode delta stream: its last line covers the last interval only' "$TMP/delta.err")" 1
+# a side split by --by, or with nodes left out: said
+"$IPROF" report -q -f json --by tid -o "$TMP/bytid.json" "$TMP/json.rec"
+"$IPROF" diff "$TMP/bytid.json" "$TMP/json.rec" >/dev/null 2>"$TMP/dby.err"
+check "diff of a --by tid report: exit" "$?" 0
+check "diff of a --by tid report: said" "$(cat "$TMP/dby.err")" \
+	"iprof diff: warning: $TMP/bytid.json is split by --by, $TMP/json.rec is not: no path of one can match the other's"
+"$IPROF" report -q -f json --max-depth 1 -o "$TMP/md.json" "$TMP/json.rec"
+"$IPROF" diff "$TMP/json.rec" "$TMP/md.json" >/dev/null 2>"$TMP/dmd.err"
+check "diff of a --max-depth 1 report: said" \
+	"$(grep -c "^iprof diff: warning: $TMP/md.json left $(jq .options.nodes_hidden "$TMP/md.json") nodes out (--min-total or --max-depth)" "$TMP/dmd.err")" 1
 # a report's shape options would cut each side apart: refused
 for o in "--sort name" "--min-total 1ms" "--max-depth 1" "--columns count"; do
 	"$IPROF" diff $o "$TMP/json.rec" "$TMP/json.rec" >/dev/null 2>"$TMP/dopt.err"
