@@ -254,8 +254,12 @@ static int syntax_error_len(struct lex *lx, const char *p, size_t len,
 			len = token_len(p);
 		quote(tok, p, len);
 	}
-	set_err(lx->ctx, "%s:%d:%d: found %s, expected %s", lx->origin,
-		lx->lineno, col_of(lx, p), tok, what);
+	/* a byte past ASCII: most likely a name that needs its quotes */
+	set_err(lx->ctx, "%s:%d:%d: found %s, expected %s%s", lx->origin,
+		lx->lineno, col_of(lx, p), tok, what,
+		(unsigned char)*p >= 0x80 ?
+			" (a name with bytes other than ASCII letters, digits, '_' and '.' goes in double quotes: \"NAME\")" :
+			"");
 	return -EINVAL;
 }
 

@@ -812,15 +812,17 @@ static void test_err_type(void **state)
 		  "-e:1:18: found ':s32', expected " OPS);
 }
 
-/* Bytes outside printable ASCII are quoted as \xNN in messages. */
+/* Bytes outside printable ASCII are quoted as \xNN in messages; one
+ * past ASCII where a name stopped says how to write such a name. */
+#define QUOTE_HINT " (a name with bytes other than ASCII letters, digits, '_' and '.' goes in double quotes: \"NAME\")"
 static void test_err_escaped(void **state)
 {
-	char line[256], want[512];
+	char line[256], want[1024];
 
 	parse_bad("fentry:foo \xff\xfe", "-e:1:12: found '\\xff\\xfe', "
-					 "expected 'as', 'if' or end of line");
+					 "expected 'as', 'if' or end of line" QUOTE_HINT);
 	parse_bad("fentry:foo as b\xc3\xa9", "-e:1:16: found '\\xc3\\xa9', "
-					    "expected 'if' or end of line");
+					    "expected 'if' or end of line" QUOTE_HINT);
 	parse_bad("fentry:foo \x01", "-e:1:12: found '\\x01', expected "
 				    "'as', 'if' or end of line");
 	parse_bad("fentry:foo if x == 1\x7f", "-e:1:21: found '\\x7f', "
@@ -832,7 +834,7 @@ static void test_err_escaped(void **state)
 	snprintf(want, sizeof(want), "-e:1:10: found '");
 	for (int i = 0; i < 74; i++)
 		strcat(want, "\\xff");
-	strcat(want, "...', expected 'as', 'if' or end of line");
+	strcat(want, "...', expected 'as', 'if' or end of line" QUOTE_HINT);
 	parse_bad(line, want);
 }
 
