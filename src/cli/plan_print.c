@@ -237,6 +237,7 @@ static int attach_status(uint32_t nbad, uint32_t n)
 
 int plan_print_kernel_features(const struct plan *p)
 {
+	const char *first; /* the first kernel function, fentry tried on */
 	char why[512];
 	int fentry, kprobes;
 	uint32_t i, nbad = 0;
@@ -248,7 +249,8 @@ int plan_print_kernel_features(const struct plan *p)
 			break;
 	if (i == p->ntimers)
 		return 0;
-	fentry = !loader_try_fentry(p->timers[i].func, why, sizeof(why));
+	first = p->timers[i].func;
+	fentry = !loader_try_fentry(first, why, sizeof(why));
 	kprobes = loader_kprobes();
 	for (i = 0; i < p->ntimers; i++)
 		nbad += !p->timers[i].error &&
@@ -256,7 +258,7 @@ int plan_print_kernel_features(const struct plan *p)
 			!kfunc_attaches(&p->timers[i], fentry, kprobes);
 	if (fentry)
 		printf("# fentry/fexit: the kernel loads them (tried on %s)\n",
-		       p->timers[i].func);
+		       first);
 	else
 		printf("# fentry/fexit: refused (%s): fentry: timers cannot attach\n",
 		       why);
