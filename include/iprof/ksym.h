@@ -156,8 +156,11 @@ unsigned long long ksym_addr(const char *kallsyms, const char *const *names);
  * or swap of two neighbours is one edit): within 1 edit for a name of up
  * to 4 bytes, else a quarter of its length, at least 2.  Written as
  * "a, b or c" into @buf (@len bytes), nearest first, then in @names'
- * order; "" when none is that near.  Returns how many were written.
+ * order; "" when none is that near.  Returns how many it chose (all of
+ * them written unless @len cut the text).  Messages put them after
+ * KSYM_SUGGEST_PFX, ending with '?'.
  */
+#define KSYM_SUGGEST_PFX "; did you mean "
 size_t ksym_suggest(char *const *names, size_t n, const char *want,
 		    char *buf, size_t len);
 

@@ -353,7 +353,7 @@ static char *xasprintf(const char *fmt, ...)
  */
 static char *hint_last(char *m)
 {
-	char *h = m ? strstr(m, "; did you mean ") : NULL, *q, *r;
+	char *h = m ? strstr(m, KSYM_SUGGEST_PFX) : NULL, *q, *r;
 
 	q = h ? strchr(h, '?') : NULL;
 	if (!q || !q[1])
@@ -1878,7 +1878,7 @@ static char *check_kfunc(const struct probe *pr, struct plan_timer *t,
 					 t->func);
 		if (ksym_suggest(ks->funcs, ks->nfuncs, t->func, clones,
 				 sizeof(clones)))
-			return perr(pr, pr->start.col, "no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded); did you mean %s?",
+			return perr(pr, pr->start.col, "no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)" KSYM_SUGGEST_PFX "%s?",
 					 clones);
 		return perr(pr, pr->start.col, "no such kernel function (not in /proc/kallsyms: a typo, a function inlined into its callers, or a module not loaded)");
 	}

@@ -778,7 +778,7 @@ static void suggest_funcs(const char *path, const char *func, char *err,
 		if (ksym_suggest(names.funcs, names.nfuncs, func, near,
 				 sizeof(near)) && used < errlen)
 			snprintf(err + used, errlen - used,
-				 "; did you mean %s?", near);
+				 KSYM_SUGGEST_PFX "%s?", near);
 		ksyms_free(&names);
 	}
 	ksyms_free(&all);
