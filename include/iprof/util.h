@@ -115,4 +115,12 @@ int util_open_read(const char *path, enum util_open_kind kind,
  */
 int util_utf8_fwrite(FILE *f, const char *s, size_t n);
 
+/*
+ * util_utf8_width() - the columns the NUL-terminated @s takes once written
+ * by util_utf8_fwrite(): one per character (each byte that begins none is
+ * one U+FFFD), for padding a table to its bytes' text.  Counts code points:
+ * a wide (CJK) or combining character is still one column.
+ */
+size_t util_utf8_width(const char *s);
+
 #endif /* IPROF_UTIL_H */

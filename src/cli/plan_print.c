@@ -13,6 +13,7 @@
 #include "cli/plan_print.h"
 #include "kernel/uprobe_emu.h"
 #include "cli/log.h"
+#include "iprof/util.h"
 
 /*
  * What the report says of each timer of @plan (plan->ntimers entries,
@@ -170,13 +171,16 @@ int plan_print_text(const struct plan *p)
 	uint32_t i;
 
 	for (i = 0; i < p->ntimers; i++)
-		if ((int)strlen(p->timers[i].name) > w)
-			w = (int)strlen(p->timers[i].name);
+		if ((int)util_utf8_width(p->timers[i].name) > w)
+			w = (int)util_utf8_width(p->timers[i].name);
 	for (i = 0; i < p->ntimers; i++) {
 		const struct plan_timer *t = &p->timers[i];
 		int ufunc = probe_kind_at(t->kind) == PROBE_AT_UFUNC;
 
-		printf("%-*s  %-7s %s%s", w, t->name, probe_kind_str(t->kind),
+		/* padded to the columns its characters take, not its bytes */
+		printf("%s%*s  %-7s %s%s", t->name,
+		       w - (int)util_utf8_width(t->name), "",
+		       probe_kind_str(t->kind),
 		       t->where,
 		       !t->entry_only || t->ret_entry ? "" :
 		       ufunc ?

@@ -257,6 +257,18 @@ int util_utf8_fwrite(FILE *f, const char *s, size_t n)
 	return 0;
 }
 
+size_t util_utf8_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0, k;
+
+	for (; *p; w++) {
+		k = utf8_char(p);
+		p += k ? k : 1; /* a bad byte: one U+FFFD */
+	}
+	return w;
+}
+
 void util_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

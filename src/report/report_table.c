@@ -13,6 +13,7 @@
 
 #include "iprof/report.h"
 #include "iprof/report_fmt.h"
+#include "iprof/util.h"
 
 /* lower-case name (--columns) and header of every column */
 static const struct {
@@ -265,7 +266,7 @@ static int table_body(FILE *f, const struct report *r)
 			continue;
 		name = report_timer_name(r, v.nodes[i]->timer, buf,
 					 sizeof(buf));
-		len = 2 * (size_t)(v.nodes[i]->depth - 1) + strlen(name) +
+		len = 2 * (size_t)(v.nodes[i]->depth - 1) + util_utf8_width(name) +
 		      (size_t)report_tail_mark(r, v.nodes[i]->timer);
 		if (len > namew)
 			namew = len;
@@ -293,7 +294,7 @@ static int table_body(FILE *f, const struct report *r)
 		 * (report_tail_note()) */
 		mark = report_tail_mark(r, v.nodes[i]->timer);
 		fprintf(f, "%*s%s%-*s", indent, "", name, (int)namew - indent -
-			(int)strlen(name), mark ? "*" : "");
+			(int)util_utf8_width(name), mark ? "*" : "");
 		for (c = 0; c < ncols; c++, j++)
 			fprintf(f, "  %*s", (int)w[c], cells[j]);
 		fputc('\n', f);

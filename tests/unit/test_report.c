@@ -245,6 +245,20 @@ static void test_table_sort_and_width(void **state)
 	assert_non_null(strstr(l3, "\nouter "));
 	free(out);
 
+	/* a name past ASCII is padded by its characters, not its bytes:
+	 * "t\xc3\xb4p" (3 characters, 4 bytes) lines up as "inner" does */
+	t[INNER].name = "t\xc3\xb4p";
+	out = run(report_table, &r);
+	l1 = strchr(out, '\n') + 1;
+	l2 = strchr(l1, '\n') + 1;
+	l3 = strchr(l2, '\n') + 1;
+	assert_int_equal(strncmp(l3, "  t\xc3\xb4p" "                         1", 32),
+			 0);
+	/* its row one byte longer than outer's (l3 - l2 - 1 bytes) */
+	assert_int_equal(strchr(l3, '\n') - l3, l3 - l2);
+	free(out);
+	t[INNER].name = timers[INNER].name;
+
 	/* the seed format keeps first-seen order */
 	out = run(report_seed, &r);
 	assert_int_equal(strncmp(out, "outer, thread_time = 1.00ms", 27), 0);

@@ -47,6 +47,14 @@ static void utf8_valid_out(void **state)
 	assert_string_equal(utf8("\xf4\x90\x80\x80"), R R R R); /* > 10FFFF */
 	assert_string_equal(utf8("a\xe2\x82"), "a" R R); /* cut short */
 	assert_string_equal(utf8("\xe2\x82" "a"), R R "a");
+	/* the columns of what it writes: one per character or U+FFFD */
+	assert_int_equal(util_utf8_width(""), 0);
+	assert_int_equal(util_utf8_width("abc"), 3);
+	assert_int_equal(util_utf8_width("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z"),
+			 5);
+	assert_int_equal(util_utf8_width("w\xffx"), 3);
+	assert_int_equal(util_utf8_width("\xe0\x80\xaf"), 3);
+	assert_int_equal(util_utf8_width("a\xe2\x82"), 3);
 }
 
 static void durations(void **state)
