@@ -34,7 +34,7 @@ enum report_cap {
 	/* needs every record in one time order, across threads (no
 	 * per-shard merge of --fold-threads) */
 	REPORT_CAP_ORDERED = 1u << 1,
-	/* --sort, --min-total and --max-depth apply (are not refused) */
+	/* --sort and --min-total apply (are not refused) */
 	REPORT_CAP_SORT = 1u << 2,
 	/* --columns picks its columns */
 	REPORT_CAP_COLUMNS = 1u << 3,
@@ -59,6 +59,9 @@ enum report_cap {
 	 * Prometheus scraper), not a person: on stdout, a traced command's
 	 * own stdout must not mix into it (it goes to iprof's stderr) */
 	REPORT_CAP_PARSED = 1u << 12,
+	/* --max-depth applies: hides deeper paths, or leaves out deeper
+	 * calls (chrome) */
+	REPORT_CAP_DEPTH = 1u << 13,
 };
 
 /* One row of the table: static, never freed. */

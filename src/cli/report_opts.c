@@ -277,10 +277,14 @@ int report_opts_check(const struct report_opts *ro, const char *cmd)
 	char names[128];
 
 	if (!(f->caps & REPORT_CAP_SORT) &&
-	    (ro->sort_set || ro->min_total_set || ro->max_depth_set)) {
-		/* iprof's own message says why */
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--sort, --min-total and --max-depth do not apply to --format %s%s%s%s",
+	    (ro->sort_set || ro->min_total_set ||
+	     (ro->max_depth_set && !(f->caps & REPORT_CAP_DEPTH)))) {
+		/* iprof's own message says why (chrome: a timeline of every
+		 * call, nothing sorted or summed, but --max-depth applies) */
+		log_cmd(LOG_LVL_ERROR, cmd, "%s do not apply to --format %s%s%s%s",
+			f->caps & REPORT_CAP_DEPTH ?
+				"--sort and --min-total" :
+				"--sort, --min-total and --max-depth",
 			f->name, !cmd && f->shape ? " (" : "",
 			!cmd && f->shape ? f->shape : "",
 			!cmd && f->shape ? ")" : "");

@@ -13,7 +13,8 @@
 #include "iprof/report_fmt.h"
 
 /* what every format that reports the tree after the run can do */
-#define TREE (REPORT_CAP_SORT | REPORT_CAP_INTERVAL | REPORT_CAP_BY)
+#define TREE \
+	(REPORT_CAP_SORT | REPORT_CAP_DEPTH | REPORT_CAP_INTERVAL | REPORT_CAP_BY)
 
 static const struct report_format formats[] = {
 	[REPORT_FMT_TABLE] =
@@ -56,7 +57,7 @@ static const struct report_format formats[] = {
 				"event per call",
 			.shape = "a timeline of every call",
 			.caps = REPORT_CAP_STREAM | REPORT_CAP_ORDERED |
-				REPORT_CAP_SORT | REPORT_CAP_DELTA |
+				REPORT_CAP_DEPTH | REPORT_CAP_DELTA |
 				REPORT_CAP_PARSED,
 		},
 	[REPORT_FMT_OPENMETRICS] =

@@ -117,6 +117,20 @@ static void format_checks(void **state)
 	assert_string_equal(logcap_take(),
 			    "iprof: --sort, --min-total and --max-depth do not apply to --format seed (first-seen order, every path)\n"
 			    "iprof report: --sort, --min-total and --max-depth do not apply to --format seed\n");
+	/* chrome, a timeline: --max-depth leaves out deeper calls, but
+	 * nothing there is sorted or summed */
+	report_opts_init(&ro);
+	ro.fmt = REPORT_FMT_CHROME;
+	ro.max_depth_set = 1;
+	assert_int_equal(report_opts_check(&ro, NULL), 0);
+	ro.min_total_set = 1;
+	assert_int_equal(report_opts_check(&ro, NULL), -EINVAL);
+	ro.min_total_set = 0;
+	ro.sort_set = 1;
+	assert_int_equal(report_opts_check(&ro, "report"), -EINVAL);
+	assert_string_equal(logcap_take(),
+			    "iprof: --sort and --min-total do not apply to --format chrome (a timeline of every call)\n"
+			    "iprof report: --sort and --min-total do not apply to --format chrome\n");
 	report_opts_init(&ro);
 	ro.fmt = REPORT_FMT_JSON;
 	ro.ncolumns = 1;
