@@ -167,7 +167,7 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 		ret = replay_report(mem, name, &jo, js, &part);
 		fclose(mem);
 		fclose(js);
-		if (ret)
+		if (ret || (part & REPLAY_CORRUPT)) /* said: refused */
 			goto out;
 		if (part)
 			*partial = 1;

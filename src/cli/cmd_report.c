@@ -128,7 +128,8 @@ int cmd_report_main(int argc, char **argv)
 			  strerror(-werr));
 		ret = 1;
 	} else {
-		ret = ret ? 1 : partial ? 3 : 0;
+		/* a corrupted block: reported up to it, still status 2 */
+		ret = ret ? 1 : (partial & REPLAY_CORRUPT) ? 2 : partial ? 3 : 0;
 	}
 done:
 	output_close(&w);

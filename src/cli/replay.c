@@ -161,12 +161,20 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	}
 	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
 			 err, sizeof(err));
-	if (ret < 0) {
+	if (ret == -ENOMEM) {
 		log_error("%s", err);
-		ret = ret == -ENOMEM ? ret : -EINVAL;
 		goto out;
 	}
-	if (!run->have_trailer) {
+	if (ret < 0) {
+		/* nothing read is lost: the records before the bad block are
+		 * reported, as a cut recording's, and the status says 2 */
+		log_error("%s", err);
+		if (!ro->quiet)
+			log_warn("warning: %s: reported: the records before that block",
+				 name);
+		*partial |= REPLAY_CORRUPT;
+		ret = 0;
+	} else if (!run->have_trailer) {
 		*partial |= REPLAY_CUT;
 		if (!ro->quiet)
 			log_warn("warning: %s", err);

@@ -34,12 +34,17 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro,
  * replay it and write the report @ro asks for on @out.  *@partial:
  * REPLAY_CUT when the recording was cut before its trailer,
  * REPLAY_INCOMPLETE when the run had timers not attached or lost calls
- * (report_lost_data()), or 0 (iprof's exit status 3 when not).  Returns 0, -EINVAL
- * (not a recording, corrupted: message printed), -ENOMEM, or -errno of a
- * write error.
+ * (report_lost_data()), REPLAY_CORRUPT when a block past the metadata
+ * could not be read (a bad checksum or length: message printed; the
+ * report holds the records before it, its loss counters unknown, as a
+ * cut recording's; iprof's exit status 2), or 0 (exit status 3 when
+ * REPLAY_CUT or REPLAY_INCOMPLETE).  Returns 0, -EINVAL (not a recording,
+ * its header or metadata corrupted: message printed, nothing written),
+ * -ENOMEM, or -errno of a write error.
  */
 #define REPLAY_CUT 1
 #define REPLAY_INCOMPLETE 2
+#define REPLAY_CORRUPT 4
 int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		  FILE *out, int *partial);
 

@@ -1257,8 +1257,12 @@ int rec_reader__next(struct rec_reader *r, const struct iprof_rec **recs,
 			r->run.end_ns = r->last_ts;
 		return finish(r, 0, err, errlen);
 	}
-	if (ret < 0)
+	if (ret < 0) {
+		/* a corrupted block: the records before it end the run */
+		if (r->last_ts > r->run.end_ns)
+			r->run.end_ns = r->last_ts;
 		return finish(r, ret, err, errlen);
+	}
 	if (type == REC_BLOCK_TRAILER) {
 		char c;
 

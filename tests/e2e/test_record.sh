@@ -258,6 +258,20 @@ printf '\xff' | dd of="$TMP/bad.rec" bs=1 seek=$((size - 40)) conv=notrunc 2>/de
 "$IPROF" report "$TMP/bad.rec" >/dev/null 2>"$TMP/bad.err"
 check "corrupted recording: exit status 2" "$?" 2
 check "corrupted recording: names file and offset" "$(grep -c "bad.rec: offset [0-9]*: " "$TMP/bad.err")" 1
+# nothing read is lost: the records before the bad block are reported,
+# as a cut recording's (loss counters unknown), still exit status 2
+check "corrupted recording: says what it reported" \
+	"$(grep -c "^iprof: warning: $TMP/bad.rec: reported: the records before that block$" "$TMP/bad.err")" 1
+"$IPROF" report -q -f json "$TMP/bad.rec" >"$TMP/bad.json" 2>/dev/null
+check "corrupted recording, json: exit status 2" "$?" 2
+check "corrupted recording: a report, loss counters unknown" \
+	"$(jq -r '[.tool, .run.loss_counters_known] | join(" ")' "$TMP/bad.json")" "iprof false"
+check "corrupted recording: the calls before the block counted" \
+	"$(jq '[.. | objects | select(has("count")) | .count] | add > 0' "$TMP/bad.json")" true
+"$IPROF" report -q -f chrome "$TMP/bad.rec" 2>/dev/null | jq -e '.traceEvents | length > 0' >/dev/null
+check "corrupted recording, chrome: a whole JSON document" "$?" 0
+"$IPROF" diff "$TMP/bad.rec" "$TMP/json.rec" >/dev/null 2>&1
+check "diff of a corrupted recording: refused" "$?" 2
 "$IPROF" report "$TMP/json.live" >/dev/null 2>"$TMP/nr.err"
 check "a JSON report is not a recording: exit 2" "$?" 2
 check "not a recording: message" "$(cat "$TMP/nr.err")" \
