@@ -594,7 +594,7 @@ void report_loss_line(FILE *f, const struct report *r, int seed)
 	if (r->loss.unknown && seed)
 		fputs(" unknown=kernel_counters\n", f);
 	else if (r->loss.unknown)
-		fprintf(f, "%sthe kernel's counters unknown (the recording was cut before its trailer)\n",
+		fprintf(f, "%sthe kernel's counters unknown (the recording ends before its trailer: cut, or at a corrupted block)\n",
 			any ? "; " : " ");
 	else
 		fputs(any ? "\n" : " none\n", f);
