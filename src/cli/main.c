@@ -119,12 +119,18 @@ static int shstk_pid(const struct opts *o)
 	return 0;
 }
 
-/* --dry-run: @plan printed; the exit status the run would have (file
- * errors first, then timers this kernel cannot attach) */
+/* --dry-run: @plan printed (to -o FILE when given); the exit status the
+ * run would have (file errors first, then timers this kernel cannot
+ * attach), EXIT_RUNTIME when -o FILE cannot be written */
 static int dry_run(const struct opts *o, const struct plan *plan)
 {
 	int ret, k;
 
+	if (o->r.output && *o->r.output && strcmp(o->r.output, "-") &&
+	    !freopen(o->r.output, "w", stdout)) {
+		log_error("cannot write '%s': %s", o->r.output, strerror(errno));
+		return EXIT_RUNTIME;
+	}
 	if (report_fmt_has(o->r.fmt, REPORT_CAP_JSON)) {
 		ret = plan_print_json(plan);
 	} else {
@@ -135,6 +141,12 @@ static int dry_run(const struct opts *o, const struct plan *plan)
 	}
 	if (o->strict && (ret == EXIT_PARTIAL || ret == EXIT_RUNTIME))
 		ret = EXIT_USAGE; /* as --strict's run would */
+	if (fflush(stdout) || ferror(stdout)) {
+		log_error("cannot write '%s': %s",
+			  o->r.output && *o->r.output ? o->r.output : "stdout",
+			  strerror(errno ? errno : EIO));
+		ret = EXIT_RUNTIME;
+	}
 	return ret;
 }
 

@@ -142,7 +142,8 @@ static void usage_other(FILE *f)
 		"                        where the compiler inlined them (DWARF)\n"
 		"      --debuginfo DIR   more debug files of user binaries, found in DIR\n"
 		"                        by build ID (DIR/.build-id/) or .gnu_debuglink\n"
-		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
+		"      --dry-run         resolve the probes, print the plan (text, or\n"
+		"                        -f json; -o FILE), trace nothing\n"
 		"                        (same as 'iprof list'); -f json: as JSON\n"
 		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
 		"                        power of two; default: 64M shared out over\n"
@@ -625,6 +626,13 @@ static int check_args(struct opts *o, int argc, char **argv)
 	/* an option the chosen format would ignore is a mistake: say so */
 	if (report_opts_check(&o->r, NULL) || !binary_out_ok(o))
 		return -EINVAL;
+	/* the plan is text, or JSON: no other format has a form of it */
+	if (o->dry_run && report_fmt_has(o->r.fmt, REPORT_CAP_PARSED) &&
+	    !report_fmt_has(o->r.fmt, REPORT_CAP_JSON)) {
+		log_error("--dry-run prints the plan as text, or as JSON with -f json: -f %s has no form of it",
+			  report_fmt_name(o->r.fmt));
+		return -EINVAL;
+	}
 	return 0;
 }
 

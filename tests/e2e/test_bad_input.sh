@@ -289,6 +289,23 @@ check "dry-run json: error, FILE:LINE:COL first" "$(jq -r '.probes[1].error' "$T
 	"-e:2:$((${#W} + 9)): no function 'no_such_function' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF)"
 check "dry-run json: reason, the error without its location" "$(jq -r '.probes[1].reason' "$TMP/plan.json")" \
 	"no function 'no_such_function' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF)"
+# --dry-run -o FILE: the plan there, not on stdout; a format with no form
+# of a plan refused (both were ignored: a first-use tester)
+"$IPROF" --dry-run -f json -o "$TMP/plan-o.json" -e "uprobe:$W:outer" >"$TMP/out" 2>&1
+check "dry-run -o: exit" "$?" 0
+check "dry-run -o: the plan in the file" "$(jq -c '[.dry_run, .probes[0].mech]' "$TMP/plan-o.json")" \
+	'[true,"uprobe/return sites"]'
+check "dry-run -o: nothing on stdout" "$(cat "$TMP/out")" ""
+"$IPROF" --dry-run -o /dev/full -e "uprobe:$W:outer" 2>"$TMP/err"
+check "dry-run -o /dev/full: exit" "$?" 1
+check "dry-run -o /dev/full: said" "$(cat "$TMP/err")" \
+	"iprof: cannot write '/dev/full': No space left on device"
+for f in folded chrome openmetrics pprof; do
+	"$IPROF" --dry-run -f $f -e "uprobe:$W:outer" >"$TMP/out" 2>"$TMP/err"
+	check "dry-run -f $f: refused" "$?" 2
+	check "dry-run -f $f: said" "$(cat "$TMP/err")" \
+		"iprof: --dry-run prints the plan as text, or as JSON with -f json: -f $f has no form of it"
+done
 # a typo in a function's name: the nearest names of the file, last
 "$IPROF" --dry-run -f json -e "uprobe:$W:outter" >"$TMP/typo.json" 2>/dev/null
 check "typo: did you mean" "$(jq -r '.probes[0].reason' "$TMP/typo.json")" \
