@@ -781,15 +781,67 @@ static const char *scan_user_func(const char *p)
 
 /* fentry:/kprobe:/func:/uprobe: FUNC [as NAME] [if COND]; @p after "kind:" */
 /*
+ * "FUNC" at @f - 1 (@f after its opening '"'): into pr->func, *@pp moved
+ * past it.  0 or the error (as syntax_error()).
+ */
+static int parse_quoted_func(struct lex *lx, const char **pp, const char *f,
+			     struct probe *pr)
+{
+	const char *end = strchr(f, '"');
+
+	if (!end)
+		return syntax_error(lx, f - 1,
+				    "a function name and a closing '\"'");
+	if (end == f)
+		return syntax_error(lx, f, "a function name");
+	pr->func = strndup(f, end - f);
+	if (!pr->func)
+		return nomem(lx);
+	pr->name_col = col_of(lx, f);
+	*pp = skip_ws(end + 1);
+	return 0;
+}
+
+/*
+ * uprobe:"PATH":FUNC, a path with spaces or other bytes a plain PATH
+ * cannot hold, up to the next '"' (no escapes): pr->path, *@pp moved to
+ * FUNC, or past "FUNC" (*@quoted set).  0 or the error.
+ */
+static int parse_quoted_path(struct lex *lx, const char **pp,
+			     struct probe *pr, bool *quoted)
+{
+	const char *p = *pp + 1, *end = strchr(p, '"');
+
+	if (!end)
+		return syntax_error(lx, *pp, "a binary path and a closing '\"'");
+	if (end == p)
+		return syntax_error(lx, p, "a binary path (uprobe:PATH:FUNC)");
+	if (end[1] != ':')
+		return syntax_error(lx, end + 1,
+				    "':' and a function name after the path");
+	pr->path = strndup(p, end - p);
+	if (!pr->path)
+		return nomem(lx);
+	*pp = end + 2;
+	if (end[2] != '"')
+		return 0;
+	*quoted = true;
+	return parse_quoted_func(lx, pp, end + 3, pr);
+}
+
+/*
  * uprobe:PATH:FUNC: the binary's path from *@pp into pr->path, *@pp moved
- * to FUNC; or PATH:"FUNC" (*@quoted set): both, *@pp moved past them.
- * 0 or the error (as syntax_error()).
+ * to FUNC; or PATH:"FUNC" (*@quoted set): both, *@pp moved past them;
+ * PATH may be quoted too ("PATH", parse_quoted_path()).  0 or the error
+ * (as syntax_error()).
  */
 static int parse_uprobe_path(struct lex *lx, const char **pp,
 			     struct probe *pr, bool *quoted)
 {
 	const char *p = *pp, *e, *q, *colon;
 
+	if (*p == '"')
+		return parse_quoted_path(lx, pp, pr, quoted);
 	e = scan(p, is_word);
 	if (e == p)
 		return syntax_error(lx, p,
@@ -799,25 +851,15 @@ static int parse_uprobe_path(struct lex *lx, const char **pp,
 	 * "{lambda(int)#1}"), up to the next '"' */
 	q = memmem(p, (size_t)(e - p), ":\"", 2);
 	if (q) {
-		const char *f = q + 2, *end = strchr(f, '"');
-
 		if (q == p)
 			return syntax_error_len(lx, p, e - p,
 						"a binary path "
 						"(uprobe:PATH:FUNC)");
-		if (!end)
-			return syntax_error(lx, q + 1,
-					    "a function name and a closing '\"'");
-		if (end == f)
-			return syntax_error(lx, f, "a function name");
 		pr->path = strndup(p, q - p);
-		pr->func = strndup(f, end - f);
-		if (!pr->path || !pr->func)
+		if (!pr->path)
 			return nomem(lx);
-		pr->name_col = col_of(lx, f);
-		*pp = skip_ws(end + 1);
 		*quoted = true;
-		return 0;
+		return parse_quoted_func(lx, pp, q + 2, pr);
 	}
 	/* PATH:FUNC splits at the last ':' that is not half of a
 	 * C++ "::" and comes before FUNC's parameters, template

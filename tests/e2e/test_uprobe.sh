@@ -115,4 +115,13 @@ check "--max-paths 2, json: sleep_inner in [other]" \
 	"$(jq -c '.probes[] | select(.name == "sleep_inner") | [.paths, .in_other]' "$TMP/cap.json")" "[0,true]"
 check "--max-paths 2, json: outer not" \
 	"$(jq -c '.probes[] | select(.name == "outer") | .in_other' "$TMP/cap.json")" false
+# a binary whose path holds a space: uprobe:"PATH":FUNC (no way to name it
+# before; a first-use tester)
+mkdir -p "$TMP/my app"
+cp "$W" "$TMP/my app/w"
+"$IPROF" -q -f json -o "$TMP/space.json" -e "uprobe:\"$TMP/my app/w\":outer" \
+	-- "$TMP/my app/w" --calls 6 >"$TMP/space.truth"
+check "quoted path: exit status" "$?" 0
+check "quoted path: every call" "$(jnode "$TMP/space.json" outer count)" \
+	"$(truth outer.count "$TMP/space.truth")"
 finish

@@ -204,6 +204,19 @@ static void test_uprobe(void **state)
 	p = parse_ok(&pl, "uprobe:./p:\"(anonymous namespace)::*\"");
 	assert_string_equal(p->func, "(anonymous namespace)::*");
 	probe_list_free(&pl);
+	/* a quoted path: one a plain PATH cannot hold (a space), with a
+	 * plain or a quoted FUNC */
+	p = parse_ok(&pl, "uprobe:\"/opt/my app/bin\":main.f as m # x");
+	assert_string_equal(p->path, "/opt/my app/bin");
+	assert_string_equal(p->func, "main.f");
+	assert_string_equal(p->name, "m");
+	probe_list_free(&pl);
+	p = parse_ok(&pl, "uprobe:\"./a b\":\"operator<<(S&, int)\" if arg1 == 2");
+	assert_string_equal(p->path, "./a b");
+	assert_string_equal(p->func, "operator<<(S&, int)");
+	assert_int_equal(p->name_col, 17); /* at FUNC, past its quote */
+	assert_int_equal(p->start.ncond, 1);
+	probe_list_free(&pl);
 	/* Go: a method on a pointer receiver, a closure */
 	p = parse_ok(&pl, "uprobe:./p:main.(*T).M as m if arg0 == 1");
 	assert_string_equal(p->path, "./p");
@@ -742,6 +755,16 @@ static void test_err_uprobe(void **state)
 				     "function name");
 	parse_bad("uprobe::\"f\"", "-e:1:8: found ':\"f\"', expected a "
 				  "binary path (uprobe:PATH:FUNC)");
+	parse_bad("uprobe:\"/a b", "-e:1:8: found '\"/a', expected a binary "
+				    "path and a closing '\"'");
+	parse_bad("uprobe:\"\":f", "-e:1:9: found '\":f', expected a binary "
+				    "path (uprobe:PATH:FUNC)");
+	parse_bad("uprobe:\"/a b\"f", "-e:1:14: found 'f', expected ':' and a "
+				      "function name after the path");
+	parse_bad("uprobe:\"/a b\":", "-e:1:15: found end of line, expected "
+				      "a function name");
+	parse_bad("uprobe:\"/a b\":\"f", "-e:1:15: found '\"f', expected a "
+					"function name and a closing '\"'");
 }
 
 static void test_err_cond(void **state)
