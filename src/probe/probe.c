@@ -779,7 +779,6 @@ static const char *scan_user_func(const char *p)
 	return depth ? p : q;
 }
 
-/* fentry:/kprobe:/func:/uprobe: FUNC [as NAME] [if COND]; @p after "kind:" */
 /*
  * "FUNC" at @f - 1 (@f after its opening '"'): into pr->func, *@pp moved
  * past it.  0 or the error (as syntax_error()).
@@ -829,6 +828,7 @@ static int parse_quoted_path(struct lex *lx, const char **pp,
 	return parse_quoted_func(lx, pp, end + 3, pr);
 }
 
+/* fentry:/kprobe:/func:/uprobe: FUNC [as NAME] [if COND]; @p after "kind:" */
 /*
  * uprobe:PATH:FUNC: the binary's path from *@pp into pr->path, *@pp moved
  * to FUNC; or PATH:"FUNC" (*@quoted set): both, *@pp moved past them;
