@@ -258,11 +258,12 @@ struct plan_env {
 	 * through it (unwind_judge()) */
 	int uregs;
 	/* the executable of the command iprof runs (-- CMD: its path as
-	 * found in $PATH), or NULL.  --returns auto asks only whether there
-	 * is one (or -p): a timer of no target process keeps its return
-	 * sites; it judges the timed executable itself, with the -p
-	 * processes' maps, never this one (a shell or env runs other
-	 * programs) */
+	 * found in $PATH), or NULL.  --returns auto asks whether there is
+	 * one (or -p): a timer of no target process keeps its return sites;
+	 * and whether a timed file is it (or a -p process's executable): a
+	 * program, not a library.  It judges the timed executable's own
+	 * closure, with the -p processes' maps, never this one's (a shell or
+	 * env runs other programs) */
 	const char *exe;
 	/* more debug files of user binaries (--debuginfo DIR), looked up
 	 * as inl_find() says, or NULL */

@@ -215,8 +215,14 @@ int sym_set_debugdir(const char *dir);
 int sym_debug_file(const char *path, char *out, size_t outlen);
 
 /*
- * sym_is_executable() - 1 if ELF file @path is a program (ET_EXEC, or a
- * PIE: ET_DYN with a PT_INTERP), 0 if it is a library or cannot be read.
+ * sym_is_executable() - 1 if ELF file @path can only run as a program's
+ * main executable: ET_EXEC, or a PIE marked so (ET_DYN with DF_1_PIE in
+ * DT_FLAGS_1, which binutils' ld -pie and lld write); glibc's dlopen
+ * refuses both (elf/dl-load.c: "cannot dynamically load executable",
+ * "cannot dynamically load position-independent executable", 2.30 on).
+ * 0 if it may be loaded as a library or cannot be read.  A PT_INTERP
+ * proves nothing: libc.so.6 has one and runs as a program, yet every
+ * program loads it.
  */
 int sym_is_executable(const char *path);
 

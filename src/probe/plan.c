@@ -8,6 +8,7 @@
 #include <search.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1469,6 +1470,38 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	return 0;
 }
 
+/* @a and @b name the same file (by device and inode) */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * @path runs only as a program's main executable, so that only the
+ * programs judged below map it: the executable of -- CMD or of a -p
+ * process, or a file no dynamic loader takes as a library
+ * (sym_is_executable(): ET_EXEC, or a PIE marked DF_1_PIE).  Whatever
+ * else, a PT_INTERP and an entry point included (libc.so.6 has both), is
+ * a library: any program, traced or not, may load it.
+ */
+static bool is_program(const struct plan_env *env, const char *path)
+{
+	char exe[64];
+	int k;
+
+	if (same_file(path, env->exe))
+		return true;
+	for (k = 0; k < env->npids; k++) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", env->pids[k]);
+		if (same_file(path, exe))
+			return true;
+	}
+	return sym_is_executable(path) == 1;
+}
+
 /*
  * --returns auto: may a uretprobe on a function of @path harm a program?
  * A uretprobe is attached in every process that maps @path, traced or not
@@ -1500,7 +1533,7 @@ static int judge_returns(const struct plan_env *env, const char *path,
 		*risk = strdup("--returns sites");
 		return *risk ? 1 : -ENOMEM;
 	}
-	if (!sym_is_executable(path)) {
+	if (!is_program(env, path)) {
 		snprintf(why, sizeof(why),
 			 "%s is a library: a uretprobe takes over its returns in every process that loads it, traced or not, and any of them may unwind through it",
 			 path);

@@ -1768,23 +1768,42 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 	return ret;
 }
 
+/* DT_FLAGS_1 of @elf has DF_1_PIE (1), else 0 */
+static int has_pie_flag(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+	Elf_Data *d;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			if (!gelf_getdyn(d, (int)i, &dyn) ||
+			    dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_FLAGS_1)
+				return !!(dyn.d_un.d_val & DF_1_PIE);
+		}
+	}
+	return 0;
+}
+
 int sym_is_executable(const char *path)
 {
 	char err[64];
 	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	size_t i, n;
 	Elf *elf;
 	int fd, ret = 0;
 
 	if (open_elf(path, &fd, &elf, err, sizeof(err)))
 		return 0;
-	if (gelf_getehdr(elf, &eh)) {
-		ret = eh.e_type == ET_EXEC;
-		for (i = 0; !ret && !elf_getphdrnum(elf, &n) && i < n; i++)
-			ret = gelf_getphdr(elf, (int)i, &ph) &&
-			      ph.p_type == PT_INTERP;
-	}
+	if (gelf_getehdr(elf, &eh))
+		ret = eh.e_type == ET_EXEC ||
+		      (eh.e_type == ET_DYN && has_pie_flag(elf));
 	elf_end(elf);
 	close(fd);
 	return ret;

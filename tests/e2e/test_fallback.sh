@@ -17,6 +17,10 @@
 #     loads it); an executable is judged as itself, not by the command
 #     that starts it (-- sh -c); a C program that imports dlopen keeps its
 #     return sites.
+#  6. libc.so.6, a library with a PT_INTERP and an entry point (it runs as
+#     a program too): its qsort keeps return sites under -- CMD and -p, and
+#     an untraced C++ program throwing out of a qsort comparator while
+#     iprof traces lives (issue 43 item 1: a uretprobe killed it).
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v g++ >/dev/null || skip "no g++ (build-essential: tools/install-deps.sh)"
@@ -139,6 +143,42 @@ check "a program that imports dlopen: return sites, and why" \
 	"$(grep -c "(stops at 1 return site) (--returns auto chose them: $TMP/dl imports dlopen (code it loads may unwind))" "$TMP/dl.plan")" 1
 "$IPROF" -q -f json -o "$TMP/dl.json" -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 7 >"$TMP/dl.out" 2>&1
 check "dlopen program: work count" "$(jnode "$TMP/dl.json" work count)" "$(truth work "$TMP/dl.out")"
+# 6. a library that runs as a program too (libc.so.6) is a library; an
+# untraced C++ program throws through the timed qsort while iprof traces
+# a -- CMD, then a -p process (sleep: a plain C program)
+g++ -O2 "$H/qsort.cc" -o "$TMP/qsort" || { bad "qsort.cc does not build"; finish; }
+libc=$(ldd "$TMP/qsort" | awk '$1 == "libc.so.6" { print $3 }')
+libc=$(realpath "$libc")
+check "libc.so.6 has a PT_INTERP (else this case proves nothing)" \
+	"$(readelf -lW "$libc" | grep -c ' INTERP ')" 1
+lib_why="(--returns auto chose them: $libc is a library: a uretprobe takes over its returns in every process that loads it, traced or not, and any of them may unwind through it)"
+check "libc qsort under -- CMD: return sites, and why" \
+	"$("$IPROF" --dry-run -e 'uprobe:libc.so.6:qsort' -- sleep 1 2>&1 | grep -cF "$lib_why")" 1
+# untraced_lives DESC ARGS...: iprof ARGS in the background; once it
+# traces, the untraced C++ program sorts (its qsort hits the timed libc's
+# probes, filtered out in BPF) and must catch every throw
+untraced_lives() {
+	local desc=$1
+	shift
+	"$IPROF" -e 'uprobe:libc.so.6:qsort' "$@" >"$TMP/qs.rep" 2>"$TMP/qs.err" &
+	local ip=$!
+	wait_tracing "$TMP/qs.err" || bad "$desc: iprof never traced"
+	"$TMP/qsort" 200 1000 >"$TMP/qs.out" 2>"$TMP/qs.prog.err"
+	check "$desc: the untraced program's exit status" "$?" 0
+	check "$desc: the untraced program caught every throw" \
+		"$(grep '^caught' "$TMP/qs.out")" "caught $(truth sorts "$TMP/qs.out")"
+	wait $ip
+	check "$desc: iprof exit status" "$?" 0
+	cat "$TMP/qs.prog.err"
+}
+untraced_lives "libc qsort under -- sleep" -- sleep 2.5
+sleep 30 &
+sp=$!
+check "libc qsort under -p of a C program: return sites, and why" \
+	"$("$IPROF" --dry-run -e 'uprobe:libc.so.6:qsort' -p $sp 2>&1 | grep -cF "$lib_why")" 1
+untraced_lives "libc qsort under -p of a C program" -p $sp --duration 2.5s
+kill $sp 2>/dev/null
+wait $sp 2>/dev/null
 # --- tail calls (issue 25 item 2): said where the numbers are
 gcc -O2 "$H/tail.c" -o "$TMP/tail" || bad "tail.c does not build"
 objdump -d --no-show-raw-insn "$TMP/tail" | sed -n '/<tailer>:/,/^$/p' | grep -q 'jmp .*<callee>' ||

@@ -158,6 +158,29 @@ static void self_offsets(void **state)
 }
 
 /* libc: versioned symbols in .dynsym, no .symtab. */
+/* sym_is_executable(): this test program (a PIE: DF_1_PIE) is one; libc,
+ * which has a PT_INTERP and an entry point, is a library (issue 43); a
+ * file that is no ELF is none */
+static void executables(void **state)
+{
+	char libc[PATH_MAX], self[PATH_MAX];
+	void *fn;
+	ssize_t n;
+
+	(void)state;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	assert_int_equal(sym_is_executable(self), 1);
+	fn = dlsym(RTLD_DEFAULT, "clock_nanosleep");
+	assert_non_null(fn);
+	maps_offset(fn, libc);
+	assert_true(libc[0] == '/');
+	assert_int_equal(sym_is_executable(libc), 0);
+	assert_int_equal(sym_is_executable("/proc/self/status"), 0);
+	assert_int_equal(sym_is_executable("/nonexistent/x"), 0);
+}
+
 static void libc_versions(void **state)
 {
 	char libc[PATH_MAX], path2[PATH_MAX];
@@ -776,6 +799,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(self_offsets), cmocka_unit_test(libc_versions),
+		cmocka_unit_test(executables),
 		cmocka_unit_test(stripped),
 		cmocka_unit_test(insn_prefixes),
 		cmocka_unit_test(choosing),
