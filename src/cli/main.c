@@ -6,9 +6,10 @@
  * Exit codes: 0 traced and reported; 1 a runtime failure (BPF load, no
  * probe could attach, write error); 2 bad input (options, probe files, a
  * PID that is gone); 3 traced and reported, but some timers were not
- * attached or calls were lost (the report lists them); 130 interrupted
- * before tracing began; 128 + N a second signal N, or the command killed
- * by signal N (src/cli/trace.c).
+ * attached or calls were lost (the report lists them); 128 + N
+ * interrupted by signal N (SIGINT, SIGTERM, SIGHUP) before tracing began,
+ * a second signal N, or the command killed by signal N
+ * (src/cli/trace.c).
  *
  * The order of a run: the subcommands that trace nothing, the options
  * (src/cli/opts.c), the probes and the processes (src/cli/target.c), the plan
@@ -190,6 +191,8 @@ int main(int argc, char **argv)
 			argc > 2 ? "'" : "");
 		return EXIT_USAGE;
 	}
+	/* from here a signal ends the plan at once (exit 128 + N) */
+	trace_catch_signals();
 	if (opts_parse(argc, argv, &o))
 		goto out;
 	log_set_switches(o.quiet, o.verbose);

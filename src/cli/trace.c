@@ -77,15 +77,28 @@ static long long signal_now_ns(void)
 	return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* 1 once trace_run() began: before, a signal ends iprof at once */
+static volatile sig_atomic_t run_began;
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	static const char msg[] =
 		"iprof: a second signal: exiting at once, without a report\n";
 	static const char done[] =
 		"iprof: a second signal: exiting at once (all output is written)\n";
+	static const char early[] =
+		"iprof: interrupted before tracing began: nothing traced\n";
 	long long now = signal_now_ns();
 
 	(void)uc;
+	if (!run_began) {
+		/* planning, calibrating: nothing to report, nothing the
+		 * kernel keeps (BPF links die with their fds) */
+		ssize_t r = write(STDERR_FILENO, early, sizeof(early) - 1);
+
+		(void)r;
+		_exit(128 + sig);
+	}
 	if (stop_requested) {
 		if (sig == first_sig && si && si->si_code == SI_USER &&
 		    first_code == SI_USER && si->si_pid == first_pid &&
@@ -202,7 +215,7 @@ static int open_sinks(struct trace *t)
 	return 0;
 }
 
-static void catch_signals(void)
+void trace_catch_signals(void)
 {
 	struct sigaction sa = { 0 };
 
@@ -355,7 +368,7 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 	if (n == -EINTR || stop_requested) {
 		log_error("interrupted before tracing began; detaching");
 		run_detach(t->l);
-		return 128 + SIGINT;
+		return 128 + (first_sig ? first_sig : SIGINT);
 	}
 	if (n < 0) {
 		log_error("cannot attach: %s", strerror(-n));
@@ -659,8 +672,9 @@ int trace_run(struct opts *o, const struct plan *plan)
 	int ret;
 
 	t.has_sel = target_has_sel(o);
+	trace_catch_signals(); /* main() did: again, for a caller that did not */
+	run_began = 1;
 	if (!(ret = open_outputs(&t)) && !(ret = open_sinks(&t))) {
-		catch_signals();
 		if (!(ret = spawn_command(&t)) && !(ret = load_probes(&t)) &&
 		    !(ret = attach_probes(&t, &attach_ns)) &&
 		    !(ret = start_tracing(&t, attach_ns))) {

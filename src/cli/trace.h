@@ -9,6 +9,16 @@
 #include "iprof/plan.h"
 #include "cli/opts.h"
 
+/*
+ * trace_catch_signals() - SIGINT, SIGTERM and SIGHUP caught, whatever
+ * disposition iprof inherited (a script's "iprof ... &" starts it with
+ * SIGINT ignored), SIGPIPE ignored.  Until trace_run() begins, a signal
+ * ends iprof at once with exit status 128 + its number (planning and
+ * calibration leave nothing behind); from then on the first asks for a
+ * clean stop (report, detach), a second ends iprof at once.
+ */
+void trace_catch_signals(void);
+
 /* trace_run() - one traced run of @plan; returns the exit status. */
 int trace_run(struct opts *o, const struct plan *plan);
 
