@@ -717,6 +717,11 @@ int BPF_PROG(on_exec, struct task_struct *p, int old_pid,
 	if (tracing_on())
 		exec_emit(st, old);
 	exec_compact(st);
+	/* the frames kept go on under the leader's tid: user space moves
+	 * them there (after the leader's EXIT, which came first) */
+	if (tracing_on() && st->seen && old != id)
+		emit_aux(st, IPROF_REC_NEWTID, 0, st->depth, id,
+			 (__u32)old_pid);
 	if (tracing_on() && st->seen)
 		emit_comm(st, id);
 	return 0;

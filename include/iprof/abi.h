@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 8
+#define IPROF_ABI_VERSION 9
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -65,6 +65,15 @@ enum iprof_rec_type {
 	IPROF_REC_KEXPIRED = 16, /* no stop came within --span-timeout: the
 				  * loader removed its key; counted, never
 				  * timed (sent by user space, not BPF) */
+	IPROF_REC_NEWTID = 17, /* a thread other than its process's leader
+				* exec'd (sched_process_exec): de_thread()
+				* gave it the leader's pid, tid here; aux is
+				* its old tid.  The frames it kept across the
+				* exec (kernel function and span frames, depth
+				* of them; its user frames were closed by
+				* EXECED records under the old tid) go on
+				* under tid; the leader's own frames were
+				* closed by its EXIT, which came first */
 };
 
 /*
@@ -122,7 +131,8 @@ struct iprof_rec {
 	iprof_u16 depth; /* see above */
 	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
 	iprof_u32 aux; /* SWITCH_OUT: enum iprof_off_kind; IRQ_* or
-			* IPROF_F_CTX: enum iprof_ctx; else 0 */
+			* IPROF_F_CTX: enum iprof_ctx; NEWTID: the old
+			* tid; else 0 */
 };
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");

@@ -1217,6 +1217,28 @@ static int do_execed(struct agg *a, struct athread *t,
 	return 0;
 }
 
+/* close_exited() - close @t's open frames as exited at @ts (ns); 1 if
+ * one began after @ts (discarded, malformed input), else 0 */
+static int close_exited(struct agg *a, struct athread *t, uint64_t ts)
+{
+	struct frame f;
+	int bad = 0;
+
+	while (t->len) {
+		f = t->stack[--t->len];
+		if (ts < f.start_ns) {
+			f.node->discarded++;
+			a->stats.discarded++;
+			bad = 1;
+			continue;
+		}
+		f.node->exited++;
+		f.node->exited_ns += ts - f.start_ns;
+		a->stats.exited++;
+	}
+	return bad;
+}
+
 /*
  * do_exit() - the thread exited with frames open: none of them returned, so
  * none is a call.  Each is counted in exited with its elapsed time, apart
@@ -1226,7 +1248,6 @@ static int do_exit(struct agg *a, const struct iprof_rec *r)
 {
 	struct athread *t = thread_get(a, r->tid, 0);
 	int bad = 0;
-	struct frame f;
 
 	a->stats.exits++;
 	if (r->flags & IPROF_F_RESYNC) {
@@ -1236,19 +1257,48 @@ static int do_exit(struct agg *a, const struct iprof_rec *r)
 	}
 	if (!t)
 		return 0;
-	while (t->len) {
-		f = t->stack[--t->len];
-		if (r->ts < f.start_ns) {
-			f.node->discarded++;
-			a->stats.discarded++;
-			bad = 1;
-			continue;
-		}
-		f.node->exited++;
-		f.node->exited_ns += r->ts - f.start_ns;
-		a->stats.exited++;
-	}
+	bad = close_exited(a, t, r->ts);
 	thread_del(a, t);
+	if (bad) {
+		a->stats.malformed++;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * do_newtid() - a thread other than the leader exec'd (IPROF_REC_NEWTID):
+ * its frames, tid r->aux's, go on as tid r->tid's (the leader's, whose
+ * own frames its EXIT closed before; any still open close as exited).
+ * The whole thread moves: its on/off-CPU and interrupt clocks, its --by
+ * root, the nodes it completed.
+ */
+static int do_newtid(struct agg *a, const struct iprof_rec *r)
+{
+	struct athread *old = thread_get(a, r->aux, 0), *t, tmp;
+	int bad;
+
+	if (!old || r->aux == r->tid)
+		return 0; /* nothing of it open here */
+	if (r->flags & IPROF_F_RESYNC) {
+		a->stats.resyncs++;
+		lose_sync(a, old);
+	} else if (!old->waiting && old->len != r->depth) {
+		a->stats.mismatches++;
+		lose_sync(a, old);
+	}
+	t = thread_get(a, r->tid, 1);
+	if (!t) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	bad = close_exited(a, t, r->ts);
+	tmp = *t;
+	*t = *old;
+	*old = tmp;
+	t->tid = r->tid;
+	old->tid = r->aux;
+	thread_del(a, old);
 	if (bad) {
 		a->stats.malformed++;
 		return -EINVAL;
@@ -2064,6 +2114,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		break;
 	case IPROF_REC_EXIT:
 		return do_exit(a, &r);
+	case IPROF_REC_NEWTID:
+		return do_newtid(a, &r);
 	case IPROF_REC_SWITCH_OUT:
 	case IPROF_REC_SWITCH_IN:
 		return do_switch(a, &r);

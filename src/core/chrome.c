@@ -301,6 +301,27 @@ static int keyed_event(struct chrome *c, const void *rec)
 	return emit(c, o);
 }
 
+/* a thread that exec'd took its leader's tid (IPROF_REC_NEWTID): the
+ * calls it kept open go on, and end, on the leader's track */
+static int moved_track(struct chrome *c, const struct iprof_rec *r)
+{
+	struct ctrack *old, *t;
+
+	for (old = c->bucket[r->aux % CHROME_BUCKETS]; old; old = old->next)
+		if (old->key == r->aux)
+			break;
+	if (!old || !old->n || r->aux == r->tid)
+		return 0;
+	t = track(c, r->tid, r->tgid);
+	if (!t)
+		return fail(c, -ENOMEM);
+	close_down(c, t, 0, r->ts, "exit"); /* the leader's: gone */
+	memcpy(t->f, old->f, old->n * sizeof(old->f[0]));
+	t->n = old->n;
+	old->n = 0;
+	return c->err;
+}
+
 int chrome__push(struct chrome *c, const void *rec, size_t len)
 {
 	struct iprof_rec r;
@@ -326,6 +347,8 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 	}
 	if (r.type >= IPROF_REC_KSTART && r.type <= IPROF_REC_KEXPIRED)
 		return keyed_event(c, rec);
+	if (r.type == IPROF_REC_NEWTID)
+		return moved_track(c, &r);
 	if (r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED)
 		goto ignore;
 	if (r.type == IPROF_REC_SWITCH_OUT || r.type == IPROF_REC_SWITCH_IN ||

@@ -40,11 +40,26 @@ struct shard {
 	struct batch q[FOLD_QCAP];
 };
 
+/*
+ * A thread that exec'd took its leader's tid (IPROF_REC_NEWTID): its
+ * records from @ts on go to the shard of @key (its old tid's, where its
+ * frames are), until its EXIT.  The leader's own records before @ts go
+ * where its tid hashes.  FOLD_MOVED at once: the oldest gives way (its
+ * thread's next stop then mismatches: counted).
+ */
+#define FOLD_MOVED 16u
+struct moved {
+	uint32_t tid, key;
+	uint64_t ts;
+};
+
 struct fold {
 	unsigned int n;
 	unsigned int nsrc; /* fold__set_sources(), 0: records come merged */
 	uint32_t ntimers, max_paths, max_keys;
 	enum agg_by by;
+	unsigned int nmoved, next_moved;
+	struct moved moved[FOLD_MOVED];
 	struct shard *s[FOLD_MAX_THREADS];
 };
 
@@ -138,10 +153,58 @@ nomem:
 	return NULL;
 }
 
+/* moved() - the entry of @tid in the moved table, or NULL */
+static struct moved *moved(struct fold *f, uint32_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nmoved; i++)
+		if (f->moved[i].tid == tid)
+			return &f->moved[i];
+	return NULL;
+}
+
+/* moved_key() - the key of task record @r's thread: its tid, or the old
+ * tid of a thread that exec'd (struct moved); keeps the table */
+static uint32_t moved_key(struct fold *f, const struct iprof_rec *r)
+{
+	struct moved *m = moved(f, r->tid), *o;
+	uint32_t key;
+
+	if (r->type != IPROF_REC_NEWTID) {
+		if (!m || (r->type != IPROF_REC_COMM && r->ts < m->ts))
+			return r->tid; /* the leader's own, before */
+		key = m->key;
+		if (r->type == IPROF_REC_EXIT) /* its last record */
+			*m = f->moved[--f->nmoved];
+		return key;
+	}
+	/* where the old tid's records went: its shard, or its own old
+	 * tid's where it had moved too (that entry is done with) */
+	o = moved(f, r->aux);
+	key = o ? o->key : r->aux;
+	if (o && !m)
+		m = o;
+	else if (o) {
+		*o = f->moved[--f->nmoved];
+		m = moved(f, r->tid); /* it may have been the last */
+	}
+	if (!m && f->nmoved < FOLD_MOVED) {
+		m = &f->moved[f->nmoved++];
+	} else if (!m) {
+		m = &f->moved[f->next_moved];
+		f->next_moved = (f->next_moved + 1) % FOLD_MOVED;
+	}
+	m->tid = r->tid;
+	m->key = key;
+	m->ts = r->ts;
+	return key;
+}
+
 /* shard_of() - the shard of a record (32 bytes), as agg__push() keys its
  * threads: an interrupt context by context and CPU; a keyed span's record
  * by its starting side, wherever it stopped (struct iprof_rec_key) */
-static unsigned int shard_of(const struct fold *f, const struct iprof_rec *r)
+static unsigned int shard_of(struct fold *f, const struct iprof_rec *r)
 {
 	uint32_t key = r->tid;
 
@@ -150,8 +213,11 @@ static unsigned int shard_of(const struct fold *f, const struct iprof_rec *r)
 
 		if (k->ctx != IPROF_CTX_TASK)
 			key = AGG_CTX_TIMER(k->ctx, k->cpu);
-	} else if (r->type != IPROF_REC_COMM && (r->flags & IPROF_F_CTX))
+	} else if (r->type != IPROF_REC_COMM && (r->flags & IPROF_F_CTX)) {
 		key = AGG_CTX_TIMER(r->aux, r->cpu);
+	} else if (r->type == IPROF_REC_NEWTID || f->nmoved) {
+		key = moved_key(f, r);
+	}
 	return (unsigned int)(((uint64_t)(key * 0x9e3779b1u) * f->n) >> 32);
 }
 

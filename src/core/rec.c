@@ -1171,8 +1171,8 @@ struct rec_reader *rec_reader__new(FILE *f, const char *name, char *err,
 	}
 	if (h.header_size != REC_HEADER_SIZE ||
 	    h.rec_size != sizeof(struct iprof_rec) ||
-	    (h.abi_version != IPROF_ABI_VERSION &&
-	     h.abi_version != REC_ABI_OLDEST)) {
+	    h.abi_version > IPROF_ABI_VERSION ||
+	    h.abi_version < REC_ABI_OLDEST) {
 		util_set_err(err, errlen,
 		    "%s: offset 12: header says %u-byte header, %u-byte "
 		    "records of ABI %u; expected %u, %zu, %u to %d",

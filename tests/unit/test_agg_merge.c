@@ -706,6 +706,73 @@ static void test_fold(void **state)
 }
 
 /* the sink of the single stream below: its aggregator */
+/*
+ * fold and a thread that execs (NEWTID): its frames, in its old tid's
+ * shard, go on under its leader's tid, whose records follow them there
+ * from the exec on; the leader's own before it stay in the leader's.
+ * 40 processes (more at once than the fold's table of moved threads), in
+ * half of them a second thread execs after the first; the tree is the one
+ * aggregator's, nothing mismatched.
+ */
+static void test_fold_newtid(void **state)
+{
+	struct recs s = { 0 };
+	struct agg *one, *m;
+	struct fold *f;
+	unsigned int n, k;
+	uint32_t lead, thr, thr2;
+
+	(void)state;
+	s.ts = 1000;
+	for (k = 0; k < 40; k++) {
+		lead = 1000 + 3 * k;
+		thr = lead + 1;
+		thr2 = lead + 2;
+		emit(&s, IPROF_REC_START, 0, 0, lead, 1, 0, 0);
+		emit(&s, IPROF_REC_START, 0, 1, thr, 1, 0, 0);
+		emit(&s, IPROF_REC_START, 0, 2, thr, 2, 0, 0);
+		emit(&s, IPROF_REC_EXIT, 0, 0, lead, 0, 0, 0);
+		emit(&s, IPROF_REC_EXECED, 0, 1, thr, 1, 0, 0);
+		emit(&s, IPROF_REC_NEWTID, 0, 0, lead, 1, 0, thr);
+		emit(&s, IPROF_REC_STOP, 0, 2, lead, 1, 0, 0);
+		emit(&s, IPROF_REC_START, 0, 3, lead, 1, 0, 0);
+		if (k % 2) {
+			/* a second thread execs: lead (the first) exits */
+			emit(&s, IPROF_REC_START, 0, 2, thr2, 1, 0, 0);
+			emit(&s, IPROF_REC_EXIT, 0, 0, lead, 0, 0, 0);
+			emit(&s, IPROF_REC_NEWTID, 0, 0, lead, 1, 0, thr2);
+			emit(&s, IPROF_REC_STOP, 0, 2, lead, 1, 0, 0);
+			emit(&s, IPROF_REC_START, 0, 3, lead, 1, 0, 0);
+		}
+		emit(&s, IPROF_REC_STOP, 0, 3, lead, 1, 0, 0);
+		if (k % 4 == 1)
+			emit(&s, IPROF_REC_EXIT, 0, 0, lead, 0, 0, 0);
+	}
+	one = new_agg(AGG_BY_NONE);
+	push_all(one, s.r, s.n);
+	assert_int_equal(agg__stats(one)->mismatches, 0);
+	assert_int_equal(agg__stats(one)->skipped, 0);
+	assert_int_equal(agg__stats(one)->exited, 60);
+	agg__snapshot(one, s.ts + 1);
+	for (n = 1; n <= 4; n++) {
+		f = fold__new(n, NTIMERS, AGG_BY_NONE, 0, 0);
+		assert_non_null(f);
+		for (size_t i = 0; i < s.n; i++)
+			assert_int_equal(fold__push(f, &s.r[i], sizeof(s.r[i])),
+					 0);
+		m = fold__merged(f, s.ts + 1);
+		assert_non_null(m);
+		assert_int_equal(agg__stats(m)->mismatches, 0);
+		assert_int_equal(agg__stats(m)->skipped, 0);
+		assert_same(one, m);
+		agg__free(m);
+		fold__free(f);
+	}
+	agg__free(one);
+	free(s.r);
+	free(s.ring);
+}
+
 static void to_agg(void *ctx, const void *rec, size_t len)
 {
 	agg__push(ctx, rec, len);
@@ -809,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_merge_by_tgid),
 		cmocka_unit_test(test_merge_caps),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_fold_newtid),
 		cmocka_unit_test(test_fold_sources),
 	};
 
