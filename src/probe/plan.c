@@ -1470,15 +1470,6 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 	return 0;
 }
 
-/* @a and @b name the same file (by device and inode) */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /*
  * @path runs only as a program's main executable, so that only the
  * programs judged below map it: the executable of -- CMD or of a -p
@@ -1492,11 +1483,11 @@ static bool is_program(const struct plan_env *env, const char *path)
 	char exe[64];
 	int k;
 
-	if (same_file(path, env->exe))
+	if (util_same_file(path, env->exe))
 		return true;
 	for (k = 0; k < env->npids; k++) {
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", env->pids[k]);
-		if (same_file(path, exe))
+		if (util_same_file(path, exe))
 			return true;
 	}
 	return sym_is_executable(path) == 1;
