@@ -333,15 +333,23 @@ static int list_kernel(const struct list_opts *o)
 	return pr.n ? LIST_FOUND : LIST_NONE;
 }
 
+/* the options of iprof list WHAT (iprof list OPTIONS is the live run's
+ * --dry-run: opts.c's) */
+static const struct option lo[] = {
+	{"verbose", no_argument, NULL, 'v'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"debuginfo", required_argument, NULL, LIST_O_DEBUGINFO},
+	{NULL, 0, NULL, 0},
+};
+
+const struct option *list_options(void)
+{
+	return lo;
+}
+
 int list_main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{"debuginfo", required_argument, NULL, LIST_O_DEBUGINFO},
-		{NULL, 0, NULL, 0},
-	};
 	struct stat st;
 	const char *sub = argv[0];
 	struct list_opts o = {0};

@@ -7,6 +7,8 @@
 #ifndef IPROF_LIST_H
 #define IPROF_LIST_H
 
+#include <getopt.h>
+
 /* Exit statuses of list_main(), as grep(1)'s. */
 #define LIST_FOUND 0 /* something matched and was listed */
 #define LIST_NONE 1  /* nothing matched */
@@ -15,6 +17,10 @@
 /* list_is_subcommand() - 1 if @name is a subcommand list_main() runs
  * (tracepoints, functions, kernel; -h and --help print its help). */
 int list_is_subcommand(const char *name);
+
+/* list_options() - the getopt_long(3) table of iprof list WHAT (static,
+ * terminated by a zeroed entry). */
+const struct option *list_options(void);
 
 /*
  * list_main() - run `iprof list @argv[0] ...` (@argc arguments, argv[0]

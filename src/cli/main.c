@@ -36,6 +36,7 @@
 #include "kernel/uprobe_emu.h"
 #include "cli/log.h"
 #include "cli/calib.h"
+#include "cli/complete.h"
 
 /* The kernel side's messages (src/kernel/klog.h) on iprof's log: progress is
  * info (not with -q), libbpf's own lines debug (-v), as libbpf writes them */
@@ -169,6 +170,9 @@ int main(int argc, char **argv)
 	 * path it was run by (nothing else reads argv[0]) */
 	argv[0] = (char *)"iprof";
 	klog_set_sink(kernel_says);
+	/* the bash completion's questions (src/cli/complete.h) */
+	if (argc > 1 && complete_asks(argv[1]))
+		return complete_main(argc, argv);
 	/* "iprof -q record ...": the options go after the subcommand */
 	if (opts_hoist_subcommand(argc, argv))
 		return EXIT_USAGE;

@@ -356,20 +356,31 @@ static int add_selector(struct opts *o, int c, const char *arg)
 
 /* one option @c of iprof's own (not a report option), its value @arg:
  * into @o.  0, or -errno (said). */
+/* --returns HOW, by enum plan_returns; --interval-mode MODE, by
+ * opts.delta */
+static const char *const returns_names[] = { "auto", "sites", "uretprobe" };
+static const char *const interval_modes[] = { "cumulative", "delta" };
+
+/* the index of @arg in @names (@n), or -1 */
+static int name_index(const char *const *names, size_t n, const char *arg)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], arg))
+			return (int)i;
+	return -1;
+}
+
 /* --returns HOW: 0, or -EINVAL with the error said */
 static int parse_returns(struct opts *o, const char *arg)
 {
-	if (!strcmp(arg, "auto")) {
-		o->returns = PLAN_RETURNS_AUTO;
-	} else if (!strcmp(arg, "sites")) {
-		o->returns = PLAN_RETURNS_SITES;
-	} else if (!strcmp(arg, "uretprobe")) {
-		o->returns = PLAN_RETURNS_URETPROBE;
-	} else {
+	int i = name_index(returns_names, 3, arg);
+
+	if (i < 0) {
 		log_error("--returns '%s': expected auto, sites or uretprobe",
 			  arg);
 		return -EINVAL;
 	}
+	o->returns = (enum plan_returns)i;
 	o->returns_set = 1;
 	return 0;
 }
@@ -488,11 +499,8 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		o->fold_threads = (unsigned int)ul;
 		break;
 	case O_INTERVAL_MODE:
-		if (!strcmp(arg, "cumulative")) {
-			o->delta = 0;
-		} else if (!strcmp(arg, "delta")) {
-			o->delta = 1;
-		} else {
+		o->delta = name_index(interval_modes, 2, arg);
+		if (o->delta < 0) {
 			log_error(
 				"--interval-mode '%s': expected cumulative or delta",
 				arg);
@@ -723,22 +731,49 @@ bad:
 	return -EINVAL;
 }
 
+/* the subcommands, "list" last (opts_hoist_subcommand()) */
+static const char *const subs[] = { "record", "report", "diff", "list" };
+#define NSUBS (int)(sizeof(subs) / sizeof(subs[0]))
+
+const char *const *opts_subcommands(size_t *n)
+{
+	*n = NSUBS;
+	return subs;
+}
+
+const struct option *opts_options(void)
+{
+	return long_opts;
+}
+
+int opts_words(FILE *f, int c)
+{
+	const char *const *w = c == O_RETURNS	    ? returns_names :
+			       c == O_INTERVAL_MODE ? interval_modes :
+						      NULL;
+	size_t n = c == O_RETURNS ? 3 : 2;
+
+	if (!w)
+		return report_opts_words(f, c);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", w[i]);
+	return 0;
+}
+
 int opts_hoist_subcommand(int argc, char **argv)
 {
-	static const char *const subs[] = { "record", "report", "diff",
-					    "list" };
 	char subname[64], **moved;
 	int i, k, words, list_sub;
 
 	i = walk_opts(argc, argv, NULL, NULL, 0);
 	if (i <= 1 || i >= argc)
 		return 0; /* no option first, no word, or "--" */
-	for (k = 0; k < 4 && strcmp(argv[i], subs[k]); k++)
+	for (k = 0; k < NSUBS && strcmp(argv[i], subs[k]); k++)
 		;
-	if (k == 4)
+	if (k == NSUBS)
 		return 0; /* the command to trace */
-	list_sub = k == 3 && i + 1 < argc && list_is_subcommand(argv[i + 1]) &&
-		   argv[i + 1][0] != '-';
+	list_sub = k == NSUBS - 1 && i + 1 < argc &&
+		   list_is_subcommand(argv[i + 1]) && argv[i + 1][0] != '-';
 	snprintf(subname, sizeof(subname), "%s%s%s", argv[i],
 		 list_sub ? " " : "", list_sub ? argv[i + 1] : "");
 	if (walk_opts(i, argv, argv[i], subname, list_sub) < 0)

@@ -108,6 +108,23 @@ int opts_hoist_subcommand(int argc, char **argv);
  */
 int opts_parse(int argc, char **argv, struct opts *o);
 
+/*
+ * opts_options() - the getopt_long(3) table of iprof and iprof record
+ * (static, terminated by a zeroed entry), for the completion's list
+ * (src/cli/complete.c).
+ */
+const struct option *opts_options(void);
+
+/* opts_subcommands() - the subcommands' names (static), *@n of them. */
+const char *const *opts_subcommands(size_t *n);
+
+/*
+ * opts_words() - the values option @c of opts_options() (its val) takes,
+ * one a line on @f, from the tables it is parsed by.  0, or -ENOENT for
+ * an option that takes no word from a list.
+ */
+int opts_words(FILE *f, int c);
+
 /* opts_load_probes() - parse -P files and -e lines into @pl.  0 or -errno. */
 int opts_load_probes(const struct opts *o, struct probe_list *pl);
 

@@ -23,20 +23,28 @@
 #include "cli/log.h"
 #include "cli/report_opts.h"
 
+enum {
+	O_FROM = RO_NEXT,
+	O_TO,
+};
+
+/* the options of iprof report and iprof diff */
+static const struct option lo[] = {
+	REPORT_OPTS_LONG,
+	{"from", required_argument, NULL, O_FROM},
+	{"to", required_argument, NULL, O_TO},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+const struct option *replay_options(void)
+{
+	return lo;
+}
+
 int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 {
-	enum {
-		O_FROM = RO_NEXT,
-		O_TO,
-	};
-	static const struct option lo[] = {
-		REPORT_OPTS_LONG,
-		{"from", required_argument, NULL, O_FROM},
-		{"to", required_argument, NULL, O_TO},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	int c, ret;
 
 	report_opts_init(&ro->r);

@@ -21,6 +21,10 @@ struct replay_opts {
 	int quiet; /* -q; for iprof diff's own replay: no notes */
 };
 
+/* replay_options() - the getopt_long(3) table of iprof report and iprof
+ * diff (static, terminated by a zeroed entry). */
+const struct option *replay_options(void);
+
 /*
  * replay_parse() - the options of `iprof @cmd` into @ro (zeroed by the
  * caller); leaves optind at the first operand.  Returns 0, 1 for --help,

@@ -32,6 +32,9 @@ static const struct by_key {
 
 #define NBY (sizeof(by_keys) / sizeof(by_keys[0]))
 
+/* --json-tree's shapes, by report_opts.json_flat */
+static const char *const json_trees[] = { "nested", "flat" };
+
 void report_opts_init(struct report_opts *ro)
 {
 	memset(ro, 0, sizeof(*ro));
@@ -200,10 +203,11 @@ static int parse_value(struct report_opts *ro, int c, const char *arg)
 		return report_parse_weight(arg, &ro->weight);
 	case RO_JSON_TREE:
 		ro->json_tree_set = 1;
-		if (!strcmp(arg, "nested") || !strcmp(arg, "flat")) {
-			ro->json_flat = arg[0] == 'f';
-			return 0;
-		}
+		for (i = 0; i < 2; i++)
+			if (!strcmp(arg, json_trees[i])) {
+				ro->json_flat = (int)i;
+				return 0;
+			}
 		return -EINVAL;
 	case RO_BY:
 		for (i = 0; i < NBY; i++)
@@ -363,4 +367,39 @@ void report_opts_usage(FILE *f, int c, const char *lead, const char *tail,
 	}
 	snprintf(text, sizeof(text), "%s%s%s", lead, list, tail);
 	wrap(f, text);
+}
+
+int report_opts_words(FILE *f, int c)
+{
+	const struct report_name *t = NULL;
+	size_t n = 0, i;
+
+	switch (c) {
+	case 'f':
+		t = report_fmt_names(&n);
+		break;
+	case RO_SORT:
+		t = report_sort_names(&n);
+		break;
+	case RO_WEIGHT:
+		t = report_weight_names(&n);
+		break;
+	case RO_COLUMNS:
+		for (int k = 0; k < REPORT_NCOL; k++)
+			fprintf(f, "%s\n", report_col_name(k));
+		return 0;
+	case RO_BY:
+		for (i = 0; i < NBY; i++)
+			fprintf(f, "%s\n", by_keys[i].name);
+		return 0;
+	case RO_JSON_TREE:
+		for (i = 0; i < 2; i++)
+			fprintf(f, "%s\n", json_trees[i]);
+		return 0;
+	default:
+		return -ENOENT;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\n", t[i].name);
+	return 0;
 }

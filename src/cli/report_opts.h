@@ -106,6 +106,14 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 int report_opts_check(const struct report_opts *ro, const char *cmd);
 
 /*
+ * report_opts_words() - the values option @c ('f', RO_SORT, RO_WEIGHT,
+ * RO_COLUMNS, RO_BY, RO_JSON_TREE) takes, one a line on @f, from the
+ * tables it is parsed by (for the bash completion: iprof --list-values).
+ * Returns 0, or -ENOENT for an option that takes no word from a list.
+ */
+int report_opts_words(FILE *f, int c);
+
+/*
  * report_opts_usage() - the text of --help for option @c (RO_SORT, 'f',
  * ...) from the tables, wrapped at 75 columns below column 24: @lead
  * ("order of siblings: "), the list, @tail ("; table, json, folded").

@@ -48,7 +48,11 @@ if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/syscalls ]; then
 fi
 bash -n "$root/usr/share/bash-completion/completions/iprof"
 check "bash completion: syntax" "$?" 0
-check "bash completion: formats" \
-	"$(grep -o 'table json folded seed chrome openmetrics' "$root/usr/share/bash-completion/completions/iprof")" \
-	"table json folded seed chrome openmetrics"
+# the packaged completion asks the packaged iprof (tests/lint/options.sh
+# checks the source's against every option): -f's words
+check "bash completion: formats, from iprof --list-values" \
+	"$(bash -c '_init_completion() { words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; cur=${words[cword]}; prev=${words[cword - 1]}; }
+		complete() { :; }; . "$1"; COMP_WORDS=("$2" --format ""); COMP_CWORD=2; _iprof; echo "${COMPREPLY[*]}"' \
+		_ "$root/usr/share/bash-completion/completions/iprof" "$root/usr/sbin/iprof")" \
+	"$("$root/usr/sbin/iprof" --list-values -f | tr '\n' ' ' | sed 's/ $//')"
 finish
