@@ -1028,29 +1028,53 @@ enum left_view {
 	LV_URETPROBE, /* after a return: sp 8 bytes above the frame's slot */
 };
 
-/* most frames one hit closes: a bounded loop for the verifier; more wait
- * for the next hit */
-#define LEFT_PER_HIT 16
+/* most frames one hit closes: a bounded loop for the verifier, as deep
+ * as the stack of frames (a longjmp out of 50 nested calls closes them
+ * all before the next call nests under them) */
+#define LEFT_PER_HIT IPROF_MAX_DEPTH
+
+/*
+ * Whether the user stack slot at @sp (a function entry's: it holds the new
+ * call's return address) was reused since a frame timed by a uretprobe was
+ * entered at it: 1 if it holds anything but the uretprobe trampoline
+ * (which the kernel put there at that entry, and which a tail call from
+ * that frame keeps), 0 if it holds the trampoline or cannot be read.  So
+ * a call from the slot a longjmp skipped closes the frame left there; a
+ * tail call does not.  (A frame past the kernel's 64 nested uretprobes got
+ * none, and its tail call is taken for a new call: closed as unwound.)
+ */
+static __always_inline int slot_reused(__u64 sp)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 ra, tramp;
+
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)sp))
+		return 0;
+	tramp = BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
+	return ra != tramp;
+}
 
 /*
  * At a user-mode probe hit at user stack pointer @sp: close the top frames
  * of the thread that the stack shows were left, each sent as
  * IPROF_REC_LEFT (user space counts them as unwound, untimed): a user
  * frame on the same stack (see IPROF_USTACK_GAP) whose entry slot is
- * below @sp, or, at a function entry, at @sp when the frame ends at
- * return sites (a frame that left by a return site was stopped there; a
- * tail call has a return site of its own, so only a frame timed by a
- * uretprobe may still be open at its callee's entry slot).  Stops at the
- * first frame that was not left, or not a user frame.  A global function:
- * the verifier checks its loop once, and the program goes on from one
- * state instead of one per turn the loop may end at.
+ * below @sp, or, at a function entry, at @sp: a frame that ends at return
+ * sites (one that left by a return site was stopped there; a tail call
+ * has a return site of its own), or one timed by a uretprobe whose slot
+ * no longer holds the trampoline (slot_reused(): a longjmp left it, and
+ * the slot's new call is this one; a tail call from it keeps the
+ * trampoline there and the frame open).  Stops at the first frame that
+ * was not left, or not a user frame.  A global function: the verifier
+ * checks its loop once, and the program goes on from one state instead
+ * of one per turn the loop may end at.
  */
 __noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
 {
 	struct task_state *st;
 	__u64 u, top = sp;
 	__u32 d, j;
-	int k;
+	int k, reused = -1;
 
 	if (!sp || !tracing_on())
 		return 0;
@@ -1070,9 +1094,15 @@ __noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
 		if (top - IPROF_USP_ADDR(u) > IPROF_USTACK_GAP &&
 		    IPROF_USP_ADDR(u) - top > IPROF_USTACK_GAP)
 			break; /* another stack */
-		if (!(IPROF_USP_ADDR(u) < top ||
-		      (view == LV_ENTRY && IPROF_USP_ADDR(u) == top && u & 1)))
-			break;
+		if (IPROF_USP_ADDR(u) != top || view != LV_ENTRY) {
+			if (IPROF_USP_ADDR(u) >= top)
+				break;
+		} else if (!(u & 1)) {
+			if (reused < 0)
+				reused = slot_reused(top);
+			if (!reused)
+				break;
+		}
 		/* the top frame left: so were the deeper ones past
 		 * IPROF_MAX_DEPTH (st->over), never emitted */
 		st->over = 0;

@@ -40,8 +40,24 @@ struct thread_struct {
 	unsigned long features;
 };
 
+/* the uretprobe trampoline's address in the process: the first slot of its
+ * [uprobes] area (uprobe_get_trampoline_vaddr() in kernel/events/uprobes.c;
+ * NULL area: no uretprobe has fired in the process yet) */
+struct xol_area {
+	unsigned long vaddr;
+};
+
+struct uprobes_state {
+	struct xol_area *xol_area;
+};
+
+struct mm_struct {
+	struct uprobes_state uprobes_state;
+};
+
 struct task_struct {
 	struct thread_info thread_info;
+	struct mm_struct *mm;
 	struct thread_struct thread;
 	int pid;
 	int tgid;
