@@ -31,8 +31,8 @@
 static jmp_buf env;
 static sigjmp_buf senv;
 static volatile int sink, jump = 1; /* jump: GCC sees no endless recursion */
-static long n_leaf_one, n_mid_two, n_leaf_two, n_rec_deep, n_work_sig,
-	n_on_sig, n_after, n_tail;
+static long n_leaf_one, n_mid_two, n_leaf_two, n_rec_deep, n_work_sig, n_on_sig,
+	n_after, n_tail;
 
 __attribute__((noinline)) void after(void)
 {

@@ -247,8 +247,8 @@ struct plan_env {
 	 * else entry only; _SITES: return
 	 * sites, else entry only (never a uretprobe); _URETPROBE: always a
 	 * uretprobe (faster where the kernel single-steps a return site's
-	 * ret, but it rewrites return addresses: C++ exceptions, coroutines
-	 * and longjmp break) */
+	 * ret, but it rewrites return addresses: C++ exceptions and
+	 * coroutines break; a longjmp past one is harmless) */
 	enum plan_returns returns;
 	/* 1: the kernel lets a uprobe program write its registers
 	 * (uprobe_emu_supported()): return sites cost no single step, so

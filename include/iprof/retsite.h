@@ -5,8 +5,10 @@
  * at each of them instead of a uretprobe.  A uretprobe replaces the return
  * address on the thread's stack with the kernel's trampoline: a C++
  * exception unwinding through it calls std::terminate, a coroutine switch
- * or a longjmp past it makes the kernel kill the process (SIGILL, "failed
- * to handle uretprobe").  A uprobe on a ret instruction changes nothing the
+ * past it makes the kernel kill the process (SIGILL, "failed to handle
+ * uretprobe"); a longjmp past it is harmless (the kernel drops the
+ * instances it skipped by stack pointer: tools/longjmp-workload, 6.1 to
+ * 7.2).  A uprobe on a ret instruction changes nothing the
  * program can see, and fires with the stack pointer at the return address,
  * as at the entry (bpf/iprof.bpf.h: drop_left(), timer_stop()).
  *

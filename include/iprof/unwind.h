@@ -3,8 +3,10 @@
  * Can a program unwind or switch stacks through a user function?  A
  * uretprobe replaces the return address on the stack with the kernel's
  * trampoline (include/iprof/retsite.h): a C++ exception or a Rust panic
- * unwinding through it, a forced unwind (pthread_exit, pthread_cancel),
- * a longjmp or a coroutine switch past it kills the program.  Where a
+ * unwinding through it, a forced unwind (pthread_exit, pthread_cancel) or
+ * a coroutine switch past it kills the program; a longjmp past it does
+ * not (the kernel drops the skipped instances, and BPF closes their
+ * frames as unwound: bpf/iprof.bpf.h drop_left()).  Where a
  * function's return sites cannot be found, --returns auto (plan_env.
  * returns) gives it a uretprobe only where the binaries show none of
  * that can happen.  Kernel-free: it reads ELF files (libelf).
@@ -28,13 +30,16 @@
  * __cxa_throw, __cxa_rethrow, _Unwind_RaiseException, _Unwind_Resume,
  * _Unwind_ForcedUnwind (C++, Rust, any unwinder), rust_eh_personality or
  * __rust_start_panic (Rust), runtime.morestack or runtime.gopanic (Go);
- * a file that imports (not defines: libc does) longjmp, _longjmp,
- * siglongjmp, __longjmp_chk, swapcontext, setcontext, pthread_exit or
- * pthread_cancel, or dlopen or dlmopen (what it loads at run time is in
- * no closure: a C program's C++ plugin may throw through its functions).
+ * a file that imports (not defines: libc does) swapcontext, setcontext,
+ * pthread_exit or pthread_cancel, or dlopen or dlmopen (what it loads at
+ * run time is in no closure: a C program's C++ plugin may throw through
+ * its functions).  An import of longjmp, _longjmp, siglongjmp or
+ * __longjmp_chk is no evidence, only said.
  *
  * Returns 1 (it can: @why, @len bytes, names the file and the symbol),
- * 0 (it cannot: @why says how many files were read), or -ENOMEM.  A file
+ * 0 (it cannot: @why says how many files were read, and with "longjmp-
+ * style exits only (FILE imports SYM)" the first such import), or
+ * -ENOMEM.  A file
  * that cannot be read is skipped (a missing library cannot be loaded
  * either).
  */

@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 		if (t->note)
 			log_info("%s: %s", t->name, t->note);
 		if (t->ret_unsafe && !t->error)
-			log_warn("%s: --returns uretprobe, but %s: an exception, longjmp or stack switch through it kills the program",
+			log_warn("%s: --returns uretprobe, but %s: an unwinder (a C++ exception, a Rust panic, a forced thread exit) or a stack switch that meets its uretprobe's trampoline kills the program (a longjmp past it does not)",
 				 t->name, t->ret_risk);
 		if (t->ret_entry && !t->error)
 			log_warn("%s: entry only, its calls show as unwound frames, never timed: no return sites (%s), and no uretprobe (%s); --returns uretprobe times it at that risk",

@@ -29,9 +29,18 @@ static const char *const unwinders[] = {
  * and dlopen: code loaded at run time is in no DT_NEEDED closure (a C
  * program's C++ plugin may throw through the program's functions) */
 static const char *const switchers[] = {
-	"longjmp",     "_longjmp",   "siglongjmp",   "__longjmp_chk",
-	"swapcontext", "setcontext", "pthread_exit", "pthread_cancel",
-	"dlopen",      "dlmopen",
+	"swapcontext",	  "setcontext", "pthread_exit",
+	"pthread_cancel", "dlopen",	"dlmopen",
+};
+
+/* imported only: longjmp-style exits, harmless past a uretprobe (the
+ * kernel drops the return instances a longjmp skipped, by stack pointer;
+ * BPF closes their frames as unwound: drop_left()), only said */
+static const char *const ljumps[] = {
+	"longjmp",
+	"_longjmp",
+	"siglongjmp",
+	"__longjmp_chk",
 };
 
 static bool in_list(const char *const *l, size_t n, const char *s)
@@ -47,7 +56,10 @@ static bool in_list(const char *const *l, size_t n, const char *s)
 struct closure {
 	char *files[UNWIND_MAX_FILES];
 	size_t n;
+	char ljmp[PATH_MAX + 64]; /* "FILE imports SYM": the first longjmp */
 };
+
+#define NELEM(a) (sizeof(a) / sizeof(*(a)))
 
 /* Add @path (realpath'ed) unless there; 0, 1 already there or full,
  * -ENOENT, -ENOMEM. */
@@ -170,13 +182,12 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			    !nm[0])
 				continue;
 			und = s.st_shndx == SHN_UNDEF;
-			if (in_list(unwinders,
-				    sizeof(unwinders) / sizeof(*unwinders),
-				    nm) ||
-			    (und &&
-			     in_list(switchers,
-				     sizeof(switchers) / sizeof(*switchers),
-				     nm))) {
+			if (und && !c->ljmp[0] &&
+			    in_list(ljumps, NELEM(ljumps), nm))
+				snprintf(c->ljmp, sizeof(c->ljmp),
+					 "%s imports %s", path, nm);
+			if (in_list(unwinders, NELEM(unwinders), nm) ||
+			    (und && in_list(switchers, NELEM(switchers), nm))) {
 				util_set_err(why, len, "%s %s %s%s", path,
 					     und ? "imports" : "defines", nm,
 					     strncmp(nm, "dl", 2)
@@ -216,23 +227,31 @@ out:
 
 int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 {
-	struct closure c = {.n = 0};
+	struct closure *c = calloc(1, sizeof(*c));
 	size_t i;
 	int ret = 0;
 
+	if (!c)
+		return -ENOMEM;
 	for (i = 0; i < n && ret >= 0; i++)
-		if (add_file(&c, files[i]) == -ENOMEM)
+		if (add_file(c, files[i]) == -ENOMEM)
 			ret = -ENOMEM;
-	for (i = 0; ret == 0 && i < c.n; i++)
-		ret = scan(&c, i, why, len);
+	for (i = 0; ret == 0 && i < c->n; i++)
+		ret = scan(c, i, why, len);
 	if (!ret)
 		util_set_err(why, len,
 			     "no unwinder, stack switch or forced unwind in "
 			     "the %zu file%s of the program (%s and its "
-			     "libraries)",
-			     c.n, c.n == 1 ? "" : "s",
-			     c.n ? c.files[0] : "none");
-	for (i = 0; i < c.n; i++)
-		free(c.files[i]);
+			     "libraries)%s%s%s",
+			     c->n, c->n == 1 ? "" : "s",
+			     c->n ? c->files[0] : "none",
+			     c->ljmp[0] ? "; longjmp-style exits only (" : "",
+			     c->ljmp,
+			     c->ljmp[0] ? "): the frames they skip close as "
+					  "unwound"
+					: "");
+	for (i = 0; i < c->n; i++)
+		free(c->files[i]);
+	free(c);
 	return ret;
 }

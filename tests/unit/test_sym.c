@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "iprof/sym.h"
+#include "iprof/unwind.h"
 
 static char g_tmp[] = "/tmp/iprof-test-sym-XXXXXX";
 static char g_self[PATH_MAX]; /* this test program, absolute */
@@ -795,6 +796,37 @@ static void modules(void **state)
 	ksyms_free(&k);
 }
 
+/*
+ * unwind_judge(): a program whose only non-local exits are longjmp-style
+ * (tools/longjmp-workload: longjmp, siglongjmp) cannot unwind through a
+ * uretprobe, and the evidence says so; a stack switch (e2e-coro:
+ * swapcontext) can, alone or beside longjmp.
+ */
+static void unwind_longjmp(void **state)
+{
+	const char *lj = getenv("IPROF_LONGJMP_FIXTURE"),
+		   *co = getenv("IPROF_CORO_FIXTURE"), *both[2];
+	char why[PATH_MAX + 256], want[PATH_MAX + 64], rp[PATH_MAX];
+
+	(void)state;
+	if (!lj || !co)
+		skip();
+	assert_non_null(realpath(lj, rp));
+	assert_int_equal(unwind_judge(&lj, 1, why, sizeof(why)), 0);
+	snprintf(want, sizeof(want), "longjmp-style exits only (%s imports ",
+		 rp);
+	assert_non_null(strstr(why, want));
+	assert_non_null(
+		strstr(why, "longjmp): the frames they skip close as unwound"));
+	assert_int_equal(unwind_judge(&co, 1, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, " imports swapcontext"));
+	both[0] = lj;
+	both[1] = co;
+	assert_int_equal(unwind_judge(both, 2, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, " imports swapcontext"));
+	assert_null(strstr(why, "longjmp"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -808,6 +840,7 @@ int main(void)
 		cmocka_unit_test(func_names),	cmocka_unit_test(cxx_names),
 		cmocka_unit_test(demangled),	cmocka_unit_test(suggest),
 		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),
+		cmocka_unit_test(unwind_longjmp),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
