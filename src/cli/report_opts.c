@@ -337,24 +337,29 @@ static void wrap(FILE *f, const char *text)
 	fputc('\n', f);
 }
 
+/* the table of names of option @c ('f', RO_SORT, RO_WEIGHT), *@n of
+ * them; NULL for another */
+static const struct report_name *names_of(int c, size_t *n)
+{
+	*n = 0;
+	switch (c) {
+	case 'f':
+		return report_fmt_names(n);
+	case RO_SORT:
+		return report_sort_names(n);
+	case RO_WEIGHT:
+		return report_weight_names(n);
+	}
+	return NULL;
+}
+
 void report_opts_usage(FILE *f, int c, const char *lead, const char *tail,
 		       int detail)
 {
-	const struct report_name *t = NULL;
 	char list[1024], text[1536];
-	size_t n = 0;
+	size_t n;
+	const struct report_name *t = names_of(c, &n);
 
-	switch (c) {
-	case 'f':
-		t = report_fmt_names(&n);
-		break;
-	case RO_SORT:
-		t = report_sort_names(&n);
-		break;
-	case RO_WEIGHT:
-		t = report_weight_names(&n);
-		break;
-	}
 	if (t)
 		join(list, sizeof(list), t, n,
 		     detail ? NAMES_HELP : NAMES_DEFAULT);
@@ -371,19 +376,10 @@ void report_opts_usage(FILE *f, int c, const char *lead, const char *tail,
 
 int report_opts_words(FILE *f, int c)
 {
-	const struct report_name *t = NULL;
-	size_t n = 0, i;
+	size_t n, i;
+	const struct report_name *t = names_of(c, &n);
 
 	switch (c) {
-	case 'f':
-		t = report_fmt_names(&n);
-		break;
-	case RO_SORT:
-		t = report_sort_names(&n);
-		break;
-	case RO_WEIGHT:
-		t = report_weight_names(&n);
-		break;
 	case RO_COLUMNS:
 		for (int k = 0; k < REPORT_NCOL; k++)
 			fprintf(f, "%s\n", report_col_name(k));
@@ -396,9 +392,9 @@ int report_opts_words(FILE *f, int c)
 		for (i = 0; i < 2; i++)
 			fprintf(f, "%s\n", json_trees[i]);
 		return 0;
-	default:
-		return -ENOENT;
 	}
+	if (!t)
+		return -ENOENT;
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s\n", t[i].name);
 	return 0;

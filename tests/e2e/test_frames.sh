@@ -164,33 +164,6 @@ check "exec by a thread: outer not incomplete" "$(jnode "$TMP/ext.json" outer in
 check "exec by a thread: inner" "$(jnode "$TMP/ext.json" inner count)" "$(truth inner "$TMP/ext.out")"
 check "exec by a thread: nothing skipped or mismatched" \
 	"$(jq -c '[.loss.skipped_records, .loss.mismatches]' "$TMP/ext.json")" "[0,0]"
-# ... with main timed (the leader's frame, closed as exited when the exec
-# kills it) and the execve span, which goes on across the exec under the
-# leader's tid (IPROF_REC_NEWTID; it read as a skipped record, exit 3),
-# folded by one aggregator and by two shards
-for fold in 1 2; do
-	"$IPROF" -q -f json -o "$TMP/exs.json" --fold-threads $fold \
-		-e "uprobe:$BUILD/e2e-execer:main" -e "uprobe:$BUILD/e2e-execer:outer" \
-		-e "uprobe:$BUILD/e2e-execer:inner" \
-		-e 'span ex = tracepoint:syscalls:sys_enter_execve -> tracepoint:syscalls:sys_exit_execve' \
-		-- "$BUILD/e2e-execer" thread 3 >"$TMP/exs.out" 2>>"$TMP/err"
-	check "exec by a thread, execve timed (--fold-threads $fold): exit status" "$?" 0
-	check "exec by a thread, execve timed (--fold-threads $fold): the execve a call under outer" \
-		"$(jnode "$TMP/exs.json" "outer>ex" count),$(jnode "$TMP/exs.json" "outer>ex" incomplete)" 1,0
-	check "exec by a thread, execve timed (--fold-threads $fold): the old main exited, the new one returned" \
-		"$(jnode "$TMP/exs.json" main exited),$(jnode "$TMP/exs.json" main count)" 1,1
-	check "exec by a thread, execve timed (--fold-threads $fold): inner under the new main" \
-		"$(jnode "$TMP/exs.json" "main>inner" count)" "$(truth inner "$TMP/exs.out")"
-	check "exec by a thread, execve timed (--fold-threads $fold): nothing skipped or mismatched" \
-		"$(jq -c '[.loss.skipped_records, .loss.mismatches]' "$TMP/exs.json")" "[0,0]"
-done
-# ... and its timeline: the execve drawn whole on the leader's track
-"$IPROF" -q -f chrome -o "$TMP/exs.trace" -e "uprobe:$BUILD/e2e-execer:outer" \
-	-e 'span ex = tracepoint:syscalls:sys_enter_execve -> tracepoint:syscalls:sys_exit_execve' \
-	-- "$BUILD/e2e-execer" thread 3 >/dev/null 2>>"$TMP/err"
-check "exec by a thread, timeline: two execve calls, none discarded, both the process's" \
-	"$(jq -c '[.traceEvents[] | select(.ph == "X" and .name == "ex") | [.args.end // "", .tid == .pid]]' "$TMP/exs.trace")" \
-	'[["",true],["",true]]'
 
 cat "$TMP/err"
 finish
