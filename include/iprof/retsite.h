@@ -49,11 +49,16 @@ struct retsite_code {
  *    register (a function pointer or GOT entry: a tail call),
  * in address order, into *@sites (malloc'ed, the caller frees it) and
  * their number into *@n (at least 1), of which *@njmp (@njmp may be NULL)
- * are jmps: tail calls, after which the callee runs outside the timer.  Jumps inside the function and
- * jump-table jumps (an indirect jmp through memory with an index
- * register, or notrack jmp *%reg: -fcf-protection marks jump tables so)
- * are not sites.  Jump targets in @why are virtual addresses (@parts'
- * @addr), places in the function "+0x12" from its start.
+ * are jmps: tail calls, after which the callee runs outside the timer.
+ * Jumps inside the function and a switch's jump-table jmp are not sites:
+ * a jmp *%reg or jmp *T(,%idx,8) whose table it reads, every entry
+ * inside the function, the index proven bounded where the jmp is (a cmp
+ * and ja/jae/jbe/jb, of a register or of memory it is then loaded from;
+ * and; movzx; over every path into the jmp, its control flow followed
+ * through loops and the function's pieces), or an unread notrack jmp
+ * (-fcf-protection marks jump tables so).  Jump targets in @why are
+ * virtual addresses (@parts' @addr), places in the function "+0x12" from
+ * its start ("-0x40" in a piece before it).
  *
  * Returns 0; -ENOENT when the function has no return site at all (it
  * never returns: it calls exit, longjmp, throws; @why says so); -ENOMEM;
@@ -61,7 +66,9 @@ struct retsite_code {
  * uretprobe in @why (@len bytes), when its returns cannot be found for
  * sure: no size in its symbol; larger than RETSITE_MAX_CODE; bytes Capstone
  * cannot decode (data in the code, another instruction set); an indirect
- * jmp *%reg (a jump table or a tail call: cannot tell); a conditional jump
+ * jmp through a register or a table that is no jump table it can prove
+ * bounded (a jump table or a tail call: cannot tell), or a table with an
+ * entry out of the function; a conditional jump
  * out of the function (a uprobe would fire whether or not it is taken); a
  * far ret or jmp; a site at the function's first instruction (its entry
  * probe is at the same address); a site whose prefixes the kernel refuses

@@ -24,6 +24,9 @@
  * part, and the .eh_frame ranges its jumps reach (retsite_find()). */
 #define RETSITE_MAX_PARTS 8
 
+/* Most entries of a jump table read (a larger bound: no table). */
+#define RETSITE_MAX_TABLE 4096
+
 /* What retsite_find() reads a function's file with: its ELF image, for
  * the load segments (file offsets <-> addresses), .eh_frame (libdw) and
  * jump tables (.rodata), and where its functions start. */
@@ -36,6 +39,22 @@ struct rs_file {
 	size_t nstarts;
 	struct retsite_code p[RETSITE_MAX_PARTS];
 	size_t np;
+	/* where paths from another piece enter a piece (its jumps', its
+	 * tables'), with what holds on them all, sorted by offset */
+	struct rs_ent *ent;
+	size_t nent;
+	/* the jump tables read: each target of a table's jmp in the
+	 * same piece, sorted by jmp */
+	struct rs_edge {
+		uint64_t from, to;
+	} *tab;
+	size_t ntab;
+	/* a notrack jmp was taken for a jump table unread: where its paths
+	 * lead is unknown, so nothing is known anywhere */
+	bool blind;
+	bool indirect; /* a piece has an indirect jmp: follow the flow */
+	bool changed; /* ent, tab, blind or indirect changed (all_sites()) */
+	bool nomem; /* ent_meet() ran out of memory */
 };
 
 /*
@@ -190,267 +209,794 @@ static bool has_prefix(const cs_insn *in, unsigned char b)
 	return false;
 }
 
-/* The 16 general registers, 64- and 32-bit names, by number 0-15. */
-static const x86_reg gpr64[16] = {
-	X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
-	X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
-	X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
-	X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
-};
-static const x86_reg gpr32[16] = {
-	X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX,
-	X86_REG_ESP, X86_REG_EBP, X86_REG_ESI, X86_REG_EDI,
-	X86_REG_R8D, X86_REG_R9D, X86_REG_R10D, X86_REG_R11D,
-	X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D,
-};
+/* File offset @a as a place in the function, "+0x12" from its start, or
+ * "-0x40" in a part before it: a sign and a magnitude, for "%s%#llx". */
+#define REL(f, a)                                                     \
+	(a) < (f)->p[0].off ? "-" : "+",                              \
+		(unsigned long long)((a) < (f)->p[0].off ?            \
+					     (f)->p[0].off - (a) :    \
+					     (a) - (f)->p[0].off)
 
-/* @r's number (0-15) and *@w32 whether it is the 32-bit name; -1 for
- * another register (8-, 16-bit ones included). */
-static int gpr(x86_reg r, bool *w32)
+/* Add the path from jump table jmp @from to its target @to (f->tab):
+ * 0 or -ENOMEM. */
+static int tab_add(struct rs_file *f, uint64_t from, uint64_t to)
 {
-	int i;
+	size_t lo = 0, hi = f->ntab, m;
+	struct rs_edge *e;
 
-	for (i = 0; i < 16; i++) {
-		if (gpr64[i] == r || gpr32[i] == r) {
-			if (w32)
-				*w32 = gpr32[i] == r;
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		e = &f->tab[m];
+		if (e->from == from && e->to == to)
+			return 0;
+		if (e->from < from || (e->from == from && e->to < to))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (util_grow(&f->tab, f->ntab, sizeof(*f->tab)))
+		return -ENOMEM;
+	memmove(f->tab + lo + 1, f->tab + lo,
+		(f->ntab - lo) * sizeof(*f->tab));
+	f->tab[lo] = (struct rs_edge){ from, to };
+	f->ntab++;
+	f->changed = true;
+	return 0;
+}
+
+/* The index of @a in the sorted @n offsets @v, or -1. */
+static ssize_t find_off(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (v[m] == a)
+			return (ssize_t)m;
+		if (v[m] < a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return -1;
+}
+
+/* The 16 general registers by number 0-15, by their 64-, 32-, 16- and
+ * 8-bit names. */
+static const x86_reg gpr_names[4][16] = {
+	{ X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP,
+	  X86_REG_RBP, X86_REG_RSI, X86_REG_RDI, X86_REG_R8, X86_REG_R9,
+	  X86_REG_R10, X86_REG_R11, X86_REG_R12, X86_REG_R13, X86_REG_R14,
+	  X86_REG_R15 },
+	{ X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX, X86_REG_ESP,
+	  X86_REG_EBP, X86_REG_ESI, X86_REG_EDI, X86_REG_R8D, X86_REG_R9D,
+	  X86_REG_R10D, X86_REG_R11D, X86_REG_R12D, X86_REG_R13D,
+	  X86_REG_R14D, X86_REG_R15D },
+	{ X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX, X86_REG_SP,
+	  X86_REG_BP, X86_REG_SI, X86_REG_DI, X86_REG_R8W, X86_REG_R9W,
+	  X86_REG_R10W, X86_REG_R11W, X86_REG_R12W, X86_REG_R13W,
+	  X86_REG_R14W, X86_REG_R15W },
+	{ X86_REG_AL, X86_REG_CL, X86_REG_DL, X86_REG_BL, X86_REG_SPL,
+	  X86_REG_BPL, X86_REG_SIL, X86_REG_DIL, X86_REG_R8B, X86_REG_R9B,
+	  X86_REG_R10B, X86_REG_R11B, X86_REG_R12B, X86_REG_R13B,
+	  X86_REG_R14B, X86_REG_R15B },
+};
+
+/* Is @r one of ah, ch, dh, bh (bits 8-15 of rax-rbx)? */
+static bool high_byte(x86_reg r)
+{
+	return r == X86_REG_AH || r == X86_REG_CH || r == X86_REG_DH ||
+	       r == X86_REG_BH;
+}
+
+/* @r's number (0-15) and *@w its width in bits (64, 32, 16, 8); -1 for
+ * another register (RIP, segment, vector ones). */
+static int gpr(x86_reg r, int *w)
+{
+	static const int width[4] = { 64, 32, 16, 8 };
+	static const x86_reg high[4] = { X86_REG_AH, X86_REG_CH, X86_REG_DH,
+					 X86_REG_BH };
+	int i, j;
+
+	for (i = 0; i < 4; i++) {
+		if (high[i] == r) {
+			*w = 8;
 			return i;
+		}
+	}
+	for (j = 0; j < 4; j++) {
+		for (i = 0; i < 16; i++) {
+			if (gpr_names[j][i] == r) {
+				*w = width[j];
+				return i;
+			}
 		}
 	}
 	return -1;
 }
 
 /*
- * What the instructions since the last jump target say of each register,
- * for the one jump-table shape compilers emit for a switch in
- * position-independent code (GCC, Clang: -fPIC, -fPIE):
- *	cmp $N, %idx;  ja default        %idx <= N from here
- *	lea T(%rip), %base               %base = T (a table in .rodata)
- *	mov %idx32, %idx32               (zero-extends a 32-bit compare)
- *	movslq (%base,%idx,4), %dst      %dst = T[idx] (int32)
- *	add %base, %dst                  %dst = T + T[idx]
- *	jmp *%dst
- * Any other write to a register forgets what was known of it.
+ * Jump tables.  A switch compiles (GCC, clang; -O2, -O3) to a bound check
+ * and an indirect jmp through a table of the case labels:
+ *	cmp $N, %idx;  ja default       (or jae; or jbe/jb to the table code)
+ *	lea T(%rip), %base              position-independent code:
+ *	movslq (%base,%idx,4), %dst       T[idx] is the label - T
+ *	add %base, %dst
+ *	jmp *%dst                       (notrack jmp with -fcf-protection)
+ * or, in code that is not position-independent,
+ *	jmp *T(,%idx,8)                 T[idx] is the label's address
+ * The bound may be on a memory operand the index is then loaded from
+ * (cmpl $N, 0x50(%rdx); ja; mov 0x50(%rdx), %ecx), of a 32-bit register
+ * whose upper half an earlier 32-bit write zeroed (mov 4(%rcx), %eax;
+ * cmp $N, %eax; ja; movslq (%base,%rax,4)), of a register copied to the
+ * index (cmp $N, %edi; ja; mov %edi, %eax), or an and $N-1 or a movzbl.
+ * What each point of the code knows of the registers (struct jt_state) is
+ * found over the function's control flow: at a join, what holds on every
+ * path into it; at an entry iprof cannot see all paths into (the piece's
+ * start, a jump from another piece, a table's target), nothing.  A table
+ * is bounded only when that proves the bound at its jmp.
  */
 struct jt_reg {
 	int64_t bound; /* its value is at most this (unsigned); -1: unknown */
-	bool bound32; /* the bound is of the low 32 bits alone */
-	int64_t lea; /* it holds this file-offset-space address, -1: no */
-	int64_t table; /* T[idx] or T + T[idx] with this T, -1: no */
-	int64_t n; /* entries of that table that idx may pick */
+	int64_t b32; /* its low 32 bits are at most this; -1: unknown */
+	int64_t lea; /* it holds this file-offset-space address; -1: no */
+	int64_t table; /* T[idx] (an int32) of table T, or T + T[idx]; -1 */
+	int64_t n; /* the entries of that table idx may pick */
+	bool z32; /* its upper 32 bits are zero */
 	bool target; /* it holds T + T[idx] */
+	int64_t blo; /* its low @blo_w (8, 16) bits are at most this; -1 */
+	int blo_w;
+	bool sx32; /* it is its low 32 bits sign-extended (movslq) */
 };
+
+#define JT_UNKNOWN \
+	((struct jt_reg){ -1, -1, -1, -1, 0, false, false, -1, 0, false })
+
+/* A memory operand (RIP-relative: @disp is the file-offset-space address) */
+struct jt_mem {
+	x86_reg base, index, seg;
+	int scale;
+	int64_t disp;
+	uint8_t size; /* bytes */
+};
+
+enum { JT_CMP_NONE, JT_CMP_REG, JT_CMP_MEM };
 
 struct jt_state {
+	bool reached; /* false: no path into it seen yet */
 	struct jt_reg r[16];
-	int cmp_reg; /* a cmp $imm, %reg just before: its register, -1 */
-	bool cmp32;
+	int cmp; /* the flags are a cmp $cmp_imm's with r[cmp_reg] (its low
+		  * cmp_w bits: 8, 16, 32, 64) or with cmp_mem; JT_CMP_NONE:
+		  * not known */
+	int cmp_reg;
+	int cmp_w;
+	struct jt_mem cmp_mem;
 	int64_t cmp_imm;
+	bool mem_known; /* memory operand mem holds at most mem_bound */
+	struct jt_mem mem;
+	int64_t mem_bound;
 };
 
-static void jt_reset(struct jt_state *s)
+/* Nothing known: an entry whose paths in iprof cannot all see. */
+static void jt_top(struct jt_state *s)
 {
 	int i;
 
+	memset(s, 0, sizeof(*s));
+	s->reached = true;
 	for (i = 0; i < 16; i++)
-		s->r[i] = (struct jt_reg){ -1, false, -1, -1, 0, false };
-	s->cmp_reg = -1;
+		s->r[i] = JT_UNKNOWN;
+	s->cmp = JT_CMP_NONE;
 }
 
-/* Forget the registers @in writes (Capstone's regs_access). */
+/* What one fact of @r says of the others. */
+static void jt_norm(struct jt_reg *r)
+{
+	/* sign-extended, the low half below 2^31: the upper half is 0 */
+	if (r->sx32 && r->b32 >= 0 && r->b32 <= INT32_MAX)
+		r->z32 = true;
+	if (r->z32 && r->b32 >= 0 && (r->bound < 0 || r->b32 < r->bound))
+		r->bound = r->b32;
+	if (r->bound >= 0 && r->bound <= (int64_t)UINT32_MAX) {
+		r->z32 = true;
+		if (r->b32 < 0 || r->bound < r->b32)
+			r->b32 = r->bound;
+	}
+}
+
+static struct jt_mem mem_of(const cs_insn *in, const cs_x86_op *o)
+{
+	struct jt_mem m = { o->mem.base,  o->mem.index, o->mem.segment,
+			    o->mem.scale, o->mem.disp,	o->size };
+
+	if (m.base == X86_REG_RIP)
+		m.disp += (int64_t)(in->address + in->size);
+	return m;
+}
+
+static bool mem_eq(const struct jt_mem *a, const struct jt_mem *b)
+{
+	return a->base == b->base && a->index == b->index &&
+	       a->seg == b->seg && a->scale == b->scale &&
+	       a->disp == b->disp && a->size == b->size;
+}
+
+/* Does memory operand @m's address depend on register number @g? */
+static bool mem_uses(const struct jt_mem *m, int g)
+{
+	int w;
+
+	return gpr(m->base, &w) == g || gpr(m->index, &w) == g;
+}
+
+/* *@a met with @b: the larger bound, -1 when either is unknown; true
+ * when *@a changed. */
+static bool meet_bound(int64_t *a, int64_t b)
+{
+	int64_t v = *a < 0 || b < 0 ? -1 : *a > b ? *a : b;
+	bool c = v != *a;
+
+	*a = v;
+	return c;
+}
+
+static bool meet_reg(struct jt_reg *a, const struct jt_reg *b)
+{
+	bool c = meet_bound(&a->bound, b->bound);
+
+	c |= meet_bound(&a->b32, b->b32);
+	if (a->blo_w != b->blo_w && a->blo >= 0) {
+		a->blo = -1;
+		a->blo_w = 0;
+		c = true;
+	}
+	c |= meet_bound(&a->blo, b->blo);
+	if (a->z32 && !b->z32) {
+		a->z32 = false;
+		c = true;
+	}
+	if (a->sx32 && !b->sx32) {
+		a->sx32 = false;
+		c = true;
+	}
+	if (a->lea != b->lea && a->lea >= 0) {
+		a->lea = -1;
+		c = true;
+	}
+	if (a->table >= 0 && (a->table != b->table || a->n != b->n ||
+			      a->target != b->target)) {
+		a->table = -1;
+		a->n = 0;
+		a->target = false;
+		c = true;
+	}
+	return c;
+}
+
+/* *@d met with @s, a path into the same point: what holds on both.
+ * True when *@d changed. */
+static bool jt_meet(struct jt_state *d, const struct jt_state *s)
+{
+	bool c = false;
+	int i;
+
+	if (!s->reached)
+		return false;
+	if (!d->reached) {
+		*d = *s;
+		return true;
+	}
+	for (i = 0; i < 16; i++)
+		c |= meet_reg(&d->r[i], &s->r[i]);
+	if (d->cmp != JT_CMP_NONE &&
+	    (d->cmp != s->cmp || d->cmp_imm != s->cmp_imm ||
+	     (d->cmp == JT_CMP_REG &&
+	      (d->cmp_reg != s->cmp_reg || d->cmp_w != s->cmp_w)) ||
+	     (d->cmp == JT_CMP_MEM && !mem_eq(&d->cmp_mem, &s->cmp_mem)))) {
+		d->cmp = JT_CMP_NONE;
+		c = true;
+	}
+	if (d->mem_known && (!s->mem_known || !mem_eq(&d->mem, &s->mem))) {
+		d->mem_known = false;
+		c = true;
+	} else if (d->mem_known && s->mem_bound > d->mem_bound) {
+		d->mem_bound = s->mem_bound;
+		c = true;
+	}
+	return c;
+}
+
+/* A path from another piece into file offset @off, and what holds on
+ * every such path seen. */
+struct rs_ent {
+	uint64_t off;
+	struct jt_state st;
+};
+
+/* The f->ent at @t, or -1. */
+static ssize_t ent_find(const struct rs_file *f, uint64_t t)
+{
+	size_t lo = 0, hi = f->nent, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (f->ent[m].off == t)
+			return (ssize_t)m;
+		if (f->ent[m].off < t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return -(ssize_t)lo - 1;
+}
+
+/* A path with @s from another piece into file offset @t: met into its
+ * f->ent (f->changed when that changed; f->nomem when out of memory). */
+static void ent_meet(struct rs_file *f, uint64_t t, const struct jt_state *s)
+{
+	ssize_t i = ent_find(f, t);
+	size_t lo;
+
+	if (i >= 0) {
+		f->changed |= jt_meet(&f->ent[i].st, s);
+		return;
+	}
+	lo = (size_t)(-i - 1);
+	if (util_grow(&f->ent, f->nent, sizeof(*f->ent))) {
+		f->nomem = true;
+		return;
+	}
+	memmove(f->ent + lo + 1, f->ent + lo,
+		(f->nent - lo) * sizeof(*f->ent));
+	f->ent[lo].off = t;
+	f->ent[lo].st = *s;
+	f->nent++;
+	f->changed = true;
+}
+
+/*
+ * What instruction @in puts in its destination register, from what @s
+ * knows before it: the register's number (0-15) and what is known of it
+ * then in *@v, or -1 for any other instruction (its writes forget):
+ *	mov $imm, %r               r = imm
+ *	mov %src, %dst             dst = src (32-bit: the low half)
+ *	mov M, %r; movzx M, %r     r <= N where a cmp $N, M proved it
+ *	movzx (8-, 16-bit source)  r <= 0xff, 0xffff (or the source's bound)
+ *	movslq M, %r               r is its low half sign-extended
+ *	and $imm, %r               r <= imm
+ *	lea T(%rip), %r            r = T
+ *	movslq (%b,%i,4), %r       r = T[i], b = T, i <= N: N + 1 entries
+ *	add %b, %r (or %r, %b)     r = T + T[i]
+ * A 32-bit destination's upper half is zero.
+ */
+static int jt_value(const cs_insn *in, const struct jt_state *s,
+		    struct jt_reg *v)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *o0 = &x->operands[0], *o1 = &x->operands[1];
+	int64_t val = -1;
+	struct jt_mem m;
+	int d, w, b, wb, i;
+
+	if (x->op_count != 2 || o0->type != X86_OP_REG ||
+	    (d = gpr(o0->reg, &w)) < 0 || w < 32)
+		return -1;
+	*v = JT_UNKNOWN;
+	switch (in->id) {
+	case X86_INS_MOV:
+		if (o1->type == X86_OP_IMM) {
+			val = o1->imm;
+		} else if (o1->type == X86_OP_REG) {
+			if ((b = gpr(o1->reg, &wb)) < 0 || wb != w)
+				return -1;
+			if (w == 64)
+				*v = s->r[b];
+			else
+				val = s->r[b].b32;
+		} else if (o1->type == X86_OP_MEM) {
+			m = mem_of(in, o1);
+			if (s->mem_known && mem_eq(&m, &s->mem))
+				val = s->mem_bound;
+		}
+		break;
+	case X86_INS_MOVZX:
+		val = o1->size == 1 ? 0xff : o1->size == 2 ? 0xffff : -1;
+		if (o1->type == X86_OP_MEM) {
+			m = mem_of(in, o1);
+			if (s->mem_known && mem_eq(&m, &s->mem))
+				val = s->mem_bound;
+		} else if (o1->type == X86_OP_REG && !high_byte(o1->reg) &&
+			   (b = gpr(o1->reg, &wb)) >= 0 && val >= 0) {
+			/* the low bits' bound, or the whole value's */
+			if (s->r[b].blo_w == wb && s->r[b].blo >= 0 &&
+			    s->r[b].blo < val)
+				val = s->r[b].blo;
+			if (s->r[b].b32 >= 0 && s->r[b].b32 < val)
+				val = s->r[b].b32;
+		}
+		break;
+	case X86_INS_AND:
+		if (o1->type == X86_OP_IMM)
+			val = o1->imm;
+		break;
+	case X86_INS_LEA:
+		if (w == 64 && o1->type == X86_OP_MEM &&
+		    o1->mem.base == X86_REG_RIP &&
+		    o1->mem.index == X86_REG_INVALID)
+			v->lea = mem_of(in, o1).disp;
+		break;
+	case X86_INS_MOVSXD:
+		if (w == 64 && o1->type == X86_OP_MEM && o1->mem.scale == 4 &&
+		    !o1->mem.disp && o1->mem.segment == X86_REG_INVALID &&
+		    (b = gpr(o1->mem.base, &wb)) >= 0 && wb == 64 &&
+		    (i = gpr(o1->mem.index, &wb)) >= 0 && wb == 64 &&
+		    s->r[b].lea >= 0 && s->r[i].bound >= 0 &&
+		    s->r[i].bound < RETSITE_MAX_TABLE) {
+			v->table = s->r[b].lea;
+			v->n = s->r[i].bound + 1;
+		} else if (w == 64 && o1->size == 4) {
+			v->sx32 = true; /* movslq M, %r; movslq %e, %r */
+		}
+		break;
+	case X86_INS_ADD:
+		if (w != 64 || o1->type != X86_OP_REG ||
+		    (b = gpr(o1->reg, &wb)) < 0 || wb != 64)
+			return -1;
+		if (s->r[d].table >= 0 && !s->r[d].target &&
+		    s->r[b].lea == s->r[d].table)
+			b = d; /* add %base, %dst: dst holds T[i] */
+		else if (!(s->r[b].table >= 0 && !s->r[b].target &&
+			   s->r[d].lea == s->r[b].table))
+			return -1;
+		v->table = s->r[b].table;
+		v->n = s->r[b].n;
+		v->target = true;
+		break;
+	default:
+		return -1;
+	}
+	if (val >= 0 && val <= (int64_t)UINT32_MAX && w == 32) {
+		v->b32 = val;
+		v->z32 = true;
+	} else if (val >= 0 && w == 64) {
+		v->bound = val;
+	} else if (w == 32) {
+		v->z32 = true;
+	}
+	jt_norm(v);
+	return d;
+}
+
+/* Does @id, writing a 32-bit register as its destination, zero its upper
+ * half?  Every 32-bit write in 64-bit mode does but a few (cmpxchg leaves
+ * eax alone when equal, bsf/bsr with a source of 0): these surely do. */
+static bool zero_extends(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_MOV:
+	case X86_INS_MOVZX:
+	case X86_INS_MOVSX:
+	case X86_INS_LEA:
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+	case X86_INS_AND:
+	case X86_INS_OR:
+	case X86_INS_XOR:
+	case X86_INS_NEG:
+	case X86_INS_NOT:
+	case X86_INS_INC:
+	case X86_INS_DEC:
+	case X86_INS_IMUL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Does @in write memory: a memory operand it writes (or one it may:
+ * a first operand of anything but a compare), the stack (push, call)? */
+static bool writes_mem(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int i;
+
+	for (i = 0; i < x->op_count; i++) {
+		if (x->operands[i].type != X86_OP_MEM)
+			continue;
+		if (x->operands[i].access & CS_AC_WRITE)
+			return true;
+		if (!i && in->id != X86_INS_CMP && in->id != X86_INS_TEST)
+			return true;
+	}
+	return false;
+}
+
+/* Forget what @in's writes (Capstone's regs_access) change: the registers
+ * it writes, the flags, the memory. */
 static void jt_clobber(csh h, const cs_insn *in, struct jt_state *s)
 {
+	bool mem = writes_mem(in);
 	cs_regs rr, wr;
 	uint8_t nr, nw, i;
-	int g;
+	int g, w;
 
 	if (cs_regs_access(h, in, rr, &nr, wr, &nw)) {
-		jt_reset(s);
+		jt_top(s);
 		return;
 	}
 	for (i = 0; i < nw; i++) {
-		g = gpr(wr[i], NULL);
-		if (g < 0) {
-			/* an 8- or 16-bit part: forget it all */
-			if (wr[i] != X86_REG_EFLAGS && wr[i] != X86_REG_RIP)
-				jt_reset(s);
+		if (wr[i] == X86_REG_EFLAGS) {
+			s->cmp = JT_CMP_NONE;
 			continue;
 		}
-		s->r[g] = (struct jt_reg){ -1, false, -1, -1, 0, false };
+		g = gpr(wr[i], &w);
+		if (g < 0)
+			continue; /* RIP, vector registers */
+		s->r[g] = JT_UNKNOWN;
+		/* a 32-bit write zeroes the upper half */
+		s->r[g].z32 = w == 32 && zero_extends(in->id);
+		if (s->cmp == JT_CMP_REG && s->cmp_reg == g)
+			s->cmp = JT_CMP_NONE;
+		if (s->cmp == JT_CMP_MEM && mem_uses(&s->cmp_mem, g))
+			s->cmp = JT_CMP_NONE;
+		if (s->mem_known && mem_uses(&s->mem, g))
+			s->mem_known = false;
+	}
+	if (mem) {
+		s->mem_known = false;
+		if (s->cmp == JT_CMP_MEM)
+			s->cmp = JT_CMP_NONE;
 	}
 }
 
 /*
- * jt_jump() - jmp *%reg at @in (its operand @o0): a jump table jt_step()
- * tracked, every entry of which lands inside the function (1), or no
- * table it can read: -1 with why.  0 for a jmp that is no indirect one.
+ * Step @s over instruction @in (no jump: those are jt_flow()'s): what it
+ * writes is forgotten, what it computes (jt_value()) or compares
+ * (cmp $imm with a register or memory) learnt.  A call forgets memory
+ * and the registers the ABI lets a callee write (all but rbx, rsp, rbp,
+ * r12-r15): the compiler relied on the same when it wrote the code.
  */
-static int jt_jump(const cs_insn *in, struct rs_file *f, struct jt_state *s,
-		   const cs_x86_op *o0, char *why, size_t len)
+static void jt_xfer(csh h, const cs_insn *in, struct jt_state *s)
 {
-	bool w32 = false;
-	int64_t toff, e;
-	int32_t v;
-	int g, i;
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *o0 = &x->operands[0], *o1 = &x->operands[1];
+	struct jt_reg v;
+	int d, g, w;
 
-	if (!o0 || o0->type != X86_OP_REG)
-		return 0;
-	g = gpr(o0->reg, &w32);
-	if (g < 0 || w32 || !s->r[g].target || s->r[g].n <= 0 ||
-	    s->r[g].n > 4096) {
-		util_set_err(why, len,
-			     "an indirect jmp at +%#llx (%s %s) that is "
-			     "no bounded jump table iprof can read: a "
-			     "jump table or a tail call, iprof cannot "
-			     "tell",
-			     (unsigned long long)(in->address -
-						  f->p[0].off),
-			     in->mnemonic, in->op_str);
-		return -1;
+	if (in->id == X86_INS_CALL || in->id == X86_INS_SYSCALL) {
+		/* the ABI's callee-saved registers outlive it (and rsp) */
+		struct jt_state k = *s;
+
+		jt_top(s);
+		for (d = 3; d < 16; d++)
+			if (d == 3 || d == 4 || d == 5 || d >= 12)
+				s->r[d] = k.r[d];
+		return;
 	}
-	/* T is in the code's file-offset space: its address is the
-	 * code's delta away, and its bytes where that address is */
-	e = to_addr(f, in->address);
-	if (e < 0)
-		goto unread;
-	e -= (int64_t)in->address; /* address - offset of the code */
-	toff = to_off(f, (uint64_t)(s->r[g].table + e));
+	d = jt_value(in, s, &v);
+	jt_clobber(h, in, s);
+	if (d >= 0)
+		s->r[d] = v;
+	if (in->id != X86_INS_CMP || x->op_count != 2 ||
+	    o1->type != X86_OP_IMM || o1->imm < 0 || o1->imm > INT32_MAX)
+		return;
+	if (o0->type == X86_OP_REG && (g = gpr(o0->reg, &w)) >= 0 &&
+	    !high_byte(o0->reg)) {
+		s->cmp = JT_CMP_REG;
+		s->cmp_reg = g;
+		s->cmp_w = w;
+	} else if (o0->type == X86_OP_MEM) {
+		s->cmp = JT_CMP_MEM;
+		s->cmp_mem = mem_of(in, o0);
+	} else {
+		return;
+	}
+	s->cmp_imm = o1->imm;
+}
+
+/*
+ * What conditional jump @in says on its taken (@taken) or fall-through
+ * path of a cmp $N before it: ja falls through, jbe jumps with the operand
+ * at most N; jae falls through, jb jumps with it below N (unsigned).
+ */
+static void jt_refine(const cs_insn *in, struct jt_state *s, bool taken)
+{
+	struct jt_reg *r;
+	int64_t n;
+
+	if (s->cmp == JT_CMP_NONE)
+		return;
+	switch (in->id) {
+	case X86_INS_JA:
+	case X86_INS_JAE:
+		if (taken)
+			return;
+		n = s->cmp_imm - (in->id == X86_INS_JAE);
+		break;
+	case X86_INS_JBE:
+	case X86_INS_JB:
+		if (!taken)
+			return;
+		n = s->cmp_imm - (in->id == X86_INS_JB);
+		break;
+	default:
+		return;
+	}
+	if (n < 0)
+		return; /* a path never taken */
+	if (s->cmp == JT_CMP_MEM) {
+		s->mem_known = true;
+		s->mem = s->cmp_mem;
+		s->mem_bound = n;
+		return;
+	}
+	r = &s->r[s->cmp_reg];
+	if (s->cmp_w == 32 && (r->b32 < 0 || n < r->b32)) {
+		r->b32 = n;
+	} else if (s->cmp_w == 64 && (r->bound < 0 || n < r->bound)) {
+		r->bound = n;
+	} else if (s->cmp_w < 32 && (r->blo_w != s->cmp_w || n < r->blo)) {
+		r->blo = n;
+		r->blo_w = s->cmp_w;
+	}
+	jt_norm(r);
+}
+
+/* One piece of the function's code, as jt_flow() and part_sites() read
+ * it. */
+struct rs_piece {
+	const uint8_t *buf; /* its @size bytes, from file offset @off */
+	uint64_t off, size;
+	uint64_t *ins; /* its instructions' file offsets (a linear sweep) */
+	uint8_t *brk; /* per instruction: 1 when it is a jump or a ret */
+	size_t nins;
+	uint64_t *tg; /* where its direct jumps land, sorted */
+	size_t ntg;
+	bool indirect; /* it has an indirect jmp through a register or table */
+	int32_t *blk; /* per instruction: the block it starts, or -1 */
+	struct jt_state *st; /* per block: what holds at its start; NULL:
+			      * nothing known anywhere */
+	size_t nblk;
+};
+
+static void piece_free(struct rs_piece *c)
+{
+	free(c->ins);
+	free(c->brk);
+	free(c->tg);
+	free(c->blk);
+	free(c->st);
+}
+
+/* Decode the instruction of piece @c at file offset @a into @in. */
+static bool decode_at(csh h, const struct rs_piece *c, uint64_t a,
+		      cs_insn *in)
+{
+	const uint8_t *code = c->buf + (a - c->off);
+	size_t left = c->size - (a - c->off);
+
+	return cs_disasm_iter(h, &code, &left, &a, in);
+}
+
+/*
+ * jt_read() - the @n entries of the jump table at @table that jmp @in
+ * (of piece @c) takes: @esz 4, each an int32 that T + it is the target
+ * (@table in the code's file-offset space), or @esz 8, each a target's
+ * address (@table an address).  Every target must lie in the function
+ * (adopt()) and becomes a path from the jmp (tab_add()): 1 when they all
+ * do, -1 with why not, -ENOMEM.
+ */
+static int jt_read(struct rs_file *f, const struct rs_piece *c,
+		   const cs_insn *in, int64_t table, int64_t n, int esz,
+		   char *why, size_t len)
+{
+	int64_t toff, e = 0, t;
+	uint64_t v8 = 0;
+	int32_t v4 = 0;
+	int64_t i;
+
+	if (esz == 4) {
+		/* T is in the code's file-offset space: its address is the
+		 * code's delta away, and its bytes where that address is */
+		e = to_addr(f, in->address);
+		if (e < 0)
+			goto unread;
+		e -= (int64_t)in->address; /* address - offset of the code */
+	}
+	toff = to_off(f, (uint64_t)(table + e));
 	if (toff < 0)
 		goto unread;
-	for (i = 0; i < s->r[g].n; i++) {
-		if (pread(f->fd, &v, sizeof(v), toff + 4 * i) !=
-		    sizeof(v))
+	for (i = 0; i < n; i++) {
+		if (esz == 4 &&
+		    pread(f->fd, &v4, sizeof(v4), toff + 4 * i) != sizeof(v4))
 			goto unread;
-		if (!adopt(f, (uint64_t)(s->r[g].table + v))) {
+		if (esz == 8 &&
+		    pread(f->fd, &v8, sizeof(v8), toff + 8 * i) != sizeof(v8))
+			goto unread;
+		t = esz == 4 ? table + v4 : to_off(f, v8);
+		if (t >= 0 && (uint64_t)t >= c->off &&
+		    (uint64_t)t < c->off + c->size &&
+		    find_off(c->ins, c->nins, (uint64_t)t) < 0) {
 			util_set_err(why, len,
-				     "its jump table at +%#llx (%s %s) "
-				     "has entry %d jumping out of it, "
-				     "to %#llx",
-				     (unsigned long long)(in->address -
-							  f->p[0].off),
-				     in->mnemonic, in->op_str, i,
-				     (unsigned long long)(s->r[g].table +
-							  v));
+				     "its jump table at %s%#llx (%s %s) has entry %lld jumping into an instruction",
+				     REL(f, in->address), in->mnemonic,
+				     in->op_str, (long long)i);
 			return -1;
 		}
+		if (t < 0 || !adopt(f, (uint64_t)t)) {
+			util_set_err(why, len,
+				     "its jump table at %s%#llx (%s %s) has entry %lld jumping out of it, to %#llx",
+				     REL(f, in->address), in->mnemonic,
+				     in->op_str, (long long)i,
+				     (unsigned long long)(esz == 8 ? v8 : (uint64_t)t));
+			return -1;
+		}
+		if (tab_add(f, in->address, (uint64_t)t))
+			return -ENOMEM; /* a path jt_flow() follows */
 	}
 	return 1;
 unread:
 	util_set_err(why, len,
-		     "the jump table of its jmp at +%#llx (%s %s) "
-		     "could not be read",
-		     (unsigned long long)(in->address - f->p[0].off),
-		     in->mnemonic, in->op_str);
+		     "the jump table of its jmp at %s%#llx (%s %s) could not be read",
+		     REL(f, in->address), in->mnemonic, in->op_str);
 	return -1;
 }
 
 /*
- * Step the jump-table tracking over instruction @in (@f for its
- * addresses).  At a jmp *%reg that it proved to be such a table's, reads
- * the @n entries from the file and checks that every target lies in the
- * function (adopt()): 1 when they all do, 0 for any other instruction,
- * -1 at a jmp *%reg it cannot prove so (@why says why).
+ * jt_jump() - indirect jmp @in (through a register, or memory with an
+ * index) of piece @c, where @s holds: a jump table (1, its targets all in
+ * the function) when @s proves one (jmp *%r, r = T + T[i]; jmp
+ * *T(,%i,8), i <= N), or a notrack one (0: -fcf-protection marks jump
+ * tables so) it cannot read; else -1 with why (a table of function
+ * pointers is a tail call: iprof cannot tell), or -ENOMEM.
  */
-static int jt_step(csh h, const cs_insn *in, struct rs_file *f,
-		   struct jt_state *s, char *why, size_t len)
+static int jt_jump(struct rs_file *f, const struct rs_piece *c,
+		   const cs_insn *in, const struct jt_state *s, char *why,
+		   size_t len)
 {
-	const cs_x86 *x = &in->detail->x86;
-	const cs_x86_op *o0 = x->op_count > 0 ? &x->operands[0] : NULL;
-	const cs_x86_op *o1 = x->op_count > 1 ? &x->operands[1] : NULL;
-	int cmp_reg = s->cmp_reg, g, b, i;
-	bool w32 = false, w32b = false;
+	const cs_x86_op *op = &in->detail->x86.operands[0];
+	int g, w, r = -1;
 
-	s->cmp_reg = -1;
-	switch (in->id) {
-	case X86_INS_CMP:
-		/* AT&T cmp $N, %r: Capstone gives Intel order, r first */
-		if (o0 && o1 && o0->type == X86_OP_REG &&
-		    o1->type == X86_OP_IMM && o1->imm >= 0 &&
-		    (g = gpr(o0->reg, &w32)) >= 0) {
-			s->cmp_reg = g;
-			s->cmp32 = w32;
-			s->cmp_imm = o1->imm;
-		}
-		return 0;
-	case X86_INS_JA:
-	case X86_INS_JAE:
-		/* the fall-through: idx <= N (ja), idx < N (jae) */
-		if (cmp_reg >= 0) {
-			s->r[cmp_reg].bound = s->cmp_imm -
-					      (in->id == X86_INS_JAE);
-			s->r[cmp_reg].bound32 = s->cmp32;
-		}
-		return 0;
-	case X86_INS_LEA:
-		if (o0 && o1 && o0->type == X86_OP_REG &&
-		    (g = gpr(o0->reg, &w32)) >= 0 && !w32 &&
-		    o1->type == X86_OP_MEM && o1->mem.base == X86_REG_RIP &&
-		    o1->mem.index == X86_REG_INVALID) {
-			s->r[g] = (struct jt_reg){ -1, false, -1, -1, 0, false };
-			s->r[g].lea = (int64_t)(in->address + in->size) +
-				      o1->mem.disp;
-			return 0;
-		}
-		break;
-	case X86_INS_MOV:
-		/* mov %e, %e: zero-extends, keeps the bound */
-		if (o0 && o1 && o0->type == X86_OP_REG &&
-		    o1->type == X86_OP_REG && o0->reg == o1->reg &&
-		    (g = gpr(o0->reg, &w32)) >= 0 && w32) {
-			struct jt_reg k = s->r[g];
-
-			s->r[g] = (struct jt_reg){ -1, false, -1, -1, 0, false };
-			s->r[g].bound = k.bound;
-			return 0;
-		}
-		break;
-	case X86_INS_MOVSXD:
-		if (o0 && o1 && o0->type == X86_OP_REG &&
-		    (g = gpr(o0->reg, &w32)) >= 0 && !w32 &&
-		    o1->type == X86_OP_MEM && o1->mem.scale == 4 &&
-		    !o1->mem.disp && o1->mem.segment == X86_REG_INVALID &&
-		    (b = gpr(o1->mem.base, &w32b)) >= 0 && !w32b &&
-		    (i = gpr(o1->mem.index, &w32b)) >= 0 && !w32b &&
-		    s->r[b].lea >= 0 && s->r[i].bound >= 0 &&
-		    !s->r[i].bound32) {
-			int64_t t = s->r[b].lea, n = s->r[i].bound + 1;
-
-			s->r[g] = (struct jt_reg){ -1, false, -1, t, n, false };
-			return 0;
-		}
-		break;
-	case X86_INS_ADD:
-		if (o0 && o1 && o0->type == X86_OP_REG &&
-		    o1->type == X86_OP_REG &&
-		    (g = gpr(o0->reg, &w32)) >= 0 && !w32 &&
-		    (b = gpr(o1->reg, &w32b)) >= 0 && !w32b &&
-		    s->r[g].table >= 0 && !s->r[g].target &&
-		    s->r[b].lea == s->r[g].table) {
-			s->r[g].target = true;
-			return 0;
-		}
-		break;
-	case X86_INS_JMP:
-		return jt_jump(in, f, s, o0, why, len);
-	default:
-		break;
-	}
-	jt_clobber(h, in, s);
-	return 0;
+	if (op->type == X86_OP_REG && (g = gpr(op->reg, &w)) >= 0 &&
+	    w == 64 && s->r[g].target && s->r[g].n > 0 &&
+	    s->r[g].n <= RETSITE_MAX_TABLE)
+		r = jt_read(f, c, in, s->r[g].table, s->r[g].n, 4, why, len);
+	else if (op->type == X86_OP_MEM && op->mem.base == X86_REG_INVALID &&
+		 op->mem.scale == 8 && op->mem.segment == X86_REG_INVALID &&
+		 (g = gpr(op->mem.index, &w)) >= 0 && w == 64 &&
+		 s->r[g].bound >= 0 && s->r[g].bound < RETSITE_MAX_TABLE)
+		r = jt_read(f, c, in, op->mem.disp, s->r[g].bound + 1, 8, why,
+			    len);
+	else if (has_prefix(in, 0x3e))
+		/* paths from it unknown: nothing is known anywhere */
+		return f->changed |= !f->blind, f->blind = true, 0;
+	else if (op->type == X86_OP_MEM && op->mem.base != X86_REG_INVALID)
+		/* jmp *(%rdx,%rax,8): a table of function pointers (a tail
+		 * call) or of labels (a switch): iprof cannot tell */
+		util_set_err(why, len,
+			     "an indirect jmp at %s%#llx (%s %s) through a table iprof cannot read: a tail call or a jump table",
+			     REL(f, in->address), in->mnemonic, in->op_str);
+	else
+		util_set_err(why, len,
+			     "an indirect jmp at %s%#llx (%s %s) that is no bounded jump table iprof can read: a jump table or a tail call, iprof cannot tell",
+			     REL(f, in->address), in->mnemonic, in->op_str);
+	return r;
 }
 
 /*
- * What instruction @in of piece @k means for the function: 1 a return
- * site, 0 not one, -1 undecidable (@why says why).  A jump into another
- * piece (the function's .cold part) stays inside the function.
+ * What instruction @in of piece @c means for the function, @s holding
+ * before it: 1 a return site, 0 not one, -1 undecidable (@why says why),
+ * -ENOMEM.  A jump into another piece (the function's .cold part) stays
+ * inside the function.
  */
 static int classify(csh h, const cs_insn *in, struct rs_file *f,
-		    struct jt_state *jt, char *why, size_t len)
+		    const struct rs_piece *c, const struct jt_state *s,
+		    char *why, size_t len)
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *op = x->op_count ? &x->operands[0] : NULL;
-	uint64_t lo = f->p[0].off, t;
-	int c;
+	uint64_t t;
+	int r;
 
 	switch (in->id) {
 	case X86_INS_RET:
@@ -458,8 +1004,8 @@ static int classify(csh h, const cs_insn *in, struct rs_file *f,
 	case X86_INS_RETF:
 	case X86_INS_RETFQ:
 	case X86_INS_LJMP:
-		util_set_err(why, len, "a far %s at +%#llx", in->mnemonic,
-			     (unsigned long long)(in->address - lo));
+		util_set_err(why, len, "a far %s at %s%#llx", in->mnemonic,
+			     REL(f, in->address));
 		return -1;
 	case X86_INS_JMP:
 		if (!op)
@@ -472,25 +1018,8 @@ static int classify(csh h, const cs_insn *in, struct rs_file *f,
 			/* jmp *8(%rdi), jmp *foo@GOTPCREL(%rip): a tail
 			 * call */
 			return 1;
-		if (op->type == X86_OP_MEM && op->mem.base == X86_REG_INVALID &&
-		    op->mem.disp)
-			/* jmp *TABLE(,%rax,8): a non-PIC switch's table */
-			return 0;
-		if (op->type == X86_OP_MEM) {
-			/* jmp *(%rdx,%rax,8): a table of function pointers
-			 * (a tail call) or of labels (a switch): iprof
-			 * cannot tell */
-			util_set_err(why, len,
-				     "an indirect jmp at +%#llx (%s %s) through a table iprof cannot read: a tail call or a jump table",
-				     (unsigned long long)(in->address - lo),
-				     in->mnemonic, in->op_str);
-			return -1;
-		}
-		/* jmp *%rax: -fcf-protection marks jump tables notrack */
-		if (has_prefix(in, 0x3e))
-			return 0;
-		c = jt_step(h, in, f, jt, why, len);
-		return c < 0 ? -1 : 0;
+		r = jt_jump(f, c, in, s, why, len);
+		return r < 0 ? r : 0;
 	default:
 		break;
 	}
@@ -504,11 +1033,10 @@ static int classify(csh h, const cs_insn *in, struct rs_file *f,
 			int64_t ta = to_addr(f, t);
 
 			util_set_err(why, len,
-				     "a conditional jump out of it at +%#llx "
+				     "a conditional jump out of it at %s%#llx "
 				     "(%s %#llx): a probe there fires whether "
 				     "or not it is taken",
-				     (unsigned long long)(in->address - lo),
-				     in->mnemonic,
+				     REL(f, in->address), in->mnemonic,
 				     (unsigned long long)(ta >= 0 ? (uint64_t)ta :
 								    t));
 			return -1;
@@ -530,29 +1058,299 @@ static int add_site(uint64_t **v, size_t *n, uint64_t off)
 	return 0;
 }
 
-/* Is file offset @a the target of a direct jump of the @n instructions'
- * targets @tg (sorted)? */
-static bool is_target(const uint64_t *tg, size_t n, uint64_t a)
-{
-	size_t lo = 0, hi = n, m;
-
-	while (lo < hi) {
-		m = lo + (hi - lo) / 2;
-		if (tg[m] == a)
-			return true;
-		if (tg[m] < a)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return false;
-}
-
 static int cmp_off(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sweep piece @c (its buf, off, size) once: its instructions, where its
+ * direct jumps inside it land, whether it has an indirect jmp (then so
+ * has the function: f->indirect).
+ * 0, -ENOMEM, or -EOPNOTSUPP with @why (bytes that are no instruction).
+ */
+static int piece_scan(struct rs_file *f, struct rs_piece *c, bool cold,
+		      csh h, cs_insn *in, char *why, size_t len)
+{
+	const uint8_t *code = c->buf;
+	uint64_t addr = c->off, t;
+	size_t left = c->size;
+	const cs_x86_op *op;
+	bool jump;
+
+	while (left) {
+		if (!cs_disasm_iter(h, &code, &left, &addr, in)) {
+			util_set_err(why, len,
+				     "bytes at +%#llx%s that are no x86-64 "
+				     "instruction (data in the code?)",
+				     (unsigned long long)(addr - c->off),
+				     cold ? " of a part elsewhere" : "");
+			return -EOPNOTSUPP;
+		}
+		op = in->detail->x86.op_count ? &in->detail->x86.operands[0] :
+						NULL;
+		jump = cs_insn_group(h, in, X86_GRP_JUMP) ||
+		       in->id == X86_INS_RET || in->id == X86_INS_RETF ||
+		       in->id == X86_INS_RETFQ;
+		if (util_grow(&c->ins, c->nins, sizeof(*c->ins)) ||
+		    util_grow(&c->brk, c->nins, sizeof(*c->brk)))
+			return -ENOMEM;
+		c->ins[c->nins] = in->address;
+		c->brk[c->nins++] = jump;
+		if (in->id == X86_INS_JMP && op && op->type != X86_OP_IMM &&
+		    (op->type == X86_OP_REG ||
+		     op->mem.index != X86_REG_INVALID)) {
+			c->indirect = true;
+			f->changed |= !f->indirect;
+			f->indirect = true;
+		}
+		if (!jump || !op || op->type != X86_OP_IMM)
+			continue;
+		t = (uint64_t)op->imm;
+		if (t < c->off || t >= c->off + c->size)
+			continue; /* jt_flow() follows it (ent_meet()) */
+		if (util_grow(&c->tg, c->ntg, sizeof(*c->tg)))
+			return -ENOMEM;
+		c->tg[c->ntg++] = t;
+	}
+	if (c->ntg)
+		qsort(c->tg, c->ntg, sizeof(*c->tg), cmp_off);
+	return 0;
+}
+
+/* Most blocks and visits of them jt_flow() spends on one piece; past
+ * them nothing is known anywhere (no table is proven). */
+#define JT_MAX_BLOCKS (1u << 16)
+#define JT_VISITS 64
+/* Most times all_sites() reads the function's pieces before it gives up
+ * following the flow. */
+#define JT_ROUNDS 16
+
+/* Where the work list of jt_flow() stands. */
+struct jt_work {
+	int32_t *wl; /* blocks to visit */
+	size_t nwl;
+	size_t *first; /* per block: its first instruction */
+	bool *inwl;
+};
+
+/* A path with @s into file offset @t: what holds at the block there (of
+ * piece @c: visited again if that changed; of another piece: f->ent). */
+static void jt_prop(struct rs_file *f, struct rs_piece *c,
+		    struct jt_work *w, uint64_t t, const struct jt_state *s)
+{
+	ssize_t i;
+	int32_t b;
+
+	if (t < c->off || t >= c->off + c->size) {
+		ent_meet(f, t, s); /* into another piece */
+		return;
+	}
+	if ((i = find_off(c->ins, c->nins, t)) < 0 || (b = c->blk[i]) < 0)
+		return; /* inside an instruction: a linear sweep's blind
+			 * spot, as its sites' */
+	if (jt_meet(&c->st[b], s) && !w->inwl[b]) {
+		w->inwl[b] = true;
+		w->wl[w->nwl++] = b;
+	}
+}
+
+/* The paths from jump table jmp @from, with @s, to its targets read so
+ * far (f->tab). */
+static void jt_table(struct rs_file *f, struct rs_piece *c,
+		     struct jt_work *w, uint64_t from, const struct jt_state *s)
+{
+	size_t lo = 0, hi = f->ntab, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (f->tab[m].from < from)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < f->ntab && f->tab[lo].from == from; lo++)
+		jt_prop(f, c, w, f->tab[lo].to, s);
+}
+
+/* Step over the block that starts at instruction @i0 of piece @c, then
+ * along each path out of it (jt_prop(), jt_table()). */
+static void jt_block(struct rs_file *f, csh h, cs_insn *in,
+		     struct rs_piece *c, struct jt_work *w, size_t i0)
+{
+	struct jt_state s = c->st[c->blk[i0]], t;
+	const cs_x86_op *op;
+	size_t i;
+
+	for (i = i0; i < c->nins; i++) {
+		if (i > i0 && c->blk[i] >= 0) {
+			jt_prop(f, c, w, c->ins[i], &s); /* falls through */
+			return;
+		}
+		if (!decode_at(h, c, c->ins[i], in))
+			return;
+		op = in->detail->x86.op_count ? &in->detail->x86.operands[0] :
+						NULL;
+		if (in->id == X86_INS_JMP && op && op->type == X86_OP_IMM) {
+			jt_prop(f, c, w, (uint64_t)op->imm, &s);
+			return;
+		}
+		if (in->id == X86_INS_JMP) {
+			jt_table(f, c, w, in->address, &s);
+			return;
+		}
+		if (c->brk[i] && !cs_insn_group(h, in, X86_GRP_JUMP))
+			return; /* a ret */
+		jt_xfer(h, in, &s);
+		if (c->brk[i] && op && op->type == X86_OP_IMM) {
+			t = s;
+			jt_refine(in, &t, true);
+			jt_prop(f, c, w, (uint64_t)op->imm, &t);
+			jt_refine(in, &s, false);
+		}
+	}
+}
+
+/*
+ * jt_flow() - what holds at the start of each block of piece @c (c->st):
+ * met over every path into it, from the piece's own jumps and tables,
+ * from other pieces (f->ent, as their flows found it; their paths into
+ * it met there), nothing at the function's entry.  0 or -ENOMEM; c->st
+ * stays NULL (and f->blind true) when the piece is too large to follow.
+ */
+static int jt_flow(struct rs_file *f, struct rs_piece *c, csh h,
+		   cs_insn *in)
+{
+	struct jt_work w = { 0 };
+	uint64_t *to = NULL; /* the tables' targets, sorted */
+	size_t i, visits = 0;
+	int32_t b;
+	int ret = -ENOMEM;
+
+	c->blk = malloc(c->nins * sizeof(*c->blk));
+	w.first = malloc(c->nins * sizeof(*w.first));
+	to = malloc((f->ntab + 1) * sizeof(*to));
+	if (!c->blk || !w.first || !to)
+		goto out;
+	for (i = 0; i < f->ntab; i++)
+		to[i] = f->tab[i].to;
+	qsort(to, f->ntab, sizeof(*to), cmp_off);
+	for (i = 0; i < c->nins; i++) {
+		bool lead = !i || c->brk[i - 1] ||
+			    find_off(c->tg, c->ntg, c->ins[i]) >= 0 ||
+			    ent_find(f, c->ins[i]) >= 0 ||
+			    find_off(to, f->ntab, c->ins[i]) >= 0;
+
+		c->blk[i] = -1;
+		if (lead && c->nblk < JT_MAX_BLOCKS) {
+			w.first[c->nblk] = i;
+			c->blk[i] = (int32_t)c->nblk;
+		}
+		c->nblk += lead;
+	}
+	ret = 0;
+	if (c->nblk > JT_MAX_BLOCKS)
+		goto blind;
+	ret = -ENOMEM;
+	c->st = calloc(c->nblk, sizeof(*c->st));
+	w.wl = malloc(c->nblk * sizeof(*w.wl));
+	w.inwl = calloc(c->nblk, sizeof(*w.inwl));
+	if (!c->st || !w.wl || !w.inwl)
+		goto out;
+	for (i = 0; i < c->nins; i++) {
+		ssize_t e = ent_find(f, c->ins[i]);
+
+		if (c->blk[i] < 0 || (e < 0 && (i || c->off != f->p[0].off)))
+			continue;
+		if (!i && c->off == f->p[0].off)
+			jt_top(&c->st[c->blk[i]]); /* the function's entry */
+		else
+			c->st[c->blk[i]] = f->ent[e].st;
+		w.inwl[c->blk[i]] = true;
+		w.wl[w.nwl++] = c->blk[i];
+	}
+	while (w.nwl) {
+		b = w.wl[--w.nwl];
+		w.inwl[b] = false;
+		if (++visits > JT_VISITS * c->nblk)
+			goto blind;
+		jt_block(f, h, in, c, &w, w.first[b]);
+	}
+	ret = 0;
+	goto out;
+blind:
+	/* too large, or never settled: the paths it leads into other
+	 * pieces are not all known, so nothing is known anywhere */
+	free(c->st);
+	c->st = NULL;
+	f->changed |= !f->blind;
+	f->blind = true;
+out:
+	free(to);
+	free(w.first);
+	free(w.wl);
+	free(w.inwl);
+	return ret;
+}
+
+/*
+ * The return sites of piece @c into @v (@nv of them, @njmp of them tail
+ * calls): 0, -ENOMEM, or -EOPNOTSUPP with @why.
+ */
+static int piece_sites(struct rs_file *f, const struct rs_piece *c, csh h,
+		       cs_insn *in, uint64_t **v, size_t *nv, size_t *njmp,
+		       char *why, size_t len)
+{
+	struct jt_state s;
+	char e[256];
+	size_t i;
+	int r;
+
+	jt_top(&s);
+	for (i = 0; i < c->nins; i++) {
+		if (!decode_at(h, c, c->ins[i], in))
+			return -EOPNOTSUPP; /* piece_scan() decoded it */
+		if (c->st && c->blk[i] >= 0) {
+			if (c->st[c->blk[i]].reached)
+				s = c->st[c->blk[i]];
+			else
+				jt_top(&s); /* no path into it seen */
+		}
+		r = classify(h, in, f, c, &s, why, len);
+		if (r < 0)
+			return r == -ENOMEM ? r : -EOPNOTSUPP;
+		if (c->st)
+			jt_xfer(h, in, &s);
+		if (!r)
+			continue;
+		if (in->address == f->p[0].off) {
+			util_set_err(why, len,
+				     "it leaves at its first instruction (%s "
+				     "%s), where its entry probe is",
+				     in->mnemonic, in->op_str);
+			return -EOPNOTSUPP;
+		}
+		if (sym_insn_check(f->path, in->address, e, sizeof(e))) {
+			util_set_err(why, len,
+				     "its %s at %s%#llx has a prefix the "
+				     "kernel refuses to probe",
+				     in->mnemonic, REL(f, in->address));
+			return -EOPNOTSUPP;
+		}
+		r = add_site(v, nv, in->address);
+		if (r == -ENOMEM)
+			return r;
+		if (r) {
+			util_set_err(why, len, "more than %d return sites",
+				     RETSITE_MAX);
+			return -EOPNOTSUPP;
+		}
+		if (in->id == X86_INS_JMP)
+			(*njmp)++; /* a tail call */
+	}
+	return 0;
 }
 
 /*
@@ -563,123 +1361,79 @@ static int part_sites(struct rs_file *f, size_t k, csh h, cs_insn *in,
 		      uint64_t **v, size_t *nv, size_t *njmp, char *why,
 		      size_t len)
 {
-	uint64_t off = f->p[k].off, size = f->p[k].size, addr, lo, hi;
-	uint64_t *tg = NULL;
-	size_t ntg = 0;
-	const uint8_t *code;
+	struct rs_piece c = { .off = f->p[k].off, .size = f->p[k].size };
+	uint64_t lo, hi;
 	uint8_t *buf = NULL;
-	const cs_x86_op *op;
-	struct jt_state jt;
-	size_t left;
 	ssize_t got;
-	int c, pass, ret = -EOPNOTSUPP;
-	char e[256];
+	int ret = -EOPNOTSUPP;
 
-	if (!size) {
+	if (!c.size) {
 		/* no size in the symbol: the .eh_frame FDE that starts
 		 * there says where the function ends */
-		if (fde_range(f, off, &lo, &hi) || lo != off) {
+		if (fde_range(f, c.off, &lo, &hi) || lo != c.off) {
 			util_set_err(why, len,
 				     k ? "its cold part's symbol has no size, and no .eh_frame entry starts there" :
 					 "its symbol has no size and no .eh_frame entry starts at it, so its end is unknown");
 			return -EOPNOTSUPP;
 		}
-		size = f->p[k].size = hi - lo;
+		c.size = f->p[k].size = hi - lo;
 	}
-	if (size > RETSITE_MAX_CODE) {
+	if (c.size > RETSITE_MAX_CODE) {
 		util_set_err(why, len, "%llu bytes of code, more than %u",
-			     (unsigned long long)size, RETSITE_MAX_CODE);
+			     (unsigned long long)c.size, RETSITE_MAX_CODE);
 		return -EOPNOTSUPP;
 	}
-	buf = malloc(size);
+	buf = malloc(c.size);
 	if (!buf)
 		return -ENOMEM;
-	got = pread(f->fd, buf, size, (off_t)off);
-	if (got != (ssize_t)size) {
+	got = pread(f->fd, buf, c.size, (off_t)c.off);
+	if (got != (ssize_t)c.size) {
 		util_set_err(why, len, "its %llu bytes could not be read",
-			     (unsigned long long)size);
+			     (unsigned long long)c.size);
 		goto out;
 	}
-	/* pass 0: where its direct jumps land (the jump-table tracking
-	 * starts over there); pass 1: the sites */
-	for (pass = 0; pass < 2; pass++) {
-		code = buf;
-		left = size;
-		addr = off;
-		jt_reset(&jt);
-		while (left) {
-			if (!cs_disasm_iter(h, &code, &left, &addr, in)) {
-				util_set_err(why, len,
-					     "bytes at +%#llx%s that are no x86-64 "
-					     "instruction (data in the code?)",
-					     (unsigned long long)(addr - off),
-					     k ? " of a part elsewhere" : "");
-				goto out;
-			}
-			op = in->detail->x86.op_count ?
-				     &in->detail->x86.operands[0] : NULL;
-			if (!pass) {
-				if (cs_insn_group(h, in, X86_GRP_JUMP) && op &&
-				    op->type == X86_OP_IMM) {
-					if (util_grow(&tg, ntg, sizeof(*tg))) {
-						ret = -ENOMEM;
-						goto out;
-					}
-					tg[ntg++] = (uint64_t)op->imm;
-				}
-				continue;
-			}
-			if (is_target(tg, ntg, in->address))
-				jt_reset(&jt);
-			if (in->id != X86_INS_JMP &&
-			    jt_step(h, in, f, &jt, why, len) < 0)
-				goto out;
-			c = classify(h, in, f, &jt, why, len);
-			if (c < 0)
-				goto out;
-			/* no fall-through after these (nothing known of what
-			 * a jump table or a return lands on), and a call
-			 * clobbers what the ABI lets it */
-			if (in->id == X86_INS_JMP || in->id == X86_INS_RET ||
-			    in->id == X86_INS_CALL)
-				jt_reset(&jt);
-			if (!c)
-				continue;
-			if (in->address == f->p[0].off) {
-				util_set_err(why, len,
-					     "it leaves at its first instruction (%s "
-					     "%s), where its entry probe is",
-					     in->mnemonic, in->op_str);
-				goto out;
-			}
-			if (sym_insn_check(f->path, in->address, e, sizeof(e))) {
-				util_set_err(why, len,
-					     "its %s at +%#llx has a prefix the "
-					     "kernel refuses to probe",
-					     in->mnemonic,
-					     (unsigned long long)(in->address - off));
-				goto out;
-			}
-			c = add_site(v, nv, in->address);
-			if (!c && in->id == X86_INS_JMP)
-				(*njmp)++; /* a tail call */
-			if (c == -ENOMEM) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			if (c) {
-				util_set_err(why, len, "more than %d return sites",
-					     RETSITE_MAX);
-				goto out;
-			}
-		}
-		if (!pass && ntg)
-			qsort(tg, ntg, sizeof(*tg), cmp_off);
-	}
-	ret = 0;
+	c.buf = buf;
+	ret = piece_scan(f, &c, k > 0, h, in, why, len);
+	if (!ret && f->indirect && !f->blind)
+		ret = jt_flow(f, &c, h, in);
+	if (!ret)
+		ret = piece_sites(f, &c, h, in, v, nv, njmp, why, len);
 out:
-	free(tg);
+	piece_free(&c);
 	free(buf);
+	return ret;
+}
+
+/*
+ * The sites of every piece of @f into *@v (*@nv, *@nj of them tail
+ * calls), read again while that finds paths it did not know before
+ * (f->ent: jumps between pieces; f->tab: tables' targets; f->blind): what
+ * holds at each block is then met over every path into it.  0, -ENOMEM,
+ * -EOPNOTSUPP with @why.
+ */
+static int all_sites(struct rs_file *f, csh h, cs_insn *in, uint64_t **v,
+		     size_t *nv, size_t *nj, char *why, size_t len)
+{
+	int ret, rounds = 0;
+	size_t k;
+
+	do {
+		f->changed = false;
+		*nv = 0;
+		*nj = 0;
+		/* f->np grows as jumps reach pieces elsewhere (adopt()) */
+		for (k = 0, ret = 0; k < f->np && !ret; k++)
+			ret = part_sites(f, k, h, in, v, nv, nj, why, len);
+		/* a failure too: a block reached only from a table read
+		 * since knew nothing, as if no path led into it */
+		if (f->nomem)
+			return -ENOMEM;
+		if (++rounds == JT_ROUNDS && !f->blind) {
+			/* never settled: give up, knowing nothing */
+			f->blind = true;
+			f->changed = true;
+		}
+	} while (ret != -ENOMEM && f->changed);
 	return ret;
 }
 
@@ -691,7 +1445,7 @@ int retsite_find(const char *path, const struct retsite_code *parts,
 	const char *w = "";
 	cs_insn *in = NULL;
 	uint64_t *v = NULL;
-	size_t nv = 0, nj = 0, k;
+	size_t nv = 0, nj = 0;
 	struct stat st;
 	csh h = 0;
 	char e[256];
@@ -724,12 +1478,9 @@ int retsite_find(const char *path, const struct retsite_code *parts,
 		util_set_err(why, len, "the disassembler (Capstone) failed");
 		goto out;
 	}
-	/* f.np grows as jumps reach pieces elsewhere (adopt()) */
-	for (k = 0; k < f.np; k++) {
-		ret = part_sites(&f, k, h, in, &v, &nv, &nj, why, len);
-		if (ret)
-			goto out;
-	}
+	ret = all_sites(&f, h, in, &v, &nv, &nj, why, len);
+	if (ret)
+		goto out;
 	ret = -EOPNOTSUPP;
 	if (!nv) {
 		util_set_err(why, len,
@@ -752,6 +1503,8 @@ out:
 		cs_close(&h);
 	free(v);
 	free(f.starts);
+	free(f.ent);
+	free(f.tab);
 	if (f.cfi)
 		dwarf_cfi_end(f.cfi);
 	if (f.elf)

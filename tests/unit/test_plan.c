@@ -139,6 +139,402 @@ __asm__(".text\n"
 	"	add %rdx, %rax\n"
 	"	jmp *%rax\n"
 	".size rs_switch_nobound, .-rs_switch_nobound\n"
+	/* jump tables as GCC and clang write them (src/probe/retsite.c,
+	 * "Jump tables"), each with 3 or 4 rets, then near misses: the same
+	 * code but for one thing that leaves the index unbounded */
+	/* liblzma's lzma_code: the bound on memory, the index loaded from it */
+	".globl rs_jt_mem\n.type rs_jt_mem, @function\nrs_jt_mem:\n"
+	"	cmpl $2, 8(%rdi)\n"
+	"	ja 9f\n"
+	"	mov 8(%rdi), %ecx\n"
+	"	lea .Lrs_jt_mem_t(%rip), %rsi\n"
+	"	movslq (%rsi,%rcx,4), %rcx\n"
+	"	add %rsi, %rcx\n"
+	"	jmp *%rcx\n"
+	".Lrs_jt_mem_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jt_mem_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_mem_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jt_mem, .-rs_jt_mem\n"
+	/* zlib's inflate: a 32-bit compare, the upper half zeroed by the load */
+	".globl rs_jt_zext\n.type rs_jt_zext, @function\nrs_jt_zext:\n"
+	"	mov 4(%rdi), %eax\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"	lea .Lrs_jt_zext_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_zext_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jt_zext_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_zext_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jt_zext, .-rs_jt_zext\n"
+	/* inflate's loop: the compare at a loop head, a case jumping back with
+	 * a 32-bit write */
+	".globl rs_jt_loop\n.type rs_jt_loop, @function\nrs_jt_loop:\n"
+	"	mov (%rdi), %eax\n"
+	"1:	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"	lea .Lrs_jt_loop_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_loop_a:	lea 1(%rsi), %eax\n"
+	"	jmp 1b\n"
+	".Lrs_jt_loop_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_loop_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jt_loop, .-rs_jt_loop\n"
+	/* clang's: jbe to the table code, the index copied to another register */
+	".globl rs_jt_jbe\n.type rs_jt_jbe, @function\nrs_jt_jbe:\n"
+	"	cmp $2, %edi\n"
+	"	jbe 1f\n"
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"1:	mov %edi, %eax\n"
+	"	lea .Lrs_jt_jbe_t(%rip), %rcx\n"
+	"	movslq (%rcx,%rax,4), %rax\n"
+	"	add %rcx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_jbe_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jt_jbe_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_jbe_c:	mov $3, %eax\n"
+	"	ret\n"
+	".size rs_jt_jbe, .-rs_jt_jbe\n"
+	/* an 8-bit compare, then movzbl */
+	".globl rs_jt_byte\n.type rs_jt_byte, @function\nrs_jt_byte:\n"
+	"	cmp $2, %dil\n"
+	"	ja 9f\n"
+	"	movzbl %dil, %eax\n"
+	"	lea .Lrs_jt_byte_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_byte_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jt_byte_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_byte_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jt_byte, .-rs_jt_byte\n"
+	/* and $3: 4 entries */
+	".globl rs_jt_and\n.type rs_jt_and, @function\nrs_jt_and:\n"
+	"	and $3, %edi\n"
+	"	lea .Lrs_jt_and_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rdi,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_and_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jt_and_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_and_c:	mov $3, %eax\n"
+	"	ret\n"
+	".Lrs_jt_and_d:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jt_and, .-rs_jt_and\n"
+	/* movslq, then a 32-bit compare: below 2^31, the upper half is 0 */
+	".globl rs_jt_sx\n.type rs_jt_sx, @function\nrs_jt_sx:\n"
+	"	movslq (%rdi), %rax\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"	lea .Lrs_jt_sx_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_sx_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jt_sx_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_sx_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jt_sx, .-rs_jt_sx\n"
+	/* the index in a callee-saved register across a call */
+	".globl rs_jt_call\n.type rs_jt_call, @function\nrs_jt_call:\n"
+	"	push %rbx\n"
+	"	mov %edi, %ebx\n"
+	"	call plan_test_target\n"
+	"	cmp $2, %ebx\n"
+	"	ja 9f\n"
+	"	lea .Lrs_jt_call_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rbx,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_call_a:	pop %rbx\n"
+	"	ret\n"
+	".Lrs_jt_call_b:	pop %rbx\n"
+	"	ret\n"
+	".Lrs_jt_call_c:	pop %rbx\n"
+	"	ret\n"
+	"9:	pop %rbx\n"
+	"	ret\n"
+	".size rs_jt_call, .-rs_jt_call\n"
+	/* a table reached from another table's entry */
+	".globl rs_jt_two\n.type rs_jt_two, @function\nrs_jt_two:\n"
+	"	cmp $2, %edi\n"
+	"	ja 9f\n"
+	"	mov %edi, %eax\n"
+	"	lea .Lrs_jt_two_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_two_a:	cmp $1, %esi\n"
+	"	ja 9f\n"
+	"	mov %esi, %eax\n"
+	"	lea .Lrs_jt_two_t2(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_two_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_two_c:	mov $3, %eax\n"
+	"	ret\n"
+	".Lrs_jt_two_d:	mov $4, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jt_two, .-rs_jt_two\n"
+	/* a cold part (no symbol) jumping back into the table code, bounded */
+	".globl rs_jt_cold\n.type rs_jt_cold, @function\nrs_jt_cold:\n"
+	"	.cfi_startproc\n"
+	"	mov %edi, %eax\n"
+	"	test %esi, %esi\n"
+	"	jne .Lrs_jt_cold_x\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"2:	lea .Lrs_jt_cold_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jt_cold_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jt_cold_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jt_cold_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size rs_jt_cold, .-rs_jt_cold\n"
+	"	.cfi_startproc\n"
+	".Lrs_jt_cold_x:\n"
+	"	mov $1, %eax\n"
+	"	jmp 2b\n"
+	"	.cfi_endproc\n"
+	/* near misses, no table proven:
+	 * the index overwritten after the compare */
+	".globl rs_jn_clobber\n.type rs_jn_clobber, @function\nrs_jn_clobber:\n"
+	"	mov %edi, %eax\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"	mov 8(%rsi), %eax\n"
+	"	lea .Lrs_jn_clobber_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_clobber_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_clobber_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_clobber_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_clobber, .-rs_jn_clobber\n"
+	/* the compare of another register */
+	".globl rs_jn_otherreg\n.type rs_jn_otherreg, @function\nrs_jn_otherreg:\n"
+	"	mov %edi, %eax\n"
+	"	mov %esi, %ecx\n"
+	"	cmp $2, %ecx\n"
+	"	ja 9f\n"
+	"	lea .Lrs_jn_otherreg_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_otherreg_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_otherreg_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_otherreg_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_otherreg, .-rs_jn_otherreg\n"
+	/* the memory compared written before the load */
+	".globl rs_jn_store\n.type rs_jn_store, @function\nrs_jn_store:\n"
+	"	cmpl $2, 8(%rdi)\n"
+	"	ja 9f\n"
+	"	mov %esi, 8(%rdi)\n"
+	"	mov 8(%rdi), %eax\n"
+	"	lea .Lrs_jn_store_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_store_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_store_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_store_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_store, .-rs_jn_store\n"
+	/* the compared memory's base register written before the load */
+	".globl rs_jn_base\n.type rs_jn_base, @function\nrs_jn_base:\n"
+	"	cmpl $2, 8(%rdi)\n"
+	"	ja 9f\n"
+	"	mov (%rdi), %rdi\n"
+	"	mov 8(%rdi), %eax\n"
+	"	lea .Lrs_jn_base_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_base_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_base_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_base_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_base, .-rs_jn_base\n"
+	/* a 32-bit compare of a 64-bit load: the upper half unknown */
+	".globl rs_jn_upper\n.type rs_jn_upper, @function\nrs_jn_upper:\n"
+	"	mov (%rdi), %rax\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"	lea .Lrs_jn_upper_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_upper_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_upper_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_upper_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_upper, .-rs_jn_upper\n"
+	/* the loop above with a case jumping back with a 64-bit write */
+	".globl rs_jn_loop\n.type rs_jn_loop, @function\nrs_jn_loop:\n"
+	"	mov (%rdi), %eax\n"
+	"1:	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"	lea .Lrs_jn_loop_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_loop_a:	mov (%rsi), %rax\n"
+	"	jmp 1b\n"
+	".Lrs_jn_loop_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_loop_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_loop, .-rs_jn_loop\n"
+	/* a signed compare: negative indexes pass */
+	".globl rs_jn_signed\n.type rs_jn_signed, @function\nrs_jn_signed:\n"
+	"	mov %edi, %eax\n"
+	"	cmp $2, %eax\n"
+	"	jg 9f\n"
+	"	lea .Lrs_jn_signed_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_signed_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_signed_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_signed_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_signed, .-rs_jn_signed\n"
+	/* a jump into the table code after the compare, unbounded */
+	".globl rs_jn_join\n.type rs_jn_join, @function\nrs_jn_join:\n"
+	"	mov %edi, %eax\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"2:\n"
+	"	lea .Lrs_jn_join_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_join_a:	mov (%rsi), %eax\n"
+	"	jmp 2b\n"
+	".Lrs_jn_join_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_join_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_join, .-rs_jn_join\n"
+	/* the index in a register a call may write */
+	".globl rs_jn_call\n.type rs_jn_call, @function\nrs_jn_call:\n"
+	"	mov %edi, %ecx\n"
+	"	cmp $2, %ecx\n"
+	"	ja 9f\n"
+	"	call plan_test_target\n"
+	"	lea .Lrs_jn_call_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rcx,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_call_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_call_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_call_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_call, .-rs_jn_call\n"
+	/* a cold part jumping back into the table code with an unbounded index */
+	".globl rs_jn_cold\n.type rs_jn_cold, @function\nrs_jn_cold:\n"
+	"	.cfi_startproc\n"
+	"	mov %edi, %eax\n"
+	"	test %esi, %esi\n"
+	"	jne .Lrs_jn_cold_x\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"2:	lea .Lrs_jn_cold_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_cold_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_cold_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_cold_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size rs_jn_cold, .-rs_jn_cold\n"
+	"	.cfi_startproc\n"
+	".Lrs_jn_cold_x:\n"
+	"	mov (%rsi), %eax\n"
+	"	jmp 2b\n"
+	"	.cfi_endproc\n"
 	".section .rodata\n.align 4\n"
 	".Lrs_tab:\n"
 	"	.long .Lrs_s1 - .Lrs_tab\n"
@@ -148,6 +544,90 @@ __asm__(".text\n"
 	"	.long .Lrs_o1 - .Lrs_tab2\n"
 	"	.long .Lrs_o9 - .Lrs_tab2\n"
 	"	.long plan_test_target - .Lrs_tab2\n"
+	".Lrs_jt_mem_t:\n"
+	"	.long .Lrs_jt_mem_a - .Lrs_jt_mem_t\n"
+	"	.long .Lrs_jt_mem_b - .Lrs_jt_mem_t\n"
+	"	.long .Lrs_jt_mem_c - .Lrs_jt_mem_t\n"
+	".Lrs_jt_zext_t:\n"
+	"	.long .Lrs_jt_zext_a - .Lrs_jt_zext_t\n"
+	"	.long .Lrs_jt_zext_b - .Lrs_jt_zext_t\n"
+	"	.long .Lrs_jt_zext_c - .Lrs_jt_zext_t\n"
+	".Lrs_jt_loop_t:\n"
+	"	.long .Lrs_jt_loop_a - .Lrs_jt_loop_t\n"
+	"	.long .Lrs_jt_loop_b - .Lrs_jt_loop_t\n"
+	"	.long .Lrs_jt_loop_c - .Lrs_jt_loop_t\n"
+	".Lrs_jt_jbe_t:\n"
+	"	.long .Lrs_jt_jbe_a - .Lrs_jt_jbe_t\n"
+	"	.long .Lrs_jt_jbe_b - .Lrs_jt_jbe_t\n"
+	"	.long .Lrs_jt_jbe_c - .Lrs_jt_jbe_t\n"
+	".Lrs_jt_byte_t:\n"
+	"	.long .Lrs_jt_byte_a - .Lrs_jt_byte_t\n"
+	"	.long .Lrs_jt_byte_b - .Lrs_jt_byte_t\n"
+	"	.long .Lrs_jt_byte_c - .Lrs_jt_byte_t\n"
+	".Lrs_jt_sx_t:\n"
+	"	.long .Lrs_jt_sx_a - .Lrs_jt_sx_t\n"
+	"	.long .Lrs_jt_sx_b - .Lrs_jt_sx_t\n"
+	"	.long .Lrs_jt_sx_c - .Lrs_jt_sx_t\n"
+	".Lrs_jt_call_t:\n"
+	"	.long .Lrs_jt_call_a - .Lrs_jt_call_t\n"
+	"	.long .Lrs_jt_call_b - .Lrs_jt_call_t\n"
+	"	.long .Lrs_jt_call_c - .Lrs_jt_call_t\n"
+	".Lrs_jn_clobber_t:\n"
+	"	.long .Lrs_jn_clobber_a - .Lrs_jn_clobber_t\n"
+	"	.long .Lrs_jn_clobber_b - .Lrs_jn_clobber_t\n"
+	"	.long .Lrs_jn_clobber_c - .Lrs_jn_clobber_t\n"
+	".Lrs_jn_otherreg_t:\n"
+	"	.long .Lrs_jn_otherreg_a - .Lrs_jn_otherreg_t\n"
+	"	.long .Lrs_jn_otherreg_b - .Lrs_jn_otherreg_t\n"
+	"	.long .Lrs_jn_otherreg_c - .Lrs_jn_otherreg_t\n"
+	".Lrs_jn_store_t:\n"
+	"	.long .Lrs_jn_store_a - .Lrs_jn_store_t\n"
+	"	.long .Lrs_jn_store_b - .Lrs_jn_store_t\n"
+	"	.long .Lrs_jn_store_c - .Lrs_jn_store_t\n"
+	".Lrs_jn_base_t:\n"
+	"	.long .Lrs_jn_base_a - .Lrs_jn_base_t\n"
+	"	.long .Lrs_jn_base_b - .Lrs_jn_base_t\n"
+	"	.long .Lrs_jn_base_c - .Lrs_jn_base_t\n"
+	".Lrs_jn_upper_t:\n"
+	"	.long .Lrs_jn_upper_a - .Lrs_jn_upper_t\n"
+	"	.long .Lrs_jn_upper_b - .Lrs_jn_upper_t\n"
+	"	.long .Lrs_jn_upper_c - .Lrs_jn_upper_t\n"
+	".Lrs_jn_loop_t:\n"
+	"	.long .Lrs_jn_loop_a - .Lrs_jn_loop_t\n"
+	"	.long .Lrs_jn_loop_b - .Lrs_jn_loop_t\n"
+	"	.long .Lrs_jn_loop_c - .Lrs_jn_loop_t\n"
+	".Lrs_jn_signed_t:\n"
+	"	.long .Lrs_jn_signed_a - .Lrs_jn_signed_t\n"
+	"	.long .Lrs_jn_signed_b - .Lrs_jn_signed_t\n"
+	"	.long .Lrs_jn_signed_c - .Lrs_jn_signed_t\n"
+	".Lrs_jn_join_t:\n"
+	"	.long .Lrs_jn_join_a - .Lrs_jn_join_t\n"
+	"	.long .Lrs_jn_join_b - .Lrs_jn_join_t\n"
+	"	.long .Lrs_jn_join_c - .Lrs_jn_join_t\n"
+	".Lrs_jn_call_t:\n"
+	"	.long .Lrs_jn_call_a - .Lrs_jn_call_t\n"
+	"	.long .Lrs_jn_call_b - .Lrs_jn_call_t\n"
+	"	.long .Lrs_jn_call_c - .Lrs_jn_call_t\n"
+	".Lrs_jt_and_t:\n"
+	"	.long .Lrs_jt_and_a - .Lrs_jt_and_t\n"
+	"	.long .Lrs_jt_and_b - .Lrs_jt_and_t\n"
+	"	.long .Lrs_jt_and_c - .Lrs_jt_and_t\n"
+	"	.long .Lrs_jt_and_d - .Lrs_jt_and_t\n"
+	".Lrs_jt_two_t:\n"
+	"	.long .Lrs_jt_two_a - .Lrs_jt_two_t\n"
+	"	.long .Lrs_jt_two_b - .Lrs_jt_two_t\n"
+	"	.long .Lrs_jt_two_c - .Lrs_jt_two_t\n"
+	".Lrs_jt_two_t2:\n"
+	"	.long .Lrs_jt_two_c - .Lrs_jt_two_t2\n"
+	"	.long .Lrs_jt_two_d - .Lrs_jt_two_t2\n"
+	".Lrs_jt_cold_t:\n"
+	"	.long .Lrs_jt_cold_a - .Lrs_jt_cold_t\n"
+	"	.long .Lrs_jt_cold_b - .Lrs_jt_cold_t\n"
+	"	.long .Lrs_jt_cold_c - .Lrs_jt_cold_t\n"
+	".Lrs_jn_cold_t:\n"
+	"	.long .Lrs_jn_cold_a - .Lrs_jn_cold_t\n"
+	"	.long .Lrs_jn_cold_b - .Lrs_jn_cold_t\n"
+	"	.long .Lrs_jn_cold_c - .Lrs_jn_cold_t\n"
 	".text\n");
 #endif
 
@@ -1520,11 +2000,90 @@ static void return_sites(void **state)
 #endif
 }
 
+/* retsite_find() on function @fn of ELF file @path: its return sites'
+ * number in *@n; the error and @why (@len bytes) as it returns them */
+static int rs_sites(const char *path, const char *fn, size_t *n, char *why,
+		    size_t len)
+{
+	uint64_t off, size, *sites = NULL;
+	int r;
+
+	assert_int_equal(sym_func_range(path, fn, &off, &size, why, len), 0);
+	*n = 0;
+	r = retsite_find(path, (struct retsite_code[]){ { off, size, 0 } }, 1,
+			 &sites, n, NULL, why, len);
+	free(sites);
+	return r;
+}
+
+/*
+ * Jump tables as compilers write them (the rs_jt_* functions above, and
+ * tests/fixtures/jtable.c, $IPROF_JTABLE): each proven bounded, so the
+ * function gets its rets as sites, all of them; each near miss (rs_jn_*)
+ * refused: a jmp that may land anywhere.
+ */
+static void jump_tables(void **state)
+{
+#ifdef __x86_64__
+	static const struct {
+		const char *fn;
+		size_t rets;
+	} ok[] = {
+		{ "rs_jt_mem", 4 }, { "rs_jt_zext", 4 }, { "rs_jt_loop", 3 },
+		{ "rs_jt_jbe", 4 }, { "rs_jt_byte", 4 }, { "rs_jt_and", 4 },
+		{ "rs_jt_sx", 4 },  { "rs_jt_call", 4 }, { "rs_jt_two", 4 },
+		{ "rs_jt_cold", 4 },
+	};
+	static const char *const miss[] = {
+		"rs_jn_clobber", "rs_jn_otherreg", "rs_jn_store",
+		"rs_jn_base",	 "rs_jn_upper",	   "rs_jn_loop",
+		"rs_jn_signed",	 "rs_jn_join",	   "rs_jn_call",
+		"rs_jn_cold",
+	};
+	const char *abs = getenv("IPROF_JTABLE");
+	char why[256];
+	size_t i, n;
+	int r;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		r = rs_sites(self, ok[i].fn, &n, why, sizeof(why));
+		if (r || n != ok[i].rets)
+			fail_msg("%s: %d, %zu sites (%zu rets): %s", ok[i].fn,
+				 r, n, ok[i].rets, r ? why : "");
+	}
+	for (i = 0; i < sizeof(miss) / sizeof(miss[0]); i++) {
+		r = rs_sites(self, miss[i], &n, why, sizeof(why));
+		if (r != -EOPNOTSUPP ||
+		    !strstr(why, "no bounded jump table iprof can read"))
+			fail_msg("%s: %d, %zu sites: %s", miss[i], r, n,
+				 r ? why : "taken for a table");
+	}
+	/* non-PIC: a table of label addresses */
+	assert_non_null(abs);
+	assert_int_equal(rs_sites(abs, "rs_abs", &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(rs_sites(abs, "rs_abs_nobound", &n, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "no bounded jump table iprof can read"));
+	assert_int_equal(rs_sites(abs, "rs_abs_notrack", &n, why, sizeof(why)),
+			 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rs_sites(abs, "rs_abs_out", &n, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "has entry 1 jumping out of it"));
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tp_fields),
 		cmocka_unit_test(return_sites),
+		cmocka_unit_test(jump_tables),
 		cmocka_unit_test(kvm_run_span),
 		cmocka_unit_test(keyed_spans),
 		cmocka_unit_test(keyed_errors),
