@@ -1120,9 +1120,10 @@ static int piece_scan(struct rs_file *f, struct rs_piece *c, bool cold,
 	return 0;
 }
 
-/* Most blocks and visits of them jt_flow() spends on one piece; past
+/* Most blocks (each holds a struct jt_state, about 1.2 KiB: 40 MiB at
+ * most) and visits of them (per block) jt_flow() spends on one piece; past
  * them nothing is known anywhere (no table is proven). */
-#define JT_MAX_BLOCKS (1u << 16)
+#define JT_MAX_BLOCKS (1u << 15)
 #define JT_VISITS 64
 /* Most times all_sites() reads the function's pieces before it gives up
  * following the flow. */
