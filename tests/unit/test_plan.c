@@ -508,6 +508,29 @@ __asm__(".text\n"
 	"9:	xor %eax, %eax\n"
 	"	ret\n"
 	".size rs_jn_call, .-rs_jn_call\n"
+	/* bounded on the one path seen, but a notrack jmp (a table iprof
+	 * cannot read) may land there too, the index unbounded */
+	".globl rs_jn_blind\n.type rs_jn_blind, @function\nrs_jn_blind:\n"
+	"	mov %edi, %eax\n"
+	"	cmp $2, %eax\n"
+	"	ja 9f\n"
+	"	test %esi, %esi\n"
+	"	je 2f\n"
+	"	mov (%rdx), %eax\n"
+	"	notrack jmp *%rcx\n"
+	"2:	lea .Lrs_jn_blind_t(%rip), %rdx\n"
+	"	movslq (%rdx,%rax,4), %rax\n"
+	"	add %rdx, %rax\n"
+	"	jmp *%rax\n"
+	".Lrs_jn_blind_a:	mov $1, %eax\n"
+	"	ret\n"
+	".Lrs_jn_blind_b:	mov $2, %eax\n"
+	"	ret\n"
+	".Lrs_jn_blind_c:	mov $3, %eax\n"
+	"	ret\n"
+	"9:	xor %eax, %eax\n"
+	"	ret\n"
+	".size rs_jn_blind, .-rs_jn_blind\n"
 	/* a cold part jumping back into the table code with an unbounded index */
 	".globl rs_jn_cold\n.type rs_jn_cold, @function\nrs_jn_cold:\n"
 	"	.cfi_startproc\n"
@@ -620,6 +643,10 @@ __asm__(".text\n"
 	".Lrs_jt_two_t2:\n"
 	"	.long .Lrs_jt_two_c - .Lrs_jt_two_t2\n"
 	"	.long .Lrs_jt_two_d - .Lrs_jt_two_t2\n"
+	".Lrs_jn_blind_t:\n"
+	"	.long .Lrs_jn_blind_a - .Lrs_jn_blind_t\n"
+	"	.long .Lrs_jn_blind_b - .Lrs_jn_blind_t\n"
+	"	.long .Lrs_jn_blind_c - .Lrs_jn_blind_t\n"
 	".Lrs_jt_cold_t:\n"
 	"	.long .Lrs_jt_cold_a - .Lrs_jt_cold_t\n"
 	"	.long .Lrs_jt_cold_b - .Lrs_jt_cold_t\n"
@@ -2038,7 +2065,7 @@ static void jump_tables(void **state)
 		"rs_jn_clobber", "rs_jn_otherreg", "rs_jn_store",
 		"rs_jn_base",	 "rs_jn_upper",	   "rs_jn_loop",
 		"rs_jn_signed",	 "rs_jn_join",	   "rs_jn_call",
-		"rs_jn_cold",
+		"rs_jn_cold",	 "rs_jn_blind",
 	};
 	const char *abs = getenv("IPROF_JTABLE");
 	char why[256];
