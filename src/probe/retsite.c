@@ -962,7 +962,10 @@ static int jt_jump(struct rs_file *f, const struct rs_piece *c,
 	    s->r[g].n <= RETSITE_MAX_TABLE)
 		r = jt_read(f, c, in, s->r[g].table, s->r[g].n, 4, why, len);
 	else if (op->type == X86_OP_MEM && op->mem.base == X86_REG_INVALID &&
-		 op->mem.scale == 8 && op->mem.segment == X86_REG_INVALID &&
+		 op->mem.scale == 8 &&
+		 /* notrack is a ds prefix: Capstone shows ds: */
+		 (op->mem.segment == X86_REG_INVALID ||
+		  op->mem.segment == X86_REG_DS) &&
 		 (g = gpr(op->mem.index, &w)) >= 0 && w == 64 &&
 		 s->r[g].bound >= 0 && s->r[g].bound < RETSITE_MAX_TABLE)
 		r = jt_read(f, c, in, op->mem.disp, s->r[g].bound + 1, 8, why,

@@ -2099,6 +2099,10 @@ static void jump_tables(void **state)
 	assert_int_equal(rs_sites(abs, "rs_abs_out", &n, why, sizeof(why)),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(why, "has entry 1 jumping out of it"));
+	assert_int_equal(rs_sites(abs, "rs_abs_notrack_out", &n, why,
+				  sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(why, "has entry 0 jumping out of it"));
 #else
 	(void)state;
 	skip();
