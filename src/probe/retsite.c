@@ -835,7 +835,8 @@ static void jt_refine(const cs_insn *in, struct jt_state *s, bool taken)
 		r->b32 = n;
 	} else if (s->cmp_w == 64 && (r->bound < 0 || n < r->bound)) {
 		r->bound = n;
-	} else if (s->cmp_w < 32 && (r->blo_w != s->cmp_w || n < r->blo)) {
+	} else if (s->cmp_w < 32 &&
+		   (r->blo_w != s->cmp_w || r->blo < 0 || n < r->blo)) {
 		r->blo = n;
 		r->blo_w = s->cmp_w;
 	}
