@@ -140,7 +140,7 @@ static void one(const char *path, const struct fn *f, csh h, cs_insn *in,
 	if (!has_ret(h, in, img, len, f))
 		return;
 	c->with_ret++;
-	r = retsite_find(path, &code, 1, &sites, &n, NULL, why, sizeof(why));
+	r = retsite_find(NULL, path, &code, 1, &sites, &n, NULL, why, sizeof(why));
 	free(sites);
 	if (!r) {
 		c->sites++;

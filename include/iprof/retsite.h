@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sym_cache;
+
 /* Most return sites one function gets (each is a uprobe: one perf event
  * each where the kernel has no uprobe_multi); more: a uretprobe. */
 #define RETSITE_MAX 64
@@ -38,7 +40,8 @@ struct retsite_code {
 
 /*
  * retsite_find() - the return sites of the function whose code is the
- * @nparts pieces @parts of ELF file @path: its symbol's bytes first
+ * @nparts pieces @parts of ELF file @path (@syms: the caller's cache of
+ * its symbols, sym_cache_func_starts(), or NULL): its symbol's bytes first
  * (sym_func_targets(): offset, size), then its cold part if it has one
  * (GCC's hot/cold split, f.cold: blocks moved out of f, entered by jumps
  * from f, returning from f); a jump from one piece into another stays
@@ -75,8 +78,9 @@ struct retsite_code {
  * (sym_insn_check()); more than RETSITE_MAX sites; a short read; another
  * architecture.
  */
-int retsite_find(const char *path, const struct retsite_code *parts,
-		 size_t nparts, uint64_t **sites, size_t *n, size_t *njmp,
-		 char *why, size_t len);
+int retsite_find(struct sym_cache *syms, const char *path,
+		 const struct retsite_code *parts, size_t nparts,
+		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
+		 size_t len);
 
 #endif /* IPROF_RETSITE_H */

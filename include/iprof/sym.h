@@ -121,6 +121,67 @@ int sym_func_targets(const char *path, const char *func,
 		     struct sym_target **v, size_t *n, char *err,
 		     size_t errlen);
 
+/*
+ * struct sym_cache - what one caller (the planner, for one plan_build())
+ * keeps of the ELF files it asks about: each file opened once, its
+ * symbols indexed by name in one pass, its functions demangled once (when
+ * a C++ name or glob is first asked for), its function starts
+ * (sym_func_starts()) read once, so that a glob's thousand functions cost
+ * one pass over the symbol table, not one per function.  The answers are
+ * those of the uncached calls, for the files as they were when first
+ * asked.  Not shared between threads.  Holds an open file descriptor per
+ * file (at most 64 files; further ones are read uncached).
+ */
+struct sym_cache;
+struct Elf; /* libelf.h */
+
+/* sym_cache_new() - an empty cache, or NULL (out of memory). */
+struct sym_cache *sym_cache_new(void);
+
+/* sym_cache_free() - close its files and free it; NULL ok. */
+void sym_cache_free(struct sym_cache *c);
+
+/*
+ * sym_cache_targets() - sym_func_targets() through cache @c (NULL: none):
+ * the same returns, targets and messages.  The first call for a file
+ * indexes its symbols (and its debug file's); a C++ or Rust name's first
+ * lookup demangles its functions, once each; every lookup then costs
+ * O(log n + its matches).
+ */
+int sym_cache_targets(struct sym_cache *c, const char *path, const char *func,
+		      struct sym_target **v, size_t *n, char *err,
+		      size_t errlen);
+
+/*
+ * sym_cache_func_starts() - sym_func_starts() of @path, read once into
+ * @c: *@starts is the cache's (valid until sym_cache_free(), not to be
+ * freed), *@n of them.  Returns 0, or the errors of opening @path as
+ * sym_func_starts() (-EMFILE: the cache is full, ask sym_func_starts()).
+ */
+int sym_cache_func_starts(struct sym_cache *c, const char *path,
+			  const uint64_t **starts, size_t *n, char *err,
+			  size_t errlen);
+
+/*
+ * sym_cache_elf() - ELF file @path as @c holds it open (read only): its
+ * descriptor into *@fd and its libelf handle into *@elf, both the
+ * cache's (valid until sym_cache_free(); not to be closed).  Returns 0,
+ * or the errors of opening it (sym_func_offset()'s, -EMFILE: full).
+ */
+int sym_cache_elf(struct sym_cache *c, const char *path, int *fd,
+		  struct Elf **elf);
+
+/*
+ * sym_cache_glob_names() - sym_glob_names() over sym_func_names() of
+ * @path: what uprobe glob @glob is matched against, into @out (free with
+ * ksyms_free()); its C++ and Rust names demangled through @c (NULL:
+ * none), each once for the whole plan.  Returns 0 or sym_func_names()'s
+ * errors, with a message in @err.
+ */
+int sym_cache_glob_names(struct sym_cache *c, const char *path,
+			 const char *glob, struct ksyms *out, char *err,
+			 size_t errlen);
+
 /* sym_targets_free() - free what sym_func_targets() returned; NULL ok. */
 void sym_targets_free(struct sym_target *v, size_t n);
 

@@ -1337,16 +1337,17 @@ static int old_copy_scan(int pid, const char *path, char *out, size_t len,
  * The places of uprobe @pr (FUNC @func): *@u, or an error message in
  * *@msg.  The binary at PATH (sym_resolve_path(); a /proc/PID/exe or
  * /proc/PID/map_files/... path as given: the kernel follows it to the
- * mapped file, deleted or not), each entry sym_func_targets() gives (the
+ * mapped file, deleted or not), each entry sym_cache_targets() gives through @c (the
  * function and its clones), and with -p the older copy of the binary that
  * a target process maps (old_copy()).  *@binary (malloc'ed, the caller
  * frees it; may stay NULL) is the binary at PATH when it could be read,
  * and *@nofunc (the caller sets it to 0) 1 when it has no symbol FUNC
  * (its inlined instances may still be timed: plan_inline()).  Returns 0 or -ENOMEM.
  */
-static int resolve_uprobe(const struct probe *pr, const char *func,
-			  const struct plan_env *env, struct uplaces *u,
-			  char **msg, char **binary, int *nofunc)
+static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
+			  const char *func, const struct plan_env *env,
+			  struct uplaces *u, char **msg, char **binary,
+			  int *nofunc)
 {
 	char err[PATH_MAX + 512], mf[PATH_MAX], note[3 * PATH_MAX];
 	char gone[PATH_MAX + 512] = ""; /* the file is gone: why */
@@ -1389,7 +1390,7 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 		ret = 0;
 	}
 	if (!ret && !gone[0]) {
-		ret = sym_func_targets(path, func, &v, &n, err, sizeof(err));
+		ret = sym_cache_targets(c, path, func, &v, &n, err, sizeof(err));
 		/* no symbol: it may be inlined everywhere (plan_inline()) */
 		*nofunc = ret == -ENOENT || ret == -ENODATA;
 		/* a probe the kernel would take and never fire */
@@ -1416,7 +1417,7 @@ static int resolve_uprobe(const struct probe *pr, const char *func,
 		if (old_copy(env->pids[k], path, mf, sizeof(mf),
 			     &deleted) != 1)
 			continue;
-		ret = sym_func_targets(mf, func, &v, &n, err, sizeof(err));
+		ret = sym_cache_targets(c, mf, func, &v, &n, err, sizeof(err));
 		if (!ret) {
 			ret = uplaces_add(u, mf, v, n);
 			sym_targets_free(v, n);
@@ -1649,7 +1650,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 			{ at->cold_off, at->cold_size, at->cold_addr }
 		};
 
-		if (retsite_find(path, code, at->cold && at->cold_off ? 2 : 1,
+		if (retsite_find(p->syms, path, code, at->cold && at->cold_off ? 2 : 1,
 				 &sites, &n, &njmp, why, sizeof(why)) == 0)
 			t->ret_tail = (uint32_t)njmp;
 		free(sites);
@@ -1670,7 +1671,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 			{ at->cold_off, at->cold_size, at->cold_addr }
 		};
 
-		err = retsite_find(path, code,
+		err = retsite_find(p->syms, path, code,
 				   at->cold && at->cold_off ? 2 : 1, &sites,
 				   &n, &njmp, why, sizeof(why));
 	}
@@ -2529,8 +2530,8 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
 	} else if (is_ufunc(pr)) {
-		err = resolve_uprobe(pr, t->func, env, &u, &msg, &binary,
-				     &nofunc);
+		err = resolve_uprobe(p->syms, pr, t->func, env, &u, &msg,
+				     &binary, &nofunc);
 		if (err)
 			goto out;
 		t->entry_only = sym_noreturn(t->func);
@@ -2784,14 +2785,8 @@ static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 
 	ret = sym_resolve_path(pr->path, &path, err, sizeof(err));
 	if (!ret)
-		ret = sym_func_names(path, &names, err, sizeof(err));
-	if (!ret) {
-		struct ksyms g;
-
-		ret = sym_glob_names(&names, pr->func, &g);
-		ksyms_free(&names);
-		names = g;
-	}
+		ret = sym_cache_glob_names(p->syms, path, pr->func, &names,
+					   err, sizeof(err));
 	if (ret == -ENOMEM)
 		goto out;
 	if (ret) {
@@ -2861,6 +2856,9 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	char filter[4096];
 
 	memset(p, 0, sizeof(*p));
+	p->syms = sym_cache_new();
+	if (!p->syms)
+		return -ENOMEM;
 	old_copy_forget();
 	auto_forget();
 	kdbg_forget();
@@ -2871,8 +2869,11 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		snprintf(filter, sizeof(filter),
 			 "%s/available_filter_functions", tracefs ? tracefs : "");
 		err = ksyms_load(&ks, env->kallsyms, tracefs ? filter : NULL);
-		if (err)
+		if (err) {
+			sym_cache_free(p->syms);
+			p->syms = NULL;
 			return err;
+		}
 	}
 	for (i = 0; i < pl->n; i++)
 		nglobs += has_glob(pl->v[i].func);
@@ -2925,6 +2926,8 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			err = plan_probe(p, pr, (uint32_t)id, env, &ks);
 	}
 	ksyms_free(&ks);
+	sym_cache_free(p->syms);
+	p->syms = NULL;
 	old_copy_forget();
 	auto_forget();
 	inl_forget();

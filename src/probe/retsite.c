@@ -35,7 +35,7 @@ struct rs_file {
 	int fd;
 	Elf *elf;
 	Dwarf_CFI *cfi; /* NULL: no .eh_frame */
-	uint64_t *starts; /* sym_func_starts(), virtual addresses */
+	const uint64_t *starts; /* sym_func_starts(), virtual addresses */
 	size_t nstarts;
 	struct retsite_code p[RETSITE_MAX_PARTS];
 	size_t np;
@@ -1442,11 +1442,15 @@ static int all_sites(struct rs_file *f, csh h, cs_insn *in, uint64_t **v,
 	return ret;
 }
 
-int retsite_find(const char *path, const struct retsite_code *parts,
-		 size_t nparts, uint64_t **sites, size_t *n, size_t *njmp,
-		 char *why, size_t len)
+int retsite_find(struct sym_cache *syms, const char *path,
+		 const struct retsite_code *parts, size_t nparts,
+		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
+		 size_t len)
 {
 	struct rs_file f = { .path = path, .fd = -1 };
+	uint64_t *own = NULL;
+	const uint64_t *cached = NULL;
+	bool borrowed;
 	const char *w = "";
 	cs_insn *in = NULL;
 	uint64_t *v = NULL;
@@ -1464,16 +1468,27 @@ int retsite_find(const char *path, const struct retsite_code *parts,
 	}
 	memcpy(f.p, parts, nparts * sizeof(*parts));
 	f.np = nparts;
-	f.fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &w);
+	/* the file as the planner's cache holds it open, else opened here */
+	borrowed = syms && !sym_cache_elf(syms, path, &f.fd, &f.elf);
+	if (!borrowed)
+		f.fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &w);
 	if (f.fd < 0) {
 		util_set_err(why, len, "%s: %s", path, w);
 		return -EOPNOTSUPP;
 	}
-	if (elf_version(EV_CURRENT) != EV_NONE)
+	if (!borrowed && elf_version(EV_CURRENT) != EV_NONE)
 		f.elf = elf_begin(f.fd, ELF_C_READ_MMAP, NULL);
 	if (f.elf)
 		f.cfi = dwarf_getcfi_elf(f.elf);
-	ret = sym_func_starts(path, &f.starts, &f.nstarts, e, sizeof(e));
+	/* the planner's cache reads them once per file */
+	ret = syms ? sym_cache_func_starts(syms, path, &cached, &f.nstarts, e,
+					   sizeof(e)) :
+		     -EMFILE;
+	f.starts = cached;
+	if (ret == -EMFILE) {
+		ret = sym_func_starts(path, &own, &f.nstarts, e, sizeof(e));
+		f.starts = own;
+	}
 	if (ret == -ENOMEM)
 		goto out;
 	ret = -EOPNOTSUPP;
@@ -1507,23 +1522,26 @@ out:
 	if (h)
 		cs_close(&h);
 	free(v);
-	free(f.starts);
+	free(own);
 	free(f.ent);
 	free(f.tab);
 	if (f.cfi)
 		dwarf_cfi_end(f.cfi);
-	if (f.elf)
+	if (f.elf && !borrowed)
 		elf_end(f.elf);
-	close(f.fd);
+	if (!borrowed)
+		close(f.fd);
 	return ret;
 }
 
 #else /* !__x86_64__ */
 
-int retsite_find(const char *path, const struct retsite_code *parts,
-		 size_t nparts, uint64_t **sites, size_t *n, size_t *njmp,
-		 char *why, size_t len)
+int retsite_find(struct sym_cache *syms, const char *path,
+		 const struct retsite_code *parts, size_t nparts,
+		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
+		 size_t len)
 {
+	(void)syms;
 	(void)path;
 	(void)njmp;
 	(void)parts;

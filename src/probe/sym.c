@@ -9,6 +9,7 @@
  * function or a non-ELF file as bare errno values; resolving here gives
  * the planner a clear message and the loader a plain offset.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -348,19 +349,51 @@ static bool cxx_matches(const char *dem, const char *func)
  * (malloc'ed); *@cold when one of them is a cold part.  C++ (Itanium ABI,
  * "_Z...") and Rust, legacy ("_ZN...17h<16 hex>E", shown without its
  * hash: rs::parse) and v0 ("_R..."), through libiberty's cplus_demangle()
- * (GCC's and binutils' demangler; DMGL_AUTO tries Rust, then C++).
+ * (GCC's and binutils' demangler): a Rust scheme's name ("_R", or "_ZN"
+ * with a legacy hash: rust_legacy_shape()) as Rust, then as C++ where
+ * that fails, as DMGL_AUTO does; any other "_Z" name as C++ alone.
  * 0, 1 if @name is no mangled name it knows (or out of memory: it
  * returns NULL for both).
  */
+/*
+ * Could @name be a Rust legacy name: "_ZN", then somewhere the hash
+ * segment "17h" and 16 hex digits, then 'E'?  libiberty's rust_demangle()
+ * takes none other (rust-demangle.c: it ends with that segment, checked
+ * by is_legacy_prefixed_hash()), so a C++ name without it is given to
+ * the C++ demangler alone.
+ */
+static bool rust_legacy_shape(const char *name)
+{
+	const char *p = name + 3;
+	size_t k;
+
+	if (strncmp(name, "_ZN", 3))
+		return false;
+	while ((p = strstr(p, "17h"))) {
+		p += 3;
+		for (k = 0; k < 16 && isxdigit((unsigned char)p[k]); k++)
+			;
+		if (k == 16 && p[16] == 'E')
+			return true;
+	}
+	return false;
+}
+
 static int demangle(const char *name, char **out, bool *cold)
 {
-	char *d, *c;
+	char *d = NULL, *c;
 
 	*out = NULL;
 	*cold = false;
 	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return 1;
-	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	/* each by its own scheme, as DMGL_AUTO would (Rust, then C++),
+	 * without trying Rust on every C++ name */
+	if (name[1] == 'R' || rust_legacy_shape(name))
+		d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_RUST);
+	if (!d && name[1] == 'Z')
+		d = cplus_demangle(name,
+				   DMGL_PARAMS | DMGL_ANSI | DMGL_GNU_V3);
 	if (!d)
 		return 1;
 	while ((c = strstr(d, " [clone "))) {
@@ -395,7 +428,16 @@ static int cxx_fn_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->full, y->full);
 }
 
-int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
+struct sym_file;
+static int dem_of(struct sym_file *f, const char *name, char **dem,
+		  bool *cold);
+
+/* The sorted C++ names of @names (sym_cxx_names()) into @out, and when
+ * @plain is not NULL those that are no mangled name into it (unsorted).
+ * Each name demangled once: by @f's index where it has the name
+ * (dem_of()).  0 or -ENOMEM. */
+static int cxx_names(const struct ksyms *names, struct ksyms *out,
+		     struct ksyms *plain, struct sym_file *f)
 {
 	struct cxx_fn *v = NULL;
 	const char *name, *paren;
@@ -407,9 +449,11 @@ int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
 	memset(out, 0, sizeof(*out));
 	err = util_grow(&out->funcs, 0, sizeof(*out->funcs));
 	for (i = 0; !err && i < names->nfuncs; i++) {
-		err = demangle(names->funcs[i], &dem, &cold);
+		err = dem_of(f, names->funcs[i], &dem, &cold);
 		if (err == 1) { /* not C++ */
-			err = 0;
+			err = plain ? ksyms_add(plain, names->funcs[i],
+						strlen(names->funcs[i]), NULL) :
+				      0;
 			continue;
 		}
 		if (!err && !cold &&
@@ -455,12 +499,16 @@ int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
 	return 0;
 }
 
-int sym_glob_names(const struct ksyms *names, const char *glob,
-		   struct ksyms *out)
+int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
 {
-	const char *name;
-	char *dem;
-	bool cold;
+	return cxx_names(names, out, NULL, NULL);
+}
+
+/* sym_glob_names(), demangling through @f (NULL: none) */
+static int glob_names(const struct ksyms *names, const char *glob,
+		      struct ksyms *out, struct sym_file *f)
+{
+	struct ksyms plain = { 0 };
 	size_t i;
 	int err;
 
@@ -471,17 +519,16 @@ int sym_glob_names(const struct ksyms *names, const char *glob,
 					strlen(names->funcs[i]), NULL);
 		goto out;
 	}
-	err = sym_cxx_names(names, out);
-	if (err || strstr(glob, "::"))
+	err = cxx_names(names, out, strstr(glob, "::") ? NULL : &plain, f);
+	if (err || strstr(glob, "::")) {
+		ksyms_free(&plain);
 		return err;
-	for (i = 0; !err && i < names->nfuncs; i++) {
-		name = names->funcs[i];
-		if (!demangle(name, &dem, &cold)) {
-			free(dem);
-			continue; /* among the C++ names */
-		}
-		err = ksyms_add(out, name, strlen(name), NULL);
 	}
+	/* and the names that are no mangled ones, as they are */
+	for (i = 0; !err && i < plain.nfuncs; i++)
+		err = ksyms_add(out, plain.funcs[i], strlen(plain.funcs[i]),
+				NULL);
+	ksyms_free(&plain);
 out:
 	if (err) {
 		ksyms_free(out);
@@ -489,6 +536,12 @@ out:
 	}
 	ksyms_sort(out); /* sorted and each name once */
 	return 0;
+}
+
+int sym_glob_names(const struct ksyms *names, const char *glob,
+		   struct ksyms *out)
+{
+	return glob_names(names, glob, out, NULL);
 }
 
 static int push(struct lookup *lk, const struct cand *c)
@@ -522,103 +575,148 @@ static void note_cold(struct lookup *lk, const GElf_Sym *sym)
 }
 
 /*
+ * A symbol the planner's cache picked for a lookup (sym_cache): its index
+ * in table @tab (0: .symtab, 1: .dynsym, collect()'s order) and, for C++
+ * names, its demangled name (demangle(): owned by the cache) and whether
+ * it is a cold part.
+ */
+struct sym_pick {
+	size_t idx;
+	int tab;
+	const char *dem;
+	bool cold;
+};
+
+/*
+ * Weigh symbol @i (@sym, named @name) of one table for @lk: push it as a
+ * candidate, note a cold part or a non-function symbol of that name.
+ * @pk: the cache's demangled name when it picked the symbol, else NULL
+ * (demangled here).  0 or -ENOMEM.
+ */
+static int scan_one(struct lookup *lk, const GElf_Sym *sym, size_t i,
+		    const char *name, Elf_Data *versym, bool dynamic,
+		    const struct sym_pick *pk)
+{
+	int type = GELF_ST_TYPE(sym->st_info), err, clone;
+	const char *at;
+	struct cand c;
+	GElf_Versym vs;
+	char *dem = NULL;
+	bool cold;
+
+	memset(&c, 0, sizeof(c));
+	if (lk->cxx) {
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			return 0;
+		if (pk) {
+			err = pk->dem ? 0 : 1;
+			cold = pk->cold;
+			if (pk->dem && !(dem = strdup(pk->dem)))
+				return -ENOMEM;
+		} else {
+			err = demangle(name, &dem, &cold);
+		}
+		if (err)
+			return err < 0 ? err : 0;
+		if (cold || !cxx_matches(dem, lk->func)) {
+			if (cold && cxx_matches(dem, lk->func))
+				note_cold(lk, sym);
+			free(dem);
+			return 0;
+		}
+		c.dem = dem;
+		at = NULL;
+	} else if (name_matches(name, lk->func, &at)) {
+		if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+			lk->other_type = type;
+			return 0;
+		}
+	} else {
+		clone = sym_clone_of(name, lk->func);
+		if (!clone || (type != STT_FUNC && type != STT_GNU_IFUNC))
+			return 0;
+		if (clone == 2) {
+			note_cold(lk, sym);
+			return 0;
+		}
+		c.clone = 1;
+		at = NULL;
+	}
+	c.name = name;
+	c.value = sym->st_value;
+	c.size = sym->st_size;
+	c.shndx = sym->st_shndx;
+	c.type = (unsigned char)type;
+	c.bind = (unsigned char)GELF_ST_BIND(sym->st_info);
+	if (dynamic && versym && gelf_getversym(versym, (int)i, &vs)) {
+		c.hidden = (vs & VERSYM_HIDDEN) != 0;
+		c.ver = verdef_name(lk, vs & ~VERSYM_HIDDEN);
+	} else if (at) {
+		c.hidden = at[1] != '@'; /* f@VER, not f@@VER */
+		c.ver = at + 1 + !c.hidden;
+	}
+	if (lk->ver && (c.clone || !c.ver || strcmp(c.ver, lk->ver) ||
+			(lk->ver_default && c.hidden))) {
+		free(c.dem);
+		return 0;
+	}
+	err = push(lk, &c);
+	if (err)
+		free(c.dem);
+	return err;
+}
+
+/*
  * Collect the candidates of one symbol table (@dynamic: .dynsym, whose
  * versions are in @versym, or NULL if it has none): symbols named
  * lk->func (of version lk->ver if given) and its compiler clones, or with
- * lk->cxx the C++ functions whose demangled names match.
+ * lk->cxx the C++ functions whose demangled names match.  @pk: the @npk
+ * symbols of this table the cache picked (sym_cache: a superset of those
+ * that match, in table order), or NULL: every symbol.  The same
+ * candidates either way, in the same order.
  */
 static int scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			Elf_Data *versym, bool dynamic, struct lookup *lk)
+			Elf_Data *versym, bool dynamic, struct lookup *lk,
+			const struct sym_pick *pk, size_t npk)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	const char *name, *at;
-	struct cand c;
-	GElf_Versym vs;
+	const char *name;
 	GElf_Sym sym;
-	size_t i, n;
-	int type, err, clone;
-	char *dem;
-	bool cold;
+	size_t i, k, n;
+	int err;
 
 	if (!data || !sh->sh_entsize)
 		return 0;
 	n = sh->sh_size / sh->sh_entsize;
 	if (!dynamic && n > 1)
 		lk->has_symtab = true;
+	if (pk) {
+		for (k = 0; k < npk; k++) {
+			i = pk[k].idx;
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    !(name = elf_strptr(elf, sh->sh_link, sym.st_name)))
+				continue;
+			err = scan_one(lk, &sym, i, name, versym, dynamic,
+				       &pk[k]);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
 	for (i = 1; i < n && i <= INT_MAX; i++) {
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
-		type = GELF_ST_TYPE(sym.st_info);
 		if (sym.st_shndx == SHN_UNDEF)
 			continue; /* an import */
-		if (dynamic && (type == STT_FUNC || type == STT_GNU_IFUNC))
+		if (dynamic && (GELF_ST_TYPE(sym.st_info) == STT_FUNC ||
+				GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC))
 			lk->dyn_funcs++;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name)
 			continue;
-		memset(&c, 0, sizeof(c));
-		dem = NULL;
-		if (lk->cxx) {
-			if (type != STT_FUNC && type != STT_GNU_IFUNC)
-				continue;
-			err = demangle(name, &dem, &cold);
-			if (err < 0)
-				return err;
-			if (err)
-				continue;
-			if (cold || !cxx_matches(dem, lk->func)) {
-				if (!cold)
-					free(dem);
-				else if (cxx_matches(dem, lk->func))
-					note_cold(lk, &sym), free(dem);
-				else
-					free(dem);
-				continue;
-			}
-			c.dem = dem;
-			at = NULL;
-		} else if (name_matches(name, lk->func, &at)) {
-			if (type != STT_FUNC && type != STT_GNU_IFUNC) {
-				lk->other_type = type;
-				continue;
-			}
-		} else {
-			clone = sym_clone_of(name, lk->func);
-			if (!clone || (type != STT_FUNC &&
-				       type != STT_GNU_IFUNC))
-				continue;
-			if (clone == 2) {
-				note_cold(lk, &sym);
-				continue;
-			}
-			c.clone = 1;
-			at = NULL;
-		}
-		c.name = name;
-		c.value = sym.st_value;
-		c.size = sym.st_size;
-		c.shndx = sym.st_shndx;
-		c.type = (unsigned char)type;
-		c.bind = (unsigned char)GELF_ST_BIND(sym.st_info);
-		if (dynamic && versym &&
-		    gelf_getversym(versym, (int)i, &vs)) {
-			c.hidden = (vs & VERSYM_HIDDEN) != 0;
-			c.ver = verdef_name(lk, vs & ~VERSYM_HIDDEN);
-		} else if (at) {
-			c.hidden = at[1] != '@'; /* f@VER, not f@@VER */
-			c.ver = at + 1 + !c.hidden;
-		}
-		if (lk->ver &&
-		    (c.clone || !c.ver || strcmp(c.ver, lk->ver) ||
-		     (lk->ver_default && c.hidden))) {
-			free(c.dem);
-			continue;
-		}
-		err = push(lk, &c);
-		if (err) {
-			free(c.dem);
+		err = scan_one(lk, &sym, i, name, versym, dynamic, NULL);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }
@@ -928,12 +1026,16 @@ static int open_elf(const char *path, int *fd, Elf **elf, char *err,
 	return ret;
 }
 
-/* The symbol tables of @elf into @lk (lk->elf, lk->verdef set here). */
-static int collect(Elf *elf, struct lookup *lk)
+/* The symbol tables of @elf into @lk (lk->elf, lk->verdef set here):
+ * every symbol (@pk NULL), or the @npk the cache picked (struct
+ * sym_pick: by table, then index), its table's @dyn_funcs added. */
+static int collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk,
+		   size_t npk, size_t dyn_funcs)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *vsym = NULL;
 	GElf_Shdr sh, symtab_sh = {0}, dynsym_sh = {0};
 	Elf_Data *versym = NULL;
+	size_t nsym = 0;
 	int ret = 0;
 
 	lk->elf = elf;
@@ -956,10 +1058,17 @@ static int collect(Elf *elf, struct lookup *lk)
 	}
 	if (vsym)
 		versym = elf_getdata(vsym, NULL);
+	if (pk) {
+		lk->dyn_funcs += dyn_funcs;
+		while (nsym < npk && pk[nsym].tab == 0)
+			nsym++;
+	}
 	if (symtab)
-		ret = scan_symbols(elf, symtab, &symtab_sh, NULL, false, lk);
+		ret = scan_symbols(elf, symtab, &symtab_sh, NULL, false, lk,
+				   pk, nsym);
 	if (!ret && dynsym)
-		ret = scan_symbols(elf, dynsym, &dynsym_sh, versym, true, lk);
+		ret = scan_symbols(elf, dynsym, &dynsym_sh, versym, true, lk,
+				   pk ? pk + nsym : NULL, npk - nsym);
 	return ret;
 }
 
@@ -1380,15 +1489,402 @@ int sym_debug_file(const char *path, char *out, size_t outlen)
 	return ret;
 }
 
-int sym_func_targets(const char *path, const char *func,
-		     struct sym_target **out, size_t *nout, char *err,
-		     size_t errlen)
+/* ---- the planner's cache (struct sym_cache) ------------------------------ */
+
+/* A defined symbol of one table, as the cache indexes it. */
+struct sym_ent {
+	const char *name; /* in the ELF's string table */
+	char *dem;	  /* a function's demangled name (demangle(): clone
+			   * suffixes cut), malloc'ed once cxx_index() ran;
+			   * NULL: not mangled */
+	char *key;	  /* @dem's name part without white space
+			   * (cxx_name_part()), malloc'ed, or NULL */
+	size_t idx;	  /* its index in its table */
+	int tab;	  /* 0: .symtab, 1: .dynsym (collect()'s) */
+	bool func;	  /* STT_FUNC or STT_GNU_IFUNC */
+	bool cold;	  /* @dem is a cold part's */
+};
+
+/* The symbols of one ELF (a file, or its debug file). */
+struct sym_index {
+	struct sym_ent *v; /* by name, then table and index */
+	size_t n;
+	struct sym_ent **cxx; /* those with a key, by key */
+	size_t ncxx;
+	bool cxx_done;	  /* @dem, @key and @cxx made (cxx_index()) */
+	size_t dyn_funcs; /* defined functions of .dynsym (scan_symbols()) */
+};
+
+/* One ELF file, open for the cache's life. */
+struct sym_file {
+	char *path; /* as asked for */
+	int fd, dfd;
+	Elf *elf, *dbg; /* the file; its debug file (as sym_func_targets()
+			 * finds it when the file has no .symtab), or NULL */
+	char dpath[PATH_MAX]; /* @dbg's path, or "" */
+	struct sym_index ix[2]; /* of @elf and @dbg */
+	uint64_t *starts; /* sym_func_starts()'s, once asked */
+	size_t nstarts;
+	bool starts_done;
+};
+
+/* More files than this (a plan rarely names ten) are read uncached. */
+#define SYM_CACHE_FILES 64
+
+struct sym_cache {
+	struct sym_file *v;
+	size_t n;
+};
+
+struct sym_cache *sym_cache_new(void)
+{
+	return calloc(1, sizeof(struct sym_cache));
+}
+
+static void index_free(struct sym_index *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->n; i++) {
+		free(ix->v[i].dem);
+		free(ix->v[i].key);
+	}
+	free(ix->v);
+	free(ix->cxx);
+	memset(ix, 0, sizeof(*ix));
+}
+
+void sym_cache_free(struct sym_cache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++) {
+		index_free(&c->v[i].ix[0]);
+		index_free(&c->v[i].ix[1]);
+		free(c->v[i].starts);
+		free(c->v[i].path);
+		close_elfs(c->v[i].elf, c->v[i].fd, c->v[i].dbg, c->v[i].dfd);
+	}
+	free(c->v);
+	free(c);
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct sym_ent *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->tab != y->tab)
+		return x->tab - y->tab;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct sym_ent *const *x = a, *const *y = b;
+
+	return strcmp((*x)->key, (*y)->key);
+}
+
+/* The defined symbols of table @tab (@scn) of @elf into @ix, as
+ * scan_symbols() walks them. */
+static int index_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int tab,
+		       struct sym_index *ix)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const char *name;
+	GElf_Sym sym;
+	size_t i, n;
+	int type;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n && i <= INT_MAX; i++) {
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		if (sym.st_shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (tab && (type == STT_FUNC || type == STT_GNU_IFUNC))
+			ix->dyn_funcs++;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (util_grow(&ix->v, ix->n, sizeof(*ix->v)))
+			return -ENOMEM;
+		memset(&ix->v[ix->n], 0, sizeof(ix->v[ix->n]));
+		ix->v[ix->n].name = name;
+		ix->v[ix->n].idx = i;
+		ix->v[ix->n].tab = tab;
+		ix->v[ix->n].func = type == STT_FUNC || type == STT_GNU_IFUNC;
+		ix->n++;
+	}
+	return 0;
+}
+
+/* The first .symtab and .dynsym of @elf (collect()'s) into @ix, by name. */
+static int index_build(Elf *elf, struct sym_index *ix)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh, symtab_sh = { 0 }, dynsym_sh = { 0 };
+	int ret = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab) {
+			symtab = scn;
+			symtab_sh = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
+			dynsym = scn;
+			dynsym_sh = sh;
+		}
+	}
+	if (symtab)
+		ret = index_table(elf, symtab, &symtab_sh, 0, ix);
+	if (!ret && dynsym)
+		ret = index_table(elf, dynsym, &dynsym_sh, 1, ix);
+	if (!ret && ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), ent_cmp);
+	return ret;
+}
+
+/* Demangle every function of @ix once (a name in both tables once) and
+ * sort those with a C++ name part by it.  0 or -ENOMEM. */
+static int cxx_index(struct sym_index *ix)
+{
+	struct sym_ent *e, *last = NULL;
+	const char *nm, *paren;
+	char d[1024];
+	size_t i, k;
+
+	if (ix->cxx_done)
+		return 0;
+	for (i = 0; i < ix->n; i++) {
+		e = &ix->v[i];
+		if (!e->func)
+			continue;
+		if (last && !strcmp(last->name, e->name)) {
+			e->cold = last->cold;
+			if ((last->dem && !(e->dem = strdup(last->dem))) ||
+			    (last->key && !(e->key = strdup(last->key))))
+				return -ENOMEM;
+		} else if (!demangle(e->name, &e->dem, &e->cold) &&
+			   cxx_name_part(e->dem, d, sizeof(d), &nm, &paren) &&
+			   !(e->key = strdup(d))) {
+			return -ENOMEM;
+		}
+		last = e;
+		ix->ncxx += e->key != NULL;
+	}
+	ix->cxx = malloc((ix->ncxx ? ix->ncxx : 1) * sizeof(*ix->cxx));
+	if (!ix->cxx)
+		return -ENOMEM;
+	for (i = k = 0; i < ix->n; i++)
+		if (ix->v[i].key)
+			ix->cxx[k++] = &ix->v[i];
+	qsort(ix->cxx, ix->ncxx, sizeof(*ix->cxx), key_cmp);
+	ix->cxx_done = true;
+	return 0;
+}
+
+/* Opened and indexed: 0 with *@out, or open_elf()'s and check_ehdr()'s
+ * errors (a message in @err), -ENOMEM, or -EMFILE past SYM_CACHE_FILES. */
+static int file_get(struct sym_cache *c, const char *path,
+		    struct sym_file **out, char *err, size_t errlen)
+{
+	struct sym_file *f;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].path, path)) {
+			*out = &c->v[i];
+			return 0;
+		}
+	if (c->n == SYM_CACHE_FILES)
+		return -EMFILE;
+	if (util_grow(&c->v, c->n, sizeof(*c->v)))
+		return -ENOMEM;
+	f = &c->v[c->n];
+	memset(f, 0, sizeof(*f));
+	f->dfd = -1;
+	ret = open_elf(path, &f->fd, &f->elf, err, errlen);
+	if (ret)
+		return ret;
+	ret = check_ehdr(f->elf, path, err, errlen);
+	if (!ret && !has_symtab(f->elf))
+		find_debug_file(f->elf, path, &f->dfd, &f->dbg, f->dpath,
+				sizeof(f->dpath));
+	if (!ret && !(f->path = strdup(path)))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = index_build(f->elf, &f->ix[0]);
+	if (!ret && f->dbg)
+		ret = index_build(f->dbg, &f->ix[1]);
+	if (ret) {
+		index_free(&f->ix[0]);
+		index_free(&f->ix[1]);
+		free(f->path);
+		close_elfs(f->elf, f->fd, f->dbg, f->dfd);
+		return ret;
+	}
+	c->n++;
+	*out = f;
+	return 0;
+}
+
+struct picks {
+	struct sym_pick *v;
+	size_t n;
+};
+
+static int pick_add(struct picks *p, const struct sym_ent *e)
+{
+	if (util_grow(&p->v, p->n, sizeof(*p->v)))
+		return -ENOMEM;
+	p->v[p->n].idx = e->idx;
+	p->v[p->n].tab = e->tab;
+	p->v[p->n].dem = e->dem;
+	p->v[p->n].cold = e->cold;
+	p->n++;
+	return 0;
+}
+
+static int pick_cmp(const void *a, const void *b)
+{
+	const struct sym_pick *x = a, *y = b;
+
+	if (x->tab != y->tab)
+		return x->tab - y->tab;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The symbols of @ix named @s (@len bytes; with @prefix, named anything
+ * that begins with them) into @p. */
+static int pick_names(const struct sym_index *ix, const char *s, size_t len,
+		      bool prefix, struct picks *p)
+{
+	size_t lo = 0, hi = ix->n, mid;
+	int ret = 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strncmp(ix->v[mid].name, s, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the name itself sorts first among those it begins */
+	for (; !ret && lo < ix->n && !strncmp(ix->v[lo].name, s, len) &&
+	       (prefix || !ix->v[lo].name[len]);
+	     lo++)
+		ret = pick_add(p, &ix->v[lo]);
+	return ret;
+}
+
+/* The functions of @ix whose key (struct sym_ent) is the @len bytes at
+ * @s into @p. */
+static int pick_key(const struct sym_index *ix, const char *s, size_t len,
+		    struct picks *p)
+{
+	size_t lo = 0, hi = ix->ncxx, mid;
+	int ret = 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strncmp(ix->cxx[mid]->key, s, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; !ret && lo < ix->ncxx && !strncmp(ix->cxx[lo]->key, s, len) &&
+	       !ix->cxx[lo]->key[len];
+	     lo++)
+		ret = pick_add(p, ix->cxx[lo]);
+	return ret;
+}
+
+/*
+ * The symbols of @ix that scan_symbols() may take for @lk, in table order:
+ * by name lk->func itself, "lk->func." (clones, cold parts) and
+ * "lk->func@" (versions); with lk->cxx the functions whose demangled name
+ * part is lk->func's up to one of its top-level '(' or its end, without
+ * white space (cxx_matches() takes no other).
+ */
+static int pick(const struct sym_index *ix, const struct lookup *lk,
+		struct picks *p)
+{
+	size_t n = strlen(lk->func), i;
+	char f[512], *k;
+	int ret = 0;
+
+	if (lk->cxx) {
+		if (!squeeze(lk->func, f, sizeof(f)))
+			return 0; /* cxx_matches() takes none */
+		for (i = 0; !ret && (i == 0 || f[i - 1]); i++)
+			if (f[i] == '(' || !f[i])
+				ret = pick_key(ix, f, i, p);
+	} else {
+		k = malloc(n + 2);
+		if (!k)
+			return -ENOMEM;
+		memcpy(k, lk->func, n);
+		k[n + 1] = '\0';
+		ret = pick_names(ix, lk->func, n, false, p);
+		k[n] = '.';
+		if (!ret)
+			ret = pick_names(ix, k, n + 1, true, p);
+		k[n] = '@';
+		if (!ret)
+			ret = pick_names(ix, k, n + 1, true, p);
+		free(k);
+	}
+	if (!ret && p->n)
+		qsort(p->v, p->n, sizeof(*p->v), pick_cmp);
+	return ret;
+}
+
+/* collect() over @f and its debug file, through their indexes: the
+ * candidates collect() over every symbol gives, in its order. */
+static int collect_cached(struct sym_file *f, struct lookup *lk)
+{
+	static const struct sym_pick none;
+	struct picks p = { 0 };
+	int ret = 0, k;
+
+	for (k = 0; !ret && k < 2; k++) {
+		if (!(k ? f->dbg : f->elf))
+			continue;
+		if (lk->cxx)
+			ret = cxx_index(&f->ix[k]);
+		p.n = 0;
+		if (!ret)
+			ret = pick(&f->ix[k], lk, &p);
+		if (!ret)
+			ret = collect(k ? f->dbg : f->elf, lk, p.n ? p.v : &none,
+				      p.n, f->ix[k].dyn_funcs);
+	}
+	free(p.v);
+	return ret;
+}
+
+/* sym_func_targets() through @f (the cache's, or NULL: the file read
+ * here): the same answers either way. */
+static int func_targets(struct sym_file *f, const char *path, const char *func,
+			struct sym_target **out, size_t *nout, char *err,
+			size_t errlen)
 {
 	struct lookup lk = {.other_type = -1};
 	char base[512], dpath[PATH_MAX] = "";
 	Elf *elf, *dbg = NULL;
 	const char *at;
-	int fd, dfd = -1, ret, pass, nb;
+	int fd = -1, dfd = -1, ret, pass, nb;
 	size_t colds = 0, i;
 
 	*out = NULL;
@@ -1418,17 +1914,24 @@ int sym_func_targets(const char *path, const char *func,
 			lk.func, nb, lk.func, nb, lk.func, nb, lk.func);
 		return -EOPNOTSUPP;
 	}
-	ret = open_elf(path, &fd, &elf, err, errlen);
-	if (ret)
-		return ret;
-	ret = check_ehdr(elf, path, err, errlen);
-	if (ret)
-		goto out;
-	/* a stripped binary: its separate debug file's .symtab beside its
-	 * own .dynsym, so that a function it exports has its clones and
-	 * cold part too */
-	if (!has_symtab(elf))
-		find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath));
+	if (f) {
+		elf = f->elf;
+		dbg = f->dbg;
+		snprintf(dpath, sizeof(dpath), "%s", f->dpath);
+	} else {
+		ret = open_elf(path, &fd, &elf, err, errlen);
+		if (ret)
+			return ret;
+		ret = check_ehdr(elf, path, err, errlen);
+		if (ret)
+			goto out;
+		/* a stripped binary: its separate debug file's .symtab
+		 * beside its own .dynsym, so that a function it exports has
+		 * its clones and cold part too */
+		if (!has_symtab(elf))
+			find_debug_file(elf, path, &dfd, &dbg, dpath,
+					sizeof(dpath));
+	}
 	/* pass 0: the name and its clones; 1: C++ names demangled */
 	for (pass = 0; pass < 2; pass++) {
 		colds += lk.colds;
@@ -1437,9 +1940,13 @@ int sym_func_targets(const char *path, const char *func,
 		if (lk.cxx && (lk.ver || (!cxx_name(lk.func) &&
 					  lk.other_type >= 0)))
 			continue;
-		ret = collect(elf, &lk);
-		if (!ret && dbg)
-			ret = collect(dbg, &lk);
+		if (f) {
+			ret = collect_cached(f, &lk);
+		} else {
+			ret = collect(elf, &lk, NULL, 0, 0);
+			if (!ret && dbg)
+				ret = collect(dbg, &lk, NULL, 0, 0);
+		}
 		if (ret) {
 			util_set_err(err, errlen, "%s: out of memory", path);
 			goto out;
@@ -1489,8 +1996,91 @@ int sym_func_targets(const char *path, const char *func,
 out:
 	lookup_reset(&lk);
 	free(lk.v);
-	close_elfs(elf, fd, dbg, dfd);
+	if (!f)
+		close_elfs(elf, fd, dbg, dfd);
 	return ret;
+}
+
+/* demangle() of @name, through @f's index where it holds the name (its
+ * functions demangled once, cxx_index()), else here. */
+static int dem_of(struct sym_file *f, const char *name, char **dem,
+		  bool *cold)
+{
+	const struct sym_index *ix;
+	size_t lo, hi, mid;
+	int k;
+
+	for (k = 0; f && k < 2; k++) {
+		ix = &f->ix[k];
+		if (!ix->cxx_done)
+			continue;
+		lo = 0;
+		hi = ix->n;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (strcmp(ix->v[mid].name, name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ix->n && !strcmp(ix->v[lo].name, name); lo++) {
+			if (!ix->v[lo].func)
+				continue;
+			*cold = ix->v[lo].cold;
+			*dem = NULL;
+			if (!ix->v[lo].dem)
+				return 1;
+			*dem = strdup(ix->v[lo].dem);
+			return *dem ? 0 : 1; /* as demangle() */
+		}
+	}
+	return demangle(name, dem, cold);
+}
+
+int sym_cache_glob_names(struct sym_cache *c, const char *path,
+			 const char *glob, struct ksyms *out, char *err,
+			 size_t errlen)
+{
+	struct sym_file *f = NULL;
+	struct ksyms names;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = sym_func_names(path, &names, err, errlen);
+	if (ret)
+		return ret;
+	/* a mangled glob compares symbols: nothing to demangle */
+	if (c && (glob[0] != '_' || strstr(glob, "::")) &&
+	    !file_get(c, path, &f, err, errlen)) {
+		ret = cxx_index(&f->ix[0]);
+		if (!ret)
+			ret = cxx_index(&f->ix[1]);
+	}
+	if (!ret)
+		ret = glob_names(&names, glob, out, f);
+	ksyms_free(&names);
+	if (ret)
+		util_set_err(err, errlen, "%s: out of memory", path);
+	return ret;
+}
+
+int sym_cache_targets(struct sym_cache *c, const char *path, const char *func,
+		      struct sym_target **out, size_t *nout, char *err,
+		      size_t errlen)
+{
+	struct sym_file *f = NULL;
+
+	/* a file the cache cannot hold is read here, its errors said */
+	if (c && file_get(c, path, &f, err, errlen))
+		f = NULL;
+	return func_targets(f, path, func, out, nout, err, errlen);
+}
+
+int sym_func_targets(const char *path, const char *func,
+		     struct sym_target **out, size_t *nout, char *err,
+		     size_t errlen)
+{
+	return func_targets(NULL, path, func, out, nout, err, errlen);
 }
 
 int sym_func_range(const char *path, const char *func, uint64_t *offset,
@@ -1727,12 +2317,26 @@ static int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
 	return 0;
 }
 
+/* @v's @n addresses sorted, each once; returns how many are left */
+static size_t sort_unique(uint64_t *v, size_t n)
+{
+	size_t i, j;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = j = 1; i < n; i++)
+		if (v[i] != v[j - 1])
+			v[j++] = v[i];
+	return j;
+}
+
 int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 		    char *err, size_t errlen)
 {
 	char dpath[PATH_MAX];
 	uint64_t *v = NULL;
-	size_t nv = 0, i, j;
+	size_t nv = 0;
 	bool has_symtab = false, dummy = false;
 	Elf *elf, *dbg = NULL;
 	int fd, dfd = -1, ret;
@@ -1751,13 +2355,8 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 		ret = starts_of(dbg, true, &v, &nv, &dummy);
 	if (ret == -ENOMEM)
 		util_set_err(err, errlen, "%s: out of memory", path);
-	if (!ret && nv) {
-		qsort(v, nv, sizeof(*v), cmp_u64);
-		for (i = j = 1; i < nv; i++)
-			if (v[i] != v[j - 1])
-				v[j++] = v[i];
-		nv = j;
-	}
+	if (!ret)
+		nv = sort_unique(v, nv);
 	if (!ret) {
 		*starts = v;
 		*n = nv;
@@ -1789,6 +2388,55 @@ static int has_pie_flag(Elf *elf)
 				return !!(dyn.d_un.d_val & DF_1_PIE);
 		}
 	}
+	return 0;
+}
+
+int sym_cache_elf(struct sym_cache *c, const char *path, int *fd, Elf **elf)
+{
+	struct sym_file *f;
+	char e[8];
+	int ret = file_get(c, path, &f, e, sizeof(e));
+
+	if (ret)
+		return ret;
+	*fd = f->fd;
+	*elf = f->elf;
+	return 0;
+}
+
+int sym_cache_func_starts(struct sym_cache *c, const char *path,
+			  const uint64_t **starts, size_t *n, char *err,
+			  size_t errlen)
+{
+	struct sym_file *f;
+	bool has_symtab = false, dummy = false;
+	int ret;
+
+	*starts = NULL;
+	*n = 0;
+	ret = file_get(c, path, &f, err, errlen);
+	if (ret)
+		return ret;
+	if (!f->starts_done) {
+		/* as sym_func_starts(): the debug file when the file has
+		 * no .symtab (then file_get() looked for it) */
+		ret = starts_of(f->elf, false, &f->starts, &f->nstarts,
+				&has_symtab);
+		if (!ret && !has_symtab && f->dbg)
+			ret = starts_of(f->dbg, true, &f->starts, &f->nstarts,
+					&dummy);
+		if (ret) {
+			free(f->starts);
+			f->starts = NULL;
+			f->nstarts = 0;
+			util_set_err(err, errlen, "%s: out of memory", path);
+			return ret;
+		}
+		f->nstarts = sort_unique(f->starts, f->nstarts);
+		f->starts_done = true;
+	}
+	*starts = f->starts;
+	*n = f->nstarts;
 	return 0;
 }
 

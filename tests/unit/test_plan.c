@@ -1955,7 +1955,7 @@ static void return_sites(void **state)
 					sizeof(why)), 0);
 	/* the jmp is 2 or 5 bytes, as the assembler chose */
 	assert_true(size == 7 || size == 10);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
 				      sizeof(why)), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(njmp, 1); /* the jmp is a tail call, the ret not */
@@ -1965,18 +1965,18 @@ static void return_sites(void **state)
 
 	assert_int_equal(sym_func_range(self, "rs_indirect", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_null(sites);
 	assert_non_null(strstr(why, "an indirect jmp at +0x2"));
 
 	assert_int_equal(sym_func_range(self, "rs_noret", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -ENOENT);
 
 	/* no size and no .eh_frame entry: its end is unknown */
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, 0, 0 } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, 0, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_string_equal(why, "its symbol has no size and no .eh_frame entry starts at it, so its end is unknown");
 
@@ -1984,7 +1984,7 @@ static void return_sites(void **state)
 	assert_int_equal(sym_func_range(self, "rs_nosize", &off, &size, why,
 					sizeof(why)), 0);
 	assert_int_equal(size, 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, 0, 0 } }, 1, &sites, &n, &njmp, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, 0, 0 } }, 1, &sites, &n, &njmp, why,
 				      sizeof(why)), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(njmp, 0);
@@ -1995,7 +1995,7 @@ static void return_sites(void **state)
 	/* the unnamed cold part is taken in: its ret is a site too */
 	assert_int_equal(sym_func_range(self, "rs_split", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
 				      sizeof(why)), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(njmp, 0);
@@ -2006,19 +2006,19 @@ static void return_sites(void **state)
 	/* a bounded jump table inside: the 4 rets, the jmp none */
 	assert_int_equal(sym_func_range(self, "rs_switch", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, &njmp, why,
 				      sizeof(why)), 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(njmp, 0);
 	free(sites);
 	assert_int_equal(sym_func_range(self, "rs_switch_out", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_non_null(strstr(why, "its jump table at +0x15 (jmp rax) has entry 2 jumping out of it"));
 	assert_int_equal(sym_func_range(self, "rs_switch_nobound", &off, &size, why,
 					sizeof(why)), 0);
-	assert_int_equal(retsite_find(self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
+	assert_int_equal(retsite_find(NULL, self, (struct retsite_code[]){ { off, size, 0 } }, 1, &sites, &n, NULL, why,
 				      sizeof(why)), -EOPNOTSUPP);
 	assert_non_null(strstr(why, "no bounded jump table iprof can read"));
 #else
@@ -2037,7 +2037,7 @@ static int rs_sites(const char *path, const char *fn, size_t *n, char *why,
 
 	assert_int_equal(sym_func_range(path, fn, &off, &size, why, len), 0);
 	*n = 0;
-	r = retsite_find(path, (struct retsite_code[]){ { off, size, 0 } }, 1,
+	r = retsite_find(NULL, path, (struct retsite_code[]){ { off, size, 0 } }, 1,
 			 &sites, n, NULL, why, len);
 	free(sites);
 	return r;

@@ -14,6 +14,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <link.h>
 #include <setjmp.h>
@@ -827,6 +828,149 @@ static void unwind_longjmp(void **state)
 	assert_null(strstr(why, "longjmp"));
 }
 
+/* Two target lists the same: names, offsets, sizes, clones, cold parts. */
+static void same_targets(const char *path, const char *func, int r1,
+			 const char *e1, const struct sym_target *v1,
+			 size_t n1, int r2, const char *e2,
+			 const struct sym_target *v2, size_t n2)
+{
+	size_t i;
+
+	if (r1 != r2 || (r1 && strcmp(e1, e2)) || n1 != n2)
+		fail_msg("%s:%s: uncached %d (%s) n=%zu, cached %d (%s) n=%zu",
+			 path, func, r1, r1 ? e1 : "", n1, r2, r2 ? e2 : "",
+			 n2);
+	for (i = 0; i < n1; i++)
+		if (strcmp(v1[i].name, v2[i].name) ||
+		    v1[i].offset != v2[i].offset ||
+		    v1[i].addr != v2[i].addr || v1[i].size != v2[i].size ||
+		    v1[i].clone != v2[i].clone || v1[i].cold != v2[i].cold ||
+		    v1[i].cold_off != v2[i].cold_off ||
+		    v1[i].cold_size != v2[i].cold_size ||
+		    v1[i].cold_addr != v2[i].cold_addr)
+			fail_msg("%s:%s: target %zu: %s %#llx vs %s %#llx",
+				 path, func, i, v1[i].name,
+				 (unsigned long long)v1[i].offset, v2[i].name,
+				 (unsigned long long)v2[i].offset);
+}
+
+/* sym_cache_targets() of the names in @names that @glob matches (and of
+ * a few that are no function) gives what sym_func_targets() gives;
+ * returns how many resolved. */
+static size_t cached_as_uncached(struct sym_cache *c, const char *path,
+				 const struct ksyms *names, const char *glob)
+{
+	static const char *const extra[] = { "no_such_function", "main@V",
+					     "f.cold", "_init", "ns::p",
+					     "ns::p(int *)", "sym_test_data" };
+	static char e1[PATH_MAX + 512], e2[PATH_MAX + 512];
+	struct sym_target *v1, *v2;
+	size_t i, n1, n2, ok = 0;
+	const char *f;
+	int r1, r2;
+
+	for (i = 0; i < names->nfuncs + sizeof(extra) / sizeof(extra[0]);
+	     i++) {
+		f = i < names->nfuncs ? names->funcs[i] :
+					extra[i - names->nfuncs];
+		if (i < names->nfuncs && fnmatch(glob, f, 0))
+			continue;
+		e1[0] = e2[0] = '\0';
+		r1 = sym_func_targets(path, f, &v1, &n1, e1, sizeof(e1));
+		r2 = sym_cache_targets(c, path, f, &v2, &n2, e2, sizeof(e2));
+		same_targets(path, f, r1, e1, v1, n1, r2, e2, v2, n2);
+		ok += !r1;
+		sym_targets_free(v1, n1);
+		sym_targets_free(v2, n2);
+	}
+	return ok;
+}
+
+/* The names a glob over @path is matched against, cached and not: the
+ * same; every one it matches, and every symbol it matches, resolves the
+ * same through the cache.  Returns how many resolved. */
+static size_t glob_same(struct sym_cache *c, const char *path,
+			const char *glob)
+{
+	struct ksyms all, want, got;
+	size_t i, ok;
+
+	assert_int_equal(sym_func_names(path, &all, g_err, sizeof(g_err)), 0);
+	assert_int_equal(sym_glob_names(&all, glob, &want), 0);
+	assert_int_equal(sym_cache_glob_names(c, path, glob, &got, g_err,
+					      sizeof(g_err)),
+			 0);
+	assert_int_equal(got.nfuncs, want.nfuncs);
+	for (i = 0; i < want.nfuncs; i++)
+		assert_string_equal(got.funcs[i], want.funcs[i]);
+	ok = cached_as_uncached(c, path, &want, glob);
+	ok += cached_as_uncached(c, path, &all, glob);
+	ksyms_free(&all);
+	ksyms_free(&want);
+	ksyms_free(&got);
+	return ok;
+}
+
+/* The names of @path glob @glob matches, "a;b;", into @buf. */
+static void glob_list(struct sym_cache *c, const char *path, const char *glob,
+		      char *buf, size_t len)
+{
+	struct ksyms got;
+	size_t i;
+
+	buf[0] = '\0';
+	assert_int_equal(sym_cache_glob_names(c, path, glob, &got, g_err,
+					      sizeof(g_err)),
+			 0);
+	for (i = 0; i < got.nfuncs; i++)
+		if (!fnmatch(glob, got.funcs[i], 0))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s;",
+				 got.funcs[i]);
+	ksyms_free(&got);
+}
+
+/* Through the planner's cache (struct sym_cache): the same targets and
+ * errors as each lookup alone, for C, versioned libc, compiler clones,
+ * C++ overloads and Rust names; the C++ glob's names exact. */
+static void cached_lookups(void **state)
+{
+	static const char *const fixtures[] = {
+		"IPROF_GLOB_FIXTURE", "IPROF_CXXNAMES_FIXTURE",
+		"IPROF_LANGNAMES_FIXTURE", "IPROF_CLONES_FIXTURE"
+	};
+	struct sym_cache *c = sym_cache_new();
+	char libc[PATH_MAX], buf[1024];
+	const char *path;
+	size_t i;
+
+	(void)state;
+	assert_non_null(c);
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		path = getenv(fixtures[i]);
+		if (!path)
+			fail_msg("%s is not set: run under ctest", fixtures[i]);
+		assert_true(glob_same(c, path, "*") > 0);
+		glob_same(c, path, "ns::*");
+		glob_same(c, path, "rs::*");
+		glob_same(c, path, "_Z*");
+	}
+	assert_true(glob_same(c, g_self, "sym_*") > 2);
+	maps_offset((void *)printf, libc);
+	/* versions at several addresses, IFUNCs, no .symtab */
+	assert_true(glob_same(c, libc, "pthread_*") > 10);
+	assert_true(glob_same(c, libc, "mem*") > 3);
+
+	/* e2e-cxxnames: ns::p's overloads each with its parameters */
+	path = getenv("IPROF_CXXNAMES_FIXTURE");
+	glob_list(c, path, "ns::*", buf, sizeof(buf));
+	assert_string_equal(buf, "ns::label[abi:cxx11];ns::p(int*);ns::p(int**);");
+	/* e2e-langnames: Rust legacy and v0 names, demangled */
+	path = getenv("IPROF_LANGNAMES_FIXTURE");
+	glob_list(c, path, "rs::*", buf, sizeof(buf));
+	assert_string_equal(buf, "rs::parse;rs::util::split;");
+	sym_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -841,6 +985,7 @@ int main(void)
 		cmocka_unit_test(demangled),	cmocka_unit_test(suggest),
 		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),
 		cmocka_unit_test(unwind_longjmp),
+		cmocka_unit_test(cached_lookups),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
