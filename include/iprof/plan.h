@@ -286,6 +286,12 @@ struct plan_env {
 	/* with kmodules: a directory standing for / (its proc/modules,
 	 * sys/module, usr/lib/debug: the unit tests'), NULL the system */
 	const char *kmod_root;
+	/* called after each function a glob line @pr expands to is
+	 * planned: @done of its @total matches so far (the caller decides
+	 * what to show, and when), or NULL */
+	void (*progress)(void *ctx, const struct probe *pr, uint32_t done,
+			 uint32_t total);
+	void *progress_ctx;
 };
 
 int plan_build(struct plan *p, const struct probe_list *pl,

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "iprof/emu.h"
 #include "iprof/util.h"
@@ -152,6 +154,58 @@ static int dry_run(const struct opts *o, const struct plan *plan)
 	return ret;
 }
 
+/*
+ * Planning that takes over a second says how far it is
+ * (plan_env.progress): on a terminal, one line on stderr rewritten in
+ * place at most ten times a second and erased when planning ends; else
+ * (a log, a pipe) one line, once.  -q: none.
+ */
+struct progress {
+	struct timespec t0; /* when planning began */
+	uint64_t last_ns; /* since @t0 when the line was written; 0 never */
+	int tty; /* stderr is a terminal */
+};
+
+static void plan_progress(void *ctx, const struct probe *pr, uint32_t done,
+			  uint32_t total)
+{
+	struct progress *pg = ctx;
+	struct timespec t;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ns = (uint64_t)(t.tv_sec - pg->t0.tv_sec) * 1000000000ull +
+	     (uint64_t)t.tv_nsec - (uint64_t)pg->t0.tv_nsec;
+	if (ns < 1000000000ull || !log_enabled(LOG_LVL_INFO) ||
+	    (pg->last_ns && (!pg->tty || ns - pg->last_ns < 100000000ull)))
+		return;
+	pg->last_ns = ns;
+	if (pg->tty)
+		fprintf(stderr, "\r" LOG_PREFIX "planning '%s': %u of %u functions\033[K",
+			pr->func, done, total);
+	else
+		log_info("planning '%s': %u of %u functions after %.1f s",
+			 pr->func, done, total, (double)ns / 1e9);
+}
+
+/* plan_build() with its progress line (plan_progress()) */
+static int build_plan(struct plan *plan, const struct probe_list *pl,
+		      struct plan_env *penv)
+{
+	struct progress pg = { 0 };
+	int ret;
+
+	penv->progress = plan_progress;
+	penv->progress_ctx = &pg;
+	pg.tty = isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &pg.t0);
+	ret = plan_build(plan, pl, penv);
+	if (pg.tty && pg.last_ns)
+		fputs("\r\033[K", stderr); /* the progress line erased */
+	penv->progress = NULL;
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_list pl = { 0 };
@@ -164,7 +218,7 @@ int main(int argc, char **argv)
 	struct agg_cost *costs = NULL;
 	const char *tracefs;
 	char *cmd_exe = NULL;
-	int ret = EXIT_USAGE, i;
+	int ret = EXIT_USAGE, i, planned;
 
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
@@ -230,7 +284,8 @@ int main(int argc, char **argv)
 		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :
 						 target_find_in_path(o.cmd[0]);
 	penv.exe = cmd_exe;
-	if (plan_build(&plan, &pl, &penv)) {
+	planned = build_plan(&plan, &pl, &penv);
+	if (planned) {
 		log_error("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;

@@ -2655,6 +2655,7 @@ struct glob_ctx {
 	int matched, err;
 	const struct ksyms *names; /* the functions the glob is matched in */
 	const char *pat; /* the glob as an fnmatch(3) pattern (glob_pattern()) */
+	uint32_t total; /* its matches (env->progress) */
 };
 
 static int add_glob_match(const char *name, void *arg)
@@ -2691,6 +2692,9 @@ static int add_glob_match(const char *name, void *arg)
 		return 1;
 	}
 	g->err = plan_probe(g->p, g->pr, (uint32_t)id, g->env, g->ks);
+	if (!g->err && g->env->progress)
+		g->env->progress(g->env->progress_ctx, g->pr,
+				 (uint32_t)g->matched, g->total);
 	return g->err ? 1 : 0;
 }
 
@@ -2728,7 +2732,7 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 		     struct hsearch_data *ht, size_t *scanned, int col,
 		     const char *what, const char *none)
 {
-	struct glob_ctx g = { p, pl, pr, env, ks, ht, 0, 0, names, NULL };
+	struct glob_ctx g = { p, pl, pr, env, ks, ht, 0, 0, names, NULL, 0 };
 	uint32_t n = 0;
 	char *pat = glob_pattern(pr->func);
 
@@ -2755,6 +2759,7 @@ static int plan_glob(struct plan *p, const struct probe_list *pl,
 					    n, what, PLAN_MAX_TIMERS));
 	}
 	g.pat = pat;
+	g.total = n;
 	ksyms_match(names, pat, add_glob_match, &g);
 	free(pat);
 	if (g.err || g.matched)
