@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "iprof/ksym.h"
 
@@ -170,6 +172,35 @@ int sym_cache_func_starts(struct sym_cache *c, const char *path,
  */
 int sym_cache_elf(struct sym_cache *c, const char *path, int *fd,
 		  struct Elf **elf);
+
+/*
+ * sym_cache_pread() - pread(2) of @n bytes at file offset @off of @path,
+ * from the descriptor @c holds open.  Returns the bytes read, or a
+ * negative errno (those of opening @path, -EMFILE: the cache is full).
+ */
+ssize_t sym_cache_pread(struct sym_cache *c, const char *path, void *buf,
+			size_t n, uint64_t off);
+
+/*
+ * sym_cache_insn_check() - sym_insn_check() of @path through @c (NULL:
+ * none): its bytes read from the descriptor the cache holds.
+ */
+int sym_cache_insn_check(struct sym_cache *c, const char *path,
+			 uint64_t offset, char *err, size_t errlen);
+
+/*
+ * sym_cache_resolve_path() - sym_resolve_path() of @name through @c
+ * (NULL: none), each name's answer (the path, or the error and its
+ * message) kept after the first.
+ */
+int sym_cache_resolve_path(struct sym_cache *c, const char *name, char **out,
+			   char *err, size_t errlen);
+
+/*
+ * sym_cache_stat() - stat(2) of @path through @c (NULL: none): *@st kept
+ * after the first success.  Returns 0 or -errno.
+ */
+int sym_cache_stat(struct sym_cache *c, const char *path, struct stat *st);
 
 /*
  * sym_cache_glob_names() - sym_glob_names() over sym_func_names() of

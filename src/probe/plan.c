@@ -621,7 +621,7 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	t->action = action;
 	t->offset = offset;
 	if (path && (mech == MECH_UPROBE || mech == MECH_URETPROBE) &&
-	    !stat(path, &st)) {
+	    !sym_cache_stat(p->syms, path, &st)) {
 		t->dev = (uint64_t)st.st_dev;
 		t->ino = (uint64_t)st.st_ino;
 	}
@@ -1186,17 +1186,18 @@ static void uplaces_free(struct uplaces *u)
 	memset(u, 0, sizeof(*u));
 }
 
-/* Add the targets @v of @path, unless the same file and offset is there
- * (one file under two paths).  0 or -ENOMEM. */
-static int uplaces_add(struct uplaces *u, const char *path,
-		       const struct sym_target *v, size_t n)
+/* Add the targets @v of @path (its identity through @c), unless the
+ * same file and offset is there (one file under two paths).  0 or
+ * -ENOMEM. */
+static int uplaces_add(struct sym_cache *c, struct uplaces *u,
+		       const char *path, const struct sym_target *v, size_t n)
 {
 	struct uplace *nv;
 	struct stat st;
 	uint64_t dev = 0, ino = 0;
 	size_t i, j;
 
-	if (!stat(path, &st)) {
+	if (!sym_cache_stat(c, path, &st)) {
 		dev = (uint64_t)st.st_dev;
 		ino = (uint64_t)st.st_ino;
 	}
@@ -1361,7 +1362,7 @@ static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
 
 	*msg = NULL;
 	note[0] = '\0';
-	ret = sym_resolve_path(pr->path, &path, err, sizeof(err));
+	ret = sym_cache_resolve_path(c, pr->path, &path, err, sizeof(err));
 	if ((ret || strstr(path, " (deleted)")) &&
 	    !strncmp(pr->path, "/proc/", 6) && !stat(pr->path, &st)) {
 		/* /proc/PID/exe of a deleted binary: realpath() gives
@@ -1395,13 +1396,13 @@ static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
 		*nofunc = ret == -ENOENT || ret == -ENODATA;
 		/* a probe the kernel would take and never fire */
 		for (i = 0; !ret && i < n; i++)
-			ret = sym_insn_check(path, v[i].offset, err,
-					     sizeof(err));
+			ret = sym_cache_insn_check(c, path, v[i].offset, err,
+						   sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;
 		if (!ret)
-			ret = uplaces_add(u, path, v, n);
+			ret = uplaces_add(c, u, path, v, n);
 		sym_targets_free(v, n);
 		if (ret && ret != -ENOMEM && env->npids) {
 			/* a new file without FUNC (another build, a script
@@ -1419,7 +1420,7 @@ static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
 			continue;
 		ret = sym_cache_targets(c, mf, func, &v, &n, err, sizeof(err));
 		if (!ret) {
-			ret = uplaces_add(u, mf, v, n);
+			ret = uplaces_add(c, u, mf, v, n);
 			sym_targets_free(v, n);
 			if (ret)
 				break;
@@ -2814,6 +2815,20 @@ out:
 	return ret;
 }
 
+/* emu_decode_file() of the bytes @c holds open (NULL: read there) */
+static void emu_decode_at(struct sym_cache *c, const char *path, uint64_t off,
+			  int site, struct plan_emu *e)
+{
+	uint8_t b[16];
+	ssize_t n = c ? sym_cache_pread(c, path, b, sizeof(b), off) : -EMFILE;
+
+	memset(e, 0, sizeof(*e));
+	if (n < 0)
+		emu_decode_file(path, off, site, e);
+	else if (n > 0)
+		emu_decode(b, (size_t)n, site, e);
+}
+
 /*
  * Which probed instructions of user function timers their programs run
  * themselves (include/iprof/emu.h): each entry's and return site's,
@@ -2829,8 +2844,8 @@ static void plan_emu(struct plan *p, const struct plan_env *env)
 
 		if (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE)
 			continue;
-		emu_decode_file(a->path, a->offset, a->mech == MECH_RETSITE,
-				&a->emu);
+		emu_decode_at(p->syms, a->path, a->offset,
+			      a->mech == MECH_RETSITE, &a->emu);
 		if (!env->uregs || !a->emu.kind)
 			continue;
 		/* every timer of the attachment's chain (timers of one
@@ -2931,8 +2946,6 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			err = plan_probe(p, pr, (uint32_t)id, env, &ks);
 	}
 	ksyms_free(&ks);
-	sym_cache_free(p->syms);
-	p->syms = NULL;
 	old_copy_forget();
 	auto_forget();
 	inl_forget();
@@ -2944,6 +2957,8 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		p->shstk_pid = env->shstk_pid;
 		plan_emu(p, env);
 	}
+	sym_cache_free(p->syms);
+	p->syms = NULL;
 	if (err)
 		plan_free(p);
 	return err;

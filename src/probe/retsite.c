@@ -32,6 +32,7 @@
  * jump tables (.rodata), and where its functions start. */
 struct rs_file {
 	const char *path;
+	struct sym_cache *syms; /* the caller's, or NULL */
 	int fd;
 	Elf *elf;
 	Dwarf_CFI *cfi; /* NULL: no .eh_frame */
@@ -1337,7 +1338,8 @@ static int piece_sites(struct rs_file *f, const struct rs_piece *c, csh h,
 				     in->mnemonic, in->op_str);
 			return -EOPNOTSUPP;
 		}
-		if (sym_insn_check(f->path, in->address, e, sizeof(e))) {
+		if (sym_cache_insn_check(f->syms, f->path, in->address, e,
+					 sizeof(e))) {
 			util_set_err(why, len,
 				     "its %s at %s%#llx has a prefix the "
 				     "kernel refuses to probe",
@@ -1447,7 +1449,7 @@ int retsite_find(struct sym_cache *syms, const char *path,
 		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
 		 size_t len)
 {
-	struct rs_file f = { .path = path, .fd = -1 };
+	struct rs_file f = { .path = path, .syms = syms, .fd = -1 };
 	uint64_t *own = NULL;
 	const uint64_t *cached = NULL;
 	bool borrowed;

@@ -1531,9 +1531,19 @@ struct sym_file {
 /* More files than this (a plan rarely names ten) are read uncached. */
 #define SYM_CACHE_FILES 64
 
+/* An answer kept: sym_resolve_path()'s (@kind 0: @ret, @out, @err) or
+ * stat(2)'s (@kind 1: @ret, @st) for @name. */
+struct sym_memo {
+	char *name, *out, *err;
+	int kind, ret;
+	struct stat st;
+};
+
 struct sym_cache {
 	struct sym_file *v;
 	size_t n;
+	struct sym_memo *memo;
+	size_t nmemo;
 };
 
 struct sym_cache *sym_cache_new(void)
@@ -1567,8 +1577,85 @@ void sym_cache_free(struct sym_cache *c)
 		free(c->v[i].path);
 		close_elfs(c->v[i].elf, c->v[i].fd, c->v[i].dbg, c->v[i].dfd);
 	}
+	for (i = 0; i < c->nmemo; i++) {
+		free(c->memo[i].name);
+		free(c->memo[i].out);
+		free(c->memo[i].err);
+	}
+	free(c->memo);
 	free(c->v);
 	free(c);
+}
+
+/* The answer of @kind for @name kept in @c, or NULL. */
+static struct sym_memo *memo_find(struct sym_cache *c, int kind,
+				  const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmemo; i++)
+		if (c->memo[i].kind == kind && !strcmp(c->memo[i].name, name))
+			return &c->memo[i];
+	return NULL;
+}
+
+/* A new answer of @kind for @name in @c (its fields to fill), or NULL
+ * (out of memory, or SYM_CACHE_FILES answers kept: not kept). */
+static struct sym_memo *memo_add(struct sym_cache *c, int kind,
+				 const char *name)
+{
+	struct sym_memo *m;
+
+	if (c->nmemo == SYM_CACHE_FILES ||
+	    util_grow(&c->memo, c->nmemo, sizeof(*c->memo)))
+		return NULL;
+	m = &c->memo[c->nmemo];
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	if (!(m->name = strdup(name)))
+		return NULL;
+	c->nmemo++;
+	return m;
+}
+
+int sym_cache_resolve_path(struct sym_cache *c, const char *name, char **out,
+			   char *err, size_t errlen)
+{
+	struct sym_memo *m = c ? memo_find(c, 0, name) : NULL;
+	int ret;
+
+	if (m) {
+		*out = NULL;
+		if (!m->ret && !(*out = strdup(m->out)))
+			return -ENOMEM;
+		if (m->ret)
+			util_set_err(err, errlen, "%s", m->err);
+		return m->ret;
+	}
+	ret = sym_resolve_path(name, out, err, errlen);
+	if (ret == -ENOMEM || !c || !(m = memo_add(c, 0, name)))
+		return ret;
+	m->ret = ret;
+	if (ret ? !(m->err = strdup(err)) : !(m->out = strdup(*out)))
+		m->ret = -ENOMEM; /* not kept: asked again */
+	if (m->ret == -ENOMEM)
+		m->kind = -1;
+	return ret;
+}
+
+int sym_cache_stat(struct sym_cache *c, const char *path, struct stat *st)
+{
+	struct sym_memo *m = c ? memo_find(c, 1, path) : NULL;
+
+	if (m) {
+		*st = m->st;
+		return m->ret;
+	}
+	if (stat(path, st))
+		return -errno;
+	if (c && (m = memo_add(c, 1, path)))
+		m->st = *st;
+	return 0;
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -2200,8 +2287,9 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 	return 0;
 }
 
-int sym_insn_check(const char *path, uint64_t offset, char *err,
-		   size_t errlen)
+/* sym_insn_check() of the @n bytes at @offset of @path read into @insn */
+static int insn_check(const char *path, const unsigned char *insn, ssize_t n,
+		      uint64_t offset, char *err, size_t errlen)
 {
 #if defined(__x86_64__)
 	/* legacy prefixes the kernel refuses, and those it lets pass */
@@ -2212,18 +2300,8 @@ int sym_insn_check(const char *path, uint64_t offset, char *err,
 		    { 0x26, "es" },   { 0x36, "ss" } };
 	static const unsigned char fine[] = { 0x66, 0x67, 0xf2, 0xf3, 0x64,
 					      0x65 };
-	unsigned char insn[15];
-	const char *why = "";
-	struct stat st;
-	ssize_t n;
 	size_t i, j;
-	int fd;
 
-	fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &why);
-	if (fd < 0)
-		return 0; /* sym_func_offset() reports problems with the file */
-	n = pread(fd, insn, sizeof(insn), (off_t)offset);
-	close(fd);
 	for (i = 0; n > 0 && i < (size_t)n; i++) {
 		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++)
 			if (insn[i] == bad[j].byte) {
@@ -2241,11 +2319,42 @@ int sym_insn_check(const char *path, uint64_t offset, char *err,
 	}
 #else
 	(void)path;
+	(void)insn;
+	(void)n;
 	(void)offset;
 	(void)err;
 	(void)errlen;
 #endif
 	return 0;
+}
+
+int sym_insn_check(const char *path, uint64_t offset, char *err,
+		   size_t errlen)
+{
+	unsigned char insn[15];
+	const char *why = "";
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &why);
+	if (fd < 0)
+		return 0; /* sym_func_offset() reports problems with the file */
+	n = pread(fd, insn, sizeof(insn), (off_t)offset);
+	close(fd);
+	return insn_check(path, insn, n, offset, err, errlen);
+}
+
+int sym_cache_insn_check(struct sym_cache *c, const char *path,
+			 uint64_t offset, char *err, size_t errlen)
+{
+	unsigned char insn[15];
+	ssize_t n;
+
+	n = c ? sym_cache_pread(c, path, insn, sizeof(insn), offset) : -EMFILE;
+	if (n < 0) /* not in the cache: read here */
+		return sym_insn_check(path, offset, err, errlen);
+	return insn_check(path, insn, n, offset, err, errlen);
 }
 
 int sym_noreturn(const char *name)
@@ -2389,6 +2498,20 @@ static int has_pie_flag(Elf *elf)
 		}
 	}
 	return 0;
+}
+
+ssize_t sym_cache_pread(struct sym_cache *c, const char *path, void *buf,
+			size_t n, uint64_t off)
+{
+	struct sym_file *f;
+	char e[8];
+	ssize_t r;
+	int ret = file_get(c, path, &f, e, sizeof(e));
+
+	if (ret)
+		return ret;
+	r = pread(f->fd, buf, n, (off_t)off);
+	return r < 0 ? -errno : r;
 }
 
 int sym_cache_elf(struct sym_cache *c, const char *path, int *fd, Elf **elf)
