@@ -417,7 +417,9 @@ char *sym_demangle(const char *name)
 
 struct cxx_fn {
 	char *part; /* the name all overloads share */
-	char *full; /* this overload: part and parameter list */
+	const char *full; /* this overload: part and parameter list (in
+			   * @own, or the cache's demangled name) */
+	char *own;
 };
 
 static int cxx_fn_cmp(const void *a, const void *b)
@@ -429,13 +431,27 @@ static int cxx_fn_cmp(const void *a, const void *b)
 }
 
 struct sym_file;
-static int dem_of(struct sym_file *f, const char *name, char **dem,
-		  bool *cold);
+struct sym_ent;
+static const struct sym_ent *ent_of(struct sym_file *f, const char *name);
+static bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
+		    const char **name, const char **paren);
 
-/* The sorted C++ names of @names (sym_cxx_names()) into @out, and when
- * @plain is not NULL those that are no mangled name into it (unsorted).
- * Each name demangled once: by @f's index where it has the name
- * (dem_of()).  0 or -ENOMEM. */
+/* Add C++ name @name (its parameter list at @paren, or its end) to *@v,
+ * *@n; @own: the malloc'ed string holding it, freed with *@v, or NULL. */
+static int cxx_fn_add(struct cxx_fn **v, size_t *n, const char *name,
+		      const char *paren, char *own)
+{
+	if (util_grow(v, *n, sizeof(**v))) {
+		free(own);
+		return -ENOMEM;
+	}
+	/* as demangled: "(anonymous namespace)::f" */
+	(*v)[*n].part = strndup(name, (size_t)(paren - name));
+	(*v)[*n].full = name;
+	(*v)[*n].own = own;
+	return (*v)[(*n)++].part ? 0 : -ENOMEM;
+}
+
 static int cxx_names(const struct ksyms *names, struct ksyms *out,
 		     struct ksyms *plain, struct sym_file *f)
 {
@@ -449,7 +465,19 @@ static int cxx_names(const struct ksyms *names, struct ksyms *out,
 	memset(out, 0, sizeof(*out));
 	err = util_grow(&out->funcs, 0, sizeof(*out->funcs));
 	for (i = 0; !err && i < names->nfuncs; i++) {
-		err = dem_of(f, names->funcs[i], &dem, &cold);
+		const struct sym_ent *e = ent_of(f, names->funcs[i]);
+		const char *cd;
+		bool mangled;
+
+		if (e) { /* demangled once, by the cache */
+			if (ent_cxx(e, &mangled, &cd, &name, &paren))
+				err = cxx_fn_add(&v, &n, name, paren, NULL);
+			else if (!mangled && plain)
+				err = ksyms_add(plain, names->funcs[i],
+						strlen(names->funcs[i]), NULL);
+			continue;
+		}
+		err = demangle(names->funcs[i], &dem, &cold);
 		if (err == 1) { /* not C++ */
 			err = plain ? ksyms_add(plain, names->funcs[i],
 						strlen(names->funcs[i]), NULL) :
@@ -457,17 +485,10 @@ static int cxx_names(const struct ksyms *names, struct ksyms *out,
 			continue;
 		}
 		if (!err && !cold &&
-		    cxx_name_part(dem, d, sizeof(d), &name, &paren)) {
-			err = util_grow(&v, n, sizeof(*v));
-			if (!err) {
-				/* as demangled: "(anonymous namespace)::f" */
-				v[n].part = strndup(name, (size_t)(paren - name));
-				v[n].full = strdup(name);
-				err = v[n].part && v[n].full ? 0 : -ENOMEM;
-				n++;
-			}
-		}
-		free(dem);
+		    cxx_name_part(dem, d, sizeof(d), &name, &paren))
+			err = cxx_fn_add(&v, &n, name, paren, dem);
+		else
+			free(dem);
 	}
 	if (!err && n)
 		qsort(v, n, sizeof(*v), cxx_fn_cmp);
@@ -488,7 +509,7 @@ static int cxx_names(const struct ksyms *names, struct ksyms *out,
 	}
 	for (i = 0; i < n; i++) {
 		free(v[i].part);
-		free(v[i].full);
+		free(v[i].own);
 	}
 	free(v);
 	if (err) {
@@ -1499,19 +1520,32 @@ struct sym_ent {
 			   * NULL: not mangled */
 	char *key;	  /* @dem's name part without white space
 			   * (cxx_name_part()), malloc'ed, or NULL */
+	uint32_t nm, paren; /* with @key: where cxx_name_part() found
+			     * the name and its parameters in @dem */
 	size_t idx;	  /* its index in its table */
 	int tab;	  /* 0: .symtab, 1: .dynsym (collect()'s) */
 	bool func;	  /* STT_FUNC or STT_GNU_IFUNC */
 	bool cold;	  /* @dem is a cold part's */
 };
 
-/* The symbols of one ELF (a file, or its debug file). */
-struct sym_index {
-	struct sym_ent *v; /* by name, then table and index */
+/* A hash table of @nb buckets: each an entry chain through @next (index
+ * into @v, ~0u ends it), entry i keyed by @len[i] bytes at @key[i] and
+ * naming symbol @ent[i] of the index. */
+struct sym_hash {
+	uint32_t *head, nb;
+	uint32_t *next, *ent, *len;
+	const char **key;
 	size_t n;
-	struct sym_ent **cxx; /* those with a key, by key */
-	size_t ncxx;
-	bool cxx_done;	  /* @dem, @key and @cxx made (cxx_index()) */
+};
+
+/* The symbols of one ELF (a file, or its debug file), in table order. */
+struct sym_index {
+	struct sym_ent *v;
+	size_t n;
+	/* by name up to its first '@' (name_matches()); by each name a
+	 * clone suffix follows (sym_clone_of()); by C++ key (cxx_index()) */
+	struct sym_hash byname, byclone, bycxx;
+	bool cxx_done;	  /* @dem, @key and @bycxx made (cxx_index()) */
 	size_t dyn_funcs; /* defined functions of .dynsym (scan_symbols()) */
 };
 
@@ -1551,6 +1585,91 @@ struct sym_cache *sym_cache_new(void)
 	return calloc(1, sizeof(struct sym_cache));
 }
 
+static void hash_free(struct sym_hash *h)
+{
+	free(h->head);
+	free(h->next);
+	free(h->ent);
+	free(h->len);
+	free(h->key);
+	memset(h, 0, sizeof(*h));
+}
+
+/* FNV-1a of the @len bytes at @s */
+static uint32_t hash_of(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* Key entry @ent by the @len bytes at @key (kept, not copied) in @h,
+ * whose buckets hash_index() makes.  0 or -ENOMEM. */
+static int hash_add(struct sym_hash *h, size_t ent, const char *key,
+		    size_t len)
+{
+	if (util_grow(&h->ent, h->n, sizeof(*h->ent)) ||
+	    util_grow(&h->len, h->n, sizeof(*h->len)) ||
+	    util_grow(&h->next, h->n, sizeof(*h->next)) ||
+	    util_grow(&h->key, h->n, sizeof(*h->key)))
+		return -ENOMEM;
+	h->ent[h->n] = (uint32_t)ent;
+	h->len[h->n] = (uint32_t)len;
+	h->key[h->n] = key;
+	h->n++;
+	return 0;
+}
+
+/* The buckets of @h, once its entries are added: chains in the order
+ * they were added.  0 or -ENOMEM. */
+static int hash_index(struct sym_hash *h)
+{
+	uint32_t b, *tail;
+	size_t i;
+
+	for (h->nb = 64; h->nb < 2 * h->n; h->nb *= 2)
+		;
+	h->head = malloc(h->nb * sizeof(*h->head));
+	tail = malloc(h->nb * sizeof(*tail));
+	if (!h->head || !tail) {
+		free(tail);
+		return -ENOMEM;
+	}
+	memset(h->head, 0xff, h->nb * sizeof(*h->head));
+	for (i = 0; i < h->n; i++) {
+		b = hash_of(h->key[i], h->len[i]) & (h->nb - 1);
+		h->next[i] = ~0u;
+		if (h->head[b] == ~0u)
+			h->head[b] = (uint32_t)i;
+		else
+			h->next[tail[b]] = (uint32_t)i;
+		tail[b] = (uint32_t)i;
+	}
+	free(tail);
+	return 0;
+}
+
+/* The first entry of @h keyed by the @len bytes at @s (then
+ * hash_next()), or ~0u. */
+static uint32_t hash_next(const struct sym_hash *h, uint32_t i, const char *s,
+			  size_t len)
+{
+	for (; i != ~0u; i = h->next[i])
+		if (h->len[i] == len && !memcmp(h->key[i], s, len))
+			return i;
+	return ~0u;
+}
+
+static uint32_t hash_first(const struct sym_hash *h, const char *s,
+			   size_t len)
+{
+	if (!h->nb)
+		return ~0u;
+	return hash_next(h, h->head[hash_of(s, len) & (h->nb - 1)], s, len);
+}
+
 static void index_free(struct sym_index *ix)
 {
 	size_t i;
@@ -1560,7 +1679,9 @@ static void index_free(struct sym_index *ix)
 		free(ix->v[i].key);
 	}
 	free(ix->v);
-	free(ix->cxx);
+	hash_free(&ix->byname);
+	hash_free(&ix->byclone);
+	hash_free(&ix->bycxx);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -1658,25 +1779,6 @@ int sym_cache_stat(struct sym_cache *c, const char *path, struct stat *st)
 	return 0;
 }
 
-static int ent_cmp(const void *a, const void *b)
-{
-	const struct sym_ent *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	if (x->tab != y->tab)
-		return x->tab - y->tab;
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-	const struct sym_ent *const *x = a, *const *y = b;
-
-	return strcmp((*x)->key, (*y)->key);
-}
-
 /* The defined symbols of table @tab (@scn) of @elf into @ix, as
  * scan_symbols() walks them. */
 static int index_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int tab,
@@ -1714,7 +1816,30 @@ static int index_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int tab,
 	return 0;
 }
 
-/* The first .symtab and .dynsym of @elf (collect()'s) into @ix, by name. */
+/* @ix's names keyed: by name up to '@', by every name a clone suffix
+ * follows ("f" and "f.constprop.0" for f.constprop.0.isra.0). */
+static int index_keys(struct sym_index *ix)
+{
+	const char *nm, *d;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < ix->n; i++) {
+		nm = ix->v[i].name;
+		ret = hash_add(&ix->byname, i, nm, strcspn(nm, "@"));
+		for (d = strchr(nm, '.'); !ret && d; d = strchr(d + 1, '.'))
+			if (clone_suffix(d))
+				ret = hash_add(&ix->byclone, i, nm,
+					       (size_t)(d - nm));
+	}
+	if (!ret)
+		ret = hash_index(&ix->byname);
+	if (!ret)
+		ret = hash_index(&ix->byclone);
+	return ret;
+}
+
+/* The first .symtab and .dynsym of @elf (collect()'s) into @ix, keyed. */
 static int index_build(Elf *elf, struct sym_index *ix)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
@@ -1736,48 +1861,58 @@ static int index_build(Elf *elf, struct sym_index *ix)
 		ret = index_table(elf, symtab, &symtab_sh, 0, ix);
 	if (!ret && dynsym)
 		ret = index_table(elf, dynsym, &dynsym_sh, 1, ix);
-	if (!ret && ix->n)
-		qsort(ix->v, ix->n, sizeof(*ix->v), ent_cmp);
+	if (!ret)
+		ret = index_keys(ix);
 	return ret;
 }
 
 /* Demangle every function of @ix once (a name in both tables once) and
- * sort those with a C++ name part by it.  0 or -ENOMEM. */
+ * key those with a C++ name part by it.  0 or -ENOMEM. */
 static int cxx_index(struct sym_index *ix)
 {
-	struct sym_ent *e, *last = NULL;
+	struct sym_ent *e, *same;
 	const char *nm, *paren;
 	char d[1024];
-	size_t i, k;
+	uint32_t k;
+	size_t i;
+	int ret = 0;
 
 	if (ix->cxx_done)
 		return 0;
-	for (i = 0; i < ix->n; i++) {
+	for (i = 0; !ret && i < ix->n; i++) {
 		e = &ix->v[i];
 		if (!e->func)
 			continue;
-		if (last && !strcmp(last->name, e->name)) {
-			e->cold = last->cold;
-			if ((last->dem && !(e->dem = strdup(last->dem))) ||
-			    (last->key && !(e->key = strdup(last->key))))
-				return -ENOMEM;
+		/* the name demangled before (in the other table)? */
+		same = NULL;
+		for (k = hash_first(&ix->byname, e->name, strcspn(e->name, "@"));
+		     k != ~0u && ix->byname.ent[k] < i && !same;
+		     k = hash_next(&ix->byname, ix->byname.next[k], e->name,
+				   strcspn(e->name, "@")))
+			if (ix->v[ix->byname.ent[k]].func &&
+			    !strcmp(ix->v[ix->byname.ent[k]].name, e->name))
+				same = &ix->v[ix->byname.ent[k]];
+		if (same) {
+			e->cold = same->cold;
+			e->nm = same->nm;
+			e->paren = same->paren;
+			if ((same->dem && !(e->dem = strdup(same->dem))) ||
+			    (same->key && !(e->key = strdup(same->key))))
+				ret = -ENOMEM;
 		} else if (!demangle(e->name, &e->dem, &e->cold) &&
-			   cxx_name_part(e->dem, d, sizeof(d), &nm, &paren) &&
-			   !(e->key = strdup(d))) {
-			return -ENOMEM;
+			   cxx_name_part(e->dem, d, sizeof(d), &nm, &paren)) {
+			e->nm = (uint32_t)(nm - e->dem);
+			e->paren = (uint32_t)(paren - e->dem);
+			if (!(e->key = strdup(d)))
+				ret = -ENOMEM;
 		}
-		last = e;
-		ix->ncxx += e->key != NULL;
+		if (!ret && e->key)
+			ret = hash_add(&ix->bycxx, i, e->key, strlen(e->key));
 	}
-	ix->cxx = malloc((ix->ncxx ? ix->ncxx : 1) * sizeof(*ix->cxx));
-	if (!ix->cxx)
-		return -ENOMEM;
-	for (i = k = 0; i < ix->n; i++)
-		if (ix->v[i].key)
-			ix->cxx[k++] = &ix->v[i];
-	qsort(ix->cxx, ix->ncxx, sizeof(*ix->cxx), key_cmp);
-	ix->cxx_done = true;
-	return 0;
+	if (!ret)
+		ret = hash_index(&ix->bycxx);
+	ix->cxx_done = !ret;
+	return ret;
 }
 
 /* Opened and indexed: 0 with *@out, or open_elf()'s and check_ehdr()'s
@@ -1852,63 +1987,31 @@ static int pick_cmp(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* The symbols of @ix named @s (@len bytes; with @prefix, named anything
- * that begins with them) into @p. */
-static int pick_names(const struct sym_index *ix, const char *s, size_t len,
-		      bool prefix, struct picks *p)
+/* The symbols @h keys by the @len bytes at @s into @p. */
+static int pick_hash(const struct sym_index *ix, const struct sym_hash *h,
+		     const char *s, size_t len, struct picks *p)
 {
-	size_t lo = 0, hi = ix->n, mid;
+	uint32_t k;
 	int ret = 0;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (strncmp(ix->v[mid].name, s, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* the name itself sorts first among those it begins */
-	for (; !ret && lo < ix->n && !strncmp(ix->v[lo].name, s, len) &&
-	       (prefix || !ix->v[lo].name[len]);
-	     lo++)
-		ret = pick_add(p, &ix->v[lo]);
-	return ret;
-}
-
-/* The functions of @ix whose key (struct sym_ent) is the @len bytes at
- * @s into @p. */
-static int pick_key(const struct sym_index *ix, const char *s, size_t len,
-		    struct picks *p)
-{
-	size_t lo = 0, hi = ix->ncxx, mid;
-	int ret = 0;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (strncmp(ix->cxx[mid]->key, s, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; !ret && lo < ix->ncxx && !strncmp(ix->cxx[lo]->key, s, len) &&
-	       !ix->cxx[lo]->key[len];
-	     lo++)
-		ret = pick_add(p, ix->cxx[lo]);
+	for (k = hash_first(h, s, len); !ret && k != ~0u;
+	     k = hash_next(h, h->next[k], s, len))
+		ret = pick_add(p, &ix->v[h->ent[k]]);
 	return ret;
 }
 
 /*
  * The symbols of @ix that scan_symbols() may take for @lk, in table order:
- * by name lk->func itself, "lk->func." (clones, cold parts) and
- * "lk->func@" (versions); with lk->cxx the functions whose demangled name
- * part is lk->func's up to one of its top-level '(' or its end, without
- * white space (cxx_matches() takes no other).
+ * named lk->func up to an '@' (lk->func, its versions "lk->func@V"), its
+ * clones and cold parts ("lk->func.isra.0"); with lk->cxx the functions
+ * whose demangled name part is lk->func's up to one of its top-level '('
+ * or its end, without white space (cxx_matches() takes no other).
  */
 static int pick(const struct sym_index *ix, const struct lookup *lk,
 		struct picks *p)
 {
-	size_t n = strlen(lk->func), i;
-	char f[512], *k;
+	char f[512];
+	size_t i;
 	int ret = 0;
 
 	if (lk->cxx) {
@@ -1916,21 +2019,13 @@ static int pick(const struct sym_index *ix, const struct lookup *lk,
 			return 0; /* cxx_matches() takes none */
 		for (i = 0; !ret && (i == 0 || f[i - 1]); i++)
 			if (f[i] == '(' || !f[i])
-				ret = pick_key(ix, f, i, p);
+				ret = pick_hash(ix, &ix->bycxx, f, i, p);
 	} else {
-		k = malloc(n + 2);
-		if (!k)
-			return -ENOMEM;
-		memcpy(k, lk->func, n);
-		k[n + 1] = '\0';
-		ret = pick_names(ix, lk->func, n, false, p);
-		k[n] = '.';
+		ret = pick_hash(ix, &ix->byname, lk->func, strlen(lk->func),
+				p);
 		if (!ret)
-			ret = pick_names(ix, k, n + 1, true, p);
-		k[n] = '@';
-		if (!ret)
-			ret = pick_names(ix, k, n + 1, true, p);
-		free(k);
+			ret = pick_hash(ix, &ix->byclone, lk->func,
+					strlen(lk->func), p);
 	}
 	if (!ret && p->n)
 		qsort(p->v, p->n, sizeof(*p->v), pick_cmp);
@@ -2088,40 +2183,46 @@ out:
 	return ret;
 }
 
-/* demangle() of @name, through @f's index where it holds the name (its
- * functions demangled once, cxx_index()), else here. */
-static int dem_of(struct sym_file *f, const char *name, char **dem,
-		  bool *cold)
+/* The function named @name in @f's index, once its functions are
+ * demangled (cxx_index()), or NULL: demangle it yourself. */
+static const struct sym_ent *ent_of(struct sym_file *f, const char *name)
 {
 	const struct sym_index *ix;
-	size_t lo, hi, mid;
-	int k;
+	const struct sym_ent *e;
+	size_t len;
+	uint32_t k;
+	int i;
 
-	for (k = 0; f && k < 2; k++) {
-		ix = &f->ix[k];
+	if (!f)
+		return NULL;
+	len = strcspn(name, "@");
+	for (i = 0; i < 2; i++) {
+		ix = &f->ix[i];
 		if (!ix->cxx_done)
 			continue;
-		lo = 0;
-		hi = ix->n;
-		while (lo < hi) {
-			mid = lo + (hi - lo) / 2;
-			if (strcmp(ix->v[mid].name, name) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < ix->n && !strcmp(ix->v[lo].name, name); lo++) {
-			if (!ix->v[lo].func)
-				continue;
-			*cold = ix->v[lo].cold;
-			*dem = NULL;
-			if (!ix->v[lo].dem)
-				return 1;
-			*dem = strdup(ix->v[lo].dem);
-			return *dem ? 0 : 1; /* as demangle() */
+		for (k = hash_first(&ix->byname, name, len); k != ~0u;
+		     k = hash_next(&ix->byname, ix->byname.next[k], name, len)) {
+			e = &ix->v[ix->byname.ent[k]];
+			if (e->func && !strcmp(e->name, name))
+				return e;
 		}
 	}
-	return demangle(name, dem, cold);
+	return NULL;
+}
+
+/* Is @e a C++ function cxx_names() lists (demangled, not a cold part, a
+ * name part found): its demangled name in *@dem, the name and its
+ * parameters in it at *@name and *@paren.  *@mangled: demangled at all. */
+static bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
+		    const char **name, const char **paren)
+{
+	*mangled = e->dem != NULL;
+	*dem = e->dem;
+	if (!e->dem || e->cold || !e->key)
+		return false;
+	*name = e->dem + e->nm;
+	*paren = e->dem + e->paren;
+	return true;
 }
 
 int sym_cache_glob_names(struct sym_cache *c, const char *path,
