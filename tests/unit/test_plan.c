@@ -1629,6 +1629,73 @@ static void uprobe_globs(void **state)
 	probe_list_free(&pl);
 }
 
+/* The attachments of timer @t of @p, "func@offset/mech;" in plan order,
+ * into @buf. */
+static void atts_of(const struct plan *p, uint32_t t, char *buf, size_t len)
+{
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].timer == t)
+			snprintf(buf + strlen(buf), len - strlen(buf),
+				 "%s@%#llx/%d;", p->att[i].func ? p->att[i].func : "",
+				 (unsigned long long)p->att[i].offset,
+				 (int)p->att[i].mech);
+}
+
+/*
+ * C++ and Rust globs (e2e-cxxnames: ns::p's overloads, ns::label with an
+ * ABI tag; e2e-langnames: a Rust legacy and a v0 name): exactly the
+ * functions each names, and each attached where the function named on
+ * its own line is (one symbol-table pass for the glob, struct sym_cache).
+ */
+static void uprobe_cxx_globs(void **state)
+{
+	static const struct {
+		const char *env, *glob, *want[3];
+		uint32_t n;
+	} t[] = {
+		{ "IPROF_CXXNAMES_FIXTURE", "ns::*",
+		  { "ns::label[abi:cxx11]", "ns::p(int*)", "ns::p(int**)" }, 3 },
+		{ "IPROF_LANGNAMES_FIXTURE", "rs::*",
+		  { "rs::parse", "rs::util::split" }, 2 },
+	};
+	char line[PATH_MAX + 64], one[PATH_MAX + 64], a[1024], b[1024];
+	const char *l[1] = { line }, *o[1] = { one }, *bin;
+	struct probe_list pl, pl1;
+	struct plan p, p1;
+	uint32_t i, k;
+
+	(void)state;
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		bin = getenv(t[k].env);
+		if (!bin)
+			fail_msg("%s is not set: run under ctest", t[k].env);
+		snprintf(line, sizeof(line), "uprobe:%s:%s", bin, t[k].glob);
+		build(&pl, &p, l, 1);
+		assert_int_equal(p.ntimers, t[k].n);
+		for (i = 0; i < t[k].n; i++) {
+			assert_string_equal(p.timers[i].name, t[k].want[i]);
+			assert_null(p.timers[i].error);
+			/* the same function named alone: the same places */
+			snprintf(one, sizeof(one), "uprobe:%s:\"%s\"", bin,
+				 t[k].want[i]);
+			build(&pl1, &p1, o, 1);
+			assert_int_equal(p1.ntimers, 1);
+			assert_null(p1.timers[0].error);
+			atts_of(&p, i, a, sizeof(a));
+			atts_of(&p1, 0, b, sizeof(b));
+			assert_true(a[0] != '\0');
+			assert_string_equal(a, b);
+			plan_free(&p1);
+			probe_list_free(&pl1);
+		}
+		plan_free(&p);
+		probe_list_free(&pl);
+	}
+}
+
 /* A relative PATH: from the current directory, made absolute. */
 static void uprobe_relative(void **state)
 {
@@ -2125,6 +2192,7 @@ int main(void)
 		cmocka_unit_test(uprobe_resolved),
 		cmocka_unit_test(uprobe_relative),
 		cmocka_unit_test(uprobe_globs),
+		cmocka_unit_test(uprobe_cxx_globs),
 		cmocka_unit_test(chain_limit),
 		cmocka_unit_test(chain_order),
 		cmocka_unit_test(kernel_functions),
