@@ -136,6 +136,7 @@ struct plan_timer {
 #define PLAN_VIA_KPROBE PROBE_VIA_KPROBE /* kprobe/kretprobe */
 
 struct sym_cache;
+struct retsite_ctx;
 
 struct plan {
 	struct plan_timer *timers;
@@ -154,6 +155,7 @@ struct plan {
 	/* planner's own, during plan_build() only (NULL after): the ELF
 	 * files of its uprobes, each read and indexed once */
 	struct sym_cache *syms;
+	struct retsite_ctx *rsx; /* retsite_find()'s over @syms, likewise */
 };
 
 /*

@@ -24,6 +24,17 @@
 
 struct sym_cache;
 
+/*
+ * struct retsite_ctx - what retsite_find() keeps for one caller (the
+ * planner, for one plan_build()): its sym_cache (function starts, open
+ * files) and one Capstone handle, opened on first use, for all the
+ * functions it asks about.  retsite_ctx_new(): NULL when out of memory;
+ * @syms (may be NULL) stays the caller's.  retsite_ctx_free(): NULL ok.
+ */
+struct retsite_ctx;
+struct retsite_ctx *retsite_ctx_new(struct sym_cache *syms);
+void retsite_ctx_free(struct retsite_ctx *x);
+
 /* Most return sites one function gets (each is a uprobe: one perf event
  * each where the kernel has no uprobe_multi); more: a uretprobe. */
 #define RETSITE_MAX 64
@@ -40,8 +51,8 @@ struct retsite_code {
 
 /*
  * retsite_find() - the return sites of the function whose code is the
- * @nparts pieces @parts of ELF file @path (@syms: the caller's cache of
- * its symbols, sym_cache_func_starts(), or NULL): its symbol's bytes first
+ * @nparts pieces @parts of ELF file @path (@x: the caller's context,
+ * retsite_ctx_new(), or NULL): its symbol's bytes first
  * (sym_func_targets(): offset, size), then its cold part if it has one
  * (GCC's hot/cold split, f.cold: blocks moved out of f, entered by jumps
  * from f, returning from f); a jump from one piece into another stays
@@ -78,7 +89,7 @@ struct retsite_code {
  * (sym_insn_check()); more than RETSITE_MAX sites; a short read; another
  * architecture.
  */
-int retsite_find(struct sym_cache *syms, const char *path,
+int retsite_find(struct retsite_ctx *x, const char *path,
 		 const struct retsite_code *parts, size_t nparts,
 		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
 		 size_t len);

@@ -206,8 +206,10 @@ int sym_cache_stat(struct sym_cache *c, const char *path, struct stat *st);
  * sym_cache_glob_names() - sym_glob_names() over sym_func_names() of
  * @path: what uprobe glob @glob is matched against, into @out (free with
  * ksyms_free()); its C++ and Rust names demangled through @c (NULL:
- * none), each once for the whole plan.  Returns 0 or sym_func_names()'s
- * errors, with a message in @err.
+ * none), each once for the whole plan, and for a glob that begins with an
+ * identifier and "::" ("hot::*") only those whose symbols hold it
+ * ("3hot"): the names it cannot match may be left out.  Returns 0 or
+ * sym_func_names()'s errors, with a message in @err.
  */
 int sym_cache_glob_names(struct sym_cache *c, const char *path,
 			 const char *glob, struct ksyms *out, char *err,

@@ -1651,7 +1651,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 			{ at->cold_off, at->cold_size, at->cold_addr }
 		};
 
-		if (retsite_find(p->syms, path, code, at->cold && at->cold_off ? 2 : 1,
+		if (retsite_find(p->rsx, path, code, at->cold && at->cold_off ? 2 : 1,
 				 &sites, &n, &njmp, why, sizeof(why)) == 0)
 			t->ret_tail = (uint32_t)njmp;
 		free(sites);
@@ -1672,7 +1672,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 			{ at->cold_off, at->cold_size, at->cold_addr }
 		};
 
-		err = retsite_find(p->syms, path, code,
+		err = retsite_find(p->rsx, path, code,
 				   at->cold && at->cold_off ? 2 : 1, &sites,
 				   &n, &njmp, why, sizeof(why));
 	}
@@ -2877,8 +2877,12 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 
 	memset(p, 0, sizeof(*p));
 	p->syms = sym_cache_new();
-	if (!p->syms)
+	p->rsx = p->syms ? retsite_ctx_new(p->syms) : NULL;
+	if (!p->rsx) {
+		sym_cache_free(p->syms);
+		p->syms = NULL;
 		return -ENOMEM;
+	}
 	old_copy_forget();
 	auto_forget();
 	kdbg_forget();
@@ -2890,7 +2894,9 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			 "%s/available_filter_functions", tracefs ? tracefs : "");
 		err = ksyms_load(&ks, env->kallsyms, tracefs ? filter : NULL);
 		if (err) {
+			retsite_ctx_free(p->rsx);
 			sym_cache_free(p->syms);
+			p->rsx = NULL;
 			p->syms = NULL;
 			return err;
 		}
@@ -2957,7 +2963,9 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		p->shstk_pid = env->shstk_pid;
 		plan_emu(p, env);
 	}
+	retsite_ctx_free(p->rsx);
 	sym_cache_free(p->syms);
+	p->rsx = NULL;
 	p->syms = NULL;
 	if (err)
 		plan_free(p);

@@ -1444,11 +1444,56 @@ static int all_sites(struct rs_file *f, csh h, cs_insn *in, uint64_t **v,
 	return ret;
 }
 
-int retsite_find(struct sym_cache *syms, const char *path,
+struct retsite_ctx {
+	struct sym_cache *syms; /* the caller's */
+	csh h; /* Capstone, with details: opened on first use */
+	cs_insn *in;
+	int state; /* 0: not opened yet, 1: open, -1: Capstone failed */
+};
+
+/* Capstone for x86-64 with details into *@h, *@in; 0 or -1. */
+static int cs_start(csh *h, cs_insn **in)
+{
+	*h = 0;
+	*in = NULL;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK ||
+	    cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+	    !(*in = cs_malloc(*h)))
+		return -1;
+	return 0;
+}
+
+static void cs_stop(csh *h, cs_insn *in)
+{
+	if (in)
+		cs_free(in, 1);
+	if (*h)
+		cs_close(h);
+}
+
+struct retsite_ctx *retsite_ctx_new(struct sym_cache *syms)
+{
+	struct retsite_ctx *x = calloc(1, sizeof(*x));
+
+	if (x)
+		x->syms = syms;
+	return x;
+}
+
+void retsite_ctx_free(struct retsite_ctx *x)
+{
+	if (!x)
+		return;
+	cs_stop(&x->h, x->in);
+	free(x);
+}
+
+int retsite_find(struct retsite_ctx *x, const char *path,
 		 const struct retsite_code *parts, size_t nparts,
 		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
 		 size_t len)
 {
+	struct sym_cache *syms = x ? x->syms : NULL;
 	struct rs_file f = { .path = path, .syms = syms, .fd = -1 };
 	uint64_t *own = NULL;
 	const uint64_t *cached = NULL;
@@ -1494,9 +1539,14 @@ int retsite_find(struct sym_cache *syms, const char *path,
 	if (ret == -ENOMEM)
 		goto out;
 	ret = -EOPNOTSUPP;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK ||
-	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-	    !(in = cs_malloc(h))) {
+	/* one Capstone handle for all the caller's functions */
+	if (x && !x->state)
+		x->state = cs_start(&x->h, &x->in) ? -1 : 1;
+	if (x) {
+		h = x->h;
+		in = x->in;
+	}
+	if (x ? x->state < 0 : cs_start(&h, &in)) {
 		util_set_err(why, len, "the disassembler (Capstone) failed");
 		goto out;
 	}
@@ -1519,10 +1569,8 @@ int retsite_find(struct sym_cache *syms, const char *path,
 	v = NULL;
 	ret = 0;
 out:
-	if (in)
-		cs_free(in, 1);
-	if (h)
-		cs_close(&h);
+	if (!x)
+		cs_stop(&h, in);
 	free(v);
 	free(own);
 	free(f.ent);
@@ -1538,12 +1586,30 @@ out:
 
 #else /* !__x86_64__ */
 
-int retsite_find(struct sym_cache *syms, const char *path,
+struct retsite_ctx {
+	struct sym_cache *syms;
+};
+
+struct retsite_ctx *retsite_ctx_new(struct sym_cache *syms)
+{
+	struct retsite_ctx *x = calloc(1, sizeof(*x));
+
+	if (x)
+		x->syms = syms;
+	return x;
+}
+
+void retsite_ctx_free(struct retsite_ctx *x)
+{
+	free(x);
+}
+
+int retsite_find(struct retsite_ctx *x, const char *path,
 		 const struct retsite_code *parts, size_t nparts,
 		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
 		 size_t len)
 {
-	(void)syms;
+	(void)x;
 	(void)path;
 	(void)njmp;
 	(void)parts;

@@ -435,6 +435,7 @@ struct sym_ent;
 static const struct sym_ent *ent_of(struct sym_file *f, const char *name);
 static bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
 		    const char **name, const char **paren);
+static bool ent_tried(const struct sym_ent *e);
 
 /* Add C++ name @name (its parameter list at @paren, or its end) to *@v,
  * *@n; @own: the malloc'ed string holding it, freed with *@v, or NULL. */
@@ -469,6 +470,8 @@ static int cxx_names(const struct ksyms *names, struct ksyms *out,
 		const char *cd;
 		bool mangled;
 
+		if (e && !ent_tried(e))
+			continue; /* it cannot match (cxx_index()'s token) */
 		if (e) { /* demangled once, by the cache */
 			if (ent_cxx(e, &mangled, &cd, &name, &paren))
 				err = cxx_fn_add(&v, &n, name, paren, NULL);
@@ -1522,6 +1525,7 @@ struct sym_ent {
 			   * (cxx_name_part()), malloc'ed, or NULL */
 	uint32_t nm, paren; /* with @key: where cxx_name_part() found
 			     * the name and its parameters in @dem */
+	bool tried;	  /* demangled (cxx_index()): @dem, @key, @cold set */
 	size_t idx;	  /* its index in its table */
 	int tab;	  /* 0: .symtab, 1: .dynsym (collect()'s) */
 	bool func;	  /* STT_FUNC or STT_GNU_IFUNC */
@@ -1545,7 +1549,11 @@ struct sym_index {
 	/* by name up to its first '@' (name_matches()); by each name a
 	 * clone suffix follows (sym_clone_of()); by C++ key (cxx_index()) */
 	struct sym_hash byname, byclone, bycxx;
-	bool cxx_done;	  /* @dem, @key and @bycxx made (cxx_index()) */
+	/* cxx_index(): every function demangled (@cxx_all), or those
+	 * whose names hold one of the @ntok tokens (malloc'ed) */
+	bool cxx_all;
+	char **tok;
+	size_t ntok;
 	size_t dyn_funcs; /* defined functions of .dynsym (scan_symbols()) */
 };
 
@@ -1651,6 +1659,32 @@ static int hash_index(struct sym_hash *h)
 	return 0;
 }
 
+/* hash_add() into @h once its @nb buckets are made (hash_buckets()):
+ * chained at once.  0 or -ENOMEM. */
+static int hash_insert(struct sym_hash *h, size_t ent, const char *key,
+		       size_t len)
+{
+	uint32_t b = hash_of(key, len) & (h->nb - 1);
+
+	if (hash_add(h, ent, key, len))
+		return -ENOMEM;
+	h->next[h->n - 1] = h->head[b];
+	h->head[b] = (uint32_t)(h->n - 1);
+	return 0;
+}
+
+/* @h's buckets for about @n entries, all empty.  0 or -ENOMEM. */
+static int hash_buckets(struct sym_hash *h, size_t n)
+{
+	for (h->nb = 64; h->nb < 2 * n; h->nb *= 2)
+		;
+	h->head = malloc(h->nb * sizeof(*h->head));
+	if (!h->head)
+		return -ENOMEM;
+	memset(h->head, 0xff, h->nb * sizeof(*h->head));
+	return 0;
+}
+
 /* The first entry of @h keyed by the @len bytes at @s (then
  * hash_next()), or ~0u. */
 static uint32_t hash_next(const struct sym_hash *h, uint32_t i, const char *s,
@@ -1682,6 +1716,9 @@ static void index_free(struct sym_index *ix)
 	hash_free(&ix->byname);
 	hash_free(&ix->byclone);
 	hash_free(&ix->bycxx);
+	for (i = 0; i < ix->ntok; i++)
+		free(ix->tok[i]);
+	free(ix->tok);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -1866,53 +1903,98 @@ static int index_build(Elf *elf, struct sym_index *ix)
 	return ret;
 }
 
-/* Demangle every function of @ix once (a name in both tables once) and
- * key those with a C++ name part by it.  0 or -ENOMEM. */
-static int cxx_index(struct sym_index *ix)
+/*
+ * The token a demangled C++ or Rust name whose name part begins with
+ * @s's first identifier and "::" ("hot::f" -> "3hot") holds in its mangled
+ * form: that identifier as a <source-name> (Itanium ABI; Rust legacy and
+ * v0 alike), or a substitution of an earlier one.  Into @tok (@len
+ * bytes); false when @s has none that tells: no leading identifier and
+ * "::", one starting with '_' (Rust v0 writes "_" after the length), or
+ * "std" (the demangler writes it for St, Sa, Ss, ...).
+ */
+static bool name_token(const char *s, char *tok, size_t len)
 {
-	struct sym_ent *e, *same;
+	size_t n = 0;
+
+	while (is_cxx_ident(s[n]) && s[n] != '$')
+		n++;
+	if (!n || s[0] == '_' || (s[0] >= '0' && s[0] <= '9') ||
+	    strncmp(s + n, "::", 2) || (n == 3 && !strncmp(s, "std", 3)))
+		return false;
+	return snprintf(tok, len, "%zu%.*s", n, (int)n, s) < (int)len;
+}
+
+/* Demangle function @i of @ix, a name in both tables once, and key it
+ * by its C++ name part.  0 or -ENOMEM. */
+static int cxx_one(struct sym_index *ix, size_t i)
+{
+	struct sym_ent *e = &ix->v[i], *same = NULL;
+	size_t len = strcspn(e->name, "@");
 	const char *nm, *paren;
 	char d[1024];
 	uint32_t k;
-	size_t i;
+
+	e->tried = true;
+	/* the name demangled before (in the other table)? */
+	for (k = hash_first(&ix->byname, e->name, len);
+	     k != ~0u && ix->byname.ent[k] < i && !same;
+	     k = hash_next(&ix->byname, ix->byname.next[k], e->name, len))
+		if (ix->v[ix->byname.ent[k]].func &&
+		    !strcmp(ix->v[ix->byname.ent[k]].name, e->name))
+			same = &ix->v[ix->byname.ent[k]];
+	if (same && same->tried) {
+		e->cold = same->cold;
+		e->nm = same->nm;
+		e->paren = same->paren;
+		if ((same->dem && !(e->dem = strdup(same->dem))) ||
+		    (same->key && !(e->key = strdup(same->key))))
+			return -ENOMEM;
+	} else if (!demangle(e->name, &e->dem, &e->cold) &&
+		   cxx_name_part(e->dem, d, sizeof(d), &nm, &paren)) {
+		e->nm = (uint32_t)(nm - e->dem);
+		e->paren = (uint32_t)(paren - e->dem);
+		if (!(e->key = strdup(d)))
+			return -ENOMEM;
+	}
+	return e->key ? hash_insert(&ix->bycxx, i, e->key, strlen(e->key)) : 0;
+}
+
+/*
+ * Demangle the functions of @ix not yet demangled: those whose names hold
+ * @tok (name_token(): no other can match a name that begins with its
+ * identifier), or with @tok NULL all of them; each once, keyed by its C++
+ * name part.  0 or -ENOMEM.
+ */
+static int cxx_index(struct sym_index *ix, const char *tok)
+{
+	size_t i, nfunc = 0;
 	int ret = 0;
 
-	if (ix->cxx_done)
+	if (ix->cxx_all)
 		return 0;
-	for (i = 0; !ret && i < ix->n; i++) {
-		e = &ix->v[i];
-		if (!e->func)
-			continue;
-		/* the name demangled before (in the other table)? */
-		same = NULL;
-		for (k = hash_first(&ix->byname, e->name, strcspn(e->name, "@"));
-		     k != ~0u && ix->byname.ent[k] < i && !same;
-		     k = hash_next(&ix->byname, ix->byname.next[k], e->name,
-				   strcspn(e->name, "@")))
-			if (ix->v[ix->byname.ent[k]].func &&
-			    !strcmp(ix->v[ix->byname.ent[k]].name, e->name))
-				same = &ix->v[ix->byname.ent[k]];
-		if (same) {
-			e->cold = same->cold;
-			e->nm = same->nm;
-			e->paren = same->paren;
-			if ((same->dem && !(e->dem = strdup(same->dem))) ||
-			    (same->key && !(e->key = strdup(same->key))))
-				ret = -ENOMEM;
-		} else if (!demangle(e->name, &e->dem, &e->cold) &&
-			   cxx_name_part(e->dem, d, sizeof(d), &nm, &paren)) {
-			e->nm = (uint32_t)(nm - e->dem);
-			e->paren = (uint32_t)(paren - e->dem);
-			if (!(e->key = strdup(d)))
-				ret = -ENOMEM;
-		}
-		if (!ret && e->key)
-			ret = hash_add(&ix->bycxx, i, e->key, strlen(e->key));
+	for (i = 0; tok && i < ix->ntok; i++)
+		if (!strcmp(ix->tok[i], tok))
+			return 0;
+	if (!ix->bycxx.nb) {
+		for (i = 0; i < ix->n; i++)
+			nfunc += ix->v[i].func;
+		ret = hash_buckets(&ix->bycxx, nfunc);
 	}
-	if (!ret)
-		ret = hash_index(&ix->bycxx);
-	ix->cxx_done = !ret;
-	return ret;
+	for (i = 0; !ret && i < ix->n; i++)
+		if (ix->v[i].func && !ix->v[i].tried &&
+		    (!tok || strstr(ix->v[i].name, tok)))
+			ret = cxx_one(ix, i);
+	if (ret)
+		return ret;
+	if (!tok) {
+		ix->cxx_all = true;
+		return 0;
+	}
+	if (util_grow(&ix->tok, ix->ntok, sizeof(*ix->tok)) ||
+	    !(ix->tok[ix->ntok] = strdup(tok)))
+		return -ENOMEM;
+	ix->ntok++;
+	return 0;
 }
 
 /* Opened and indexed: 0 with *@out, or open_elf()'s and check_ehdr()'s
@@ -2038,13 +2120,17 @@ static int collect_cached(struct sym_file *f, struct lookup *lk)
 {
 	static const struct sym_pick none;
 	struct picks p = { 0 };
+	char tok[272];
 	int ret = 0, k;
 
 	for (k = 0; !ret && k < 2; k++) {
 		if (!(k ? f->dbg : f->elf))
 			continue;
 		if (lk->cxx)
-			ret = cxx_index(&f->ix[k]);
+			ret = cxx_index(&f->ix[k],
+					name_token(lk->func, tok, sizeof(tok)) ?
+						tok :
+						NULL);
 		p.n = 0;
 		if (!ret)
 			ret = pick(&f->ix[k], lk, &p);
@@ -2183,8 +2269,8 @@ out:
 	return ret;
 }
 
-/* The function named @name in @f's index, once its functions are
- * demangled (cxx_index()), or NULL: demangle it yourself. */
+/* The function named @name in @f's index (demangled if cxx_index() took
+ * it: sym_ent.tried), or NULL: demangle it yourself. */
 static const struct sym_ent *ent_of(struct sym_file *f, const char *name)
 {
 	const struct sym_index *ix;
@@ -2198,8 +2284,6 @@ static const struct sym_ent *ent_of(struct sym_file *f, const char *name)
 	len = strcspn(name, "@");
 	for (i = 0; i < 2; i++) {
 		ix = &f->ix[i];
-		if (!ix->cxx_done)
-			continue;
 		for (k = hash_first(&ix->byname, name, len); k != ~0u;
 		     k = hash_next(&ix->byname, ix->byname.next[k], name, len)) {
 			e = &ix->v[ix->byname.ent[k]];
@@ -2208,6 +2292,12 @@ static const struct sym_ent *ent_of(struct sym_file *f, const char *name)
 		}
 	}
 	return NULL;
+}
+
+/* Has cxx_index() demangled @e? */
+static bool ent_tried(const struct sym_ent *e)
+{
+	return e->tried;
 }
 
 /* Is @e a C++ function cxx_names() lists (demangled, not a cold part, a
@@ -2231,6 +2321,8 @@ int sym_cache_glob_names(struct sym_cache *c, const char *path,
 {
 	struct sym_file *f = NULL;
 	struct ksyms names;
+	char tok[272];
+	bool has_tok;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -2240,9 +2332,12 @@ int sym_cache_glob_names(struct sym_cache *c, const char *path,
 	/* a mangled glob compares symbols: nothing to demangle */
 	if (c && (glob[0] != '_' || strstr(glob, "::")) &&
 	    !file_get(c, path, &f, err, errlen)) {
-		ret = cxx_index(&f->ix[0]);
+		/* "hot::*": only the names that hold "3hot" can match */
+		has_tok = strstr(glob, "::") &&
+			  name_token(glob, tok, sizeof(tok));
+		ret = cxx_index(&f->ix[0], has_tok ? tok : NULL);
 		if (!ret)
-			ret = cxx_index(&f->ix[1]);
+			ret = cxx_index(&f->ix[1], has_tok ? tok : NULL);
 	}
 	if (!ret)
 		ret = glob_names(&names, glob, out, f);
