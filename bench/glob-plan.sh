@@ -4,7 +4,9 @@
 # generated C++ program of TOTAL functions, HOT of them in namespace hot
 # (one timer each: their symbols resolved, return sites found), against
 # `iprof list functions BIN` (one pass over the same symbol table: the
-# floor), interleaved, ROUNDS rounds, the median of each and their ratio.
+# floor), interleaved, ROUNDS rounds, the medians of each (wall, and
+# user + system) and their ratios; and a dry run of one function (main),
+# what any dry run costs before its probes.
 # The program is written and built here (c++ -O1, a few minutes of
 # compiling for 20000 functions; kept in $OUT between runs).  A benchmark,
 # not a test.
@@ -47,24 +49,31 @@ n=$(nm -C "$BIN" | grep -c ' T hot::f')
 n=$("$IPROF" --dry-run -e "uprobe:$BIN:hot::*" -- "$BIN" 2>/dev/null | grep -c '^hot::f')
 [ "$n" = "$HOT" ] || { echo "bench/glob-plan.sh: the plan has $n timers, not $HOT" >&2; exit 1; }
 
-# ms CMD...: wall milliseconds of one run (its output thrown away)
-ms() {
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@" >/dev/null 2>&1
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
+# run CMD...: "WALL CPU" milliseconds of one run (bash's time: wall, and
+# user + system of the command; its output thrown away)
+run() {
+	local TIMEFORMAT='%3R %3U %3S' t
+	t=$({ time "$@" >/dev/null 2>&1; } 2>&1 | tail -1)
+	awk -v t="$t" 'BEGIN { split(t, v, " "); printf "%d %d\n", v[1] * 1000, (v[2] + v[3]) * 1000 }'
 }
-A=() B=()
+AW=() AC=() BW=() BC=() OW=() OC=()
 for ((r = 0; r < ROUNDS; r++)); do
-	A+=("$(ms "$IPROF" --dry-run -e "uprobe:$BIN:hot::*" -- "$BIN")")
-	B+=("$(ms "$IPROF" list functions "$BIN")")
+	read -r w c < <(run "$IPROF" --dry-run -e "uprobe:$BIN:hot::*" -- "$BIN")
+	AW+=("$w") AC+=("$c")
+	read -r w c < <(run "$IPROF" list functions "$BIN")
+	BW+=("$w") BC+=("$c")
+	read -r w c < <(run "$IPROF" --dry-run -e "uprobe:$BIN:main" -- "$BIN")
+	OW+=("$w") OC+=("$c")
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-a=$(median "${A[@]}")
-b=$(median "${B[@]}")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+aw=$(median "${AW[@]}") ac=$(median "${AC[@]}")
+bw=$(median "${BW[@]}") bc=$(median "${BC[@]}")
+ow=$(median "${OW[@]}") oc=$(median "${OC[@]}")
 printf '# %s, %d functions, %d in hot::, median of %d rounds\n' "$(uname -r)" "$TOTAL" "$HOT" "$ROUNDS"
-printf '%-52s %8s\n' case ms
-printf '%-52s %8s\n' "iprof --dry-run -e 'uprobe:BIN:hot::*' -- BIN" "$a"
-printf '%-52s %8s\n' "iprof list functions BIN" "$b"
-printf '%-52s %8s\n' ratio "$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+printf '%-52s %8s %8s\n' case "wall ms" "cpu ms"
+printf '%-52s %8s %8s\n' "iprof --dry-run -e 'uprobe:BIN:hot::*' -- BIN" "$aw" "$ac"
+printf '%-52s %8s %8s\n' "iprof list functions BIN" "$bw" "$bc"
+printf '%-52s %8s %8s\n' ratio "$(ratio "$aw" "$bw")" "$(ratio "$ac" "$bc")"
+# what any dry run costs (kernel feature probes, one function): not the glob's
+printf '%-52s %8s %8s\n' "(iprof --dry-run -e 'uprobe:BIN:main' -- BIN)" "$ow" "$oc"
