@@ -862,7 +862,8 @@ static size_t cached_as_uncached(struct sym_cache *c, const char *path,
 {
 	static const char *const extra[] = { "no_such_function", "main@V",
 					     "f.cold", "_init", "ns::p",
-					     "ns::p(int *)", "sym_test_data" };
+					     "ns::p(int *)", "sym_test_data",
+					     "vers@V1", "vers@@V2", "vers@V3" };
 	static char e1[PATH_MAX + 512], e2[PATH_MAX + 512];
 	struct sym_target *v1, *v2;
 	size_t i, n1, n2, ok = 0;
@@ -955,7 +956,7 @@ static void cached_lookups(void **state)
 		"IPROF_LANGNAMES_FIXTURE", "IPROF_CLONES_FIXTURE"
 	};
 	struct sym_cache *c = sym_cache_new();
-	char libc[PATH_MAX], buf[1024];
+	char libc[PATH_MAX], buf[1024], copy[PATH_MAX];
 	const char *path;
 	size_t i;
 
@@ -973,6 +974,13 @@ static void cached_lookups(void **state)
 		glob_same(path, "*::*");
 	}
 	assert_true(glob_same(g_self, "sym_*") > 2);
+	/* versions in .symtab names (f@V1 beside f@@V2) and a clone */
+	snprintf(copy, sizeof(copy), "%s/glob-versions", g_tmp);
+	run("objcopy --add-symbol 'vers@V1=.text:0x10,function,global' "
+	    "--add-symbol 'vers@@V2=.text:0x20,function,global' "
+	    "--add-symbol 'vers.isra.0=.text:0x30,function,local' '%s' '%s'",
+	    getenv("IPROF_GLOB_FIXTURE"), copy);
+	assert_int_equal(glob_same(copy, "vers*"), 2 * 5);
 	maps_offset((void *)printf, libc);
 	/* versions at several addresses, IFUNCs, no .symtab */
 	assert_true(glob_same(libc, "pthread_*") > 10);
