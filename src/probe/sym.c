@@ -345,17 +345,6 @@ static bool cxx_matches(const char *dem, const char *func)
 }
 
 /*
- * @name demangled, its " [clone .x]" suffixes cut, into *@out
- * (malloc'ed); *@cold when one of them is a cold part.  C++ (Itanium ABI,
- * "_Z...") and Rust, legacy ("_ZN...17h<16 hex>E", shown without its
- * hash: rs::parse) and v0 ("_R..."), through libiberty's cplus_demangle()
- * (GCC's and binutils' demangler): a Rust scheme's name ("_R", or "_ZN"
- * with a legacy hash: rust_legacy_shape()) as Rust, then as C++ where
- * that fails, as DMGL_AUTO does; any other "_Z" name as C++ alone.
- * 0, 1 if @name is no mangled name it knows (or out of memory: it
- * returns NULL for both).
- */
-/*
  * Could @name be a Rust legacy name: "_ZN", then somewhere the hash
  * segment "17h" and 16 hex digits, then 'E'?  libiberty's rust_demangle()
  * takes none other (rust-demangle.c: it ends with that segment, checked
@@ -379,6 +368,17 @@ static bool rust_legacy_shape(const char *name)
 	return false;
 }
 
+/*
+ * @name demangled, its " [clone .x]" suffixes cut, into *@out
+ * (malloc'ed); *@cold when one of them is a cold part.  C++ (Itanium ABI,
+ * "_Z...") and Rust, legacy ("_ZN...17h<16 hex>E", shown without its
+ * hash: rs::parse) and v0 ("_R..."), through libiberty's cplus_demangle()
+ * (GCC's and binutils' demangler): a Rust scheme's name ("_R", or "_ZN"
+ * with a legacy hash: rust_legacy_shape()) as Rust, then as C++ where
+ * that fails, as DMGL_AUTO does; any other "_Z" name as C++ alone.
+ * 0, 1 if @name is no mangled name it knows (or out of memory: it
+ * returns NULL for both).
+ */
 static int demangle(const char *name, char **out, bool *cold)
 {
 	char *d = NULL, *c;
