@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 	struct agg_cost *costs = NULL;
 	const char *tracefs;
 	char *cmd_exe = NULL;
-	int ret = EXIT_USAGE, i, planned;
+	int ret = EXIT_USAGE, i;
 
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
@@ -284,8 +284,7 @@ int main(int argc, char **argv)
 		cmd_exe = strchr(o.cmd[0], '/') ? strdup(o.cmd[0]) :
 						 target_find_in_path(o.cmd[0]);
 	penv.exe = cmd_exe;
-	planned = build_plan(&plan, &pl, &penv);
-	if (planned) {
+	if (build_plan(&plan, &pl, &penv)) {
 		log_error("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;
