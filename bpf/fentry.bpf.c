@@ -45,7 +45,7 @@ static __always_inline int fe_entry_run(unsigned long long *ctx, __u32 key)
 	if (a->role != IPROF_ROLE_START || !is_target(pid_tgid >> 32) ||
 	    !tracing_on())
 		return 0;
-	timer_start(a, pid_tgid, cx, 0, 0, 0);
+	timer_start(a, pid_tgid, cx, 0, 0, 0, 1);
 	return 0;
 }
 

@@ -24,7 +24,7 @@ static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
  * only closes a frame that a traced start opened.
  */
 static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
-					__u64 sp, __u64 usp, int keyed)
+					__u64 sp, __u64 usp, int from)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	const struct iprof_action *a;
@@ -47,11 +47,12 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 		if (!ok || (a->role == IPROF_ROLE_START &&
 			    !is_target(pid_tgid >> 32)))
 			; /* a keyed span's start counts in the target only */
-		else if (keyed && a->flags & IPROF_A_KEYED) {
+		else if ((from == FROM_TP || from == FROM_SYSCALL) &&
+			 a->flags & IPROF_A_KEYED) {
 			if (tracing_on())
 				act_keyed(ctx, a, pid_tgid, cx);
 		} else
-			act(a, pid_tgid, cx, sp, usp);
+			act(a, pid_tgid, cx, sp, usp, from);
 		key = a->next;
 		if (key == IPROF_NO_NEXT)
 			break;
@@ -59,13 +60,14 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 	return 0;
 }
 
-/* @sp, @usp: as for timer_start() (@usp of a stop: timer_stop()); @keyed:
- * 1 where keyed spans may be (tracepoints: a constant at each call) */
+/* @sp, @usp: as for timer_start() (@usp of a stop: timer_stop()); @from:
+ * what probe runs it, enum chain_from (a constant at each call): keyed
+ * spans only at tracepoints, frames a child inherits marked */
 static __always_inline int run_chain(void *ctx, __u32 cx, __u64 sp, __u64 usp,
-				     int keyed)
+				     int from)
 {
 	return run_chain_at(ctx, (__u32)bpf_get_attach_cookie(ctx), cx, sp,
-			    usp, keyed);
+			    usp, from);
 }
 
 /* Tracepoint hit: ctx is the raw trace record; fields at the offsets given
@@ -78,7 +80,7 @@ int tp_hit(void *ctx)
 	preempt_off(); /* a syscall's tracepoint faults (6.14+) */
 	cx = cur_ctx();
 	drop_returned(cx, 0, SV_OTHER, bpf_get_current_pid_tgid());
-	run_chain(ctx, cx, 0, 0, 1);
+	run_chain(ctx, cx, 0, 0, FROM_TP);
 	preempt_on();
 	return 0;
 }
@@ -128,7 +130,7 @@ static __always_inline int sc_run(__u64 *rec, long nr, __u32 head)
 	rec[0] = (__u64)(__u32)id << 32; /* common_pid at 4 (little-endian) */
 	rec[1] = (__u32)nr;
 	drop_returned(IPROF_CTX_TASK, 0, SV_OTHER, id);
-	return run_chain_at(rec, head - 1, IPROF_CTX_TASK, 0, 0, 1);
+	return run_chain_at(rec, head - 1, IPROF_CTX_TASK, 0, 0, FROM_SYSCALL);
 }
 
 SEC("tp_btf/sys_enter")
@@ -221,7 +223,7 @@ static __always_inline int user_entry(struct pt_regs *ctx)
 
 	drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
 	drop_left(sp, LV_ENTRY, id);
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, 0);
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, FROM_USER);
 }
 
 /*
@@ -236,7 +238,7 @@ static __always_inline int user_return(struct pt_regs *ctx)
 	__u64 sp = user_sp(ctx);
 
 	drop_left(sp, LV_URETPROBE, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp ? sp - 8 : 0, 0);
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp ? sp - 8 : 0, FROM_USER);
 }
 
 /*
@@ -259,7 +261,7 @@ static __always_inline int user_rsite(struct pt_regs *ctx)
 #endif
 
 	drop_left(sp, LV_RETSITE, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, 0);
+	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, FROM_USER);
 }
 
 /*
@@ -328,7 +330,7 @@ static __always_inline int kernel_entry(struct pt_regs *ctx)
 	sp = PT_REGS_SP(ctx);
 #endif
 	drop_returned(cx, sp, sp ? SV_KPROBE : SV_OTHER, id);
-	return run_chain(ctx, cx, sp, 0, 0);
+	return run_chain(ctx, cx, sp, 0, FROM_KERNEL);
 }
 
 SEC("uprobe")
@@ -435,7 +437,7 @@ int fn_entry(struct pt_regs *ctx)
 SEC("kretprobe")
 int fn_return(struct pt_regs *ctx)
 {
-	return run_chain(ctx, cur_ctx(), 0, 0, 0);
+	return run_chain(ctx, cur_ctx(), 0, 0, FROM_KERNEL);
 }
 
 /*
@@ -466,7 +468,7 @@ int fn_ksite(struct pt_regs *ctx)
 	/* its match key as a user frame's (timer_stop()), without the top
 	 * byte, all ones in a kernel address: the instance's number goes
 	 * there (act()); drop_left() takes it for a frame on another stack */
-	return run_chain(ctx, cx, f, IPROF_USP_ADDR(f), 0);
+	return run_chain(ctx, cx, f, IPROF_USP_ADDR(f), FROM_KERNEL);
 }
 
 SEC("kprobe")
@@ -478,7 +480,7 @@ int fn_entry_km(struct pt_regs *ctx)
 SEC("kprobe")
 int fn_return_km(struct pt_regs *ctx)
 {
-	return run_chain(ctx, cur_ctx(), 0, 0, 0);
+	return run_chain(ctx, cur_ctx(), 0, 0, FROM_KERNEL);
 }
 
 /*
@@ -512,25 +514,144 @@ int fn_session_km(struct pt_regs *ctx)
 	else
 		return 1;
 	if (ret)
-		return run_chain_at(ctx, (__u32)(c >> 32), cur_ctx(), 0, 0, 0);
+		return run_chain_at(ctx, (__u32)(c >> 32), cur_ctx(), 0, 0,
+				    FROM_KERNEL);
 	kernel_entry(ctx);
 	return (__u32)(c >> 32) == IPROF_NO_NEXT;
 }
 
+/*
+ * A frame a child inherits at fork (fork_copy()): IPROF_REC_FORKED of the
+ * child (@id), at @depth, stamped @ts, the fork's; aux: the parent's
+ * thread, the current task.  A global function: called in a loop.
+ */
+__noinline int emit_forked(struct task_state *st, __u32 timer, __u32 depth,
+			   __u64 id, __u64 ts)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iprof_rec *r;
+	void *rb;
+
+	if (!st)
+		return 0;
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count(IPROF_CNT_RB_DROP);
+		st->lost = 1;
+		return 0;
+	}
+	r->type = IPROF_REC_FORKED;
+	r->flags = st->lost ? IPROF_F_RESYNC : 0;
+	r->size = sizeof(*r);
+	r->timer = timer;
+	r->tid = (__u32)id;
+	r->tgid = id >> 32;
+	r->ts = ts;
+	r->depth = depth;
+	r->cpu = cpu;
+	r->aux = (__u32)bpf_get_current_pid_tgid();
+	st->lost = 0;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/*
+ * Copy the frames of parent thread @p that child @c (@id) inherits, in
+ * order, each sent as IPROF_REC_FORKED at one timestamp: user function and
+ * syscall span frames; not a kernel function's (nofork[], or a kprobe
+ * frame's kernel stack pointer): the child leaves the kernel by
+ * ret_from_fork, never through its parent's kernel frames; nor a
+ * tracepoint span's (enum chain_from).  Frames past IPROF_MAX_DEPTH
+ * (p->over) are not inherited: the child's stops of them are orphans.
+ */
+__noinline int fork_copy(struct task_state *p, struct task_state *c, __u64 id)
+{
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 d, i, w;
+
+	if (!p || !c)
+		return 0;
+	d = p->depth;
+	c->depth = 0;
+	c->over = 0;
+	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		if (p->nofork[i] || p->sp[i])
+			continue;
+		w = *(volatile __u32 *)&c->depth & (IPROF_MAX_DEPTH - 1);
+		c->timers[w] = p->timers[i];
+		c->usp[w] = p->usp[i];
+		c->sp[w] = 0;
+		c->kseq[w] = 0;
+		c->nofork[w] = 0;
+		c->depth = w + 1;
+		emit_forked(c, c->timers[w], w + 1, id, ts);
+	}
+	return 0;
+}
+
+/*
+ * A new process (@child: its first thread) goes on from the fork where its
+ * parent thread (@parent, the current task) is, on a copy of its stack
+ * (fork) or on that stack itself (vfork: the parent waits until the child
+ * execs or exits): it is inside the frames its parent had open, and gets
+ * them (fork_copy()), after its name.  A child that clone gave a stack of
+ * its own (posix_spawn, clone with a stack) starts in a new function, as
+ * a thread does, and inherits nothing; so does a thread (CLONE_THREAD).
+ * x86 only (its user stack pointer is read); elsewhere nothing is
+ * inherited.
+ */
+static __always_inline void fork_inherit(struct task_struct *parent,
+					 struct task_struct *child, __u32 ctgid)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_state *ps, *cs;
+	struct pt_regs *pr, *cr;
+	__u64 id;
+
+	ps = bpf_task_storage_get(&tstate, parent, 0, 0);
+	if (!ps || !ps->depth)
+		return;
+	/* the child's registers are set (copy_thread()) before this
+	 * tracepoint; its stack pointer is its parent's unless clone was
+	 * given a stack */
+	pr = (struct pt_regs *)bpf_task_pt_regs(parent);
+	cr = (struct pt_regs *)bpf_task_pt_regs(child);
+	if (!pr || !cr || pr->rsp != cr->rsp)
+		return;
+	cs = bpf_task_storage_get(&tstate, child, 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!cs) {
+		count(IPROF_CNT_NO_STORAGE);
+		return;
+	}
+	id = (__u64)ctgid << 32 | (__u32)BPF_CORE_READ(child, pid);
+	/* its name is its parent's (copied at fork): the current task's */
+	emit_comm(cs, id);
+	cs->seen = 1; /* its exit is reported */
+	fork_copy(ps, cs, id);
+#endif
+}
+
 /* Follow children of traced processes: a new process of a target tgid is a
- * target before it runs its first instruction (no race with exec). */
+ * target before it runs its first instruction (no race with exec).  Then
+ * the frames it inherits (fork_inherit()). */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid, ctgid;
 	__u8 one = 1;
 
-	if (!filter_tgid)
-		return 0;
 	ptgid = BPF_CORE_READ(parent, tgid);
 	ctgid = BPF_CORE_READ(child, tgid);
-	if (ptgid != ctgid && bpf_map_lookup_elem(&targets, &ptgid))
+	if (ptgid == ctgid)
+		return 0; /* a thread */
+	if (filter_tgid && bpf_map_lookup_elem(&targets, &ptgid))
 		bpf_map_update_elem(&targets, &ctgid, &one, BPF_NOEXIST);
+	if (tracing_on())
+		fork_inherit(parent, child, ctgid);
 	return 0;
 }
 
@@ -692,6 +813,7 @@ __noinline int exec_compact(struct task_state *st)
 		st->sp[w] = st->sp[i];
 		st->kseq[w] = st->kseq[i];
 		st->usp[w] = st->usp[i];
+		st->nofork[w] = st->nofork[i];
 		st->depth = w + 1;
 	}
 	return 0;

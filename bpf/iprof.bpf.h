@@ -65,6 +65,10 @@ struct task_state {
 	 * frame: its caller's frame (fn_ksite; sp[] is set too, a user
 	 * frame's is 0); 0 for every other frame */
 	__u64 usp[IPROF_MAX_DEPTH];
+	/* 1: a frame a child never inherits at fork (fork_copy()): a
+	 * kernel function's (kprobe, fentry, an inlined kernel instance) or
+	 * a tracepoint span's; 0: a user function's or a syscall span's */
+	__u8 nofork[IPROF_MAX_DEPTH];
 };
 
 /*
@@ -689,11 +693,12 @@ __noinline int frame_find(struct task_state *st, __u32 d, __u32 timer,
  * stack pointer at a uprobe's function entry, else 0 (kept for
  * drop_left() and the stop's match).  @spans: 0 if @a is known not to be
  * a span's start (IPROF_A_NO_REENTER unset), which spares the verifier a
- * loop (constant at each call site).
+ * loop (constant at each call site).  @nofork: 1 for a frame a child
+ * does not inherit at fork (kept in nofork[]).
  */
 static __always_inline void timer_start(const struct iprof_action *a,
 					__u64 pid_tgid, __u32 ctx, __u64 sp,
-					__u64 usp, int spans)
+					__u64 usp, int spans, int nofork)
 {
 	struct task_state *st;
 	__u32 d;
@@ -722,6 +727,7 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	st->kseq[d & (IPROF_MAX_DEPTH - 1)] = st->kentry;
 	st->usp[d & (IPROF_MAX_DEPTH - 1)] =
 		usp ? (usp & ~1ull) | !!(a->flags & IPROF_A_RETSITES) : 0;
+	st->nofork[d & (IPROF_MAX_DEPTH - 1)] = nofork;
 	st->depth = d + 1;
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);
 }
@@ -804,8 +810,6 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid, ctx);
 }
 
-/* Run action @a; @sp and @usp as for timer_start() (@usp for a stop: as
- * for timer_stop()). */
 /*
  * Keyed spans (IPROF_A_KEYED): started and stopped by a key read from the
  * tracepoint (a request, a work item, a pid), wherever each side runs.
@@ -985,8 +989,23 @@ static __always_inline void act_keyed(void *ctx, const struct iprof_action *a,
 		key_stop(ctx, a, pid_tgid);
 }
 
+/* Where a chain runs: a tracepoint's, a syscall's (both may hold keyed
+ * spans), a user function's probe, a kernel function's.  A child inherits
+ * the frames of a syscall's or a user function's (it returns from them),
+ * not a tracepoint span's (its start and stop are events of the parent
+ * thread; the child's own events start its own) nor a kernel function's
+ * (it leaves the kernel by ret_from_fork). */
+enum chain_from {
+	FROM_TP = 0,
+	FROM_SYSCALL,
+	FROM_USER,
+	FROM_KERNEL,
+};
+
+/* Run action @a; @sp and @usp as for timer_start() (@usp for a stop: as
+ * for timer_stop()); @from: enum chain_from. */
 static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
-				__u32 ctx, __u64 sp, __u64 usp)
+				__u32 ctx, __u64 sp, __u64 usp, int from)
 {
 	if (!tracing_on())
 		return;
@@ -994,7 +1013,8 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 	if (usp && a->inst)
 		usp |= (__u64)a->inst << IPROF_USP_INST_SHIFT;
 	if (a->role == IPROF_ROLE_START)
-		timer_start(a, pid_tgid, ctx, sp, usp, 1);
+		timer_start(a, pid_tgid, ctx, sp, usp, 1,
+			    from == FROM_KERNEL || from == FROM_TP);
 	else if (a->role == IPROF_ROLE_STOP)
 		timer_stop(a, pid_tgid, ctx, usp);
 }

@@ -74,6 +74,17 @@ enum iprof_rec_type {
 				* EXECED records under the old tid) go on
 				* under tid; the leader's own frames were
 				* closed by its EXIT, which came first */
+	IPROF_REC_FORKED = 18, /* frame (depth, timer) of a new process's
+				* thread, one its parent thread had open
+				* at the fork (sched_process_fork): the
+				* child goes on inside it from the fork,
+				* its time counted from ts, the fork's.
+				* Sent, depth 1 first, in the parent's
+				* context before the child runs (tid,
+				* tgid: the child's; aux: the parent's
+				* tid); user function and syscall span
+				* frames only, and only for a child that
+				* goes on on its parent's stack (ABI 9) */
 };
 
 /*
@@ -115,7 +126,7 @@ enum iprof_ctx {
  * One start/stop/exit record, 32 bytes, 8-byte aligned.
  *
  * depth: the thread's BPF-side stack depth.  START: depth after the push
- * (1 = a root timer).  STOP: position of the matched frame plus one; frames
+ * (1 = a root timer); FORKED: the same, of the inherited frame.  STOP: position of the matched frame plus one; frames
  * above it were never stopped and are closed as unwound.  EXIT: depth at
  * exit (frames still open).  SWITCH_OUT/SWITCH_IN: depth of the thread
  * (> 0: switch records are only sent for threads inside a timer).
@@ -132,7 +143,7 @@ struct iprof_rec {
 	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
 	iprof_u32 aux; /* SWITCH_OUT: enum iprof_off_kind; IRQ_* or
 			* IPROF_F_CTX: enum iprof_ctx; NEWTID: the old
-			* tid; else 0 */
+			* tid; FORKED: the parent thread's tid; else 0 */
 };
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");

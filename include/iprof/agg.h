@@ -161,6 +161,9 @@ struct agg_node {
 struct agg_stats {
 	uint64_t records; /* records pushed, malformed included */
 	uint64_t starts, stops, exits;
+	/* frames new processes inherited from their parent thread at a
+	 * fork (IPROF_REC_FORKED), opened at the fork */
+	uint64_t forked;
 	uint64_t switches; /* SWITCH_OUT + SWITCH_IN records */
 	uint64_t irqs; /* IRQ_ENTER + IRQ_EXIT records */
 	uint64_t malformed; /* rejected: size, type, timer id or depth invalid */

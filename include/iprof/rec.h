@@ -29,9 +29,11 @@
 #define REC_VERSION_MAJOR 1  /* a reader refuses another major version */
 #define REC_VERSION_MINOR 2  /* added fields a reader may ignore */
 #define REC_HEADER_SIZE 32u
-/* The oldest record ABI (IPROF_ABI_VERSION) a reader takes: ABI 8 and 9
- * only added record types (keyed spans; NEWTID) and changed BPF-side
- * layouts, so ABI 7 and 8 recordings read as they were written. */
+/* The oldest record ABI (IPROF_ABI_VERSION) a reader takes, up to its
+ * own: ABI 8 (keyed spans) and 9 (IPROF_REC_NEWTID, IPROF_REC_FORKED)
+ * only added record types and changed BPF-side layouts, so ABI 7 and 8
+ * recordings read as they were written; a newer one is refused (its
+ * records may be of types this reader does not know). */
 #define REC_ABI_OLDEST 7u
 #define REC_BLOCK_HEADER_SIZE 16u
 /* Largest payload (uncompressed) of one block a reader accepts, bytes. */

@@ -68,6 +68,9 @@ struct frame {
 	uint64_t off0[2]; /* the thread's off_ns[] at START */
 	uint64_t irq0; /* the thread's irq_ns at START */
 	uint32_t timer; /* the START's timer (node->timer, but for [other]) */
+	/* inherited at a fork (IPROF_REC_FORKED): opened at the fork, by
+	 * no start probe of this thread, whose cost is not taken off */
+	int forked;
 };
 
 /*
@@ -826,7 +829,7 @@ static void charge_open(const struct agg *a, struct athread *t, uint32_t i)
 
 	if (!i || i >= t->len)
 		return;
-	c = cost_of(a, t->stack[i].timer);
+	c = t->stack[i].forked ? NULL : cost_of(a, t->stack[i].timer);
 	p = &t->stack[i - 1];
 	for (k = 0; k < CM_N; k++) {
 		p->cm[k].ovh_ns += t->stack[i].cm[k].ovh_ns;
@@ -988,9 +991,10 @@ static int complete(const struct agg *a, struct athread *t,
 		ovh[k] = f->cm[k].ovh_ns;
 		out[k] = 0;
 		if (c) {
+			/* an inherited frame had no start probe here */
 			cost_parts(c, k, v);
-			ovh[k] += v[0] + v[2];
-			out[k] = v[1] + v[3];
+			ovh[k] += (f->forked ? 0 : v[0]) + v[2];
+			out[k] = (f->forked ? 0 : v[1]) + v[3];
 		}
 		on[k] = raw - runq - blocked;
 		on[k] = on[k] > ovh[k] ? on[k] - ovh[k] : 0;
@@ -1046,6 +1050,11 @@ static int complete(const struct agg *a, struct athread *t,
 	return err;
 }
 
+/*
+ * do_start() - open a frame at depth r->depth: a START, or a FORKED frame
+ * (a child's, inherited from its parent at the fork: opened at the fork's
+ * time, its start probe's cost never taken off).
+ */
 static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 {
 	struct agg_node *parent, *n;
@@ -1091,6 +1100,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->off0[0] = t->off_ns[0];
 	f->off0[1] = t->off_ns[1];
 	f->irq0 = t->irq_ns;
+	f->forked = r->type == IPROF_REC_FORKED;
 	return 0;
 
 nomem:
@@ -1639,6 +1649,7 @@ int agg__merge(struct agg *dst, const struct agg *src)
 
 	d->records += s->records;
 	d->starts += s->starts;
+	d->forked += s->forked;
 	d->stops += s->stops;
 	d->exits += s->exits;
 	d->switches += s->switches;
@@ -2105,6 +2116,7 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		goto bad;
 	switch (r.type) {
 	case IPROF_REC_START:
+	case IPROF_REC_FORKED:
 	case IPROF_REC_STOP:
 	case IPROF_REC_RETURNED:
 	case IPROF_REC_LEFT:
@@ -2154,6 +2166,10 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	}
 	if (r.type == IPROF_REC_START) {
 		a->stats.starts++;
+		return do_start(a, t, &r);
+	}
+	if (r.type == IPROF_REC_FORKED) {
+		a->stats.forked++;
 		return do_start(a, t, &r);
 	}
 	if (r.type == IPROF_REC_RETURNED)

@@ -349,7 +349,8 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		return keyed_event(c, rec);
 	if (r.type == IPROF_REC_NEWTID)
 		return moved_track(c, &r);
-	if (r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED)
+	if ((r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED) &&
+	    r.type != IPROF_REC_FORKED)
 		goto ignore;
 	if (r.type == IPROF_REC_SWITCH_OUT || r.type == IPROF_REC_SWITCH_IN ||
 	    r.type == IPROF_REC_IRQ_ENTER || r.type == IPROF_REC_IRQ_EXIT)
@@ -369,6 +370,7 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		close_down(c, t, 0, r.ts, "discarded");
 	switch (r.type) {
 	case IPROF_REC_START:
+	case IPROF_REC_FORKED: /* inherited: drawn from the fork */
 		if (r.timer >= c->run->ntimers || !r.depth)
 			goto ignore;
 		if (t->n >= r.depth) /* the stack disagrees: frames lost */

@@ -413,6 +413,7 @@ static void add_counters(struct jb *b, json_object *root,
 	if (o) {
 		add_u64(b, o, "records", st->records);
 		add_u64(b, o, "starts", st->starts);
+		add_u64(b, o, "forked", st->forked);
 		add_u64(b, o, "stops", st->stops);
 		add_u64(b, o, "exits", st->exits);
 		add_u64(b, o, "switches", st->switches);

@@ -1579,6 +1579,102 @@ static void test_newtid(void **state)
 	agg__free(a);
 }
 
+#define FORKED(a, tid, timer, d, ts, ptid)                                     \
+	assert_int_equal(rec_push(a, IPROF_REC_FORKED, 0, timer, tid, ts, d,  \
+				  0, ptid),                                    \
+			 0)
+
+/*
+ * fork() inside nested calls: the parent (tid 10) in A > B forks twice; each
+ * child gets A > B as FORKED frames at the fork's time and goes on inside
+ * them.  The first child (11) calls C and returns from B and A: A, A > B
+ * and A > B > C each count its call beside the parent's, timed from the
+ * fork; nothing is a root but A.  The second (12) calls C and exits
+ * inside B: A and B exited once each, from the fork.  With costs, an
+ * inherited frame loses its stop probe's cost only (no start probe ran in
+ * the child).  A FORKED frame at a depth the thread disagrees with is a
+ * mismatch, as a START's.
+ */
+static void test_forked(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[A] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
+			.stop_out_ns = 40 },
+	};
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *na, *nb, *nc;
+
+	(void)state;
+	START(a, 10, A, 1, 0);
+	START(a, 10, B, 2, 10);
+	FORKED(a, 11, A, 1, 100, 10);
+	FORKED(a, 11, B, 2, 100, 10);
+	START(a, 10, C, 3, 120);
+	STOP(a, 10, C, 3, 130);
+	START(a, 11, C, 3, 150);
+	STOP(a, 11, C, 3, 170);
+	STOP(a, 11, B, 2, 200);
+	STOP(a, 11, A, 1, 300);
+	EXIT(a, 11, 310);
+	FORKED(a, 12, A, 1, 320, 10);
+	FORKED(a, 12, B, 2, 320, 10);
+	START(a, 12, C, 3, 330);
+	STOP(a, 12, C, 3, 340);
+	EXIT(a, 12, 350);
+	STOP(a, 10, B, 2, 400);
+	STOP(a, 10, A, 1, 500);
+
+	assert_int_equal(nchildren(agg__root(a)), 1);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	nc = node_at(a, A, B, C, -1);
+	assert_non_null(nc);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 500 + 200);
+	assert_int_equal(na->threads, 2);
+	assert_int_equal(na->exited, 1);
+	assert_int_equal(na->exited_ns, 30);
+	assert_int_equal(nb->count, 2);
+	assert_int_equal(nb->total_ns, 390 + 100);
+	assert_int_equal(nb->self_ns, 390 - 10 + 100 - 20);
+	assert_int_equal(nb->exited, 1);
+	assert_int_equal(nb->exited_ns, 30);
+	assert_int_equal(nchildren(nb), 1);
+	assert_int_equal(nc->count, 3);
+	assert_int_equal(nc->total_ns, 10 + 20 + 10);
+	assert_int_equal(nc->threads, 3);
+	assert_int_equal(st->starts, 5);
+	assert_int_equal(st->forked, 4);
+	assert_int_equal(st->stops, 7);
+	assert_int_equal(st->exited, 2);
+	assert_int_equal(st->mismatches, 0);
+	assert_int_equal(st->discarded, 0);
+
+	/* a FORKED frame the thread's stack disagrees with */
+	START(a, 13, A, 1, 600);
+	FORKED(a, 13, B, 1, 610, 10);
+	assert_int_equal(st->mismatches, 1);
+	assert_int_equal(st->discarded, 1);
+	agg__free(a);
+
+	/* costs: the child's A from the fork (100) to its stop (300) less
+	 * A's stop_in (30): 170; the parent's, entered at 0 and stopped at
+	 * 500, less start_in and stop_in: 460 */
+	a = new_agg();
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	START(a, 10, A, 1, 0);
+	FORKED(a, 11, A, 1, 100, 10);
+	STOP(a, 11, A, 1, 300);
+	STOP(a, 10, A, 1, 500);
+	na = node_at(a, A, -1);
+	assert_int_equal(na->count, 2);
+	assert_int_equal(na->total_ns, 170 + 460);
+	assert_int_equal(na->min_ns, 170);
+	assert_int_equal(na->uncertain, 0);
+	agg__free(a);
+}
+
 static void test_many_threads(void **state)
 {
 	struct agg *a = new_agg();
@@ -1790,6 +1886,7 @@ int main(void)
 		cmocka_unit_test(test_returned),
 		cmocka_unit_test(test_left_execed),
 		cmocka_unit_test(test_newtid),
+		cmocka_unit_test(test_forked),
 		cmocka_unit_test(test_keyed),
 	};
 

@@ -381,7 +381,7 @@ static void test_document(void **state)
 	expect_u64(v, "elapsed_ns", 9 * MS);
 
 	v = get(o, "aggregator", json_type_object);
-	expect_keys(v, "records", "starts", "stops", "exits", "switches",
+	expect_keys(v, "records", "starts", "forked", "stops", "exits", "switches",
 		    "threads_seen", "threads_live", "threads_pruned", "nodes",
 		    NULL);
 	/* 24 records pushed in build() and the malformed one */
