@@ -18,9 +18,10 @@ rc=$?
 # Sanitizers and fuzzers (IPROF_SANITIZE_TESTS=0 leaves them out): a clang
 # build in build-san with ASan+UBSan and the libFuzzer harnesses runs the
 # unit tests, a few end-to-end tests and each fuzzer for a few seconds.
-if [ "${IPROF_SANITIZE_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
-	san=${BUILD_SAN:-$src/build-san}
-	fuzz=ON
+# Beside the VM tier (its first suite spends minutes downloading and in one
+# qemu CPU) it runs in the background, its lines printed when it is done.
+sanitize() {
+	local san=${BUILD_SAN:-$src/build-san} fuzz=ON
 	if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
 		clang -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null; then
 		echo "SKIP: fuzzers: clang's libFuzzer is missing (tools/install-deps.sh installs libclang-rt-dev)"
@@ -30,12 +31,29 @@ if [ "${IPROF_SANITIZE_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
 		-DIPROF_WERROR=OFF >/dev/null && cmake --build "$san" -j"$(nproc)" >/dev/null; then
 		(cd "$san" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 			ctest --output-on-failure --timeout 600 \
-			-R '^(unit_|fuzz_|e2e_test_bad_input$|e2e_test_uprobe$|e2e_test_list$)') || rc=1
+			-R '^(unit_|fuzz_|e2e_test_bad_input$|e2e_test_uprobe$|e2e_test_list$)')
 	else
 		echo "FAIL: the sanitizer build (build-san) does not build"
-		rc=1
+		return 1
+	fi
+}
+san_pid=
+if [ "${IPROF_SANITIZE_TESTS:-1}" != 0 ] && [ $# = 0 ]; then
+	if [ "${IPROF_SKIP_VM:-0}" != 1 ] && [ "$(id -u)" = 0 ]; then
+		sanitize >"$build/sanitize.log" 2>&1 &
+		san_pid=$!
+	else
+		sanitize || rc=1
 	fi
 fi
+# the background sanitizer stage's result and lines
+san_wait() {
+	[ -n "$san_pid" ] || return 0
+	wait "$san_pid" || rc=1
+	echo "=== sanitizer build (build-san) ==="
+	cat "$build/sanitize.log"
+	san_pid=
+}
 if [ "${IPROF_SKIP_VM:-0}" != 1 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		# tests/vm/systemd.sh's system image (mmdebstrap: about a
@@ -45,6 +63,7 @@ if [ "${IPROF_SKIP_VM:-0}" != 1 ]; then
 		prep=$!
 		bash "$src/tests/vm/run.sh" || rc=1
 		wait $prep
+		san_wait
 		# a booted Debian 12 with systemd (same kernel): the .deb
 		# installed with dpkg, iprof@.service's life cycle
 		# (tests/vm/systemd.sh; 77: skipped, and it says why), its VM
@@ -74,4 +93,5 @@ if [ "${IPROF_SKIP_VM:-0}" != 1 ]; then
 		echo "SKIP: the VM tier (tests/vm/run.sh, tests/vm/systemd.sh) needs root"
 	fi
 fi
+san_wait
 exit $rc
