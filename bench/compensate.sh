@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compensate.sh [BUILD] [RUNS]: overhead compensation against the truth
-# (README.md, "Probe cost").  tests/e2e/helpers/nested.c (outer() calls
+# (doc/report.md, "Probe cost").  tests/e2e/helpers/nested.c (outer() calls
 # mid() 4x and gp() once, mid() calls leaf() 2x, leaf() spins 1 us, gp()
 # makes two getppid(2) calls) with uprobe timers on the four functions and
 # a getppid span, RUNS times (default 3) raw (--no-compensate) and

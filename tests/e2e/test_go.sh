@@ -6,7 +6,7 @@
 # CALLS times from the main goroutine, main.leaf twice under each
 # (tests/e2e/helpers/go/main.go, built here by Debian's golang-go).
 # Calls whose goroutine moves to another thread mid-call are not timed
-# exactly (README.md, "Go"): this program's do not block, and it runs
+# exactly (doc/probes.md, Go): this program's do not block, and it runs
 # with GOMAXPROCS=1, so that a goroutine preempted mid-call (sysmon's
 # signal, more often under load) resumes on the thread it left rather
 # than on an idle P's.
