@@ -135,8 +135,7 @@ struct plan_timer {
 #define PLAN_VIA_FENTRY PROBE_VIA_FENTRY /* fentry/fexit (BPF trampolines) */
 #define PLAN_VIA_KPROBE PROBE_VIA_KPROBE /* kprobe/kretprobe */
 
-struct sym_cache;
-struct retsite_ctx;
+struct planner;
 
 struct plan {
 	struct plan_timer *timers;
@@ -152,10 +151,9 @@ struct plan {
 	uint32_t *prio;
 	int uregs; /* plan_env.uregs it was built with */
 	int shstk_pid; /* plan_env.shstk_pid it was built with */
-	/* planner's own, during plan_build() only (NULL after): the ELF
-	 * files of its uprobes, each read and indexed once */
-	struct sym_cache *syms;
-	struct retsite_ctx *rsx; /* retsite_find()'s over @syms, likewise */
+	/* planner's own, during plan_build() only (NULL after): all it
+	 * reads once per build (src/probe/plan_int.h) */
+	struct planner *pn;
 };
 
 /*

@@ -27,6 +27,8 @@
 #include "iprof/syscall.h"
 #include "iprof/util.h"
 
+#include "probe/plan_int.h"
+
 /* what a probe line's timer times: its kind's row (iprof/probe.h) */
 static int is_kfunc(const struct probe *pr)
 {
@@ -621,7 +623,7 @@ static int add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	t->action = action;
 	t->offset = offset;
 	if (path && (mech == MECH_UPROBE || mech == MECH_URETPROBE) &&
-	    !sym_cache_stat(p->syms, path, &st)) {
+	    !sym_cache_stat(p->pn->syms, path, &st)) {
 		t->dev = (uint64_t)st.st_dev;
 		t->ino = (uint64_t)st.st_ino;
 	}
@@ -1246,49 +1248,27 @@ static int uplaces_add(struct sym_cache *c, struct uplaces *u,
 static int old_copy_scan(int pid, const char *path, char *out, size_t len,
 			 int *deleted);
 
-/* old_copy()'s answers in this plan_build() (a glob asks once per
- * function): the last few (pid, path) pairs */
-#define OLD_COPY_CACHE 8
-static struct {
-	int pid, ret, deleted;
-	char *path;
-	char out[PATH_MAX];
-} old_cache[OLD_COPY_CACHE];
-static unsigned int old_next;
-
-static void old_copy_forget(void)
+static int old_copy(struct planner *pn, int pid, const char *path, char *out,
+		    size_t len, int *deleted)
 {
-	unsigned int i;
-
-	for (i = 0; i < OLD_COPY_CACHE; i++) {
-		free(old_cache[i].path);
-		old_cache[i].path = NULL;
-	}
-	old_next = 0;
-}
-
-static int old_copy(int pid, const char *path, char *out, size_t len,
-		    int *deleted)
-{
+	struct plan_old_copy *oc = pn->old;
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < OLD_COPY_CACHE; i++)
-		if (old_cache[i].path && old_cache[i].pid == pid &&
-		    !strcmp(old_cache[i].path, path)) {
-			snprintf(out, len, "%s", old_cache[i].out);
-			*deleted = old_cache[i].deleted;
-			return old_cache[i].ret;
+	for (i = 0; i < PLAN_OLD_COPIES; i++)
+		if (oc[i].path && oc[i].pid == pid && !strcmp(oc[i].path, path)) {
+			snprintf(out, len, "%s", oc[i].out);
+			*deleted = oc[i].deleted;
+			return oc[i].ret;
 		}
 	ret = old_copy_scan(pid, path, out, len, deleted);
-	i = old_next++ % OLD_COPY_CACHE;
-	free(old_cache[i].path);
-	old_cache[i].path = strdup(path);
-	old_cache[i].pid = pid;
-	old_cache[i].ret = ret;
-	old_cache[i].deleted = *deleted;
-	snprintf(old_cache[i].out, sizeof(old_cache[i].out), "%s",
-		 ret == 1 ? out : "");
+	i = pn->old_next++ % PLAN_OLD_COPIES;
+	free(oc[i].path);
+	oc[i].path = strdup(path);
+	oc[i].pid = pid;
+	oc[i].ret = ret;
+	oc[i].deleted = *deleted;
+	snprintf(oc[i].out, sizeof(oc[i].out), "%s", ret == 1 ? out : "");
 	return ret;
 }
 
@@ -1345,7 +1325,7 @@ static int old_copy_scan(int pid, const char *path, char *out, size_t len,
  * and *@nofunc (the caller sets it to 0) 1 when it has no symbol FUNC
  * (its inlined instances may still be timed: plan_inline()).  Returns 0 or -ENOMEM.
  */
-static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
+static int resolve_uprobe(struct planner *pn, const struct probe *pr,
 			  const char *func, const struct plan_env *env,
 			  struct uplaces *u, char **msg, char **binary,
 			  int *nofunc)
@@ -1362,7 +1342,7 @@ static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
 
 	*msg = NULL;
 	note[0] = '\0';
-	ret = sym_cache_resolve_path(c, pr->path, &path, err, sizeof(err));
+	ret = sym_cache_resolve_path(pn->syms, pr->path, &path, err, sizeof(err));
 	if ((ret || strstr(path, " (deleted)")) &&
 	    !strncmp(pr->path, "/proc/", 6) && !stat(pr->path, &st)) {
 		/* /proc/PID/exe of a deleted binary: realpath() gives
@@ -1391,18 +1371,18 @@ static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
 		ret = 0;
 	}
 	if (!ret && !gone[0]) {
-		ret = sym_cache_targets(c, path, func, &v, &n, err, sizeof(err));
+		ret = sym_cache_targets(pn->syms, path, func, &v, &n, err, sizeof(err));
 		/* no symbol: it may be inlined everywhere (plan_inline()) */
 		*nofunc = ret == -ENOENT || ret == -ENODATA;
 		/* a probe the kernel would take and never fire */
 		for (i = 0; !ret && i < n; i++)
-			ret = sym_cache_insn_check(c, path, v[i].offset, err,
+			ret = sym_cache_insn_check(pn->syms, path, v[i].offset, err,
 						   sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;
 		if (!ret)
-			ret = uplaces_add(c, u, path, v, n);
+			ret = uplaces_add(pn->syms, u, path, v, n);
 		sym_targets_free(v, n);
 		if (ret && ret != -ENOMEM && env->npids) {
 			/* a new file without FUNC (another build, a script
@@ -1415,12 +1395,12 @@ static int resolve_uprobe(struct sym_cache *c, const struct probe *pr,
 		}
 	}
 	for (k = 0; !ret && k < env->npids; k++) {
-		if (old_copy(env->pids[k], path, mf, sizeof(mf),
+		if (old_copy(pn, env->pids[k], path, mf, sizeof(mf),
 			     &deleted) != 1)
 			continue;
-		ret = sym_cache_targets(c, mf, func, &v, &n, err, sizeof(err));
+		ret = sym_cache_targets(pn->syms, mf, func, &v, &n, err, sizeof(err));
 		if (!ret) {
-			ret = uplaces_add(c, u, mf, v, n);
+			ret = uplaces_add(pn->syms, u, mf, v, n);
 			sym_targets_free(v, n);
 			if (ret)
 				break;
@@ -1574,18 +1554,8 @@ out:
  * -ENOMEM.  The judgment of the last path is kept: a glob's functions
  * share their file.
  */
-static char *last_path, *last_risk; /* of one plan_build() */
-static int last;
-
-static void auto_forget(void)
-{
-	free(last_path);
-	free(last_risk);
-	last_path = last_risk = NULL;
-}
-
-static int auto_uretprobe(const struct plan_env *env, const char *path,
-			  struct plan_timer *t, int *uret)
+static int auto_uretprobe(struct planner *pn, const struct plan_env *env,
+			  const char *path, struct plan_timer *t, int *uret)
 {
 	int r;
 
@@ -1598,20 +1568,20 @@ static int auto_uretprobe(const struct plan_env *env, const char *path,
 	}
 	if (env->returns != PLAN_RETURNS_AUTO || env->uregs)
 		return 0;
-	if (!last_path || strcmp(last_path, path)) {
-		free(last_path);
-		last_path = NULL;
-		r = judge_returns(env, path, &last_risk);
+	if (!pn->auto_path || strcmp(pn->auto_path, path)) {
+		free(pn->auto_path);
+		pn->auto_path = NULL;
+		r = judge_returns(env, path, &pn->auto_risk);
 		if (r < 0)
 			return r;
-		if (!(last_path = strdup(path)))
+		if (!(pn->auto_path = strdup(path)))
 			return -ENOMEM;
-		last = r;
+		pn->auto_uret = !r;
 	}
 	free(t->ret_risk);
-	if (!(t->ret_risk = strdup(last_risk ? last_risk : "")))
+	if (!(t->ret_risk = strdup(pn->auto_risk ? pn->auto_risk : "")))
 		return -ENOMEM;
-	*uret = !last;
+	*uret = pn->auto_uret;
 	return 0;
 }
 
@@ -1634,7 +1604,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 	char why[256];
 	int err, uret = env->returns == PLAN_RETURNS_URETPROBE;
 
-	if (!uret && auto_uretprobe(env, path, t, &uret))
+	if (!uret && auto_uretprobe(p->pn, env, path, t, &uret))
 		return -ENOMEM;
 	if (env->returns == PLAN_RETURNS_URETPROBE && (env->exe || env->npids)) {
 		/* asked for: said, with what can kill the program */
@@ -1651,7 +1621,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 			{ at->cold_off, at->cold_size, at->cold_addr }
 		};
 
-		if (retsite_find(p->rsx, path, code, at->cold && at->cold_off ? 2 : 1,
+		if (retsite_find(p->pn->rsx, path, code, at->cold && at->cold_off ? 2 : 1,
 				 &sites, &n, &njmp, why, sizeof(why)) == 0)
 			t->ret_tail = (uint32_t)njmp;
 		free(sites);
@@ -1672,7 +1642,7 @@ static int add_ustops(struct plan *p, const struct plan_env *env,
 			{ at->cold_off, at->cold_size, at->cold_addr }
 		};
 
-		err = retsite_find(p->rsx, path, code,
+		err = retsite_find(p->pn->rsx, path, code,
 				   at->cold && at->cold_off ? 2 : 1, &sites,
 				   &n, &njmp, why, sizeof(why));
 	}
@@ -2236,29 +2206,16 @@ static int plan_inline(struct plan *p, const struct probe *pr, uint32_t id,
 	return err;
 }
 
-/* the loaded kernel modules' debug files, read once per plan_build() */
-static struct kmod_debug *kdbg;
-static size_t nkdbg, kdbg_stale;
-static int kdbg_read;
-
 /* the modules' debug files, read at the first need; 0 or -ENOMEM */
-static int kdbg_load(const struct plan_env *env)
+static int kdbg_load(struct planner *pn, const struct plan_env *env)
 {
 	int err = 0;
 
-	if (!kdbg_read)
-		err = kmod_debug_files(env->kmod_root, env->debuginfo, &kdbg,
-				       &nkdbg, &kdbg_stale);
-	kdbg_read = !err;
+	if (!pn->kdbg_read)
+		err = kmod_debug_files(env->kmod_root, env->debuginfo,
+				       &pn->kdbg, &pn->nkdbg, &pn->kdbg_stale);
+	pn->kdbg_read = !err;
 	return err;
-}
-
-static void kdbg_forget(void)
-{
-	kmod_debug_free(kdbg, nkdbg);
-	kdbg = NULL;
-	nkdbg = kdbg_stale = 0;
-	kdbg_read = 0;
 }
 
 /*
@@ -2310,20 +2267,20 @@ static const char *kinl_where(const char *mods, char *buf, size_t len)
 }
 
 /* what plan_kinline() says when no instance is timed (*@msg replaced) */
-static int kinl_none(struct plan_timer *t, int found, const char *mods,
-		     const char *e, char **msg)
+static int kinl_none(const struct planner *pn, struct plan_timer *t,
+		     int found, const char *mods, const char *e, char **msg)
 {
 	struct utsname u;
 	char w[600], *m;
-	int vml = nkdbg && !strcmp(kdbg[0].mod, "vmlinux");
-	size_t nm = nkdbg - (size_t)vml;
+	int vml = pn->nkdbg && !strcmp(pn->kdbg[0].mod, "vmlinux");
+	size_t nm = pn->nkdbg - (size_t)vml;
 
 	if (found)
 		m = xasprintf("%s; inlined %u time%s in %s, none timed: %s",
 			      *msg, t->inl_refused,
 			      t->inl_refused == 1 ? "" : "s",
 			      kinl_where(mods, w, sizeof(w)), t->inl_where);
-	else if (nkdbg)
+	else if (pn->nkdbg)
 		m = xasprintf("%s; nor inlined in %sa loaded module (%s%zu %s debug files looked at%s%s)",
 			      *msg, vml ? "vmlinux or " : "",
 			      vml ? "vmlinux's and " : "", nm,
@@ -2332,7 +2289,7 @@ static int kinl_none(struct plan_timer *t, int found, const char *mods,
 	else
 		m = xasprintf("%s; no debug file of the kernel or a loaded module says whether it was inlined (%s: Debian's linux-image-%s-dbg has them, or --debuginfo DIR)",
 			      *msg,
-			      kdbg_stale ? "only other builds' were found" :
+			      pn->kdbg_stale ? "only other builds' were found" :
 					   "none found",
 			      uname(&u) ? "RELEASE" : u.release);
 	m = hint_last(m);
@@ -2365,20 +2322,20 @@ static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
 	size_t k, len, used = 0;
 	int err, found = 0;
 
-	err = kdbg_load(env);
+	err = kdbg_load(p->pn, env);
 	for (a = t->func; !err && !found && *a; a += len + (a[len] == '|')) {
 		len = strcspn(a, "|");
 		snprintf(alt, sizeof(alt), "%.*s", (int)len, a);
-		for (k = 0; !err && !t->error && k < nkdbg; k++) {
+		for (k = 0; !err && !t->error && k < p->pn->nkdbg; k++) {
 			int here = 0;
 
-			err = kinl_module(p, pr, id, &kdbg[k], alt, ks, &here, e,
+			err = kinl_module(p, pr, id, &p->pn->kdbg[k], alt, ks, &here, e,
 					  sizeof(e));
 			if (here && used < sizeof(mods))
 				used += (size_t)snprintf(mods + used,
 							 sizeof(mods) - used,
 							 "%s%s", found ? ", " : "",
-							 kdbg[k].mod);
+							 p->pn->kdbg[k].mod);
 			found |= here;
 		}
 	}
@@ -2390,7 +2347,7 @@ static int plan_kinline(struct plan *p, const struct probe *pr, uint32_t id,
 		return 0;
 	}
 	if (!t->inl)
-		return kinl_none(t, found, mods, e, msg);
+		return kinl_none(p->pn, t, found, mods, e, msg);
 	d = describe(pr, NULL, alt);
 	m = d ? xasprintf("%s (inlined only, in %s)", d,
 			  kinl_where(mods, w, sizeof(w))) :
@@ -2430,13 +2387,13 @@ static int plan_kinline_more(struct plan *p, const struct probe *pr,
 
 	if (!mod[0])
 		return 0;
-	err = kdbg_load(env);
+	err = kdbg_load(p->pn, env);
 	if (err)
 		return err;
-	for (k = 0; k < nkdbg && strcmp(kdbg[k].mod, mod); k++)
+	for (k = 0; k < p->pn->nkdbg && strcmp(p->pn->kdbg[k].mod, mod); k++)
 		;
-	return k == nkdbg ? 0 :
-			    kinl_module(p, pr, id, &kdbg[k], p->timers[id].func,
+	return k == p->pn->nkdbg ? 0 :
+			    kinl_module(p, pr, id, &p->pn->kdbg[k], p->timers[id].func,
 					ks, &found, e, sizeof(e));
 }
 
@@ -2531,7 +2488,7 @@ static int plan_probe(struct plan *p, const struct probe *pr, uint32_t id,
 		if (!msg)
 			msg = check_tp(tracefs, pr, &pr->stop);
 	} else if (is_ufunc(pr)) {
-		err = resolve_uprobe(p->syms, pr, t->func, env, &u, &msg,
+		err = resolve_uprobe(p->pn, pr, t->func, env, &u, &msg,
 				     &binary, &nofunc);
 		if (err)
 			goto out;
@@ -2791,7 +2748,7 @@ static int plan_uprobe_glob(struct plan *p, const struct probe_list *pl,
 
 	ret = sym_resolve_path(pr->path, &path, err, sizeof(err));
 	if (!ret)
-		ret = sym_cache_glob_names(p->syms, path, pr->func, &names,
+		ret = sym_cache_glob_names(p->pn->syms, path, pr->func, &names,
 					   err, sizeof(err));
 	if (ret == -ENOMEM)
 		goto out;
@@ -2844,7 +2801,7 @@ static void plan_emu(struct plan *p, const struct plan_env *env)
 
 		if (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE)
 			continue;
-		emu_decode_at(p->syms, a->path, a->offset,
+		emu_decode_at(p->pn->syms, a->path, a->offset,
 			      a->mech == MECH_RETSITE, &a->emu);
 		if (!env->uregs || !a->emu.kind)
 			continue;
@@ -2864,6 +2821,40 @@ static void plan_emu(struct plan *p, const struct plan_env *env)
 	}
 }
 
+/* a planner with nothing read yet, or NULL (no memory) */
+static struct planner *planner_new(void)
+{
+	struct planner *pn = calloc(1, sizeof(*pn));
+
+	if (!pn)
+		return NULL;
+	pn->syms = sym_cache_new();
+	pn->rsx = pn->syms ? retsite_ctx_new(pn->syms) : NULL;
+	if (!pn->rsx) {
+		sym_cache_free(pn->syms);
+		free(pn);
+		return NULL;
+	}
+	return pn;
+}
+
+/* free @pn (NULL is fine) and all it read */
+static void planner_free(struct planner *pn)
+{
+	unsigned int i;
+
+	if (!pn)
+		return;
+	for (i = 0; i < PLAN_OLD_COPIES; i++)
+		free(pn->old[i].path);
+	free(pn->auto_path);
+	free(pn->auto_risk);
+	kmod_debug_free(pn->kdbg, pn->nkdbg);
+	retsite_ctx_free(pn->rsx);
+	sym_cache_free(pn->syms);
+	free(pn);
+}
+
 int plan_build(struct plan *p, const struct probe_list *pl,
 	       const struct plan_env *env)
 {
@@ -2876,16 +2867,9 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	char filter[4096];
 
 	memset(p, 0, sizeof(*p));
-	p->syms = sym_cache_new();
-	p->rsx = p->syms ? retsite_ctx_new(p->syms) : NULL;
-	if (!p->rsx) {
-		sym_cache_free(p->syms);
-		p->syms = NULL;
+	p->pn = planner_new();
+	if (!p->pn)
 		return -ENOMEM;
-	}
-	old_copy_forget();
-	auto_forget();
-	kdbg_forget();
 	for (i = 0; i < pl->n; i++)
 		if (is_kfunc(&pl->v[i]))
 			break;
@@ -2894,10 +2878,8 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			 "%s/available_filter_functions", tracefs ? tracefs : "");
 		err = ksyms_load(&ks, env->kallsyms, tracefs ? filter : NULL);
 		if (err) {
-			retsite_ctx_free(p->rsx);
-			sym_cache_free(p->syms);
-			p->rsx = NULL;
-			p->syms = NULL;
+			planner_free(p->pn);
+			p->pn = NULL;
 			return err;
 		}
 	}
@@ -2952,10 +2934,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 			err = plan_probe(p, pr, (uint32_t)id, env, &ks);
 	}
 	ksyms_free(&ks);
-	old_copy_forget();
-	auto_forget();
 	inl_forget();
-	kdbg_forget();
 	if (made)
 		hdestroy_r(&ht);
 	if (!err) {
@@ -2963,10 +2942,8 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		p->shstk_pid = env->shstk_pid;
 		plan_emu(p, env);
 	}
-	retsite_ctx_free(p->rsx);
-	sym_cache_free(p->syms);
-	p->rsx = NULL;
-	p->syms = NULL;
+	planner_free(p->pn);
+	p->pn = NULL;
 	if (err)
 		plan_free(p);
 	return err;
