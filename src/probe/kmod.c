@@ -4,7 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <fts.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,11 +26,8 @@ struct kmod_search {
 	char **found; /* per name: its debug file, or NULL */
 	unsigned char *stale; /* per name: a file of another build seen */
 	int err;
+	const char *root; /* kmod_debug_files()'s @sysroot, "" for / */
 };
-
-/* one search at a time (nftw(3) takes no argument) */
-static struct kmod_search *cur;
-static const char *root = ""; /* kmod_debug_files()'s @root */
 
 /* @s with '-' as '_' into @out (@len bytes) */
 static void norm(const char *s, size_t n, char *out, size_t len)
@@ -47,7 +44,8 @@ static void norm(const char *s, size_t n, char *out, size_t len)
 /* the GNU build ID of loaded module @mod into @id (up to @len bytes):
  * its length, or -1 (the note as elf(5) lays it out: namesz, descsz,
  * type, "GNU\0", the ID) */
-static ssize_t loaded_id(const char *mod, unsigned char *id, size_t len)
+static ssize_t loaded_id(const char *root, const char *mod, unsigned char *id,
+			 size_t len)
 {
 	char p[PATH_MAX];
 	unsigned char buf[256];
@@ -98,18 +96,16 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int visit(const char *path, const struct stat *st, int type,
-		 struct FTW *f)
+/* @path (its last component at @base) into @s when it is the debug
+ * file of a loaded module of @s; 0, or 1 to stop (s->err set) */
+static int visit(struct kmod_search *s, const char *path, const char *base)
 {
-	const char *base = path + f->base, *dot;
+	const char *dot;
 	char key[256], **hit;
 	unsigned char id[64];
 	ssize_t n;
 	size_t i;
 
-	(void)st;
-	if (type != FTW_F)
-		return 0;
 	/* NAME.ko: an unstripped module, as Debian's -dbg has them (a
 	 * separated debug file, code NOBITS, cannot serve: the caller's
 	 * code is read from it) */
@@ -120,35 +116,42 @@ static int visit(const char *path, const struct stat *st, int type,
 	{
 		char *k = key;
 
-		hit = bsearch(&k, cur->names, cur->n, sizeof(*cur->names),
-			      name_cmp);
+		hit = bsearch(&k, s->names, s->n, sizeof(*s->names), name_cmp);
 	}
 	if (!hit)
 		return 0;
-	i = (size_t)(hit - cur->names);
-	if (cur->found[i])
+	i = (size_t)(hit - s->names);
+	if (s->found[i])
 		return 0; /* an earlier directory's */
-	n = loaded_id(cur->names[i], id, sizeof(id));
+	n = loaded_id(s->root, s->names[i], id, sizeof(id));
 	if (n <= 0 || !file_has_id(path, id, n)) {
-		cur->stale[i] = 1;
+		s->stale[i] = 1;
 		return 0;
 	}
-	cur->found[i] = strdup(path);
-	if (!cur->found[i]) {
-		cur->err = -ENOMEM;
+	s->found[i] = strdup(path);
+	if (!s->found[i]) {
+		s->err = -ENOMEM;
 		return 1;
 	}
 	return 0;
 }
 
-/* search the tree at @root (a link to a directory followed; below it
- * links are not: FTW_PHYS) */
-static void walk(const char *root)
+/* search the tree at @dir for @s (a link to a directory followed; below
+ * it links are not: FTS_PHYSICAL), depth first in directory order */
+static void walk(struct kmod_search *s, const char *dir)
 {
-	char *r = realpath(root, NULL);
+	char *r = realpath(dir, NULL);
+	char *paths[] = { r, NULL };
+	FTSENT *e;
+	FTS *t;
 
-	if (r)
-		nftw(r, visit, 16, FTW_PHYS);
+	t = r ? fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, NULL) : NULL;
+	while (t && (e = fts_read(t)))
+		if (e->fts_info == FTS_F &&
+		    visit(s, e->fts_path, e->fts_name))
+			break;
+	if (t)
+		fts_close(t);
 	free(r);
 }
 
@@ -160,7 +163,7 @@ static int loaded_names(struct kmod_search *s)
 	FILE *f;
 	int r = 0;
 
-	snprintf(path, sizeof(path), "%s/proc/modules", root);
+	snprintf(path, sizeof(path), "%s/proc/modules", s->root);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
@@ -184,7 +187,7 @@ static int loaded_names(struct kmod_search *s)
 /* the running kernel's GNU build ID (/sys/kernel/notes: the image's
  * notes, elf(5)'s layout, 4-byte aligned) into @id (@len bytes): its
  * length, or -1 */
-static ssize_t kernel_id(unsigned char *id, size_t len)
+static ssize_t kernel_id(const char *root, unsigned char *id, size_t len)
 {
 	char p[PATH_MAX];
 	unsigned char buf[4096];
@@ -229,8 +232,8 @@ static ssize_t kernel_id(unsigned char *id, size_t len)
  * is the kernel's; *@stale set when one of another build was seen.
  * 0 or -ENOMEM.
  */
-static int kernel_file(const char *debugdir, const char *rel, char **path,
-		       int *stale)
+static int kernel_file(const char *root, const char *debugdir,
+		       const char *rel, char **path, int *stale)
 {
 	const char *fmt[][2] = {
 		{ "%s/vmlinux-%s", "d" }, { "%s/vmlinux", "d" },
@@ -240,7 +243,7 @@ static int kernel_file(const char *debugdir, const char *rel, char **path,
 		{ "%s/lib/modules/%s/build/vmlinux", "r" },
 	};
 	unsigned char id[64];
-	ssize_t n = kernel_id(id, sizeof(id));
+	ssize_t n = kernel_id(root, id, sizeof(id));
 	char p[PATH_MAX];
 	size_t i;
 
@@ -276,11 +279,11 @@ int kmod_debug_files(const char *sysroot, const char *debugdir,
 	*n = 0;
 	if (stale)
 		*stale = 0;
-	root = sysroot ? sysroot : "";
+	s.root = sysroot ? sysroot : "";
 	if (uname(&u))
 		u.release[0] = '\0';
 	/* the kernel image first: most inlined functions are there */
-	r = kernel_file(debugdir, u.release, &kpath, &kold);
+	r = kernel_file(s.root, debugdir, u.release, &kpath, &kold);
 	old += (size_t)kold;
 	if (!r && kpath) {
 		if (util_grow(v, k, sizeof(**v)) ||
@@ -300,16 +303,14 @@ int kmod_debug_files(const char *sysroot, const char *debugdir,
 			r = -ENOMEM;
 	}
 	if (!r && s.n) {
-		cur = &s;
 		if (debugdir)
-			walk(debugdir);
+			walk(&s, debugdir);
 		if (!s.err && u.release[0]) {
 			snprintf(std, sizeof(std),
-				 "%s/usr/lib/debug/lib/modules/%s", root,
+				 "%s/usr/lib/debug/lib/modules/%s", s.root,
 				 u.release);
-			walk(std);
+			walk(&s, std);
 		}
-		cur = NULL;
 		r = s.err;
 	}
 	for (i = 0; !r && i < s.n; i++) {
