@@ -66,6 +66,11 @@ enum probe_at {
 #define PROBE_VIA_FENTRY 1u /* fentry/fexit (BPF trampolines) */
 #define PROBE_VIA_KPROBE 2u /* kprobe/kretprobe (single or kprobe_multi) */
 
+/* probe_kind_info.syntax: what its line says after the word */
+#define PROBE_SYN_FUNC 1u /* KIND:FUNC (else a keyword line: span NAME = ...) */
+#define PROBE_SYN_PATH 2u /* KIND:PATH:FUNC, FUNC a user function's name */
+#define PROBE_SYN_ALTS 4u /* FUNC|OTHER|...: a kernel function's names */
+
 struct probe_kind_info {
 	const char *name; /* its word: probe files, --dry-run, reports */
 	enum probe_at at;
@@ -74,6 +79,7 @@ struct probe_kind_info {
 	 * needs a function ftrace patches, one without PROBE_VIA_FENTRY a
 	 * name the kernel has once.  0 for the others. */
 	unsigned int via;
+	unsigned int syntax; /* PROBE_SYN_*: its grammar's tail */
 };
 
 /*

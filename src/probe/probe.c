@@ -61,17 +61,19 @@ struct lex {
 };
 
 /* one row per probe kind (include/iprof/probe.h) */
+#define SYN_KFUNC (PROBE_SYN_FUNC | PROBE_SYN_ALTS)
+#define SYN_UFUNC (PROBE_SYN_FUNC | PROBE_SYN_PATH)
 static const struct probe_kind_info kinds[] = {
-	[PROBE_FENTRY] = {"fentry", PROBE_AT_KFUNC, PROBE_VIA_FENTRY},
-	[PROBE_KPROBE] = {"kprobe", PROBE_AT_KFUNC, PROBE_VIA_KPROBE},
+	[PROBE_FENTRY] = {"fentry", PROBE_AT_KFUNC, PROBE_VIA_FENTRY, SYN_KFUNC},
+	[PROBE_KPROBE] = {"kprobe", PROBE_AT_KFUNC, PROBE_VIA_KPROBE, SYN_KFUNC},
 	[PROBE_FUNC] = {"func", PROBE_AT_KFUNC,
-			PROBE_VIA_FENTRY | PROBE_VIA_KPROBE},
-	[PROBE_UPROBE] = {"uprobe", PROBE_AT_UFUNC, 0},
-	[PROBE_SPAN] = {"span", PROBE_AT_SPAN, 0},
+			PROBE_VIA_FENTRY | PROBE_VIA_KPROBE, SYN_KFUNC},
+	[PROBE_UPROBE] = {"uprobe", PROBE_AT_UFUNC, 0, SYN_UFUNC},
+	[PROBE_SPAN] = {"span", PROBE_AT_SPAN, 0, 0},
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 static const struct probe_kind_info unknown_kind = {"unknown", PROBE_AT_SPAN,
-						    0};
+						    0, 0};
 
 static const char *const op_names[] = {
 	[IPROF_OP_EQ] = "==", [IPROF_OP_NE] = "!=", [IPROF_OP_LT] = "<",
@@ -898,7 +900,7 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 
 	p = skip_ws(p);
 	pr->start.col = col_of(lx, p);
-	if (probe_kind_at(pr->kind) == PROBE_AT_UFUNC) {
+	if (probe_kind(pr->kind)->syntax & PROBE_SYN_PATH) {
 		err = parse_uprobe_path(lx, &p, pr, &quoted);
 		if (err)
 			return err;
@@ -907,7 +909,7 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 	}
 
 	e = p;
-	if (probe_kind_at(pr->kind) == PROBE_AT_UFUNC)
+	if (probe_kind(pr->kind)->syntax & PROBE_SYN_PATH)
 		e = scan_user_func(p);
 	else if (is_alpha(*e) || *e == '_' || *e == '*' || *e == '?')
 		e = scan(e, is_func);
@@ -915,7 +917,7 @@ static int parse_function(struct lex *lx, const char *p, struct probe *pr)
 		return syntax_error(lx, p, "a function name");
 	/* kernel functions: NAME|OTHER|... names the same function under
 	 * the names it had in different kernel versions (first that exists) */
-	while (probe_kind_at(pr->kind) == PROBE_AT_KFUNC && *e == '|') {
+	while (probe_kind(pr->kind)->syntax & PROBE_SYN_ALTS && *e == '|') {
 		q = e + 1;
 		if (!is_alpha(*q) && *q != '_')
 			return syntax_error(lx, q,
@@ -1063,7 +1065,7 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 	if (n && *e == ':') {
 		/* KIND:..., a kind that times a function */
 		for (k = 0; k < NKINDS; k++) {
-			if (kinds[k].at != PROBE_AT_SPAN &&
+			if (kinds[k].syntax & PROBE_SYN_FUNC &&
 			    strlen(kinds[k].name) == n &&
 			    !strncmp(p, kinds[k].name, n))
 				break;
