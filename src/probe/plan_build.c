@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * plan_build.c - plan_build(): each line of a probe list to its kind's
+ * shape (plan_kfunc.c, plan_ufunc.c, plan_span.c).  See
+ * include/iprof/plan.h and src/probe/plan_int.h.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <search.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "iprof/inline.h"
+#include "iprof/kmod.h"
+#include "iprof/ksym.h"
+#include "iprof/plan.h"
+#include "iprof/retsite.h"
+#include "iprof/unwind.h"
+#include "iprof/sym.h"
+#include "iprof/syscall.h"
+#include "iprof/util.h"
+
+#include "probe/plan_int.h"
+
+/* the shape of each probe_at: what a kind's row says its lines time */
+static const struct plan_shape *const shapes[] = {
+	[PROBE_AT_KFUNC] = &plan_kfunc_shape,
+	[PROBE_AT_UFUNC] = &plan_ufunc_shape,
+	[PROBE_AT_SPAN] = &plan_span_shape,
+};
+
+/* @pr's shape: its kind's row's (probe_kind_at()) */
+static const struct plan_shape *shape_of(const struct probe *pr)
+{
+	return shapes[probe_kind_at(pr->kind)];
+}
+
+int plan_build(struct plan *p, const struct probe_list *pl,
+	       const struct plan_env *env)
+{
+	const char *tracefs = env->tracefs;
+	struct hsearch_data ht = { 0 };
+	struct ksyms ks = { 0 };
+	int err = 0, id, made = 0;
+	uint32_t i, nglobs = 0;
+	size_t scanned = 0;
+	char filter[4096];
+
+	memset(p, 0, sizeof(*p));
+	p->pn = planner_new();
+	if (!p->pn)
+		return -ENOMEM;
+	for (i = 0; i < pl->n; i++)
+		if (shape_of(&pl->v[i])->ksyms)
+			break;
+	if (i < pl->n) {
+		snprintf(filter, sizeof(filter),
+			 "%s/available_filter_functions", tracefs ? tracefs : "");
+		err = ksyms_load(&ks, env->kallsyms, tracefs ? filter : NULL);
+		if (err) {
+			planner_free(p->pn);
+			p->pn = NULL;
+			return err;
+		}
+	}
+	for (i = 0; i < pl->n; i++)
+		nglobs += plan_has_glob(pl->v[i].func);
+	if (nglobs) {
+		/* names of the lines and of every timer a glob may add */
+		if (!hcreate_r(pl->n + (size_t)PLAN_MAX_GLOB *
+					       (nglobs < PLAN_MAX_GLOB_LINES ?
+							nglobs :
+							PLAN_MAX_GLOB_LINES),
+			       &ht))
+			err = -ENOMEM;
+		made = !err;
+		for (i = 0; i < pl->n && !err; i++)
+			if (!plan_has_glob(pl->v[i].name))
+				err = plan_name_add(&ht, pl->v[i].name);
+	}
+	for (i = 0, nglobs = 0; i < pl->n && !err; i++) {
+		const struct probe *pr = &pl->v[i];
+		const struct plan_shape *sh = shape_of(pr);
+
+		if (plan_has_glob(pr->func) && ++nglobs > PLAN_MAX_GLOB_LINES) {
+			err = plan_add_failed(p, sh, pr,
+					 plan_perr(pr, pr->start.col, "more than %d glob lines in all: name the functions",
+						   PLAN_MAX_GLOB_LINES));
+			continue;
+		}
+		if (plan_has_glob(pr->func) && strcmp(pr->name, pr->func)) {
+			/* 'as' names one timer; it would be dropped */
+			err = plan_add_failed(p, sh, pr,
+					 plan_perr(pr, pr->name_col, "'as %s' names one timer: a glob makes one per function, each named by its function",
+						   pr->name));
+			continue;
+		}
+		if (plan_has_glob(pr->func) && sh->glob) {
+			err = sh->glob(p, pl, pr, env, &ks, &ht, &scanned);
+			continue;
+		}
+		id = plan_add_timer(p, sh, pr, pr->name,
+			       sh->tracepoints ? NULL : pr->func);
+		if (id < 0)
+			err = -ENOMEM;
+		else
+			err = sh->plan(p, pr, (uint32_t)id, env, &ks);
+	}
+	ksyms_free(&ks);
+	inl_forget();
+	if (made)
+		hdestroy_r(&ht);
+	if (!err) {
+		p->uregs = env->uregs;
+		p->shstk_pid = env->shstk_pid;
+		plan_emu(p, env);
+	}
+	planner_free(p->pn);
+	p->pn = NULL;
+	if (err)
+		plan_free(p);
+	return err;
+}

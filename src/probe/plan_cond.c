@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * plan_cond.c - a timer's pair of actions and the conditions on them
+ * (function arguments, tracepoint fields), for every shape.
+ * See src/probe/plan_int.h.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <search.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "iprof/inline.h"
+#include "iprof/kmod.h"
+#include "iprof/ksym.h"
+#include "iprof/plan.h"
+#include "iprof/retsite.h"
+#include "iprof/unwind.h"
+#include "iprof/sym.h"
+#include "iprof/syscall.h"
+#include "iprof/util.h"
+
+#include "probe/plan_int.h"
+
+static char *resolve_conds(const struct plan_shape *sh,
+			   const struct plan_env *env, const char *func,
+			   const struct probe *pr, const struct probe_point *pt,
+			   int tracepoint, struct iprof_action *a)
+{
+	const char *tracefs = env->tracefs;
+	char fields[512], what[160], type[80], *err_s;
+	int i, err, idx, width, sgn;
+
+	a->ncond = (uint8_t)pt->ncond;
+	for (i = 0; i < pt->ncond; i++) {
+		const struct probe_cond *c = &pt->cond[i];
+		struct iprof_cond *k = &a->cond[i];
+
+		k->op = (uint8_t)c->op;
+		k->val = c->value;
+		if (c->arg >= 0) {
+			if (tracepoint)
+				return plan_perr(pr, c->col, "argN is for function probes; a tracepoint condition names a field of %s:%s",
+						 pt->category, pt->event);
+			if (c->arg > 5)
+				return plan_perr(pr, c->col, "arg%d: only arg0..arg5 (passed in registers) can be tested",
+						 c->arg);
+			k->src = IPROF_SRC_ARG;
+			k->off = (uint16_t)c->arg;
+			/* without a type, arguments compare as signed 64-bit:
+			 * a negative VALUE means what it says */
+			k->size = 8;
+			k->is_signed = 1;
+			if (!c->has_type)
+				continue;
+			/* argN:TYPE: BPF truncates the register to size
+			 * bytes, then sign- or zero-extends it */
+			k->size = (uint8_t)c->width;
+			k->is_signed = (uint8_t)c->is_signed;
+			if (plan_fit_value(&k->val, k->size, k->is_signed)) {
+				snprintf(what, sizeof(what), "arg%d", c->arg);
+				snprintf(type, sizeof(type), "%c%d",
+					 c->is_signed ? 's' : 'u',
+					 c->width * 8);
+				return plan_range_error(pr, c, what, type, k->size);
+			}
+			continue;
+		}
+		if (!tracepoint && (sh->user || !env->arg))
+			return plan_perr(pr, c->col, "'%s': conditions on %s name arguments as argN (arg0 is the first)", c->field,
+					 sh->user ?
+						 "user functions" :
+						 "kernel functions without BTF");
+		if (!tracepoint) {
+			/* a kernel function's argument by name, from BTF */
+			err = env->arg(env->arg_ctx, func, c->field, &idx,
+				       &width, &sgn, fields, sizeof(fields));
+			if (err == -ESRCH)
+				return plan_perr(pr, c->col, "%s has no argument '%s' (%s%s)",
+						 func, c->field,
+						 fields[0] ? "its arguments: " :
+							     "it takes none",
+						 fields);
+			if (err)
+				return plan_perr(pr, c->col, "'%s': %s has no BTF to name its arguments; use argN",
+						 c->field, func);
+			if (idx > 5)
+				return plan_perr(pr, c->col, "%s is argument %d of %s: only arg0..arg5 (passed in registers) can be tested",
+						 c->field, idx, func);
+			k->src = IPROF_SRC_ARG;
+			k->off = (uint16_t)idx;
+			k->size = (uint8_t)(c->has_type ? c->width : width);
+			k->is_signed =
+				(uint8_t)(c->has_type ? c->is_signed : sgn);
+			if (plan_fit_value(&k->val, k->size, k->is_signed)) {
+				snprintf(type, sizeof(type), "%c%d",
+					 k->is_signed ? 's' : 'u',
+					 k->size * 8);
+				return plan_range_error(pr, c, c->field, type,
+						   k->size);
+			}
+			continue;
+		}
+		err_s = plan_resolve_tp_cond(tracefs, pr, pt, c, k);
+		if (err_s)
+			return err_s;
+	}
+	return NULL;
+}
+
+/* The actions and attachments of @pr (timer @id), resolved: @at, the
+ * entry of a user function timer (else NULL). */
+int plan_actions(struct plan *p, const struct plan_shape *sh,
+		 const struct probe *pr, uint32_t id, const struct plan_env *env,
+		 const struct uplace *at)
+{
+	struct plan_timer *t = &p->timers[id];
+	int tp = sh->tracepoints;
+	uint32_t start, stop;
+	char *msg;
+	int err;
+
+	/* spans do not nest in themselves: see IPROF_A_NO_REENTER; a
+	 * keyed span pushes no frame, and BPF ignores a keyed stop whose
+	 * key is not open (IPROF_A_KEYED) */
+	err = plan_add_action(p, id, IPROF_ROLE_START,
+			 pr->nkey ? IPROF_A_KEYED :
+			 tp ? IPROF_A_NO_REENTER : 0,
+			 &start);
+	if (!err)
+		err = plan_add_action(p, id, IPROF_ROLE_STOP,
+				 pr->nkey ? IPROF_A_KEYED :
+				 !pr->start.ncond ? 0 :
+				 tp ?
+					 IPROF_A_UNMATCHED_OK :
+					 IPROF_A_UNMATCHED_OK | IPROF_A_TOP_ONLY,
+				 &stop);
+	if (err)
+		return err;
+	msg = resolve_conds(sh, env, t->func, pr, &pr->start,
+			    tp, &p->actions[start]);
+	if (!msg && tp)
+		msg = resolve_conds(sh, env, t->func, pr, &pr->stop, 1,
+				    &p->actions[stop]);
+	if (!msg && sh->keys && pr->nkey)
+		msg = sh->keys(env->tracefs, pr, &p->actions[start],
+			       &p->actions[stop]);
+	if (msg) {
+		t->error = msg;
+		/* the actions stay, unused: no attachment refers to them */
+		return 0;
+	}
+
+	return sh->attach(p, pr, id, env, start, stop, at);
+}
