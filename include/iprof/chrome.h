@@ -2,8 +2,10 @@
 /*
  * --format chrome: the record stream as a timeline in the Trace Event
  * Format (the JSON that Perfetto UI, chrome://tracing and speedscope
- * open), written as the records come, with json-c.  Kernel-free: fed by
- * the live sink or by a recording (include/iprof/rec.h).
+ * open), written as the records come, with json-c.  Kernel-free: a sink
+ * of the record pipeline (include/iprof/pipeline.h), fed by the live run
+ * or by a recording (include/iprof/rec.h).  The writer of --format
+ * chrome's row (src/report/chrome.c).
  *
  * Output: {"displayTimeUnit":"ns","otherData":{...},"traceEvents":[...]}.
  * One "X" (complete) event per timer call: name = timer name, cat =
@@ -84,5 +86,15 @@ uint64_t chrome__events(const struct chrome *c);
 
 /* chrome__free() - free the exporter (does not close its FILE); NULL ok. */
 void chrome__free(struct chrome *c);
+
+struct pipeline;
+
+/*
+ * chrome__add_sink() - the records of @p go to @c too (chrome__push()); @p
+ * owns @c from then on (chrome__free() at pipeline__free(), or at once if
+ * this fails), while the caller still calls chrome__finish().  Returns as
+ * pipeline__add(): 0, -EBUSY, -ENOMEM.
+ */
+int chrome__add_sink(struct pipeline *p, struct chrome *c);
 
 #endif /* IPROF_CHROME_H */

@@ -20,6 +20,7 @@
 
 #include "cli/calib.h"
 #include "iprof/abi.h"
+#include "iprof/pipeline.h"
 #include "iprof/probe.h"
 #include "iprof/util.h"
 #include "kernel/loader.h"
@@ -232,14 +233,15 @@ struct group {
 	struct durs d[CALIB_NCLASS];
 };
 
-static int on_rec(void *ctx, void *data, size_t size)
+/* the collector: a sink of the record pipeline (include/iprof/pipeline.h) */
+static void collect(void *ctx, const void *rec, size_t size)
 {
-	const struct iprof_rec *r = data;
+	const struct iprof_rec *r = rec;
 	struct group *g = ctx;
 	struct durs *d;
 
 	if (size != sizeof(*r) || r->timer >= g->n || r->depth != 1)
-		return 0;
+		return;
 	d = &g->d[r->timer];
 	if (r->type == IPROF_REC_START) {
 		d->start = r->ts;
@@ -250,8 +252,13 @@ static int on_rec(void *ctx, void *data, size_t size)
 	} else {
 		d->start = 0; /* anything else closes it untimed */
 	}
-	return 0;
 }
+
+/* the group is measure()'s: the pipeline does not free it */
+static const struct sink_ops collector_ops = {
+	.name = "calibration",
+	.push = collect,
+};
 
 /* every class of @g did not get measured, for @why */
 static void group_fail(struct calib *cal, const struct group *g,
@@ -275,6 +282,8 @@ static void measure(struct calib *cal, struct group *g,
 	struct plan cp = { 0 };
 	struct loader_opts lo = { 0 };
 	struct loader *l = NULL;
+	struct pipeline_cfg pcfg = { 0 }; /* no tree */
+	struct pipeline *pipe = NULL;
 	void (*call[CALIB_NCLASS])(void);
 	struct calib_result *r;
 	char err[200];
@@ -319,7 +328,13 @@ static void measure(struct calib *cal, struct group *g,
 	lo.filter = 1;
 	lo.trace_self = 1;
 	lo.rb_bytes = 1u << 20;
-	if ((e = loader__open(&l, &cp, &lo, on_rec, g, err, sizeof(err)))) {
+	pipe = pipeline__new(&pcfg);
+	if (!pipe || pipeline__add(pipe, &collector_ops, g)) {
+		group_fail(cal, g, "out of memory");
+		goto out;
+	}
+	if ((e = loader__open(&l, &cp, &lo, pipeline__on_record, pipe, err,
+			      sizeof(err)))) {
 		group_fail(cal, g, err);
 		goto out;
 	}
@@ -366,6 +381,7 @@ out:
 		loader__detach(l);
 		loader__close(l);
 	}
+	pipeline__free(pipe);
 	for (i = 0; i < g->n; i++)
 		free(g->d[i].v);
 	plan_free(&cp);

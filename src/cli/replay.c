@@ -15,6 +15,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/chrome.h"
+#include "iprof/pipeline.h"
 #include "iprof/rec.h"
 #include "iprof/report.h"
 #include "iprof/report_fmt.h"
@@ -105,34 +106,50 @@ bad:
 	return -EINVAL;
 }
 
-/* replay sinks: the aggregator or the timeline */
-struct rsink {
-	struct agg *agg;
-	struct chrome *chrome;
-};
-
-static void rsink_push(void *ctx, const void *rec, size_t len)
+/*
+ * The pipeline of a replay, as the live run's (include/iprof/pipeline.h):
+ * the tree, or -f chrome's timeline alone (*@c, owned by the pipeline).
+ * NULL with errno set.
+ */
+static struct pipeline *replay_pipeline(const struct rec_run *run,
+					const struct replay_opts *ro, FILE *out,
+					struct chrome **c)
 {
-	struct rsink *s = ctx;
+	struct pipeline_cfg cfg = {
+		.ntimers = run->ntimers,
+		.by = ro->r.by,
+		.max_paths = ro->r.max_paths,
+		.max_keys = ro->r.max_keys,
+	};
+	struct pipeline *p;
+	int e;
 
-	if (s->agg)
-		agg__push(s->agg, rec, len);
-	if (s->chrome)
-		chrome__push(s->chrome, rec, len);
-}
-
-static void rsink_from(void *ctx)
-{
-	struct rsink *s = ctx;
-
-	if (s->agg)
-		agg__reset(s->agg);
+	*c = NULL;
+	cfg.tree = !report_fmt_has(ro->r.fmt, REPORT_CAP_STREAM);
+	/* compensated as the live run was, unless told not to */
+	if (cfg.tree && !ro->r.no_compensate)
+		cfg.costs = run->costs;
+	p = pipeline__new(&cfg);
+	if (!p || cfg.tree)
+		return p;
+	*c = chrome__new(out, run, ro->r.max_depth);
+	e = *c ? chrome__add_sink(p, *c) : -errno;
+	if (e) {
+		*c = NULL;
+		pipeline__free(p);
+		errno = -e;
+		return NULL;
+	}
+	chrome__set_from(*c, run->start_ns + ro->from_ns);
+	return p;
 }
 
 int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		  FILE *out, int *partial)
 {
-	struct rsink s = {0};
+	struct pipeline *p = NULL;
+	struct chrome *chrome;
+	struct agg *agg;
 	const struct rec_run *run;
 	struct rec_reader *rd;
 	struct report r = {0};
@@ -147,28 +164,12 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	run = rec_reader__run(rd);
-	if (report_fmt_has(ro->r.fmt, REPORT_CAP_STREAM)) {
-		s.chrome = chrome__new(out, run, ro->r.max_depth);
-		if (!s.chrome) {
-			ret = -errno;
-			goto out;
-		}
-		chrome__set_from(s.chrome, run->start_ns + ro->from_ns);
-	} else {
-		s.agg = agg__new(run->ntimers);
-		if (!s.agg) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		agg__set_by(s.agg, ro->r.by);
-		agg__set_limits(s.agg, ro->r.max_paths, ro->r.max_keys);
-		/* compensated as the live run was, unless told not to */
-		if (run->costs && !ro->r.no_compensate &&
-		    (ret = agg__set_costs(s.agg, run->costs)))
-			goto out;
+	p = replay_pipeline(run, ro, out, &chrome);
+	if (!p) {
+		ret = -errno;
+		goto out;
 	}
-	ret = rec_replay(rd, ro->from_ns, ro->to_ns, rsink_from, rsink_push, &s,
-			 err, sizeof(err));
+	ret = pipeline__replay(p, rd, ro->from_ns, ro->to_ns, err, sizeof(err));
 	if (ret == -ENOMEM) {
 		log_error("%s", err);
 		goto out;
@@ -197,19 +198,19 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 			  "spans %.3f s",
 			  name, (double)ro->from_ns / 1e9,
 			  (double)(run->end_ns - run->start_ns) / 1e9);
-		if (s.chrome)
-			chrome__finish(s.chrome, end);
+		if (chrome)
+			chrome__finish(chrome, end);
 		ret = -EINVAL;
 		goto out;
 	}
 	if (from > end)
 		from = end;
-	if (s.chrome) {
-		ret = chrome__finish(s.chrome, end);
+	if (chrome) {
+		ret = chrome__finish(chrome, end);
 		goto out;
 	}
-	agg__snapshot(s.agg, end);
-	r.agg = s.agg;
+	agg = pipeline__tree(p, end);
+	r.agg = agg;
 	rec_run_report(run, &r);
 	r.compensated = run->costs && !ro->r.no_compensate;
 	r.loss.unknown = !run->have_trailer;
@@ -222,11 +223,11 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		if (!run->timers[i].attached)
 			*partial |= REPLAY_INCOMPLETE;
 	/* as the live run's status: calls lost (the loss line says which) */
-	if (report_lost_data(&r.loss, agg__stats(s.agg)))
+	if (report_lost_data(&r.loss, agg__stats(agg)))
 		*partial |= REPLAY_INCOMPLETE;
+	pipeline__tree_done(p, agg);
 out:
-	chrome__free(s.chrome);
-	agg__free(s.agg);
+	pipeline__free(p);
 	rec_reader__free(rd);
 	return ret;
 }

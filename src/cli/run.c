@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The run's outputs: where the records go (the aggregator, the recording,
- * the timeline), the reports while tracing and at the end, the /metrics
- * renewals, and the detach that ends a run.
+ * The run's outputs: the recording and the timeline opened and finished
+ * (the records reach them through the pipeline, include/iprof/pipeline.h),
+ * the reports of the pipeline's tree while tracing and at the end, the
+ * /metrics renewals, and the detach that ends a run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,33 +82,6 @@ void run_detach(struct loader *l)
 	log_info("detached in %.1f ms", (double)(util_now_ns() - t0) / 1e6);
 }
 
-int run_on_record(void *ctx, void *data, size_t size)
-{
-	struct sinks *s = ctx;
-
-	if (s->fold)
-		fold__push(s->fold, data, size);
-	else
-		agg__push(s->agg, data, size);
-	if (s->rec)
-		rec_writer__push(s->rec, data, size);
-	if (s->chrome)
-		chrome__push(s->chrome, data, size);
-	return 0;
-}
-
-int run_fold_push(void *ctx, unsigned int ring, const void *rec, size_t size)
-{
-	/* a record of the wrong size is counted malformed: go on */
-	fold__push_src(ctx, ring, rec, size);
-	return 0;
-}
-
-void run_fold_flush(void *ctx, uint64_t watermark_ns, int drain)
-{
-	fold__flush(ctx, watermark_ns, drain);
-}
-
 /*
  * The run as reports and recordings say it (struct rec_run): the command,
  * uname(2), when tracing started (@t0, record clock, and the real-time
@@ -142,8 +116,7 @@ void run_start(struct rec_run *run, const struct opts *o,
  * (run->timers malloc'ed, freed here on the next call and by the caller
  * at the end).  Returns 0 or -ENOMEM.
  */
-int run_costs(struct opts *o, const struct plan *plan, struct agg *agg,
-	      struct fold *fold)
+int run_costs(struct opts *o, const struct plan *plan, struct pipeline *p)
 {
 	uint32_t i;
 	int e;
@@ -158,8 +131,7 @@ int run_costs(struct opts *o, const struct plan *plan, struct agg *agg,
 	for (i = 0; i < plan->ntimers; i++)
 		o->costs[i] = calib_cost(o->calib, o->calib_class[i],
 					 plan->timers[i].entry_only);
-	e = fold ? fold__set_costs(fold, o->costs) :
-		   agg__set_costs(agg, o->costs);
+	e = pipeline__set_costs(p, o->costs);
 	if (e)
 		log_error("cannot set the probes' costs: %s", strerror(-e));
 	return e;
@@ -205,37 +177,17 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			const struct rec_run *run, uint64_t since,
 			uint64_t duration_ns, unsigned int no, int final);
 
-/*
- * report_agg() - the aggregator to report on at @now (its open frames
- * counted as incomplete): @sk's, or its shards merged (NULL: ENOMEM;
- * report_agg_done() frees it).
- */
-static struct agg *report_agg(struct sinks *sk, uint64_t now)
-{
-	if (sk->fold)
-		return fold__merged(sk->fold, now);
-	agg__snapshot(sk->agg, now);
-	return sk->agg;
-}
-
-/* report_agg_done() - the report of @agg (from report_agg()) is out */
-static void report_agg_done(struct sinks *sk, struct agg *agg)
-{
-	if (sk->fold)
-		agg__free(agg);
-}
-
-int run_lost_data(struct sinks *sk, const struct rec_run *run, uint64_t now)
+int run_lost_data(struct pipeline *p, const struct rec_run *run, uint64_t now)
 {
 	struct agg *agg;
 	int lost;
 
 	if (report_lost_data(&run->loss, NULL))
 		return 1;
-	agg = report_agg(sk, now);
+	agg = pipeline__tree(p, now);
 	lost = report_lost_data(&run->loss, agg ? agg__stats(agg) : NULL);
 	if (agg)
-		report_agg_done(sk, agg);
+		pipeline__tree_done(p, agg);
 	return lost;
 }
 
@@ -245,11 +197,11 @@ int run_lost_data(struct sinks *sk, const struct rec_run *run, uint64_t now)
  * output cannot be written, the final report goes to stdout instead.
  * Returns 0 or -errno.
  */
-int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
-		       const struct rec_run *run, uint64_t t0, uint64_t since,
-		       uint64_t now, unsigned int no, int final)
+int run_emit_report(const struct opts *o, struct output *w, struct pipeline *p,
+		    const struct rec_run *run, uint64_t t0, uint64_t since,
+		    uint64_t now, unsigned int no, int final)
 {
-	struct agg *agg = report_agg(sk, now);
+	struct agg *agg = pipeline__tree(p, now);
 	char tmp[PATH_MAX];
 	FILE *f;
 	int ret;
@@ -283,13 +235,9 @@ fallback:
 		log_error("cannot write the report to stdout: %s",
 			  strerror(-ret));
 	}
-	if (!ret && o->delta) {
-		if (sk->fold)
-			fold__reset(sk->fold);
-		else
-			agg__reset(agg);
-	}
-	report_agg_done(sk, agg);
+	if (!ret && o->delta)
+		pipeline__reset(p);
+	pipeline__tree_done(p, agg);
 	/* a report builds and frees tens of MB (JSON: json-c objects for
 	 * every path); the tree's own allocations made meanwhile land among
 	 * them, so glibc's heap would keep the freed pages, growing with
@@ -327,8 +275,8 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
  * and hand it to the /metrics server.  Returns 0 or -errno.
  */
 int run_publish_metrics(const struct opts *o, struct monitor *mon,
-			   struct sinks *sk, const struct rec_run *run,
-			   uint64_t t0, uint64_t now)
+			struct pipeline *p, const struct rec_run *run,
+			uint64_t t0, uint64_t now)
 {
 	struct opts mo = *o;
 	char *buf = NULL;
@@ -339,7 +287,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 
 	if (!f)
 		return -errno;
-	agg = report_agg(sk, now);
+	agg = pipeline__tree(p, now);
 	mo.r.fmt = REPORT_FMT_OPENMETRICS;
 	ret = agg ? write_report(&mo, f, agg, run, 0, now - t0, 0, 0) : -ENOMEM;
 	if (fclose(f) && !ret)
@@ -348,7 +296,7 @@ int run_publish_metrics(const struct opts *o, struct monitor *mon,
 		ret = monitor__publish(mon, buf, len);
 	free(buf);
 	if (agg)
-		report_agg_done(sk, agg);
+		pipeline__tree_done(p, agg);
 	return ret;
 }
 

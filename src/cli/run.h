@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * src/cli/run.c: the record sinks (aggregator, recording, timeline) and
- * the reports while and after tracing.  Internal to the iprof executable.
+ * src/cli/run.c: the recording and the timeline opened and finished, and
+ * the reports of the pipeline's tree (include/iprof/pipeline.h) while and
+ * after tracing.  Internal to the iprof executable.
  */
 #ifndef IPROF_CLI_RUN_H
 #define IPROF_CLI_RUN_H
@@ -11,27 +12,15 @@
 #include <stdio.h>
 #include <sys/utsname.h>
 
-#include "iprof/agg.h"
 #include "iprof/chrome.h"
-#include "iprof/fold.h"
 #include "iprof/output.h"
+#include "iprof/pipeline.h"
 #include "iprof/plan.h"
 #include "iprof/rec.h"
 #include "iprof/report.h"
 #include "kernel/loader.h"
 #include "cli/monitor.h"
 #include "cli/opts.h"
-
-/*
- * Where merged records go: the aggregator, and the recording (iprof
- * record) and the timeline (-f chrome) when there are.
- */
-struct sinks {
-	struct agg *agg; /* NULL with fold */
-	struct fold *fold; /* --fold-threads N > 1: the shards, else NULL */
-	struct rec_writer *rec;
-	struct chrome *chrome;
-};
 
 /*
  * -f chrome: the timeline is written as the records come, to stdout or a
@@ -47,16 +36,6 @@ struct timeline {
 void run_on_skip(const struct plan_timer *t, const struct loader_timer *st);
 /* run_detach() - detach @l's probes, in the background when many. */
 void run_detach(struct loader *l);
-/*
- * run_fold_push(), run_fold_flush() - struct loader_unmerged for
- * --fold-threads (@ctx: struct fold), when no recording or timeline
- * needs the records merged: fold__push_src(), fold__flush().
- */
-int run_fold_push(void *ctx, unsigned int ring, const void *rec, size_t size);
-void run_fold_flush(void *ctx, uint64_t watermark_ns, int drain);
-
-/* run_on_record() - the loader's record callback: @ctx is struct sinks. */
-int run_on_record(void *ctx, void *data, size_t size);
 /* run_start() - the run's description when tracing starts at @t0. */
 void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
 	       uint64_t t0);
@@ -71,30 +50,29 @@ void run_set_calib(struct rec_run *run, const struct opts *o,
 		   struct report_calib *rep);
 /*
  * run_costs() - wait for the calibration (o->calib_job), log it, fill
- * o->costs from each timer's class and set them on @agg or @fold (one is
- * NULL).  Returns 0, or -ENOMEM (said).
+ * o->costs from each timer's class and set them on @p's tree.  Returns 0,
+ * or -ENOMEM (said).
  */
-int run_costs(struct opts *o, const struct plan *plan, struct agg *agg,
-	      struct fold *fold);
+int run_costs(struct opts *o, const struct plan *plan, struct pipeline *p);
 /* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
 int run_counters(struct rec_run *run, const struct plan *plan,
 		 struct loader *l);
 /*
  * run_lost_data() - were calls lost in the run (report_lost_data(): the
- * loader's counters in @run, the tree's of @sk at @now)?  1 or 0.
+ * loader's counters in @run, those of @p's tree at @now)?  1 or 0.
  */
-int run_lost_data(struct sinks *sk, const struct rec_run *run, uint64_t now);
+int run_lost_data(struct pipeline *p, const struct rec_run *run, uint64_t now);
 /*
- * run_emit_report() - one report (@no, @final) of @sk's aggregator, or of
- * its shards merged, to @w; --interval-mode delta then resets them.
+ * run_emit_report() - one report (@no, @final) of @p's tree
+ * (pipeline__tree()) to @w; --interval-mode delta then resets it.
  * 0 or -errno.
  */
-int run_emit_report(const struct opts *o, struct output *w, struct sinks *sk,
+int run_emit_report(const struct opts *o, struct output *w, struct pipeline *p,
 		    const struct rec_run *run, uint64_t t0, uint64_t since,
 		    uint64_t now, unsigned int no, int final);
 /* run_publish_metrics() - --listen: the OpenMetrics report now. */
 int run_publish_metrics(const struct opts *o, struct monitor *mon,
-			struct sinks *sk, const struct rec_run *run, uint64_t t0,
+			struct pipeline *p, const struct rec_run *run, uint64_t t0,
 			uint64_t now);
 /* run_want_report() - whether a report is written at all. */
 int run_want_report(const struct opts *o);

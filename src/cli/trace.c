@@ -126,8 +126,9 @@ struct trace {
 	FILE *rec_f; /* iprof record's -o, or NULL */
 	struct timeline tl; /* -f chrome */
 	struct monitor *mon; /* --listen */
-	struct agg *agg; /* the tree (sk.agg), unless sk.fold */
-	struct sinks sk; /* where the records go */
+	struct pipeline *pl; /* where the records go: the tree and the rest */
+	struct rec_writer *rec; /* iprof record's sink in pl (pl owns it) */
+	struct chrome *chrome; /* -f chrome's sink in pl (pl owns it) */
 	struct target_sel sel; /* --comm, --exe, --cgroup */
 	int has_sel;
 	char *cmd_path; /* the command found in $PATH (o->cmd[0]) */
@@ -186,32 +187,30 @@ static int open_outputs(struct trace *t)
 	return 0;
 }
 
-/* the tree, or --fold-threads' shards, that the records fold into */
+/* the pipeline, its tree (or --fold-threads' shards) first */
 static int open_sinks(struct trace *t)
 {
 	const struct plan *plan = t->plan;
 	struct opts *o = t->o;
+	struct pipeline_cfg cfg = {
+		.tree = 1,
+		.ntimers = plan->ntimers,
+		.by = o->r.by,
+		.max_paths = o->r.max_paths,
+		.max_keys = o->r.max_keys,
+		.fold_threads = o->fold_threads,
+	};
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++)
 		t->plan_errors += !!plan->timers[i].error;
-	if (o->fold_threads > 1) {
-		/* --fold-threads: the records folded by shards (fold.h) */
-		t->sk.fold = fold__new(o->fold_threads, plan->ntimers, o->r.by,
-				       o->r.max_paths, o->r.max_keys);
-		if (!t->sk.fold) {
+	t->pl = pipeline__new(&cfg);
+	if (!t->pl) {
+		if (o->fold_threads > 1)
 			log_error("cannot start %u folding threads: %s",
 				  o->fold_threads, strerror(errno));
-			return EXIT_RUNTIME;
-		}
-		return 0;
-	}
-	t->agg = agg__new(plan->ntimers);
-	if (!t->agg)
 		return EXIT_RUNTIME;
-	agg__set_by(t->agg, o->r.by);
-	agg__set_limits(t->agg, o->r.max_paths, o->r.max_keys);
-	t->sk.agg = t->agg;
+	}
 	return 0;
 }
 
@@ -314,21 +313,21 @@ static int load_probes(struct trace *t)
 	lo.verbose = o->verbose;
 	lo.cancel = &stop_requested;
 	lo.progress = log_enabled(LOG_LVL_INFO);
-	if (loader__open(&t->l, t->plan, &lo, run_on_record, &t->sk, err,
+	if (loader__open(&t->l, t->plan, &lo, pipeline__on_record, t->pl, err,
 			 sizeof(err))) {
 		log_error("%s", err);
 		return EXIT_RUNTIME;
 	}
-	if (t->sk.fold && !t->rec_f &&
+	if (o->fold_threads > 1 && !t->rec_f &&
 	    !report_fmt_has(o->r.fmt, REPORT_CAP_ORDERED)) {
 		/* nothing needs every record in one order: each shard
 		 * merges its own threads' records from the rings */
-		struct loader_unmerged u = { run_fold_push, run_fold_flush,
-					     t->sk.fold };
+		struct loader_unmerged u = { pipeline__push_src,
+					     pipeline__flush_src, t->pl };
 		unsigned int nrings;
 
 		loader__rb_bytes(t->l, &nrings);
-		if ((e = fold__set_sources(t->sk.fold, nrings))) {
+		if ((e = pipeline__split(t->pl, nrings))) {
 			log_error("cannot merge the rings in the folding threads: %s",
 				  strerror(-e));
 			return EXIT_RUNTIME;
@@ -361,7 +360,7 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 
 	/* the calibration ran while the programs loaded: done before any
 	 * probe of the run is attached */
-	if (o->calib_job && run_costs(o, plan, t->agg, t->sk.fold))
+	if (o->calib_job && run_costs(o, plan, t->pl))
 		return EXIT_RUNTIME;
 	t0 = util_now_ns();
 	n = loader__attach(t->l, run_on_skip);
@@ -419,6 +418,40 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 	return 0;
 }
 
+/* iprof record: the recording begun, a sink of the pipeline */
+static int add_recording(struct trace *t)
+{
+	struct rec_writer *rw;
+	int e;
+
+	if (run_record_truncate(t->rec_f) ||
+	    !(rw = rec_writer__new(t->rec_f, t->o->record, &t->run))) {
+		log_error("cannot write '%s': %s", t->o->record,
+			  strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if ((e = pipeline__add_recording(t->pl, rw))) {
+		log_error("cannot write '%s': %s", t->o->record, strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	t->rec = rw;
+	return 0;
+}
+
+/* -f chrome: the timeline begun, a sink of the pipeline */
+static int add_timeline(struct trace *t)
+{
+	struct chrome *c = chrome__new(t->tl.f, &t->run, t->o->r.max_depth);
+	int e = c ? chrome__add_sink(t->pl, c) : -errno;
+
+	if (e) {
+		log_error("cannot write the timeline: %s", strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	t->chrome = c;
+	return 0;
+}
+
 /* tracing on, the recording and timeline begun, the command let go */
 static int start_tracing(struct trace *t, uint64_t attach_ns)
 {
@@ -448,19 +481,12 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 		return EXIT_RUNTIME;
 	if (o->calib)
 		run_set_calib(&t->run, o, plan, t->l, t->calib_rep);
-	if (t->rec_f &&
-	    (run_record_truncate(t->rec_f) ||
-	     !(t->sk.rec = rec_writer__new(t->rec_f, o->record, &t->run)))) {
-		log_error("cannot write '%s': %s", o->record, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	if (t->tl.f &&
-	    !(t->sk.chrome = chrome__new(t->tl.f, &t->run, o->r.max_depth))) {
-		log_error("cannot write the timeline: %s", strerror(errno));
-		return EXIT_RUNTIME;
-	}
+	if (t->rec_f && (e = add_recording(t)))
+		return e;
+	if (t->tl.f && (e = add_timeline(t)))
+		return e;
 	if (t->mon)
-		run_publish_metrics(o, t->mon, &t->sk, &t->run, t->t0, t->t0);
+		run_publish_metrics(o, t->mon, t->pl, &t->run, t->t0, t->t0);
 	/* systemctl status: what it traces, of which probe file */
 	snprintf(msg, sizeof(msg),
 		 "READY=1\nSTATUS=tracing%s: %u of %u timers attached%s%s%s%s",
@@ -526,7 +552,7 @@ static void poll_loop(struct trace *t)
 			break;
 		if (next_report && now >= next_report && run_want_report(o)) {
 			run_counters(&t->run, t->plan, t->l);
-			run_emit_report(o, &t->w, &t->sk, &t->run, t->t0,
+			run_emit_report(o, &t->w, t->pl, &t->run, t->t0,
 					o->delta ? t->since : t->t0, now,
 					++t->nreports, 0);
 			t->since = now;
@@ -536,7 +562,7 @@ static void poll_loop(struct trace *t)
 		}
 		if (t->mon && now >= next_publish) {
 			run_counters(&t->run, t->plan, t->l);
-			run_publish_metrics(o, t->mon, &t->sk, &t->run, t->t0,
+			run_publish_metrics(o, t->mon, t->pl, &t->run, t->t0,
 					    now);
 			next_publish = now + publish_ns;
 		}
@@ -547,10 +573,8 @@ static void poll_loop(struct trace *t)
 			break;
 		}
 		if (now >= next_prune) {
-			if (next_prune && t->sk.fold)
-				fold__prune(t->sk.fold, tid_alive, NULL);
-			else if (next_prune)
-				agg__prune(t->agg, tid_alive, NULL);
+			if (next_prune)
+				pipeline__prune(t->pl, tid_alive, NULL);
 			next_prune = now + PRUNE_NS;
 		}
 		if ((o->npids || t->sel.ncg) &&
@@ -596,12 +620,12 @@ static int write_results(struct trace *t, uint64_t now)
 	/* the counters once, for the recording and the report alike */
 	e = run_counters(&t->run, t->plan, t->l);
 	t->run.end_ns = now;
-	if (!e && t->sk.rec)
-		e = run_record_finish(o, t->sk.rec, &t->run);
-	if (!e && t->sk.chrome)
-		e = run_timeline_finish(&t->tl, &t->w, t->sk.chrome, now);
+	if (!e && t->rec)
+		e = run_record_finish(o, t->rec, &t->run);
+	if (!e && t->chrome)
+		e = run_timeline_finish(&t->tl, &t->w, t->chrome, now);
 	if (!e && run_want_report(o))
-		e = run_emit_report(o, &t->w, &t->sk, &t->run, t->t0,
+		e = run_emit_report(o, &t->w, t->pl, &t->run, t->t0,
 				    o->delta ? t->since : t->t0, now,
 				    t->nreports + 1, 1);
 	report_out = !e;
@@ -609,7 +633,7 @@ static int write_results(struct trace *t, uint64_t now)
 	 * and all of it counted */
 	return e ? EXIT_RUNTIME :
 	       t->nattached < t->plan->ntimers ||
-			       run_lost_data(&t->sk, &t->run, now) ?
+			       run_lost_data(t->pl, &t->run, now) ?
 		   EXIT_PARTIAL :
 		   0;
 }
@@ -647,14 +671,12 @@ static void trace_free(struct trace *t)
 		waitpid(t->child, NULL, 0);
 	}
 	loader__close(t->l);
-	rec_writer__free(t->sk.rec);
+	/* the recording's writer and the timeline's before their files */
+	pipeline__free(t->pl);
 	if (t->rec_f && t->rec_f != stdout)
 		fclose(t->rec_f);
-	chrome__free(t->sk.chrome);
 	run_timeline_close(&t->tl);
 	free(t->run.timers);
-	agg__free(t->agg);
-	fold__free(t->sk.fold);
 	output_close(&t->w);
 	monitor__close(t->mon);
 	free(t->cmd_path);

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "iprof/chrome.h"
+#include "iprof/pipeline.h"
 #include "iprof/util.h"
 
 #ifndef IPROF_VERSION
@@ -530,4 +531,27 @@ void chrome__free(struct chrome *c)
 		free(t);
 	}
 	free(c);
+}
+
+/* the timeline as a pipeline sink (include/iprof/pipeline.h) */
+static void chrome_sink_push(void *ctx, const void *rec, size_t len)
+{
+	/* a write error stays in the FILE: chrome__finish() says it */
+	chrome__push(ctx, rec, len);
+}
+
+static void chrome_sink_destroy(void *ctx)
+{
+	chrome__free(ctx);
+}
+
+static const struct sink_ops chrome_sink_ops = {
+	.name = "timeline",
+	.push = chrome_sink_push,
+	.destroy = chrome_sink_destroy,
+};
+
+int chrome__add_sink(struct pipeline *p, struct chrome *c)
+{
+	return pipeline__add(p, &chrome_sink_ops, c);
 }
