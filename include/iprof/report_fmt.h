@@ -64,6 +64,32 @@ enum report_cap {
 	REPORT_CAP_DEPTH = 1u << 13,
 };
 
+struct pipeline;
+struct rec_run;
+
+/*
+ * The writer of a format that writes the records as they come
+ * (REPORT_CAP_STREAM) rather than the tree after the run: a sink of the
+ * record pipeline (include/iprof/pipeline.h).
+ */
+struct report_stream {
+	/*
+	 * start writing on @f (kept open by the caller) for @run (which must
+	 * outlive it), as a sink of @p, which owns it from then on: calls
+	 * deeper than @max_depth (0: none) or ended before @from_ns (ns,
+	 * the records' clock; 0: none) are left out.  Returns a handle for
+	 * finish() and events(), or NULL with errno set (ENOMEM, a write
+	 * error, or pipeline__add()'s).
+	 */
+	void *(*open)(struct pipeline *p, FILE *f, const struct rec_run *run,
+		      uint32_t max_depth, uint64_t from_ns);
+	/* what is still open, as ended at @end_ns; the document's end.
+	 * 0 or -errno of a write error */
+	int (*finish)(void *h, uint64_t end_ns);
+	/* how many events were written */
+	uint64_t (*events)(const void *h);
+};
+
 /* One row of the table: static, never freed. */
 struct report_format {
 	const char *name; /* what -f parses: "table" */
@@ -74,8 +100,13 @@ struct report_format {
 	/* the writer: 0 or -errno; write errors may be left in ferror(@f).
 	 * NULL for REPORT_CAP_STREAM formats */
 	int (*write)(FILE *f, const struct report *r);
+	/* the writer of a REPORT_CAP_STREAM format, else NULL */
+	const struct report_stream *stream;
 	unsigned int caps; /* enum report_cap, or'ed */
 };
+
+/* -f chrome's writer (src/report/chrome.c, include/iprof/chrome.h) */
+extern const struct report_stream chrome_stream;
 
 /* ---- The writers (src/report/report_NAME.c), the rows' .write ---- */
 

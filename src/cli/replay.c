@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "iprof/agg.h"
-#include "iprof/chrome.h"
 #include "iprof/pipeline.h"
 #include "iprof/rec.h"
 #include "iprof/report.h"
@@ -108,13 +107,15 @@ bad:
 
 /*
  * The pipeline of a replay, as the live run's (include/iprof/pipeline.h):
- * the tree, or -f chrome's timeline alone (*@c, owned by the pipeline).
+ * the tree, or the timeline alone of a format that writes the records as
+ * they come (-f chrome: *@h, its writer's handle, a sink of the pipeline).
  * NULL with errno set.
  */
 static struct pipeline *replay_pipeline(const struct rec_run *run,
 					const struct replay_opts *ro, FILE *out,
-					struct chrome **c)
+					void **h)
 {
+	const struct report_stream *fmt = report_fmt_get(ro->r.fmt)->stream;
 	struct pipeline_cfg cfg = {
 		.ntimers = run->ntimers,
 		.by = ro->r.by,
@@ -124,23 +125,22 @@ static struct pipeline *replay_pipeline(const struct rec_run *run,
 	struct pipeline *p;
 	int e;
 
-	*c = NULL;
-	cfg.tree = !report_fmt_has(ro->r.fmt, REPORT_CAP_STREAM);
+	*h = NULL;
+	cfg.tree = !fmt;
 	/* compensated as the live run was, unless told not to */
 	if (cfg.tree && !ro->r.no_compensate)
 		cfg.costs = run->costs;
 	p = pipeline__new(&cfg);
 	if (!p || cfg.tree)
 		return p;
-	*c = chrome__new(out, run, ro->r.max_depth);
-	e = *c ? chrome__add_sink(p, *c) : -errno;
-	if (e) {
-		*c = NULL;
+	*h = fmt->open(p, out, run, ro->r.max_depth,
+		       run->start_ns + ro->from_ns);
+	if (!*h) {
+		e = errno;
 		pipeline__free(p);
-		errno = -e;
+		errno = e;
 		return NULL;
 	}
-	chrome__set_from(*c, run->start_ns + ro->from_ns);
 	return p;
 }
 
@@ -148,7 +148,8 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		  FILE *out, int *partial)
 {
 	struct pipeline *p = NULL;
-	struct chrome *chrome;
+	const struct report_stream *fmt = report_fmt_get(ro->r.fmt)->stream;
+	void *timeline;
 	struct agg *agg;
 	const struct rec_run *run;
 	struct rec_reader *rd;
@@ -164,7 +165,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	run = rec_reader__run(rd);
-	p = replay_pipeline(run, ro, out, &chrome);
+	p = replay_pipeline(run, ro, out, &timeline);
 	if (!p) {
 		ret = -errno;
 		goto out;
@@ -198,15 +199,15 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 			  "spans %.3f s",
 			  name, (double)ro->from_ns / 1e9,
 			  (double)(run->end_ns - run->start_ns) / 1e9);
-		if (chrome)
-			chrome__finish(chrome, end);
+		if (timeline)
+			fmt->finish(timeline, end);
 		ret = -EINVAL;
 		goto out;
 	}
 	if (from > end)
 		from = end;
-	if (chrome) {
-		ret = chrome__finish(chrome, end);
+	if (timeline) {
+		ret = fmt->finish(timeline, end);
 		goto out;
 	}
 	agg = pipeline__tree(p, end);

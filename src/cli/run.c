@@ -389,8 +389,11 @@ int run_record_finish(const struct opts *o, struct rec_writer *rw,
 	return e;
 }
 
-int run_timeline_open(struct timeline *tl, struct output *w)
+int run_timeline_open(struct timeline *tl, struct output *w,
+		      enum report_fmt fmt)
 {
+	tl->fmt = report_fmt_get(fmt)->stream;
+	tl->h = NULL;
 	tl->tmp[0] = '\0';
 	tl->f = output_begin(w, tl->tmp, sizeof(tl->tmp));
 	if (!tl->f) {
@@ -403,10 +406,20 @@ int run_timeline_open(struct timeline *tl, struct output *w)
 	return 0;
 }
 
-int run_timeline_finish(struct timeline *tl, struct output *w,
-			   struct chrome *c, uint64_t end_ns)
+int run_timeline_begin(struct timeline *tl, struct pipeline *p,
+		       const struct rec_run *run, uint32_t max_depth)
 {
-	int e = chrome__finish(c, end_ns);
+	tl->h = tl->fmt->open(p, tl->f, run, max_depth, 0);
+	if (!tl->h) {
+		log_error("cannot write the timeline: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int run_timeline_finish(struct timeline *tl, struct output *w, uint64_t end_ns)
+{
+	int e = tl->fmt->finish(tl->h, end_ns);
 
 	if (tl->tmp[0]) {
 		e = output_end(w, tl->f, tl->tmp, e);
@@ -417,7 +430,7 @@ int run_timeline_finish(struct timeline *tl, struct output *w,
 		log_error("cannot write the timeline: %s", strerror(-e));
 	else
 		log_info("timeline of %llu calls written",
-			 (unsigned long long)chrome__events(c));
+			 (unsigned long long)tl->fmt->events(tl->h));
 	return e;
 }
 

@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <sys/utsname.h>
 
-#include "iprof/chrome.h"
 #include "iprof/output.h"
 #include "iprof/pipeline.h"
 #include "iprof/plan.h"
 #include "iprof/rec.h"
 #include "iprof/report.h"
+#include "iprof/report_fmt.h"
 #include "kernel/loader.h"
 #include "cli/monitor.h"
 #include "cli/opts.h"
@@ -30,6 +30,8 @@
 struct timeline {
 	FILE *f;
 	char tmp[PATH_MAX]; /* "" when f is written directly */
+	const struct report_stream *fmt; /* the -f row's writer */
+	void *h; /* its handle, a sink of the pipeline, once begun */
 };
 
 /* run_on_skip() - the loader's callback for a timer it skips (-v). */
@@ -84,11 +86,18 @@ int run_record_truncate(FILE *f);
 /* run_record_finish() - iprof record: the trailer.  0 or -errno. */
 int run_record_finish(const struct opts *o, struct rec_writer *rw,
 		      const struct rec_run *run);
-/* run_timeline_open() - -f chrome: open the timeline.  0 or -errno. */
-int run_timeline_open(struct timeline *tl, struct output *w);
+/* run_timeline_open() - -f chrome: open the timeline's file for the writer
+ * of @fmt's row.  0 or -errno. */
+int run_timeline_open(struct timeline *tl, struct output *w,
+		      enum report_fmt fmt);
+/*
+ * run_timeline_begin() - the timeline begun for @run as a sink of @p, at
+ * the start of tracing.  0 or -errno (said).
+ */
+int run_timeline_begin(struct timeline *tl, struct pipeline *p,
+		       const struct rec_run *run, uint32_t max_depth);
 /* run_timeline_finish() - -f chrome: end and rename it.  0 or -errno. */
-int run_timeline_finish(struct timeline *tl, struct output *w, struct chrome *c,
-			uint64_t end_ns);
+int run_timeline_finish(struct timeline *tl, struct output *w, uint64_t end_ns);
 /* run_timeline_close() - remove an unfinished timeline's temporary file. */
 void run_timeline_close(struct timeline *tl);
 

@@ -128,7 +128,6 @@ struct trace {
 	struct monitor *mon; /* --listen */
 	struct pipeline *pl; /* where the records go: the tree and the rest */
 	struct rec_writer *rec; /* iprof record's sink in pl (pl owns it) */
-	struct chrome *chrome; /* -f chrome's sink in pl (pl owns it) */
 	struct target_sel sel; /* --comm, --exe, --cgroup */
 	int has_sel;
 	char *cmd_path; /* the command found in $PATH (o->cmd[0]) */
@@ -182,7 +181,7 @@ static int open_outputs(struct trace *t)
 			monitor__port(t->mon), o->listen);
 	}
 	if (report_fmt_has(o->r.fmt, REPORT_CAP_STREAM) &&
-	    run_timeline_open(&t->tl, &t->w))
+	    run_timeline_open(&t->tl, &t->w, o->r.fmt))
 		return EXIT_USAGE;
 	return 0;
 }
@@ -438,20 +437,6 @@ static int add_recording(struct trace *t)
 	return 0;
 }
 
-/* -f chrome: the timeline begun, a sink of the pipeline */
-static int add_timeline(struct trace *t)
-{
-	struct chrome *c = chrome__new(t->tl.f, &t->run, t->o->r.max_depth);
-	int e = c ? chrome__add_sink(t->pl, c) : -errno;
-
-	if (e) {
-		log_error("cannot write the timeline: %s", strerror(-e));
-		return EXIT_RUNTIME;
-	}
-	t->chrome = c;
-	return 0;
-}
-
 /* tracing on, the recording and timeline begun, the command let go */
 static int start_tracing(struct trace *t, uint64_t attach_ns)
 {
@@ -483,8 +468,9 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 		run_set_calib(&t->run, o, plan, t->l, t->calib_rep);
 	if (t->rec_f && (e = add_recording(t)))
 		return e;
-	if (t->tl.f && (e = add_timeline(t)))
-		return e;
+	if (t->tl.f &&
+	    run_timeline_begin(&t->tl, t->pl, &t->run, o->r.max_depth))
+		return EXIT_RUNTIME;
 	if (t->mon)
 		run_publish_metrics(o, t->mon, t->pl, &t->run, t->t0, t->t0);
 	/* systemctl status: what it traces, of which probe file */
@@ -622,8 +608,8 @@ static int write_results(struct trace *t, uint64_t now)
 	t->run.end_ns = now;
 	if (!e && t->rec)
 		e = run_record_finish(o, t->rec, &t->run);
-	if (!e && t->chrome)
-		e = run_timeline_finish(&t->tl, &t->w, t->chrome, now);
+	if (!e && t->tl.h)
+		e = run_timeline_finish(&t->tl, &t->w, now);
 	if (!e && run_want_report(o))
 		e = run_emit_report(o, &t->w, t->pl, &t->run, t->t0,
 				    o->delta ? t->since : t->t0, now,

@@ -24,7 +24,7 @@ struct pipeline {
 	int split; /* pipeline__split(): records come unmerged */
 };
 
-/* ---- the tree's sinks: an aggregator, or the fold's shards ---------------*/
+/* ---- the tree's sinks: an aggregator, or the fold's shards --------------*/
 
 static void agg_push(void *ctx, const void *rec, size_t len)
 {
@@ -71,7 +71,7 @@ static const struct sink_ops fold_ops = {
 	.destroy = fold_destroy,
 };
 
-/* ---- the recording's sink --------------------------------------------------*/
+/* ---- the recording's sink -------------------------------------------------*/
 
 static void rec_push(void *ctx, const void *rec, size_t len)
 {
@@ -92,7 +92,8 @@ static const struct sink_ops rec_ops = {
 
 /* ---- the pipeline ---------------------------------------------------------*/
 
-/* the tree of @cfg: an aggregator, or fold shards; NULL with errno */
+/* the tree of @cfg, the first sink: an aggregator, or fold shards.
+ * 0 or -errno */
 static int new_tree(struct pipeline *p, const struct pipeline_cfg *cfg)
 {
 	int e;
@@ -233,8 +234,7 @@ static void replay_push(void *ctx, const void *rec, size_t len)
 }
 
 int pipeline__replay(struct pipeline *p, struct rec_reader *rd,
-		     uint64_t from_ns, uint64_t to_ns, char *err,
-		     size_t errlen)
+		     uint64_t from_ns, uint64_t to_ns, char *err, size_t errlen)
 {
 	return rec_replay(rd, from_ns, to_ns, replay_from, replay_push, p, err,
 			  errlen);

@@ -13,6 +13,7 @@
 
 #include "iprof/chrome.h"
 #include "iprof/pipeline.h"
+#include "iprof/report_fmt.h"
 #include "iprof/util.h"
 
 #ifndef IPROF_VERSION
@@ -555,3 +556,37 @@ int chrome__add_sink(struct pipeline *p, struct chrome *c)
 {
 	return pipeline__add(p, &chrome_sink_ops, c);
 }
+
+/* -f chrome's row (src/report/report_fmt.c): struct report_stream */
+static void *stream_open(struct pipeline *p, FILE *f, const struct rec_run *run,
+			 uint32_t max_depth, uint64_t from_ns)
+{
+	struct chrome *c = chrome__new(f, run, max_depth);
+	int e;
+
+	if (!c)
+		return NULL;
+	chrome__set_from(c, from_ns);
+	e = chrome__add_sink(p, c);
+	if (e) {
+		errno = -e;
+		return NULL;
+	}
+	return c;
+}
+
+static int stream_finish(void *h, uint64_t end_ns)
+{
+	return chrome__finish(h, end_ns);
+}
+
+static uint64_t stream_events(const void *h)
+{
+	return chrome__events(h);
+}
+
+const struct report_stream chrome_stream = {
+	.open = stream_open,
+	.finish = stream_finish,
+	.events = stream_events,
+};

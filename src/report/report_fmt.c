@@ -56,6 +56,7 @@ static const struct report_format formats[] = {
 				"chrome://tracing: one "
 				"event per call",
 			.shape = "a timeline of every call",
+			.stream = &chrome_stream,
 			.caps = REPORT_CAP_STREAM | REPORT_CAP_ORDERED |
 				REPORT_CAP_DEPTH | REPORT_CAP_DELTA |
 				REPORT_CAP_PARSED,
