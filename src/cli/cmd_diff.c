@@ -25,6 +25,7 @@
 #include "cli/cmd.h"
 #include "cli/replay.h"
 #include "cli/log.h"
+#include "cli/report_opts.h"
 
 /* inputs larger than this are refused, bytes */
 #define DIFF_MAX_INPUT (1ull << 30)
@@ -51,33 +52,55 @@ struct dset {
 	char why[512]; /* collect()'s reason for -EINVAL, or "" */
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: iprof diff [OPTIONS] A B\n"
-		   "\n"
-		   "Compares two runs path by path: A and B are JSON reports "
-		   "('iprof -f json')\n"
-		   "or recordings ('iprof record'); '-' reads one of them from "
-		   "stdin.\n"
-		   "\n"
-		   "  -f, --format FMT      table (default) or json\n"
-		   "  -o, --output FILE     write to FILE instead of stdout\n"
-		   "      --by KEY, --from TIME, --to TIME   for recordings, "
-		   "as 'iprof report'\n"
-		   "      --no-compensate   recordings' raw times (a "
-		   "compensated JSON report\n"
-		   "                        stays as it was written)\n"
-		   "  -q, --quiet           no notes on stderr\n"
-		   "\n"
-		   "Per path: count, total, avg, p50 and p99 in A and in B and "
-		   "the change\n"
-		   "(B - A), ordered by the largest change of total time; "
-		   "paths only in A\n"
-		   "or only in B are marked.  Exit status: 0, 1 write error, 2 "
-		   "bad input,\n3 compared, but a recording was cut before its "
-		   "trailer, or its run\nhad timers not attached or lost "
-		   "calls.\n");
-}
+#define REQ required_argument
+#define RW report_opts_words
+#define NOT OPTAB_REFUSED
+
+/* the options of iprof diff (parsed by replay_parse(), as iprof
+ * report's: those that shape a report are refused, args_ok()) */
+/* clang-format off */
+static const struct optdef diff_rows[] = {
+	OPT("format", 'f', REQ, "FMT", "table (default) or json", .words = RW),
+	OPT("output", 'o', REQ, "FILE", "write to FILE instead of stdout"),
+	OPT("sort", RO_SORT, REQ, "KEY", NULL, .words = RW, .flags = NOT),
+	OPT("min-total", RO_MIN_TOTAL, REQ, "TIME", NULL, .flags = NOT),
+	OPT("max-depth", RO_MAX_DEPTH, REQ, "N", NULL, .flags = NOT),
+	OPT("columns", RO_COLUMNS, REQ, "LIST", NULL, .words = RW, .flags = NOT),
+	OPT("json-tree", RO_JSON_TREE, REQ, "SHAPE", NULL, .words = RW, .flags = NOT),
+	OPT("weight", RO_WEIGHT, REQ, "W", NULL, .words = RW, .flags = OPTAB_NOHELP),
+	OPTAB_LINE("      --by KEY, --from TIME, --to TIME   for recordings, as 'iprof report'"),
+	OPT("by", RO_BY, REQ, "KEY", NULL, .words = RW, .flags = OPTAB_NOHELP),
+	OPT("max-paths", RO_MAX_PATHS, REQ, "N", NULL, .flags = OPTAB_NOHELP),
+	OPT("max-keys", RO_MAX_KEYS, REQ, "N", NULL, .flags = OPTAB_NOHELP),
+	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "recordings' raw times (a compensated JSON report\n"
+	  "stays as it was written)"),
+	OPT("from", RO_FROM, REQ, "TIME", NULL, .flags = OPTAB_NOHELP),
+	OPT("to", RO_TO, REQ, "TIME", NULL, .flags = OPTAB_NOHELP),
+	OPT("quiet", 'q', no_argument, NULL, "no notes on stderr"),
+	OPT("help", 'h', no_argument, NULL, NULL, .flags = OPTAB_NOHELP),
+	{ 0 },
+};
+/* clang-format on */
+
+#undef REQ
+#undef RW
+#undef NOT
+
+const struct optab_cmd diff_cmd_opts = {
+	.head = "Usage: iprof diff [OPTIONS] A B\n"
+		"\n"
+		"Compares two runs path by path: A and B are JSON reports ('iprof -f json')\n"
+		"or recordings ('iprof record'); '-' reads one of them from stdin.\n"
+		"\n",
+	.rows = diff_rows,
+	.foot = "\n"
+		"Per path: count, total, avg, p50 and p99 in A and in B and the change\n"
+		"(B - A), ordered by the largest change of total time; paths only in A\n"
+		"or only in B are marked.  Exit status: 0, 1 write error, 2 bad input,\n"
+		"3 compared, but a recording was cut before its trailer, or its run\n"
+		"had timers not attached or lost calls.\n",
+	.col = 24,
+};
 
 /* the whole of @f, NUL-terminated, in *@buf (*@len bytes); 0 or -errno */
 static int slurp(FILE *f, const char *name, char **buf, size_t *len)
@@ -632,9 +655,9 @@ int cmd_diff_main(int argc, char **argv)
 	int ret = 2, werr, partial = 0;
 	size_t i;
 
-	ret = replay_parse(argc, argv, &ro, "diff");
+	ret = replay_parse(argc, argv, &ro, "diff", &diff_cmd_opts);
 	if (ret > 0) {
-		usage(stdout);
+		optab_help(stdout, &diff_cmd_opts);
 		return 0;
 	}
 	if (ret)

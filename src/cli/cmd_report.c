@@ -21,55 +21,52 @@
 #include "cli/log.h"
 #include "cli/report_opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: iprof report [OPTIONS] FILE\n"
+#define REQ required_argument
+#define RW report_opts_words
+
+/* the options of iprof report (parsed by replay_parse(),
+ * src/cli/replay.c), as --help lists them */
+/* clang-format off */
+static const struct optdef report_rows[] = {
+	OPT("format", 'f', REQ, "FMT", "", .list = OPTAB_LIST, .words = RW),
+	OPT("output", 'o', REQ, "FILE", "write the report to FILE instead of stdout"),
+	OPT("sort", RO_SORT, REQ, "KEY", "", .list = OPTAB_LIST, .words = RW),
+	OPT("min-total", RO_MIN_TOTAL, REQ, "TIME", "hide paths whose total time is below TIME"),
+	OPT("max-depth", RO_MAX_DEPTH, REQ, "N", "hide paths deeper than N timers (chrome: leave out\n"
+	  "the calls deeper than N)"),
+	OPT("columns", RO_COLUMNS, REQ, "LIST", "table columns (see 'iprof --help')", .words = RW),
+	OPT("json-tree", RO_JSON_TREE, REQ, "flat", "-f json: the nodes as one flat list with\n"
+	  "parent ids (default nested)", .words = RW),
+	OPT("weight", RO_WEIGHT, REQ, "W", "folded line values: ", .list = OPTAB_LIST, .words = RW),
+	OPT("by", RO_BY, REQ, "KEY", "a root per ", .list = OPTAB_LIST, .words = RW),
+	OPT("max-paths", RO_MAX_PATHS, REQ, "N", "cap the tree's paths (default 10000, as live)"),
+	OPT("max-keys", RO_MAX_KEYS, REQ, "N", "cap the --by roots (default 1000, as live)"),
+	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "raw times (the recording's calibration not applied)"),
+	OPT("from", RO_FROM, REQ, "TIME", "only timers that stop TIME or later after the start"),
+	OPT("to", RO_TO, REQ, "TIME", "... and at most TIME after the start"),
+	OPT("quiet", 'q', no_argument, NULL, "no notes on stderr"),
+	OPT("help", 'h', no_argument, NULL, "this help"),
+	{ 0 },
+};
+/* clang-format on */
+
+#undef REQ
+#undef RW
+
+const struct optab_cmd report_cmd_opts = {
+	.head = "Usage: iprof report [OPTIONS] FILE\n"
 		"\n"
-		"Reports a recording made by 'iprof record -o FILE' ('-': "
-		"stdin) as the\n"
+		"Reports a recording made by 'iprof record -o FILE' ('-': stdin) as the\n"
 		"live run would have, for the options given here.\n"
-		"\n"
-		"  -f, --format FMT      ");
-	/* the lists from the tables (src/cli/report_opts.c) */
-	report_opts_usage(f, 'f', "", "", 0);
-	fprintf(f, "  -o, --output FILE     write the report to FILE instead of "
-		   "stdout\n"
-		   "      --sort KEY        ");
-	report_opts_usage(f, RO_SORT, "", "", 0);
-	fprintf(f, "      --min-total TIME  hide paths whose total time is "
-		   "below TIME\n"
-		   "      --max-depth N     hide paths deeper than N timers (chrome: leave out\n"
-		   "                        the calls deeper than N)\n"
-		   "      --columns LIST    table columns (see 'iprof --help')\n"
-		   "      --json-tree flat  -f json: the nodes as one flat list with\n"
-		   "                        parent ids (default nested)\n"
-		   "      --weight W        ");
-	report_opts_usage(f, RO_WEIGHT, "folded line values: ", "", 0);
-	fprintf(f, "      --by KEY          ");
-	report_opts_usage(f, RO_BY, "a root per ", "", 0);
-	fprintf(f,
-		"      --max-paths N     cap the tree's paths (default 10000, "
-		"as live)\n"
-		"      --max-keys N      cap the --by roots (default 1000, as "
-		"live)\n"
-		"      --no-compensate   raw times (the recording's calibration "
-		"not applied)\n"
-		"      --from TIME       only timers that stop TIME or later "
-		"after the start\n"
-		"      --to TIME         ... and at most TIME after the start\n"
-		"  -q, --quiet           no notes on stderr\n"
-		"  -h, --help            this help\n"
-		"\n"
-		"Exit status: 0 reported; 1 the report could not be written; 2 "
-		"bad options,\n"
-		"not a recording or a corrupted one; 3 reported, but the run "
-		"had timers\n"
-		"that were not attached or lost calls (its loss line says "
-		"which), or the\n"
-		"recording was cut (it is reported up to its last complete "
-		"block).\n");
-}
+		"\n",
+	.rows = report_rows,
+	.foot = "\n"
+		"Exit status: 0 reported; 1 the report could not be written; 2 bad options,\n"
+		"not a recording or a corrupted one; 3 reported, but the run had timers\n"
+		"that were not attached or lost calls (its loss line says which), or the\n"
+		"recording was cut (it is reported up to its last complete block).\n",
+	.col = 24,
+};
 
 int cmd_report_main(int argc, char **argv)
 {
@@ -79,9 +76,9 @@ int cmd_report_main(int argc, char **argv)
 	char err[512], tmp[PATH_MAX] = "";
 	int ret, e, werr, partial = 0;
 
-	ret = replay_parse(argc, argv, &ro, "report");
+	ret = replay_parse(argc, argv, &ro, "report", &report_cmd_opts);
 	if (ret > 0) {
-		usage(stdout);
+		optab_help(stdout, &report_cmd_opts);
 		return 0;
 	}
 	if (ret)

@@ -9,6 +9,10 @@
 #ifndef IPROF_CLI_COMPLETE_H
 #define IPROF_CLI_COMPLETE_H
 
+#include <stddef.h>
+
+#include "cli/cmd.h"
+
 /* complete_asks() - 1 if @arg is one of the words complete_main() answers
  * (--list-cmds, --list-opts, --list-values), else 0. */
 int complete_asks(const char *arg);
@@ -18,9 +22,11 @@ int complete_asks(const char *arg);
  * (CMD: record, report, diff or list; none: the live run), one "--name"
  * a line, "--name=" for one that takes a value; `iprof --list-values
  * OPTION` (-f or --format, --sort, --returns...), the words it takes, one
- * a line (none for an option without a list).  Returns the exit status:
+ * a line (none for an option without a list); from the commands @t (@n
+ * rows, src/cli/cmd.h).  Returns the exit status:
  * 0, or 2 for a command or option iprof does not have (said on stderr).
  */
-int complete_main(int argc, char **argv);
+int complete_main(int argc, char **argv, const struct command *t,
+		  size_t n);
 
 #endif /* IPROF_CLI_COMPLETE_H */

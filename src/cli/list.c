@@ -43,11 +43,19 @@ struct printer {
 	unsigned long n;       /* lines printed */
 };
 
-/* the help text as it prints: */
+/* the options of iprof list WHAT (iprof list OPTIONS is the live run's
+ * --dry-run: opts.c's), as --help lists them */
 /* clang-format off */
-static void usage(FILE *f)
-{
-	fprintf(f,
+static const struct optdef list_rows[] = {
+	OPT("verbose", 'v', no_argument, NULL, "(tracepoints) each event's fields"),
+	OPT("debuginfo", LIST_O_DEBUGINFO, required_argument, "DIR", "(functions) more separate debug files, as a run's"),
+	OPT("quiet", 'q', no_argument, NULL, "no count on stderr"),
+	OPT("help", 'h', no_argument, NULL, NULL, .flags = OPTAB_NOHELP),
+	{ 0 },
+};
+
+const struct optab_cmd list_cmd_opts = {
+	.head =
 		"Usage: iprof list tracepoints [-v] [GLOB]\n"
 		"       iprof list functions [--debuginfo DIR] BINARY [GLOB]\n"
 		"       iprof list kernel [GLOB]\n"
@@ -68,13 +76,13 @@ static void usage(FILE *f)
 		"its function matches; with GLOB, a C++ or Rust function is listed by its\n"
 		"demangled name ('ns::*', 'parse*'; a GLOB that starts with '_', '_Z*',\n"
 		"lists symbols as they are).\n"
-		"One item per line, sorted; the count on stderr.\n"
-		"  -v, --verbose   (tracepoints) each event's fields\n"
-		"      --debuginfo DIR  (functions) more separate debug files, as a run's\n"
-		"  -q, --quiet     no count on stderr\n"
+		"One item per line, sorted; the count on stderr.\n",
+	.rows = list_rows,
+	.foot =
 		"Exit status: 0 listed, 1 nothing matched, 2 bad arguments or nothing to\n"
-		"read (no tracefs, no such BINARY, not an ELF file).\n");
-}
+		"read (no tracefs, no such BINARY, not an ELF file).\n",
+	.col = 18,
+};
 /* clang-format on */
 
 int list_is_subcommand(const char *name)
@@ -333,36 +341,24 @@ static int list_kernel(const struct list_opts *o)
 	return pr.n ? LIST_FOUND : LIST_NONE;
 }
 
-/* the options of iprof list WHAT (iprof list OPTIONS is the live run's
- * --dry-run: opts.c's) */
-static const struct option lo[] = {
-	{"verbose", no_argument, NULL, 'v'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{"debuginfo", required_argument, NULL, LIST_O_DEBUGINFO},
-	{NULL, 0, NULL, 0},
-};
-
-const struct option *list_options(void)
-{
-	return lo;
-}
-
 int list_main(int argc, char **argv)
 {
 	struct stat st;
 	const char *sub = argv[0];
 	struct list_opts o = {0};
+	struct optab t;
 	int c, nargs = !strcmp(sub, "functions") ? 1 : 0;
 
 	argv[0] = (char *)"iprof list"; /* getopt_long(3)'s messages */
 
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		usage(stdout);
+		optab_help(stdout, &list_cmd_opts);
 		return LIST_FOUND;
 	}
+	if (optab_getopt(&t, &list_cmd_opts))
+		return LIST_ERROR;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, t.shorts, t.lo, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			o.verbose = 1;
@@ -371,7 +367,7 @@ int list_main(int argc, char **argv)
 			log_set_switches(1, 0);
 			break;
 		case 'h':
-			usage(stdout);
+			optab_help(stdout, &list_cmd_opts);
 			return LIST_FOUND;
 		case LIST_O_DEBUGINFO:
 			if (stat(optarg, &st) || !S_ISDIR(st.st_mode) ||

@@ -7,7 +7,7 @@
 #ifndef IPROF_LIST_H
 #define IPROF_LIST_H
 
-#include <getopt.h>
+#include "cli/optab.h"
 
 /* Exit statuses of list_main(), as grep(1)'s. */
 #define LIST_FOUND 0 /* something matched and was listed */
@@ -18,9 +18,8 @@
  * (tracepoints, functions, kernel; -h and --help print its help). */
 int list_is_subcommand(const char *name);
 
-/* list_options() - the getopt_long(3) table of iprof list WHAT (static,
- * terminated by a zeroed entry). */
-const struct option *list_options(void);
+/* the options of iprof list WHAT: their rows and --help */
+extern const struct optab_cmd list_cmd_opts;
 
 /*
  * list_main() - run `iprof list @argv[0] ...` (@argc arguments, argv[0]

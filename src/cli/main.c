@@ -56,31 +56,6 @@ static int kernel_says(enum klog_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* "iprof list WORD ...": WORD is one of list's own (tracepoints, ...) */
-static int list_takes(int argc, char **argv)
-{
-	return argc > 2 && list_is_subcommand(argv[2]);
-}
-
-/*
- * The subcommands that trace nothing, one row each (a new one is a row
- * here and its file).  "iprof record" and "iprof list -e SPEC" are modes
- * of the live run: opts_parse() (src/cli/opts.c) reads their word.
- */
-static const struct subcmd {
-	const char *name; /* the word after "iprof" */
-	/* does this line belong to it?  NULL: always */
-	int (*takes)(int argc, char **argv);
-	int skip; /* the words before its argv[0] (its name or its own word) */
-	const char *prog; /* its argv[0], the name its messages carry; NULL:
-			   * the word as given */
-	int (*main)(int argc, char **argv); /* returns the exit status */
-} subcmds[] = {
-	{ "list", list_takes, 2, NULL, list_main },
-	{ "report", NULL, 1, "iprof report", cmd_report_main },
-	{ "diff", NULL, 1, "iprof diff", cmd_diff_main },
-};
-
 /*
  * start_calibration() - the probes' costs measured (src/cli/calib.h) while
  * trace_run() loads the run's programs; each timer's cost once trace_run()
@@ -206,7 +181,9 @@ static int build_plan(struct plan *plan, const struct probe_list *pl,
 	return ret;
 }
 
-int main(int argc, char **argv)
+/* the live run, iprof record and iprof list OPTIONS (the plan,
+ * --dry-run); returns the exit status */
+static int run_main(int argc, char **argv)
 {
 	struct probe_list pl = { 0 };
 	struct opts o = { 0 };
@@ -220,35 +197,6 @@ int main(int argc, char **argv)
 	char *cmd_exe = NULL;
 	int ret = EXIT_USAGE, i;
 
-	/* getopt_long(3) names the program by argv[0]: "iprof", not the
-	 * path it was run by (nothing else reads argv[0]) */
-	argv[0] = (char *)"iprof";
-	klog_set_sink(kernel_says);
-	/* the bash completion's questions (src/cli/complete.h) */
-	if (argc > 1 && complete_asks(argv[1]))
-		return complete_main(argc, argv);
-	/* "iprof -q record ...": the options go after the subcommand */
-	if (opts_hoist_subcommand(argc, argv))
-		return EXIT_USAGE;
-	for (i = 0; i < (int)(sizeof(subcmds) / sizeof(subcmds[0])); i++) {
-		const struct subcmd *c = &subcmds[i];
-
-		if (argc <= c->skip || strcmp(argv[1], c->name) ||
-		    (c->takes && !c->takes(argc, argv)))
-			continue;
-		if (c->prog)
-			argv[c->skip] = (char *)c->prog;
-		return c->main(argc - c->skip, argv + c->skip);
-	}
-	/* "iprof list OPTIONS" is the plan (--dry-run); a word is a typo */
-	if (argc > 1 && !strcmp(argv[1], "list") &&
-	    (argc == 2 || argv[2][0] != '-')) {
-		log_error(
-			"list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')",
-			argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
-			argc > 2 ? "'" : "");
-		return EXIT_USAGE;
-	}
 	/* from here a signal ends the plan at once (exit 128 + N) */
 	trace_catch_signals();
 	if (opts_parse(argc, argv, &o))
@@ -328,4 +276,57 @@ out:
 	for (int k = 0; k < o.nselect; k++)
 		free(o.select[k]);
 	return ret;
+}
+
+/* "iprof list ...": list WHAT (list_main()), or list OPTIONS, the plan
+ * (run_main()); a word of neither is a typo */
+static int list_entry(int argc, char **argv)
+{
+	if (argc > 2 && list_is_subcommand(argv[2]))
+		return list_main(argc - 2, argv + 2);
+	if (argc > 2 && argv[2][0] == '-')
+		return run_main(argc, argv);
+	log_error("list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')",
+		  argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
+		  argc > 2 ? "'" : "");
+	return EXIT_USAGE;
+}
+
+/*
+ * The commands (src/cli/cmd.h): the live run first, then the others by
+ * the word after "iprof", in the order iprof --list-cmds gives them.  A
+ * new command is a row here and its file.
+ */
+static const struct command commands[] = {
+	{ "", NULL, 0, &run_cmd_opts, run_main },
+	{ "record", NULL, 0, &run_cmd_opts, run_main },
+	{ "report", "iprof report", 1, &report_cmd_opts, cmd_report_main },
+	{ "diff", "iprof diff", 1, &diff_cmd_opts, cmd_diff_main },
+	{ "list", NULL, 0, &list_cmd_opts, list_entry },
+};
+
+#define NCMDS (sizeof(commands) / sizeof(commands[0]))
+
+int main(int argc, char **argv)
+{
+	const struct command *c = NULL;
+
+	/* getopt_long(3) names the program by argv[0]: "iprof", not the
+	 * path it was run by (nothing else reads argv[0]) */
+	argv[0] = (char *)"iprof";
+	klog_set_sink(kernel_says);
+	/* the bash completion's questions (src/cli/complete.h) */
+	if (argc > 1 && complete_asks(argv[1]))
+		return complete_main(argc, argv, commands, NCMDS);
+	/* "iprof -q record ...": the options go after the subcommand */
+	if (cmd_hoist(argc, argv, commands, NCMDS))
+		return EXIT_USAGE;
+	/* the command its word names, else the live run */
+	if (argc > 1 && *argv[1])
+		c = cmd_find(commands, NCMDS, argv[1]);
+	if (!c)
+		c = &commands[0];
+	if (c->prog)
+		argv[c->skip] = (char *)c->prog;
+	return c->main(argc - c->skip, argv + c->skip);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The command line of iprof, iprof list and iprof record: the usage text,
- * the options (struct opts, src/cli/opts.h) and the probes they name.
+ * The command line of iprof, iprof list and iprof record: their options'
+ * table (--help, getopt_long()'s tables and the completion's lists are
+ * made from it, src/cli/optab.h), struct opts (src/cli/opts.h) and the
+ * probes they name.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,12 +23,161 @@
 #include "cli/log.h"
 #include "cli/report_opts.h"
 
-static void usage_other(FILE *f);
+/* --returns HOW, by enum plan_returns; --interval-mode MODE, by
+ * opts.delta */
+static const char *const returns_names[] = { "auto", "sites", "uretprobe" };
+static const char *const interval_modes[] = { "cumulative", "delta" };
 
-static void usage(FILE *f)
+/* iprof's own options: getopt_long() codes after the report options' */
+enum {
+	O_STRICT = RO_NEXT,
+	O_DRY,
+	O_RB,
+	O_INTERVAL,
+	O_INTERVAL_MODE,
+	O_MAXACTIVE,
+	O_REPORT_OUTPUT,
+	O_LISTEN,
+	O_FOLD_THREADS,
+	O_COMM,
+	O_EXE,
+	O_CGROUP,
+	O_RETURNS,
+	O_NO_EMULATE,
+	O_NO_INLINE,
+	O_DEBUGINFO,
+	O_SPAN_KEYS,
+	O_SPAN_TIMEOUT,
+};
+
+/* the words of --returns and --interval-mode (the report options':
+ * report_opts_words()) */
+static int run_words(FILE *f, int c)
 {
-	fprintf(f,
-		"Usage: iprof [OPTIONS] [-- COMMAND [ARG...]]\n"
+	const char *const *w = c == O_RETURNS ? returns_names : interval_modes;
+	size_t n = c == O_RETURNS ? 3 : 2;
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", w[i]);
+	return 0;
+}
+
+#define REQ required_argument
+#define RW report_opts_words
+
+/* the options of iprof, iprof record and iprof list OPTIONS, as --help
+ * lists them */
+/* clang-format off */
+static const struct optdef run_rows[] = {
+	OPTAB_LINE("Probes:"),
+	OPT("probes", 'P', REQ, "FILE", "probe file (repeatable; - reads stdin); grammar: iprof(8)"),
+	OPT("event", 'e', REQ, "SPEC", "one probe line, e.g. 'uprobe:/bin/x:f' (repeatable)"),
+	OPTAB_LINE("\nTargets (default: the whole system):"),
+	OPT("pid", 'p', REQ, "PID", "trace process PID and its children (repeatable)"),
+	OPT("comm", O_COMM, REQ, "NAME", "trace the processes named NAME, running now or\n"
+	  "started later (at exec), and their children;\n"
+	  "the first 15 bytes, as the kernel keeps them"),
+	OPT("exe", O_EXE, REQ, "PATH", "... that run the executable PATH (the same\n"
+	  "file: device and inode, not the path string)"),
+	OPT("cgroup", O_CGROUP, REQ, "PATH", "... in the cgroup v2 PATH or below it, e.g.\n"
+	  "/sys/fs/cgroup/system.slice/NAME.service\n"
+	  "(up to 8 of each; with -p: all of them; iprof\n"
+	  "then runs until stopped: a restarted daemon\n"
+	  "is traced again)"),
+	OPT(NULL, 0, 0, "-- COMMAND [ARG...]", "run COMMAND once every probe is attached, trace\n"
+	  "it and its children, stop when it exits"),
+	OPT("duration", 'd', REQ, "TIME", "stop after TIME (10s, 500ms, 2m, 1h)"),
+	OPTAB_LINE("\nOutput:"),
+	OPT("format", 'f', REQ, "FMT", "", .list = OPTAB_LIST_DETAIL, .words = RW),
+	OPT("output", 'o', REQ, "FILE", "write the report to FILE instead of stdout\n"
+	  "(iprof record: the recording, doc/recording.md)"),
+	OPT("report-output", O_REPORT_OUTPUT, REQ, "FILE", "iprof record: also write the live report\n"
+	  "(-f FMT) to FILE ('-': stdout)"),
+	OPT("sort", RO_SORT, REQ, "KEY", "order of siblings: ", .list = OPTAB_LIST_DETAIL, .tail = "; table, json, folded", .words = RW),
+	OPT("min-total", RO_MIN_TOTAL, REQ, "TIME", "hide paths whose total time is below TIME (still\n"
+	  "counted in their parents); table, json, folded,\n"
+	  "pprof"),
+	OPT("max-depth", RO_MAX_DEPTH, REQ, "N", "hide paths deeper than N timers; table, json,\n"
+	  "folded, pprof;\n"
+	  "chrome: leaves out the calls deeper than N"),
+	OPT("columns", RO_COLUMNS, REQ, "LIST", "table columns, comma-separated, '+LIST' to add to the default: ", .list = OPTAB_LIST_DETAIL, .words = RW),
+	OPT("json-tree", RO_JSON_TREE, REQ, "SHAPE", "nested (default: each node holds its children)\n"
+	  "or flat (-f json: one list of nodes with parent\n"
+	  "ids: jq 1.6 reads no tree nested over 84 deep)", .words = RW),
+	OPT("weight", RO_WEIGHT, REQ, "W", "folded line values: ", .list = OPTAB_LIST_DETAIL, .tail = " (exclusive of children, ns)", .words = RW),
+	OPT("by", RO_BY, REQ, "KEY", "split the tree under a root per ", .list = OPTAB_LIST_DETAIL, .tail = "; with comm, a renamed thread's timers go under its new name", .words = RW),
+	OPT("max-paths", RO_MAX_PATHS, REQ, "N", "at most N paths in the tree (default 10000, about\n"
+	  "8 KiB each; 0: no cap); timers on new paths\n"
+	  "beyond it are counted under '[other]'"),
+	OPT("max-keys", RO_MAX_KEYS, REQ, "N", "at most N --by roots (default 1000; 0: no cap):\n"
+	  "a new one folds the root idle longest (its\n"
+	  "threads exited) into '[other]', paths kept"),
+	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "raw times: no calibration at start, the probes'\n"
+	  "own cost left in every time (by default it is\n"
+	  "measured per mechanism and subtracted)"),
+	OPT("interval", O_INTERVAL, REQ, "TIME", "also report every TIME while tracing (1s, 10m);\n"
+	  "with -o, FILE is replaced by each new report;\n"
+	  "-f json: one line per report (NDJSON)"),
+	OPT("interval-mode", O_INTERVAL_MODE, REQ, "M", "cumulative (default: since the start) or delta\n"
+	  "(each report covers its interval only)", .words = run_words),
+	OPT("listen", O_LISTEN, REQ, "ADDR:PORT", "serve the OpenMetrics report at\n"
+	  "http://ADDR:PORT/metrics, renewed every --interval\n"
+	  "(default 1s); ':PORT' binds 127.0.0.1"),
+	OPTAB_LINE("\nOther:"),
+	OPT("strict", O_STRICT, no_argument, NULL, "fail if any probe cannot be attached"),
+	OPT("returns", O_RETURNS, REQ, "HOW", "how user functions stop: auto (default: at their\n"
+	  "return sites where the kernel lets iprof run\n"
+	  "their ret (Linux 6.19+); else by uretprobe in a\n"
+	  "-- CMD or -p program that nothing can unwind\n"
+	  "through, return sites elsewhere; where none can\n"
+	  "be found and a uretprobe is unsafe, entry only:\n"
+	  "counted, untimed), sites (never a uretprobe),\n"
+	  "uretprobe (always: a C++ exception, Rust panic\n"
+	  "or coroutine switch through one kills the\n"
+	  "program; a longjmp past one does not)", .words = run_words),
+	OPT("no-emulate", O_NO_EMULATE, no_argument, NULL, "let the kernel single-step every probed\n"
+	  "instruction (a return site's ret, an entry's\n"
+	  "endbr64) even where iprof could run it itself"),
+	OPT("no-inline", O_NO_INLINE, no_argument, NULL, "time user functions out of line only, not\n"
+	  "where the compiler inlined them (DWARF)"),
+	OPT("debuginfo", O_DEBUGINFO, REQ, "DIR", "more debug files of user binaries, found in DIR\n"
+	  "by build ID (DIR/.build-id/) or .gnu_debuglink"),
+	OPT("dry-run", O_DRY, no_argument, NULL, "resolve the probes, print the plan, trace nothing\n"
+	  "(same as 'iprof list'); -f json: as JSON;\n"
+	  "-o FILE: to FILE"),
+	OPT("rb-size", O_RB, REQ, "SIZE", "BPF ring buffer size per CPU (rounded up to a\n"
+	  "power of two; default: 64M shared out over\n"
+	  "the CPUs, 256K to 8M each)"),
+	OPT("fold-threads", O_FOLD_THREADS, REQ, "N", "merge and fold the records with N threads\n"
+	  "(default 1: in the thread that reads the\n"
+	  "rings), each traced thread's in one of them;\n"
+	  "reports merge their trees (1 to 64)"),
+	OPT("maxactive", O_MAXACTIVE, REQ, "N", "kretprobe instances per function: calls open at\n"
+	  "once that get a return probe (default 256, max\n"
+	  "4096); calls beyond it are counted as misses;\n"
+	  "0: the kernel's default, misses not counted"),
+	OPT("span-keys", O_SPAN_KEYS, REQ, "N", "keyed spans open at once, all together\n"
+	  "(default 65536, max 1M): a start beyond\n"
+	  "them is counted, not timed"),
+	OPT("span-timeout", O_SPAN_TIMEOUT, REQ, "TIME", "a keyed span whose stop has not come\n"
+	  "in TIME is dropped, counted as expired\n"
+	  "(checked every TIME/2, 10ms to 1s apart;\n"
+	  "default 10s; 0: never)"),
+	OPT("verbose", 'v', no_argument, NULL, "print libbpf's messages, the BPF programs loaded\n"
+	  "(instructions verified, load time), and each\n"
+	  "timer that cannot be attached as it is skipped"),
+	OPT("quiet", 'q', no_argument, NULL, "no progress messages on stderr"),
+	OPT("help", 'h', no_argument, NULL, "this help"),
+	OPT("version", 'V', no_argument, NULL, "print the version"),
+	{ 0 },
+};
+/* clang-format on */
+
+#undef REQ
+#undef RW
+
+const struct optab_cmd run_cmd_opts = {
+	.head = "Usage: iprof [OPTIONS] [-- COMMAND [ARG...]]\n"
 		"       iprof list [OPTIONS]          the plan of the probes, as --dry-run\n"
 		"       iprof list tracepoints [-v] [GLOB]\n"
 		"       iprof list functions BINARY [GLOB]\n"
@@ -41,136 +192,9 @@ static void usage(FILE *f)
 		"functions, user functions or tracepoints) with BPF, and prints their\n"
 		"call tree: count, total (thread) time, self time, wall time,\n"
 		"min/avg/max, percentiles, thread count.\n"
-		"\n"
-		"Probes:\n"
-		"  -P, --probes FILE     probe file (repeatable; - reads stdin); grammar: iprof(8)\n"
-		"  -e, --event SPEC      one probe line, e.g. 'uprobe:/bin/x:f' (repeatable)\n"
-		"\n"
-		"Targets (default: the whole system):\n"
-		"  -p, --pid PID         trace process PID and its children (repeatable)\n"
-		"      --comm NAME       trace the processes named NAME, running now or\n"
-		"                        started later (at exec), and their children;\n"
-		"                        the first 15 bytes, as the kernel keeps them\n"
-		"      --exe PATH        ... that run the executable PATH (the same\n"
-		"                        file: device and inode, not the path string)\n"
-		"      --cgroup PATH     ... in the cgroup v2 PATH or below it, e.g.\n"
-		"                        /sys/fs/cgroup/system.slice/NAME.service\n"
-		"                        (up to 8 of each; with -p: all of them; iprof\n"
-		"                        then runs until stopped: a restarted daemon\n"
-		"                        is traced again)\n"
-		"  -- COMMAND [ARG...]   run COMMAND once every probe is attached, trace\n"
-		"                        it and its children, stop when it exits\n"
-		"  -d, --duration TIME   stop after TIME (10s, 500ms, 2m, 1h)\n"
-		"\n"
-		"Output:\n"
-		"  -f, --format FMT      ");
-	/* the lists from the tables (src/cli/report_opts.c) */
-	report_opts_usage(f, 'f', "", "", 1);
-	fprintf(f,
-		"  -o, --output FILE     write the report to FILE instead of stdout\n"
-		"                        (iprof record: the recording, doc/recording.md)\n"
-		"      --report-output FILE  iprof record: also write the live report\n"
-		"                        (-f FMT) to FILE ('-': stdout)\n"
-		"      --sort KEY        ");
-	report_opts_usage(f, RO_SORT, "order of siblings: ",
-			  "; table, json, folded", 1);
-	fprintf(f,
-		"      --min-total TIME  hide paths whose total time is below TIME (still\n"
-		"                        counted in their parents); table, json, folded,\n"
-		"                        pprof\n"
-		"      --max-depth N     hide paths deeper than N timers; table, json,\n"
-		"                        folded, pprof;\n"
-		"                        chrome: leaves out the calls deeper than N\n"
-		"      --columns LIST    ");
-	report_opts_usage(f, RO_COLUMNS,
-			  "table columns, comma-separated, '+LIST' to add to "
-			  "the default: ",
-			  "", 1);
-	fprintf(f,
-		"      --json-tree SHAPE nested (default: each node holds its children)\n"
-		"                        or flat (-f json: one list of nodes with parent\n"
-		"                        ids: jq 1.6 reads no tree nested over 84 deep)\n");
-	fprintf(f, "      --weight W        ");
-	report_opts_usage(f, RO_WEIGHT, "folded line values: ",
-			  " (exclusive of children, ns)", 1);
-	fprintf(f, "      --by KEY          ");
-	report_opts_usage(f, RO_BY, "split the tree under a root per ",
-			  "; with comm, a renamed thread's timers go under "
-			  "its new name",
-			  1);
-	fprintf(f,
-		"      --max-paths N     at most N paths in the tree (default 10000, about\n"
-		"                        8 KiB each; 0: no cap); timers on new paths\n"
-		"                        beyond it are counted under '[other]'\n"
-		"      --max-keys N      at most N --by roots (default 1000; 0: no cap):\n"
-		"                        a new one folds the root idle longest (its\n"
-		"                        threads exited) into '[other]', paths kept\n"
-		"      --no-compensate   raw times: no calibration at start, the probes'\n"
-		"                        own cost left in every time (by default it is\n"
-		"                        measured per mechanism and subtracted)\n"
-		"      --interval TIME   also report every TIME while tracing (1s, 10m);\n"
-		"                        with -o, FILE is replaced by each new report;\n"
-		"                        -f json: one line per report (NDJSON)\n"
-		"      --interval-mode M cumulative (default: since the start) or delta\n"
-		"                        (each report covers its interval only)\n"
-		"      --listen ADDR:PORT  serve the OpenMetrics report at\n"
-		"                        http://ADDR:PORT/metrics, renewed every --interval\n"
-		"                        (default 1s); ':PORT' binds 127.0.0.1\n");
-	usage_other(f);
-}
-
-/* usage()'s end: the other options, signals and exit status */
-static void usage_other(FILE *f)
-{
-	fprintf(f,
-		"\n"
-		"Other:\n"
-		"      --strict          fail if any probe cannot be attached\n"
-		"      --returns HOW     how user functions stop: auto (default: at their\n"
-		"                        return sites where the kernel lets iprof run\n"
-		"                        their ret (Linux 6.19+); else by uretprobe in a\n"
-		"                        -- CMD or -p program that nothing can unwind\n"
-		"                        through, return sites elsewhere; where none can\n"
-		"                        be found and a uretprobe is unsafe, entry only:\n"
-		"                        counted, untimed), sites (never a uretprobe),\n"
-		"                        uretprobe (always: a C++ exception, Rust panic\n"
-		"                        or coroutine switch through one kills the\n"
-		"                        program; a longjmp past one does not)\n"
-		"      --no-emulate      let the kernel single-step every probed\n"
-		"                        instruction (a return site's ret, an entry's\n"
-		"                        endbr64) even where iprof could run it itself\n"
-		"      --no-inline       time user functions out of line only, not\n"
-		"                        where the compiler inlined them (DWARF)\n"
-		"      --debuginfo DIR   more debug files of user binaries, found in DIR\n"
-		"                        by build ID (DIR/.build-id/) or .gnu_debuglink\n"
-		"      --dry-run         resolve the probes, print the plan, trace nothing\n"
-		"                        (same as 'iprof list'); -f json: as JSON;\n"
-		"                        -o FILE: to FILE\n"
-		"      --rb-size SIZE    BPF ring buffer size per CPU (rounded up to a\n"
-		"                        power of two; default: 64M shared out over\n"
-		"                        the CPUs, 256K to 8M each)\n"
-		"      --fold-threads N  merge and fold the records with N threads\n"
-		"                        (default 1: in the thread that reads the\n"
-		"                        rings), each traced thread's in one of them;\n"
-		"                        reports merge their trees (1 to 64)\n"
-		"      --maxactive N     kretprobe instances per function: calls open at\n"
-		"                        once that get a return probe (default 256, max\n"
-		"                        4096); calls beyond it are counted as misses;\n"
-		"                        0: the kernel's default, misses not counted\n"
-		"      --span-keys N     keyed spans open at once, all together\n"
-		"                        (default 65536, max 1M): a start beyond\n"
-		"                        them is counted, not timed\n"
-		"      --span-timeout TIME  a keyed span whose stop has not come\n"
-		"                        in TIME is dropped, counted as expired\n"
-		"                        (checked every TIME/2, 10ms to 1s apart;\n"
-		"                        default 10s; 0: never)\n"
-		"  -v, --verbose         print libbpf's messages, the BPF programs loaded\n"
-		"                        (instructions verified, load time), and each\n"
-		"                        timer that cannot be attached as it is skipped\n"
-		"  -q, --quiet           no progress messages on stderr\n"
-		"  -h, --help            this help\n"
-		"  -V, --version         print the version\n"
-		"\n"
+		"\n",
+	.rows = run_rows,
+	.foot = "\n"
 		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
 		"Exit status: 0 every timer traced; 1 runtime failure (nothing could be\n"
 		"attached, BPF, the report could not be written); 2 bad input (and\n"
@@ -181,8 +205,10 @@ static void usage_other(FILE *f)
 		"the first asks for the report; the same one again from the same\n"
 		"process within 1 s is the same request), or the command killed by\n"
 		"signal N by itself (the report is written; before 3, after 1).\n"
-		"'iprof list SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n");
-}
+		"'iprof list SUBCOMMAND': 0 listed, 1 nothing matched, 2 error.\n",
+	.col = 24,
+	.order_first = 1,
+};
 
 static int add_str(const char ***v, int *n, const char *s)
 {
@@ -248,59 +274,6 @@ static int outputs_clobber_inputs(const struct opts *o)
 	return bad;
 }
 
-/* iprof's own options: getopt_long() codes after the report options' */
-enum {
-	O_STRICT = RO_NEXT,
-	O_DRY,
-	O_RB,
-	O_INTERVAL,
-	O_INTERVAL_MODE,
-	O_MAXACTIVE,
-	O_REPORT_OUTPUT,
-	O_LISTEN,
-	O_FOLD_THREADS,
-	O_COMM,
-	O_EXE,
-	O_CGROUP,
-	O_RETURNS,
-	O_NO_EMULATE,
-	O_NO_INLINE,
-	O_DEBUGINFO,
-	O_SPAN_KEYS,
-	O_SPAN_TIMEOUT,
-};
-
-static const struct option long_opts[] = {
-	REPORT_OPTS_LONG,
-	{ "probes", required_argument, NULL, 'P' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "report-output", required_argument, NULL, O_REPORT_OUTPUT },
-	{ "strict", no_argument, NULL, O_STRICT },
-	{ "returns", required_argument, NULL, O_RETURNS },
-	{ "no-emulate", no_argument, NULL, O_NO_EMULATE },
-	{ "no-inline", no_argument, NULL, O_NO_INLINE },
-	{ "debuginfo", required_argument, NULL, O_DEBUGINFO },
-	{ "dry-run", no_argument, NULL, O_DRY },
-	{ "rb-size", required_argument, NULL, O_RB },
-	{ "maxactive", required_argument, NULL, O_MAXACTIVE },
-	{ "span-keys", required_argument, NULL, O_SPAN_KEYS },
-	{ "span-timeout", required_argument, NULL, O_SPAN_TIMEOUT },
-	{ "interval", required_argument, NULL, O_INTERVAL },
-	{ "interval-mode", required_argument, NULL, O_INTERVAL_MODE },
-	{ "listen", required_argument, NULL, O_LISTEN },
-	{ "fold-threads", required_argument, NULL, O_FOLD_THREADS },
-	{ "comm", required_argument, NULL, O_COMM },
-	{ "exe", required_argument, NULL, O_EXE },
-	{ "cgroup", required_argument, NULL, O_CGROUP },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* -p PID: one more process to trace.  0, -EINVAL (said) or -ENOMEM. */
 static int add_pid(struct opts *o, const char *arg)
 {
@@ -354,13 +327,6 @@ static int add_selector(struct opts *o, int c, const char *arg)
 	o->nselect++;
 	return 0;
 }
-
-/* one option @c of iprof's own (not a report option), its value @arg:
- * into @o.  0, or -errno (said). */
-/* --returns HOW, by enum plan_returns; --interval-mode MODE, by
- * opts.delta */
-static const char *const returns_names[] = { "auto", "sites", "uretprobe" };
-static const char *const interval_modes[] = { "cumulative", "delta" };
 
 /* the index of @arg in @names (@n), or -1 */
 static int name_index(const char *const *names, size_t n, const char *arg)
@@ -536,7 +502,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		o->quiet = 1;
 		break;
 	case 'h':
-		usage(stdout);
+		optab_help(stdout, &run_cmd_opts);
 		exit(0);
 	case 'V':
 		printf("iprof %s (record ABI %d)\n", IPROF_VERSION,
@@ -645,155 +611,13 @@ static int check_args(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* iprof's short options (getopt_long()'s optstring: '+', a command's
- * first word ends them) */
-#define OPTS_SHORT "+P:e:p:d:vqhV" REPORT_OPTS_SHORT
-
-/* Which entry of long_opts[] the long option @arg ("--name" or "--name=value")
- * is, as getopt_long() reads it (a unique prefix); NULL if none or
- * ambiguous. */
-static const struct option *long_opt(const char *arg)
-{
-	const struct option *hit = NULL, *p;
-	size_t n = strcspn(arg + 2, "=");
-
-	for (p = long_opts; p->name; p++) {
-		if (strncmp(p->name, arg + 2, n))
-			continue;
-		if (strlen(p->name) == n)
-			return p;
-		if (hit)
-			return NULL;
-		hit = p;
-	}
-	return hit;
-}
-
-/* May option @c (getopt_long()'s code) come before 'iprof @sub'? */
-static int applies_to(int c, const char *sub, int list_sub)
-{
-	if (!strcmp(sub, "report") || !strcmp(sub, "diff"))
-		return c == 'f' || c == 'o' || (c >= RO_SORT && c < RO_NEXT) ||
-		       c == 'q' || c == 'h';
-	if (list_sub) /* --debuginfo: list functions checks it is that */
-		return c == 'v' || c == 'q' || c == 'h' || c == O_DEBUGINFO;
-	return 1; /* record, list (the plan): every option of a run */
-}
-
-/*
- * Walk iprof's options at the start of @argv as getopt_long() reads them.
- * Returns the index of the first word that is no option or option value
- * (@argc: none; 0 when "--" ends them: a command follows).  With @sub, an
- * option that does not apply to 'iprof @subname' (@sub "report", "diff",
- * "list" with @list_sub for 'iprof list SUB') is said as "OPT (before
- * 'SUB') does not apply to ..." and -EINVAL returned.
- */
-static int walk_opts(int argc, char **argv, const char *sub,
-		     const char *subname, int list_sub)
-{
-	const struct option *lp;
-	const char *sc;
-	char name[64];
-	int i, k;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (a[0] != '-' || !a[1])
-			return i; /* a word: a subcommand or the command */
-		if (!strcmp(a, "--"))
-			return 0;
-		if (a[1] == '-') {
-			lp = long_opt(a);
-			if (sub && lp && !applies_to(lp->val, sub, list_sub)) {
-				snprintf(name, sizeof(name), "--%s", lp->name);
-				goto bad;
-			}
-			i += lp && lp->has_arg == required_argument &&
-			     !strchr(a, '=');
-			continue;
-		}
-		for (k = 1; a[k]; k++) {
-			if (sub && !applies_to(a[k], sub, list_sub)) {
-				snprintf(name, sizeof(name), "-%c", a[k]);
-				goto bad;
-			}
-			sc = strchr(&OPTS_SHORT[1], a[k]);
-			if (sc && sc[1] == ':') {
-				i += !a[k + 1]; /* its value is the next word */
-				break;
-			}
-		}
-	}
-	return argc;
-bad:
-	log_error("%s (before '%s') does not apply to 'iprof %s' (try 'iprof %s --help')",
-		  name, subname, subname, subname);
-	return -EINVAL;
-}
-
-/* the subcommands, "list" last (opts_hoist_subcommand()) */
-static const char *const subs[] = { "record", "report", "diff", "list" };
-#define NSUBS (int)(sizeof(subs) / sizeof(subs[0]))
-
-const char *const *opts_subcommands(size_t *n)
-{
-	*n = NSUBS;
-	return subs;
-}
-
-const struct option *opts_options(void)
-{
-	return long_opts;
-}
-
-int opts_words(FILE *f, int c)
-{
-	const char *const *w = c == O_RETURNS	    ? returns_names :
-			       c == O_INTERVAL_MODE ? interval_modes :
-						      NULL;
-	size_t n = c == O_RETURNS ? 3 : 2;
-
-	if (!w)
-		return report_opts_words(f, c);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s\n", w[i]);
-	return 0;
-}
-
-int opts_hoist_subcommand(int argc, char **argv)
-{
-	char subname[64], **moved;
-	int i, k, words, list_sub;
-
-	i = walk_opts(argc, argv, NULL, NULL, 0);
-	if (i <= 1 || i >= argc)
-		return 0; /* no option first, no word, or "--" */
-	for (k = 0; k < NSUBS && strcmp(argv[i], subs[k]); k++)
-		;
-	if (k == NSUBS)
-		return 0; /* the command to trace */
-	list_sub = k == NSUBS - 1 && i + 1 < argc &&
-		   list_is_subcommand(argv[i + 1]) && argv[i + 1][0] != '-';
-	snprintf(subname, sizeof(subname), "%s%s%s", argv[i],
-		 list_sub ? " " : "", list_sub ? argv[i + 1] : "");
-	if (walk_opts(i, argv, argv[i], subname, list_sub) < 0)
-		return -EINVAL;
-	/* argv[1 .. i) after the subcommand's word(s) */
-	words = 1 + list_sub;
-	moved = malloc((size_t)(i - 1) * sizeof(*moved));
-	if (!moved)
-		return -ENOMEM;
-	memcpy(moved, argv + 1, (size_t)(i - 1) * sizeof(*moved));
-	memmove(argv + 1, argv + i, (size_t)words * sizeof(*argv));
-	memcpy(argv + 1 + words, moved, (size_t)(i - 1) * sizeof(*moved));
-	free(moved);
-	return 0;
-}
-
 int opts_parse(int argc, char **argv, struct opts *o)
 {
+	struct optab t;
 	int c, ret;
+
+	if (optab_getopt(&t, &run_cmd_opts))
+		return -E2BIG;
 
 	o->rb_bytes = 0; /* loader_rb_cpu_bytes() */
 	o->maxactive = MAXACTIVE_DEFAULT;
@@ -818,7 +642,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	/* to the journal, getopt_long(3)'s own messages would have no
 	 * priority: said here, as errors (log.c) */
 	opterr = !log_to_journal();
-	while ((c = getopt_long(argc, argv, OPTS_SHORT, long_opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, t.shorts, t.lo, NULL)) !=
 	       -1) {
 		if (c == '?' && !opterr) {
 			log_error("option '%s': unknown, or its argument missing (iprof --help)",

@@ -18,6 +18,7 @@
 #include "iprof/probe.h"
 #include "kernel/tracefs.h"
 #include "cli/report_opts.h"
+#include "cli/optab.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
@@ -89,17 +90,9 @@ struct opts {
 	char **cmd;	    /* after "--" */
 };
 
-/*
- * opts_hoist_subcommand() - iprof's options given before a subcommand
- * ("iprof -q -P x.conf record -o r -- cmd") moved after its word, in place
- * in @argv (@argc entries; "list SUB" is two words): record and list (the
- * plan) take every option of a run, report and diff the report options,
- * -q and -h, list SUB -v, -q and -h.  A word after "--" is the command
- * to trace, never a subcommand.  Returns 0 (nothing to move, or moved),
- * -EINVAL for an option that does not apply to the subcommand (said on
- * stderr) or -ENOMEM.
- */
-int opts_hoist_subcommand(int argc, char **argv);
+/* the options of iprof, iprof record and iprof list OPTIONS: their rows
+ * and --help */
+extern const struct optab_cmd run_cmd_opts;
 
 /*
  * opts_parse() - the command line into @o (zeroed by the caller); "list"
@@ -107,23 +100,6 @@ int opts_hoist_subcommand(int argc, char **argv);
  * print and exit(0).  Returns 0, -EINVAL (message printed) or -ENOMEM.
  */
 int opts_parse(int argc, char **argv, struct opts *o);
-
-/*
- * opts_options() - the getopt_long(3) table of iprof and iprof record
- * (static, terminated by a zeroed entry), for the completion's list
- * (src/cli/complete.c).
- */
-const struct option *opts_options(void);
-
-/* opts_subcommands() - the subcommands' names (static), *@n of them. */
-const char *const *opts_subcommands(size_t *n);
-
-/*
- * opts_words() - the values option @c of opts_options() (its val) takes,
- * one a line on @f, from the tables it is parsed by.  0, or -ENOENT for
- * an option that takes no word from a list.
- */
-int opts_words(FILE *f, int c);
 
 /* opts_load_probes() - parse -P files and -e lines into @pl.  0 or -errno. */
 int opts_load_probes(const struct opts *o, struct probe_list *pl);

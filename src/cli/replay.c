@@ -22,46 +22,30 @@
 #include "cli/replay.h"
 #include "cli/log.h"
 #include "cli/report_opts.h"
+#include "cli/optab.h"
 
-enum {
-	O_FROM = RO_NEXT,
-	O_TO,
-};
-
-/* the options of iprof report and iprof diff */
-static const struct option lo[] = {
-	REPORT_OPTS_LONG,
-	{"from", required_argument, NULL, O_FROM},
-	{"to", required_argument, NULL, O_TO},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
-};
-
-const struct option *replay_options(void)
+int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd,
+		 const struct optab_cmd *oc)
 {
-	return lo;
-}
-
-int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
-{
+	struct optab t;
 	int c, ret;
 
 	report_opts_init(&ro->r);
+	if (optab_getopt(&t, oc))
+		return -E2BIG;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, REPORT_OPTS_SHORT "qh", lo,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, t.shorts, t.lo, NULL)) != -1) {
 		ret = report_opts_parse(&ro->r, c, optarg, cmd);
 		if (ret < 0)
 			return ret;
 		if (!ret)
 			continue;
 		switch (c) {
-		case O_FROM:
+		case RO_FROM:
 			if (util_parse_duration(optarg, &ro->from_ns))
 				goto bad;
 			break;
-		case O_TO:
+		case RO_TO:
 			if (util_parse_duration(optarg, &ro->to_ns) ||
 			    !ro->to_ns)
 				goto bad;
@@ -101,7 +85,7 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd)
 bad:
 	log_cmd(LOG_LVL_ERROR, cmd,
 		"invalid value '%s' for --%s (see 'iprof %s --help')", optarg,
-		c == O_FROM ? "from" : "to", cmd);
+		c == RO_FROM ? "from" : "to", cmd);
 	return -EINVAL;
 }
 

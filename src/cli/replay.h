@@ -13,6 +13,7 @@
 #include "iprof/agg.h"
 #include "iprof/report.h"
 #include "cli/report_opts.h"
+#include "cli/optab.h"
 
 /* The options of iprof report (and, for recordings, iprof diff). */
 struct replay_opts {
@@ -21,17 +22,14 @@ struct replay_opts {
 	int quiet; /* -q; for iprof diff's own replay: no notes */
 };
 
-/* replay_options() - the getopt_long(3) table of iprof report and iprof
- * diff (static, terminated by a zeroed entry). */
-const struct option *replay_options(void);
-
 /*
- * replay_parse() - the options of `iprof @cmd` into @ro (zeroed by the
- * caller); leaves optind at the first operand.  Returns 0, 1 for --help,
- * or -EINVAL (a message is printed).
+ * replay_parse() - the options of `iprof @cmd` (its table @oc: report's
+ * and diff's have the same options) into @ro (zeroed by the caller);
+ * leaves optind at the first operand.  Returns 0, 1 for --help, or
+ * -EINVAL (a message is printed).
  */
 int replay_parse(int argc, char **argv, struct replay_opts *ro,
-		 const char *cmd);
+		 const char *cmd, const struct optab_cmd *oc);
 
 /*
  * replay_report() - read the recording @in (named @name in messages),

@@ -53,14 +53,27 @@ void report_opts_apply(const struct report_opts *ro, struct report *r)
 	r->ncolumns = ro->ncolumns;
 }
 
-/* the long name of option @c, for messages */
+/* the long name of option @c, for messages (the commands' tables name
+ * them as these: tests/lint/options.sh) */
 static const char *opt_name(int c)
 {
-	static const struct option lo[] = { REPORT_OPTS_LONG };
+	static const char *const names[] = {
+		[RO_SORT - RO_SORT] = "sort",
+		[RO_MIN_TOTAL - RO_SORT] = "min-total",
+		[RO_MAX_DEPTH - RO_SORT] = "max-depth",
+		[RO_COLUMNS - RO_SORT] = "columns",
+		[RO_WEIGHT - RO_SORT] = "weight",
+		[RO_BY - RO_SORT] = "by",
+		[RO_MAX_PATHS - RO_SORT] = "max-paths",
+		[RO_MAX_KEYS - RO_SORT] = "max-keys",
+		[RO_JSON_TREE - RO_SORT] = "json-tree",
+	};
 
-	for (size_t i = 0; i < sizeof(lo) / sizeof(lo[0]); i++)
-		if (lo[i].val == c)
-			return lo[i].name;
+	if (c == 'f')
+		return "format";
+	if (c >= RO_SORT && c - RO_SORT < (int)(sizeof(names) / sizeof(*names)) &&
+	    names[c - RO_SORT])
+		return names[c - RO_SORT];
 	return "?";
 }
 

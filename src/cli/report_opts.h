@@ -3,8 +3,9 @@
  * The report options that iprof (src/cli/opts.c), iprof record, iprof report
  * (src/cli/cmd_report.c) and iprof diff (src/cli/cmd_diff.c, through
  * replay_parse()) share: -f, -o, --sort, --min-total, --max-depth,
- * --columns, --weight, --by, --max-paths, --max-keys, --json-tree.  Their getopt
- * entries, their parsing, the checks of which format they apply to, and
+ * --columns, --weight, --by, --max-paths, --max-keys, --json-tree.  Their
+ * codes (the rows of each command's option table name them), their
+ * parsing, the checks of which format they apply to, and
  * the lists in --help and in the messages, from the tables of the formats
  * (formats[], src/report/report_fmt.c), sort keys (sort_names[],
  * src/report/report_util.c),
@@ -35,26 +36,10 @@ enum {
 	RO_MAX_KEYS,
 	RO_NO_COMPENSATE,
 	RO_JSON_TREE,
+	RO_FROM, /* iprof report and diff: --from, --to */
+	RO_TO,
 	RO_NEXT,
 };
-
-/* the short ones the report options use, for getopt_long()'s optstring */
-#define REPORT_OPTS_SHORT "f:o:"
-
-/* their struct option entries, first in a command's table */
-#define REPORT_OPTS_LONG                                              \
-	{ "format", required_argument, NULL, 'f' },                   \
-	{ "output", required_argument, NULL, 'o' },                   \
-	{ "sort", required_argument, NULL, RO_SORT },                 \
-	{ "min-total", required_argument, NULL, RO_MIN_TOTAL },       \
-	{ "max-depth", required_argument, NULL, RO_MAX_DEPTH },       \
-	{ "columns", required_argument, NULL, RO_COLUMNS },           \
-	{ "weight", required_argument, NULL, RO_WEIGHT },             \
-	{ "by", required_argument, NULL, RO_BY },                     \
-	{ "max-paths", required_argument, NULL, RO_MAX_PATHS },       \
-	{ "max-keys", required_argument, NULL, RO_MAX_KEYS },         \
-	{ "no-compensate", no_argument, NULL, RO_NO_COMPENSATE },     \
-	{ "json-tree", required_argument, NULL, RO_JSON_TREE }
 
 /* The report options as given; report_opts_init() sets the defaults. */
 struct report_opts {
