@@ -62,6 +62,10 @@ enum report_cap {
 	/* --max-depth applies: hides deeper paths, or leaves out deeper
 	 * calls (chrome) */
 	REPORT_CAP_DEPTH = 1u << 13,
+	/* a binary file (struct report_format.binary says what): never to a
+	 * terminal, and on stdout not once per --interval (one document,
+	 * not several concatenated) */
+	REPORT_CAP_BINARY = 1u << 14,
 };
 
 struct pipeline;
@@ -103,6 +107,9 @@ struct report_format {
 	/* the writer of a REPORT_CAP_STREAM format, else NULL */
 	const struct report_stream *stream;
 	unsigned int caps; /* enum report_cap, or'ed */
+	/* REPORT_CAP_BINARY: what the file is, its last word what one
+	 * document is called ("gzipped binary profile"), else NULL */
+	const char *binary;
 };
 
 /* -f chrome's writer (src/report/chrome.c, include/iprof/chrome.h) */
@@ -231,6 +238,16 @@ const struct report_format *report_fmt_get(enum report_fmt fmt);
 
 /* report_fmt_has() - does format @fmt have every capability in @caps? */
 int report_fmt_has(enum report_fmt fmt, unsigned int caps);
+
+/*
+ * report_fmt_stdout_ok() - may format @fmt go to stdout: a terminal when
+ * @tty, once per --interval when @per_interval?  A REPORT_CAP_BINARY
+ * format may not; the others may.  Returns 0, or -EINVAL with the reason
+ * in @why (@len bytes): "--format pprof is a gzipped binary profile:
+ * give -o FILE or redirect stdout".
+ */
+int report_fmt_stdout_ok(enum report_fmt fmt, int tty, int per_interval,
+			 char *why, size_t len);
 
 /* report_fmt_name() - format @fmt's name ("table"); "?" if none. */
 const char *report_fmt_name(enum report_fmt fmt);

@@ -516,25 +516,23 @@ static int parse_one(struct opts *o, int c, const char *arg)
 }
 
 /*
- * -f pprof is one binary profile: not to a terminal, and to stdout not
- * once per --interval (concatenated profiles, which pprof refuses); with
- * -o the file is rewritten at each interval (--dry-run writes none).
- * 0 (said why) or 1.
+ * A binary format (-f pprof: REPORT_CAP_BINARY) is one document: not to a
+ * terminal, and to stdout not once per --interval (concatenated
+ * profiles, which pprof refuses); with -o the file is rewritten at each
+ * interval (--dry-run writes none).  0 (said why) or 1.
  */
 static int binary_out_ok(const struct opts *o)
 {
-	if (o->r.fmt != REPORT_FMT_PPROF || o->dry_run ||
+	char why[256];
+
+	if (o->dry_run ||
 	    (o->r.output && *o->r.output && strcmp(o->r.output, "-")))
 		return 1;
-	if (o->interval_ns) {
-		log_error("--format pprof --interval writes one profile per interval: give -o FILE (rewritten each time), not stdout");
-		return 0;
-	}
-	if (isatty(STDOUT_FILENO)) {
-		log_error("--format pprof is a gzipped binary profile: give -o FILE or redirect stdout");
-		return 0;
-	}
-	return 1;
+	if (!report_fmt_stdout_ok(o->r.fmt, isatty(STDOUT_FILENO),
+				  o->interval_ns != 0, why, sizeof(why)))
+		return 1;
+	log_error("%s", why);
+	return 0;
 }
 
 /* What the options say together, after the last one (@argv[optind] on:

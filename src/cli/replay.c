@@ -28,6 +28,7 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd,
 		 const struct optab_cmd *oc)
 {
 	struct optab t;
+	char why[256];
 	int c, ret;
 
 	report_opts_init(&ro->r);
@@ -74,11 +75,10 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd,
 		return -EINVAL;
 	}
 	/* as a live run refuses it (opts.c, binary_out_ok()) */
-	if (ro->r.fmt == REPORT_FMT_PPROF &&
-	    (!ro->r.output || !*ro->r.output || !strcmp(ro->r.output, "-")) &&
-	    isatty(STDOUT_FILENO)) {
-		log_cmd(LOG_LVL_ERROR, cmd,
-			"--format pprof is a gzipped binary profile: give -o FILE or redirect stdout");
+	if ((!ro->r.output || !*ro->r.output || !strcmp(ro->r.output, "-")) &&
+	    report_fmt_stdout_ok(ro->r.fmt, isatty(STDOUT_FILENO), 0, why,
+				 sizeof(why))) {
+		log_cmd(LOG_LVL_ERROR, cmd, "%s", why);
 		return -EINVAL;
 	}
 	return 0;

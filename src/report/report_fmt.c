@@ -83,7 +83,9 @@ static const struct report_format formats[] = {
 				"Pyroscope, Parca",
 			.write = report_pprof,
 			.caps = TREE | REPORT_CAP_DELTA |
-				REPORT_CAP_SUMMARY_APART | REPORT_CAP_PARSED,
+				REPORT_CAP_SUMMARY_APART | REPORT_CAP_PARSED |
+				REPORT_CAP_BINARY,
+			.binary = "gzipped binary profile",
 		},
 };
 
@@ -99,6 +101,27 @@ int report_fmt_has(enum report_fmt fmt, unsigned int caps)
 	const struct report_format *f = report_fmt_get(fmt);
 
 	return f && (f->caps & caps) == caps;
+}
+
+int report_fmt_stdout_ok(enum report_fmt fmt, int tty, int per_interval,
+			 char *why, size_t len)
+{
+	const struct report_format *f = report_fmt_get(fmt);
+	const char *doc;
+
+	if (!f || !(f->caps & REPORT_CAP_BINARY) || (!tty && !per_interval))
+		return 0;
+	doc = strrchr(f->binary, ' ') ? strrchr(f->binary, ' ') + 1 :
+					f->binary;
+	if (per_interval)
+		snprintf(why, len,
+			 "--format %s --interval writes one %s per interval: give -o FILE (rewritten each time), not stdout",
+			 f->name, doc);
+	else
+		snprintf(why, len,
+			 "--format %s is a %s: give -o FILE or redirect stdout",
+			 f->name, f->binary);
+	return -EINVAL;
 }
 
 const char *report_fmt_name(enum report_fmt fmt)

@@ -190,6 +190,31 @@ static void help_lists(void **state)
 			    "self (default), total, oncpu, offcpu or count\n");
 }
 
+/* a binary format's refusals, from its row (REPORT_CAP_BINARY): the
+ * live run's and iprof report's one check */
+static void binary_stdout(void **state)
+{
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(report_fmt_stdout_ok(REPORT_FMT_PPROF, 0, 0, why,
+					      sizeof(why)), 0);
+	assert_int_equal(report_fmt_stdout_ok(REPORT_FMT_TABLE, 1, 1, why,
+					      sizeof(why)), 0);
+	assert_int_equal(report_fmt_stdout_ok(REPORT_FMT_JSON, 1, 0, why,
+					      sizeof(why)), 0);
+	assert_int_equal(report_fmt_stdout_ok(REPORT_FMT_PPROF, 1, 0, why,
+					      sizeof(why)), -EINVAL);
+	assert_string_equal(why, "--format pprof is a gzipped binary profile: give -o FILE or redirect stdout");
+	assert_int_equal(report_fmt_stdout_ok(REPORT_FMT_PPROF, 0, 1, why,
+					      sizeof(why)), -EINVAL);
+	assert_string_equal(why, "--format pprof --interval writes one profile per interval: give -o FILE (rewritten each time), not stdout");
+	for (int f = 0; report_fmt_get((enum report_fmt)f); f++)
+		assert_true(!report_fmt_has((enum report_fmt)f,
+					    REPORT_CAP_BINARY) ||
+			    report_fmt_get((enum report_fmt)f)->binary);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +224,7 @@ int main(void)
 						logcap_teardown),
 		cmocka_unit_test_setup_teardown(format_checks, logcap_setup, logcap_teardown),
 		cmocka_unit_test_setup_teardown(help_lists, logcap_setup, logcap_teardown),
+		cmocka_unit_test(binary_stdout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
