@@ -17,25 +17,37 @@ static int has_short(const struct optdef *d)
 	return d->val > 0 && d->val < 128 && isalnum(d->val);
 }
 
+/* Is @d a report option (src/cli/report_opts.h)?  getopt_long() has
+ * always had them first: its message on an ambiguous prefix ("--c")
+ * lists the candidates in its table's order. */
+static int report_opt(const struct optdef *d)
+{
+	return d->val == 'f' || d->val == 'o' ||
+	       (d->val >= RO_SORT && d->val < RO_NEXT);
+}
+
 int optab_build(struct optab *t, const struct optdef *d, int order_first)
 {
+	const struct optdef *p;
 	size_t n = 0, s = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (order_first)
 		t->shorts[s++] = '+';
-	for (; d->name || d->help; d++) {
-		if (!d->name)
-			continue;
-		if (n + 1 >= OPTAB_MAX || s + 3 >= OPTAB_SHORT_MAX)
-			return -E2BIG;
-		t->lo[n++] = (struct option){ d->name, d->has_arg, NULL,
-					      d->val };
-		if (!has_short(d))
-			continue;
-		t->shorts[s++] = (char)d->val;
-		if (d->has_arg == required_argument)
-			t->shorts[s++] = ':';
+	for (int pass = 0; pass < 2; pass++) {
+		for (p = d; p->name || p->help; p++) {
+			if (!p->name || report_opt(p) != !pass)
+				continue;
+			if (n + 1 >= OPTAB_MAX || s + 3 >= OPTAB_SHORT_MAX)
+				return -E2BIG;
+			t->lo[n++] = (struct option){ p->name, p->has_arg, NULL,
+						      p->val };
+			if (!has_short(p))
+				continue;
+			t->shorts[s++] = (char)p->val;
+			if (p->has_arg == required_argument)
+				t->shorts[s++] = ':';
+		}
 	}
 	return 0;
 }
