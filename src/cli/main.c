@@ -58,27 +58,27 @@ static int kernel_says(enum klog_level level, const char *fmt, va_list ap)
 
 /*
  * start_calibration() - the probes' costs measured (src/cli/calib.h) while
- * trace_run() loads the run's programs; each timer's cost once trace_run()
- * has waited for it (run_costs()).  0, or -ENOMEM (said).
+ * trace_run() loads the run's programs, into @rc (the run's state: @job,
+ * @cal, each timer's class, and its cost once trace_run() has waited for
+ * it: run_costs()).  0, or -ENOMEM (said).
  */
-static int start_calibration(struct opts *o, const struct plan *plan,
+static int start_calibration(struct run_calib *rc, const struct plan *plan,
 			     const struct plan_env *penv, struct calib_job *job,
-			     struct calib *cal, struct agg_cost **costs)
+			     struct calib *cal)
 {
 	size_t n = plan->ntimers ? plan->ntimers : 1;
 	uint32_t i;
 
-	*costs = calloc(n, sizeof(**costs));
-	o->calib_class = calloc(n, sizeof(int));
-	if (!*costs || !o->calib_class || calib_start(job, cal, plan, penv)) {
+	rc->costs = calloc(n, sizeof(*rc->costs));
+	rc->cls = calloc(n, sizeof(*rc->cls));
+	if (!rc->costs || !rc->cls || calib_start(job, cal, plan, penv)) {
 		log_error("out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < plan->ntimers; i++)
-		o->calib_class[i] = calib_class_of(plan, i);
-	o->calib_job = job;
-	o->calib = cal;
-	o->costs = *costs;
+		rc->cls[i] = calib_class_of(plan, i);
+	rc->job = job;
+	rc->calib = cal;
 	return 0;
 }
 
@@ -192,7 +192,7 @@ static int run_main(int argc, char **argv)
 	struct btfarg btfa = { 0 };
 	struct calib cal;
 	struct calib_job job = { 0 };
-	struct agg_cost *costs = NULL;
+	struct run_calib rc = { 0 };
 	const char *tracefs;
 	char *cmd_exe = NULL;
 	int ret = EXIT_USAGE, i;
@@ -256,17 +256,17 @@ static int run_main(int argc, char **argv)
 	/* --strict with a probe that did not resolve still attaches the
 	 * others, so that the kernel's refusals are listed with it */
 	if (!o.r.no_compensate &&
-	    start_calibration(&o, &plan, &penv, &job, &cal, &costs)) {
+	    start_calibration(&rc, &plan, &penv, &job, &cal)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	ret = trace_run(&o, &plan);
+	ret = trace_run(&o, &rc, &plan);
 out:
 	if (calib_wait(&job))
 		log_error("calibration: out of memory");
 	plan_free(&plan);
-	free(costs);
-	free(o.calib_class);
+	free(rc.costs);
+	free(rc.cls);
 	free(cmd_exe);
 	btfarg_free(&btfa);
 	probe_list_free(&pl);

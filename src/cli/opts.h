@@ -74,13 +74,6 @@ struct opts {
 	int strict, dry_run, verbose, quiet;
 	int no_inline; /* --no-inline */
 	const char *debuginfo; /* --debuginfo DIR, or NULL */
-	/* overhead compensation (none with --no-compensate): the
-	 * calibration (src/cli/calib.h) and each timer's cost, by timer id;
-	 * borrowed */
-	struct calib_job *calib_job; /* running: calib_wait() first */
-	const struct calib *calib;
-	int *calib_class; /* each timer's enum calib_class */
-	struct agg_cost *costs; /* filled once calib_wait() returned */
 	enum plan_returns returns; /* --returns */
 	int returns_set; /* --returns given */
 	unsigned int fold_threads; /* --fold-threads: 1, or fold.h's shards */

@@ -116,28 +116,29 @@ void run_start(struct rec_run *run, const struct opts *o,
  * (run->timers malloc'ed, freed here on the next call and by the caller
  * at the end).  Returns 0 or -ENOMEM.
  */
-int run_costs(struct opts *o, const struct plan *plan, struct pipeline *p)
+int run_costs(struct run_calib *rc, const struct plan *plan,
+	      struct pipeline *p)
 {
 	uint32_t i;
 	int e;
 
-	e = calib_wait(o->calib_job);
-	o->calib_job = NULL;
+	e = calib_wait(rc->job);
+	rc->job = NULL;
 	if (e) {
 		log_error("calibration: out of memory");
 		return e;
 	}
-	calib_log(o->calib);
+	calib_log(rc->calib);
 	for (i = 0; i < plan->ntimers; i++)
-		o->costs[i] = calib_cost(o->calib, o->calib_class[i],
-					 plan->timers[i].entry_only);
-	e = pipeline__set_costs(p, o->costs);
+		rc->costs[i] = calib_cost(rc->calib, rc->cls[i],
+					  plan->timers[i].entry_only);
+	e = pipeline__set_costs(p, rc->costs);
 	if (e)
 		log_error("cannot set the probes' costs: %s", strerror(-e));
 	return e;
 }
 
-void run_set_calib(struct rec_run *run, const struct opts *o,
+void run_set_calib(struct rec_run *run, const struct run_calib *rc,
 		   const struct plan *plan, const struct loader *l,
 		   struct report_calib *rep)
 {
@@ -145,11 +146,11 @@ void run_set_calib(struct rec_run *run, const struct opts *o,
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++)
-		if (o->calib_class[i] >= 0 && loader__timer(l, i)->attached)
-			used |= 1u << o->calib_class[i];
-	run->ncalib = calib_report(o->calib, used, rep);
+		if (rc->cls[i] >= 0 && loader__timer(l, i)->attached)
+			used |= 1u << rc->cls[i];
+	run->ncalib = calib_report(rc->calib, used, rep);
 	run->calib = rep;
-	run->costs = o->costs;
+	run->costs = rc->costs;
 }
 
 int run_counters(struct rec_run *run, const struct plan *plan,

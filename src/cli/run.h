@@ -38,6 +38,19 @@ struct timeline {
 void run_on_skip(const struct plan_timer *t, const struct loader_timer *st);
 /* run_detach() - detach @l's probes, in the background when many. */
 void run_detach(struct loader *l);
+/*
+ * The overhead compensation of a live run (none with --no-compensate):
+ * the run's state, not an option.  main() starts the calibration
+ * (src/cli/calib.h) into it, trace_run() waits for it before attaching
+ * (run_costs()).  Each array by timer id; all borrowed.
+ */
+struct run_calib {
+	struct calib_job *job; /* running: calib_wait() first; NULL after */
+	const struct calib *calib; /* NULL: no compensation */
+	int *cls;		   /* each timer's enum calib_class */
+	struct agg_cost *costs;	   /* filled once calib_wait() returned */
+};
+
 /* run_start() - the run's description when tracing starts at @t0. */
 void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
 	       uint64_t t0);
@@ -45,17 +58,18 @@ void run_start(struct rec_run *run, const struct opts *o, struct utsname *un,
  * run_set_calib() - the reports and the recording say how times were
  * compensated: the calibration of the classes whose timers attached (into
  * @rep, CALIB_NCLASS entries, which @run then points to) and each timer's
- * cost (o->costs); iprof report compensates the same way.
+ * cost (@rc->costs); iprof report compensates the same way.
  */
-void run_set_calib(struct rec_run *run, const struct opts *o,
+void run_set_calib(struct rec_run *run, const struct run_calib *rc,
 		   const struct plan *plan, const struct loader *l,
 		   struct report_calib *rep);
 /*
- * run_costs() - wait for the calibration (o->calib_job), log it, fill
- * o->costs from each timer's class and set them on @p's tree.  Returns 0,
- * or -ENOMEM (said).
+ * run_costs() - wait for the calibration (@rc->job), log it, fill
+ * @rc->costs from each timer's class and set them on @p's tree.  Returns
+ * 0, or -ENOMEM (said).
  */
-int run_costs(struct opts *o, const struct plan *plan, struct pipeline *p);
+int run_costs(struct run_calib *rc, const struct plan *plan,
+	      struct pipeline *p);
 /* run_counters() - the timers and the loader's counters now. 0/-ENOMEM. */
 int run_counters(struct rec_run *run, const struct plan *plan,
 		 struct loader *l);

@@ -120,7 +120,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 /* One live run: what its stages share. */
 struct trace {
-	struct opts *o;
+	const struct opts *o; /* as parsed */
+	struct run_calib *rc; /* the overhead compensation */
 	const struct plan *plan;
 	struct output w; /* -o */
 	FILE *rec_f; /* iprof record's -o, or NULL */
@@ -156,7 +157,7 @@ struct trace {
 /* -o, iprof record's recording, --listen, the -f chrome timeline */
 static int open_outputs(struct trace *t)
 {
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	char err[1024];
 	int e;
 
@@ -190,7 +191,7 @@ static int open_outputs(struct trace *t)
 static int open_sinks(struct trace *t)
 {
 	const struct plan *plan = t->plan;
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	struct pipeline_cfg cfg = {
 		.tree = 1,
 		.ntimers = plan->ntimers,
@@ -249,7 +250,7 @@ static int cmd_unrunnable(const char *path)
 /* -- COMMAND: forked, held before its exec until start_tracing() */
 static int spawn_command(struct trace *t)
 {
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	int on_stderr;
 
 	if (!o->cmd)
@@ -295,7 +296,7 @@ static int spawn_command(struct trace *t)
 /* the BPF programs loaded, the rings open, the target processes known */
 static int load_probes(struct trace *t)
 {
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	struct loader_opts lo = { 0 };
 	char err[1024];
 	int i, n, e;
@@ -353,13 +354,13 @@ static int load_probes(struct trace *t)
 static int attach_probes(struct trace *t, uint64_t *ns)
 {
 	const struct plan *plan = t->plan;
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	uint64_t t0;
 	int n;
 
 	/* the calibration ran while the programs loaded: done before any
 	 * probe of the run is attached */
-	if (o->calib_job && run_costs(o, plan, t->pl))
+	if (t->rc->job && run_costs(t->rc, plan, t->pl))
 		return EXIT_RUNTIME;
 	t0 = util_now_ns();
 	n = loader__attach(t->l, run_on_skip);
@@ -441,7 +442,7 @@ static int add_recording(struct trace *t)
 static int start_tracing(struct trace *t, uint64_t attach_ns)
 {
 	const struct plan *plan = t->plan;
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	const char *what;
 	char msg[PATH_MAX + 256];
 	int e;
@@ -464,8 +465,8 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 	run_start(&t->run, o, &t->un, t->t0);
 	if (run_counters(&t->run, plan, t->l))
 		return EXIT_RUNTIME;
-	if (o->calib)
-		run_set_calib(&t->run, o, plan, t->l, t->calib_rep);
+	if (t->rc->calib)
+		run_set_calib(&t->run, t->rc, plan, t->l, t->calib_rep);
 	if (t->rec_f && (e = add_recording(t)))
 		return e;
 	if (t->tl.f &&
@@ -505,7 +506,7 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
  */
 static void poll_loop(struct trace *t)
 {
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	uint64_t deadline = 0, next_report = 0, next_publish = 0;
 	uint64_t next_prune = 0, last_check = 0, now;
 	uint64_t publish_ns = o->interval_ns ? o->interval_ns :
@@ -600,7 +601,7 @@ static uint64_t stop_tracing(struct trace *t)
  * the exit status */
 static int write_results(struct trace *t, uint64_t now)
 {
-	struct opts *o = t->o;
+	const struct opts *o = t->o;
 	int e;
 
 	/* the counters once, for the recording and the report alike */
@@ -673,9 +674,11 @@ static void trace_free(struct trace *t)
  * path in $PATH; what attached is the loader's: loader__timer()).  Returns the
  * exit status (see src/cli/main.c).
  */
-int trace_run(struct opts *o, const struct plan *plan)
+int trace_run(const struct opts *o, struct run_calib *rc,
+	      const struct plan *plan)
 {
-	struct trace t = { .o = o, .plan = plan, .child = -1, .exec_r = -1 };
+	struct trace t = { .o = o, .rc = rc, .plan = plan, .child = -1,
+			   .exec_r = -1 };
 	uint64_t attach_ns = 0;
 	int ret;
 

@@ -19,7 +19,13 @@
  */
 void trace_catch_signals(void);
 
-/* trace_run() - one traced run of @plan; returns the exit status. */
-int trace_run(struct opts *o, const struct plan *plan);
+struct run_calib;
+
+/*
+ * trace_run() - one traced run of @plan as @o asks, its overhead
+ * compensation @rc (src/cli/run.h; zeroed: none); returns the exit status.
+ */
+int trace_run(const struct opts *o, struct run_calib *rc,
+	      const struct plan *plan);
 
 #endif /* IPROF_CLI_TRACE_H */
