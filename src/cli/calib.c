@@ -24,6 +24,7 @@
 #include "iprof/probe.h"
 #include "iprof/util.h"
 #include "kernel/loader.h"
+#include "kernel/kmech.h"
 #include "cli/log.h"
 
 /*
@@ -171,7 +172,7 @@ int calib_class_of(const struct plan *p, uint32_t timer)
 	case PROBE_AT_SPAN:
 		for (i = 0; i < p->natt; i++)
 			if (p->att[i].timer == timer)
-				return p->att[i].mech == MECH_SYSCALL ?
+				return kmech(p->att[i].mech)->raw_syscalls ?
 					       CALIB_SYSCALL :
 					       CALIB_TRACEPOINT;
 		return CALIB_NONE;

@@ -13,6 +13,7 @@
 #include "cli/plan_print.h"
 #include "kernel/uprobe_emu.h"
 #include "cli/log.h"
+#include "iprof/mech.h"
 #include "iprof/util.h"
 
 /*
@@ -270,7 +271,7 @@ int plan_print_kernel_features(const struct plan *p)
 	       kprobes ? "available" :
 			 "absent (CONFIG_KPROBES off): kprobe: timers cannot attach");
 	printf("# func: timers: %s\n",
-	       fentry ? "fentry/fexit" :
+	       fentry ? mech_label(MLABEL_FENTRY) :
 	       kprobes ? "kprobes (fentry refused)" :
 			 "cannot attach here (no fentry, no kprobes)");
 	if (kprobes)
@@ -336,31 +337,31 @@ int plan_print_json(const struct plan *p)
 		}
 		rt[i].attached = 1;
 		if (probe_kind_at(t->kind) == PROBE_AT_SPAN) {
-			rt[i].mech = "tracepoint";
+			rt[i].mech = mech_label(MLABEL_TRACEPOINT);
 			continue;
 		}
 		if (probe_kind_at(t->kind) == PROBE_AT_UFUNC) {
-			rt[i].mech = t->ret_entry ? "uprobe (entry only)" :
-				     t->entry_only ? "uprobe (never returns)" :
-				     t->ret_sites  ? "uprobe/return sites" :
-						     "uprobe/uretprobe";
+			/* (not "inlined", nor uprobe_multi: as it always
+			 * said) */
+			rt[i].mech = mech_label_ufunc(0, t->ret_entry,
+						      t->entry_only,
+						      t->ret_sites, 0);
 			continue;
 		}
 		if (!kfunc_attaches(t, k.fentry, k.kprobes))
 			goto not_here;
 		if (t->inl_only && kp) {
-			rt[i].mech = "kprobe (inlined)";
+			rt[i].mech = mech_label(MLABEL_KPROBE_INLINED);
 			continue;
 		}
 		if (fe && !t->inl_only) {
-			rt[i].mech = t->entry_only ? "fentry (never returns)" :
-						     "fentry/fexit";
+			rt[i].mech = mech_label_fentry(t->entry_only);
 			continue;
 		}
 		if (kp) {
 			int m = kmulti_used(p, k.fentry > 0);
 
-			rt[i].mech = loader_kprobe_mech(
+			rt[i].mech = mech_label_kprobe(
 				m ? 1 + loader_ksession_supported() : 0,
 				t->entry_only);
 			continue;

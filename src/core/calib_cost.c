@@ -6,22 +6,25 @@
 #include <stdlib.h>
 
 #include "iprof/calib.h"
+#include "iprof/mech.h"
 
-static const char *const class_names[CALIB_NCLASS] = {
-	[CALIB_RETSITE] = "uprobe (entry on push)/return sites",
-	[CALIB_RETSITE_STEP] = "uprobe (entry single-stepped)/return sites",
-	[CALIB_URETPROBE] = "uprobe (entry on push)/uretprobe",
-	[CALIB_URETPROBE_STEP] = "uprobe (entry single-stepped)/uretprobe",
-	[CALIB_SYSCALL] = "syscall tracepoints",
-	[CALIB_TRACEPOINT] = "tracepoints",
-	[CALIB_FENTRY] = "fentry/fexit",
-	[CALIB_KPROBE] = "kprobe/kretprobe",
-	[CALIB_FUNC] = "func (fentry, else kprobes)",
+/* each class's words (include/iprof/mech.h) */
+static const enum mech_label class_labels[CALIB_NCLASS] = {
+	[CALIB_RETSITE] = MLABEL_CAL_RETSITE,
+	[CALIB_RETSITE_STEP] = MLABEL_CAL_RETSITE_STEP,
+	[CALIB_URETPROBE] = MLABEL_CAL_URETPROBE,
+	[CALIB_URETPROBE_STEP] = MLABEL_CAL_URETPROBE_STEP,
+	[CALIB_SYSCALL] = MLABEL_CAL_SYSCALL,
+	[CALIB_TRACEPOINT] = MLABEL_CAL_TRACEPOINT,
+	[CALIB_FENTRY] = MLABEL_FENTRY,
+	[CALIB_KPROBE] = MLABEL_KPROBE,
+	[CALIB_FUNC] = MLABEL_CAL_FUNC,
 };
 
 const char *calib_class_name(enum calib_class c)
 {
-	return (unsigned int)c < CALIB_NCLASS ? class_names[c] : "none";
+	return (unsigned int)c < CALIB_NCLASS ? mech_label(class_labels[c]) :
+						"none";
 }
 
 static int cmp_u64(const void *a, const void *b)

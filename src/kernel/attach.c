@@ -10,6 +10,7 @@
 
 #include "kernel/loader_int.h"
 #include "kernel/attach.h"
+#include "kernel/klog.h"
 
 int attach_keep_link(struct timer_links *tl, struct bpf_link *link)
 {
@@ -53,4 +54,23 @@ void attach_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
 		else if (p->att[i].mech == MECH_FUNC_RETURN)
 			*ar = p->att[i].action;
 	}
+}
+
+int attach_att_link(struct loader *l, uint32_t i, attach_link_fn fn, char *why,
+		    size_t len)
+{
+	struct klog_catch cat;
+	struct bpf_link *ln;
+	int err;
+
+	klog_catch_begin(&cat);
+	ln = fn(l, &l->plan->att[i]);
+	err = errno;
+	klog_catch_end(&cat);
+	if (!ln) {
+		klog_reason(&cat, err, why, len);
+		return err ? -err : -EINVAL;
+	}
+	l->att_links[i] = ln;
+	return 0;
 }

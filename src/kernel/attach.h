@@ -25,5 +25,15 @@ void attach_drop_links(struct timer_links *tl);
  */
 void attach_func_actions(const struct plan *p, uint32_t timer, uint32_t *ae,
 			 uint32_t *ar);
+/* a plan attachment's link (NULL with errno set) */
+typedef struct bpf_link *(*attach_link_fn)(struct loader *l,
+					   const struct plan_att *a);
+/*
+ * attach_att_link() - plan attachment @i in a link of its own, made by
+ * @fn (l->att_links[i] owns it).  Returns 0, or -errno with why (libbpf's
+ * warning included) in @why (@len bytes).
+ */
+int attach_att_link(struct loader *l, uint32_t i, attach_link_fn fn,
+		    char *why, size_t len);
 
 #endif /* IPROF_KERNEL_ATTACH_H */

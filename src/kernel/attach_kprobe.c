@@ -151,6 +151,23 @@ fail:
 	return err;
 }
 
+/* an inlined kernel instance's entry or exit: a kprobe at FUNC+OFFSET
+ * (src/probe/inline.c) */
+static struct bpf_link *site_link(struct loader *l, const struct plan_att *a)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko);
+
+	ko.bpf_cookie = IPROF_SITE_COOKIE(a->action, a->key_reg, a->key_adj);
+	ko.offset = (size_t)a->offset;
+	return bpf_program__attach_kprobe_opts(l->skel->progs.fn_ksite,
+					       a->func, &ko);
+}
+
+int attach_kprobe_site(struct loader *l, uint32_t i, char *why, size_t len)
+{
+	return attach_att_link(l, i, site_link, why, len);
+}
+
 /*
  * kprobe_multi links (5.18+, CONFIG_FPROBE): the kernel attaches every
  * function of one link with one ftrace update, where one kprobe per

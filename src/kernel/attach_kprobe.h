@@ -38,5 +38,11 @@ int attach_kprobe_multi_missed(const struct loader *l, uint64_t *missed);
  * attach_kprobe().  Returns 0 or -ENOMEM.
  */
 int attach_kprobe_multi(struct loader *l, const uint32_t *ids, size_t n);
+/*
+ * attach_kprobe_site() - an inlined instance's kprobe (MECH_KSITE
+ * attachment @i, plan.att[i]) in a link of its own (l->att_links[i]): 0,
+ * or -errno with why in @why (@len bytes).
+ */
+int attach_kprobe_site(struct loader *l, uint32_t i, char *why, size_t len);
 
 #endif /* IPROF_KERNEL_ATTACH_KPROBE_H */

@@ -15,12 +15,14 @@
 
 #include "kernel/klog.h"
 #include "kernel/loader_int.h"
+#include "kernel/attach.h"
 #include "kernel/attach_tp.h"
+#include "kernel/kmech.h"
 
 /*
  * Syscall spans: the two raw syscall programs, once, before any chain is
- * put in sc_chain.  Returns 0 or -errno, the reason kept in l->sc_why for
- * every syscall attachment.
+ * put in sc_chain.  Returns 0: a failure's reason is kept in l->sc_why
+ * for every syscall attachment (they fail, not the attach).
  */
 int attach_tp_syscalls(struct loader *l)
 {
@@ -28,6 +30,8 @@ int attach_tp_syscalls(struct loader *l)
 	char why[512];
 	int err;
 
+	if (l->sc_links[1])
+		return 0;
 	klog_catch_begin(&cat);
 	l->sc_links[0] = bpf_program__attach(l->skel->progs.sc_enter);
 	if (l->sc_links[0])
@@ -43,14 +47,36 @@ int attach_tp_syscalls(struct loader *l)
 	l->sc_why = NULL;
 	if (asprintf(&l->sc_why, "raw syscall tracepoints: %s", why) < 0)
 		l->sc_why = NULL;
-	return err;
+	return 0;
+}
+
+/* syscall span attachment @i: its chain in the syscall's slot of sc_chain
+ * (the raw syscall links dropped, the reason in l->sc_why, when it cannot
+ * be written).  0 */
+int attach_tp_syscall(struct loader *l, uint32_t i, char *why, size_t len)
+{
+	const struct plan_att *a = &l->plan->att[i];
+	__u32 head = a->action + 1;
+
+	(void)why;
+	(void)len;
+	if (!l->sc_links[1] ||
+	    !bpf_map_update_elem(bpf_map__fd(l->skel->maps.sc_chain),
+				 &a->sc_slot, &head, BPF_ANY))
+		return 0;
+	bpf_link__destroy(l->sc_links[0]);
+	bpf_link__destroy(l->sc_links[1]);
+	l->sc_links[0] = l->sc_links[1] = NULL;
+	if (asprintf(&l->sc_why, "sc_chain: %s", strerror(errno)) < 0)
+		l->sc_why = NULL;
+	return 0;
 }
 
 /* Is attachment @i in place (its link, a uprobe_multi link, or its
  * sc_chain slot)? */
 int attach_tp_att_attached(const struct loader *l, uint32_t i)
 {
-	if (l->plan->att[i].mech == MECH_SYSCALL)
+	if (kmech(l->plan->att[i].mech)->raw_syscalls)
 		return l->sc_links[1] != NULL;
 	return l->att_links[i] != NULL || (l->att_multi && l->att_multi[i]);
 }
@@ -64,29 +90,14 @@ int attach_tp_att_attached(const struct loader *l, uint32_t i)
  */
 static __u64 ucookie(const struct loader *l, const struct plan_att *a)
 {
-	if (a->mech == MECH_RETSITE && (!l->emu || !a->emu.kind))
+	const struct kmech *m = kmech(a->mech);
+
+	if (m->site && (!l->emu || !a->emu.kind))
 		return IPROF_SITE_COOKIE(a->action, a->key_reg, a->key_adj);
-	if (!l->emu || !a->emu.kind ||
-	    (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE))
+	if (!l->emu || !a->emu.kind || !m->emu)
 		return a->action;
 	return IPROF_EMU_COOKIE(a->action, a->emu.kind, a->emu.len,
 				a->offset & 4095, a->emu.pop);
-}
-
-/* the program of a uprobe attachment of mechanism @m (@multi: for a
- * uprobe_multi link) */
-static struct bpf_program *uprog(const struct loader *l, enum plan_mech m,
-				 int multi)
-{
-	const struct iprof *s = l->skel;
-
-	if (m == MECH_URETPROBE)
-		return multi ? s->progs.fn_return_m : s->progs.fn_return_u;
-	if (m == MECH_RETSITE)
-		return multi ? (l->emu ? s->progs.fn_rsite_mx : s->progs.fn_rsite_m) :
-			       (l->emu ? s->progs.fn_rsite_x : s->progs.fn_rsite);
-	return multi ? (l->emu ? s->progs.fn_entry_mx : s->progs.fn_entry_m) :
-		       (l->emu ? s->progs.fn_entry_ux : s->progs.fn_entry_u);
 }
 
 /*
@@ -108,8 +119,9 @@ int attach_tp_umulti(struct loader *l)
 	uint32_t i, j, n;
 	int ret = 0;
 
-	if (bpf_program__fd(uprog(l, MECH_UPROBE, 1)) < 0)
-		return 0; /* not loaded: no uprobe_multi here */
+	if (l->att_multi ||
+	    bpf_program__fd(kmech_prog(l, kmech(MECH_UPROBE), 1)) < 0)
+		return 0; /* done, or not loaded: no uprobe_multi here */
 	l->att_multi = calloc(p->natt ? p->natt : 1, 1);
 	offs = calloc(p->natt ? p->natt : 1, sizeof(*offs));
 	cookies = calloc(p->natt ? p->natt : 1, sizeof(*cookies));
@@ -118,10 +130,9 @@ int attach_tp_umulti(struct loader *l)
 		goto out;
 	}
 	for (i = 0; i < p->natt; i++) {
-		if ((p->att[i].mech != MECH_UPROBE &&
-		     p->att[i].mech != MECH_URETPROBE &&
-		     p->att[i].mech != MECH_RETSITE) ||
-		    l->att_multi[i])
+		const struct kmech *m = kmech(p->att[i].mech);
+
+		if (!m->user || l->att_multi[i])
 			continue;
 		for (n = 0, j = i; j < p->natt; j++)
 			if (p->att[j].mech == p->att[i].mech &&
@@ -129,11 +140,11 @@ int attach_tp_umulti(struct loader *l)
 				offs[n] = p->att[j].offset;
 				cookies[n++] = ucookie(l, &p->att[j]);
 			}
-		prog = uprog(l, p->att[i].mech, 1);
+		prog = kmech_prog(l, m, 1);
 		uo.offsets = offs;
 		uo.cookies = cookies;
 		uo.cnt = n;
-		uo.retprobe = p->att[i].mech == MECH_URETPROBE;
+		uo.retprobe = m->retprobe;
 		/* pid -1: in every process */
 		ln = bpf_program__attach_uprobe_multi(prog, -1, p->att[i].path,
 						      NULL, &uo);
@@ -158,59 +169,38 @@ out:
 	return ret;
 }
 
-/* one tracepoint, uprobe or inlined kernel instance's attachment's
- * link, or NULL with errno set */
-static struct bpf_link *attach_one(struct loader *l, const struct plan_att *a)
+static struct bpf_link *tp_link(struct loader *l, const struct plan_att *a)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, to);
-	LIBBPF_OPTS(bpf_uprobe_opts, uo);
-	LIBBPF_OPTS(bpf_kprobe_opts, ko);
 
-	switch (a->mech) {
-	case MECH_KSITE:
-		/* an inlined kernel instance's entry or exit: a kprobe at
-		 * FUNC+OFFSET (src/probe/inline.c) */
-		ko.bpf_cookie = IPROF_SITE_COOKIE(a->action, a->key_reg,
-						  a->key_adj);
-		ko.offset = (size_t)a->offset;
-		return bpf_program__attach_kprobe_opts(l->skel->progs.fn_ksite,
-						       a->func, &ko);
-	case MECH_TRACEPOINT:
-		to.bpf_cookie = a->action;
-		return bpf_program__attach_tracepoint_opts(
-			l->skel->progs.tp_hit, a->category, a->event, &to);
-	case MECH_UPROBE:
-	case MECH_URETPROBE:
-	case MECH_RETSITE:
-		/* the planner resolved path (absolute) and the function's
-		 * (or return site's) file offset (src/probe/sym.c, src/probe/retsite.c):
-		 * attach by offset, not by name */
-		uo.bpf_cookie = ucookie(l, a);
-		uo.func_name = NULL;
-		uo.retprobe = a->mech == MECH_URETPROBE;
-		return bpf_program__attach_uprobe_opts(
-			uprog(l, a->mech, 0), -1, a->path, (size_t)a->offset,
-			&uo);
-	default:
-		errno = EINVAL;
-		return NULL;
-	}
+	to.bpf_cookie = a->action;
+	return bpf_program__attach_tracepoint_opts(l->skel->progs.tp_hit,
+						   a->category, a->event, &to);
 }
 
-struct bpf_link *attach_tp_att(struct loader *l, const struct plan_att *a,
-			       char *why, size_t len)
+int attach_tp_tracepoint(struct loader *l, uint32_t i, char *why, size_t len)
 {
-	struct klog_catch cat;
-	struct bpf_link *ln;
-	int err;
+	return attach_att_link(l, i, tp_link, why, len);
+}
 
-	klog_catch_begin(&cat);
-	ln = attach_one(l, a);
-	err = errno;
-	klog_catch_end(&cat);
-	if (!ln)
-		klog_reason(&cat, err, why, len);
-	return ln;
+/* the planner resolved path (absolute) and the function's (or return
+ * site's) file offset (src/probe/sym.c, src/probe/retsite.c): attach by
+ * offset, not by name */
+static struct bpf_link *uprobe_link(struct loader *l, const struct plan_att *a)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	const struct kmech *m = kmech(a->mech);
+
+	uo.bpf_cookie = ucookie(l, a);
+	uo.func_name = NULL;
+	uo.retprobe = m->retprobe;
+	return bpf_program__attach_uprobe_opts(kmech_prog(l, m, 0), -1,
+					       a->path, (size_t)a->offset, &uo);
+}
+
+int attach_tp_uprobe(struct loader *l, uint32_t i, char *why, size_t len)
+{
+	return attach_att_link(l, i, uprobe_link, why, len);
 }
 
 /* Is @timer in a uprobe_multi link? */
@@ -231,7 +221,7 @@ int attach_tp_timer_on_syscalls(const struct plan *p, uint32_t timer)
 	uint32_t i;
 
 	for (i = 0; i < p->natt; i++)
-		if (p->att[i].mech == MECH_SYSCALL &&
+		if (kmech(p->att[i].mech)->raw_syscalls &&
 		    attach_tp_att_uses(p, &p->att[i], timer))
 			return 1;
 	return 0;

@@ -12,18 +12,25 @@
 
 #include "kernel/loader_int.h"
 
-/* attach_tp_syscalls() - the raw syscall programs, once.  0/-errno. */
+/* attach_tp_syscalls() - the raw syscall programs, once.  0 (a failure:
+ * every syscall attachment's, why in l->sc_why). */
 int attach_tp_syscalls(struct loader *l);
+/* attach_tp_syscall() - syscall span attachment @i's chain.  0 (a
+ * failure: why in l->sc_why). */
+int attach_tp_syscall(struct loader *l, uint32_t i, char *why, size_t len);
 /* attach_tp_att_attached() - is plan attachment @i in place? */
 int attach_tp_att_attached(const struct loader *l, uint32_t i);
-/* attach_tp_umulti() - user functions in uprobe_multi links. */
+/* attach_tp_umulti() - user functions in uprobe_multi links, once.
+ * 0 or -ENOMEM. */
 int attach_tp_umulti(struct loader *l);
 /*
- * attach_tp_att() - one tracepoint or uprobe attachment: its link, or
- * NULL with why (libbpf's warning included) in @why (@len bytes).
+ * attach_tp_tracepoint(), attach_tp_uprobe() - tracepoint or uprobe
+ * (uretprobe, return site) attachment @i (plan.att[i]) in a link of its
+ * own (l->att_links[i]): 0, or -errno with why (libbpf's warning
+ * included) in @why (@len bytes).
  */
-struct bpf_link *attach_tp_att(struct loader *l, const struct plan_att *a,
-			       char *why, size_t len);
+int attach_tp_tracepoint(struct loader *l, uint32_t i, char *why, size_t len);
+int attach_tp_uprobe(struct loader *l, uint32_t i, char *why, size_t len);
 /* attach_tp_att_uses() - does attachment @a run an action of @timer? */
 int attach_tp_att_uses(const struct plan *p, const struct plan_att *a,
 		       uint32_t timer);

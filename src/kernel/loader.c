@@ -27,8 +27,8 @@
 #include "kernel/attach_tp.h"
 #include "kernel/rings.h"
 #include "kernel/uprobe_emu.h"
-#include "kernel/uprobe_multi.h"
 #include "kernel/klog.h"
+#include "kernel/kmech.h"
 
 /* a long attach says how far it is this often (stderr, unless -q) */
 #define PROGRESS_NS 500000000ull
@@ -85,17 +85,6 @@ static void irq_flags_clear(struct loader *l)
 	bpf_map_update_elem(bpf_map__fd(l->skel->maps.irqctx), &zero, v,
 			    BPF_ANY);
 	free(v);
-}
-
-/* Does @plan have an attachment of mechanism @m? */
-static int plan_has_mech(const struct plan *plan, enum plan_mech m)
-{
-	uint32_t i;
-
-	for (i = 0; i < plan->natt; i++)
-		if (plan->att[i].mech == m)
-			return 1;
-	return 0;
 }
 
 /* Can @p have kprobe timers (kprobe:, or func: falling back to kprobes)? */
@@ -166,12 +155,13 @@ static void want_prog(struct bpf_program *p, int on, int type)
  * has them and the count asks for them (loader_kmulti_wanted()), and the
  * plain kprobe programs only where some timer may need one: a function
  * that cannot go in a kprobe_multi link (kmulti_ok), or too few for one.
+ * The other mechanisms' programs: their rows' (kmech_choose()).
  */
 static void choose_programs(struct loader *l, const struct plan *plan)
 {
 	struct iprof *s = l->skel;
 	size_t nk = 0;
-	int km, ks, um, fu, fn, all_ok = 1;
+	int km, ks, fn, all_ok = 1;
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++) {
@@ -188,43 +178,13 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 		all_ok = 0;
 	km = nk && loader_kmulti_wanted(&nk) && loader_kmulti_supported();
 	ks = km && loader_ksession_supported();
-	um = plan_has_mech(plan, MECH_UPROBE) && uprobe_multi_supported() &&
-	     !getenv("IPROF_NO_UPROBE_MULTI");
-	/* uprobes keep the plain programs: a uprobe_multi link that fails
-	 * falls back to one uprobe per function */
-	fu = plan_has_mech(plan, MECH_UPROBE) ||
-	     plan_has_mech(plan, MECH_URETPROBE) ||
-	     plan_has_mech(plan, MECH_RETSITE);
 	fn = nk && (!km || !all_ok);
-	/* where a uprobe program may write its registers: the *_x uprobe
-	 * programs, which run a return site's ret and skip an entry's
-	 * endbr64 themselves (a cookie of kind IPROF_EMU_NONE: as the
-	 * plain ones) */
-	l->emu = fu && uprobe_emu_supported();
-	want_prog(s->progs.tp_hit, plan_has_mech(plan, MECH_TRACEPOINT), 0);
-	want_prog(s->progs.sc_enter, plan_has_mech(plan, MECH_SYSCALL), 0);
-	want_prog(s->progs.sc_exit, plan_has_mech(plan, MECH_SYSCALL), 0);
-	want_prog(s->progs.fn_entry_u, fu && !l->emu, 0);
-	want_prog(s->progs.fn_entry_ux, fu && l->emu, 0);
-	want_prog(s->progs.fn_return_u, fu && plan_has_mech(plan, MECH_URETPROBE), 0);
-	want_prog(s->progs.fn_rsite,
-		  fu && !l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
-	want_prog(s->progs.fn_rsite_x,
-		  fu && l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
-	want_prog(s->progs.fn_ksite, plan_has_mech(plan, MECH_KSITE), 0);
+	kmech_choose(l, kmech_plan(plan));
 	want_prog(s->progs.fn_entry, fn, 0);
 	want_prog(s->progs.fn_return, fn, 0);
 	want_prog(s->progs.fn_entry_km, km && !ks, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_return_km, km && !ks, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_session_km, ks, IPROF_TRACE_KPROBE_SESSION);
-	want_prog(s->progs.fn_entry_m, um && !l->emu, 0);
-	want_prog(s->progs.fn_entry_mx, um && l->emu, 0);
-	want_prog(s->progs.fn_return_m,
-		  um && plan_has_mech(plan, MECH_URETPROBE), 0);
-	want_prog(s->progs.fn_rsite_m,
-		  um && !l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
-	want_prog(s->progs.fn_rsite_mx,
-		  um && l->emu && plan_has_mech(plan, MECH_RETSITE), 0);
 }
 
 /* The kernel's bpf_prog_info of @p into @info: 0, or -1 if @p is not
@@ -455,8 +415,7 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 		return KPROBE_LATER;
 	err = attach_fentry(l, tl, id, ar, fwhy, sizeof(fwhy));
 	if (!err) {
-		l->timers[id].mech = t->entry_only ? "fentry (never returns)" :
-						     "fentry/fexit";
+		l->timers[id].mech = mech_label_fentry(t->entry_only);
 		return 0;
 	}
 	attach_drop_links(tl);
@@ -466,19 +425,6 @@ static int attach_func_timer(struct loader *l, uint32_t id, char *why,
 	}
 	*fwhy_out = strdup(fwhy);
 	return *fwhy_out ? KPROBE_LATER : -ENOMEM;
-}
-
-const char *loader_kprobe_mech(int kmulti, int entry_only)
-{
-	static const char *const m[3][2] = {
-		{ "kprobe/kretprobe", "kprobe (never returns)" },
-		{ "kprobe/kretprobe (kprobe_multi)",
-		  "kprobe (never returns, kprobe_multi)" },
-		{ "kprobe/kretprobe (kprobe session)",
-		  "kprobe (never returns, kprobe session)" },
-	};
-
-	return m[kmulti >= 0 && kmulti <= 2 ? kmulti : 0][!!entry_only];
 }
 
 /*
@@ -507,8 +453,8 @@ static int attach_kprobe_timer(struct loader *l, uint32_t id,
 	}
 	if (!err) {
 		l->nkprobe_timers++;
-		l->timers[id].mech = loader_kprobe_mech(tl->kmulti,
-							t->entry_only);
+		l->timers[id].mech = mech_label_kprobe(tl->kmulti,
+						       t->entry_only);
 		return 0;
 	}
 	attach_drop_links(tl);
@@ -625,45 +571,33 @@ static void pass_free(struct attach_pass *ps)
 }
 
 /*
- * The links that timers share: the raw syscall programs, uprobe_multi
- * links, one link per tracepoint or uprobe attachment (the reason of one
- * that failed in ps->att_why), each syscall span's chain.  0 or -ENOMEM.
+ * The links that timers share, through each mechanism's row (kernel/kmech.h):
+ * once per mechanism (the raw syscall programs, uprobe_multi links), then
+ * each attachment that is not a function timer's own nor in a uprobe_multi
+ * link (one link each, a syscall span's chain), the reason of one that
+ * failed in ps->att_why.  0 or -ENOMEM.
  */
 static int attach_shared(struct attach_pass *ps)
 {
 	struct loader *l = ps->l;
 	const struct plan *p = l->plan;
+	unsigned int used = kmech_plan(p), m;
 	uint32_t i;
+	int err;
 
-	if (plan_has_mech(p, MECH_SYSCALL) && !l->sc_links[1])
-		attach_tp_syscalls(l);
-	if (!l->att_multi && attach_tp_umulti(l))
-		return -ENOMEM;
+	for (m = 0; used >> m; m++) {
+		if (!(used & (1u << m)) || !kmech(m)->prepare)
+			continue;
+		err = kmech(m)->prepare(l);
+		if (err)
+			return err;
+	}
 	for (i = 0; i < p->natt; i++) {
-		__u32 head = p->att[i].action + 1;
+		const struct kmech *r = kmech(p->att[i].mech);
 
-		if (p->att[i].mech == MECH_FUNC_ENTRY ||
-		    p->att[i].mech == MECH_FUNC_RETURN ||
-		    (l->att_multi && l->att_multi[i]))
+		if (!r->attach || (l->att_multi && l->att_multi[i]))
 			continue;
-		if (p->att[i].mech == MECH_SYSCALL) {
-			/* its chain in the syscall's slot */
-			if (l->sc_links[1] &&
-			    bpf_map_update_elem(bpf_map__fd(l->skel->maps.sc_chain),
-						&p->att[i].sc_slot, &head,
-						BPF_ANY)) {
-				bpf_link__destroy(l->sc_links[0]);
-				bpf_link__destroy(l->sc_links[1]);
-				l->sc_links[0] = l->sc_links[1] = NULL;
-				if (asprintf(&l->sc_why, "sc_chain: %s",
-					     strerror(errno)) < 0)
-					l->sc_why = NULL;
-			}
-			continue;
-		}
-		l->att_links[i] =
-			attach_tp_att(l, &p->att[i], ps->why, sizeof(ps->why));
-		if (!l->att_links[i])
+		if (r->attach(l, i, ps->why, sizeof(ps->why)))
 			ps->att_why[i] = strdup(ps->why);
 	}
 	return 0;
@@ -675,26 +609,14 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 	const struct plan_timer *t = &l->plan->timers[id];
 
 	if (probe_kind_at(t->kind) == PROBE_AT_KFUNC && t->inl_only)
-		return "kprobe (inlined)";
-	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->inl_only)
-		return attach_tp_timer_in_umulti(l, id)
-			       ? "uprobe (inlined, uprobe_multi)"
-			       : "uprobe (inlined)";
-	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_entry)
-		return "uprobe (entry only)"; /* --returns: see ret_why */
-	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->entry_only)
-		return "uprobe (never returns)";
-	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC && t->ret_sites)
-		return attach_tp_timer_in_umulti(l, id)
-			       ? "uprobe/return sites (uprobe_multi)"
-			       : "uprobe/return sites";
+		return mech_label(MLABEL_KPROBE_INLINED);
 	if (probe_kind_at(t->kind) == PROBE_AT_UFUNC)
-		return attach_tp_timer_in_umulti(l, id)
-			       ? "uprobe/uretprobe (uprobe_multi)"
-			       : "uprobe/uretprobe";
-	return attach_tp_timer_on_syscalls(l->plan, id)
-		       ? "tracepoint (raw syscalls)"
-		       : "tracepoint";
+		return mech_label_ufunc(t->inl_only, t->ret_entry,
+					t->entry_only, t->ret_sites,
+					attach_tp_timer_in_umulti(l, id));
+	return mech_label(attach_tp_timer_on_syscalls(l->plan, id) ?
+				  MLABEL_TP_SYSCALLS :
+				  MLABEL_TRACEPOINT);
 }
 
 /* a span or uprobe timer: are its shared attachments in place?  0, or
@@ -712,25 +634,9 @@ static int span_timer(struct attach_pass *ps, uint32_t id)
 		if (!attach_tp_att_uses(p, a, id) ||
 		    attach_tp_att_attached(l, i))
 			continue;
-		if (a->mech == MECH_SYSCALL)
+		if (kmech(a->mech)->raw_syscalls)
 			ps->att_why[i] = strdup(l->sc_why ? l->sc_why : "failed");
-		if (a->mech == MECH_KSITE) /* MOD:SYM+OFF */
-			snprintf(ps->why, sizeof(ps->why),
-				 "kprobe (inlined) %s+%#llx: %s", a->func,
-				 (unsigned long long)a->offset,
-				 ps->att_why[i] ? ps->att_why[i] : "failed");
-		else
-			snprintf(ps->why, sizeof(ps->why), "%s %s:%s: %s",
-				 a->mech == MECH_TRACEPOINT ||
-						 a->mech == MECH_SYSCALL ?
-					 "tracepoint" :
-				 a->mech == MECH_UPROBE ? "uprobe" :
-				 a->mech == MECH_RETSITE ?
-							  "uprobe (return site)" :
-							  "uretprobe",
-				 a->category ? a->category : a->path,
-				 a->event ? a->event : a->func,
-				 ps->att_why[i] ? ps->att_why[i] : "failed");
+		kmech_why(a, ps->att_why[i], ps->why, sizeof(ps->why));
 		err = -EINVAL;
 	}
 	l->timers[id].mech = span_mech(l, id);
@@ -750,12 +656,10 @@ static int ksites_ok(struct attach_pass *ps, uint32_t id)
 	for (i = 0; i < p->natt; i++) {
 		const struct plan_att *a = &p->att[i];
 
-		if (a->mech != MECH_KSITE || !attach_tp_att_uses(p, a, id) ||
+		if (!kmech(a->mech)->at_offset || !attach_tp_att_uses(p, a, id) ||
 		    attach_tp_att_attached(ps->l, i))
 			continue;
-		snprintf(ps->why, sizeof(ps->why), "kprobe (inlined) %s+%#llx: %s",
-			 a->func, (unsigned long long)a->offset,
-			 ps->att_why[i] ? ps->att_why[i] : "failed");
+		kmech_why(a, ps->att_why[i], ps->why, sizeof(ps->why));
 		return -EINVAL;
 	}
 	return 0;

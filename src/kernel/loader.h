@@ -256,13 +256,6 @@ int loader_kmulti_supported(void);
  * IPROF_KPROBE_SESSION=0 (then the entry/return link pair).
  */
 int loader_ksession_supported(void);
-/*
- * loader_kprobe_mech() - the words for a kprobe timer's mechanism, as the
- * report, JSON and --dry-run say it: @kmulti 0 one kprobe/kretprobe, 1 a
- * kprobe_multi entry/return link pair, 2 a kprobe session link;
- * @entry_only: a function that never returns.  A static string.
- */
-const char *loader_kprobe_mech(int kmulti, int entry_only);
 
 /*
  * loader_try_fentry() - can the kernel load fentry/fexit programs on

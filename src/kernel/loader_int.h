@@ -5,8 +5,8 @@
  * timer, shared by the files that make up the loader: src/kernel/loader.c,
  * src/kernel/rings.c (rings.h), src/kernel/attach.c (attach.h: what every
  * mechanism shares), src/kernel/attach_fentry.c, attach_kprobe.c and
- * attach_tp.c (one header each: one mechanism each); src/kernel/klog.c
- * their messages.  Nothing outside these files includes it: the interface
+ * attach_tp.c (one header each: one mechanism each), src/kernel/kmech.c
+ * (each mechanism's row); src/kernel/klog.c their messages.  Nothing outside these files includes it: the interface
  * is src/kernel/loader.h.
  */
 #ifndef IPROF_LOADER_INT_H

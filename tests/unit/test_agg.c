@@ -14,6 +14,7 @@
 
 #include "iprof/agg.h"
 #include "iprof/calib.h"
+#include "iprof/mech.h"
 #include "rec.h"
 
 enum { A = 0, B = 1, C = 2, NTIMERS = 3 };
@@ -794,6 +795,54 @@ static void test_calib_arith(void **state)
 	assert_int_equal(calib_cost(&cal, CALIB_FENTRY, 0).flags,
 			 AGG_COST_UNKNOWN);
 	assert_int_equal(calib_cost(&cal, CALIB_NONE, 0).flags, 0);
+}
+
+/*
+ * The mechanisms' words (include/iprof/mech.h): every one spelled, none
+ * twice; the kprobe and user function words by their arguments; each
+ * calibration class's words, the kernel function ones a timer's.
+ */
+static void test_mech_labels(void **state)
+{
+	int i, j, c;
+
+	(void)state;
+	for (i = 0; i < MLABEL_N; i++) {
+		assert_non_null(mech_label(i));
+		assert_string_not_equal(mech_label(i), "none");
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(mech_label(i), mech_label(j));
+	}
+	assert_string_equal(mech_label(MLABEL_N), "none");
+	assert_string_equal(mech_label_kprobe(0, 0), "kprobe/kretprobe");
+	assert_string_equal(mech_label_kprobe(1, 1),
+			    "kprobe (never returns, kprobe_multi)");
+	assert_string_equal(mech_label_kprobe(2, 0),
+			    "kprobe/kretprobe (kprobe session)");
+	assert_string_equal(mech_label_kprobe(7, 1), "kprobe (never returns)");
+	assert_string_equal(mech_label_fentry(1), "fentry (never returns)");
+	/* inlined first, then entry only, never returns, return sites */
+	assert_string_equal(mech_label_ufunc(1, 1, 1, 3, 1),
+			    "uprobe (inlined, uprobe_multi)");
+	assert_string_equal(mech_label_ufunc(0, 1, 1, 3, 1),
+			    "uprobe (entry only)");
+	assert_string_equal(mech_label_ufunc(0, 0, 1, 3, 1),
+			    "uprobe (never returns)");
+	assert_string_equal(mech_label_ufunc(0, 0, 0, 3, 0),
+			    "uprobe/return sites");
+	assert_string_equal(mech_label_ufunc(0, 0, 0, 0, 1),
+			    "uprobe/uretprobe (uprobe_multi)");
+	for (c = 0; c < CALIB_NCLASS; c++) {
+		assert_string_not_equal(calib_class_name(c), "none");
+		for (j = 0; j < c; j++)
+			assert_string_not_equal(calib_class_name(c),
+						calib_class_name(j));
+	}
+	assert_string_equal(calib_class_name(CALIB_FENTRY), "fentry/fexit");
+	assert_string_equal(calib_class_name(CALIB_KPROBE), "kprobe/kretprobe");
+	assert_string_equal(calib_class_name(CALIB_SYSCALL),
+			    "syscall tracepoints");
+	assert_string_equal(calib_class_name(CALIB_NONE), "none");
 }
 
 static void test_malformed(void **state)
@@ -1871,6 +1920,7 @@ int main(void)
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_costs_mean),
 		cmocka_unit_test(test_calib_arith),
+		cmocka_unit_test(test_mech_labels),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many_threads),
 		cmocka_unit_test(test_oncpu_offcpu),
