@@ -92,29 +92,160 @@ static int64_t to_off(const struct rs_file *f, uint64_t a)
 	return seg_map(f, a, false);
 }
 
-/* The .eh_frame FDE that covers file offset @off: its code as file
- * offsets [*@lo, *@hi).  0, or -1 when none does. */
+/* A DW_EH_PE_* encoded value's size in bytes (its low nibble: 0 absptr,
+ * 2 udata2, 3 udata4, 4 udata8, 0xa-0xc the signed ones); 0 for LEB128 or
+ * an encoding iprof does not read. */
+static size_t eh_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case 0x00:
+	case 0x04:
+	case 0x0c:
+		return 8;
+	case 0x03:
+	case 0x0b:
+		return 4;
+	case 0x02:
+	case 0x0a:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* The value of encoding @enc at @p (@at: its address, for pcrel);
+ * @range: an FDE's address range, whose application is never applied. */
+static uint64_t eh_read(const uint8_t *p, uint8_t enc, uint64_t at,
+			bool range)
+{
+	uint64_t v = 0;
+	int16_t s2;
+	int32_t s4;
+	uint16_t u2;
+	uint32_t u4;
+
+	switch (enc & 0x0f) {
+	case 0x02:
+		memcpy(&u2, p, 2);
+		v = u2;
+		break;
+	case 0x0a:
+		memcpy(&s2, p, 2);
+		v = (uint64_t)(int64_t)s2;
+		break;
+	case 0x03:
+		memcpy(&u4, p, 4);
+		v = u4;
+		break;
+	case 0x0b:
+		memcpy(&s4, p, 4);
+		v = (uint64_t)(int64_t)s4;
+		break;
+	default:
+		memcpy(&v, p, 8);
+		break;
+	}
+	if (!range && (enc & 0x70) == 0x10)
+		v += at; /* DW_EH_PE_pcrel */
+	return v;
+}
+
+/* The FDE pointer encoding (DW_EH_PE_*) a CIE's 'z' augmentation gives
+ * its FDEs (its 'R'), absptr without one; -1: one iprof cannot read. */
+static int cie_enc(const Dwarf_CIE *c)
+{
+	const char *a = c->augmentation;
+	const uint8_t *d = c->augmentation_data;
+	size_t i = 0, n = c->augmentation_data_size, k;
+
+	if (!a || a[0] != 'z')
+		return a && a[0] ? -1 : 0;
+	for (a++; *a; a++) {
+		if (*a == 'R')
+			return i < n ? d[i] : -1;
+		if (*a == 'L') {
+			i++;
+		} else if (*a == 'P') {
+			if (i >= n || !(k = eh_size(d[i])))
+				return -1;
+			i += 1 + k;
+		} else if (*a != 'S' && *a != 'B') {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The .eh_frame FDE that covers file offset @off: its code as file
+ * offsets [*@lo, *@hi), read with dwarf_next_cfi() (libdw's
+ * dwarf_frame_info() gives the range of one row of its table only).
+ * 0, or -1 when none does.
+ */
 static int fde_range(const struct rs_file *f, uint64_t off, uint64_t *lo,
 		     uint64_t *hi)
 {
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Addr s, e;
+	const char *ident = f->elf ? elf_getident(f->elf, NULL) : NULL;
 	int64_t a = to_addr(f, off), so, eo;
+	Dwarf_Off o = 0, next, cie = (Dwarf_Off)-1;
+	Elf_Scn *scn = NULL;
+	Dwarf_CFI_Entry e;
+	Elf_Data *d = NULL;
+	uint64_t base = 0, s, n;
+	size_t str, k;
+	GElf_Shdr sh;
+	int enc = -1, r;
 
-	if (!f->cfi || a < 0 || dwarf_cfi_addrframe(f->cfi, (Dwarf_Addr)a, &fr))
+	if (!ident || a < 0 || elf_getshdrstrndx(f->elf, &str))
 		return -1;
-	if (dwarf_frame_info(fr, &s, &e, NULL) < 0) {
-		free(fr);
-		return -1;
+	while ((scn = elf_nextscn(f->elf, scn)) && !d) {
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		nm = elf_strptr(f->elf, str, sh.sh_name);
+		if (nm && !strcmp(nm, ".eh_frame")) {
+			d = elf_getdata(scn, NULL);
+			base = sh.sh_addr;
+		}
 	}
-	free(fr);
-	so = to_off(f, s);
-	eo = to_off(f, e - 1);
-	if (so < 0 || eo < so)
+	if (!d || !d->d_buf)
 		return -1;
-	*lo = (uint64_t)so;
-	*hi = (uint64_t)eo + 1;
-	return 0;
+	for (; (r = dwarf_next_cfi((const unsigned char *)ident, d, true, o,
+				   &next, &e)) <= 0;
+	     o = next) {
+		if (r < 0 || dwarf_cfi_cie_p(&e))
+			continue;
+		if (e.fde.CIE_pointer != cie) {
+			Dwarf_Off cn;
+			Dwarf_CFI_Entry c;
+
+			cie = e.fde.CIE_pointer;
+			enc = dwarf_next_cfi((const unsigned char *)ident, d,
+					     true, cie, &cn, &c) ||
+					      !dwarf_cfi_cie_p(&c) ?
+				      -1 :
+				      cie_enc(&c.cie);
+		}
+		k = enc < 0 ? 0 : eh_size((uint8_t)enc);
+		if (!k || e.fde.end - e.fde.start < (ptrdiff_t)(2 * k))
+			continue;
+		s = eh_read(e.fde.start, (uint8_t)enc,
+			    base + (uint64_t)(e.fde.start -
+					      (const uint8_t *)d->d_buf),
+			    false);
+		n = eh_read(e.fde.start + k, (uint8_t)enc, 0, true);
+		if ((uint64_t)a < s || (uint64_t)a - s >= n)
+			continue;
+		so = to_off(f, s);
+		eo = to_off(f, s + n - 1);
+		if (so < 0 || eo < so)
+			return -1;
+		*lo = (uint64_t)so;
+		*hi = (uint64_t)eo + 1;
+		return 0;
+	}
+	return -1;
 }
 
 /* Does a function symbol start at file offset @off? */
