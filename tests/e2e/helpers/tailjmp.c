@@ -7,14 +7,17 @@
  *
  *   e2e-tailjmp N   calls each of tj_only, tj_mixed(0), tj_mixed(1),
  *                   tj_hot(0), tj_hot(1) and tj_after N times, in that
- *                   order: tj_only=N tj_mixed=2N tj_hot=2N tj_after=N
+ *                   order, then tj_direct N times: tj_only=N tj_mixed=2N
+ *                   tj_hot=2N tj_after=N tj_direct=N
  *
  * tj_only is one jmp to .Ltj_local (no symbol; an .eh_frame FDE of
  * several rows: it pushes rbx); tj_mixed(1) rets, tj_mixed(0) jmps
  * there; tj_hot(0) enters its cold part .Ltj_cold (no symbol, its FDE
  * starts with rbx pushed) by a jmp.  Each has its rets as return sites
  * (those of the code jumped to included: retsite_find()); tj_after, a
- * plain function, must never nest under them.
+ * plain function, must never nest under them; tj_direct calls
+ * .Ltj_local (its ret, a site of tj_only's and tj_mixed's, then closes
+ * none of their frames: an orphan stop of each).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 int tj_only(int v);
 int tj_mixed(int v);
 int tj_hot(int v);
+int tj_direct(int v);
 
 #ifdef __x86_64__
 __asm__(".text\n"
@@ -44,6 +48,18 @@ __asm__(".text\n"
 	"	jmp .Ltj_local\n"
 	"	.cfi_endproc\n"
 	".size tj_only, .-tj_only\n"
+	/* a call of the local function itself, not a tail jump */
+	".p2align 4\n"
+	".globl tj_direct\n.type tj_direct, @function\ntj_direct:\n"
+	"	.cfi_startproc\n"
+	"	sub $8, %rsp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	call .Ltj_local\n"
+	"	add $8, %rsp\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size tj_direct, .-tj_direct\n"
 	".p2align 4\n"
 	".globl tj_mixed\n.type tj_mixed, @function\ntj_mixed:\n"
 	"	.cfi_startproc\n"
@@ -100,8 +116,10 @@ int main(int argc, char **argv)
 		s += tj_mixed(0) + tj_mixed(1);
 		s += tj_hot(0) + tj_hot(1);
 		s += tj_after((int)i);
+		s += tj_direct((int)i);
 	}
-	printf("tj_only=%ld\ntj_mixed=%ld\ntj_hot=%ld\ntj_after=%ld\n", n,
-	       2 * n, 2 * n, n);
+	printf("tj_only=%ld\ntj_mixed=%ld\ntj_hot=%ld\ntj_after=%ld\n"
+	       "tj_direct=%ld\n",
+	       n, 2 * n, 2 * n, n, n);
 	return 0;
 }
