@@ -13,7 +13,10 @@
  * sites: functions with a ret that got return sites; indirect: with a ret,
  * refused for an indirect jmp (a jump table iprof cannot read, or a tail
  * call through a register); never: retsite_find() says it never returns
- * (no ret reached); other: refused for anything else.
+ * (no ret reached); other: refused for anything else.  Without a ret:
+ * functions with no ret in their own bytes (one tail jmp, a call of a
+ * function that never returns) that get sites (a tail call, or the rets
+ * of a local function they jump to) and that never return.
  * BENCH_RETSITE_WHY=1 prints each refused function with a ret and why;
  * BENCH_RETSITE_FUNC=NAME reads that function alone.  A benchmark, not a
  * test: exit status 0, 1 when a file cannot be read, 2 on a usage error.
@@ -37,6 +40,9 @@ struct fn {
 
 struct count {
 	size_t funcs, with_ret, sites, indirect, never, other;
+	/* functions without a ret of their own (a tail jump, a call of a
+	 * function that never returns): with sites, never returning */
+	size_t jmp_sites, jmp_never;
 };
 
 static int cmp_fn(const void *a, const void *b)
@@ -137,8 +143,14 @@ static void one(const char *path, const struct fn *f, csh h, cs_insn *in,
 	int r;
 
 	c->funcs++;
-	if (!has_ret(h, in, img, len, f))
+	if (!has_ret(h, in, img, len, f)) {
+		r = retsite_find(NULL, path, &code, 1, &sites, &n, NULL, why,
+				 sizeof(why));
+		free(sites);
+		c->jmp_sites += !r;
+		c->jmp_never += r == -ENOENT;
 		return;
+	}
 	c->with_ret++;
 	r = retsite_find(NULL, path, &code, 1, &sites, &n, NULL, why, sizeof(why));
 	free(sites);
@@ -192,10 +204,10 @@ static int file(const char *path, csh h, cs_insn *in)
 			continue;
 		one(path, &v[i], h, in, img, (size_t)len, &c);
 	}
-	printf("%s: funcs=%zu with_ret=%zu sites=%zu (%.1f%%) indirect=%zu never=%zu other=%zu\n",
+	printf("%s: funcs=%zu with_ret=%zu sites=%zu (%.1f%%) indirect=%zu never=%zu other=%zu; without a ret: sites=%zu never=%zu\n",
 	       path, c.funcs, c.with_ret, c.sites,
 	       c.with_ret ? 100.0 * (double)c.sites / (double)c.with_ret : 0.0,
-	       c.indirect, c.never, c.other);
+	       c.indirect, c.never, c.other, c.jmp_sites, c.jmp_never);
 	free(v);
 	free(img);
 	elf_end(e);
