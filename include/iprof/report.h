@@ -294,7 +294,7 @@ const char *report_col_name(enum report_col c);
  */
 char *report_ns_str(char *buf, size_t len, uint64_t ns);
 
-/* ---- Helpers shared by the reporters (src/report/report_util.c) ---------------- */
+/* ---- Helpers shared by the reporters (src/report/util.c) ---------------- */
 
 /*
  * report_stddev_ns() - population standard deviation of @n's durations, ns,

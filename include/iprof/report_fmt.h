@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The report formats (-f): one table (src/report/report_fmt.c), one row per
+ * The report formats (-f): one table (src/report/fmt.c), one row per
  * format: its name, a few words for --help, its writer and what it can
  * do.  Code outside the reporters asks report_fmt_has() what a format
  * does; it never compares formats.  Kernel-free.
@@ -115,7 +115,7 @@ struct report_format {
 /* -f chrome's writer (src/report/chrome.c, include/iprof/chrome.h) */
 extern const struct report_stream chrome_stream;
 
-/* ---- The writers (src/report/report_NAME.c), the rows' .write ---- */
+/* ---- The writers (src/report/NAME.c), the rows' .write ---- */
 
 /*
  * report_seed() - the seed patch's format, exactly: one line per node,

@@ -7,9 +7,9 @@
  * codes (the rows of each command's option table name them), their
  * parsing, the checks of which format they apply to, and
  * the lists in --help and in the messages, from the tables of the formats
- * (formats[], src/report/report_fmt.c), sort keys (sort_names[],
- * src/report/report_util.c),
- * columns (col[], src/report/report_table.c), weights and --by keys (by_keys[],
+ * (formats[], src/report/fmt.c), sort keys (sort_names[],
+ * src/report/util.c),
+ * columns (col[], src/report/table.c), weights and --by keys (by_keys[],
  * src/cli/report_opts.c).  Internal to the iprof executable.
  */
 #ifndef IPROF_REPORT_OPTS_H

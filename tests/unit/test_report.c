@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of the reporters (src/report/report_*.c): a small tree built from
+ * Unit tests of the reporters (src/report/: a file per format): a small tree built from
  * synthetic records, printed to memory and compared with exact text.
  */
 #include <stdarg.h>

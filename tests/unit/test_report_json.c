@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of --format json (src/report/report_json.c): a tree built from
+ * Unit tests of --format json (src/report/json.c): a tree built from
  * synthetic records is rendered into memory, parsed back with json-c, and
  * every field of a few nodes is compared with values computed by hand.
  */
