@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The aggregator's insides, shared by the files that make it up: agg.c
+ * (the per-thread stacks of open frames: records in, nodes and threads
+ * found or made, the API's life cycle), agg_comp.c (a closed frame folded
+ * into its node, less the probes' cost), agg_caps.c (the --max-paths and
+ * --max-keys caps: [other], idle --by roots folded), agg_by.c (the --by
+ * roots), agg_kspan.c (keyed spans) and agg_merge.c (agg__merge()).
+ * Nothing outside these files includes it: the interface is
+ * include/iprof/agg.h.
+ *
+ * Data structures:
+ *  - threads: an open-addressing (linear probing, backward-shift deletion)
+ *    hash tid -> struct athread, plus a one-entry cache of the last thread
+ *    looked up, since records come in bursts per thread;
+ *  - nodes: allocated from chunks (stable pointers), linked as a tree in
+ *    first-seen order, and indexed by an open-addressing hash on
+ *    (parent, timer) so that a START finds its node in O(1) whatever the
+ *    fan-out (mass-attach of thousands of functions at one level);
+ *  - per thread: a stack of open frames and the set of nodes the thread
+ *    completed (for agg_node.threads).
+ */
+#ifndef IPROF_AGG_INT_H
+#define IPROF_AGG_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iprof/agg.h"
+
+/* agg_node.last_tid when no live thread completed the node last. */
+#define NO_TID UINT32_MAX
+#define NODE_CHUNK 64
+/* the hash tables start at 1 << *_TAB_BITS slots and double when half full */
+#define THREAD_TAB_BITS 6
+#define THREAD_TAB_MIN (1u << THREAD_TAB_BITS)
+#define NODE_TAB_BITS 6
+#define NODE_TAB_MIN (1u << NODE_TAB_BITS)
+#define STACK_MIN 8
+#define SET_MIN 8
+
+/*
+ * The two overhead compensations a frame keeps (struct agg_cost): by the
+ * probes' median cost, for each call's own place (min, max, histogram),
+ * and by their mean cost, for the sums (total, self, avg, on-CPU).
+ */
+enum { CM_CALL, CM_SUM, CM_N };
+
+struct comp {
+	/* the probe cost that fell inside the frame so far (its children's
+	 * probes and what their children's left in them) */
+	uint64_t ovh_ns;
+	uint64_t child_ns; /* its completed children's compensated durations */
+	uint64_t child_on_ns; /* ... and of their on-CPU parts */
+};
+
+struct frame {
+	struct agg_node *node;
+	uint64_t start_ns; /* START timestamp */
+	uint64_t child_ns; /* sum of the raw durations of completed children */
+	struct comp cm[CM_N]; /* overhead compensation (agg__set_costs()) */
+	int uncertain; /* a child's probes could not be counted exactly */
+	uint64_t off0[2]; /* the thread's off_ns[] at START */
+	uint64_t irq0; /* the thread's irq_ns at START */
+	uint32_t timer; /* the START's timer (node->timer, but for [other]) */
+	/* inherited at a fork (IPROF_REC_FORKED): opened at the fork, by
+	 * no start probe of this thread, whose cost is not taken off */
+	int forked;
+};
+
+/*
+ * Open-addressing set of node pointers (NULL = empty), each with a value:
+ * in a thread's done set, the sums' compensation debt the thread left
+ * there (settle()).
+ */
+struct nodeset {
+	struct agg_node **slot;
+	uint64_t *val; /* [1 << bits], beside slot */
+	uint32_t bits; /* capacity 1 << bits, 0 when slot == NULL */
+	uint32_t used;
+};
+
+struct athread {
+	uint32_t tid;
+	uint32_t len; /* open frames */
+	uint32_t cap; /* frames allocated */
+	int waiting;  /* frames discarded: skip until a root START */
+	/* find the --by root anew at the thread's next top-level START in
+	 * task context (a rename, an exec, a folded root) */
+	int reroot;
+	int gone;     /* agg__prune() found it gone once */
+	int off_kind; /* -1 on CPU, else enum iprof_off_kind since off_since */
+	uint64_t off_since; /* SWITCH_OUT timestamp */
+	/* off-CPU ns accumulated over the thread's life, by iprof_off_kind:
+	 * a frame's share is the growth between its START and its end */
+	uint64_t off_ns[2];
+	uint32_t irq_depth; /* nested IRQ_ENTERs not yet exited */
+	uint64_t irq_since; /* outermost IRQ_ENTER timestamp */
+	uint64_t irq_ns; /* interrupted time accumulated over the thread's life */
+	struct agg_node *root; /* parent of depth-1 frames: the tree's root,
+				* an interrupt context's per-CPU root, or a
+				* --by root; NULL until the first START */
+	uint32_t tgid;
+	char comm[IPROF_COMM_LEN]; /* from IPROF_REC_COMM, "" if none came */
+	struct frame *stack;
+	struct nodeset done; /* nodes this thread completed */
+};
+
+/*
+ * A keyed span waiting for its stop (or, early, a stop waiting for its
+ * start), by id and starting side (who: the tid, or AGG_CTX_TIMER of an
+ * interrupt context), chained in agg.ktab.
+ */
+struct kspan {
+	struct kspan *next;
+	uint32_t id, who, timer;
+	/* a record that came before its KSTART (merged ahead from another
+	 * CPU, or a replacing start's program ran between the older one's
+	 * update and its record): 0, or its type (KSTOP: ts its stop;
+	 * KREPLACED, KEXPIRED: the span is dropped when its start comes) */
+	int early;
+	uint64_t ts; /* the start (or, early, the stop), ns */
+	struct agg_node *node; /* where it is filed (NULL when early) */
+	struct agg_node *root; /* its thread's root then: held (root_ref) */
+};
+
+/* Most early stops held at once; beyond it they are unmatched. */
+#define KEARLY_MAX 65536u
+
+struct tslot {
+	uint32_t tid;
+	struct athread *t; /* NULL = empty slot */
+};
+
+struct node_chunk {
+	struct node_chunk *next;
+	unsigned int used;
+	struct agg_node n[NODE_CHUNK];
+};
+
+struct agg {
+	uint32_t ntimers;
+	struct agg_cost *costs; /* [ntimers] or NULL: agg__set_costs() */
+	uint8_t *started; /* [ntimers]: 1 once a start of the timer came,
+			   * wherever it was filed ([other] too) */
+	enum agg_by by;
+	char (*comms)[IPROF_COMM_LEN]; /* --by comm: the names seen */
+	uint32_t ncomms, comms_cap;
+	struct agg_node root;
+	struct agg_stats stats;
+
+	struct tslot *ttab; /* threads, 1 << tbits slots */
+	uint32_t tbits;
+	struct athread *last; /* cache of the last thread looked up */
+
+	struct agg_node **ntab; /* (parent, timer) -> node, 1 << nbits */
+	uint32_t nbits;
+	struct node_chunk *chunks; /* newest first */
+	struct agg_node *free_nodes; /* folded nodes to reuse, by ->next */
+
+	uint32_t max_paths, max_keys; /* agg__set_limits(); 0: no cap */
+	uint32_t nkeys; /* --by roots in the tree */
+	uint32_t other_nodes; /* nodes below [other] */
+	struct agg_node *other; /* [other], NULL until needed */
+	struct agg_node *idle_head, *idle_tail; /* --by roots with refs 0 */
+	/* a thread's old root while it finds its new one: set to NULL when
+	 * folded (its memory may come back as the new root) */
+	struct agg_node *leaving;
+	struct kspan **ktab; /* keyed spans open, 1 << kbits chains */
+	uint32_t kbits;
+	uint64_t nkspans; /* entries in ktab, early ones included */
+};
+
+static inline uint32_t hash_u32(uint32_t v, uint32_t bits)
+{
+	return (uint32_t)(v * 0x9e3779b1u) >> (32 - bits);
+}
+
+static inline uint32_t hash_u64(uint64_t v, uint32_t bits)
+{
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+static inline uint32_t node_hash(const struct agg_node *parent, uint32_t timer,
+				 uint32_t bits)
+{
+	return hash_u64((uint64_t)(uintptr_t)parent ^
+				((uint64_t)timer << 32 | timer),
+			bits);
+}
+
+/* seen() - @n was on the path of a record at @ts_ns (first-seen order) */
+static inline void seen(struct agg_node *n, uint64_t ts_ns)
+{
+	if (!n->seen_ns || ts_ns < n->seen_ns)
+		n->seen_ns = ts_ns;
+}
+
+/* at_cap() - the tree holds max_paths paths ([other] not counted). */
+static inline int at_cap(const struct agg *a)
+{
+	return a->max_paths &&
+	       a->stats.nodes - (a->other != NULL) >= a->max_paths;
+}
+
+/* other_full() - [other]'s subtree has its share of the paths (half). */
+static inline int other_full(const struct agg *a)
+{
+	return a->max_paths && a->other_nodes >= a->max_paths / 2;
+}
+
+/* What one file calls of another's (each described where it is defined). */
+
+/* agg.c */
+struct agg_node *child_get(struct agg *a, struct agg_node *parent,
+			   uint32_t timer);
+struct agg_node *child_find(const struct agg *a, const struct agg_node *parent,
+			    uint32_t timer);
+struct agg_node *path_get(struct agg *a, struct agg_node *parent,
+			  uint32_t timer);
+struct athread *thread_get(struct agg *a, uint32_t tid, int create);
+int thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r);
+
+/* agg_by.c */
+struct agg_node *key_root(struct agg *a, uint32_t v);
+struct agg_node *comm_root(struct agg *a, const char *name);
+struct agg_node *split_root(struct agg *a, struct athread *t);
+
+/* agg_caps.c */
+struct agg_node *other_get(struct agg *a);
+void make_room(struct agg *a);
+void root_ref(struct agg *a, struct agg_node *n);
+void root_unref(struct agg *a, struct agg_node *n);
+int fold_root(struct agg *a, struct agg_node *r);
+
+/* agg_comp.c */
+uint64_t *nodeset_val(struct nodeset *s, const struct agg_node *n);
+void nodeset_clear(struct nodeset *s);
+const struct agg_cost *cost_of(const struct agg *a, uint32_t timer);
+void cost_parts(const struct agg_cost *c, int k, uint64_t v[4]);
+void charge_open(const struct agg *a, struct athread *t, uint32_t i);
+int fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
+	      uint64_t sum, uint64_t start_ns, uint64_t ts_ns);
+void settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
+	    uint64_t raw_on, uint64_t ovh, uint64_t *on, uint64_t *dur);
+int complete(const struct agg *a, struct athread *t, const struct frame *f,
+	     uint64_t ts_ns);
+
+/* agg_kspan.c */
+int do_key(struct agg *a, const void *rec);
+
+/* agg_merge.c */
+int merge_into(struct agg_node *d, const struct agg_node *s);
+
+#endif /* IPROF_AGG_INT_H */
