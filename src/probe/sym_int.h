@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The insides of uprobe binaries' symbols (include/iprof/sym.h), shared by
+ * the files that read them: sym.c (a function's symbols and file offsets
+ * with libelf, the names a file defines, its functions' starts), sym_path.c
+ * (a binary's path, and whether it is an executable), sym_names.c (C++ and
+ * Rust names: demangling, matching, overloads, globs), sym_debug.c
+ * (separate debug files) and sym_cache.c (the planner's cache, struct
+ * sym_cache: each file opened and its symbols indexed once).  Nothing
+ * outside these files includes it: the interface is include/iprof/sym.h.
+ */
+#ifndef IPROF_SYM_INT_H
+#define IPROF_SYM_INT_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iprof/sym.h"
+
+/* .gnu.version entries: the version index, and the "not default" bit. */
+#define VERSYM_HIDDEN 0x8000
+
+/* A defined function symbol named like the one asked for. */
+struct cand {
+	const char *name;   /* the symbol's name (in the ELF's string table) */
+	const char *ver;    /* its version ("GLIBC_2.2.5"), NULL if none */
+	char *dem;	    /* C++: the demangled name, malloc'ed; else NULL */
+	int clone;	    /* 1: a compiler clone of the function asked for
+			     * (f.isra.0, f.constprop.1, f.part.0, ...) */
+	uint64_t value;	    /* st_value: a virtual address */
+	uint64_t size;	    /* st_size: bytes, 0 if unknown */
+	uint16_t shndx;	    /* st_shndx: the section holding it */
+	unsigned char type; /* STT_FUNC or STT_GNU_IFUNC */
+	unsigned char bind; /* STB_LOCAL, STB_GLOBAL, STB_WEAK, ... */
+	bool hidden;	    /* a non-default version (f@VER, versym bit 15) */
+	bool dropped;	    /* ruled out while choosing */
+};
+
+struct lookup {
+	const char *func; /* the name asked for, without its version */
+	const char *ver;  /* the version asked for (f@VER, f@@VER), or NULL */
+	bool ver_default; /* f@@VER: the default version */
+	bool cxx;	  /* match demangled C++ names (second pass) */
+	Elf *elf;	  /* the ELF whose symbols are scanned */
+	Elf_Data *verdef; /* its .gnu.version_d, or NULL */
+	size_t verdef_str; /* the string table of .gnu.version_d */
+	size_t colds;	  /* cold parts of the function seen (f.cold) */
+	struct cand cold; /* the first of them: value, size, shndx */
+	bool have_cold;
+	struct cand *v;
+	size_t n, cap;
+	int other_type; /* STT_* of a non-function symbol of that name, or -1 */
+	size_t dyn_funcs; /* defined functions in .dynsym */
+	bool has_symtab;  /* .symtab with at least one symbol */
+};
+
+/*
+ * A symbol the planner's cache picked for a lookup (sym_cache): its index
+ * in table @tab (0: .symtab, 1: .dynsym, collect()'s order) and, for C++
+ * names, its demangled name (demangle(): owned by the cache) and whether
+ * it is a cold part.
+ */
+struct sym_pick {
+	size_t idx;
+	int tab;
+	const char *dem;
+	bool cold;
+};
+
+/* A defined symbol of one table, as the cache indexes it. */
+struct sym_ent {
+	const char *name; /* in the ELF's string table */
+	char *dem;	  /* a function's demangled name (demangle(): clone
+			   * suffixes cut), malloc'ed once cxx_index() ran;
+			   * NULL: not mangled */
+	char *key;	  /* @dem's name part without white space
+			   * (cxx_name_part()), malloc'ed, or NULL */
+	uint32_t nm, paren; /* with @key: where cxx_name_part() found
+			     * the name and its parameters in @dem */
+	bool tried;	  /* demangled (cxx_index()): @dem, @key, @cold set */
+	size_t idx;	  /* its index in its table */
+	int tab;	  /* 0: .symtab, 1: .dynsym (collect()'s) */
+	bool func;	  /* STT_FUNC or STT_GNU_IFUNC */
+	bool cold;	  /* @dem is a cold part's */
+};
+
+/* A hash table of @nb buckets: each an entry chain through @next (index
+ * into @v, ~0u ends it), entry i keyed by @len[i] bytes at @key[i] and
+ * naming symbol @ent[i] of the index. */
+struct sym_hash {
+	uint32_t *head, nb;
+	uint32_t *next, *ent, *len;
+	const char **key;
+	size_t n;
+};
+
+/* The symbols of one ELF (a file, or its debug file), in table order. */
+struct sym_index {
+	struct sym_ent *v;
+	size_t n;
+	/* by name up to its first '@' (name_matches()); by each name a
+	 * clone suffix follows (sym_clone_of()); by C++ key (cxx_index()) */
+	struct sym_hash byname, byclone, bycxx;
+	/* cxx_index(): every function demangled (@cxx_all), or those
+	 * whose names hold one of the @ntok tokens (malloc'ed) */
+	bool cxx_all;
+	char **tok;
+	size_t ntok;
+	size_t dyn_funcs; /* defined functions of .dynsym (scan_symbols()) */
+};
+
+/* One ELF file, open for the cache's life. */
+struct sym_file {
+	char *path; /* as asked for */
+	int fd, dfd;
+	Elf *elf, *dbg; /* the file; its debug file (as sym_func_targets()
+			 * finds it when the file has no .symtab), or NULL */
+	char dpath[PATH_MAX]; /* @dbg's path, or "" */
+	struct sym_index ix[2]; /* of @elf and @dbg */
+	uint64_t *starts; /* sym_func_starts()'s, once asked */
+	size_t nstarts;
+	bool starts_done;
+};
+
+/* What one file calls of another's (each described where it is defined). */
+
+/* sym.c */
+int clone_suffix(const char *sfx);
+int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen);
+int open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen);
+int collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
+	    size_t dyn_funcs);
+bool has_symtab(Elf *elf);
+void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd);
+int func_targets(struct sym_file *f, const char *path, const char *func,
+		 struct sym_target **out, size_t *nout, char *err,
+		 size_t errlen);
+int insn_check(const char *path, const unsigned char *insn, ssize_t n,
+	       uint64_t offset, char *err, size_t errlen);
+int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
+	      bool *has_symtab);
+size_t sort_unique(uint64_t *v, size_t n);
+
+/* sym_cache.c */
+int collect_cached(struct sym_file *f, struct lookup *lk);
+const struct sym_ent *ent_of(struct sym_file *f, const char *name);
+bool ent_tried(const struct sym_ent *e);
+bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
+	     const char **name, const char **paren);
+
+/* sym_debug.c */
+int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg, char *out,
+		    size_t outlen);
+
+/* sym_names.c */
+bool squeeze(const char *s, char *buf, size_t len);
+bool cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,
+		   const char **paren_out);
+bool cxx_matches(const char *dem, const char *func);
+int demangle(const char *name, char **out, bool *cold);
+int glob_names(const struct ksyms *names, const char *glob, struct ksyms *out,
+	       struct sym_file *f);
+bool name_token(const char *s, char *tok, size_t len);
+
+#endif /* IPROF_SYM_INT_H */

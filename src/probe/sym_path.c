@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Uprobe binaries' paths (sym_resolve_path()): a NAME with no '/' looked
+ * up in $PATH and then the shared-library directories, as the shell and
+ * the dynamic loader would; and whether a file is an executable rather
+ * than a shared object (sym_is_executable(): ET_EXEC, or ET_DYN with
+ * DF_1_PIE).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <zlib.h>
+#include <libelf.h>
+#include <libiberty/demangle.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iprof/util.h"
+#include "probe/sym_int.h"
+
+/* $PATH when the environment has none (as confstr(_CS_PATH) for root). */
+#define DEFAULT_PATH                                                           \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#elif defined(__i386__)
+#define MULTIARCH "i386-linux-gnu"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define MULTIARCH "riscv64-linux-gnu"
+#endif
+
+/* Where a bare NAME is looked for after $PATH (shared objects). */
+static const char *const lib_dirs[] = {
+	"/lib",
+	"/usr/lib",
+#ifdef MULTIARCH
+	"/lib/" MULTIARCH,
+	"/usr/lib/" MULTIARCH,
+#endif
+	"/usr/local/lib",
+	"/lib64",
+	"/usr/lib64",
+};
+
+/* Is @path a regular file (with execute permission if @exec)? */
+static bool is_file(const char *path, bool exec)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	return !exec || !access(path, X_OK);
+}
+
+/* realpath() of @path into *@out. */
+static int absolute(const char *path, char **out, char *err, size_t errlen)
+{
+	int e;
+
+	*out = realpath(path, NULL);
+	if (*out)
+		return 0;
+	e = errno ? errno : ENOENT;
+	util_set_err(err, errlen, "%s: %s", path, strerror(e));
+	return -e;
+}
+
+int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)
+{
+	char cand[PATH_MAX];
+	const char *path, *p, *end;
+	size_t i, n;
+
+	*out = NULL;
+	if (!*name) {
+		util_set_err(err, errlen, "empty binary path");
+		return -ENOENT;
+	}
+	if (strchr(name, '/'))
+		return absolute(name, out, err, errlen);
+
+	path = getenv("PATH");
+	if (!path)
+		path = DEFAULT_PATH;
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		n = (size_t)(end - p);
+		/* an empty entry would mean the current directory: skipped */
+		if (n &&
+		    snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, p, name) <
+			    (int)sizeof(cand) &&
+		    is_file(cand, true))
+			return absolute(cand, out, err, errlen);
+		if (!*end)
+			break;
+	}
+	for (i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+		if (snprintf(cand, sizeof(cand), "%s/%s", lib_dirs[i], name) <
+			    (int)sizeof(cand) &&
+		    is_file(cand, false))
+			return absolute(cand, out, err, errlen);
+	}
+	util_set_err(err, errlen,
+		"%s not found in $PATH or the library directories; give a "
+		"path (./%s)",
+		name, name);
+	return -ENOENT;
+}
+
+/* DT_FLAGS_1 of @elf has DF_1_PIE (1), else 0 */
+static int has_pie_flag(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+	Elf_Data *d;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			if (!gelf_getdyn(d, (int)i, &dyn) ||
+			    dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_FLAGS_1)
+				return !!(dyn.d_un.d_val & DF_1_PIE);
+		}
+	}
+	return 0;
+}
+
+int sym_is_executable(const char *path)
+{
+	char err[64];
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd, ret = 0;
+
+	if (open_elf(path, &fd, &elf, err, sizeof(err)))
+		return 0;
+	if (gelf_getehdr(elf, &eh))
+		ret = eh.e_type == ET_EXEC ||
+		      (eh.e_type == ET_DYN && has_pie_flag(elf));
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
