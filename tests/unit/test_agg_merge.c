@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of agg__merge() (src/core/agg.c) and of sharded folding over
- * threads (src/core/fold.c): a record stream folded into one
+ * Unit tests of agg__merge() (src/core/agg_merge.c) and of sharded
+ * folding over threads (src/core/fold.c): a record stream folded into one
  * aggregator must give the same tree and statistics as the same stream
  * split by thread over several aggregators (shards) merged into one.  The
  * streams are pseudo-random but valid per thread (nested timers, switches,
