@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The aggregator's --by roots (agg__set_by()): one root per thread, process
- * or command name under the tree's root, found at a thread's first record
- * and anew after a rename or an exec (split_root()), made at the key cap
- * by folding idle roots (key_root()), and named for the reports
+ * or command name under the tree's root (split_root()), made at the key
+ * cap by folding idle roots (key_root()), and named for the reports
  * (agg__split_name()).
  */
 #include <errno.h>

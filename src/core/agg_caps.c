@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The aggregator's caps (agg__set_limits(): --max-paths, --max-keys): at
- * the path cap a new path goes to [other]; nodes of --by roots folded
- * into [other] go to a free list and are reused (with their histograms);
- * --by roots with no live thread wait on an idle list, oldest first, to
- * be folded when a new root needs room.  A thread's set of completed
- * nodes only ever holds nodes below its current root, so a root with no
- * thread is referenced by nothing but the tree (root_ref(), root_unref()).
+ * The aggregator's caps (agg__set_limits(): --max-paths, --max-keys): a
+ * new path at the path cap goes to [other] (path_get()); nodes of --by
+ * roots folded into [other] go to a free list and are reused (with their
+ * histograms); --by roots with no live thread wait on an idle list, oldest
+ * first, to be folded when a new root needs room.  A thread's set of
+ * completed nodes only ever holds nodes below its current root, so a root
+ * with no thread is referenced by nothing but the tree (root_ref(),
+ * root_unref()).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -36,26 +37,37 @@ void make_room(struct agg *a)
 		fold_root(a, a->idle_head);
 }
 
-/* ntab_del() - remove @n from the (parent, timer) index. */
-static void ntab_del(struct agg *a, const struct agg_node *n)
+/*
+ * path_get() - the child of @parent for @timer; at the path cap, a new
+ * path first folds idle --by roots (make_room()), and if none is left is
+ * [other] (counted in folded_paths).  NULL on ENOMEM.
+ */
+struct agg_node *path_get(struct agg *a, struct agg_node *parent,
+			  uint32_t timer)
 {
-	uint32_t mask = (1u << a->nbits) - 1, i, j, k;
+	struct agg_node *n;
 
-	for (i = node_hash(n->parent, n->timer, a->nbits); a->ntab[i] != n;
-	     i = (i + 1) & mask)
-		;
-	/* backward-shift deletion, as thread_del() */
-	for (j = i;;) {
-		j = (j + 1) & mask;
-		if (!a->ntab[j])
-			break;
-		k = node_hash(a->ntab[j]->parent, a->ntab[j]->timer, a->nbits);
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		a->ntab[i] = a->ntab[j];
-		i = j;
+	if (parent->in_other && other_full(a)) {
+		/* [other] keeps its share: flattened into [other] itself */
+		n = child_find(a, parent, timer);
+		if (n)
+			return n;
+		a->stats.folded_paths++;
+		return other_get(a);
 	}
-	a->ntab[i] = NULL;
+	if (at_cap(a)) {
+		n = child_find(a, parent, timer);
+		if (n)
+			return n;
+		/* old threads make room for new paths: fold the roots idle
+		 * longest (never @parent's: a thread files under it) */
+		make_room(a);
+		if (at_cap(a)) {
+			a->stats.folded_paths++;
+			return other_get(a);
+		}
+	}
+	return child_get(a, parent, timer);
 }
 
 /*

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The aggregator's insides, shared by the files that make it up: agg.c
- * (the per-thread stacks of open frames: records in, nodes and threads
- * found or made, the API's life cycle), agg_comp.c (a closed frame folded
- * into its node, less the probes' cost), agg_caps.c (the --max-paths and
- * --max-keys caps: [other], idle --by roots folded), agg_by.c (the --by
- * roots), agg_kspan.c (keyed spans) and agg_merge.c (agg__merge()).
- * Nothing outside these files includes it: the interface is
- * include/iprof/agg.h.
+ * The aggregator's insides, shared by the files that make it up, each
+ * calling only those below it: agg_comp.c (a closed frame folded into its
+ * node, less the probes' cost), agg_tree.c (the nodes and their index),
+ * agg_caps.c (a new path under the --max-paths and --max-keys caps:
+ * [other], idle --by roots folded), agg_by.c (the --by roots),
+ * agg_thread.c (the threads and their roots), agg_kspan.c (keyed spans),
+ * agg_merge.c (agg__merge()) and, on top, agg.c (the records and each
+ * thread's stack of open frames, the API's life cycle).  Nothing outside
+ * these files includes it: the interface is include/iprof/agg.h.
  *
  * Data structures:
  *  - threads: an open-addressing (linear probing, backward-shift deletion)
@@ -211,16 +212,6 @@ static inline int other_full(const struct agg *a)
 
 /* What one file calls of another's (each described where it is defined). */
 
-/* agg.c */
-struct agg_node *child_get(struct agg *a, struct agg_node *parent,
-			   uint32_t timer);
-struct agg_node *child_find(const struct agg *a, const struct agg_node *parent,
-			    uint32_t timer);
-struct agg_node *path_get(struct agg *a, struct agg_node *parent,
-			  uint32_t timer);
-struct athread *thread_get(struct agg *a, uint32_t tid, int create);
-int thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r);
-
 /* agg_by.c */
 struct agg_node *key_root(struct agg *a, uint32_t v);
 struct agg_node *comm_root(struct agg *a, const char *name);
@@ -229,6 +220,8 @@ struct agg_node *split_root(struct agg *a, struct athread *t);
 /* agg_caps.c */
 struct agg_node *other_get(struct agg *a);
 void make_room(struct agg *a);
+struct agg_node *path_get(struct agg *a, struct agg_node *parent,
+			  uint32_t timer);
 void root_ref(struct agg *a, struct agg_node *n);
 void root_unref(struct agg *a, struct agg_node *n);
 int fold_root(struct agg *a, struct agg_node *r);
@@ -249,7 +242,18 @@ int complete(const struct agg *a, struct athread *t, const struct frame *f,
 /* agg_kspan.c */
 int do_key(struct agg *a, const void *rec);
 
-/* agg_merge.c */
+/* agg_thread.c */
+struct athread *thread_get(struct agg *a, uint32_t tid, int create);
+void thread_destroy(struct athread *t);
+void thread_del(struct agg *a, struct athread *t);
+int thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r);
+
+/* agg_tree.c */
+struct agg_node *child_get(struct agg *a, struct agg_node *parent,
+			   uint32_t timer);
+struct agg_node *child_find(const struct agg *a, const struct agg_node *parent,
+			    uint32_t timer);
+void ntab_del(struct agg *a, const struct agg_node *n);
 int merge_into(struct agg_node *d, const struct agg_node *s);
 
 #endif /* IPROF_AGG_INT_H */

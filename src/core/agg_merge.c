@@ -2,8 +2,7 @@
 /*
  * agg__merge(): one aggregator's tree added into another's (the shards of
  * --fold-threads, src/core/fold.c), node by node in first-seen order,
- * with the statistics merged pairwise (merge_into(), also used by
- * agg_caps.c to fold a root into [other]).
+ * each node's statistics added by merge_into() (agg_tree.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -13,65 +12,6 @@
 #include <string.h>
 
 #include "core/agg_int.h"
-
-/*
- * merge_into() - add the statistics of @s to @d: sums, min/max, the wall
- * span, the histogram, and the mean and squared deviations (Chan, Golub
- * and LeVeque's pairwise update).  Returns 0 or -ENOMEM (histogram).
- */
-int merge_into(struct agg_node *d, const struct agg_node *s)
-{
-	uint64_t n = d->count + s->count;
-	double delta;
-
-	if (s->seen_ns && (!d->seen_ns || s->seen_ns < d->seen_ns))
-		d->seen_ns = s->seen_ns;
-	if (s->count) {
-		if (!d->count || s->min_ns < d->min_ns)
-			d->min_ns = s->min_ns;
-		if (!d->count || s->max_ns > d->max_ns)
-			d->max_ns = s->max_ns;
-		if (!d->count || s->first_start_ns < d->first_start_ns)
-			d->first_start_ns = s->first_start_ns;
-		if (!d->count || s->last_stop_ns > d->last_stop_ns)
-			d->last_stop_ns = s->last_stop_ns;
-		delta = s->mean_ns - d->mean_ns;
-		d->m2_ns += s->m2_ns + delta * delta * (double)d->count *
-					       (double)s->count / (double)n;
-		d->mean_ns += delta * (double)s->count / (double)n;
-	}
-	d->count = n;
-	d->total_ns += s->total_ns;
-	d->self_ns += s->self_ns;
-	d->raw_total_ns += s->raw_total_ns;
-	d->raw_self_ns += s->raw_self_ns;
-	d->uncertain += s->uncertain;
-	d->dominated += s->dominated;
-	d->clamped_ns += s->clamped_ns;
-	d->threads += s->threads;
-	d->exited += s->exited;
-	d->exited_ns += s->exited_ns;
-	d->oncpu_ns += s->oncpu_ns;
-	d->runq_ns += s->runq_ns;
-	d->blocked_ns += s->blocked_ns;
-	d->irq_ns += s->irq_ns;
-	d->unwound += s->unwound;
-	d->execed += s->execed;
-	d->missed_returns += s->missed_returns;
-	d->discarded += s->discarded;
-	d->replaced += s->replaced;
-	d->expired += s->expired;
-	d->incomplete += s->incomplete;
-	d->incomplete_ns += s->incomplete_ns;
-	if (!s->hist)
-		return 0;
-	if (!d->hist)
-		d->hist = calloc(1, sizeof(*d->hist));
-	if (!d->hist)
-		return -ENOMEM;
-	hist_merge(d->hist, s->hist);
-	return 0;
-}
 
 /* seen_key() - a child's place in first-seen order (never seen: last) */
 static inline uint64_t seen_key(const struct agg_node *n)
