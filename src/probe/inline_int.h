@@ -113,6 +113,7 @@ struct inl_file {
 };
 extern struct inl_file inl_cache;
 
+/* the caller's code as a graph (inline_graph.c) */
 enum node_kind {
 	N_SEQ, /* falls through (a call too) */
 	N_JMP, /* jmp to @target */

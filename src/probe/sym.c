@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sym.c - uprobe binaries: find a function's symbols and file offsets
- * with libelf, the function names a file defines and where its functions
- * start.  See include/iprof/sym.h; a binary's path is sym_path.c's, C++
- * and Rust names sym_names.c's, debug files sym_debug.c's and the
- * planner's cache sym_cache.c's (what they share: sym_int.h).
+ * sym.c - uprobe binaries' symbol tables read with libelf: a function's
+ * candidates scanned, chosen and made targets (file offsets), the
+ * function names a file defines and where its functions start.  See
+ * include/iprof/sym.h, and sym_int.h for the files around this one.
  *
  * libbpf 1.1 can do the lookup itself (bpf_uprobe_opts.func_name) but
  * fails on versioned symbols ("ambiguous match" for clock_nanosleep in
@@ -30,6 +29,9 @@
 
 #include "iprof/util.h"
 #include "probe/sym_int.h"
+
+/* .gnu.version entries: the version index, and the "not default" bit. */
+#define VERSYM_HIDDEN 0x8000
 
 /*
  * Does symbol name @name denote @func?  .symtab may carry the version in
@@ -296,7 +298,7 @@ static bool is_local(const struct cand *c)
 }
 
 /* File offset of virtual address @c->value (see sym_func_offset()). */
-static int file_offset(Elf *elf, const struct cand *c, uint64_t *off)
+int file_offset(Elf *elf, const struct cand *c, uint64_t *off)
 {
 	GElf_Shdr sh;
 	GElf_Phdr ph;
@@ -355,8 +357,8 @@ static const char *stt_str(int type)
 
 /* Why @lk found nothing, into @err.  Returns -ENOENT or -ENODATA.
  * @dbg: the separate debug file that was searched too, or "". */
-static int not_found(const struct lookup *lk, const char *path,
-		     const char *dbg, char *err, size_t errlen)
+int not_found(const struct lookup *lk, const char *path, const char *dbg,
+	      char *err, size_t errlen)
 {
 	if (dbg[0]) {
 		util_set_err(err, errlen,
@@ -384,28 +386,6 @@ static int not_found(const struct lookup *lk, const char *path,
 			lk->func, path);
 	}
 	return -ENOENT;
-}
-
-/* "; did you mean a or b?" after @err when functions of @path are named
- * nearly as @func (ksym_suggest()), among the names written as @func is:
- * C and demangled, or symbols as they are (sym_glob_names()) */
-static void suggest_funcs(const char *path, const char *func, char *err,
-			  size_t errlen)
-{
-	struct ksyms all, names;
-	char near[256], why[128];
-	size_t used = strlen(err);
-
-	if (sym_func_names(path, &all, why, sizeof(why)))
-		return;
-	if (!sym_glob_names(&all, func, &names)) {
-		if (ksym_suggest(names.funcs, names.nfuncs, func, near,
-				 sizeof(near)) && used < errlen)
-			snprintf(err + used, errlen - used,
-				 KSYM_SUGGEST_PFX "%s?", near);
-		ksyms_free(&names);
-	}
-	ksyms_free(&all);
 }
 
 /* "0x1, 0x2, 0x3" for the distinct addresses left, into @buf. */
@@ -466,91 +446,6 @@ static int choose(struct lookup *lk, const char *path, const struct cand **pick,
 	return 0;
 }
 
-int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
-{
-	GElf_Ehdr eh;
-	size_t size = 0;
-
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		util_set_err(err, errlen, "%s: not an ELF file", path);
-		return -ENOEXEC;
-	}
-	switch (eh.e_type) {
-	case ET_EXEC:
-	case ET_DYN:
-		/* a cut file (a copy in progress, a full disk) loses its
-		 * section headers first: they are at the end */
-		if (elf_rawfile(elf, &size) && eh.e_shoff &&
-		    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > size) {
-			util_set_err(err, errlen,
-				"%s: truncated: its section headers end at byte %llu, the file has %zu",
-				path,
-				(unsigned long long)(eh.e_shoff +
-						     (uint64_t)eh.e_shnum *
-							     eh.e_shentsize),
-				size);
-			return -ENOEXEC;
-		}
-		return 0;
-	case ET_REL:
-		util_set_err(err, errlen,
-			"%s: an ELF object file (.o), not an executable or "
-			"shared object",
-			path);
-		return -ENOEXEC;
-	case ET_CORE:
-		util_set_err(err, errlen,
-			"%s: an ELF core dump, not an executable or shared "
-			"object",
-			path);
-		return -ENOEXEC;
-	default:
-		util_set_err(err, errlen,
-			"%s: ELF type %u, not an executable or shared object",
-			path, (unsigned int)eh.e_type);
-		return -ENOEXEC;
-	}
-}
-
-/*
- * Open ELF file @path for reading, without blocking (util_open_read(): a
- * FIFO or device is refused, never waited on): *@fd and *@elf (elf_end()
- * and close() them).  Returns 0 or -errno with a message in @err: -EISDIR,
- * -EINVAL (not a regular file, libelf too old), -ENOEXEC (not ELF),
- * open(2)'s.
- */
-int open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen)
-{
-	const char *why = "";
-	struct stat st;
-	int ret;
-
-	*elf = NULL;
-	*fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &why);
-	if (*fd < 0) {
-		ret = *fd;
-		*fd = -1;
-		if (ret == -EISDIR)
-			util_set_err(err, errlen, "%s: is a directory", path);
-		else
-			util_set_err(err, errlen, "%s: %s", path, why);
-		return ret;
-	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		util_set_err(err, errlen, "libelf: %s", elf_errmsg(-1));
-		ret = -EINVAL;
-	} else if (!(*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL))) {
-		util_set_err(err, errlen, "%s: not an ELF file (%s)", path,
-			elf_errmsg(-1));
-		ret = -ENOEXEC;
-	} else {
-		return 0;
-	}
-	close(*fd);
-	*fd = -1;
-	return ret;
-}
-
 /* The symbol tables of @elf into @lk (lk->elf, lk->verdef set here):
  * every symbol (@pk NULL), or the @npk the cache picked (struct
  * sym_pick: by table, then index), its table's @dyn_funcs added. */
@@ -597,7 +492,7 @@ int collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
 	return ret;
 }
 
-static void lookup_reset(struct lookup *lk)
+void lookup_reset(struct lookup *lk)
 {
 	size_t i;
 
@@ -705,9 +600,8 @@ static bool versions_apart(const struct lookup *lk)
  * -ENOTUNIQ with the overloads.  Offsets from @layout (the binary, when
  * the symbols came from its debug file).
  */
-static int make_targets(struct lookup *lk, Elf *layout, const char *path,
-			struct sym_target **v, size_t *n, char *err,
-			size_t errlen)
+int make_targets(struct lookup *lk, Elf *layout, const char *path,
+		 struct sym_target **v, size_t *n, char *err, size_t errlen)
 {
 	const struct cand *pick = NULL;
 	bool versioned = versions_apart(lk);
@@ -787,22 +681,9 @@ static int make_targets(struct lookup *lk, Elf *layout, const char *path,
 }
 
 /* Does @func look like a C++ name (ns::f, f(int), f<int>, ~C)? */
-static bool cxx_name(const char *func)
+bool cxx_name(const char *func)
 {
 	return strstr(func, "::") || strpbrk(func, "(<~ ");
-}
-
-/* Has @elf a .symtab with a symbol in it (not stripped)? */
-bool has_symtab(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
-		    sh.sh_entsize && sh.sh_size / sh.sh_entsize > 1)
-			return true;
-	return false;
 }
 
 /*
@@ -814,174 +695,6 @@ bool has_symtab(Elf *elf)
  * (DIR: @path's directory).  Opened into *@fd, *@dbg (the caller closes
  * them) and its path into @out; 0, or -ENOENT when there is none.
  */
-/* close a file and its debug file (NULL, -1: none) as open_elf() and
- * find_debug_file() opened them */
-void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd)
-{
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
-	elf_end(elf);
-	close(fd);
-}
-
-/* sym_func_targets() through @f (the cache's, or NULL: the file read
- * here): the same answers either way. */
-int func_targets(struct sym_file *f, const char *path, const char *func,
-		 struct sym_target **out, size_t *nout, char *err,
-		 size_t errlen)
-{
-	struct lookup lk = {.other_type = -1};
-	char base[512], dpath[PATH_MAX] = "";
-	Elf *elf, *dbg = NULL;
-	const char *at;
-	int fd = -1, dfd = -1, ret, pass, nb;
-	size_t colds = 0, i;
-
-	*out = NULL;
-	*nout = 0;
-	at = strchr(func, '@');
-	if (at && (strlen(func) >= sizeof(base) || at == func ||
-		   !at[1 + (at[1] == '@')])) {
-		util_set_err(err, errlen, "'%s': expected FUNC@VERSION or "
-			"FUNC@@VERSION", func);
-		return -EINVAL;
-	}
-	if (at) {
-		snprintf(base, sizeof(base), "%.*s", (int)(at - func), func);
-		lk.func = base;
-		lk.ver_default = at[1] == '@';
-		lk.ver = at + 1 + lk.ver_default;
-	} else {
-		lk.func = func;
-	}
-	nb = (int)ksym_base_len(lk.func);
-	if (clone_suffix(lk.func + nb) == 2) {
-		util_set_err(err, errlen,
-			"'%s' is a cold part of %.*s, not a function: blocks "
-			"the compiler moved out of %.*s, entered by a jump with "
-			"no return address on the stack (a return probe there "
-			"would corrupt the program); time %.*s",
-			lk.func, nb, lk.func, nb, lk.func, nb, lk.func);
-		return -EOPNOTSUPP;
-	}
-	if (f) {
-		elf = f->elf;
-		dbg = f->dbg;
-		snprintf(dpath, sizeof(dpath), "%s", f->dpath);
-	} else {
-		ret = open_elf(path, &fd, &elf, err, errlen);
-		if (ret)
-			return ret;
-		ret = check_ehdr(elf, path, err, errlen);
-		if (ret)
-			goto out;
-		/* a stripped binary: its separate debug file's .symtab
-		 * beside its own .dynsym, so that a function it exports has
-		 * its clones and cold part too */
-		if (!has_symtab(elf))
-			find_debug_file(elf, path, &dfd, &dbg, dpath,
-					sizeof(dpath));
-	}
-	/* pass 0: the name and its clones; 1: C++ names demangled */
-	for (pass = 0; pass < 2; pass++) {
-		colds += lk.colds;
-		lookup_reset(&lk);
-		lk.cxx = pass & 1;
-		if (lk.cxx && (lk.ver || (!cxx_name(lk.func) &&
-					  lk.other_type >= 0)))
-			continue;
-		if (f) {
-			ret = collect_cached(f, &lk);
-		} else {
-			ret = collect(elf, &lk, NULL, 0, 0);
-			if (!ret && dbg)
-				ret = collect(dbg, &lk, NULL, 0, 0);
-		}
-		if (ret) {
-			util_set_err(err, errlen, "%s: out of memory", path);
-			goto out;
-		}
-		if (lk.n)
-			break;
-	}
-	if (!lk.n) {
-		if (lk.ver) {
-			util_set_err(err, errlen,
-				"no function '%s' of version %s%s in %s (nm -D "
-				"--with-symbol-versions lists them)",
-				lk.func, lk.ver_default ? "(default) " : "",
-				lk.ver, path);
-			ret = -ENOENT;
-		} else if (colds + lk.colds) {
-			util_set_err(err, errlen,
-				"'%s' in %s has only a cold part (%s.cold: "
-				"blocks the compiler moved out of it, entered "
-				"by a jump, never called): the function itself "
-				"was inlined into its callers",
-				lk.func, path, lk.func);
-			ret = -ENOENT;
-		} else {
-			ret = not_found(&lk, path, dpath, err, errlen);
-			if (ret == -ENOENT && lk.other_type < 0)
-				suggest_funcs(path, lk.func, err, errlen);
-		}
-		goto out;
-	}
-	ret = make_targets(&lk, elf, path, out, nout, err, errlen);
-	for (i = 0; !ret && i < *nout; i++) {
-		uint64_t coff;
-
-		(*out)[i].cold = colds + lk.colds > 0;
-		if (lk.have_cold && !file_offset(elf, &lk.cold, &coff)) {
-			(*out)[i].cold_off = coff;
-			(*out)[i].cold_size = lk.cold.size;
-			(*out)[i].cold_addr = lk.cold.value;
-		}
-	}
-	if (ret) {
-		sym_targets_free(*out, *nout);
-		*out = NULL;
-		*nout = 0;
-	}
-out:
-	lookup_reset(&lk);
-	free(lk.v);
-	if (!f)
-		close_elfs(elf, fd, dbg, dfd);
-	return ret;
-}
-
-int sym_func_targets(const char *path, const char *func,
-		     struct sym_target **out, size_t *nout, char *err,
-		     size_t errlen)
-{
-	return func_targets(NULL, path, func, out, nout, err, errlen);
-}
-
-int sym_func_range(const char *path, const char *func, uint64_t *offset,
-		   uint64_t *size, char *err, size_t errlen)
-{
-	struct sym_target *v;
-	size_t n;
-	int ret;
-
-	ret = sym_func_targets(path, func, &v, &n, err, errlen);
-	if (ret)
-		return ret;
-	*offset = v[0].offset;
-	if (size)
-		*size = v[0].size;
-	sym_targets_free(v, n);
-	return 0;
-}
-
-int sym_func_offset(const char *path, const char *func, uint64_t *offset,
-		    char *err, size_t errlen)
-{
-	return sym_func_range(path, func, offset, NULL, err, errlen);
-}
 
 /*
  * The function names of one symbol table into @k (versions cut off), and
@@ -1118,8 +831,7 @@ int insn_check(const char *path, const unsigned char *insn, ssize_t n,
 	return 0;
 }
 
-int sym_insn_check(const char *path, uint64_t offset, char *err,
-		   size_t errlen)
+int sym_insn_check(const char *path, uint64_t offset, char *err, size_t errlen)
 {
 	unsigned char insn[15];
 	const char *why = "";
@@ -1153,13 +865,6 @@ int sym_noreturn(const char *name)
 		if (!strcmp(noret[i], name))
 			return 1;
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The function starts of @elf's symbol tables (@symtab_only: .symtab
@@ -1202,20 +907,6 @@ int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
 		}
 	}
 	return 0;
-}
-
-/* @v's @n addresses sorted, each once; returns how many are left */
-size_t sort_unique(uint64_t *v, size_t n)
-{
-	size_t i, j;
-
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	for (i = j = 1; i < n; i++)
-		if (v[i] != v[j - 1])
-			v[j++] = v[i];
-	return j;
 }
 
 int sym_func_starts(const char *path, uint64_t **starts, size_t *n,

@@ -5,8 +5,8 @@
  * its symbols indexed once in hash tables by name, by clone suffix and by
  * demangled C++ name (each name demangled at most once, only those a
  * lookup's tokens may match), and the answers of path lookups and stat(2)
- * kept; a lookup then picks its candidates from the index instead of
- * scanning the symbol table (sym_cache_targets(), sym_cache_glob_names()).
+ * kept; a lookup picks its candidates from the index (collect_cached())
+ * instead of scanning the symbol table.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -406,7 +406,7 @@ static int cxx_one(struct sym_index *ix, size_t i)
  * identifier), or with @tok NULL all of them; each once, keyed by its C++
  * name part.  0 or -ENOMEM.
  */
-static int cxx_index(struct sym_index *ix, const char *tok)
+int cxx_index(struct sym_index *ix, const char *tok)
 {
 	size_t i, nfunc = 0;
 	int ret = 0;
@@ -440,8 +440,8 @@ static int cxx_index(struct sym_index *ix, const char *tok)
 
 /* Opened and indexed: 0 with *@out, or open_elf()'s and check_ehdr()'s
  * errors (a message in @err), -ENOMEM, or -EMFILE past SYM_CACHE_FILES. */
-static int file_get(struct sym_cache *c, const char *path,
-		    struct sym_file **out, char *err, size_t errlen)
+int file_get(struct sym_cache *c, const char *path, struct sym_file **out,
+	     char *err, size_t errlen)
 {
 	struct sym_file *f;
 	size_t i;
@@ -622,50 +622,6 @@ bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
 	*name = e->dem + e->nm;
 	*paren = e->dem + e->paren;
 	return true;
-}
-
-int sym_cache_glob_names(struct sym_cache *c, const char *path,
-			 const char *glob, struct ksyms *out, char *err,
-			 size_t errlen)
-{
-	struct sym_file *f = NULL;
-	struct ksyms names;
-	char tok[272];
-	bool has_tok;
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	ret = sym_func_names(path, &names, err, errlen);
-	if (ret)
-		return ret;
-	/* a mangled glob compares symbols: nothing to demangle */
-	if (c && (glob[0] != '_' || strstr(glob, "::")) &&
-	    !file_get(c, path, &f, err, errlen)) {
-		/* "hot::*": only the names that hold "3hot" can match */
-		has_tok = strstr(glob, "::") &&
-			  name_token(glob, tok, sizeof(tok));
-		ret = cxx_index(&f->ix[0], has_tok ? tok : NULL);
-		if (!ret)
-			ret = cxx_index(&f->ix[1], has_tok ? tok : NULL);
-	}
-	if (!ret)
-		ret = glob_names(&names, glob, out, f);
-	ksyms_free(&names);
-	if (ret)
-		util_set_err(err, errlen, "%s: out of memory", path);
-	return ret;
-}
-
-int sym_cache_targets(struct sym_cache *c, const char *path, const char *func,
-		      struct sym_target **out, size_t *nout, char *err,
-		      size_t errlen)
-{
-	struct sym_file *f = NULL;
-
-	/* a file the cache cannot hold is read here, its errors said */
-	if (c && file_get(c, path, &f, err, errlen))
-		f = NULL;
-	return func_targets(f, path, func, out, nout, err, errlen);
 }
 
 int sym_cache_insn_check(struct sym_cache *c, const char *path,

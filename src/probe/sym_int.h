@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The insides of uprobe binaries' symbols (include/iprof/sym.h), shared by
- * the files that read them: sym.c (a function's symbols and file offsets
- * with libelf, the names a file defines, its functions' starts), sym_path.c
- * (a binary's path, and whether it is an executable), sym_names.c (C++ and
- * Rust names: demangling, matching, overloads, globs), sym_debug.c
- * (separate debug files) and sym_cache.c (the planner's cache, struct
- * sym_cache: each file opened and its symbols indexed once).  Nothing
- * outside these files includes it: the interface is include/iprof/sym.h.
+ * the files that read them, each calling only those below it: sym_elf.c
+ * (an ELF file opened and checked), sym_names.c (C++ and Rust names:
+ * demangling, matching), sym_path.c (a binary's path, and whether it is
+ * an executable), sym_debug.c (separate debug files), sym.c (a file's
+ * symbol tables read with libelf: a function's candidates chosen and made
+ * targets, the names a file defines, its functions' starts), sym_cache.c
+ * (the planner's cache, struct sym_cache: each file opened and its symbols
+ * indexed once) and, on top, sym_lookup.c (a function's targets and a
+ * glob's names, through the cache or not).  Nothing outside these files
+ * includes it: the interface is include/iprof/sym.h.
  */
 #ifndef IPROF_SYM_INT_H
 #define IPROF_SYM_INT_H
@@ -18,12 +21,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "iprof/sym.h"
-
-/* .gnu.version entries: the version index, and the "not default" bit. */
-#define VERSYM_HIDDEN 0x8000
 
 /* A defined function symbol named like the one asked for. */
 struct cand {
@@ -127,26 +128,49 @@ struct sym_file {
 	bool starts_done;
 };
 
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @v's @n addresses sorted, each once; returns how many are left */
+static inline size_t sort_unique(uint64_t *v, size_t n)
+{
+	size_t i, j;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = j = 1; i < n; i++)
+		if (v[i] != v[j - 1])
+			v[j++] = v[i];
+	return j;
+}
+
 /* What one file calls of another's (each described where it is defined). */
 
 /* sym.c */
 int clone_suffix(const char *sfx);
-int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen);
-int open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen);
+int file_offset(Elf *elf, const struct cand *c, uint64_t *off);
+int not_found(const struct lookup *lk, const char *path, const char *dbg,
+	      char *err, size_t errlen);
 int collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
 	    size_t dyn_funcs);
-bool has_symtab(Elf *elf);
-void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd);
-int func_targets(struct sym_file *f, const char *path, const char *func,
-		 struct sym_target **out, size_t *nout, char *err,
-		 size_t errlen);
+void lookup_reset(struct lookup *lk);
+int make_targets(struct lookup *lk, Elf *layout, const char *path,
+		 struct sym_target **v, size_t *n, char *err, size_t errlen);
+bool cxx_name(const char *func);
 int insn_check(const char *path, const unsigned char *insn, ssize_t n,
 	       uint64_t offset, char *err, size_t errlen);
 int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
 	      bool *has_symtab);
-size_t sort_unique(uint64_t *v, size_t n);
 
 /* sym_cache.c */
+int cxx_index(struct sym_index *ix, const char *tok);
+int file_get(struct sym_cache *c, const char *path, struct sym_file **out,
+	     char *err, size_t errlen);
 int collect_cached(struct sym_file *f, struct lookup *lk);
 const struct sym_ent *ent_of(struct sym_file *f, const char *name);
 bool ent_tried(const struct sym_ent *e);
@@ -157,14 +181,18 @@ bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
 int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg, char *out,
 		    size_t outlen);
 
+/* sym_elf.c */
+int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen);
+int open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen);
+bool has_symtab(Elf *elf);
+void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd);
+
 /* sym_names.c */
 bool squeeze(const char *s, char *buf, size_t len);
 bool cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,
 		   const char **paren_out);
 bool cxx_matches(const char *dem, const char *func);
 int demangle(const char *name, char **out, bool *cold);
-int glob_names(const struct ksyms *names, const char *glob, struct ksyms *out,
-	       struct sym_file *f);
 bool name_token(const char *s, char *tok, size_t len);
 
 #endif /* IPROF_SYM_INT_H */

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * C++ and Rust names of uprobe functions: demangling with libiberty's
- * cplus_demangle (demangle(), sym_demangle(); a legacy Rust name's hash cut
- * off), matching a demangled name against the name asked for, with or
- * without its parameter list (cxx_matches(), cxx_name_part()), the
- * overloads a name has (sym_cxx_names()) and globs over a file's names
- * (sym_glob_names()).
+ * cplus_demangle (demangle(), sym_demangle()), and matching a demangled
+ * name against the name asked for, with or without its parameter list
+ * (cxx_matches(), cxx_name_part(), squeeze(), name_token()).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,13 +23,6 @@
 
 #include "iprof/util.h"
 #include "probe/sym_int.h"
-
-struct cxx_fn {
-	char *part; /* the name all overloads share */
-	const char *full; /* this overload: part and parameter list (in
-			   * @own, or the cache's demangled name) */
-	char *own;
-};
 
 /* @s without white space into @buf (@len bytes); false if it did not fit. */
 bool squeeze(const char *s, char *buf, size_t len)
@@ -233,145 +224,6 @@ char *sym_demangle(const char *name)
 	if (demangle(name, &out, &cold))
 		return NULL;
 	return out;
-}
-
-static int cxx_fn_cmp(const void *a, const void *b)
-{
-	const struct cxx_fn *x = a, *y = b;
-	int c = strcmp(x->part, y->part);
-
-	return c ? c : strcmp(x->full, y->full);
-}
-
-/* Add C++ name @name (its parameter list at @paren, or its end) to *@v,
- * *@n; @own: the malloc'ed string holding it, freed with *@v, or NULL. */
-static int cxx_fn_add(struct cxx_fn **v, size_t *n, const char *name,
-		      const char *paren, char *own)
-{
-	if (util_grow(v, *n, sizeof(**v))) {
-		free(own);
-		return -ENOMEM;
-	}
-	/* as demangled: "(anonymous namespace)::f" */
-	(*v)[*n].part = strndup(name, (size_t)(paren - name));
-	(*v)[*n].full = name;
-	(*v)[*n].own = own;
-	return (*v)[(*n)++].part ? 0 : -ENOMEM;
-}
-
-static int cxx_names(const struct ksyms *names, struct ksyms *out,
-		     struct ksyms *plain, struct sym_file *f)
-{
-	struct cxx_fn *v = NULL;
-	const char *name, *paren;
-	char d[1024], *dem;
-	size_t i, j, n = 0;
-	bool cold;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	err = util_grow(&out->funcs, 0, sizeof(*out->funcs));
-	for (i = 0; !err && i < names->nfuncs; i++) {
-		const struct sym_ent *e = ent_of(f, names->funcs[i]);
-		const char *cd;
-		bool mangled;
-
-		if (e && !ent_tried(e))
-			continue; /* it cannot match (cxx_index()'s token) */
-		if (e) { /* demangled once, by the cache */
-			if (ent_cxx(e, &mangled, &cd, &name, &paren))
-				err = cxx_fn_add(&v, &n, name, paren, NULL);
-			else if (!mangled && plain)
-				err = ksyms_add(plain, names->funcs[i],
-						strlen(names->funcs[i]), NULL);
-			continue;
-		}
-		err = demangle(names->funcs[i], &dem, &cold);
-		if (err == 1) { /* not C++ */
-			err = plain ? ksyms_add(plain, names->funcs[i],
-						strlen(names->funcs[i]), NULL) :
-				      0;
-			continue;
-		}
-		if (!err && !cold &&
-		    cxx_name_part(dem, d, sizeof(d), &name, &paren))
-			err = cxx_fn_add(&v, &n, name, paren, dem);
-		else
-			free(dem);
-	}
-	if (!err && n)
-		qsort(v, n, sizeof(*v), cxx_fn_cmp);
-	/* a name once; with its parameters where it has overloads */
-	for (i = 0; !err && i < n; i = j) {
-		bool overloaded = false;
-
-		for (j = i + 1; j < n && !strcmp(v[j].part, v[i].part); j++)
-			overloaded |= strcmp(v[j].full, v[i].full) != 0;
-		if (!overloaded) {
-			err = ksyms_add(out, v[i].part, strlen(v[i].part), NULL);
-			continue;
-		}
-		for (size_t k = i; !err && k < j; k++)
-			if (k == i || strcmp(v[k].full, v[k - 1].full))
-				err = ksyms_add(out, v[k].full,
-						strlen(v[k].full), NULL);
-	}
-	for (i = 0; i < n; i++) {
-		free(v[i].part);
-		free(v[i].own);
-	}
-	free(v);
-	if (err) {
-		ksyms_free(out);
-		return -ENOMEM;
-	}
-	ksyms_sort(out);
-	return 0;
-}
-
-int sym_cxx_names(const struct ksyms *names, struct ksyms *out)
-{
-	return cxx_names(names, out, NULL, NULL);
-}
-
-/* sym_glob_names(), demangling through @f (NULL: none) */
-int glob_names(const struct ksyms *names, const char *glob, struct ksyms *out,
-	       struct sym_file *f)
-{
-	struct ksyms plain = { 0 };
-	size_t i;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	if (glob[0] == '_' && !strstr(glob, "::")) {
-		for (i = 0, err = 0; !err && i < names->nfuncs; i++)
-			err = ksyms_add(out, names->funcs[i],
-					strlen(names->funcs[i]), NULL);
-		goto out;
-	}
-	err = cxx_names(names, out, strstr(glob, "::") ? NULL : &plain, f);
-	if (err || strstr(glob, "::")) {
-		ksyms_free(&plain);
-		return err;
-	}
-	/* and the names that are no mangled ones, as they are */
-	for (i = 0; !err && i < plain.nfuncs; i++)
-		err = ksyms_add(out, plain.funcs[i], strlen(plain.funcs[i]),
-				NULL);
-	ksyms_free(&plain);
-out:
-	if (err) {
-		ksyms_free(out);
-		return -ENOMEM;
-	}
-	ksyms_sort(out); /* sorted and each name once */
-	return 0;
-}
-
-int sym_glob_names(const struct ksyms *names, const char *glob,
-		   struct ksyms *out)
-{
-	return glob_names(names, glob, out, NULL);
 }
 
 /*

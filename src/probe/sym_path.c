@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Uprobe binaries' paths (sym_resolve_path()): a NAME with no '/' looked
- * up in $PATH and then the shared-library directories, as the shell and
- * the dynamic loader would; and whether a file is an executable rather
- * than a shared object (sym_is_executable(): ET_EXEC, or ET_DYN with
- * DF_1_PIE).
+ * up in $PATH and then the shared-library directories; and whether a file
+ * is an executable rather than a shared object (sym_is_executable():
+ * ET_EXEC, or ET_DYN with DF_1_PIE).
  */
 #include <ctype.h>
 #include <errno.h>
