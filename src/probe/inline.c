@@ -36,9 +36,6 @@
 
 #include "probe/inline_int.h"
 
-/* the file inl_find() read last, its DWARF indexed */
-struct inl_file inl_cache = { .fd = -1 };
-
 void inl_forget(void)
 {
 	struct inl_file *f = &inl_cache;

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The insides of inlined instances (include/iprof/inline.h), shared by the
- * files that find and plan them: inline.c (the file's DWARF, opened once
- * and kept in inl_cache, walked for the instances of a function),
- * inline_kernel.c (what a kernel module's relocations and the kernel
- * image's tables tell: where a jump goes, jump labels, what kprobes
- * refuse), inline_graph.c (the caller's code as a graph, decoded with
- * Capstone) and inline_plan.c (an instance's probes: its entry, its exits
- * and the frame its return address is read from).  x86-64 only.  Nothing
- * outside these files includes it: the interface is include/iprof/inline.h.
+ * files that find and plan them, each calling only those below it: on top
+ * inline.c (the file's DWARF, opened once and kept in inl_cache, walked
+ * for the instances of a function), then inline_plan.c (an instance's
+ * probes: its entry, its exits and the frame its return address is read
+ * from), inline_graph.c (the caller's code as a graph, decoded with
+ * Capstone) and inline_kernel.c (what a kernel module's relocations and
+ * the kernel image's tables tell: where a jump goes, jump labels, what
+ * kprobes refuse).  x86-64 only.  Nothing outside these files includes
+ * it: the interface is include/iprof/inline.h.
  */
 #ifndef IPROF_INLINE_INT_H
 #define IPROF_INLINE_INT_H
@@ -111,6 +112,8 @@ struct inl_file {
 	size_t nbl;
 	uint64_t deny[KIMG_DENY][2];
 };
+
+/* defined in inline_kernel.c, the lowest of the files that read it */
 extern struct inl_file inl_cache;
 
 /* the caller's code as a graph (inline_graph.c) */

@@ -34,6 +34,10 @@
 
 #include "probe/inline_int.h"
 
+/* the file inl_find() read last, its DWARF indexed (inline_int.h): here,
+ * in the lowest of the files that read it */
+struct inl_file inl_cache = { .fd = -1 };
+
 /* the kernel image's symbols kimg_load() reads, by name */
 enum kimg_sym {
 	KS_BANNER, KS_THUNK, KS_JL0, KS_JL1, KS_SC0, KS_SC1, KS_BL0, KS_BL1,
