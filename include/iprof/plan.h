@@ -350,4 +350,12 @@ int plan_tp_fields(const char *tracefs, const char *cat, const char *event,
 			     const struct plan_tp_field_info *fi, void *ctx),
 		   void *ctx);
 
+/*
+ * plan_calib_class() - the calibration class (enum calib_class,
+ * include/iprof/calib_cost.h) of timer @timer of @p, as its shape says from the
+ * attachments planned for it: CALIB_NONE for a timer in error.  Which
+ * measured cost (src/cli/calib.c) its compensation uses.
+ */
+int plan_calib_class(const struct plan *p, uint32_t timer);
+
 #endif /* IPROF_PLAN_H */

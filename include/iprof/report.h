@@ -158,7 +158,7 @@ enum report_col {
 
 /*
  * One mechanism's calibration for overhead compensation (the method:
- * include/iprof/calib.h): what a timed call adds inside its timestamps
+ * include/iprof/calib_cost.h): what a timed call adds inside its timestamps
  * (in_ns) and outside them, in its caller (out_ns), from the medians of
  * the same calls untraced, traced and recorded; or why it could not be
  * measured.  Strings are static or owned by whoever filled the report.
@@ -167,7 +167,7 @@ struct report_calib {
 	const char *mech; /* "uprobe/return site", "syscall tracepoints", ... */
 	int done;
 	uint32_t in_ns, out_ns; /* per call, from the medians, ns */
-	/* ... from the means (include/iprof/calib.h); 0: not known (a
+	/* ... from the means (include/iprof/calib_cost.h); 0: not known (a
 	 * recording made before them), in_ns and out_ns serve */
 	uint32_t in_mean_ns, out_mean_ns;
 	uint64_t untraced_ns, traced_ns, recorded_ns; /* medians, ns */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Overhead calibration, the measuring part (include/iprof/calib.h): the
+ * Overhead calibration, the measuring part (include/iprof/calib_cost.h): the
  * classes of mechanism a plan uses get a plan of iprof's own, a timer
  * each (its iprof_calib_push() and iprof_calib_step() functions, its
  * getppid(2) or getpid(2) calls), loaded with the same BPF programs in at
@@ -123,76 +123,6 @@ static const char *class_spec(enum calib_class c, void (**call)(void))
 }
 
 /*
- * entry_emulated() - the instruction at file offset @off of @path is a
- * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), which x86
- * uprobes emulate on newer kernels instead of single-stepping it.
- */
-static int entry_emulated(const char *path, uint64_t off)
-{
-	unsigned char b[2] = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), push;
-
-	if (fd < 0)
-		return 0;
-	push = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
-	       ((b[0] >= 0x50 && b[0] <= 0x57) ||
-		(b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57));
-	close(fd);
-	return push;
-}
-
-int calib_class_of(const struct plan *p, uint32_t timer)
-{
-	const struct plan_timer *t = &p->timers[timer];
-	int uret, push = 0;
-	uint32_t i;
-
-	if (t->error)
-		return CALIB_NONE;
-	switch (probe_kind_at(t->kind)) {
-	case PROBE_AT_UFUNC:
-		/* entry only: its start's cost alone (calib_cost()) */
-		uret = !t->entry_only && !t->ret_sites;
-		for (i = 0; i < p->natt; i++)
-			if (p->att[i].timer == timer &&
-			    p->att[i].mech == MECH_UPROBE) {
-				push = entry_emulated(p->att[i].path,
-						      p->att[i].offset);
-				break;
-			}
-		/* inlined only: an entry and an exit at instructions the
-		 * kernel single-steps (include/iprof/inline.h), as a
-		 * single-stepped entry and return site cost.  With an
-		 * out-of-line copy too: its probes' class for all */
-		if (i == p->natt && t->inl)
-			return CALIB_RETSITE_STEP;
-		if (uret)
-			return push ? CALIB_URETPROBE : CALIB_URETPROBE_STEP;
-		return push ? CALIB_RETSITE : CALIB_RETSITE_STEP;
-	case PROBE_AT_SPAN:
-		for (i = 0; i < p->natt; i++)
-			if (p->att[i].timer == timer)
-				return kmech(p->att[i].mech)->raw_syscalls ?
-					       CALIB_SYSCALL :
-					       CALIB_TRACEPOINT;
-		return CALIB_NONE;
-	case PROBE_AT_KFUNC:
-		if (t->inl_only)
-			return CALIB_KPROBE; /* kprobes where inlined */
-		/* by the mechanisms its kind may take */
-		switch (probe_kind(t->kind)->via) {
-		case PROBE_VIA_FENTRY:
-			return CALIB_FENTRY;
-		case PROBE_VIA_KPROBE:
-			return CALIB_KPROBE;
-		default:
-			return CALIB_FUNC;
-		}
-	}
-	return CALIB_NONE;
-}
-
-/*
  * time_calls() - CALIB_ROUNDS rounds of CALIB_CALLS calls of @call, each
  * timed alone into @v (CALIB_ROUNDS x CALIB_CALLS): their median (ns), as
  * D's is over the same calls, and their mean into @mean (calib_mean()).
@@ -308,7 +238,7 @@ static void measure(struct calib *cal, struct group *g,
 		if (cp.timers[i].error)
 			snprintf(r->why, sizeof(r->why), "%s",
 				 cp.timers[i].error);
-		else if (calib_class_of(&cp, i) != (int)g->cls[i])
+		else if (plan_calib_class(&cp, i) != (int)g->cls[i])
 			snprintf(r->why, sizeof(r->why),
 				 "its calibration timer did not plan as %s",
 				 calib_class_name(g->cls[i]));
@@ -402,7 +332,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 
 	memset(cal, 0, sizeof(*cal));
 	for (i = 0; i < p->ntimers; i++) {
-		c = calib_class_of(p, i);
+		c = plan_calib_class(p, i);
 		if (c >= 0)
 			cal->r[c].needed = 1;
 	}

@@ -1,22 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Overhead calibration, the measuring part (src/cli/calib.c; the method and
- * the arithmetic: include/iprof/calib.h).  Loads BPF programs: root.
+ * the arithmetic: include/iprof/calib_cost.h).  Loads BPF programs: root.
  */
 #ifndef IPROF_CALIB_RUN_H
 #define IPROF_CALIB_RUN_H
 
 #include <pthread.h>
 
-#include "iprof/calib.h"
+#include "iprof/calib_cost.h"
 #include "iprof/plan.h"
-
-/*
- * calib_class_of() - the calibration class of timer @timer of @p (from
- * how it was planned and its function's first instruction, read from its
- * file), or CALIB_NONE for a timer with an error.
- */
-int calib_class_of(const struct plan *p, uint32_t timer);
 
 /*
  * calib_run() - measure every class that a timer of @p uses, each with a

@@ -76,7 +76,7 @@ static int start_calibration(struct run_calib *rc, const struct plan *plan,
 		return -ENOMEM;
 	}
 	for (i = 0; i < plan->ntimers; i++)
-		rc->cls[i] = calib_class_of(plan, i);
+		rc->cls[i] = plan_calib_class(plan, i);
 	rc->job = job;
 	rc->calib = cal;
 	return 0;

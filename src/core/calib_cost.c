@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Overhead calibration, the arithmetic (include/iprof/calib.h): medians,
+ * Overhead calibration, the arithmetic (include/iprof/calib_cost.h): medians,
  * in/out from the measured medians, a timer's cost.  Kernel-free.
  */
 #include <stdlib.h>
 
-#include "iprof/calib.h"
+#include "iprof/calib_cost.h"
 #include "iprof/mech.h"
 
 /* each class's words (include/iprof/mech.h) */

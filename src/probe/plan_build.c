@@ -27,6 +27,7 @@
 #include "iprof/sym.h"
 #include "iprof/syscall.h"
 #include "iprof/util.h"
+#include "iprof/calib_cost.h"
 
 #include "probe/plan_int.h"
 
@@ -41,6 +42,16 @@ static const struct plan_shape *const shapes[] = {
 static const struct plan_shape *shape_of(const struct probe *pr)
 {
 	return shapes[probe_kind_at(pr->kind)];
+}
+
+int plan_calib_class(const struct plan *p, uint32_t timer)
+{
+	const struct plan_timer *t = &p->timers[timer];
+	const struct plan_shape *sh = shapes[probe_kind_at(t->kind)];
+
+	if (t->error || !sh->calib_class)
+		return CALIB_NONE;
+	return sh->calib_class(p, timer);
 }
 
 int plan_build(struct plan *p, const struct probe_list *pl,

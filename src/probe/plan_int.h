@@ -125,6 +125,10 @@ struct plan_shape {
 	 * out of memory */
 	char *(*describe)(const struct probe *pr, const char *path,
 			  const char *func, int glob);
+	/* timer @timer's calibration class (enum calib_class,
+	 * include/iprof/calib_cost.h): which probes' cost its times carry, read
+	 * from its attachments in @p; NULL: CALIB_NONE */
+	int (*calib_class)(const struct plan *p, uint32_t timer);
 	/* a keyed line's key as --dry-run shows it (malloc'ed, NULL when
 	 * out of memory), and its fields resolved into actions @a (start)
 	 * and @b (stop): NULL, or the timer's error; NULL: no keys */

@@ -18,6 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "iprof/calib_cost.h"
 #include "iprof/inline.h"
 #include "iprof/kmod.h"
 #include "iprof/ksym.h"
@@ -435,10 +436,29 @@ static char *kfunc_describe(const struct probe *pr, const char *path,
 	return plan_asprintf("%s%s", a, b);
 }
 
+/* A kernel function's class: by the mechanisms its kind may take (kprobes
+ * where it is inlined) */
+static int kfunc_calib_class(const struct plan *p, uint32_t timer)
+{
+	const struct plan_timer *t = &p->timers[timer];
+
+	if (t->inl_only)
+		return CALIB_KPROBE;
+	switch (probe_kind(t->kind)->via) {
+	case PROBE_VIA_FENTRY:
+		return CALIB_FENTRY;
+	case PROBE_VIA_KPROBE:
+		return CALIB_KPROBE;
+	default:
+		return CALIB_FUNC;
+	}
+}
+
 const struct plan_shape plan_kfunc_shape = {
 	.ksyms = 1,
 	.plan = kfunc_plan,
 	.attach = kfunc_attach,
 	.glob = kfunc_glob,
 	.describe = kfunc_describe,
+	.calib_class = kfunc_calib_class,
 };

@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "iprof/calib_cost.h"
 #include "iprof/inline.h"
 #include "iprof/kmod.h"
 #include "iprof/ksym.h"
@@ -223,11 +224,25 @@ static char *span_describe(const struct probe *pr, const char *path,
 	return plan_asprintf("%s -> %s", a, b);
 }
 
+/* A span's class: its tracepoints', or the raw syscall tracepoints' that
+ * syscall spans share (MECH_SYSCALL) */
+static int span_calib_class(const struct plan *p, uint32_t timer)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].timer == timer)
+			return p->att[i].mech == MECH_SYSCALL ? CALIB_SYSCALL :
+								CALIB_TRACEPOINT;
+	return CALIB_NONE;
+}
+
 const struct plan_shape plan_span_shape = {
 	.tracepoints = 1,
 	.plan = span_plan,
 	.attach = span_attach,
 	.describe = span_describe,
+	.calib_class = span_calib_class,
 	.key = plan_key_str,
 	.keys = plan_resolve_keys,
 };

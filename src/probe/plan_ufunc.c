@@ -5,6 +5,7 @@
  * See src/probe/plan_int.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <search.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "iprof/calib_cost.h"
 #include "iprof/inline.h"
 #include "iprof/kmod.h"
 #include "iprof/ksym.h"
@@ -866,10 +868,56 @@ static char *ufunc_describe(const struct probe *pr, const char *path,
 	return plan_asprintf("%s%s", a, b);
 }
 
+/*
+ * entry_emulated() - the instruction at file offset @off of @path is a
+ * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), which x86
+ * uprobes emulate on newer kernels instead of single-stepping it.
+ */
+static int entry_emulated(const char *path, uint64_t off)
+{
+	unsigned char b[2] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), push;
+
+	if (fd < 0)
+		return 0;
+	push = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
+	       ((b[0] >= 0x50 && b[0] <= 0x57) ||
+		(b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57));
+	close(fd);
+	return push;
+}
+
+/* A user function's class: by its entry (emulated or single-stepped) and
+ * its stops (return sites or a uretprobe) */
+static int ufunc_calib_class(const struct plan *p, uint32_t timer)
+{
+	const struct plan_timer *t = &p->timers[timer];
+	int uret, push = 0;
+	uint32_t i;
+
+	/* entry only: its start's cost alone (calib_cost()) */
+	uret = !t->entry_only && !t->ret_sites;
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].timer == timer && p->att[i].mech == MECH_UPROBE) {
+			push = entry_emulated(p->att[i].path, p->att[i].offset);
+			break;
+		}
+	/* inlined only: an entry and an exit at instructions the kernel
+	 * single-steps (include/iprof/inline.h), as a single-stepped entry
+	 * and return site cost.  With an out-of-line copy too: its probes'
+	 * class for all */
+	if (i == p->natt && t->inl)
+		return CALIB_RETSITE_STEP;
+	if (uret)
+		return push ? CALIB_URETPROBE : CALIB_URETPROBE_STEP;
+	return push ? CALIB_RETSITE : CALIB_RETSITE_STEP;
+}
+
 const struct plan_shape plan_ufunc_shape = {
 	.user = 1,
 	.plan = ufunc_plan,
 	.attach = ufunc_attach,
 	.glob = ufunc_glob,
 	.describe = ufunc_describe,
+	.calib_class = ufunc_calib_class,
 };

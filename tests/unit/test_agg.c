@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "iprof/agg.h"
-#include "iprof/calib.h"
+#include "iprof/calib_cost.h"
 #include "iprof/mech.h"
 #include "rec.h"
 
@@ -749,7 +749,7 @@ static void test_costs_mean(void **state)
 }
 
 /*
- * The calibration's arithmetic (include/iprof/calib.h): the median; the
+ * The calibration's arithmetic (include/iprof/calib_cost.h): the median; the
  * mean without the calls far above it (a preemption), with the probes'
  * slow hits kept; in and out from both; a timer's cost split between its
  * probes, entry-only and not measured.

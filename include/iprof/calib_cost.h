@@ -33,8 +33,8 @@
  * This part is pure arithmetic and tables (no kernel): the loop that
  * measures lives in src/cli/calib.c with the loader.
  */
-#ifndef IPROF_CALIB_H
-#define IPROF_CALIB_H
+#ifndef IPROF_CALIB_COST_H
+#define IPROF_CALIB_COST_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -123,4 +123,4 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only);
 size_t calib_report(const struct calib *cal, unsigned int used,
 		    struct report_calib *out);
 
-#endif /* IPROF_CALIB_H */
+#endif /* IPROF_CALIB_COST_H */
