@@ -4,6 +4,7 @@
  * conditions on them, dynamic events (kprobe/uprobe events).
  * See src/probe/plan_int.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <search.h>
@@ -544,9 +545,74 @@ static char *check_dyn_event(const char *tracefs, const struct probe *pr,
 	return NULL;
 }
 
+/* scandir(3) filter: an entry that is no "." or ".." */
+static int not_dot(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/*
+ * The names in folder @dir nearest to @want (ksym_suggest()) into @buf
+ * (@len bytes, "" when none is near or @dir cannot be read).
+ */
+static void suggest_in(const char *dir, const char *want, char *buf,
+		       size_t len)
+{
+	struct dirent **ents = NULL;
+	char **names;
+	int i, n = scandir(dir, &ents, not_dot, alphasort);
+
+	buf[0] = '\0';
+	if (n <= 0) {
+		free(ents);
+		return;
+	}
+	names = calloc((size_t)n, sizeof(*names));
+	for (i = 0; names && i < n; i++)
+		names[i] = ents[i]->d_name;
+	if (names)
+		ksym_suggest(names, (size_t)n, want, buf, len);
+	free(names);
+	for (i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+}
+
+/*
+ * "; did you mean cat:event?" for tracepoint @pt that is not in @tracefs:
+ * events of its category near its name, else categories near its
+ * category (with its event); "" when none is near.
+ */
+static void tp_hint(const char *tracefs, const struct probe_point *pt,
+		   char *hint, size_t len)
+{
+	char dir[PATH_MAX], near[256];
+	struct stat st;
+
+	hint[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/events/%s", tracefs, pt->category);
+	if (!stat(dir, &st)) {
+		suggest_in(dir, pt->event, near, sizeof(near));
+		if (near[0] && !strchr(near, ','))
+			snprintf(hint, len, KSYM_SUGGEST_PFX "%s:%s?",
+				 pt->category, near);
+		else if (near[0])
+			snprintf(hint, len, KSYM_SUGGEST_PFX "%s (in %s)?",
+				 near, pt->category);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/events", tracefs);
+	suggest_in(dir, pt->category, near, sizeof(near));
+	if (near[0] && !strchr(near, ','))
+		snprintf(hint, len, KSYM_SUGGEST_PFX "%s:%s?", near, pt->event);
+	else if (near[0])
+		snprintf(hint, len, KSYM_SUGGEST_PFX "the category %s?", near);
+}
+
 char *plan_check_tp(const char *tracefs, const struct probe *pr,
 		      const struct probe_point *pt)
 {
+	char hint[320];
 	char path[PATH_MAX];
 	FILE *f;
 
@@ -556,9 +622,17 @@ char *plan_check_tp(const char *tracefs, const struct probe *pr,
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs,
 		 pt->category, pt->event);
 	f = fopen(path, "r");
-	if (!f)
-		return plan_perr(pr, pt->col, "tracepoint %s:%s not found (%s: %s)", pt->category,
-				 pt->event, path, strerror(errno));
+	if (!f) {
+		int e = errno;
+
+		if (e == ENOENT)
+			tp_hint(tracefs, pt, hint, sizeof(hint));
+		else
+			hint[0] = '\0';
+		return plan_perr(pr, pt->col, "tracepoint %s:%s not found (%s: %s)%s",
+				 pt->category, pt->event, path, strerror(e),
+				 hint);
+	}
 	fclose(f);
 	return check_dyn_event(tracefs, pr, pt);
 }

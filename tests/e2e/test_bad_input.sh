@@ -310,6 +310,16 @@ done
 "$IPROF" --dry-run -f json -e "uprobe:$W:outter" >"$TMP/typo.json" 2>/dev/null
 check "typo: did you mean" "$(jq -r '.probes[0].reason' "$TMP/typo.json")" \
 	"no function 'outter' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF); did you mean outer?"
+# a typo in a tracepoint's event or category: the nearest of tracefs
+# (issue 48: it said only that the format file is missing)
+for tp in sched:sched_swich schde:sched_switch; do
+	"$IPROF" --dry-run -f json -e "span s = tracepoint:$tp -> tracepoint:sched:sched_switch" \
+		>"$TMP/tptypo.json" 2>/dev/null
+	check "tracepoint typo $tp: exit" "$?" 2
+	check "tracepoint typo $tp: did you mean" \
+		"$(jq -r '.probes[0].reason' "$TMP/tptypo.json" | grep -o '; did you mean.*')" \
+		"; did you mean sched:sched_switch?"
+done
 # -o never overwrites an input: the probe file, the command to trace, the
 # recording; and is given once (first-use review: each was overwritten)
 cp "$W" "$TMP/w"
