@@ -96,6 +96,11 @@ struct rec_run {
 	struct report_calib *calib;
 	size_t ncalib;
 	int have_trailer;  /* 0: the file was cut (or the run killed) */
+	/* the traced command (-- COMMAND) ended by itself while traced:
+	 * cmd_ended 1 and its wait status (waitpid(2)) in cmd_wstatus; 0:
+	 * no command, or iprof stopped it (--duration, Ctrl-C) (trailer;
+	 * absent from older recordings: 0) */
+	int cmd_ended, cmd_wstatus;
 };
 
 /*

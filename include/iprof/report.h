@@ -193,6 +193,10 @@ struct report {
 	const char *kernel_version; /* uname(2) version ("#1 SMP ...") */
 	const char *machine; /* uname(2) machine, e.g. "x86_64" */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME when tracing started */
+	/* the traced command's end, when it ended by itself while traced
+	 * (cmd_ended): its exit status (0-255) or the signal that killed it
+	 * (cmd_signal > 0, cmd_exit -1) */
+	int cmd_ended, cmd_exit, cmd_signal;
 	/* the ring buffers: each CPU's size in bytes as created (a power of
 	 * two), 0 when unknown; the --rb-size asked for, 0 for the default */
 	uint64_t rb_bytes, rb_requested;

@@ -48,6 +48,7 @@ enum {
 	O_DEBUGINFO,
 	O_SPAN_KEYS,
 	O_SPAN_TIMEOUT,
+	O_COMMAND_STATUS,
 };
 
 /* the words of --returns and --interval-mode (the report options':
@@ -125,6 +126,8 @@ static const struct optdef run_rows[] = {
 	  "(default 1s); ':PORT' binds 127.0.0.1"),
 	OPTAB_LINE("\nOther:"),
 	OPT("strict", O_STRICT, no_argument, NULL, "fail if any probe cannot be attached"),
+	OPT("command-status", O_COMMAND_STATUS, no_argument, NULL, "exit with the -- COMMAND's exit status (128 + N\n"
+	  "when signal N killed it) where iprof's own is 0"),
 	OPT("returns", O_RETURNS, REQ, "HOW", "how user functions stop: auto (default: at their\n"
 	  "return sites where the kernel lets iprof run\n"
 	  "their ret (Linux 6.19+); else by uretprobe in a\n"
@@ -425,6 +428,9 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		break;
 	case O_STRICT:
 		o->strict = 1;
+		break;
+	case O_COMMAND_STATUS:
+		o->command_status = 1;
 		break;
 	case O_RETURNS:
 		return parse_returns(o, arg);

@@ -72,6 +72,9 @@ struct opts {
 	const char *report_output;
 	int record_mode;
 	int strict, dry_run, verbose, quiet;
+	/* --command-status: exit with the command's status where iprof's
+	 * own is 0 (src/cli/trace.c, trace_run()) */
+	int command_status;
 	int no_inline; /* --no-inline */
 	const char *debuginfo; /* --debuginfo DIR, or NULL */
 	enum plan_returns returns; /* --returns */

@@ -557,6 +557,8 @@ static void poll_loop(struct trace *t)
 		    waitpid(t->child, &t->status, WNOHANG) == t->child) {
 			t->child_done = 1;
 			t->cmd_ended = 1;
+			t->run.cmd_ended = 1;
+			t->run.cmd_wstatus = t->status;
 			break;
 		}
 		if (now >= next_prune) {
@@ -698,6 +700,11 @@ int trace_run(const struct opts *o, struct run_calib *rc,
 			if (t.child > 0 && t.cmd_ended &&
 			    WIFSIGNALED(t.status) && ret != EXIT_RUNTIME)
 				ret = 128 + WTERMSIG(t.status);
+			/* --command-status: a script's `iprof ... -- cmd`
+			 * fails as `cmd` does, unless iprof failed */
+			else if (o->command_status && !ret && t.cmd_ended &&
+				 WIFEXITED(t.status))
+				ret = WEXITSTATUS(t.status);
 		}
 	}
 	trace_free(&t);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -62,6 +63,12 @@ void rec_run_report(const struct rec_run *run, struct report *r)
 	r->calib = run->calib;
 	r->ncalib = run->ncalib;
 	r->compensated = run->costs != NULL;
+	r->cmd_ended = run->cmd_ended;
+	r->cmd_exit = WIFEXITED(run->cmd_wstatus) ? WEXITSTATUS(run->cmd_wstatus) :
+						  -1;
+	r->cmd_signal = WIFSIGNALED(run->cmd_wstatus) ?
+				WTERMSIG(run->cmd_wstatus) :
+				0;
 }
 
 /* ---- writer ---------------------------------------------------------------*/
@@ -515,6 +522,9 @@ static json_object *trailer_json(const struct rec_writer *w,
 		return NULL;
 	put(root, "end_ns", json_object_new_uint64(run->end_ns), &bad);
 	put(root, "records", json_object_new_uint64(w->nrecords), &bad);
+	if (run->cmd_ended)
+		put(root, "command_wait_status",
+		    json_object_new_int(run->cmd_wstatus), &bad);
 	put(root, "loss", l = json_object_new_object(), &bad);
 	if (l) {
 		put(l, "ring_buffer_drops",
@@ -1050,6 +1060,13 @@ static int parse_trailer(struct rec_reader *r, json_object *m)
 
 	ret = ju64(m, "end_ns", &p->end_ns);
 	ret = ret ?: ju64(m, "records", &p->nrecords);
+	a = jget(m, "command_wait_status"); /* minor version 2: optional */
+	if (a) {
+		if (!json_object_is_type(a, json_type_int))
+			return -EBADMSG;
+		p->cmd_ended = 1;
+		p->cmd_wstatus = json_object_get_int(a);
+	}
 	ret = ret ?: ju64(l, "ring_buffer_drops", &p->loss.rb_drops);
 	ret = ret ?: ju64(l, "depth_overflow", &p->loss.depth_overflow);
 	ret = ret ?: ju64(l, "task_storage_failures", &p->loss.no_storage);

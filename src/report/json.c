@@ -165,6 +165,16 @@ static void add_run(struct jb *b, json_object *root, const struct report *r)
 		   r->start_realtime_ns);
 	add_iso_time(b, run, "start_time", r->start_realtime_ns);
 	add_u64(b, run, "duration_ns", r->duration_ns);
+	/* the command's end, when it ended by itself while traced */
+	if (r->cmd_ended && r->cmd_signal > 0) {
+		const char *sig = sigabbrev_np(r->cmd_signal);
+
+		add(b, run, "signal", json_object_new_int(r->cmd_signal));
+		if (sig)
+			add_str(b, run, "signal_name", sig);
+	} else if (r->cmd_ended) {
+		add(b, run, "exit_status", json_object_new_int(r->cmd_exit));
+	}
 	add(b, run, "loss_counters_known",
 	    json_object_new_boolean(!r->loss.unknown));
 }
