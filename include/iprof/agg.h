@@ -102,12 +102,12 @@ struct agg_node {
 	uint64_t uncertain;
 	/* of count: calls in which the probes' calibrated cost taken out
 	 * was more than the time left: their compensated time is only as
-	 * good as the calibration's spread (README, "Probe cost") */
+	 * good as the calibration's spread (doc/report.md, "Probe cost") */
 	uint64_t dominated;
 	/* time the per-call clamps of the sums' compensation added to
 	 * total_ns and self_ns here (a call less the probes' mean cost below
 	 * its children's time, or below 0) that the same threads' later
-	 * calls did not give back (agg.c, settle()): raw_total_ns - total_ns
+	 * calls did not give back (agg_comp.c, agg_settle()): raw_total_ns - total_ns
 	 * + clamped_ns is the mean cost taken out; may exceed total_ns */
 	uint64_t clamped_ns;
 	/* bounds of the calls' durations, less the probes' median cost (as

@@ -74,7 +74,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	}
 	a->started[r->timer] = 1;
 	parent = t->len ? t->stack[t->len - 1].node : t->root;
-	n = path_get(a, parent, r->timer);
+	n = agg_path_get(a, parent, r->timer);
 	if (!n)
 		goto nomem;
 	seen(n, r->ts);
@@ -122,12 +122,12 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	}
 	for (j = t->len; j-- > i + 1;) {
 		t->stack[j].node->unwound++;
-		charge_open(a, t, j);
+		agg_charge_open(a, t, j);
 	}
 	a->stats.unwound += t->len - (i + 1);
 	f = t->stack[i];
 	t->len = i;
-	err = complete(a, t, &f, r->ts);
+	err = agg_complete(a, t, &f, r->ts);
 	if (err)
 		a->stats.nomem++;
 	return err;
@@ -155,7 +155,7 @@ static int do_returned(struct agg *a, struct athread *t,
 	}
 	t->stack[i].node->missed_returns++;
 	a->stats.missed_returns++;
-	charge_open(a, t, i);
+	agg_charge_open(a, t, i);
 	t->len = i;
 	return 0;
 }
@@ -181,7 +181,7 @@ static int do_left(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	}
 	t->stack[i].node->unwound++;
 	a->stats.unwound++;
-	charge_open(a, t, i);
+	agg_charge_open(a, t, i);
 	t->len = i;
 	return 0;
 }
@@ -208,7 +208,7 @@ static int do_execed(struct agg *a, struct athread *t,
 	}
 	t->stack[i].node->execed++;
 	a->stats.execed++;
-	charge_open(a, t, i);
+	agg_charge_open(a, t, i);
 	memmove(&t->stack[i], &t->stack[i + 1],
 		(t->len - i - 1) * sizeof(t->stack[0]));
 	t->len--;
@@ -244,7 +244,7 @@ static int close_exited(struct agg *a, struct athread *t, uint64_t ts)
  */
 static int do_exit(struct agg *a, const struct iprof_rec *r)
 {
-	struct athread *t = thread_get(a, r->tid, 0);
+	struct athread *t = agg_thread_get(a, r->tid, 0);
 	int bad = 0;
 
 	a->stats.exits++;
@@ -256,7 +256,7 @@ static int do_exit(struct agg *a, const struct iprof_rec *r)
 	if (!t)
 		return 0;
 	bad = close_exited(a, t, r->ts);
-	thread_del(a, t);
+	agg_thread_del(a, t);
 	if (bad) {
 		a->stats.malformed++;
 		return -EINVAL;
@@ -273,7 +273,7 @@ static int do_exit(struct agg *a, const struct iprof_rec *r)
  */
 static int do_newtid(struct agg *a, const struct iprof_rec *r)
 {
-	struct athread *old = thread_get(a, r->aux, 0), *t, tmp;
+	struct athread *old = agg_thread_get(a, r->aux, 0), *t, tmp;
 	int bad;
 
 	if (!old || r->aux == r->tid)
@@ -285,7 +285,7 @@ static int do_newtid(struct agg *a, const struct iprof_rec *r)
 		a->stats.mismatches++;
 		lose_sync(a, old);
 	}
-	t = thread_get(a, r->tid, 1);
+	t = agg_thread_get(a, r->tid, 1);
 	if (!t) {
 		a->stats.nomem++;
 		return -ENOMEM;
@@ -296,7 +296,7 @@ static int do_newtid(struct agg *a, const struct iprof_rec *r)
 	*old = tmp;
 	t->tid = r->tid;
 	old->tid = r->aux;
-	thread_del(a, old);
+	agg_thread_del(a, old);
 	if (bad) {
 		a->stats.malformed++;
 		return -EINVAL;
@@ -311,7 +311,7 @@ static int do_newtid(struct agg *a, const struct iprof_rec *r)
  */
 static int do_switch(struct agg *a, const struct iprof_rec *r)
 {
-	struct athread *t = thread_get(a, r->tid, 0);
+	struct athread *t = agg_thread_get(a, r->tid, 0);
 
 	a->stats.switches++;
 	if (!t)
@@ -343,7 +343,7 @@ bad:
  */
 static int do_irq(struct agg *a, const struct iprof_rec *r)
 {
-	struct athread *t = thread_get(a, r->tid, 0);
+	struct athread *t = agg_thread_get(a, r->tid, 0);
 
 	a->stats.irqs++;
 	if (!t)
@@ -373,9 +373,9 @@ static int do_unwind(struct agg *a, const struct iprof_rec *r)
 	if (r->flags & IPROF_F_CTX) {
 		if (r->aux == IPROF_CTX_TASK || r->aux >= IPROF_CTX_MAX)
 			goto bad;
-		t = thread_get(a, AGG_CTX_TIMER(r->aux, r->cpu), 0);
+		t = agg_thread_get(a, AGG_CTX_TIMER(r->aux, r->cpu), 0);
 	} else {
-		t = thread_get(a, r->tid, 0);
+		t = agg_thread_get(a, r->tid, 0);
 	}
 	if (!t)
 		return 0;
@@ -399,7 +399,7 @@ static int do_comm(struct agg *a, const void *rec)
 	struct athread *t;
 
 	memcpy(&c, rec, sizeof(c));
-	t = thread_get(a, c.tid, 1);
+	t = agg_thread_get(a, c.tid, 1);
 	if (!t) {
 		a->stats.nomem++;
 		return -ENOMEM;
@@ -460,7 +460,7 @@ void agg__free(struct agg *a)
 	free(a->costs);
 	for (i = 0; a->ttab && i < (1u << a->tbits); i++) {
 		if (a->ttab[i].t)
-			thread_destroy(a->ttab[i].t);
+			agg_thread_destroy(a->ttab[i].t);
 	}
 	for (c = a->chunks; c; c = next) {
 		next = c->next;
@@ -522,7 +522,7 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_KSTOP:
 	case IPROF_REC_KREPLACED:
 	case IPROF_REC_KEXPIRED:
-		return do_key(a, rec);
+		return agg_do_key(a, rec);
 	default:
 		goto bad;
 	}
@@ -533,12 +533,12 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 			goto bad;
 		r.tid = AGG_CTX_TIMER(r.aux, r.cpu);
 	}
-	t = thread_get(a, r.tid, 1);
+	t = agg_thread_get(a, r.tid, 1);
 	if (!t) {
 		a->stats.nomem++;
 		return -ENOMEM;
 	}
-	if (thread_root(a, t, &r))
+	if (agg_thread_root(a, t, &r))
 		return -ENOMEM;
 	if (r.flags & IPROF_F_RESYNC) {
 		a->stats.resyncs++;
@@ -598,7 +598,7 @@ unsigned int agg__prune(struct agg *a, int (*alive)(uint32_t tid, void *ctx),
 	/* deleted after the walk: deletion moves entries of the table */
 	for (i = 0; i < n; i++) {
 		discard(a, dead[i]);
-		thread_del(a, dead[i]);
+		agg_thread_del(a, dead[i]);
 	}
 	a->stats.pruned += n;
 	free(dead);
@@ -670,7 +670,7 @@ void agg__reset(struct agg *a)
 	for (i = 0; i < (1u << a->tbits); i++) {
 		t = a->ttab[i].t;
 		if (t)
-			nodeset_clear(&t->done);
+			agg_nodeset_clear(&t->done);
 	}
 	/* the counters of the loss line stay cumulative, as the kernel's */
 	keep = a->stats;

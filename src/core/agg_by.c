@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The aggregator's --by roots (agg__set_by()): one root per thread, process
- * or command name under the tree's root (split_root()), made at the key
- * cap by folding idle roots (key_root()), and named for the reports
+ * or command name under the tree's root (agg_split_root()), made at the key
+ * cap by folding idle roots (agg_key_root()), and named for the reports
  * (agg__split_name()).
  */
 #include <errno.h>
@@ -15,30 +15,30 @@
 #include "core/agg_int.h"
 
 /*
- * key_root() - the --by root of key @v (a tid, a tgid or a name's index),
+ * agg_key_root() - the --by root of key @v (a tid, a tgid or a name's index),
  * created if new: beyond max_keys, the root idle longest is folded into
  * [other] first; with none idle, or beyond max_paths, [other] itself.
  * NULL on ENOMEM.
  */
-struct agg_node *key_root(struct agg *a, uint32_t v)
+struct agg_node *agg_key_root(struct agg *a, uint32_t v)
 {
-	struct agg_node *n = child_find(a, &a->root, AGG_SPLIT_TIMER(v));
+	struct agg_node *n = agg_child_find(a, &a->root, AGG_SPLIT_TIMER(v));
 
 	if (n)
 		return n;
 	if (a->max_keys && a->nkeys >= a->max_keys) {
 		if (!a->idle_head) {
 			a->stats.folded_keys++;
-			return other_get(a);
+			return agg_other_get(a);
 		}
-		fold_root(a, a->idle_head);
+		agg_fold_root(a, a->idle_head);
 	}
-	make_room(a);
+	agg_make_room(a);
 	if (at_cap(a)) {
 		a->stats.folded_paths++;
-		return other_get(a);
+		return agg_other_get(a);
 	}
-	n = child_get(a, &a->root, AGG_SPLIT_TIMER(v));
+	n = agg_child_get(a, &a->root, AGG_SPLIT_TIMER(v));
 	if (n)
 		a->nkeys++;
 	return n;
@@ -73,33 +73,33 @@ static uint32_t comm_index(struct agg *a, const char *name)
 	return i;
 }
 
-/* comm_root() - the --by comm root of @name, as key_root(); NULL: ENOMEM */
-struct agg_node *comm_root(struct agg *a, const char *name)
+/* agg_comm_root() - the --by comm root of @name, as agg_key_root(); NULL: ENOMEM */
+struct agg_node *agg_comm_root(struct agg *a, const char *name)
 {
 	uint32_t i = comm_index(a, name);
 	struct agg_node *n;
 
 	if (i == UINT32_MAX)
 		return NULL;
-	n = key_root(a, i);
+	n = agg_key_root(a, i);
 	/* a name that got no root of its own keeps no slot */
-	if (n != child_find(a, &a->root, AGG_SPLIT_TIMER(i)))
+	if (n != agg_child_find(a, &a->root, AGG_SPLIT_TIMER(i)))
 		a->comms[i][0] = '\0';
 	return n;
 }
 
 /* The parent of @t's top-level frames: the root, or its --by root. */
-struct agg_node *split_root(struct agg *a, struct athread *t)
+struct agg_node *agg_split_root(struct agg *a, struct athread *t)
 {
 	const char *name = t->comm[0] ? t->comm : "?";
 
 	switch (a->by) {
 	case AGG_BY_TID:
-		return key_root(a, t->tid);
+		return agg_key_root(a, t->tid);
 	case AGG_BY_TGID:
-		return key_root(a, t->tgid);
+		return agg_key_root(a, t->tgid);
 	case AGG_BY_COMM:
-		return comm_root(a, name);
+		return agg_comm_root(a, name);
 	default:
 		return &a->root;
 	}

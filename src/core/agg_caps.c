@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The aggregator's caps (agg__set_limits(): --max-paths, --max-keys): a
- * new path at the path cap goes to [other] (path_get()); nodes of --by
+ * new path at the path cap goes to [other] (agg_path_get()); nodes of --by
  * roots folded into [other] go to a free list and are reused (with their
  * histograms); --by roots with no live thread wait on an idle list, oldest
  * first, to be folded when a new root needs room.  A thread's set of
  * completed nodes only ever holds nodes below its current root, so a root
- * with no thread is referenced by nothing but the tree (root_ref(),
- * root_unref()).
+ * with no thread is referenced by nothing but the tree (agg_root_ref(),
+ * agg_root_unref()).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,56 +18,56 @@
 
 #include "core/agg_int.h"
 
-/* other_get() - [other], created (whatever the cap) if new; NULL: ENOMEM */
-struct agg_node *other_get(struct agg *a)
+/* agg_other_get() - [other], created (whatever the cap) if new; NULL: ENOMEM */
+struct agg_node *agg_other_get(struct agg *a)
 {
 	if (!a->other)
-		a->other = child_get(a, &a->root, AGG_OTHER_TIMER);
+		a->other = agg_child_get(a, &a->root, AGG_OTHER_TIMER);
 	return a->other;
 }
 
 /*
- * make_room() - at the path cap, fold idle --by roots, oldest first, until
+ * agg_make_room() - at the path cap, fold idle --by roots, oldest first, until
  * the tree is below the cap or none is idle.  Folding never adds nodes at
  * the cap (what does not fit is flattened into [other]).
  */
-void make_room(struct agg *a)
+void agg_make_room(struct agg *a)
 {
 	while (at_cap(a) && a->idle_head)
-		fold_root(a, a->idle_head);
+		agg_fold_root(a, a->idle_head);
 }
 
 /*
- * path_get() - the child of @parent for @timer; at the path cap, a new
- * path first folds idle --by roots (make_room()), and if none is left is
+ * agg_path_get() - the child of @parent for @timer; at the path cap, a new
+ * path first folds idle --by roots (agg_make_room()), and if none is left is
  * [other] (counted in folded_paths).  NULL on ENOMEM.
  */
-struct agg_node *path_get(struct agg *a, struct agg_node *parent,
+struct agg_node *agg_path_get(struct agg *a, struct agg_node *parent,
 			  uint32_t timer)
 {
 	struct agg_node *n;
 
 	if (parent->in_other && other_full(a)) {
 		/* [other] keeps its share: flattened into [other] itself */
-		n = child_find(a, parent, timer);
+		n = agg_child_find(a, parent, timer);
 		if (n)
 			return n;
 		a->stats.folded_paths++;
-		return other_get(a);
+		return agg_other_get(a);
 	}
 	if (at_cap(a)) {
-		n = child_find(a, parent, timer);
+		n = agg_child_find(a, parent, timer);
 		if (n)
 			return n;
 		/* old threads make room for new paths: fold the roots idle
 		 * longest (never @parent's: a thread files under it) */
-		make_room(a);
+		agg_make_room(a);
 		if (at_cap(a)) {
 			a->stats.folded_paths++;
-			return other_get(a);
+			return agg_other_get(a);
 		}
 	}
-	return child_get(a, parent, timer);
+	return agg_child_get(a, parent, timer);
 }
 
 /*
@@ -79,7 +79,7 @@ static void node_release(struct agg *a, struct agg_node *n)
 {
 	struct hist *h = n->hist;
 
-	ntab_del(a, n);
+	agg_ntab_del(a, n);
 	if (n->in_other)
 		a->other_nodes--;
 	if (h)
@@ -102,12 +102,12 @@ static int fold_subtree(struct agg *a, struct agg_node *s,
 	struct agg_node *d, *c, *next;
 	int err = 0;
 
-	d = child_find(a, dparent, s->timer);
+	d = agg_child_find(a, dparent, s->timer);
 	if (!d && !at_cap(a) && !other_full(a))
-		d = child_get(a, dparent, s->timer);
+		d = agg_child_get(a, dparent, s->timer);
 	if (!d) /* full (or ENOMEM): flattened into [other] itself */
 		d = a->other;
-	if (merge_into(d, s))
+	if (agg_merge_into(d, s))
 		err = -ENOMEM;
 	for (c = s->child; c; c = next) {
 		next = c->next;
@@ -134,7 +134,7 @@ static void idle_unlink(struct agg *a, struct agg_node *n)
 }
 
 /* A thread files under --by root @n (a split root; else nothing to do). */
-void root_ref(struct agg *a, struct agg_node *n)
+void agg_root_ref(struct agg *a, struct agg_node *n)
 {
 	if (!n || !AGG_TIMER_IS_SPLIT(n->timer))
 		return;
@@ -143,7 +143,7 @@ void root_ref(struct agg *a, struct agg_node *n)
 }
 
 /* A thread no longer files under @n: with no thread left, it goes idle. */
-void root_unref(struct agg *a, struct agg_node *n)
+void agg_root_unref(struct agg *a, struct agg_node *n)
 {
 	if (!n || !AGG_TIMER_IS_SPLIT(n->timer) || !n->refs)
 		return;
@@ -159,17 +159,17 @@ void root_unref(struct agg *a, struct agg_node *n)
 }
 
 /*
- * fold_root() - fold the --by root @r (no thread files under it) into
+ * agg_fold_root() - fold the --by root @r (no thread files under it) into
  * [other]: its paths merged below [other], its nodes freed, its name slot
  * (--by comm) freed.  Returns 0 or -ENOMEM (part of a histogram lost).
  */
-int fold_root(struct agg *a, struct agg_node *r)
+int agg_fold_root(struct agg *a, struct agg_node *r)
 {
 	struct agg_node **pp, *c, *next;
 	uint32_t v = r->timer & ~0x80000000u;
 	int err = 0;
 
-	if (!other_get(a))
+	if (!agg_other_get(a))
 		return -ENOMEM;
 	idle_unlink(a, r);
 	if (a->leaving == r)

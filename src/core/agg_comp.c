@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The aggregator's compensation (include/iprof/agg.h, agg__set_costs()): a
- * frame closed by its stop is folded into its node (complete(),
- * fold_call()) less the probes' calibrated cost that fell inside it, by
+ * frame closed by its stop is folded into its node (agg_complete(),
+ * agg_fold_call()) less the probes' calibrated cost that fell inside it, by
  * their median cost for the call's own place (min, max, histogram) and by
  * their mean cost for the sums, which a thread's debt keeps unbiased
- * (settle()); a frame closed without a stop charges its parent
- * (charge_open()).  Also the set of nodes a thread completed (struct
+ * (agg_settle()); a frame closed without a stop charges its parent
+ * (agg_charge_open()).  Also the set of nodes a thread completed (struct
  * nodeset), which holds that debt and counts agg_node.threads.
  */
 #include <errno.h>
@@ -49,8 +49,8 @@ static int nodeset_grow(struct nodeset *s)
 	return 0;
 }
 
-/* nodeset_val() - @n's value in @s, or NULL when @n is not in it. */
-uint64_t *nodeset_val(struct nodeset *s, const struct agg_node *n)
+/* agg_nodeset_val() - @n's value in @s, or NULL when @n is not in it. */
+uint64_t *agg_nodeset_val(struct nodeset *s, const struct agg_node *n)
 {
 	uint32_t i, mask;
 
@@ -64,8 +64,8 @@ uint64_t *nodeset_val(struct nodeset *s, const struct agg_node *n)
 	return NULL;
 }
 
-/* nodeset_clear() - empty @s, its memory kept. */
-void nodeset_clear(struct nodeset *s)
+/* agg_nodeset_clear() - empty @s, its memory kept. */
+void agg_nodeset_clear(struct nodeset *s)
 {
 	if (s->slot) {
 		memset(s->slot, 0, ((size_t)1 << s->bits) * sizeof(*s->slot));
@@ -94,18 +94,18 @@ static int nodeset_add(struct nodeset *s, struct agg_node *n)
 	return 1;
 }
 
-/* cost_of() - the calibrated probe cost of @timer's calls, or NULL. */
-const struct agg_cost *cost_of(const struct agg *a, uint32_t timer)
+/* agg_cost_of() - the calibrated probe cost of @timer's calls, or NULL. */
+const struct agg_cost *agg_cost_of(const struct agg *a, uint32_t timer)
 {
 	return a->costs && timer < a->ntimers ? &a->costs[timer] : NULL;
 }
 
 /*
- * cost_parts() - @c's parts for compensation @k (CM_*), in ns: [0] start
+ * agg_cost_parts() - @c's parts for compensation @k (CM_*), in ns: [0] start
  * in, [1] start out, [2] stop in, [3] stop out; CM_SUM takes the means
  * where @c has them (AGG_COST_MEAN), else both take the medians.
  */
-void cost_parts(const struct agg_cost *c, int k, uint64_t v[4])
+void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4])
 {
 	int mean = k == CM_SUM && (c->flags & AGG_COST_MEAN);
 
@@ -116,12 +116,12 @@ void cost_parts(const struct agg_cost *c, int k, uint64_t v[4])
 }
 
 /*
- * charge_open() - frame @i of @t is closed without a stop (unwound, left,
+ * agg_charge_open() - frame @i of @t is closed without a stop (unwound, left,
  * a missed return, ended by exec): its start probe and the probes inside
  * it ran within frame @i - 1, which is charged with them and marked
  * uncertain (the stop that never came may have cost something too).
  */
-void charge_open(const struct agg *a, struct athread *t, uint32_t i)
+void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i)
 {
 	const struct agg_cost *c;
 	struct frame *p;
@@ -130,12 +130,12 @@ void charge_open(const struct agg *a, struct athread *t, uint32_t i)
 
 	if (!i || i >= t->len)
 		return;
-	c = t->stack[i].forked ? NULL : cost_of(a, t->stack[i].timer);
+	c = t->stack[i].forked ? NULL : agg_cost_of(a, t->stack[i].timer);
 	p = &t->stack[i - 1];
 	for (k = 0; k < CM_N; k++) {
 		p->cm[k].ovh_ns += t->stack[i].cm[k].ovh_ns;
 		if (c) {
-			cost_parts(c, k, v);
+			agg_cost_parts(c, k, v);
 			p->cm[k].ovh_ns += v[0] + v[1];
 		}
 	}
@@ -143,7 +143,7 @@ void charge_open(const struct agg *a, struct athread *t, uint32_t i)
 }
 
 /*
- * fold_call() - count one call of @n from @start_ns to @ts_ns, by thread
+ * agg_fold_call() - count one call of @n from @start_ns to @ts_ns, by thread
  * @tid, lasting @dur ns compensated by the probes' median cost (its
  * histogram place) and @sum ns by their mean cost (its share of the
  * total, mean and spread; the same without compensation): min and max
@@ -154,7 +154,7 @@ void charge_open(const struct agg *a, struct athread *t, uint32_t i)
  * on/off-CPU times are the caller's.  Returns 0 or -ENOMEM (histogram,
  * thread set).
  */
-int fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
+int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
 	      uint64_t sum, uint64_t start_ns, uint64_t ts_ns)
 {
 	uint64_t lo = dur < sum ? dur : sum, hi = dur < sum ? sum : dur;
@@ -199,7 +199,7 @@ int fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
 }
 
 /*
- * settle() - keep the sums' compensation unbiased: a call's @on (on-CPU)
+ * agg_settle() - keep the sums' compensation unbiased: a call's @on (on-CPU)
  * and @dur, clamped to its children's (@cm) and to 0, lost less than its
  * @raw_on on-CPU time less the probes' cost @ovh when a clamp held (the
  * probes' spread: a call whose probes cost less than the mean): that much
@@ -210,7 +210,7 @@ int fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
  * calls leave room (what is left on the debt makes them an upper bound).
  * Per thread, so that folding in shards by thread (-j) adds up the same.
  */
-void settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
+void agg_settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
 	    uint64_t raw_on, uint64_t ovh, uint64_t *on, uint64_t *dur)
 {
 	/* what the clamps added: the call less the probes' cost, below 0
@@ -236,11 +236,11 @@ void settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
 }
 
 /*
- * complete() - fold the frame @f, just popped from @t (t->len already below
+ * agg_complete() - fold the frame @f, just popped from @t (t->len already below
  * it), ended at @ts_ns >= f->start_ns.  Returns 0 or -ENOMEM when the
  * histogram or the thread set could not grow (the times are folded anyway).
  */
-int complete(const struct agg *a, struct athread *t, const struct frame *f,
+int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 	     uint64_t ts_ns)
 {
 	struct agg_node *n = f->node;
@@ -250,7 +250,7 @@ int complete(const struct agg *a, struct athread *t, const struct frame *f,
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
-	const struct agg_cost *c = cost_of(a, f->timer);
+	const struct agg_cost *c = agg_cost_of(a, f->timer);
 	int uncertain = f->uncertain, k;
 	uint64_t irq;
 	int err;
@@ -275,7 +275,7 @@ int complete(const struct agg *a, struct athread *t, const struct frame *f,
 		out[k] = 0;
 		if (c) {
 			/* an inherited frame had no start probe here */
-			cost_parts(c, k, v);
+			agg_cost_parts(c, k, v);
 			ovh[k] += (f->forked ? 0 : v[0]) + v[2];
 			out[k] = (f->forked ? 0 : v[1]) + v[3];
 		}
@@ -291,10 +291,10 @@ int complete(const struct agg *a, struct athread *t, const struct frame *f,
 	}
 	/* raw times (no costs): nothing clamped, nothing owed */
 	slot0 = t->done.slot;
-	dp = c ? nodeset_val(&t->done, n) : NULL;
+	dp = c ? agg_nodeset_val(&t->done, n) : NULL;
 	debt = dp ? *dp : 0;
 	if (c)
-		settle(n, &debt, &f->cm[CM_SUM], raw - runq - blocked,
+		agg_settle(n, &debt, &f->cm[CM_SUM], raw - runq - blocked,
 		       ovh[CM_SUM], &on[CM_SUM], &dur[CM_SUM]);
 	if (uncertain)
 		n->uncertain++;
@@ -308,13 +308,13 @@ int complete(const struct agg *a, struct athread *t, const struct frame *f,
 	irq = t->irq_ns - f->irq0;
 	n->irq_ns += irq < on[CM_SUM] ? irq : on[CM_SUM];
 	n->self_ns += dur[CM_SUM] - f->cm[CM_SUM].child_ns;
-	err = fold_call(n, t, t->tid, dur[CM_CALL], dur[CM_SUM], f->start_ns,
+	err = agg_fold_call(n, t, t->tid, dur[CM_CALL], dur[CM_SUM], f->start_ns,
 			ts_ns);
-	/* the thread's debt here, kept in its done set: fold_call() put the
+	/* the thread's debt here, kept in its done set: agg_fold_call() put the
 	 * node there on its first call, and a set that grew moved (looked up
 	 * again then only) */
 	if (c && (!dp || t->done.slot != slot0))
-		dp = nodeset_val(&t->done, n);
+		dp = agg_nodeset_val(&t->done, n);
 	if (dp)
 		*dp = debt;
 	if (t->len) {

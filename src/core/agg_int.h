@@ -72,7 +72,7 @@ struct frame {
 /*
  * Open-addressing set of node pointers (NULL = empty), each with a value:
  * in a thread's done set, the sums' compensation debt the thread left
- * there (settle()).
+ * there (agg_settle()).
  */
 struct nodeset {
 	struct agg_node **slot;
@@ -213,47 +213,47 @@ static inline int other_full(const struct agg *a)
 /* What one file calls of another's (each described where it is defined). */
 
 /* agg_by.c */
-struct agg_node *key_root(struct agg *a, uint32_t v);
-struct agg_node *comm_root(struct agg *a, const char *name);
-struct agg_node *split_root(struct agg *a, struct athread *t);
+struct agg_node *agg_key_root(struct agg *a, uint32_t v);
+struct agg_node *agg_comm_root(struct agg *a, const char *name);
+struct agg_node *agg_split_root(struct agg *a, struct athread *t);
 
 /* agg_caps.c */
-struct agg_node *other_get(struct agg *a);
-void make_room(struct agg *a);
-struct agg_node *path_get(struct agg *a, struct agg_node *parent,
+struct agg_node *agg_other_get(struct agg *a);
+void agg_make_room(struct agg *a);
+struct agg_node *agg_path_get(struct agg *a, struct agg_node *parent,
 			  uint32_t timer);
-void root_ref(struct agg *a, struct agg_node *n);
-void root_unref(struct agg *a, struct agg_node *n);
-int fold_root(struct agg *a, struct agg_node *r);
+void agg_root_ref(struct agg *a, struct agg_node *n);
+void agg_root_unref(struct agg *a, struct agg_node *n);
+int agg_fold_root(struct agg *a, struct agg_node *r);
 
 /* agg_comp.c */
-uint64_t *nodeset_val(struct nodeset *s, const struct agg_node *n);
-void nodeset_clear(struct nodeset *s);
-const struct agg_cost *cost_of(const struct agg *a, uint32_t timer);
-void cost_parts(const struct agg_cost *c, int k, uint64_t v[4]);
-void charge_open(const struct agg *a, struct athread *t, uint32_t i);
-int fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
+uint64_t *agg_nodeset_val(struct nodeset *s, const struct agg_node *n);
+void agg_nodeset_clear(struct nodeset *s);
+const struct agg_cost *agg_cost_of(const struct agg *a, uint32_t timer);
+void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4]);
+void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i);
+int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
 	      uint64_t sum, uint64_t start_ns, uint64_t ts_ns);
-void settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
+void agg_settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
 	    uint64_t raw_on, uint64_t ovh, uint64_t *on, uint64_t *dur);
-int complete(const struct agg *a, struct athread *t, const struct frame *f,
+int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 	     uint64_t ts_ns);
 
 /* agg_kspan.c */
-int do_key(struct agg *a, const void *rec);
+int agg_do_key(struct agg *a, const void *rec);
 
 /* agg_thread.c */
-struct athread *thread_get(struct agg *a, uint32_t tid, int create);
-void thread_destroy(struct athread *t);
-void thread_del(struct agg *a, struct athread *t);
-int thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r);
+struct athread *agg_thread_get(struct agg *a, uint32_t tid, int create);
+void agg_thread_destroy(struct athread *t);
+void agg_thread_del(struct agg *a, struct athread *t);
+int agg_thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r);
 
 /* agg_tree.c */
-struct agg_node *child_get(struct agg *a, struct agg_node *parent,
+struct agg_node *agg_child_get(struct agg *a, struct agg_node *parent,
 			   uint32_t timer);
-struct agg_node *child_find(const struct agg *a, const struct agg_node *parent,
+struct agg_node *agg_child_find(const struct agg *a, const struct agg_node *parent,
 			    uint32_t timer);
-void ntab_del(struct agg *a, const struct agg_node *n);
-int merge_into(struct agg_node *d, const struct agg_node *s);
+void agg_ntab_del(struct agg *a, const struct agg_node *n);
+int agg_merge_into(struct agg_node *d, const struct agg_node *s);
 
 #endif /* IPROF_AGG_INT_H */

@@ -92,7 +92,7 @@ static void kdel(struct agg *a, struct kspan **pp)
 	*pp = e->next;
 	if (e->early)
 		a->stats.kearly--;
-	root_unref(a, e->root);
+	agg_root_unref(a, e->root);
 	free(e);
 	a->nkspans--;
 }
@@ -108,8 +108,8 @@ static void kdel(struct agg *a, struct kspan **pp)
 static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 		 uint64_t stop_ns)
 {
-	const struct agg_cost *c = cost_of(a, e->timer);
-	struct athread *t = thread_get(a, e->who, 0);
+	const struct agg_cost *c = agg_cost_of(a, e->timer);
+	struct athread *t = agg_thread_get(a, e->who, 0);
 	static const struct comp none; /* a keyed span has no children */
 	struct agg_node *n = e->node;
 	uint64_t raw, dur[CM_N], in[CM_N] = { 0 }, v[4], debt, *dp, on;
@@ -120,33 +120,33 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 		return -EINVAL;
 	}
 	raw = stop_ns - e->ts;
-	/* compensated (median and mean costs, as complete() does): its own
+	/* compensated (median and mean costs, as agg_complete() does): its own
 	 * probes' parts between its timestamps */
 	if (c && (c->flags & AGG_COST_UNKNOWN))
 		n->uncertain++;
 	for (k = 0; k < CM_N; k++) {
 		if (c) {
-			cost_parts(c, k, v);
+			agg_cost_parts(c, k, v);
 			in[k] = v[0] + v[2];
 		}
 		dur[k] = raw > in[k] ? raw - in[k] : 0;
 	}
 	if (in[CM_CALL] > raw)
 		n->dominated++;
-	/* the clamp at 0 owed back as complete() does, on the starting
+	/* the clamp at 0 owed back as agg_complete() does, on the starting
 	 * thread's debt while it is known */
-	dp = c && t ? nodeset_val(&t->done, n) : NULL;
+	dp = c && t ? agg_nodeset_val(&t->done, n) : NULL;
 	debt = dp ? *dp : 0;
 	if (c) {
 		on = dur[CM_SUM];
-		settle(n, &debt, &none, raw, in[CM_SUM], &on, &dur[CM_SUM]);
+		agg_settle(n, &debt, &none, raw, in[CM_SUM], &on, &dur[CM_SUM]);
 	}
 	a->stats.kstops++;
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw;
 	n->self_ns += dur[CM_SUM];
-	err = fold_call(n, t, tid, dur[CM_CALL], dur[CM_SUM], e->ts, stop_ns);
-	dp = c && t ? nodeset_val(&t->done, n) : NULL;
+	err = agg_fold_call(n, t, tid, dur[CM_CALL], dur[CM_SUM], e->ts, stop_ns);
+	dp = c && t ? agg_nodeset_val(&t->done, n) : NULL;
 	if (dp)
 		*dp = debt;
 	if (err)
@@ -175,7 +175,7 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 		.aux = k->ctx,
 		.flags = k->ctx != IPROF_CTX_TASK ? IPROF_F_CTX : 0,
 	};
-	const struct agg_cost *c = cost_of(a, k->timer);
+	const struct agg_cost *c = agg_cost_of(a, k->timer);
 	struct kspan **pp = kfind(a, k->id, who), *e;
 	struct agg_node *parent, *n;
 	struct athread *t;
@@ -190,14 +190,14 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	}
 	if (pp)
 		kdel(a, pp); /* else an id that wrapped: the old one is lost */
-	t = thread_get(a, who, 1);
-	if (!t || thread_root(a, t, &r)) {
+	t = agg_thread_get(a, who, 1);
+	if (!t || agg_thread_root(a, t, &r)) {
 		a->stats.nomem++;
 		return -ENOMEM;
 	}
 	a->started[k->timer] = 1;
 	parent = t->len ? t->stack[t->len - 1].node : t->root;
-	n = path_get(a, parent, k->timer);
+	n = agg_path_get(a, parent, k->timer);
 	if (!n) {
 		a->stats.nomem++;
 		return -ENOMEM;
@@ -207,7 +207,7 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	for (int m = 0; t->len && c && m < CM_N; m++) {
 		uint64_t v[4];
 
-		cost_parts(c, m, v);
+		agg_cost_parts(c, m, v);
 		t->stack[t->len - 1].cm[m].ovh_ns += v[0] + v[1];
 	}
 	e = kadd(a, k->id, who, k->timer, k->ts);
@@ -217,7 +217,7 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	}
 	e->node = n;
 	e->root = t->root;
-	root_ref(a, e->root);
+	agg_root_ref(a, e->root);
 	if (!early)
 		return 0;
 	err = 0;
@@ -230,7 +230,7 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 }
 
 /* KSTART, KSTOP, KREPLACED, KEXPIRED (struct iprof_rec_key). */
-int do_key(struct agg *a, const void *rec)
+int agg_do_key(struct agg *a, const void *rec)
 {
 	struct iprof_rec_key k;
 	struct kspan **pp;

@@ -2,7 +2,7 @@
 /*
  * agg__merge(): one aggregator's tree added into another's (the shards of
  * --fold-threads, src/core/fold.c), node by node in first-seen order,
- * each node's statistics added by merge_into() (agg_tree.c).
+ * each node's statistics added by agg_merge_into() (agg_tree.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -72,7 +72,7 @@ static void sort_seen(struct agg_node *n)
 /*
  * merge_target() - the node of @a for the source node @s, whose parent's
  * node in @a is @dparent: the same path, created if new under @a's caps
- * (path_get(), key_root(): [other] beyond them).  A --by comm root is
+ * (agg_path_get(), agg_key_root(): [other] beyond them).  A --by comm root is
  * matched by its name, the others by their timer id.  NULL on ENOMEM.
  */
 static struct agg_node *merge_target(struct agg *a, const struct agg *src,
@@ -82,17 +82,17 @@ static struct agg_node *merge_target(struct agg *a, const struct agg *src,
 	uint32_t v;
 
 	if (s->depth != 1)
-		return path_get(a, dparent, s->timer);
+		return agg_path_get(a, dparent, s->timer);
 	if (s->timer == AGG_OTHER_TIMER)
-		return other_get(a);
+		return agg_other_get(a);
 	if (AGG_TIMER_IS_CTX(s->timer))
-		return child_get(a, &a->root, s->timer);
+		return agg_child_get(a, &a->root, s->timer);
 	if (!AGG_TIMER_IS_SPLIT(s->timer))
-		return path_get(a, dparent, s->timer);
+		return agg_path_get(a, dparent, s->timer);
 	v = s->timer & ~0x80000000u;
 	if (a->by != AGG_BY_COMM)
-		return key_root(a, v);
-	return comm_root(a, v < src->ncomms ? src->comms[v] : "?");
+		return agg_key_root(a, v);
+	return agg_comm_root(a, v < src->ncomms ? src->comms[v] : "?");
 }
 
 /*
@@ -110,13 +110,13 @@ static int merge_subtree(struct agg *a, const struct agg *src,
 
 	if (!d)
 		return -ENOMEM;
-	if (merge_into(d, s))
+	if (agg_merge_into(d, s))
 		err = -ENOMEM;
-	root_ref(a, d);
+	agg_root_ref(a, d);
 	for (c = s->child; c; c = c->next)
 		if (merge_subtree(a, src, c, d))
 			err = -ENOMEM;
-	root_unref(a, d);
+	agg_root_unref(a, d);
 	return err;
 }
 

@@ -2,9 +2,9 @@
 /*
  * The aggregator's threads: an open-addressing hash tid -> struct athread
  * (linear probing, backward-shift deletion, shrunk as threads go) with a
- * one-entry cache of the last thread looked up (thread_get()), and a
+ * one-entry cache of the last thread looked up (agg_thread_get()), and a
  * thread's root, found at its first record and anew after a rename, an
- * exec or a fold (thread_root()).
+ * exec or a fold (agg_thread_root()).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -38,10 +38,10 @@ static int ttab_resize(struct agg *a, uint32_t nbits)
 }
 
 /*
- * thread_get() - the state of thread @tid; if unknown, created when
+ * agg_thread_get() - the state of thread @tid; if unknown, created when
  * @create, else NULL.  NULL with @create means ENOMEM.
  */
-struct athread *thread_get(struct agg *a, uint32_t tid, int create)
+struct athread *agg_thread_get(struct agg *a, uint32_t tid, int create)
 {
 	uint32_t mask = (1u << a->tbits) - 1, i;
 	struct athread *t = a->last;
@@ -95,10 +95,10 @@ static void done_clear(struct athread *t)
 		if (n && n->last_tid == t->tid)
 			n->last_tid = NO_TID;
 	}
-	nodeset_clear(&t->done);
+	agg_nodeset_clear(&t->done);
 }
 
-void thread_destroy(struct athread *t)
+void agg_thread_destroy(struct athread *t)
 {
 	uint32_t i;
 
@@ -115,8 +115,8 @@ void thread_destroy(struct athread *t)
 	free(t);
 }
 
-/* thread_del() - remove @t from the hash and free it. */
-void thread_del(struct agg *a, struct athread *t)
+/* agg_thread_del() - remove @t from the hash and free it. */
+void agg_thread_del(struct agg *a, struct athread *t)
 {
 	uint32_t mask = (1u << a->tbits) - 1, i, j, k;
 
@@ -140,8 +140,8 @@ void thread_del(struct agg *a, struct athread *t)
 
 	if (a->last == t)
 		a->last = NULL;
-	root_unref(a, t->root);
-	thread_destroy(t);
+	agg_root_unref(a, t->root);
+	agg_thread_destroy(t);
 	a->stats.threads_live--;
 
 	/* shrink after a burst of threads; failure just keeps the table */
@@ -151,12 +151,12 @@ void thread_del(struct agg *a, struct athread *t)
 }
 
 /*
- * thread_root() - find @t's root (the parent of its depth-1 frames) at its
+ * agg_thread_root() - find @t's root (the parent of its depth-1 frames) at its
  * first record, or anew after a rename, an exec or a fold (@r a START in
  * task context with no frame open).  Returns 0, or -ENOMEM (counted; @t
  * freed).
  */
-int thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r)
+int agg_thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r)
 {
 	if (!t->root || (t->reroot && !t->len && r->type == IPROF_REC_START &&
 			 !(r->flags & IPROF_F_CTX))) {
@@ -166,22 +166,22 @@ int thread_root(struct agg *a, struct athread *t, const struct iprof_rec *r)
 		/* leave the old root first: idle, it may be folded to make
 		 * room for the new one.  The set of completed nodes stays
 		 * below the root: cleared when the root changes */
-		root_unref(a, old);
+		agg_root_unref(a, old);
 		t->root = NULL;
 		a->leaving = old;
 		root = r->flags & IPROF_F_CTX ?
-			       child_get(a, &a->root, (uint32_t)r->tid) :
-			       split_root(a, t);
+			       agg_child_get(a, &a->root, (uint32_t)r->tid) :
+			       agg_split_root(a, t);
 		if (a->leaving != old || root != old)
 			done_clear(t);
 		a->leaving = NULL;
 		if (!root) {
 			a->stats.nomem++;
-			thread_del(a, t);
+			agg_thread_del(a, t);
 			return -ENOMEM;
 		}
 		t->reroot = 0;
-		root_ref(a, root);
+		agg_root_ref(a, root);
 		t->root = root;
 		seen(root, r->ts);
 	}

@@ -3,8 +3,8 @@
  * The aggregator's nodes: allocated from chunks (stable pointers) or taken
  * back from the free list of folded ones, linked as a tree in first-seen
  * order and indexed by (parent, timer) in an open-addressing hash
- * (child_get(), child_find(), ntab_del()); and one node's statistics added
- * into another's (merge_into(): folding a root into [other], merging
+ * (agg_child_get(), agg_child_find(), agg_ntab_del()); and one node's statistics added
+ * into another's (agg_merge_into(): folding a root into [other], merging
  * shards).
  */
 #include <errno.h>
@@ -62,10 +62,10 @@ static int ntab_grow(struct agg *a)
 }
 
 /*
- * child_get() - the child of @parent for @timer, created (appended to the
+ * agg_child_get() - the child of @parent for @timer, created (appended to the
  * children in first-seen order) if new.  NULL on ENOMEM.
  */
-struct agg_node *child_get(struct agg *a, struct agg_node *parent,
+struct agg_node *agg_child_get(struct agg *a, struct agg_node *parent,
 			   uint32_t timer)
 {
 	uint32_t mask = (1u << a->nbits) - 1, i;
@@ -104,8 +104,8 @@ struct agg_node *child_get(struct agg *a, struct agg_node *parent,
 	return n;
 }
 
-/* child_find() - the child of @parent for @timer, or NULL. */
-struct agg_node *child_find(const struct agg *a, const struct agg_node *parent,
+/* agg_child_find() - the child of @parent for @timer, or NULL. */
+struct agg_node *agg_child_find(const struct agg *a, const struct agg_node *parent,
 			    uint32_t timer)
 {
 	uint32_t mask = (1u << a->nbits) - 1, i;
@@ -119,15 +119,15 @@ struct agg_node *child_find(const struct agg *a, const struct agg_node *parent,
 	return NULL;
 }
 
-/* ntab_del() - remove @n from the (parent, timer) index. */
-void ntab_del(struct agg *a, const struct agg_node *n)
+/* agg_ntab_del() - remove @n from the (parent, timer) index. */
+void agg_ntab_del(struct agg *a, const struct agg_node *n)
 {
 	uint32_t mask = (1u << a->nbits) - 1, i, j, k;
 
 	for (i = node_hash(n->parent, n->timer, a->nbits); a->ntab[i] != n;
 	     i = (i + 1) & mask)
 		;
-	/* backward-shift deletion, as thread_del() */
+	/* backward-shift deletion, as agg_thread_del() */
 	for (j = i;;) {
 		j = (j + 1) & mask;
 		if (!a->ntab[j])
@@ -142,11 +142,11 @@ void ntab_del(struct agg *a, const struct agg_node *n)
 }
 
 /*
- * merge_into() - add the statistics of @s to @d: sums, min/max, the wall
+ * agg_merge_into() - add the statistics of @s to @d: sums, min/max, the wall
  * span, the histogram, and the mean and squared deviations (Chan, Golub
  * and LeVeque's pairwise update).  Returns 0 or -ENOMEM (histogram).
  */
-int merge_into(struct agg_node *d, const struct agg_node *s)
+int agg_merge_into(struct agg_node *d, const struct agg_node *s)
 {
 	uint64_t n = d->count + s->count;
 	double delta;

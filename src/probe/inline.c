@@ -233,9 +233,9 @@ static int file_open(const char *path, const char *debugdir, char *err,
 				f->dw = NULL; /* not as expected: as none */
 				return 0;
 			}
-			if (rel_load())
+			if (inl_rel_load())
 				return -ENOMEM;
-		} else if (kimg_load(f, mod)) {
+		} else if (inl_kimg_load(f, mod)) {
 			return -ENOMEM;
 		}
 	}
@@ -340,7 +340,7 @@ struct collect {
 	int err;
 	/* the last caller's code as a graph (its instances come together) */
 	Dwarf_Off g_fn;
-	int g_ret; /* graph_build()'s: 0, or -EINVAL with g_why */
+	int g_ret; /* inl_graph_build()'s: 0, or -EINVAL with g_why */
 	struct graph g;
 	char g_why[256];
 };
@@ -396,7 +396,7 @@ static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
 		multi = 0;
 	} else {
 		/* clang gives none: the lowest address, and its other ranges
-		 * may be entered from its own code only (plan_instance()) */
+		 * may be entered from its own code only (inl_plan_instance()) */
 		multi = nir > 1;
 		entry = ir[0][0];
 		for (size_t k = 1; k < nir; k++)
@@ -412,12 +412,12 @@ static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
 		util_set_err(why, sizeof(why), "its caller has no code in DWARF");
 		goto out;
 	}
-	if (dwarf_entrypc(fn, &fentry) || !in_ranges(cr, ncr, fentry))
+	if (dwarf_entrypc(fn, &fentry) || !inl_in_ranges(cr, ncr, fentry))
 		fentry = cr[0][0];
 	if (!c->g_fn || c->g_fn != dwarf_dieoffset(fn)) {
-		graph_free(&c->g);
+		inl_graph_free(&c->g);
 		c->g_fn = dwarf_dieoffset(fn);
-		c->g_ret = graph_build(&c->g, (const uint64_t(*)[2])cr, ncr,
+		c->g_ret = inl_graph_build(&c->g, (const uint64_t(*)[2])cr, ncr,
 				       c->g_why, sizeof(c->g_why));
 		if (c->g_ret == -ENOMEM) {
 			c->g_fn = 0;
@@ -429,7 +429,7 @@ static void instance(struct collect *c, Dwarf_Die *d, Dwarf_Die *fn,
 		util_set_err(why, sizeof(why), "%s", c->g_why);
 		goto out;
 	}
-	r = plan_instance(it, c->path, (const uint64_t(*)[2])ir, nir, entry,
+	r = inl_plan_instance(it, c->path, (const uint64_t(*)[2])ir, nir, entry,
 			  copy, &c->g, fentry, why, sizeof(why));
 	if (r == -ENOMEM)
 		c->err = r;
@@ -639,7 +639,7 @@ int inl_find(const char *path, const char *func, const char *debugdir,
 	for (; lo < inl_cache.nidx && !strcmp(inl_cache.idx[lo].name, func) && !c.err;
 	     lo++)
 		instances_of(&c, inl_cache.idx[lo].off);
-	graph_free(&c.g);
+	inl_graph_free(&c.g);
 	if (c.err) {
 		inl_free(c.v, c.n);
 		return c.err;

@@ -4,7 +4,7 @@
  * function's address ranges decoded with Capstone into nodes (falls
  * through, jumps, conditional jumps, returns, tail calls, indirect jumps,
  * ends), with their successors and predecessors, a kernel module's
- * relocated jumps and jump labels applied (graph_build()), for
+ * relocated jumps and jump labels applied (inl_graph_build()), for
  * inline_plan.c to find an inlined instance's entry and exits in.
  */
 #include <errno.h>
@@ -31,7 +31,7 @@
 
 #include "probe/inline_int.h"
 
-int node_at(const struct graph *g, uint64_t a)
+int inl_node_at(const struct graph *g, uint64_t a)
 {
 	size_t lo = 0, hi = g->n, m;
 
@@ -47,7 +47,7 @@ int node_at(const struct graph *g, uint64_t a)
 	return -1;
 }
 
-void graph_free(struct graph *g)
+void inl_graph_free(struct graph *g)
 {
 	free(g->v);
 	free(g->pred);
@@ -62,7 +62,7 @@ static int node_cmp(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-bool in_ranges(const uint64_t (*r)[2], size_t nr, uint64_t a)
+bool inl_in_ranges(const uint64_t (*r)[2], size_t nr, uint64_t a)
 {
 	size_t i;
 
@@ -125,10 +125,10 @@ static void classify(csh h, const cs_insn *in, struct node *nd)
 static void rel_fix(struct node *nd)
 {
 	const struct inl_rel *r = NULL;
-	const struct inl_jl *j = jl_at(nd->addr);
+	const struct inl_jl *j = inl_jl_at(nd->addr);
 
 	if ((nd->kind == N_JMP || nd->kind == N_JCC) && nd->size >= 5)
-		r = rel_at(nd->addr + nd->size - 4);
+		r = inl_rel_at(nd->addr + nd->size - 4);
 	/* the kernel image, linked: a jump to the return thunk is a ret
 	 * (a conditional one leaves) */
 	if (inl_cache.thunk && nd->target == inl_cache.thunk && nd->kind == N_JMP)
@@ -152,7 +152,7 @@ static void rel_fix(struct node *nd)
  * The caller's code (ranges @r) decoded into @g, successors and
  * predecessors linked.  0; -ENOMEM; -EINVAL with why in @why.
  */
-int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr, char *why,
+int inl_graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr, char *why,
 		size_t len)
 {
 	csh h = 0;
@@ -180,7 +180,7 @@ int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr, char *why,
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
-		int64_t off = to_off(r[i][0]);
+		int64_t off = inl_to_off(r[i][0]);
 		const uint8_t *code;
 		size_t left = r[i][1] - r[i][0];
 
@@ -227,10 +227,10 @@ int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr, char *why,
 
 		nd->succ[0] = nd->succ[1] = -1;
 		if (nd->kind == N_SEQ || nd->kind == N_JCC)
-			nd->succ[0] = node_at(g, nd->addr + nd->size);
+			nd->succ[0] = inl_node_at(g, nd->addr + nd->size);
 		if (nd->kind == N_JMP || nd->kind == N_JCC) {
-			j = node_at(g, nd->target);
-			if (j < 0 && in_ranges(r, nr, nd->target)) {
+			j = inl_node_at(g, nd->target);
+			if (j < 0 && inl_in_ranges(r, nr, nd->target)) {
 				util_set_err(why, len,
 					     "a jump at %#llx into the middle of an instruction",
 					     (unsigned long long)nd->addr);
@@ -266,7 +266,7 @@ out:
 	if (h)
 		cs_close(&h);
 	if (ret)
-		graph_free(g);
+		inl_graph_free(g);
 	return ret;
 }
 

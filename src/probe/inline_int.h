@@ -147,22 +147,22 @@ struct graph {
 /* What one file calls of another's (each described where it is defined). */
 
 /* inline_graph.c */
-int node_at(const struct graph *g, uint64_t a);
-void graph_free(struct graph *g);
-bool in_ranges(const uint64_t (*r)[2], size_t nr, uint64_t a);
-int graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr, char *why,
+int inl_node_at(const struct graph *g, uint64_t a);
+void inl_graph_free(struct graph *g);
+bool inl_in_ranges(const uint64_t (*r)[2], size_t nr, uint64_t a);
+int inl_graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr, char *why,
 		size_t len);
 
 /* inline_kernel.c */
-int rel_load(void);
-int kimg_load(struct inl_file *f, Dwfl_Module *mod);
-const struct inl_rel *rel_at(uint64_t at);
-const struct inl_jl *jl_at(uint64_t code);
-const char *kprobe_refused(uint64_t a, uint64_t fn);
-int64_t to_off(uint64_t a);
+int inl_rel_load(void);
+int inl_kimg_load(struct inl_file *f, Dwfl_Module *mod);
+const struct inl_rel *inl_rel_at(uint64_t at);
+const struct inl_jl *inl_jl_at(uint64_t code);
+const char *inl_kprobe_refused(uint64_t a, uint64_t fn);
+int64_t inl_to_off(uint64_t a);
 
 /* inline_plan.c */
-int plan_instance(struct inl_inst *it, const char *path,
+int inl_plan_instance(struct inl_inst *it, const char *path,
 		  const uint64_t (*ir)[2], size_t nir, uint64_t entry,
 		  const unsigned char *copy, const struct graph *gp,
 		  uint64_t fentry, char *why, size_t len);

@@ -3,12 +3,12 @@
  * Inlined instances in kernel code: what a kernel module's relocations
  * and the kernel image's tables tell that its bytes do not.  A module's
  * debug file (ET_REL) has its rel32 branch fields relocated here
- * (rel_load(): where each jump goes, or that it leaves the module, and
+ * (inl_rel_load(): where each jump goes, or that it leaves the module, and
  * its jump labels' second edges); the kernel image (vmlinux) has its jump
  * labels, lock prefixes, static calls, kprobe blacklist and the text
  * ranges kprobes refuse read from the tables its linker script names
- * (kimg_load()); kprobe_refused() says why the kernel would refuse a
- * kprobe at an address, and to_off() maps an address to a file offset.
+ * (inl_kimg_load()); inl_kprobe_refused() says why the kernel would refuse a
+ * kprobe at an address, and inl_to_off() maps an address to a file offset.
  */
 #include <errno.h>
 #include <limits.h>
@@ -38,7 +38,7 @@
  * in the lowest of the files that read it */
 struct inl_file inl_cache = { .fd = -1 };
 
-/* the kernel image's symbols kimg_load() reads, by name */
+/* the kernel image's symbols inl_kimg_load() reads, by name */
 enum kimg_sym {
 	KS_BANNER, KS_THUNK, KS_JL0, KS_JL1, KS_SC0, KS_SC1, KS_BL0, KS_BL1,
 	KS_KP0, KS_KP1, KS_NI0, KS_NI1, KS_EN0, KS_EN1, KS_IN0, KS_IN1, KS_N
@@ -194,7 +194,7 @@ static int rel_section(Elf_Scn *rs, const GElf_Shdr *rh, size_t shstr)
 
 /* a module's relocations of branches and its jump labels (inl_cache.rels,
  * inl_cache.jls, sorted); 0 or -ENOMEM */
-int rel_load(void)
+int inl_rel_load(void)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -223,7 +223,7 @@ int rel_load(void)
 /* @n bytes of the image at address @a into @buf; 0 or -1 */
 static int kimg_read(uint64_t a, void *buf, size_t n)
 {
-	int64_t o = to_off(a);
+	int64_t o = inl_to_off(a);
 
 	return o < 0 || pread(inl_cache.fd, buf, n, (off_t)o) != (ssize_t)n ? -1 :
 									   0;
@@ -295,7 +295,7 @@ static int kimg_blacklist(uint64_t lo, uint64_t hi)
  * (x86-64's kernel has no .eh_frame).  0 or -ENOMEM; not the kernel: 0,
  * nothing set.
  */
-int kimg_load(struct inl_file *f, Dwfl_Module *mod)
+int inl_kimg_load(struct inl_file *f, Dwfl_Module *mod)
 {
 	uint64_t at[KS_N] = { 0 };
 	Elf_Scn *scn = NULL;
@@ -373,7 +373,7 @@ int kimg_load(struct inl_file *f, Dwfl_Module *mod)
 }
 
 /* the relocation of the branch field at @at, or NULL */
-const struct inl_rel *rel_at(uint64_t at)
+const struct inl_rel *inl_rel_at(uint64_t at)
 {
 	struct inl_rel k = { .at = at };
 
@@ -383,7 +383,7 @@ const struct inl_rel *rel_at(uint64_t at)
 }
 
 /* the jump label at @code, or NULL */
-const struct inl_jl *jl_at(uint64_t code)
+const struct inl_jl *inl_jl_at(uint64_t code)
 {
 	struct inl_jl k = { .code = code };
 
@@ -395,11 +395,11 @@ const struct inl_jl *jl_at(uint64_t code)
 /* does the kernel refuse a kprobe at @a in the function that starts
  * at @fn (a jump label, a lock prefix, a static call; in the kernel
  * image, the kprobe blacklist too)?  Its kind, or NULL */
-const char *kprobe_refused(uint64_t a, uint64_t fn)
+const char *inl_kprobe_refused(uint64_t a, uint64_t fn)
 {
 	size_t k;
 
-	if (jl_at(a))
+	if (inl_jl_at(a))
 		return "a jump label";
 	if (inl_cache.nresv && bsearch(&a, inl_cache.resv, inl_cache.nresv,
 				   sizeof(*inl_cache.resv), u64_cmp))
@@ -429,7 +429,7 @@ static int64_t rel_off(uint64_t a)
 
 /* a file offset of virtual address @a in the file (its PT_LOAD, or a
  * module's section), or -1 */
-int64_t to_off(uint64_t a)
+int64_t inl_to_off(uint64_t a)
 {
 	GElf_Phdr ph;
 	size_t i, n;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Where an inlined instance's probes go (plan_instance()): its entry (the
+ * Where an inlined instance's probes go (inl_plan_instance()): its entry (the
  * first instruction every path into it runs, checked against the caller's
  * loops and its other entries), its exits (the first instruction past it
  * on every path out, returns and tail calls included) and, for each
@@ -121,7 +121,7 @@ static int frame_rule(uint64_t a, struct inl_site *s, char *why, size_t len)
 static int site_set(struct inl_site *s, uint64_t a, bool ret,
 		    const char *path, char *why, size_t len)
 {
-	int64_t o = to_off(a);
+	int64_t o = inl_to_off(a);
 	char e[256];
 
 	memset(s, 0, sizeof(*s));
@@ -147,11 +147,11 @@ static int site_set(struct inl_site *s, uint64_t a, bool ret,
 		}
 		s->sym = nm;
 		s->symoff = so;
-		if (kprobe_refused(a, a - so)) {
+		if (inl_kprobe_refused(a, a - so)) {
 			util_set_err(why, len,
 				     "the kernel refuses a kprobe at %s+%#llx: %s",
 				     nm, (unsigned long long)so,
-				     kprobe_refused(a, a - so));
+				     inl_kprobe_refused(a, a - so));
 			return -1;
 		}
 	} else if (sym_insn_check(path, s->off, e, sizeof(e))) {
@@ -198,7 +198,7 @@ static int site_cmp(const void *a, const void *b)
 
 /*
  * The checks and exits of instance @it over its active region @act of
- * @g (entered at node @e; @live: reachable at all): see plan_instance().
+ * @g (entered at node @e; @live: reachable at all): see inl_plan_instance().
  * 0; -ENOMEM; -1 refused, why in @why.
  */
 static int active_walk(struct inl_inst *it, const char *path,
@@ -320,7 +320,7 @@ static int caller_loop(const struct graph *g, int e, const unsigned char *act,
 		y = g->v[x].succ[next[x]++];
 		if (y < 0 || y == e || !act[y])
 			continue;
-		if (state[y] == 1 && !in_ranges(ir, nir, g->v[x].addr))
+		if (state[y] == 1 && !inl_in_ranges(ir, nir, g->v[x].addr))
 			found = x;
 		else if (!state[y]) {
 			state[y] = 1;
@@ -361,7 +361,7 @@ static int entry_checks(const struct graph *g, const uint64_t (*ir)[2],
 	}
 	for (i = 0; i < g->n && !r; i++)
 		if (ne[i] && live[i] && !toe[i] && toret[i] &&
-		    in_ranges(ir, nir, g->v[i].addr)) {
+		    inl_in_ranges(ir, nir, g->v[i].addr)) {
 			util_set_err(why, len,
 				     "its code at %#llx runs on a path without its entry %#llx (a copy on another branch)",
 				     (unsigned long long)g->v[i].addr,
@@ -407,12 +407,12 @@ static int ranges_entered(const struct graph *g, const uint64_t (*ir)[2],
 		return -ENOMEM;
 	}
 	for (k = 0; k < nir; k++) {
-		s = node_at(g, ir[k][0]);
+		s = inl_node_at(g, ir[k][0]);
 		if (s < 0 || s == e || !toret[s] || !copy[k])
 			continue; /* (a dead end: a sanitizer's report) */
 		for (p = g->pstart[s]; p < g->pstart[s + 1]; p++) {
 			q = g->pred[p];
-			if (!live[q] || in_ranges(ir, nir, g->v[q].addr))
+			if (!live[q] || inl_in_ranges(ir, nir, g->v[q].addr))
 				continue;
 			util_set_err(why, len,
 				     "no DW_AT_entry_pc, and its code at %#llx is entered from its caller's at %#llx: which part is entered first cannot be told",
@@ -432,7 +432,7 @@ static int ranges_entered(const struct graph *g, const uint64_t (*ir)[2],
  * @fentry): see include/iprof/inline.h.  0; -ENOMEM; -1 refused, why in
  * @why.
  */
-int plan_instance(struct inl_inst *it, const char *path,
+int inl_plan_instance(struct inl_inst *it, const char *path,
 		  const uint64_t (*ir)[2], size_t nir, uint64_t entry,
 		  const unsigned char *copy, const struct graph *gp,
 		  uint64_t fentry, char *why, size_t len)
@@ -443,8 +443,8 @@ int plan_instance(struct inl_inst *it, const char *path,
 	int *post = NULL, e, fe, x, ret = -1;
 	size_t npost = 0, i, k;
 
-	fe = node_at(&g, fentry);
-	e = node_at(&g, entry);
+	fe = inl_node_at(&g, fentry);
+	e = inl_node_at(&g, entry);
 	if (fe < 0 || e < 0) {
 		util_set_err(why, len,
 			     "its entry %#llx is no instruction of its caller",
@@ -488,7 +488,7 @@ int plan_instance(struct inl_inst *it, const char *path,
 		}
 	}
 	for (i = 0; i < g.n; i++)
-		if (!ne[i] && fw[i] && in_ranges(ir, nir, g.v[i].addr))
+		if (!ne[i] && fw[i] && inl_in_ranges(ir, nir, g.v[i].addr))
 			post[npost++] = (int)i;
 	if (!npost) {
 		util_set_err(why, len, "none of its code runs after its entry %#llx",

@@ -48,7 +48,7 @@ static bool name_matches(const char *name, const char *func, const char **at)
 }
 
 /* A compiler clone's suffix (1), a cold part's (2), or neither (0). */
-int clone_suffix(const char *sfx)
+int sym_clone_suffix(const char *sfx)
 {
 	return ksym_clone_suffix(sfx);
 }
@@ -59,7 +59,7 @@ int sym_clone_of(const char *name, const char *func)
 
 	if (strncmp(name, func, n))
 		return 0;
-	return clone_suffix(name + n);
+	return sym_clone_suffix(name + n);
 }
 
 /* The name of version index @idx (.gnu.version_d), or NULL. */
@@ -142,12 +142,12 @@ static int scan_one(struct lookup *lk, const GElf_Sym *sym, size_t i,
 			if (pk->dem && !(dem = strdup(pk->dem)))
 				return -ENOMEM;
 		} else {
-			err = demangle(name, &dem, &cold);
+			err = sym_demangle_raw(name, &dem, &cold);
 		}
 		if (err)
 			return err < 0 ? err : 0;
-		if (cold || !cxx_matches(dem, lk->func)) {
-			if (cold && cxx_matches(dem, lk->func))
+		if (cold || !sym_cxx_matches(dem, lk->func)) {
+			if (cold && sym_cxx_matches(dem, lk->func))
 				note_cold(lk, sym);
 			free(dem);
 			return 0;
@@ -298,7 +298,7 @@ static bool is_local(const struct cand *c)
 }
 
 /* File offset of virtual address @c->value (see sym_func_offset()). */
-int file_offset(Elf *elf, const struct cand *c, uint64_t *off)
+int sym_file_offset(Elf *elf, const struct cand *c, uint64_t *off)
 {
 	GElf_Shdr sh;
 	GElf_Phdr ph;
@@ -357,7 +357,7 @@ static const char *stt_str(int type)
 
 /* Why @lk found nothing, into @err.  Returns -ENOENT or -ENODATA.
  * @dbg: the separate debug file that was searched too, or "". */
-int not_found(const struct lookup *lk, const char *path, const char *dbg,
+int sym_not_found(const struct lookup *lk, const char *path, const char *dbg,
 	      char *err, size_t errlen)
 {
 	if (dbg[0]) {
@@ -449,7 +449,7 @@ static int choose(struct lookup *lk, const char *path, const struct cand **pick,
 /* The symbol tables of @elf into @lk (lk->elf, lk->verdef set here):
  * every symbol (@pk NULL), or the @npk the cache picked (struct
  * sym_pick: by table, then index), its table's @dyn_funcs added. */
-int collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
+int sym_collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
 	    size_t dyn_funcs)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *vsym = NULL;
@@ -492,7 +492,7 @@ int collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
 	return ret;
 }
 
-void lookup_reset(struct lookup *lk)
+void sym_lookup_reset(struct lookup *lk)
 {
 	size_t i;
 
@@ -600,7 +600,7 @@ static bool versions_apart(const struct lookup *lk)
  * -ENOTUNIQ with the overloads.  Offsets from @layout (the binary, when
  * the symbols came from its debug file).
  */
-int make_targets(struct lookup *lk, Elf *layout, const char *path,
+int sym_make_targets(struct lookup *lk, Elf *layout, const char *path,
 		 struct sym_target **v, size_t *n, char *err, size_t errlen)
 {
 	const struct cand *pick = NULL;
@@ -664,7 +664,7 @@ int make_targets(struct lookup *lk, Elf *layout, const char *path,
 			continue;
 		if (c->type == STT_GNU_IFUNC)
 			return ifunc_error(lk, path, err, errlen);
-		if (file_offset(layout, c, &off)) {
+		if (sym_file_offset(layout, c, &off)) {
 			util_set_err(err, errlen,
 				"'%s' in %s: address %#llx is in no section "
 				"or segment of the file",
@@ -681,7 +681,7 @@ int make_targets(struct lookup *lk, Elf *layout, const char *path,
 }
 
 /* Does @func look like a C++ name (ns::f, f(int), f<int>, ~C)? */
-bool cxx_name(const char *func)
+bool sym_cxx_name(const char *func)
 {
 	return strstr(func, "::") || strpbrk(func, "(<~ ");
 }
@@ -744,14 +744,14 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 	int fd, dfd = -1, ret;
 
 	memset(k, 0, sizeof(*k));
-	ret = open_elf(path, &fd, &elf, err, errlen);
+	ret = sym_open_elf(path, &fd, &elf, err, errlen);
 	if (ret)
 		return ret;
-	ret = check_ehdr(elf, path, err, errlen);
+	ret = sym_check_ehdr(elf, path, err, errlen);
 	/* a stripped binary: the functions of its separate debug file too,
 	 * as sym_func_targets() finds them */
-	if (!ret && !has_symtab(elf))
-		find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath));
+	if (!ret && !sym_has_symtab(elf))
+		sym_find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath));
 	for (e = elf; !ret && e; e = e == elf ? dbg : NULL) {
 		scn = NULL;
 		while (!ret && (scn = elf_nextscn(e, scn))) {
@@ -762,7 +762,7 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 						     &any);
 		}
 	}
-	close_elfs(elf, fd, dbg, dfd);
+	sym_close_elfs(elf, fd, dbg, dfd);
 	if (ret == -ENOMEM)
 		util_set_err(err, errlen, "%s: out of memory", path);
 	if (!ret && !any) {
@@ -791,7 +791,7 @@ int sym_func_names(const char *path, struct ksyms *k, char *err, size_t errlen)
 }
 
 /* sym_insn_check() of the @n bytes at @offset of @path read into @insn */
-int insn_check(const char *path, const unsigned char *insn, ssize_t n,
+int sym_insn_check_bytes(const char *path, const unsigned char *insn, ssize_t n,
 	       uint64_t offset, char *err, size_t errlen)
 {
 #if defined(__x86_64__)
@@ -844,7 +844,7 @@ int sym_insn_check(const char *path, uint64_t offset, char *err, size_t errlen)
 		return 0; /* sym_func_offset() reports problems with the file */
 	n = pread(fd, insn, sizeof(insn), (off_t)offset);
 	close(fd);
-	return insn_check(path, insn, n, offset, err, errlen);
+	return sym_insn_check_bytes(path, insn, n, offset, err, errlen);
 }
 
 int sym_noreturn(const char *name)
@@ -869,7 +869,7 @@ int sym_noreturn(const char *name)
 
 /* The function starts of @elf's symbol tables (@symtab_only: .symtab
  * alone) appended to *@v, *@n; sets *@has_symtab.  0 or -ENOMEM. */
-int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
+int sym_starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
 	      bool *has_symtab)
 {
 	Elf_Scn *scn = NULL;
@@ -899,7 +899,7 @@ int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
 			nm = elf_strptr(elf, sh.sh_link, s.st_name);
 			/* a cold part is no function: jumps into it stay
 			 * inside the function it was split from */
-			if (nm && clone_suffix(nm + strcspn(nm, ".")) == 2)
+			if (nm && sym_clone_suffix(nm + strcspn(nm, ".")) == 2)
 				continue;
 			if (util_grow(v, *n, sizeof(**v)))
 				return -ENOMEM;
@@ -921,16 +921,16 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 
 	*starts = NULL;
 	*n = 0;
-	ret = open_elf(path, &fd, &elf, err, errlen);
+	ret = sym_open_elf(path, &fd, &elf, err, errlen);
 	if (ret)
 		return ret;
-	ret = check_ehdr(elf, path, err, errlen);
+	ret = sym_check_ehdr(elf, path, err, errlen);
 	if (!ret)
-		ret = starts_of(elf, false, &v, &nv, &has_symtab);
+		ret = sym_starts_of(elf, false, &v, &nv, &has_symtab);
 	/* a stripped binary's own functions are named in its debug file */
 	if (!ret && !has_symtab &&
-	    !find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath)))
-		ret = starts_of(dbg, true, &v, &nv, &dummy);
+	    !sym_find_debug_file(elf, path, &dfd, &dbg, dpath, sizeof(dpath)))
+		ret = sym_starts_of(dbg, true, &v, &nv, &dummy);
 	if (ret == -ENOMEM)
 		util_set_err(err, errlen, "%s: out of memory", path);
 	if (!ret)
@@ -941,7 +941,7 @@ int sym_func_starts(const char *path, uint64_t **starts, size_t *n,
 		v = NULL;
 	}
 	free(v);
-	close_elfs(elf, fd, dbg, dfd);
+	sym_close_elfs(elf, fd, dbg, dfd);
 	return ret;
 }
 

@@ -5,7 +5,7 @@
  * its symbols indexed once in hash tables by name, by clone suffix and by
  * demangled C++ name (each name demangled at most once, only those a
  * lookup's tokens may match), and the answers of path lookups and stat(2)
- * kept; a lookup picks its candidates from the index (collect_cached())
+ * kept; a lookup picks its candidates from the index (sym_collect_cached())
  * instead of scanning the symbol table.
  */
 #include <ctype.h>
@@ -195,7 +195,7 @@ void sym_cache_free(struct sym_cache *c)
 		index_free(&c->v[i].ix[1]);
 		free(c->v[i].starts);
 		free(c->v[i].path);
-		close_elfs(c->v[i].elf, c->v[i].fd, c->v[i].dbg, c->v[i].dfd);
+		sym_close_elfs(c->v[i].elf, c->v[i].fd, c->v[i].dbg, c->v[i].dfd);
 	}
 	for (i = 0; i < c->nmemo; i++) {
 		free(c->memo[i].name);
@@ -327,7 +327,7 @@ static int index_keys(struct sym_index *ix)
 		nm = ix->v[i].name;
 		ret = hash_add(&ix->byname, i, nm, strcspn(nm, "@"));
 		for (d = strchr(nm, '.'); !ret && d; d = strchr(d + 1, '.'))
-			if (clone_suffix(d))
+			if (sym_clone_suffix(d))
 				ret = hash_add(&ix->byclone, i, nm,
 					       (size_t)(d - nm));
 	}
@@ -338,7 +338,7 @@ static int index_keys(struct sym_index *ix)
 	return ret;
 }
 
-/* The first .symtab and .dynsym of @elf (collect()'s) into @ix, keyed. */
+/* The first .symtab and .dynsym of @elf (sym_collect()'s) into @ix, keyed. */
 static int index_build(Elf *elf, struct sym_index *ix)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
@@ -390,8 +390,8 @@ static int cxx_one(struct sym_index *ix, size_t i)
 		if ((same->dem && !(e->dem = strdup(same->dem))) ||
 		    (same->key && !(e->key = strdup(same->key))))
 			return -ENOMEM;
-	} else if (!demangle(e->name, &e->dem, &e->cold) &&
-		   cxx_name_part(e->dem, d, sizeof(d), &nm, &paren)) {
+	} else if (!sym_demangle_raw(e->name, &e->dem, &e->cold) &&
+		   sym_cxx_name_part(e->dem, d, sizeof(d), &nm, &paren)) {
 		e->nm = (uint32_t)(nm - e->dem);
 		e->paren = (uint32_t)(paren - e->dem);
 		if (!(e->key = strdup(d)))
@@ -402,11 +402,11 @@ static int cxx_one(struct sym_index *ix, size_t i)
 
 /*
  * Demangle the functions of @ix not yet demangled: those whose names hold
- * @tok (name_token(): no other can match a name that begins with its
+ * @tok (sym_name_token(): no other can match a name that begins with its
  * identifier), or with @tok NULL all of them; each once, keyed by its C++
  * name part.  0 or -ENOMEM.
  */
-int cxx_index(struct sym_index *ix, const char *tok)
+int sym_cxx_index(struct sym_index *ix, const char *tok)
 {
 	size_t i, nfunc = 0;
 	int ret = 0;
@@ -438,9 +438,9 @@ int cxx_index(struct sym_index *ix, const char *tok)
 	return 0;
 }
 
-/* Opened and indexed: 0 with *@out, or open_elf()'s and check_ehdr()'s
+/* Opened and indexed: 0 with *@out, or sym_open_elf()'s and sym_check_ehdr()'s
  * errors (a message in @err), -ENOMEM, or -EMFILE past SYM_CACHE_FILES. */
-int file_get(struct sym_cache *c, const char *path, struct sym_file **out,
+int sym_file_get(struct sym_cache *c, const char *path, struct sym_file **out,
 	     char *err, size_t errlen)
 {
 	struct sym_file *f;
@@ -459,12 +459,12 @@ int file_get(struct sym_cache *c, const char *path, struct sym_file **out,
 	f = &c->v[c->n];
 	memset(f, 0, sizeof(*f));
 	f->dfd = -1;
-	ret = open_elf(path, &f->fd, &f->elf, err, errlen);
+	ret = sym_open_elf(path, &f->fd, &f->elf, err, errlen);
 	if (ret)
 		return ret;
-	ret = check_ehdr(f->elf, path, err, errlen);
-	if (!ret && !has_symtab(f->elf))
-		find_debug_file(f->elf, path, &f->dfd, &f->dbg, f->dpath,
+	ret = sym_check_ehdr(f->elf, path, err, errlen);
+	if (!ret && !sym_has_symtab(f->elf))
+		sym_find_debug_file(f->elf, path, &f->dfd, &f->dbg, f->dpath,
 				sizeof(f->dpath));
 	if (!ret && !(f->path = strdup(path)))
 		ret = -ENOMEM;
@@ -476,7 +476,7 @@ int file_get(struct sym_cache *c, const char *path, struct sym_file **out,
 		index_free(&f->ix[0]);
 		index_free(&f->ix[1]);
 		free(f->path);
-		close_elfs(f->elf, f->fd, f->dbg, f->dfd);
+		sym_close_elfs(f->elf, f->fd, f->dbg, f->dfd);
 		return ret;
 	}
 	c->n++;
@@ -523,7 +523,7 @@ static int pick_hash(const struct sym_index *ix, const struct sym_hash *h,
  * named lk->func up to an '@' (lk->func, its versions "lk->func@V"), its
  * clones and cold parts ("lk->func.isra.0"); with lk->cxx the functions
  * whose demangled name part is lk->func's up to one of its top-level '('
- * or its end, without white space (cxx_matches() takes no other).
+ * or its end, without white space (sym_cxx_matches() takes no other).
  */
 static int pick(const struct sym_index *ix, const struct lookup *lk,
 		struct picks *p)
@@ -533,8 +533,8 @@ static int pick(const struct sym_index *ix, const struct lookup *lk,
 	int ret = 0;
 
 	if (lk->cxx) {
-		if (!squeeze(lk->func, f, sizeof(f)))
-			return 0; /* cxx_matches() takes none */
+		if (!sym_squeeze(lk->func, f, sizeof(f)))
+			return 0; /* sym_cxx_matches() takes none */
 		for (i = 0; !ret && (i == 0 || f[i - 1]); i++)
 			if (f[i] == '(' || !f[i])
 				ret = pick_hash(ix, &ix->bycxx, f, i, p);
@@ -550,9 +550,9 @@ static int pick(const struct sym_index *ix, const struct lookup *lk,
 	return ret;
 }
 
-/* collect() over @f and its debug file, through their indexes: the
- * candidates collect() over every symbol gives, in its order. */
-int collect_cached(struct sym_file *f, struct lookup *lk)
+/* sym_collect() over @f and its debug file, through their indexes: the
+ * candidates sym_collect() over every symbol gives, in its order. */
+int sym_collect_cached(struct sym_file *f, struct lookup *lk)
 {
 	static const struct sym_pick none;
 	struct picks p = { 0 };
@@ -563,24 +563,24 @@ int collect_cached(struct sym_file *f, struct lookup *lk)
 		if (!(k ? f->dbg : f->elf))
 			continue;
 		if (lk->cxx)
-			ret = cxx_index(&f->ix[k],
-					name_token(lk->func, tok, sizeof(tok)) ?
+			ret = sym_cxx_index(&f->ix[k],
+					sym_name_token(lk->func, tok, sizeof(tok)) ?
 						tok :
 						NULL);
 		p.n = 0;
 		if (!ret)
 			ret = pick(&f->ix[k], lk, &p);
 		if (!ret)
-			ret = collect(k ? f->dbg : f->elf, lk, p.n ? p.v : &none,
+			ret = sym_collect(k ? f->dbg : f->elf, lk, p.n ? p.v : &none,
 				      p.n, f->ix[k].dyn_funcs);
 	}
 	free(p.v);
 	return ret;
 }
 
-/* The function named @name in @f's index (demangled if cxx_index() took
+/* The function named @name in @f's index (demangled if sym_cxx_index() took
  * it: sym_ent.tried), or NULL: demangle it yourself. */
-const struct sym_ent *ent_of(struct sym_file *f, const char *name)
+const struct sym_ent *sym_ent_of(struct sym_file *f, const char *name)
 {
 	const struct sym_index *ix;
 	const struct sym_ent *e;
@@ -603,8 +603,8 @@ const struct sym_ent *ent_of(struct sym_file *f, const char *name)
 	return NULL;
 }
 
-/* Has cxx_index() demangled @e? */
-bool ent_tried(const struct sym_ent *e)
+/* Has sym_cxx_index() demangled @e? */
+bool sym_ent_tried(const struct sym_ent *e)
 {
 	return e->tried;
 }
@@ -612,7 +612,7 @@ bool ent_tried(const struct sym_ent *e)
 /* Is @e a C++ function cxx_names() lists (demangled, not a cold part, a
  * name part found): its demangled name in *@dem, the name and its
  * parameters in it at *@name and *@paren.  *@mangled: demangled at all. */
-bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
+bool sym_ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
 	     const char **name, const char **paren)
 {
 	*mangled = e->dem != NULL;
@@ -633,7 +633,7 @@ int sym_cache_insn_check(struct sym_cache *c, const char *path,
 	n = c ? sym_cache_pread(c, path, insn, sizeof(insn), offset) : -EMFILE;
 	if (n < 0) /* not in the cache: read here */
 		return sym_insn_check(path, offset, err, errlen);
-	return insn_check(path, insn, n, offset, err, errlen);
+	return sym_insn_check_bytes(path, insn, n, offset, err, errlen);
 }
 
 ssize_t sym_cache_pread(struct sym_cache *c, const char *path, void *buf,
@@ -642,7 +642,7 @@ ssize_t sym_cache_pread(struct sym_cache *c, const char *path, void *buf,
 	struct sym_file *f;
 	char e[8];
 	ssize_t r;
-	int ret = file_get(c, path, &f, e, sizeof(e));
+	int ret = sym_file_get(c, path, &f, e, sizeof(e));
 
 	if (ret)
 		return ret;
@@ -654,7 +654,7 @@ int sym_cache_elf(struct sym_cache *c, const char *path, int *fd, Elf **elf)
 {
 	struct sym_file *f;
 	char e[8];
-	int ret = file_get(c, path, &f, e, sizeof(e));
+	int ret = sym_file_get(c, path, &f, e, sizeof(e));
 
 	if (ret)
 		return ret;
@@ -673,16 +673,16 @@ int sym_cache_func_starts(struct sym_cache *c, const char *path,
 
 	*starts = NULL;
 	*n = 0;
-	ret = file_get(c, path, &f, err, errlen);
+	ret = sym_file_get(c, path, &f, err, errlen);
 	if (ret)
 		return ret;
 	if (!f->starts_done) {
 		/* as sym_func_starts(): the debug file when the file has
-		 * no .symtab (then file_get() looked for it) */
-		ret = starts_of(f->elf, false, &f->starts, &f->nstarts,
+		 * no .symtab (then sym_file_get() looked for it) */
+		ret = sym_starts_of(f->elf, false, &f->starts, &f->nstarts,
 				&has_symtab);
 		if (!ret && !has_symtab && f->dbg)
-			ret = starts_of(f->dbg, true, &f->starts, &f->nstarts,
+			ret = sym_starts_of(f->dbg, true, &f->starts, &f->nstarts,
 					&dummy);
 		if (ret) {
 			free(f->starts);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Separate debug files of stripped binaries (find_debug_file(),
+ * Separate debug files of stripped binaries (sym_find_debug_file(),
  * sym_debug_file()): by build ID (in the --debuginfo directory,
  * sym_set_debugdir(), then under /usr/lib/debug/.build-id/), then by
  * .gnu_debuglink (beside the file, in its .debug/, under /usr/lib/debug,
@@ -98,7 +98,7 @@ int sym_set_debugdir(const char *dir)
 	return 0;
 }
 
-int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg, char *out,
+int sym_find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg, char *out,
 		    size_t outlen)
 {
 	char cand[6][PATH_MAX], link[256] = "", dir[PATH_MAX], id[128] = "";
@@ -186,7 +186,7 @@ int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg, char *out,
 		if (*fd < 0)
 			continue;
 		*dbg = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-		if (*dbg && !check_ehdr(*dbg, cand[i], e, sizeof(e)) &&
+		if (*dbg && !sym_check_ehdr(*dbg, cand[i], e, sizeof(e)) &&
 		    debug_matches(*dbg, *fd, hex, have_crc, crc)) {
 			snprintf(out, outlen, "%s", cand[i]);
 			return 0;
@@ -206,10 +206,10 @@ int sym_debug_file(const char *path, char *out, size_t outlen)
 	Elf *elf, *dbg = NULL;
 	int fd, dfd = -1, ret;
 
-	ret = open_elf(path, &fd, &elf, e, sizeof(e));
+	ret = sym_open_elf(path, &fd, &elf, e, sizeof(e));
 	if (ret)
 		return ret;
-	ret = find_debug_file(elf, path, &dfd, &dbg, out, outlen);
-	close_elfs(elf, fd, dbg, dfd);
+	ret = sym_find_debug_file(elf, path, &dfd, &dbg, out, outlen);
+	sym_close_elfs(elf, fd, dbg, dfd);
 	return ret;
 }

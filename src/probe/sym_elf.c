@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * An ELF file as uprobe binaries are read: opened with libelf and checked
- * (open_elf(), check_ehdr(): ELF of this machine's class and byte order),
- * whether it has a symbol table (has_symtab()), and a file and its debug
- * file closed together (close_elfs()).
+ * (sym_open_elf(), sym_check_ehdr(): ELF of this machine's class and byte order),
+ * whether it has a symbol table (sym_has_symtab()), and a file and its debug
+ * file closed together (sym_close_elfs()).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include "iprof/util.h"
 #include "probe/sym_int.h"
 
-int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
+int sym_check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
 {
 	GElf_Ehdr eh;
 	size_t size = 0;
@@ -77,7 +77,7 @@ int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen)
  * -EINVAL (not a regular file, libelf too old), -ENOEXEC (not ELF),
  * open(2)'s.
  */
-int open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen)
+int sym_open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen)
 {
 	const char *why = "";
 	struct stat st;
@@ -110,7 +110,7 @@ int open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen)
 }
 
 /* Has @elf a .symtab with a symbol in it (not stripped)? */
-bool has_symtab(Elf *elf)
+bool sym_has_symtab(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -122,9 +122,9 @@ bool has_symtab(Elf *elf)
 	return false;
 }
 
-/* close a file and its debug file (NULL, -1: none) as open_elf() and
- * find_debug_file() opened them */
-void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd)
+/* close a file and its debug file (NULL, -1: none) as sym_open_elf() and
+ * sym_find_debug_file() opened them */
+void sym_close_elfs(Elf *elf, int fd, Elf *dbg, int dfd)
 {
 	if (dbg)
 		elf_end(dbg);

@@ -62,8 +62,8 @@ struct lookup {
 
 /*
  * A symbol the planner's cache picked for a lookup (sym_cache): its index
- * in table @tab (0: .symtab, 1: .dynsym, collect()'s order) and, for C++
- * names, its demangled name (demangle(): owned by the cache) and whether
+ * in table @tab (0: .symtab, 1: .dynsym, sym_collect()'s order) and, for C++
+ * names, its demangled name (sym_demangle_raw(): owned by the cache) and whether
  * it is a cold part.
  */
 struct sym_pick {
@@ -76,16 +76,16 @@ struct sym_pick {
 /* A defined symbol of one table, as the cache indexes it. */
 struct sym_ent {
 	const char *name; /* in the ELF's string table */
-	char *dem;	  /* a function's demangled name (demangle(): clone
-			   * suffixes cut), malloc'ed once cxx_index() ran;
+	char *dem;	  /* a function's demangled name (sym_demangle_raw(): clone
+			   * suffixes cut), malloc'ed once sym_cxx_index() ran;
 			   * NULL: not mangled */
 	char *key;	  /* @dem's name part without white space
-			   * (cxx_name_part()), malloc'ed, or NULL */
-	uint32_t nm, paren; /* with @key: where cxx_name_part() found
+			   * (sym_cxx_name_part()), malloc'ed, or NULL */
+	uint32_t nm, paren; /* with @key: where sym_cxx_name_part() found
 			     * the name and its parameters in @dem */
-	bool tried;	  /* demangled (cxx_index()): @dem, @key, @cold set */
+	bool tried;	  /* demangled (sym_cxx_index()): @dem, @key, @cold set */
 	size_t idx;	  /* its index in its table */
-	int tab;	  /* 0: .symtab, 1: .dynsym (collect()'s) */
+	int tab;	  /* 0: .symtab, 1: .dynsym (sym_collect()'s) */
 	bool func;	  /* STT_FUNC or STT_GNU_IFUNC */
 	bool cold;	  /* @dem is a cold part's */
 };
@@ -105,9 +105,9 @@ struct sym_index {
 	struct sym_ent *v;
 	size_t n;
 	/* by name up to its first '@' (name_matches()); by each name a
-	 * clone suffix follows (sym_clone_of()); by C++ key (cxx_index()) */
+	 * clone suffix follows (sym_clone_of()); by C++ key (sym_cxx_index()) */
 	struct sym_hash byname, byclone, bycxx;
-	/* cxx_index(): every function demangled (@cxx_all), or those
+	/* sym_cxx_index(): every function demangled (@cxx_all), or those
 	 * whose names hold one of the @ntok tokens (malloc'ed) */
 	bool cxx_all;
 	char **tok;
@@ -152,47 +152,47 @@ static inline size_t sort_unique(uint64_t *v, size_t n)
 /* What one file calls of another's (each described where it is defined). */
 
 /* sym.c */
-int clone_suffix(const char *sfx);
-int file_offset(Elf *elf, const struct cand *c, uint64_t *off);
-int not_found(const struct lookup *lk, const char *path, const char *dbg,
+int sym_clone_suffix(const char *sfx);
+int sym_file_offset(Elf *elf, const struct cand *c, uint64_t *off);
+int sym_not_found(const struct lookup *lk, const char *path, const char *dbg,
 	      char *err, size_t errlen);
-int collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
+int sym_collect(Elf *elf, struct lookup *lk, const struct sym_pick *pk, size_t npk,
 	    size_t dyn_funcs);
-void lookup_reset(struct lookup *lk);
-int make_targets(struct lookup *lk, Elf *layout, const char *path,
+void sym_lookup_reset(struct lookup *lk);
+int sym_make_targets(struct lookup *lk, Elf *layout, const char *path,
 		 struct sym_target **v, size_t *n, char *err, size_t errlen);
-bool cxx_name(const char *func);
-int insn_check(const char *path, const unsigned char *insn, ssize_t n,
+bool sym_cxx_name(const char *func);
+int sym_insn_check_bytes(const char *path, const unsigned char *insn, ssize_t n,
 	       uint64_t offset, char *err, size_t errlen);
-int starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
+int sym_starts_of(Elf *elf, bool symtab_only, uint64_t **v, size_t *n,
 	      bool *has_symtab);
 
 /* sym_cache.c */
-int cxx_index(struct sym_index *ix, const char *tok);
-int file_get(struct sym_cache *c, const char *path, struct sym_file **out,
+int sym_cxx_index(struct sym_index *ix, const char *tok);
+int sym_file_get(struct sym_cache *c, const char *path, struct sym_file **out,
 	     char *err, size_t errlen);
-int collect_cached(struct sym_file *f, struct lookup *lk);
-const struct sym_ent *ent_of(struct sym_file *f, const char *name);
-bool ent_tried(const struct sym_ent *e);
-bool ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
+int sym_collect_cached(struct sym_file *f, struct lookup *lk);
+const struct sym_ent *sym_ent_of(struct sym_file *f, const char *name);
+bool sym_ent_tried(const struct sym_ent *e);
+bool sym_ent_cxx(const struct sym_ent *e, bool *mangled, const char **dem,
 	     const char **name, const char **paren);
 
 /* sym_debug.c */
-int find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg, char *out,
+int sym_find_debug_file(Elf *elf, const char *path, int *fd, Elf **dbg, char *out,
 		    size_t outlen);
 
 /* sym_elf.c */
-int check_ehdr(Elf *elf, const char *path, char *err, size_t errlen);
-int open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen);
-bool has_symtab(Elf *elf);
-void close_elfs(Elf *elf, int fd, Elf *dbg, int dfd);
+int sym_check_ehdr(Elf *elf, const char *path, char *err, size_t errlen);
+int sym_open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen);
+bool sym_has_symtab(Elf *elf);
+void sym_close_elfs(Elf *elf, int fd, Elf *dbg, int dfd);
 
 /* sym_names.c */
-bool squeeze(const char *s, char *buf, size_t len);
-bool cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,
+bool sym_squeeze(const char *s, char *buf, size_t len);
+bool sym_cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,
 		   const char **paren_out);
-bool cxx_matches(const char *dem, const char *func);
-int demangle(const char *name, char **out, bool *cold);
-bool name_token(const char *s, char *tok, size_t len);
+bool sym_cxx_matches(const char *dem, const char *func);
+int sym_demangle_raw(const char *name, char **out, bool *cold);
+bool sym_name_token(const char *s, char *tok, size_t len);
 
 #endif /* IPROF_SYM_INT_H */

@@ -69,21 +69,21 @@ static int cxx_names(const struct ksyms *names, struct ksyms *out,
 	memset(out, 0, sizeof(*out));
 	err = util_grow(&out->funcs, 0, sizeof(*out->funcs));
 	for (i = 0; !err && i < names->nfuncs; i++) {
-		const struct sym_ent *e = ent_of(f, names->funcs[i]);
+		const struct sym_ent *e = sym_ent_of(f, names->funcs[i]);
 		const char *cd;
 		bool mangled;
 
-		if (e && !ent_tried(e))
-			continue; /* it cannot match (cxx_index()'s token) */
+		if (e && !sym_ent_tried(e))
+			continue; /* it cannot match (sym_cxx_index()'s token) */
 		if (e) { /* demangled once, by the cache */
-			if (ent_cxx(e, &mangled, &cd, &name, &paren))
+			if (sym_ent_cxx(e, &mangled, &cd, &name, &paren))
 				err = cxx_fn_add(&v, &n, name, paren, NULL);
 			else if (!mangled && plain)
 				err = ksyms_add(plain, names->funcs[i],
 						strlen(names->funcs[i]), NULL);
 			continue;
 		}
-		err = demangle(names->funcs[i], &dem, &cold);
+		err = sym_demangle_raw(names->funcs[i], &dem, &cold);
 		if (err == 1) { /* not C++ */
 			err = plain ? ksyms_add(plain, names->funcs[i],
 						strlen(names->funcs[i]), NULL) :
@@ -91,7 +91,7 @@ static int cxx_names(const struct ksyms *names, struct ksyms *out,
 			continue;
 		}
 		if (!err && !cold &&
-		    cxx_name_part(dem, d, sizeof(d), &name, &paren))
+		    sym_cxx_name_part(dem, d, sizeof(d), &name, &paren))
 			err = cxx_fn_add(&v, &n, name, paren, dem);
 		else
 			free(dem);
@@ -224,7 +224,7 @@ static int func_targets(struct sym_file *f, const char *path, const char *func,
 		lk.func = func;
 	}
 	nb = (int)ksym_base_len(lk.func);
-	if (clone_suffix(lk.func + nb) == 2) {
+	if (sym_clone_suffix(lk.func + nb) == 2) {
 		util_set_err(err, errlen,
 			"'%s' is a cold part of %.*s, not a function: blocks "
 			"the compiler moved out of %.*s, entered by a jump with "
@@ -238,33 +238,33 @@ static int func_targets(struct sym_file *f, const char *path, const char *func,
 		dbg = f->dbg;
 		snprintf(dpath, sizeof(dpath), "%s", f->dpath);
 	} else {
-		ret = open_elf(path, &fd, &elf, err, errlen);
+		ret = sym_open_elf(path, &fd, &elf, err, errlen);
 		if (ret)
 			return ret;
-		ret = check_ehdr(elf, path, err, errlen);
+		ret = sym_check_ehdr(elf, path, err, errlen);
 		if (ret)
 			goto out;
 		/* a stripped binary: its separate debug file's .symtab
 		 * beside its own .dynsym, so that a function it exports has
 		 * its clones and cold part too */
-		if (!has_symtab(elf))
-			find_debug_file(elf, path, &dfd, &dbg, dpath,
+		if (!sym_has_symtab(elf))
+			sym_find_debug_file(elf, path, &dfd, &dbg, dpath,
 					sizeof(dpath));
 	}
 	/* pass 0: the name and its clones; 1: C++ names demangled */
 	for (pass = 0; pass < 2; pass++) {
 		colds += lk.colds;
-		lookup_reset(&lk);
+		sym_lookup_reset(&lk);
 		lk.cxx = pass & 1;
-		if (lk.cxx && (lk.ver || (!cxx_name(lk.func) &&
+		if (lk.cxx && (lk.ver || (!sym_cxx_name(lk.func) &&
 					  lk.other_type >= 0)))
 			continue;
 		if (f) {
-			ret = collect_cached(f, &lk);
+			ret = sym_collect_cached(f, &lk);
 		} else {
-			ret = collect(elf, &lk, NULL, 0, 0);
+			ret = sym_collect(elf, &lk, NULL, 0, 0);
 			if (!ret && dbg)
-				ret = collect(dbg, &lk, NULL, 0, 0);
+				ret = sym_collect(dbg, &lk, NULL, 0, 0);
 		}
 		if (ret) {
 			util_set_err(err, errlen, "%s: out of memory", path);
@@ -290,18 +290,18 @@ static int func_targets(struct sym_file *f, const char *path, const char *func,
 				lk.func, path, lk.func);
 			ret = -ENOENT;
 		} else {
-			ret = not_found(&lk, path, dpath, err, errlen);
+			ret = sym_not_found(&lk, path, dpath, err, errlen);
 			if (ret == -ENOENT && lk.other_type < 0)
 				suggest_funcs(path, lk.func, err, errlen);
 		}
 		goto out;
 	}
-	ret = make_targets(&lk, elf, path, out, nout, err, errlen);
+	ret = sym_make_targets(&lk, elf, path, out, nout, err, errlen);
 	for (i = 0; !ret && i < *nout; i++) {
 		uint64_t coff;
 
 		(*out)[i].cold = colds + lk.colds > 0;
-		if (lk.have_cold && !file_offset(elf, &lk.cold, &coff)) {
+		if (lk.have_cold && !sym_file_offset(elf, &lk.cold, &coff)) {
 			(*out)[i].cold_off = coff;
 			(*out)[i].cold_size = lk.cold.size;
 			(*out)[i].cold_addr = lk.cold.value;
@@ -313,10 +313,10 @@ static int func_targets(struct sym_file *f, const char *path, const char *func,
 		*nout = 0;
 	}
 out:
-	lookup_reset(&lk);
+	sym_lookup_reset(&lk);
 	free(lk.v);
 	if (!f)
-		close_elfs(elf, fd, dbg, dfd);
+		sym_close_elfs(elf, fd, dbg, dfd);
 	return ret;
 }
 
@@ -336,13 +336,13 @@ int sym_cache_glob_names(struct sym_cache *c, const char *path,
 		return ret;
 	/* a mangled glob compares symbols: nothing to demangle */
 	if (c && (glob[0] != '_' || strstr(glob, "::")) &&
-	    !file_get(c, path, &f, err, errlen)) {
+	    !sym_file_get(c, path, &f, err, errlen)) {
 		/* "hot::*": only the names that hold "3hot" can match */
 		has_tok = strstr(glob, "::") &&
-			  name_token(glob, tok, sizeof(tok));
-		ret = cxx_index(&f->ix[0], has_tok ? tok : NULL);
+			  sym_name_token(glob, tok, sizeof(tok));
+		ret = sym_cxx_index(&f->ix[0], has_tok ? tok : NULL);
 		if (!ret)
-			ret = cxx_index(&f->ix[1], has_tok ? tok : NULL);
+			ret = sym_cxx_index(&f->ix[1], has_tok ? tok : NULL);
 	}
 	if (!ret)
 		ret = glob_names(&names, glob, out, f);
@@ -359,7 +359,7 @@ int sym_cache_targets(struct sym_cache *c, const char *path, const char *func,
 	struct sym_file *f = NULL;
 
 	/* a file the cache cannot hold is read here, its errors said */
-	if (c && file_get(c, path, &f, err, errlen))
+	if (c && sym_file_get(c, path, &f, err, errlen))
 		f = NULL;
 	return func_targets(f, path, func, out, nout, err, errlen);
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * C++ and Rust names of uprobe functions: demangling with libiberty's
- * cplus_demangle (demangle(), sym_demangle()), and matching a demangled
+ * cplus_demangle (sym_demangle_raw(), sym_demangle()), and matching a demangled
  * name against the name asked for, with or without its parameter list
- * (cxx_matches(), cxx_name_part(), squeeze(), name_token()).
+ * (sym_cxx_matches(), sym_cxx_name_part(), sym_squeeze(), sym_name_token()).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,7 +25,7 @@
 #include "probe/sym_int.h"
 
 /* @s without white space into @buf (@len bytes); false if it did not fit. */
-bool squeeze(const char *s, char *buf, size_t len)
+bool sym_squeeze(const char *s, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -126,7 +126,7 @@ static void cxx_split(const char *s, const char **name, const char **paren)
  * *@name, the parameter list (or the end) in *@paren.  false if it did
  * not fit.
  */
-bool cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,
+bool sym_cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,
 		   const char **paren_out)
 {
 	const char *name, *paren;
@@ -138,20 +138,20 @@ bool cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,
 		return false;
 	memcpy(d, name, (size_t)(paren - name));
 	d[paren - name] = '\0';
-	return squeeze(d, d, len);
+	return sym_squeeze(d, d, len);
 }
 
-bool cxx_matches(const char *dem, const char *func)
+bool sym_cxx_matches(const char *dem, const char *func)
 {
 	char d[1024], f[512];
 	const char *name, *paren, *fn, *fp;
 
-	if (!squeeze(func, f, sizeof(f)) ||
-	    !cxx_name_part(dem, d, sizeof(d), &name, &paren))
+	if (!sym_squeeze(func, f, sizeof(f)) ||
+	    !sym_cxx_name_part(dem, d, sizeof(d), &name, &paren))
 		return false;
 	cxx_split(func, &fn, &fp);
 	if (*fp) /* with its parameters: one overload */
-		return squeeze(name, d, sizeof(d)) && !strcmp(d, f);
+		return sym_squeeze(name, d, sizeof(d)) && !strcmp(d, f);
 	return !strcmp(d, f);
 }
 
@@ -190,7 +190,7 @@ static bool rust_legacy_shape(const char *name)
  * 0, 1 if @name is no mangled name it knows (or out of memory: it
  * returns NULL for both).
  */
-int demangle(const char *name, char **out, bool *cold)
+int sym_demangle_raw(const char *name, char **out, bool *cold)
 {
 	char *d = NULL, *c;
 
@@ -221,7 +221,7 @@ char *sym_demangle(const char *name)
 	char *out;
 	bool cold;
 
-	if (demangle(name, &out, &cold))
+	if (sym_demangle_raw(name, &out, &cold))
 		return NULL;
 	return out;
 }
@@ -235,7 +235,7 @@ char *sym_demangle(const char *name)
  * "::", one starting with '_' (Rust v0 writes "_" after the length), or
  * "std" (the demangler writes it for St, Sa, Ss, ...).
  */
-bool name_token(const char *s, char *tok, size_t len)
+bool sym_name_token(const char *s, char *tok, size_t len)
 {
 	size_t n = 0;
 

@@ -147,7 +147,7 @@ int sym_is_executable(const char *path)
 	Elf *elf;
 	int fd, ret = 0;
 
-	if (open_elf(path, &fd, &elf, err, sizeof(err)))
+	if (sym_open_elf(path, &fd, &elf, err, sizeof(err)))
 		return 0;
 	if (gelf_getehdr(elf, &eh))
 		ret = eh.e_type == ET_EXEC ||
