@@ -171,6 +171,40 @@ static int old_copy_scan(int pid, const char *path, char *out, size_t len,
 }
 
 /*
+ * ifunc_impls() - after @err (@len bytes), which refuses IFUNC @func of
+ * @path, the implementations glibc names __FUNC_* (__strlen_avx2,
+ * __strlen_evex, __strlen_sse2: sysdeps/x86_64/multiarch), read from the
+ * file's symbols or its debug file's (libc6-dbg), and the
+ * probe line that times them all; without them, where they would be.
+ */
+static void ifunc_impls(const char *path, const char *func, char *err,
+			size_t len)
+{
+	struct ksyms names;
+	char glob[256], why[128];
+	size_t i, n = 0, used = strlen(err);
+
+	if (snprintf(glob, sizeof(glob), "__%s_*", func) >= (int)sizeof(glob) ||
+	    sym_func_names(path, &names, why, sizeof(why)))
+		return;
+	for (i = 0; i < names.nfuncs && used < len; i++)
+		if (!fnmatch(glob, names.funcs[i], 0))
+			used += (size_t)snprintf(err + used, len - used, "%s%s",
+						 n++ ? ", " : ": ",
+						 names.funcs[i]);
+	if (n && used < len)
+		snprintf(err + used, len - used,
+			 " ('uprobe:%s:%s' times them all; this CPU runs one)",
+			 path, glob);
+	else if (!n && used < len)
+		snprintf(err + used, len - used,
+			 " (their symbols, %s, are not in this file: for "
+			 "glibc, in libc6-dbg's debug file)",
+			 glob);
+	ksyms_free(&names);
+}
+
+/*
  * The places of uprobe @pr (FUNC @func): *@u, or an error message in
  * *@msg.  The binary at PATH (sym_resolve_path(); a /proc/PID/exe or
  * /proc/PID/map_files/... path as given: the kernel follows it to the
@@ -234,6 +268,9 @@ static int plan_resolve_uprobe(struct planner *pn, const struct probe *pr,
 		for (i = 0; !ret && i < n; i++)
 			ret = sym_cache_insn_check(pn->syms, path, v[i].offset, err,
 						   sizeof(err));
+		/* an IFUNC: name its implementations where the symbols do */
+		if (ret == -EOPNOTSUPP)
+			ifunc_impls(path, func, err, sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;
