@@ -508,6 +508,16 @@ int report_finish(FILE *f);
 int report_tail_mark(const struct report *r, uint32_t timer);
 
 /*
+ * report_own_weight() - node @n's own value under --weight @w, as a folded
+ * line weighs it (src/report/folded.c): exclusive for every weight but
+ * total (self ns, on/off-CPU ns less the children's, clamped at 0; count:
+ * calls); a keyed span (@keyed) weighs its count only, its time being its
+ * thread's already (a flame graph would count it twice).
+ */
+uint64_t report_own_weight(const struct agg_node *n, enum report_weight w,
+			   int keyed);
+
+/*
  * report_keyed() - 1 if timer @timer of @r is a keyed span
  * (report_timer.key): its on/off-CPU split does not apply; else 0 (and
  * for the tree's pseudo-timers: roots, [other]).

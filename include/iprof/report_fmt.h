@@ -24,6 +24,7 @@ enum report_fmt {
 	REPORT_FMT_OPENMETRICS,
 	REPORT_FMT_PROMETHEUS,
 	REPORT_FMT_PPROF,
+	REPORT_FMT_SVG,
 };
 
 /* What a format does (struct report_format.caps), as callers ask it. */
@@ -176,6 +177,15 @@ int report_json_levels(const struct report *r);
  * Returns 0, -ENOMEM, or -errno of a write error.
  */
 int report_folded(FILE *f, const struct report *r);
+
+/*
+ * report_svg() - a flame graph of @r's shown paths as one self-contained
+ * SVG document (src/report/svg.c): each frame as wide as its subtree's
+ * --weight, the sums flamegraph.pl makes of report_folded()'s lines, with
+ * its count, total, self, on-CPU and off-CPU time in its tooltip.
+ * Returns 0 or -errno (-ENOMEM, a write error).
+ */
+int report_svg(FILE *f, const struct report *r);
 
 /*
  * report_openmetrics() - the OpenMetrics 1.0 text exposition (the

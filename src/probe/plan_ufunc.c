@@ -220,18 +220,16 @@ static int plan_resolve_uprobe(struct planner *pn, const struct probe *pr,
 			  struct uplaces *u, char **msg, char **binary,
 			  int *nofunc)
 {
-	char err[PATH_MAX + 512], mf[PATH_MAX], note[3 * PATH_MAX];
+	char err[PATH_MAX + 512], mf[PATH_MAX], note[3 * PATH_MAX] = "";
 	char gone[PATH_MAX + 512] = ""; /* the file is gone: why */
 	char disk[PATH_MAX + 512] = ""; /* the file on disk lacks FUNC: why */
-	int disk_col = 0;
 	struct sym_target *v = NULL;
 	char *path = NULL;
 	struct stat st;
 	size_t n = 0, i;
-	int ret, col = pr->start.col, k, deleted = 0, used = 0;
+	int ret, col = pr->start.col, k, deleted = 0, used = 0, disk_col = 0;
 
 	*msg = NULL;
-	note[0] = '\0';
 	ret = sym_cache_resolve_path(pn->syms, pr->path, &path, err, sizeof(err));
 	if ((ret || strstr(path, " (deleted)")) &&
 	    !strncmp(pr->path, "/proc/", 6) && !stat(pr->path, &st)) {
@@ -268,8 +266,7 @@ static int plan_resolve_uprobe(struct planner *pn, const struct probe *pr,
 		for (i = 0; !ret && i < n; i++)
 			ret = sym_cache_insn_check(pn->syms, path, v[i].offset, err,
 						   sizeof(err));
-		/* an IFUNC: name its implementations where the symbols do */
-		if (ret == -EOPNOTSUPP)
+		if (ret == -EOPNOTSUPP) /* an IFUNC: its implementations */
 			ifunc_impls(path, func, err, sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)

@@ -87,6 +87,14 @@ static const struct report_format formats[] = {
 				REPORT_CAP_BINARY,
 			.binary = "gzipped binary profile",
 		},
+	[REPORT_FMT_SVG] =
+		{
+			.name = "svg",
+			.help = "a flame graph for a browser",
+			.write = report_svg,
+			.caps = TREE | REPORT_CAP_DELTA | REPORT_CAP_WEIGHT |
+				REPORT_CAP_SUMMARY_APART | REPORT_CAP_PARSED,
+		},
 };
 
 #define NFMT (sizeof(formats) / sizeof(formats[0]))

@@ -25,10 +25,7 @@ static uint64_t offcpu(const struct agg_node *n)
 	return n->runq_ns + n->blocked_ns;
 }
 
-/* the node's own value: exclusive for every weight but total; a keyed
- * span (@keyed) weighs its count only: its time is not its thread's,
- * whose own value already holds it (a flame graph would count it twice) */
-static uint64_t own_weight(const struct agg_node *n, enum report_weight w,
+uint64_t report_own_weight(const struct agg_node *n, enum report_weight w,
 			   int keyed)
 {
 	uint64_t kids = 0;
@@ -104,7 +101,7 @@ static int folded_body(FILE *f, const struct report *r)
 		}
 	}
 	for (i = 0; i < v.n; i++)
-		val[i] = own_weight(v.nodes[i], r->weight,
+		val[i] = report_own_weight(v.nodes[i], r->weight,
 				    report_keyed(r, v.nodes[i]->timer));
 	/*
 	 * A hidden node's exclusive value goes to its nearest shown ancestor

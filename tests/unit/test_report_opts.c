@@ -65,7 +65,7 @@ static void live_messages(void **state)
 		int c;
 		const char *arg, *msg;
 	} t[] = {
-		{ 'f', "x", "iprof: --format 'x': expected table, seed, json, folded, chrome, openmetrics, prometheus or pprof\n" },
+		{ 'f', "x", "iprof: --format 'x': expected table, seed, json, folded, chrome, openmetrics, prometheus, pprof or svg\n" },
 		{ RO_SORT, "x", "iprof: --sort 'x': expected total, self, count, name or first\n" },
 		{ RO_WEIGHT, "x", "iprof: --weight 'x': expected self, total, oncpu, offcpu or count\n" },
 		{ RO_BY, "x", "iprof: --by 'x': expected tid, tgid (or pid) or comm\n" },
@@ -100,7 +100,7 @@ static void subcommand_messages(void **state)
 			 -EINVAL);
 	assert_string_equal(logcap_take(), "iprof report: --max-paths 'x': expected a number from 0 (no cap) to 4294967295\n");
 	assert_int_equal(report_opts_parse(&ro, 'f', "x", "diff"), -EINVAL);
-	assert_string_equal(logcap_take(), "iprof diff: --format 'x': expected table, seed, json, folded, chrome, openmetrics, prometheus or pprof\n");
+	assert_string_equal(logcap_take(), "iprof diff: --format 'x': expected table, seed, json, folded, chrome, openmetrics, prometheus, pprof or svg\n");
 }
 
 static void format_checks(void **state)
@@ -142,7 +142,7 @@ static void format_checks(void **state)
 	assert_int_equal(report_opts_check(&ro, NULL), 0);
 	assert_string_equal(logcap_take(),
 			    "iprof: --columns applies to --format table only\n"
-			    "iprof: --weight applies to --format folded only\n");
+			    "iprof: --weight applies to --format folded or svg only\n");
 }
 
 /* report_opts_usage(@c, ...) as a string */
@@ -182,7 +182,7 @@ static void help_lists(void **state)
 			    "                        name or first (first seen); table, json, folded\n");
 	assert_string_equal(usage('f', "", "", 0),
 			    "table (default), seed, json, folded, chrome,\n"
-			    "                        openmetrics, prometheus or pprof\n");
+			    "                        openmetrics, prometheus, pprof or svg\n");
 	assert_string_equal(usage(RO_BY, "a root per ", "", 0),
 			    "a root per thread (tid), process (tgid) or command\n"
 			    "                        name (comm)\n");
