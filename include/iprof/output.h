@@ -32,7 +32,9 @@
 struct output {
 	const char *name; /* -o FILE as given, for messages; NULL: stdout */
 	char *path; /* the regular file replaced by each report (malloc'ed) */
-	FILE *direct; /* stdout or the opened non-regular file, else NULL */
+	FILE *direct; /* stdout, stderr's stream or the opened non-regular
+		       * file, else NULL */
+	int on_stderr; /* direct is output_open_stderr()'s stream */
 	mode_t mode; /* permission bits of each new report */
 	uid_t uid; /* owner to give it, (uid_t)-1 to leave it */
 	gid_t gid;
@@ -45,6 +47,15 @@ struct output {
  * owned by another user), -ENXIO (a FIFO nobody reads), open(2)'s.
  */
 int output_open(struct output *w, const char *path, char *err, size_t errlen);
+
+/*
+ * output_open_stderr() - set up @w to write reports to standard error,
+ * through its own buffered stream on a dup(2) of descriptor 2 (stderr
+ * itself is unbuffered), flushed at each output_end().  Used when a
+ * traced command owns standard output (perf stat's rule).  Returns 0 or
+ * a negative errno (dup(2), fdopen(3)).
+ */
+int output_open_stderr(struct output *w);
 
 /*
  * output_begin() - the stream for the next report: w->direct, or a new

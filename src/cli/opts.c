@@ -534,6 +534,14 @@ static int binary_out_ok(const struct opts *o)
 	if (o->dry_run ||
 	    (o->r.output && *o->r.output && strcmp(o->r.output, "-")))
 		return 1;
+	/* a traced command owns stdout, so the report would go to stderr */
+	if (o->cmd && !o->r.output && !o->record_mode &&
+	    report_fmt_has(o->r.fmt, REPORT_CAP_BINARY)) {
+		log_error(
+			"--format %s with -- COMMAND: give -o FILE (or -o - for stdout): the command's stdout is its own and a binary report does not go to stderr",
+			report_fmt_name(o->r.fmt));
+		return 0;
+	}
 	if (!report_fmt_stdout_ok(o->r.fmt, isatty(STDOUT_FILENO),
 				  o->interval_ns != 0, why, sizeof(why)))
 		return 1;

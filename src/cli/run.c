@@ -227,10 +227,14 @@ int run_emit_report(const struct opts *o, struct output *w, struct pipeline *p,
 	ret = output_end(w, f, tmp, ret);
 fallback:
 	if (ret && w->name) {
-		log_error("cannot write '%s': %s%s", w->name, strerror(-ret),
-			  final ? "; the report follows on stdout" : "");
+		/* not into a traced command's stdout */
+		FILE *alt = o->cmd ? stderr : stdout;
+
+		log_error("cannot write '%s': %s%s%s", w->name, strerror(-ret),
+			  final ? "; the report follows on " : "",
+			  final ? (o->cmd ? "stderr" : "stdout") : "");
 		if (final)
-			write_report(o, stdout, agg, run, since - t0,
+			write_report(o, alt, agg, run, since - t0,
 				     now - since, no, final);
 	} else if (ret) {
 		log_error("cannot write the report to stdout: %s",

@@ -161,7 +161,17 @@ static int open_outputs(struct trace *t)
 	char err[1024];
 	int e;
 
-	if (output_open(&t->w, o->r.output, err, sizeof(err))) {
+	/* a traced command owns stdout: with no -o the report (or the
+	 * timeline) goes to stderr, as perf stat's, time's and strace -c's
+	 * do, and a pipeline's data is never altered (issue 48 item 2) */
+	if (o->cmd && !o->r.output) {
+		e = output_open_stderr(&t->w);
+		if (e) {
+			log_error("cannot write the report to stderr: %s",
+				  strerror(-e));
+			return EXIT_RUNTIME;
+		}
+	} else if (output_open(&t->w, o->r.output, err, sizeof(err))) {
 		log_error("%s", err);
 		return EXIT_USAGE;
 	}
@@ -270,21 +280,17 @@ static int spawn_command(struct trace *t)
 		log_error("cannot run '%s': %s", o->cmd[0], strerror(errno));
 		return EXIT_USAGE;
 	}
-	/* a recording, a timeline, interval reports or a report that a
-	 * program reads (JSON, folded, pprof...) on stdout: the command's
-	 * output goes to stderr, not into it */
+	/* stdout asked for (-o -) for a recording, a timeline or the
+	 * report: the command's output goes to stderr, not into it */
 	on_stderr = t->rec_f == stdout || (t->tl.f && t->tl.f == stdout) ||
-		    (t->w.direct == stdout && run_want_report(o) &&
-		     (o->interval_ns ||
-		      report_fmt_has(o->r.fmt, REPORT_CAP_PARSED)));
+		    (t->w.direct == stdout && run_want_report(o));
 	if (on_stderr)
 		log_info("the command's stdout goes to stderr: stdout carries the %s%s",
 			 t->rec_f == stdout	      ? "recording" :
 			 t->tl.f && t->tl.f == stdout ? "timeline" :
-			 o->interval_ns		      ? "interval reports" :
 							report_fmt_get(o->r.fmt)->name,
-			 t->rec_f == stdout || (t->tl.f && t->tl.f == stdout) ||
-					 o->interval_ns ? "" : " report");
+			 t->rec_f == stdout || (t->tl.f && t->tl.f == stdout) ?
+				 "" : " report");
 	t->child = target_spawn_gated(o->cmd, &t->exec_r, on_stderr);
 	if (t->child < 0) {
 		log_error("cannot fork: %s", strerror(errno));

@@ -148,6 +148,25 @@ fail:
 		       strerror(-ret));
 }
 
+int output_open_stderr(struct output *w)
+{
+	int fd = dup(STDERR_FILENO), e;
+
+	memset(w, 0, sizeof(*w));
+	w->uid = (uid_t)-1;
+	w->gid = (gid_t)-1;
+	if (fd < 0)
+		return -errno;
+	w->direct = fdopen(fd, "w");
+	if (!w->direct) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	w->on_stderr = 1;
+	return 0;
+}
+
 FILE *output_begin(struct output *w, char *tmp, size_t len)
 {
 	FILE *f;
@@ -178,8 +197,12 @@ FILE *output_begin(struct output *w, char *tmp, size_t len)
 
 int output_end(struct output *w, FILE *f, const char *tmp, int ret)
 {
-	if (w->direct)
+	if (w->direct) {
+		/* a report on stderr comes whole, before what follows */
+		if (w->on_stderr && fflush(f) && !ret)
+			ret = -errno;
 		return ret;
+	}
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, w->path))

@@ -88,10 +88,12 @@ if [ "$(id -u)" = 0 ]; then
 	"$IPROF" -q -e "uprobe:$W:no_such_function" -o "$TMP/keep.txt" -d 1s 2>/dev/null
 	check "failed run: exit" "$?" 2
 	check "failed run: -o FILE untouched" "$(cat "$TMP/keep.txt")" "previous report"
-	# an output that cannot be written: the report comes out on stdout
+	# an output that cannot be written: the report comes out on stderr
+	# (stdout is the traced command's)
 	"$IPROF" -q -f seed -e "uprobe:$W:outer" -o /dev/full -- "$W" --calls 3 >"$TMP/full.out" 2>"$TMP/full.err"
 	check "-o /dev/full: exit" "$?" 1
-	check "-o /dev/full: report on stdout instead" "$(seed_field outer count "$TMP/full.out")" 3
+	check "-o /dev/full: report on stderr instead" "$(seed_field outer count "$TMP/full.err")" 3
+	check "-o /dev/full: not into the command's stdout" "$(seed_field outer count "$TMP/full.out")" ""
 	grep -q "cannot write '/dev/full'" "$TMP/full.err" && ok "-o /dev/full: says so" || bad "-o /dev/full: no message"
 	# a file or symlink planted beside the output is never opened
 	echo "precious" >"$TMP/victim"
@@ -189,7 +191,7 @@ fi
 
 # --rb-size is rounded up to a power of two per CPU: the reports say so
 if [ "$(id -u)" = 0 ]; then
-	ncpu=$(jq -r '.options.rb_rings' < <(timeout 10 "$IPROF" -q -f json --rb-size 5000 -e "uprobe:$W:outer" -- "$W" --calls 1 2>/dev/null | sed -n '/^{/,$p'))
+	ncpu=$(jq -r '.options.rb_rings' < <(timeout 10 "$IPROF" -q -f json -o - --rb-size 5000 -e "uprobe:$W:outer" -- "$W" --calls 1 2>/dev/null | sed -n '/^{/,$p'))
 	within "--rb-size: rings (one per possible CPU)" "$ncpu" 1 4096
 	timeout 10 "$IPROF" -q -f seed --rb-size 5000 -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
 	check "--rb-size 5000, seed: the size it got" "$(grep '^# rb_size' "$TMP/rb.seed")" \

@@ -9,20 +9,20 @@ W=$BUILD/uprobe-workload
 E="uprobe:$W:outer"
 run_w() { echo "\"$W\" --calls 3 >/dev/null; $1"; }
 
-"$IPROF" -q -f json -e "$E" -- sh -c "$(run_w 'exit 7')" >"$TMP/a.json"
+"$IPROF" -q -f json -o - -e "$E" -- sh -c "$(run_w 'exit 7')" >"$TMP/a.json"
 check "exit 7: iprof's status" "$?" 0
 check "exit 7: run" "$(jq -c '.run | [.exit_status, .signal, .signal_name]' "$TMP/a.json")" '[7,null,null]'
 check "exit 7: the workload's calls" "$(jnode "$TMP/a.json" outer count)" 3
 
-"$IPROF" -q -f json -e "$E" -- sh -c "$(run_w 'kill -SEGV $$')" >"$TMP/b.json"
+"$IPROF" -q -f json -o - -e "$E" -- sh -c "$(run_w 'kill -SEGV $$')" >"$TMP/b.json"
 check "SIGSEGV: iprof's status (128 + 11)" "$?" 139
 check "SIGSEGV: run" "$(jq -c '.run | [.exit_status, .signal, .signal_name]' "$TMP/b.json")" '[null,11,"SEGV"]'
 
-"$IPROF" -q -f json -e "$E" -- sh -c "$(run_w 'exit 0')" >"$TMP/c.json"
+"$IPROF" -q -f json -o - -e "$E" -- sh -c "$(run_w 'exit 0')" >"$TMP/c.json"
 check "exit 0: run" "$(jq -c '.run.exit_status' "$TMP/c.json")" 0
 
 # stopped by iprof (-d): no status of its own
-"$IPROF" -q -f json -d 1s -e "$E" -- sleep 10 >"$TMP/d.json"
+"$IPROF" -q -f json -o - -d 1s -e "$E" -- sleep 10 >"$TMP/d.json"
 check "-d stops it: iprof's status" "$?" 0
 check "-d stops it: run" "$(jq -c '.run | [.exit_status, .signal]' "$TMP/d.json")" '[null,null]'
 

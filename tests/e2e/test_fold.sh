@@ -62,7 +62,7 @@ check "record --fold-threads 3: the live tree is the replayed one" \
 # --by tid, reports every 100 ms covering their interval only (NDJSON on
 # stdout; the workload's own stdout, its counts, goes to stderr so as not
 # to mix into it); while it runs, iprof has its 3 folding threads
-"$IPROF" -f json --fold-threads 3 --by tid --interval 100ms --interval-mode delta \
+"$IPROF" -f json -o - --fold-threads 3 --by tid --interval 100ms --interval-mode delta \
 	"${ARGS[@]}" -- "$W" --threads 4 --iterations 200 --legs 4 --spin-us 500 \
 	>"$TMP/i.out" 2>"$TMP/i.err" &
 pid=$!

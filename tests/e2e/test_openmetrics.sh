@@ -17,7 +17,7 @@ W=$BUILD/uprobe-workload
 PROBES=(-e "uprobe:$W:outer" -e "uprobe:$W:sleep_inner" -e "uprobe:$W:spin_inner")
 
 # 1. an --interval stream on stdout: one document per report
-"$IPROF" -q "${PROBES[@]}" -f openmetrics --interval 100ms -- \
+"$IPROF" -q "${PROBES[@]}" -f openmetrics -o - --interval 100ms -- \
 	"$W" --calls 12 --sleep-us 40000 --spin-us 100 >"$TMP/iv.om" 2>"$TMP/err"
 check "interval stream: exit" "$?" 0
 sed -i '/^[a-z_0-9.]*=/d' "$TMP/iv.om" # the workload's key=value lines

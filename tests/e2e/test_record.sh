@@ -78,18 +78,29 @@ if [ -x "$BUILD/e2e-cxx" ]; then
 	check "record -o - | report -: the command's output kept out" \
 		"$(jnode "$TMP/pipe.json" ns::bar count)" "$(truth bar.count "$TMP/pipe.err")"
 	check "record -o -: said" "$(grep -c "^iprof: the command's stdout goes to stderr: stdout carries the recording$" "$TMP/pipe.err")" 1
-	# a report that a program reads, on stdout: the same
-	for f in json folded openmetrics; do
-		"$IPROF" -f $f -e "uprobe:$BUILD/e2e-cxx:ns::bar" -- "$BUILD/e2e-cxx" 3 \
+	# -o -: the report on stdout as asked, the command's output on stderr
+	for f in json folded openmetrics table; do
+		"$IPROF" -f $f -o - -e "uprobe:$BUILD/e2e-cxx:ns::bar" -- "$BUILD/e2e-cxx" 3 \
 			>"$TMP/stdout.$f" 2>"$TMP/stdout.$f.err"
-		check "-f $f on stdout: said" "$(grep -c "^iprof: the command's stdout goes to stderr: stdout carries the $f report$" "$TMP/stdout.$f.err")" 1
-		check "-f $f on stdout: the command's output on stderr" "$(truth bar.count "$TMP/stdout.$f.err")" "$(truth bar.count "$TMP/pipe.err")"
+		check "-f $f -o -: said" "$(grep -c "^iprof: the command's stdout goes to stderr: stdout carries the $f report$" "$TMP/stdout.$f.err")" 1
+		check "-f $f -o -: the command's output on stderr" "$(truth bar.count "$TMP/stdout.$f.err")" "$(truth bar.count "$TMP/pipe.err")"
 	done
-	check "-f json on stdout: jq reads it" "$(jnode "$TMP/stdout.json" ns::bar count)" "$(truth bar.count "$TMP/stdout.json.err")"
-	check "-f folded on stdout: one line" "$(cat "$TMP/stdout.folded" | cut -d' ' -f1)" "ns::bar"
-	# a table is read by a person: the command's output stays on stdout
-	"$IPROF" -e "uprobe:$BUILD/e2e-cxx:ns::bar" -- "$BUILD/e2e-cxx" 3 >"$TMP/stdout.table" 2>/dev/null
-	check "table on stdout: the command's output there too" "$(truth bar.count "$TMP/stdout.table")" "$(truth bar.count "$TMP/pipe.err")"
+	check "-f json -o -: jq reads it" "$(jnode "$TMP/stdout.json" ns::bar count)" "$(truth bar.count "$TMP/stdout.json.err")"
+	check "-f folded -o -: one line" "$(cat "$TMP/stdout.folded" | cut -d' ' -f1)" "ns::bar"
+	# no -o: the command owns stdout, byte for byte as untraced; the
+	# report (any format) on stderr, whole (issue 48 item 2)
+	"$BUILD/e2e-cxx" 3 >"$TMP/untraced.out" 2>/dev/null
+	for f in table json folded seed; do
+		"$IPROF" -q -f $f -e "uprobe:$BUILD/e2e-cxx:ns::bar" -- "$BUILD/e2e-cxx" 3 \
+			>"$TMP/own.$f" 2>"$TMP/own.$f.err"
+		check "-f $f, no -o: the command's stdout is its own" \
+			"$(cmp -s "$TMP/own.$f" "$TMP/untraced.out" && echo same)" same
+	done
+	check "table, no -o: on stderr" "$(grep -c '^ns::bar  *'"$(truth bar.count "$TMP/untraced.out")"' ' "$TMP/own.table.err")" 1
+	sed -n '/^{/,/^}/p' "$TMP/own.json.err" >"$TMP/own.json.rep"
+	check "json, no -o: on stderr, whole" "$(jnode "$TMP/own.json.rep" ns::bar count)" "$(truth bar.count "$TMP/untraced.out")"
+	check "folded, no -o: on stderr" "$(grep -c '^ns::bar [0-9]*$' "$TMP/own.folded.err")" 1
+	check "seed, no -o: on stderr" "$(grep -c 'ns::bar' "$TMP/own.seed.err")" 1
 fi
 # the reader of stdout goes away: a write error (1), not death by SIGPIPE
 "$IPROF" record -o - -e "uprobe:$W:outer" -- "$W" --calls 50 2>"$TMP/epipe.err" | head -c 10 >/dev/null

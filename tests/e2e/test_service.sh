@@ -129,7 +129,7 @@ ls "$TMP"/iv.json.?????? 2>/dev/null && bad "a temporary file was left behind" |
 
 # --interval -f json on stdout: NDJSON, one document per line, numbered
 # 1..N in order, only the last one final; the last covers the whole run
-"$IPROF" -q --probes "$TMP/svc.conf" -f json --interval 100ms -- \
+"$IPROF" -q --probes "$TMP/svc.conf" -f json -o - --interval 100ms -- \
 	"$W" --calls 6 --sleep-us 60000 >"$TMP/nd.json" 2>"$TMP/err3"
 check "ndjson: exit" "$?" 0
 sed -i '/^{/!d' "$TMP/nd.json" # the workload's own key=value lines

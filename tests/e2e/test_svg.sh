@@ -77,6 +77,6 @@ check "live: the command's stdout its own" "$(truth outer.count "$TMP/live.out")
 check "live: an SVG document" "$(python3 -c 'import sys, xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().tag)' "$TMP/live.svg")" \
 	"{http://www.w3.org/2000/svg}svg"
 # shellcheck disable=SC2086
-"$IPROF" -q -f svg $E -- "$W" --calls 10 >"$TMP/live2.svg" 2>"$TMP/live2.err"
-check "live -f svg to stdout: no command output in it" "$(grep -c 'outer.count=' "$TMP/live2.svg")" 0
+"$IPROF" -q -f svg -o - $E -- "$W" --calls 10 >"$TMP/live2.svg" 2>"$TMP/live2.err"
+check "live -f svg -o -: no command output in it" "$(grep -c 'outer.count=' "$TMP/live2.svg")" 0
 finish
