@@ -217,6 +217,10 @@ struct report {
 	int json_flat;
 	const enum report_col *columns; /* table only; NULL: the default set */
 	size_t ncolumns;
+	/* table only, default columns only: the terminal's width in columns
+	 * to fit (columns left out by a fixed order, names cut in the
+	 * middle, both said below the table); 0: no limit */
+	unsigned int width;
 
 	/*
 	 * --interval (JSON only): 0 for a single report; else this report's

@@ -123,4 +123,14 @@ int util_utf8_fwrite(FILE *f, const char *s, size_t n);
  */
 size_t util_utf8_width(const char *s);
 
+/*
+ * util_utf8_cut_middle() - @s in at most @width columns (as
+ * util_utf8_width() counts them, @width >= 4): itself if it fits, else its
+ * first and last characters with ".." between, cut at character
+ * boundaries, written NUL-terminated to @out (@outlen bytes; cut shorter
+ * if @out is smaller).  Returns @out.
+ */
+char *util_utf8_cut_middle(const char *s, size_t width, char *out,
+			   size_t outlen);
+
 #endif /* IPROF_UTIL_H */

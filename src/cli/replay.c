@@ -203,6 +203,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		r.start_realtime_ns += from - run->start_ns;
 	r.duration_ns = end - from;
 	report_opts_apply(&ro->r, &r);
+	r.width = report_opts_term_width(out);
 	ret = report_write(out, &r, ro->r.fmt, ro->quiet ? NULL : stderr);
 	for (uint32_t i = 0; i < run->ntimers; i++)
 		if (!run->timers[i].attached)

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "iprof/util.h"
 #include "cli/log.h"
@@ -51,6 +53,21 @@ void report_opts_apply(const struct report_opts *ro, struct report *r)
 	r->json_flat = ro->json_flat;
 	r->columns = ro->ncolumns ? ro->columns : NULL;
 	r->ncolumns = ro->ncolumns;
+}
+
+unsigned int report_opts_term_width(FILE *f)
+{
+	struct winsize ws;
+	const char *env;
+	long v;
+
+	if (!f || !isatty(fileno(f)))
+		return 0;
+	if (!ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	env = getenv("COLUMNS"); /* as ls(1): the width when the tty has none */
+	v = env ? strtol(env, NULL, 10) : 0;
+	return v > 0 && v < 100000 ? (unsigned int)v : 0;
 }
 
 /* the long name of option @c, for messages (the commands' tables name

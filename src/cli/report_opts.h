@@ -74,6 +74,13 @@ void report_opts_init(struct report_opts *ro);
 void report_opts_apply(const struct report_opts *ro, struct report *r);
 
 /*
+ * report_opts_term_width() - the width in columns of the terminal @f
+ * writes to (TIOCGWINSZ, else $COLUMNS as ls(1) reads it), for struct
+ * report's width; 0 when @f is not a terminal or no width is known.
+ */
+unsigned int report_opts_term_width(FILE *f);
+
+/*
  * report_opts_parse() - getopt_long()'s @c with its @arg, when it is a
  * report option.  Returns 1 when @c is none (the caller's own), 0 when
  * parsed, -EINVAL on a bad value or -o twice, said on stderr: "iprof:

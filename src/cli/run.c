@@ -268,6 +268,7 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 		r.start_realtime_ns += since;
 	r.duration_ns = duration_ns;
 	report_opts_apply(&o->r, &r);
+	r.width = report_opts_term_width(out);
 	r.interval = o->interval_ns ? no : 0;
 	r.final = final;
 	r.delta = o->delta;

@@ -269,6 +269,36 @@ size_t util_utf8_width(const char *s)
 	return w;
 }
 
+/* byte offset of character @i (0..) of @s, its length if it has fewer */
+static size_t utf8_offset(const char *s, size_t i)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k;
+
+	for (; *p && i; i--) {
+		k = utf8_char(p);
+		p += k ? k : 1;
+	}
+	return (size_t)(p - (const unsigned char *)s);
+}
+
+char *util_utf8_cut_middle(const char *s, size_t width, char *out,
+			   size_t outlen)
+{
+	size_t n = util_utf8_width(s), head, tail, hb, tb;
+
+	if (n <= width || width < 4) {
+		snprintf(out, outlen, "%s", s);
+		return out;
+	}
+	head = (width - 2 + 1) / 2;
+	tail = width - 2 - head;
+	hb = utf8_offset(s, head);
+	tb = utf8_offset(s, n - tail);
+	snprintf(out, outlen, "%.*s..%s", (int)hb, s, s + tb);
+	return out;
+}
+
 void util_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -227,6 +227,107 @@ static void print_hidden(FILE *f, const struct report *r,
 	fputs(")\n", f);
 }
 
+/*
+ * The columns a table on a terminal leaves out first to fit r->width,
+ * in order: ones whose every cell is 0 of the loss counters, then the
+ * least read.  COUNT, TOTAL, SELF and AVG always stay.
+ */
+static const enum report_col drop_zero[] = {
+	REPORT_COL_UNWOUND, REPORT_COL_INCOMPL, REPORT_COL_EXITED,
+};
+static const enum report_col drop_order[] = {
+	REPORT_COL_P50,	    REPORT_COL_WALL,	REPORT_COL_MIN,
+	REPORT_COL_THREADS, REPORT_COL_P99,	REPORT_COL_MAX,
+	REPORT_COL_UNWOUND, REPORT_COL_INCOMPL, REPORT_COL_EXITED,
+	REPORT_COL_OFFCPU,  REPORT_COL_ONCPU,
+};
+
+#define FIT_NAME 40 /* names are cut to this before a column is left out */
+#define FIT_NAME_MIN 16 /* and never below this */
+
+struct fit {
+	size_t namew; /* the NAME column's width (names cut to it) */
+	unsigned char shown[REPORT_NCOL]; /* per column index: printed */
+	int cut; /* names were cut */
+};
+
+static size_t fit_width(const struct fit *ft, size_t namew, const size_t *w,
+			size_t ncols)
+{
+	size_t c, t = namew;
+
+	for (c = 0; c < ncols; c++)
+		t += ft->shown[c] ? 2 + w[c] : 0;
+	return t;
+}
+
+/* leave out column @which if shown (and, with @zero, only if every one of
+ * the @nrows cells is "0"), while the table is wider than r->width */
+static void fit_drop(const struct report *r, struct fit *ft,
+		     const enum report_col *cols, size_t ncols,
+		     const size_t *w, char (*cells)[CELL], size_t nrows,
+		     enum report_col which, int zero)
+{
+	size_t c, i;
+
+	if (fit_width(ft, ft->namew < FIT_NAME ? ft->namew : FIT_NAME, w,
+		      ncols) <= r->width)
+		return;
+	for (c = 0; c < ncols && cols[c] != which; c++)
+		;
+	if (c == ncols || !ft->shown[c])
+		return;
+	for (i = 0; zero && i < nrows; i++)
+		if (strcmp(cells[i * ncols + c], "0"))
+			return;
+	ft->shown[c] = 0;
+}
+
+/* which columns a table of r->width columns keeps, and its names' width */
+static void fit_table(const struct report *r, struct fit *ft,
+		      const enum report_col *cols, size_t ncols,
+		      const size_t *w, char (*cells)[CELL], size_t nrows)
+{
+	size_t i, rest;
+
+	memset(ft->shown, 1, sizeof(ft->shown));
+	ft->cut = 0;
+	if (!r->width || r->columns)
+		return;
+	for (i = 0; i < sizeof(drop_zero) / sizeof(drop_zero[0]); i++)
+		fit_drop(r, ft, cols, ncols, w, cells, nrows, drop_zero[i], 1);
+	for (i = 0; i < sizeof(drop_order) / sizeof(drop_order[0]); i++)
+		fit_drop(r, ft, cols, ncols, w, cells, nrows, drop_order[i], 0);
+	rest = fit_width(ft, 0, w, ncols);
+	if (rest + ft->namew <= r->width)
+		return;
+	rest = r->width > rest + FIT_NAME_MIN ? r->width - rest : FIT_NAME_MIN;
+	if (rest < ft->namew) {
+		ft->namew = rest;
+		ft->cut = 1;
+	}
+}
+
+/* below the table: what fit_table() left out */
+static void fit_note(FILE *f, const struct report *r, const struct fit *ft,
+		     const enum report_col *cols, size_t ncols)
+{
+	size_t c, n = 0;
+
+	for (c = 0; c < ncols; c++)
+		n += !ft->shown[c];
+	if (!n && !ft->cut)
+		return;
+	fprintf(f, "to fit %u columns:", r->width);
+	for (c = 0, n = 0; c < ncols; c++)
+		if (!ft->shown[c])
+			fprintf(f, "%s%s", n++ ? ", " : " left out ",
+				col[cols[c]].name);
+	fprintf(f, "%s (--columns chooses the columns; -f json has every name whole)\n",
+		ft->cut ? n ? "; names cut in the middle" :
+			      " names cut in the middle" : "");
+}
+
 static int table_body(FILE *f, const struct report *r)
 {
 	const enum report_col *cols = default_cols;
@@ -235,7 +336,8 @@ static int table_body(FILE *f, const struct report *r)
 	struct report_view v;
 	char(*cells)[CELL] = NULL;
 	const char *name;
-	char buf[REPORT_NAME_BUF];
+	char buf[REPORT_NAME_BUF], cut[512];
+	struct fit ft;
 	int err, mark;
 
 	if (r->columns && r->ncolumns) {
@@ -279,9 +381,13 @@ static int table_body(FILE *f, const struct report *r)
 		}
 	}
 
+	ft.namew = namew;
+	fit_table(r, &ft, cols, ncols, w, cells, v.nvisible);
+	namew = ft.namew;
 	fprintf(f, "%-*s", (int)namew, "NAME");
 	for (c = 0; c < ncols; c++)
-		fprintf(f, "  %*s", (int)w[c], col[cols[c]].head);
+		if (ft.shown[c])
+			fprintf(f, "  %*s", (int)w[c], col[cols[c]].head);
 	fputc('\n', f);
 	for (i = 0, j = 0; i < v.n; i++) {
 		int indent = (int)(2 * (v.nodes[i]->depth - 1));
@@ -293,10 +399,17 @@ static int table_body(FILE *f, const struct report *r)
 		/* a tail-calling timer: NAME*, its footnote after the table
 		 * (report_tail_note()) */
 		mark = report_tail_mark(r, v.nodes[i]->timer);
+		if (ft.cut && (size_t)indent + util_utf8_width(name) + !!mark > namew)
+			name = util_utf8_cut_middle(
+				name,
+				namew > (size_t)indent + !!mark + 4 ?
+					namew - (size_t)indent - !!mark : 4,
+				cut, sizeof(cut));
 		fprintf(f, "%*s%s%-*s", indent, "", name, (int)namew - indent -
 			(int)util_utf8_width(name), mark ? "*" : "");
 		for (c = 0; c < ncols; c++, j++)
-			fprintf(f, "  %*s", (int)w[c], cells[j]);
+			if (ft.shown[c])
+				fprintf(f, "  %*s", (int)w[c], cells[j]);
 		fputc('\n', f);
 	}
 
@@ -305,6 +418,7 @@ static int table_body(FILE *f, const struct report *r)
 		fprintf(f, "traced for %s\n",
 			report_ns_str(buf, sizeof(buf), r->duration_ns));
 	print_hidden(f, r, &v);
+	fit_note(f, r, &ft, cols, ncols);
 	err = report_summary(f, r, 0);
 out:
 	free(cells);

@@ -67,6 +67,19 @@ check "json: every histogram slot within [min, max]" \
 check "json: raw (--no-compensate): histogram slots hold min and max" \
 	"$("$IPROF" report -q -f json --no-compensate "$TMP/json.rec" | jq '[.. | objects | select(has("histogram") and .count > 0) | (.histogram[0][0] <= .min_ns and .histogram[-1][1] >= .max_ns)] | all')" true
 
+# a table on a terminal fits its width (issue 48 item 5): script(1) gives
+# a terminal with no size, so $COLUMNS says it, as ls(1) reads it
+if command -v script >/dev/null; then
+	COLUMNS=80 script -qec "'$IPROF' report -q '$TMP/json.rec'" /dev/null | tr -d '\r' >"$TMP/tty80"
+	check "table on an 80-column terminal: its rows fit" \
+		"$(sed '/^$/q' "$TMP/tty80" | awk 'length($0) > 80' | wc -l)" 0
+	check "table on an 80-column terminal: says what it left out" \
+		"$(grep -c '^to fit 80 columns: left out .*(--columns chooses' "$TMP/tty80")" 1
+	"$IPROF" report -q "$TMP/json.rec" >"$TMP/notty"
+	check "table to a file: every column" "$(grep -c '^to fit' "$TMP/notty")" 0
+else
+	bad "script(1) (bsdutils) is missing: the terminal width is untested"
+fi
 # stdin, and the same recording reported in another format than live
 "$IPROF" report -q -f json - <"$TMP/json.rec" >"$TMP/stdin.rep"
 check "report from stdin == live" "$(cmp -s "$TMP/stdin.rep" "$TMP/json.live" && echo same)" same

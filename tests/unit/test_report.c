@@ -205,6 +205,73 @@ static void test_table(void **state)
 	agg__free(a);
 }
 
+/* r.width (a terminal's columns): the same table within 60 and 100
+ * columns; columns left out in drop order (all-0 loss counters first),
+ * every kept cell as in the full table, the names cut in the middle */
+static void test_table_fit(void **state)
+{
+	struct agg *a = build();
+	struct report_timer t[NTIMERS];
+	struct report r;
+	char *out, *line, *nl;
+	size_t n;
+
+	(void)state;
+	init_report(&r, a);
+	memcpy(t, timers, sizeof(t));
+	r.timers = t;
+	r.width = 100;
+	out = run(report_table, &r);
+	assert_string_equal(
+		strstr(out, "NAME"),
+		"NAME     COUNT   TOTAL    SELF   ONCPU  OFFCPU     AVG     MAX     P99  THREADS  INCOMPL  UNWOUND\n"
+		"outer        3  19.0ms  14.5ms  16.0ms  3.00ms  6.33ms  10.0ms  10.0ms        3        0        0\n"
+		"  inner      3  4.50ms  4.50ms  3.50ms  1.00ms  1.50ms  2.00ms  2.00ms        2        0        1\n"
+		"open         0       -       -       -       -       -       -       -        0        2        0\n"
+		"  inner      1  1.00ms  1.00ms  1.00ms     0ns  1.00ms  1.00ms  1.00ms        1        0        0\n"
+		"inner        0       -       -       -       -       -       -       -        0        1        0\n"
+		"\n"
+		"traced for 20.0ms\n"
+		"to fit 100 columns: left out wall, min, p50, exited (--columns chooses the columns; -f json has every name whole)\n"
+		"incomplete: open count=2 elapsed=39.0ms\n"
+		"incomplete: inner count=1 elapsed=15.0ms\n"
+		"not attached: refused: fentry refused by the kernel (EPERM)\n"
+		"attached, 0 hits: never (span tracepoint:kvm:kvm_entry -> tracepoint:kvm:kvm_exit)\n"
+		"orphan stops: inner 3\n"
+		"kprobe misses: open 2 (calls beyond 256 open at once get no kretprobe: raise --maxactive)\n"
+		"closed untimed: 1 frame unwound\n"
+		"lost: 5 records (ring buffer full), 1 resync, 1 frame discarded, 1 record skipped, 1 start over max depth, 1 malformed record, 3 probe hits missed (BPF recursion), 2 kprobe misses (kernel)\n");
+	free(out);
+
+	/* 60 columns, a 50-character name: cut to what is left */
+	t[OUTER].name = "outer_with_a_name_much_too_long_for_this_terminal_";
+	r.width = 60;
+	out = run(report_table, &r);
+	for (line = out, n = 0; n < 6; n++, line = nl + 1) {
+		nl = strchr(line, '\n');
+		assert_non_null(nl);
+		assert_true(nl - line <= 60);
+	}
+	assert_non_null(strstr(out, "\nouter_with_a_n..his_terminal_      3  19.0ms  14.5ms  6.33ms\n"));
+	assert_non_null(strstr(out, "\nto fit 60 columns: left out wall, oncpu, offcpu, min, max, p50, p99, threads, exited, incompl, unwound; names cut in the middle (--columns"));
+	free(out);
+
+	/* --columns given: printed as asked, whatever the width */
+	{
+		static const enum report_col cols[] = { REPORT_COL_COUNT,
+							REPORT_COL_P50 };
+
+		r.columns = cols;
+		r.ncolumns = 2;
+		r.width = 10;
+		out = run(report_table, &r);
+		assert_non_null(strstr(out, "\nouter_with_a_name_much_too_long_for_this_terminal_      3  5.90ms\n"));
+		assert_null(strstr(out, "to fit"));
+		free(out);
+	}
+	agg__free(a);
+}
+
 static void test_table_sort_and_width(void **state)
 {
 	struct agg *a = agg__new(NTIMERS);
@@ -1427,6 +1494,7 @@ int main(void)
 		cmocka_unit_test(test_om_classic),
 		cmocka_unit_test(test_om_negotiate),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_fit),
 		cmocka_unit_test(test_table_sort_and_width),
 		cmocka_unit_test(test_no_timers_and_empty),
 		cmocka_unit_test(test_write_error),

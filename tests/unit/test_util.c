@@ -55,6 +55,17 @@ static void utf8_valid_out(void **state)
 	assert_int_equal(util_utf8_width("w\xffx"), 3);
 	assert_int_equal(util_utf8_width("\xe0\x80\xaf"), 3);
 	assert_int_equal(util_utf8_width("a\xe2\x82"), 3);
+	/* cut in the middle at character boundaries */
+	{
+		char b[64];
+
+		assert_string_equal(util_utf8_cut_middle("abcdef", 6, b, sizeof(b)), "abcdef");
+		assert_string_equal(util_utf8_cut_middle("abcdefgh", 6, b, sizeof(b)), "ab..gh");
+		assert_string_equal(util_utf8_cut_middle("abcdefgh", 7, b, sizeof(b)), "abc..gh");
+		assert_string_equal(util_utf8_cut_middle("\xc3\xa9\xc3\xa9xyz\xe2\x82\xac\xe2\x82\xac", 6, b, sizeof(b)),
+				    "\xc3\xa9\xc3\xa9..\xe2\x82\xac\xe2\x82\xac");
+		assert_int_equal(util_utf8_width(util_utf8_cut_middle("a\xffxyzw\xffz", 5, b, sizeof(b))), 5);
+	}
 }
 
 static void durations(void **state)
