@@ -23,6 +23,7 @@
 #include "cli/run.h"
 #include "cli/plan_print.h"
 #include "cli/calib.h"
+#include "cli/hint.h"
 #include "cli/log.h"
 
 /*
@@ -624,6 +625,14 @@ static int write_results(struct trace *t, uint64_t now)
 				    o->delta ? t->since : t->t0, now,
 				    t->nreports + 1, 1);
 	report_out = !e;
+	if (!e && o->cmd && o->cmd[0]) {
+		struct agg *agg = pipeline__tree(t->pl, now);
+
+		if (agg) {
+			hint_zero_hits(t->plan, t->run.timers, agg, o->cmd[0]);
+			pipeline__tree_done(t->pl, agg);
+		}
+	}
 	/* a script learns from the status whether all it asked was traced,
 	 * and all of it counted */
 	return e ? EXIT_RUNTIME :

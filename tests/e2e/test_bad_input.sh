@@ -355,4 +355,20 @@ cp "$TMP/x.rec" "$TMP/x.orig"
 "$IPROF" report -o "$TMP/x.rec" "$TMP/x.rec" 2>"$TMP/err"
 check "report -o the recording: exit status" "$?" 2
 cmp -s "$TMP/x.rec" "$TMP/x.orig" && ok "report -o the recording: left as it was" || bad "report -o the recording: changed"
+# a library timer with 0 hits because the program has the function linked
+# in (Debian's perl and libperl): the hint names the probe line that times
+# it (issue 48 item 4)
+printf 'int hf(int x) { return x + 1; }\n' >"$TMP/hint_lib.c"
+printf 'int hf(int x) { return x + 1; }\nint main(void) { int s = 0; for (int i = 0; i < 5; i++) s += hf(i); return s == 15 ? 0 : 1; }\n' >"$TMP/hint_prog.c"
+if cc -O0 -shared -fPIC -o "$TMP/libhint.so" "$TMP/hint_lib.c" && cc -O0 -o "$TMP/hintprog" "$TMP/hint_prog.c"; then
+	"$IPROF" -e "uprobe:$TMP/libhint.so:hf" -o "$TMP/hint.rep" -- "$TMP/hintprog" 2>"$TMP/hint.err"
+	check "0 hits in a library: exit" "$?" 0
+	check "0 hits in a library: the hint" "$(grep '^iprof: hint:' "$TMP/hint.err")" \
+		"iprof: hint: hf had 0 hits: $TMP/hintprog defines hf itself (linked in, not called in $TMP/libhint.so); time it there: -e 'uprobe:$TMP/hintprog:hf'"
+	"$IPROF" -q -f json -o "$TMP/hint2.json" -e "uprobe:$TMP/hintprog:hf" -- "$TMP/hintprog" 2>"$TMP/hint2.err"
+	check "the hinted probe line: its count" "$(jnode "$TMP/hint2.json" hf count)" 5
+	check "the hinted probe line: no hint" "$(grep -c 'hint:' "$TMP/hint2.err")" 0
+else
+	bad "cc cannot build the hint fixture"
+fi
 finish

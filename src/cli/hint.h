@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Hints after a run, where iprof knows why a timer saw nothing.
+ */
+#ifndef IPROF_CLI_HINT_H
+#define IPROF_CLI_HINT_H
+
+#include <stdint.h>
+
+#include "iprof/agg.h"
+#include "iprof/plan.h"
+#include "iprof/report.h"
+
+/*
+ * hint_zero_hits() - for each user-function timer of @plan that attached
+ * (@timers[i].attached, @timers: @plan->ntimers entries) in a file other
+ * than the traced program @exe and was never started (agg__timer_started()
+ * in @agg): when @exe defines the function itself (a library linked in
+ * statically, as Debian's perl has libperl), say so on stderr (log_info)
+ * with the probe line that times it.  @exe NULL: nothing.  Reads ELF
+ * symbols (sym_func_offset()); errors only leave a hint out.
+ */
+void hint_zero_hits(const struct plan *plan, const struct report_timer *timers,
+		    const struct agg *agg, const char *exe);
+
+#endif /* IPROF_CLI_HINT_H */
