@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "iprof/ksym.h"
 #include "iprof/probe.h"
 #include "iprof/util.h"
 
@@ -268,6 +269,29 @@ static int syntax_error_len(struct lex *lx, const char *p, size_t len,
 static int syntax_error(struct lex *lx, const char *p, const char *what)
 {
 	return syntax_error_len(lx, p, 0, what);
+}
+
+/*
+ * A KIND: that is none: the syntax error, with "; did you mean uprobe:?"
+ * when a kind's name is near the @n bytes at @p (ksym_suggest()).
+ */
+static int kind_error(struct lex *lx, const char *p, size_t n)
+{
+	char nb[NKINDS][24], *names[NKINDS], want[64], near[128], what[256];
+	size_t k, m = 0;
+
+	for (k = 0; k < NKINDS; k++)
+		if (kinds[k].syntax & PROBE_SYN_FUNC) {
+			snprintf(nb[m], sizeof(nb[m]), "%s:", kinds[k].name);
+			names[m] = nb[m];
+			m++;
+		}
+	snprintf(want, sizeof(want), "%.*s:", (int)n, p);
+	if (!ksym_suggest(names, m, want, near, sizeof(near)))
+		return syntax_error_len(lx, p, n + 1, EXPECT_KIND);
+	snprintf(what, sizeof(what), "%s" KSYM_SUGGEST_PFX "%s?", EXPECT_KIND,
+		 near);
+	return syntax_error_len(lx, p, n + 1, what);
 }
 
 static int nomem(struct lex *lx)
@@ -1071,7 +1095,7 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 				break;
 		}
 		if (k == NKINDS)
-			return syntax_error_len(&lx, p, n + 1, EXPECT_KIND);
+			return kind_error(&lx, p, n);
 		pr.kind = k;
 		err = parse_function(&lx, e + 1, &pr);
 	} else if (at_keyword(p, "span")) {

@@ -697,7 +697,12 @@ static void test_kind_str(void **state)
 
 static void test_err_kind(void **state)
 {
-	parse_bad("fentri:foo", "-e:1:1: found 'fentri:', expected " KINDS);
+	/* a kind misspelled: the kinds near it (ksym_suggest()) */
+	parse_bad("fentri:foo", "-e:1:1: found 'fentri:', expected " KINDS
+				"; did you mean fentry:?");
+	parse_bad("  uprob:/bin/true:main", "-e:1:3: found 'uprob:', expected "
+		  KINDS "; did you mean uprobe: or kprobe:?");
+	parse_bad("syscall:read", "-e:1:1: found 'syscall:', expected " KINDS);
 	parse_bad("  FENTRY:foo", "-e:1:3: found 'FENTRY:', expected " KINDS);
 	parse_bad("vfs_read", "-e:1:1: found 'vfs_read', expected " KINDS);
 	parse_bad(":foo", "-e:1:1: found ':foo', expected " KINDS);
