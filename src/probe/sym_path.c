@@ -6,6 +6,7 @@
  * ET_EXEC, or ET_DYN with DF_1_PIE).
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "iprof/ksym.h"
 #include "iprof/util.h"
 #include "probe/sym_int.h"
 
@@ -74,6 +76,93 @@ static int absolute(const char *path, char **out, char *err, size_t errlen)
 	return -e;
 }
 
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+/* the entries of folder @dir into @nm (duplicates kept); 0 or -ENOMEM */
+static int dir_names(const char *dir, struct names *nm)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char **v;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (nm->n == nm->cap) {
+			nm->cap = nm->cap ? 2 * nm->cap : 1024;
+			v = realloc(nm->v, nm->cap * sizeof(*v));
+			if (!v)
+				break;
+			nm->v = v;
+		}
+		nm->v[nm->n] = strdup(de->d_name);
+		if (!nm->v[nm->n])
+			break;
+		nm->n++;
+	}
+	closedir(d);
+	return de ? -ENOMEM : 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * "; did you mean a or b?" after @err for a NAME found nowhere: the
+ * versions of it (libz.so -> libz.so.1) in $PATH and the library folders,
+ * else the names near it (ksym_suggest()).
+ */
+static void suggest_files(const char *name, const char *path, char *err,
+			  size_t errlen)
+{
+	struct names nm = { 0 };
+	char dir[PATH_MAX], near[256] = "";
+	const char *p, *end, *vers[3];
+	size_t i, k, len = strlen(name), used = strlen(err);
+
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		if (end > p && (size_t)(end - p) < sizeof(dir)) {
+			snprintf(dir, sizeof(dir), "%.*s", (int)(end - p), p);
+			dir_names(dir, &nm);
+		}
+		if (!*end)
+			break;
+	}
+	for (i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++)
+		dir_names(lib_dirs[i], &nm);
+	qsort(nm.v, nm.n, sizeof(*nm.v), cmp_name);
+	for (i = 0, k = 0; i < nm.n; i++) { /* once each */
+		if (k && !strcmp(nm.v[k - 1], nm.v[i]))
+			free(nm.v[i]);
+		else
+			nm.v[k++] = nm.v[i];
+	}
+	nm.n = k;
+	/* its versions, the shortest first (sorted: a prefix comes first) */
+	for (i = 0, k = 0; i < nm.n && k < 3; i++)
+		if (!strncmp(nm.v[i], name, len) && nm.v[i][len] == '.')
+			vers[k++] = nm.v[i];
+	for (i = 0; i < k; i++)
+		snprintf(near + strlen(near), sizeof(near) - strlen(near),
+			 "%s%s", !i ? "" : i + 1 < k ? ", " : " or ", vers[i]);
+	if (!k)
+		ksym_suggest(nm.v, nm.n, name, near, sizeof(near));
+	if (*near && used < errlen)
+		snprintf(err + used, errlen - used, KSYM_SUGGEST_PFX "%s?",
+			 near);
+	for (i = 0; i < nm.n; i++)
+		free(nm.v[i]);
+	free(nm.v);
+}
+
 int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)
 {
 	char cand[PATH_MAX];
@@ -113,6 +202,8 @@ int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)
 		"%s not found in $PATH or the library directories; give a "
 		"path (./%s)",
 		name, name);
+	if (err)
+		suggest_files(name, path, err, errlen);
 	return -ENOENT;
 }
 

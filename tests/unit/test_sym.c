@@ -540,6 +540,7 @@ static void paths(void **state)
 	run("cp '%s' '%s'", g_self, want);
 	snprintf(want, sizeof(want), "%s/lib.so", g_tmp);
 	run("cp '%s' '%s' && chmod 644 '%s'", g_self, want, want);
+	run("touch '%s/libiproftest.so.1' '%s/iproftest-binary'", g_tmp, g_tmp);
 
 	/* an absolute path stays; symlinks are resolved */
 	assert_int_equal(resolve(g_self, &out), 0);
@@ -575,6 +576,14 @@ static void paths(void **state)
 	assert_string_equal(out, want);
 	free(out);
 	assert_int_equal(resolve("lib.so", &out), -ENOENT);
+	/* a name found nowhere: its versions, or the names near it */
+	assert_int_equal(resolve("libiproftest.so", &out), -ENOENT);
+	assert_string_equal(g_err, "libiproftest.so not found in $PATH or the "
+				   "library directories; give a path "
+				   "(./libiproftest.so); did you mean "
+				   "libiproftest.so.1?");
+	assert_int_equal(resolve("iproftest-binray", &out), -ENOENT);
+	assert_non_null(strstr(g_err, "; did you mean iproftest-binary?"));
 	assert_int_equal(setenv("PATH", old_path, 1), 0);
 	free(old_path);
 	assert_int_equal(chdir(cwd), 0);
