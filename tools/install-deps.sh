@@ -16,6 +16,7 @@ pkgs=(build-essential cmake pkg-config clang llvm
       g++  # e2e: the C++ exception workload
       libmicrohttpd-dev libsystemd-dev  # --listen, Type=notify
       jq curl python3-prometheus-client  # e2e: JSON, /metrics, the OpenMetrics parser
+      chromium  # e2e: lays -f svg out headless (test_svg)
       # e2e: a real Prometheus scrapes --listen, promtool lints the names
       # (test_prometheus); ss finds its port.  On a systemd host the
       # package enables prometheus.service (:9090, /var/lib/prometheus):
