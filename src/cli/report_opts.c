@@ -202,6 +202,35 @@ static const char *expected(int c, char *buf, size_t size)
 	}
 }
 
+/* "no column 'x'; " or "'x' twice; " for the first name of the
+ * --columns list @arg that is wrong, into @out (@len bytes); else "" */
+static void bad_column(const char *arg, char *out, size_t len)
+{
+	const char *p = *arg == '+' ? arg + 1 : arg, *e, *q;
+	size_t n;
+	int c;
+
+	*out = '\0';
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, ',');
+		n = (size_t)(e - p);
+		for (c = 0; c < REPORT_NCOL; c++)
+			if (strlen(report_col_name(c)) == n &&
+			    !strncmp(report_col_name(c), p, n))
+				break;
+		if (c == REPORT_NCOL) {
+			snprintf(out, len, "no column '%.*s'; ", (int)n, p);
+			return;
+		}
+		for (q = *arg == '+' ? arg + 1 : arg; q < p; q++)
+			if ((q == arg || q[-1] == ',' || q[-1] == '+') &&
+			    !strncmp(q, p, n) && (q[n] == ',')) {
+				snprintf(out, len, "'%.*s' twice; ", (int)n, p);
+				return;
+			}
+	}
+}
+
 /* parse @arg for option @c into @ro: 0, or -EINVAL (nothing said) */
 static int parse_value(struct report_opts *ro, int c, const char *arg)
 {
@@ -265,7 +294,7 @@ static int parse_value(struct report_opts *ro, int c, const char *arg)
 int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 		      const char *cmd)
 {
-	char buf[512];
+	char buf[512], which[96] = "";
 
 	switch (c) {
 	case RO_NO_COMPENSATE:
@@ -296,11 +325,14 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 	}
 	if (!parse_value(ro, c, arg))
 		return 0;
+	if (c == RO_COLUMNS)
+		bad_column(arg, which, sizeof(which));
 	if (cmd)
-		log_cmd(LOG_LVL_ERROR, cmd, "--%s '%s': expected %s",
-			opt_name(c), arg, expected(c, buf, sizeof(buf)));
+		log_cmd(LOG_LVL_ERROR, cmd, "--%s '%s': %sexpected %s",
+			opt_name(c), arg, which,
+			expected(c, buf, sizeof(buf)));
 	else
-		log_error("--%s '%s': expected %s", opt_name(c), arg,
+		log_error("--%s '%s': %sexpected %s", opt_name(c), arg, which,
 			  expected(c, buf, sizeof(buf)));
 	return -EINVAL;
 }
