@@ -392,7 +392,21 @@ int report_print_path(FILE *f, const struct report *r, const struct agg_node *n,
 /* "(kind where)" of a timer, tolerant of missing strings. */
 static void print_kind_where(FILE *f, const struct report_timer *t)
 {
-	if (t->kind && t->where)
+	size_t k = t->kind ? strlen(t->kind) : 0, n;
+	const char *g;
+
+	/* "uprobe:/bin/x:f", not "uprobe uprobe:/bin/x:f"; a glob's match
+	 * "uprobe:/bin/x:f (uprobe:/bin/x:f*)": only the line it came from */
+	if (k && t->where && !strncmp(t->where, t->kind, k) &&
+	    t->where[k] == ':') {
+		g = strstr(t->where, " (");
+		n = strlen(t->where);
+		if (g && t->where[n - 1] == ')' && !strncmp(g + 2, t->kind, k))
+			fprintf(f, " %s", g + 1);
+		else
+			fprintf(f, " (%s)", t->where);
+	}
+	else if (t->kind && t->where)
 		fprintf(f, " (%s %s)", t->kind, t->where);
 	else if (t->kind || t->where)
 		fprintf(f, " (%s)", t->kind ? t->kind : t->where);
@@ -890,10 +904,13 @@ static void summary_keyed(FILE *f, const struct report *r, int seed)
 			"keyed spans: no on-CPU/off-CPU split (a span that starts on one thread and stops on another is no one thread's time); their time is not their parent's (its self time keeps it)\n");
 }
 
+/* timers with 0 hits named one per line; the rest are counted */
+#define ZERO_HITS_SHOWN 10
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
-	uint32_t ntimers = agg__ntimers(r->agg), i;
+	uint32_t ntimers = agg__ntimers(r->agg), i, nzero;
 	const struct agg_node *n;
 	unsigned char *hit;
 	char buf[32];
@@ -924,12 +941,15 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			free(hit);
 			return err;
 		}
-		for (i = 0; i < ntimers; i++) {
+		for (i = 0, nzero = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
 
 			/* started: its calls may all be in [other] */
 			if (!t->attached || hit[i] ||
 			    agg__timer_started(r->agg, i))
+				continue;
+			/* a glob's many: the first few, then how many more */
+			if (++nzero > ZERO_HITS_SHOWN)
 				continue;
 			fprintf(f, "%s%s: %s", pfx,
 				seed ? "no hits" : "attached, 0 hits",
@@ -937,6 +957,10 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			print_kind_where(f, t);
 			fputc('\n', f);
 		}
+		if (nzero > ZERO_HITS_SHOWN)
+			fprintf(f, "%s%s: %" PRIu32 " more timers (JSON lists them)\n",
+				pfx, seed ? "no hits" : "attached, 0 hits",
+				nzero - ZERO_HITS_SHOWN);
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
 

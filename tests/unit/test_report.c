@@ -1269,6 +1269,40 @@ static void test_summary_capped(void **state)
 	agg__free(a);
 }
 
+/* a glob's timers with 0 hits: ten named, with the line they came from
+ * (not the path twice), then how many more */
+static void test_zero_hits_capped(void **state)
+{
+	enum { N = 14 };
+	struct report_timer t[N];
+	struct agg *a = agg__new(N);
+	char names[N][16], where[N][64], *out;
+	struct report r;
+	int i;
+
+	(void)state;
+	assert_non_null(a);
+	memset(t, 0, sizeof(t));
+	for (i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%02d", i);
+		snprintf(where[i], sizeof(where[i]), "uprobe:/x:f%02d (uprobe:/x:f*)", i);
+		t[i].name = names[i];
+		t[i].kind = "uprobe";
+		t[i].where = where[i];
+		t[i].attached = 1;
+	}
+	agg__snapshot(a, MS);
+	memset(&r, 0, sizeof(r));
+	r.agg = a;
+	r.timers = t;
+	out = run(report_table, &r);
+	assert_non_null(strstr(out, "\nattached, 0 hits: f00 (uprobe:/x:f*)\n"));
+	assert_non_null(strstr(out, "\nattached, 0 hits: f09 (uprobe:/x:f*)\nattached, 0 hits: 4 more timers (JSON lists them)\n"));
+	assert_null(strstr(out, "f10"));
+	free(out);
+	agg__free(a);
+}
+
 /* label values per the OpenMetrics text format's escaped-string */
 #define U UTIL_UTF8_REPLACEMENT
 static void test_om_escape(void **state)
@@ -1514,6 +1548,7 @@ int main(void)
 		cmocka_unit_test(test_not_attached_grouped),
 		cmocka_unit_test(test_summary_grouped),
 		cmocka_unit_test(test_summary_capped),
+		cmocka_unit_test(test_zero_hits_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
