@@ -227,6 +227,7 @@ int report_view_init(struct report_view *v, const struct report *r)
 {
 	unsigned char *kid_shown = NULL;
 	const struct agg_node *nd;
+	uint32_t split = 0;
 	size_t i;
 	int err;
 
@@ -243,11 +244,16 @@ int report_view_init(struct report_view *v, const struct report *r)
 		report_view_free(v);
 		return -ENOMEM;
 	}
+	/* --by roots are no level of calls: --max-depth 1 keeps each
+	 * thread's top-level timers */
+	for (i = 0; i < v->n && !split; i++)
+		split = v->nodes[i]->depth == 1 &&
+			AGG_TIMER_IS_SPLIT(v->nodes[i]->timer);
 	/* in reverse pre-order a node comes after all its descendants */
 	for (i = v->n; i-- > 0;) {
 		nd = v->nodes[i];
 		v->visible[i] =
-			(!r->max_depth || nd->depth <= r->max_depth) &&
+			(!r->max_depth || nd->depth - split <= r->max_depth) &&
 			(nd->total_ns >= r->min_total_ns || kid_shown[i]);
 		if (v->visible[i]) {
 			v->nvisible++;

@@ -663,6 +663,26 @@ static void test_table_min_total_max_depth(void **state)
 	assert_string_equal(out, table_expected);
 	free(out);
 	agg__free(a);
+
+	/* --by tid: the thread roots are no level of calls, --max-depth 1
+	 * keeps each thread's top-level timers */
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	assert_int_equal(agg__set_by(a, AGG_BY_TID), 0);
+	S(7, OUTER, 1, 0);
+	S(7, INNER, 2, 1 * MS);
+	E(7, INNER, 2, 2 * MS);
+	E(7, OUTER, 1, 3 * MS);
+	agg__snapshot(a, 3 * MS);
+	init_report(&r, a);
+	r.max_depth = 1;
+	out = run(report_table, &r);
+	assert_non_null(strstr(out, "\ntid 7 "));
+	assert_non_null(strstr(out, "\n  outer "));
+	assert_null(strstr(out, "\n    inner "));
+	assert_non_null(strstr(out, "\nhidden: 1 of 3 paths (--max-depth 1)\n"));
+	free(out);
+	agg__free(a);
 }
 
 /* clang-format off */
