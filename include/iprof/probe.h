@@ -98,6 +98,7 @@ struct probe_cond {
 	int has_type; /* FIELD:TYPE was written */
 	int width; /* bytes of TYPE: 1, 2, 4 or 8; 0 without a type */
 	int is_signed; /* TYPE is s8, s16, s32 or s64 */
+	int hex; /* VALUE was written 0x...: echoed so (plan_cond_str()) */
 };
 
 /* One side of a timer: a tracepoint (spans) or the function entry. */

@@ -93,10 +93,11 @@ void plan_cond_str(char *buf, size_t len, const struct probe_point *pt)
 		if (c->has_type)
 			snprintf(type, sizeof(type), ":%c%d",
 				 c->is_signed ? 's' : 'u', c->width * 8);
-		/* a negative value as written, others in hex */
+		/* as written: 0x hex, a negative or unsigned decimal */
 		used += (size_t)snprintf(buf + used, len - used,
-				 (int64_t)c->value < 0 ? "%s%s%s %s %lld" :
-							 "%s%s%s %s %#llx",
+				 c->hex			? "%s%s%s %s %#llx" :
+				 (int64_t)c->value < 0	? "%s%s%s %s %lld" :
+							  "%s%s%s %s %llu",
 				 i ? " && " : " if ",
 				 c->arg >= 0 ? arg : c->field, type,
 				 probe_op_str(c->op),

@@ -537,6 +537,7 @@ static int parse_cond(struct lex *lx, const char **pp, struct probe_point *pt)
 			return syntax_error(lx, p, EXPECT_OP);
 
 		p = skip_ws(e);
+		c->hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
 		err = parse_value(lx, &p, &c->value);
 		if (err)
 			return err;

@@ -1403,7 +1403,7 @@ static void tp_cond_widths(void **state)
 	assert_int_equal(c[0].is_signed, 0);
 	assert_int_equal(c[0].off, le ? 24 : 26);
 	assert_string_equal(p.timers[2].where,
-			    "tracepoint:syscalls:sys_enter_close if fd:s32 == -1 && fd:u64 == 0x5 && fd:u8 < 0x80 -> tracepoint:sched:sched_switch if prev_pid:u16 == 0x1");
+			    "tracepoint:syscalls:sys_enter_close if fd:s32 == -1 && fd:u64 == 5 && fd:u8 < 0x80 -> tracepoint:sched:sched_switch if prev_pid:u16 == 1");
 
 	assert_string_equal(p.timers[3].error,
 			    "t.conf:4:41: value 4294967296 does not fit field 'fd' of syscalls:sys_enter_close (unsigned int, 4 bytes: -2147483648 to 4294967295)");
@@ -1588,7 +1588,7 @@ static void uprobe_globs(void **state)
 		assert_null(p.timers[i].error);
 	}
 	snprintf(want, sizeof(want),
-		 "uprobe:%s:handle_put if arg0 == 0x1 (uprobe:%s:handle_*) with handle_put.isra.0",
+		 "uprobe:%s:handle_put if arg0 == 1 (uprobe:%s:handle_*) with handle_put.isra.0",
 		 real, real);
 	assert_string_equal(p.timers[1].where, want);
 	/* each matched function: its own uprobe and stop (a return site or
