@@ -712,6 +712,19 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	if (spans && a->flags & IPROF_A_NO_REENTER &&
 	    frame_find(st, d, a->timer, 0))
 		return;
+	if (a->flags & IPROF_A_HIT) {
+		/* counted where it is called, no frame (IPROF_REC_HIT); past
+		 * IPROF_MAX_DEPTH its caller's frame was never sent */
+		if (st->over) {
+			count(IPROF_CNT_DEPTH_OVERFLOW);
+			return;
+		}
+		if ((!st->seen || st->renamed) && ctx == IPROF_CTX_TASK)
+			emit_comm(st, pid_tgid);
+		emit_aux(st, IPROF_REC_HIT, a->timer, d, ctx ? 0 : pid_tgid,
+			 ctx);
+		return;
+	}
 	if (d >= IPROF_MAX_DEPTH) {
 		st->over++;
 		count(IPROF_CNT_DEPTH_OVERFLOW);

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 9
+#define IPROF_ABI_VERSION 10
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -85,6 +85,13 @@ enum iprof_rec_type {
 				* tid); user function and syscall span
 				* frames only, and only for a child that
 				* goes on on its parent's stack (ABI 9) */
+	IPROF_REC_HIT = 19, /* a call of timer, a user function whose
+			     * return iprof cannot see (no return sites,
+			     * no uretprobe: IPROF_A_HIT), entered: counted
+			     * where it was called, never pushed, never
+			     * timed.  depth: the thread's depth at the
+			     * call (0: a root call), the frame it is a
+			     * child of (ABI 10) */
 };
 
 /*
@@ -320,6 +327,15 @@ enum iprof_action_flags {
 	 * finds and removes the key.  No frame is pushed on the thread.
 	 */
 	IPROF_A_KEYED = 1 << 4,
+	/*
+	 * On the start of a user function timer whose return iprof cannot
+	 * see (an indirect jmp no bounded table, and no uretprobe allowed)
+	 * though it returns: the start sends IPROF_REC_HIT and pushes no
+	 * frame, so the call is counted where it was made and never
+	 * becomes the parent of later calls.  (A function that never
+	 * returns, exit() or abort(), keeps its frame until thread exit.)
+	 */
+	IPROF_A_HIT = 1 << 5,
 };
 
 /* Where iprof_action.inst goes in a frame's usp, and the address bits

@@ -150,6 +150,11 @@ struct agg_node {
 	 * before their stop (the older one dropped), or not stopped within
 	 * --span-timeout (dropped); never timed */
 	uint64_t replaced, expired;
+	/* calls of a timer whose return iprof cannot see (IPROF_REC_HIT):
+	 * counted where they were made, in none of the counts and times
+	 * above; the report's count is count + hits, its times only the
+	 * timed calls' ("return not seen: counted only") */
+	uint64_t hits;
 	uint64_t incomplete; /* open at the last agg__snapshot() (a keyed
 			      * span: started, not yet stopped) */
 	uint64_t incomplete_ns; /* their elapsed time until that snapshot */
@@ -175,6 +180,8 @@ struct agg_stats {
 	uint64_t exited; /* frames open at their thread's exit (sum over
 			  * nodes) */
 	uint64_t missed_returns; /* frames closed by RETURNED (sum over nodes) */
+	uint64_t hits; /* IPROF_REC_HIT: calls counted, never timed (sum
+			* over nodes) */
 	uint64_t threads_live; /* threads with state now */
 	uint64_t threads_seen; /* threads that ever had state */
 	uint64_t nodes; /* tree nodes, root excluded */

@@ -246,7 +246,7 @@ static int run_main(int argc, char **argv)
 			log_warn("%s: --returns uretprobe, but %s: an unwinder (a C++ exception, a Rust panic, a forced thread exit) or a stack switch that meets its uretprobe's trampoline kills the program (a longjmp past it does not)",
 				 t->name, t->ret_risk);
 		if (t->ret_entry && !t->error)
-			log_warn("%s: entry only, its calls show as unwound frames, never timed: no return sites (%s), and no uretprobe (%s); --returns uretprobe times it at that risk",
+			log_warn("%s: counted only (its return cannot be seen: no return sites (%s), and no uretprobe (%s)): each call counted where it is made, never timed; --returns uretprobe times it at that risk",
 				 t->name, t->ret_why, t->ret_risk);
 	}
 	if (o.dry_run) {

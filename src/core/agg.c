@@ -215,6 +215,51 @@ static int do_execed(struct agg *a, struct athread *t,
 	return 0;
 }
 
+/*
+ * do_hit() - a call of a timer whose return cannot be seen
+ * (IPROF_REC_HIT): counted in hits under the thread's frame at r->depth
+ * (0: a root call), never pushed, never timed; its entry probe ran inside
+ * that frame, which is charged with its cost.
+ */
+static int do_hit(struct agg *a, struct athread *t, const struct iprof_rec *r)
+{
+	const struct agg_cost *c = agg_cost_of(a, r->timer);
+	struct agg_node *parent, *n;
+	uint64_t v[4];
+	int k;
+
+	if (t->waiting) {
+		if (r->depth) {
+			a->stats.skipped++;
+			return 0;
+		}
+		t->waiting = 0; /* the thread's stack is empty: in sync */
+	} else if (r->depth != t->len) {
+		a->stats.mismatches++;
+		discard(a, t);
+		if (r->depth) {
+			t->waiting = 1;
+			a->stats.skipped++;
+			return 0;
+		}
+	}
+	a->started[r->timer] = 1;
+	parent = t->len ? t->stack[t->len - 1].node : t->root;
+	n = agg_path_get(a, parent, r->timer);
+	if (!n) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	seen(n, r->ts);
+	n->hits++;
+	a->stats.hits++;
+	for (k = 0; t->len && c && k < CM_N; k++) {
+		agg_cost_parts(c, k, v);
+		t->stack[t->len - 1].cm[k].ovh_ns += v[0] + v[1];
+	}
+	return 0;
+}
+
 /* close_exited() - close @t's open frames as exited at @ts (ns); 1 if
  * one began after @ts (discarded, malformed input), else 0 */
 static int close_exited(struct agg *a, struct athread *t, uint64_t ts)
@@ -504,6 +549,10 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		if (r.timer >= a->ntimers || r.depth == 0)
 			goto bad;
 		break;
+	case IPROF_REC_HIT:
+		if (r.timer >= a->ntimers)
+			goto bad;
+		break;
 	case IPROF_REC_EXIT:
 		return do_exit(a, &r);
 	case IPROF_REC_NEWTID:
@@ -558,6 +607,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return do_left(a, t, &r);
 	if (r.type == IPROF_REC_EXECED)
 		return do_execed(a, t, &r);
+	if (r.type == IPROF_REC_HIT)
+		return do_hit(a, t, &r);
 	a->stats.stops++;
 	return do_stop(a, t, &r);
 

@@ -155,6 +155,7 @@ int agg__merge(struct agg *dst, const struct agg *src)
 	d->execed += s->execed;
 	d->exited += s->exited;
 	d->missed_returns += s->missed_returns;
+	d->hits += s->hits;
 	d->threads_live += s->threads_live;
 	d->threads_seen += s->threads_seen;
 	d->mismatches += s->mismatches;

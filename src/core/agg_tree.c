@@ -185,6 +185,7 @@ int agg_merge_into(struct agg_node *d, const struct agg_node *s)
 	d->unwound += s->unwound;
 	d->execed += s->execed;
 	d->missed_returns += s->missed_returns;
+	d->hits += s->hits;
 	d->discarded += s->discarded;
 	d->replaced += s->replaced;
 	d->expired += s->expired;

@@ -556,9 +556,11 @@ static int plan_add_ustops(struct plan *p, const struct plan_env *env,
 			if (err < 0)
 				return err;
 			if (err || env->returns == PLAN_RETURNS_SITES) {
-				/* entry only, as a function that never
-				 * returns: calls counted, closed untimed */
-				p->actions[start].flags |= IPROF_A_RETSITES;
+				/* entry only: it returns, unseen, so each
+				 * call is counted where it is made and
+				 * pushes no frame (IPROF_A_HIT) */
+				p->actions[start].flags |=
+					IPROF_A_RETSITES | IPROF_A_HIT;
 				t->entry_only = 1;
 				t->ret_entry = 1;
 				return 0;

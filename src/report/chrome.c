@@ -173,6 +173,45 @@ static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 	return emit(c, o);
 }
 
+/*
+ * hit_event() - an "i" (instant) event at @ts for a call of @timer whose
+ * return iprof cannot see (IPROF_REC_HIT): it has no duration, at depth
+ * t->n + 1 of its thread's track.
+ */
+static int hit_event(struct chrome *c, struct ctrack *t, uint32_t timer,
+		     uint64_t ts)
+{
+	json_object *o, *a;
+	int bad;
+
+	if ((c->max_depth && t->n + 1 > c->max_depth) || ts < c->from_ns)
+		return 0;
+	o = json_object_new_object();
+	bad = !o;
+	if (bad)
+		return fail(c, -ENOMEM);
+	kv(o, "name", json_object_new_string(timer_name(c, timer)), &bad);
+	kv(o, "cat", json_object_new_string("timer"), &bad);
+	kv(o, "ph", json_object_new_string("i"), &bad);
+	kv(o, "s", json_object_new_string("t"), &bad);
+	kv(o, "ts", us((int64_t)(ts - c->run->start_ns)), &bad);
+	kv(o, "pid", json_object_new_int64(t->pid), &bad);
+	kv(o, "tid", json_object_new_int64(t->key), &bad);
+	a = json_object_new_object();
+	kv(o, "args", a, &bad);
+	if (a) {
+		kv(a, "depth", json_object_new_int64(t->n + 1), &bad);
+		kv(a, "timer", json_object_new_int64(timer), &bad);
+		kv(a, "end", json_object_new_string("return not seen: counted only"), &bad);
+	}
+	if (bad) {
+		json_object_put(o);
+		return fail(c, -ENOMEM);
+	}
+	c->events++;
+	return emit(c, o);
+}
+
 /* close every call above depth @keep (0: all) as @how */
 static void close_down(struct chrome *c, struct ctrack *t, uint32_t keep,
 		       uint64_t end, const char *how)
@@ -352,7 +391,7 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 	if (r.type == IPROF_REC_NEWTID)
 		return moved_track(c, &r);
 	if ((r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED) &&
-	    r.type != IPROF_REC_FORKED)
+	    r.type != IPROF_REC_FORKED && r.type != IPROF_REC_HIT)
 		goto ignore;
 	if (r.type == IPROF_REC_SWITCH_OUT || r.type == IPROF_REC_SWITCH_IN ||
 	    r.type == IPROF_REC_IRQ_ENTER || r.type == IPROF_REC_IRQ_EXIT)
@@ -423,6 +462,14 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		break;
 	case IPROF_REC_UNWIND:
 		close_down(c, t, 0, r.ts, "unwound");
+		break;
+	case IPROF_REC_HIT:
+		if (r.timer >= c->run->ntimers)
+			goto ignore;
+		if (t->n > r.depth) /* the stack disagrees: frames lost */
+			close_down(c, t, r.depth, r.ts, "discarded");
+		t->pid = pid;
+		hit_event(c, t, r.timer, r.ts);
 		break;
 	}
 	return c->err;

@@ -38,7 +38,7 @@ uint64_t report_own_weight(const struct agg_node *n, enum report_weight w,
 	case REPORT_WEIGHT_TOTAL:
 		return n->total_ns;
 	case REPORT_WEIGHT_COUNT:
-		return n->count;
+		return n->count + n->hits; /* counted only: calls too */
 	case REPORT_WEIGHT_ONCPU:
 		for (const struct agg_node *c = n->child; c; c = c->next)
 			kids += c->oncpu_ns;

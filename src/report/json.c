@@ -289,7 +289,8 @@ static void add_probes(struct jb *b, json_object *root, const struct report *r,
 	for (k = 0; k < v->n; k++) {
 		if (v->nodes[k]->timer < ntimers) {
 			paths[v->nodes[k]->timer]++;
-			count[v->nodes[k]->timer] += v->nodes[k]->count;
+			count[v->nodes[k]->timer] +=
+				v->nodes[k]->count + v->nodes[k]->hits;
 		}
 	}
 	for (i = 0; i < ntimers && !b->err; i++) {
@@ -464,6 +465,8 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 			int keyed)
 {
 	int have = n->count > 0, q = have && n->hist;
+	/* a timer whose return is not seen: counted only, no times */
+	int timed = have || !n->hits;
 	static const struct {
 		const char *key;
 		double q;
@@ -475,11 +478,11 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 	};
 
 	add_u64(b, o, "depth", n->depth);
-	add_u64(b, o, "count", n->count);
-	add_u64(b, o, "total_ns", n->total_ns);
-	add_u64(b, o, "self_ns", n->self_ns);
-	add_u64(b, o, "raw_total_ns", n->raw_total_ns);
-	add_u64(b, o, "raw_self_ns", n->raw_self_ns);
+	add_u64(b, o, "count", n->count + n->hits);
+	add_u64_if(b, o, "total_ns", timed, n->total_ns);
+	add_u64_if(b, o, "self_ns", timed, n->self_ns);
+	add_u64_if(b, o, "raw_total_ns", timed, n->raw_total_ns);
+	add_u64_if(b, o, "raw_self_ns", timed, n->raw_self_ns);
 	add_u64(b, o, "uncertain", n->uncertain);
 	add_u64(b, o, "dominated", n->dominated);
 	add_u64(b, o, "clamped_ns", n->clamped_ns);
@@ -512,6 +515,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 	add_u64(b, o, "execed", n->execed);
 	add_u64(b, o, "missed_returns", n->missed_returns);
 	add_u64(b, o, "discarded", n->discarded);
+	add_u64(b, o, "counted_only", n->hits);
 	add_histogram(b, o, n);
 }
 

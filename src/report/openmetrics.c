@@ -225,6 +225,29 @@ static void keyed_drops(FILE *f, const struct report *r,
 	}
 }
 
+/*
+ * Calls of a timer whose return iprof cannot see, per shown path that has
+ * any: counted where made, in no duration (agg_node.hits); the family only
+ * where some path has them.
+ */
+static void counted_only(FILE *f, const struct report *r,
+			 const struct report_view *v)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		if (!shown(v, i) || !v->nodes[i]->hits)
+			continue;
+		if (!any)
+			family(f, "iprof_counted_only", "counter", NULL,
+			       "Calls of the path whose return cannot be seen (no return sites, no uretprobe): counted, never timed");
+		any = 1;
+		fputs("iprof_counted_only_total", f);
+		put_labels(f, r, v->nodes[i], NULL);
+		fprintf(f, " %" PRIu64 "\n", v->nodes[i]->hits);
+	}
+}
+
 /* A counter of seconds per shown node: @get(node) in ns; @cpu: an on/off-CPU
  * split, which keyed spans have none of (no one thread's time). */
 static void node_seconds(FILE *f, const struct report *r,
@@ -326,6 +349,7 @@ int report_openmetrics(FILE *f, const struct report *r)
 		fprintf(f, " %" PRIu64 "\n", v.nodes[i]->incomplete);
 	}
 	keyed_drops(f, r, &v);
+	counted_only(f, r, &v);
 	report_view_free(&v);
 
 	nlc = report_loss_counters(r, lc);

@@ -131,7 +131,7 @@ static void own_values(const struct agg_node *n, int64_t *v, int keyed)
 		on += c->oncpu_ns;
 		off += c->runq_ns + c->blocked_ns;
 	}
-	v[V_CALLS] = (int64_t)n->count;
+	v[V_CALLS] = (int64_t)(n->count + n->hits); /* untimed: calls */
 	v[V_TIME] = keyed ? 0 : (int64_t)n->self_ns;
 	v[V_ONCPU] = (int64_t)sub0(n->oncpu_ns, on);
 	v[V_OFFCPU] = (int64_t)sub0(n->runq_ns + n->blocked_ns, off);

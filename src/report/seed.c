@@ -33,7 +33,7 @@ static int compute_live(const struct agg_node **nodes, size_t n,
 		return -ENOMEM;
 	for (i = n; i-- > 0;) {
 		d = nodes[i]->depth;
-		live[i] = nodes[i]->count > 0 || acc[d + 1];
+		live[i] = nodes[i]->count + nodes[i]->hits > 0 || acc[d + 1];
 		acc[d + 1] = 0;
 		acc[d] |= live[i];
 	}
@@ -84,7 +84,7 @@ static int seed_body(FILE *f, const struct report *r)
 			"count = %" PRIu64 ", thread_count = %" PRIu64 "\n",
 			(int)(2 * (nd->depth - 1)), "",
 			report_timer_name(r, nd->timer, buf, sizeof(buf)),
-			total_ms, wall_ms, max_ms, avg_ms, nd->count,
+			total_ms, wall_ms, max_ms, avg_ms, nd->count + nd->hits,
 			nd->threads);
 	}
 	err = report_summary(f, r, 1);

@@ -131,7 +131,7 @@ static void frame(FILE *f, const struct report *r, const struct report_view *v,
 	fprintf(f,
 		": %" PRIu64 " calls, total %s, self %s, on-CPU %s, "
 		"off-CPU %s (%.2f%% of the graph's %s)</title>",
-		n->count, t[0], t[1], t[2], t[3],
+		n->count + n->hits, t[0], t[1], t[2], t[3],
 		all ? 100.0 * (double)val / (double)all : 0.0,
 		weight_name(r->weight));
 	fprintf(f,

@@ -128,7 +128,8 @@ static void fmt_q(char *buf, const struct agg_node *n, double q)
 		hist_quantile(n->hist, n->count, q, n->min_ns, n->max_ns));
 }
 
-/* one cell of a node; time columns are "-" without completions, and the
+/* one cell of a node; time columns are "-" without completions (a timer
+ * whose return is not seen has none: counted only), and the
  * on/off-CPU ones of a keyed span (@keyed: no one thread's time) */
 static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 		      int keyed)
@@ -141,7 +142,8 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 	}
 	switch (c) {
 	case REPORT_COL_COUNT:
-		fmt_u64(buf, n->count);
+		/* with the calls whose return is not seen (untimed) */
+		fmt_u64(buf, n->count + n->hits);
 		break;
 	case REPORT_COL_TOTAL:
 		report_ns_str(buf, CELL, n->total_ns);

@@ -170,8 +170,8 @@ static int walk(const struct agg *a, const struct report *r,
 			kids[nk].seq = nk;
 			kids[nk].total_ns = k->total_ns;
 			kids[nk].self_ns = k->self_ns;
-			kids[nk].count = k->count;
-			if (!k->count)
+			kids[nk].count = k->count + k->hits;
+			if (!k->count && !k->hits)
 				for (const struct agg_node *g = k->child; g;
 				     g = g->next) {
 					kids[nk].total_ns += g->total_ns;
@@ -869,6 +869,36 @@ static int summary_uncertain(FILE *f, const struct report *r, int seed)
 }
 
 /*
+ * summary_hits() - per timer whose return iprof cannot see, its calls
+ * counted where they were made (agg_node.hits, all paths) and why none
+ * is timed: "counted only: NAME N calls (return not seen: WHY)".
+ */
+static void summary_hits(FILE *f, const struct report *r, const char *pfx)
+{
+	uint32_t ntimers = agg__ntimers(r->agg), i;
+	char buf[REPORT_NAME_BUF];
+	const struct agg_node *n;
+	uint64_t hits;
+
+	for (i = 0; i < ntimers; i++) {
+		const struct report_timer *t = &r->timers[i];
+
+		hits = 0;
+		for (n = report_next(agg__root(r->agg)); n; n = report_next(n))
+			if (n->timer == i)
+				hits += n->hits;
+		if (!hits)
+			continue;
+		fprintf(f, "%scounted only: %s %" PRIu64
+			   " call%s (return not seen: %s): counted where called, never timed, never a parent; --returns uretprobe times it\n",
+			pfx, report_timer_name(r, i, buf, sizeof(buf)), hits,
+			hits == 1 ? "" : "s",
+			t->no_sites_why ? t->no_sites_why :
+					  "no return sites, no uretprobe");
+	}
+}
+
+/*
  * summary_keyed() - per keyed span: its key, and the spans dropped
  * (replaced by a new start of the same key, expired, or never kept for
  * a full key map); once, why their on-CPU/off-CPU split is not shown.
@@ -995,6 +1025,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 				t->inlined + t->inlined_refused);
 		}
 		summary_keyed(f, r, seed);
+		summary_hits(f, r, pfx);
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
 

@@ -84,9 +84,9 @@ check "rd: the same return sites as its unstripped build" \
 U=$BUILD/e2e-unsited
 for mode in auto sites; do
 	"$IPROF" --dry-run --returns $mode -e "uprobe:$U:hop" >"$TMP/u.plan" 2>&1
-	check "unsited, --returns $mode: hop entry only, with why" \
-		"$(grep -o 'entry only: its calls show as unwound frames, never timed: no return sites, an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read' "$TMP/u.plan")" \
-		"entry only: its calls show as unwound frames, never timed: no return sites, an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read"
+	check "unsited, --returns $mode: hop counted only, with why" \
+		"$(grep -o 'counted only (its return cannot be seen: no return sites, an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read' "$TMP/u.plan")" \
+		"counted only (its return cannot be seen: no return sites, an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read"
 done
 check "unsited: the evidence named" "$("$IPROF" --dry-run -e "uprobe:$U:hop" 2>&1 | grep -o "$U imports __cxa_throw")" "$U imports __cxa_throw"
 check "unsited, --returns sites: why" "$("$IPROF" --dry-run --returns sites -e "uprobe:$U:hop" 2>&1 | grep -o 'no uretprobe, which would kill the program at an exception: --returns sites')" \
@@ -100,7 +100,7 @@ check "unsited, --returns uretprobe: a uretprobe" \
 	-- "$U" $N >"$TMP/u.out" 2>"$TMP/u.err"
 check "unsited: iprof exit status" "$?" 0
 check "unsited: the program caught every exception" "$(grep '^caught' "$TMP/u.out")" "caught $(truth thrown "$TMP/u.out")"
-check "unsited: stderr names hop and why" "$(grep -c '^iprof: hop: entry only, its calls show as unwound frames, never timed: no return sites (an indirect jmp' "$TMP/u.err")" 1
+check "unsited: stderr names hop and why" "$(grep -c '^iprof: hop: counted only (its return cannot be seen: no return sites (an indirect jmp' "$TMP/u.err")" 1
 T=$(truth thrown "$TMP/u.out")
 check "unsited: mid count" "$(jnode "$TMP/u.json" mid count)" $((N - T))
 check "unsited: mid has return sites: no why in JSON" \
@@ -109,8 +109,9 @@ check "unsited: hop's why in the report's JSON" \
 	"$(jq -r '.probes[] | select(.name == "hop") | .no_return_sites_why' "$TMP/u.json")" \
 	"an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read: a jump table or a tail call, iprof cannot tell"
 check "unsited: mid unwound" "$(jnode "$TMP/u.json" mid unwound)" "$T"
-check "unsited: hop never timed" "$(jnode "$TMP/u.json" "mid>hop" count)" 0
-check "unsited: hop's calls unwound" "$(jnode "$TMP/u.json" "mid>hop" unwound)" $N
+check "unsited: hop counted where called" "$(jnode "$TMP/u.json" "mid>hop" count)" $N
+check "unsited: hop never timed" "$(jnode "$TMP/u.json" "mid>hop" total_ns)" ""
+check "unsited: hop no frame (none unwound)" "$(jnode "$TMP/u.json" "mid>hop" unwound)" 0
 check "unsited: thrower count (beside hop: hop jumped to it)" "$(jnode "$TMP/u.json" "mid>thrower" count)" $((N - T))
 check "unsited: thrower unwound" "$(jnode "$TMP/u.json" "mid>thrower" unwound)" "$T"
 

@@ -1525,6 +1525,56 @@ static void test_returned(void **state)
 }
 
 /*
+ * A call whose return cannot be seen (HIT): counted where it was made
+ * (depth: its caller's frame, 0 a root), never pushed, never timed; the
+ * timers after it are its siblings.  A HIT whose depth disagrees with the
+ * thread's stack discards it, as a START would; one at depth 0 then
+ * counts at the root.
+ */
+static void test_hit(void **state)
+{
+	struct agg *a = new_agg();
+	const struct agg_stats *st = agg__stats(a);
+	const struct agg_node *n;
+
+	(void)state;
+	assert_int_equal(rec_push(a, IPROF_REC_HIT, 0, B, 7, 50, 0, 0, 0), 0);
+	START(a, 7, A, 1, 100);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rec_push(a, IPROF_REC_HIT, 0, B, 7,
+					  110 + (uint64_t)i, 1, 0, 0), 0);
+	START(a, 7, C, 2, 150);
+	STOP(a, 7, C, 2, 160);
+	STOP(a, 7, A, 1, 200);
+	n = node_at(a, B, -1);
+	assert_non_null(n);
+	assert_int_equal(n->hits, 1);
+	assert_int_equal(n->count, 0);
+	n = node_at(a, A, B, -1);
+	assert_non_null(n);
+	assert_int_equal(n->hits, 3);
+	assert_int_equal(n->count, 0);
+	assert_int_equal(n->total_ns, 0);
+	assert_null(n->child); /* C not under B */
+	n = node_at(a, A, C, -1);
+	assert_non_null(n);
+	assert_int_equal(n->count, 1);
+	assert_int_equal(node_at(a, A, -1)->count, 1);
+	assert_int_equal(st->hits, 4);
+	assert_int_equal(st->unwound, 0);
+	/* out of sync: a HIT at depth 2 with nothing open */
+	assert_int_equal(rec_push(a, IPROF_REC_HIT, 0, B, 7, 300, 2, 0, 0), 0);
+	assert_int_equal(st->mismatches, 1);
+	assert_int_equal(st->hits, 4);
+	assert_int_equal(rec_push(a, IPROF_REC_HIT, 0, B, 7, 310, 0, 0, 0), 0);
+	assert_int_equal(node_at(a, B, -1)->hits, 2);
+	/* a bad timer id */
+	assert_int_equal(rec_push(a, IPROF_REC_HIT, 0, NTIMERS, 7, 320, 0, 0,
+				  0), -EINVAL);
+	agg__free(a);
+}
+
+/*
  * A user function left without returning (longjmp, an exception): LEFT
  * closes the top frame untimed as unwound, and what follows is a sibling.
  * An exec (EXECED) removes a user frame from under a kernel frame that
@@ -1935,6 +1985,7 @@ int main(void)
 		cmocka_unit_test(test_unwind_ctx),
 		cmocka_unit_test(test_returned),
 		cmocka_unit_test(test_left_execed),
+		cmocka_unit_test(test_hit),
 		cmocka_unit_test(test_newtid),
 		cmocka_unit_test(test_forked),
 		cmocka_unit_test(test_keyed),

@@ -249,7 +249,7 @@ static void expect_node_keys(json_object *n)
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
 		    "threads", "exited", "exited_ns", "oncpu_ns", "runq_ns", "blocked_ns",
 		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound", "execed",
-		    "missed_returns", "discarded", "histogram", "children",
+		    "missed_returns", "discarded", "counted_only", "histogram", "children",
 		    NULL);
 }
 
@@ -642,7 +642,7 @@ static void test_flat(void **state)
 		    "oncpu_ns",
 		    "runq_ns", "blocked_ns", "offcpu_ns", "irq_ns",
 		    "incomplete", "incomplete_ns", "unwound", "execed",
-		    "missed_returns", "discarded", "histogram", NULL);
+		    "missed_returns", "discarded", "counted_only", "histogram", NULL);
 	expect_u64(n, "id", 0);
 	expect_null(n, "parent");
 	expect_path(n, "open", NULL);
