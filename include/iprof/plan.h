@@ -76,6 +76,11 @@ struct plan_timer {
 	char *name; /* owned copy of the probe's name (a glob's match) */
 	char *func; /* the function timed (a glob expanded), owned; NULL for
 		     * spans */
+	/* 1: it names a user function or file that does not exist (a typo:
+	 * error says so, with the nearest names), not a glob or a library
+	 * not found by name (it may be loaded later): the run stops before
+	 * anything is attached unless --keep-going.  0 otherwise */
+	int missing;
 	int entry_only; /* the function never returns: entry attached only,
 			 * its frames end at thread exit (ksym_noreturn()) */
 	/* a kernel function ftrace patches (or unknown) whose name is the

@@ -181,6 +181,32 @@ static int build_plan(struct plan *plan, const struct probe_list *pl,
 	return ret;
 }
 
+/*
+ * missing_named() - 1 if a timer of @plan names a user function or file
+ * that does not exist (plan_timer.missing: a typo, most likely), each
+ * said on stderr with its FILE:LINE:COL and nearest names: the run stops
+ * before anything is attached or the command started.  0 without one,
+ * with --keep-going (listed in the report, as any timer not attached) or
+ * --strict (which lists it with the kernel's refusals after attaching).
+ */
+static int missing_named(const struct opts *o, const struct plan *plan)
+{
+	uint32_t i, n = 0;
+
+	if (o->keep_going || o->strict)
+		return 0;
+	for (i = 0; i < plan->ntimers; i++) {
+		if (!plan->timers[i].missing || !plan->timers[i].error)
+			continue;
+		log_error("%s", plan->timers[i].error);
+		n++;
+	}
+	if (n)
+		log_error("%u probe%s name%s what does not exist: nothing attached, the command not run (--keep-going traces the others)",
+			  n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	return n != 0;
+}
+
 /* the live run, iprof record and iprof list OPTIONS (the plan,
  * --dry-run); returns the exit status */
 static int run_main(int argc, char **argv)
@@ -251,6 +277,11 @@ static int run_main(int argc, char **argv)
 	}
 	if (o.dry_run) {
 		ret = dry_run(&o, &plan);
+		goto out;
+	}
+	/* a function or file that is not there: before anything starts */
+	if (missing_named(&o, &plan)) {
+		ret = EXIT_USAGE;
 		goto out;
 	}
 	/* --strict with a probe that did not resolve still attaches the

@@ -49,6 +49,7 @@ enum {
 	O_SPAN_KEYS,
 	O_SPAN_TIMEOUT,
 	O_COMMAND_STATUS,
+	O_KEEP_GOING,
 };
 
 /* the words of --returns and --interval-mode (the report options':
@@ -126,6 +127,9 @@ static const struct optdef run_rows[] = {
 	  "(default 1s); ':PORT' binds 127.0.0.1"),
 	OPTAB_LINE("\nOther:"),
 	OPT("strict", O_STRICT, no_argument, NULL, "fail if any probe cannot be attached"),
+	OPT("keep-going", O_KEEP_GOING, no_argument, NULL, "trace the other probes when one names a function\n"
+	  "or file that does not exist (by default an error:\n"
+	  "exit 2, nothing attached, the command not run)"),
 	OPT("command-status", O_COMMAND_STATUS, no_argument, NULL, "exit with the -- COMMAND's exit status (128 + N\n"
 	  "when signal N killed it) where iprof's own is 0"),
 	OPT("returns", O_RETURNS, REQ, "HOW", "how user functions stop: auto (default: at their\n"
@@ -201,7 +205,9 @@ const struct optab_cmd run_cmd_opts = {
 		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
 		"Exit status: 0 every timer traced; 1 runtime failure (nothing could be\n"
 		"attached, BPF, the report could not be written); 2 bad input (and\n"
-		"--strict when a timer cannot be attached); 3 traced and reported, but\n"
+		"a probe naming a function or file that does not exist, unless\n"
+		"--keep-going; --strict when a timer cannot be attached); 3 traced\n"
+		"and reported, but\n"
 		"incomplete: some timers were not attached (listed in the report), or\n"
 		"calls were lost (the report's loss line says which); 130 interrupted\n"
 		"before tracing began; 128+N a second signal N (it ends iprof at once,\n"
@@ -427,7 +433,8 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		o->report_output = arg;
 		break;
 	case O_STRICT:
-		o->strict = 1;
+	case O_KEEP_GOING: /* --strict, --keep-going */
+		*(c == O_STRICT ? &o->strict : &o->keep_going) = 1;
 		break;
 	case O_COMMAND_STATUS:
 		o->command_status = 1;

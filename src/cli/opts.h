@@ -75,6 +75,9 @@ struct opts {
 	/* --command-status: exit with the command's status where iprof's
 	 * own is 0 (src/cli/trace.c, trace_run()) */
 	int command_status;
+	/* --keep-going: a probe naming a function or file that does not
+	 * exist (plan_timer.missing) is listed and skipped, not fatal */
+	int keep_going;
 	int no_inline; /* --no-inline */
 	const char *debuginfo; /* --debuginfo DIR, or NULL */
 	enum plan_returns returns; /* --returns */

@@ -795,6 +795,25 @@ void plan_emu(struct plan *p, const struct plan_env *env)
 }
 
 /*
+ * missing_named() - 1 if uprobe @pr names what does not exist: a function
+ * @binary (read: *@binary set) has no symbol of (@nofunc) nor an inlined
+ * instance timed (@u empty), or a path with a '/' (not /proc/...) that is
+ * not there.  A library named without a path and not found (it may be
+ * loaded later) and other refusals (an IFUNC, an instruction the kernel
+ * refuses) are not.
+ */
+static int missing_named(const struct probe *pr, const char *binary,
+			 int nofunc, const struct uplaces *u)
+{
+	struct stat st;
+
+	if (binary)
+		return nofunc && !u->n;
+	return strchr(pr->path, '/') && strncmp(pr->path, "/proc/", 6) &&
+	       stat(pr->path, &st) && errno == ENOENT;
+}
+
+/*
  * user function: its entries in the binary (and in the older copies -p
  * processes map), else the instances it was inlined as; one pair of
  * actions per entry.
@@ -844,6 +863,7 @@ static int ufunc_plan(struct plan *p, const struct probe *pr, uint32_t id,
 	}
 	if (msg) {
 		t->error = msg;
+		t->missing = missing_named(pr, binary, nofunc, &u);
 		goto out;
 	}
 	/* one pair of actions per entry: each attachment chains its own */

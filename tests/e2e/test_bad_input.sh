@@ -43,7 +43,7 @@ root_cases=(
 "2|no_such_function|-e uprobe:$W:no_such_function -d 1s"
 "2|tracepoint kvm:kvm_nope not found|-e 'span x = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu' -d 1s"
 "2|tracepoint kvm:kvm_nope not found|--strict -e uprobe:$W:outer -e 'span x = tracepoint:kvm:kvm_nope -> tracepoint:kvm:kvm_fpu' -d 1s"
-"2|no probe could be attached|-e uprobe:/nonexistent/binary:f -d 1s"
+"2|1 probe names what does not exist: nothing attached|-e uprobe:/nonexistent/binary:f -d 1s"
 "2|cannot run '/nonexistent/cmd': No such file or directory|-e uprobe:$W:outer -- /nonexistent/cmd"
 "2|cannot run '/etc/passwd': Permission denied|-e uprobe:$W:outer -- /etc/passwd"
 )
@@ -206,11 +206,37 @@ if [ "$(id -u)" = 0 ]; then
 	check "no --rb-size: no rb_size line" "$(grep -c '^# rb_size' "$TMP/rb.seed")" 0
 fi
 
-# A probe file with a good and a bad line still traces the good one, exits
-# 3 (traced, not all) and lists the bad one once: in the report, with
-# FILE:LINE; stderr only counts it (-v: names it as it is skipped)
+# A probe naming a function that does not exist beside a good one: an
+# error before anything is attached or the command started (exit 2, the
+# typo named on stderr with FILE:LINE:COL and "did you mean"; issue 43:
+# it ran the whole command, then exit 3); a file path that does not exist
+# too; a glob that matches nothing and a library not found by name are
+# not (exit 3).  With --keep-going, a file with a good and a bad line
+# still traces the good one, exits 3 (traced, not all) and lists the bad
+# one once: in the report, with FILE:LINE; stderr only counts it (-v:
+# names it as it is skipped)
 if [ "$(id -u)" = 0 ]; then
-	"$IPROF" -f seed -o "$TMP/rep" -e "uprobe:$W:outer" \
+	rm -f "$TMP/ran"
+	"$IPROF" -e "uprobe:$W:outer" -e "uprobe:$W:outter" -- touch "$TMP/ran" >"$TMP/out" 2>"$TMP/err"
+	check "typo beside a good probe: exit" "$?" 2
+	check "typo beside a good probe: the command never ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" no
+	check "typo beside a good probe: stderr" "$(cat "$TMP/err")" \
+		"iprof: -e:2:$((${#W} + 9)): no function 'outter' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF); did you mean outer?
+iprof: 1 probe names what does not exist: nothing attached, the command not run (--keep-going traces the others)"
+	check "typo beside a good probe: no report" "$(cat "$TMP/out")" ""
+	"$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:$TMP/no/such/file:f" -- touch "$TMP/ran" >/dev/null 2>"$TMP/err"
+	check "missing file path: exit" "$?" 2
+	check "missing file path: the command never ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" no
+	check "missing file path: stderr" "$(head -1 "$TMP/err")" \
+		"iprof: -e:2:8: $TMP/no/such/file: No such file or directory"
+	"$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:$W:no_such_*" -- touch "$TMP/ran" >/dev/null 2>&1
+	check "a glob that matches nothing: exit" "$?" 3
+	check "a glob that matches nothing: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	rm -f "$TMP/ran"
+	"$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:libno_such_lib.so:f" -- touch "$TMP/ran" >/dev/null 2>&1
+	check "a library not found by name: exit" "$?" 3
+	check "a library not found by name: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	"$IPROF" --keep-going -f seed -o "$TMP/rep" -e "uprobe:$W:outer" \
 		-e "uprobe:$W:no_such_function" -- "$W" --calls 7 >/dev/null 2>"$TMP/err"
 	check "mixed good/bad: exit" "$?" 3
 	check "mixed good/bad: good timer traced" "$(seed_field outer count "$TMP/rep")" 7
@@ -221,7 +247,7 @@ if [ "$(id -u)" = 0 ]; then
 		ok "mixed good/bad: stderr counts it" || bad "mixed good/bad: stderr: $(cat "$TMP/err")"
 	grep -q no_such_function "$TMP/err" && bad "mixed good/bad: listed twice (stderr)" ||
 		ok "mixed good/bad: listed once"
-	"$IPROF" -v -f seed -o "$TMP/rep" -e "uprobe:$W:outer" \
+	"$IPROF" -v --keep-going -f seed -o "$TMP/rep" -e "uprobe:$W:outer" \
 		-e "uprobe:$W:no_such_function" -- "$W" --calls 1 >/dev/null 2>"$TMP/err"
 	check "mixed good/bad -v: exit" "$?" 3
 	grep -q "^iprof: cannot attach no_such_function: -e:2:" "$TMP/err" &&

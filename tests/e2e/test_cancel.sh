@@ -155,7 +155,7 @@ check "command killed by SIGABRT: exit" "$?" 134
 check "command killed by SIGABRT: the report" "$(seed_field outer count "$TMP/sig")" 2
 check "command killed by SIGABRT: stderr" "$(grep 'the command was' "$TMP/err")" \
 	"iprof: the command was killed by signal 6 (SIGABRT): exit status 128 + the signal"
-"$IPROF" -q -f seed -o "$TMP/sig" -e "uprobe:$W:outer" -e "uprobe:$W:no_such_function" \
+"$IPROF" -q --keep-going -f seed -o "$TMP/sig" -e "uprobe:$W:outer" -e "uprobe:$W:no_such_function" \
 	-- sh -c "$W --calls 2 >/dev/null; kill -SEGV \$\$" 2>/dev/null
 check "killed by SIGSEGV with a timer not attached: exit" "$?" 139
 check "killed by SIGSEGV with a timer not attached: the report" \

@@ -31,7 +31,7 @@ check "-d stops it: run" "$(jq -c '.run | [.exit_status, .signal]' "$TMP/d.json"
 check "--command-status, exit 7" "$?" 7
 "$IPROF" -q --command-status -o /dev/null -e "$E" -- sh -c "$(run_w 'exit 0')"
 check "--command-status, exit 0" "$?" 0
-"$IPROF" -q --command-status -o /dev/null -e "$E" -e 'uprobe:/nonexistent:f' -- sh -c "$(run_w 'exit 7')" 2>/dev/null
+"$IPROF" -q --keep-going --command-status -o /dev/null -e "$E" -e 'uprobe:/nonexistent:f' -- sh -c "$(run_w 'exit 7')" 2>/dev/null
 check "--command-status: iprof's own 3 (a timer not attached) first" "$?" 3
 
 # a recording keeps it: iprof report says the same as the live run
