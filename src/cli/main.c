@@ -227,6 +227,7 @@ static int run_main(int argc, char **argv)
 	trace_catch_signals();
 	if (opts_parse(argc, argv, &o))
 		goto out;
+	rc.t0 = util_now_ns(); /* the startup's phases: struct run_calib */
 	log_set_switches(o.quiet, o.verbose);
 	if (opts_load_probes(&o, &pl))
 		goto out;
@@ -263,6 +264,7 @@ static int run_main(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	rc.plan_ns = util_now_ns() - rc.t0;
 	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++) {
 		const struct plan_timer *t = &plan.timers[i];
 

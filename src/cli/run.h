@@ -49,6 +49,12 @@ struct run_calib {
 	const struct calib *calib; /* NULL: no compensation */
 	int *cls;		   /* each timer's enum calib_class */
 	struct agg_cost *costs;	   /* filled once calib_wait() returned */
+	/* the startup's phases, CLOCK_MONOTONIC ns (util_now_ns()), for
+	 * the progress line that says where the time went: t0 when iprof
+	 * began (options read), then how long each phase took; 0: not
+	 * run.  The calibration runs beside the BPF load: wait_ns is what
+	 * was left of it after the load (struct calib's took_ns its own) */
+	uint64_t t0, plan_ns, load_ns, wait_ns, attach_ns;
 };
 
 /* run_start() - the run's description when tracing starts at @t0. */

@@ -300,12 +300,60 @@ static int spawn_command(struct trace *t)
 	return 0;
 }
 
+/* @ns as a phase's time: "52.0 ms", "1.34 s" */
+static const char *phase_str(char *b, size_t n, uint64_t ns)
+{
+	if (ns >= 1000000000ull)
+		snprintf(b, n, "%.2f s", (double)ns / 1e9);
+	else
+		snprintf(b, n, "%.1f ms", (double)ns / 1e6);
+	return b;
+}
+
+/*
+ * pids_gone() - with -p alone, 1 (said) when every process given exited
+ * before tracing began, by the end of @phase ("the BPF load", "the
+ * calibration", "the attach"), and how far into iprof's startup that was:
+ * nothing to trace (not an empty report).  0 while one lives.
+ */
+static int pids_gone(struct trace *t, const char *phase)
+{
+	char b[32];
+
+	if (!t->o->npids || t->has_sel || loader__targets_alive(t->l) != 0)
+		return 0;
+	log_error("every process given with -p exited before tracing began: gone by the end of %s, %s into iprof's startup: nothing traced",
+		  phase, phase_str(b, sizeof(b), util_now_ns() - t->rc->t0));
+	return 1;
+}
+
+/*
+ * log_phases() - the startup's time, phase by phase (struct run_calib):
+ * planning, BPF load, calibration (its own time, and what of it was left
+ * after the load), attach; info level, before the "attached" line.
+ */
+static void log_phases(const struct run_calib *rc)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[100] = "";
+
+	if (rc->calib && rc->calib->took_ns)
+		snprintf(f, sizeof(f), ", calibration %s (%s after the load)",
+			 phase_str(a, sizeof(a), rc->calib->took_ns),
+			 phase_str(b, sizeof(b), rc->wait_ns));
+	log_info("started in %s: plan %s, BPF load %s%s, attach %s",
+		 phase_str(c, sizeof(c), util_now_ns() - rc->t0),
+		 phase_str(d, sizeof(d), rc->plan_ns),
+		 phase_str(e, sizeof(e), rc->load_ns), f,
+		 phase_str(a, sizeof(a), rc->attach_ns));
+}
+
 /* the BPF programs loaded, the rings open, the target processes known */
 static int load_probes(struct trace *t)
 {
 	const struct opts *o = t->o;
 	struct loader_opts lo = { 0 };
 	char err[1024];
+	uint64_t t0;
 	int i, n, e;
 
 	if (target_resolve_sel(o, &t->sel))
@@ -320,11 +368,13 @@ static int load_probes(struct trace *t)
 	lo.verbose = o->verbose;
 	lo.cancel = &stop_requested;
 	lo.progress = log_enabled(LOG_LVL_INFO);
+	t0 = util_now_ns();
 	if (loader__open(&t->l, t->plan, &lo, pipeline__on_record, t->pl, err,
 			 sizeof(err))) {
 		log_error("%s", err);
 		return EXIT_RUNTIME;
 	}
+	t->rc->load_ns = util_now_ns() - t0;
 	if (o->fold_threads > 1 && !t->rec_f &&
 	    !report_fmt_has(o->r.fmt, REPORT_CAP_ORDERED)) {
 		/* nothing needs every record in one order: each shard
@@ -354,7 +404,7 @@ static int load_probes(struct trace *t)
 				n, n == 1 ? "" : "es",
 				o->npids > 1 ? "es" : "");
 	}
-	return 0;
+	return pids_gone(t, "the BPF load") ? EXIT_RUNTIME : 0;
 }
 
 /* every timer the kernel takes attached; *@ns: how long it took */
@@ -367,7 +417,11 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 
 	/* the calibration ran while the programs loaded: done before any
 	 * probe of the run is attached */
+	t0 = util_now_ns();
 	if (t->rc->job && run_costs(t->rc, plan, t->pl))
+		return EXIT_RUNTIME;
+	t->rc->wait_ns = util_now_ns() - t0;
+	if (pids_gone(t, "the calibration"))
 		return EXIT_RUNTIME;
 	t0 = util_now_ns();
 	n = loader__attach(t->l, run_on_skip);
@@ -406,6 +460,7 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 		return EXIT_USAGE; /* as for an error in the probe files */
 	}
 	*ns = util_now_ns() - t0;
+	t->rc->attach_ns = *ns;
 	/* the timers not attached are listed once, in the report's summary
 	 * (stderr for folded); here only how many */
 	if (t->nattached < plan->ntimers)
@@ -415,14 +470,9 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 			 report_fmt_has(o->r.fmt, REPORT_CAP_SUMMARY_APART) ?
 				 "at the end" :
 				 "in the report");
-	/* -p alone, and every process gone while the probes were loaded
-	 * and attached: nothing to trace (not an empty report, exit 0) */
-	if (o->npids && !t->has_sel && loader__targets_alive(t->l) == 0) {
-		log_error(
-			"every process given with -p exited before tracing began (while iprof loaded and attached its probes): nothing traced");
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	/* -p alone, and every process gone while the probes were attached:
+	 * nothing to trace (not an empty report, exit 0) */
+	return pids_gone(t, "the attach") ? EXIT_RUNTIME : 0;
 }
 
 /* iprof record: the recording begun, a sink of the pipeline */
@@ -464,6 +514,7 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 	       : t->has_sel  ? " the selected processes"
 	       : o->npids    ? " the process"
 			     : " system-wide";
+	log_phases(t->rc);
 	log_info("%u of %u timers attached in %.1f ms%s; tracing%s... %s",
 		 t->nattached, plan->ntimers, (double)attach_ns / 1e6,
 		 t->not_attached, what, o->cmd ? "" : "Ctrl-C to stop");
