@@ -3,12 +3,14 @@
  * iprof diff [OPTIONS] A B: two runs compared path by path.  A and B are
  * JSON reports (iprof -f json, NDJSON of --interval: the last document)
  * or recordings (reported as JSON first, with --by, --from and --to).
- * For each path: count, total, avg, p50 and p99 of A and of B, and the
- * change; largest change of total time first; paths in one run only are
- * listed as such.
+ * For each path: count, total, avg, p50 and p99 of A and of B, the
+ * change, and whether it is beyond the noise of both (src/core/noise.c);
+ * largest change of total time first; paths in one run only are listed
+ * as such.
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "iprof/noise.h"
 #include "iprof/rec.h"
 #include "iprof/output.h"
 #include "iprof/report.h"
@@ -37,6 +40,10 @@
 
 struct dstat {
 	uint64_t count, total_ns, avg_ns, p50_ns, p99_ns;
+	double err_ns;	 /* avg_err_ns (the mean's error bar); 0: none */
+	uint64_t inside; /* calls of the timers below, summed (set_inside()) */
+	struct noise_slot *hist; /* "histogram", owned; NULL: not given */
+	size_t nhist;
 };
 
 struct dpath {
@@ -44,12 +51,15 @@ struct dpath {
 	json_object *path; /* borrowed from the document */
 	int have_a, have_b;
 	struct dstat a, b;
+	struct noise_result nr; /* judge(): the change per call */
 };
 
 struct dset {
 	struct dpath *p; /* grown by util_grow() */
 	size_t n;
-	char why[512]; /* collect()'s reason for -EINVAL, or "" */
+	char why[512];	   /* collect()'s reason for -EINVAL, or "" */
+	double cost_ns[2]; /* A's and B's probe cost per timed call */
+	size_t judged[NOISE_NONE + 1]; /* paths per verdict */
 };
 
 #define REQ required_argument
@@ -96,7 +106,10 @@ const struct optab_cmd diff_cmd_opts = {
 	.foot = "\n"
 		"Per path: count, total, avg, p50 and p99 in A and in B and the change\n"
 		"(B - A), ordered by the largest change of total time; paths only in A\n"
-		"or only in B are marked.  Exit status: 0, 1 write error, 2 bad input,\n"
+		"or only in B are marked.  sig: the time per call changed beyond the\n"
+		"noise of both runs (Mann-Whitney p < 0.001 on the histograms, and the\n"
+		"median moved 10% and more than the probes' drift: doc/recording.md);\n"
+		"? not judged (no histograms).  Exit status: 0, 1 write error, 2 bad input,\n"
 		"3 compared, but a recording was cut before its trailer, or its run\n"
 		"had timers not attached or lost calls.\n",
 	.col = 24,
@@ -292,6 +305,79 @@ static int num(struct dset *s, json_object *o, const char *key,
 	return 0;
 }
 
+/*
+ * Member @k of node @o (path @key) as ns in *@out: 1; 0 when absent or
+ * null (not known: *@out is @none); -EINVAL (reason in @s->why) when no
+ * number >= 0.
+ */
+static int opt_ns(struct dset *s, json_object *o, const char *key,
+		  const char *k, double none, double *out)
+{
+	json_object *v;
+
+	*out = none;
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return 0;
+	if ((!json_object_is_type(v, json_type_int) &&
+	     !json_object_is_type(v, json_type_double)) ||
+	    json_object_get_double(v) < 0) {
+		snprintf(s->why, sizeof(s->why),
+			 "node '%s': \"%s\" is %s, not a time", key, k,
+			 json_object_to_json_string(v));
+		return -EINVAL;
+	}
+	*out = json_object_get_double(v);
+	return 1;
+}
+
+/* an element of a histogram slot [low_ns, high_ns, count]: a count */
+static int slot_num(json_object *e, size_t i, uint64_t *out)
+{
+	json_object *v = json_object_array_get_idx(e, i);
+
+	if (!v || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return -EINVAL;
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+/*
+ * Node @o's "histogram" (doc/json.md: [low_ns, high_ns, count] slots,
+ * ascending) in @st->hist (allocated) and @st->nhist; none when absent
+ * (an older report).  0, -ENOMEM, or -EINVAL with the reason in @s->why.
+ */
+static int read_hist(struct dset *s, json_object *o, const char *key,
+		     struct dstat *st)
+{
+	json_object *h, *e;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(o, "histogram", &h) || !h)
+		return 0;
+	n = json_object_is_type(h, json_type_array) ?
+		    json_object_array_length(h) : 0;
+	st->hist = calloc(n ? n : 1, sizeof(*st->hist));
+	if (!st->hist)
+		return -ENOMEM;
+	for (i = 0; json_object_is_type(h, json_type_array) && i < n; i++) {
+		e = json_object_array_get_idx(h, i);
+		if (!json_object_is_type(e, json_type_array) ||
+		    json_object_array_length(e) != 3 ||
+		    slot_num(e, 0, &st->hist[i].low_ns) ||
+		    slot_num(e, 2, &st->hist[i].count) ||
+		    (i && st->hist[i].low_ns <= st->hist[i - 1].low_ns))
+			break;
+	}
+	st->nhist = i;
+	if (i == n && json_object_is_type(h, json_type_array))
+		return 0;
+	snprintf(s->why, sizeof(s->why),
+		 "node '%s': \"histogram\" is no ascending list of [low_ns, high_ns, count]",
+		 key);
+	return -EINVAL;
+}
+
 static struct dpath *find(struct dset *s, const char *key)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -313,7 +399,7 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 	for (i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(nodes, i), *path,
 			    *kids;
-		struct dstat st;
+		struct dstat st = { 0 };
 		struct dpath *p;
 		char *key = NULL;
 		size_t klen = 0;
@@ -335,8 +421,11 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 		    num(s, o, key, "total_ns", &st.total_ns) ||
 		    num(s, o, key, "avg_ns", &st.avg_ns) ||
 		    num(s, o, key, "p50_ns", &st.p50_ns) ||
-		    num(s, o, key, "p99_ns", &st.p99_ns)) {
+		    num(s, o, key, "p99_ns", &st.p99_ns) ||
+		    opt_ns(s, o, key, "avg_err_ns", 0.0, &st.err_ns) < 0 ||
+		    read_hist(s, o, key, &st)) {
 			free(key);
+			free(st.hist);
 			return -EINVAL;
 		}
 		p = find(s, key);
@@ -354,9 +443,11 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 		}
 		if (b) {
 			p->have_b = 1;
+			free(p->b.hist);
 			p->b = st;
 		} else {
 			p->have_a = 1;
+			free(p->a.hist);
 			p->a = st;
 		}
 		kids = NULL;
@@ -371,6 +462,143 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 			return -EINVAL; /* s->why says why */
 	}
 	return 0;
+}
+
+/* a key's prefix (an ancestor's key), for bsearch() over keys */
+struct dprefix {
+	const char *s;
+	size_t n;
+};
+
+static int by_key(const void *x, const void *y)
+{
+	return strcmp((*(struct dpath *const *)x)->key,
+		      (*(struct dpath *const *)y)->key);
+}
+
+static int prefix_cmp(const void *k, const void *e)
+{
+	const struct dprefix *p = k;
+	const char *key = (*(struct dpath *const *)e)->key;
+	int c = strncmp(p->s, key, p->n);
+
+	return c ? c : key[p->n] ? -1 : 0;
+}
+
+/*
+ * Each path's calls of the timers below it, per side (dstat.inside): every
+ * path adds its count to each of its ancestors (the prefixes of its key
+ * that are paths: both report shapes hold every ancestor).  0 or -ENOMEM.
+ */
+static int set_inside(struct dset *s)
+{
+	struct dpath **v = calloc(s->n ? s->n : 1, sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++)
+		v[i] = &s->p[i];
+	qsort(v, s->n, sizeof(*v), by_key);
+	for (i = 0; i < s->n; i++) {
+		const struct dpath *p = &s->p[i];
+		const char *c = p->key;
+
+		while ((c = strstr(c, " > "))) {
+			struct dprefix k = { p->key, (size_t)(c - p->key) };
+			struct dpath **anc = bsearch(&k, v, s->n, sizeof(*v),
+						     prefix_cmp);
+
+			if (anc) {
+				(*anc)->a.inside += p->have_a ? p->a.count : 0;
+				(*anc)->b.inside += p->have_b ? p->b.count : 0;
+			}
+			c += 3;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+/* member @k of calibration mechanism @e, else @alt, ns; 0 if neither */
+static double mech_ns(json_object *e, const char *k, const char *alt)
+{
+	json_object *v;
+
+	if ((json_object_object_get_ex(e, k, &v) && v) ||
+	    (json_object_object_get_ex(e, alt, &v) && v))
+		return json_object_get_double(v);
+	return 0.0;
+}
+
+/* The probes' mean cost of one timed call (in + out, ns) of report @d's
+ * costliest measured mechanism (doc/json.md, calibration); 0 without. */
+static double pair_cost(json_object *d)
+{
+	json_object *c, *m, *e, *v;
+	double best = 0.0, x;
+	size_t i;
+
+	if (!json_object_object_get_ex(d, "calibration", &c) || !c ||
+	    !json_object_object_get_ex(c, "mechanisms", &m) ||
+	    !json_object_is_type(m, json_type_array))
+		return 0.0;
+	for (i = 0; i < json_object_array_length(m); i++) {
+		e = json_object_array_get_idx(m, i);
+		if (json_object_object_get_ex(e, "measured", &v) &&
+		    !json_object_get_boolean(v))
+			continue;
+		x = mech_ns(e, "in_mean_ns", "in_ns") +
+		    mech_ns(e, "out_mean_ns", "out_ns");
+		best = x > best ? x : best;
+	}
+	return best;
+}
+
+/* a path's side as the noise test reads it */
+static struct noise_side side_of(const struct dstat *st, int have)
+{
+	return (struct noise_side){
+		.count = have ? st->count : 0,
+		.p50_ns = (double)st->p50_ns,
+		.hist = st->hist,
+		.nhist = st->nhist,
+		.err_ns = st->err_ns,
+	};
+}
+
+/* timed calls per call of a path: its own and those below it */
+static double timers_per_call(const struct dstat *st)
+{
+	return st->count ? 1.0 + (double)st->inside / (double)st->count : 1.0;
+}
+
+/*
+ * Every path's change per call judged (noise_test()): beyond the noise of
+ * both sides' histograms, and the median moved at least NOISE_MIN_REL of
+ * A's and, where a side gives no error bar of its own, NOISE_CALIB_DRIFT
+ * of the probes' cost inside one call (the calibration may be that far
+ * off).
+ */
+static void judge(struct dset *s)
+{
+	size_t i;
+
+	memset(s->judged, 0, sizeof(s->judged));
+	for (i = 0; i < s->n; i++) {
+		struct dpath *p = &s->p[i];
+		struct noise_side a = side_of(&p->a, p->have_a),
+				  b = side_of(&p->b, p->have_b);
+		struct noise_opts o = {NOISE_ALPHA, NOISE_MIN_REL, 0.0};
+
+
+		if (!(a.err_ns > 0 && b.err_ns > 0))
+			o.min_abs_ns =
+				NOISE_CALIB_DRIFT *
+				fmax(s->cost_ns[0] * timers_per_call(&p->a),
+				     s->cost_ns[1] * timers_per_call(&p->b));
+		s->judged[noise_test(&a, &b, &o, &p->nr)]++;
+	}
 }
 
 static int64_t delta(uint64_t a, uint64_t b)
@@ -416,15 +644,55 @@ static const char *fmt_pct(char *buf, size_t len, uint64_t a, uint64_t b)
 	return buf;
 }
 
+/* the table's "sig" column: the mean per call changed beyond noise */
+static const char *sig_word(enum noise_verdict v)
+{
+	switch (v) {
+	case NOISE_BEYOND:
+		return "yes";
+	case NOISE_WITHIN:
+	case NOISE_SMALL:
+		return "no";
+	case NOISE_UNKNOWN:
+		return "?";
+	case NOISE_NONE:
+	default:
+		return "-";
+	}
+}
+
+/* the table's last line: how many paths changed beyond noise */
+static void summary(FILE *f, const struct dset *s)
+{
+	const size_t *j = s->judged;
+
+	fprintf(f,
+		"%zu of %zu paths in both changed beyond noise (Mann-Whitney p < %g on the histograms, the median moved %g%% at least)",
+		j[NOISE_BEYOND],
+		j[NOISE_BEYOND] + j[NOISE_WITHIN] + j[NOISE_SMALL] +
+			j[NOISE_UNKNOWN],
+		NOISE_ALPHA, NOISE_MIN_REL * 100.0);
+	if (j[NOISE_SMALL])
+		fprintf(f, "; %zu beyond sampling noise but smaller",
+			j[NOISE_SMALL]);
+	if (j[NOISE_UNKNOWN])
+		fprintf(f,
+			"; %zu not judged: no spread known (a report without histograms, or too few calls)",
+			j[NOISE_UNKNOWN]);
+	fprintf(f, "\n");
+}
+
 static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 {
 	char b[8][40];
 	size_t i;
 
 	fprintf(f, "A: %s\nB: %s\n", an, bn);
-	fprintf(f, "%9s %9s %9s %9s %10s %8s %9s %9s %9s %9s %9s %9s  %s\n",
+	fprintf(f,
+		"%9s %9s %9s %9s %10s %8s %4s %9s %9s %9s %9s %9s %9s  %s\n",
 		"count A", "count B", "total A", "total B", "change", "%",
-		"avg A", "avg B", "p50 A", "p50 B", "p99 A", "p99 B", "path");
+		"sig", "avg A", "avg B", "p50 A", "p50 B", "p99 A", "p99 B",
+		"path");
 	for (i = 0; i < s->n; i++) {
 		const struct dpath *p = &s->p[i];
 		const struct dstat *a = &p->a, *bb = &p->b;
@@ -435,6 +703,7 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 			p->have_b ? report_ns_str(b[1], 40, bb->total_ns) : "-",
 			fmt_delta(b[2], 40, delta(a->total_ns, bb->total_ns)),
 			fmt_pct(b[3], 40, a->total_ns, bb->total_ns));
+		fprintf(f, " %4s", sig_word(p->nr.v));
 		fprintf(f, " %9s %9s",
 			a->count ? report_ns_str(b[4], 40, a->avg_ns) : "-",
 			bb->count ? report_ns_str(b[5], 40, bb->avg_ns) : "-");
@@ -449,6 +718,13 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 			: !p->have_b ? "  (only in A)"
 				     : "");
 	}
+	summary(f, s);
+}
+
+/* a double as JSON: null when not finite (t and df can be infinite) */
+static json_object *jdouble(double x)
+{
+	return isfinite(x) ? json_object_new_double(x) : NULL;
 }
 
 static json_object *stat_json(const struct dstat *st, int have)
@@ -467,6 +743,63 @@ static json_object *stat_json(const struct dstat *st, int have)
 	return o;
 }
 
+/* the path's "significant" and "noise" (doc/recording.md) */
+static void noise_json(json_object *o, const struct dpath *p)
+{
+	const struct noise_result *r = &p->nr;
+	json_object *n;
+
+	json_object_object_add(
+		o, "significant",
+		r->v == NOISE_UNKNOWN || r->v == NOISE_NONE ?
+			NULL :
+			json_object_new_boolean(r->v == NOISE_BEYOND));
+	if (r->v == NOISE_NONE) {
+		json_object_object_add(o, "noise", NULL);
+		return;
+	}
+	n = json_object_new_object();
+	json_object_object_add(o, "noise", n);
+	if (!n)
+		return;
+	json_object_object_add(n, "verdict",
+			       json_object_new_string(noise_verdict_name(r->v)));
+	json_object_object_add(n, "median_shift_ns", jdouble(r->shift_ns));
+	json_object_object_add(n, "min_shift_ns", jdouble(r->min_effect_ns));
+	if (r->v == NOISE_UNKNOWN)
+		return;
+	json_object_object_add(n, "u", jdouble(r->u));
+	json_object_object_add(n, "z", jdouble(r->z));
+	json_object_object_add(n, "p", jdouble(r->p));
+	json_object_object_add(n, "delta", jdouble(r->delta));
+}
+
+/* the document's "noise_test": the test and its counts of paths */
+static json_object *test_json(const struct dset *s)
+{
+	json_object *o = json_object_new_object();
+	const size_t *j = s->judged;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "method", json_object_new_string("mann-whitney"));
+	json_object_object_add(o, "alpha", json_object_new_double(NOISE_ALPHA));
+	json_object_object_add(o, "min_shift_pct",
+			       json_object_new_double(NOISE_MIN_REL * 100.0));
+	json_object_object_add(o, "calib_drift_pct",
+			       json_object_new_double(NOISE_CALIB_DRIFT * 100.0));
+	json_object_object_add(o, "significant",
+			       json_object_new_uint64(j[NOISE_BEYOND]));
+	json_object_object_add(o, "within",
+			       json_object_new_uint64(j[NOISE_WITHIN] +
+						      j[NOISE_SMALL]));
+	json_object_object_add(o, "unknown",
+			       json_object_new_uint64(j[NOISE_UNKNOWN]));
+	json_object_object_add(o, "not_compared",
+			       json_object_new_uint64(j[NOISE_NONE]));
+	return o;
+}
+
 static int json_out(FILE *f, const struct dset *s, const char *an,
 		    const char *bn)
 {
@@ -482,6 +815,7 @@ static int json_out(FILE *f, const struct dset *s, const char *an,
 	json_object_object_add(root, "diff", json_object_new_boolean(1));
 	json_object_object_add(root, "a", json_object_new_string(an));
 	json_object_object_add(root, "b", json_object_new_string(bn));
+	json_object_object_add(root, "noise_test", test_json(s));
 	arr = json_object_new_array();
 	json_object_object_add(root, "paths", arr);
 	for (i = 0; arr && i < s->n; i++) {
@@ -501,6 +835,7 @@ static int json_out(FILE *f, const struct dset *s, const char *an,
 								      : "b"));
 		json_object_object_add(o, "a", stat_json(&p->a, p->have_a));
 		json_object_object_add(o, "b", stat_json(&p->b, p->have_b));
+		noise_json(o, p);
 		c = json_object_new_object();
 		json_object_object_add(o, "change", c);
 		if (!c) {
@@ -694,6 +1029,13 @@ int cmd_diff_main(int argc, char **argv)
 			argv[optind + 1], compensated(db) ? "compensated" : "raw");
 	if (!ro.quiet)
 		shape_warn(da, db, argv[optind], argv[optind + 1]);
+	if (set_inside(&s)) {
+		log_cmd(LOG_LVL_ERROR, "diff", "out of memory");
+		goto out;
+	}
+	s.cost_ns[0] = pair_cost(da);
+	s.cost_ns[1] = pair_cost(db);
+	judge(&s);
 	qsort(s.p, s.n, sizeof(*s.p), by_change);
 	/* -o as the live run writes it (src/core/output.c) */
 	if (output_open(&w, ro.r.output, err, sizeof(err))) {
@@ -727,8 +1069,11 @@ int cmd_diff_main(int argc, char **argv)
 	}
 out:
 	output_close(&w);
-	for (i = 0; i < s.n; i++)
+	for (i = 0; i < s.n; i++) {
 		free(s.p[i].key);
+		free(s.p[i].a.hist);
+		free(s.p[i].b.hist);
+	}
 	free(s.p);
 	json_object_put(da);
 	json_object_put(db);

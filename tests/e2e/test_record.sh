@@ -195,7 +195,7 @@ check "diff A B (two runs, same probes): no path in one only" \
 check "diff A B: sorted by |change of total|" \
 	"$(jq '[.paths[].change.total_ns | fabs] | . == (sort | reverse)' "$TMP/ab.diff")" true
 "$IPROF" diff "$TMP/json.live" "$TMP/table.rec" >"$TMP/ab.txt"
-check "diff table: a line per path + 3" "$(wc -l <"$TMP/ab.txt")" $(($(jq '.paths | length' "$TMP/ab.diff") + 3))
+check "diff table: a line per path + 4 (A, B, the head, the summary)" "$(wc -l <"$TMP/ab.txt")" $(($(jq '.paths | length' "$TMP/ab.diff") + 4))
 
 # cut and corrupted recordings
 size=$(stat -c %s "$TMP/json.rec")

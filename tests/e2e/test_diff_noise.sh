@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# iprof diff knows noise (issue 45 item 4): per path, is the change beyond
+# the noise of both runs (Mann-Whitney on the histograms, the median moved
+# 10% and more than the probes' drift: doc/recording.md)?
+# tests/e2e/helpers/nested.c: outer() calls mid() 4 times and gp() once,
+# mid() calls leaf() twice, leaf() spins SPIN ns, gp() makes two getppid(2)
+# calls (a span).  Its truth: the same workload twice changed nothing;
+# with leaf()'s spin doubled, leaf and its ancestors mid and outer changed,
+# gp and its span (siblings) did not.  Reports without histograms (older
+# ones) are not judged; the reports' own error bars (avg_err_ns) widen the
+# noise.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+W=$BUILD/e2e-nested
+[ -x "$W" ] || { bad "e2e-nested not built"; finish; }
+SPAN='span getppid = tracepoint:syscalls:sys_enter_getppid -> tracepoint:syscalls:sys_exit_getppid'
+probes=(-e "uprobe:$W:outer" -e "uprobe:$W:mid" -e "uprobe:$W:leaf" -e "uprobe:$W:gp" -e "$SPAN")
+
+for r in a1:40000 a2:40000 b:80000; do
+	"$IPROF" record -q -o "$TMP/${r%%:*}.rec" "${probes[@]}" -- "$W" 300 "${r#*:}" >/dev/null 2>"$TMP/err"
+	check "record ${r%%:*}: exit status" "$?" 0
+	cat "$TMP/err"
+done
+
+sig() { jq -r '[.paths[] | select(.significant == true) | .path | join(" > ")] | sort | join(", ")' "$1"; }
+
+# the same workload twice: nothing beyond noise, every path judged
+"$IPROF" diff -f json "$TMP/a1.rec" "$TMP/a2.rec" >"$TMP/same.json"
+check "same workload: exit" "$?" 0
+check "same workload: nothing significant" "$(sig "$TMP/same.json")" ""
+check "same workload: every path judged (false, not null)" \
+	"$(jq '[.paths[] | .significant == false] | all and length == 5' "$TMP/same.json")" true
+check "same workload: summary" "$(jq -c '.noise_test | [.significant, .within, .unknown]' "$TMP/same.json")" "[0,5,0]"
+
+# leaf 2x slower: leaf and its ancestors, not its uncle gp nor the span
+"$IPROF" diff -f json "$TMP/a1.rec" "$TMP/b.rec" >"$TMP/slow.json"
+check "leaf 2x: exit" "$?" 0
+check "leaf 2x: leaf and its ancestors significant, nothing else" "$(sig "$TMP/slow.json")" \
+	"outer, outer > mid, outer > mid > leaf"
+check "leaf 2x: gp and its span judged, not significant" \
+	"$(jq '[.paths[] | select(.path[1] == "gp") | .significant] | . == [false, false]' "$TMP/slow.json")" true
+check "leaf 2x: leaf's median shift ~ +40 us" \
+	"$(jq '.paths[] | select(.path == ["outer", "mid", "leaf"]) | .noise.median_shift_ns | . > 30000 and . < 50000' "$TMP/slow.json")" true
+check "leaf 2x: leaf's B above A in nearly every pair (Cliff's delta)" \
+	"$(jq '.paths[] | select(.path == ["outer", "mid", "leaf"]) | .noise.delta > 0.9' "$TMP/slow.json")" true
+"$IPROF" diff "$TMP/a1.rec" "$TMP/b.rec" >"$TMP/slow.txt"
+check "table: a sig column" "$(sed -n 3p "$TMP/slow.txt" | grep -c ' %  sig  ')" 1
+check "table: leaf marked yes" "$(awk '$NF == "leaf" {print $7}' "$TMP/slow.txt")" yes
+check "table: gp marked no" "$(awk '$NF == "gp" && $(NF-2) == "outer" {print $7}' "$TMP/slow.txt")" no
+check "table: the summary line" "$(tail -1 "$TMP/slow.txt" | cut -d'(' -f1)" \
+	"3 of 5 paths in both changed beyond noise "
+
+# an older report: no histograms, no spread known: not judged, said
+"$IPROF" report -f json "$TMP/a1.rec" | jq 'walk(if type == "object" then del(.histogram) else . end)' >"$TMP/old.json"
+"$IPROF" diff -f json "$TMP/old.json" "$TMP/b.rec" >"$TMP/old.diff"
+check "no histograms: significant null everywhere" \
+	"$(jq '[.paths[] | .significant == null and .noise.verdict == "unknown"] | all' "$TMP/old.diff")" true
+"$IPROF" diff "$TMP/old.json" "$TMP/b.rec" >"$TMP/old.txt"
+check "no histograms: the table says ?" "$(awk '$NF == "leaf" {print $7}' "$TMP/old.txt")" "?"
+check "no histograms: the summary says so" \
+	"$(tail -1 "$TMP/old.txt" | grep -c '; 5 not judged: no spread known')" 1
+
+# the reports' own error bars (avg_err_ns, one sigma) widen the noise:
+# 20 us on each side hides leaf's 40 us (3.29 x 28 us = 93 us)
+for r in a1 b; do
+	"$IPROF" report -f json "$TMP/$r.rec" | jq 'walk(if type == "object" and has("path") then .avg_err_ns = 20000 else . end)' >"$TMP/$r.err.json"
+done
+"$IPROF" diff -f json "$TMP/a1.err.json" "$TMP/b.err.json" >"$TMP/err.diff"
+check "error bars: leaf within them" \
+	"$(jq -r '.paths[] | select(.path == ["outer", "mid", "leaf"]) | [.significant, .noise.verdict] | join(" ")' "$TMP/err.diff")" \
+	"false small"
+check "error bars: outer still beyond" \
+	"$(jq -r '.paths[] | select(.path == ["outer"]) | .significant' "$TMP/err.diff")" true
+finish
