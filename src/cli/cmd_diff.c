@@ -485,38 +485,61 @@ static int prefix_cmp(const void *k, const void *e)
 	return c ? c : key[p->n] ? -1 : 0;
 }
 
+/* longer keys first: a path's key is longer than its parent's */
+static int by_len_desc(const void *x, const void *y)
+{
+	size_t a = strlen((*(struct dpath *const *)x)->key),
+	       b = strlen((*(struct dpath *const *)y)->key);
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
 /*
- * Each path's calls of the timers below it, per side (dstat.inside): every
- * path adds its count to each of its ancestors (the prefixes of its key
- * that are paths: both report shapes hold every ancestor).  0 or -ENOMEM.
+ * Each path's calls of the timers below it, per side (dstat.inside): each
+ * path's parent (its key less the last name: both report shapes hold every
+ * ancestor) found once, then the sums carried up, the deepest paths first.
+ * 0 or -ENOMEM.
  */
 static int set_inside(struct dset *s)
 {
-	struct dpath **v = calloc(s->n ? s->n : 1, sizeof(*v));
+	struct dpath **v = calloc(s->n ? s->n : 1, sizeof(*v)),
+		     **up = calloc(s->n ? s->n : 1, sizeof(*up));
 	size_t i;
 
-	if (!v)
+	if (!v || !up) {
+		free(v);
+		free(up);
 		return -ENOMEM;
+	}
 	for (i = 0; i < s->n; i++)
 		v[i] = &s->p[i];
 	qsort(v, s->n, sizeof(*v), by_key);
 	for (i = 0; i < s->n; i++) {
-		const struct dpath *p = &s->p[i];
-		const char *c = p->key;
+		const char *c = s->p[i].key, *last = NULL;
+		struct dprefix k = {s->p[i].key, 0};
+		struct dpath **anc;
 
-		while ((c = strstr(c, " > "))) {
-			struct dprefix k = { p->key, (size_t)(c - p->key) };
-			struct dpath **anc = bsearch(&k, v, s->n, sizeof(*v),
-						     prefix_cmp);
+		while ((c = strstr(c, " > ")))
+			last = c++;
+		if (!last)
+			continue;
+		k.n = (size_t)(last - s->p[i].key);
+		anc = bsearch(&k, v, s->n, sizeof(*v), prefix_cmp);
+		up[i] = anc ? *anc : NULL;
+	}
+	/* v again: the paths, deepest first; up[] by their index in s->p */
+	qsort(v, s->n, sizeof(*v), by_len_desc);
+	for (i = 0; i < s->n; i++) {
+		const struct dpath *p = v[i];
+		struct dpath *par = up[p - s->p];
 
-			if (anc) {
-				(*anc)->a.inside += p->have_a ? p->a.count : 0;
-				(*anc)->b.inside += p->have_b ? p->b.count : 0;
-			}
-			c += 3;
-		}
+		if (!par)
+			continue;
+		par->a.inside += p->a.inside + (p->have_a ? p->a.count : 0);
+		par->b.inside += p->b.inside + (p->have_b ? p->b.count : 0);
 	}
 	free(v);
+	free(up);
 	return 0;
 }
 
