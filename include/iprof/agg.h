@@ -121,6 +121,17 @@ struct agg_node {
 	double mean_ns, m2_ns; /* Welford's running mean and sum of squared
 				* deviations of the durations: stddev =
 				* sqrt(m2_ns / count) */
+	/*
+	 * The compensation's uncertainty over the calls (struct agg_cost
+	 * sd_ns, drift_ns; 0 without a spread): the variance (ns^2) of the
+	 * probe cost taken out, summed over the calls' probes (random: adds
+	 * up as a sum of squares), and the bias it may carry (ns, summed
+	 * linearly); the self_ ones for self_ns (the call's own probes' parts
+	 * inside it and its direct children's parts outside theirs).  Error
+	 * bars: report_node_err().
+	 */
+	double err_var_ns2, err_sys_ns;
+	double self_err_var_ns2, self_err_sys_ns;
 
 	/*
 	 * total_ns split by where the thread was (sched_switch records):
@@ -128,6 +139,11 @@ struct agg_node {
 	 */
 	uint64_t oncpu_ns; /* running on a CPU */
 	uint64_t runq_ns; /* off-CPU, runnable: preempted, on a run queue */
+	/* runnable time taken out with the probes' cost (not in runq_ns):
+	 * the preemptions that fell in them, in proportion (agg_comp.c):
+	 * raw_total_ns - total_ns = the probes' cost taken out - clamped_ns
+	 * + runq_out_ns */
+	uint64_t runq_out_ns;
 	uint64_t blocked_ns; /* off-CPU, blocked: sleeping */
 	/* of oncpu_ns: time the thread spent interrupted (hardirq, softirq)
 	 * while this timer was open, from IRQ_ENTER/IRQ_EXIT records */
@@ -231,6 +247,16 @@ struct agg_cost {
 	 */
 	uint32_t mean_start_in_ns, mean_start_out_ns;
 	uint32_t mean_stop_in_ns, mean_stop_out_ns;
+	/*
+	 * The calibration's spread for one call of the timer (its start and
+	 * stop probes, in + out; 0: not known, no error bar): sd_ns, the
+	 * standard deviation of one call's probe cost; drift_ns, how far the
+	 * mean cost may be off (the calibration rounds' means' spread plus
+	 * the mean's standard error).  A probe part of m ns (the means
+	 * above) carries m / (the four means' sum) of each: sd_ns^2 of the
+	 * variance, drift_ns of the bias (agg_node.err_var_ns2).
+	 */
+	uint32_t sd_ns, drift_ns;
 };
 
 /* The mechanism could not be calibrated: its calls count as uncertain. */

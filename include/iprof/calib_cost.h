@@ -69,6 +69,9 @@ struct calib_result {
 	uint64_t b_ns, t_ns, d_ns; /* the medians measured (see above) */
 	uint64_t b_mean_ns, t_mean_ns, d_mean_ns; /* ... and means */
 	uint64_t calls; /* traced calls that gave a duration (D's sample) */
+	/* the spread of T (calib_spread()): one call's standard deviation,
+	 * and how far its mean may be off (0: not measured) */
+	uint32_t sd_ns, drift_ns;
 	const char *mech; /* "uprobe/return site", ... (static) */
 	char why[256]; /* when needed but not done: why */
 };
@@ -122,5 +125,17 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only);
  */
 size_t calib_report(const struct calib *cal, unsigned int used,
 		    struct report_calib *out);
+
+/*
+ * calib_spread() - the spread of @n (> 0) calls' times @v, in the order
+ * they ran, @rounds (> 0) rounds of n / rounds each (each round's slice is
+ * sorted in place): *@sd_ns, one call's standard deviation (pooled over
+ * the rounds, without the calls calib_mean() leaves out); *@drift_ns, how
+ * far their mean may be off: the standard deviation of the rounds' means
+ * (calib_mean() each: how the cost moved while it was measured) plus the
+ * mean's standard error (sd over the square root of n).  In ns.
+ */
+void calib_spread(uint64_t *v, size_t n, unsigned int rounds,
+		  uint32_t *sd_ns, uint32_t *drift_ns);
 
 #endif /* IPROF_CALIB_COST_H */

@@ -173,6 +173,9 @@ struct report_calib {
 	uint64_t untraced_ns, traced_ns, recorded_ns; /* medians, ns */
 	uint64_t calls; /* recorded calls of the calibration */
 	const char *why; /* !done: why */
+	/* the spread of one call's cost (calib_spread()): standard
+	 * deviation, and how far the mean may be off; 0: not known */
+	uint32_t sd_ns, drift_ns;
 };
 
 struct report {
@@ -309,6 +312,26 @@ char *report_ns_str(char *buf, size_t len, uint64_t ns);
  * rounded to the nearest: sqrt(m2_ns / count); 0 when count is 0.
  */
 uint64_t report_stddev_ns(const struct agg_node *n);
+
+/* A node's error bars (report_node_err()), ns. */
+struct report_err {
+	uint64_t total_ns, self_ns, avg_ns;
+	/* the average is within its error bar of 0: the probes cannot
+	 * resolve it ("below resolution") */
+	int below_res;
+};
+
+/*
+ * report_node_err() - the uncertainty of @n's compensated times into @e
+ * (doc/json.md, "Error bars"): total = sqrt(err_var_ns2) + err_sys_ns +
+ * clamped_ns (the probe cost's random spread over the calls, added in
+ * quadrature, plus the bias the calibration may carry and what the
+ * clamps kept), self the same from the self_ fields, avg = total / count;
+ * rounded up.  Returns 1 when @n has error bars, 0 when not (raw times, a
+ * calibration without its spread, no calls: @e zeroed).  For iprof diff
+ * too.
+ */
+int report_node_err(const struct agg_node *n, struct report_err *e);
 
 /*
  * report_next() - the node after @n in a depth-first pre-order walk with

@@ -127,9 +127,10 @@ static const char *class_spec(enum calib_class c, void (**call)(void))
  * timed alone into @v (CALIB_ROUNDS x CALIB_CALLS): their median (ns), as
  * D's is over the same calls, and their mean into @mean (calib_mean()).
  * @l (may be NULL): drained after each round, so that no ring fills.
+ * @spread (may be NULL): its sd_ns and drift_ns set (calib_spread()).
  */
 static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
-			   uint64_t *mean)
+			   uint64_t *mean, struct calib_result *spread)
 {
 	const size_t n = (size_t)CALIB_ROUNDS * CALIB_CALLS;
 	uint64_t med;
@@ -145,6 +146,9 @@ static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
 		if (l)
 			loader__poll(l, 0);
 	}
+	if (spread) /* the traced calls' spread, before the sort */
+		calib_spread(v, n, CALIB_ROUNDS, &spread->sd_ns,
+			     &spread->drift_ns);
 	med = calib_median(v, n);
 	*mean = calib_mean(v, n);
 	return med;
@@ -249,7 +253,7 @@ static void measure(struct calib *cal, struct group *g,
 			goto out;
 		}
 		/* untraced first: nothing of this plan is attached yet */
-		r->b_ns = time_calls(call[i], NULL, v, &r->b_mean_ns);
+		r->b_ns = time_calls(call[i], NULL, v, &r->b_mean_ns, NULL);
 	}
 
 	for (i = 0; i < g->n && cal->r[g->cls[i]].why[0]; i++)
@@ -289,7 +293,7 @@ static void measure(struct calib *cal, struct group *g,
 				 st->error ? st->error : "not attached");
 			continue;
 		}
-		r->t_ns = time_calls(call[i], l, v, &r->t_mean_ns);
+		r->t_ns = time_calls(call[i], l, v, &r->t_mean_ns, r);
 	}
 	loader__set_tracing(l, 0);
 	loader__drain(l);

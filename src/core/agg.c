@@ -85,6 +85,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->child_ns = 0;
 	memset(f->cm, 0, sizeof(f->cm));
 	f->uncertain = 0;
+	f->var_ns2 = f->sys_ns = f->sv_ns2 = f->ss_ns = 0;
 	f->off0[0] = t->off_ns[0];
 	f->off0[1] = t->off_ns[1];
 	f->irq0 = t->irq_ns;

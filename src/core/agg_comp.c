@@ -2,12 +2,14 @@
 /*
  * The aggregator's compensation (include/iprof/agg.h, agg__set_costs()): a
  * frame closed by its stop is folded into its node (agg_complete(),
- * agg_fold_call()) less the probes' calibrated cost that fell inside it, by
- * their median cost for the call's own place (min, max, histogram) and by
- * their mean cost for the sums, which a thread's debt keeps unbiased
- * (agg_settle()); a frame closed without a stop charges its parent
- * (agg_charge_open()).  Also the set of nodes a thread completed (struct
- * nodeset), which holds that debt and counts agg_node.threads.
+ * agg_fold_call()) less the probes' calibrated mean cost that fell inside
+ * it, which a thread's debt keeps unbiased (agg_settle()): one compensated
+ * duration per call, which every statistic takes (count, total, min, max,
+ * mean, stddev, histogram), so that min <= avg <= max <= total; with the
+ * uncertainty of what was taken out (agg_cost_err()).  A frame closed
+ * without a stop charges its parent (agg_charge_open()).  Also the set of
+ * nodes a thread completed (struct nodeset), which holds that debt and
+ * counts agg_node.threads.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -139,25 +141,51 @@ void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i)
 			p->cm[k].ovh_ns += v[0] + v[1];
 		}
 	}
+	p->var_ns2 += t->stack[i].var_ns2;
+	p->sys_ns += t->stack[i].sys_ns;
+	if (c) {
+		agg_cost_parts(c, CM_SUM, v);
+		agg_cost_err(c, v[0] + v[1], &p->var_ns2, &p->sys_ns);
+		agg_cost_err(c, v[0] + v[1], &p->sv_ns2, &p->ss_ns);
+	}
 	p->uncertain = 1;
 }
 
 /*
- * agg_fold_call() - count one call of @n from @start_ns to @ts_ns, by thread
- * @tid, lasting @dur ns compensated by the probes' median cost (its
- * histogram place) and @sum ns by their mean cost (its share of the
- * total, mean and spread; the same without compensation): min and max
- * bound both, so that min <= avg <= max and every percentile lies within
- * them; the count, first/last and thread count too (@t: the thread's
- * state for its set of completed nodes; NULL when it is gone: counted as
- * a new thread where the node's last one differs).  Self, raw and
- * on/off-CPU times are the caller's.  Returns 0 or -ENOMEM (histogram,
- * thread set).
+ * agg_cost_err() - add the uncertainty of @part_ns of @c's mean cost (a
+ * sum of its mean parts) to *@var (ns^2: its share of c->sd_ns^2) and
+ * *@sys (ns: its share of c->drift_ns); nothing when @c has no spread.
  */
-int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
-	      uint64_t sum, uint64_t start_ns, uint64_t ts_ns)
+void agg_cost_err(const struct agg_cost *c, uint64_t part_ns, double *var,
+		  double *sys)
 {
-	uint64_t lo = dur < sum ? dur : sum, hi = dur < sum ? sum : dur;
+	uint64_t v[4], m;
+
+	if (!c || (!c->sd_ns && !c->drift_ns) || !part_ns)
+		return;
+	agg_cost_parts(c, CM_SUM, v);
+	m = v[0] + v[1] + v[2] + v[3];
+	if (!m)
+		return;
+	*var += (double)c->sd_ns * c->sd_ns * (double)part_ns / (double)m;
+	*sys += (double)c->drift_ns * (double)part_ns / (double)m;
+}
+
+/*
+ * agg_fold_call() - count one call of @n from @start_ns to @ts_ns, by thread
+ * @tid, lasting @sum ns compensated (the probes' mean cost taken out, what
+ * the thread owed given back: agg_settle(); without costs raw): its share
+ * of the total, mean and spread, min and max, its histogram place, the
+ * count, first/last and thread count too (@t: the thread's state for its
+ * set of completed nodes; NULL when it is gone: counted as a new thread
+ * where the node's last one differs).  Every statistic takes the same
+ * duration, so that min <= avg <= max <= total and a node of one call has
+ * them all equal.  Self, raw and on/off-CPU times are the caller's.
+ * Returns 0 or -ENOMEM (histogram, thread set).
+ */
+int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
+		  uint64_t sum, uint64_t start_ns, uint64_t ts_ns)
+{
 	double delta;
 	int err = 0, rc;
 
@@ -167,15 +195,15 @@ int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t 
 	n->mean_ns += delta / (double)n->count;
 	n->m2_ns += delta * ((double)sum - n->mean_ns);
 	if (n->count == 1) {
-		n->min_ns = lo;
-		n->max_ns = hi;
+		n->min_ns = sum;
+		n->max_ns = sum;
 		n->first_start_ns = start_ns;
 		n->last_stop_ns = ts_ns;
 	} else {
-		if (lo < n->min_ns)
-			n->min_ns = lo;
-		if (hi > n->max_ns)
-			n->max_ns = hi;
+		if (sum < n->min_ns)
+			n->min_ns = sum;
+		if (sum > n->max_ns)
+			n->max_ns = sum;
 		if (start_ns < n->first_start_ns)
 			n->first_start_ns = start_ns;
 		if (ts_ns > n->last_stop_ns)
@@ -184,7 +212,7 @@ int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t 
 	if (!n->hist)
 		n->hist = calloc(1, sizeof(*n->hist));
 	if (n->hist)
-		hist_add(n->hist, dur);
+		hist_add(n->hist, sum);
 	else
 		err = -ENOMEM;
 	if (n->last_tid != tid) {
@@ -235,6 +263,84 @@ void agg_settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
 	n->clamped_ns -= give < n->clamped_ns ? give : n->clamped_ns;
 }
 
+/* A closed frame's times, compensated (agg_complete()), per CM_*. */
+struct ctimes {
+	uint64_t dur[CM_N], on[CM_N], rq[CM_N], ovh[CM_N], out[CM_N];
+};
+
+/*
+ * comp_times() - @f's raw @raw ns, of which @runq runnable and @blocked
+ * blocked, less the probes' cost inside it (its own probes' parts between
+ * its timestamps, and every probe that fired in its children), by the
+ * median costs and by the mean ones, into @ct.  The probes ran on the CPU:
+ * their cost comes off the on-CPU part, never below the children's
+ * on-CPU time; the preemptions that fell in them go too (the runnable
+ * time scaled by the on-CPU time left over the raw one: a thread is
+ * preempted as often in a probe as in its own code); the call never below
+ * its children's time.  The parts still add up to dur.
+ */
+static void comp_times(const struct agg_cost *c, const struct frame *f,
+		       uint64_t raw, uint64_t runq, uint64_t blocked,
+		       struct ctimes *ct)
+{
+	uint64_t v[4], raw_on = raw - runq - blocked;
+	int k;
+
+	for (k = 0; k < CM_N; k++) {
+		ct->ovh[k] = f->cm[k].ovh_ns;
+		ct->out[k] = 0;
+		if (c) {
+			/* an inherited frame had no start probe here */
+			agg_cost_parts(c, k, v);
+			ct->ovh[k] += (f->forked ? 0 : v[0]) + v[2];
+			ct->out[k] = (f->forked ? 0 : v[1]) + v[3];
+		}
+		ct->on[k] = raw_on > ct->ovh[k] ? raw_on - ct->ovh[k] : 0;
+		if (ct->on[k] < f->cm[k].child_on_ns)
+			ct->on[k] = f->cm[k].child_on_ns;
+		ct->rq[k] = runq;
+		if (raw_on && ct->on[k] < raw_on)
+			ct->rq[k] = (uint64_t)((unsigned __int128)runq *
+					       ct->on[k] / raw_on);
+		ct->dur[k] = ct->on[k] + ct->rq[k] + blocked;
+		if (ct->dur[k] < f->cm[k].child_ns) {
+			ct->on[k] += f->cm[k].child_ns - ct->dur[k];
+			ct->dur[k] = f->cm[k].child_ns;
+		}
+	}
+}
+
+/*
+ * comp_err() - the uncertainty of @f's compensation (cost @c, NULL: none)
+ * into its node @n, and what of it falls inside its parent @p (NULL at the
+ * top): its own probes' parts inside it count in its total and self, those
+ * outside it in its parent's total and self.
+ */
+static void comp_err(const struct agg_cost *c, const struct frame *f,
+		     struct agg_node *n, struct frame *p)
+{
+	double var = f->var_ns2, sys = f->sys_ns, ov = 0, os = 0;
+	double sv = f->sv_ns2, ss = f->ss_ns;
+	uint64_t v[4];
+
+	if (c) {
+		agg_cost_parts(c, CM_SUM, v);
+		agg_cost_err(c, (f->forked ? 0 : v[0]) + v[2], &var, &sys);
+		agg_cost_err(c, (f->forked ? 0 : v[0]) + v[2], &sv, &ss);
+		agg_cost_err(c, (f->forked ? 0 : v[1]) + v[3], &ov, &os);
+	}
+	n->err_var_ns2 += var;
+	n->err_sys_ns += sys;
+	n->self_err_var_ns2 += sv;
+	n->self_err_sys_ns += ss;
+	if (p) {
+		p->var_ns2 += var + ov;
+		p->sys_ns += sys + os;
+		p->sv_ns2 += ov;
+		p->ss_ns += os;
+	}
+}
+
 /*
  * agg_complete() - fold the frame @f, just popped from @t (t->len already below
  * it), ended at @ts_ns >= f->start_ns.  Returns 0 or -ENOMEM when the
@@ -244,14 +350,15 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 	     uint64_t ts_ns)
 {
 	struct agg_node *n = f->node;
-	uint64_t raw = ts_ns - f->start_ns, dur[CM_N], on[CM_N], ovh[CM_N];
-	uint64_t out[CM_N], v[4], debt, *dp;
+	uint64_t raw = ts_ns - f->start_ns, debt, *dp;
 	struct agg_node **slot0;
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
 	const struct agg_cost *c = agg_cost_of(a, f->timer);
+	struct frame *p = t->len ? &t->stack[t->len - 1] : NULL;
 	int uncertain = f->uncertain, k;
+	struct ctimes ct;
 	uint64_t irq;
 	int err;
 
@@ -262,54 +369,29 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 		blocked = raw - runq;
 	if (c)
 		uncertain |= !!(c->flags & AGG_COST_UNKNOWN);
-	/*
-	 * Compensated, by the median costs and by the mean ones: the raw
-	 * duration less the probe cost inside it (its own probes' parts
-	 * between its timestamps, and every probe that fired in its
-	 * children).  The probes ran on the CPU: their cost comes off the
-	 * on-CPU part, never below the children's on-CPU time; the call
-	 * never below its children's time.  The parts still add up to dur.
-	 */
-	for (k = 0; k < CM_N; k++) {
-		ovh[k] = f->cm[k].ovh_ns;
-		out[k] = 0;
-		if (c) {
-			/* an inherited frame had no start probe here */
-			agg_cost_parts(c, k, v);
-			ovh[k] += (f->forked ? 0 : v[0]) + v[2];
-			out[k] = (f->forked ? 0 : v[1]) + v[3];
-		}
-		on[k] = raw - runq - blocked;
-		on[k] = on[k] > ovh[k] ? on[k] - ovh[k] : 0;
-		if (on[k] < f->cm[k].child_on_ns)
-			on[k] = f->cm[k].child_on_ns;
-		dur[k] = on[k] + runq + blocked;
-		if (dur[k] < f->cm[k].child_ns) {
-			on[k] += f->cm[k].child_ns - dur[k];
-			dur[k] = f->cm[k].child_ns;
-		}
-	}
+	comp_times(c, f, raw, runq, blocked, &ct);
 	/* raw times (no costs): nothing clamped, nothing owed */
 	slot0 = t->done.slot;
 	dp = c ? agg_nodeset_val(&t->done, n) : NULL;
 	debt = dp ? *dp : 0;
 	if (c)
 		agg_settle(n, &debt, &f->cm[CM_SUM], raw - runq - blocked,
-		       ovh[CM_SUM], &on[CM_SUM], &dur[CM_SUM]);
+		       ct.ovh[CM_SUM], &ct.on[CM_SUM], &ct.dur[CM_SUM]);
 	if (uncertain)
 		n->uncertain++;
-	if (ovh[CM_CALL] > dur[CM_CALL])
+	if (ct.ovh[CM_CALL] > ct.dur[CM_CALL])
 		n->dominated++;
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw > f->child_ns ? raw - f->child_ns : 0;
-	n->runq_ns += runq;
+	n->runq_ns += ct.rq[CM_SUM];
+	n->runq_out_ns += runq - ct.rq[CM_SUM];
 	n->blocked_ns += blocked;
-	n->oncpu_ns += on[CM_SUM];
+	n->oncpu_ns += ct.on[CM_SUM];
 	irq = t->irq_ns - f->irq0;
-	n->irq_ns += irq < on[CM_SUM] ? irq : on[CM_SUM];
-	n->self_ns += dur[CM_SUM] - f->cm[CM_SUM].child_ns;
-	err = agg_fold_call(n, t, t->tid, dur[CM_CALL], dur[CM_SUM], f->start_ns,
-			ts_ns);
+	n->irq_ns += irq < ct.on[CM_SUM] ? irq : ct.on[CM_SUM];
+	n->self_ns += ct.dur[CM_SUM] - f->cm[CM_SUM].child_ns;
+	comp_err(c, f, n, p);
+	err = agg_fold_call(n, t, t->tid, ct.dur[CM_SUM], f->start_ns, ts_ns);
 	/* the thread's debt here, kept in its done set: agg_fold_call() put the
 	 * node there on its first call, and a set that grew moved (looked up
 	 * again then only) */
@@ -317,16 +399,14 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 		dp = agg_nodeset_val(&t->done, n);
 	if (dp)
 		*dp = debt;
-	if (t->len) {
-		struct frame *p = &t->stack[t->len - 1];
-
+	if (p) {
 		p->child_ns += raw;
 		for (k = 0; k < CM_N; k++) {
-			p->cm[k].child_ns += dur[k];
-			p->cm[k].child_on_ns += on[k];
+			p->cm[k].child_ns += ct.dur[k];
+			p->cm[k].child_on_ns += ct.on[k];
 			/* all of this call's probe cost fell inside its
 			 * parent */
-			p->cm[k].ovh_ns += ovh[k] + out[k];
+			p->cm[k].ovh_ns += ct.ovh[k] + ct.out[k];
 		}
 		p->uncertain |= uncertain;
 	}

@@ -67,6 +67,10 @@ struct frame {
 	/* inherited at a fork (IPROF_REC_FORKED): opened at the fork, by
 	 * no start probe of this thread, whose cost is not taken off */
 	int forked;
+	/* the compensation's uncertainty inside it (agg_node.err_var_ns2):
+	 * every probe part that fell inside, its own aside; sv_, ss_: of
+	 * those, its direct children's parts outside them (its self time) */
+	double var_ns2, sys_ns, sv_ns2, ss_ns;
 };
 
 /*
@@ -232,8 +236,10 @@ void agg_nodeset_clear(struct nodeset *s);
 const struct agg_cost *agg_cost_of(const struct agg *a, uint32_t timer);
 void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4]);
 void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i);
-int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid, uint64_t dur,
-	      uint64_t sum, uint64_t start_ns, uint64_t ts_ns);
+int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
+		  uint64_t sum, uint64_t start_ns, uint64_t ts_ns);
+void agg_cost_err(const struct agg_cost *c, uint64_t part_ns, double *var,
+		  double *sys);
 void agg_settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
 	    uint64_t raw_on, uint64_t ovh, uint64_t *on, uint64_t *dur);
 int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,

@@ -133,6 +133,8 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 	}
 	if (in[CM_CALL] > raw)
 		n->dominated++;
+	agg_cost_err(c, in[CM_SUM], &n->err_var_ns2, &n->err_sys_ns);
+	agg_cost_err(c, in[CM_SUM], &n->self_err_var_ns2, &n->self_err_sys_ns);
 	/* the clamp at 0 owed back as agg_complete() does, on the starting
 	 * thread's debt while it is known */
 	dp = c && t ? agg_nodeset_val(&t->done, n) : NULL;
@@ -145,7 +147,7 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 	n->raw_total_ns += raw;
 	n->raw_self_ns += raw;
 	n->self_ns += dur[CM_SUM];
-	err = agg_fold_call(n, t, tid, dur[CM_CALL], dur[CM_SUM], e->ts, stop_ns);
+	err = agg_fold_call(n, t, tid, dur[CM_SUM], e->ts, stop_ns);
 	dp = c && t ? agg_nodeset_val(&t->done, n) : NULL;
 	if (dp)
 		*dp = debt;

@@ -175,11 +175,16 @@ int agg_merge_into(struct agg_node *d, const struct agg_node *s)
 	d->uncertain += s->uncertain;
 	d->dominated += s->dominated;
 	d->clamped_ns += s->clamped_ns;
+	d->err_var_ns2 += s->err_var_ns2;
+	d->err_sys_ns += s->err_sys_ns;
+	d->self_err_var_ns2 += s->self_err_var_ns2;
+	d->self_err_sys_ns += s->self_err_sys_ns;
 	d->threads += s->threads;
 	d->exited += s->exited;
 	d->exited_ns += s->exited_ns;
 	d->oncpu_ns += s->oncpu_ns;
 	d->runq_ns += s->runq_ns;
+	d->runq_out_ns += s->runq_out_ns;
 	d->blocked_ns += s->blocked_ns;
 	d->irq_ns += s->irq_ns;
 	d->unwound += s->unwound;

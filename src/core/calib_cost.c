@@ -3,6 +3,7 @@
  * Overhead calibration, the arithmetic (include/iprof/calib_cost.h): medians,
  * in/out from the measured medians, a timer's cost.  Kernel-free.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "iprof/calib_cost.h"
@@ -88,6 +89,9 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 		return k;
 	}
 	k.flags = AGG_COST_MEAN;
+	/* a start probe alone: half the variance, half the bias */
+	k.sd_ns = entry_only ? (uint32_t)(r->sd_ns * 0.70710678) : r->sd_ns;
+	k.drift_ns = entry_only ? r->drift_ns / 2 : r->drift_ns;
 	k.start_in_ns = r->in_ns / 2;
 	k.start_out_ns = r->out_ns / 2;
 	k.mean_start_in_ns = r->in_mean_ns / 2;
@@ -122,9 +126,45 @@ size_t calib_report(const struct calib *cal, unsigned int used,
 			.traced_ns = r->t_ns,
 			.recorded_ns = r->d_ns,
 			.calls = r->calls,
+			.sd_ns = r->sd_ns,
+			.drift_ns = r->drift_ns,
 			.why = r->done ? NULL : r->why,
 		};
 		n++;
 	}
 	return n;
+}
+
+void calib_spread(uint64_t *v, size_t n, unsigned int rounds,
+		  uint32_t *sd_ns, uint32_t *drift_ns)
+{
+	size_t per = rounds ? n / rounds : 0, i, k, kept = 0;
+	double var = 0, mm = 0, m2 = 0, mean, d;
+	unsigned int r;
+
+	*sd_ns = *drift_ns = 0;
+	if (!per)
+		return;
+	for (r = 0; r < rounds; r++) {
+		uint64_t *s = v + (size_t)r * per;
+		uint64_t cut;
+
+		calib_median(s, per);
+		mean = (double)calib_mean(s, per);
+		cut = s[(per - 1) / 2] * CALIB_MEAN_CUT + CALIB_MEAN_SLACK_NS;
+		for (i = 0, k = 0; i < per && s[i] <= cut; i++, k++) {
+			d = (double)s[i] - mean;
+			var += d * d;
+		}
+		kept += k;
+		/* Welford over the rounds' means */
+		d = mean - mm;
+		mm += d / (r + 1);
+		m2 += d * (mean - mm);
+	}
+	var = kept > rounds ? var / (double)(kept - rounds) : 0;
+	*sd_ns = clamp32((uint64_t)sqrt(var));
+	*drift_ns = clamp32((uint64_t)(
+		(rounds > 1 ? sqrt(m2 / (rounds - 1)) : 0) +
+		sqrt(var / (double)kept)));
 }

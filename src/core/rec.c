@@ -274,6 +274,17 @@ static json_object *cost_json(const struct agg_cost *c, int mean, int *bad)
 	return a;
 }
 
+/* a timer's "cost_err": [sd_ns, drift_ns] (struct agg_cost) */
+static json_object *cost_err_json(const struct agg_cost *c, int *bad)
+{
+	json_object *a = json_object_new_array();
+
+	if (!a || json_object_array_add(a, json_object_new_uint64(c->sd_ns)) ||
+	    json_object_array_add(a, json_object_new_uint64(c->drift_ns)))
+		*bad = 1;
+	return a;
+}
+
 /* the calibration: one object per mechanism (doc/recording.md) */
 static json_object *calib_json(const struct rec_run *run, int *bad)
 {
@@ -304,6 +315,11 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 		put(o, "recorded_ns", json_object_new_uint64(c->recorded_ns),
 		    bad);
 		put(o, "calls", json_object_new_uint64(c->calls), bad);
+		if (c->sd_ns || c->drift_ns) { /* the spread: optional */
+			put(o, "sd_ns", json_object_new_uint64(c->sd_ns), bad);
+			put(o, "drift_ns", json_object_new_uint64(c->drift_ns),
+			    bad);
+		}
 		put(o, "why", jstr(c->why, bad), NULL);
 	}
 	return a;
@@ -395,6 +411,11 @@ static json_object *meta_json(const struct rec_run *run)
 			    &bad);
 		if (run->costs && (run->costs[i].flags & AGG_COST_MEAN))
 			put(t, "cost_mean", cost_json(&run->costs[i], 1, &bad),
+			    &bad);
+		/* the spread, [sd_ns, drift_ns]: a key older readers skip */
+		if (run->costs &&
+		    (run->costs[i].sd_ns || run->costs[i].drift_ns))
+			put(t, "cost_err", cost_err_json(&run->costs[i], &bad),
 			    &bad);
 	}
 	if (run->ncalib)
@@ -858,6 +879,25 @@ static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c,
 	return 0;
 }
 
+/* parse_cost_err() - timer @i's "cost_err" @e (absent: none): 2 numbers,
+ * only beside its "cost" */
+static int parse_cost_err(struct rec_run *p, size_t i, json_object *e)
+{
+	uint32_t v[2];
+	int ret;
+
+	if (!e)
+		return 0;
+	if (!p->costs)
+		return -EBADMSG;
+	ret = parse_u32s(e, v, 2);
+	if (ret)
+		return ret;
+	p->costs[i].sd_ns = v[0];
+	p->costs[i].drift_ns = v[1];
+	return 0;
+}
+
 /* parse_calib() - the "calibration" array (absent: none) */
 static int parse_calib(struct rec_run *p, json_object *a)
 {
@@ -891,6 +931,8 @@ static int parse_calib(struct rec_run *p, json_object *a)
 		ret = ret ?: ju64(o, "traced_ns", &c->traced_ns);
 		ret = ret ?: ju64(o, "recorded_ns", &c->recorded_ns);
 		ret = ret ?: ju64(o, "calls", &c->calls);
+		ret = ret ?: ju32(o, "sd_ns", &c->sd_ns);
+		ret = ret ?: ju32(o, "drift_ns", &c->drift_ns);
 		ret = ret ?: jstrdup(o, "why", &c->why);
 	}
 	return ret;
@@ -1047,6 +1089,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: parse_emu(t, rt);
 		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"),
 					jget(t, "cost_mean"));
+		ret = ret ?: parse_cost_err(p, i, jget(t, "cost_err"));
 	}
 	return ret ?: parse_calib(p, jget(m, "calibration"));
 }

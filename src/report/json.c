@@ -358,6 +358,11 @@ static void add_calibration(struct jb *b, json_object *root,
 		add_u64_if(b, m, "traced_ns", c->done, c->traced_ns);
 		add_u64_if(b, m, "recorded_ns", c->done, c->recorded_ns);
 		add_u64(b, m, "calls", c->calls);
+		/* the spread (0 in a recording made before it: null) */
+		add_u64_if(b, m, "sd_ns", c->done && (c->sd_ns || c->drift_ns),
+			   c->sd_ns);
+		add_u64_if(b, m, "drift_ns",
+			   c->done && (c->sd_ns || c->drift_ns), c->drift_ns);
 		add_str(b, m, "why", c->why);
 	}
 }
@@ -458,6 +463,19 @@ static void add_histogram(struct jb *b, json_object *o,
 	}
 }
 
+/* the error bars of @n's compensated times (report_node_err(); null
+ * without them) and whether its average is below resolution */
+static void add_errors(struct jb *b, json_object *o, const struct agg_node *n)
+{
+	struct report_err e;
+	int known = report_node_err(n, &e);
+
+	add_u64_if(b, o, "avg_err_ns", known, e.avg_ns);
+	add_u64_if(b, o, "total_err_ns", known, e.total_ns);
+	add_u64_if(b, o, "self_err_ns", known, e.self_ns);
+	add(b, o, "below_resolution", json_object_new_boolean(e.below_res));
+}
+
 /* the metrics of one node, in doc/json.md's order, "children" excluded;
  * @keyed: a keyed span's node, which has no on/off-CPU split (no one
  * thread's time: the fields are left out) but replaced and expired */
@@ -486,6 +504,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 	add_u64(b, o, "uncertain", n->uncertain);
 	add_u64(b, o, "dominated", n->dominated);
 	add_u64(b, o, "clamped_ns", n->clamped_ns);
+	add_u64(b, o, "runq_out_ns", n->runq_out_ns);
 	add_u64_if(b, o, "wall_ns", have, n->last_stop_ns - n->first_start_ns);
 	add_u64_if(b, o, "min_ns", have, n->min_ns);
 	add_u64_if(b, o, "avg_ns", have, have ? n->total_ns / n->count : 0);
@@ -496,6 +515,7 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 			   q ? hist_quantile(n->hist, n->count, qs[i].q,
 					     n->min_ns, n->max_ns)
 			     : 0);
+	add_errors(b, o, n);
 	add_u64(b, o, "threads", n->threads);
 	add_u64(b, o, "exited", n->exited);
 	add_u64(b, o, "exited_ns", n->exited_ns);

@@ -60,6 +60,33 @@ uint64_t report_stddev_ns(const struct agg_node *n)
 	return (uint64_t)(v + 0.5);
 }
 
+/* ceil() of a non-negative error, into 64 bits */
+static uint64_t err_ns(double v)
+{
+	if (!(v > 0.0))
+		return 0;
+	if (v >= 18446744073709549568.0)
+		return UINT64_MAX;
+	return (uint64_t)ceil(v);
+}
+
+int report_node_err(const struct agg_node *n, struct report_err *e)
+{
+	double tot, self;
+
+	memset(e, 0, sizeof(*e));
+	if (!n->count || (!(n->err_var_ns2 > 0.0) && !(n->err_sys_ns > 0.0)))
+		return 0;
+	tot = sqrt(n->err_var_ns2) + n->err_sys_ns + (double)n->clamped_ns;
+	self = sqrt(n->self_err_var_ns2 > 0.0 ? n->self_err_var_ns2 : 0.0) +
+	       n->self_err_sys_ns + (double)n->clamped_ns;
+	e->total_ns = err_ns(tot);
+	e->self_ns = err_ns(self);
+	e->avg_ns = err_ns(tot / (double)n->count);
+	e->below_res = n->total_ns / n->count < e->avg_ns;
+	return 1;
+}
+
 const struct agg_node *report_next(const struct agg_node *n)
 {
 	if (n->child)

@@ -61,14 +61,16 @@ for spin in 1000 20000; do
 		'$n * ($u[0] + 13 * ($u[0] + $u[1]) + 2 * ($s[0] + $s[1]))')
 	got_sub=$(jq -r '[.tree | .. | objects | select(.path? == ["outer"])][0] | .raw_total_ns - .total_ns' "$TMP/c.json")
 	clamped=$(jq -r '[.tree | .. | objects | select(.path? == ["outer"])][0] | .clamped_ns' "$TMP/c.json")
+	# the preemptions that fell in the probes went with them
+	rqout=$(jq -r '[.tree | .. | objects | select(.path? == ["outer"])][0] | .runq_out_ns' "$TMP/c.json")
 	# Exactly, but for what the clamps kept: a call whose probes cost
 	# less than the means say is kept at its children's time, and what
 	# that added and the thread's later calls did not give back is
 	# outer's clamped_ns
 	# (how much is kept is the machine's: under load, with the probes
 	# dearer at start than in the run, a tenth of it was seen)
-	check "spin $spin: outer: raw - compensated + clamped_ns ($clamped) = $n x (own in + 13 uprobe and 2 span calls' in + out), means" \
-		"$((got_sub + clamped))" "$want"
+	check "spin $spin: outer: raw - compensated + clamped_ns ($clamped) - runq_out_ns ($rqout) = $n x (own in + 13 uprobe and 2 span calls' in + out), means" \
+		"$((got_sub + clamped - rqout))" "$want"
 	# How far this run's probes cost from what the calibration measured
 	# half a second before: leaf() has no timed child, so its raw mean
 	# less the program's own is its own probes' inside part, against the

@@ -623,10 +623,12 @@ static void test_costs(void **state)
 	assert_int_equal(node_at(a, A, C, -1)->total_ns, 10);
 
 	/*
-	 * Off-CPU time stays as the switch records said: the probes ran on
-	 * the CPU, so their cost comes off the on-CPU part, and a parent
-	 * keeps at least its children's on-CPU time.  B: raw 90, runnable
-	 * 40, on 50 - 4; A: raw 200, on 160 - (10 + 30) - (4 + 6).
+	 * The probes ran on the CPU, so their cost comes off the on-CPU
+	 * part, and a parent keeps at least its children's on-CPU time; the
+	 * preemptions that fell in them go too: the runnable time scaled by
+	 * the on-CPU time left over the raw one.  B: raw 90, runnable 40,
+	 * on 50 - 4, runnable 40 x 46 / 50 = 36; A: raw 200, on 160 - (10 +
+	 * 30) - (4 + 6) = 110, runnable 40 x 110 / 160 = 27.
 	 */
 	START(a, 6, A, 1, 6000);
 	START(a, 6, B, 2, 6010);
@@ -642,10 +644,11 @@ static void test_costs(void **state)
 		const struct agg_node *a6 = node_at(a, A, -1), *b6;
 
 		b6 = node_at(a, A, B, -1);
-		assert_int_equal(b6->runq_ns, 40);
+		assert_int_equal(b6->runq_ns, 36);
 		assert_int_equal(b6->oncpu_ns, 142 + 46 + 46);
-		assert_int_equal(a6->runq_ns, 40);
-		assert_int_equal(a6->total_ns, 940 + 46 + 57 + 60 + 150);
+		assert_int_equal(b6->total_ns, 142 + 46 + 46 + 36);
+		assert_int_equal(a6->runq_ns, 27);
+		assert_int_equal(a6->total_ns, 940 + 46 + 57 + 60 + 137);
 		assert_int_equal(a6->oncpu_ns - (940 + 46 + 57 + 60), 110);
 	}
 
@@ -658,9 +661,9 @@ static void test_costs(void **state)
 }
 
 /*
- * Costs with means (AGG_COST_MEAN): the sums (total, self, avg, on-CPU)
- * lose the mean costs, each call's histogram place the medians, both
- * through the same tree, and min and max bound both; a parent of two
+ * Costs with means (AGG_COST_MEAN): every statistic loses the mean costs
+ * (the sums, min, max, the histogram: one duration per call, so that a
+ * node of one call has min = avg = max = total); a parent of two
  * children, then one clamped at its child's time in each compensation,
  * and what the clamp added given back by the thread's next call there.
  */
@@ -690,34 +693,32 @@ static void test_costs_mean(void **state)
 	STOP(a, 1, A, 1, 1000);
 	na = node_at(a, A, -1);
 	nb = node_at(a, A, B, -1);
-	/* B by the medians: 100 - 4 and 50 - 4 (its histogram); by the
-	 * means: - 6; min and max bound both */
+	/* B by the means: 100 - 6 and 50 - 6, min, max, histogram alike */
 	assert_int_equal(nb->count, 2);
 	assert_int_equal(nb->min_ns, 44);
-	assert_int_equal(nb->max_ns, 96);
-	assert_int_equal(nb->hist->slot[hist_slot(96)], 1);
-	assert_int_equal(nb->hist->slot[hist_slot(46)], 1);
+	assert_int_equal(nb->max_ns, 94);
+	assert_int_equal(nb->hist->slot[hist_slot(94)], 1);
+	assert_int_equal(nb->hist->slot[hist_slot(44)], 1);
 	assert_int_equal(nb->total_ns, 94 + 44);
 	assert_int_equal(nb->oncpu_ns, 138);
 	assert_int_equal(nb->raw_total_ns, 150);
-	/* A by the medians: 1000 - 40 - 2 x 10 = 940 (its histogram
-	 * place); by the means: 1000 - 50 - 2 x 14 = 922, self 922 - 138 */
+	/* A, one call: 1000 - 50 - 2 x 14 = 922, min = max = total, self
+	 * 922 - 138 */
 	assert_int_equal(na->min_ns, 922);
-	assert_int_equal(na->max_ns, 940);
-	assert_int_equal(na->hist->slot[hist_slot(940)], 1);
+	assert_int_equal(na->max_ns, 922);
+	assert_int_equal(na->hist->slot[hist_slot(922)], 1);
 	assert_int_equal(na->total_ns, 922);
 	assert_int_equal(na->self_ns, 922 - 138);
 	assert_int_equal(na->oncpu_ns, 922);
 
-	/* more cost than time: each compensation clamps at its own
-	 * children's time (46 by the medians, 44 by the means) */
+	/* more cost than time: clamped at its child's time, 44 */
 	START(a, 2, A, 1, 2000);
 	START(a, 2, B, 2, 2001);
 	STOP(a, 2, B, 2, 2051);
 	STOP(a, 2, A, 1, 2060);
 	assert_int_equal(na->count, 2);
 	assert_int_equal(na->min_ns, 44);
-	assert_int_equal(na->hist->slot[hist_slot(46)], 1);
+	assert_int_equal(na->hist->slot[hist_slot(44)], 1);
 	assert_int_equal(na->total_ns, 922 + 44);
 	assert_int_equal(na->self_ns, 922 - 138 + 0);
 	assert_int_equal(nb->total_ns, 138 + 44);
@@ -727,8 +728,8 @@ static void test_costs_mean(void **state)
 	 * That clamp added 44 - (60 - 50 - 14) = 48 ns to thread 2's call
 	 * (its probes cost less than their mean there): a later call of
 	 * thread 2 on the same path gives it back, 200 - 50 - 48, so that
-	 * the sum stays unbiased; thread 3 owes nothing; the histogram and
-	 * percentiles (medians: 160) are not moved.
+	 * the sum stays unbiased, and so does that call's own place (min,
+	 * histogram); thread 3 owes nothing.
 	 */
 	assert_int_equal(na->clamped_ns, 48);
 	START(a, 3, A, 1, 3000);
@@ -739,12 +740,63 @@ static void test_costs_mean(void **state)
 	STOP(a, 2, A, 1, 4200);
 	assert_int_equal(na->total_ns, 922 + 44 + 150 + 102);
 	assert_int_equal(na->self_ns, 922 - 138 + 0 + 150 + 102);
-	assert_int_equal(na->hist->slot[hist_slot(160)], 2);
+	assert_int_equal(na->hist->slot[hist_slot(150)], 1);
+	assert_int_equal(na->hist->slot[hist_slot(102)], 1);
+	assert_int_equal(na->min_ns, 44);
+	assert_int_equal(na->max_ns, 922);
 	assert_int_equal(na->clamped_ns, 0);
 	/* paid: the next one loses its mean cost only */
 	START(a, 2, A, 1, 5000);
 	STOP(a, 2, A, 1, 5200);
 	assert_int_equal(na->total_ns, 922 + 44 + 150 + 102 + 150);
+	agg__free(a);
+}
+
+/*
+ * The compensation's uncertainty (struct agg_cost sd_ns, drift_ns): each
+ * probe part taken out carries its share (its mean over the four means')
+ * of the variance sd_ns^2 and of the bias drift_ns: B's own parts inside
+ * it (2 + 4 of 14), outside it (3 + 5) in A's total and self, A's own
+ * inside (15 + 35 of 120) in A's.
+ */
+static void test_costs_err(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[A] = { .start_in_ns = 10, .start_out_ns = 20,
+			.stop_in_ns = 30, .stop_out_ns = 40,
+			.flags = AGG_COST_MEAN,
+			.mean_start_in_ns = 15, .mean_start_out_ns = 25,
+			.mean_stop_in_ns = 35, .mean_stop_out_ns = 45,
+			.sd_ns = 12, .drift_ns = 6 },
+		[B] = { .start_in_ns = 1, .start_out_ns = 2, .stop_in_ns = 3,
+			.stop_out_ns = 4, .flags = AGG_COST_MEAN,
+			.mean_start_in_ns = 2, .mean_start_out_ns = 3,
+			.mean_stop_in_ns = 4, .mean_stop_out_ns = 5,
+			.sd_ns = 14, .drift_ns = 7 },
+	};
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 100);
+	STOP(a, 1, B, 2, 200);
+	STOP(a, 1, A, 1, 1000);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	/* B: 196 x 6 / 14, 7 x 6 / 14 */
+	assert_true(nb->err_var_ns2 == 84 && nb->err_sys_ns == 3);
+	assert_true(nb->self_err_var_ns2 == 84 && nb->self_err_sys_ns == 3);
+	/* A: B's 84 + 3 in, 112 + 4 out, its own 144 x 50 / 120 = 60 and
+	 * 6 x 50 / 120 = 2.5; its self: B's outside parts and its own */
+	assert_true(na->err_var_ns2 == 84 + 112 + 60);
+	assert_true(na->err_sys_ns == 3 + 4 + 2.5);
+	assert_true(na->self_err_var_ns2 == 112 + 60);
+	assert_true(na->self_err_sys_ns == 4 + 2.5);
+	/* one call: every statistic the same */
+	assert_int_equal(na->min_ns, na->total_ns);
+	assert_int_equal(na->max_ns, na->total_ns);
 	agg__free(a);
 }
 
@@ -1969,6 +2021,7 @@ int main(void)
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_costs_mean),
+		cmocka_unit_test(test_costs_err),
 		cmocka_unit_test(test_calib_arith),
 		cmocka_unit_test(test_mech_labels),
 		cmocka_unit_test(test_malformed),

@@ -245,8 +245,9 @@ static void expect_path(json_object *node, ...)
 static void expect_node_keys(json_object *n)
 {
 	expect_keys(n, "name", "timer", "path", "depth", "count", "total_ns",
-		    "self_ns", "raw_total_ns", "raw_self_ns", "uncertain", "dominated", "clamped_ns", "wall_ns", "min_ns", "avg_ns", "max_ns",
+		    "self_ns", "raw_total_ns", "raw_self_ns", "uncertain", "dominated", "clamped_ns", "runq_out_ns", "wall_ns", "min_ns", "avg_ns", "max_ns",
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
+		    "avg_err_ns", "total_err_ns", "self_err_ns", "below_resolution",
 		    "threads", "exited", "exited_ns", "oncpu_ns", "runq_ns", "blocked_ns",
 		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound", "execed",
 		    "missed_returns", "discarded", "counted_only", "histogram", "children",
@@ -636,10 +637,11 @@ static void test_flat(void **state)
 	n = idx(nodes, 0);
 	expect_keys(n, "id", "parent", "name", "timer", "path", "depth",
 		    "count", "total_ns", "self_ns", "raw_total_ns",
-		    "raw_self_ns", "uncertain", "dominated", "clamped_ns", "wall_ns", "min_ns",
+		    "raw_self_ns", "uncertain", "dominated", "clamped_ns", "runq_out_ns", "wall_ns", "min_ns",
 		    "avg_ns", "max_ns", "stddev_ns", "p50_ns", "p90_ns",
-		    "p99_ns", "p999_ns", "threads", "exited", "exited_ns",
-		    "oncpu_ns",
+		    "p99_ns", "p999_ns", "avg_err_ns", "total_err_ns",
+		    "self_err_ns", "below_resolution", "threads", "exited",
+		    "exited_ns", "oncpu_ns",
 		    "runq_ns", "blocked_ns", "offcpu_ns", "irq_ns",
 		    "incomplete", "incomplete_ns", "unwound", "execed",
 		    "missed_returns", "discarded", "counted_only", "histogram", NULL);
