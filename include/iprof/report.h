@@ -153,6 +153,8 @@ enum report_col {
 	REPORT_COL_INCOMPL,
 	REPORT_COL_UNWOUND,
 	REPORT_COL_DISCARDED,
+	REPORT_COL_AVGERR, /* avg's error bar (report_node_err()) */
+	REPORT_COL_TOTALERR, /* total's */
 	REPORT_NCOL,
 };
 

@@ -41,6 +41,23 @@ static int compute_live(const struct agg_node **nodes, size_t n,
 	return 0;
 }
 
+/*
+ * seed_err() - after a node's line, a comment with its error bars
+ * (report_node_err(), ms like the line's): "#   +- thread_time = 0.12ms,
+ * avg = 0.01" and ", below resolution" where its average is within its
+ * error bar of 0; nothing without error bars.  The lines keep their text.
+ */
+static void seed_err(FILE *f, const struct agg_node *nd)
+{
+	struct report_err e;
+
+	if (!report_node_err(nd, &e))
+		return;
+	fprintf(f, "#%*s+- thread_time = %.2fms, avg = %.2f%s\n",
+		(int)(2 * (nd->depth - 1)) + 1, "", (double)e.total_ns / 1e6,
+		(double)e.avg_ns / 1e6, e.below_res ? ", below resolution" : "");
+}
+
 static int seed_body(FILE *f, const struct report *r)
 {
 	const struct agg_node **nodes, *nd;
@@ -86,6 +103,7 @@ static int seed_body(FILE *f, const struct report *r)
 			report_timer_name(r, nd->timer, buf, sizeof(buf)),
 			total_ms, wall_ms, max_ms, avg_ms, nd->count + nd->hits,
 			nd->threads);
+		seed_err(f, nd);
 	}
 	err = report_summary(f, r, 1);
 out:

@@ -41,6 +41,8 @@ static const struct {
 	[REPORT_COL_INCOMPL] = {"incompl", "INCOMPL", 0},
 	[REPORT_COL_UNWOUND] = {"unwound", "UNWOUND", 0},
 	[REPORT_COL_DISCARDED] = {"discarded", "DISCARD", 0},
+	[REPORT_COL_AVGERR] = {"avgerr", "AVG+-", 1},
+	[REPORT_COL_TOTALERR] = {"totalerr", "TOTAL+-", 1},
 };
 
 static const enum report_col default_cols[] = {
@@ -134,6 +136,8 @@ static void fmt_q(char *buf, const struct agg_node *n, double q)
 static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 		      int keyed)
 {
+	struct report_err e;
+
 	if ((col[c].time && !n->count) ||
 	    (keyed && (c == REPORT_COL_ONCPU || c == REPORT_COL_OFFCPU ||
 		       c == REPORT_COL_RUNQ || c == REPORT_COL_BLOCKED))) {
@@ -170,7 +174,21 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 		report_ns_str(buf, CELL, n->min_ns);
 		break;
 	case REPORT_COL_AVG:
-		report_ns_str(buf, CELL, n->total_ns / n->count);
+		/* within its error bar of 0: no number (report_node_err()) */
+		report_node_err(n, &e);
+		if (e.below_res)
+			strcpy(buf, "<res");
+		else
+			report_ns_str(buf, CELL, n->total_ns / n->count);
+		break;
+	case REPORT_COL_AVGERR:
+	case REPORT_COL_TOTALERR:
+		if (!report_node_err(n, &e))
+			strcpy(buf, "-");
+		else
+			report_ns_str(buf, CELL, c == REPORT_COL_AVGERR ?
+							 e.avg_ns :
+							 e.total_ns);
 		break;
 	case REPORT_COL_MAX:
 		report_ns_str(buf, CELL, n->max_ns);

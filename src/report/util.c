@@ -770,9 +770,10 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 			fprintf(f,
 				" %s in=%" PRIu32 "ns out=%" PRIu32
 				"ns in_mean=%" PRIu32 "ns out_mean=%" PRIu32
-				"ns;",
+				"ns%s",
 				c->mech, c->in_ns, c->out_ns, c->in_mean_ns,
-				c->out_mean_ns);
+				c->out_mean_ns,
+				c->sd_ns || c->drift_ns ? "" : ";");
 		else if (seed && c->done)
 			fprintf(f, " %s in=%" PRIu32 "ns out=%" PRIu32 "ns;",
 				c->mech, c->in_ns, c->out_ns);
@@ -788,10 +789,19 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 						      c->in_mean_ns),
 					report_ns_str(b, sizeof(b),
 						      c->out_mean_ns));
+			if (c->sd_ns || c->drift_ns)
+				fprintf(f, " sd %s drift %s",
+					report_ns_str(a, sizeof(a), c->sd_ns),
+					report_ns_str(b, sizeof(b),
+						      c->drift_ns));
 		}
 		else
 			fprintf(f, "%s %s not measured (%s): raw", i ? "," : "",
 				c->mech, c->why ? c->why : "unknown");
+		/* the spread (calib_spread()) */
+		if (seed && c->done && mean && (c->sd_ns || c->drift_ns))
+			fprintf(f, " sd=%" PRIu32 "ns drift=%" PRIu32 "ns;",
+				c->sd_ns, c->drift_ns);
 	}
 	fputc('\n', f);
 }
@@ -840,58 +850,60 @@ void report_tail_note(FILE *f, const struct report *r, uint32_t timer,
 }
 
 /*
- * summary_uncertain() - with compensated times, a line per path with calls
- * whose compensation may be off (a child unwound or missed its return, a
- * probe of a mechanism not calibrated inside): "uncertain: PATH N of M
- * calls"; then one line for the calls where the probes' cost taken out
- * was more than the time left (agg_node.dominated).
+ * summary_uncertain() - with compensated times, one line that sums the
+ * paths whose compensation is weak (JSON has each path's): calls that may
+ * be off (a child unwound or missed its return, a probe of a mechanism not
+ * calibrated inside: agg_node.uncertain), calls in which the probes' cost
+ * taken out was more than the time left (dominated), what the clamps kept
+ * (clamped_ns), averages below resolution (report_node_err()).
  */
 static int summary_uncertain(FILE *f, const struct report *r, int seed)
 {
+	uint64_t unc = 0, upaths = 0, dom = 0, dpaths = 0, owed = 0, cpaths = 0;
+	uint64_t below = 0;
 	const struct agg_node *n;
-	int err;
-
-	uint64_t dom = 0, dpaths = 0, owed = 0, more = 0, more_calls = 0;
-	unsigned int shown = 0;
+	struct report_err e;
+	const char *sep = "";
 	char a[32];
 
 	if (!r->compensated)
 		return 0;
 	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
+		unc += n->uncertain;
+		upaths += !!n->uncertain;
 		dom += n->dominated;
 		dpaths += !!n->dominated;
 		owed += n->clamped_ns;
-		if (!n->uncertain)
-			continue;
-		if (shown == SUMMARY_PATHS) {
-			more++;
-			more_calls += n->uncertain;
-			continue;
-		}
-		shown++;
-		fprintf(f, "%suncertain: ", seed ? "# " : "");
-		err = report_print_path(f, r, n, " > ");
-		if (err)
-			return err;
-		fprintf(f, " %" PRIu64 " of %" PRIu64
-			" calls (a child unwound or missed its return, or a mechanism not calibrated: their compensation may be off)\n",
-			n->uncertain, n->count);
+		cpaths += !!n->clamped_ns;
+		report_node_err(n, &e);
+		below += !!e.below_res;
 	}
-	if (more)
-		fprintf(f,
-			"%suncertain: %" PRIu64 " more paths, %" PRIu64
-			" calls (JSON lists them)\n",
-			seed ? "# " : "", more, more_calls);
-	if (dom)
-		fprintf(f,
-			"%sthe probes' cost taken out exceeded the time left in %" PRIu64
-			" calls on %" PRIu64
-			" paths (JSON dominated): those times are only as good as the calibration\n",
-			seed ? "# " : "", dom, dpaths);
-	if (owed)
-		fprintf(f,
-			"%sclamped, not given back: %s over all paths (JSON clamped_ns): calls kept at their children's time or 0 that later calls did not make up for; the sums are at most that much above the run less the probes' mean cost (a path's clamped_ns above its total: the calibration's probes cost more than this run's did)\n",
-			seed ? "# " : "", report_ns_str(a, sizeof(a), owed));
+	if (!upaths && !dpaths && !cpaths && !below)
+		return 0;
+	fprintf(f, "%scompensation, per path in JSON:", seed ? "# " : "");
+	if (upaths) {
+		fprintf(f, " uncertain %" PRIu64 " calls on %" PRIu64
+			" paths (a child unwound or missed its return, or a mechanism not calibrated)",
+			unc, upaths);
+		sep = ";";
+	}
+	if (dpaths) {
+		fprintf(f, "%s probes' cost above the time left in %" PRIu64
+			" calls on %" PRIu64 " paths (dominated)", sep, dom,
+			dpaths);
+		sep = ";";
+	}
+	if (cpaths) {
+		fprintf(f, "%s clamped, not given back, %s on %" PRIu64
+			" paths (clamped_ns: sums at most that much high)", sep,
+			report_ns_str(a, sizeof(a), owed), cpaths);
+		sep = ";";
+	}
+	if (below)
+		fprintf(f, "%s %" PRIu64
+			" paths below resolution (avg within its error bar of 0: <res)",
+			sep, below);
+	fputc('\n', f);
 	return 0;
 }
 

@@ -801,6 +801,44 @@ static void test_costs_err(void **state)
 }
 
 /*
+ * The calibration's spread (calib_spread()): one call's standard deviation
+ * pooled over the rounds, a preemption left out as calib_mean() does; the
+ * drift, the rounds' means' spread plus the mean's standard error; a
+ * timer's cost carries both (a start probe alone half the variance and
+ * half the bias).
+ */
+static void test_calib_spread(void **state)
+{
+	uint64_t two[8] = { 10, 10, 10, 10, 20, 20, 20, 20 };
+	uint64_t one[5] = { 40, 10, 30, 20, 5000000 };
+	struct calib cal = { 0 };
+	struct calib_result *r = &cal.r[CALIB_URETPROBE];
+	uint32_t sd, drift;
+	struct agg_cost k;
+
+	(void)state;
+	/* no spread within a round; the means 10 and 20: sd 7.07 */
+	calib_spread(two, 8, 2, &sd, &drift);
+	assert_int_equal(sd, 0);
+	assert_int_equal(drift, 7);
+	/* 5 ms left out; 10..40: mean 25, variance 500 / 3, sd 12.9, its
+	 * mean's standard error sqrt(166.7 / 4) = 6.45 */
+	calib_spread(one, 5, 1, &sd, &drift);
+	assert_int_equal(sd, 12);
+	assert_int_equal(drift, 6);
+	r->t_ns = r->t_mean_ns = r->d_ns = r->d_mean_ns = 100;
+	calib_derive(r);
+	r->sd_ns = 100;
+	r->drift_ns = 10;
+	k = calib_cost(&cal, CALIB_URETPROBE, 0);
+	assert_int_equal(k.sd_ns, 100);
+	assert_int_equal(k.drift_ns, 10);
+	k = calib_cost(&cal, CALIB_URETPROBE, 1);
+	assert_int_equal(k.sd_ns, 70);
+	assert_int_equal(k.drift_ns, 5);
+}
+
+/*
  * The calibration's arithmetic (include/iprof/calib_cost.h): the median; the
  * mean without the calls far above it (a preemption), with the probes'
  * slow hits kept; in and out from both; a timer's cost split between its
@@ -2023,6 +2061,7 @@ int main(void)
 		cmocka_unit_test(test_costs_mean),
 		cmocka_unit_test(test_costs_err),
 		cmocka_unit_test(test_calib_arith),
+		cmocka_unit_test(test_calib_spread),
 		cmocka_unit_test(test_mech_labels),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many_threads),

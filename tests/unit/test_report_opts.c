@@ -69,8 +69,8 @@ static void live_messages(void **state)
 		{ RO_SORT, "x", "iprof: --sort 'x': expected total, self, count, name or first\n" },
 		{ RO_WEIGHT, "x", "iprof: --weight 'x': expected self, total, oncpu, offcpu or count\n" },
 		{ RO_BY, "x", "iprof: --by 'x': expected tid, tgid (or pid) or comm\n" },
-		{ RO_COLUMNS, "count,count", "iprof: --columns 'count,count': 'count' twice; expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded\n" },
-		{ RO_COLUMNS, "count,bogus,self", "iprof: --columns 'count,bogus,self': no column 'bogus'; expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded\n" },
+		{ RO_COLUMNS, "count,count", "iprof: --columns 'count,count': 'count' twice; expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded avgerr totalerr\n" },
+		{ RO_COLUMNS, "count,bogus,self", "iprof: --columns 'count,bogus,self': no column 'bogus'; expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded avgerr totalerr\n" },
 		{ RO_MIN_TOTAL, "x", "iprof: --min-total 'x': expected a time like 1ms, 250us, 2s\n" },
 		{ RO_MAX_DEPTH, "0", "iprof: --max-depth '0': expected a depth of 1 or more\n" },
 		{ RO_MAX_KEYS, "-1", "iprof: --max-keys '-1': expected a number from 0 (no cap) to 4294967295\n" },
@@ -174,7 +174,8 @@ static void help_lists(void **state)
 		"table columns, comma-separated, '+LIST' to add to\n"
 		"                        the default: count total self wall oncpu offcpu\n"
 		"                        runq blocked min avg max stddev p50 p90 p99 p99.9\n"
-		"                        threads exited incompl unwound discarded\n");
+		"                        threads exited incompl unwound discarded avgerr\n"
+		"                        totalerr\n");
 	assert_string_equal(usage(RO_SORT, "", "", 0),
 			    "total (default), self, count, name or first\n");
 	assert_string_equal(usage(RO_SORT, "order of siblings: ",
