@@ -28,7 +28,7 @@ static int nodeset_grow(struct nodeset *s)
 	uint32_t i, j, mask = (1u << nbits) - 1;
 
 	slot = calloc((size_t)1 << nbits, sizeof(*slot));
-	val = calloc((size_t)1 << nbits, sizeof(*val));
+	val = calloc((size_t)NODESET_VALS << nbits, sizeof(*val));
 	if (!slot || !val) {
 		free(slot);
 		free(val);
@@ -41,7 +41,8 @@ static int nodeset_grow(struct nodeset *s)
 		while (slot[j])
 			j = (j + 1) & mask;
 		slot[j] = s->slot[i];
-		val[j] = s->val[i];
+		memcpy(&val[NODESET_VALS * j], &s->val[NODESET_VALS * i],
+		       NODESET_VALS * sizeof(*val));
 	}
 	free(s->slot);
 	free(s->val);
@@ -51,7 +52,8 @@ static int nodeset_grow(struct nodeset *s)
 	return 0;
 }
 
-/* agg_nodeset_val() - @n's value in @s, or NULL when @n is not in it. */
+/* agg_nodeset_val() - @n's values in @s (NODESET_VALS of them: [0] the
+ * debt, ...), or NULL when @n is not in it. */
 uint64_t *agg_nodeset_val(struct nodeset *s, const struct agg_node *n)
 {
 	uint32_t i, mask;
@@ -62,7 +64,7 @@ uint64_t *agg_nodeset_val(struct nodeset *s, const struct agg_node *n)
 	for (i = hash_u64((uintptr_t)n, s->bits); s->slot[i];
 	     i = (i + 1) & mask)
 		if (s->slot[i] == n)
-			return &s->val[i];
+			return &s->val[NODESET_VALS * i];
 	return NULL;
 }
 
@@ -71,7 +73,8 @@ void agg_nodeset_clear(struct nodeset *s)
 {
 	if (s->slot) {
 		memset(s->slot, 0, ((size_t)1 << s->bits) * sizeof(*s->slot));
-		memset(s->val, 0, ((size_t)1 << s->bits) * sizeof(*s->val));
+		memset(s->val, 0,
+		       ((size_t)NODESET_VALS << s->bits) * sizeof(*s->val));
 	}
 	s->used = 0;
 }
@@ -276,14 +279,18 @@ struct ctimes {
  * their cost comes off the on-CPU part, never below the children's
  * on-CPU time; the preemptions that fell in them go too (the runnable
  * time scaled by the on-CPU time left over the raw one: a thread is
- * preempted as often in a probe as in its own code); the call never below
- * its children's time.  The parts still add up to dur.
+ * preempted as often in a probe as in its own code), by the thread's
+ * calls there so far and this one (@h: NULL, or its done set's values,
+ * [1] raw and [2] compensated on-CPU ns: one call's own share is as noisy
+ * as its probes' cost, and a preemption leaves the probes after it
+ * slower); the call never below its children's time.  The parts still
+ * add up to dur.
  */
 static void comp_times(const struct agg_cost *c, const struct frame *f,
 		       uint64_t raw, uint64_t runq, uint64_t blocked,
-		       struct ctimes *ct)
+		       const uint64_t *h, struct ctimes *ct)
 {
-	uint64_t v[4], raw_on = raw - runq - blocked;
+	uint64_t v[4], raw_on = raw - runq - blocked, hr, ho;
 	int k;
 
 	for (k = 0; k < CM_N; k++) {
@@ -298,10 +305,12 @@ static void comp_times(const struct agg_cost *c, const struct frame *f,
 		ct->on[k] = raw_on > ct->ovh[k] ? raw_on - ct->ovh[k] : 0;
 		if (ct->on[k] < f->cm[k].child_on_ns)
 			ct->on[k] = f->cm[k].child_on_ns;
+		hr = raw_on + (h ? h[1] : 0);
+		ho = ct->on[k] + (h ? h[2] : 0);
 		ct->rq[k] = runq;
-		if (raw_on && ct->on[k] < raw_on)
-			ct->rq[k] = (uint64_t)((unsigned __int128)runq *
-					       ct->on[k] / raw_on);
+		if (ho < hr)
+			ct->rq[k] = (uint64_t)((unsigned __int128)runq * ho /
+					       hr);
 		ct->dur[k] = ct->on[k] + ct->rq[k] + blocked;
 		if (ct->dur[k] < f->cm[k].child_ns) {
 			ct->on[k] += f->cm[k].child_ns - ct->dur[k];
@@ -369,11 +378,11 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 		blocked = raw - runq;
 	if (c)
 		uncertain |= !!(c->flags & AGG_COST_UNKNOWN);
-	comp_times(c, f, raw, runq, blocked, &ct);
 	/* raw times (no costs): nothing clamped, nothing owed */
 	slot0 = t->done.slot;
 	dp = c ? agg_nodeset_val(&t->done, n) : NULL;
 	debt = dp ? *dp : 0;
+	comp_times(c, f, raw, runq, blocked, dp, &ct);
 	if (c)
 		agg_settle(n, &debt, &f->cm[CM_SUM], raw - runq - blocked,
 		       ct.ovh[CM_SUM], &ct.on[CM_SUM], &ct.dur[CM_SUM]);
@@ -397,8 +406,11 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 	 * again then only) */
 	if (c && (!dp || t->done.slot != slot0))
 		dp = agg_nodeset_val(&t->done, n);
-	if (dp)
-		*dp = debt;
+	if (dp) {
+		dp[0] = debt;
+		dp[1] += raw - runq - blocked;
+		dp[2] += ct.on[CM_SUM];
+	}
 	if (p) {
 		p->child_ns += raw;
 		for (k = 0; k < CM_N; k++) {

@@ -74,13 +74,16 @@ struct frame {
 };
 
 /*
- * Open-addressing set of node pointers (NULL = empty), each with a value:
- * in a thread's done set, the sums' compensation debt the thread left
- * there (agg_settle()).
+ * Open-addressing set of node pointers (NULL = empty), each with
+ * NODESET_VALS values: in a thread's done set, [0] the sums' compensation
+ * debt the thread left there (agg_settle()), [1] and [2] its calls' raw
+ * and compensated on-CPU time there (the share of its runnable time kept:
+ * agg_complete()).
  */
+#define NODESET_VALS 3
 struct nodeset {
 	struct agg_node **slot;
-	uint64_t *val; /* [1 << bits], beside slot */
+	uint64_t *val; /* [NODESET_VALS << bits], beside slot */
 	uint32_t bits; /* capacity 1 << bits, 0 when slot == NULL */
 	uint32_t used;
 };

@@ -798,6 +798,33 @@ static void test_costs_err(void **state)
 	assert_int_equal(na->min_ns, na->total_ns);
 	assert_int_equal(na->max_ns, na->total_ns);
 	agg__free(a);
+
+	/*
+	 * The runnable time kept is the share of on-CPU time the thread's
+	 * calls there kept so far, this one's included: 950 of 1000, then a
+	 * call of 100 on CPU (50 kept) and 500 runnable: 500 x (950 + 50) /
+	 * (1000 + 100) = 454 (its own share alone would say 250).
+	 */
+	a = new_agg();
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	START(a, 5, A, 1, 0);
+	STOP(a, 5, A, 1, 1000);
+	START(a, 5, A, 1, 2000);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, 5, 2010, 0, 0,
+				  IPROF_OFF_RUNQ),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, 5, 2510, 0, 0,
+				  0),
+			 0);
+	STOP(a, 5, A, 1, 2600);
+	na = node_at(a, A, -1);
+	assert_int_equal(na->oncpu_ns, 950 + 50);
+	assert_int_equal(na->runq_ns, 454);
+	assert_int_equal(na->runq_out_ns, 46);
+	assert_int_equal(na->total_ns, 950 + 50 + 454);
+	assert_int_equal(na->max_ns, 950);
+	assert_int_equal(na->min_ns, 504);
+	agg__free(a);
 }
 
 /*
