@@ -127,6 +127,28 @@ for spin in 1000 20000; do
 	done
 done
 
+# Every statistic compensated alike (issue 45 item 2): one call of outer()
+# has min = avg = max = p50 = total, and on every path max <= total and
+# min <= avg <= max; each compensated path has its error bars, the
+# calibration its spread; the table sums the weak paths in one line.
+"$IPROF" -q -f json -o "$TMP/one.json" "${probes[@]}" -- "$W" 1 1000 >/dev/null 2>>"$TMP/err"
+check "one call: outer min, avg, max, p50 = total ($(jnode "$TMP/one.json" outer total_ns))" \
+	"$(jq -c '[.tree | .. | objects | select(.path? == ["outer"])][0] | [.min_ns, .avg_ns, .max_ns, .p50_ns, .total_ns] | unique | length' "$TMP/one.json")" 1
+for f in "$TMP/one.json" "$TMP/c.json"; do
+	check "$(basename "$f"): every path min <= avg <= max <= total" \
+		"$(jq '[.tree | .. | objects | select(.path? and .count > 0) | select(.min_ns > .avg_ns or .avg_ns > .max_ns or .max_ns > .total_ns)] | length' "$f")" 0
+	check "$(basename "$f"): every path has its error bars" \
+		"$(jq '[.tree | .. | objects | select(.path? and .count > 0) | select(.avg_err_ns == null or .total_err_ns == null or .self_err_ns == null or .total_err_ns < .avg_err_ns)] | length' "$f")" 0
+	check "$(basename "$f"): below_resolution is avg < avg_err" \
+		"$(jq '[.tree | .. | objects | select(.path? and .count > 0) | select(.below_resolution != (.avg_ns < .avg_err_ns))] | length' "$f")" 0
+done
+check "calibration: each mechanism's spread" \
+	"$(jq -r '[.calibration.mechanisms[] | (.sd_ns > 0 and .drift_ns > 0)] | all' "$TMP/one.json")" true
+"$IPROF" -q -o "$TMP/one.txt" --columns +avgerr "${probes[@]}" -- "$W" 50 1000 >/dev/null 2>>"$TMP/err"
+check "table: no per-path uncertain line" "$(grep -c '^uncertain:' "$TMP/one.txt")" 0
+check "table: the calibration line has its spread" "$(grep -c '^compensated for .* sd .* drift ' "$TMP/one.txt")" 1
+check "table: an AVG+- column" "$(grep -c '^NAME .*AVG+-' "$TMP/one.txt")" 1
+
 # recordings keep the costs: iprof report compensates as the live run did,
 # or not; iprof diff warns when one side is compensated and the other raw
 "$IPROF" record -q -o "$TMP/c.rec" "${probes[@]}" -- "$W" 200 1000 >/dev/null 2>>"$TMP/err"
