@@ -39,9 +39,11 @@ for KIND in fentry kprobe; do
 	raw=$(jnode "$TMP/$KIND.json" read_group raw_total_ns)
 	comp=$(jnode "$TMP/$KIND.json" read_group total_ns)
 	clamped=$(jnode "$TMP/$KIND.json" read_group clamped_ns)
-	echo "$KIND: read_group raw $raw ns, compensated $comp ns, clamped $clamped ns; means: uprobe in $uin, $KIND in $kin out $kout"
-	check "$KIND: read_group: raw - compensated + clamped = its probes' in + 400 kernel calls' in + out (means)" \
-		$((raw - comp + clamped)) $((uin + 400 * (kin + kout)))
+	# the preemptions that fell in the probes went with them
+	rqout=$(jnode "$TMP/$KIND.json" read_group runq_out_ns)
+	echo "$KIND: read_group raw $raw ns, compensated $comp ns, clamped $clamped ns, runq_out $rqout ns; means: uprobe in $uin, $KIND in $kin out $kout"
+	check "$KIND: read_group: raw - compensated + clamped - runq_out = its probes' in + 400 kernel calls' in + out (means)" \
+		$((raw - comp + clamped - rqout)) $((uin + 400 * (kin + kout)))
 	check "$KIND: nothing uncertain" "$(jnode "$TMP/$KIND.json" read_group uncertain)" 0
 done
 finish
