@@ -5,12 +5,24 @@
  * of one timer, with its conditions) in the `actions` map.
  */
 #include "iprof.bpf.h"
+/* usdt.bpf.h wants C23's bool (vmlinux_min.h has _Bool only) */
+typedef _Bool bool;
+#include <bpf/usdt.bpf.h>
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* A condition's left operand: a tracepoint field or a function argument. */
-static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c)
+/* A condition's left operand: a tracepoint field or a function argument
+ * (a USDT probe's argN: as its note says, bpf_usdt_arg(); @from: enum
+ * chain_from, a constant at each call) */
+static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c,
+					int from)
 {
+	long v = 0;
+
+	if (from == FROM_USDT && c->src == IPROF_SRC_ARG) {
+		bpf_usdt_arg(ctx, c->off, &v);
+		return narrow(c, (__u64)v);
+	}
 	if (c->src == IPROF_SRC_ARG)
 		return narrow(c, regs_arg(ctx, c->off));
 	return tp_field(ctx, c);
@@ -39,7 +51,7 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 			if (i >= a->ncond)
 				break;
 			if (!cond_holds(&a->cond[i],
-					cond_value(ctx, &a->cond[i]))) {
+					cond_value(ctx, &a->cond[i], from))) {
 				ok = 0;
 				break;
 			}
@@ -81,6 +93,22 @@ int tp_hit(void *ctx)
 	cx = cur_ctx();
 	drop_returned(cx, 0, SV_OTHER, bpf_get_current_pid_tgid());
 	run_chain(ctx, cx, 0, 0, FROM_TP);
+	preempt_on();
+	return 0;
+}
+
+/* A USDT probe hit (a uprobe on its nop, attached by libbpf's
+ * bpf_program__attach_usdt(), src/kernel/attach_usdt.c): the chain is its
+ * USDT cookie, its arguments decoded as its note says (usdt.bpf.h); an
+ * event of the thread, in user mode: a span's start or stop as a
+ * tracepoint's. */
+SEC("usdt")
+int usdt_hit(struct pt_regs *ctx)
+{
+	preempt_off();
+	drop_returned(IPROF_CTX_TASK, 0, SV_USER, bpf_get_current_pid_tgid());
+	run_chain_at(ctx, (__u32)bpf_usdt_cookie(ctx), IPROF_CTX_TASK, 0, 0,
+		     FROM_USDT);
 	preempt_on();
 	return 0;
 }

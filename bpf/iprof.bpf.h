@@ -1013,6 +1013,9 @@ enum chain_from {
 	FROM_SYSCALL,
 	FROM_USER,
 	FROM_KERNEL,
+	/* a USDT probe's (usdt_hit): an event of the thread, as a
+	 * tracepoint's; its arguments read by bpf_usdt_arg() */
+	FROM_USDT,
 };
 
 /* Run action @a; @sp and @usp as for timer_start() (@usp for a stop: as
@@ -1027,7 +1030,8 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 		usp |= (__u64)a->inst << IPROF_USP_INST_SHIFT;
 	if (a->role == IPROF_ROLE_START)
 		timer_start(a, pid_tgid, ctx, sp, usp, 1,
-			    from == FROM_KERNEL || from == FROM_TP);
+			    from == FROM_KERNEL || from == FROM_TP ||
+				    from == FROM_USDT);
 	else if (a->role == IPROF_ROLE_STOP)
 		timer_stop(a, pid_tgid, ctx, usp);
 }

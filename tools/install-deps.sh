@@ -11,6 +11,7 @@ pkgs=(build-essential cmake pkg-config clang llvm
       libcapstone-dev  # return sites of user functions (src/probe/retsite.c)
       libiberty-dev  # C++ and Rust demangling (src/probe/sym.c)
       libdw-dev  # their bounds from .eh_frame (src/probe/retsite.c)
+      systemtap-sdt-dev  # sys/sdt.h: the USDT probes of tools/usdt-workload.c
       protobuf-c-compiler libprotobuf-c-dev  # -f pprof (src/report/profile.proto)
       golang-go  # e2e: go tool pprof reads -f pprof (test_pprof)
       g++  # e2e: the C++ exception workload

@@ -46,6 +46,7 @@ enum mech_label {
 	MLABEL_CAL_SYSCALL,
 	MLABEL_CAL_TRACEPOINT,
 	MLABEL_CAL_FUNC, /* (fentry and kprobe: their timers' words) */
+	MLABEL_USDT, /* a span with a USDT side (usdt_hit), an attachment */
 	MLABEL_N,
 };
 
@@ -89,6 +90,7 @@ static inline const char *mech_label(enum mech_label l)
 		[MLABEL_CAL_SYSCALL] = "syscall tracepoints",
 		[MLABEL_CAL_TRACEPOINT] = "tracepoints",
 		[MLABEL_CAL_FUNC] = "func (fentry, else kprobes)",
+		[MLABEL_USDT] = "usdt",
 	};
 
 	return (unsigned int)l < MLABEL_N ? w[l] : "none";

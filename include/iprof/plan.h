@@ -41,6 +41,11 @@ enum plan_mech {
 	 * tracepoints, dispatched in BPF by syscall number (programs
 	 * sc_enter, sc_exit; map sc_chain at plan_att.sc_slot) */
 	MECH_SYSCALL,
+	/* a USDT probe (an SDT note's nop): path the binary (absolute),
+	 * category its provider, event its name; attached by libbpf
+	 * (bpf_program__attach_usdt(), the semaphore too), program usdt_hit,
+	 * the action its USDT cookie */
+	MECH_USDT,
 };
 
 struct plan_att {

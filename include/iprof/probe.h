@@ -10,6 +10,8 @@
  *   func:FUNC   [as NAME] [if COND]        fentry where allowed, else kprobe
  *   uprobe:PATH:FUNC [as NAME] [if COND]   user function, uprobe/uretprobe
  *   span NAME = START -> STOP              tracepoint:CAT:EVENT [if COND]
+ *                                          or usdt:PATH[:PROVIDER]:NAME
+ *                                          [if COND] (argN only)
  *   span NAME = START -> STOP key A[=B][,A2[=B2]...]
  *                                          a keyed span: matched by fields
  *   include FILE
@@ -101,10 +103,16 @@ struct probe_cond {
 	int hex; /* VALUE was written 0x...: echoed so (plan_cond_str()) */
 };
 
-/* One side of a timer: a tracepoint (spans) or the function entry. */
+/* One side of a timer: a tracepoint or USDT probe (spans) or the
+ * function entry. */
 struct probe_point {
-	char *category; /* tracepoint category (spans), owned, else NULL */
-	char *event; /* tracepoint event (spans), owned, else NULL */
+	char *category; /* tracepoint category (spans), owned, else NULL;
+			 * a USDT probe's PROVIDER (NULL: not written) */
+	char *event; /* tracepoint event (spans), owned, else NULL; a USDT
+		      * probe's NAME */
+	/* usdt:PATH[:PROVIDER]:NAME: PATH as written (a binary or library,
+	 * resolved as a uprobe's), owned; NULL: not a USDT probe */
+	char *usdt;
 	int ncond;
 	struct probe_cond cond[IPROF_MAX_COND];
 	int col; /* 1-based column where this point starts: the "tracepoint:"

@@ -21,6 +21,7 @@
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/sym.h"
+#include "iprof/usdt.h"
 #include "cli/list.h"
 #include "kernel/loader.h"
 #include "kernel/tracefs.h"
@@ -59,6 +60,7 @@ const struct optab_cmd list_cmd_opts = {
 		"Usage: iprof list tracepoints [-v] [GLOB]\n"
 		"       iprof list functions [--debuginfo DIR] BINARY [GLOB]\n"
 		"       iprof list kernel [GLOB]\n"
+		"       iprof list usdt BINARY [GLOB]\n"
 		"       iprof list [OPTIONS] (-P FILE | -e SPEC)...   the plan, as --dry-run\n"
 		"\n"
 		"  tracepoints  CAT:EVENT of every tracepoint (tracefs events/); GLOB\n"
@@ -71,6 +73,11 @@ const struct optab_cmd list_cmd_opts = {
 		"  kernel       the kernel functions fentry:/kprobe:/func: can name (ftrace's\n"
 		"               available_filter_functions, else /proc/kallsyms), with their\n"
 		"               module; stderr says whether fentry and kprobes attach here\n"
+		"  usdt         the USDT probes of ELF file BINARY (its .note.stapsdt) that\n"
+		"               usdt:BINARY:PROVIDER:NAME can name, 'PROVIDER:NAME', its\n"
+		"               argument count and specs (SIZE@WHERE, as the note has\n"
+		"               them) and its semaphore's address (0: none); GLOB matches\n"
+		"               PROVIDER:NAME\n"
 		"\n"
 		"GLOB is fnmatch(3)'s (* ? [...]): quote it.  A clone is listed when it or\n"
 		"its function matches; with GLOB, a C++ or Rust function is listed by its\n"
@@ -89,7 +96,7 @@ int list_is_subcommand(const char *name)
 {
 	return name && (!strcmp(name, "tracepoints") || !strcmp(name, "-h") ||
 			!strcmp(name, "--help") || !strcmp(name, "functions") ||
-			!strcmp(name, "kernel"));
+			!strcmp(name, "kernel") || !strcmp(name, "usdt"));
 }
 
 static int print_field(const char *name, const struct plan_tp_field_info *fi,
@@ -341,13 +348,56 @@ static int list_kernel(const struct list_opts *o)
 	return pr.n ? LIST_FOUND : LIST_NONE;
 }
 
+/* "PROVIDER:NAME  N args  SPECS  semaphore 0xADDR[  (K sites)]" of each
+ * USDT probe of @bin (its sites once, in file order) matching the GLOB */
+static int list_usdt(const struct list_opts *o, const char *bin)
+{
+	char err[PATH_MAX + 512], *path = NULL, pn[512];
+	struct usdt_note *v = NULL;
+	size_t n = 0, i, j, sites;
+	unsigned long shown = 0;
+	int ret;
+
+	ret = sym_resolve_path(bin, &path, err, sizeof(err));
+	if (!ret)
+		ret = usdt_notes_read(path, &v, &n, err, sizeof(err));
+	if (ret) {
+		log_error("%s", err);
+		free(path);
+		return LIST_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0, sites = 0; j < n; j++)
+			if (!strcmp(v[j].provider, v[i].provider) &&
+			    !strcmp(v[j].name, v[i].name)) {
+				if (j < i)
+					break;
+				sites++;
+			}
+		snprintf(pn, sizeof(pn), "%s:%s", v[i].provider, v[i].name);
+		if (j < i || (o->glob && fnmatch(o->glob, pn, 0)))
+			continue; /* listed at its first site, or no match */
+		printf("%s  %d arg%s%s%s  semaphore %#llx", pn, v[i].nargs,
+		       v[i].nargs == 1 ? "" : "s", v[i].nargs ? "  " : "",
+		       v[i].args, (unsigned long long)v[i].sema);
+		if (sites > 1)
+			printf("  (%zu sites)", sites);
+		putchar('\n');
+		shown++;
+	}
+	count_line(o, shown, "USDT probe", path);
+	usdt_notes_free(v, n);
+	free(path);
+	return shown ? LIST_FOUND : LIST_NONE;
+}
+
 int list_main(int argc, char **argv)
 {
 	struct stat st;
 	const char *sub = argv[0];
 	struct list_opts o = {0};
 	struct optab t;
-	int c, nargs = !strcmp(sub, "functions") ? 1 : 0;
+	int c, nargs = !strcmp(sub, "functions") || !strcmp(sub, "usdt");
 
 	argv[0] = (char *)"iprof list"; /* getopt_long(3)'s messages */
 
@@ -407,5 +457,7 @@ int list_main(int argc, char **argv)
 		return list_tracepoints(&o);
 	if (!strcmp(sub, "functions"))
 		return list_functions(&o, argv[0]);
+	if (!strcmp(sub, "usdt"))
+		return list_usdt(&o, argv[0]);
 	return list_kernel(&o);
 }

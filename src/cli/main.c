@@ -319,7 +319,7 @@ static int list_entry(int argc, char **argv)
 		return list_main(argc - 2, argv + 2);
 	if (argc > 2 && argv[2][0] == '-')
 		return run_main(argc, argv);
-	log_error("list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')",
+	log_error("list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], usdt BINARY [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')",
 		  argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
 		  argc > 2 ? "'" : "");
 	return EXIT_USAGE;

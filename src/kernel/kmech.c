@@ -13,6 +13,7 @@
 #include "kernel/loader_int.h"
 #include "kernel/attach_kprobe.h"
 #include "kernel/attach_tp.h"
+#include "kernel/attach_usdt.h"
 #include "kernel/kmech.h"
 #include "kernel/uprobe_emu.h"
 #include "kernel/uprobe_multi.h"
@@ -71,6 +72,11 @@ static const struct kmech rows[] = {
 		.prog2 = P(sc_exit),
 		.prepare = attach_tp_syscalls,
 		.attach = attach_tp_syscall,
+	},
+	[MECH_USDT] = {
+		.label = MLABEL_USDT,
+		.prog = { { P(usdt_hit), P(usdt_hit) } },
+		.attach = attach_usdt,
 	},
 };
 

@@ -25,6 +25,7 @@
 #include "kernel/attach_fentry.h"
 #include "kernel/attach_kprobe.h"
 #include "kernel/attach_tp.h"
+#include "kernel/attach_usdt.h"
 #include "kernel/rings.h"
 #include "kernel/uprobe_emu.h"
 #include "kernel/klog.h"
@@ -614,6 +615,8 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 		return mech_label_ufunc(t->inl_only, t->ret_entry,
 					t->entry_only, t->ret_sites,
 					attach_tp_timer_in_umulti(l, id));
+	if (attach_usdt_timer(l->plan, id))
+		return mech_label(MLABEL_USDT);
 	return mech_label(attach_tp_timer_on_syscalls(l->plan, id) ?
 				  MLABEL_TP_SYSCALLS :
 				  MLABEL_TRACEPOINT);

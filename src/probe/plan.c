@@ -173,6 +173,9 @@ static int same_point(const struct plan_att *t, enum plan_mech mech,
 		return 0;
 	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL)
 		return !strcmp(t->category, cat) && !strcmp(t->event, ev);
+	if (mech == MECH_USDT) /* one probe of one file (all its sites) */
+		return !strcmp(t->category, cat) && !strcmp(t->event, ev) &&
+		       !strcmp(t->path, path);
 	if (t->offset != offset)
 		return 0;
 	if (mech == MECH_KSITE) /* one kprobe at one function + offset */
@@ -265,7 +268,7 @@ int plan_add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	 * would fire in attach order, not innermost first.) */
 	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL ||
 	    mech == MECH_UPROBE || mech == MECH_URETPROBE ||
-	    mech == MECH_RETSITE || mech == MECH_KSITE) {
+	    mech == MECH_RETSITE || mech == MECH_KSITE || mech == MECH_USDT) {
 		ret = chain_tp(p, action, mech, cat, ev, path, func, offset);
 		if (ret)
 			return ret < 0 ? ret : 0;

@@ -46,6 +46,12 @@ static char *resolve_conds(const struct plan_shape *sh,
 
 		k->op = (uint8_t)c->op;
 		k->val = c->value;
+		if (pt->usdt) {
+			err_s = plan_usdt_cond(pr, pt, c, k);
+			if (err_s)
+				return err_s;
+			continue;
+		}
 		if (c->arg >= 0) {
 			if (tracepoint)
 				return plan_perr(pr, c->col, "argN is for function probes; a tracepoint condition names a field of %s:%s",
@@ -131,9 +137,12 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 	/* spans do not nest in themselves: see IPROF_A_NO_REENTER; a
 	 * keyed span pushes no frame, and BPF ignores a keyed stop whose
 	 * key is not open (IPROF_A_KEYED) */
+	/* ... but a span between two USDT probes does, as the calls
+	 * they mark (python's function__entry -> function__return) */
 	err = plan_add_action(p, id, IPROF_ROLE_START,
 			 pr->nkey ? IPROF_A_KEYED :
-			 tp ? IPROF_A_NO_REENTER : 0,
+			 tp && !(pr->start.usdt && pr->stop.usdt) ?
+				 IPROF_A_NO_REENTER : 0,
 			 &start);
 	if (!err)
 		err = plan_add_action(p, id, IPROF_ROLE_STOP,

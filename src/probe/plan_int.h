@@ -211,6 +211,18 @@ char *plan_check_tp(const char *tracefs, const struct probe *pr,
 /* plan_ufunc.c: user functions (uprobe_emu's decisions, after the build) */
 void plan_emu(struct plan *p, const struct plan_env *env);
 
+/* plan_usdt.c: a span's USDT sides */
+/* plan_usdt_cond() - condition @c of USDT side @pt (an argN) into @k:
+ * NULL, or the error (as plan_perr()) */
+char *plan_usdt_cond(const struct probe *pr, const struct probe_point *pt,
+		     const struct probe_cond *c, struct iprof_cond *k);
+/* plan_usdt_att() - attach action @action of timer @id (line @pr) to USDT
+ * side @pt: its binary resolved, its probe found in the SDT notes (else
+ * the timer's error, naming the file's probes and the nearest).  0 or
+ * -ENOMEM */
+int plan_usdt_att(struct plan *p, const struct probe *pr, uint32_t id,
+		  uint32_t action, const struct probe_point *pt);
+
 /* plan_inline.c: inlined instances */
 int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
 		   const char *path, const struct inl_kctx *kx,

@@ -175,8 +175,13 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 	char *msg;
 
 	(void)ks;
-	msg = plan_check_tp(env->tracefs, pr, &pr->start);
-	if (!msg)
+	msg = NULL;
+	if (pr->nkey && (pr->start.usdt || pr->stop.usdt))
+		msg = plan_perr(pr, pr->key[0].col, "span %s: a key matches tracepoint fields: a span with a USDT side is matched on its thread",
+				pr->name);
+	if (!msg && !pr->start.usdt)
+		msg = plan_check_tp(env->tracefs, pr, &pr->start);
+	if (!msg && !pr->stop.usdt)
 		msg = plan_check_tp(env->tracefs, pr, &pr->stop);
 	if (msg) {
 		p->timers[id].error = msg;
@@ -193,9 +198,12 @@ static int span_attach(struct plan *p, const struct probe *pr, uint32_t id,
 	int err;
 
 	(void)at;
-	err = plan_add_tp_att(p, env, id, start, &pr->start);
-	if (!err)
-		err = plan_add_tp_att(p, env, id, stop, &pr->stop);
+	err = pr->start.usdt ? plan_usdt_att(p, pr, id, start, &pr->start) :
+			       plan_add_tp_att(p, env, id, start, &pr->start);
+	if (!err && !p->timers[id].error)
+		err = pr->stop.usdt ?
+			      plan_usdt_att(p, pr, id, stop, &pr->stop) :
+			      plan_add_tp_att(p, env, id, stop, &pr->stop);
 	if (err == -E2BIG) {
 		p->timers[id].error = plan_asprintf("%s:%d:%d: span %s: more than %d timers use one tracepoint",
 						    pr->file, pr->line,
@@ -206,21 +214,31 @@ static int span_attach(struct plan *p, const struct probe *pr, uint32_t id,
 	return err;
 }
 
+/* one side as written: "tracepoint:CAT:EV" or "usdt:PATH[:PROV]:NAME",
+ * then its conditions */
+static void side_str(char *buf, size_t len, const struct probe_point *pt)
+{
+	if (pt->usdt)
+		snprintf(buf, len, "usdt:%s:%s%s%s", pt->usdt,
+			 pt->category ? pt->category : "",
+			 pt->category ? ":" : "", pt->event);
+	else
+		snprintf(buf, len, "tracepoint:%s:%s", pt->category,
+			 pt->event);
+	plan_cond_str(buf, len, pt);
+}
+
 /* "tracepoint:CAT:EV[ if ...] -> tracepoint:CAT:EV[ if ...]" */
 static char *span_describe(const struct probe *pr, const char *path,
 			   const char *func, int glob)
 {
-	char a[512] = "", b[512] = "";
+	char a[PATH_MAX + 512] = "", b[PATH_MAX + 512] = "";
 
 	(void)path;
 	(void)func;
 	(void)glob;
-	snprintf(a, sizeof(a), "tracepoint:%s:%s", pr->start.category,
-		 pr->start.event);
-	plan_cond_str(a, sizeof(a), &pr->start);
-	snprintf(b, sizeof(b), "tracepoint:%s:%s", pr->stop.category,
-		 pr->stop.event);
-	plan_cond_str(b, sizeof(b), &pr->stop);
+	side_str(a, sizeof(a), &pr->start);
+	side_str(b, sizeof(b), &pr->stop);
 	return plan_asprintf("%s -> %s", a, b);
 }
 
@@ -230,6 +248,9 @@ static int span_calib_class(const struct plan *p, uint32_t timer)
 {
 	uint32_t i;
 
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].timer == timer && p->att[i].mech == MECH_USDT)
+			return CALIB_NONE; /* not calibrated (yet) */
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer)
 			return p->att[i].mech == MECH_SYSCALL ? CALIB_SYSCALL :

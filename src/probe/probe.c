@@ -308,6 +308,7 @@ static void point_free(struct probe_point *pt)
 
 	free(pt->category);
 	free(pt->event);
+	free(pt->usdt);
 	for (i = 0; i < pt->ncond; i++)
 		free(pt->cond[i].field);
 }
@@ -598,14 +599,57 @@ static int parse_tracepoint(struct lex *lx, const char **pp,
 	return 0;
 }
 
-/* One side of a span: tracepoint and optional condition. */
+/*
+ * usdt:PATH[:PROVIDER]:NAME at *pp (after "usdt:"): PATH, PROVIDER and
+ * NAME split at the last two ':' (PATH:NAME with one), NAME and PROVIDER
+ * C names.  0 or the error (as syntax_error()).
+ */
+static int parse_usdt(struct lex *lx, const char **pp, struct probe_point *pt)
+{
+	const char *p = *pp, *e = scan(p, is_word), *c1 = NULL, *c2 = NULL, *q;
+
+	while (e > p && e[-1] == '-') /* "usdt:x:y->": the arrow */
+		e--;
+	for (q = p; q < e; q++)
+		if (*q == ':') {
+			c1 = c2;
+			c2 = q;
+		}
+	if (!c2 || c2 == p)
+		return syntax_error_len(lx, p, e - p,
+					"PATH[:PROVIDER]:NAME (a binary, "
+					"':' and a USDT probe's name)");
+	if (c1 == p)
+		c1 = NULL; /* ":x:y": no path */
+	if (scan(c2 + 1, is_ident) != e || c2 + 1 == e)
+		return syntax_error(lx, c2 + 1, "a USDT probe name");
+	if (c1 && scan(c1 + 1, is_ident) != c2)
+		return syntax_error(lx, c1 + 1, "a USDT provider name");
+	pt->usdt = strndup(p, (size_t)((c1 ? c1 : c2) - p));
+	pt->event = strndup(c2 + 1, (size_t)(e - c2 - 1));
+	if (c1)
+		pt->category = strndup(c1 + 1, (size_t)(c2 - c1 - 1));
+	if (!pt->usdt || !pt->event || (c1 && !pt->category))
+		return nomem(lx);
+	*pp = e;
+	return 0;
+}
+
+/* One side of a span: tracepoint (or USDT probe) and optional
+ * condition. */
 static int parse_span_side(struct lex *lx, const char **pp,
 			   struct probe_point *pt, bool *has_cond)
 {
 	const char *p = *pp;
 	int err;
 
-	err = parse_tracepoint(lx, &p, pt);
+	if (!strncmp(p, "usdt:", 5)) {
+		pt->col = col_of(lx, p);
+		p += 5;
+		err = parse_usdt(lx, &p, pt);
+	} else {
+		err = parse_tracepoint(lx, &p, pt);
+	}
 	if (err)
 		return err;
 	p = skip_ws(p);

@@ -124,7 +124,7 @@ check "no timer but the glob's two and outer" \
 for a in bogus ""; do
 	"$IPROF" list $a >"$TMP/out" 2>"$TMP/err"
 	check "list ${a:-(nothing)}: exit status" "$?" 2
-	grep -q "^iprof: list .*: expected tracepoints \[GLOB\], functions BINARY \[GLOB\], kernel \[GLOB\], or probes" "$TMP/err" &&
+	grep -q "^iprof: list .*: expected tracepoints \[GLOB\], functions BINARY \[GLOB\], kernel \[GLOB\], usdt BINARY \[GLOB\], or probes" "$TMP/err" &&
 		ok "list ${a:-(nothing)}: says what it takes" || bad "list ${a:-(nothing)}: $(cat "$TMP/err")"
 done
 finish

@@ -18,7 +18,7 @@ declare -A pub=(
 	[abi]=core [agg]=core [fold]=core [hist]=core [stream]=core [rec]=core
 	[pipeline]=core [output]=core [util]=core [report]=core [calib_cost]=core [mech]=core [noise]=core
 	[probe]=probe [plan]=probe [sym]=probe [retsite]=probe [inline]=probe [kmod]=probe [ksym]=probe
-	[syscall]=probe [unwind]=probe [emu]=probe [report_fmt]=report [chrome]=report
+	[syscall]=probe [unwind]=probe [emu]=probe [usdt]=probe [report_fmt]=report [chrome]=report
 )
 bad=0
 for d in "${!may[@]}"; do

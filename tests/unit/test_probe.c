@@ -488,6 +488,50 @@ static void test_span_tp_short(void **state)
 	probe_list_free(&pl);
 }
 
+/* USDT sides: usdt:PATH[:PROVIDER]:NAME, argN conditions, next to a
+ * tracepoint (issue 46) */
+static void test_span_usdt(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(
+		&pl, "span q = usdt:/usr/bin/postgres:postgresql:query__start "
+		     "if arg1 == 5->usdt:postgres:query__done");
+
+	assert_int_equal(p->kind, PROBE_SPAN);
+	assert_string_equal(p->start.usdt, "/usr/bin/postgres");
+	assert_string_equal(p->start.category, "postgresql");
+	assert_string_equal(p->start.event, "query__start");
+	assert_int_equal(p->start.col, 10);
+	assert_int_equal(p->start.ncond, 1);
+	assert_int_equal(p->start.cond[0].arg, 1);
+	assert_int_equal(p->start.cond[0].value, 5);
+	assert_string_equal(p->stop.usdt, "postgres");
+	assert_null(p->stop.category);
+	assert_string_equal(p->stop.event, "query__done");
+	assert_int_equal(p->stop.col, 71);
+	probe_list_free(&pl);
+
+	/* a USDT start, a tracepoint stop; its arrow right after NAME */
+	p = parse_ok(&pl, "span s = usdt:./a.out:p:n-> tp:sched:sched_switch");
+	assert_string_equal(p->start.usdt, "./a.out");
+	assert_string_equal(p->start.category, "p");
+	assert_string_equal(p->start.event, "n");
+	assert_null(p->stop.usdt);
+	assert_string_equal(p->stop.event, "sched_switch");
+	probe_list_free(&pl);
+
+	parse_bad("span s = usdt:python3 -> tp:a:b",
+		  "-e:1:15: found 'python3', expected PATH[:PROVIDER]:NAME (a "
+		  "binary, ':' and a USDT probe's name)");
+	parse_bad("span s = usdt::n -> tp:a:b",
+		  "-e:1:15: found ':n', expected PATH[:PROVIDER]:NAME (a "
+		  "binary, ':' and a USDT probe's name)");
+	parse_bad("span s = usdt:py:p.x:n -> tp:a:b",
+		  "-e:1:18: found 'p.x:n', expected a USDT provider name");
+	parse_bad("span s = usdt:py:p:n.x -> tp:a:b",
+		  "-e:1:20: found 'n.x', expected a USDT probe name");
+}
+
 /* Keyed spans: the issue's examples, fields and columns. */
 static void test_span_key(void **state)
 {
@@ -1583,6 +1627,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_span),
 		cmocka_unit_test(test_span_tp_short),
+		cmocka_unit_test(test_span_usdt),
 		cmocka_unit_test(test_span_key),
 		cmocka_unit_test(test_err_key),
 		cmocka_unit_test(test_blank_and_comments),

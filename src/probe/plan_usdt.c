@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * plan_usdt.c - a span's USDT sides (usdt:PATH[:PROVIDER]:NAME): the
+ * binary resolved as a uprobe's, the probe checked against its SDT notes
+ * (include/iprof/usdt.h), conditions on its arguments, and its
+ * attachment (MECH_USDT: libbpf attaches it, src/kernel/attach_usdt.c).
+ * A USDT probe is a point, as a tracepoint: no return, so it is a side
+ * of a span, not a timer of its own.  See src/probe/plan_int.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iprof/plan.h"
+#include "iprof/sym.h"
+#include "iprof/usdt.h"
+
+#include "probe/plan_int.h"
+
+/* bpf_usdt_arg() reads at most this many (BPF_USDT_MAX_ARG_CNT) */
+#define USDT_MAX_ARGS 12
+
+char *plan_usdt_cond(const struct probe *pr, const struct probe_point *pt,
+		     const struct probe_cond *c, struct iprof_cond *k)
+{
+	char what[32], type[16];
+
+	if (c->arg < 0)
+		return plan_perr(pr, c->col, "'%s': conditions on a USDT probe (%s) name its arguments as argN (arg0 is the first)",
+				 c->field, pt->event);
+	if (c->arg >= USDT_MAX_ARGS)
+		return plan_perr(pr, c->col, "arg%d: a USDT probe has at most %d arguments (arg0..arg%d)",
+				 c->arg, USDT_MAX_ARGS, USDT_MAX_ARGS - 1);
+	k->src = IPROF_SRC_ARG;
+	k->off = (uint16_t)c->arg;
+	/* bpf_usdt_arg() extends the argument as its spec says (-4@: a
+	 * signed int); without a type it compares as signed 64-bit */
+	k->size = 8;
+	k->is_signed = 1;
+	if (!c->has_type)
+		return NULL;
+	k->size = (uint8_t)c->width;
+	k->is_signed = (uint8_t)c->is_signed;
+	if (plan_fit_value(&k->val, k->size, k->is_signed)) {
+		snprintf(what, sizeof(what), "arg%d", c->arg);
+		snprintf(type, sizeof(type), "%c%d", c->is_signed ? 's' : 'u',
+			 c->width * 8);
+		return plan_range_error(pr, c, what, type, k->size);
+	}
+	return NULL;
+}
+
+/* "span S: PATH has no USDT probe P:N (its probes: ...); did you mean
+ * ...?" or the ambiguity of a NAME of several providers */
+static char *missing(const struct probe *pr, const struct probe_point *pt,
+		     const char *path, const struct usdt_note *v, size_t n,
+		     int nprov)
+{
+	char list[1024], hint[320];
+
+	usdt_probe_list(v, n, list, sizeof(list));
+	if (nprov > 1)
+		return plan_perr(pr, pt->col, "span %s: %s has probe %s in %d providers: name one (usdt:%s:PROVIDER:%s; its probes: %s)",
+				 pr->name, path, pt->event, nprov, pt->usdt,
+				 pt->event, list);
+	if (!n)
+		return plan_perr(pr, pt->col, "span %s: %s has no USDT probes (no .note.stapsdt section)",
+				 pr->name, path);
+	usdt_suggest(v, n, pt->event, hint, sizeof(hint));
+	return plan_perr(pr, pt->col, "span %s: %s has no USDT probe %s%s%s (its probes: %s)%s",
+			 pr->name, path, pt->category ? pt->category : "",
+			 pt->category ? ":" : "", pt->event, list, hint);
+}
+
+/* the conditions of @pt name arguments its probe @u has: NULL or the
+ * error */
+static char *check_args(const struct probe *pr, const struct probe_point *pt,
+			const struct usdt_note *u)
+{
+	int i;
+
+	for (i = 0; i < pt->ncond; i++)
+		if (pt->cond[i].arg >= u->nargs)
+			return plan_perr(pr, pt->cond[i].col, "arg%d: USDT probe %s:%s has %d argument%s (%s)",
+					 pt->cond[i].arg, u->provider, u->name,
+					 u->nargs, u->nargs == 1 ? "" : "s",
+					 u->nargs ? u->args : "none");
+	return NULL;
+}
+
+int plan_usdt_att(struct plan *p, const struct probe *pr, uint32_t id,
+		  uint32_t action, const struct probe_point *pt)
+{
+	char err[PATH_MAX + 256], *path = NULL, *msg = NULL;
+	struct usdt_note *v = NULL;
+	size_t n = 0;
+	int ret, nprov = 0;
+	long i = -1;
+
+	ret = sym_cache_resolve_path(p->pn->syms, pt->usdt, &path, err,
+				     sizeof(err));
+	if (!ret)
+		ret = usdt_notes_read(path, &v, &n, err, sizeof(err));
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret)
+		msg = plan_perr(pr, pt->col, "span %s: %s", pr->name, err);
+	else
+		i = usdt_find(v, n, pt->category, pt->event, &nprov);
+	if (!ret && (i < 0 || (!pt->category && nprov > 1)))
+		msg = missing(pr, pt, path, v, n, nprov);
+	else if (!ret)
+		msg = check_args(pr, pt, &v[i]);
+	ret = 0;
+	if (msg || (!msg && i < 0)) {
+		p->timers[id].error = msg ? msg : plan_asprintf("out of memory");
+		goto out;
+	}
+	/* the provider the note names where the line left it out:
+	 * libbpf attaches by both */
+	ret = plan_add_att(p, MECH_USDT, id, action, v[i].provider,
+			   v[i].name, path, NULL, v[i].pc);
+out:
+	usdt_notes_free(v, n);
+	free(path);
+	return ret;
+}
