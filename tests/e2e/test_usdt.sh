@@ -101,6 +101,21 @@ gc.collect(0)" 2>"$TMP/pyerr"
 	# the final collection alone
 	check "python: gc1>gc spans" "$(seed_field 'gc1>gc' count "$TMP/py")" $G
 	check "python: gc.collect(0) and others outside gc1" "$(seed_field gc count "$TMP/py" | awk '{ print ($1 >= 1) }')" 1
+	# probes.d/python.conf's imports against the interpreter's own
+	# account, -X importtime: one line per module imported, indented two
+	# blanks a level of nesting; spans per depth = its lines per depth
+	"$IPROF" -q -f seed -o "$TMP/pyc" -P "$SRC/probes.d/python.conf" \
+		-- $PY -X importtime -c "import json, decimal" 2>"$TMP/imptime"
+	check "python.conf: exit status" "$?" 0
+	cat "$TMP/pyc"
+	want=$(sed -n 's/^import time: *[0-9]* | *[0-9]* | \( *\).*/\1/p' "$TMP/imptime" |
+		awk '{ n[length($0) / 2]++ } END { for (d = 0; d in n; d++) printf "%d ", n[d] }')
+	got=$(awk '/^ *py_import,/ { match($0, /^ */); d = RLENGTH / 2
+		match($0, /count = [0-9]+/); n[d] += substr($0, RSTART + 8, RLENGTH - 8) }
+		END { for (d = 0; d in n; d++) printf "%d ", n[d] }' "$TMP/pyc")
+	check "python.conf: imports per depth = -X importtime's" "$got" "$want"
+	within "python.conf: modules imported (json, decimal and theirs)" \
+		"$(echo "$want" | awk '{ for (i = 1; i <= NF; i++) s += $i; print s }')" 10 200
 else
 	echo "note: no $PY with USDT probes: its part skipped"
 fi
