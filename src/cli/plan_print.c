@@ -297,6 +297,23 @@ int plan_print_kernel_features(const struct plan *p)
  * has an error in the files, EXIT_RUNTIME when out of memory or stdout
  * cannot be written.
  */
+/* has span @timer a USDT side (an attachment of MECH_USDT)? */
+static int span_has_usdt(const struct plan *p, uint32_t timer)
+{
+	uint32_t i, a, n;
+
+	for (i = 0; i < p->natt; i++) {
+		if (p->att[i].mech != MECH_USDT)
+			continue;
+		for (a = p->att[i].action, n = 0;
+		     a != IPROF_NO_NEXT && n++ < p->nactions;
+		     a = p->actions[a].next)
+			if (p->actions[a].timer == timer)
+				return 1;
+	}
+	return 0;
+}
+
 int plan_print_json(const struct plan *p)
 {
 	struct report_kernel k = { .fentry = -1 };
@@ -337,7 +354,9 @@ int plan_print_json(const struct plan *p)
 		}
 		rt[i].attached = 1;
 		if (probe_kind_at(t->kind) == PROBE_AT_SPAN) {
-			rt[i].mech = mech_label(MLABEL_TRACEPOINT);
+			rt[i].mech = mech_label(span_has_usdt(p, (uint32_t)i) ?
+							MLABEL_USDT :
+							MLABEL_TRACEPOINT);
 			continue;
 		}
 		if (probe_kind_at(t->kind) == PROBE_AT_UFUNC) {

@@ -79,7 +79,7 @@ cat "$TMP/typo"
 check "typo: where and the probes" "$(grep -c -- "-e:1:10: span x: .*usdt-workload has no USDT probe req__strat (its probes: iprofw:req__done, iprofw:req__start, iprofw:guarded); did you mean req__start?" "$TMP/typo")" 1
 "$IPROF" -q -e "span x = usdt:$W:req__start if arg2 == 1 -> usdt:$W:req__done" -- "$W" --calls 1 >/dev/null 2>"$TMP/arg"
 check "arg past the probe's: exit status" "$?" 2
-check "arg past the probe's: message" "$(grep -c -- "-e:1:63: arg2: USDT probe iprofw:req__start has 2 arguments (8@%rbx -8@%rbp)" "$TMP/arg")" 1
+check "arg past the probe's: message" "$(grep -c -- "-e:1:$((${#W} + 30)): arg2: USDT probe iprofw:req__start has 2 arguments (8@%rbx -8@%rbp)" "$TMP/arg")" 1
 
 # Debian's python3.11: its gc probes (semaphore-guarded) against the
 # collections the script makes (automatic ones off; the interpreter's
