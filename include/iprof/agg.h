@@ -79,6 +79,10 @@ struct agg_node {
 	 * thread under this root): the children's order, kept by agg__merge */
 	uint64_t seen_ns;
 	struct agg_node *idle_prev, *idle_next;
+	/* --slowest (agg__set_slowest(), include/iprof/slow.h): the node's
+	 * slowest calls, owned; NULL when off or none completed.  Kept by
+	 * agg__reset() no more than the counts below */
+	struct slow_set *slow;
 
 	/*
 	 * Completed timers: their stop came.  A frame that never returned
@@ -222,6 +226,7 @@ struct agg_stats {
 };
 
 struct agg;
+struct slow_set;
 
 /*
  * What a timer's probes cost each call, in ns, as calibrated for its
@@ -295,6 +300,15 @@ int agg__set_by(struct agg *a, enum agg_by by);
  * Call before the first agg__push().  Returns 0 or -EINVAL.
  */
 int agg__set_limits(struct agg *a, uint32_t max_paths, uint32_t max_keys);
+
+/*
+ * agg__set_slowest() - keep, per node, the @k slowest completed calls with
+ * their children (include/iprof/slow.h; agg_node.slow); 0: off, the
+ * default.  Memory: per node at most @k calls of at most SLOW_KIDS_MAX
+ * children (32 bytes each), per open frame SLOW_KIDS_MAX children.  Call
+ * before the first agg__push().  Returns 0 or -EINVAL (@k > SLOW_K_MAX).
+ */
+int agg__set_slowest(struct agg *a, uint32_t k);
 
 /*
  * agg__timer_started() - 1 if a start of @timer was folded in, wherever it

@@ -90,6 +90,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->off0[1] = t->off_ns[1];
 	f->irq0 = t->irq_ns;
 	f->forked = r->type == IPROF_REC_FORKED;
+	agg_slow_open(a, t, t->len - 1);
 	return 0;
 
 nomem:
@@ -510,8 +511,10 @@ void agg__free(struct agg *a)
 	}
 	for (c = a->chunks; c; c = next) {
 		next = c->next;
-		for (i = 0; i < c->used; i++)
+		for (i = 0; i < c->used; i++) {
 			free(c->n[i].hist);
+			agg_slow_free(&c->n[i]);
+		}
 		free(c);
 	}
 	for (i = 0; a->ktab && i < (1u << a->kbits); i++) {
@@ -698,6 +701,7 @@ static void node_reset(struct agg_node *n)
 {
 	struct hist *h = n->hist;
 
+	agg_slow_free(n);
 	/* keep the tree links and the identity, zero the rest */
 	memset(&n->count, 0,
 	       sizeof(*n) - offsetof(struct agg_node, count));

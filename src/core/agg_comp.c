@@ -422,6 +422,11 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 		}
 		p->uncertain |= uncertain;
 	}
+	if (a->slow_k) {
+		int e = agg_slow_close(a, t, f, ct.dur[CM_SUM], raw);
+
+		err = err ? err : e;
+	}
 	return err;
 }
 

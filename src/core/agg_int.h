@@ -112,6 +112,10 @@ struct athread {
 	char comm[IPROF_COMM_LEN]; /* from IPROF_REC_COMM, "" if none came */
 	struct frame *stack;
 	struct nodeset done; /* nodes this thread completed */
+	/* --slowest: per open frame (same index as stack) the timed calls
+	 * completed inside it so far (agg_slow.c), slow_cap allocated */
+	struct slow_lvl *slow;
+	uint32_t slow_cap;
 };
 
 /*
@@ -177,6 +181,7 @@ struct agg {
 	struct kspan **ktab; /* keyed spans open, 1 << kbits chains */
 	uint32_t kbits;
 	uint64_t nkspans; /* entries in ktab, early ones included */
+	uint32_t slow_k; /* --slowest K (agg__set_slowest()), 0: off */
 };
 
 static inline uint32_t hash_u32(uint32_t v, uint32_t bits)
@@ -250,6 +255,13 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 
 /* agg_kspan.c */
 int agg_do_key(struct agg *a, const void *rec);
+
+/* agg_slow.c */
+void agg_slow_open(struct agg *a, struct athread *t, uint32_t i);
+int agg_slow_close(const struct agg *a, struct athread *t,
+		   const struct frame *f, uint64_t dur, uint64_t raw);
+void agg_slow_free(struct agg_node *n);
+int agg_slow_merge(struct agg_node *d, const struct agg_node *s);
 
 /* agg_thread.c */
 struct athread *agg_thread_get(struct agg *a, uint32_t tid, int create);

@@ -112,6 +112,7 @@ void agg_thread_destroy(struct athread *t)
 	free(t->done.slot);
 	free(t->done.val);
 	free(t->stack);
+	free(t->slow);
 	free(t);
 }
 

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --slowest K (include/iprof/slow.h): per node the K slowest completed
+ * calls, each with its own children.
+ *
+ * Each open frame of a thread has a level (struct slow_lvl, same index as
+ * the frame): the timed calls completed inside it so far, at most
+ * SLOW_KIDS_MAX, in pre-order.  When a frame closes, its call is offered
+ * to its node's set: a min-heap of K calls, the least slow at its top, so
+ * that a call is kept iff the heap has room or it is slower than the top
+ * (which it then replaces): after any sequence, exactly the K slowest.
+ * Only a kept call copies its level's children; the frame's entry and its
+ * level's entries then go to its parent's level (one deeper), so that a
+ * level is always a pre-order prefix of the frame's own call tree.  The
+ * levels are reused frame after frame: a call costs no allocation unless
+ * it is kept.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/agg_int.h"
+#include "iprof/slow.h"
+
+struct slow_lvl {
+	uint32_t n; /* entries in kid */
+	uint64_t more; /* timed calls inside the frame not in kid */
+	struct slow_kid kid[SLOW_KIDS_MAX];
+};
+
+int slow_slower(const struct slow_call *x, const struct slow_call *y)
+{
+	if (x->dur_ns != y->dur_ns)
+		return x->dur_ns > y->dur_ns;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns;
+	return x->tid < y->tid;
+}
+
+/* heap order: the parent is less slow than its children */
+static void sift_down(struct slow_set *s, uint32_t i)
+{
+	struct slow_call tmp;
+	uint32_t l, m;
+
+	for (;;) {
+		l = 2 * i + 1;
+		m = i;
+		if (l < s->n && slow_slower(&s->call[m], &s->call[l]))
+			m = l;
+		if (l + 1 < s->n && slow_slower(&s->call[m], &s->call[l + 1]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = s->call[i];
+		s->call[i] = s->call[m];
+		s->call[m] = tmp;
+		i = m;
+	}
+}
+
+static void sift_up(struct slow_set *s, uint32_t i)
+{
+	struct slow_call tmp;
+	uint32_t p;
+
+	while (i) {
+		p = (i - 1) / 2;
+		if (!slow_slower(&s->call[p], &s->call[i]))
+			return;
+		tmp = s->call[i];
+		s->call[i] = s->call[p];
+		s->call[p] = tmp;
+		i = p;
+	}
+}
+
+/*
+ * offer() - @c (its kids at @kids, c->nkids of them, copied if kept) into
+ * @n's set of at most @k.  Returns 0 (kept or not) or -ENOMEM.
+ */
+static int offer(struct agg_node *n, uint32_t k, const struct slow_call *c,
+		 const struct slow_kid *kids)
+{
+	struct slow_set *s = n->slow;
+	struct slow_kid *copy = NULL;
+	uint32_t i;
+
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		s->call = calloc(k, sizeof(*s->call));
+		if (!s->call) {
+			free(s);
+			return -ENOMEM;
+		}
+		s->k = k;
+		n->slow = s;
+	}
+	if (s->n == s->k && !slow_slower(c, &s->call[0]))
+		return 0;
+	if (c->nkids) {
+		copy = malloc(c->nkids * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, kids, c->nkids * sizeof(*copy));
+	}
+	if (s->n < s->k) {
+		i = s->n++;
+	} else {
+		i = 0;
+		free(s->call[0].kids);
+	}
+	s->call[i] = *c;
+	s->call[i].kids = copy;
+	if (i)
+		sift_up(s, i);
+	else
+		sift_down(s, 0);
+	return 0;
+}
+
+int agg__set_slowest(struct agg *a, uint32_t k)
+{
+	if (k > SLOW_K_MAX)
+		return -EINVAL;
+	a->slow_k = k;
+	return 0;
+}
+
+/*
+ * agg_slow_open() - frame @i of @t opened: its level, empty.  Without
+ * memory the level is missing and the call is kept without its children.
+ */
+void agg_slow_open(struct agg *a, struct athread *t, uint32_t i)
+{
+	struct slow_lvl *l;
+	uint32_t cap, j;
+
+	if (!a->slow_k)
+		return;
+	if (i >= t->slow_cap) {
+		cap = t->slow_cap ? 2 * t->slow_cap : STACK_MIN;
+		if (cap <= i)
+			cap = i + 1;
+		l = realloc(t->slow, (size_t)cap * sizeof(*l));
+		if (!l) {
+			a->stats.nomem++;
+			return;
+		}
+		for (j = t->slow_cap; j < cap; j++)
+			l[j].n = 0, l[j].more = 0;
+		t->slow = l;
+		t->slow_cap = cap;
+	}
+	t->slow[i].n = 0;
+	t->slow[i].more = 0;
+}
+
+/* append() - the call of frame @f (@dur, @raw) and its own level @own
+ * (may be NULL) to its parent's level @p */
+static void append(struct slow_lvl *p, const struct frame *f, uint64_t dur,
+		   uint64_t raw, const struct slow_lvl *own)
+{
+	uint32_t j, nown = own ? own->n : 0;
+	struct slow_kid *e;
+
+	if (p->n == SLOW_KIDS_MAX) {
+		p->more += 1 + nown + (own ? own->more : 0);
+		return;
+	}
+	e = &p->kid[p->n++];
+	e->start_ns = f->start_ns;
+	e->dur_ns = dur;
+	e->raw_ns = raw;
+	e->timer = f->timer;
+	e->depth = 1;
+	for (j = 0; j < nown && p->n < SLOW_KIDS_MAX; j++) {
+		p->kid[p->n] = own->kid[j];
+		p->kid[p->n++].depth++;
+	}
+	p->more += nown - j + (own ? own->more : 0);
+}
+
+/*
+ * agg_slow_close() - the frame @f of @t, just popped (at index t->len),
+ * completed with compensated duration @dur and raw @raw (ns): offered to
+ * its node's slowest, then added to its parent frame's level.  Returns 0
+ * or -ENOMEM (the call not kept).
+ */
+int agg_slow_close(const struct agg *a, struct athread *t,
+		   const struct frame *f, uint64_t dur, uint64_t raw)
+{
+	uint32_t i = t->len;
+	struct slow_lvl *own = i < t->slow_cap ? &t->slow[i] : NULL;
+	struct slow_call c = {0};
+	int err;
+
+	if (!a->slow_k)
+		return 0;
+	c.start_ns = f->start_ns;
+	c.dur_ns = dur;
+	c.raw_ns = raw;
+	c.tid = t->tid;
+	c.tgid = t->tgid;
+	memcpy(c.comm, t->comm, sizeof(c.comm));
+	if (own) {
+		c.nkids = own->n;
+		c.kids_more = own->more;
+	}
+	err = offer(f->node, a->slow_k, &c, own ? own->kid : NULL);
+	if (i && i - 1 < t->slow_cap)
+		append(&t->slow[i - 1], f, dur, raw, own);
+	return err;
+}
+
+/* agg_slow_free() - free @n's kept calls (n->slow NULL after). */
+void agg_slow_free(struct agg_node *n)
+{
+	struct slow_set *s = n->slow;
+	uint32_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++)
+		free(s->call[i].kids);
+	free(s->call);
+	free(s);
+	n->slow = NULL;
+}
+
+/*
+ * agg_slow_merge() - offer @s's kept calls to @d's (of @s's K when @d has
+ * none): the K slowest of both.  Returns 0 or -ENOMEM.
+ */
+int agg_slow_merge(struct agg_node *d, const struct agg_node *s)
+{
+	const struct slow_set *ss = s->slow;
+	uint32_t i, k;
+	int err = 0;
+
+	if (!ss)
+		return 0;
+	k = d->slow ? d->slow->k : ss->k;
+	for (i = 0; i < ss->n && !err; i++)
+		err = offer(d, k, &ss->call[i], ss->call[i].kids);
+	return err;
+}
+
+static int cmp_slower(const void *x, const void *y)
+{
+	const struct slow_call *const *a = x, *const *b = y;
+
+	return slow_slower(*a, *b) ? -1 : slow_slower(*b, *a);
+}
+
+size_t slow_sorted(const struct slow_set *s, const struct slow_call **out)
+{
+	uint32_t i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < s->n; i++)
+		out[i] = &s->call[i];
+	qsort(out, s->n, sizeof(*out), cmp_slower);
+	return s->n;
+}
