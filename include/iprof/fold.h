@@ -56,6 +56,14 @@ struct fold *fold__new(unsigned int nthreads, uint32_t ntimers,
 		       enum agg_by by, uint32_t max_paths, uint32_t max_keys);
 
 /*
+ * fold__set_slowest() - every shard, and the merged tree, keeps each
+ * node's @k slowest calls (agg__set_slowest(): the K slowest of the
+ * shards' are the run's).  Call before the first push.  Returns 0 or
+ * -EINVAL (@k > SLOW_K_MAX).
+ */
+int fold__set_slowest(struct fold *f, uint32_t k);
+
+/*
  * fold__set_costs() - every shard compensates for the probes' cost
  * (agg__set_costs(): @costs[ntimers], copied; NULL: raw).  Call before the
  * first record.  Returns 0 or -ENOMEM.

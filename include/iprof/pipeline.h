@@ -60,6 +60,7 @@ struct pipeline_cfg {
 	uint32_t ntimers; /* timer ids 0..ntimers-1 (the plan's) */
 	enum agg_by by; /* --by */
 	uint32_t max_paths, max_keys; /* --max-paths, --max-keys (0: none) */
+	uint32_t slowest; /* --slowest K (agg__set_slowest()), 0: off */
 	unsigned int fold_threads; /* > 1: the tree sharded (fold.h) */
 	/* the probes' costs to compensate (ntimers entries, copied; NULL:
 	 * raw, or later with pipeline__set_costs()) */

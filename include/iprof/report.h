@@ -564,4 +564,25 @@ int report_keyed(const struct report *r, uint32_t timer);
 void report_tail_note(FILE *f, const struct report *r, uint32_t timer,
 		      int seed);
 
+/*
+ * --slowest (include/iprof/slow.h; src/report/slowest.c).
+ *
+ * report_slowest_table() - after the table, a section per shown node of
+ * @v that kept calls: its path, then each kept call, slowest first: its
+ * start (since @t0_ns, the first start of a shown call, ns), duration
+ * (compensated, raw beside), thread, and the calls made inside it as an
+ * indented tree.  Nothing when no node kept any.  Write errors are left
+ * in ferror(@f).
+ */
+void report_slowest_table(FILE *f, const struct report *r,
+			  const struct report_view *v);
+
+/*
+ * report_slowest_json() - node @n's kept calls as a new JSON array,
+ * slowest first (doc/json.md, "slowest"), owned by the caller; NULL with
+ * *@err 0 when @n kept none (--slowest off), or with *@err -ENOMEM.
+ */
+struct json_object *report_slowest_json(const struct report *r,
+					const struct agg_node *n, int *err);
+
 #endif /* IPROF_REPORT_H */

@@ -41,6 +41,7 @@ static const struct optdef report_rows[] = {
 	OPT("by", RO_BY, REQ, "KEY", "a root per ", .list = OPTAB_LIST, .words = RW),
 	OPT("max-paths", RO_MAX_PATHS, REQ, "N", "cap the tree's paths (default 10000, as live)"),
 	OPT("max-keys", RO_MAX_KEYS, REQ, "N", "cap the --by roots (default 1000, as live)"),
+	OPT("slowest", RO_SLOWEST, REQ, "K", "each path's K slowest calls (1..64), as live"),
 	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "raw times (the recording's calibration not applied)"),
 	OPT("from", RO_FROM, REQ, "TIME", "only timers that stop TIME or later after the start"),
 	OPT("to", RO_TO, REQ, "TIME", "... and at most TIME after the start"),

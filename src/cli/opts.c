@@ -114,6 +114,10 @@ static const struct optdef run_rows[] = {
 	OPT("max-keys", RO_MAX_KEYS, REQ, "N", "at most N --by roots (default 1000; 0: no cap):\n"
 	  "a new one folds the root idle longest (its\n"
 	  "threads exited) into '[other]', paths kept"),
+	OPT("slowest", RO_SLOWEST, REQ, "K", "keep each path's K slowest calls (1..64; 0: off,\n"
+	  "the default): start, time, thread, the calls made\n"
+	  "inside each; table: a section per path; json:\n"
+	  "\"slowest\""),
 	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "raw times: no calibration at start, the probes'\n"
 	  "own cost left in every time (by default it is\n"
 	  "measured per mechanism and subtracted)"),

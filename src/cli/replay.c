@@ -105,6 +105,7 @@ static struct pipeline *replay_pipeline(const struct rec_run *run,
 		.by = ro->r.by,
 		.max_paths = ro->r.max_paths,
 		.max_keys = ro->r.max_keys,
+		.slowest = ro->r.slowest,
 	};
 	struct pipeline *p;
 	int e;

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "iprof/slow.h"
 #include "iprof/util.h"
 #include "cli/log.h"
 #include "cli/report_opts.h"
@@ -84,6 +85,7 @@ static const char *opt_name(int c)
 		[RO_MAX_PATHS - RO_SORT] = "max-paths",
 		[RO_MAX_KEYS - RO_SORT] = "max-keys",
 		[RO_JSON_TREE - RO_SORT] = "json-tree",
+		[RO_SLOWEST - RO_SORT] = "slowest",
 	};
 
 	if (c == 'f')
@@ -195,6 +197,8 @@ static const char *expected(int c, char *buf, size_t size)
 		return "a time like 1ms, 250us, 2s";
 	case RO_MAX_DEPTH:
 		return "a depth of 1 or more";
+	case RO_SLOWEST:
+		return "a number of calls from 0 (off) to 64";
 	case RO_JSON_TREE:
 		return "nested (default: each node holds its children) or flat (one list of nodes with parent ids)";
 	default: /* RO_MAX_PATHS, RO_MAX_KEYS */
@@ -275,6 +279,11 @@ static int parse_value(struct report_opts *ro, int c, const char *arg)
 				return 0;
 			}
 		return -EINVAL;
+	case RO_SLOWEST:
+		if (util_parse_uint(arg, 0, SLOW_K_MAX, &ul))
+			return -EINVAL;
+		ro->slowest = (uint32_t)ul;
+		return 0;
 	case RO_MAX_PATHS:
 	case RO_MAX_KEYS:
 		if (util_parse_uint(arg, 0, UINT32_MAX, &ul))
@@ -319,6 +328,7 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 	case RO_MAX_PATHS:
 	case RO_MAX_KEYS:
 	case RO_JSON_TREE:
+	case RO_SLOWEST:
 		break;
 	default:
 		return 1;

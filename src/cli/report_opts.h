@@ -38,6 +38,7 @@ enum {
 	RO_JSON_TREE,
 	RO_FROM, /* iprof report and diff: --from, --to */
 	RO_TO,
+	RO_SLOWEST, /* --slowest K */
 	RO_NEXT,
 };
 
@@ -58,6 +59,9 @@ struct report_opts {
 	/* --no-compensate: raw times, the probes' cost in them (live: no
 	 * calibration either) */
 	int no_compensate;
+	/* --slowest K: each node's K slowest calls (agg__set_slowest()),
+	 * 0: off */
+	uint32_t slowest;
 	/* given on the command line */
 	int fmt_set, sort_set, min_total_set, max_depth_set, weight_set,
 		max_paths_set, max_keys_set, json_tree_set;

@@ -209,6 +209,7 @@ static int open_sinks(struct trace *t)
 		.by = o->r.by,
 		.max_paths = o->r.max_paths,
 		.max_keys = o->r.max_keys,
+		.slowest = o->r.slowest,
 		.fold_threads = o->fold_threads,
 	};
 	uint32_t i;

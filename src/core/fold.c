@@ -57,6 +57,7 @@ struct fold {
 	unsigned int n;
 	unsigned int nsrc; /* fold__set_sources(), 0: records come merged */
 	uint32_t ntimers, max_paths, max_keys;
+	uint32_t slowest; /* fold__set_slowest() */
 	enum agg_by by;
 	unsigned int nmoved, next_moved;
 	struct moved moved[FOLD_MOVED];
@@ -102,6 +103,7 @@ static struct agg *agg_like(const struct fold *f)
 	if (a) {
 		agg__set_by(a, f->by);
 		agg__set_limits(a, f->max_paths, f->max_keys);
+		agg__set_slowest(a, f->slowest);
 	}
 	return a;
 }
@@ -283,6 +285,20 @@ int fold__set_costs(struct fold *f, const struct agg_cost *costs)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+int fold__set_slowest(struct fold *f, uint32_t k)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < f->n; i++) {
+		err = agg__set_slowest(f->s[i]->agg, k);
+		if (err)
+			return err;
+	}
+	f->slowest = k;
 	return 0;
 }
 

@@ -103,6 +103,11 @@ static int new_tree(struct pipeline *p, const struct pipeline_cfg *cfg)
 				    cfg->max_paths, cfg->max_keys);
 		if (!p->fold)
 			return -errno;
+		if ((e = fold__set_slowest(p->fold, cfg->slowest))) {
+			fold__free(p->fold);
+			p->fold = NULL;
+			return e;
+		}
 		if ((e = pipeline__add(p, &fold_ops, p->fold))) {
 			p->fold = NULL; /* destroyed */
 			return e;
@@ -113,7 +118,8 @@ static int new_tree(struct pipeline *p, const struct pipeline_cfg *cfg)
 	if (!p->agg)
 		return -ENOMEM;
 	if ((e = agg__set_by(p->agg, cfg->by)) ||
-	    (e = agg__set_limits(p->agg, cfg->max_paths, cfg->max_keys))) {
+	    (e = agg__set_limits(p->agg, cfg->max_paths, cfg->max_keys)) ||
+	    (e = agg__set_slowest(p->agg, cfg->slowest))) {
 		agg__free(p->agg);
 		p->agg = NULL;
 		return e;

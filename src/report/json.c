@@ -539,6 +539,19 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 	add_histogram(b, o, n);
 }
 
+/* "slowest": the node's kept calls (--slowest; none: no key) */
+static void add_slowest(struct jb *b, json_object *o, const struct report *r,
+			const struct agg_node *n)
+{
+	int err;
+	json_object *a = report_slowest_json(r, n, &err);
+
+	if (err)
+		b->err = err;
+	else if (a)
+		add(b, o, "slowest", a);
+}
+
 /*
  * add_tree() - "tree": the shown top-level nodes, each with its shown
  * children; or with r->json_flat, "nodes": every shown node in the same
@@ -602,6 +615,7 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 				     json_object_array_get_idx(paths[p], k)));
 		push(b, path, json_object_get(name));
 		add_metrics(b, o, n, report_keyed(r, n->timer));
+		add_slowest(b, o, r, n);
 		if (!flat)
 			kids[i] = add_arr(b, o, "children");
 	}

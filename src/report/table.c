@@ -439,6 +439,7 @@ static int table_body(FILE *f, const struct report *r)
 			report_ns_str(buf, sizeof(buf), r->duration_ns));
 	print_hidden(f, r, &v);
 	fit_note(f, r, &ft, cols, ncols);
+	report_slowest_table(f, r, &v);
 	err = report_summary(f, r, 0);
 out:
 	free(cells);

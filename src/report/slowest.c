@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --slowest in the reports (include/iprof/slow.h): the table's section of
+ * each node's slowest calls, and their JSON array (doc/json.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "iprof/report.h"
+#include "iprof/slow.h"
+
+/* the deepest child nesting written (SLOW_KIDS_MAX bounds it anyway) */
+#define KID_DEPTH_MAX (SLOW_KIDS_MAX + 1)
+
+/* print_path() - @n's path from its top-level ancestor, "a > b > c" */
+static void print_path(FILE *f, const struct report *r,
+		       const struct agg_node *n)
+{
+	char buf[REPORT_NAME_BUF];
+
+	if (n->parent && n->parent->parent) {
+		print_path(f, r, n->parent);
+		fputs(" > ", f);
+	}
+	fputs(report_timer_name(r, n->timer, buf, sizeof(buf)), f);
+}
+
+/* print_time() - " T (raw R)", or " T" when both are the same */
+static void print_time(FILE *f, uint64_t dur, uint64_t raw)
+{
+	char b1[32], b2[32];
+
+	fprintf(f, " %s", report_ns_str(b1, sizeof(b1), dur));
+	if (raw != dur)
+		fprintf(f, " (raw %s)", report_ns_str(b2, sizeof(b2), raw));
+}
+
+static void print_call(FILE *f, const struct report *r,
+		       const struct slow_call *c, size_t rank, uint64_t t0)
+{
+	char b[32], name[REPORT_NAME_BUF];
+	uint32_t i;
+
+	fprintf(f, "  %zu.", rank);
+	print_time(f, c->dur_ns, c->raw_ns);
+	fprintf(f, "  at +%s  tid %" PRIu32 " (%s)\n",
+		report_ns_str(b, sizeof(b), c->start_ns - t0), c->tid,
+		c->comm[0] ? c->comm : "?");
+	for (i = 0; i < c->nkids; i++) {
+		const struct slow_kid *k = &c->kids[i];
+
+		fprintf(f, "%*s%s", (int)(4 + 2 * k->depth), "",
+			report_timer_name(r, k->timer, name, sizeof(name)));
+		print_time(f, k->dur_ns, k->raw_ns);
+		fprintf(f, "  at +%s\n",
+			report_ns_str(b, sizeof(b), k->start_ns - c->start_ns));
+	}
+	if (c->kids_more)
+		fprintf(f, "%*s(%" PRIu64 " more calls inside, not kept)\n", 6,
+			"", c->kids_more);
+}
+
+void report_slowest_table(FILE *f, const struct report *r,
+			  const struct report_view *v)
+{
+	const struct slow_call *calls[SLOW_K_MAX];
+	uint64_t t0 = UINT64_MAX;
+	size_t i, j, m;
+	int head = 0;
+
+	for (i = 0; i < v->n; i++)
+		if (v->visible[i] && v->nodes[i]->slow && v->nodes[i]->count &&
+		    v->nodes[i]->first_start_ns < t0)
+			t0 = v->nodes[i]->first_start_ns;
+	for (i = 0; i < v->n; i++) {
+		const struct agg_node *n = v->nodes[i];
+
+		if (!v->visible[i] || !n->slow || !n->slow->n)
+			continue;
+		if (!head++)
+			fprintf(f, "\nslowest calls (--slowest %" PRIu32
+				   "): time (raw when compensated), start after "
+				   "the first call, thread; the calls inside\n",
+				n->slow->k);
+		fputc('\n', f);
+		print_path(f, r, n);
+		fputc('\n', f);
+		m = slow_sorted(n->slow, calls);
+		for (j = 0; j < m; j++)
+			print_call(f, r, calls[j], j + 1, t0);
+	}
+}
+
+/* add_u64() - @o's @k = @v; -ENOMEM */
+static int add_u64(json_object *o, const char *k, uint64_t v)
+{
+	json_object *x = json_object_new_uint64(v);
+
+	if (!x || json_object_object_add(o, k, x)) {
+		json_object_put(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* kid_json() - one child's object, "children" left to the caller */
+static json_object *kid_json(const struct report *r, const struct slow_kid *k)
+{
+	json_object *o = json_object_new_object(), *s;
+	char name[REPORT_NAME_BUF];
+	int e;
+
+	if (!o)
+		return NULL;
+	s = json_object_new_string(
+		report_timer_name(r, k->timer, name, sizeof(name)));
+	e = !s || json_object_object_add(o, "name", s);
+	if (e)
+		json_object_put(s);
+	e = e || add_u64(o, "start_ns", k->start_ns) ||
+	    add_u64(o, "duration_ns", k->dur_ns) ||
+	    add_u64(o, "raw_duration_ns", k->raw_ns);
+	if (e) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* kids_json() - @c's children as a nested array into @o's "children" */
+static int kids_json(const struct report *r, const struct slow_call *c,
+		     json_object *o)
+{
+	json_object *lvl[KID_DEPTH_MAX + 1], *k, *a;
+	uint32_t i, d;
+
+	lvl[0] = json_object_new_array();
+	if (!lvl[0] || json_object_object_add(o, "children", lvl[0])) {
+		json_object_put(lvl[0]);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nkids; i++) {
+		d = c->kids[i].depth;
+		if (d < 1 || d > KID_DEPTH_MAX)
+			continue; /* not made by the aggregator */
+		k = kid_json(r, &c->kids[i]);
+		if (!k || json_object_array_add(lvl[d - 1], k)) {
+			json_object_put(k);
+			return -ENOMEM;
+		}
+		a = json_object_new_array();
+		if (!a || json_object_object_add(k, "children", a)) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+		lvl[d] = a;
+	}
+	return add_u64(o, "children_more", c->kids_more);
+}
+
+static json_object *call_json(const struct report *r, const struct slow_call *c)
+{
+	json_object *o = json_object_new_object(), *s;
+	int e;
+
+	if (!o)
+		return NULL;
+	s = json_object_new_string(c->comm);
+	e = !s || json_object_object_add(o, "comm", s);
+	if (e)
+		json_object_put(s);
+	e = e || add_u64(o, "start_ns", c->start_ns) ||
+	    add_u64(o, "duration_ns", c->dur_ns) ||
+	    add_u64(o, "raw_duration_ns", c->raw_ns) ||
+	    add_u64(o, "tid", c->tid) || add_u64(o, "tgid", c->tgid) ||
+	    kids_json(r, c, o);
+	if (e) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_object *report_slowest_json(const struct report *r,
+				 const struct agg_node *n, int *err)
+{
+	const struct slow_call *calls[SLOW_K_MAX];
+	json_object *a, *o;
+	size_t i, m;
+
+	*err = 0;
+	if (!n->slow)
+		return NULL;
+	a = json_object_new_array();
+	if (!a)
+		goto nomem;
+	m = slow_sorted(n->slow, calls);
+	for (i = 0; i < m; i++) {
+		o = call_json(r, calls[i]);
+		if (!o || json_object_array_add(a, o)) {
+			json_object_put(o);
+			goto nomem;
+		}
+	}
+	return a;
+nomem:
+	json_object_put(a);
+	*err = -ENOMEM;
+	return NULL;
+}

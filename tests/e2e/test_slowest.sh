@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# --slowest K against tests/e2e/helpers/slowcall.c's own truth: 4 worker
+# threads call handler() 150 times each; 2 calls of each thread get arg 7,
+# whose child wait_for() sleeps (a length unique to the call, 20 ms steps: a
+# loaded machine's preemptions of the others stay well below):
+#  - live, --slowest 8: handler keeps exactly those 8 calls (tid, comm),
+#    each at least its sleep, with its own children wait_for (at least the
+#    sleep) and prepare; wait_for's node keeps the same 8;
+#  - recorded: iprof report --slowest 8 of the recording has the live JSON
+#    report's tree; --slowest 3 keeps the first 3 of those 8;
+#  - the table has a section per path; without --slowest no "slowest".
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v jq >/dev/null || skip "needs jq (tools/install-deps.sh)"
+
+W=$BUILD/e2e-slowcall
+PROBES=(-e "uprobe:$W:handler" -e "uprobe:$W:prepare" -e "uprobe:$W:wait_for")
+WL=(-- "$W" 4 150 2 20000)
+
+"$IPROF" record -q -o "$TMP/a.rec" -f json --slowest 8 --report-output "$TMP/a.json" \
+	"${PROBES[@]}" "${WL[@]}" >"$TMP/a.truth" 2>"$TMP/err"
+check "record: exit status" "$?" 0
+check "handler count" "$(jnode "$TMP/a.json" handler count)" "$(truth handler.count "$TMP/a.truth")"
+check "slow calls made" "$(grep -c '^slow ' "$TMP/a.truth")" 8
+
+# kept calls as "tid comm", sorted, against the truth's slow calls
+kept() {
+	jq -r --arg p "$2" '[.tree[] | .. | objects | select(has("path")) |
+		select((.path | join(">")) == $p)][0].slowest[] |
+		"\(.tid) \(.comm)"' "$1" | sort
+}
+want=$(sed -n 's/^slow tid=\([0-9]*\) sleep_us=[0-9]* comm=\(.*\)/\1 \2/p' "$TMP/a.truth" | sort)
+check "handler: kept calls are the slow ones (tid comm)" "$(kept "$TMP/a.json" handler)" "$want"
+check "handler>wait_for: kept calls are the slow ones" "$(kept "$TMP/a.json" 'handler>wait_for')" "$want"
+
+# each kept call: at least its own sleep, its child wait_for too, and its
+# children are exactly prepare then wait_for, called by it (depth 1)
+short=0 kids_bad=0
+while read -r tid us; do
+	line=$(jq -c --argjson tid "$tid" --argjson ns $((us * 1000)) '
+		[.tree[] | select(.path == ["handler"]) | .slowest[] |
+		 select(.tid == $tid and .raw_duration_ns >= $ns)] | length' "$TMP/a.json")
+	[ "$line" -ge 1 ] || short=$((short + 1))
+done < <(sed -n 's/^slow tid=\([0-9]*\) sleep_us=\([0-9]*\).*/\1 \2/p' "$TMP/a.truth")
+check "each slow call kept with at least its sleep" "$short" 0
+kids_bad=$(jq '[.tree[] | select(.path == ["handler"]) | .slowest[] |
+	select(([.children[].name] != ["prepare", "wait_for"]) or
+	       .children[1].raw_duration_ns < 20000000 or
+	       .children[1].start_ns < .start_ns or
+	       .children_more != 0 or (.children[0].children | length) != 0)] |
+	length' "$TMP/a.json")
+check "each kept call: children prepare and wait_for (>= 20 ms)" "$kids_bad" 0
+check "prepare keeps its 8 slowest" \
+	"$(jq '[.tree[] | .children[] | select(.path == ["handler", "prepare"]) | .slowest[]] | length' "$TMP/a.json")" 8
+
+# the recording re-read: the same report; a smaller K keeps the first ones
+"$IPROF" report -q -f json --slowest 8 "$TMP/a.rec" >"$TMP/b.json" 2>>"$TMP/err"
+check "report --slowest 8: exit status" "$?" 0
+if cmp -s <(jq .tree "$TMP/a.json") <(jq .tree "$TMP/b.json"); then
+	ok "report of the recording: the live report's tree"
+else
+	bad "report of the recording: its tree differs from the live report's"
+fi
+"$IPROF" report -q -f json --slowest 3 "$TMP/a.rec" >"$TMP/c.json" 2>>"$TMP/err"
+check "report --slowest 3: the first 3 of 8" \
+	"$(jq -c '.tree[0].slowest | map(.start_ns)' "$TMP/c.json")" \
+	"$(jq -c '.tree[0].slowest[:3] | map(.start_ns)' "$TMP/a.json")"
+"$IPROF" report -q --slowest 2 "$TMP/a.rec" >"$TMP/c.txt" 2>>"$TMP/err"
+check "table: section header" "$(grep -c '^slowest calls (--slowest 2)' "$TMP/c.txt")" 1
+check "table: a section per path" "$(grep -cx 'handler\|handler > wait_for\|handler > prepare' "$TMP/c.txt")" 3
+check "table: 2 calls per path" "$(grep -c '^  [12]\. ' "$TMP/c.txt")" 6
+"$IPROF" report -q -f json "$TMP/a.rec" >"$TMP/d.json" 2>>"$TMP/err"
+check "off: no slowest" "$(jq '[.. | objects | select(has("slowest"))] | length' "$TMP/d.json")" 0
+check "no error output" "$(grep -v '^$' "$TMP/err" | head -3)" ""
+finish
