@@ -8,6 +8,7 @@
 #    sleep) and prepare; wait_for's node keeps the same 8;
 #  - recorded: iprof report --slowest 8 of the recording has the live JSON
 #    report's tree; --slowest 3 keeps the first 3 of those 8;
+#  - --fold-threads 2 keeps the same;
 #  - the table has a section per path; without --slowest no "slowest".
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -52,6 +53,13 @@ kids_bad=$(jq '[.tree[] | select(.path == ["handler"]) | .slowest[] |
 check "each kept call: children prepare and wait_for (>= 20 ms)" "$kids_bad" 0
 check "prepare keeps its 8 slowest" \
 	"$(jq '[.tree[] | .children[] | select(.path == ["handler", "prepare"]) | .slowest[]] | length' "$TMP/a.json")" 8
+
+# sharded folding: the shards' slowest merged are the run's
+"$IPROF" -q -f json --fold-threads 2 --slowest 8 -o "$TMP/f.json" "${PROBES[@]}" \
+	"${WL[@]}" >"$TMP/f.truth" 2>>"$TMP/err"
+check "--fold-threads 2: exit status" "$?" 0
+want=$(sed -n 's/^slow tid=\([0-9]*\) sleep_us=[0-9]* comm=\(.*\)/\1 \2/p' "$TMP/f.truth" | sort)
+check "--fold-threads 2: kept calls are the slow ones" "$(kept "$TMP/f.json" handler)" "$want"
 
 # the recording re-read: the same report; a smaller K keeps the first ones
 "$IPROF" report -q -f json --slowest 8 "$TMP/a.rec" >"$TMP/b.json" 2>>"$TMP/err"
