@@ -30,7 +30,10 @@
  * --fold-threads; then -j N as --fold-threads N does: each shard merges
  * its own threads' records (fold__set_sources()) and folds them.
  *
- * usage: bench_agg [-n RECORDS] [-t THREADS] [-b BURST] [-r RUNS]
+ * With -k K: the one aggregator keeps each node's K slowest calls
+ * (--slowest K, agg__set_slowest()): the cost of that bookkeeping.
+ *
+ * usage: bench_agg [-n RECORDS] [-t THREADS] [-b BURST] [-r RUNS] [-k K]
  *                  [-j N[,N...] [-c RINGS]]
  */
 #include <errno.h>
@@ -129,7 +132,7 @@ static struct iprof_rec *generate(size_t n, unsigned int threads,
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_agg [-n RECORDS] [-t THREADS] [-b BURST] "
-			"[-r RUNS] [-j N[,N...] [-c RINGS]]\n");
+			"[-r RUNS] [-k K] [-j N[,N...] [-c RINGS]]\n");
 }
 
 /* ---- sharded folding (-j) ---- */
@@ -345,6 +348,7 @@ int main(int argc, char **argv)
 {
 	size_t n = 20000000, i;
 	unsigned int threads = 8, burst = 1, runs = 3, run, js[MAXJ], njs = 0;
+	unsigned int slowest = 0;
 	struct agg *one = NULL;
 	char *p, *end;
 	double t0, t1, best = 0, floor_best = 0, sec;
@@ -352,7 +356,7 @@ int main(int argc, char **argv)
 	struct iprof_rec *recs;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:t:b:r:j:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:b:r:k:j:c:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
@@ -365,6 +369,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			runs = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'k':
+			slowest = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		case 'c':
 			nrings = (unsigned int)strtoul(optarg, NULL, 0);
@@ -407,16 +414,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("bench_agg: %zu records (%zu MiB), %u threads, depth 3, burst "
-	       "%u, %u runs\n",
-	       n, n * sizeof(*recs) >> 20, threads, burst, runs);
+	       "%u, %u runs, --slowest %u\n",
+	       n, n * sizeof(*recs) >> 20, threads, burst, runs, slowest);
 
 	for (run = 0; run < runs; run++) {
 		struct agg *a = agg__new(NTIMERS);
 		const struct agg_stats *st;
 		int bad = 0;
 
-		if (!a) {
-			perror("agg__new");
+		if (!a || agg__set_slowest(a, slowest)) {
+			fprintf(stderr, "bench_agg: agg__new or -k %u failed\n",
+				slowest);
 			return 1;
 		}
 		t0 = now_s();

@@ -90,7 +90,8 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->off0[1] = t->off_ns[1];
 	f->irq0 = t->irq_ns;
 	f->forked = r->type == IPROF_REC_FORKED;
-	agg_slow_open(a, t, t->len - 1);
+	if (a->slow_k)
+		agg_slow_open(a, t, t->len - 1);
 	return 0;
 
 nomem:
