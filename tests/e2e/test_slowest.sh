@@ -8,7 +8,8 @@
 #    sleep) and prepare; wait_for's node keeps the same 8;
 #  - recorded: iprof report --slowest 8 of the recording has the live JSON
 #    report's tree; --slowest 3 keeps the first 3 of those 8;
-#  - --fold-threads 2 keeps the same;
+#  - --fold-threads 2 keeps the same (shards merged), and so do --by tid
+#    roots with [other];
 #  - the table has a section per path; without --slowest no "slowest".
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -73,6 +74,13 @@ fi
 check "report --slowest 3: the first 3 of 8" \
 	"$(jq -c '.tree[0].slowest | map(.start_ns)' "$TMP/c.json")" \
 	"$(jq -c '.tree[0].slowest[:3] | map(.start_ns)' "$TMP/a.json")"
+# --by tid --max-keys 1: threads beyond the first root go under [other];
+# over the handler nodes of both, the 8 slowest are the run's
+"$IPROF" report -q -f json --slowest 8 --by tid --max-keys 1 "$TMP/a.rec" >"$TMP/e.json" 2>>"$TMP/err"
+check "--by tid --max-keys 1: the 8 slowest over its roots" \
+	"$(jq -c '[.tree[].children[] | select(.path[1] == "handler") | .slowest[]] |
+		sort_by(-.duration_ns) | .[:8] | map(.start_ns) | sort' "$TMP/e.json")" \
+	"$(jq -c '.tree[0].slowest | map(.start_ns) | sort' "$TMP/a.json")"
 "$IPROF" report -q --slowest 2 "$TMP/a.rec" >"$TMP/c.txt" 2>>"$TMP/err"
 check "table: section header" "$(grep -c '^slowest calls (--slowest 2)' "$TMP/c.txt")" 1
 check "table: a section per path" "$(grep -cx 'handler\|handler > wait_for\|handler > prepare' "$TMP/c.txt")" 3
