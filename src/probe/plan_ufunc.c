@@ -797,18 +797,20 @@ void plan_emu(struct plan *p, const struct plan_env *env)
 /*
  * missing_named() - 1 if uprobe @pr names what does not exist: a function
  * @binary (read: *@binary set) has no symbol of (@nofunc) nor an inlined
- * instance timed (@u empty), or a path with a '/' (not /proc/...) that is
- * not there.  A library named without a path and not found (it may be
- * loaded later) and other refusals (an IFUNC, an instruction the kernel
- * refuses) are not.
+ * instance, timed (@u) or refused (@t's inl_where), or a path with a '/'
+ * (not /proc/...) that is not there.  A library named without a path and
+ * not found (it may be loaded later) and other refusals (an IFUNC, an
+ * instruction the kernel refuses, inlined instances none of which can be
+ * timed) are not.
  */
-static int missing_named(const struct probe *pr, const char *binary,
-			 int nofunc, const struct uplaces *u)
+static int missing_named(const struct probe *pr, const struct plan_timer *t,
+			 const char *binary, int nofunc,
+			 const struct uplaces *u)
 {
 	struct stat st;
 
 	if (binary)
-		return nofunc && !u->n;
+		return nofunc && !u->n && !t->inl_where;
 	return strchr(pr->path, '/') && strncmp(pr->path, "/proc/", 6) &&
 	       stat(pr->path, &st) && errno == ENOENT;
 }
@@ -863,7 +865,7 @@ static int ufunc_plan(struct plan *p, const struct probe *pr, uint32_t id,
 	}
 	if (msg) {
 		t->error = msg;
-		t->missing = missing_named(pr, binary, nofunc, &u);
+		t->missing = missing_named(pr, t, binary, nofunc, &u);
 		goto out;
 	}
 	/* one pair of actions per entry: each attachment chains its own */
