@@ -109,7 +109,7 @@ done
 # (e2e-coro imports swapcontext; its main is on no coroutine's path) or,
 # in the VM tier, the static archive's unwinder
 if [ -x "$BUILD/e2e-coro" ]; then
-	"$IPROF" -q --returns uretprobe -e "uprobe:$BUILD/e2e-coro:main" -- "$BUILD/e2e-coro" 2 \
+	"$IPROF" -q --returns uretprobe -o "$TMP/coro.rep" -e "uprobe:$BUILD/e2e-coro:main" -- "$BUILD/e2e-coro" 2 \
 		>/dev/null 2>"$TMP/coro.err"
 	check "coroutines, --returns uretprobe: exit status" "$?" 0
 	check "coroutines, --returns uretprobe: the warning" "$(sed 's/^iprof: main: --returns uretprobe, but [^:]*: //' "$TMP/coro.err")" \
