@@ -26,6 +26,7 @@
 #define IPROF_OUTPUT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -70,6 +71,14 @@ FILE *output_begin(struct output *w, char *tmp, size_t len);
  * it.  Returns @ret or the first error (negative errno).
  */
 int output_end(struct output *w, FILE *f, const char *tmp, int ret);
+
+/*
+ * output_is() - whether @w writes to the file open on @f (same device and
+ * inode by fstat(2): `-o /dev/stdout` and stdout itself).  The fallback
+ * after a failed write does not retry into the file that failed.  false
+ * if either cannot be stat'ed or @w writes to a regular file's temporary.
+ */
+bool output_is(const struct output *w, FILE *f);
 
 /* output_close() - close what output_open() opened.  @w may be zeroed. */
 void output_close(struct output *w);

@@ -229,11 +229,13 @@ fallback:
 	if (ret && w->name) {
 		/* not into a traced command's stdout */
 		FILE *alt = o->cmd ? stderr : stdout;
+		/* not again into the file that failed (-o /dev/stdout) */
+		int retry = final && !output_is(w, alt);
 
 		log_error("cannot write '%s': %s%s%s", w->name, strerror(-ret),
-			  final ? "; the report follows on " : "",
-			  final ? (o->cmd ? "stderr" : "stdout") : "");
-		if (final)
+			  retry ? "; the report follows on " : "",
+			  retry ? (o->cmd ? "stderr" : "stdout") : "");
+		if (retry)
 			write_report(o, alt, agg, run, since - t0,
 				     now - since, no, final);
 	} else if (ret) {

@@ -167,6 +167,15 @@ int output_open_stderr(struct output *w)
 	return 0;
 }
 
+bool output_is(const struct output *w, FILE *f)
+{
+	struct stat a, b;
+
+	if (!w->direct || fstat(fileno(w->direct), &a) || fstat(fileno(f), &b))
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 FILE *output_begin(struct output *w, char *tmp, size_t len)
 {
 	FILE *f;

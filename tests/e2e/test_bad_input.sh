@@ -95,6 +95,13 @@ if [ "$(id -u)" = 0 ]; then
 	check "-o /dev/full: report on stderr instead" "$(seed_field outer count "$TMP/full.err")" 3
 	check "-o /dev/full: not into the command's stdout" "$(seed_field outer count "$TMP/full.out")" ""
 	grep -q "cannot write '/dev/full'" "$TMP/full.err" && ok "-o /dev/full: says so" || bad "-o /dev/full: no message"
+	# -o /dev/stdout on a pipe whose reader left: said once, not retried
+	# into the same pipe as if it were another output
+	("$IPROF" -q -f seed -e "uprobe:$W:outer" -o /dev/stdout -d 1s 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc") |
+		(exec 0<&-; sleep 3)
+	check "-o /dev/stdout, reader gone: exit" "$(cat "$TMP/pipe.rc")" 1
+	check "-o /dev/stdout, reader gone: the error, no retry into it" \
+		"$(grep -c "^iprof: cannot write '/dev/stdout': Broken pipe$" "$TMP/pipe.err") $(grep -c 'follows on' "$TMP/pipe.err")" "1 0"
 	# a file or symlink planted beside the output is never opened
 	echo "precious" >"$TMP/victim"
 	ln -s "$TMP/victim" "$TMP/rep.txt.tmp"
