@@ -17,6 +17,7 @@
 
 #if defined(__x86_64__)
 #include <capstone/capstone.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
@@ -305,10 +306,41 @@ static size_t section_of(const struct rs_file *f, uint64_t off)
  * starts there and an .eh_frame FDE that no piece overlaps covers it: a cold part whose
  * symbol is gone (a stripped file) or was never there; that FDE becomes
  * a piece (read after the others).  A function's own FDE would start at
- * a symbol; a local function of a stripped file jumped to is taken in
- * as well, and its returns, matched by stack pointer (timer_stop()), are
- * then the real returns of the timed call.
+ * a symbol; a local function of a stripped file jumped to with the frame
+ * still set up is taken in as well, and its returns, matched by stack
+ * pointer (timer_stop()), are then the real returns of the timed call
+ * (one jumped to with the frame gone is a tail call: classify()).
  */
+/*
+ * Does the CFA rule at file offset @off say the stack is as at the
+ * function's entry (CFA = %rsp + 8: the return address on top, every push
+ * popped)?  A jmp there leaves nothing of the frame: a tail call, as GCC
+ * and clang emit them (sibling call optimisation), not a jump into the
+ * function's cold part, which runs on the frame.  From the function's
+ * .eh_frame row (dwarf_cfi_addrframe(), dwarf_frame_cfa(); x86-64 psABI
+ * DWARF register 7 is %rsp); false without one.
+ */
+static bool entry_sp(const struct rs_file *f, uint64_t off)
+{
+	int64_t a = to_addr(f, off);
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool r = false;
+
+	if (!f->cfi || a < 0 ||
+	    dwarf_cfi_addrframe(f->cfi, (Dwarf_Addr)a, &fr))
+		return false;
+	/* libdw gives a register+offset CFA as DW_OP_bregx REG, OFFSET */
+	if (!dwarf_frame_cfa(fr, &ops, &nops) && nops == 1 &&
+	    ((ops[0].atom == DW_OP_bregx && ops[0].number == 7 &&
+	      ops[0].number2 == 8) ||
+	     (ops[0].atom == DW_OP_breg7 && ops[0].number == 8)))
+		r = true;
+	free(fr);
+	return r;
+}
+
 static bool adopt(struct rs_file *f, uint64_t t)
 {
 	uint64_t lo, hi;
@@ -1148,6 +1180,15 @@ static int classify(csh h, const cs_insn *in, struct rs_file *f,
 			break;
 		if (op->type == X86_OP_IMM) {
 			t = (uint64_t)op->imm;
+			/* a jmp out with the frame gone: a tail call, even to
+			 * a function with no symbol (a stripped file's static
+			 * one), whose returns would be shared with its every
+			 * other caller (each a trap and an orphan stop); but a
+			 * thunk (the jmp first, after an endbr64 at most) is
+			 * the code it jumps to, timed only by its rets */
+			if (!inside(f, t) && in->address - f->p[0].off > 4 &&
+			    entry_sp(f, in->address))
+				return 1;
 			return !adopt(f, t); /* outside: a tail call */
 		}
 		if (op->type == X86_OP_MEM && op->mem.index == X86_REG_INVALID)

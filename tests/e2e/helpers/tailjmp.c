@@ -13,11 +13,11 @@
  * tj_only is one jmp to .Ltj_local (no symbol; an .eh_frame FDE of
  * several rows: it pushes rbx); tj_mixed(1) rets, tj_mixed(0) jmps
  * there; tj_hot(0) enters its cold part .Ltj_cold (no symbol, its FDE
- * starts with rbx pushed) by a jmp.  Each has its rets as return sites
- * (those of the code jumped to included: retsite_find()); tj_after, a
- * plain function, must never nest under them; tj_direct calls
- * .Ltj_local (its ret, a site of tj_only's and tj_mixed's, then closes
- * none of their frames: an orphan stop of each).
+ * starts with rbx pushed) by a jmp.  tj_mixed's jmp leaves no frame: a
+ * tail call, its stop (retsite_find(), entry_sp()); tj_only, a thunk,
+ * and tj_hot read the code they jump to in, its rets their return sites;
+ * tj_after, a plain function, must never nest under them; tj_direct
+ * calls .Ltj_local, whose ret then closes no frame of tj_only's.
  */
 #include <stdio.h>
 #include <stdlib.h>
