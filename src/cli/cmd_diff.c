@@ -601,7 +601,8 @@ static double timers_per_call(const struct dstat *st)
  * both sides' histograms, and the median moved at least NOISE_MIN_REL of
  * A's and, where a side gives no error bar of its own, NOISE_CALIB_DRIFT
  * of the probes' cost inside one call (the calibration may be that far
- * off).
+ * off), and always by more than the two calibrations differ over the
+ * probes inside one call (each side's times lost its own).
  */
 static void judge(struct dset *s)
 {
@@ -615,11 +616,19 @@ static void judge(struct dset *s)
 		struct noise_opts o = {NOISE_ALPHA, NOISE_MIN_REL, 0.0};
 
 
+		double tpc = fmax(timers_per_call(&p->a),
+				  timers_per_call(&p->b));
+
 		if (!(a.err_ns > 0 && b.err_ns > 0))
 			o.min_abs_ns =
 				NOISE_CALIB_DRIFT *
 				fmax(s->cost_ns[0] * timers_per_call(&p->a),
 				     s->cost_ns[1] * timers_per_call(&p->b));
+		/* the two runs' calibrations differ: that much of the
+		 * shift is the compensation's, not the program's (two
+		 * runs of perl: 4.6 us a call, all of a +244% "change") */
+		o.min_abs_ns = fmax(o.min_abs_ns,
+				    fabs(s->cost_ns[0] - s->cost_ns[1]) * tpc);
 		s->judged[noise_test(&a, &b, &o, &p->nr)]++;
 	}
 }
@@ -811,6 +820,10 @@ static json_object *test_json(const struct dset *s)
 			       json_object_new_double(NOISE_MIN_REL * 100.0));
 	json_object_object_add(o, "calib_drift_pct",
 			       json_object_new_double(NOISE_CALIB_DRIFT * 100.0));
+	/* each run's probe cost per timed call compensated with (the
+	 * costliest calibrated mechanism's in + out means; 0: raw) */
+	json_object_object_add(o, "probe_cost_ns", jdouble(s->cost_ns[0]));
+	json_object_object_add(o, "probe_cost_b_ns", jdouble(s->cost_ns[1]));
 	json_object_object_add(o, "significant",
 			       json_object_new_uint64(j[NOISE_BEYOND]));
 	json_object_object_add(o, "within",
