@@ -18,6 +18,10 @@ pkgs=(build-essential cmake pkg-config clang llvm
       libmicrohttpd-dev libsystemd-dev  # --listen, Type=notify
       jq curl python3-prometheus-client  # e2e: JSON, /metrics, the OpenMetrics parser
       chromium  # e2e: lays -f svg out headless (test_svg)
+      # e2e: a cluster's own USDT probes and pg_stat_statements, in
+      # postgresql-15 (test_postgres: its own cluster, socket and port; on
+      # a systemd host the package starts a main cluster on :5432 too)
+      postgresql
       # e2e: a real Prometheus scrapes --listen, promtool lints the names
       # (test_prometheus); ss finds its port.  On a systemd host the
       # package enables prometheus.service (:9090, /var/lib/prometheus):
