@@ -2,8 +2,14 @@
 /*
  * Hints after a run (cli/hint.h).
  */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "iprof/sym.h"
 #include "cli/hint.h"
@@ -45,5 +51,56 @@ void hint_zero_hits(const struct plan *plan, const struct report_timer *timers,
 		log_info("hint: %s had 0 hits: %s defines %s itself (linked in, not called in %s); time it there: -e 'uprobe:%s:%s'",
 			 plan->timers[i].name, exe, a->func, a->path, exe,
 			 a->func);
+	}
+}
+
+/* does process @pid map the file (@dev, @ino)?  true when its maps
+ * cannot be read */
+static bool maps_file(pid_t pid, uint64_t dev, uint64_t ino)
+{
+	char path[64], line[PATH_MAX + 128];
+	unsigned int maj, min;
+	unsigned long long in;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return true;
+	while (!found && fgets(line, sizeof(line), f))
+		/* ADDR PERMS OFFSET MAJ:MIN INODE [PATH] */
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &in) == 3 &&
+		    in == ino && (uint64_t)makedev(maj, min) == dev)
+			found = true;
+	fclose(f);
+	return found;
+}
+
+void hint_unmapped(const struct plan *plan, const pid_t *pids, size_t npids)
+{
+	char exe[PATH_MAX], link[64];
+	uint32_t k, j;
+	size_t i;
+	ssize_t n;
+
+	for (k = 0; k < plan->natt; k++) {
+		const struct plan_att *a = &plan->att[k];
+		bool seen = false;
+
+		if (!a->path || !a->ino)
+			continue;
+		for (j = 0; j < k && !seen; j++) /* each file once */
+			seen = plan->att[j].path && plan->att[j].ino == a->ino &&
+			       plan->att[j].dev == a->dev;
+		for (i = 0; i < npids && !seen; i++)
+			seen = maps_file(pids[i], a->dev, a->ino);
+		if (seen || !npids)
+			continue;
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pids[0]);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		log_warn("-p %d%s does not map %s (%s runs %s): its probes there fire only if it loads it later",
+			 (int)pids[0], npids > 1 ? " and the others" : "", a->path,
+			 npids > 1 ? "the first" : "it", n > 0 ? exe : "?");
 	}
 }

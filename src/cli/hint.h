@@ -5,7 +5,9 @@
 #ifndef IPROF_CLI_HINT_H
 #define IPROF_CLI_HINT_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "iprof/agg.h"
 #include "iprof/plan.h"
@@ -22,5 +24,17 @@
  */
 void hint_zero_hits(const struct plan *plan, const struct report_timer *timers,
 		    const struct agg *agg, const char *exe);
+
+/*
+ * hint_unmapped() - for each file that @plan's user probes attached in
+ * (plan_att.dev, .ino), when none of the @npids processes @pids (-p, as
+ * given) maps it now (/proc/PID/maps: proc(5), "dev" as major:minor in
+ * hex and "inode" in decimal), warn on stderr (log_warn) that its
+ * probes fire only if one of them loads it later, naming what each
+ * process runs (/proc/PID/exe): a pyenv shim's python is not
+ * /usr/bin/python3.  A process whose maps cannot be read (gone, or not
+ * ours) counts as mapping everything: nothing said for it.
+ */
+void hint_unmapped(const struct plan *plan, const pid_t *pids, size_t npids);
 
 #endif /* IPROF_CLI_HINT_H */

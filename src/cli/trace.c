@@ -511,6 +511,8 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 		log_error("cannot start tracing: %s", strerror(-e));
 		return EXIT_RUNTIME;
 	}
+	if (o->npids && !t->has_sel)
+		hint_unmapped(plan, o->pids, (size_t)o->npids);
 	what = o->cmd	     ? " the command"
 	       : t->has_sel  ? " the selected processes"
 	       : o->npids    ? " the process"

@@ -404,4 +404,16 @@ if cc -O0 -shared -fPIC -o "$TMP/libhint.so" "$TMP/hint_lib.c" && cc -O0 -o "$TM
 else
 	bad "cc cannot build the hint fixture"
 fi
+
+# -p of a process that does not map the probed file (a pyenv shim's
+# python is not /usr/bin/python3): said at start, not only "0 hits"
+sleep 30 &
+sp=$!
+"$IPROF" -e "uprobe:$W:outer" -e 'uprobe:libc.so.6:getpid' -p $sp -d 1s -o "$TMP/unmapped.rep" 2>"$TMP/unmapped.err"
+check "-p, a file it does not map: exit" "$?" 0
+check "-p, a file it does not map: said, with what it runs" \
+	"$(grep -c "^iprof: -p $sp does not map $W (it runs $(readlink -f "$(command -v sleep)")): its probes there fire only if it loads it later$" "$TMP/unmapped.err")" 1
+check "-p, a file it maps (libc): nothing said" "$(grep -c 'does not map' "$TMP/unmapped.err")" 1
+kill $sp 2>/dev/null
+wait $sp 2>/dev/null
 finish
