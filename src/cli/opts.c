@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "iprof/ksym.h"
 #include "iprof/sym.h"
 #include "iprof/util.h"
 #include "cli/opts.h"
@@ -560,6 +561,32 @@ static int binary_out_ok(const struct opts *o)
 	return 0;
 }
 
+/*
+ * After getopt_long(3) refused @arg, an unknown "--NAME[=VALUE]": "did you
+ * mean --NAME?" with the long options of @lo nearest to it
+ * (ksym_suggest()), or nothing.
+ */
+static void suggest_long(const struct option *lo, const char *arg)
+{
+	char *names[256], buf[8192], want[64], near[192];
+	size_t n = 0, used = 0;
+	int k;
+
+	if (!arg || strncmp(arg, "--", 2) || optopt)
+		return; /* a short option, or a missing argument */
+	snprintf(want, sizeof(want), "%.*s", (int)strcspn(arg, "="), arg);
+	for (; lo->name && n < 256; lo++) {
+		k = snprintf(buf + used, sizeof(buf) - used, "--%s", lo->name);
+		if (k < 0 || (size_t)k >= sizeof(buf) - used)
+			break;
+		names[n++] = buf + used;
+		used += (size_t)k + 1;
+	}
+	if (ksym_suggest(names, n, want, near, sizeof(near)))
+		log_error("%s: unknown option" KSYM_SUGGEST_PFX "%s?", want,
+			  near);
+}
+
 /* What the options say together, after the last one (@argv[optind] on:
  * the command).  0, or -EINVAL (said). */
 static int check_args(struct opts *o, int argc, char **argv)
@@ -670,8 +697,11 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		if (c == '?' && !opterr) {
 			log_error("option '%s': unknown, or its argument missing (iprof --help)",
 				  argv[optind - 1]);
+			suggest_long(t.lo, argv[optind - 1]);
 			return -EINVAL;
 		}
+		if (c == '?')
+			suggest_long(t.lo, argv[optind - 1]);
 		ret = report_opts_parse(&o->r, c, optarg, NULL);
 		if (!ret)
 			continue;

@@ -38,6 +38,8 @@ cases=(
 "2|must be followed by a command|-e uprobe:$W:outer --"
 "2|--interval-mode delta needs --interval|-e uprobe:$W:outer --interval-mode delta"
 "2|--interval 'x'|-e uprobe:$W:outer --interval x"
+"2|--duraton: unknown option; did you mean --duration?|-e uprobe:$W:outer --duraton 1s"
+"2|--colums: unknown option; did you mean --columns?|-e uprobe:$W:outer --colums=count"
 )
 root_cases=(
 "2|no_such_function|-e uprobe:$W:no_such_function -d 1s"
