@@ -81,8 +81,10 @@ struct plan_timer {
 	char *name; /* owned copy of the probe's name (a glob's match) */
 	char *func; /* the function timed (a glob expanded), owned; NULL for
 		     * spans */
-	/* 1: it names a user function or file that does not exist (a typo:
-	 * error says so, with the nearest names), not a glob or a library
+	/* 1: it names a user function or file, a kernel function (no
+	 * symbol, clone or inlined instance) or a tracepoint that does not
+	 * exist (a typo: error says so, with the nearest names), not a
+	 * glob, a kernel function that exists but cannot attach, or a library
 	 * not found by name (it may be loaded later): the run stops before
 	 * anything is attached unless --keep-going.  0 otherwise */
 	int missing;

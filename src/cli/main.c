@@ -182,9 +182,9 @@ static int build_plan(struct plan *plan, const struct probe_list *pl,
 }
 
 /*
- * missing_named() - 1 if a timer of @plan names a user function or file
- * that does not exist (plan_timer.missing: a typo, most likely), each
- * said on stderr with its FILE:LINE:COL and nearest names: the run stops
+ * missing_named() - 1 if a timer of @plan names a user function or file,
+ * a kernel function or a tracepoint that does not exist
+ * (plan_timer.missing: a typo, most likely), each said on stderr with its FILE:LINE:COL and nearest names: the run stops
  * before anything is attached or the command started.  0 without one,
  * with --keep-going (listed in the report, as any timer not attached) or
  * --strict (which lists it with the kernel's refusals after attaching).

@@ -132,8 +132,8 @@ static const struct optdef run_rows[] = {
 	  "(default 1s); ':PORT' binds 127.0.0.1"),
 	OPTAB_LINE("\nOther:"),
 	OPT("strict", O_STRICT, no_argument, NULL, "fail if any probe cannot be attached"),
-	OPT("keep-going", O_KEEP_GOING, no_argument, NULL, "trace the other probes when one names a function\n"
-	  "or file that does not exist (by default an error:\n"
+	OPT("keep-going", O_KEEP_GOING, no_argument, NULL, "trace the other probes when one names a function,\n"
+	  "file or tracepoint that does not exist (by default an error:\n"
 	  "exit 2, nothing attached, the command not run)"),
 	OPT("command-status", O_COMMAND_STATUS, no_argument, NULL, "exit with the -- COMMAND's exit status (128 + N\n"
 	  "when signal N killed it) where iprof's own is 0"),
@@ -210,8 +210,8 @@ const struct optab_cmd run_cmd_opts = {
 		"Ctrl-C (SIGINT) or SIGTERM stops tracing and prints the full report.\n"
 		"Exit status: 0 every timer traced; 1 runtime failure (nothing could be\n"
 		"attached, BPF, the report could not be written); 2 bad input (and\n"
-		"a probe naming a function or file that does not exist, unless\n"
-		"--keep-going; --strict when a timer cannot be attached); 3 traced\n"
+		"a probe naming a function, file or tracepoint that does not exist,\n"
+		"unless --keep-going; --strict when a timer cannot be attached); 3 traced\n"
 		"and reported, but\n"
 		"incomplete: some timers were not attached (listed in the report), or\n"
 		"calls were lost (the report's loss line says which); 130 interrupted\n"

@@ -356,7 +356,9 @@ static int plan_kfunc_absent(const struct ksyms *ks, const struct plan_timer *t)
 /*
  * kernel function: a symbol kallsyms has (plan_check_kfunc()), or else
  * the instances it was inlined as (kprobes); a module's function may be
- * inlined in it too.
+ * inlined in it too.  A name that is none of these is t->missing (a
+ * typo: the run stops before anything is attached); one that exists but
+ * that this kernel cannot attach (fentry refused, no kprobes) is not.
  */
 static int kfunc_plan(struct plan *p, const struct probe *pr, uint32_t id,
 		      const struct plan_env *env, const struct ksyms *ks)
@@ -365,17 +367,21 @@ static int kfunc_plan(struct plan *p, const struct probe *pr, uint32_t id,
 		      probe_kind(pr->kind)->via & PROBE_VIA_KPROBE;
 	struct plan_timer *t = &p->timers[id];
 	char *msg;
-	int err = 0;
+	int err = 0, absent;
 
 	msg = plan_check_kfunc(pr, t, ks);
+	absent = msg && plan_kfunc_absent(ks, t);
 	/* not a symbol: maybe inlined, timed by kprobes there */
-	if (msg && kprobes && plan_kfunc_absent(ks, t)) {
+	if (absent && kprobes) {
 		err = plan_kinline(p, pr, id, env, ks, &msg);
 		if (err || t->error)
 			return err;
 	}
 	if (msg) {
 		t->error = msg;
+		/* no symbol, no clone, no inlined instance found (one that
+		 * cannot be timed is a refusal): a typo, most likely */
+		t->missing = absent && !t->inl_where;
 		return 0;
 	}
 	if (!t->inl_only)

@@ -167,11 +167,27 @@ static char *plan_resolve_keys(const char *tracefs, const struct probe *pr,
 	return NULL;
 }
 
+/* is tracepoint side @pt absent from the mounted @tracefs (no such event
+ * directory: a typo, most likely)?  A USDT side, an unmounted tracefs or
+ * another error is not. */
+static int tp_absent(const char *tracefs, const struct probe_point *pt)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!tracefs || pt->usdt)
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs, pt->category,
+		 pt->event);
+	return stat(path, &st) && errno == ENOENT;
+}
+
 /* span: both tracepoints exist (their conditions and keys are checked
- * with the actions) */
+ * with the actions); one absent from tracefs is t->missing */
 static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 		     const struct plan_env *env, const struct ksyms *ks)
 {
+	const struct probe_point *side = NULL;
 	char *msg;
 
 	(void)ks;
@@ -179,12 +195,17 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 	if (pr->nkey && (pr->start.usdt || pr->stop.usdt))
 		msg = plan_perr(pr, pr->key[0].col, "span %s: a key matches tracepoint fields: a span with a USDT side is matched on its thread",
 				pr->name);
-	if (!msg && !pr->start.usdt)
-		msg = plan_check_tp(env->tracefs, pr, &pr->start);
-	if (!msg && !pr->stop.usdt)
-		msg = plan_check_tp(env->tracefs, pr, &pr->stop);
+	if (!msg && !pr->start.usdt) {
+		side = &pr->start;
+		msg = plan_check_tp(env->tracefs, pr, side);
+	}
+	if (!msg && !pr->stop.usdt) {
+		side = &pr->stop;
+		msg = plan_check_tp(env->tracefs, pr, side);
+	}
 	if (msg) {
 		p->timers[id].error = msg;
+		p->timers[id].missing = side && tp_absent(env->tracefs, side);
 		return 0;
 	}
 	return plan_actions(p, &plan_span_shape, pr, id, env, NULL);

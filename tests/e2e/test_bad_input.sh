@@ -245,6 +245,45 @@ iprof: 1 probe names what does not exist: nothing attached, the command not run 
 	"$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:libno_such_lib.so:f" -- touch "$TMP/ran" >/dev/null 2>&1
 	check "a library not found by name: exit" "$?" 3
 	check "a library not found by name: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	# the same for kernel names (issue 43): a kernel function that
+	# kallsyms does not have (nor a clone of it, nor an instance inlined)
+	# and a tracepoint that tracefs does not have, named explicitly, stop
+	# the run before anything attaches; a kernel function that exists is
+	# never that, attached or refused (fentry refused and no kprobes on
+	# the build hosts: exit 3 there), nor is a glob matching nothing
+	rm -f "$TMP/ran"
+	"$IPROF" -e "uprobe:$W:outer" -e "func:vfs_raed" -- touch "$TMP/ran" >"$TMP/out" 2>"$TMP/err"
+	check "kernel function typo: exit" "$?" 2
+	check "kernel function typo: the command never ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" no
+	check "kernel function typo: no report" "$(cat "$TMP/out")" ""
+	check "kernel function typo: stderr names it" \
+		"$(head -1 "$TMP/err" | grep -c '^iprof: -e:2:6: no such kernel function (not in /proc/kallsyms: .*; did you mean vfs_read[,? ]')" 1
+	check "kernel function typo: stderr counts it" "$(tail -1 "$TMP/err")" \
+		"iprof: 1 probe names what does not exist: nothing attached, the command not run (--keep-going traces the others)"
+	"$IPROF" -e "uprobe:$W:outer" -e "span t = tracepoint:sched:sched_swtch -> tracepoint:sched:sched_switch" \
+		-- touch "$TMP/ran" >"$TMP/out" 2>"$TMP/err"
+	check "tracepoint typo: exit" "$?" 2
+	check "tracepoint typo: the command never ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" no
+	check "tracepoint typo: stderr" "$(head -1 "$TMP/err" | sed 's|(/[^ ]*/events/|(TRACEFS/events/|')" \
+		"iprof: -e:2:10: tracepoint sched:sched_swtch not found (TRACEFS/events/sched/sched_swtch/format: No such file or directory); did you mean sched:sched_switch?"
+	"$IPROF" -q -e "uprobe:$W:outer" -e "span t = tracepoint:sched:sched_switch -> tracepoint:sched:sched_wakup" \
+		-- touch "$TMP/ran" >/dev/null 2>"$TMP/err"
+	check "tracepoint typo on the stop side: exit" "$?" 2
+	check "tracepoint typo on the stop side: stderr" "$(head -1 "$TMP/err" | sed 's|(/[^ ]*/events/|(TRACEFS/events/|')" \
+		"iprof: -e:2:43: tracepoint sched:sched_wakup not found (TRACEFS/events/sched/sched_wakup/format: No such file or directory); did you mean sched:sched_wakeup?"
+	"$IPROF" -q --keep-going -e "uprobe:$W:outer" -e "func:vfs_raed" \
+		-e "span t = tracepoint:sched:sched_swtch -> tracepoint:sched:sched_switch" -- touch "$TMP/ran" >/dev/null 2>&1
+	check "kernel typos, --keep-going: exit" "$?" 3
+	check "kernel typos, --keep-going: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	rm -f "$TMP/ran"
+	"$IPROF" -q -e "uprobe:$W:outer" -e "func:vfs_read" -- touch "$TMP/ran" >/dev/null 2>&1
+	rc=$?
+	check "a kernel function that exists: not a typo (exit 0 or 3)" "$([ $rc = 0 ] || [ $rc = 3 ] && echo ok || echo "$rc")" ok
+	check "a kernel function that exists: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	rm -f "$TMP/ran"
+	"$IPROF" -q -e "uprobe:$W:outer" -e "func:vfs_raed*" -- touch "$TMP/ran" >/dev/null 2>&1
+	check "a kernel glob that matches nothing: exit" "$?" 3
+	check "a kernel glob that matches nothing: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
 	"$IPROF" --keep-going -f seed -o "$TMP/rep" -e "uprobe:$W:outer" \
 		-e "uprobe:$W:no_such_function" -- "$W" --calls 7 >/dev/null 2>"$TMP/err"
 	check "mixed good/bad: exit" "$?" 3
