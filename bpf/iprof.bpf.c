@@ -456,6 +456,83 @@ int fn_rsite_mx(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * glibc's x86-64 ucontext_t: uc_flags, uc_link, uc_stack (stack_t, 24
+ * bytes), then uc_mcontext.gregs[], of which REG_RSP is 15
+ * (sysdeps/unix/sysv/linux/x86_64/sys/ucontext.h); its getcontext and
+ * swapcontext save there the stack pointer after their return (the
+ * entry's + 8), makecontext a new stack's top.
+ */
+#define IPROF_UC_RSP (40 + 15 * 8)
+
+/* the stack of a context whose stack pointer is @rsp: the one a context
+ * saved at @rsp on this thread was on, else a new one */
+static __always_inline __u16 stk_find(struct task_state *st, __u64 rsp)
+{
+	__u32 i;
+
+	for (i = 0; i < IPROF_STK_SAVED; i++)
+		if (st->stk_sp[i] == rsp)
+			return st->stk_sid[i];
+	if (!++st->stk_next) /* 0 is the thread's first stack */
+		st->stk_next = 1;
+	return st->stk_next;
+}
+
+/* keep the context saved at @rsp as on the current stack (the slot of the
+ * same stack pointer, else the oldest) */
+static __always_inline void stk_save(struct task_state *st, __u64 rsp)
+{
+	__u32 i, w = st->stk_pos % IPROF_STK_SAVED;
+
+	for (i = 0; i < IPROF_STK_SAVED; i++)
+		if (st->stk_sp[i] == rsp) {
+			w = i;
+			break;
+		}
+	if (w == st->stk_pos % IPROF_STK_SAVED)
+		st->stk_pos++;
+	st->stk_sp[w & (IPROF_STK_SAVED - 1)] = rsp;
+	st->stk_sid[w & (IPROF_STK_SAVED - 1)] = st->stk_cur;
+}
+
+/*
+ * A uprobe on the entry of libc's getcontext, setcontext or swapcontext
+ * (cookie: enum iprof_ctx_fn) in a traced process: a saved context is
+ * kept with the stack it was saved on, and a switch makes the target
+ * context's stack the thread's (stk_cur): frames opened before it are on
+ * the stack left, and no hit on the other stack closes them
+ * (drop_left()), however close the two stacks are.  x86 only.
+ */
+SEC("uprobe")
+int ctx_switch(struct pt_regs *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u64 kind = bpf_get_attach_cookie(ctx), sp = user_sp(ctx), rsp;
+	/* both read: a context pointer chosen, then read, is refused */
+	__u64 p1 = PT_REGS_PARM1(ctx), p2 = PT_REGS_PARM2(ctx), uc;
+	struct task_state *st;
+
+	barrier_var(p1);
+	barrier_var(p2);
+	if (!sp || !tracing_on() ||
+	    !is_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	st = state_get(IPROF_CTX_TASK, 1);
+	if (!st)
+		return 0;
+	if (kind != IPROF_CTXFN_SET)
+		stk_save(st, sp + 8);
+	if (kind == IPROF_CTXFN_GET)
+		return 0;
+	uc = kind == IPROF_CTXFN_SWAP ? p2 : p1;
+	if (bpf_probe_read_user(&rsp, sizeof(rsp), (void *)(uc + IPROF_UC_RSP)))
+		return 0;
+	st->stk_cur = stk_find(st, rsp);
+#endif
+	return 0;
+}
+
 SEC("kprobe")
 int fn_entry(struct pt_regs *ctx)
 {
@@ -603,6 +680,8 @@ __noinline int fork_copy(struct task_state *p, struct task_state *c, __u64 id)
 	d = p->depth;
 	c->depth = 0;
 	c->over = 0;
+	c->stk_cur = p->stk_cur; /* on the stack the parent was on */
+	c->stk_next = p->stk_next;
 	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
 		if (i >= d)
 			break;
@@ -614,6 +693,7 @@ __noinline int fork_copy(struct task_state *p, struct task_state *c, __u64 id)
 		c->sp[w] = 0;
 		c->kseq[w] = 0;
 		c->nofork[w] = 0;
+		c->stk[w] = p->stk[i];
 		c->depth = w + 1;
 		emit_forked(c, c->timers[w], w + 1, id, ts);
 	}

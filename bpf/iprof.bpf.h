@@ -43,6 +43,10 @@ const volatile __u64 rethook_tramp = 0;
 /* the plan has kprobe timers: look for frames whose return was missed */
 const volatile int has_kprobes = 0;
 
+/* contexts' stack pointers a thread keeps (struct task_state stk_sp[]):
+ * coroutines switched between on one thread, nested */
+#define IPROF_STK_SAVED 8
+
 struct task_state {
 	__u32 depth; /* open timers tracked in timers[] */
 	__u32 over; /* starts refused beyond IPROF_MAX_DEPTH, still open */
@@ -69,6 +73,18 @@ struct task_state {
 	 * kernel function's (kprobe, fentry, an inlined kernel instance) or
 	 * a tracepoint span's; 0: a user function's or a syscall span's */
 	__u8 nofork[IPROF_MAX_DEPTH];
+	/* stack switches told by the switch itself (ctx_switch()): the
+	 * stack each frame was opened on (stk_cur then), the stack the
+	 * thread runs on (0 until a switch is seen), the last id given, and
+	 * the stack pointers of the contexts saved on this thread
+	 * (getcontext, swapcontext) with their stacks, IPROF_STK_SAVED
+	 * kept, the oldest replaced */
+	__u16 stk[IPROF_MAX_DEPTH];
+	__u16 stk_cur;
+	__u16 stk_next;
+	__u32 stk_pos;
+	__u64 stk_sp[IPROF_STK_SAVED];
+	__u16 stk_sid[IPROF_STK_SAVED];
 };
 
 /*
@@ -741,6 +757,7 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	st->usp[d & (IPROF_MAX_DEPTH - 1)] =
 		usp ? (usp & ~1ull) | !!(a->flags & IPROF_A_RETSITES) : 0;
 	st->nofork[d & (IPROF_MAX_DEPTH - 1)] = nofork;
+	st->stk[d & (IPROF_MAX_DEPTH - 1)] = st->stk_cur;
 	st->depth = d + 1;
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);
 }
@@ -769,8 +786,9 @@ static __always_inline int over_left(const struct task_state *st, __u32 d,
 {
 	__u64 u = st->usp[(d - 1) & (IPROF_MAX_DEPTH - 1)], a, t;
 
-	if (!u)
-		return 0; /* a kernel frame: nothing to compare */
+	if (!u || st->stk[(d - 1) & (IPROF_MAX_DEPTH - 1)] != st->stk_cur)
+		return 0; /* a kernel frame, or on a stack left: nothing to
+			   * compare */
 	a = IPROF_USP_ADDR(usp);
 	t = IPROF_USP_ADDR(u);
 	return a >= t && a - t <= IPROF_USTACK_GAP;
@@ -1046,7 +1064,11 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
  *
  * Stacks: a thread may run on several (swapcontext coroutines, sigaltstack
  * signal handlers, green threads), and two stack pointers of different
- * stacks say nothing about each other.  iprof takes two stack pointers as
+ * stacks say nothing about each other.  A switch by libc's swapcontext or
+ * setcontext is told by the switch itself (ctx_switch(): each frame keeps
+ * the stack it was opened on, stk[]): a hit on another stack than the top
+ * frame's closes nothing, whatever the distance.  Else (a switch by hand-
+ * written code, Go's) iprof takes two stack pointers as
  * on one stack when they are less than IPROF_USTACK_GAP apart; a hit
  * farther from the top frame's entry is on another stack and closes
  * nothing: the walk stops there.  So a switch to a coroutine never closes
@@ -1128,6 +1150,8 @@ __noinline int drop_left(__u64 sp, int view, __u64 pid_tgid)
 		u = st->usp[j];
 		if (!u)
 			break; /* not a user function's frame */
+		if (st->stk[j] != st->stk_cur)
+			break; /* opened on a stack the thread switched from */
 		if (top - IPROF_USP_ADDR(u) > IPROF_USTACK_GAP &&
 		    IPROF_USP_ADDR(u) - top > IPROF_USTACK_GAP)
 			break; /* another stack */

@@ -446,4 +446,16 @@ enum iprof_emu_kind {
 	((iprof_u64)(action) | (iprof_u64)(reg) << 34 |                        \
 	 (iprof_u64)(adj) << 35)
 
+/*
+ * The cookie of a uprobe on libc's context functions (program ctx_switch):
+ * which one it is on.  getcontext saves the current context, setcontext
+ * switches to its argument's, swapcontext does both (saves into its first
+ * argument, switches to its second's).
+ */
+enum iprof_ctx_fn {
+	IPROF_CTXFN_GET = 0,
+	IPROF_CTXFN_SET = 1,
+	IPROF_CTXFN_SWAP = 2,
+};
+
 #endif /* IPROF_ABI_H */

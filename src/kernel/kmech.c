@@ -151,6 +151,9 @@ void kmech_choose(struct loader *l, unsigned int used)
 		if (r->user && um && (used & (1u << m)))
 			want(l, r->prog[1][l->emu], 1);
 	}
+	/* stack switches told by libc's context functions: with user
+	 * timers only (kernel/attach_ctx.h) */
+	want(l, offsetof(struct iprof, progs.ctx_switch), (int)fu);
 }
 
 void kmech_why(const struct plan_att *a, const char *reason, char *why,

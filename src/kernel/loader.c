@@ -22,6 +22,7 @@
 #include "kernel/kspans.h"
 #include "kernel/loader_int.h"
 #include "kernel/attach.h"
+#include "kernel/attach_ctx.h"
 #include "kernel/attach_fentry.h"
 #include "kernel/attach_kprobe.h"
 #include "kernel/attach_tp.h"
@@ -836,6 +837,9 @@ int loader__attach(struct loader *l, loader_skip_fn on_skip)
 	if (ps.n < 0)
 		return ps.n;
 	err = attach_task_progs(l);
+	/* after the timers: their files say which libc's switches to see */
+	if (!err && attach_ctx_switches(l) < 0)
+		err = -ENOMEM;
 	return err ? err : ps.n;
 }
 
@@ -932,6 +936,7 @@ void loader__detach(struct loader *l)
 	for (i = 0; i < (uint32_t)l->nirq; i++)
 		bpf_link__destroy(l->irq_links[i]);
 	l->nirq = 0;
+	attach_ctx_detach(l);
 }
 
 int loader__targets_alive(struct loader *l)

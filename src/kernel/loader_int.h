@@ -62,6 +62,9 @@ struct ring_src {
 	uint64_t clear_w;
 };
 
+/* most uprobes on context functions (kernel/attach_ctx.h) */
+#define ATTACH_CTX_MAX 12
+
 struct loader {
 	struct iprof *skel;
 	const struct plan *plan; /* read only: outcomes go in timers */
@@ -102,6 +105,12 @@ struct loader {
 	unsigned int nksess;
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
+	/* uprobes on the context functions (kernel/attach_ctx.h) and the
+	 * files they are in */
+	struct bpf_link *ctx_links[ATTACH_CTX_MAX];
+	size_t nctx;
+	char *ctx_files[ATTACH_CTX_MAX];
+	size_t nctx_files;
 	struct loader_opts opts;
 	struct fentry **fobjs; /* fentry objects, FE_SLOTS functions each */
 	size_t nfobjs;
