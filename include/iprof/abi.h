@@ -92,6 +92,9 @@ enum iprof_rec_type {
 			     * timed.  depth: the thread's depth at the
 			     * call (0: a root call), the frame it is a
 			     * child of (ABI 10) */
+	IPROF_REC_NAME = 20, /* struct iprof_rec_name: the value that names
+			      * the START of the same thread, timer and
+			      * depth that follows it (IPROF_A_NAMED) */
 };
 
 /*
@@ -199,6 +202,30 @@ struct iprof_rec_key {
 
 _Static_assert(sizeof(struct iprof_rec_key) == sizeof(struct iprof_rec),
 	       "iprof_rec_key must be the size of iprof_rec");
+
+/*
+ * IPROF_REC_NAME: sent by a named timer's start (IPROF_A_NAMED) just before
+ * its IPROF_REC_START, on the same ring, in task context only: the 64-bit
+ * value of the argument (or tracepoint field) that names the call, split in
+ * two where iprof_rec has tgid and aux.  The aggregator files the START
+ * that follows (same tid, timer and depth) under a node of its own per
+ * distinct (timer, value); a NAME with no such START is dropped.
+ */
+struct iprof_rec_name {
+	iprof_u8 type; /* IPROF_REC_NAME */
+	iprof_u8 flags; /* 0, or IPROF_F_RESYNC */
+	iprof_u16 size; /* sizeof(struct iprof_rec_name) */
+	iprof_u32 timer; /* the named timer */
+	iprof_u32 tid; /* kernel pid of the thread */
+	iprof_u32 value_lo; /* the value's low 32 bits (tgid's place) */
+	iprof_u64 ts; /* bpf_ktime_get_ns(), ns: at or before the START's */
+	iprof_u16 depth; /* the START's depth */
+	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
+	iprof_u32 value_hi; /* the value's high 32 bits (aux's place) */
+};
+
+_Static_assert(sizeof(struct iprof_rec_name) == sizeof(struct iprof_rec),
+	       "iprof_rec_name must be the size of iprof_rec");
 
 /*
  * A keyed span's key: the timer, then up to IPROF_MAX_KEY values, each
@@ -336,6 +363,15 @@ enum iprof_action_flags {
 	 * returns, exit() or abort(), keeps its frame until thread exit.)
 	 */
 	IPROF_A_HIT = 1 << 5,
+	/*
+	 * A named timer's start (`name argN`, `name FIELD`): cond[ncond],
+	 * one past its conditions (so ncond < IPROF_MAX_COND), is no
+	 * condition but where the name's value is read (src, size, off,
+	 * is_signed as a condition's left operand; op and val unused).  In
+	 * task context the start sends IPROF_REC_NAME with that value
+	 * before its IPROF_REC_START; in interrupt context it is unnamed.
+	 */
+	IPROF_A_NAMED = 1 << 6,
 };
 
 /* Where iprof_action.inst goes in a frame's usp, and the address bits

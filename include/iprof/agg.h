@@ -65,6 +65,16 @@ enum agg_by {
 #define AGG_SPLIT_TIMER(v) (0x80000000u | (uint32_t)(v))
 #define AGG_TIMER_IS_SPLIT(t) (((t) & 0xc0000000u) == 0x80000000u)
 
+/*
+ * Named timers (IPROF_REC_NAME): a call of a named timer is filed under a
+ * node of its own per distinct value, whose timer id is AGG_NAME_TIMER(i),
+ * i an index into the aggregator's table of (timer, value) pairs
+ * (agg__name_of()).  The table holds at most --max-paths names; a call
+ * with a new name beyond it is filed under [other] (folded_paths).
+ */
+#define AGG_NAME_TIMER(i) (0x40000000u | (uint32_t)(i))
+#define AGG_TIMER_IS_NAME(t) (((t) & 0xc0000000u) == 0x40000000u)
+
 struct agg_node {
 	uint32_t timer; /* timer id, AGG_ROOT_TIMER for the root */
 	uint32_t depth; /* 0 for the root, 1 for top-level timers */
@@ -327,6 +337,20 @@ void agg__limits(const struct agg *a, uint32_t *max_paths, uint32_t *max_keys);
  */
 const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
 			    size_t len);
+
+/*
+ * agg__name_of() - the timer and value a named node's id (AGG_TIMER_IS_NAME)
+ * stands for, into *@timer and *@value.  Returns 0, or -ENOENT for an id
+ * that is no name of @a.
+ */
+int agg__name_of(const struct agg *a, uint32_t id, uint32_t *timer,
+		 uint64_t *value);
+
+/*
+ * agg__base_timer() - the timer of node timer id @id: the named timer for
+ * a named node's id, @id itself for every other.
+ */
+uint32_t agg__base_timer(const struct agg *a, uint32_t id);
 
 /*
  * agg__set_costs() - compensate every time folded from now on for the

@@ -110,7 +110,7 @@ struct report_loss {
 };
 
 /* Size of a buffer that holds any name report_timer_name() makes up. */
-#define REPORT_NAME_BUF 32
+#define REPORT_NAME_BUF 128
 
 /* Order of siblings (--sort); the seed format always keeps first-seen. */
 enum report_sort {

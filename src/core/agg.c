@@ -47,8 +47,13 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 {
 	struct agg_node *parent, *n;
 	struct frame *f;
-	uint32_t d = r->depth;
+	uint32_t d = r->depth, nt = r->timer;
 
+	/* a named timer's call: the name its IPROF_REC_NAME just gave */
+	if (t->name_set && r->type == IPROF_REC_START &&
+	    t->name_timer == r->timer && t->name_depth == d)
+		nt = t->name_id;
+	t->name_set = 0;
 	if (t->waiting) {
 		if (d != 1) {
 			a->stats.skipped++;
@@ -74,7 +79,13 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	}
 	a->started[r->timer] = 1;
 	parent = t->len ? t->stack[t->len - 1].node : t->root;
-	n = agg_path_get(a, parent, r->timer);
+	if (nt == AGG_OTHER_TIMER) {
+		/* a new name beyond --max-paths names (agg_name_intern()) */
+		a->stats.folded_paths++;
+		n = agg_other_get(a);
+	} else {
+		n = agg_path_get(a, parent, nt);
+	}
 	if (!n)
 		goto nomem;
 	seen(n, r->ts);
@@ -176,7 +187,7 @@ static int do_left(struct agg *a, struct athread *t, const struct iprof_rec *r)
 		a->stats.skipped++;
 		return 0;
 	}
-	if (i + 1 != t->len || t->stack[i].node->timer != r->timer) {
+	if (i + 1 != t->len || t->stack[i].timer != r->timer) {
 		a->stats.mismatches++;
 		a->stats.skipped++;
 		lose_sync(a, t);
@@ -203,7 +214,7 @@ static int do_execed(struct agg *a, struct athread *t,
 		a->stats.skipped++;
 		return 0;
 	}
-	if (i >= t->len || t->stack[i].node->timer != r->timer) {
+	if (i >= t->len || t->stack[i].timer != r->timer) {
 		a->stats.mismatches++;
 		a->stats.skipped++;
 		lose_sync(a, t);
@@ -530,6 +541,7 @@ void agg__free(struct agg *a)
 	free(a->ttab);
 	free(a->ntab);
 	free(a->comms);
+	agg_names_free(a);
 	free(a);
 }
 
@@ -577,6 +589,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_KREPLACED:
 	case IPROF_REC_KEXPIRED:
 		return agg_do_key(a, rec);
+	case IPROF_REC_NAME:
+		return agg_do_name(a, rec);
 	default:
 		goto bad;
 	}

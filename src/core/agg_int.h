@@ -116,6 +116,10 @@ struct athread {
 	 * completed inside it so far (agg_slow.c), slow_cap allocated */
 	struct slow_lvl *slow;
 	uint32_t slow_cap;
+	/* IPROF_REC_NAME just received (agg_name.c): the next START of
+	 * name_timer at name_depth is filed under name_id; 0 when none */
+	int name_set;
+	uint32_t name_timer, name_depth, name_id;
 };
 
 /*
@@ -182,6 +186,18 @@ struct agg {
 	uint32_t kbits;
 	uint64_t nkspans; /* entries in ktab, early ones included */
 	uint32_t slow_k; /* --slowest K (agg__set_slowest()), 0: off */
+	/* named timers' names (agg_name.c): nnames (timer, value) pairs,
+	 * indexed by an open-addressing hash of 1 << name_bits slots
+	 * holding index + 1 (0: empty) */
+	struct agg_name *names;
+	uint32_t nnames, names_cap;
+	uint32_t *name_tab;
+	uint32_t name_bits;
+};
+
+struct agg_name {
+	uint32_t timer;
+	uint64_t value;
 };
 
 static inline uint32_t hash_u32(uint32_t v, uint32_t bits)
@@ -252,6 +268,11 @@ void agg_settle(struct agg_node *n, uint64_t *debt, const struct comp *cm,
 	    uint64_t raw_on, uint64_t ovh, uint64_t *on, uint64_t *dur);
 int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 	     uint64_t ts_ns);
+
+/* agg_name.c */
+int agg_do_name(struct agg *a, const void *rec);
+uint32_t agg_name_intern(struct agg *a, uint32_t timer, uint64_t value);
+void agg_names_free(struct agg *a);
 
 /* agg_kspan.c */
 int agg_do_key(struct agg *a, const void *rec);

@@ -79,8 +79,20 @@ static struct agg_node *merge_target(struct agg *a, const struct agg *src,
 				     const struct agg_node *s,
 				     struct agg_node *dparent)
 {
-	uint32_t v;
+	uint32_t v, t;
+	uint64_t val;
 
+	if (!agg__name_of(src, s->timer, &t, &val)) {
+		/* a named node: the same name's id in @a */
+		v = agg_name_intern(a, t, val);
+		if (v == AGG_ROOT_TIMER)
+			return NULL;
+		if (v == AGG_OTHER_TIMER) {
+			a->stats.folded_paths++;
+			return agg_other_get(a);
+		}
+		return agg_path_get(a, dparent, v);
+	}
 	if (s->depth != 1)
 		return agg_path_get(a, dparent, s->timer);
 	if (s->timer == AGG_OTHER_TIMER)

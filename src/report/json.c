@@ -287,10 +287,12 @@ static void add_probes(struct jb *b, json_object *root, const struct report *r,
 		goto out;
 	}
 	for (k = 0; k < v->n; k++) {
-		if (v->nodes[k]->timer < ntimers) {
-			paths[v->nodes[k]->timer]++;
-			count[v->nodes[k]->timer] +=
-				v->nodes[k]->count + v->nodes[k]->hits;
+		/* a named node counts for its timer */
+		uint32_t t = agg__base_timer(r->agg, v->nodes[k]->timer);
+
+		if (t < ntimers) {
+			paths[t]++;
+			count[t] += v->nodes[k]->count + v->nodes[k]->hits;
 		}
 	}
 	for (i = 0; i < ntimers && !b->err; i++) {

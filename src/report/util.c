@@ -368,6 +368,30 @@ int report_parse_weight(const char *s, enum report_weight *w)
 	return 0;
 }
 
+/*
+ * named_label() - a named timer's node (AGG_TIMER_IS_NAME): "TIMER(VALUE)",
+ * the value in decimal, negative where its top bit is set (a signed
+ * argument sign-extended); "#ID" if @r's aggregator has no such name.
+ */
+static const char *named_label(const struct report *r, uint32_t id, char *buf,
+			       size_t len)
+{
+	char base[REPORT_NAME_BUF];
+	uint32_t t;
+	uint64_t v;
+
+	if (agg__name_of(r->agg, id, &t, &v)) {
+		snprintf(buf, len, "#%" PRIu32, id);
+		return buf;
+	}
+	report_timer_name(r, t, base, sizeof(base));
+	if ((int64_t)v < 0)
+		snprintf(buf, len, "%s(%" PRId64 ")", base, (int64_t)v);
+	else
+		snprintf(buf, len, "%s(%" PRIu64 ")", base, v);
+	return buf;
+}
+
 const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,
 			      size_t len)
 {
@@ -387,6 +411,8 @@ const char *report_timer_name(const struct report *r, uint32_t timer, char *buf,
 	}
 	if (r && r->agg && AGG_TIMER_IS_SPLIT(timer))
 		return agg__split_name(r->agg, timer, buf, len);
+	if (r && r->agg && AGG_TIMER_IS_NAME(timer))
+		return named_label(r, timer, buf, len);
 	if (AGG_TIMER_IS_CTX(timer) && AGG_CTX_OF(timer) < IPROF_CTX_MAX) {
 		/* the per-CPU root of an interrupt context */
 		snprintf(buf, len, "[%s/cpu%u]", ctx[AGG_CTX_OF(timer)],
@@ -1008,8 +1034,8 @@ int report_summary(FILE *f, const struct report *r, int seed)
 		if (!hit)
 			return -ENOMEM;
 		for (n = report_next(agg__root(r->agg)); n; n = report_next(n))
-			if (n->timer < ntimers)
-				hit[n->timer] = 1;
+			if (agg__base_timer(r->agg, n->timer) < ntimers)
+				hit[agg__base_timer(r->agg, n->timer)] = 1;
 
 		err = report_not_attached(f, r->timers, ntimers, pfx);
 		if (err < 0) {

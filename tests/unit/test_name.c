@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Unit tests of named timers (src/core/agg_name.c, IPROF_REC_NAME): each
+ * distinct value is a node of its own under the same parent, with exactly
+ * its calls; a NAME not followed by its START names nothing; beyond
+ * --max-paths names a new one goes to [other]; agg__merge() matches names
+ * by value, not by id.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "iprof/agg.h"
+#include "rec.h"
+
+enum { OUTER = 0, NAMED = 1, NTIMERS = 2 };
+
+static void name(struct agg *a, uint32_t tid, uint32_t timer, uint16_t depth,
+		 uint64_t value, uint64_t ts)
+{
+	struct iprof_rec_name r = {
+		.type = IPROF_REC_NAME,
+		.size = sizeof(r),
+		.timer = timer,
+		.tid = tid,
+		.value_lo = (uint32_t)value,
+		.ts = ts,
+		.depth = depth,
+		.value_hi = (uint32_t)(value >> 32),
+	};
+
+	assert_int_equal(agg__push(a, &r, sizeof(r)), 0);
+}
+
+/* one call of NAMED named @value at depth @d, @dur ns */
+static void call_at(struct agg *a, uint32_t tid, uint16_t d, uint64_t value,
+		    uint64_t *ts, uint64_t dur)
+{
+	name(a, tid, NAMED, d, value, *ts);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, NAMED, tid, *ts, d, 0, 0), 0);
+	*ts += dur;
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, NAMED, tid, *ts, d, 0, 0), 0);
+	*ts += 1;
+}
+
+/* ... under OUTER (depth 2), or as a root call */
+#define named_call(a, tid, value, ts, dur) call_at(a, tid, 2, value, ts, dur)
+#define root_call(a, tid, value, ts, dur) call_at(a, tid, 1, value, ts, dur)
+
+/* the child of @p named @value of timer NAMED, or NULL */
+static const struct agg_node *named(const struct agg *a,
+				    const struct agg_node *p, uint64_t value)
+{
+	uint32_t t;
+	uint64_t v;
+
+	for (p = p->child; p; p = p->next)
+		if (!agg__name_of(a, p->timer, &t, &v) && t == NAMED &&
+		    v == value)
+			return p;
+	return NULL;
+}
+
+static unsigned int nchildren(const struct agg_node *n)
+{
+	unsigned int k = 0;
+
+	for (n = n->child; n; n = n->next)
+		k++;
+	return k;
+}
+
+/* values 0x5401 x3, 7 x1, 2^40 + 1 x2 (the high half counts) and an
+ * unnamed call of the same timer: four nodes under OUTER */
+static void distinct_values(void **state)
+{
+	struct agg *a = agg__new(NTIMERS);
+	const struct agg_node *o, *n;
+	uint64_t ts = 100;
+	uint32_t t;
+	uint64_t v;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, OUTER, 9, ts++, 1, 0, 0), 0);
+	named_call(a, 9, 0x5401, &ts, 10);
+	named_call(a, 9, 7, &ts, 20);
+	named_call(a, 9, 0x5401, &ts, 10);
+	named_call(a, 9, (1ull << 40) + 1, &ts, 5);
+	named_call(a, 9, 0x5401, &ts, 10);
+	named_call(a, 9, (1ull << 40) + 1, &ts, 5);
+	/* a NAME for another depth, then an unnamed START: not named */
+	name(a, 9, NAMED, 3, 7, ts);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, NAMED, 9, ts++, 2, 0, 0), 0);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, NAMED, 9, ts++, 2, 0, 0), 0);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, OUTER, 9, ts++, 1, 0, 0), 0);
+
+	o = agg__root(a)->child;
+	assert_non_null(o);
+	assert_int_equal(o->timer, OUTER);
+	assert_int_equal(o->count, 1);
+	assert_int_equal(nchildren(o), 4);
+	n = named(a, o, 0x5401);
+	assert_non_null(n);
+	assert_int_equal(n->count, 3);
+	assert_int_equal(n->total_ns, 30);
+	assert_int_equal(named(a, o, 7)->count, 1);
+	assert_int_equal(named(a, o, 7)->total_ns, 20);
+	assert_int_equal(named(a, o, (1ull << 40) + 1)->count, 2);
+	assert_null(named(a, o, 1)); /* the low half alone is no name */
+	for (n = o->child; n && n->timer != NAMED; n = n->next)
+		;
+	assert_non_null(n);
+	assert_int_equal(n->count, 1);
+	assert_int_equal(agg__base_timer(a, named(a, o, 7)->timer), NAMED);
+	assert_int_equal(agg__base_timer(a, OUTER), OUTER);
+	assert_int_equal(agg__name_of(a, OUTER, &t, &v), -ENOENT);
+	assert_int_equal(agg__stats(a)->mismatches, 0);
+	assert_int_equal(agg__stats(a)->malformed, 0);
+	agg__free(a);
+}
+
+/* at 2 --max-paths names a third new one goes to [other]; old names go on */
+static void max_paths_other(void **state)
+{
+	struct agg *a = agg__new(NTIMERS);
+	const struct agg_node *n, *other = NULL;
+	uint64_t ts = 100;
+	unsigned int named_nodes = 0;
+
+	(void)state;
+	assert_non_null(a);
+	agg__set_limits(a, 2, 0);
+	root_call(a, 5, 1, &ts, 10);
+	root_call(a, 5, 2, &ts, 10);
+	root_call(a, 5, 3, &ts, 10);
+	root_call(a, 5, 4, &ts, 10);
+	root_call(a, 5, 1, &ts, 10);
+	for (n = agg__root(a)->child; n; n = n->next) {
+		if (n->timer == AGG_OTHER_TIMER)
+			other = n;
+		else if (AGG_TIMER_IS_NAME(n->timer))
+			named_nodes++;
+	}
+	assert_int_equal(named_nodes, 2);
+	assert_non_null(other);
+	assert_int_equal(other->count, 2);
+	assert_int_equal(agg__stats(a)->folded_paths, 2);
+	assert_int_equal(named(a, agg__root(a), 1)->count, 2);
+	agg__free(a);
+}
+
+/* two aggregators that interned the same names in other orders merge by
+ * value */
+static void merge_by_value(void **state)
+{
+	struct agg *a = agg__new(NTIMERS), *b = agg__new(NTIMERS);
+	uint64_t ts = 100;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	root_call(a, 5, 11, &ts, 10);
+	root_call(a, 5, 22, &ts, 10);
+	root_call(b, 6, 22, &ts, 10);
+	root_call(b, 6, 33, &ts, 10);
+	root_call(b, 6, 11, &ts, 10);
+	assert_int_equal(agg__merge(a, b), 0);
+	assert_int_equal(nchildren(agg__root(a)), 3);
+	assert_int_equal(named(a, agg__root(a), 11)->count, 2);
+	assert_int_equal(named(a, agg__root(a), 22)->count, 2);
+	assert_int_equal(named(a, agg__root(a), 33)->count, 1);
+	agg__free(a);
+	agg__free(b);
+}
+
+/* a NAME of a timer out of range or with flags other than RESYNC */
+static void malformed(void **state)
+{
+	struct agg *a = agg__new(NTIMERS);
+	struct iprof_rec_name r = {
+		.type = IPROF_REC_NAME, .size = sizeof(r), .timer = NTIMERS,
+		.tid = 1, .depth = 1,
+	};
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__push(a, &r, sizeof(r)), -EINVAL);
+	r.timer = NAMED;
+	r.depth = 0;
+	assert_int_equal(agg__push(a, &r, sizeof(r)), -EINVAL);
+	r.depth = 1;
+	r.flags = IPROF_F_CTX;
+	assert_int_equal(agg__push(a, &r, sizeof(r)), -EINVAL);
+	assert_int_equal(agg__stats(a)->malformed, 3);
+	agg__free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(distinct_values),
+		cmocka_unit_test(max_paths_other),
+		cmocka_unit_test(merge_by_value),
+		cmocka_unit_test(malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
