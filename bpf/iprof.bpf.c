@@ -29,6 +29,26 @@ static __always_inline __u64 cond_value(void *ctx, const struct iprof_cond *c,
 }
 
 /*
+ * name_arm() - a named timer's start (IPROF_A_NAMED), in task context:
+ * read its name (cond[ncond]: where, as a condition's operand) into the
+ * thread's state for timer_start(), which sends it before the START.
+ */
+static __always_inline void name_arm(void *ctx, const struct iprof_action *a,
+				     __u32 cx, int from)
+{
+	struct task_state *st;
+
+	if (cx != IPROF_CTX_TASK || !tracing_on())
+		return;
+	st = state_get(cx, 1);
+	if (!st)
+		return;
+	st->name_val = cond_value(
+		ctx, &a->cond[a->ncond & (IPROF_MAX_COND - 1)], from);
+	st->name_for = a->timer + 1;
+}
+
+/*
  * Run the chain of actions of one attachment (cookie: the first action):
  * timers on the same tracepoint or user function share one attachment,
  * starts in file order, stops innermost first.  Conditions first: they
@@ -63,8 +83,12 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 			 a->flags & IPROF_A_KEYED) {
 			if (tracing_on())
 				act_keyed(ctx, a, pid_tgid, cx);
-		} else
+		} else {
+			if (a->flags & IPROF_A_NAMED &&
+			    a->role == IPROF_ROLE_START)
+				name_arm(ctx, a, cx, from);
 			act(a, pid_tgid, cx, sp, usp, from);
+		}
 		key = a->next;
 		if (key == IPROF_NO_NEXT)
 			break;

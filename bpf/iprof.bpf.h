@@ -85,6 +85,10 @@ struct task_state {
 	__u32 stk_pos;
 	__u64 stk_sp[IPROF_STK_SAVED];
 	__u16 stk_sid[IPROF_STK_SAVED];
+	/* a named timer's start (IPROF_A_NAMED): the value its chain read
+	 * (name_arm()) for timer name_for - 1; 0: none pending */
+	__u32 name_for;
+	__u64 name_val;
 };
 
 /*
@@ -470,6 +474,39 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 }
 
 /*
+ * emit_name() - IPROF_REC_NAME: @value names the START of @timer at @depth
+ * that the caller sends next (task context only).
+ */
+static __always_inline void emit_name(struct task_state *st, __u32 timer,
+				      __u32 depth, __u64 pid_tgid, __u64 value)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iprof_rec_name *r;
+	void *rb;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count(IPROF_CNT_RB_DROP);
+		st->lost = 1;
+		return;
+	}
+	r->type = IPROF_REC_NAME;
+	r->flags = st->lost ? IPROF_F_RESYNC : 0;
+	r->size = sizeof(*r);
+	r->timer = timer;
+	r->tid = (__u32)pid_tgid;
+	r->value_lo = (__u32)value;
+	r->ts = bpf_ktime_get_ns();
+	r->depth = depth;
+	r->cpu = cpu;
+	r->value_hi = value >> 32;
+	st->lost = 0;
+	/* the START that follows wakes the reader if need be */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/*
  * emit() as a global function, for loops that emit: the verifier checks
  * it once instead of at each turn of each loop that calls it (an exec
  * closing 128 frames, a hit closing 16 left frames).  Returns 0.
@@ -759,6 +796,9 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	st->nofork[d & (IPROF_MAX_DEPTH - 1)] = nofork;
 	st->stk[d & (IPROF_MAX_DEPTH - 1)] = st->stk_cur;
 	st->depth = d + 1;
+	if (st->name_for == a->timer + 1 && ctx == IPROF_CTX_TASK)
+		emit_name(st, a->timer, d + 1, pid_tgid, st->name_val);
+	st->name_for = 0;
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);
 }
 

@@ -6,7 +6,8 @@
  * The main thread makes N requests.  Request i fires
  * iprofw:req__start(i, i % 3), calls work() (busy-spins S us: a function
  * a uprobe timer can time inside the span), then fires
- * iprofw:req__done(i).  It counts each kind (i % 3), times each request
+ * iprofw:req__done(i).  Before work() it calls kind_hit(i % 3), an
+ * empty function (a uprobe timer named by its argument).  It counts each kind (i % 3), times each request
  * with CLOCK_MONOTONIC from before its start probe to after its done
  * probe, and checks the semaphore of iprofw:guarded, a probe guarded by
  * it (STAP_PROBE only runs when a tracer set it): each request where it
@@ -66,6 +67,12 @@ __attribute__((noinline, used)) void work(unsigned long us)
 
 	while (now_ns() < end)
 		__asm__ __volatile__("" ::: "memory");
+}
+
+/* called once a request with its kind: kinds are counted (kindK.count) */
+__attribute__((noinline, used)) void kind_hit(long k)
+{
+	__asm__ __volatile__("" : : "r"(k) : "memory");
 }
 
 /* wait up to opt_wait_ms for the semaphore to be @set (non-zero) or not;
@@ -135,6 +142,7 @@ int main(int argc, char **argv)
 
 		t0 = now_ns();
 		DTRACE_PROBE2(iprofw, req__start, i, k);
+		kind_hit(k);
 		work(opt_spin_us);
 		if (iprofw_guarded_semaphore) {
 			DTRACE_PROBE1(iprofw, guarded, i);

@@ -146,6 +146,11 @@ struct probe {
 	 * start and stop match on one thread) */
 	int nkey;
 	struct probe_key key[IPROF_MAX_KEY];
+	/* `name FIELD`: each call named by the value of FIELD (argN[:TYPE]
+	 * or a tracepoint field of the start) when it starts; op and value
+	 * unused.  named 0: not named */
+	int named;
+	struct probe_cond name_src;
 };
 
 /*

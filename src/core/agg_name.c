@@ -50,7 +50,8 @@ uint32_t agg_name_intern(struct agg *a, uint32_t timer, uint64_t value)
 
 	if (a->name_bits) {
 		j = name_hash(timer, value, a->name_bits);
-		for (; (k = a->name_tab[j]); j = (j + 1) & ((1u << a->name_bits) - 1))
+		for (; (k = a->name_tab[j]);
+		     j = (j + 1) & ((1u << a->name_bits) - 1))
 			if (a->names[k - 1].timer == timer &&
 			    a->names[k - 1].value == value)
 				return AGG_NAME_TIMER(k - 1);

@@ -122,6 +122,32 @@ static char *resolve_conds(const struct plan_shape *sh,
 	return NULL;
 }
 
+/*
+ * resolve_name() - where a named timer's start (@a) reads its name
+ * (`name FIELD`): resolved as one more condition of the start, then kept
+ * one past its conditions (IPROF_A_NAMED).  NULL or the error.
+ */
+static char *resolve_name(const struct plan_shape *sh,
+			  const struct plan_env *env, const char *func,
+			  const struct probe *pr, int tracepoint,
+			  struct iprof_action *a)
+{
+	struct probe_point pt = pr->start;
+	char *msg;
+
+	if (pt.ncond >= IPROF_MAX_COND)
+		return plan_perr(pr, pr->name_src.col, "a named timer's start takes at most %d comparisons (the name is read as a %dth)",
+				 IPROF_MAX_COND - 1, IPROF_MAX_COND);
+	pt.cond[pt.ncond] = pr->name_src;
+	pt.cond[pt.ncond].op = IPROF_OP_EQ;
+	pt.cond[pt.ncond].value = 0;
+	pt.ncond++;
+	msg = resolve_conds(sh, env, func, pr, &pt, tracepoint, a);
+	a->ncond = (uint8_t)pr->start.ncond;
+	a->flags |= IPROF_A_NAMED;
+	return msg;
+}
+
 /* The actions and attachments of @pr (timer @id), resolved: @at, the
  * entry of a user function timer (else NULL). */
 int plan_actions(struct plan *p, const struct plan_shape *sh,
@@ -156,6 +182,9 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 		return err;
 	msg = resolve_conds(sh, env, t->func, pr, &pr->start,
 			    tp, &p->actions[start]);
+	if (!msg && pr->named)
+		msg = resolve_name(sh, env, t->func, pr, tp,
+				   &p->actions[start]);
 	if (!msg && tp)
 		msg = resolve_conds(sh, env, t->func, pr, &pr->stop, 1,
 				    &p->actions[stop]);

@@ -195,6 +195,8 @@ int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
 
 		if (!why && pr->start.ncond)
 			why = "conditions read arguments, which an inlined call does not pass";
+		if (!why && pr->named)
+			why = "its name is an argument, which an inlined call does not pass";
 		if (!why && kx)
 			why = ksite_why(kx, in, kwhy, sizeof(kwhy));
 		if (why) {

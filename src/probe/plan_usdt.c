@@ -87,6 +87,11 @@ static char *check_args(const struct probe *pr, const struct probe_point *pt,
 					 pt->cond[i].arg, u->provider, u->name,
 					 u->nargs, u->nargs == 1 ? "" : "s",
 					 u->nargs ? u->args : "none");
+	if (pt == &pr->start && pr->named && pr->name_src.arg >= u->nargs)
+		return plan_perr(pr, pr->name_src.col, "name arg%d: USDT probe %s:%s has %d argument%s (%s)",
+				 pr->name_src.arg, u->provider, u->name,
+				 u->nargs, u->nargs == 1 ? "" : "s",
+				 u->nargs ? u->args : "none");
 	return NULL;
 }
 

@@ -327,6 +327,7 @@ static void probe_free(struct probe *pr)
 	free(pr->file);
 	point_free(&pr->start);
 	point_free(&pr->stop);
+	free(pr->name_src.field);
 }
 
 static int list_push(struct probe_list *pl, struct probe *pr)
@@ -560,6 +561,47 @@ static int parse_cond(struct lex *lx, const char **pp, struct probe_point *pt)
 	return 0;
 }
 
+/*
+ * parse_name() - `name FIELD[:TYPE]` at *pp (at "name") into @pr: FIELD is
+ * argN or a tracepoint field of the start; on return *pp is at the first
+ * non-blank after it.
+ */
+static int parse_name(struct lex *lx, const char **pp, struct probe *pr)
+{
+	const char *p = skip_ws(*pp + 4), *e = p;
+	struct probe_cond *c = &pr->name_src;
+	int err;
+
+	if (is_alpha(*e) || *e == '_')
+		e = scan(e, is_ident);
+	if (e == p)
+		return syntax_error(lx, p,
+				    "what names each call after 'name' (argN "
+				    "or a tracepoint field of the start)");
+	memset(c, 0, sizeof(*c));
+	c->arg = -1;
+	c->col = col_of(lx, p);
+	if (looks_argn(p, e)) {
+		c->arg = parse_argn(p, e);
+		if (c->arg < 0)
+			return syntax_error_len(lx, p, e - p,
+						"argN with N from 0 to 11");
+	} else {
+		c->field = strndup(p, e - p);
+		if (!c->field)
+			return nomem(lx);
+	}
+	pr->named = 1;
+	if (*e == ':') {
+		e++;
+		err = parse_type(lx, &e, c);
+		if (err)
+			return err;
+	}
+	*pp = skip_ws(e);
+	return 0;
+}
+
 /* ---- probe forms --------------------------------------------------------- */
 
 /* tracepoint:CAT:EVENT or tp:CAT:EVENT at *pp. */
@@ -785,6 +827,21 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 	err = parse_span_side(lx, &p, &pr->stop, &has_cond);
 	if (err)
 		return err;
+	if (at_keyword(p, "name")) {
+		err = parse_name(lx, &p, pr);
+		if (err)
+			return err;
+		if (at_keyword(p, "key")) {
+			set_err(lx->ctx,
+				"%s:%d:%d: name applies to spans on one thread: "
+				"a keyed span's calls cannot be named",
+				lx->origin, lx->lineno, col_of(lx, p));
+			return -EINVAL;
+		}
+		if (!is_eol(p))
+			return syntax_error(lx, p, "end of line");
+		return 0;
+	}
 	if (at_keyword(p, "key")) {
 		p += 3;
 		err = parse_key(lx, &p, pr);
@@ -1025,6 +1082,11 @@ options:
 		has_cond = true;
 		p += 2;
 		err = parse_cond(lx, &p, &pr->start);
+		if (err)
+			return err;
+	}
+	if (at_keyword(p, "name")) {
+		err = parse_name(lx, &p, pr);
 		if (err)
 			return err;
 	}

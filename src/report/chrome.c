@@ -6,6 +6,8 @@
  * (src/core/agg.c): a call becomes one "X" event when it ends.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,8 @@
 struct cframe {
 	uint32_t timer;
 	uint64_t ts;
+	int named; /* value names the call (IPROF_REC_NAME) */
+	uint64_t value;
 };
 
 /* one track: a thread, or an interrupt context of a CPU */
@@ -37,6 +41,11 @@ struct ctrack {
 	int has_comm;
 	char comm[IPROF_COMM_LEN];
 	uint32_t n; /* open calls */
+	/* IPROF_REC_NAME just read: names the next START of name_timer at
+	 * name_depth */
+	int name_set;
+	uint32_t name_timer, name_depth;
+	uint64_t name_value;
 	struct cframe f[CHROME_MAX_DEPTH];
 	struct ctrack *next; /* hash chain */
 	struct ctrack *all;  /* every track, newest first */
@@ -150,7 +159,21 @@ static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 	bad = !o;
 	if (bad)
 		return fail(c, -ENOMEM);
-	kv(o, "name", json_object_new_string(timer_name(c, fr->timer)), &bad);
+	if (fr->named) {
+		char nb[REPORT_NAME_BUF];
+
+		/* as report_timer_name() labels a named node */
+		if ((int64_t)fr->value < 0)
+			snprintf(nb, sizeof(nb), "%s(%" PRId64 ")",
+				 timer_name(c, fr->timer), (int64_t)fr->value);
+		else
+			snprintf(nb, sizeof(nb), "%s(%" PRIu64 ")",
+				 timer_name(c, fr->timer), fr->value);
+		kv(o, "name", json_object_new_string(nb), &bad);
+	} else {
+		kv(o, "name", json_object_new_string(timer_name(c, fr->timer)),
+		   &bad);
+	}
 	kv(o, "cat", json_object_new_string("timer"), &bad);
 	kv(o, "ph", json_object_new_string("X"), &bad);
 	kv(o, "ts", us((int64_t)(fr->ts - c->run->start_ns)), &bad);
@@ -344,6 +367,27 @@ static int keyed_event(struct chrome *c, const void *rec)
 
 /* a thread that exec'd took its leader's tid (IPROF_REC_NEWTID): the
  * calls it kept open go on, and end, on the leader's track */
+/* IPROF_REC_NAME: the value that names the thread's next START */
+static int name_rec(struct chrome *c, const void *rec)
+{
+	struct iprof_rec_name r;
+	struct ctrack *t;
+
+	memcpy(&r, rec, sizeof(r));
+	if (r.timer >= c->run->ntimers || !r.depth || r.flags & IPROF_F_CTX) {
+		c->ignored++;
+		return c->err;
+	}
+	t = track(c, r.tid, 0);
+	if (!t)
+		return fail(c, -ENOMEM);
+	t->name_set = 1;
+	t->name_timer = r.timer;
+	t->name_depth = r.depth;
+	t->name_value = (uint64_t)r.value_hi << 32 | r.value_lo;
+	return c->err;
+}
+
 static int moved_track(struct chrome *c, const struct iprof_rec *r)
 {
 	struct ctrack *old, *t;
@@ -390,6 +434,8 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		return keyed_event(c, rec);
 	if (r.type == IPROF_REC_NEWTID)
 		return moved_track(c, &r);
+	if (r.type == IPROF_REC_NAME)
+		return name_rec(c, rec);
 	if ((r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED) &&
 	    r.type != IPROF_REC_FORKED && r.type != IPROF_REC_HIT)
 		goto ignore;
@@ -421,6 +467,11 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		t->pid = pid;
 		t->f[t->n].timer = r.timer;
 		t->f[t->n].ts = r.ts;
+		t->f[t->n].named = t->name_set && r.type == IPROF_REC_START &&
+				   t->name_timer == r.timer &&
+				   t->name_depth == r.depth;
+		t->f[t->n].value = t->name_value;
+		t->name_set = 0;
 		t->n++;
 		break;
 	case IPROF_REC_STOP:

@@ -376,7 +376,8 @@ int report_parse_weight(const char *s, enum report_weight *w)
 static const char *named_label(const struct report *r, uint32_t id, char *buf,
 			       size_t len)
 {
-	char base[REPORT_NAME_BUF];
+	char b[REPORT_NAME_BUF];
+	const char *base;
 	uint32_t t;
 	uint64_t v;
 
@@ -384,7 +385,7 @@ static const char *named_label(const struct report *r, uint32_t id, char *buf,
 		snprintf(buf, len, "#%" PRIu32, id);
 		return buf;
 	}
-	report_timer_name(r, t, base, sizeof(base));
+	base = report_timer_name(r, t, b, sizeof(b));
 	if ((int64_t)v < 0)
 		snprintf(buf, len, "%s(%" PRId64 ")", base, (int64_t)v);
 	else

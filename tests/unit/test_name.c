@@ -42,9 +42,11 @@ static void call_at(struct agg *a, uint32_t tid, uint16_t d, uint64_t value,
 		    uint64_t *ts, uint64_t dur)
 {
 	name(a, tid, NAMED, d, value, *ts);
-	assert_int_equal(rec_push(a, IPROF_REC_START, 0, NAMED, tid, *ts, d, 0, 0), 0);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_START, 0, NAMED, tid, *ts, d, 0, 0), 0);
 	*ts += dur;
-	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, NAMED, tid, *ts, d, 0, 0), 0);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_STOP, 0, NAMED, tid, *ts, d, 0, 0), 0);
 	*ts += 1;
 }
 
@@ -87,7 +89,8 @@ static void distinct_values(void **state)
 
 	(void)state;
 	assert_non_null(a);
-	assert_int_equal(rec_push(a, IPROF_REC_START, 0, OUTER, 9, ts++, 1, 0, 0), 0);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_START, 0, OUTER, 9, ts++, 1, 0, 0), 0);
 	named_call(a, 9, 0x5401, &ts, 10);
 	named_call(a, 9, 7, &ts, 20);
 	named_call(a, 9, 0x5401, &ts, 10);
@@ -96,9 +99,12 @@ static void distinct_values(void **state)
 	named_call(a, 9, (1ull << 40) + 1, &ts, 5);
 	/* a NAME for another depth, then an unnamed START: not named */
 	name(a, 9, NAMED, 3, 7, ts);
-	assert_int_equal(rec_push(a, IPROF_REC_START, 0, NAMED, 9, ts++, 2, 0, 0), 0);
-	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, NAMED, 9, ts++, 2, 0, 0), 0);
-	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, OUTER, 9, ts++, 1, 0, 0), 0);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_START, 0, NAMED, 9, ts++, 2, 0, 0), 0);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_STOP, 0, NAMED, 9, ts++, 2, 0, 0), 0);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_STOP, 0, OUTER, 9, ts++, 1, 0, 0), 0);
 
 	o = agg__root(a)->child;
 	assert_non_null(o);
@@ -184,8 +190,11 @@ static void malformed(void **state)
 {
 	struct agg *a = agg__new(NTIMERS);
 	struct iprof_rec_name r = {
-		.type = IPROF_REC_NAME, .size = sizeof(r), .timer = NTIMERS,
-		.tid = 1, .depth = 1,
+		.type = IPROF_REC_NAME,
+		.size = sizeof(r),
+		.timer = NTIMERS,
+		.tid = 1,
+		.depth = 1,
 	};
 
 	(void)state;
