@@ -4,6 +4,8 @@
 # work()), each tool's cost per request from the workload's own clock
 # around it (req.ns / N) against the untraced run:
 #   usdt       iprof: span req = usdt:W:req__start -> usdt:W:req__done
+#   usdtname   the same span named by req__start's arg1 (name arg1: three
+#              names, req(0) req(1) req(2))
 #   uprobe     iprof: uprobe:W:work (its default, --returns auto)
 #   uretprobe  iprof: uprobe:W:work --returns uretprobe
 #   bpftrace   usdt:W:req__start / usdt:W:req__done, a start time per
@@ -19,7 +21,7 @@ W=${W:-$src/build/usdt-workload}
 ROUNDS=${1:-5}
 N=${2:-50000}
 [ -x "$W" ] || { echo "no $W (build it: sys/sdt.h)" >&2; exit 2; }
-tools="none usdt uprobe uretprobe"
+tools="none usdt usdtname uprobe uretprobe"
 command -v bpftrace >/dev/null && tools="$tools bpftrace"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -29,6 +31,8 @@ run() { # TOOL: the workload's ns per request
 	none) "${w[@]}" ;;
 	usdt) "$IPROF" -q -o /dev/null \
 		-e "span req = usdt:$W:req__start -> usdt:$W:req__done" -- "${w[@]}" ;;
+	usdtname) "$IPROF" -q -o /dev/null \
+		-e "span req = usdt:$W:req__start -> usdt:$W:req__done name arg1" -- "${w[@]}" ;;
 	uprobe) "$IPROF" -q -o /dev/null -e "uprobe:$W:work" -- "${w[@]}" ;;
 	uretprobe) "$IPROF" -q -o /dev/null --returns uretprobe \
 		-e "uprobe:$W:work" -- "${w[@]}" ;;
