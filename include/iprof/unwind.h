@@ -31,18 +31,31 @@
  * _Unwind_ForcedUnwind (C++, Rust, any unwinder), rust_eh_personality or
  * __rust_start_panic (Rust), runtime.morestack or runtime.gopanic (Go);
  * a file that imports (not defines: libc does) swapcontext, setcontext,
- * pthread_exit or pthread_cancel, or dlopen or dlmopen (what it loads at
- * run time is in no closure: a C program's C++ plugin may throw through
- * its functions).  An import of longjmp, _longjmp, siglongjmp or
- * __longjmp_chk is no evidence, only said.
+ * pthread_exit or pthread_cancel.  No evidence, only said: an import of
+ * longjmp, _longjmp, siglongjmp or __longjmp_chk (the frames skipped
+ * close as unwound), of dlopen or dlmopen (what it loads later is not in
+ * @files: unwind_runtime() judges it once mapped).
  *
  * Returns 1 (it can: @why, @len bytes, names the file and the symbol),
  * 0 (it cannot: @why says how many files were read, and with "longjmp-
- * style exits only (FILE imports SYM)" the first such import), or
+ * style exits only (FILE imports SYM)" the first such import, then
+ * "FILE imports dlopen: ..." the first loader), or
  * -ENOMEM.  A file
  * that cannot be read is skipped (a missing library cannot be loaded
  * either).
  */
 int unwind_judge(const char *const *files, size_t n, char *why, size_t len);
+
+/*
+ * unwind_runtime() - is the ELF file @path (one a process mapped, its
+ * DT_NEEDED libraries not read) a runtime that unwinds: the evidence
+ * unwind_judge() takes (an unwinder defined or imported, a stack switch
+ * imported), but for a definition of _Unwind_*: the unwinder's own
+ * library (libgcc_s, which glibc loads for pthread_exit's forced unwind)
+ * throws nothing; a runtime that throws imports it or defines more.
+ * Returns 1 (@why, @len bytes: "PATH defines SYM"), 0 (no,
+ * or the file cannot be read), -ENOMEM.
+ */
+int unwind_runtime(const char *path, char *why, size_t len);
 
 #endif /* IPROF_UNWIND_H */

@@ -24,6 +24,7 @@
 #include "cli/plan_print.h"
 #include "cli/calib.h"
 #include "cli/hint.h"
+#include "cli/latert.h"
 #include "cli/log.h"
 
 /*
@@ -147,6 +148,7 @@ struct trace {
 	uint64_t t0; /* tracing began (CLOCK_MONOTONIC ns) */
 	uint64_t since; /* the last interval report (--interval-mode delta) */
 	unsigned int nreports;
+	struct latert lrt; /* runtimes mapped after the uretprobes */
 };
 
 /*
@@ -560,6 +562,18 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 	return 0;
 }
 
+/* the command and the -p processes: a runtime they mapped since the
+ * last look (cli/latert.h) */
+static void check_runtimes(struct trace *t)
+{
+	int k;
+
+	if (t->child > 0 && !t->child_done)
+		latert_check(&t->lrt, t->child);
+	for (k = 0; k < t->o->npids; k++)
+		latert_check(&t->lrt, t->o->pids[k]);
+}
+
 /*
  * The rings polled, interval reports and /metrics renewed, until the
  * command exits, the duration ends, the -p processes are gone, the rings
@@ -572,7 +586,10 @@ static void poll_loop(struct trace *t)
 	uint64_t next_prune = 0, last_check = 0, now;
 	uint64_t publish_ns = o->interval_ns ? o->interval_ns :
 					       PUBLISH_DEFAULT_NS;
+	uint64_t last_lrt = 0;
 	int n, wait_ms;
+
+	latert_init(&t->lrt, t->plan);
 
 	if (o->duration_ns)
 		deadline = t->t0 + o->duration_ns;
@@ -627,6 +644,10 @@ static void poll_loop(struct trace *t)
 				pipeline__prune(t->pl, tid_alive, NULL);
 			next_prune = now + PRUNE_NS;
 		}
+		if (t->lrt.timer && now - last_lrt > ALIVE_CHECK_NS) {
+			last_lrt = now;
+			check_runtimes(t);
+		}
 		if ((o->npids || t->sel.ncg) &&
 		    now - last_check > ALIVE_CHECK_NS) {
 			last_check = now;
@@ -652,6 +673,7 @@ static uint64_t stop_tracing(struct trace *t)
 	uint64_t now;
 
 	monitor_notify("STOPPING=1");
+	check_runtimes(t);
 	loader__set_tracing(t->l, 0);
 	now = util_now_ns();
 	loader__drain(t->l);
@@ -738,6 +760,7 @@ static void trace_free(struct trace *t)
 	output_close(&t->w);
 	monitor__close(t->mon);
 	free(t->cmd_path);
+	latert_free(&t->lrt);
 }
 
 /*
@@ -761,6 +784,8 @@ int trace_run(const struct opts *o, struct run_calib *rc,
 		    !(ret = attach_probes(&t, &attach_ns)) &&
 		    !(ret = start_tracing(&t, attach_ns))) {
 			poll_loop(&t);
+			if (t.child > 0 && t.cmd_ended)
+				latert_killed(&t.lrt, t.child, t.status);
 			ret = write_results(&t, stop_tracing(&t));
 			finish(&t);
 			/* a command killed by a signal (not iprof's SIGTERM at

@@ -25,12 +25,24 @@ static const char *const unwinders[] = {
 	"__rust_start_panic", "runtime.morestack",    "runtime.gopanic",
 };
 
-/* imported only (libc defines them all): stack switches, forced unwinds,
- * and dlopen: code loaded at run time is in no DT_NEEDED closure (a C
- * program's C++ plugin may throw through the program's functions) */
+/* imported only (libc defines them all): stack switches and forced
+ * unwinds.  Not dlopen (what it loads is judged when it is there: the -p
+ * maps here, a warning when a traced process maps a runtime later:
+ * unwind_runtime()).  pthread_exit/pthread_cancel measured harmless for
+ * C frames (their forced unwind stops at a uretprobe's trampoline, the
+ * thread ends, C cleanup handlers run: bench/README.md, "What kills"),
+ * but still kept here: not yet released */
 static const char *const switchers[] = {
-	"swapcontext",	  "setcontext", "pthread_exit",
-	"pthread_cancel", "dlopen",	"dlmopen",
+	"swapcontext",
+	"setcontext",
+	"pthread_exit",
+	"pthread_cancel",
+};
+
+/* imported only: code loaded at run time, only said */
+static const char *const loaders[] = {
+	"dlopen",
+	"dlmopen",
 };
 
 /* imported only: longjmp-style exits, harmless past a uretprobe (the
@@ -57,6 +69,8 @@ struct closure {
 	char *files[UNWIND_MAX_FILES];
 	size_t n;
 	char ljmp[PATH_MAX + 64]; /* "FILE imports SYM": the first longjmp */
+	char dl[PATH_MAX + 64];	  /* "FILE imports SYM": the first dlopen */
+	bool no_udef;		  /* a definition of _Unwind_* is no evidence */
 };
 
 #define NELEM(a) (sizeof(a) / sizeof(*(a)))
@@ -186,14 +200,16 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			    in_list(ljumps, NELEM(ljumps), nm))
 				snprintf(c->ljmp, sizeof(c->ljmp),
 					 "%s imports %s", path, nm);
+			if (und && !c->dl[0] &&
+			    in_list(loaders, NELEM(loaders), nm))
+				snprintf(c->dl, sizeof(c->dl), "%s imports %s",
+					 path, nm);
+			if (c->no_udef && !und && !strncmp(nm, "_Unwind_", 8))
+				continue;
 			if (in_list(unwinders, NELEM(unwinders), nm) ||
 			    (und && in_list(switchers, NELEM(switchers), nm))) {
-				util_set_err(why, len, "%s %s %s%s", path,
-					     und ? "imports" : "defines", nm,
-					     strncmp(nm, "dl", 2)
-						     ? ""
-						     : " (code it loads may "
-						       "unwind)");
+				util_set_err(why, len, "%s %s %s", path,
+					     und ? "imports" : "defines", nm);
 				ret = 1;
 				break;
 			}
@@ -242,14 +258,40 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 		util_set_err(why, len,
 			     "no unwinder, stack switch or forced unwind in "
 			     "the %zu file%s of the program (%s and its "
-			     "libraries)%s%s%s",
+			     "libraries)%s%s%s%s%s%s",
 			     c->n, c->n == 1 ? "" : "s",
 			     c->n ? c->files[0] : "none",
 			     c->ljmp[0] ? "; longjmp-style exits only (" : "",
 			     c->ljmp,
 			     c->ljmp[0] ? "): the frames they skip close as "
 					  "unwound"
-					: "");
+					: "",
+			     c->dl[0] ? "; " : "", c->dl,
+			     c->dl[0] ? ": a C++, Rust or Go runtime it "
+					"loads later is warned of (what it "
+					"throws through the function kills "
+					"the program)"
+				      : "");
+	for (i = 0; i < c->n; i++)
+		free(c->files[i]);
+	free(c);
+	return ret;
+}
+
+int unwind_runtime(const char *path, char *why, size_t len)
+{
+	struct closure *c = calloc(1, sizeof(*c));
+	size_t i;
+	int ret = 0;
+
+	if (!c)
+		return -ENOMEM;
+	c->no_udef = true;
+	ret = add_file(c, path);
+	if (ret == 0)
+		ret = scan(c, 0, why, len);
+	else
+		ret = ret == -ENOMEM ? ret : 0;
 	for (i = 0; i < c->n; i++)
 		free(c->files[i]);
 	free(c);

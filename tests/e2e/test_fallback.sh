@@ -15,8 +15,9 @@
 #     started by a wrapper (-- env PROG): a library keeps its return
 #     sites whatever the command (a uretprobe is in every process that
 #     loads it); an executable is judged as itself, not by the command
-#     that starts it (-- sh -c); a C program that imports dlopen keeps its
-#     return sites.
+#     that starts it (-- sh -c); a C program that imports dlopen gets a
+#     uretprobe, a C one linking libstdc++ keeps its return sites, and a
+#     C++ library the dlopen program loads while traced is warned of.
 #  6. libc.so.6, a library with a PT_INTERP and an entry point (it runs as
 #     a program too): its qsort keeps return sites under -- CMD and -p, and
 #     an untraced C++ program throwing out of a qsort comparator while
@@ -140,10 +141,39 @@ check "library under -- env: call_cb unwound" "$(jnode "$TMP/cb.json" call_cb un
 check "executable under -- sh -c: judged as itself" \
 	"$("$IPROF" --dry-run -e "uprobe:$TMP/hop:hop" -- sh -c "$TMP/hop 3" 2>&1 | grep -c "stops by uretprobe: .*no unwinder, stack switch or forced unwind in the [0-9]* files of the program ($TMP/hop and its libraries))\$")" 1
 "$IPROF" --dry-run -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 3 >"$TMP/dl.plan" 2>&1
-check "a program that imports dlopen: return sites, and why" \
-	"$(grep -c "(stops at 1 return site) (--returns auto chose them: $TMP/dl imports dlopen (code it loads may unwind))" "$TMP/dl.plan")" 1
-"$IPROF" -q -f json -o "$TMP/dl.json" -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 7 >"$TMP/dl.out" 2>&1
+check "a C program that imports dlopen: a uretprobe, and why" \
+	"$(grep -c "(stops by uretprobe: .*; no unwinder, stack switch or forced unwind in the [0-9]* files of the program ($TMP/dl and its libraries); $TMP/dl imports dlopen: a C++, Rust or Go runtime it loads later is warned of (what it throws through the function kills the program))\$" "$TMP/dl.plan")" 1
+"$IPROF" -q -f json -o "$TMP/dl.json" -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 7 >"$TMP/dl.out" 2>"$TMP/dl.err"
+check "dlopen program: exit status" "$?" 0
 check "dlopen program: work count" "$(jnode "$TMP/dl.json" work count)" "$(truth work "$TMP/dl.out")"
+check "dlopen program: stops by uretprobe in the JSON" \
+	"$(jq -r '.probes[] | select(.name == "work") | .stop' "$TMP/dl.json")" uretprobe
+check "dlopen program that loads nothing: no warning" "$(grep -c 'after work got a uretprobe' "$TMP/dl.err")" 0
+# a C program linking a C++ library (libstdc++): return sites
+gcc -O2 "$H/dl.c" -o "$TMP/dlcxx" -ldl -Wl,--no-as-needed -lstdc++ || bad "dl.c with libstdc++ does not build"
+"$IPROF" --dry-run -e "uprobe:$TMP/dlcxx:work" -- "$TMP/dlcxx" 3 >"$TMP/dlcxx.plan" 2>&1
+check "a C program linking libstdc++: return sites, and why" \
+	"$(grep -c "(stops at 1 return site) (--returns auto chose them: /[^ ]*libstdc++[^ ]* \(imports\|defines\) [_a-zA-Z]*)" "$TMP/dlcxx.plan")" 1
+"$IPROF" -q -f json -o "$TMP/dlcxx.json" -e "uprobe:$TMP/dlcxx:work" -- "$TMP/dlcxx" 7 >"$TMP/dlcxx.out" 2>&1
+check "C program linking libstdc++: work count" "$(jnode "$TMP/dlcxx.json" work count)" "$(truth work "$TMP/dlcxx.out")"
+# the C program dlopen's a C++ library (libfb.so, case 1) while traced,
+# then waits on a fifo: iprof names the process and the library
+rm -f "$TMP/gate" && mkfifo "$TMP/gate"
+"$IPROF" -q -f json -o "$TMP/late.json" -e "uprobe:$TMP/dl:work" \
+	-- "$TMP/dl" 9 "$TMP/libfb.so" "$TMP/gate" >"$TMP/late.out" 2>"$TMP/late.err" &
+ip=$!
+for ((i = 0; i < 600; i++)); do
+	grep -q "mapped $TMP/libfb.so after work got a uretprobe" "$TMP/late.err" && break
+	sleep 0.05
+done
+echo go >"$TMP/gate"
+wait $ip
+check "late C++ runtime: iprof exit status" "$?" 0
+check "late C++ runtime: the warning names the process and the library" \
+	"$(grep -c "^iprof: process [0-9]* (dl) mapped $TMP/libfb.so after work got a uretprobe: $TMP/libfb.so \(imports\|defines\) [_a-zA-Z]*; a C++ exception, Rust panic or Go unwind through work meets its uretprobe's trampoline and kills the process\$" "$TMP/late.err")" 1
+check "late C++ runtime: libstdc++ named too, once" \
+	"$(grep -c "^iprof: process [0-9]* (dl) mapped /[^ ]*libstdc++[^ ]* after work got a uretprobe" "$TMP/late.err")" 1
+check "late C++ runtime: work count" "$(jnode "$TMP/late.json" work count)" "$(truth work "$TMP/late.out")"
 # 6. a library that runs as a program too (libc.so.6) is a library; an
 # untraced C++ program throws through the timed qsort while iprof traces
 # a -- CMD, then a -p process (sleep: a plain C program)
