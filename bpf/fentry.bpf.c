@@ -45,7 +45,7 @@ static __always_inline int fe_entry_run(unsigned long long *ctx, __u32 key)
 	if (a->role != IPROF_ROLE_START || !is_target(pid_tgid >> 32) ||
 	    !tracing_on())
 		return 0;
-	timer_start(a, pid_tgid, cx, 0, 0, 0, 1);
+	timer_start(a, pid_tgid, cx, 0, 0, 0, 1, NULL);
 	return 0;
 }
 
@@ -55,7 +55,8 @@ static __always_inline int fe_exit_run(__u32 key)
 
 	a = bpf_map_lookup_elem(&actions, &key);
 	if (a && a->role == IPROF_ROLE_STOP && tracing_on())
-		timer_stop(a, bpf_get_current_pid_tgid(), cur_ctx(), 0);
+		timer_stop(a, bpf_get_current_pid_tgid(), cur_ctx(), 0,
+			   NULL);
 	return 0;
 }
 

@@ -55,12 +55,89 @@ static __always_inline void name_arm(void *ctx, const struct iprof_action *a,
  * reject most hits of a filtered timer.  A stop needs no target check: it
  * only closes a frame that a traced start opened.
  */
+/* hit_vals()'s values, per CPU: a thread's probe program is not entered
+ * again on its CPU before it ends (an interrupt's runs with cx != 0) */
+struct slow_vals {
+	__u64 v[IPROF_NARGS + 1];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct slow_vals);
+} slow_scratch SEC(".maps");
+
+/*
+ * --slowest (slow_args): the hit's arguments into @v (IPROF_NARGS) and its
+ * return value into v[IPROF_NARGS], as @from reads them: a user or kernel
+ * function's registers (x86-64 SysV: rdi rsi rdx rcx r8 r9, rax), a USDT
+ * probe's arguments (bpf_usdt_arg(), 0 past its count), a syscall's from
+ * its rebuilt record (arguments at sys_enter, return value at sys_exit).
+ * Returns 0, or -1 where there are none (tracepoints).
+ */
+static __always_inline int hit_vals(void *ctx, int from, __u64 *v)
+{
+	long x;
+	int i;
+
+	if (from == FROM_USER || from == FROM_KERNEL) {
+		struct pt_regs *r = ctx;
+
+#if defined(__TARGET_ARCH_x86)
+		v[0] = PT_REGS_PARM1(r);
+		v[1] = PT_REGS_PARM2(r);
+		v[2] = PT_REGS_PARM3(r);
+		v[3] = PT_REGS_PARM4(r);
+		v[4] = PT_REGS_PARM5(r);
+		v[5] = r->r9;
+		v[IPROF_NARGS] = PT_REGS_RC(r);
+#else
+		for (i = 0; i < IPROF_NARGS; i++)
+			v[i] = regs_arg(r, i);
+		v[IPROF_NARGS] = 0;
+#endif
+		return 0;
+	}
+	if (from == FROM_USDT) {
+		for (i = 0; i < IPROF_NARGS; i++) {
+			x = 0;
+			bpf_usdt_arg(ctx, i, &x);
+			v[i] = (__u64)x;
+		}
+		v[IPROF_NARGS] = 0;
+		return 0;
+	}
+	if (from == FROM_SYSCALL) {
+		for (i = 0; i < IPROF_NARGS; i++)
+			v[i] = ((__u64 *)ctx)[2 + i];
+		v[IPROF_NARGS] = ((__u64 *)ctx)[2];
+		return 0;
+	}
+	return -1;
+}
+
 static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 					__u64 sp, __u64 usp, int from)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	const struct iprof_action *a;
+	const __u64 *args = NULL, *ret = NULL;
+	struct slow_vals *v;
 	int n, i, ok;
+
+	/* the thread's own hits only (timer_start() sends none else) */
+	if (slow_args && cx == IPROF_CTX_TASK) {
+		/* not &i: a loop counter whose address is taken lives on
+		 * the stack, and 7.x's verifier loses its bounds there */
+		__u32 zero = 0;
+
+		v = bpf_map_lookup_elem(&slow_scratch, &zero);
+		if (v && !hit_vals(ctx, from, v->v)) {
+			args = v->v;
+			ret = &v->v[IPROF_NARGS];
+		}
+	}
 
 	for (n = 0; n < IPROF_MAX_CHAIN; n++) {
 		a = bpf_map_lookup_elem(&actions, &key);
@@ -87,7 +164,7 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 			if (a->flags & IPROF_A_NAMED &&
 			    a->role == IPROF_ROLE_START)
 				name_arm(ctx, a, cx, from);
-			act(a, pid_tgid, cx, sp, usp, from);
+			act(a, pid_tgid, cx, sp, usp, from, args, ret);
 		}
 		key = a->next;
 		if (key == IPROF_NO_NEXT)

@@ -426,9 +426,21 @@ static __always_inline __u64 regs_arg(struct pt_regs *regs, __u16 n)
  * Emit one record.  The reader drains the ring on a short timer, so records
  * are submitted without a wakeup unless the ring fills past wakeup_bytes.
  */
+static __always_inline void emit_at(struct task_state *st, __u8 type,
+				    __u32 timer, __u32 depth, __u64 pid_tgid,
+				    __u32 aux, __u64 ts);
+
 static __always_inline void emit_aux(struct task_state *st, __u8 type,
 				     __u32 timer, __u32 depth, __u64 pid_tgid,
 				     __u32 aux)
+{
+	emit_at(st, type, timer, depth, pid_tgid, aux, bpf_ktime_get_ns());
+}
+
+/* emit_aux() with the record's time @ts (bpf_ktime_get_ns(), ns) */
+static __always_inline void emit_at(struct task_state *st, __u8 type,
+				    __u32 timer, __u32 depth, __u64 pid_tgid,
+				    __u32 aux, __u64 ts)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct iprof_rec *r;
@@ -452,7 +464,7 @@ static __always_inline void emit_aux(struct task_state *st, __u8 type,
 	r->timer = timer;
 	r->tid = (__u32)pid_tgid;
 	r->tgid = pid_tgid >> 32;
-	r->ts = bpf_ktime_get_ns();
+	r->ts = ts;
 	r->depth = depth;
 	r->cpu = cpu;
 	r->aux = aux;
@@ -517,6 +529,44 @@ __noinline int emit_g(struct task_state *st, __u32 type, __u32 timer,
 	if (st)
 		emit_aux(st, (__u8)type, timer, depth, pid_tgid, 0);
 	return 0;
+}
+
+/* --slowest: the loader sets it; starts send their arguments and stops
+ * their return values (IPROF_REC_ARGS, IPROF_REC_RETVAL) */
+const volatile __u32 slow_args = 0;
+
+/*
+ * One IPROF_REC_ARGS or IPROF_REC_RETVAL record of the thread (@pair: the
+ * ARGS pair, 0..2), values @v0 and @v1, time @ts.  It leaves st->lost as
+ * it was (and sets it on a loss), so that the START or STOP that follows
+ * carries IPROF_F_RESYNC; no wakeup: that record's check does it.
+ */
+static __always_inline void emit_val(struct task_state *st, __u8 type,
+				     __u8 pair, __u64 pid_tgid, __u64 v0,
+				     __u64 v1, __u64 ts)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iprof_rec_val *r;
+	void *rb;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count(IPROF_CNT_RB_DROP);
+		st->lost = 1;
+		return;
+	}
+	r->type = type;
+	r->flags = (st->lost ? IPROF_F_RESYNC : 0) |
+		   (__u8)(pair << IPROF_VAL_PAIR_SHIFT);
+	r->size = sizeof(*r);
+	r->lo0 = (__u32)v0;
+	r->tid = (__u32)pid_tgid;
+	r->hi0 = v0 >> 32;
+	r->ts = ts;
+	r->lo1 = (__u32)v1;
+	r->hi1 = v1 >> 32;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
 /* The thread's name, before its first START and its first START after a
@@ -751,7 +801,8 @@ __noinline int frame_find(struct task_state *st, __u32 d, __u32 timer,
  */
 static __always_inline void timer_start(const struct iprof_action *a,
 					__u64 pid_tgid, __u32 ctx, __u64 sp,
-					__u64 usp, int spans, int nofork)
+					__u64 usp, int spans, int nofork,
+					const __u64 *args)
 {
 	struct task_state *st;
 	__u32 d;
@@ -796,6 +847,15 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	st->nofork[d & (IPROF_MAX_DEPTH - 1)] = nofork;
 	st->stk[d & (IPROF_MAX_DEPTH - 1)] = st->stk_cur;
 	st->depth = d + 1;
+	if (args && ctx == IPROF_CTX_TASK) {
+		/* before the START, whose time is read after them: the
+		 * call's time does not include them */
+		__u64 ts = bpf_ktime_get_ns();
+
+		emit_val(st, IPROF_REC_ARGS, 0, pid_tgid, args[0], args[1], ts);
+		emit_val(st, IPROF_REC_ARGS, 1, pid_tgid, args[2], args[3], ts);
+		emit_val(st, IPROF_REC_ARGS, 2, pid_tgid, args[4], args[5], ts);
+	}
 	if (st->name_for == a->timer + 1 && ctx == IPROF_CTX_TASK)
 		emit_name(st, a->timer, d + 1, pid_tgid, st->name_val);
 	st->name_for = 0;
@@ -845,7 +905,8 @@ static __always_inline int over_left(const struct task_state *st, __u32 d,
  * never closes the wrong frame.
  */
 static __always_inline void timer_stop(const struct iprof_action *a,
-				       __u64 pid_tgid, __u32 ctx, __u64 usp)
+				       __u64 pid_tgid, __u32 ctx, __u64 usp,
+				       const __u64 *ret)
 {
 	struct task_state *st;
 	__u32 d, found;
@@ -878,6 +939,16 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 		return;
 	}
 	st->depth = found - 1;
+	if (ret && ctx == IPROF_CTX_TASK) {
+		/* the return value, then the STOP at the same time: the
+		 * call's time does not include it */
+		__u64 ts = bpf_ktime_get_ns();
+
+		emit_val(st, IPROF_REC_RETVAL, 0, pid_tgid, *ret,
+			 found | (__u64)a->timer << 32, ts);
+		emit_at(st, IPROF_REC_STOP, a->timer, found, pid_tgid, 0, ts);
+		return;
+	}
 	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid, ctx);
 }
 
@@ -1078,8 +1149,11 @@ enum chain_from {
 
 /* Run action @a; @sp and @usp as for timer_start() (@usp for a stop: as
  * for timer_stop()); @from: enum chain_from. */
+/* @args: NULL or the call's IPROF_NARGS arguments (for a start); @ret:
+ * NULL or its return value (for a stop): --slowest (slow_args) only */
 static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
-				__u32 ctx, __u64 sp, __u64 usp, int from)
+				__u32 ctx, __u64 sp, __u64 usp, int from,
+				const __u64 *args, const __u64 *ret)
 {
 	if (!tracing_on())
 		return;
@@ -1089,9 +1163,10 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 	if (a->role == IPROF_ROLE_START)
 		timer_start(a, pid_tgid, ctx, sp, usp, 1,
 			    from == FROM_KERNEL || from == FROM_TP ||
-				    from == FROM_USDT);
+				    from == FROM_USDT,
+			    args);
 	else if (a->role == IPROF_ROLE_STOP)
-		timer_stop(a, pid_tgid, ctx, usp);
+		timer_stop(a, pid_tgid, ctx, usp, ret);
 }
 
 /*

@@ -95,6 +95,16 @@ enum iprof_rec_type {
 	IPROF_REC_NAME = 20, /* struct iprof_rec_name: the value that names
 			      * the START of the same thread, timer and
 			      * depth that follows it (IPROF_A_NAMED) */
+	IPROF_REC_ARGS = 21, /* struct iprof_rec_val: two of the arguments
+			      * of the call whose START follows on this
+			      * thread (pair IPROF_VAL_PAIR(flags): arguments
+			      * 2p and 2p+1); sent only with slow_args (the
+			      * loader's --slowest), three of them before the
+			      * START, from a thread, never an interrupt */
+	IPROF_REC_RETVAL = 22, /* struct iprof_rec_val: the return value
+				* (v0) of frame (v1: depth | timer << 32)
+				* whose STOP follows on this thread; ts is
+				* that STOP's; slow_args only */
 };
 
 /*
@@ -157,6 +167,32 @@ struct iprof_rec {
 };
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");
+
+/*
+ * IPROF_REC_ARGS, IPROF_REC_RETVAL: two 64-bit values in the 32 bytes of
+ * struct iprof_rec, its ts kept where it is (the merge's key); v0 is
+ * lo0 | hi0 << 32, v1 lo1 | hi1 << 32.  Bits 4-5 of flags: the ARGS
+ * pair (0: rdi rsi, 1: rdx rcx, 2: r8 r9 as the x86-64 SysV ABI passes
+ * them; a syscall's, a USDT probe's: its arguments in order).
+ */
+struct iprof_rec_val {
+	iprof_u8 type; /* IPROF_REC_ARGS, IPROF_REC_RETVAL */
+	iprof_u8 flags; /* IPROF_F_RESYNC, and the pair */
+	iprof_u16 size; /* sizeof(struct iprof_rec_val) */
+	iprof_u32 lo0; /* timer's place */
+	iprof_u32 tid;
+	iprof_u32 hi0; /* tgid's place */
+	iprof_u64 ts; /* bpf_ktime_get_ns(), ns */
+	iprof_u32 lo1; /* depth and cpu's place */
+	iprof_u32 hi1; /* aux's place */
+};
+
+#define IPROF_VAL_PAIR_SHIFT 4
+#define IPROF_VAL_PAIR(flags) (((flags) >> IPROF_VAL_PAIR_SHIFT) & 3u)
+#define IPROF_NARGS 6 /* arguments sent per call (three ARGS records) */
+
+_Static_assert(sizeof(struct iprof_rec_val) == 32,
+	       "iprof_rec_val must be 32 bytes");
 
 #define IPROF_COMM_LEN 16 /* TASK_COMM_LEN, include/linux/sched.h */
 

@@ -47,6 +47,14 @@ struct slow_call {
 	uint64_t raw_ns; /* raw duration, ns */
 	uint32_t tid, tgid; /* its thread (0, 0: an interrupt context) */
 	char comm[IPROF_COMM_LEN]; /* the thread's name then, "" if unknown */
+	uint32_t nargs; /* IPROF_NARGS: args[] holds the arguments at its
+			 * entry (IPROF_REC_ARGS); 0: none were sent (a
+			 * tracepoint span, a fentry or interrupt timer) */
+	uint32_t has_ret; /* 1: ret is its return value (IPROF_REC_RETVAL) */
+	uint64_t args[IPROF_NARGS]; /* rdi rsi rdx rcx r8 r9 at the entry
+				     * (x86-64 SysV), a syscall's or a USDT
+				     * probe's arguments in order */
+	uint64_t ret; /* rax at the return, a syscall's return value */
 	uint32_t nkids; /* entries in kids, pre-order (by start) */
 	uint64_t kids_more; /* timed calls inside it not in kids */
 	struct slow_kid *kids; /* [nkids], owned; NULL when nkids == 0 */

@@ -366,6 +366,7 @@ static int load_probes(struct trace *t)
 	lo.maxactive = o->maxactive;
 	lo.span_keys = o->span_keys;
 	lo.span_timeout_ns = o->span_timeout_ns;
+	lo.slow_args = o->r.slowest > 0;
 	lo.filter = o->cmd || o->npids || t->has_sel;
 	lo.sel = t->has_sel ? &t->sel : NULL;
 	lo.verbose = o->verbose;

@@ -545,6 +545,24 @@ void agg__free(struct agg *a)
 	free(a);
 }
 
+/* do_val() - IPROF_REC_ARGS, IPROF_REC_RETVAL: to --slowest's levels
+ * (agg_slow_val()); nothing without --slowest */
+static int do_val(struct agg *a, const void *rec)
+{
+	struct iprof_rec_val v;
+	struct athread *t;
+
+	if (!a->slow_k)
+		return 0;
+	memcpy(&v, rec, sizeof(v));
+	t = agg_thread_get(a, v.tid, 1);
+	if (!t) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	return agg_slow_val(a, t, &v);
+}
+
 int agg__push(struct agg *a, const void *rec, size_t size)
 {
 	struct athread *t;
@@ -591,6 +609,9 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return agg_do_key(a, rec);
 	case IPROF_REC_NAME:
 		return agg_do_name(a, rec);
+	case IPROF_REC_ARGS:
+	case IPROF_REC_RETVAL:
+		return do_val(a, rec);
 	default:
 		goto bad;
 	}

@@ -282,6 +282,8 @@ void agg_slow_open(struct agg *a, struct athread *t, uint32_t i);
 int agg_slow_close(const struct agg *a, struct athread *t,
 		   const struct frame *f, uint64_t dur, uint64_t raw);
 void agg_slow_free(struct agg_node *n);
+int agg_slow_val(struct agg *a, struct athread *t,
+		 const struct iprof_rec_val *r);
 int agg_slow_merge(struct agg_node *d, const struct agg_node *s);
 
 /* agg_thread.c */

@@ -23,6 +23,12 @@
 #include "iprof/slow.h"
 
 struct slow_lvl {
+	uint32_t nargs; /* IPROF_NARGS when args[] holds the arguments of
+			 * the frame opened at this index next (or now) */
+	uint32_t argmask; /* IPROF_REC_ARGS pairs received (bits 0-2) */
+	uint32_t has_ret; /* ret holds the open frame's return value */
+	uint64_t args[IPROF_NARGS];
+	uint64_t ret;
 	uint32_t n; /* entries in kid */
 	uint64_t more; /* timed calls inside the frame not in kid */
 	struct slow_kid kid[SLOW_KIDS_MAX];
@@ -133,13 +139,12 @@ int agg__set_slowest(struct agg *a, uint32_t k)
  * agg_slow_open() - frame @i of @t opened: its level, empty.  Without
  * memory the level is missing and the call is kept without its children.
  */
-void agg_slow_open(struct agg *a, struct athread *t, uint32_t i)
+/* lvl_grow() - room for level @i of @t; 0 or -ENOMEM (counted) */
+static int lvl_grow(struct agg *a, struct athread *t, uint32_t i)
 {
 	struct slow_lvl *l;
-	uint32_t cap, j;
+	uint32_t cap;
 
-	if (!a->slow_k)
-		return;
 	if (i >= t->slow_cap) {
 		cap = t->slow_cap ? 2 * t->slow_cap : STACK_MIN;
 		if (cap <= i)
@@ -147,15 +152,65 @@ void agg_slow_open(struct agg *a, struct athread *t, uint32_t i)
 		l = realloc(t->slow, (size_t)cap * sizeof(*l));
 		if (!l) {
 			a->stats.nomem++;
-			return;
+			return -ENOMEM;
 		}
-		for (j = t->slow_cap; j < cap; j++)
-			l[j].n = 0, l[j].more = 0;
+		memset(&l[t->slow_cap], 0,
+		       (size_t)(cap - t->slow_cap) * sizeof(*l));
 		t->slow = l;
 		t->slow_cap = cap;
 	}
+	return 0;
+}
+
+void agg_slow_open(struct agg *a, struct athread *t, uint32_t i)
+{
+	if (!a->slow_k || lvl_grow(a, t, i))
+		return;
 	t->slow[i].n = 0;
 	t->slow[i].more = 0;
+	t->slow[i].has_ret = 0;
+	if (t->slow[i].argmask != 7)
+		t->slow[i].nargs = 0; /* a pair was lost */
+	t->slow[i].argmask = 0;
+}
+
+/*
+ * agg_slow_val() - an IPROF_REC_ARGS or IPROF_REC_RETVAL record @r of
+ * thread @t: the arguments go to the level of the frame its next START
+ * opens (t->len), the return value to the open frame at depth v1's low
+ * 32 bits (its STOP follows).  Ignored without --slowest.  Returns 0 or
+ * -ENOMEM.
+ */
+int agg_slow_val(struct agg *a, struct athread *t,
+		 const struct iprof_rec_val *r)
+{
+	uint64_t v0 = r->lo0 | (uint64_t)r->hi0 << 32;
+	uint64_t v1 = r->lo1 | (uint64_t)r->hi1 << 32;
+	uint32_t pair = IPROF_VAL_PAIR(r->flags), d = r->lo1;
+	struct slow_lvl *l;
+
+	if (!a->slow_k)
+		return 0;
+	if (r->type == IPROF_REC_RETVAL) {
+		if (!d || d > t->len || d - 1 >= t->slow_cap)
+			return 0;
+		l = &t->slow[d - 1];
+		l->ret = v0;
+		l->has_ret = 1;
+		return 0;
+	}
+	if (pair > 2)
+		return 0;
+	if (lvl_grow(a, t, t->len))
+		return -ENOMEM;
+	l = &t->slow[t->len];
+	if (!pair)
+		l->argmask = 0;
+	l->argmask |= 1u << pair;
+	l->args[2 * pair] = v0;
+	l->args[2 * pair + 1] = v1;
+	l->nargs = l->argmask == 7 ? IPROF_NARGS : 0;
+	return 0;
 }
 
 /* append() - the call of frame @f (@dur, @raw) and its own level @own
@@ -208,6 +263,12 @@ int agg_slow_close(const struct agg *a, struct athread *t,
 	if (own) {
 		c.nkids = own->n;
 		c.kids_more = own->more;
+		c.nargs = own->nargs;
+		memcpy(c.args, own->args, sizeof(c.args));
+		c.has_ret = own->has_ret;
+		c.ret = own->ret;
+		own->nargs = 0;
+		own->has_ret = 0;
 	}
 	err = offer(f->node, a->slow_k, &c, own ? own->kid : NULL);
 	if (i && i - 1 < t->slow_cap)

@@ -306,6 +306,7 @@ int loader__open(struct loader **out, const struct plan *plan,
 	/* iprof never traces itself, but in its calibration (src/cli/calib.c) */
 	l->skel->rodata->self_tgid = o->trace_self ? 0 : (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
+	l->skel->rodata->slow_args = !!o->slow_args;
 	if (plan_has_kprobes(plan)) {
 		/* the kretprobe return trampoline: 6.0+ (rethook), 5.15+,
 		 * older kernels */

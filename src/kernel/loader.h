@@ -63,6 +63,9 @@ struct loader_opts {
 	 * as expired, ns (0: never) */
 	uint32_t span_keys;
 	uint64_t span_timeout_ns;
+	/* 1: --slowest is on: starts send their arguments and stops their
+	 * return values (IPROF_REC_ARGS, IPROF_REC_RETVAL); 0: neither */
+	int slow_args;
 };
 
 /* Called with each record's bytes; returns 0 to go on. */

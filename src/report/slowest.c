@@ -39,6 +39,38 @@ static void print_time(FILE *f, uint64_t dur, uint64_t raw)
 		fprintf(f, " (raw %s)", report_ns_str(b2, sizeof(b2), raw));
 }
 
+/*
+ * print_val() - one argument or return value: decimal when it reads as a
+ * small signed number (|v| < 2^20: counts, sizes, fds, -errno), else hex
+ * (pointers, flags, masks)
+ */
+static void print_val(FILE *f, uint64_t v)
+{
+	int64_t s = (int64_t)v;
+
+	if (s > -(1 << 20) && s < (1 << 20))
+		fprintf(f, "%" PRId64, s);
+	else
+		fprintf(f, "%#" PRIx64, v);
+}
+
+/* print_args() - "  args a0 .. a5  ret R" for what @c has of them */
+static void print_args(FILE *f, const struct slow_call *c)
+{
+	uint32_t i;
+
+	if (c->nargs)
+		fputs("  args", f);
+	for (i = 0; i < c->nargs && i < IPROF_NARGS; i++) {
+		fputc(' ', f);
+		print_val(f, c->args[i]);
+	}
+	if (c->has_ret) {
+		fputs("  ret ", f);
+		print_val(f, c->ret);
+	}
+}
+
 static void print_call(FILE *f, const struct report *r,
 		       const struct slow_call *c, size_t rank, uint64_t t0)
 {
@@ -47,9 +79,11 @@ static void print_call(FILE *f, const struct report *r,
 
 	fprintf(f, "  %zu.", rank);
 	print_time(f, c->dur_ns, c->raw_ns);
-	fprintf(f, "  at +%s  tid %" PRIu32 " (%s)\n",
+	fprintf(f, "  at +%s  tid %" PRIu32 " (%s)",
 		report_ns_str(b, sizeof(b), c->start_ns - t0), c->tid,
 		c->comm[0] ? c->comm : "?");
+	print_args(f, c);
+	fputc('\n', f);
 	for (i = 0; i < c->nkids; i++) {
 		const struct slow_kid *k = &c->kids[i];
 
@@ -162,6 +196,30 @@ static int kids_json(const struct report *r, const struct slow_call *c,
 	return add_u64(o, "children_more", c->kids_more);
 }
 
+/* vals_json() - @c's "args" (an array of IPROF_NARGS) and "ret", each
+ * where it has them, into @o; 0 or -ENOMEM */
+static int vals_json(const struct slow_call *c, json_object *o)
+{
+	json_object *a, *x;
+	uint32_t i;
+
+	if (c->nargs) {
+		a = json_object_new_array();
+		if (!a || json_object_object_add(o, "args", a)) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+		for (i = 0; i < c->nargs && i < IPROF_NARGS; i++) {
+			x = json_object_new_uint64(c->args[i]);
+			if (!x || json_object_array_add(a, x)) {
+				json_object_put(x);
+				return -ENOMEM;
+			}
+		}
+	}
+	return c->has_ret ? add_u64(o, "ret", c->ret) : 0;
+}
+
 static json_object *call_json(const struct report *r, const struct slow_call *c)
 {
 	json_object *o = json_object_new_object(), *s;
@@ -177,7 +235,7 @@ static json_object *call_json(const struct report *r, const struct slow_call *c)
 	    add_u64(o, "duration_ns", c->dur_ns) ||
 	    add_u64(o, "raw_duration_ns", c->raw_ns) ||
 	    add_u64(o, "tid", c->tid) || add_u64(o, "tgid", c->tgid) ||
-	    kids_json(r, c, o);
+	    vals_json(c, o) || kids_json(r, c, o);
 	if (e) {
 		json_object_put(o);
 		return NULL;

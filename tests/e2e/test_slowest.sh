@@ -10,6 +10,9 @@
 #    report's tree; --slowest 3 keeps the first 3 of those 8;
 #  - --fold-threads 2 keeps the same (shards merged), and so do --by tid
 #    roots with [other];
+#  - each kept call has its arguments (7 and its sleep) and its return
+#    value (handler 701, wait_for 1), in the JSON, the table and the
+#    recording's report;
 #  - the table has a section per path; without --slowest no "slowest".
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -52,6 +55,21 @@ kids_bad=$(jq '[.tree[] | select(.path == ["handler"]) | .slowest[] |
 	       .children_more != 0 or (.children[0].children | length) != 0)] |
 	length' "$TMP/a.json")
 check "each kept call: children prepare and wait_for (>= 20 ms)" "$kids_bad" 0
+# each kept call's arguments and return value: handler(7, US) returned
+# 701, wait_for(7, US) returned 1 (rdi, rsi: the workload's own)
+want=$(sed -n 's/^slow tid=\([0-9]*\) sleep_us=\([0-9]*\).*/\1 7 \2/p' "$TMP/a.truth" | sort)
+vals() {
+	jq -r --arg p "$2" '[.tree[] | .. | objects | select(has("path")) |
+		select((.path | join(">")) == $p)][0].slowest[] |
+		"\(.tid) \(.args[0]) \(.args[1]) \(.ret)"' "$1" | sort
+}
+check "handler: each kept call's args 7 US and return value" \
+	"$(vals "$TMP/a.json" handler)" \
+	"$(echo "$want" | sed "s/\$/ $(truth handler.slow_ret "$TMP/a.truth")/")"
+check "handler>wait_for: each kept call's args 7 US, returned 1" \
+	"$(vals "$TMP/a.json" 'handler>wait_for')" "$(echo "$want" | sed 's/$/ 1/')"
+check "each kept call: six arguments" \
+	"$(jq '[.tree[0].slowest[] | select((.args | length) != 6)] | length' "$TMP/a.json")" 0
 check "prepare keeps its 8 slowest" \
 	"$(jq '[.tree[] | .children[] | select(.path == ["handler", "prepare"]) | .slowest[]] | length' "$TMP/a.json")" 8
 
@@ -85,6 +103,13 @@ check "--by tid --max-keys 1: the 8 slowest over its roots" \
 check "table: section header" "$(grep -c '^slowest calls (--slowest 2)' "$TMP/c.txt")" 1
 check "table: a section per path" "$(grep -cx 'handler\|handler > wait_for\|handler > prepare' "$TMP/c.txt")" 3
 check "table: 2 calls per path" "$(grep -c '^  [12]\. ' "$TMP/c.txt")" 6
+# the table's arguments and return values are the JSON's (decimal below
+# 2^20, as the workload's are)
+"$IPROF" report -q --slowest 8 "$TMP/a.rec" >"$TMP/t8.txt" 2>>"$TMP/err"
+check "table: handler's args and ret as the JSON's" \
+	"$(sed -n '/^handler$/,/^$/p' "$TMP/t8.txt" |
+		sed -n 's/.*tid \([0-9]*\) .*  args \([0-9]*\) \([0-9]*\) .*  ret \([0-9]*\)$/\1 \2 \3 \4/p' | sort)" \
+	"$(vals "$TMP/a.json" handler)"
 "$IPROF" report -q -f json "$TMP/a.rec" >"$TMP/d.json" 2>>"$TMP/err"
 check "off: no slowest" "$(jq '[.. | objects | select(has("slowest"))] | length' "$TMP/d.json")" 0
 check "no error output" "$(grep -v '^$' "$TMP/err" | head -3)" ""

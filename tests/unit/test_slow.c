@@ -213,6 +213,71 @@ static void kids_bounded(void **state)
 	agg__free(a);
 }
 
+/* push_val() - an IPROF_REC_ARGS (pair @pair) or RETVAL of thread 7 */
+static int push_val(struct agg *a, uint8_t type, uint8_t pair, uint64_t ts,
+		    uint64_t v0, uint64_t v1)
+{
+	struct iprof_rec_val r = {
+		.type = type,
+		.flags = (uint8_t)(pair << IPROF_VAL_PAIR_SHIFT),
+		.size = sizeof(r),
+		.lo0 = (uint32_t)v0,
+		.tid = 7,
+		.hi0 = (uint32_t)(v0 >> 32),
+		.ts = ts,
+		.lo1 = (uint32_t)v1,
+		.hi1 = (uint32_t)(v1 >> 32),
+	};
+
+	return agg__push(a, &r, sizeof(r));
+}
+
+/*
+ * Arguments before a START go to the call it opens, a return value before
+ * a STOP to the frame it names; a call whose pairs did not all come, or
+ * that got none, keeps none; the child's do not leak into its parent's.
+ */
+static void args_and_ret(void **state)
+{
+	const struct slow_call *got[3];
+	const struct agg_node *n;
+	struct agg *a = agg__new(2);
+	uint64_t big = 0xfedcba9876543210ull;
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__set_slowest(a, 3), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(push_val(a, IPROF_REC_ARGS, (uint8_t)i, 10,
+					  2 * i, i == 2 ? big : 2 * i + 1),
+				 0);
+	rec_push(a, IPROF_REC_START, 0, 0, 7, 10, 1, 0, 0);
+	/* a child with only its first pair: none */
+	push_val(a, IPROF_REC_ARGS, 0, 11, 100, 101);
+	rec_push(a, IPROF_REC_START, 0, 1, 7, 11, 2, 0, 0);
+	rec_push(a, IPROF_REC_STOP, 0, 1, 7, 12, 2, 0, 0);
+	push_val(a, IPROF_REC_RETVAL, 0, 100, (uint64_t)-5, 1);
+	rec_push(a, IPROF_REC_STOP, 0, 0, 7, 100, 1, 0, 0);
+	/* a second call of timer 0 with neither */
+	rec_push(a, IPROF_REC_START, 0, 0, 7, 200, 1, 0, 0);
+	rec_push(a, IPROF_REC_STOP, 0, 0, 7, 201, 1, 0, 0);
+	n = agg__root(a)->child;
+	assert_int_equal(slow_sorted(n->slow, got), 2);
+	assert_int_equal(got[0]->nargs, IPROF_NARGS);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(got[0]->args[i], i);
+	assert_true(got[0]->args[5] == big);
+	assert_int_equal(got[0]->has_ret, 1);
+	assert_true(got[0]->ret == (uint64_t)-5);
+	assert_int_equal(got[1]->nargs, 0);
+	assert_int_equal(got[1]->has_ret, 0);
+	assert_int_equal(slow_sorted(n->child->slow, got), 1);
+	assert_int_equal(got[0]->nargs, 0);
+	assert_int_equal(got[0]->has_ret, 0);
+	agg__free(a);
+}
+
 /* off (the default): nothing kept; K beyond the bound refused */
 static void off_keeps_nothing(void **state)
 {
@@ -233,6 +298,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(keep_exactly_k),
 		cmocka_unit_test(kids_bounded),
+		cmocka_unit_test(args_and_ret),
 		cmocka_unit_test(off_keeps_nothing),
 	};
 

@@ -5,9 +5,10 @@
  * calls get arg 7 (the others 0..5), and only with 7 does handler's child
  * wait_for() sleep: SLEEP_US times a number unique to the call (1, 2, ...
  * over all threads), so that the slowest calls and their order are known.
- * handler's other child, prepare(), never sleeps.  Ground truth on stdout,
- * one line per slow call, "slow tid=TID sleep_us=US comm=NAME", then
- * "handler.count=N".
+ * handler's other child, prepare(), never sleeps.  handler(arg, us)
+ * returns 100 * arg + wait_for()'s 1 or 0.  Ground truth on stdout, one
+ * line per slow call, "slow tid=TID sleep_us=US comm=NAME" (its arguments
+ * are 7 and US), then "handler.count=N" and "handler.slow_ret=701".
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -37,9 +38,11 @@ __attribute__((noinline)) int wait_for(int arg, int us)
 	return 1;
 }
 
+/* returns 100 * arg + what wait_for() returned: 701 for a slow call */
 __attribute__((noinline)) int handler(int arg, int us)
 {
-	return prepare(arg) + wait_for(arg, us);
+	prepare(arg);
+	return 100 * arg + wait_for(arg, us);
 }
 
 static void *worker(void *p)
@@ -85,5 +88,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	printf("handler.count=%d\n", n * calls);
+	printf("handler.slow_ret=%d\n", 100 * 7 + 1);
 	return 0;
 }
