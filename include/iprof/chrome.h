@@ -25,7 +25,10 @@
  * on another thread, are async events on the starting side's track:
  * "b" at the start and "e" at the stop, cat "keyed", id
  * "0xID.TID" (the span's number, the track's tid), args.timer, and
- * args.end "replaced" or "expired" on an "e" that dropped it.
+ * args.end "replaced" or "expired" on an "e" that dropped it.  With
+ * --slowest the records carry each call's arguments and return value
+ * (IPROF_REC_ARGS, IPROF_REC_RETVAL): its X event has args.args (6
+ * unsigned numbers) and args.ret where it got them.
  */
 #ifndef IPROF_CHROME_H
 #define IPROF_CHROME_H

@@ -29,9 +29,13 @@
 
 struct cframe {
 	uint32_t timer;
+	uint32_t nargs; /* IPROF_NARGS: args[] are the call's (--slowest) */
+	uint32_t has_ret; /* ret is its return value (--slowest) */
 	uint64_t ts;
 	int named; /* value names the call (IPROF_REC_NAME) */
 	uint64_t value;
+	uint64_t args[IPROF_NARGS];
+	uint64_t ret;
 };
 
 /* one track: a thread, or an interrupt context of a CPU */
@@ -46,6 +50,8 @@ struct ctrack {
 	int name_set;
 	uint32_t name_timer, name_depth;
 	uint64_t name_value;
+	uint32_t argmask; /* IPROF_REC_ARGS pairs for the next start */
+	uint64_t args[IPROF_NARGS]; /* ... their values */
 	struct cframe f[CHROME_MAX_DEPTH];
 	struct ctrack *next; /* hash chain */
 	struct ctrack *all;  /* every track, newest first */
@@ -145,6 +151,61 @@ static const char *timer_name(const struct chrome *c, uint32_t timer)
 		       : "?";
 }
 
+/* vals_args() - @fr's arguments and return value (--slowest) into the
+ * event's args @a: "args" (6 numbers) and "ret", where it has them */
+static void vals_args(const struct cframe *fr, json_object *a, int *bad)
+{
+	json_object *v;
+	uint32_t i;
+
+	if (fr->nargs) {
+		v = json_object_new_array();
+		kv(a, "args", v, bad);
+		for (i = 0; v && i < fr->nargs && i < IPROF_NARGS; i++) {
+			json_object *x = json_object_new_uint64(fr->args[i]);
+
+			if (!x || json_object_array_add(v, x)) {
+				json_object_put(x);
+				*bad = 1;
+			}
+		}
+	}
+	if (fr->has_ret)
+		kv(a, "ret", json_object_new_uint64(fr->ret), bad);
+}
+
+/*
+ * val_record() - IPROF_REC_ARGS (kept for the thread's next start) or
+ * IPROF_REC_RETVAL (on the open call at its depth, whose stop follows).
+ */
+static int val_record(struct chrome *c, const void *rec)
+{
+	struct iprof_rec_val v;
+	struct ctrack *t;
+	uint32_t pair;
+
+	memcpy(&v, rec, sizeof(v));
+	t = track(c, v.tid, 0); /* its START sets the pid */
+	if (!t)
+		return fail(c, -ENOMEM);
+	if (v.type == IPROF_REC_RETVAL) {
+		if (v.lo1 && v.lo1 <= t->n) {
+			t->f[v.lo1 - 1].ret = v.lo0 | (uint64_t)v.hi0 << 32;
+			t->f[v.lo1 - 1].has_ret = 1;
+		}
+		return c->err;
+	}
+	pair = IPROF_VAL_PAIR(v.flags);
+	if (pair > 2)
+		return c->err;
+	if (!pair)
+		t->argmask = 0;
+	t->argmask |= 1u << pair;
+	t->args[2 * pair] = v.lo0 | (uint64_t)v.hi0 << 32;
+	t->args[2 * pair + 1] = v.lo1 | (uint64_t)v.hi1 << 32;
+	return c->err;
+}
+
 /* close the top call of @t at @end as one X event; @how NULL: it stopped */
 static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 		     const char *how)
@@ -187,6 +248,7 @@ static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 		kv(a, "timer", json_object_new_int64(fr->timer), &bad);
 		if (how)
 			kv(a, "end", json_object_new_string(how), &bad);
+		vals_args(fr, a, &bad);
 	}
 	if (bad) {
 		json_object_put(o);
@@ -407,6 +469,24 @@ static int moved_track(struct chrome *c, const struct iprof_rec *r)
 	return c->err;
 }
 
+/* open the frame START or FORKED @r on @t (room checked), with the name
+ * and arguments read before it for that start */
+static void push_frame(struct ctrack *t, const struct iprof_rec *r)
+{
+	struct cframe *f = &t->f[t->n++];
+
+	f->timer = r->timer;
+	f->ts = r->ts;
+	f->named = t->name_set && r->type == IPROF_REC_START &&
+		   t->name_timer == r->timer && t->name_depth == r->depth;
+	f->value = t->name_value;
+	t->name_set = 0;
+	f->nargs = t->argmask == 7 ? IPROF_NARGS : 0;
+	memcpy(f->args, t->args, sizeof(t->args));
+	f->has_ret = 0;
+	t->argmask = 0;
+}
+
 int chrome__push(struct chrome *c, const void *rec, size_t len)
 {
 	struct iprof_rec r;
@@ -436,6 +516,8 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		return moved_track(c, &r);
 	if (r.type == IPROF_REC_NAME)
 		return name_rec(c, rec);
+	if (r.type == IPROF_REC_ARGS || r.type == IPROF_REC_RETVAL)
+		return val_record(c, rec);
 	if ((r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED) &&
 	    r.type != IPROF_REC_FORKED && r.type != IPROF_REC_HIT)
 		goto ignore;
@@ -465,14 +547,7 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		if (t->n == CHROME_MAX_DEPTH)
 			goto ignore;
 		t->pid = pid;
-		t->f[t->n].timer = r.timer;
-		t->f[t->n].ts = r.ts;
-		t->f[t->n].named = t->name_set && r.type == IPROF_REC_START &&
-				   t->name_timer == r.timer &&
-				   t->name_depth == r.depth;
-		t->f[t->n].value = t->name_value;
-		t->name_set = 0;
-		t->n++;
+		push_frame(t, &r);
 		break;
 	case IPROF_REC_STOP:
 	case IPROF_REC_RETURNED:

@@ -11,8 +11,8 @@
 #  - --fold-threads 2 keeps the same (shards merged), and so do --by tid
 #    roots with [other];
 #  - each kept call has its arguments (7 and its sleep) and its return
-#    value (handler 701, wait_for 1), in the JSON, the table and the
-#    recording's report;
+#    value (handler 701, wait_for 1), in the JSON, the table, the
+#    recording's report and its Chrome timeline's slices;
 #  - the table has a section per path; without --slowest no "slowest".
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -92,6 +92,17 @@ fi
 check "report --slowest 3: the first 3 of 8" \
 	"$(jq -c '.tree[0].slowest | map(.start_ns)' "$TMP/c.json")" \
 	"$(jq -c '.tree[0].slowest[:3] | map(.start_ns)' "$TMP/a.json")"
+# the timeline: every handler slice has its call's arguments and return
+# value; those with arg 7 are the slow calls (tid, sleep) and returned 701
+"$IPROF" report -q -f chrome "$TMP/a.rec" >"$TMP/a.chrome" 2>>"$TMP/err"
+check "chrome: every handler slice has args and ret" \
+	"$(jq '[.traceEvents[] | select(.ph == "X" and .name == "handler" and
+		(.args.args | length) == 6 and .args.ret != null)] | length' "$TMP/a.chrome")" \
+	"$(truth handler.count "$TMP/a.truth")"
+check "chrome: the arg-7 slices are the slow calls, returned 701" \
+	"$(jq -r '.traceEvents[] | select(.ph == "X" and .name == "handler" and .args.args[0] == 7) |
+		"\(.tid) 7 \(.args.args[1]) \(.args.ret)"' "$TMP/a.chrome" | sort)" \
+	"$(vals "$TMP/a.json" handler)"
 # --by tid --max-keys 1: threads beyond the first root go under [other];
 # over the handler nodes of both, the 8 slowest are the run's
 "$IPROF" report -q -f json --slowest 8 --by tid --max-keys 1 "$TMP/a.rec" >"$TMP/e.json" 2>>"$TMP/err"
