@@ -104,6 +104,21 @@ check "cond: vfs_read if arg2 == 7 count" "$(seed_field vfs_read count "$TMP/con
 	"$(truth reads.7 "$TMP/cond.truth")"
 check "cond: vfs_read if arg2 == 7 count = 30" "$(seed_field vfs_read count "$TMP/cond.rep")" 30
 
+# 2b. --slowest: each kept call's arguments and return value from the
+# registers (a kprobe's and a uprobe's; fentry sends none): vfs_read(file,
+# buf, count, pos) of 7 bytes of a 4 KiB file returns 7; read_group(fd,
+# 30, 7) returns 30
+if [ "$KIND" = kprobe ]; then
+	"$IPROF" -q -f json --slowest 4 -o "$TMP/slow.json" -e "uprobe:$R:read_group" \
+		-e "$KIND:vfs_read" -- "$R" "$F" 30:7 >/dev/null 2>"$TMP/slow.err"
+	check "slowest: exit status" "$?" 0
+	sv() { jq -c "[.tree[] | .. | objects | select(.path? == $1) | .slowest[] | $2]" "$TMP/slow.json"; }
+	check "slowest: vfs_read's 4 kept calls: count 7, returned 7" \
+		"$(sv '["read_group", "vfs_read"]' '[.args[2], .ret]')" "$(printf '[%s]' '[7,7],[7,7],[7,7],[7,7]')"
+	check "slowest: read_group's call: (fd, 30, 7), returned 30" \
+		"$(sv '["read_group"]' '[.args[1], .args[2], .ret]')" "[[30,7,30]]"
+fi
+
 # 3. a kernel timer nests under a user timer of the same thread
 trace nest -e "uprobe:$R:read_group" -e "$KIND:vfs_read" -- "$R" "$F" 10:1 15:3
 check "nest: read_group count" "$(seed_field read_group count "$TMP/nest.rep")" 2
