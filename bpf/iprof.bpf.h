@@ -457,8 +457,9 @@ static __always_inline void emit_at(struct task_state *st, __u8 type,
 	}
 	r->type = type;
 	r->flags = st->lost ? IPROF_F_RESYNC : 0;
-	if (aux && (type == IPROF_REC_START || type == IPROF_REC_STOP ||
-		    type == IPROF_REC_UNWIND || type == IPROF_REC_RETURNED))
+	if (IPROF_REC_CTX(aux) &&
+	    (type == IPROF_REC_START || type == IPROF_REC_STOP ||
+	     type == IPROF_REC_UNWIND || type == IPROF_REC_RETURNED))
 		r->flags |= IPROF_F_CTX; /* aux: the interrupt context */
 	r->size = sizeof(*r);
 	r->timer = timer;
@@ -859,7 +860,9 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	if (st->name_for == a->timer + 1 && ctx == IPROF_CTX_TASK)
 		emit_name(st, a->timer, d + 1, pid_tgid, st->name_val);
 	st->name_for = 0;
-	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid, ctx);
+	/* aux: the context, and the probe class that fired (ABI 11) */
+	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid,
+		 ctx | (__u32)a->pclass << 8);
 }
 
 static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)
@@ -946,10 +949,12 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 
 		emit_val(st, IPROF_REC_RETVAL, 0, pid_tgid, *ret,
 			 found | (__u64)a->timer << 32, ts);
-		emit_at(st, IPROF_REC_STOP, a->timer, found, pid_tgid, 0, ts);
+		emit_at(st, IPROF_REC_STOP, a->timer, found, pid_tgid,
+			(__u32)a->pclass << 8, ts);
 		return;
 	}
-	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid, ctx);
+	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid,
+		 ctx | (__u32)a->pclass << 8);
 }
 
 /*

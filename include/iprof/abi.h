@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 10
+#define IPROF_ABI_VERSION 11
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -162,9 +162,39 @@ struct iprof_rec {
 	iprof_u16 depth; /* see above */
 	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
 	iprof_u32 aux; /* SWITCH_OUT: enum iprof_off_kind; IRQ_* or
-			* IPROF_F_CTX: enum iprof_ctx; NEWTID: the old
-			* tid; FORKED: the parent thread's tid; else 0 */
+			* IPROF_F_CTX: enum iprof_ctx (bits 0-7:
+			* IPROF_REC_CTX()); NEWTID: the old tid; FORKED:
+			* the parent thread's tid; START, STOP: bits 8-15
+			* the probe class that fired (enum iprof_pclass,
+			* IPROF_REC_PCLASS(), ABI 11; 0 before); else 0 */
 };
+
+/*
+ * The probe class of a START or STOP record (aux bits 8-15): which kind of
+ * probe sent it, so that user space takes out the cost of the probe that
+ * ran for each call (a timer's calls may go through several: its
+ * out-of-line entry and its inlined instances).  Set per action by the
+ * planner (iprof_action.pclass) from its attachment's mechanism.
+ */
+enum iprof_pclass {
+	IPROF_PC_NONE = 0, /* not said (ABI <= 10): the timer's class */
+	IPROF_PC_TP = 1, /* a tracepoint (tp_hit) */
+	IPROF_PC_UENTRY = 2, /* a uprobe at a user function's entry */
+	IPROF_PC_URETPROBE = 3, /* a uretprobe */
+	IPROF_PC_RETSITE = 4, /* a uprobe at a return site (ret, jmp) */
+	IPROF_PC_UINLINE = 5, /* a uprobe at an inlined instance's entry
+			       * or exit: any instruction */
+	IPROF_PC_KENTRY = 6, /* a kernel function's entry (fentry, kprobe) */
+	IPROF_PC_KRETURN = 7, /* ... its return (fexit, kretprobe) */
+	IPROF_PC_KINLINE = 8, /* a kprobe at a kernel function's inlined
+			       * instance's entry or exit (fn_ksite) */
+	IPROF_PC_SYSCALL = 9, /* a syscall tracepoint (raw-syscall dispatch) */
+	IPROF_PC_USDT = 10, /* a USDT probe */
+	IPROF_PC_MAX,
+};
+
+#define IPROF_REC_CTX(aux) ((aux) & 0xffu)
+#define IPROF_REC_PCLASS(aux) (((aux) >> 8) & 0xffu)
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");
 
@@ -439,7 +469,10 @@ struct iprof_action {
 	 * Its frame's user stack pointer slot (usp) is the caller's frame
 	 * with this number in bits 56-63 (IPROF_USP_INST), so a stop of one
 	 * instance never closes another's in the same caller's frame */
-	iprof_u32 inst;
+	iprof_u8 inst;
+	iprof_u8 pclass; /* enum iprof_pclass: what its attachment is, sent
+			  * in its START or STOP record's aux (ABI 11) */
+	iprof_u16 pad;
 	struct iprof_cond cond[IPROF_MAX_COND];
 	struct iprof_keyf key[IPROF_MAX_KEY]; /* IPROF_A_KEYED: this side's
 					       * fields, in key order */

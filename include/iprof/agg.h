@@ -272,6 +272,21 @@ struct agg_cost {
 	 * variance, drift_ns of the bias (agg_node.err_var_ns2).
 	 */
 	uint32_t sd_ns, drift_ns;
+	/*
+	 * The calls that go through the probes of its inlined instances
+	 * (START and STOP records of probe class IPROF_PC_UINLINE or
+	 * IPROF_PC_KINLINE, include/iprof/abi.h), which cost what their
+	 * own class does, not the out-of-line entry's and return's: per
+	 * call (start + stop probes, half each), in ns, as in_ns and
+	 * out_ns of struct calib_result, medians and means, and its spread
+	 * as sd_ns and drift_ns above.  inl_flags: AGG_COST_* of these
+	 * (0: none set, such calls cost as the fields above).  A call
+	 * entered at an instance and left by its out-of-line return (or
+	 * the reverse) takes each probe's half from its own class.
+	 */
+	uint32_t inl_flags;
+	uint32_t inl_in_ns, inl_out_ns, inl_mean_in_ns, inl_mean_out_ns;
+	uint32_t inl_sd_ns, inl_drift_ns;
 };
 
 /* The mechanism could not be calibrated: its calls count as uncertain. */

@@ -118,6 +118,14 @@ void calib_derive(struct calib_result *r);
 struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only);
 
 /*
+ * calib_cost_inline() - @k's inl_* fields (struct agg_cost): the cost of a
+ * call through the timer's inlined instances' probes, class @c's
+ * (plan_calib_inline_class()); AGG_COST_UNKNOWN in inl_flags where @c was
+ * not measured; nothing for CALIB_NONE.
+ */
+void calib_cost_inline(const struct calib *cal, int c, struct agg_cost *k);
+
+/*
  * calib_report() - the classes of @cal in @used (bit 1 << class: those of
  * the timers that attached), as the report and the recording say them,
  * into @out (CALIB_NCLASS entries; the strings point into @cal).  Returns

@@ -370,4 +370,14 @@ int plan_tp_fields(const char *tracefs, const char *cat, const char *event,
  */
 int plan_calib_class(const struct plan *p, uint32_t timer);
 
+/*
+ * plan_calib_inline_class() - the calibration class whose cost a call
+ * through @timer's inlined instances' probes is taken as (enum
+ * calib_class): a user function's, CALIB_RETSITE_STEP (uprobes at any
+ * instruction, single-stepped, as the entry and the return site of that
+ * class); a kernel function's, CALIB_KPROBE (kprobes).  CALIB_NONE (-1)
+ * for a timer without inlined instances or planned in error.
+ */
+int plan_calib_inline_class(const struct plan *p, uint32_t timer);
+
 #endif /* IPROF_PLAN_H */

@@ -339,6 +339,9 @@ int calib_run(struct calib *cal, const struct plan *p,
 		c = plan_calib_class(p, i);
 		if (c >= 0)
 			cal->r[c].needed = 1;
+		c = plan_calib_inline_class(p, i);
+		if (c >= 0)
+			cal->r[c].needed = 1;
 	}
 	for (c = 0; c < CALIB_NCLASS; c++)
 		cal->r[c].mech = calib_class_name((enum calib_class)c);

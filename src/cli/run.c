@@ -129,9 +129,12 @@ int run_costs(struct run_calib *rc, const struct plan *plan,
 		return e;
 	}
 	calib_log(rc->calib);
-	for (i = 0; i < plan->ntimers; i++)
+	for (i = 0; i < plan->ntimers; i++) {
 		rc->costs[i] = calib_cost(rc->calib, rc->cls[i],
 					  plan->timers[i].entry_only);
+		calib_cost_inline(rc->calib, plan_calib_inline_class(plan, i),
+				  &rc->costs[i]);
+	}
 	e = pipeline__set_costs(p, rc->costs);
 	if (e)
 		log_error("cannot set the probes' costs: %s", strerror(-e));
@@ -146,8 +149,13 @@ void run_set_calib(struct rec_run *run, const struct run_calib *rc,
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++)
-		if (rc->cls[i] >= 0 && loader__timer(l, i)->attached)
+		if (rc->cls[i] >= 0 && loader__timer(l, i)->attached) {
+			int c = plan_calib_inline_class(plan, i);
+
 			used |= 1u << rc->cls[i];
+			if (c >= 0)
+				used |= 1u << c;
+		}
 	run->ncalib = calib_report(rc->calib, used, rep);
 	run->calib = rep;
 	run->costs = rc->costs;

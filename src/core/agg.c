@@ -101,6 +101,10 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	f->off0[1] = t->off_ns[1];
 	f->irq0 = t->irq_ns;
 	f->forked = r->type == IPROF_REC_FORKED;
+	f->pc_start = r->type == IPROF_REC_START ?
+			      (uint8_t)IPROF_REC_PCLASS(r->aux) :
+			      IPROF_PC_NONE;
+	f->pc_stop = IPROF_PC_NONE;
 	if (a->slow_k)
 		agg_slow_open(a, t, t->len - 1);
 	return 0;
@@ -140,6 +144,7 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	}
 	a->stats.unwound += t->len - (i + 1);
 	f = t->stack[i];
+	f.pc_stop = (uint8_t)IPROF_REC_PCLASS(r->aux);
 	t->len = i;
 	err = agg_complete(a, t, &f, r->ts);
 	if (err)
@@ -618,9 +623,11 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 
 	if (r.flags & IPROF_F_CTX) {
 		/* an interrupt context of one CPU is a thread of its own */
-		if (r.aux == IPROF_CTX_TASK || r.aux >= IPROF_CTX_MAX)
+		uint32_t cx = IPROF_REC_CTX(r.aux); /* bits 8-15: a pclass */
+
+		if (cx == IPROF_CTX_TASK || cx >= IPROF_CTX_MAX)
 			goto bad;
-		r.tid = AGG_CTX_TIMER(r.aux, r.cpu);
+		r.tid = AGG_CTX_TIMER(cx, r.cpu);
 	}
 	t = agg_thread_get(a, r.tid, 1);
 	if (!t) {

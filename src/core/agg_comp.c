@@ -12,6 +12,7 @@
  * counts agg_node.threads.
  */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -120,6 +121,53 @@ void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4])
 	v[3] = mean ? c->mean_stop_out_ns : c->stop_out_ns;
 }
 
+static int pc_inline(uint8_t pc)
+{
+	return pc == IPROF_PC_UINLINE || pc == IPROF_PC_KINLINE;
+}
+
+/*
+ * agg_frame_cost() - the calibrated cost of @f's call, by the classes of
+ * the probes that started and stopped it (frame.pc_start, pc_stop: a
+ * timer's inlined instances cost their own class, struct agg_cost
+ * inl_*): its timer's cost, or @tmp filled with the start's half from one
+ * class and the stop's from the other's (the spread's variance and bias
+ * half from each).  NULL when the timer has none.
+ */
+const struct agg_cost *agg_frame_cost(const struct agg *a,
+				      const struct frame *f,
+				      struct agg_cost *tmp)
+{
+	const struct agg_cost *c = agg_cost_of(a, f->timer);
+	int is = pc_inline(f->pc_start), ie = pc_inline(f->pc_stop);
+	double vs, ve;
+
+	if (!c || !c->inl_flags || (!is && !ie))
+		return c;
+	*tmp = *c;
+	tmp->flags |= c->inl_flags & AGG_COST_UNKNOWN;
+	if (is) {
+		tmp->start_in_ns = c->inl_in_ns / 2;
+		tmp->start_out_ns = c->inl_out_ns / 2;
+		tmp->mean_start_in_ns = c->inl_mean_in_ns / 2;
+		tmp->mean_start_out_ns = c->inl_mean_out_ns / 2;
+	}
+	if (ie) {
+		tmp->stop_in_ns = c->inl_in_ns - c->inl_in_ns / 2;
+		tmp->stop_out_ns = c->inl_out_ns - c->inl_out_ns / 2;
+		tmp->mean_stop_in_ns = c->inl_mean_in_ns - c->inl_mean_in_ns / 2;
+		tmp->mean_stop_out_ns =
+			c->inl_mean_out_ns - c->inl_mean_out_ns / 2;
+	}
+	vs = is ? c->inl_sd_ns : c->sd_ns;
+	ve = ie ? c->inl_sd_ns : c->sd_ns;
+	tmp->sd_ns = (uint32_t)sqrt((vs * vs + ve * ve) / 2);
+	tmp->drift_ns = ((is ? c->inl_drift_ns : c->drift_ns) +
+			 (ie ? c->inl_drift_ns : c->drift_ns)) /
+			2;
+	return tmp;
+}
+
 /*
  * agg_charge_open() - frame @i of @t is closed without a stop (unwound, left,
  * a missed return, ended by exec): its start probe and the probes inside
@@ -129,13 +177,14 @@ void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4])
 void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i)
 {
 	const struct agg_cost *c;
+	struct agg_cost tmp;
 	struct frame *p;
 	uint64_t v[4];
 	int k;
 
 	if (!i || i >= t->len)
 		return;
-	c = t->stack[i].forked ? NULL : agg_cost_of(a, t->stack[i].timer);
+	c = t->stack[i].forked ? NULL : agg_frame_cost(a, &t->stack[i], &tmp);
 	p = &t->stack[i - 1];
 	for (k = 0; k < CM_N; k++) {
 		p->cm[k].ovh_ns += t->stack[i].cm[k].ovh_ns;
@@ -364,7 +413,8 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 	uint64_t runq = t->off_ns[IPROF_OFF_RUNQ] - f->off0[IPROF_OFF_RUNQ];
 	uint64_t blocked = t->off_ns[IPROF_OFF_BLOCKED] -
 			   f->off0[IPROF_OFF_BLOCKED];
-	const struct agg_cost *c = agg_cost_of(a, f->timer);
+	struct agg_cost tmp;
+	const struct agg_cost *c = agg_frame_cost(a, f, &tmp);
 	struct frame *p = t->len ? &t->stack[t->len - 1] : NULL;
 	int uncertain = f->uncertain, k;
 	struct ctimes ct;

@@ -67,6 +67,9 @@ struct frame {
 	/* inherited at a fork (IPROF_REC_FORKED): opened at the fork, by
 	 * no start probe of this thread, whose cost is not taken off */
 	int forked;
+	/* the probe classes of its START and (once stopped) STOP records
+	 * (enum iprof_pclass, 0: not said): agg_frame_cost() */
+	uint8_t pc_start, pc_stop;
 	/* the compensation's uncertainty inside it (agg_node.err_var_ns2):
 	 * every probe part that fell inside, its own aside; sv_, ss_: of
 	 * those, its direct children's parts outside them (its self time) */
@@ -259,6 +262,9 @@ uint64_t *agg_nodeset_val(struct nodeset *s, const struct agg_node *n);
 void agg_nodeset_clear(struct nodeset *s);
 const struct agg_cost *agg_cost_of(const struct agg *a, uint32_t timer);
 void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4]);
+const struct agg_cost *agg_frame_cost(const struct agg *a,
+				      const struct frame *f,
+				      struct agg_cost *tmp);
 void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i);
 int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
 		  uint64_t sum, uint64_t start_ns, uint64_t ts_ns);

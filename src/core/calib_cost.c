@@ -105,6 +105,26 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 	return k;
 }
 
+void calib_cost_inline(const struct calib *cal, int c, struct agg_cost *k)
+{
+	const struct calib_result *r;
+
+	if (c < 0 || c >= CALIB_NCLASS)
+		return;
+	r = &cal->r[c];
+	if (!r->done) {
+		k->inl_flags = AGG_COST_UNKNOWN;
+		return;
+	}
+	k->inl_flags = AGG_COST_MEAN;
+	k->inl_in_ns = r->in_ns;
+	k->inl_out_ns = r->out_ns;
+	k->inl_mean_in_ns = r->in_mean_ns;
+	k->inl_mean_out_ns = r->out_mean_ns;
+	k->inl_sd_ns = r->sd_ns;
+	k->inl_drift_ns = r->drift_ns;
+}
+
 size_t calib_report(const struct calib *cal, unsigned int used,
 		    struct report_calib *out)
 {

@@ -216,7 +216,7 @@ static unsigned int shard_of(struct fold *f, const struct iprof_rec *r)
 		if (k->ctx != IPROF_CTX_TASK)
 			key = AGG_CTX_TIMER(k->ctx, k->cpu);
 	} else if (r->type != IPROF_REC_COMM && (r->flags & IPROF_F_CTX)) {
-		key = AGG_CTX_TIMER(r->aux, r->cpu);
+		key = AGG_CTX_TIMER(IPROF_REC_CTX(r->aux), r->cpu);
 	} else if (r->type == IPROF_REC_NEWTID || f->nmoved) {
 		key = moved_key(f, r);
 	}

@@ -285,6 +285,22 @@ static json_object *cost_err_json(const struct agg_cost *c, int *bad)
 	return a;
 }
 
+/* a timer's "cost_inline": [in, out, mean_in, mean_out, sd, drift, flags],
+ * its inlined instances' calls' cost (struct agg_cost inl_*) */
+static json_object *cost_inline_json(const struct agg_cost *c, int *bad)
+{
+	json_object *a = json_object_new_array();
+	const uint32_t v[] = { c->inl_in_ns,	  c->inl_out_ns,
+			       c->inl_mean_in_ns, c->inl_mean_out_ns,
+			       c->inl_sd_ns,	  c->inl_drift_ns,
+			       c->inl_flags };
+
+	for (size_t i = 0; a && i < 7; i++)
+		if (json_object_array_add(a, json_object_new_uint64(v[i])))
+			*bad = 1;
+	return a;
+}
+
 /* the calibration: one object per mechanism (doc/recording.md) */
 static json_object *calib_json(const struct rec_run *run, int *bad)
 {
@@ -417,6 +433,11 @@ static json_object *meta_json(const struct rec_run *run)
 		    (run->costs[i].sd_ns || run->costs[i].drift_ns))
 			put(t, "cost_err", cost_err_json(&run->costs[i], &bad),
 			    &bad);
+		/* its inlined instances' calls' cost: a key older readers
+		 * skip (they take such calls at the timer's cost) */
+		if (run->costs && run->costs[i].inl_flags)
+			put(t, "cost_inline",
+			    cost_inline_json(&run->costs[i], &bad), &bad);
 	}
 	if (run->ncalib)
 		put(root, "calibration", calib_json(run, &bad), &bad);
@@ -898,6 +919,30 @@ static int parse_cost_err(struct rec_run *p, size_t i, json_object *e)
 	return 0;
 }
 
+/* parse_cost_inline() - timer @i's "cost_inline" @e (absent: none): 7
+ * numbers, only beside its "cost" */
+static int parse_cost_inline(struct rec_run *p, size_t i, json_object *e)
+{
+	uint32_t v[7];
+	int ret;
+
+	if (!e)
+		return 0;
+	if (!p->costs)
+		return -EBADMSG;
+	ret = parse_u32s(e, v, 7);
+	if (ret)
+		return ret;
+	p->costs[i].inl_in_ns = v[0];
+	p->costs[i].inl_out_ns = v[1];
+	p->costs[i].inl_mean_in_ns = v[2];
+	p->costs[i].inl_mean_out_ns = v[3];
+	p->costs[i].inl_sd_ns = v[4];
+	p->costs[i].inl_drift_ns = v[5];
+	p->costs[i].inl_flags = v[6];
+	return 0;
+}
+
 /* parse_calib() - the "calibration" array (absent: none) */
 static int parse_calib(struct rec_run *p, json_object *a)
 {
@@ -1090,6 +1135,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"),
 					jget(t, "cost_mean"));
 		ret = ret ?: parse_cost_err(p, i, jget(t, "cost_err"));
+		ret = ret ?: parse_cost_inline(p, i, jget(t, "cost_inline"));
 	}
 	return ret ?: parse_calib(p, jget(m, "calibration"));
 }

@@ -54,6 +54,63 @@ int plan_calib_class(const struct plan *p, uint32_t timer)
 	return sh->calib_class(p, timer);
 }
 
+/* the probe class of an action of mechanism @m (@inst: an inlined
+ * instance's) */
+static uint8_t pclass_of(enum plan_mech m, uint32_t inst)
+{
+	switch (m) {
+	case MECH_TRACEPOINT:
+		return IPROF_PC_TP;
+	case MECH_UPROBE:
+		return inst ? IPROF_PC_UINLINE : IPROF_PC_UENTRY;
+	case MECH_URETPROBE:
+		return IPROF_PC_URETPROBE;
+	case MECH_RETSITE:
+		return inst ? IPROF_PC_UINLINE : IPROF_PC_RETSITE;
+	case MECH_KSITE:
+		return IPROF_PC_KINLINE;
+	case MECH_FUNC_ENTRY:
+		return IPROF_PC_KENTRY;
+	case MECH_FUNC_RETURN:
+		return IPROF_PC_KRETURN;
+	case MECH_SYSCALL:
+		return IPROF_PC_SYSCALL;
+	case MECH_USDT:
+		return IPROF_PC_USDT;
+	}
+	return IPROF_PC_NONE;
+}
+
+/* every action's iprof_action.pclass, from the attachment whose chain
+ * runs it (an action is in one chain) */
+static void plan_pclass(struct plan *p)
+{
+	uint32_t i, k, n;
+
+	for (i = 0; i < p->natt; i++)
+		for (k = p->att[i].action, n = 0;
+		     k < p->nactions && n < p->nactions;
+		     k = p->actions[k].next, n++)
+			p->actions[k].pclass =
+				pclass_of(p->att[i].mech, p->actions[k].inst);
+}
+
+int plan_calib_inline_class(const struct plan *p, uint32_t timer)
+{
+	const struct plan_timer *t = &p->timers[timer];
+
+	if (t->error || !t->inl)
+		return CALIB_NONE;
+	switch (probe_kind_at(t->kind)) {
+	case PROBE_AT_KFUNC:
+		return CALIB_KPROBE;
+	case PROBE_AT_UFUNC:
+		return CALIB_RETSITE_STEP;
+	default:
+		return CALIB_NONE;
+	}
+}
+
 int plan_build(struct plan *p, const struct probe_list *pl,
 	       const struct plan_env *env)
 {
@@ -133,6 +190,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		p->uregs = env->uregs;
 		p->shstk_pid = env->shstk_pid;
 		plan_emu(p, env);
+		plan_pclass(p);
 	}
 	planner_free(p->pn);
 	p->pn = NULL;

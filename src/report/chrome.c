@@ -527,9 +527,11 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 	key = r.tid;
 	pid = r.tgid;
 	if (r.flags & IPROF_F_CTX) {
-		if (r.aux == IPROF_CTX_TASK || r.aux >= IPROF_CTX_MAX)
+		uint32_t cx = IPROF_REC_CTX(r.aux); /* bits 8-15: a pclass */
+
+		if (cx == IPROF_CTX_TASK || cx >= IPROF_CTX_MAX)
 			goto ignore;
-		key = CHROME_CTX_TID(r.aux, r.cpu);
+		key = CHROME_CTX_TID(cx, r.cpu);
 		pid = 0;
 	}
 	t = track(c, key, pid);

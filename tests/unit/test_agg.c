@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <setjmp.h>
@@ -540,6 +541,69 @@ static void test_thread_exit(void **state)
 	assert_int_equal(na->threads, 1);
 	assert_int_equal(na->exited, 1);
 	assert_int_equal(st->threads_seen, 3);
+	agg__free(a);
+}
+
+/* a START or STOP of @timer whose probe of class @pc fired (aux bits 8-15) */
+#define PSTART(a, tid, timer, d, ts, pc)                                       \
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, timer, tid, ts, d, 0,  \
+				  (uint32_t)(pc) << 8),                        \
+			 0)
+#define PSTOP(a, tid, timer, d, ts, pc)                                        \
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, timer, tid, ts, d, 0,   \
+				  (uint32_t)(pc) << 8),                        \
+			 0)
+
+/*
+ * Each call is compensated by the classes of the probes it went through
+ * (issue 45): a timer's calls through its inlined instances' probes
+ * (IPROF_PC_UINLINE) lose their class's cost (agg_cost inl_*), its
+ * out-of-line calls its own; a call entered at an instance and stopped by
+ * the out-of-line return takes half of each; records that say no class
+ * (ABI 10) cost as the timer.  The spread is half each class's.
+ */
+static void test_costs_pclass(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[A] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
+			.stop_out_ns = 40, .flags = AGG_COST_MEAN,
+			.mean_start_in_ns = 10, .mean_start_out_ns = 20,
+			.mean_stop_in_ns = 30, .mean_stop_out_ns = 40,
+			.sd_ns = 30, .drift_ns = 10,
+			.inl_flags = AGG_COST_MEAN, .inl_in_ns = 400,
+			.inl_out_ns = 200, .inl_mean_in_ns = 500,
+			.inl_mean_out_ns = 300, .inl_sd_ns = 40,
+			.inl_drift_ns = 30 },
+	};
+	struct agg *a = new_agg();
+	const struct agg_node *na;
+
+	(void)state;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	/* out of line: 1000 - (10 + 30) */
+	PSTART(a, 1, A, 1, 0, IPROF_PC_UENTRY);
+	PSTOP(a, 1, A, 1, 1000, IPROF_PC_RETSITE);
+	na = node_at(a, A, -1);
+	assert_int_equal(na->total_ns, 960);
+	assert_int_equal(na->min_ns, 960);
+	/* an inlined instance: 2000 - 500 (its class's means), not - 40 */
+	PSTART(a, 2, A, 1, 0, IPROF_PC_UINLINE);
+	PSTOP(a, 2, A, 1, 2000, IPROF_PC_UINLINE);
+	assert_int_equal(na->total_ns, 960 + 1500);
+	assert_int_equal(na->max_ns, 1500);
+	assert_int_equal(na->hist->slot[hist_slot(1500)], 1);
+	/* the spread: 30^2 x (10 + 30) / 100, then 40^2 x 500 / 800 */
+	assert_true(fabs(na->err_var_ns2 - (900.0 * 40 / 100 + 1000)) < 1);
+	/* entered at an instance, left out of line: 250 + 30 */
+	PSTART(a, 3, A, 1, 0, IPROF_PC_UINLINE);
+	PSTOP(a, 3, A, 1, 3000, IPROF_PC_RETSITE);
+	assert_int_equal(na->total_ns, 960 + 1500 + 2720);
+	/* no class said (a recording of ABI 10): the timer's */
+	START(a, 4, A, 1, 0);
+	STOP(a, 4, A, 1, 1000);
+	assert_int_equal(na->total_ns, 960 + 1500 + 2720 + 960);
+	assert_int_equal(na->count, 4);
+	assert_int_equal(na->uncertain, 0);
 	agg__free(a);
 }
 
@@ -2085,6 +2149,7 @@ int main(void)
 		cmocka_unit_test(test_long_durations),
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_costs),
+		cmocka_unit_test(test_costs_pclass),
 		cmocka_unit_test(test_costs_mean),
 		cmocka_unit_test(test_costs_err),
 		cmocka_unit_test(test_calib_arith),
