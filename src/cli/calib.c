@@ -4,7 +4,8 @@
  * classes of mechanism a plan uses get a plan of iprof's own, a timer
  * each (its iprof_calib_push() and iprof_calib_step() functions, its
  * getppid(2) or getpid(2) calls), loaded with the same BPF programs in at
- * most two loads (one per setting of --returns and of syscall spans),
+ * most two loads (one per setting of --returns and of syscall spans) and
+ * one per kernel function class (they time the same kernel function),
  * filtered to iprof's own process, and each call timed untraced, then
  * traced, by iprof's clock and by the records.
  */
@@ -330,7 +331,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 	struct plan_env env = *penv;
 	struct group g;
 	unsigned int pass;
-	int uretp, spans;
+	int uretp;
 	uint32_t i;
 	int c;
 
@@ -354,13 +355,15 @@ int calib_run(struct calib *cal, const struct plan *p,
 	 * Pass 0 plans as the run does (uretprobes with --returns
 	 * uretprobe, else return sites; its syscall tracepoint setting);
 	 * pass 1 the other way, for the classes a timer's fallback needs (a
-	 * uretprobe where return sites are found, ...); kernel functions in
-	 * pass 0, or in pass 2 where a span is calibrated too (getppid(2)
-	 * calls __task_pid_nr_ns as getpid does: the kernel timer would
-	 * fire inside the span's calls).  One load of the programs a pass.
+	 * uretprobe where return sites are found, ...); each kernel
+	 * function class in a pass of its own, 2 + its place after
+	 * CALIB_FENTRY: they all time __task_pid_nr_ns, so that two in one
+	 * load would nest, each call's traced time holding both classes'
+	 * probes (a func: timer's and a kprobe for an inlined instance's),
+	 * and getppid(2) calls it as getpid does: the kernel timer would
+	 * fire inside a span's calls.  One load of the programs a pass.
 	 */
-	spans = cal->r[CALIB_SYSCALL].needed || cal->r[CALIB_TRACEPOINT].needed;
-	for (pass = 0; pass < 3; pass++) {
+	for (pass = 0; pass < 2u + CALIB_NCLASS - CALIB_FENTRY; pass++) {
 		memset(&g, 0, sizeof(g));
 		uretp = penv->returns == PLAN_RETURNS_URETPROBE;
 		if (pass == 1)
@@ -379,8 +382,9 @@ int calib_run(struct calib *cal, const struct plan *p,
 			     !uretp) ||
 			    (c == CALIB_SYSCALL && env.syscall_tracepoints) ||
 			    (c == CALIB_TRACEPOINT && !env.syscall_tracepoints) ||
-			    (c >= CALIB_FENTRY && pass != (spans ? 2u : 0u)) ||
-			    (c < CALIB_FENTRY && pass == 2))
+			    (c >= CALIB_FENTRY &&
+			     pass != 2u + (unsigned int)(c - CALIB_FENTRY)) ||
+			    (c < CALIB_FENTRY && pass >= 2))
 				continue;
 			cal->r[c].why[0] = '\0';
 			g.cls[g.n++] = (enum calib_class)c;
