@@ -324,6 +324,12 @@ out:
 	probe_list_free(&pl);
 }
 
+/* the calibration pass of kernel function class @c (calib_run()) */
+static unsigned int kpass(int c, int kfirst)
+{
+	return c == kfirst ? 0u : 2u + (unsigned int)(c - CALIB_FENTRY);
+}
+
 int calib_run(struct calib *cal, const struct plan *p,
 	      const struct plan_env *penv)
 {
@@ -331,7 +337,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 	struct plan_env env = *penv;
 	struct group g;
 	unsigned int pass;
-	int uretp;
+	int uretp, spans, kfirst;
 	uint32_t i;
 	int c;
 
@@ -355,14 +361,19 @@ int calib_run(struct calib *cal, const struct plan *p,
 	 * Pass 0 plans as the run does (uretprobes with --returns
 	 * uretprobe, else return sites; its syscall tracepoint setting);
 	 * pass 1 the other way, for the classes a timer's fallback needs (a
-	 * uretprobe where return sites are found, ...); each kernel
-	 * function class in a pass of its own, 2 + its place after
-	 * CALIB_FENTRY: they all time __task_pid_nr_ns, so that two in one
-	 * load would nest, each call's traced time holding both classes'
-	 * probes (a func: timer's and a kprobe for an inlined instance's),
-	 * and getppid(2) calls it as getpid does: the kernel timer would
-	 * fire inside a span's calls.  One load of the programs a pass.
+	 * uretprobe where return sites are found, ...); the first kernel
+	 * function class in pass 0 where no span is calibrated, each other
+	 * one in a pass of its own, 2 + its place after CALIB_FENTRY: they
+	 * all time __task_pid_nr_ns, so that two in one load would nest,
+	 * each call's traced time holding both classes' probes (a func:
+	 * timer's and a kprobe for an inlined instance's), and getppid(2)
+	 * calls it as getpid does: the kernel timer would fire inside a
+	 * span's calls.  One load of the programs a pass.
 	 */
+	spans = cal->r[CALIB_SYSCALL].needed || cal->r[CALIB_TRACEPOINT].needed;
+	for (c = CALIB_FENTRY; c < CALIB_NCLASS && !cal->r[c].needed; c++)
+		;
+	kfirst = spans ? CALIB_NCLASS : c;
 	for (pass = 0; pass < 2u + CALIB_NCLASS - CALIB_FENTRY; pass++) {
 		memset(&g, 0, sizeof(g));
 		uretp = penv->returns == PLAN_RETURNS_URETPROBE;
@@ -382,8 +393,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 			     !uretp) ||
 			    (c == CALIB_SYSCALL && env.syscall_tracepoints) ||
 			    (c == CALIB_TRACEPOINT && !env.syscall_tracepoints) ||
-			    (c >= CALIB_FENTRY &&
-			     pass != 2u + (unsigned int)(c - CALIB_FENTRY)) ||
+			    (c >= CALIB_FENTRY && pass != kpass(c, kfirst)) ||
 			    (c < CALIB_FENTRY && pass >= 2))
 				continue;
 			cal->r[c].why[0] = '\0';
