@@ -76,8 +76,16 @@ verify() {
 }
 
 command -v jq >/dev/null || { bad "no jq in the VM (tests/vm/run.sh copies it)"; finish; }
-run func "$conf"
+# compensated (the VM tier's init turns it off for speed): every mechanism
+# of the job calibrated, none "unknown" (issue 45)
+IPROF_NO_COMPENSATE=0 run func "$conf"
 verify func fentry
+jq -c '.calibration' "$TMP/func.json"
+check "func: every mechanism calibrated" \
+	"$(jq -c '[.calibration.mechanisms[] | select(.measured != true) | .mech + ": " + (.why // "")]' "$TMP/func.json")" "[]"
+# its spans' and its functions' (func: fentry, else kprobes)
+within "func: calibrated mechanisms" \
+	"$(jq -r '.calibration.mechanisms | length' "$TMP/func.json")" 2 3
 sed 's/^func:/fentry:/' "$conf" >"$TMP/kvm-fentry.conf"
 run fentry "$TMP/kvm-fentry.conf"
 verify fentry fentry

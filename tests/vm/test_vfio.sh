@@ -97,7 +97,18 @@ grep '^vfio_pin_map_dma ' "$TMP/dry" | grep -q '(inlined only, in module vfio_io
 	ok "--dry-run: vfio_pin_map_dma inlined in vfio_dma_do_map, at SYM+OFF" ||
 	bad "--dry-run: vfio_pin_map_dma's line: $(grep '^vfio_pin_map_dma ' "$TMP/dry")"
 
-run func "$conf"
+# compensated (the VM tier's init turns it off for speed): every mechanism
+# of the job calibrated, none "unknown", its inlined functions' kprobes
+# too (issue 45)
+IPROF_NO_COMPENSATE=0 run func "$conf"
+jq -c '.calibration' "$TMP/func.json"
+check "func: every mechanism calibrated" \
+	"$(jq -c '[.calibration.mechanisms[] | select(.measured != true) | .mech + ": " + (.why // "")]' "$TMP/func.json")" "[]"
+within "func: calibrated mechanisms" \
+	"$(jq -r '.calibration.mechanisms | length' "$TMP/func.json")" 2 4
+check "func: the inlined vfio_pin_map_dma's class (kprobes) calibrated" \
+	"$(jq -r '[.calibration.mechanisms[] | select(.mech == "kprobe/kretprobe") | .measured] | tostring' "$TMP/func.json")" \
+	"[true]"
 sed 's/^func:/kprobe:/' "$conf" >"$TMP/vfio-kprobe.conf"
 run kprobe "$TMP/vfio-kprobe.conf"
 
