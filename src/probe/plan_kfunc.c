@@ -380,8 +380,12 @@ static int kfunc_plan(struct plan *p, const struct probe *pr, uint32_t id,
 	if (msg) {
 		t->error = msg;
 		/* no symbol, no clone, no inlined instance found (one that
-		 * cannot be timed is a refusal): a typo, most likely */
-		t->missing = absent && !t->inl_where;
+		 * cannot be timed is a refusal), and a near name: a typo,
+		 * most likely.  With nothing near, or inlined instances not
+		 * looked for (--no-inline), it may be another kernel's
+		 * (vfio.conf's 6.6+ vfio_df_* lines on 6.1): a refusal */
+		t->missing = absent && !t->inl_where && !env->no_inline &&
+			     strstr(msg, KSYM_SUGGEST_PFX);
 		return 0;
 	}
 	if (!t->inl_only)
