@@ -38,9 +38,24 @@ need_root() {
 ok() { echo "ok   - $*"; }
 bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
 
-# check DESC ACTUAL EXPECTED: exact equality
+# why_status: after an unexpected exit status, what iprof said (the tail
+# of $TMP/err) and what its newest JSON report in $TMP counted as lost,
+# so that a failure on a CI machine says why without a rerun
+why_status() {
+	local j
+	[ -s "$TMP/err" ] && sed 's/^/    | /' "$TMP/err" | tail -20
+	j=$(ls -t "$TMP"/*.json 2>/dev/null | head -1)
+	[ -n "$j" ] && command -v jq >/dev/null &&
+		echo "    | $(basename "$j"): loss $(jq -c '.loss | with_entries(select(.value != 0))' "$j" 2>/dev/null), attached $(jq -c '[.probes[]? | select(.attached == false) | .name]' "$j" 2>/dev/null)"
+	return 0
+}
+
+# check DESC ACTUAL EXPECTED: exact equality (an exit status that is not
+# the expected one is explained by why_status)
 check() {
-	if [ "$2" = "$3" ]; then ok "$1: $2"; else bad "$1: got '$2', expected '$3'"; fi
+	if [ "$2" = "$3" ]; then ok "$1: $2"; return; fi
+	bad "$1: got '$2', expected '$3'"
+	case $1 in *"exit status"*) why_status ;; esac
 }
 
 # near DESC ACTUAL EXPECTED REL_TOL ABS_TOL: |a-e| <= max(rel*e, abs)
