@@ -291,7 +291,10 @@ static int func_targets(struct sym_file *f, const char *path, const char *func,
 			ret = -ENOENT;
 		} else {
 			ret = sym_not_found(&lk, path, dpath, err, errlen);
-			if (ret == -ENOENT && lk.other_type < 0)
+			/* @err may be NULL (hint_zero_hits() asks only
+			 * whether the function is there) */
+			if (ret == -ENOENT && lk.other_type < 0 && err &&
+			    errlen)
 				suggest_funcs(path, lk.func, err, errlen);
 		}
 		goto out;

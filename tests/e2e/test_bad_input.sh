@@ -446,6 +446,15 @@ else
 	bad "cc cannot build the hint fixture"
 fi
 
+# a library timer with 0 hits beside one that fired, the command not
+# defining the library's function (hint_zero_hits() asks the command's
+# file whether it does: that lookup segfaulted, exit 139, after the report)
+"$IPROF" -q -f json -o "$TMP/zero.json" -e "uprobe:$W:outer" -e 'uprobe:libc.so.6:mkfifo' \
+	-- "$W" --calls 2 >/dev/null 2>"$TMP/err"
+check "0 hits in a library the command does not define: exit status" "$?" 0
+check "0 hits in a library the command does not define: the report" \
+	"$(jnode "$TMP/zero.json" outer count)" 2
+
 # -p of a process that does not map the probed file (a pyenv shim's
 # python is not /usr/bin/python3): said at start, not only "0 hits"
 sleep 30 &
