@@ -186,15 +186,29 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 			const struct rec_run *run, uint64_t since,
 			uint64_t duration_ns, unsigned int no, int final);
 
-int run_lost_data(struct pipeline *p, const struct rec_run *run, uint64_t now)
+int run_lost_data(struct pipeline *p, const struct rec_run *run, uint64_t now,
+		  int warn)
 {
-	struct agg *agg;
+	struct agg *agg = pipeline__tree(p, now);
+	struct report r = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
 	int lost;
 
-	if (report_lost_data(&run->loss, NULL))
-		return 1;
-	agg = pipeline__tree(p, now);
+	r.agg = agg;
+	r.loss = run->loss;
 	lost = report_lost_data(&run->loss, agg ? agg__stats(agg) : NULL);
+	/* the report in a file or a recording: stderr says why the exit
+	 * status is 3 (the report's own "lost:" line, as the table has it) */
+	if (lost && warn && r.agg && (f = open_memstream(&buf, &len))) {
+		report_loss_line(f, &r, 0);
+		if (!fclose(f) && len) {
+			buf[len - 1] = buf[len - 1] == '\n' ? 0 : buf[len - 1];
+			log_warn("calls were lost (exit status 3): %s", buf);
+		}
+		free(buf);
+	}
 	if (agg)
 		pipeline__tree_done(p, agg);
 	return lost;

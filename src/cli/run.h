@@ -81,9 +81,13 @@ int run_counters(struct rec_run *run, const struct plan *plan,
 		 struct loader *l);
 /*
  * run_lost_data() - were calls lost in the run (report_lost_data(): the
- * loader's counters in @run, those of @p's tree at @now)?  1 or 0.
+ * loader's counters in @run, those of @p's tree at @now)?  1 or 0.  With
+ * @warn, a loss is also said on stderr as the report's "lost:" line
+ * (for a report that went to a file, where the user sees only the
+ * exit status).
  */
-int run_lost_data(struct pipeline *p, const struct rec_run *run, uint64_t now);
+int run_lost_data(struct pipeline *p, const struct rec_run *run, uint64_t now,
+		  int warn);
 /*
  * run_emit_report() - one report (@no, @final) of @p's tree
  * (pipeline__tree()) to @w; --interval-mode delta then resets it.

@@ -714,7 +714,10 @@ static int write_results(struct trace *t, uint64_t now)
 	 * and all of it counted */
 	return e ? EXIT_RUNTIME :
 	       t->nattached < t->plan->ntimers ||
-			       run_lost_data(t->pl, &t->run, now) ?
+			       run_lost_data(t->pl, &t->run, now,
+					     !report_out || !run_want_report(o) ||
+						     (o->r.output &&
+						      strcmp(o->r.output, "-"))) ?
 		   EXIT_PARTIAL :
 		   0;
 }

@@ -80,8 +80,11 @@ check "recursion: deepest level" "$(awk '{ n = split($1, a, ";"); if (n > m) m =
 # 130 deep: the 2 levels beyond the BPF stack (128) are lost, counted,
 # and the exit status says the report is incomplete (3)
 "$IPROF" -q -f seed -o "$TMP/deep.seed" --returns sites -e "uprobe:$BUILD/e2e-recurse:rec" \
-	-- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>>"$TMP/err"
+	-- "$BUILD/e2e-recurse" 3 130 >/dev/null 2>"$TMP/err3"
 check "130 deep: exit status 3 (calls lost)" "$?" 3
+check "130 deep: stderr says why (the report is in a file)" \
+	"$(grep -c 'calls were lost (exit status 3): lost: 6 starts over max depth' "$TMP/err3")" 1
+cat "$TMP/err3" >>"$TMP/err"
 check "130 deep: depth_overflow" "$(lost_field "$TMP/deep.seed" depth_overflow)" 6
 # 150 deep by uretprobes: the kernel gives them to the outer 64 calls only
 # (MAX_URETPROBE_DEPTH); levels 65-128 return without a stop and close
