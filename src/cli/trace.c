@@ -678,8 +678,16 @@ static uint64_t stop_tracing(struct trace *t)
 	loader__set_tracing(t->l, 0);
 	now = util_now_ns();
 	loader__drain(t->l);
-	if (t->child > 0 && !t->child_done)
+	if (t->child > 0 && !t->child_done) {
 		kill(t->child, SIGTERM);
+		/* stopped by -d or a signal: the command's tree with it (its
+		 * children, as timeout(1) signals its process group): a
+		 * `sh -c 'sleep 33'` left its sleep running, untraced,
+		 * after the report; -p and --comm/--cgroup processes are
+		 * not iprof's to end */
+		if (!t->o->npids && !t->has_sel)
+			loader__targets_signal(t->l, SIGTERM);
+	}
 	return now;
 }
 

@@ -6,6 +6,7 @@
  * src/kernel/attach_*.c, the rings in src/kernel/rings.c.  See src/kernel/loader.h.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -958,6 +959,19 @@ int loader__targets_alive(struct loader *l)
 		bpf_map_delete_elem(fd, &key);
 		prev = NULL;
 		n = 0;
+	}
+	return n;
+}
+
+int loader__targets_signal(struct loader *l, int sig)
+{
+	int fd = bpf_map__fd(l->skel->maps.targets), n = 0;
+	__u32 key, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		if ((pid_t)key != getpid() && !kill((pid_t)key, sig))
+			n++;
+		prev = &key;
 	}
 	return n;
 }

@@ -204,6 +204,13 @@ unsigned int loader__nprobes(const struct loader *l);
 int loader__targets_alive(struct loader *l);
 
 /*
+ * loader__targets_signal() - send @sig (kill(2)) to every traced process
+ * (the BPF targets map: the -- CMD child and the processes it forked
+ * since) but the caller.  Returns how many were signalled.
+ */
+int loader__targets_signal(struct loader *l, int sig);
+
+/*
  * loader__rb_bytes() - the size of each CPU's ring buffer in bytes, as
  * created (loader_rb_cpu_bytes() of the request); *@nrings (may be NULL)
  * gets how many rings there are.

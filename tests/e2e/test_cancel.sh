@@ -162,4 +162,14 @@ check "killed by SIGSEGV with a timer not attached: the report" \
 	"$(seed_field outer count "$TMP/sig")" 2
 "$IPROF" -q -f seed -o "$TMP/sig" -e "uprobe:$W:outer" -d 200ms -- sleep 10 2>/dev/null
 check "command stopped by iprof (-d): exit" "$?" 0
+# ... and its children with it (they were left running, untraced): a
+# shell's sleep, and a sleep the shell put in the background
+tag=iprof-tree-$$
+"$IPROF" -q -f seed -o "$TMP/tree" -e "uprobe:$W:outer" -d 300ms \
+	-- bash -c "(exec -a $tag-bg sleep 30) & exec -a $tag-fg sleep 31; echo never" >/dev/null 2>&1
+check "command stopped by iprof (-d): exit, its children too" "$?" 0
+sleep 0.3
+check "command stopped by iprof (-d): none of its children left" \
+	"$(pgrep -fc "^$tag-")" 0
+pkill -f "^$tag-" 2>/dev/null
 finish
