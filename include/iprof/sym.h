@@ -77,6 +77,10 @@ struct sym_target {
 	 * virtual address @cold_addr (0, 0, 0 if unknown) */
 	int cold;
 	uint64_t cold_off, cold_size, cold_addr;
+	/* 1: the implementation of the indirect function (STT_GNU_IFUNC)
+	 * named that this CPU runs (sym_ifunc_resolve(); @name is the
+	 * implementation's: __strlen_evex for strlen) */
+	int ifunc;
 };
 
 /*
@@ -203,7 +207,7 @@ int sym_cache_resolve_path(struct sym_cache *c, const char *name, char **out,
 int sym_cache_stat(struct sym_cache *c, const char *path, struct stat *st);
 
 /*
- * sym_cache_glob_names() - sym_glob_names() over sym_func_names() of
+ * sym_cache_glob_names() - sym_glob_names() over sym_glob_func_names() of
  * @path: what uprobe glob @glob is matched against, into @out (free with
  * ksyms_free()); its C++ and Rust names demangled through @c (NULL:
  * none), each once for the whole plan, and for a glob that begins with an
@@ -341,6 +345,34 @@ int sym_noreturn(const char *name);
  */
 int sym_insn_check(const char *path, uint64_t offset, char *err,
 		   size_t errlen);
+
+/*
+ * sym_glob_func_names() - what a uprobe glob is matched against in @path:
+ * sym_func_names()'s list, with the indirect functions whose
+ * implementation on this CPU is known and has a symbol
+ * (sym_ifunc_resolve(): each timed by that implementation) and without
+ * their resolvers (FUNC symbols at an
+ * IFUNC's address: glibc's strlen_ifunc, run once at relocation).  The
+ * same returns and errors as sym_func_names().
+ */
+int sym_glob_func_names(const char *path, struct ksyms *k, char *err,
+			size_t errlen);
+
+/*
+ * sym_ifunc_resolve() - where indirect function @func (STT_GNU_IFUNC) of
+ * ELF shared object @path goes on this CPU: the virtual address in @path
+ * of the implementation its resolver returns (glibc's strlen ->
+ * __strlen_evex), into *@vaddr.  Asked of ld.so in iprof's own process,
+ * and only for a file that process has loaded already (libc.so.6 and the
+ * libraries iprof links: dlopen(RTLD_NOLOAD) finds it by device and
+ * inode, loads nothing and runs no constructor; dlsym() calls the
+ * resolver as a relocation does).  A traced program picks the same on
+ * this CPU unless its environment tunes ld.so otherwise
+ * (GLIBC_TUNABLES=glibc.cpu.hwcaps=...).  Returns 0, -ENOENT (@path not
+ * loaded here, or no symbol @func), -ERANGE (it resolves into another
+ * file).
+ */
+int sym_ifunc_resolve(const char *path, const char *func, uint64_t *vaddr);
 
 /*
  * sym_func_names() - the functions a uprobe can name in ELF executable or

@@ -175,7 +175,9 @@ static int old_copy_scan(int pid, const char *path, char *out, size_t len,
  * @path, the implementations glibc names __FUNC_* (__strlen_avx2,
  * __strlen_evex, __strlen_sse2: sysdeps/x86_64/multiarch), read from the
  * file's symbols or its debug file's (libc6-dbg), and the
- * probe line that times them all; without them, where they would be.
+ * probe line that times them all; without them, where they would be; and
+ * the address of the code ld.so picks on this CPU where iprof can ask it
+ * (sym_ifunc_resolve(): it has no symbol, or it would be timed).
  */
 static void ifunc_impls(const char *path, const char *func, char *err,
 			size_t len)
@@ -183,6 +185,8 @@ static void ifunc_impls(const char *path, const char *func, char *err,
 	struct ksyms names;
 	char glob[256], why[128];
 	size_t i, n = 0, used = strlen(err);
+	uint64_t va;
+	int known = !sym_ifunc_resolve(path, func, &va);
 
 	if (snprintf(glob, sizeof(glob), "__%s_*", func) >= (int)sizeof(glob) ||
 	    sym_func_names(path, &names, why, sizeof(why)))
@@ -197,10 +201,14 @@ static void ifunc_impls(const char *path, const char *func, char *err,
 			 " ('uprobe:%s:%s' times them all; this CPU runs one)",
 			 path, glob);
 	else if (!n && used < len)
-		snprintf(err + used, len - used,
+		used += (size_t)snprintf(err + used, len - used,
 			 " (their symbols, %s, are not in this file: for "
 			 "glibc, in libc6-dbg's debug file)",
 			 glob);
+	if (known && used < len) /* ld.so's choice, with no symbol there */
+		snprintf(err + used, len - used,
+			 "; ld.so picks the code at %#llx on this CPU",
+			 (unsigned long long)va);
 	ksyms_free(&names);
 }
 

@@ -532,6 +532,7 @@ static int add_target(struct sym_target **v, size_t *n, const struct cand *c,
 	nv[*n].size = c->size;
 	nv[*n].clone = c->clone;
 	nv[*n].cold = 0;
+	nv[*n].ifunc = 0;
 	nv[*n].cold_off = nv[*n].cold_size = nv[*n].cold_addr = 0;
 	if (versioned && c->ver && !c->dem && !c->clone) {
 		if (asprintf(&nv[*n].name, "%s%s%s", func,

@@ -187,6 +187,14 @@ int sym_open_elf(const char *path, int *fd, Elf **elf, char *err, size_t errlen)
 bool sym_has_symtab(Elf *elf);
 void sym_close_elfs(Elf *elf, int fd, Elf *dbg, int dfd);
 
+/* sym_ifunc.c: the implementation of IFUNC @func of @path (symbols in
+ * @elf, @dbg: its debug file or NULL) that ld.so picks on this CPU, its
+ * name into @name (@len bytes) and address into *@vaddr: 0, -ENODATA
+ * (*@vaddr set, no sized FUNC symbol there), sym_ifunc_resolve()'s
+ * errors */
+int sym_ifunc_impl(Elf *elf, Elf *dbg, const char *path, const char *func,
+		   char *name, size_t len, uint64_t *vaddr);
+
 /* sym_names.c */
 bool sym_squeeze(const char *s, char *buf, size_t len);
 bool sym_cxx_name_part(const char *dem, char *d, size_t len, const char **name_out,

@@ -179,9 +179,10 @@ static void suggest_funcs(const char *path, const char *func, char *err,
 {
 	struct ksyms all, names;
 	char near[256], why[128];
-	size_t used = strlen(err);
+	size_t used = err ? strlen(err) : 0;
 
-	if (sym_func_names(path, &all, why, sizeof(why)))
+	/* no message asked for (sym_func_offset(..., NULL, 0)) */
+	if (!err || !errlen || sym_func_names(path, &all, why, sizeof(why)))
 		return;
 	if (!sym_glob_names(&all, func, &names)) {
 		if (ksym_suggest(names.funcs, names.nfuncs, func, near,
@@ -191,6 +192,43 @@ static void suggest_funcs(const char *path, const char *func, char *err,
 		ksyms_free(&names);
 	}
 	ksyms_free(&all);
+}
+
+static int func_targets(struct sym_file *f, const char *path, const char *func,
+			struct sym_target **out, size_t *nout, char *err,
+			size_t errlen);
+
+/*
+ * sym_make_targets() of @lk, and for an IFUNC it refuses the
+ * implementation ld.so picks on this CPU (sym_ifunc_impl()), timed in its
+ * place, each target marked ifunc; else -EOPNOTSUPP, @err as it said.
+ */
+static int targets_of(struct sym_file *f, Elf *elf, Elf *dbg,
+		      const char *path, struct lookup *lk,
+		      struct sym_target **out, size_t *nout, char *err,
+		      size_t errlen)
+{
+	char impl[256];
+	uint64_t va;
+	size_t i;
+	int ret;
+
+	ret = sym_make_targets(lk, elf, path, out, nout, err, errlen);
+	if (ret != -EOPNOTSUPP)
+		return ret;
+	ret = sym_ifunc_impl(elf, dbg, path, lk->func, impl, sizeof(impl),
+			     &va);
+	if (ret)
+		return -EOPNOTSUPP;
+	if (!strcmp(impl, lk->func))
+		return -EOPNOTSUPP; /* never twice */
+	sym_targets_free(*out, *nout); /* other versions added before it */
+	*out = NULL;
+	*nout = 0;
+	ret = func_targets(f, path, impl, out, nout, err, errlen);
+	for (i = 0; !ret && i < *nout; i++)
+		(*out)[i].ifunc = 1;
+	return ret;
 }
 
 /* sym_func_targets() through @f (the cache's, or NULL: the file read
@@ -291,15 +329,13 @@ static int func_targets(struct sym_file *f, const char *path, const char *func,
 			ret = -ENOENT;
 		} else {
 			ret = sym_not_found(&lk, path, dpath, err, errlen);
-			/* @err may be NULL (hint_zero_hits() asks only
-			 * whether the function is there) */
-			if (ret == -ENOENT && lk.other_type < 0 && err &&
-			    errlen)
+			/* suggest_funcs() takes @err NULL (hint_zero_hits()) */
+			if (ret == -ENOENT && lk.other_type < 0)
 				suggest_funcs(path, lk.func, err, errlen);
 		}
 		goto out;
 	}
-	ret = sym_make_targets(&lk, elf, path, out, nout, err, errlen);
+	ret = targets_of(f, elf, dbg, path, &lk, out, nout, err, errlen);
 	for (i = 0; !ret && i < *nout; i++) {
 		uint64_t coff;
 
@@ -334,7 +370,7 @@ int sym_cache_glob_names(struct sym_cache *c, const char *path,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = sym_func_names(path, &names, err, errlen);
+	ret = sym_glob_func_names(path, &names, err, errlen);
 	if (ret)
 		return ret;
 	/* a mangled glob compares symbols: nothing to demangle */
