@@ -14,6 +14,9 @@
  *                                          [if COND] (argN only)
  *   span NAME = START -> STOP key A[=B][,A2[=B2]...]
  *                                          a keyed span: matched by fields
+ *   span NAME = START -> STOP | STOP2 ...  alternative stops (at most
+ *                                          PROBE_MAX_STOPS, not keyed):
+ *                                          the first to fire ends it
  *   include FILE
  *
  * COND is FIELD[:TYPE] OP VALUE joined by &&; FIELD is a tracepoint field
@@ -103,8 +106,12 @@ struct probe_cond {
 	int hex; /* VALUE was written 0x...: echoed so (plan_cond_str()) */
 };
 
+/* Most stops a span may have: STOP | STOP2 | ... (doc/probes.md) */
+#define PROBE_MAX_STOPS 4
+
 /* One side of a timer: a tracepoint or USDT probe (spans) or the
  * function entry. */
+
 struct probe_point {
 	char *category; /* tracepoint category (spans), owned, else NULL;
 			 * a USDT probe's PROVIDER (NULL: not written) */
@@ -138,7 +145,14 @@ struct probe {
 	char *func; /* FUNC for function kinds (may hold * and ? globs) */
 	char *path; /* uprobe binary path as written, owned; else NULL */
 	struct probe_point start; /* function kinds: conditions on entry */
-	struct probe_point stop; /* spans only */
+	struct probe_point stop; /* spans only: the first stop written */
+	/* spans: the other stops of `-> STOP | STOP2 | ...`, in the order
+	 * written (nalt 0..PROBE_MAX_STOPS - 1): whichever of them and stop
+	 * fires first on the thread (its own conditions holding) ends the
+	 * span; never keyed.  malloc'ed, owned; NULL when nalt is 0 (most
+	 * lines: a probe list may hold 200000) */
+	int nalt;
+	struct probe_point *alt;
 	char *file; /* origin: file path, or "-e" for the command line */
 	int line; /* 1-based line in file (the Nth -e for "-e") */
 	int name_col; /* 1-based column of the name (FUNC, span or `as` NAME) */

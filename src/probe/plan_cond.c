@@ -148,8 +148,45 @@ static char *resolve_name(const struct plan_shape *sh,
 	return msg;
 }
 
+/* does every side of span @pr run in user code, a USDT probe (a span
+ * between them nests in itself, as the calls they mark)? */
+static int usdt_only(const struct probe *pr)
+{
+	int i;
+
+	if (!pr->start.usdt || !pr->stop.usdt)
+		return 0;
+	for (i = 0; i < pr->nalt; i++)
+		if (!pr->alt[i].usdt)
+			return 0;
+	return 1;
+}
+
+/* a stop action of timer @id per alternative stop of span @pr (after
+ * @stop's, so at stop + 1 + i: the shape's attach finds them there),
+ * each with its own conditions and @flags.  NULL, the error, or
+ * "out of memory" */
+static char *alt_actions(struct plan *p, const struct plan_shape *sh,
+			 const struct plan_env *env, const struct probe *pr,
+			 uint32_t id, uint32_t stop, uint8_t flags)
+{
+	uint32_t a;
+	char *msg = NULL;
+	int i;
+
+	for (i = 0; i < pr->nalt && !msg; i++) {
+		if (plan_add_action(p, id, IPROF_ROLE_STOP, flags, &a) ||
+		    a != stop + 1 + (uint32_t)i)
+			return plan_asprintf("out of memory");
+		msg = resolve_conds(sh, env, p->timers[id].func, pr,
+				    &pr->alt[i], 1, &p->actions[a]);
+	}
+	return msg;
+}
+
 /* The actions and attachments of @pr (timer @id), resolved: @at, the
- * entry of a user function timer (else NULL). */
+ * entry of a user function timer (else NULL).  A span's alternative
+ * stops (pr->nalt) get stop actions of their own right after @stop's. */
 int plan_actions(struct plan *p, const struct plan_shape *sh,
 		 const struct probe *pr, uint32_t id, const struct plan_env *env,
 		 const struct uplace *at)
@@ -157,6 +194,7 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 	struct plan_timer *t = &p->timers[id];
 	int tp = sh->tracepoints;
 	uint32_t start, stop;
+	uint8_t sflags;
 	char *msg;
 	int err;
 
@@ -167,17 +205,17 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 	 * they mark (python's function__entry -> function__return) */
 	err = plan_add_action(p, id, IPROF_ROLE_START,
 			 pr->nkey ? IPROF_A_KEYED :
-			 tp && !(pr->start.usdt && pr->stop.usdt) ?
-				 IPROF_A_NO_REENTER : 0,
+			 tp && !usdt_only(pr) ? IPROF_A_NO_REENTER : 0,
 			 &start);
+	/* a span of several stops: a stop that finds it closed is
+	 * expected (another alternative closed it), never an orphan */
+	sflags = pr->nkey ? IPROF_A_KEYED :
+		 pr->nalt ? IPROF_A_UNMATCHED_OK :
+		 !pr->start.ncond ? 0 :
+		 tp ? IPROF_A_UNMATCHED_OK :
+		      IPROF_A_UNMATCHED_OK | IPROF_A_TOP_ONLY;
 	if (!err)
-		err = plan_add_action(p, id, IPROF_ROLE_STOP,
-				 pr->nkey ? IPROF_A_KEYED :
-				 !pr->start.ncond ? 0 :
-				 tp ?
-					 IPROF_A_UNMATCHED_OK :
-					 IPROF_A_UNMATCHED_OK | IPROF_A_TOP_ONLY,
-				 &stop);
+		err = plan_add_action(p, id, IPROF_ROLE_STOP, sflags, &stop);
 	if (err)
 		return err;
 	msg = resolve_conds(sh, env, t->func, pr, &pr->start,
@@ -188,6 +226,8 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 	if (!msg && tp)
 		msg = resolve_conds(sh, env, t->func, pr, &pr->stop, 1,
 				    &p->actions[stop]);
+	if (!msg && tp)
+		msg = alt_actions(p, sh, env, pr, id, stop, sflags);
 	if (!msg && sh->keys && pr->nkey)
 		msg = sh->keys(env->tracefs, pr, &p->actions[start],
 			       &p->actions[stop]);

@@ -189,6 +189,7 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 {
 	const struct probe_point *side = NULL;
 	char *msg;
+	int i;
 
 	(void)ks;
 	msg = NULL;
@@ -203,6 +204,11 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 		side = &pr->stop;
 		msg = plan_check_tp(env->tracefs, pr, side);
 	}
+	for (i = 0; !msg && i < pr->nalt; i++)
+		if (!pr->alt[i].usdt) {
+			side = &pr->alt[i];
+			msg = plan_check_tp(env->tracefs, pr, side);
+		}
 	if (msg) {
 		p->timers[id].error = msg;
 		p->timers[id].missing = side && tp_absent(env->tracefs, side);
@@ -211,20 +217,30 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 	return plan_actions(p, &plan_span_shape, pr, id, env, NULL);
 }
 
-/* the start on its tracepoint, the stop on its own */
+/* action @action of timer @id on side @pt: its tracepoint or USDT probe */
+static int side_att(struct plan *p, const struct probe *pr, uint32_t id,
+		    const struct plan_env *env, uint32_t action,
+		    const struct probe_point *pt)
+{
+	return pt->usdt ? plan_usdt_att(p, pr, id, action, pt) :
+			  plan_add_tp_att(p, env, id, action, pt);
+}
+
+/* the start on its tracepoint, the stop on its own, each alternative
+ * stop on its own (its action at stop + 1 + i: plan_actions()) */
 static int span_attach(struct plan *p, const struct probe *pr, uint32_t id,
 		       const struct plan_env *env, uint32_t start,
 		       uint32_t stop, const struct uplace *at)
 {
-	int err;
+	int err, i;
 
 	(void)at;
-	err = pr->start.usdt ? plan_usdt_att(p, pr, id, start, &pr->start) :
-			       plan_add_tp_att(p, env, id, start, &pr->start);
+	err = side_att(p, pr, id, env, start, &pr->start);
 	if (!err && !p->timers[id].error)
-		err = pr->stop.usdt ?
-			      plan_usdt_att(p, pr, id, stop, &pr->stop) :
-			      plan_add_tp_att(p, env, id, stop, &pr->stop);
+		err = side_att(p, pr, id, env, stop, &pr->stop);
+	for (i = 0; i < pr->nalt && !err && !p->timers[id].error; i++)
+		err = side_att(p, pr, id, env, stop + 1 + (uint32_t)i,
+			       &pr->alt[i]);
 	if (err == -E2BIG) {
 		p->timers[id].error = plan_asprintf("%s:%d:%d: span %s: more than %d timers use one tracepoint",
 						    pr->file, pr->line,
@@ -249,17 +265,26 @@ static void side_str(char *buf, size_t len, const struct probe_point *pt)
 	plan_cond_str(buf, len, pt);
 }
 
-/* "tracepoint:CAT:EV[ if ...] -> tracepoint:CAT:EV[ if ...]" */
+/* "tracepoint:CAT:EV[ if ...] -> tracepoint:CAT:EV[ if ...]", each
+ * alternative stop after " | " */
 static char *span_describe(const struct probe *pr, const char *path,
 			   const char *func, int glob)
 {
-	char a[PATH_MAX + 512] = "", b[PATH_MAX + 512] = "";
+	char a[PATH_MAX + 512] = "", b[PROBE_MAX_STOPS * (PATH_MAX + 520)];
+	size_t used;
+	int i;
 
 	(void)path;
 	(void)func;
 	(void)glob;
 	side_str(a, sizeof(a), &pr->start);
 	side_str(b, sizeof(b), &pr->stop);
+	for (i = 0; i < pr->nalt; i++) {
+		used = strlen(b);
+		used += (size_t)snprintf(b + used, sizeof(b) - used, " | ");
+		if (used < sizeof(b))
+			side_str(b + used, sizeof(b) - used, &pr->alt[i]);
+	}
 	return plan_asprintf("%s -> %s", a, b);
 }
 

@@ -327,6 +327,9 @@ static void probe_free(struct probe *pr)
 	free(pr->file);
 	point_free(&pr->start);
 	point_free(&pr->stop);
+	for (i = 0; i < pr->nalt; i++)
+		point_free(&pr->alt[i]);
+	free(pr->alt);
 	free(pr->name_src.field);
 }
 
@@ -789,7 +792,50 @@ static int parse_key(struct lex *lx, const char **pp, struct probe *pr)
 	return 0;
 }
 
-/* span NAME = START -> STOP [key KEY]; @p is after "span". */
+/*
+ * parse_alt_stops() - `| STOP2 | ...` after a span's first stop, at *pp:
+ * each alternative a span side with its own conditions, into @pr->alt
+ * (at most PROBE_MAX_STOPS stops in all; an empty one, `| |` or `|` at
+ * the end, is an error at its '|').  @has_cond: whether the last side
+ * read has conditions (for the next message).  0 or the error.
+ */
+static int parse_alt_stops(struct lex *lx, const char **pp, struct probe *pr,
+			   bool *has_cond)
+{
+	const char *p = *pp, *q;
+	char what[80];
+	int err;
+
+	while (*p == '|') {
+		if (pr->nalt + 1 >= PROBE_MAX_STOPS) {
+			snprintf(what, sizeof(what),
+				 "at most %d stops in a span", PROBE_MAX_STOPS);
+			return syntax_error_len(lx, p, 1, what);
+		}
+		q = skip_ws(p + 1);
+		if (is_eol(q) || *q == '|' || at_keyword(q, "name") ||
+		    at_keyword(q, "key"))
+			return syntax_error_len(lx, p, 1,
+						"a stop after '|' (an "
+						"alternative stop: "
+						"tracepoint:CAT:EVENT or "
+						"usdt:PATH[:PROVIDER]:NAME)");
+		if (!pr->alt) {
+			pr->alt = calloc(PROBE_MAX_STOPS - 1, sizeof(*pr->alt));
+			if (!pr->alt)
+				return nomem(lx);
+		}
+		/* counted first: the cleanup frees what the side kept */
+		err = parse_span_side(lx, &q, &pr->alt[pr->nalt++], has_cond);
+		if (err)
+			return err;
+		p = q;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* span NAME = START -> STOP [| STOP2 ...] [key KEY]; @p is after "span". */
 static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 {
 	const char *e;
@@ -825,6 +871,8 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 	p = skip_ws(p + 2);
 
 	err = parse_span_side(lx, &p, &pr->stop, &has_cond);
+	if (!err)
+		err = parse_alt_stops(lx, &p, pr, &has_cond);
 	if (err)
 		return err;
 	if (at_keyword(p, "name")) {
@@ -841,6 +889,13 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 		if (!is_eol(p))
 			return syntax_error(lx, p, "end of line");
 		return 0;
+	}
+	if (at_keyword(p, "key") && pr->nalt) {
+		set_err(lx->ctx,
+			"%s:%d:%d: key applies to spans of one stop: a keyed "
+			"span's stop takes its key from its own tracepoint",
+			lx->origin, lx->lineno, col_of(lx, p));
+		return -EINVAL;
 	}
 	if (at_keyword(p, "key")) {
 		p += 3;

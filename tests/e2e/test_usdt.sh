@@ -43,6 +43,20 @@ within "req thread_time (ms), the workload's own $own" \
 	"$(awk -v o="$own" -v n=$N 'BEGIN { d = o * 0.2; if (d < 5) d = 5; printf "%.2f", o - d - n * 0.1 }')" \
 	"$(awk -v o="$own" 'BEGIN { d = o * 0.2; if (d < 5) d = 5; printf "%.2f", o + d }')"
 
+# alternative stops (issue 46): a request ends at the guarded probe for
+# the first half (arg0 < N/2), at req__done for the rest; the stop that
+# finds it closed is dropped, not an orphan; nothing nests in it
+"$IPROF" -q -f seed -o "$TMP/alt" \
+	-e "span alt = usdt:$W:req__start -> usdt:$W:guarded if arg0 < $((N / 2)) | usdt:$W:req__done" \
+	-e "uprobe:$W:work" -- "$W" --calls $N --spin-us 100 >/dev/null 2>"$TMP/alt.err"
+check "alt: iprof exit status" "$?" 0
+cat "$TMP/alt"
+check "alt count" "$(seed_field alt count "$TMP/alt")" $N
+check "alt>work count" "$(seed_field 'alt>work' count "$TMP/alt")" $N
+check "alt: none under another" "$(seed_field 'alt>alt' count "$TMP/alt")" ""
+check "alt: no orphan stops" "$(grep -c 'orphan' "$TMP/alt" "$TMP/alt.err" | awk -F: '{ s += $2 } END { print s }')" 0
+check "alt: nothing left open" "$(grep -c '^# \(incomplete\|exited\):' "$TMP/alt")" 0
+
 # untraced, the guarded probe never fires
 "$W" --calls 5 >"$TMP/plain"
 check "untraced: guarded probe not fired" "$(truth guarded.count "$TMP/plain")" 0

@@ -1113,6 +1113,53 @@ static void kvm_run_span(void **state)
 	probe_list_free(&pl);
 }
 
+/* Alternative stops (issue 46): a stop action per stop, each with its
+ * conditions at its own tracepoint, chained where they share one; none
+ * an orphan; the description lists them; a missing one is the timer's
+ * error at its column. */
+static void alt_stop_span(void **state)
+{
+	static const char *const l[] = {
+		"span g = tracepoint:kvm:kvm_fpu if load == 1 -> tracepoint:kvm:kvm_fpu if load == 0 | tracepoint:syscalls:sys_exit_ioctl if ret < 0",
+		"span bad = tracepoint:kvm:kvm_fpu -> tracepoint:kvm:kvm_fpu | tracepoint:kvm:kvm_nope",
+	};
+	struct probe_list pl;
+	struct plan p;
+
+	(void)state;
+	build(&pl, &p, l, 2);
+	assert_int_equal(p.ntimers, 2);
+	assert_null(p.timers[0].error);
+	assert_string_equal(
+		p.timers[0].where,
+		"tracepoint:kvm:kvm_fpu if load == 1 -> tracepoint:kvm:kvm_fpu if load == 0 | tracepoint:syscalls:sys_exit_ioctl if ret < 0");
+	assert_int_equal(p.actions[0].role, IPROF_ROLE_START);
+	assert_int_equal(p.actions[0].flags, IPROF_A_NO_REENTER);
+	/* the stops: load == 0 on kvm_fpu, ret < 0 on sys_exit_ioctl */
+	assert_int_equal(p.actions[1].role, IPROF_ROLE_STOP);
+	assert_int_equal(p.actions[1].flags, IPROF_A_UNMATCHED_OK);
+	assert_int_equal(p.actions[1].ncond, 1);
+	assert_int_equal(p.actions[1].cond[0].val, 0);
+	assert_int_equal(p.actions[2].role, IPROF_ROLE_STOP);
+	assert_int_equal(p.actions[2].timer, 0);
+	assert_int_equal(p.actions[2].flags, IPROF_A_UNMATCHED_OK);
+	assert_int_equal(p.actions[2].ncond, 1);
+	assert_int_equal(p.actions[2].cond[0].op, IPROF_OP_LT);
+	/* kvm_fpu: one attachment, stop chained before start; the ioctl's
+	 * return on the raw syscall tracepoint */
+	assert_int_equal(p.natt, 2);
+	assert_string_equal(p.att[0].event, "kvm_fpu");
+	assert_int_equal(p.att[0].action, 1);
+	assert_int_equal(p.actions[1].next, 0);
+	assert_string_equal(p.att[1].event, "sys_exit_ioctl");
+	assert_int_equal(p.att[1].mech, MECH_SYSCALL);
+	assert_int_equal(p.att[1].action, 2);
+	assert_non_null(strstr(p.timers[1].error,
+			       "t.conf:2:63: tracepoint kvm:kvm_nope not found"));
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* a key field as the planner gives it */
 static void check_keyf(const struct iprof_keyf *k, int src, int size, int off)
 {
@@ -2183,6 +2230,7 @@ int main(void)
 		cmocka_unit_test(return_sites),
 		cmocka_unit_test(jump_tables),
 		cmocka_unit_test(kvm_run_span),
+		cmocka_unit_test(alt_stop_span),
 		cmocka_unit_test(keyed_spans),
 		cmocka_unit_test(keyed_errors),
 		cmocka_unit_test(tp_types),

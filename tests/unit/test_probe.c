@@ -532,6 +532,77 @@ static void test_span_usdt(void **state)
 		  "-e:1:20: found 'n.x', expected a USDT probe name");
 }
 
+/* Alternative stops: `-> STOP | STOP2 ...`, each with its conditions,
+ * columns; an empty one and one too many are errors at their '|' */
+static void test_span_alt(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p;
+
+	p = parse_ok(&pl, "span q = usdt:pg:query__start -> usdt:pg:query__done"
+			  " | usdt:pg:p:transaction__abort if arg0 == 3 name arg1");
+	assert_string_equal(p->stop.event, "query__done");
+	assert_int_equal(p->stop.ncond, 0);
+	assert_int_equal(p->nalt, 1);
+	assert_string_equal(p->alt[0].usdt, "pg");
+	assert_string_equal(p->alt[0].category, "p");
+	assert_string_equal(p->alt[0].event, "transaction__abort");
+	assert_int_equal(p->alt[0].col, 56);
+	assert_int_equal(p->alt[0].ncond, 1);
+	assert_int_equal(p->alt[0].cond[0].arg, 0);
+	assert_int_equal(p->alt[0].cond[0].value, 3);
+	assert_int_equal(p->named, 1);
+	assert_int_equal(p->name_src.arg, 1);
+	probe_list_free(&pl);
+
+	/* four stops, tracepoints and USDT mixed, no blanks around '|' */
+	p = parse_ok(&pl, "span s = tp:a:b -> tp:c:d if x == 1|tp:e:f|"
+			  "usdt:./p:g if arg1 > 2 && arg2 < 3 | tp:h:i");
+	assert_int_equal(p->stop.ncond, 1);
+	assert_int_equal(p->nalt, 3);
+	assert_string_equal(p->alt[0].category, "e");
+	assert_int_equal(p->alt[0].ncond, 0);
+	assert_string_equal(p->alt[1].usdt, "./p");
+	assert_null(p->alt[1].category);
+	assert_string_equal(p->alt[1].event, "g");
+	assert_int_equal(p->alt[1].ncond, 2);
+	assert_string_equal(p->alt[2].event, "i");
+	assert_int_equal(p->alt[2].col, 81);
+	probe_list_free(&pl);
+
+	/* a single stop keeps no alternatives */
+	p = parse_ok(&pl, "span s = tp:a:b -> tp:c:d");
+	assert_int_equal(p->nalt, 0);
+	assert_null(p->alt);
+	probe_list_free(&pl);
+
+	parse_bad("span s = tp:a:b -> tp:c:d |",
+		  "-e:1:27: found '|', expected a stop after '|' (an "
+		  "alternative stop: tracepoint:CAT:EVENT or "
+		  "usdt:PATH[:PROVIDER]:NAME)");
+	parse_bad("span s = tp:a:b -> tp:c:d | | tp:e:f",
+		  "-e:1:27: found '|', expected a stop after '|' (an "
+		  "alternative stop: tracepoint:CAT:EVENT or "
+		  "usdt:PATH[:PROVIDER]:NAME)");
+	parse_bad("span s = tp:a:b -> tp:c:d | name arg0",
+		  "-e:1:27: found '|', expected a stop after '|' (an "
+		  "alternative stop: tracepoint:CAT:EVENT or "
+		  "usdt:PATH[:PROVIDER]:NAME)");
+	parse_bad("span s = tp:a:b -> tp:c:d | tp:e:f | tp:g:h | tp:i:j | "
+		  "tp:k:l",
+		  "-e:1:54: found '|', expected at most 4 stops in a span");
+	parse_bad("span s = tp:a:b -> tp:c:d | uprobe:x:y",
+		  "-e:1:29: found 'uprobe:x:y', expected a tracepoint "
+		  "(tracepoint:CAT:EVENT or tp:CAT:EVENT)");
+	parse_bad("span s = tp:a:b -> tp:c:d | tp:e:f key x",
+		  "-e:1:36: key applies to spans of one stop: a keyed span's "
+		  "stop takes its key from its own tracepoint");
+	/* the first stop is still required */
+	parse_bad("span s = tp:a:b -> | tp:e:f",
+		  "-e:1:20: found '|', expected a tracepoint "
+		  "(tracepoint:CAT:EVENT or tp:CAT:EVENT)");
+}
+
 /* Keyed spans: the examples, fields and columns. */
 static void test_span_key(void **state)
 {
@@ -1628,6 +1699,7 @@ int main(void)
 		cmocka_unit_test(test_span),
 		cmocka_unit_test(test_span_tp_short),
 		cmocka_unit_test(test_span_usdt),
+		cmocka_unit_test(test_span_alt),
 		cmocka_unit_test(test_span_key),
 		cmocka_unit_test(test_err_key),
 		cmocka_unit_test(test_blank_and_comments),
