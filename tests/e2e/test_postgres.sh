@@ -15,6 +15,11 @@
 #   query span,
 #   as long as the wait the server itself logs (log_lock_waits: "acquired
 #   ShareLock on transaction T after X ms") within 5% or 20 ms.
+# - failed statements (divisions by zero, unique violations) and
+#   aborted transactions (outside BEGIN, a BEGIN block rolled back, one
+#   with a failed statement): query spans = pg_stat_statements' calls +
+#   the statements psql saw fail, no query nested under another, txn spans
+#   = commits + aborts outside BEGIN, nothing left open.
 # The cluster is stopped and its directory removed on any exit.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -142,4 +147,40 @@ logged=$(sed -n 's/.*acquired ShareLock on transaction [0-9]* after \([0-9.]*\) 
 near "lock: lock_wait's time (ms) = the server's logged wait" \
 	"$(seed_field "$waited" thread_time "$TMP/lock")" "${logged:-0}" 0.05 20
 within "lock: the wait is session 1's last sleep and more (ms)" "${logged:-0}" 1000 5000
+
+# 4. failed statements and aborted transactions (one psql session, each
+# statement a query of its own; no ON_ERROR_STOP): 3 divisions by zero
+# and 2 unique violations, each its own transaction, aborted; 4 good
+# statements that commit alone; BEGIN, INSERT, ROLLBACK (aborted in
+# ROLLBACK); BEGIN, a division by zero (aborted there), ROLLBACK.  Each
+# failed query ends at its transaction__abort: counted once, its later
+# queries beside it, never under it
+trace_start fail
+printf '%s\n' 'CREATE TABLE fail_t (k int PRIMARY KEY);' 'INSERT INTO fail_t VALUES (1);' \
+	'SELECT 1/0;' 'INSERT INTO fail_t VALUES (1);' 'SELECT 2/0;' 'INSERT INTO fail_t VALUES (1);' \
+	'SELECT 3/0;' 'SELECT count(*) FROM fail_t;' \
+	'BEGIN;' 'INSERT INTO fail_t VALUES (2);' 'ROLLBACK;' \
+	'BEGIN;' 'SELECT 4/0;' 'ROLLBACK;' 'SELECT k FROM fail_t;' |
+	$PGBIN/psql -X -q -At -h "$D" -p 5432 -U postgres postgres >"$TMP/fail.out" 2>"$TMP/fail.sqlerr"
+trace_stop fail
+failed=$(grep -c '^ERROR:' "$TMP/fail.sqlerr")
+check "fail: the statements that failed" "$failed" 6
+check "fail: query spans = pg_stat_statements calls + the failed ones" \
+	"$(count_of "$TMP/fail" query)" $(($(pgss_calls) + failed))
+check "fail: query spans at the top = the session's statements" "$(seed_field query count "$TMP/fail")" 15
+check "fail: no query under another" "$(paths "$TMP/fail" | grep -c 'query>.*query')" 0
+# the 9 statements outside BEGIN: 4 committed, 5 aborted; a BEGIN block's
+# transaction starts in BEGIN's query and ends in a later one: closed
+# (unwound) by BEGIN's query__done, and its abort (ROLLBACK's, or the
+# failed query's) finds it closed
+check "fail: query>txn = commits + aborts outside BEGIN" "$(seed_field 'query>txn' count "$TMP/fail")" 9
+check "fail: txn at the top = the connection's start-up" "$(seed_field txn count "$TMP/fail")" 1
+# unwound: the 2 BEGIN blocks' transactions, and what each failed query
+# had open under it at its error (closed when the abort ended it): a
+# division by zero fails in plan (constant folding), 4 frames; a unique
+# violation in an execute inside execute (the portal's run), 2 x 2
+check "fail: unwound = BEGIN blocks' txn + the failed queries' frames" "$(lost_field "$TMP/fail" unwound)" $((2 + 4 + 2 * 2))
+check "fail: nothing left open, no backend exited inside a span" \
+	"$(grep -c '^# \(incomplete\|exited\):' "$TMP/fail")" 0
+check "fail: no lost records" "$(lost_field "$TMP/fail" records)" 0
 finish
