@@ -908,8 +908,8 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 	}
 	if (!is_eol(p))
 		return syntax_error(lx, p,
-				    has_cond ? "'&&', 'key' or end of line"
-					     : "'if', 'key' or end of line");
+				    has_cond ? "'&&', '|', 'key' or end of line"
+					     : "'if', '|', 'key' or end of line");
 	return 0;
 }
 

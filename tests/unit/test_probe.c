@@ -711,7 +711,8 @@ static void test_err_key(void **state)
 		  "-e:1:17: found 'key', expected '->' and the stop before "
 		  "'key' (the key ends the line)");
 	parse_bad("span X = tp:a:b -> tp:c:d keys dev",
-		  "-e:1:27: found 'keys', expected 'if', 'key' or end of line");
+		  "-e:1:27: found 'keys', expected 'if', '|', 'key' or end of "
+		  "line");
 	/* not a span: the column of `key` */
 	parse_bad("fentry:vfs_read key fd",
 		  "-e:1:17: key applies to spans only: a function timer's "
@@ -1033,10 +1034,11 @@ static void test_err_span(void **state)
 					       "'if' or '->' between span "
 					       "start and stop");
 	parse_bad("span X = tp:a:b -> tp:c:d extra", "-e:1:27: found 'extra', "
-						     "expected 'if', 'key' or "
-						     "end of line");
+						     "expected 'if', '|', 'key' "
+						     "or end of line");
 	parse_bad("span X = tp:a:b -> tp:c:d if y == 2 z",
-		  "-e:1:37: found 'z', expected '&&', 'key' or end of line");
+		  "-e:1:37: found 'z', expected '&&', '|', 'key' or end of "
+		  "line");
 	parse_bad("span X = tp:a:b as y -> tp:c:d", "-e:1:17: found 'as', "
 						    "expected 'if' or '->' "
 						    "between span start and "
