@@ -473,7 +473,9 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 		p->uncertain |= uncertain;
 	}
 	if (a->slow_k) {
-		int e = agg_slow_close(a, t, f, ct.dur[CM_SUM], raw);
+		/* the call's own wall time, less its probes' cost only */
+		int e = agg_slow_close(a, t, f, ct.on[CM_CALL], runq, blocked,
+				       raw);
 
 		err = err ? err : e;
 	}

@@ -286,7 +286,11 @@ int agg_do_key(struct agg *a, const void *rec);
 /* agg_slow.c */
 void agg_slow_open(struct agg *a, struct athread *t, uint32_t i);
 int agg_slow_close(const struct agg *a, struct athread *t,
-		   const struct frame *f, uint64_t dur, uint64_t raw);
+		   const struct frame *f, uint64_t on, uint64_t runq,
+		   uint64_t blocked, uint64_t raw);
+int agg_slow_span(const struct agg *a, struct agg_node *n,
+		  const struct athread *t, uint32_t id, uint64_t start,
+		  uint64_t dur, uint64_t raw);
 void agg_slow_free(struct agg_node *n);
 int agg_slow_val(struct agg *a, struct athread *t,
 		 const struct iprof_rec_val *r);

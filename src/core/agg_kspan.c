@@ -102,8 +102,9 @@ static void kdel(struct agg *a, struct kspan **pp)
  * @tid's node: its whole duration is its own (self = total), none of it
  * its parent's; compensated (agg__set_costs()) for its own two probes'
  * parts inside it (the probes of other timers that fired meanwhile ran
- * on other threads' time, not the span's).  Returns 0, -EINVAL (the stop precedes the start) or
- * -ENOMEM.
+ * on other threads' time, not the span's); offered to --slowest's (less
+ * its probes' median cost).  Returns 0, -EINVAL (the stop precedes the
+ * start) or -ENOMEM.
  */
 static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 		 uint64_t stop_ns)
@@ -151,6 +152,12 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 	dp = c && t ? agg_nodeset_val(&t->done, n) : NULL;
 	if (dp)
 		*dp = debt;
+	if (a->slow_k) {
+		int e2 = agg_slow_span(a, n, t, e->id, e->ts, dur[CM_CALL],
+				       raw);
+
+		err = err ? err : e2;
+	}
 	if (err)
 		a->stats.nomem++;
 	return err;

@@ -4,16 +4,15 @@
  * calls, each with its own children.
  *
  * Each open frame of a thread has a level (struct slow_lvl, same index as
- * the frame): the timed calls completed inside it so far, at most
- * SLOW_KIDS_MAX, in pre-order.  When a frame closes, its call is offered
- * to its node's set: a min-heap of K calls, the least slow at its top, so
- * that a call is kept iff the heap has room or it is slower than the top
- * (which it then replaces): after any sequence, exactly the K slowest.
- * Only a kept call copies its level's children; the frame's entry and its
- * level's entries then go to its parent's level (one deeper), so that a
- * level is always a pre-order prefix of the frame's own call tree.  The
+ * the frame): the timed calls completed inside it so far, summed by their
+ * path below it, at most SLOW_KIDS_MAX paths.  When a frame closes, its
+ * call is offered to its node's set: a min-heap of K calls, the least slow
+ * at its top, so that a call is kept iff the heap has room or it is slower
+ * than the top (which it then replaces): after any sequence, exactly the K
+ * slowest.  Only a kept call copies its level's paths; the frame's call
+ * and its level's paths then go to its parent's level (one deeper).  The
  * levels are reused frame after frame: a call costs no allocation unless
- * it is kept.
+ * it is kept.  Keyed spans (agg_kspan.c) are offered without children.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,8 +28,8 @@ struct slow_lvl {
 	uint32_t has_ret; /* ret holds the open frame's return value */
 	uint64_t args[IPROF_NARGS];
 	uint64_t ret;
-	uint32_t n; /* entries in kid */
-	uint64_t more; /* timed calls inside the frame not in kid */
+	uint32_t n; /* paths in kid, each after its parent path */
+	uint64_t more; /* timed calls inside the frame on no path of kid */
 	struct slow_kid kid[SLOW_KIDS_MAX];
 };
 
@@ -213,39 +212,81 @@ int agg_slow_val(struct agg *a, struct athread *t,
 	return 0;
 }
 
-/* append() - the call of frame @f (@dur, @raw) and its own level @own
- * (may be NULL) to its parent's level @p */
+/*
+ * kid_add() - @n calls of @timer (@dur, @raw ns summed, the first at
+ * @start) on the path under entry @parent of level @p: summed into that
+ * path's entry, or a new one.  Returns its index, or SLOW_KID_TOP when
+ * the table is full (the calls counted in p->more).
+ */
+static uint32_t kid_add(struct slow_lvl *p, uint32_t parent, uint32_t timer,
+			uint32_t depth, uint64_t start, uint64_t dur,
+			uint64_t raw, uint64_t n)
+{
+	struct slow_kid *e;
+	uint32_t i;
+
+	for (i = 0; i < p->n; i++) {
+		e = &p->kid[i];
+		if (e->parent == parent && e->timer == timer) {
+			e->count += n;
+			e->dur_ns += dur;
+			e->raw_ns += raw;
+			if (start < e->start_ns)
+				e->start_ns = start;
+			return i;
+		}
+	}
+	if (p->n == SLOW_KIDS_MAX) {
+		p->more += n;
+		return SLOW_KID_TOP;
+	}
+	e = &p->kid[p->n];
+	*e = (struct slow_kid){ .start_ns = start, .dur_ns = dur,
+				.raw_ns = raw, .count = n, .timer = timer,
+				.depth = depth, .parent = parent };
+	return p->n++;
+}
+
+/*
+ * append() - the call of frame @f (@dur, @raw) and the paths of its own
+ * level @own (may be NULL) into its parent's level @p: its path at depth
+ * 1, each of its own one deeper under it (an entry comes after its
+ * parent's, so that map[] is filled before it is read).
+ */
 static void append(struct slow_lvl *p, const struct frame *f, uint64_t dur,
 		   uint64_t raw, const struct slow_lvl *own)
 {
-	uint32_t j, nown = own ? own->n : 0;
-	struct slow_kid *e;
+	uint32_t map[SLOW_KIDS_MAX], j, top, up;
+	const struct slow_kid *k;
 
-	if (p->n == SLOW_KIDS_MAX) {
-		p->more += 1 + nown + (own ? own->more : 0);
+	top = kid_add(p, SLOW_KID_TOP, f->timer, 1, f->start_ns, dur, raw, 1);
+	if (!own)
 		return;
+	p->more += own->more;
+	for (j = 0; j < own->n; j++) {
+		k = &own->kid[j];
+		up = k->parent == SLOW_KID_TOP ? top : map[k->parent];
+		if (up == SLOW_KID_TOP) {
+			/* its parent path did not fit */
+			p->more += k->count;
+			map[j] = SLOW_KID_TOP;
+			continue;
+		}
+		map[j] = kid_add(p, up, k->timer, k->depth + 1, k->start_ns,
+				 k->dur_ns, k->raw_ns, k->count);
 	}
-	e = &p->kid[p->n++];
-	e->start_ns = f->start_ns;
-	e->dur_ns = dur;
-	e->raw_ns = raw;
-	e->timer = f->timer;
-	e->depth = 1;
-	for (j = 0; j < nown && p->n < SLOW_KIDS_MAX; j++) {
-		p->kid[p->n] = own->kid[j];
-		p->kid[p->n++].depth++;
-	}
-	p->more += nown - j + (own ? own->more : 0);
 }
 
 /*
  * agg_slow_close() - the frame @f of @t, just popped (at index t->len),
- * completed with compensated duration @dur and raw @raw (ns): offered to
- * its node's slowest, then added to its parent frame's level.  Returns 0
- * or -ENOMEM (the call not kept).
+ * completed in @raw ns, of which @runq runnable and @blocked blocked, and
+ * @on on-CPU less the probes' median cost: offered to its node's slowest
+ * by on + runq + blocked, then added to its parent frame's level.
+ * Returns 0 or -ENOMEM (the call not kept).
  */
 int agg_slow_close(const struct agg *a, struct athread *t,
-		   const struct frame *f, uint64_t dur, uint64_t raw)
+		   const struct frame *f, uint64_t on, uint64_t runq,
+		   uint64_t blocked, uint64_t raw)
 {
 	uint32_t i = t->len;
 	struct slow_lvl *own = i < t->slow_cap ? &t->slow[i] : NULL;
@@ -254,9 +295,15 @@ int agg_slow_close(const struct agg *a, struct athread *t,
 
 	if (!a->slow_k)
 		return 0;
+	if (on > raw - runq - blocked)
+		on = raw - runq - blocked;
 	c.start_ns = f->start_ns;
-	c.dur_ns = dur;
+	c.dur_ns = on + runq + blocked;
 	c.raw_ns = raw;
+	c.on_ns = on;
+	c.runq_ns = runq;
+	c.blocked_ns = blocked;
+	c.has_split = 1;
 	c.tid = t->tid;
 	c.tgid = t->tgid;
 	memcpy(c.comm, t->comm, sizeof(c.comm));
@@ -272,8 +319,35 @@ int agg_slow_close(const struct agg *a, struct athread *t,
 	}
 	err = offer(f->node, a->slow_k, &c, own ? own->kid : NULL);
 	if (i && i - 1 < t->slow_cap)
-		append(&t->slow[i - 1], f, dur, raw, own);
+		append(&t->slow[i - 1], f, c.dur_ns, raw, own);
 	return err;
+}
+
+/*
+ * agg_slow_span() - a keyed span of node @n, number @id, started at
+ * @start by thread @t (NULL, or an interrupt context's), @dur ns less its
+ * probes' median cost (@raw raw): offered to @n's slowest.  Returns 0 or
+ * -ENOMEM (not kept).
+ */
+int agg_slow_span(const struct agg *a, struct agg_node *n,
+		  const struct athread *t, uint32_t id, uint64_t start,
+		  uint64_t dur, uint64_t raw)
+{
+	struct slow_call c = {0};
+
+	if (!a->slow_k)
+		return 0;
+	c.start_ns = start;
+	c.dur_ns = dur;
+	c.raw_ns = raw;
+	c.is_span = 1;
+	c.span_id = id;
+	if (t && t->tid < AGG_CTX_TIMER(0, 0)) {
+		c.tid = t->tid;
+		c.tgid = t->tgid;
+		memcpy(c.comm, t->comm, sizeof(c.comm));
+	}
+	return offer(n, a->slow_k, &c, NULL);
 }
 
 /* agg_slow_free() - free @n's kept calls (n->slow NULL after). */

@@ -13,9 +13,6 @@
 #include "iprof/report.h"
 #include "iprof/slow.h"
 
-/* the deepest child nesting written (SLOW_KIDS_MAX bounds it anyway) */
-#define KID_DEPTH_MAX (SLOW_KIDS_MAX + 1)
-
 /* print_path() - @n's path from its top-level ancestor, "a > b > c" */
 static void print_path(FILE *f, const struct report *r,
 		       const struct agg_node *n)
@@ -71,31 +68,101 @@ static void print_args(FILE *f, const struct slow_call *c)
 	}
 }
 
+/* most paths shown per level of a kept call's paths in the table (JSON:
+ * all of them) */
+#define KIDS_SHOWN 5
+
+/* kid_order() - @c's paths under @parent into @idx, most time first
+ * (ties: the first met); returns how many */
+static uint32_t kid_order(const struct slow_call *c, uint32_t parent,
+			  uint32_t *idx)
+{
+	uint32_t i, j, m = 0;
+
+	for (i = 0; i < c->nkids && i < SLOW_KIDS_MAX; i++) {
+		if (c->kids[i].parent != parent)
+			continue;
+		/* insertion sort (at most SLOW_KIDS_MAX), stable: ties
+		 * stay in index order */
+		for (j = m++;
+		     j && c->kids[idx[j - 1]].dur_ns < c->kids[i].dur_ns; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	return m;
+}
+
+/*
+ * print_kids() - @c's paths under @parent (SLOW_KID_TOP: the call's own
+ * children), indented by depth: the KIDS_SHOWN that took most time, each
+ * with its calls and summed time (raw beside), its first start after the
+ * call's, then its own paths; the rest said in one line
+ */
+static void print_kids(FILE *f, const struct report *r,
+		       const struct slow_call *c, uint32_t parent, int ind)
+{
+	char b[32], name[REPORT_NAME_BUF];
+	uint32_t idx[SLOW_KIDS_MAX], m, i;
+	uint64_t calls = 0, dur = 0;
+
+	m = kid_order(c, parent, idx);
+	for (i = 0; i < m; i++) {
+		const struct slow_kid *k = &c->kids[idx[i]];
+
+		if (i >= KIDS_SHOWN) {
+			calls += k->count;
+			dur += k->dur_ns;
+			continue;
+		}
+		fprintf(f, "%*s%s  %" PRIu64 " call%s", ind, "",
+			report_timer_name(r, k->timer, name, sizeof(name)),
+			k->count, k->count == 1 ? "" : "s");
+		print_time(f, k->dur_ns, k->raw_ns);
+		fprintf(f, "  %s+%s\n", k->count == 1 ? "at " : "first at ",
+			report_ns_str(b, sizeof(b), k->start_ns - c->start_ns));
+		print_kids(f, r, c, idx[i], ind + 2);
+	}
+	if (m > KIDS_SHOWN)
+		fprintf(f,
+			"%*s(%" PRIu32 " more paths: %" PRIu64 " calls, %s)\n",
+			ind, "", m - KIDS_SHOWN, calls,
+			report_ns_str(b, sizeof(b), dur));
+}
+
+/* print_split() - "  on-CPU A, runq B, blocked C", or a keyed span's
+ * number */
+static void print_split(FILE *f, const struct slow_call *c)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (c->has_split)
+		fprintf(f, "  on-CPU %s, runq %s, blocked %s",
+			report_ns_str(b1, sizeof(b1), c->on_ns),
+			report_ns_str(b2, sizeof(b2), c->runq_ns),
+			report_ns_str(b3, sizeof(b3), c->blocked_ns));
+	if (c->is_span)
+		fprintf(f, "  span #%" PRIu32, c->span_id);
+}
+
 static void print_call(FILE *f, const struct report *r,
 		       const struct slow_call *c, size_t rank, uint64_t t0)
 {
-	char b[32], name[REPORT_NAME_BUF];
-	uint32_t i;
+	char b[32];
 
 	fprintf(f, "  %zu.", rank);
 	print_time(f, c->dur_ns, c->raw_ns);
+	print_split(f, c);
 	fprintf(f, "  at +%s  tid %" PRIu32 " (%s)",
 		report_ns_str(b, sizeof(b), c->start_ns - t0), c->tid,
 		c->comm[0] ? c->comm : "?");
 	print_args(f, c);
 	fputc('\n', f);
-	for (i = 0; i < c->nkids; i++) {
-		const struct slow_kid *k = &c->kids[i];
-
-		fprintf(f, "%*s%s", (int)(4 + 2 * k->depth), "",
-			report_timer_name(r, k->timer, name, sizeof(name)));
-		print_time(f, k->dur_ns, k->raw_ns);
-		fprintf(f, "  at +%s\n",
-			report_ns_str(b, sizeof(b), k->start_ns - c->start_ns));
-	}
+	print_kids(f, r, c, SLOW_KID_TOP, 6);
 	if (c->kids_more)
-		fprintf(f, "%*s(%" PRIu64 " more calls inside, not kept)\n", 6,
-			"", c->kids_more);
+		fprintf(f,
+			"%*s(%" PRIu64 " more calls inside, on paths not "
+			"kept)\n",
+			6, "", c->kids_more);
 }
 
 void report_slowest_table(FILE *f, const struct report *r,
@@ -117,8 +184,10 @@ void report_slowest_table(FILE *f, const struct report *r,
 			continue;
 		if (!head++)
 			fprintf(f, "\nslowest calls (--slowest %" PRIu32
-				   "): time (raw when compensated), start after "
-				   "the first call, thread; the calls inside\n",
+				   "): wall time less the probes' cost (raw), its "
+				   "on-CPU, runnable and blocked parts, start after "
+				   "the first call, thread; the calls inside by "
+				   "path: calls, time\n",
 				n->slow->k);
 		fputc('\n', f);
 		print_path(f, r, n);
@@ -141,7 +210,7 @@ static int add_u64(json_object *o, const char *k, uint64_t v)
 	return 0;
 }
 
-/* kid_json() - one child's object, "children" left to the caller */
+/* kid_json() - one path's object, "children" left to the caller */
 static json_object *kid_json(const struct report *r, const struct slow_kid *k)
 {
 	json_object *o = json_object_new_object(), *s;
@@ -155,7 +224,8 @@ static json_object *kid_json(const struct report *r, const struct slow_kid *k)
 	e = !s || json_object_object_add(o, "name", s);
 	if (e)
 		json_object_put(s);
-	e = e || add_u64(o, "start_ns", k->start_ns) ||
+	e = e || add_u64(o, "count", k->count) ||
+	    add_u64(o, "start_ns", k->start_ns) ||
 	    add_u64(o, "duration_ns", k->dur_ns) ||
 	    add_u64(o, "raw_duration_ns", k->raw_ns);
 	if (e) {
@@ -165,35 +235,59 @@ static json_object *kid_json(const struct report *r, const struct slow_kid *k)
 	return o;
 }
 
-/* kids_json() - @c's children as a nested array into @o's "children" */
-static int kids_json(const struct report *r, const struct slow_call *c,
-		     json_object *o)
+/* kids_arr() - @c's paths under @parent, most time first, each with its
+ * own "children", into the array @a; 0 or -ENOMEM */
+static int kids_arr(const struct report *r, const struct slow_call *c,
+		    uint32_t parent, json_object *a)
 {
-	json_object *lvl[KID_DEPTH_MAX + 1], *k, *a;
-	uint32_t i, d;
+	uint32_t idx[SLOW_KIDS_MAX], m, i;
+	json_object *k, *ch;
 
-	lvl[0] = json_object_new_array();
-	if (!lvl[0] || json_object_object_add(o, "children", lvl[0])) {
-		json_object_put(lvl[0]);
-		return -ENOMEM;
-	}
-	for (i = 0; i < c->nkids; i++) {
-		d = c->kids[i].depth;
-		if (d < 1 || d > KID_DEPTH_MAX)
-			continue; /* not made by the aggregator */
-		k = kid_json(r, &c->kids[i]);
-		if (!k || json_object_array_add(lvl[d - 1], k)) {
+	m = kid_order(c, parent, idx);
+	for (i = 0; i < m; i++) {
+		k = kid_json(r, &c->kids[idx[i]]);
+		if (!k || json_object_array_add(a, k)) {
 			json_object_put(k);
 			return -ENOMEM;
 		}
-		a = json_object_new_array();
-		if (!a || json_object_object_add(k, "children", a)) {
-			json_object_put(a);
+		ch = json_object_new_array();
+		if (!ch || json_object_object_add(k, "children", ch)) {
+			json_object_put(ch);
 			return -ENOMEM;
 		}
-		lvl[d] = a;
+		if (kids_arr(r, c, idx[i], ch))
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* kids_json() - @c's paths as a nested array into @o's "children" */
+static int kids_json(const struct report *r, const struct slow_call *c,
+		     json_object *o)
+{
+	json_object *a = json_object_new_array();
+
+	if (!a || json_object_object_add(o, "children", a)) {
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	if (kids_arr(r, c, SLOW_KID_TOP, a))
+		return -ENOMEM;
 	return add_u64(o, "children_more", c->kids_more);
+}
+
+/* split_json() - @c's on/off-CPU parts or its span number, where it has
+ * them */
+static int split_json(const struct slow_call *c, json_object *o)
+{
+	if (c->has_split &&
+	    (add_u64(o, "on_cpu_ns", c->on_ns) ||
+	     add_u64(o, "runq_ns", c->runq_ns) ||
+	     add_u64(o, "blocked_ns", c->blocked_ns)))
+		return -ENOMEM;
+	if (c->is_span && add_u64(o, "span_id", c->span_id))
+		return -ENOMEM;
+	return 0;
 }
 
 /* vals_json() - @c's "args" (an array of IPROF_NARGS) and "ret", each
@@ -234,8 +328,9 @@ static json_object *call_json(const struct report *r, const struct slow_call *c)
 	e = e || add_u64(o, "start_ns", c->start_ns) ||
 	    add_u64(o, "duration_ns", c->dur_ns) ||
 	    add_u64(o, "raw_duration_ns", c->raw_ns) ||
-	    add_u64(o, "tid", c->tid) || add_u64(o, "tgid", c->tgid) ||
-	    vals_json(c, o) || kids_json(r, c, o);
+	    split_json(c, o) || add_u64(o, "tid", c->tid) ||
+	    add_u64(o, "tgid", c->tgid) || vals_json(c, o) ||
+	    kids_json(r, c, o);
 	if (e) {
 		json_object_put(o);
 		return NULL;

@@ -17,7 +17,9 @@
 #    (wq_wait: queue_work to the kworker's start) one or two a write;
 #  - the key map overflowed on purpose (--span-keys 8): every start over
 #    it counted, the rest timed; the stop's key never found (a span that
-#    never stops) is incomplete, or expired with --span-timeout.
+#    never stops) is incomplete, or expired with --span-timeout;
+#  - --slowest of the fork+exec recording keeps the spans themselves
+#    (all 30 with K 30: their raw times sum to the node's).
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -49,6 +51,23 @@ check "record: exit status" "$?" 0
 "$IPROF" report -q -f json -o "$TMP/rep.json" "$TMP/fe.rec"
 check "report: 30 spans from the recording" "$(jnode "$TMP/rep.json" forkexec count)" 30
 check "report: still keyed" "$(jq -c '.probes[0] | [.keyed, .key]' "$TMP/rep.json")" '[true,["child_pid"]]'
+# --slowest: keyed spans keep theirs (issue 47): with K 30 all 30, their
+# raw times summing to the node's, each its own span number, started by
+# the forking thread, no on/off-CPU split; K 3 keeps the first 3 of them
+"$IPROF" report -q -f json --slowest 30 -o "$TMP/sl.json" "$TMP/fe.rec"
+check "--slowest 30: every span kept, raw times summing to the node's" \
+	"$(jq -c '[.tree[] | select(.name == "forkexec") | [(.slowest | length),
+		([.slowest[].raw_duration_ns] | add) == .raw_total_ns,
+		([.slowest[].span_id] | unique | length),
+		([.slowest[] | "\(.tid) \(.comm)"] | unique | length),
+		([.slowest[] | select(has("on_cpu_ns") or .duration_ns > .raw_duration_ns)] | length)]][0]' "$TMP/sl.json")" \
+	'[30,true,30,1,0]'
+"$IPROF" report -q -f json --slowest 3 -o "$TMP/sl3.json" "$TMP/fe.rec"
+check "--slowest 3: 3 kept" \
+	"$(jq -c '.tree[] | select(.name == "forkexec") | .slowest | length' "$TMP/sl3.json")" 3
+check "--slowest 3: the first 3 of 30" \
+	"$(jq -c '.tree[] | select(.name == "forkexec") | .slowest | map(.span_id)' "$TMP/sl3.json")" \
+	"$(jq -c '.tree[] | select(.name == "forkexec") | .slowest[:3] | map(.span_id)' "$TMP/sl.json")"
 "$IPROF" report -q -f json --by tid -o "$TMP/by.json" "$TMP/fe.rec"
 check "report --by tid: under the forking thread" \
 	"$(jq -r '[.tree[] | select(.name | startswith("tid ")) | .children[] | select(.name == "forkexec") | .count] | add' "$TMP/by.json")" 30

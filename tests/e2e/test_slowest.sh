@@ -3,9 +3,14 @@
 # threads call handler() 150 times each; 2 calls of each thread get arg 7,
 # whose child wait_for() sleeps (a length unique to the call, 20 ms steps: a
 # loaded machine's preemptions of the others stay well below):
-#  - live, --slowest 8: handler keeps exactly those 8 calls (tid, comm),
+#  - live, --slowest 8: handler keeps exactly those 8 calls (tid, comm)
+#    but for calls this loaded machine kept waiting (runnable, blocked)
+#    for most of a time longer than a sleep (ranked by wall time, they
+#    are slower: they push out the shortest sleeps),
 #    each at least its sleep, with its own children wait_for (at least the
-#    sleep) and prepare; wait_for's node keeps the same 8;
+#    sleep) and prepare, one call each; its on-CPU, runnable and blocked
+#    parts add up to its time, the sleep blocked; wait_for's node keeps
+#    the same 8;
 #  - recorded: iprof report --slowest 8 of the recording has the live JSON
 #    report's tree; --slowest 3 keeps the first 3 of those 8;
 #  - --fold-threads 2 keeps the same (shards merged), and so do --by tid
@@ -28,46 +33,80 @@ check "record: exit status" "$?" 0
 check "handler count" "$(jnode "$TMP/a.json" handler count)" "$(truth handler.count "$TMP/a.truth")"
 check "slow calls made" "$(grep -c '^slow ' "$TMP/a.truth")" 8
 
-# kept calls as "tid comm", sorted, against the truth's slow calls
-kept() {
-	jq -r --arg p "$2" '[.tree[] | .. | objects | select(has("path")) |
-		select((.path | join(">")) == $p)][0].slowest[] |
-		"\(.tid) \(.comm)"' "$1" | sort
+# A call is ranked by its wall time: one that this loaded machine kept
+# waiting (runnable or blocked) longer than a sleep call slept outranks
+# it, rightly.  So the kept calls are the slow ones but for such calls,
+# each of which waited most of its time, and they push out the shortest
+# sleeps.  slowest PATH: its kept calls' array
+slowest() {
+	jq -c --arg p "$2" '[.tree[] | .. | objects | select(has("path")) |
+		select((.path | join(">")) == $p)][0].slowest' "$1"
 }
-want=$(sed -n 's/^slow tid=\([0-9]*\) sleep_us=[0-9]* comm=\(.*\)/\1 \2/p' "$TMP/a.truth" | sort)
-check "handler: kept calls are the slow ones (tid comm)" "$(kept "$TMP/a.json" handler)" "$want"
-check "handler>wait_for: kept calls are the slow ones" "$(kept "$TMP/a.json" 'handler>wait_for')" "$want"
+# waited FILE PATH: the kept calls that are no sleep call (arg 7)
+waited() { slowest "$1" "$2" | jq '[.[] | select(.args[0] != 7)] | length'; }
+# waited_bad FILE PATH: of those, the ones shorter than the shortest sleep
+# (20 ms) or that did not wait for most (90%) of it
+waited_bad() {
+	slowest "$1" "$2" | jq '[.[] | select(.args[0] != 7) |
+		select(.duration_ns < 20000000 or
+		       (.runq_ns + .blocked_ns) * 10 < .duration_ns * 9)] | length'
+}
+# truth_top TRUTH N FMT: the N longest sleep calls of the truth, each as
+# FMT (a sed replacement of \1 tid, \2 sleep_us, \3 comm), sorted
+truth_top() {
+	sed -n 's/^slow tid=\([0-9]*\) sleep_us=\([0-9]*\) comm=\(.*\)/\2 &/p' "$1" |
+		sort -rn | head -n "$2" | cut -d' ' -f2- |
+		sed "s/^slow tid=\([0-9]*\) sleep_us=\([0-9]*\) comm=\(.*\)/$3/" | sort
+}
+# kept7 FILE PATH: the kept sleep calls as "tid comm", sorted
+kept7() {
+	slowest "$1" "$2" | jq -r '.[] | select(.args[0] == 7) | "\(.tid) \(.comm)"' | sort
+}
+for p in handler 'handler>wait_for'; do
+	w=$(waited "$TMP/a.json" "$p")
+	check "$p: kept calls that are no sleep call waited most of their >= 20 ms ($w)" \
+		"$(waited_bad "$TMP/a.json" "$p")" 0
+	check "$p: kept calls are the slow ones (tid comm), the $((8 - w)) longest" \
+		"$(kept7 "$TMP/a.json" "$p")" "$(truth_top "$TMP/a.truth" $((8 - w)) '\1 \3')"
+done
 
-# each kept call: at least its own sleep, its child wait_for too, and its
-# children are exactly prepare then wait_for, called by it (depth 1)
-short=0 kids_bad=0
-while read -r tid us; do
-	line=$(jq -c --argjson tid "$tid" --argjson ns $((us * 1000)) '
-		[.tree[] | select(.path == ["handler"]) | .slowest[] |
-		 select(.tid == $tid and .raw_duration_ns >= $ns)] | length' "$TMP/a.json")
-	[ "$line" -ge 1 ] || short=$((short + 1))
-done < <(sed -n 's/^slow tid=\([0-9]*\) sleep_us=\([0-9]*\).*/\1 \2/p' "$TMP/a.truth")
+# each kept sleep call: at least its own sleep, its child wait_for too,
+# and its children are exactly wait_for then prepare (most time first),
+# one call each, called by it (depth 1)
+short=$(jq '[.tree[] | select(.path == ["handler"]) | .slowest[] |
+	select(.args[0] == 7 and .raw_duration_ns < .args[1] * 1000)] | length' "$TMP/a.json")
 check "each slow call kept with at least its sleep" "$short" 0
 kids_bad=$(jq '[.tree[] | select(.path == ["handler"]) | .slowest[] |
-	select(([.children[].name] != ["prepare", "wait_for"]) or
-	       .children[1].raw_duration_ns < 20000000 or
-	       .children[1].start_ns < .start_ns or
-	       .children_more != 0 or (.children[0].children | length) != 0)] |
+	select(.args[0] == 7) |
+	select(([.children[].name] != ["wait_for", "prepare"]) or
+	       .children[0].raw_duration_ns < 20000000 or
+	       .children[0].start_ns < .start_ns or
+	       ([.children[].count] != [1, 1]) or
+	       .children_more != 0 or (.children[1].children | length) != 0)] |
 	length' "$TMP/a.json")
-check "each kept call: children prepare and wait_for (>= 20 ms)" "$kids_bad" 0
-# each kept call's arguments and return value: handler(7, US) returned
-# 701, wait_for(7, US) returned 1 (rdi, rsi: the workload's own)
-want=$(sed -n 's/^slow tid=\([0-9]*\) sleep_us=\([0-9]*\).*/\1 7 \2/p' "$TMP/a.truth" | sort)
+check "each kept call: children wait_for (>= 20 ms, most time first) and prepare" "$kids_bad" 0
+# its parts: on-CPU + runnable + blocked is its time, and the sleep is
+# blocked time
+split_bad=$(jq '[.tree[] | select(.path == ["handler"]) | .slowest[] |
+	select(.on_cpu_ns + .runq_ns + .blocked_ns != .duration_ns or
+	       (.args[0] == 7 and .blocked_ns < .args[1] * 1000) or
+	       .duration_ns > .raw_duration_ns)] | length' "$TMP/a.json")
+check "each kept call: on-CPU + runq + blocked = its time, its sleep blocked" "$split_bad" 0
+# each kept sleep call's arguments and return value: handler(7, US)
+# returned 701, wait_for(7, US) returned 1 (rdi, rsi: the workload's own)
 vals() {
 	jq -r --arg p "$2" '[.tree[] | .. | objects | select(has("path")) |
 		select((.path | join(">")) == $p)][0].slowest[] |
 		"\(.tid) \(.args[0]) \(.args[1]) \(.ret)"' "$1" | sort
 }
+w=$(waited "$TMP/a.json" handler)
 check "handler: each kept call's args 7 US and return value" \
-	"$(vals "$TMP/a.json" handler)" \
-	"$(echo "$want" | sed "s/\$/ $(truth handler.slow_ret "$TMP/a.truth")/")"
+	"$(vals "$TMP/a.json" handler | grep ' 7 [0-9]* [0-9]*$')" \
+	"$(truth_top "$TMP/a.truth" $((8 - w)) "\\1 7 \\2 $(truth handler.slow_ret "$TMP/a.truth")")"
+w=$(waited "$TMP/a.json" 'handler>wait_for')
 check "handler>wait_for: each kept call's args 7 US, returned 1" \
-	"$(vals "$TMP/a.json" 'handler>wait_for')" "$(echo "$want" | sed 's/$/ 1/')"
+	"$(vals "$TMP/a.json" 'handler>wait_for' | grep ' 7 [0-9]* [0-9]*$')" \
+	"$(truth_top "$TMP/a.truth" $((8 - w)) '\1 7 \2 1')"
 check "each kept call: six arguments" \
 	"$(jq '[.tree[0].slowest[] | select((.args | length) != 6)] | length' "$TMP/a.json")" 0
 check "prepare keeps its 8 slowest" \
@@ -77,8 +116,11 @@ check "prepare keeps its 8 slowest" \
 "$IPROF" -q -f json --fold-threads 2 --slowest 8 -o "$TMP/f.json" "${PROBES[@]}" \
 	"${WL[@]}" >"$TMP/f.truth" 2>>"$TMP/err"
 check "--fold-threads 2: exit status" "$?" 0
-want=$(sed -n 's/^slow tid=\([0-9]*\) sleep_us=[0-9]* comm=\(.*\)/\1 \2/p' "$TMP/f.truth" | sort)
-check "--fold-threads 2: kept calls are the slow ones" "$(kept "$TMP/f.json" handler)" "$want"
+w=$(waited "$TMP/f.json" handler)
+check "--fold-threads 2: kept calls that are no sleep call waited ($w)" \
+	"$(waited_bad "$TMP/f.json" handler)" 0
+check "--fold-threads 2: kept calls are the slow ones" "$(kept7 "$TMP/f.json" handler)" \
+	"$(truth_top "$TMP/f.truth" $((8 - w)) '\1 \3')"
 
 # the recording re-read: the same report; a smaller K keeps the first ones
 "$IPROF" report -q -f json --slowest 8 "$TMP/a.rec" >"$TMP/b.json" 2>>"$TMP/err"
@@ -102,7 +144,7 @@ check "chrome: every handler slice has args and ret" \
 check "chrome: the arg-7 slices are the slow calls, returned 701" \
 	"$(jq -r '.traceEvents[] | select(.ph == "X" and .name == "handler" and .args.args[0] == 7) |
 		"\(.tid) 7 \(.args.args[1]) \(.args.ret)"' "$TMP/a.chrome" | sort)" \
-	"$(vals "$TMP/a.json" handler)"
+	"$(truth_top "$TMP/a.truth" 8 "\\1 7 \\2 $(truth handler.slow_ret "$TMP/a.truth")")"
 # --by tid --max-keys 1: threads beyond the first root go under [other];
 # over the handler nodes of both, the 8 slowest are the run's
 "$IPROF" report -q -f json --slowest 8 --by tid --max-keys 1 "$TMP/a.rec" >"$TMP/e.json" 2>>"$TMP/err"
@@ -114,6 +156,11 @@ check "--by tid --max-keys 1: the 8 slowest over its roots" \
 check "table: section header" "$(grep -c '^slowest calls (--slowest 2)' "$TMP/c.txt")" 1
 check "table: a section per path" "$(grep -cx 'handler\|handler > wait_for\|handler > prepare' "$TMP/c.txt")" 3
 check "table: 2 calls per path" "$(grep -c '^  [12]\. ' "$TMP/c.txt")" 6
+check "table: each call's on-CPU, runq, blocked parts" \
+	"$(grep -c '^  [12]\. .*  on-CPU [0-9.]*[mun]*s, runq [0-9.]*[mun]*s, blocked [0-9.]*[mun]*s  at +' "$TMP/c.txt")" 6
+check "table: handler's paths inside, most time first" \
+	"$(sed -n '/^handler$/,/^$/p' "$TMP/c.txt" | sed -n 's/^      \([a-z_]*\)  1 call .*/\1/p' | paste -sd' ')" \
+	"wait_for prepare wait_for prepare"
 # the table's arguments and return values are the JSON's (decimal below
 # 2^20, as the workload's are)
 "$IPROF" report -q --slowest 8 "$TMP/a.rec" >"$TMP/t8.txt" 2>>"$TMP/err"

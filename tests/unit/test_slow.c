@@ -5,7 +5,9 @@
  * random, ties included) come interleaved in random orders; each node
  * must keep exactly its K slowest calls (by duration, ties by earlier
  * start, then lower tid), each with its own child; a call's children are
- * bounded (SLOW_KIDS_MAX, the rest counted); off keeps nothing.
+ * summed by path, bounded (SLOW_KIDS_MAX paths, the rest counted); calls
+ * are ranked by their wall time less the probes' cost only, runnable and
+ * blocked time as they were; keyed spans are kept; off keeps nothing.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -153,6 +155,12 @@ static void check_k(uint32_t k, uint64_t seed)
 		assert_int_equal(got[i]->kids[0].depth, 1);
 		assert_int_equal(got[i]->kids[0].start_ns, tr[i].kstart);
 		assert_int_equal(got[i]->kids[0].dur_ns, tr[i].kdur);
+		assert_int_equal(got[i]->kids[0].count, 1);
+		assert_true(got[i]->kids[0].parent == SLOW_KID_TOP);
+		/* no switch records: all of it on-CPU */
+		assert_int_equal(got[i]->has_split, 1);
+		assert_int_equal(got[i]->on_ns, tr[i].dur);
+		assert_int_equal(got[i]->runq_ns + got[i]->blocked_ns, 0);
 	}
 	/* the child's node keeps its own K slowest, none inside them */
 	n = n->child;
@@ -178,9 +186,11 @@ static void keep_exactly_k(void **state)
 			check_k(ks[i], seed * 7919 + i);
 }
 
-/* 40 children, each with a child: 80 calls inside, the first 32 in
- * pre-order kept (children and grandchildren alternating), 48 counted */
-static void kids_bounded(void **state)
+/*
+ * The calls inside a kept call summed by path: 40 calls of timer 1, each
+ * calling timer 2 (3 ns and 1 ns each), are 2 paths of 40 calls.
+ */
+static void kids_by_path(void **state)
 {
 	const struct slow_call *got[1];
 	const struct agg_node *n;
@@ -201,14 +211,171 @@ static void kids_bounded(void **state)
 	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, 7, ++ts, 1, 0, 0), 0);
 	n = agg__root(a)->child;
 	assert_int_equal(slow_sorted(n->slow, got), 1);
+	assert_int_equal(got[0]->nkids, 2);
+	assert_int_equal(got[0]->kids_more, 0);
+	assert_int_equal(got[0]->kids[0].timer, 1);
+	assert_int_equal(got[0]->kids[0].depth, 1);
+	assert_true(got[0]->kids[0].parent == SLOW_KID_TOP);
+	assert_int_equal(got[0]->kids[0].count, 40);
+	assert_int_equal(got[0]->kids[0].dur_ns, 40 * 3);
+	assert_int_equal(got[0]->kids[0].raw_ns, 40 * 3);
+	assert_int_equal(got[0]->kids[0].start_ns, 101);
+	assert_int_equal(got[0]->kids[1].timer, 2);
+	assert_int_equal(got[0]->kids[1].depth, 2);
+	assert_int_equal(got[0]->kids[1].parent, 0);
+	assert_int_equal(got[0]->kids[1].count, 40);
+	assert_int_equal(got[0]->kids[1].dur_ns, 40);
+	assert_int_equal(got[0]->kids[1].start_ns, 102);
+	agg__free(a);
+}
+
+/*
+ * Paths are bounded: timers 1..38 called twice each (round after round),
+ * each calling timer 39: the first 16 children's 32 paths are kept, the
+ * other 22's calls (2 rounds x 2 calls) counted.
+ */
+static void kids_bounded(void **state)
+{
+	const struct slow_call *got[1];
+	const struct agg_node *n;
+	struct agg *a = agg__new(40);
+	uint64_t ts = 100;
+	uint32_t i, r;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__set_slowest(a, 1), 0);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 0, 7, ts, 1, 0, 0), 0);
+	for (r = 0; r < 2; r++) {
+		for (i = 1; i <= 38; i++) {
+			rec_push(a, IPROF_REC_START, 0, i, 7, ++ts, 2, 0, 0);
+			rec_push(a, IPROF_REC_START, 0, 39, 7, ++ts, 3, 0, 0);
+			rec_push(a, IPROF_REC_STOP, 0, 39, 7, ++ts, 3, 0, 0);
+			rec_push(a, IPROF_REC_STOP, 0, i, 7, ++ts, 2, 0, 0);
+		}
+	}
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, 7, ++ts, 1, 0, 0), 0);
+	n = agg__root(a)->child;
+	assert_int_equal(slow_sorted(n->slow, got), 1);
 	assert_int_equal(got[0]->nkids, SLOW_KIDS_MAX);
-	assert_int_equal(got[0]->kids_more, 80 - SLOW_KIDS_MAX);
+	assert_int_equal(got[0]->kids_more, 22 * 2 * 2);
 	for (i = 0; i < SLOW_KIDS_MAX; i++) {
-		assert_int_equal(got[0]->kids[i].depth, 1 + i % 2);
-		assert_int_equal(got[0]->kids[i].timer, 1 + i % 2);
-		assert_int_equal(got[0]->kids[i].start_ns,
-				 101 + 4 * (i / 2) + i % 2);
-		assert_int_equal(got[0]->kids[i].dur_ns, i % 2 ? 1 : 3);
+		const struct slow_kid *k = &got[0]->kids[i];
+
+		assert_int_equal(k->count, 2);
+		assert_int_equal(k->depth, 1 + i % 2);
+		assert_int_equal(k->timer, i % 2 ? 39 : 1 + i / 2);
+		assert_true(k->parent == (i % 2 ? i - 1 : SLOW_KID_TOP));
+		assert_int_equal(k->dur_ns, i % 2 ? 2 : 6);
+	}
+	agg__free(a);
+}
+
+/*
+ * The kept calls are ranked by their wall time less the probes' cost
+ * only: X (raw 100, 80 of it runnable) before Y (raw 70, on-CPU) before Z
+ * (raw 50, 30 blocked); each probe costs 5 ns inside the call.  The
+ * node's sums scale X's runnable time by its on-CPU time left (10 of 20:
+ * 40), which would put Y first.
+ */
+static void rank_by_wall(void **state)
+{
+	static const struct agg_cost costs[1] = {
+		{ .start_in_ns = 5, .stop_in_ns = 5 },
+	};
+	const struct slow_call *got[3];
+	const struct agg_node *n;
+	struct agg *a = agg__new(1);
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	assert_int_equal(agg__set_slowest(a, 3), 0);
+	rec_push(a, IPROF_REC_START, 0, 0, 7, 1000, 1, 0, 0);
+	rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, 7, 1010, 0, 0, IPROF_OFF_RUNQ);
+	rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, 7, 1090, 0, 0, 0);
+	rec_push(a, IPROF_REC_STOP, 0, 0, 7, 1100, 1, 0, 0);
+	rec_push(a, IPROF_REC_START, 0, 0, 7, 2000, 1, 0, 0);
+	rec_push(a, IPROF_REC_STOP, 0, 0, 7, 2070, 1, 0, 0);
+	rec_push(a, IPROF_REC_START, 0, 0, 7, 3000, 1, 0, 0);
+	rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, 7, 3010, 0, 0,
+		 IPROF_OFF_BLOCKED);
+	rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, 7, 3040, 0, 0, 0);
+	rec_push(a, IPROF_REC_STOP, 0, 0, 7, 3050, 1, 0, 0);
+	n = agg__root(a)->child;
+	assert_int_equal(n->count, 3);
+	assert_int_equal(slow_sorted(n->slow, got), 3);
+	assert_int_equal(got[0]->start_ns, 1000);
+	assert_int_equal(got[0]->raw_ns, 100);
+	assert_int_equal(got[0]->dur_ns, 90);
+	assert_int_equal(got[0]->on_ns, 10);
+	assert_int_equal(got[0]->runq_ns, 80);
+	assert_int_equal(got[0]->blocked_ns, 0);
+	assert_int_equal(got[1]->start_ns, 2000);
+	assert_int_equal(got[1]->dur_ns, 60);
+	assert_int_equal(got[1]->on_ns, 60);
+	assert_int_equal(got[2]->start_ns, 3000);
+	assert_int_equal(got[2]->dur_ns, 40);
+	assert_int_equal(got[2]->on_ns, 10);
+	assert_int_equal(got[2]->runq_ns, 0);
+	assert_int_equal(got[2]->blocked_ns, 30);
+	agg__free(a);
+}
+
+/* a keyed span's record (struct iprof_rec_key) */
+static int kpush(struct agg *a, uint8_t type, uint32_t tid, uint32_t id,
+		 uint64_t ts)
+{
+	struct iprof_rec_key k = {
+		.type = type, .size = sizeof(k), .timer = 1, .tid = tid,
+		.tgid = tid, .ts = ts, .id = id,
+	};
+
+	return agg__push(a, &k, sizeof(k));
+}
+
+/*
+ * Keyed spans (timer 1) keep their slowest too, with their number and
+ * starting thread, without a split (their start and stop may be on two
+ * threads); less their own probes' cost (3 + 4 ns inside).
+ */
+static void keyed_spans(void **state)
+{
+	static const struct agg_cost costs[2] = {
+		{ 0 },
+		{ .start_in_ns = 3, .stop_in_ns = 4 },
+	};
+	const struct slow_call *got[2];
+	const struct agg_node *n;
+	struct agg *a = agg__new(2);
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	assert_int_equal(agg__set_slowest(a, 2), 0);
+	assert_int_equal(rec_push_comm(a, 5, 5, "submit"), 0);
+	/* spans 0..9 of 100 + 10 * i ns, started by thread 5 */
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(kpush(a, IPROF_REC_KSTART, 5, i, 1000 * i), 0);
+		assert_int_equal(kpush(a, IPROF_REC_KSTOP, 5, i,
+				       1000 * i + 100 + 10 * i),
+				 0);
+	}
+	n = agg__root(a)->child;
+	assert_non_null(n);
+	assert_int_equal(n->count, 10);
+	assert_int_equal(slow_sorted(n->slow, got), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(got[i]->is_span, 1);
+		assert_int_equal(got[i]->span_id, 9 - i);
+		assert_int_equal(got[i]->start_ns, 1000 * (9 - i));
+		assert_int_equal(got[i]->raw_ns, 100 + 10 * (9 - i));
+		assert_int_equal(got[i]->dur_ns, 100 + 10 * (9 - i) - 7);
+		assert_int_equal(got[i]->tid, 5);
+		assert_string_equal(got[i]->comm, "submit");
+		assert_int_equal(got[i]->has_split, 0);
+		assert_int_equal(got[i]->nkids, 0);
 	}
 	agg__free(a);
 }
@@ -297,7 +464,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(keep_exactly_k),
+		cmocka_unit_test(kids_by_path),
 		cmocka_unit_test(kids_bounded),
+		cmocka_unit_test(rank_by_wall),
+		cmocka_unit_test(keyed_spans),
 		cmocka_unit_test(args_and_ret),
 		cmocka_unit_test(off_keeps_nothing),
 	};
