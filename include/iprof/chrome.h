@@ -28,7 +28,8 @@
  * args.end "replaced" or "expired" on an "e" that dropped it.  With
  * --slowest the records carry each call's arguments and return value
  * (IPROF_REC_ARGS, IPROF_REC_RETVAL): its X event has args.args (6
- * unsigned numbers) and args.ret where it got them.
+ * unsigned numbers) and args.ret where it got them, and the kept calls
+ * are marked by "i" events (chrome__mark_slowest()).
  */
 #ifndef IPROF_CHROME_H
 #define IPROF_CHROME_H
@@ -50,6 +51,7 @@
 #define CHROME_CTX_TID(ctx, cpu) \
 	(CHROME_CTX_BASE + (uint32_t)(ctx) * CHROME_CTX_CPUS + (cpu))
 
+struct agg;
 struct chrome;
 
 /*
@@ -69,6 +71,19 @@ struct chrome *chrome__new(FILE *f, const struct rec_run *run,
  * or -errno of the first write or allocation error (sticky).
  */
 int chrome__push(struct chrome *c, const void *rec, size_t len);
+
+/*
+ * chrome__mark_slowest() - --slowest: an "i" (instant) event per kept call
+ * of @agg's tree (include/iprof/slow.h), at the call's start on its
+ * thread's track, name "slowest #RANK TIMER" (1: the slowest of its
+ * path), cat
+ * "slowest", args.slowest (the rank), args.path ("a > b"), args.timer,
+ * args.duration_ns, raw_duration_ns, and on_cpu_ns, runq_ns, blocked_ns
+ * (or a keyed span's span_id) as the JSON report's; calls deeper than
+ * max_depth or ended before the --from are left out.  Before
+ * chrome__finish().  Returns 0 or -errno (sticky, as chrome__push()).
+ */
+int chrome__mark_slowest(struct chrome *c, const struct agg *agg);
 
 /*
  * chrome__finish() - close every call still open as "incomplete" at

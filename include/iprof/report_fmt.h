@@ -69,6 +69,7 @@ enum report_cap {
 	REPORT_CAP_BINARY = 1u << 14,
 };
 
+struct agg;
 struct pipeline;
 struct rec_run;
 
@@ -93,6 +94,9 @@ struct report_stream {
 	int (*finish)(void *h, uint64_t end_ns);
 	/* how many events were written */
 	uint64_t (*events)(const void *h);
+	/* --slowest: mark @agg's kept calls (before finish()); NULL: the
+	 * format has no marks.  0 or -errno */
+	int (*mark)(void *h, const struct agg *agg);
 };
 
 /* One row of the table: static, never freed. */

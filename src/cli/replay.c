@@ -20,6 +20,7 @@
 #include "iprof/report_fmt.h"
 #include "iprof/util.h"
 #include "cli/replay.h"
+#include "cli/run.h"
 #include "cli/log.h"
 #include "cli/report_opts.h"
 #include "cli/optab.h"
@@ -111,12 +112,13 @@ static struct pipeline *replay_pipeline(const struct rec_run *run,
 	int e;
 
 	*h = NULL;
-	cfg.tree = !fmt;
+	/* a timeline with --slowest marks the tree's kept calls */
+	cfg.tree = !fmt || (ro->r.slowest && fmt->mark);
 	/* compensated as the live run was, unless told not to */
 	if (cfg.tree && !ro->r.no_compensate)
 		cfg.costs = run->costs;
 	p = pipeline__new(&cfg);
-	if (!p || cfg.tree)
+	if (!p || !fmt)
 		return p;
 	*h = fmt->open(p, out, run, ro->r.max_depth,
 		       run->start_ns + ro->from_ns);
@@ -141,7 +143,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	struct report r = {0};
 	uint64_t end, from;
 	char err[512];
-	int ret;
+	int ret, e;
 
 	*partial = 0;
 	rd = rec_reader__new(in, name, err, sizeof(err));
@@ -192,7 +194,11 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	if (from > end)
 		from = end;
 	if (timeline) {
-		ret = fmt->finish(timeline, end);
+		ret = ro->r.slowest && fmt->mark ?
+			      run_stream_mark(fmt, timeline, p, end) :
+			      0;
+		e = fmt->finish(timeline, end);
+		ret = ret ? ret : e;
 		goto out;
 	}
 	agg = pipeline__tree(p, end);

@@ -447,6 +447,26 @@ int run_timeline_begin(struct timeline *tl, struct pipeline *p,
 	return 0;
 }
 
+int run_stream_mark(const struct report_stream *fmt, void *h,
+		    struct pipeline *p, uint64_t now_ns)
+{
+	struct agg *agg;
+	int e;
+
+	if (!fmt->mark)
+		return 0;
+	agg = pipeline__tree(p, now_ns);
+	if (!agg) {
+		log_error("cannot mark the slowest calls: %s", strerror(errno));
+		return -errno;
+	}
+	e = fmt->mark(h, agg);
+	pipeline__tree_done(p, agg);
+	if (e)
+		log_error("cannot write the timeline: %s", strerror(-e));
+	return e;
+}
+
 int run_timeline_finish(struct timeline *tl, struct output *w, uint64_t end_ns)
 {
 	int e = tl->fmt->finish(tl->h, end_ns);

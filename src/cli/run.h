@@ -120,6 +120,13 @@ int run_timeline_open(struct timeline *tl, struct output *w,
  */
 int run_timeline_begin(struct timeline *tl, struct pipeline *p,
 		       const struct rec_run *run, uint32_t max_depth);
+/*
+ * run_stream_mark() - --slowest: mark the kept calls of @p's tree at
+ * @now_ns on the timeline @h of @fmt (its mark(); none: nothing), before
+ * its finish().  0 or -errno (said).
+ */
+int run_stream_mark(const struct report_stream *fmt, void *h,
+		    struct pipeline *p, uint64_t now_ns);
 /* run_timeline_finish() - -f chrome: end and rename it.  0 or -errno. */
 int run_timeline_finish(struct timeline *tl, struct output *w, uint64_t end_ns);
 /* run_timeline_close() - remove an unfinished timeline's temporary file. */

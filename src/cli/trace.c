@@ -703,6 +703,8 @@ static int write_results(struct trace *t, uint64_t now)
 	t->run.end_ns = now;
 	if (!e && t->rec)
 		e = run_record_finish(o, t->rec, &t->run);
+	if (!e && t->tl.h && o->r.slowest)
+		e = run_stream_mark(t->tl.fmt, t->tl.h, t->pl, now);
 	if (!e && t->tl.h)
 		e = run_timeline_finish(&t->tl, &t->w, now);
 	if (!e && run_want_report(o))

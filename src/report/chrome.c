@@ -15,7 +15,9 @@
 
 #include "iprof/chrome.h"
 #include "iprof/pipeline.h"
+#include "iprof/report.h"
 #include "iprof/report_fmt.h"
+#include "iprof/slow.h"
 #include "iprof/util.h"
 
 #ifndef IPROF_VERSION
@@ -696,6 +698,108 @@ uint64_t chrome__events(const struct chrome *c)
 	return c->events;
 }
 
+/* the path of @n from its top-level ancestor, "a > b", as a string */
+static json_object *path_str(const struct report *r, const struct agg_node *n)
+{
+	json_object *o = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return NULL;
+	if (!report_print_path(m, r, n, " > ") && !fflush(m) && !ferror(m))
+		o = json_object_new_string(buf);
+	fclose(m);
+	free(buf);
+	return o;
+}
+
+/*
+ * slow_event() - an "i" event "slowest #@rank NAME" marking the kept call @sc
+ * of @n (--slowest) at its start on its thread's track (pid 0, tid 0: an
+ * interrupt context's, whose CPU it does not keep)
+ */
+static void slow_event(struct chrome *c, const struct report *r,
+		       const struct agg_node *n, const struct slow_call *sc,
+		       size_t rank)
+{
+	json_object *o = json_object_new_object(), *a;
+	char name[REPORT_NAME_BUF + 32], tn[REPORT_NAME_BUF];
+	int bad = !o;
+
+	if (bad) {
+		fail(c, -ENOMEM);
+		return;
+	}
+	snprintf(name, sizeof(name), "slowest #%zu %s", rank,
+		 report_timer_name(r, n->timer, tn, sizeof(tn)));
+	kv(o, "name", json_object_new_string(name), &bad);
+	kv(o, "cat", json_object_new_string("slowest"), &bad);
+	kv(o, "ph", json_object_new_string("i"), &bad);
+	kv(o, "s", json_object_new_string("t"), &bad);
+	kv(o, "ts", us((int64_t)(sc->start_ns - c->run->start_ns)), &bad);
+	kv(o, "pid", json_object_new_int64(sc->tgid), &bad);
+	kv(o, "tid", json_object_new_int64(sc->tid), &bad);
+	a = json_object_new_object();
+	kv(o, "args", a, &bad);
+	if (a) {
+		kv(a, "slowest", json_object_new_int64((int64_t)rank), &bad);
+		kv(a, "path", path_str(r, n), &bad);
+		kv(a, "timer", json_object_new_int64(n->timer), &bad);
+		kv(a, "duration_ns", json_object_new_uint64(sc->dur_ns), &bad);
+		kv(a, "raw_duration_ns", json_object_new_uint64(sc->raw_ns),
+		   &bad);
+		if (sc->has_split) {
+			kv(a, "on_cpu_ns", json_object_new_uint64(sc->on_ns),
+			   &bad);
+			kv(a, "runq_ns", json_object_new_uint64(sc->runq_ns),
+			   &bad);
+			kv(a, "blocked_ns",
+			   json_object_new_uint64(sc->blocked_ns), &bad);
+		}
+		if (sc->is_span)
+			kv(a, "span_id", json_object_new_int64(sc->span_id),
+			   &bad);
+	}
+	if (bad) {
+		json_object_put(o);
+		fail(c, -ENOMEM);
+		return;
+	}
+	c->events++;
+	emit(c, o);
+}
+
+/* slow_marks() - the kept calls of @n and of the nodes below it */
+static void slow_marks(struct chrome *c, const struct report *r,
+		       const struct agg_node *n)
+{
+	const struct slow_call *calls[SLOW_K_MAX];
+	size_t i, m;
+
+	for (; n && !c->err; n = n->next) {
+		if (c->max_depth && n->depth > c->max_depth)
+			continue; /* not drawn, nor anything below */
+		m = slow_sorted(n->slow, calls);
+		for (i = 0; i < m; i++)
+			if (calls[i]->start_ns + calls[i]->raw_ns >=
+			    c->from_ns)
+				slow_event(c, r, n, calls[i], i + 1);
+		slow_marks(c, r, n->child);
+	}
+}
+
+int chrome__mark_slowest(struct chrome *c, const struct agg *agg)
+{
+	struct report r = {0};
+
+	rec_run_report(c->run, &r);
+	r.agg = agg;
+	slow_marks(c, &r, agg__root(agg)->child);
+	return c->err;
+}
+
 void chrome__free(struct chrome *c)
 {
 	struct ctrack *t, *n;
@@ -760,8 +864,14 @@ static uint64_t stream_events(const void *h)
 	return chrome__events(h);
 }
 
+static int stream_mark(void *h, const struct agg *agg)
+{
+	return chrome__mark_slowest(h, agg);
+}
+
 const struct report_stream chrome_stream = {
 	.open = stream_open,
 	.finish = stream_finish,
 	.events = stream_events,
+	.mark = stream_mark,
 };

@@ -18,7 +18,9 @@
 #  - each kept call has its arguments (7 and its sleep) and its return
 #    value (handler 701, wait_for 1), in the JSON, the table, the
 #    recording's report and its Chrome timeline's slices;
-#  - the table has a section per path; without --slowest no "slowest".
+#  - the table has a section per path; without --slowest no "slowest";
+#  - -f chrome marks each kept call with an instant event at its slice's
+#    start (recorded and live).
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v jq >/dev/null || skip "needs jq (tools/install-deps.sh)"
@@ -145,6 +147,30 @@ check "chrome: the arg-7 slices are the slow calls, returned 701" \
 	"$(jq -r '.traceEvents[] | select(.ph == "X" and .name == "handler" and .args.args[0] == 7) |
 		"\(.tid) 7 \(.args.args[1]) \(.args.ret)"' "$TMP/a.chrome" | sort)" \
 	"$(truth_top "$TMP/a.truth" 8 "\\1 7 \\2 $(truth handler.slow_ret "$TMP/a.truth")")"
+# the timeline marks the kept calls: an instant event "slowest #RANK
+# handler" (cat slowest) per kept call, at the start of its slice on its
+# thread, ranks 1..8 per path, the JSON's calls (tid, raw duration)
+"$IPROF" report -q -f chrome --slowest 8 "$TMP/a.rec" >"$TMP/m.chrome" 2>>"$TMP/err"
+check "chrome --slowest 8: exit status" "$?" 0
+check "chrome: handler's marks ranked 1..8, named by rank" \
+	"$(jq -c '[.traceEvents[] | select(.cat == "slowest" and .args.path == "handler")] |
+		[(map(.args.slowest) | sort), (map(select(.ph != "i" or .name != "slowest #\(.args.slowest) handler")) | length)]' "$TMP/m.chrome")" \
+	'[[1,2,3,4,5,6,7,8],0]'
+check "chrome: each handler mark at the start of a handler slice of its thread" \
+	"$(jq '[.traceEvents[] | select(.ph == "X" and .name == "handler") | "\(.tid) \(.ts)"] as $x |
+		[.traceEvents[] | select(.cat == "slowest" and .args.path == "handler") |
+		 select(("\(.tid) \(.ts)") as $k | $x | index($k) | not)] | length' "$TMP/m.chrome")" 0
+check "chrome: the marks are the kept calls (tid, raw duration)" \
+	"$(jq -r '.traceEvents[] | select(.cat == "slowest" and .args.path == "handler > wait_for") |
+		"\(.tid) \(.args.raw_duration_ns)"' "$TMP/m.chrome" | sort)" \
+	"$(slowest "$TMP/a.json" 'handler>wait_for' | jq -r '.[] | "\(.tid) \(.raw_duration_ns)"' | sort)"
+check "chrome without --slowest: no marks" \
+	"$(jq '[.traceEvents[] | select(.cat == "slowest")] | length' "$TMP/a.chrome")" 0
+"$IPROF" -q -f chrome -o "$TMP/live.chrome" --slowest 2 "${PROBES[@]}" -- "$W" 2 20 1 20000 \
+	>"$TMP/live.truth" 2>>"$TMP/err"
+check "live -f chrome --slowest 2: 2 marks per path (3 paths)" \
+	"$(jq -c '[.traceEvents[] | select(.cat == "slowest") | .args.path] | group_by(.) | map(length)' "$TMP/live.chrome")" \
+	'[2,2,2]'
 # --by tid --max-keys 1: threads beyond the first root go under [other];
 # over the handler nodes of both, the 8 slowest are the run's
 "$IPROF" report -q -f json --slowest 8 --by tid --max-keys 1 "$TMP/a.rec" >"$TMP/e.json" 2>>"$TMP/err"
