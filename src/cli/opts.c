@@ -116,8 +116,9 @@ static const struct optdef run_rows[] = {
 	  "a new one folds the root idle longest (its\n"
 	  "threads exited) into '[other]', paths kept"),
 	OPT("slowest", RO_SLOWEST, REQ, "K", "keep each path's K slowest calls (1..64; 0: off,\n"
-	  "the default): start, time, thread, the calls made\n"
-	  "inside each; table: a section per path; json:\n"
+	  "the default): start, wall time, its on-CPU, runq\n"
+	  "and blocked parts, thread, the calls made inside\n"
+	  "each by path; table: a section per path; json:\n"
 	  "\"slowest\""),
 	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "raw times: no calibration at start, the probes'\n"
 	  "own cost left in every time (by default it is\n"
