@@ -10,7 +10,9 @@
  * %rbp; mov %rsp,%rbp; pop %rbp; ret`, an instruction x86 uprobes emulate
  * on newer kernels; iprof_calib_step: `sub $8,%rsp; add $8,%rsp; ret`, one
  * they single-step, after the entry's timestamp, so inside the call),
- * its own getppid(2) calls for spans, getpid(2) for kernel functions (a
+ * its own getppid(2) calls for spans, a call of iprof_calib_usdt (two
+ * USDT sites, iprof:calib_start and iprof:calib_stop, on its two nops)
+ * for spans with a USDT side, getpid(2) for kernel functions (a
  * timer on __task_pid_nr_ns, which getpid calls), traced by a plan of
  * their own, filtered to iprof's process.  Per call, in ns:
  *   B  the call's time untraced, by iprof's clock (CLOCK_MONOTONIC)
@@ -53,6 +55,7 @@ enum calib_class {
 	CALIB_URETPROBE_STEP, /* ... entry on another instruction */
 	CALIB_SYSCALL, /* span on syscall tracepoints (raw-syscall dispatch) */
 	CALIB_TRACEPOINT, /* span on tracepoints (tp_hit) */
+	CALIB_USDT, /* span with a USDT side (a uprobe on the site's nop) */
 	CALIB_FENTRY, /* kernel function, fentry/fexit */
 	CALIB_KPROBE, /* kernel function, kprobe/kretprobe */
 	CALIB_FUNC, /* kernel function, fentry or else kprobes (func:) */

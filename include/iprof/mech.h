@@ -46,7 +46,8 @@ enum mech_label {
 	MLABEL_CAL_SYSCALL,
 	MLABEL_CAL_TRACEPOINT,
 	MLABEL_CAL_FUNC, /* (fentry and kprobe: their timers' words) */
-	MLABEL_USDT, /* a span with a USDT side (usdt_hit), an attachment */
+	MLABEL_USDT, /* a span with a USDT side (usdt_hit), an attachment,
+		      * its calibration class */
 	MLABEL_N,
 };
 

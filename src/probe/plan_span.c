@@ -288,15 +288,17 @@ static char *span_describe(const struct probe *pr, const char *path,
 	return plan_asprintf("%s -> %s", a, b);
 }
 
-/* A span's class: its tracepoints', or the raw syscall tracepoints' that
- * syscall spans share (MECH_SYSCALL) */
+/* A span's class: its USDT sites' where it has one (a span from a USDT
+ * site to a tracepoint: the USDT class for both sides, an approximation),
+ * else its tracepoints', or the raw syscall tracepoints' that syscall
+ * spans share (MECH_SYSCALL) */
 static int span_calib_class(const struct plan *p, uint32_t timer)
 {
 	uint32_t i;
 
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer && p->att[i].mech == MECH_USDT)
-			return CALIB_NONE; /* not calibrated (yet) */
+			return CALIB_USDT;
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer)
 			return p->att[i].mech == MECH_SYSCALL ? CALIB_SYSCALL :
