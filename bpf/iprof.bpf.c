@@ -45,6 +45,18 @@ static __always_inline void name_arm(void *ctx, const struct iprof_action *a,
 		return;
 	st->name_val = cond_value(
 		ctx, &a->cond[a->ncond & (IPROF_MAX_COND - 1)], from);
+	st->name_parts = 0;
+	if (a->flags & IPROF_A_NAMESTR) {
+		/* text: name_val (and name_val2) are user addresses */
+		st->name_parts = 1;
+		if (a->cond[a->ncond & (IPROF_MAX_COND - 1)].op == 2) {
+			st->name_parts = 2;
+			st->name_val2 = cond_value(
+				ctx,
+				&a->cond[(a->ncond + 1) & (IPROF_MAX_COND - 1)],
+				from);
+		}
+	}
 	st->name_for = a->timer + 1;
 }
 

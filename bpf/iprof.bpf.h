@@ -89,6 +89,10 @@ struct task_state {
 	 * (name_arm()) for timer name_for - 1; 0: none pending */
 	__u32 name_for;
 	__u64 name_val;
+	/* IPROF_A_NAMESTR: name_val and name_val2 are the user addresses
+	 * of the name's name_parts strings (0: an integer name) */
+	__u64 name_val2;
+	__u32 name_parts;
 };
 
 /*
@@ -520,6 +524,53 @@ static __always_inline void emit_name(struct task_state *st, __u32 timer,
 }
 
 /*
+ * emit_namestr() - IPROF_REC_NAMESTR: the strings at user addresses @p0 and
+ * (@nparts 2) @p1 name the START of @timer at @depth that the caller sends
+ * next (task context only); one struct iprof_ring_namestr, which the
+ * ring reader cuts into 32-byte records.
+ */
+static __always_inline void emit_namestr(struct task_state *st, __u32 timer,
+					 __u32 depth, __u64 pid_tgid,
+					 __u32 nparts, __u64 p0, __u64 p1)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iprof_ring_namestr *r;
+	void *rb;
+	long n;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count(IPROF_CNT_RB_DROP);
+		st->lost = 1;
+		return;
+	}
+	r->head.type = IPROF_REC_NAMESTR;
+	r->head.flags = st->lost ? IPROF_F_RESYNC : 0;
+	r->head.size = sizeof(r->head);
+	r->head.timer = timer;
+	r->head.tid = (__u32)pid_tgid;
+	r->head.nparts = nparts == 2 ? 2 : 1;
+	r->head.pad = 0;
+	r->head.pad2 = 0;
+	r->head.ts = bpf_ktime_get_ns();
+	r->head.depth = depth;
+	r->head.cpu = cpu;
+	n = bpf_probe_read_user_str(r->text[0], IPROF_NAME_STR,
+				    (const void *)p0);
+	r->head.len[0] = n > 0 ? n - 1 : IPROF_NAME_FAULT;
+	r->head.len[1] = 0;
+	if (nparts == 2) {
+		n = bpf_probe_read_user_str(r->text[1], IPROF_NAME_STR,
+					    (const void *)p1);
+		r->head.len[1] = n > 0 ? n - 1 : IPROF_NAME_FAULT;
+	}
+	st->lost = 0;
+	/* the START that follows wakes the reader if need be */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/*
  * emit() as a global function, for loops that emit: the verifier checks
  * it once instead of at each turn of each loop that calls it (an exec
  * closing 128 frames, a hit closing 16 left frames).  Returns 0.
@@ -857,8 +908,14 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		emit_val(st, IPROF_REC_ARGS, 1, pid_tgid, args[2], args[3], ts);
 		emit_val(st, IPROF_REC_ARGS, 2, pid_tgid, args[4], args[5], ts);
 	}
-	if (st->name_for == a->timer + 1 && ctx == IPROF_CTX_TASK)
-		emit_name(st, a->timer, d + 1, pid_tgid, st->name_val);
+	if (st->name_for == a->timer + 1 && ctx == IPROF_CTX_TASK) {
+		if (st->name_parts)
+			emit_namestr(st, a->timer, d + 1, pid_tgid,
+				     st->name_parts, st->name_val,
+				     st->name_val2);
+		else
+			emit_name(st, a->timer, d + 1, pid_tgid, st->name_val);
+	}
 	st->name_for = 0;
 	/* aux: the context, and the probe class that fired (ABI 11) */
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid,

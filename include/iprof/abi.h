@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 11
+#define IPROF_ABI_VERSION 12
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -105,6 +105,11 @@ enum iprof_rec_type {
 				* (v0) of frame (v1: depth | timer << 32)
 				* whose STOP follows on this thread; ts is
 				* that STOP's; slow_args only */
+	IPROF_REC_NAMESTR = 23, /* struct iprof_rec_namestr: the text that
+				 * names the START of the same thread, timer
+				 * and depth that follows it (IPROF_A_NAMED
+				 * with IPROF_A_NAMESTR), then its text in
+				 * struct iprof_rec_nametext chunks (ABI 12) */
 };
 
 /*
@@ -293,6 +298,80 @@ struct iprof_rec_name {
 _Static_assert(sizeof(struct iprof_rec_name) == sizeof(struct iprof_rec),
 	       "iprof_rec_name must be the size of iprof_rec");
 
+/* Most bytes of one string part of a name (`name str(argN)`), the NUL
+ * included: a longer string is cut to its first IPROF_NAME_STR - 1 bytes */
+#define IPROF_NAME_STR 64
+/* Most string parts of a name (`name str(argA):str(argB)`) */
+#define IPROF_NAME_PARTS 2
+/* iprof_rec_namestr.len[i] of a part whose address could not be read */
+#define IPROF_NAME_FAULT 0xff
+/* Text bytes that one struct iprof_rec_nametext carries */
+#define IPROF_NAME_CHUNK 16
+/*
+ * Flag of IPROF_REC_NAMESTR records only: a struct iprof_rec_nametext
+ * chunk of the text, not the head.
+ */
+#define IPROF_F_TEXT (1 << 7)
+
+/*
+ * IPROF_REC_NAMESTR (ABI 12): a named timer's start whose name is text read
+ * from user memory (`name str(argN)`, bpf_probe_read_user_str()), in task
+ * context only.  The BPF program sends one struct iprof_ring_namestr; the
+ * ring reader (src/kernel/rings.c) cuts it into this head and the
+ * ceil(sum of len / IPROF_NAME_CHUNK) struct iprof_rec_nametext chunks that
+ * follow it at once, every one 32 bytes with the thread's tid and the
+ * head's ts where iprof_rec has them, so that records merge, shard and
+ * record as any other.  The text is part 0's len[0] bytes then part 1's
+ * len[1] (no NULs; a part that faulted has none); the aggregator joins the
+ * parts with ':'.  As IPROF_REC_NAME, it names the START that follows.
+ */
+struct iprof_rec_namestr {
+	iprof_u8 type; /* IPROF_REC_NAMESTR */
+	iprof_u8 flags; /* 0, or IPROF_F_RESYNC */
+	iprof_u16 size; /* sizeof(struct iprof_rec_namestr) */
+	iprof_u32 timer; /* the named timer */
+	iprof_u32 tid; /* kernel pid of the thread */
+	iprof_u8 nparts; /* 1..IPROF_NAME_PARTS */
+	iprof_u8 len[IPROF_NAME_PARTS]; /* each part's bytes, NUL excluded,
+					 * or IPROF_NAME_FAULT */
+	iprof_u8 pad;
+	iprof_u64 ts; /* bpf_ktime_get_ns(), ns: at or before the START's */
+	iprof_u16 depth; /* the START's depth */
+	iprof_u16 cpu; /* bpf_get_smp_processor_id() */
+	iprof_u32 pad2;
+};
+
+_Static_assert(sizeof(struct iprof_rec_namestr) == sizeof(struct iprof_rec),
+	       "iprof_rec_namestr must be the size of iprof_rec");
+
+/*
+ * A chunk of an IPROF_REC_NAMESTR's text: IPROF_NAME_CHUNK bytes in the
+ * places iprof_rec has timer, tgid and depth..aux (t0, t1, t2 in order).
+ */
+struct iprof_rec_nametext {
+	iprof_u8 type; /* IPROF_REC_NAMESTR */
+	iprof_u8 flags; /* IPROF_F_TEXT */
+	iprof_u16 size; /* sizeof(struct iprof_rec_nametext) */
+	char t0[4];
+	iprof_u32 tid; /* the head's */
+	char t1[4];
+	iprof_u64 ts; /* the head's */
+	char t2[8];
+};
+
+_Static_assert(sizeof(struct iprof_rec_nametext) == sizeof(struct iprof_rec),
+	       "iprof_rec_nametext must be the size of iprof_rec");
+
+/*
+ * What the BPF program sends for IPROF_REC_NAMESTR (one ring sample, never
+ * a record of the stream): the head, then each part's string as
+ * bpf_probe_read_user_str() left it.
+ */
+struct iprof_ring_namestr {
+	struct iprof_rec_namestr head;
+	char text[IPROF_NAME_PARTS][IPROF_NAME_STR];
+};
+
 /*
  * A keyed span's key: the timer, then up to IPROF_MAX_KEY values, each
  * read from the tracepoint (or pseudo-field) that iprof_action.key[i]
@@ -438,6 +517,14 @@ enum iprof_action_flags {
 	 * before its IPROF_REC_START; in interrupt context it is unnamed.
 	 */
 	IPROF_A_NAMED = 1 << 6,
+	/*
+	 * With IPROF_A_NAMED: the name is text in cond[ncond].op parts
+	 * (1..IPROF_NAME_PARTS, ncond + parts <= IPROF_MAX_COND): the value
+	 * read at cond[ncond + i] is a user address whose string (at most
+	 * IPROF_NAME_STR bytes) is part i.  The start sends
+	 * IPROF_REC_NAMESTR instead of IPROF_REC_NAME.
+	 */
+	IPROF_A_NAMESTR = 1 << 7,
 };
 
 /* Where iprof_action.inst goes in a frame's usp, and the address bits

@@ -362,6 +362,15 @@ int agg__name_of(const struct agg *a, uint32_t id, uint32_t *timer,
 		 uint64_t *value);
 
 /*
+ * agg__name_text() - the timer and text of a named node's id whose name is
+ * text (IPROF_REC_NAMESTR): *@text points to *@len bytes (no NUL; any
+ * byte) owned by @a, valid while @a is.  Returns 0, or -ENOENT for an id
+ * that is no text name of @a (agg__name_of() then gives its integer).
+ */
+int agg__name_text(const struct agg *a, uint32_t id, uint32_t *timer,
+		   const char **text, uint32_t *len);
+
+/*
  * agg__base_timer() - the timer of node timer id @id: the named timer for
  * a named node's id, @id itself for every other.
  */

@@ -165,6 +165,11 @@ struct probe {
 	 * unused.  named 0: not named */
 	int named;
 	struct probe_cond name_src;
+	/* `name str(F)[:str(G)]`: the name is text, the strings at the user
+	 * addresses F (name_src) and G (name_src2) hold; name_parts 1 or 2
+	 * (IPROF_NAME_PARTS), 0: an integer name */
+	int name_parts;
+	struct probe_cond name_src2;
 };
 
 /*

@@ -110,7 +110,7 @@ struct report_loss {
 };
 
 /* Size of a buffer that holds any name report_timer_name() makes up. */
-#define REPORT_NAME_BUF 128
+#define REPORT_NAME_BUF 640
 
 /* Order of siblings (--sort); the seed format always keeps first-seen. */
 enum report_sort {
@@ -376,6 +376,15 @@ int report_view_init(struct report_view *v, const struct report *r);
 
 /* report_view_free() - free what report_view_init() allocated. */
 void report_view_free(struct report_view *v);
+
+/*
+ * report_name_text() - @n bytes of a text name (any bytes, no NUL needed)
+ * as printable text into @buf (@len bytes, NUL-terminated, cut short if
+ * it does not fit): well-formed UTF-8 and printable ASCII as they are, a
+ * backslash as two, every other byte (control, DEL, not UTF-8) as \xNN.
+ * Returns the bytes written, NUL excluded.
+ */
+size_t report_name_text(const char *text, size_t n, char *buf, size_t len);
 
 /*
  * report_timer_name() - the name of timer @timer (r->timers[timer].name),

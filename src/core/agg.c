@@ -614,6 +614,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return agg_do_key(a, rec);
 	case IPROF_REC_NAME:
 		return agg_do_name(a, rec);
+	case IPROF_REC_NAMESTR:
+		return agg_do_namestr(a, rec);
 	case IPROF_REC_ARGS:
 	case IPROF_REC_RETVAL:
 		return do_val(a, rec);

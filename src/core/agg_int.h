@@ -123,6 +123,9 @@ struct athread {
 	 * name_timer at name_depth is filed under name_id; 0 when none */
 	int name_set;
 	uint32_t name_timer, name_depth, name_id;
+	/* IPROF_REC_NAMESTR's head received, its text chunks coming
+	 * (agg_name.c); NULL when none */
+	struct name_text *ntext;
 };
 
 /*
@@ -200,7 +203,17 @@ struct agg {
 
 struct agg_name {
 	uint32_t timer;
-	uint64_t value;
+	uint64_t value; /* an integer name; a text name's hash */
+	char *text;	/* a text name (IPROF_REC_NAMESTR), value bytes, the
+			 * parts joined by ':'; NULL for an integer name */
+	uint32_t tlen;
+};
+
+/* An IPROF_REC_NAMESTR whose text chunks are coming (athread.ntext) */
+struct name_text {
+	struct iprof_rec_namestr head;
+	uint32_t need, have; /* text bytes announced, received */
+	char text[IPROF_NAME_PARTS * IPROF_NAME_STR];
 };
 
 static inline uint32_t hash_u32(uint32_t v, uint32_t bits)
@@ -278,6 +291,9 @@ int agg_complete(const struct agg *a, struct athread *t, const struct frame *f,
 /* agg_name.c */
 int agg_do_name(struct agg *a, const void *rec);
 uint32_t agg_name_intern(struct agg *a, uint32_t timer, uint64_t value);
+uint32_t agg_name_intern_text(struct agg *a, uint32_t timer, const char *text,
+			      uint32_t len);
+int agg_do_namestr(struct agg *a, const void *rec);
 void agg_names_free(struct agg *a);
 
 /* agg_kspan.c */

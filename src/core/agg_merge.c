@@ -79,12 +79,16 @@ static struct agg_node *merge_target(struct agg *a, const struct agg *src,
 				     const struct agg_node *s,
 				     struct agg_node *dparent)
 {
-	uint32_t v, t;
+	uint32_t v, t, tlen;
 	uint64_t val;
+	const char *text;
 
 	if (!agg__name_of(src, s->timer, &t, &val)) {
 		/* a named node: the same name's id in @a */
-		v = agg_name_intern(a, t, val);
+		if (!agg__name_text(src, s->timer, &t, &text, &tlen))
+			v = agg_name_intern_text(a, t, text, tlen);
+		else
+			v = agg_name_intern(a, t, val);
 		if (v == AGG_ROOT_TIMER)
 			return NULL;
 		if (v == AGG_OTHER_TIMER) {

@@ -39,23 +39,17 @@ static int name_grow(struct agg *a)
 }
 
 /*
- * agg_name_intern() - the node timer id of @timer named @value: its
- * AGG_NAME_TIMER id, added if new; AGG_OTHER_TIMER for a new name when the
- * table holds max_paths names; AGG_ROOT_TIMER on ENOMEM.
+ * name_add() - a new name (@text NULL: the integer @value; else @len bytes
+ * of @text, copied, whose hash is @value): its id, AGG_OTHER_TIMER beyond
+ * max_paths names, AGG_ROOT_TIMER on ENOMEM.
  */
-uint32_t agg_name_intern(struct agg *a, uint32_t timer, uint64_t value)
+static uint32_t name_add(struct agg *a, uint32_t timer, uint64_t value,
+			 const char *text, uint32_t len)
 {
-	uint32_t j, k;
 	struct agg_name *v;
+	char *copy = NULL;
+	uint32_t j;
 
-	if (a->name_bits) {
-		j = name_hash(timer, value, a->name_bits);
-		for (; (k = a->name_tab[j]);
-		     j = (j + 1) & ((1u << a->name_bits) - 1))
-			if (a->names[k - 1].timer == timer &&
-			    a->names[k - 1].value == value)
-				return AGG_NAME_TIMER(k - 1);
-	}
 	if (a->max_paths && a->nnames >= a->max_paths)
 		return AGG_OTHER_TIMER;
 	if (a->nnames >= 0x3fffffffu)
@@ -72,13 +66,77 @@ uint32_t agg_name_intern(struct agg *a, uint32_t timer, uint64_t value)
 	if ((a->nnames + 1) * 2 > (a->name_bits ? 1u << a->name_bits : 0) &&
 	    name_grow(a))
 		return AGG_ROOT_TIMER;
+	if (text) {
+		copy = malloc(len ? len : 1);
+		if (!copy)
+			return AGG_ROOT_TIMER;
+		memcpy(copy, text, len);
+	}
 	a->names[a->nnames].timer = timer;
 	a->names[a->nnames].value = value;
+	a->names[a->nnames].text = copy;
+	a->names[a->nnames].tlen = len;
 	j = name_hash(timer, value, a->name_bits);
 	while (a->name_tab[j])
 		j = (j + 1) & ((1u << a->name_bits) - 1);
 	a->name_tab[j] = ++a->nnames;
 	return AGG_NAME_TIMER(a->nnames - 1);
+}
+
+/*
+ * agg_name_intern() - the node timer id of @timer named @value: its
+ * AGG_NAME_TIMER id, added if new; AGG_OTHER_TIMER for a new name when the
+ * table holds max_paths names; AGG_ROOT_TIMER on ENOMEM.
+ */
+uint32_t agg_name_intern(struct agg *a, uint32_t timer, uint64_t value)
+{
+	uint32_t j, k;
+
+	if (a->name_bits) {
+		j = name_hash(timer, value, a->name_bits);
+		for (; (k = a->name_tab[j]);
+		     j = (j + 1) & ((1u << a->name_bits) - 1))
+			if (a->names[k - 1].timer == timer &&
+			    a->names[k - 1].value == value &&
+			    !a->names[k - 1].text)
+				return AGG_NAME_TIMER(k - 1);
+	}
+	return name_add(a, timer, value, NULL, 0);
+}
+
+/* fnv1a64() - FNV-1a of @len bytes at @p: a text name's value */
+static uint64_t fnv1a64(const char *p, uint32_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * agg_name_intern_text() - the node timer id of @timer named by the @len
+ * bytes of @text (copied), as agg_name_intern() for an integer.
+ */
+uint32_t agg_name_intern_text(struct agg *a, uint32_t timer, const char *text,
+			      uint32_t len)
+{
+	uint64_t value = fnv1a64(text, len);
+	uint32_t j, k;
+
+	if (a->name_bits) {
+		j = name_hash(timer, value, a->name_bits);
+		for (; (k = a->name_tab[j]);
+		     j = (j + 1) & ((1u << a->name_bits) - 1)) {
+			const struct agg_name *n = &a->names[k - 1];
+
+			if (n->timer == timer && n->value == value && n->text &&
+			    n->tlen == len && !memcmp(n->text, text, len))
+				return AGG_NAME_TIMER(k - 1);
+		}
+	}
+	return name_add(a, timer, value, text, len);
 }
 
 /*
@@ -116,8 +174,124 @@ int agg_do_name(struct agg *a, const void *rec)
 	return 0;
 }
 
+/* name_set() - @t's next START of @timer at @depth goes under node @id */
+static int name_set(struct agg *a, struct athread *t, uint32_t timer,
+		    uint32_t depth, uint32_t id)
+{
+	t->name_set = 0;
+	if (id == AGG_ROOT_TIMER) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	t->name_set = 1;
+	t->name_timer = timer;
+	t->name_depth = depth;
+	t->name_id = id;
+	return 0;
+}
+
+/* namestr_done() - @t's text name complete: its parts joined by ':' (a
+ * part that could not be read: "(fault)"), interned, set */
+static int namestr_done(struct agg *a, struct athread *t)
+{
+	static const char fault[] = "(fault)";
+	struct name_text *x = t->ntext;
+	char s[IPROF_NAME_PARTS * (IPROF_NAME_STR + sizeof(fault))];
+	uint32_t i, n = 0, at = 0, len;
+
+	for (i = 0; i < x->head.nparts; i++) {
+		if (i)
+			s[n++] = ':';
+		len = x->head.len[i];
+		if (len == IPROF_NAME_FAULT) {
+			memcpy(s + n, fault, sizeof(fault) - 1);
+			n += sizeof(fault) - 1;
+			continue;
+		}
+		memcpy(s + n, x->text + at, len);
+		n += len;
+		at += len;
+	}
+	struct iprof_rec_namestr h = x->head;
+
+	t->ntext = NULL;
+	free(x);
+	return name_set(a, t, h.timer, h.depth,
+			agg_name_intern_text(a, h.timer, s, n));
+}
+
+/* namestr_text() - a text chunk (IPROF_F_TEXT) of @t's pending name */
+static int namestr_text(struct agg *a, struct athread *t, const void *rec)
+{
+	struct iprof_rec_nametext c;
+	struct name_text *x = t->ntext;
+	char b[IPROF_NAME_CHUNK];
+	uint32_t n;
+
+	memcpy(&c, rec, sizeof(c));
+	if (!x) {
+		a->stats.malformed++; /* no head before it */
+		return -EINVAL;
+	}
+	memcpy(b, c.t0, 4);
+	memcpy(b + 4, c.t1, 4);
+	memcpy(b + 8, c.t2, 8);
+	n = x->need - x->have < sizeof(b) ? x->need - x->have : sizeof(b);
+	memcpy(x->text + x->have, b, n);
+	x->have += n;
+	return x->have == x->need ? namestr_done(a, t) : 0;
+}
+
+/*
+ * agg_do_namestr() - IPROF_REC_NAMESTR: a head (its text chunks follow at
+ * once on the thread) or a chunk; the text complete, the thread's next
+ * START of the head's timer at its depth goes under the node of that
+ * name.  0, -EINVAL for a malformed record, -ENOMEM.
+ */
+int agg_do_namestr(struct agg *a, const void *rec)
+{
+	struct iprof_rec_namestr h;
+	struct athread *t;
+	uint32_t i, need = 0;
+
+	memcpy(&h, rec, sizeof(h));
+	t = agg_thread_get(a, h.tid, 1);
+	if (!t) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	if (h.flags == IPROF_F_TEXT)
+		return namestr_text(a, t, rec);
+	t->name_set = 0;
+	free(t->ntext);
+	t->ntext = NULL;
+	if (h.timer >= a->ntimers || !h.depth || h.flags & ~IPROF_F_RESYNC ||
+	    h.nparts < 1 || h.nparts > IPROF_NAME_PARTS)
+		goto bad;
+	for (i = 0; i < h.nparts; i++) {
+		if (h.len[i] != IPROF_NAME_FAULT && h.len[i] >= IPROF_NAME_STR)
+			goto bad;
+		if (h.len[i] != IPROF_NAME_FAULT)
+			need += h.len[i];
+	}
+	t->ntext = calloc(1, sizeof(*t->ntext));
+	if (!t->ntext) {
+		a->stats.nomem++;
+		return -ENOMEM;
+	}
+	t->ntext->head = h;
+	t->ntext->need = need;
+	return need ? 0 : namestr_done(a, t);
+bad:
+	a->stats.malformed++;
+	return -EINVAL;
+}
 void agg_names_free(struct agg *a)
 {
+	uint32_t i;
+
+	for (i = 0; i < a->nnames; i++)
+		free(a->names[i].text);
 	free(a->names);
 	free(a->name_tab);
 	a->names = NULL;
@@ -143,4 +317,17 @@ uint32_t agg__base_timer(const struct agg *a, uint32_t id)
 	uint64_t v;
 
 	return agg__name_of(a, id, &t, &v) ? id : t;
+}
+
+int agg__name_text(const struct agg *a, uint32_t id, uint32_t *timer,
+		   const char **text, uint32_t *len)
+{
+	uint32_t i = id & ~0x40000000u;
+
+	if (!AGG_TIMER_IS_NAME(id) || i >= a->nnames || !a->names[i].text)
+		return -ENOENT;
+	*timer = a->names[i].timer;
+	*text = a->names[i].text;
+	*len = a->names[i].tlen;
+	return 0;
 }

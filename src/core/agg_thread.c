@@ -113,6 +113,7 @@ void agg_thread_destroy(struct athread *t)
 	free(t->done.val);
 	free(t->stack);
 	free(t->slow);
+	free(t->ntext);
 	free(t);
 }
 

@@ -59,15 +59,73 @@ static void ring_sink(void *ctx, const void *rec, size_t len)
 	l->fn(l->fn_ctx, (void *)rec, len);
 }
 
-/* ring_buffer callback of one CPU's ring: queue the record for merging */
-static int ring_rec(void *ctx, void *data, size_t size)
+/* one 32-byte record of CPU ring @rs to the merge (or the unmerged sink) */
+static int ring_one(struct ring_src *rs, void *data, size_t size)
 {
-	struct ring_src *rs = ctx;
 	const struct loader_unmerged *u = &rs->l->unmerged;
 
 	if (u->push)
 		return u->push(u->ctx, rs->idx, data, size);
 	return stream__push(rs->l->stream, rs->idx, data, size);
+}
+
+/*
+ * ring_namestr() - a struct iprof_ring_namestr sample cut into its
+ * IPROF_REC_NAMESTR head and the struct iprof_rec_nametext chunks of its
+ * text (abi.h), each pushed as a record of its own.  0 or -errno.
+ */
+static int ring_namestr(struct ring_src *rs, const void *data)
+{
+	char text[IPROF_NAME_PARTS * IPROF_NAME_STR];
+	struct iprof_rec_namestr h;
+	struct iprof_rec_nametext c;
+	size_t n = 0, off, len;
+	uint32_t i;
+	int err;
+
+	memcpy(&h, data, sizeof(h));
+	if (h.nparts < 1 || h.nparts > IPROF_NAME_PARTS)
+		h.nparts = 1;
+	for (i = 0; i < IPROF_NAME_PARTS; i++) {
+		len = h.len[i];
+		if (i >= h.nparts || len == IPROF_NAME_FAULT)
+			continue;
+		if (len > IPROF_NAME_STR - 1)
+			len = h.len[i] = IPROF_NAME_STR - 1;
+		memcpy(text + n,
+		       (const char *)data + sizeof(h) + i * IPROF_NAME_STR,
+		       len);
+		n += len;
+	}
+	err = ring_one(rs, &h, sizeof(h));
+	for (off = 0; !err && off < n; off += IPROF_NAME_CHUNK) {
+		char t[IPROF_NAME_CHUNK] = {0};
+
+		memcpy(t, text + off,
+		       n - off < sizeof(t) ? n - off : sizeof(t));
+		memset(&c, 0, sizeof(c));
+		c.type = IPROF_REC_NAMESTR;
+		c.flags = IPROF_F_TEXT;
+		c.size = sizeof(c);
+		c.tid = h.tid;
+		c.ts = h.ts;
+		memcpy(c.t0, t, 4);
+		memcpy(c.t1, t + 4, 4);
+		memcpy(c.t2, t + 8, 8);
+		err = ring_one(rs, &c, sizeof(c));
+	}
+	return err;
+}
+
+/* ring_buffer callback of one CPU's ring: queue the record for merging */
+static int ring_rec(void *ctx, void *data, size_t size)
+{
+	struct ring_src *rs = ctx;
+
+	if (size == sizeof(struct iprof_ring_namestr) &&
+	    *(const uint8_t *)data == IPROF_REC_NAMESTR)
+		return ring_namestr(rs, data);
+	return ring_one(rs, data, size);
 }
 
 void loader__set_unmerged(struct loader *l, const struct loader_unmerged *u)

@@ -133,18 +133,36 @@ static char *resolve_name(const struct plan_shape *sh,
 			  struct iprof_action *a)
 {
 	struct probe_point pt = pr->start;
+	int nsrc = pr->name_parts > 1 ? 2 : 1;
 	char *msg;
 
-	if (pt.ncond >= IPROF_MAX_COND)
-		return plan_perr(pr, pr->name_src.col, "a named timer's start takes at most %d comparisons (the name is read as a %dth)",
-				 IPROF_MAX_COND - 1, IPROF_MAX_COND);
+	if (pr->name_parts && !sh->user && !sh->tracepoints)
+		return plan_perr(pr, pr->name_src.col, "str() reads a string at a user address: a kernel function's arguments point to kernel memory");
+	if (pt.ncond + nsrc > IPROF_MAX_COND)
+		return plan_perr(pr, pr->name_src.col, "a named timer's start takes at most %d comparisons (its name is read as %d more)",
+				 IPROF_MAX_COND - nsrc, nsrc);
 	pt.cond[pt.ncond] = pr->name_src;
 	pt.cond[pt.ncond].op = IPROF_OP_EQ;
 	pt.cond[pt.ncond].value = 0;
 	pt.ncond++;
+	if (nsrc > 1) {
+		pt.cond[pt.ncond] = pr->name_src2;
+		pt.cond[pt.ncond].op = IPROF_OP_EQ;
+		pt.cond[pt.ncond].value = 0;
+		pt.ncond++;
+	}
 	msg = resolve_conds(sh, env, func, pr, &pt, tracepoint, a);
 	a->ncond = (uint8_t)pr->start.ncond;
 	a->flags |= IPROF_A_NAMED;
+	if (!msg && pr->name_parts &&
+	    (a->cond[a->ncond].size != 8 ||
+	     a->cond[(a->ncond + nsrc - 1) & (IPROF_MAX_COND - 1)].size != 8))
+		return plan_perr(pr, pr->name_src.col, "str() reads a string at a user address: its field must be one (8 bytes)");
+	if (pr->name_parts) {
+		/* text: the number of parts where the first is read */
+		a->flags |= IPROF_A_NAMESTR;
+		a->cond[a->ncond].op = (uint8_t)nsrc;
+	}
 	return msg;
 }
 

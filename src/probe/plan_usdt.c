@@ -87,6 +87,12 @@ static char *check_args(const struct probe *pr, const struct probe_point *pt,
 					 pt->cond[i].arg, u->provider, u->name,
 					 u->nargs, u->nargs == 1 ? "" : "s",
 					 u->nargs ? u->args : "none");
+	if (pt == &pr->start && pr->name_parts > 1 &&
+	    pr->name_src2.arg >= u->nargs)
+		return plan_perr(pr, pr->name_src2.col, "name str(arg%d): USDT probe %s:%s has %d argument%s (%s)",
+				 pr->name_src2.arg, u->provider, u->name,
+				 u->nargs, u->nargs == 1 ? "" : "s",
+				 u->nargs ? u->args : "none");
 	if (pt == &pr->start && pr->named && pr->name_src.arg >= u->nargs)
 		return plan_perr(pr, pr->name_src.col, "name arg%d: USDT probe %s:%s has %d argument%s (%s)",
 				 pr->name_src.arg, u->provider, u->name,

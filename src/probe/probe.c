@@ -331,6 +331,7 @@ static void probe_free(struct probe *pr)
 		point_free(&pr->alt[i]);
 	free(pr->alt);
 	free(pr->name_src.field);
+	free(pr->name_src2.field);
 }
 
 static int list_push(struct probe_list *pl, struct probe *pr)
@@ -569,18 +570,22 @@ static int parse_cond(struct lex *lx, const char **pp, struct probe_point *pt)
  * argN or a tracepoint field of the start; on return *pp is at the first
  * non-blank after it.
  */
-static int parse_name(struct lex *lx, const char **pp, struct probe *pr)
+/*
+ * parse_name_src() - argN or a start's tracepoint field at *pp into @c; on
+ * return *pp is just past it.
+ */
+static int parse_name_src(struct lex *lx, const char **pp, struct probe_cond *c)
 {
-	const char *p = skip_ws(*pp + 4), *e = p;
-	struct probe_cond *c = &pr->name_src;
-	int err;
+	const char *p = *pp, *e = p;
 
 	if (is_alpha(*e) || *e == '_')
 		e = scan(e, is_ident);
 	if (e == p)
 		return syntax_error(lx, p,
-				    "what names each call after 'name' (argN "
-				    "or a tracepoint field of the start)");
+				    "what names each call after 'name' (argN, "
+				    "a tracepoint field of the start, or "
+				    "str(argN))");
+	free(c->field);
 	memset(c, 0, sizeof(*c));
 	c->arg = -1;
 	c->col = col_of(lx, p);
@@ -594,6 +599,72 @@ static int parse_name(struct lex *lx, const char **pp, struct probe *pr)
 		if (!c->field)
 			return nomem(lx);
 	}
+	*pp = e;
+	return 0;
+}
+
+/*
+ * parse_name_str() - `str(F)` at *pp (at "str") into @c: F's value is the
+ * user address of the string that names the call; *pp then past ')'.
+ */
+static int parse_name_str(struct lex *lx, const char **pp, struct probe_cond *c)
+{
+	const char *p = skip_ws(*pp + 3);
+	int err;
+
+	if (*p != '(')
+		return syntax_error(lx, p, "'(' after str");
+	p = skip_ws(p + 1);
+	err = parse_name_src(lx, &p, c);
+	if (err)
+		return err;
+	c->has_type = 1; /* an address */
+	c->width = 8;
+	p = skip_ws(p);
+	if (*p != ')')
+		return syntax_error(lx, p, "')' after str(argN");
+	*pp = p + 1;
+	return 0;
+}
+
+static int at_str(const char *p)
+{
+	return !strncmp(p, "str", 3) && *skip_ws(p + 3) == '(';
+}
+
+/*
+ * parse_name() - `name FIELD[:TYPE]` or `name str(FIELD)[:str(FIELD)]` at
+ * *pp (at "name") into @pr: FIELD is argN or a tracepoint field of the
+ * start; on return *pp is at the first non-blank after it.
+ */
+static int parse_name(struct lex *lx, const char **pp, struct probe *pr)
+{
+	const char *p = skip_ws(*pp + 4), *e = p;
+	struct probe_cond *c = &pr->name_src;
+	int err;
+
+	if (at_str(p)) {
+		err = parse_name_str(lx, &e, c);
+		if (!err && *e == ':' && at_str(e + 1)) {
+			e++;
+			err = parse_name_str(lx, &e, &pr->name_src2);
+			pr->name_parts = 2;
+		} else if (!err && *e == ':') {
+			return syntax_error(lx, e + 1,
+					    "str(argN) after ':' (a name of "
+					    "two strings)");
+		} else {
+			pr->name_parts = 1;
+		}
+		if (err)
+			return err;
+		pr->named = 1;
+		*pp = skip_ws(e);
+		return 0;
+	}
+	err = parse_name_src(lx, &e, c);
+	if (err)
+		return err;
 	pr->named = 1;
 	if (*e == ':') {
 		e++;

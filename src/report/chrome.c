@@ -36,6 +36,7 @@ struct cframe {
 	uint64_t ts;
 	int named; /* value names the call (IPROF_REC_NAME) */
 	uint64_t value;
+	uint32_t text; /* c->texts[text - 1] names it (NAMESTR); 0: value */
 	uint64_t args[IPROF_NARGS];
 	uint64_t ret;
 };
@@ -52,6 +53,12 @@ struct ctrack {
 	int name_set;
 	uint32_t name_timer, name_depth;
 	uint64_t name_value;
+	uint32_t name_text; /* as cframe.text */
+	/* IPROF_REC_NAMESTR's head read, nhave of its nneed text bytes */
+	int npending;
+	struct iprof_rec_namestr nhead;
+	uint32_t nneed, nhave;
+	char ntext[IPROF_NAME_PARTS * IPROF_NAME_STR];
 	uint32_t argmask; /* IPROF_REC_ARGS pairs for the next start */
 	uint64_t args[IPROF_NARGS]; /* ... their values */
 	struct cframe f[CHROME_MAX_DEPTH];
@@ -69,6 +76,9 @@ struct chrome {
 	int written; /* an element of traceEvents is out: commas from now */
 	struct ctrack *bucket[CHROME_BUCKETS];
 	struct ctrack *all;
+	/* text names' labels (IPROF_REC_NAMESTR), one per named call */
+	char **texts;
+	uint32_t ntexts, texts_cap;
 };
 
 static int fail(struct chrome *c, int e)
@@ -222,7 +232,13 @@ static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 	bad = !o;
 	if (bad)
 		return fail(c, -ENOMEM);
-	if (fr->named) {
+	if (fr->named && fr->text && fr->text <= c->ntexts) {
+		char nb[REPORT_NAME_BUF];
+
+		snprintf(nb, sizeof(nb), "%s(%s)", timer_name(c, fr->timer),
+			 c->texts[fr->text - 1]);
+		kv(o, "name", json_object_new_string(nb), &bad);
+	} else if (fr->named) {
 		char nb[REPORT_NAME_BUF];
 
 		/* as report_timer_name() labels a named node */
@@ -449,7 +465,98 @@ static int name_rec(struct chrome *c, const void *rec)
 	t->name_timer = r.timer;
 	t->name_depth = r.depth;
 	t->name_value = (uint64_t)r.value_hi << 32 | r.value_lo;
+	t->name_text = 0;
 	return c->err;
+}
+
+/* namestr_label() - @t's text name complete: its label (as
+ * report_timer_name()'s) kept in c->texts, the next START named by it */
+static int namestr_label(struct chrome *c, struct ctrack *t)
+{
+	char s[IPROF_NAME_PARTS * (IPROF_NAME_STR + 8)], nb[REPORT_NAME_BUF];
+	uint32_t i, n = 0, at = 0, len;
+	char **v;
+
+	t->npending = 0;
+	for (i = 0; i < t->nhead.nparts; i++) {
+		if (i)
+			s[n++] = ':';
+		len = t->nhead.len[i];
+		if (len == IPROF_NAME_FAULT) {
+			memcpy(s + n, "(fault)", 7);
+			n += 7;
+			continue;
+		}
+		memcpy(s + n, t->ntext + at, len);
+		n += len;
+		at += len;
+	}
+	report_name_text(s, n, nb, sizeof(nb));
+	if (c->ntexts == c->texts_cap) {
+		uint32_t cap = c->texts_cap ? 2 * c->texts_cap : 64;
+
+		v = realloc(c->texts, cap * sizeof(*v));
+		if (!v)
+			return fail(c, -ENOMEM);
+		c->texts = v;
+		c->texts_cap = cap;
+	}
+	c->texts[c->ntexts] = strdup(nb);
+	if (!c->texts[c->ntexts])
+		return fail(c, -ENOMEM);
+	t->name_set = 1;
+	t->name_timer = t->nhead.timer;
+	t->name_depth = t->nhead.depth;
+	t->name_text = ++c->ntexts;
+	return c->err;
+}
+
+/* IPROF_REC_NAMESTR: a text name's head or a chunk of its text */
+static int namestr_rec(struct chrome *c, const void *rec)
+{
+	struct iprof_rec_namestr h;
+	struct iprof_rec_nametext x;
+	struct ctrack *t;
+	uint32_t i, n;
+
+	memcpy(&h, rec, sizeof(h));
+	t = track(c, h.tid, 0);
+	if (!t)
+		return fail(c, -ENOMEM);
+	if (h.flags == IPROF_F_TEXT) {
+		if (!t->npending)
+			return c->ignored++, c->err;
+		memcpy(&x, rec, sizeof(x));
+		n = t->nneed - t->nhave;
+		n = n < 4 ? n : 4;
+		memcpy(t->ntext + t->nhave, x.t0, n);
+		t->nhave += n;
+		n = t->nneed - t->nhave < 4 ? t->nneed - t->nhave : 4;
+		memcpy(t->ntext + t->nhave, x.t1, n);
+		t->nhave += n;
+		n = t->nneed - t->nhave < 8 ? t->nneed - t->nhave : 8;
+		memcpy(t->ntext + t->nhave, x.t2, n);
+		t->nhave += n;
+		return t->nhave == t->nneed ? namestr_label(c, t) : c->err;
+	}
+	t->name_set = 0;
+	t->npending = 0;
+	if (h.timer >= c->run->ntimers || !h.depth ||
+	    h.flags & ~IPROF_F_RESYNC || h.nparts < 1 ||
+	    h.nparts > IPROF_NAME_PARTS)
+		return c->ignored++, c->err;
+	t->nneed = 0;
+	for (i = 0; i < h.nparts; i++) {
+		if (h.len[i] == IPROF_NAME_FAULT)
+			continue;
+		if (h.len[i] >= IPROF_NAME_STR)
+			return c->ignored++, c->err;
+		t->nneed += h.len[i];
+	}
+	t->nhead = h;
+	t->nhave = 0;
+	t->npending = 1;
+	return t->nneed ? c->err : namestr_label(c, t);
 }
 
 static int moved_track(struct chrome *c, const struct iprof_rec *r)
@@ -482,7 +589,9 @@ static void push_frame(struct ctrack *t, const struct iprof_rec *r)
 	f->named = t->name_set && r->type == IPROF_REC_START &&
 		   t->name_timer == r->timer && t->name_depth == r->depth;
 	f->value = t->name_value;
+	f->text = f->named ? t->name_text : 0;
 	t->name_set = 0;
+	t->name_text = 0;
 	f->nargs = t->argmask == 7 ? IPROF_NARGS : 0;
 	memcpy(f->args, t->args, sizeof(t->args));
 	f->has_ret = 0;
@@ -518,6 +627,8 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		return moved_track(c, &r);
 	if (r.type == IPROF_REC_NAME)
 		return name_rec(c, rec);
+	if (r.type == IPROF_REC_NAMESTR)
+		return namestr_rec(c, rec);
 	if (r.type == IPROF_REC_ARGS || r.type == IPROF_REC_RETVAL)
 		return val_record(c, rec);
 	if ((r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED) &&
@@ -810,6 +921,9 @@ void chrome__free(struct chrome *c)
 		n = t->all;
 		free(t);
 	}
+	while (c->ntexts)
+		free(c->texts[--c->ntexts]);
+	free(c->texts);
 	free(c);
 }
 

@@ -368,6 +368,66 @@ int report_parse_weight(const char *s, enum report_weight *w)
 	return 0;
 }
 
+/* utf8_len() - bytes of the well-formed UTF-8 sequence at @s (of @n
+ * bytes) if it is one of 2 to 4 bytes, else 0 */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	for (i = 1; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* no overlong form, no surrogate, nothing above U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return k;
+}
+
+size_t report_name_text(const char *text, size_t n, char *buf, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, o = 0, k;
+
+	if (!len)
+		return 0;
+	while (i < n) {
+		char e[5];
+		const char *w = e;
+
+		k = utf8_len(s + i, n - i);
+		if (k) {
+			w = text + i;
+		} else if (s[i] == '\\') {
+			memcpy(e, "\\\\", 2);
+			k = 2;
+		} else if (s[i] < 0x20 || s[i] >= 0x7f) {
+			snprintf(e, sizeof(e), "\\x%02x", s[i]);
+			k = 4;
+		} else {
+			e[0] = (char)s[i];
+			k = 1;
+		}
+		if (o + k >= len)
+			break;
+		memcpy(buf + o, w, k);
+		o += k;
+		i += w == e ? 1 : k;
+	}
+	buf[o] = '\0';
+	return o;
+}
+
 /*
  * named_label() - a named timer's node (AGG_TIMER_IS_NAME): "TIMER(VALUE)",
  * the value in decimal, negative where its top bit is set (a signed
@@ -376,11 +436,18 @@ int report_parse_weight(const char *s, enum report_weight *w)
 static const char *named_label(const struct report *r, uint32_t id, char *buf,
 			       size_t len)
 {
-	char b[REPORT_NAME_BUF];
-	const char *base;
-	uint32_t t;
+	char b[REPORT_NAME_BUF], tx[REPORT_NAME_BUF];
+	const char *base, *text;
+	uint32_t t, tlen;
 	uint64_t v;
 
+	if (!agg__name_text(r->agg, id, &t, &text, &tlen)) {
+		/* a text name: TIMER(TEXT), TEXT as report_name_text() */
+		base = report_timer_name(r, t, b, sizeof(b));
+		report_name_text(text, tlen, tx, sizeof(tx));
+		snprintf(buf, len, "%s(%s)", base, tx);
+		return buf;
+	}
 	if (agg__name_of(r->agg, id, &t, &v)) {
 		snprintf(buf, len, "#%" PRIu32, id);
 		return buf;

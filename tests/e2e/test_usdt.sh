@@ -117,17 +117,34 @@ gc.collect(0)" 2>"$TMP/pyerr"
 	check "python: gc.collect(0) and others outside gc1" "$(seed_field gc count "$TMP/py" | awk '{ print ($1 >= 1) }')" 1
 	# probes.d/python.conf's imports against the interpreter's own
 	# account, -X importtime: one line per module imported, indented two
-	# blanks a level of nesting; spans per depth = its lines per depth
+	# blanks a level of nesting; spans per depth = its lines per depth,
+	# and each module a span named by it (name str(arg0)), once, at its
+	# depth under its importer
 	"$IPROF" -q -f seed -o "$TMP/pyc" -P "$SRC/probes.d/python.conf" \
 		-- $PY -X importtime -c "import json, decimal" 2>"$TMP/imptime"
 	check "python.conf: exit status" "$?" 0
 	cat "$TMP/pyc"
 	want=$(sed -n 's/^import time: *[0-9]* | *[0-9]* | \( *\).*/\1/p' "$TMP/imptime" |
 		awk '{ n[length($0) / 2]++ } END { for (d = 0; d in n; d++) printf "%d ", n[d] }')
-	got=$(awk '/^ *py_import,/ { match($0, /^ */); d = RLENGTH / 2
+	got=$(awk '/^ *py_import\(/ { match($0, /^ */); d = RLENGTH / 2
 		match($0, /count = [0-9]+/); n[d] += substr($0, RSTART + 8, RLENGTH - 8) }
 		END { for (d = 0; d in n; d++) printf "%d ", n[d] }' "$TMP/pyc")
 	check "python.conf: imports per depth = -X importtime's" "$got" "$want"
+	# importtime prints a module after those it imported (its importer
+	# is the next line one level out): the paths importer>module, as the
+	# seed nests them, sorted, with the times each was imported there
+	wantp=$(sed -n 's/^import time: *[0-9]* | *[0-9]* | \( *\)\(.*\)/\1\2/p' "$TMP/imptime" |
+		awk '{ match($0, /^ */); p[NR] = RLENGTH / 2; nm[NR] = substr($0, RLENGTH + 1) }
+		END { for (i = NR; i >= 1; i--) { s[p[i]] = nm[i]; path = ""
+			for (d = 0; d <= p[i]; d++) path = path (d ? ">" : "") "py_import(" s[d] ")"
+			c[path]++ }
+			for (path in c) print path " " c[path] }' | sort)
+	gotp=$(awk '/^#/ || /^$/ { next } { match($0, /^ */); d = RLENGTH / 2
+		line = substr($0, RLENGTH + 1); s[d] = substr(line, 1, index(line, ", ") - 1)
+		if (s[d] !~ /^py_import\(/) next
+		path = ""; for (i = 0; i <= d; i++) path = path (i ? ">" : "") s[i]
+		match(line, /count = [0-9]+/); print path " " substr(line, RSTART + 8, RLENGTH - 8) }' "$TMP/pyc" | sort)
+	check "python.conf: each import named, at its importer" "$gotp" "$wantp"
 	within "python.conf: modules imported (json, decimal and theirs)" \
 		"$(echo "$want" | awk '{ for (i = 1; i <= NF; i++) s += $i; print s }')" 10 200
 else

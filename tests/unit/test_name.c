@@ -4,7 +4,9 @@
  * distinct value is a node of its own under the same parent, with exactly
  * its calls; a NAME not followed by its START names nothing; beyond
  * --max-paths names a new one goes to [other]; agg__merge() matches names
- * by value, not by id.
+ * by value, not by id.  Text names (IPROF_REC_NAMESTR): a head and its
+ * chunks, parts joined by ':', a part that faulted, matched by their
+ * bytes; report_name_text()'s escapes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "iprof/agg.h"
+#include "iprof/report.h"
 #include "rec.h"
 
 enum { OUTER = 0, NAMED = 1, NTIMERS = 2 };
@@ -210,6 +213,180 @@ static void malformed(void **state)
 	agg__free(a);
 }
 
+/* IPROF_REC_NAMESTR: the head, then its text in 16-byte chunks, as
+ * src/kernel/rings.c cuts them (@len[i] IPROF_NAME_FAULT: no bytes) */
+static void namestr(struct agg *a, uint32_t tid, uint16_t depth,
+		    uint32_t nparts, const char *p0, uint8_t l0, const char *p1,
+		    uint8_t l1, uint64_t ts)
+{
+	struct iprof_rec_namestr h = {
+		.type = IPROF_REC_NAMESTR,
+		.size = sizeof(h),
+		.timer = NAMED,
+		.tid = tid,
+		.nparts = (uint8_t)nparts,
+		.len = {l0, l1},
+		.ts = ts,
+		.depth = depth,
+	};
+	char text[2 * IPROF_NAME_STR];
+	size_t n = 0, off;
+
+	if (l0 != IPROF_NAME_FAULT) {
+		memcpy(text, p0, l0);
+		n = l0;
+	}
+	if (nparts > 1 && l1 != IPROF_NAME_FAULT) {
+		memcpy(text + n, p1, l1);
+		n += l1;
+	}
+	assert_int_equal(agg__push(a, &h, sizeof(h)), 0);
+	for (off = 0; off < n; off += IPROF_NAME_CHUNK) {
+		struct iprof_rec_nametext c = {
+			.type = IPROF_REC_NAMESTR,
+			.flags = IPROF_F_TEXT,
+			.size = sizeof(c),
+			.tid = tid,
+			.ts = ts,
+		};
+		char t[IPROF_NAME_CHUNK] = {0};
+
+		memcpy(t, text + off, n - off < 16 ? n - off : 16);
+		memcpy(c.t0, t, 4);
+		memcpy(c.t1, t + 4, 4);
+		memcpy(c.t2, t + 8, 8);
+		assert_int_equal(agg__push(a, &c, sizeof(c)), 0);
+	}
+}
+
+/* one root call of NAMED named by text */
+static void text_call(struct agg *a, uint32_t tid, uint32_t nparts,
+		      const char *p0, uint8_t l0, const char *p1, uint8_t l1,
+		      uint64_t *ts)
+{
+	namestr(a, tid, 1, nparts, p0, l0, p1, l1, *ts);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_START, 0, NAMED, tid, *ts, 1, 0, 0), 0);
+	*ts += 10;
+	assert_int_equal(
+		rec_push(a, IPROF_REC_STOP, 0, NAMED, tid, *ts, 1, 0, 0), 0);
+	*ts += 1;
+}
+
+/* the root child of NAMED named by text @s, or NULL */
+static const struct agg_node *texted(const struct agg *a, const char *s)
+{
+	const struct agg_node *p;
+	const char *x;
+	uint32_t t, n;
+
+	for (p = agg__root(a)->child; p; p = p->next)
+		if (!agg__name_text(a, p->timer, &t, &x, &n) && t == NAMED &&
+		    n == strlen(s) && !memcmp(x, s, n))
+			return p;
+	return NULL;
+}
+
+/* text names: one part over several chunks, two parts, a fault, the
+ * empty string, and a text next to the integer of the same bytes */
+static void text_names(void **state)
+{
+	static const char lng[] = "/a/path/longer/than/one/chunk.py";
+	struct agg *a = agg__new(NTIMERS);
+	uint64_t ts = 100;
+	uint32_t t, n;
+	const char *x;
+	uint64_t v;
+
+	(void)state;
+	assert_non_null(a);
+	text_call(a, 3, 1, "GET", 3, NULL, 0, &ts);
+	text_call(a, 3, 1, lng, sizeof(lng) - 1, NULL, 0, &ts);
+	text_call(a, 3, 1, "GET", 3, NULL, 0, &ts);
+	text_call(a, 3, 2, lng, sizeof(lng) - 1, "main", 4, &ts);
+	text_call(a, 3, 2, "x.py", 4, NULL, IPROF_NAME_FAULT, &ts);
+	text_call(a, 3, 1, NULL, IPROF_NAME_FAULT, NULL, 0, &ts);
+	text_call(a, 3, 1, "", 0, NULL, 0, &ts);
+	root_call(a, 3, 0x544547, &ts, 10); /* "GET" as an integer */
+	assert_int_equal(nchildren(agg__root(a)), 7);
+	assert_int_equal(texted(a, "GET")->count, 2);
+	assert_int_equal(texted(a, lng)->count, 1);
+	assert_int_equal(
+		texted(a, "/a/path/longer/than/one/chunk.py:main")->count, 1);
+	assert_int_equal(texted(a, "x.py:(fault)")->count, 1);
+	assert_int_equal(texted(a, "(fault)")->count, 1);
+	assert_int_equal(texted(a, "")->count, 1);
+	assert_int_equal(named(a, agg__root(a), 0x544547)->count, 1);
+	assert_int_equal(agg__name_text(a,
+					named(a, agg__root(a), 0x544547)->timer,
+					&t, &x, &n),
+			 -ENOENT);
+	assert_int_equal(agg__name_of(a, texted(a, "GET")->timer, &t, &v), 0);
+	assert_int_equal(t, NAMED);
+	assert_int_equal(agg__stats(a)->malformed, 0);
+	/* a chunk with no head; a head with a part too long */
+	{
+		struct iprof_rec_nametext c = {.type = IPROF_REC_NAMESTR,
+					       .flags = IPROF_F_TEXT,
+					       .size = sizeof(c),
+					       .tid = 77};
+		struct iprof_rec_namestr h = {.type = IPROF_REC_NAMESTR,
+					      .size = sizeof(h),
+					      .timer = NAMED,
+					      .tid = 77,
+					      .nparts = 1,
+					      .len = {IPROF_NAME_STR, 0},
+					      .depth = 1};
+
+		assert_int_equal(agg__push(a, &c, sizeof(c)), -EINVAL);
+		assert_int_equal(agg__push(a, &h, sizeof(h)), -EINVAL);
+		assert_int_equal(agg__stats(a)->malformed, 2);
+	}
+	agg__free(a);
+}
+
+/* text names merge by their bytes */
+static void merge_by_text(void **state)
+{
+	struct agg *a = agg__new(NTIMERS), *b = agg__new(NTIMERS);
+	uint64_t ts = 100;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	text_call(a, 5, 1, "aa", 2, NULL, 0, &ts);
+	text_call(a, 5, 1, "bb", 2, NULL, 0, &ts);
+	text_call(b, 6, 1, "cc", 2, NULL, 0, &ts);
+	text_call(b, 6, 1, "bb", 2, NULL, 0, &ts);
+	text_call(b, 6, 1, "aa", 2, NULL, 0, &ts);
+	assert_int_equal(agg__merge(a, b), 0);
+	assert_int_equal(nchildren(agg__root(a)), 3);
+	assert_int_equal(texted(a, "aa")->count, 2);
+	assert_int_equal(texted(a, "bb")->count, 2);
+	assert_int_equal(texted(a, "cc")->count, 1);
+	agg__free(a);
+	agg__free(b);
+}
+
+/* report_name_text(): UTF-8 kept, a backslash doubled, other bytes \xNN, cut at
+ * the buffer's end */
+static void name_text_escapes(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_int_equal(report_name_text("a\"b\\c;d e", 9, b, sizeof(b)), 10);
+	assert_string_equal(b, "a\"b\\\\c;d e");
+	report_name_text("\xff\x01\x7f\xc3\xa9\xe2\x82", 7, b, sizeof(b));
+	assert_string_equal(b, "\\xff\\x01\\x7f\xc3\xa9\\xe2\\x82");
+	report_name_text("\xed\xa0\x80", 3, b, sizeof(b)); /* a surrogate */
+	assert_string_equal(b, "\\xed\\xa0\\x80");
+	assert_int_equal(report_name_text("abcdef", 6, b, 4), 3);
+	assert_string_equal(b, "abc");
+	assert_int_equal(report_name_text("\x01\x02", 2, b, 6), 4);
+	assert_string_equal(b, "\\x01");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +394,9 @@ int main(void)
 		cmocka_unit_test(max_paths_other),
 		cmocka_unit_test(merge_by_value),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(text_names),
+		cmocka_unit_test(merge_by_text),
+		cmocka_unit_test(name_text_escapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
