@@ -68,7 +68,7 @@ check "chrome: fetch events" "$(jq -r '[.traceEvents[] | select(.name == "fn(lib
 check "seed: odd name" "$(grep -cF "  req($ODD), " "$TMP/r.seed")" 1
 "$IPROF" report -f pprof -o "$TMP/r.pb" "$TMP/r.rec" 2>/dev/null
 check "pprof: exit status" "$?" 0
-check "pprof: odd name in its strings" "$(zcat "$TMP/r.pb" | grep -caF "req($ODD)")" 1
+check "pprof: odd name in its strings" "$(zcat "$TMP/r.pb" | grep -cF "req($ODD)")" 1
 
 # live, --max-paths 6: the four kinds and p0, p1 named, the rest in [other]
 "$IPROF" -q -f json -o "$TMP/cap.json" --max-paths 6 -e "$REQ" \
