@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# vm-timeout: 400 (many jq runs: 110 s under TCG on 7.2, a loaded host)
 # Timers named by a string (issue 46 item 2, `name str(argN)`), against
 # tools/usdt-strings' own counts: a USDT span named by req__start's path is
 # a node per distinct path with exactly that path's requests, nested under
