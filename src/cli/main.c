@@ -202,8 +202,9 @@ static int missing_named(const struct opts *o, const struct plan *plan)
 		n++;
 	}
 	if (n)
-		log_error("%u probe%s name%s what does not exist: nothing attached, the command not run (--keep-going traces the others)",
-			  n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+		log_error("%u probe%s name%s what does not exist: nothing attached%s (--keep-going traces the others)",
+			  n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+			  o->cmd ? ", the command not run" : "");
 	return n != 0;
 }
 

@@ -123,6 +123,52 @@ static char *resolve_conds(const struct plan_shape *sh,
 }
 
 /*
+ * field_absent() - 1 if @field is no field of tracepoint @pt
+ * (@tracepoint) or no argument that BTF names of kernel function @func
+ * (NULL: a user function, whose arguments have no names): a typo in a
+ * condition (its error lists the names there are).
+ */
+static int field_absent(const struct plan_env *env, const char *func,
+			const struct probe_point *pt, int tracepoint,
+			const char *field)
+{
+	struct plan_tp_field_info fi;
+	char names[512];
+	int idx, width, sgn;
+
+	if (!field || !field[0] || pt->usdt)
+		return 0;
+	if (tracepoint)
+		return plan_tp_field(env->tracefs, pt->category, pt->event,
+				     field, &fi, names, sizeof(names)) ==
+		       -ESRCH;
+	return env->arg && func &&
+	       env->arg(env->arg_ctx, func, field, &idx, &width, &sgn, names,
+			sizeof(names)) == -ESRCH;
+}
+
+/* cond_absent() - 1 if a condition of @pt names a field or argument that
+ * is not there (field_absent()) */
+static int cond_absent(const struct plan_env *env, const char *func,
+		       const struct probe_point *pt, int tracepoint)
+{
+	for (int i = 0; i < pt->ncond; i++)
+		if (pt->cond[i].arg < 0 &&
+		    field_absent(env, func, pt, tracepoint, pt->cond[i].field))
+			return 1;
+	return 0;
+}
+
+/* name_absent() - 1 if a named timer's `name FIELD` is not there */
+static int name_absent(const struct plan_env *env, const char *func,
+		       const struct probe *pr, int tracepoint)
+{
+	return pr->name_src.arg < 0 &&
+	       field_absent(env, func, &pr->start, tracepoint,
+			    pr->name_src.field);
+}
+
+/*
  * resolve_name() - where a named timer's start (@a) reads its name
  * (`name FIELD`): resolved as one more condition of the start, then kept
  * one past its conditions (IPROF_A_NAMED).  NULL or the error.
@@ -251,6 +297,13 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 			       &p->actions[stop]);
 	if (msg) {
 		t->error = msg;
+		/* a field or argument that is not there: a typo, as a
+		 * function that is not (plan_timer.missing) */
+		const char *kf = sh->user ? NULL : t->func;
+
+		t->missing = cond_absent(env, kf, &pr->start, tp) ||
+			     (pr->named && name_absent(env, kf, pr, tp)) ||
+			     (tp && cond_absent(env, kf, &pr->stop, 1));
 		/* the actions stay, unused: no attachment refers to them */
 		return 0;
 	}

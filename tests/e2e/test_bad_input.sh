@@ -271,6 +271,30 @@ iprof: 1 probe names what does not exist: nothing attached, the command not run 
 	check "tracepoint typo on the stop side: exit" "$?" 2
 	check "tracepoint typo on the stop side: stderr" "$(head -1 "$TMP/err" | sed 's|(/[^ ]*/events/|(TRACEFS/events/|')" \
 		"iprof: -e:2:43: tracepoint sched:sched_wakup not found (TRACEFS/events/sched/sched_wakup/format: No such file or directory); did you mean sched:sched_wakeup?"
+	# a condition on a field the tracepoint does not have, beside a good
+	# probe: the same (it attached the good one, ran, exit 3); the
+	# message lists its fields; with -p, no "command not run"
+	rm -f "$TMP/ran"
+	"$IPROF" -e "uprobe:$W:outer" \
+		-e "span r = tracepoint:syscalls:sys_enter_read -> tracepoint:syscalls:sys_exit_read if fdd == 3" \
+		-- touch "$TMP/ran" >"$TMP/out" 2>"$TMP/err"
+	check "condition field typo: exit" "$?" 2
+	check "condition field typo: the command never ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" no
+	check "condition field typo: no report" "$(cat "$TMP/out")" ""
+	check "condition field typo: stderr" "$(cat "$TMP/err")" \
+		"iprof: -e:2:85: tracepoint syscalls:sys_exit_read has no field 'fdd' (its fields: __syscall_nr, ret)
+iprof: 1 probe names what does not exist: nothing attached, the command not run (--keep-going traces the others)"
+	"$IPROF" -e "uprobe:$W:outer" \
+		-e "span r = tracepoint:syscalls:sys_enter_read if fdd == 3 -> tracepoint:syscalls:sys_exit_read" \
+		-p $$ -d 1s >"$TMP/out" 2>"$TMP/err"
+	check "condition field typo, start side, -p: exit" "$?" 2
+	check "condition field typo, start side, -p: stderr" "$(tail -1 "$TMP/err")" \
+		"iprof: 1 probe names what does not exist: nothing attached (--keep-going traces the others)"
+	"$IPROF" -q -e "uprobe:$W:outer" \
+		-e "span r = tracepoint:syscalls:sys_enter_read -> tracepoint:syscalls:sys_exit_read if ret == 3" \
+		-- touch "$TMP/ran" >/dev/null 2>&1
+	check "a condition field that exists: exit" "$?" 0
+	check "a condition field that exists: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
 	"$IPROF" -q --keep-going -e "uprobe:$W:outer" -e "func:vfs_raed" \
 		-e "span t = tracepoint:sched:sched_swtch -> tracepoint:sched:sched_switch" -- touch "$TMP/ran" >/dev/null 2>&1
 	check "kernel typos, --keep-going: exit" "$?" 3
