@@ -223,6 +223,13 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 			name);
 		goto out;
 	}
+	if (len >= 5 && !strncmp(buf, "NAME ", 5)) {
+		/* the table's header line: not "offset 2: not JSON" */
+		log_cmd(LOG_LVL_ERROR, "diff",
+			"%s: a table report, not JSON or a recording: write it with -f json (or iprof record -o FILE)",
+			name);
+		goto out;
+	}
 	tok = json_tokener_new_ex(1024);
 	if (!tok)
 		goto out;

@@ -116,7 +116,9 @@ if [ -x "$BUILD/e2e-cxx" ]; then
 	check "seed, no -o: on stderr" "$(grep -c 'ns::bar' "$TMP/own.seed.err")" 1
 fi
 # the reader of stdout goes away: a write error (1), not death by SIGPIPE
-"$IPROF" record -o - -e "uprobe:$W:outer" -- "$W" --calls 50 2>"$TMP/epipe.err" | head -c 10 >/dev/null
+# (a recording past the pipe's 64 KiB: the records wait for the
+# calibration and may all be written at once, after head has read)
+"$IPROF" record -o - -e "uprobe:$W:outer" -- "$W" --calls 5000 2>"$TMP/epipe.err" | head -c 10 >/dev/null
 check "record -o - | head: exit status 1" "${PIPESTATUS[0]}" 1
 check "record -o - | head: said" "$(grep -c "^iprof: cannot write '-': Broken pipe$" "$TMP/epipe.err")" 1
 
@@ -263,6 +265,12 @@ echo '[1, 2]' >"$TMP/arr.json"
 check "diff of a JSON array: exit status" "$?" 2
 check "diff of a JSON array: message" "$(cat "$TMP/arr.err")" \
 	"iprof diff: $TMP/arr.json: offset 0: not a JSON report (a JSON value that is no object)"
+# a table report (the default format) says what it is
+printf 'NAME  COUNT  TOTAL\nouter     3  1.00ms\n' >"$TMP/tab.txt"
+"$IPROF" diff "$TMP/tab.txt" "$TMP/json.rec" >/dev/null 2>"$TMP/tab.err"
+check "diff of a table report: exit status" "$?" 2
+check "diff of a table report: message" "$(cat "$TMP/tab.err")" \
+	"iprof diff: $TMP/tab.txt: a table report, not JSON or a recording: write it with -f json (or iprof record -o FILE)"
 # a report whose counts are no counts (edited by hand) is refused, naming
 # the file and the node
 jq '.tree[0].count = -5' "$TMP/json.live" >"$TMP/neg.json"
