@@ -8,6 +8,7 @@
 /* usdt.bpf.h wants C23's bool (vmlinux_min.h has _Bool only) */
 typedef _Bool bool;
 #include <bpf/usdt.bpf.h>
+#include "offcpu.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -887,7 +888,7 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	struct task_state *st;
-	__u64 id;
+	__u64 id, ts;
 	__u32 kind;
 
 	if (!tracing_on())
@@ -897,8 +898,11 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 		kind = preempt || BPF_CORE_READ(prev, __state) == 0 ?
 			       IPROF_OFF_RUNQ :
 			       IPROF_OFF_BLOCKED;
-		emit_aux(st, IPROF_REC_SWITCH_OUT, 0, st->depth,
-			 bpf_get_current_pid_tgid(), kind);
+		id = bpf_get_current_pid_tgid();
+		ts = bpf_ktime_get_ns();
+		if (offcpu_stacks && kind == IPROF_OFF_BLOCKED)
+			off_blocked(ctx, (__u32)id, ts);
+		emit_at(st, IPROF_REC_SWITCH_OUT, 0, st->depth, id, kind, ts);
 	}
 	st = bpf_task_storage_get(&tstate, next, 0, 0);
 	if (st && st->depth) {
@@ -906,6 +910,19 @@ int BPF_PROG(on_switch, _Bool preempt, struct task_struct *prev,
 		     (__u32)BPF_CORE_READ(next, pid);
 		emit_aux(st, IPROF_REC_SWITCH_IN, 0, st->depth, id, 0);
 	}
+	return 0;
+}
+
+/*
+ * --offcpu-stacks: a thread blocked inside a timer is being woken; the
+ * waker (this task, or the interrupt running) says who it is and where
+ * (off_woken(), bpf/offcpu.bpf.h).  Loaded only with offcpu_stacks.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	if (offcpu_stacks)
+		off_woken(ctx, p);
 	return 0;
 }
 

@@ -110,7 +110,29 @@ enum iprof_rec_type {
 				 * and depth that follows it (IPROF_A_NAMED
 				 * with IPROF_A_NAMESTR), then its text in
 				 * struct iprof_rec_nametext chunks (ABI 12) */
+	IPROF_REC_OFFSTACK = 24, /* struct iprof_rec_val: frames 2p and 2p+1
+				  * (p: IPROF_VAL_PART(flags); v0, v1:
+				  * return addresses, innermost first, 0:
+				  * none) of the kernel stack where a thread
+				  * inside a timer blocked; sent just before
+				  * its SWITCH_OUT (blocked), ts that
+				  * record's; offcpu_stacks only (ABI 12) */
+	IPROF_REC_WAKER = 25, /* struct iprof_rec_val: who woke thread tid
+			       * (blocked inside a timer: sched_waking),
+			       * sent in the waker's context, ts the
+			       * wake-up's.  Part 0: v0 the waker's tid |
+			       * tgid << 32, v1 its enum iprof_ctx (not
+			       * IPROF_CTX_TASK: an interrupt woke it; tid
+			       * is the task it interrupted) | frames << 8;
+			       * part 1: its comm (v0: bytes 0-7, v1: 8-15);
+			       * part 2 + p: frames 2p and 2p+1 of its
+			       * kernel stack; offcpu_stacks only (ABI 12) */
 };
+
+/* --offcpu-stacks: most kernel frames sent per stack (OFFSTACK, WAKER) */
+#define IPROF_OFF_FRAMES 16
+/* the part of an OFFSTACK or WAKER record (flags bits 4-7) */
+#define IPROF_VAL_PART(flags) (((flags) >> IPROF_VAL_PAIR_SHIFT) & 15u)
 
 /*
  * iprof_rec.aux of IPROF_REC_SWITCH_OUT: why the thread left the CPU, from

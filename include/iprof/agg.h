@@ -93,6 +93,10 @@ struct agg_node {
 	 * slowest calls, owned; NULL when off or none completed.  Kept by
 	 * agg__reset() no more than the counts below */
 	struct slow_set *slow;
+	/* --offcpu-stacks (include/iprof/offcpu.h): the stacks and wakers
+	 * of its blocked time, owned; NULL when none came.  Kept by
+	 * agg__reset() no more than the counts below */
+	struct off_set *off;
 
 	/*
 	 * Completed timers: their stop came.  A frame that never returned
@@ -237,6 +241,7 @@ struct agg_stats {
 
 struct agg;
 struct slow_set;
+struct off_set;
 
 /*
  * What a timer's probes cost each call, in ns, as calibrated for its

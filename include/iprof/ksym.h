@@ -164,4 +164,29 @@ unsigned long long ksym_addr(const char *kallsyms, const char *const *names);
 size_t ksym_suggest(char *const *names, size_t n, const char *want,
 		    char *buf, size_t len);
 
+/*
+ * Kernel addresses to names (--offcpu-stacks' stacks): the text symbols of
+ * a kallsyms file by address.  Addresses are this boot's (KASLR): a
+ * recording reported after a reboot names the wrong functions.
+ */
+struct ksym_addrs;
+
+/*
+ * ksym_addrs_load() - read the text symbols of @kallsyms (proc(5)).
+ * Returns a table to free with ksym_addrs_free(), or NULL with errno
+ * (ENOENT: no symbols with addresses: unreadable, or all 0 without root).
+ */
+struct ksym_addrs *ksym_addrs_load(const char *kallsyms);
+
+/*
+ * ksym_addr_name() - the function containing @addr ("name" or
+ * "name [module]", into @buf of @size bytes), *@off its offset in it;
+ * NULL when below every symbol (@t may be NULL: always NULL).
+ */
+const char *ksym_addr_name(const struct ksym_addrs *t, unsigned long long addr,
+			   char *buf, size_t size, unsigned long long *off);
+
+/* ksym_addrs_free() - free @t (may be NULL). */
+void ksym_addrs_free(struct ksym_addrs *t);
+
 #endif /* IPROF_KSYM_H */

@@ -244,6 +244,14 @@ struct report {
 	const struct report_calib *calib;
 	size_t ncalib;
 	int compensated;
+
+	/*
+	 * --offcpu-stacks: names kernel address @addr (its function, into
+	 * @buf of @size bytes) or returns NULL; NULL: addresses in hex.
+	 */
+	const char *(*kname)(void *ctx, uint64_t addr, char *buf,
+			     size_t size);
+	void *kname_ctx;
 };
 
 /* The writers, one per format: include/iprof/report_fmt.h. */
@@ -593,5 +601,26 @@ void report_slowest_table(FILE *f, const struct report *r,
  */
 struct json_object *report_slowest_json(const struct report *r,
 					const struct agg_node *n, int *err);
+
+/*
+ * --offcpu-stacks (include/iprof/offcpu.h; src/report/offcpu.c).
+ *
+ * report_offcpu_table() - after the table, a section per shown node of @v
+ * whose blocked time was charged to stacks: its path, its blocked and
+ * runnable time, then its blocking stacks and its wakers, most time
+ * first, each with its time, share of the node's blocked time and waits,
+ * and the rest as "other".  Nothing when no node has any.  Write errors
+ * are left in ferror(@f).
+ */
+void report_offcpu_table(FILE *f, const struct report *r,
+			 const struct report_view *v);
+
+/*
+ * report_offcpu_json() - node @n's stacks and wakers as a new JSON object
+ * (doc/json.md, "offcpu"), owned by the caller; NULL with *@err 0 when
+ * @n has none, or with *@err -ENOMEM.
+ */
+struct json_object *report_offcpu_json(const struct report *r,
+				       const struct agg_node *n, int *err);
 
 #endif /* IPROF_REPORT_H */

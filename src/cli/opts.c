@@ -51,6 +51,7 @@ enum {
 	O_SPAN_TIMEOUT,
 	O_COMMAND_STATUS,
 	O_KEEP_GOING,
+	O_OFFCPU_STACKS,
 };
 
 /* the words of --returns and --interval-mode (the report options':
@@ -123,6 +124,10 @@ static const struct optdef run_rows[] = {
 	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "raw times: no calibration at start, the probes'\n"
 	  "own cost left in every time (by default it is\n"
 	  "measured per mechanism and subtracted)"),
+	OPT("offcpu-stacks", O_OFFCPU_STACKS, no_argument, NULL, "per path, the kernel stacks its calls blocked\n"
+	  "on and the threads that woke them, by off-CPU\n"
+	  "time (off by default); table: a section per\n"
+	  "path; json: \"offcpu\""),
 	OPT("interval", O_INTERVAL, REQ, "TIME", "also report every TIME while tracing (1s, 10m);\n"
 	  "with -o, FILE is replaced by each new report;\n"
 	  "-f json: one line per report (NDJSON)"),
@@ -393,6 +398,21 @@ static int parse_span_opt(struct opts *o, int c, const char *arg)
 	return 0;
 }
 
+/* flag_of() - the flag that option @c (an O_ without argument) sets */
+static int *flag_of(struct opts *o, int c)
+{
+	switch (c) {
+	case O_STRICT:
+		return &o->strict;
+	case O_KEEP_GOING:
+		return &o->keep_going;
+	case O_COMMAND_STATUS:
+		return &o->command_status;
+	default: /* O_OFFCPU_STACKS */
+		return &o->offcpu_stacks;
+	}
+}
+
 /* --debuginfo DIR: 0, or -EINVAL (said) when DIR is no directory */
 static int parse_debuginfo(struct opts *o, const char *arg)
 {
@@ -439,11 +459,10 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		o->report_output = arg;
 		break;
 	case O_STRICT:
-	case O_KEEP_GOING: /* --strict, --keep-going */
-		*(c == O_STRICT ? &o->strict : &o->keep_going) = 1;
-		break;
+	case O_KEEP_GOING:
 	case O_COMMAND_STATUS:
-		o->command_status = 1;
+	case O_OFFCPU_STACKS:
+		*flag_of(o, c) = 1;
 		break;
 	case O_RETURNS:
 		return parse_returns(o, arg);

@@ -79,6 +79,7 @@ struct opts {
 	 * exist (plan_timer.missing) is listed and skipped, not fatal */
 	int keep_going;
 	int no_inline; /* --no-inline */
+	int offcpu_stacks; /* --offcpu-stacks */
 	const char *debuginfo; /* --debuginfo DIR, or NULL */
 	enum plan_returns returns; /* --returns */
 	int returns_set; /* --returns given */

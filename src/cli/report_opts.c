@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "iprof/ksym.h"
 #include "iprof/slow.h"
 #include "iprof/util.h"
 #include "cli/log.h"
@@ -45,8 +46,26 @@ void report_opts_init(struct report_opts *ro)
 	ro->max_keys = AGG_MAX_KEYS_DEFAULT;
 }
 
+/*
+ * kname() - a kernel address's function from /proc/kallsyms, read at the
+ * first call (--offcpu-stacks' stacks; report.kname).  The table lives
+ * until exit: one per process.
+ */
+static const char *kname(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	static struct ksym_addrs *t;
+	static int tried;
+	unsigned long long off;
+
+	(void)ctx;
+	if (!tried++)
+		t = ksym_addrs_load("/proc/kallsyms");
+	return ksym_addr_name(t, addr, buf, size, &off);
+}
+
 void report_opts_apply(const struct report_opts *ro, struct report *r)
 {
+	r->kname = kname;
 	r->sort = ro->sort;
 	r->min_total_ns = ro->min_total_ns;
 	r->max_depth = ro->max_depth;

@@ -367,6 +367,7 @@ static int load_probes(struct trace *t)
 	lo.span_keys = o->span_keys;
 	lo.span_timeout_ns = o->span_timeout_ns;
 	lo.slow_args = o->r.slowest > 0;
+	lo.offcpu_stacks = o->offcpu_stacks;
 	lo.filter = o->cmd || o->npids || t->has_sel;
 	lo.sel = t->has_sel ? &t->sel : NULL;
 	lo.verbose = o->verbose;

@@ -389,10 +389,16 @@ static int do_switch(struct agg *a, const struct iprof_rec *r)
 			goto bad;
 		t->off_kind = (int)r->aux;
 		t->off_since = r->ts;
+		if (a->off_on)
+			agg_off_out(t, r);
 		return 0;
 	}
-	if (t->off_kind >= 0 && r->ts >= t->off_since)
+	if (t->off_kind >= 0 && r->ts >= t->off_since) {
 		t->off_ns[t->off_kind] += r->ts - t->off_since;
+		if (a->off_on && t->off_kind == IPROF_OFF_BLOCKED &&
+		    agg_off_in(a, t, r->ts - t->off_since))
+			return -ENOMEM;
+	}
 	t->off_kind = -1;
 	return 0;
 bad:
@@ -531,6 +537,7 @@ void agg__free(struct agg *a)
 		for (i = 0; i < c->used; i++) {
 			free(c->n[i].hist);
 			agg_slow_free(&c->n[i]);
+			agg_off_free(&c->n[i]);
 		}
 		free(c);
 	}
@@ -619,6 +626,9 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_ARGS:
 	case IPROF_REC_RETVAL:
 		return do_val(a, rec);
+	case IPROF_REC_OFFSTACK:
+	case IPROF_REC_WAKER:
+		return agg_off_rec(a, rec);
 	default:
 		goto bad;
 	}
@@ -747,6 +757,7 @@ static void node_reset(struct agg_node *n)
 	struct hist *h = n->hist;
 
 	agg_slow_free(n);
+	agg_off_free(n);
 	/* keep the tree links and the identity, zero the rest */
 	memset(&n->count, 0,
 	       sizeof(*n) - offsetof(struct agg_node, count));

@@ -85,6 +85,7 @@ static void node_release(struct agg *a, struct agg_node *n)
 	if (h)
 		memset(h, 0, sizeof(*h));
 	agg_slow_free(n);
+	agg_off_free(n);
 	memset(n, 0, sizeof(*n));
 	n->hist = h;
 	n->next = a->free_nodes;

@@ -126,6 +126,9 @@ struct athread {
 	/* IPROF_REC_NAMESTR's head received, its text chunks coming
 	 * (agg_name.c); NULL when none */
 	struct name_text *ntext;
+	/* --offcpu-stacks: its pending stack and waker (agg_offcpu.c),
+	 * NULL until one came */
+	struct off_thr *off;
 };
 
 /*
@@ -192,6 +195,9 @@ struct agg {
 	uint32_t kbits;
 	uint64_t nkspans; /* entries in ktab, early ones included */
 	uint32_t slow_k; /* --slowest K (agg__set_slowest()), 0: off */
+	/* an IPROF_REC_OFFSTACK or IPROF_REC_WAKER came: blocked periods
+	 * are charged to stacks and wakers (agg_offcpu.c) */
+	int off_on;
 	/* named timers' names (agg_name.c): nnames (timer, value) pairs,
 	 * indexed by an open-addressing hash of 1 << name_bits slots
 	 * holding index + 1 (0: empty) */
@@ -298,6 +304,19 @@ void agg_names_free(struct agg *a);
 
 /* agg_kspan.c */
 int agg_do_key(struct agg *a, const void *rec);
+
+/*
+ * agg_offcpu.c (include/iprof/offcpu.h).  agg_off_rec(): an OFFSTACK or
+ * WAKER record (sets a->off_on); agg_off_out(): thread @t's SWITCH_OUT
+ * @r; agg_off_in(): its SWITCH_IN ended a blocked period of @ns, charged
+ * to the nodes open on it.  0 or -ENOMEM.
+ */
+int agg_off_rec(struct agg *a, const void *rec);
+void agg_off_out(struct athread *t, const struct iprof_rec *r);
+int agg_off_in(struct agg *a, struct athread *t, uint64_t ns);
+void agg_off_free(struct agg_node *n);
+void agg_off_thread_free(struct athread *t);
+int agg_off_merge(struct agg_node *d, const struct agg_node *s);
 
 /* agg_slow.c */
 void agg_slow_open(struct agg *a, struct athread *t, uint32_t i);

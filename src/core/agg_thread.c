@@ -114,6 +114,7 @@ void agg_thread_destroy(struct athread *t)
 	free(t->stack);
 	free(t->slow);
 	free(t->ntext);
+	agg_off_thread_free(t);
 	free(t);
 }
 

@@ -196,7 +196,7 @@ int agg_merge_into(struct agg_node *d, const struct agg_node *s)
 	d->expired += s->expired;
 	d->incomplete += s->incomplete;
 	d->incomplete_ns += s->incomplete_ns;
-	if (agg_slow_merge(d, s))
+	if (agg_slow_merge(d, s) || agg_off_merge(d, s))
 		return -ENOMEM;
 	if (!s->hist)
 		return 0;

@@ -308,6 +308,9 @@ int loader__open(struct loader **out, const struct plan *plan,
 	l->skel->rodata->self_tgid = o->trace_self ? 0 : (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
 	l->skel->rodata->slow_args = !!o->slow_args;
+	l->skel->rodata->offcpu_stacks = !!o->offcpu_stacks;
+	if (!o->offcpu_stacks)
+		bpf_program__set_autoload(l->skel->progs.on_waking, false);
 	if (plan_has_kprobes(plan)) {
 		/* the kretprobe return trampoline: 6.0+ (rethook), 5.15+,
 		 * older kernels */
@@ -793,6 +796,11 @@ static int attach_task_progs(struct loader *l)
 	if (!l->fork_link || !l->exit_link || !l->switch_link ||
 	    !l->exec_link || !l->rename_link)
 		return -errno;
+	if (l->skel->rodata->offcpu_stacks) {
+		l->waking_link = bpf_program__attach(l->skel->progs.on_waking);
+		if (!l->waking_link)
+			return -errno;
+	}
 	if (l->nkprobe_timers) {
 		l->sysenter_link =
 			bpf_program__attach(l->skel->progs.on_sys_enter);
@@ -933,6 +941,8 @@ void loader__detach(struct loader *l)
 		bpf_link__destroy(l->umulti_links[i]);
 	l->numulti = 0;
 	bpf_link__destroy(l->switch_link);
+	bpf_link__destroy(l->waking_link);
+	l->waking_link = NULL;
 	l->fork_link = l->exit_link = l->switch_link = l->exec_link = NULL;
 	l->rename_link = NULL;
 	for (i = 0; i < (uint32_t)l->nirq; i++)

@@ -66,6 +66,10 @@ struct loader_opts {
 	/* 1: --slowest is on: starts send their arguments and stops their
 	 * return values (IPROF_REC_ARGS, IPROF_REC_RETVAL); 0: neither */
 	int slow_args;
+	/* 1: --offcpu-stacks: blocking threads send their kernel stack and
+	 * their wakers who they are (IPROF_REC_OFFSTACK, IPROF_REC_WAKER;
+	 * the sched_waking program is loaded); 0: neither */
+	int offcpu_stacks;
 };
 
 /* Called with each record's bytes; returns 0 to go on. */

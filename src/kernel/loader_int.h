@@ -83,6 +83,7 @@ struct loader {
 	struct timer_links *links; /* one per timer: function timers */
 	struct bpf_link **att_links; /* one per plan.att: spans, uprobes */
 	struct bpf_link *fork_link, *exit_link, *switch_link, *exec_link;
+	struct bpf_link *waking_link; /* --offcpu-stacks: on_waking */
 	struct bpf_link *rename_link; /* on_rename: --by comm after a rename */
 	struct bpf_link *sysenter_link; /* with kprobe timers only */
 	/* user functions in uprobe_multi links: one per binary and

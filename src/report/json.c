@@ -554,6 +554,19 @@ static void add_slowest(struct jb *b, json_object *o, const struct report *r,
 		add(b, o, "slowest", a);
 }
 
+/* "offcpu": the node's blocking stacks and wakers (--offcpu-stacks) */
+static void add_offcpu(struct jb *b, json_object *o, const struct report *r,
+		       const struct agg_node *n)
+{
+	int err;
+	json_object *x = report_offcpu_json(r, n, &err);
+
+	if (err)
+		b->err = err;
+	else if (x)
+		add(b, o, "offcpu", x);
+}
+
 /*
  * add_tree() - "tree": the shown top-level nodes, each with its shown
  * children; or with r->json_flat, "nodes": every shown node in the same
@@ -618,6 +631,7 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 		push(b, path, json_object_get(name));
 		add_metrics(b, o, n, report_keyed(r, n->timer));
 		add_slowest(b, o, r, n);
+		add_offcpu(b, o, r, n);
 		if (!flat)
 			kids[i] = add_arr(b, o, "children");
 	}

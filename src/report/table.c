@@ -440,6 +440,7 @@ static int table_body(FILE *f, const struct report *r)
 	print_hidden(f, r, &v);
 	fit_note(f, r, &ft, cols, ncols);
 	report_slowest_table(f, r, &v);
+	report_offcpu_table(f, r, &v);
 	err = report_summary(f, r, 0);
 out:
 	free(cells);

@@ -17,7 +17,7 @@ declare -A may=(
 declare -A pub=(
 	[abi]=core [agg]=core [fold]=core [hist]=core [stream]=core [rec]=core
 	[pipeline]=core [output]=core [util]=core [report]=core [calib_cost]=core [mech]=core [noise]=core
-	[slow]=core
+	[slow]=core [offcpu]=core
 	[probe]=probe [plan]=probe [sym]=probe [retsite]=probe [inline]=probe [kmod]=probe [ksym]=probe
 	[syscall]=probe [unwind]=probe [emu]=probe [usdt]=probe [report_fmt]=report [chrome]=report
 )

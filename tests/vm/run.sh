@@ -259,7 +259,7 @@ say "building static iprof in $build (libbpf $(pkg-config --modversion libbpf))"
 cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
 	${IPROF_BPFTOOL:+-DBPFTOOL="$IPROF_BPFTOOL"} \
 	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
-vm_bins="iprof uprobe-workload usdt-workload usdt-strings churn-workload longjmp-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe bench_scale bench_cxx e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-ucoro e2e-throw e2e-keyed e2e-inline e2e-inline_shapes e2e-forker e2e-hitonly"
+vm_bins="iprof uprobe-workload usdt-workload usdt-strings churn-workload longjmp-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe bench_scale bench_cxx e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-ucoro e2e-throw e2e-keyed e2e-inline e2e-inline_shapes e2e-forker e2e-hitonly e2e-offcpu"
 # glibc's static link warns of every NSS and dlopen call it keeps (libelf,
 # libbpf: "Using 'dlopen' in statically linked applications requires at
 # runtime the shared libraries ..."); iprof's static build is only ever run

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# --offcpu-stacks against tests/e2e/helpers/offcpu.c's own truth: 2 worker
+# threads call handler() 2 x 12 times; half the calls wait on a mutex that
+# the thread named "holder" holds (and alone wakes them from), the others
+# nanosleep:
+#  - live, JSON: handler's blocking stacks name the futex wait and the
+#    nanosleep (kernel function names matched loosely: futex_wait_queue,
+#    futex_do_wait...; do_nanosleep, hrtimer_nanosleep), the futex stack
+#    with one wait per lock call, the nanosleep's with one per nap;
+#  - the futex waits' waker is the holder (its tid and comm), with the
+#    same time and waits as the futex stack;
+#  - the stacks add up to handler's blocked time within 5%, the wakers
+#    too, and runnable time is apart (runq_ns, not in the stacks);
+#  - the table has the section; a recording reported again has the same
+#    stacks and wakers; --fold-threads 2 too; without the option no
+#    "offcpu" anywhere.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v jq >/dev/null || skip "needs jq (tools/install-deps.sh)"
+
+W=$BUILD/e2e-offcpu
+ROUNDS=12 # lock waits of 20 ms: a loaded machine still finds the mutex held
+PROBE=(-e "uprobe:$W:handler")
+WL=(-- "$W" 2 "$ROUNDS" 20000 3000)
+
+"$IPROF" record -q -o "$TMP/a.rec" -f json --offcpu-stacks --report-output "$TMP/a.json" \
+	"${PROBE[@]}" "${WL[@]}" >"$TMP/a.truth" 2>"$TMP/err"
+check "record: exit status" "$?" 0
+check "handler count" "$(jq '.tree[0].count' "$TMP/a.json")" "$(truth handler.count "$TMP/a.truth")"
+holder=$(truth holder.tid "$TMP/a.truth")
+locks=$(truth lock.count "$TMP/a.truth")
+naps=$(truth nap.count "$TMP/a.truth")
+
+# the stack whose frames match $2: "ns waits" ("" if none)
+stack() {
+	jq -r --arg re "$2" '[.tree[0].offcpu.stacks[] |
+		select(any(.frames[]; test($re)))] |
+		if length == 1 then "\(.[0].ns) \(.[0].waits)" else "" end' "$1"
+}
+read -r fns fwaits <<<"$(stack "$TMP/a.json" '^futex_wait|^futex_do_wait|^__futex_wait')"
+read -r nns nwaits <<<"$(stack "$TMP/a.json" 'nanosleep')"
+check "a futex wait stack, one wait per lock call" "${fwaits:-none}" "$locks"
+check "a nanosleep stack, one wait per nap" "${nwaits:-none}" "$naps"
+read -r hns hwaits hcomm <<<"$(jq -r --argjson t "$holder" '[.tree[0].offcpu.wakers[] |
+	select(.context == "task" and .tid == $t)] |
+	if length == 1 then "\(.[0].ns) \(.[0].waits) \(.[0].comm)" else "" end' "$TMP/a.json")"
+check "the holder woke the futex waits (comm)" "${hcomm:-none}" holder
+check "the holder's waits are the futex stack's" "${hwaits:-none} ${hns:-none}" "$fwaits $fns"
+check "the holder's wake-ups are in futex_wake" \
+	"$(jq --argjson t "$holder" '[.tree[0].offcpu.wakers[] | select(.tid == $t) |
+		.frames | any(.[]; test("futex_wake"))] | all' "$TMP/a.json")" true
+blocked=$(jq '.tree[0].blocked_ns' "$TMP/a.json")
+near "the stacks add up to handler's blocked time" \
+	"$(jq '[.tree[0].offcpu.stacks[].ns] | add' "$TMP/a.json")" "$blocked" 0.05 0
+near "the wakers add up to handler's blocked time" \
+	"$(jq '[.tree[0].offcpu.wakers[].ns] | add' "$TMP/a.json")" "$blocked" 0.05 0
+check "runnable time apart" "$(jq '.tree[0].offcpu.runq_ns == .tree[0].runq_ns and
+	.tree[0].offcpu.blocked_ns == .tree[0].blocked_ns' "$TMP/a.json")" true
+
+# the table's section, from the recording
+"$IPROF" report "$TMP/a.rec" >"$TMP/a.txt" 2>"$TMP/err"
+check "report: exit status" "$?" 0
+check "table: a section" "$(grep -c '^off-CPU (--offcpu-stacks)' "$TMP/a.txt")" 1
+check "table: futex waits woken by the holder" \
+	"$(grep -cE "blocked in (futex|__futex)|woken by tid $holder \(holder\)" "$TMP/a.txt")" 2
+
+# recorded, reported again; live sharded: the same stacks and wakers
+offcpu() { jq -S '[.tree[] | .. | objects | select(has("offcpu")) | .offcpu]' "$1"; }
+"$IPROF" report -f json "$TMP/a.rec" >"$TMP/b.json" 2>"$TMP/err"
+check "report of the recording: same stacks and wakers" \
+	"$(cmp -s <(offcpu "$TMP/b.json") <(offcpu "$TMP/a.json") && echo same || echo differs)" same
+check "report of the recording: stacks kept" "$(offcpu "$TMP/b.json" | jq '.[0].stacks | length')" 2
+"$IPROF" -q -f json -o "$TMP/c.json" --fold-threads 2 --offcpu-stacks "${PROBE[@]}" "${WL[@]}" >/dev/null 2>"$TMP/err"
+check "--fold-threads 2: the futex stack's waits" \
+	"$(stack "$TMP/c.json" '^futex_wait|^futex_do_wait|^__futex_wait' | cut -d' ' -f2)" "$locks"
+
+# off: no stacks sent, none shown
+"$IPROF" -q -f json -o "$TMP/d.json" "${PROBE[@]}" "${WL[@]}" >/dev/null 2>"$TMP/err"
+check "without --offcpu-stacks: exit status" "$?" 0
+check "without --offcpu-stacks: no offcpu" \
+	"$(jq '[.. | objects | select(has("offcpu"))] | length' "$TMP/d.json")" 0
+finish
