@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Unit tests of --offcpu-stacks in the aggregator (src/core/agg_offcpu.c,
+ * include/iprof/offcpu.h): blocked periods charged to the stacks and
+ * wakers their records named, to every node open (outer and inner), adding
+ * up to the nodes' blocked time; runnable periods never charged; a waker
+ * seen long before the block, or a stack of another time, not used;
+ * at most OFF_TOP_MAX stacks per node, the rest in block_more_ns;
+ * agg__merge() adds them up; without the records nothing is kept.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "iprof/agg.h"
+#include "iprof/offcpu.h"
+#include "rec.h"
+
+#define TID 100
+#define WAKER 200
+
+/* val() - one OFFSTACK or WAKER record part of thread @tid at @ts */
+static void val(struct agg *a, uint8_t type, uint32_t part, uint32_t tid,
+		uint64_t ts, uint64_t v0, uint64_t v1)
+{
+	struct iprof_rec_val r = {
+		.type = type,
+		.flags = (uint8_t)(part << IPROF_VAL_PAIR_SHIFT),
+		.size = sizeof(r),
+		.lo0 = (uint32_t)v0,
+		.tid = tid,
+		.hi0 = (uint32_t)(v0 >> 32),
+		.ts = ts,
+		.lo1 = (uint32_t)v1,
+		.hi1 = (uint32_t)(v1 >> 32),
+	};
+
+	assert_int_equal(agg__push(a, &r, sizeof(r)), 0);
+}
+
+/* block() - TID blocks at @t0 on stack (@f0, @f1, @f2), woken at @tw by
+ * waker @wtid (0: none seen) in stack (@w0), back on CPU at @t1 */
+static void block(struct agg *a, uint64_t t0, uint64_t f0, uint64_t f1,
+		  uint64_t f2, uint64_t tw, uint32_t wtid, uint64_t w0,
+		  uint64_t t1, uint16_t depth)
+{
+	char comm[16] = "holder";
+	uint64_t c0, c1;
+
+	val(a, IPROF_REC_OFFSTACK, 0, TID, t0, f0, f1);
+	val(a, IPROF_REC_OFFSTACK, 1, TID, t0, f2, 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, TID, t0,
+				  depth, 0, IPROF_OFF_BLOCKED),
+			 0);
+	if (wtid) {
+		memcpy(&c0, comm, 8);
+		memcpy(&c1, comm + 8, 8);
+		val(a, IPROF_REC_WAKER, 0, TID, tw,
+		    wtid | (uint64_t)wtid << 32, IPROF_CTX_TASK | 1 << 8);
+		val(a, IPROF_REC_WAKER, 1, TID, tw, c0, c1);
+		val(a, IPROF_REC_WAKER, 2, TID, tw, w0, 0);
+	}
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, TID, t1,
+				  depth, 0, 0),
+			 0);
+}
+
+static void test_charged(void **state)
+{
+	struct agg *a = agg__new(2);
+	const struct agg_node *outer, *inner;
+	const struct off_block *b[OFF_TOP_MAX];
+	const struct off_waker *w[OFF_TOP_MAX];
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 0, TID, 1000, 1, 0, 0), 0);
+	/* blocked in outer: 100 ns on stack A, woken by WAKER */
+	block(a, 1100, 0xa0, 0xa1, 0xa2, 1150, WAKER, 0xf0, 1200, 1);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 1, TID, 1300, 2, 0, 0), 0);
+	/* in inner: 300 ns on stack B, 200 ns more on A; runnable 50 ns */
+	block(a, 1400, 0xb0, 0xb1, 0xb2, 1650, WAKER, 0xf0, 1700, 2);
+	block(a, 1800, 0xa0, 0xa1, 0xa2, 1990, WAKER, 0xf0, 2000, 2);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, TID, 2100, 2,
+				  0, IPROF_OFF_RUNQ),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, TID, 2150, 2,
+				  0, 0),
+			 0);
+	/* a waker long before a block (woke no wait of it) and a stack of
+	 * another time: 100 ns charged to no stack and no waker */
+	val(a, IPROF_REC_OFFSTACK, 0, TID, 2180, 0xc0, 0xc1);
+	val(a, IPROF_REC_WAKER, 0, TID, 2190, WAKER, IPROF_CTX_TASK);
+	block(a, 2200 + 1000000, 0, 0, 0, 0, 0, 0, 2300 + 1000000, 2);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 1, TID, 2400 + 1000000,
+				  2, 0, 0),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, TID, 2500 + 1000000,
+				  1, 0, 0),
+			 0);
+	outer = agg__root(a)->child;
+	inner = outer->child;
+	assert_non_null(inner);
+	assert_int_equal(inner->blocked_ns, 300 + 200 + 100);
+	assert_int_equal(outer->blocked_ns, 100 + 300 + 200 + 100);
+	assert_int_equal(inner->runq_ns, 50);
+	assert_int_equal(inner->off->charged_ns, inner->blocked_ns);
+	assert_int_equal(outer->off->charged_ns, outer->blocked_ns);
+	/* inner: B 300, A 200 (sorted), 100 on no stack */
+	assert_int_equal(off_sorted_blocks(inner->off, b), 2);
+	assert_int_equal(b[0]->ns, 300);
+	assert_int_equal(b[0]->stk.n, 3);
+	assert_int_equal(b[0]->stk.ip[0], 0xb0);
+	assert_int_equal(b[0]->stk.ip[2], 0xb2);
+	assert_int_equal(b[1]->ns, 200);
+	assert_int_equal(b[1]->count, 1);
+	assert_int_equal(inner->off->block_more_ns, 100);
+	/* outer: A 100 + 200, B 300 */
+	assert_int_equal(off_sorted_blocks(outer->off, b), 2);
+	assert_int_equal(b[0]->ns + b[1]->ns, 600);
+	assert_int_equal(b[0]->stk.ip[0] == 0xa0 ? b[0]->count : b[1]->count, 2);
+	/* the waker: 500 ns of inner's, by name and stack; 100 unseen */
+	assert_int_equal(off_sorted_wakers(inner->off, w), 1);
+	assert_int_equal(w[0]->ns, 500);
+	assert_int_equal(w[0]->tid, WAKER);
+	assert_string_equal(w[0]->comm, "holder");
+	assert_int_equal(w[0]->stk.n, 1);
+	assert_int_equal(w[0]->stk.ip[0], 0xf0);
+	assert_int_equal(inner->off->waker_more_ns, 100);
+	agg__free(a);
+}
+
+/* beyond OFF_TOP_MAX stacks: the rest in block_more_ns; merge adds up */
+static void test_bound_merge(void **state)
+{
+	struct agg *a = agg__new(1), *m = agg__new(1);
+	const struct agg_node *n;
+	uint64_t t = 1000, sum = 0;
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(m);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 0, TID, t, 1, 0, 0), 0);
+	for (i = 0; i < OFF_TOP_MAX + 4; i++, t += 100) {
+		block(a, t, 0x100 + i, 0, 0, 0, 0, 0, t + 10 + i, 1);
+		sum += 10 + i;
+	}
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, TID, t, 1, 0, 0), 0);
+	n = agg__root(a)->child;
+	assert_int_equal(n->off->nblock, OFF_TOP_MAX);
+	assert_int_equal(n->off->block_more_ns, 4 * 10 + (16 + 17 + 18 + 19));
+	assert_int_equal(n->off->charged_ns, sum);
+	assert_int_equal(n->blocked_ns, sum);
+	assert_int_equal(agg__merge(m, a), 0);
+	assert_int_equal(agg__merge(m, a), 0);
+	n = agg__root(m)->child;
+	assert_int_equal(n->off->charged_ns, 2 * sum);
+	assert_int_equal(n->off->nblock, OFF_TOP_MAX);
+	assert_int_equal(n->off->block[0].ns, 2 * 10);
+	assert_int_equal(n->off->block[0].count, 2);
+	assert_int_equal(n->off->block_more_ns, 2 * (4 * 10 + 70));
+	agg__free(a);
+	agg__free(m);
+}
+
+/* without OFFSTACK or WAKER records nothing is kept */
+static void test_off(void **state)
+{
+	struct agg *a = agg__new(1);
+
+	(void)state;
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 0, TID, 1000, 1, 0, 0), 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, TID, 1100, 1,
+				  0, IPROF_OFF_BLOCKED),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, TID, 1200, 1,
+				  0, 0),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, TID, 1300, 1, 0, 0), 0);
+	assert_int_equal(agg__root(a)->child->blocked_ns, 100);
+	assert_null(agg__root(a)->child->off);
+	agg__free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_charged),
+		cmocka_unit_test(test_bound_merge),
+		cmocka_unit_test(test_off),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
