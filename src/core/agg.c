@@ -575,6 +575,20 @@ static int do_val(struct agg *a, const void *rec)
 	return agg_slow_val(a, t, &v);
 }
 
+/* do_off() - IPROF_REC_OFFSTACK, IPROF_REC_WAKER: from now on blocked
+ * periods are charged to stacks and wakers (agg_offcpu.c); a thread never
+ * seen inside a timer is ignored */
+static int do_off(struct agg *a, const void *rec)
+{
+	struct iprof_rec_val v;
+	struct athread *t;
+
+	memcpy(&v, rec, sizeof(v));
+	a->off_on = 1;
+	t = agg_thread_get(a, v.tid, 0);
+	return t ? agg_off_rec(a, t, rec) : 0;
+}
+
 int agg__push(struct agg *a, const void *rec, size_t size)
 {
 	struct athread *t;
@@ -628,7 +642,7 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return do_val(a, rec);
 	case IPROF_REC_OFFSTACK:
 	case IPROF_REC_WAKER:
-		return agg_off_rec(a, rec);
+		return do_off(a, rec);
 	default:
 		goto bad;
 	}

@@ -306,12 +306,13 @@ void agg_names_free(struct agg *a);
 int agg_do_key(struct agg *a, const void *rec);
 
 /*
- * agg_offcpu.c (include/iprof/offcpu.h).  agg_off_rec(): an OFFSTACK or
- * WAKER record (sets a->off_on); agg_off_out(): thread @t's SWITCH_OUT
+ * agg_offcpu.c (include/iprof/offcpu.h), below the others: it calls none
+ * of them.  agg_off_rec(): an OFFSTACK or WAKER record of thread @t (the
+ * caller sets a->off_on); agg_off_out(): thread @t's SWITCH_OUT
  * @r; agg_off_in(): its SWITCH_IN ended a blocked period of @ns, charged
  * to the nodes open on it.  0 or -ENOMEM.
  */
-int agg_off_rec(struct agg *a, const void *rec);
+int agg_off_rec(struct agg *a, struct athread *t, const void *rec);
 void agg_off_out(struct athread *t, const struct iprof_rec *r);
 int agg_off_in(struct agg *a, struct athread *t, uint64_t ns);
 void agg_off_free(struct agg_node *n);

@@ -80,19 +80,14 @@ static void on_waker(struct off_thr *o, const struct iprof_rec_val *v,
 	put_pair(&o->wk.stk, part - 2, v0, v1);
 }
 
-int agg_off_rec(struct agg *a, const void *rec)
+int agg_off_rec(struct agg *a, struct athread *t, const void *rec)
 {
 	struct iprof_rec_val v;
-	struct athread *t;
 	struct off_thr *o;
 	uint32_t part;
 	uint64_t v0, v1;
 
 	memcpy(&v, rec, sizeof(v));
-	a->off_on = 1;
-	t = agg_thread_get(a, v.tid, 0);
-	if (!t)
-		return 0; /* a thread iprof never saw inside a timer */
 	o = thr_get(t);
 	if (!o) {
 		a->stats.nomem++;

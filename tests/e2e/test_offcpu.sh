@@ -6,7 +6,8 @@
 #  - live, JSON: handler's blocking stacks name the futex wait and the
 #    nanosleep (kernel function names matched loosely: futex_wait_queue,
 #    futex_do_wait...; do_nanosleep, hrtimer_nanosleep), the futex stack
-#    with one wait per lock call, the nanosleep's with one per nap;
+#    with at most one wait per lock call that found the mutex held, the
+#    nanosleep's at most one per nap (at least half: see within());
 #  - the futex waits' waker is the holder (its tid and comm), with the
 #    same time and waits as the futex stack;
 #  - the stacks add up to handler's blocked time within 5%, the wakers
@@ -39,8 +40,13 @@ stack() {
 }
 read -r fns fwaits <<<"$(stack "$TMP/a.json" '^futex_wait|^futex_do_wait|^__futex_wait')"
 read -r nns nwaits <<<"$(stack "$TMP/a.json" 'nanosleep')"
-check "a futex wait stack, one wait per lock call" "${fwaits:-none}" "$locks"
-check "a nanosleep stack, one wait per nap" "${nwaits:-none}" "$naps"
+# between half and all of the calls: a lock call whose holder let go
+# between its trylock and its futex wait, a nap whose 3 ms ran out while
+# its thread waited for a CPU before it slept (TCG, a loaded host), never
+# blocked; none blocks twice
+within() { [ -n "$2" ] && [ "$2" -ge $(($3 / 2)) ] && [ "$2" -le "$3" ] && echo "$2 of $3" || echo "$2 not in [$(($3 / 2)), $3]"; }
+check "a futex wait stack, a wait per lock call" "$(within futex "${fwaits:-}" "$locks")" "$fwaits of $locks"
+check "a nanosleep stack, a wait per nap" "$(within nap "${nwaits:-}" "$naps")" "$nwaits of $naps"
 read -r hns hwaits hcomm <<<"$(jq -r --argjson t "$holder" '[.tree[0].offcpu.wakers[] |
 	select(.context == "task" and .tid == $t)] |
 	if length == 1 then "\(.[0].ns) \(.[0].waits) \(.[0].comm)" else "" end' "$TMP/a.json")"
@@ -70,9 +76,10 @@ offcpu() { jq -S '[.tree[] | .. | objects | select(has("offcpu")) | .offcpu]' "$
 check "report of the recording: same stacks and wakers" \
 	"$(cmp -s <(offcpu "$TMP/b.json") <(offcpu "$TMP/a.json") && echo same || echo differs)" same
 check "report of the recording: stacks kept" "$(offcpu "$TMP/b.json" | jq '.[0].stacks | length')" 2
-"$IPROF" -q -f json -o "$TMP/c.json" --fold-threads 2 --offcpu-stacks "${PROBE[@]}" "${WL[@]}" >/dev/null 2>"$TMP/err"
-check "--fold-threads 2: the futex stack's waits" \
-	"$(stack "$TMP/c.json" '^futex_wait|^futex_do_wait|^__futex_wait' | cut -d' ' -f2)" "$locks"
+"$IPROF" -q -f json -o "$TMP/c.json" --fold-threads 2 --offcpu-stacks "${PROBE[@]}" "${WL[@]}" >"$TMP/c.truth" 2>"$TMP/err"
+read -r _ cwaits <<<"$(stack "$TMP/c.json" '^futex_wait|^futex_do_wait|^__futex_wait')"
+locks=$(truth lock.count "$TMP/c.truth")
+check "--fold-threads 2: the futex stack's waits" "$(within futex "${cwaits:-}" "$locks")" "$cwaits of $locks"
 
 # off: no stacks sent, none shown
 "$IPROF" -q -f json -o "$TMP/d.json" "${PROBE[@]}" "${WL[@]}" >/dev/null 2>"$TMP/err"
