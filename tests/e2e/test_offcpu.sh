@@ -32,11 +32,11 @@ holder=$(truth holder.tid "$TMP/a.truth")
 locks=$(truth lock.count "$TMP/a.truth")
 naps=$(truth nap.count "$TMP/a.truth")
 
-# the stack whose frames match $2: "ns waits" ("" if none)
+# the stacks whose frames match $2, together: "ns waits" ("" if none)
 stack() {
 	jq -r --arg re "$2" '[.tree[0].offcpu.stacks[] |
 		select(any(.frames[]; test($re)))] |
-		if length == 1 then "\(.[0].ns) \(.[0].waits)" else "" end' "$1"
+		if length > 0 then "\(map(.ns) | add) \(map(.waits) | add)" else "" end' "$1"
 }
 read -r fns fwaits <<<"$(stack "$TMP/a.json" '^futex_wait|^futex_do_wait|^__futex_wait')"
 read -r nns nwaits <<<"$(stack "$TMP/a.json" 'nanosleep')"
