@@ -68,7 +68,7 @@ check "runnable time apart" "$(jq '.tree[0].offcpu.runq_ns == .tree[0].runq_ns a
 check "report: exit status" "$?" 0
 check "table: a section" "$(grep -c '^off-CPU (--offcpu-stacks)' "$TMP/a.txt")" 1
 check "table: futex waits woken by the holder" \
-	"$(grep -cE "blocked in (futex|__futex)|woken by tid $holder \(holder\)" "$TMP/a.txt")" 2
+	"$(grep -qE "blocked in (futex|__futex)" "$TMP/a.txt" && grep -c "woken by tid $holder (holder)" "$TMP/a.txt")" 1
 
 # recorded, reported again; live sharded: the same stacks and wakers
 # the numbers charged (the frames' names are the report's: a BPF program
