@@ -287,6 +287,16 @@ static int kind_error(struct lex *lx, const char *p, size_t n)
 			m++;
 		}
 	snprintf(want, sizeof(want), "%.*s:", (int)n, p);
+	/* a USDT probe is a point in the code, not a call: a side of a
+	 * span (tracepoints likewise) */
+	if ((n == 4 && !strncmp(p, "usdt", 4)) ||
+	    (n == 2 && !strncmp(p, "tp", 2)) ||
+	    (n == 10 && !strncmp(p, "tracepoint", 10)))
+		return syntax_error_len(
+			lx, p, n + 1,
+			EXPECT_KIND "; a USDT probe or tracepoint marks a point, "
+				    "not a call: time between two with 'span "
+				    "NAME = START -> STOP' (doc/probes.md)");
 	if (!ksym_suggest(names, m, want, near, sizeof(near)))
 		return syntax_error_len(lx, p, n + 1, EXPECT_KIND);
 	snprintf(what, sizeof(what), "%s" KSYM_SUGGEST_PFX "%s?", EXPECT_KIND,

@@ -826,6 +826,18 @@ static void test_err_kind(void **state)
 		  "-e:1:1: found 'Span', expected " KINDS);
 	parse_bad("span:x", "-e:1:1: found 'span:', expected " KINDS);
 	parse_bad("== 1", "-e:1:1: found '==', expected " KINDS);
+	/* a point alone (a newcomer's usdt:LIB:libstdcxx:throw): says
+	 * where it goes */
+	parse_bad("usdt:/lib/libstdc++.so.6:libstdcxx:throw",
+		  "-e:1:1: found 'usdt:', expected " KINDS
+		  "; a USDT probe or tracepoint marks a point, not a call: "
+		  "time between two with 'span NAME = START -> STOP' "
+		  "(doc/probes.md)");
+	parse_bad("tp:syscalls:sys_enter_read",
+		  "-e:1:1: found 'tp:', expected " KINDS
+		  "; a USDT probe or tracepoint marks a point, not a call: "
+		  "time between two with 'span NAME = START -> STOP' "
+		  "(doc/probes.md)");
 }
 
 static void test_err_function(void **state)
