@@ -39,14 +39,19 @@ static void print_time(FILE *f, uint64_t dur, uint64_t raw)
 /*
  * print_val() - one argument or return value: decimal when it reads as a
  * small signed number (|v| < 2^20: counts, sizes, fds, -errno), else hex
- * (pointers, flags, masks)
+ * (pointers, flags, masks), with its reading as a small negative 32-bit
+ * int beside where it may be one (an int -1 in eax leaves the upper half
+ * of rax 0: "0xffffffff (int -1)"; the type is not known)
  */
 static void print_val(FILE *f, uint64_t v)
 {
 	int64_t s = (int64_t)v;
+	int32_t s32 = (int32_t)(uint32_t)v;
 
 	if (s > -(1 << 20) && s < (1 << 20))
 		fprintf(f, "%" PRId64, s);
+	else if (!(v >> 32) && s32 < 0 && s32 > -(1 << 20))
+		fprintf(f, "%#" PRIx64 " (int %" PRId32 ")", v, s32);
 	else
 		fprintf(f, "%#" PRIx64, v);
 }

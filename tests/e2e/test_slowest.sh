@@ -197,4 +197,17 @@ check "table: handler's args and ret as the JSON's" \
 "$IPROF" report -q -f json "$TMP/a.rec" >"$TMP/d.json" 2>>"$TMP/err"
 check "off: no slowest" "$(jq '[.. | objects | select(has("slowest"))] | length' "$TMP/d.json")" 0
 check "no error output" "$(grep -v '^$' "$TMP/err" | head -3)" ""
+
+# an int -1 returned in eax leaves rax's upper half 0: the table shows
+# the hex and its reading as an int (a newcomer read "ret 0xffffffff")
+printf '%s\n' '__attribute__((noinline)) int neg(volatile int x) { return x - 5; }' \
+	'int main(void) { return neg(4) == -1 ? 0 : 1; }' >"$TMP/neg.c"
+if cc -O2 -o "$TMP/neg" "$TMP/neg.c" 2>/dev/null; then
+	"$IPROF" -q --slowest 1 -o "$TMP/neg.out" -e "uprobe:$TMP/neg:neg" -- "$TMP/neg" 2>>"$TMP/err"
+	check "an int -1: exit status" "$?" 0
+	check "an int -1: ret shown as the int it may be" \
+		"$(grep -c '  args 4 .*  ret 0xffffffff (int -1)$' "$TMP/neg.out")" 1
+else
+	bad "cc cannot build the int -1 fixture"
+fi
 finish
