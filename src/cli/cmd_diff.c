@@ -674,10 +674,13 @@ static const char *fmt_delta(char *buf, size_t len, int64_t d)
 	return buf;
 }
 
-static const char *fmt_pct(char *buf, size_t len, uint64_t a, uint64_t b)
+/* the change of a total @a to @b in %; @in_a: the path has calls in A
+ * (a total compensated to 0 is no new path: "from 0") */
+static const char *fmt_pct(char *buf, size_t len, int in_a, uint64_t a,
+			   uint64_t b)
 {
 	if (!a)
-		return b ? "new" : "0%";
+		return !b ? "0%" : in_a ? "from 0" : "new";
 	snprintf(buf, len, "%+.1f%%",
 		 ((double)b - (double)a) * 100.0 / (double)a);
 	return buf;
@@ -741,7 +744,8 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 			p->have_a ? report_ns_str(b[0], 40, a->total_ns) : "-",
 			p->have_b ? report_ns_str(b[1], 40, bb->total_ns) : "-",
 			fmt_delta(b[2], 40, delta(a->total_ns, bb->total_ns)),
-			fmt_pct(b[3], 40, a->total_ns, bb->total_ns));
+			fmt_pct(b[3], 40, p->have_a && a->count, a->total_ns,
+				bb->total_ns));
 		fprintf(f, " %4s", sig_word(p->nr.v));
 		fprintf(f, " %9s %9s",
 			a->count ? report_ns_str(b[4], 40, a->avg_ns) : "-",

@@ -196,6 +196,10 @@ check "diff A B (two runs, same probes): no path in one only" \
 	"$(jq '[.paths[] | select(.in != "both")] | length' "$TMP/ab.diff")" 0
 check "diff A B: sorted by |change of total|" \
 	"$(jq '[.paths[].change.total_ns | fabs] | . == (sort | reverse)' "$TMP/ab.diff")" true
+# a path in both whose total in A compensated to 0 is no new path
+jq '.tree[0].total_ns = 0' "$TMP/json.live" >"$TMP/zero.json"
+check "diff table: a path whose total in A is 0 changed 'from 0', not 'new'" \
+	"$("$IPROF" diff "$TMP/zero.json" "$TMP/json.live" | awk -v p="$(jq -r '.tree[0].name' "$TMP/json.live")" '$NF == p { print $6 }')" "from"
 "$IPROF" diff "$TMP/json.live" "$TMP/table.rec" >"$TMP/ab.txt"
 check "diff table: a line per path + 4 (A, B, the head, the summary)" "$(wc -l <"$TMP/ab.txt")" $(($(jq '.paths | length' "$TMP/ab.diff") + 4))
 
