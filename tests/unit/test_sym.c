@@ -256,9 +256,16 @@ static void libc_versions(void **state)
 		offset_bad(libc, "memcpy", -EOPNOTSUPP,
 			   "is an indirect function (STT_GNU_IFUNC)");
 	} else {
+		char where[PATH_MAX];
+		uint64_t off = maps_offset(memcpy_fn, where);
+
 		assert_int_equal(n, 1);
 		assert_int_equal(v[0].ifunc, 1);
-		assert_int_equal(v[0].offset, maps_offset(memcpy_fn, NULL));
+		/* under ASan (the sanitizer build) this process's memcpy is
+		 * the sanitizer's interceptor, in the test binary: libc's
+		 * choice is then not this process's to compare with */
+		if (strstr(where, "libc.so"))
+			assert_int_equal(v[0].offset, off);
 		assert_int_equal(strncmp(v[0].name, "__mem", 5), 0);
 		sym_targets_free(v, n);
 	}
