@@ -41,15 +41,35 @@ check "idle: compensated" "$(jq -r .calibration.compensated "$TMP/a.json")" true
 within "idle: spin on-CPU share" "$(share "$TMP/a.json" spin)" 0.95 1
 within "idle: tiny on-CPU share" "$(share "$TMP/a.json" tiny)" 0.95 1
 
-"$IPROF" -q -f json -o "$TMP/b.json" "${probes[@]}" -- chrt -f 10 "$W" 40 1000 5000 1 \
-	>"$TMP/b.truth" 2>"$TMP/err"
-check "shared CPU: iprof exit" "$?" 0
-cat "$TMP/err"
+# One attempt: sets own, s (spin's share), t (tiny's share), r (t / s).
+shared_run() {
+	"$IPROF" -q -f json -o "$TMP/b.json" "${probes[@]}" -- chrt -f 10 "$W" 40 1000 5000 1 \
+		>"$TMP/b.truth" 2>"$TMP/err"
+	rc=$?
+	cat "$TMP/err"
+	s=$(share "$TMP/b.json" spin)
+	t=$(share "$TMP/b.json" tiny)
+	own=$(awk -F= '/^spin.wall_ns/ { w = $2 } /^spin.cpu_ns/ { c = $2 } END { printf "%.4f", c / w }' "$TMP/b.truth")
+	r=$(awk -v t="$t" -v s="$s" 'BEGIN { printf "%.3f", (s > 0) ? t / s : 0 }')
+}
+# The shares are statistics of a few hundred preemptions: under a loaded
+# host (CI runs the sanitizer build beside this) one run in ~20 falls
+# outside (seen: spin 0.32 for its own 0.48; tiny/spin 0.276), so a
+# second run is taken when the first falls outside; both are printed and
+# the second must pass.  The old code read 0.0001-0.15 in every run.
+shared_ok() {
+	awk -v rc="$rc" -v own="$own" -v s="$s" -v r="$r" 'BEGIN {
+		d = s - own; if (d < 0) d = -d
+		exit !(rc == 0 && own >= 0.1 && own <= 0.8 && d <= 0.05 && r >= 0.5 && r <= 2) }'
+}
+shared_run
+if ! shared_ok; then
+	echo "info - shared CPU, first run outside: exit $rc, own $own, spin $s, tiny/spin $r; once more"
+	shared_run
+fi
+check "shared CPU: iprof exit" "$rc" 0
 check "shared CPU: tiny count" "$(jnode "$TMP/b.json" tiny count)" "$(truth tiny.count "$TMP/b.truth")"
-s=$(share "$TMP/b.json" spin)
-t=$(share "$TMP/b.json" tiny)
-own=$(awk -F= '/^spin.wall_ns/ { w = $2 } /^spin.cpu_ns/ { c = $2 } END { printf "%.4f", c / w }' "$TMP/b.truth")
 within "shared CPU: spin waited for the CPU (its own on-CPU share)" "$own" 0.1 0.8
 near "shared CPU: spin's on-CPU share = its own ($own)" "$s" "$own" 0 0.05
-within "shared CPU: tiny's on-CPU share / spin's" "$(awk -v t="$t" -v s="$s" 'BEGIN { printf "%.3f", (s > 0) ? t / s : 0 }')" 0.5 2
+within "shared CPU: tiny's on-CPU share / spin's" "$r" 0.5 2
 finish
