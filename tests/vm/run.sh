@@ -8,7 +8,8 @@
 #   sudo tests/vm/run.sh fentry test_kprobe    some (tests/vm/, then tests/e2e/)
 #   sudo tests/vm/run.sh e2e/test_follow       a test of tests/e2e/
 #
-# Environment: BUILD_VM (static build dir, default build-vm),
+# Environment: BUILD_VM (static build dir, default build-vm; VM_PREBUILT=1:
+# built already, not built again),
 # PKG_CONFIG_PATH and IPROF_BPFTOOL (a libbpf >= 1.4 and its bpftool, if
 # not the system's: tools/libbpf-backports.sh),
 # IPROF_VM_KERNEL (kernel package, default: the one linux-image-cloud-amd64
@@ -129,7 +130,7 @@ vm_modules="cpuid irqbypass kvm kvm-amd vfio vfio_virqfd vfio_iommu_type1 vfio-p
 # fetch PKG VER DIR: DIR/vmlinuz, DIR/config and DIR/modules/*.ko from the
 # package
 fetch_kernel() {
-	local dl=$cache/dl m f
+	local dl=$cache/dl${IPROF_VM_SUITE:+-$IPROF_VM_SUITE} m f
 	rm -rf "$3" "$3.tmp" "$dl"
 	mkdir -p "$dl" "$3.tmp/modules"
 	local v=${1#linux-image-} d
@@ -221,7 +222,7 @@ fi
 debug_modules="vfio vfio_iommu_type1"
 debug_want="$debug_modules vmlinux"
 fetch_debug() {
-	local dl=$cache/dl-dbg pkg m v pat=("*/boot/vmlinux-*")
+	local dl=$cache/dl-dbg${IPROF_VM_SUITE:+-$IPROF_VM_SUITE} pkg m v pat=("*/boot/vmlinux-*")
 	[ "$(cat "$kdir/debug.searched" 2>/dev/null)" = "$debug_want" ] && return 0
 	pkg=${kpkg%-unsigned}-dbg
 	for m in $debug_modules; do pat+=("*/$m.ko"); done
@@ -255,29 +256,36 @@ fetch_debug() {
 if ! pkg-config --atleast-version=1.4 libbpf; then
 	eval "$(bash "$src/tools/libbpf-backports.sh")"
 fi
-say "building static iprof in $build (libbpf $(pkg-config --modversion libbpf))"
-cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
-	${IPROF_BPFTOOL:+-DBPFTOOL="$IPROF_BPFTOOL"} \
-	-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
 vm_bins="iprof uprobe-workload usdt-workload usdt-strings churn-workload longjmp-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe bench_scale bench_cxx e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-ucoro e2e-throw e2e-keyed e2e-inline e2e-inline_shapes e2e-forker e2e-hitonly e2e-offcpu"
-# glibc's static link warns of every NSS and dlopen call it keeps (libelf,
-# libbpf: "Using 'dlopen' in statically linked applications requires at
-# runtime the shared libraries ..."); iprof's static build is only ever run
-# in the VM, where that is known, so those pairs of lines are dropped and
-# every other line of the build is shown (issue 48: the demo prints no
-# warning that is not about the user's run)
-blog=$(mktemp /tmp/iprof-vm-build.XXXXXX)
-# shellcheck disable=SC2086
-if ! cmake --build "$build" -j"$(nproc)" --target $vm_bins >/dev/null 2>"$blog"; then
-	cat "$blog" >&2
+# VM_PREBUILT=1: $build is built already (tests/run.sh builds it in the
+# first suite's run and then runs two suites at once, which must not both
+# build it)
+if [ "${VM_PREBUILT:-0}" = 1 ]; then
+	say "static iprof in $build, built already (VM_PREBUILT=1)"
+else
+	say "building static iprof in $build (libbpf $(pkg-config --modversion libbpf))"
+	cmake -S "$src" -B "$build" -DIPROF_STATIC=ON -DIPROF_TESTS=OFF \
+		${IPROF_BPFTOOL:+-DBPFTOOL="$IPROF_BPFTOOL"} \
+		-DIPROF_WERROR="${IPROF_WERROR:-OFF}" >/dev/null
+	# glibc's static link warns of every NSS and dlopen call it keeps (libelf,
+	# libbpf: "Using 'dlopen' in statically linked applications requires at
+	# runtime the shared libraries ..."); iprof's static build is only ever run
+	# in the VM, where that is known, so those pairs of lines are dropped and
+	# every other line of the build is shown (issue 48: the demo prints no
+	# warning that is not about the user's run)
+	blog=$(mktemp /tmp/iprof-vm-build.XXXXXX)
+	# shellcheck disable=SC2086
+	if ! cmake --build "$build" -j"$(nproc)" --target $vm_bins >/dev/null 2>"$blog"; then
+		cat "$blog" >&2
+		rm -f "$blog"
+		die "the static build failed"
+	fi
+	awk '/in function .*:$/ { held = $0; next }
+		/statically linked applications requires at runtime/ { held = ""; next }
+		{ if (held != "") print held; held = ""; print }
+		END { if (held != "") print held }' "$blog" >&2
 	rm -f "$blog"
-	die "the static build failed"
 fi
-awk '/in function .*:$/ { held = $0; next }
-	/statically linked applications requires at runtime/ { held = ""; next }
-	{ if (held != "") print held; held = ""; print }
-	END { if (held != "") print held }' "$blog" >&2
-rm -f "$blog"
 for b in $vm_bins; do
 	file -b "$build/$b" 2>/dev/null | grep -q 'statically linked' ||
 		ldd "$build/$b" 2>&1 | grep -q 'not a dynamic executable' ||
@@ -319,7 +327,8 @@ else
 fi
 
 # ---- the initramfs ---------------------------------------------------------
-# per-run files in $work (runs may overlap); the last console log in cache/
+# per-run files in $work (runs may overlap); the last console log of each
+# suite in cache/
 work=$(mktemp -d /tmp/iprof-vm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 root=$work/root
@@ -385,8 +394,9 @@ timeout -k 10 "$vm_timeout" \
 rc=${PIPESTATUS[0]}
 set -e
 t_end=$(date +%s.%N)
-cp "$log" "$cache/console.log"
-log=$cache/console.log
+# one per suite: the suites' runs may overlap (tests/run.sh)
+cp "$log" "$cache/console${IPROF_VM_SUITE:+-$IPROF_VM_SUITE}.log"
+log=$cache/console${IPROF_VM_SUITE:+-$IPROF_VM_SUITE}.log
 
 # ---- verdict ---------------------------------------------------------------
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
