@@ -150,7 +150,9 @@ fail:
 
 int output_open_stderr(struct output *w)
 {
-	int fd = dup(STDERR_FILENO), e;
+	/* close-on-exec: the traced command gets iprof's stderr as its own fd 2,
+	 * never a second copy (it would shift every fd the command opens) */
+	int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0), e;
 
 	memset(w, 0, sizeof(*w));
 	w->uid = (uid_t)-1;
@@ -188,7 +190,9 @@ FILE *output_begin(struct output *w, char *tmp, size_t len)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	fd = mkstemp(tmp); /* O_CREAT|O_EXCL, mode 0600 */
+	/* mkostemp(3): O_CREAT|O_EXCL, mode 0600; O_CLOEXEC: a command iprof
+	 * starts later must not inherit it (it shifts the command's fd numbers) */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	/* the owner of the replaced report; if that fails, still written */

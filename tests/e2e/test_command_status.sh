@@ -39,4 +39,16 @@ check "--command-status: iprof's own 3 (a timer not attached) first" "$?" 3
 check "record, exit 5: iprof's status" "$?" 0
 "$IPROF" report -f json "$TMP/e.rec" >"$TMP/e.json"
 check "report of the recording: run" "$(jq -c '.run | [.exit_status, .signal]' "$TMP/e.json")" '[5,null]'
+# The command's open files are its own: iprof's copies of its stderr (the
+# report's), a timeline's temporary file and the recording are
+# close-on-exec (a newcomer's `-- sh -c 'echo x >&3'` wrote into iprof's
+# stderr, and zstd's fds were numbered one higher than under strace).
+# The same shell's fds untraced, from the same parent, are the truth.
+lsfd='ls /proc/$$/fd | sort -n | tr "\n" " "'
+own=$(sh -c "$lsfd")
+for m in "" "-f json" "-f chrome -o $TMP/fd.ctf" "-f folded -o $TMP/fd.folded" "record -o $TMP/fd.rec" "--interval 1s -o $TMP/fd.txt"; do
+	# shellcheck disable=SC2086
+	got=$("$IPROF" $m -q -e "$E" -- sh -c "$lsfd" 2>/dev/null)
+	check "the command's fds with '${m:-the report on stderr}'" "$got" "$own"
+done
 finish
