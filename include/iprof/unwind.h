@@ -14,6 +14,7 @@
 #ifndef IPROF_UNWIND_H
 #define IPROF_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Most files one judgment reads (the DT_NEEDED closure included). */
@@ -57,5 +58,13 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len);
  * or the file cannot be read), -ENOMEM.
  */
 int unwind_runtime(const char *path, char *why, size_t len);
+
+/*
+ * unwind_is_go() - is the ELF file @path a Go program or library: it has
+ * the Go toolchain's build information section (.go.buildinfo, Go 1.13 on;
+ * src/debug/buildinfo in Go's sources) or its build ID note
+ * (.note.go.buildid).  Returns true or false (not ELF, unreadable).
+ */
+bool unwind_is_go(const char *path);
 
 #endif /* IPROF_UNWIND_H */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "iprof/emu.h"
+#include "iprof/unwind.h"
 #include "iprof/util.h"
 #include "kernel/btfarg.h"
 #include "cli/opts.h"
@@ -208,6 +209,36 @@ static int missing_named(const struct opts *o, const struct plan *plan)
 	return n != 0;
 }
 
+/*
+ * warn_go() - one warning per Go file (unwind_is_go()) that a user-function
+ * timer of @plan probes: goroutines share threads and move between them and
+ * iprof keeps its call stacks per thread (doc/probes.md, "Go"), so a call
+ * that blocks or grows its stack nests what its thread runs next under it
+ * (a newcomer's 8 goroutines: a timer at COUNT 0, another's calls nested
+ * under other goroutines' frames, with nothing said at the start).
+ */
+static void warn_go(const struct plan *plan)
+{
+	const char *said[8];
+	uint32_t i, n = 0, k;
+
+	for (i = 0; i < plan->natt && n < 8; i++) {
+		const struct plan_att *a = &plan->att[i];
+
+		if ((a->mech != MECH_UPROBE && a->mech != MECH_URETPROBE &&
+		     a->mech != MECH_RETSITE) || !a->path)
+			continue;
+		for (k = 0; k < n && strcmp(said[k], a->path); k++)
+			;
+		if (k < n)
+			continue;
+		said[n++] = a->path;
+		if (unwind_is_go(a->path))
+			log_warn("%s is a Go program: goroutines share threads and move between them, and iprof keeps call stacks per thread: a timed Go call that blocks or grows its stack nests what its thread runs next under it, or closes as unwound; short calls that do neither are exact (doc/probes.md, Go)",
+				 a->path);
+	}
+}
+
 /* the live run, iprof record and iprof list OPTIONS (the plan,
  * --dry-run); returns the exit status */
 static int run_main(int argc, char **argv)
@@ -266,6 +297,7 @@ static int run_main(int argc, char **argv)
 		goto out;
 	}
 	rc.plan_ns = util_now_ns() - rc.t0;
+	warn_go(&plan);
 	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++) {
 		const struct plan_timer *t = &plan.timers[i];
 

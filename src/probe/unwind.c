@@ -297,3 +297,31 @@ int unwind_runtime(const char *path, char *why, size_t len)
 	free(c);
 	return ret;
 }
+
+bool unwind_is_go(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+	const char *name;
+	bool go = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf = elf_version(EV_CURRENT) == EV_NONE ?
+		      NULL :
+		      elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getshdrstrndx(elf, &shstr))
+		while (!go && (scn = elf_nextscn(elf, scn))) {
+			name = gelf_getshdr(scn, &sh) ?
+				       elf_strptr(elf, shstr, sh.sh_name) :
+				       NULL;
+			go = name && (!strcmp(name, ".go.buildinfo") ||
+				      !strcmp(name, ".note.go.buildid"));
+		}
+	elf_end(elf);
+	close(fd);
+	return go;
+}

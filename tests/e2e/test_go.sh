@@ -42,6 +42,8 @@ done
 for r in 1 2 3; do
 	GOMAXPROCS=1 "$IPROF" -q -f json -o "$TMP/r$r.json" "${P[@]}" -- "$W" "$calls" >"$TMP/truth$r" 2>"$TMP/err$r"
 	check "run $r: exit status (the program ran as without iprof)" "$?" 0
+	# -q keeps warnings: the Go caveat is said at the start, once
+	check "run $r: the Go warning, once" "$(grep -c "$W is a Go program: goroutines share threads" "$TMP/err$r")" 1
 	check "run $r: the program's own count" "$(truth mid_calls "$TMP/truth$r")" "$calls"
 	check "run $r: main.mid = the program's calls" "$(jnode "$TMP/r$r.json" main.mid count)" "$calls"
 	check "run $r: main.mid>main.leaf = 2 per call" \
