@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "iprof/emu.h"
+#include "iprof/ksym.h"
 #include "iprof/unwind.h"
 #include "iprof/util.h"
 #include "kernel/btfarg.h"
@@ -350,8 +351,16 @@ static int list_entry(int argc, char **argv)
 {
 	if (argc > 2 && list_is_subcommand(argv[2]))
 		return list_main(argc - 2, argv + 2);
+	static char *subs[] = { "tracepoints", "functions", "kernel", "usdt" };
+	char near[96];
+
 	if (argc > 2 && argv[2][0] == '-')
 		return run_main(argc, argv);
+	if (argc > 2 && ksym_suggest(subs, 4, argv[2], near, sizeof(near))) {
+		log_error("list '%s': no such list" KSYM_SUGGEST_PFX "iprof list %s? (try 'iprof list --help')",
+			  argv[2], near);
+		return EXIT_USAGE;
+	}
 	log_error("list %s%s%s: expected tracepoints [GLOB], functions BINARY [GLOB], kernel [GLOB], usdt BINARY [GLOB], or probes (-e SPEC, -P FILE) for their plan (try 'iprof list --help')",
 		  argc > 2 ? "'" : "", argc > 2 ? argv[2] : "what?",
 		  argc > 2 ? "'" : "");
@@ -373,6 +382,31 @@ static const struct command commands[] = {
 
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))
 
+/*
+ * not_a_command() - 1 (said) when @argv[1], a word the live run would take
+ * for the command to trace, is no program (not a path, not in $PATH) but
+ * near a subcommand's name ("iprof repot x.rec": it said "no probes").
+ */
+static int not_a_command(int argc, char **argv)
+{
+	char *names[NCMDS], near[64], *found;
+	size_t i, n = 0;
+
+	if (argc < 2 || argv[1][0] == '-' || strchr(argv[1], '/'))
+		return 0;
+	for (i = 1; i < NCMDS; i++)
+		names[n++] = (char *)commands[i].name;
+	if (!ksym_suggest(names, n, argv[1], near, sizeof(near)))
+		return 0;
+	found = target_find_in_path(argv[1]);
+	free(found);
+	if (found)
+		return 0;
+	log_error("'%s': no such command or program" KSYM_SUGGEST_PFX "%s? (iprof --help lists the commands)",
+		  argv[1], near);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c = NULL;
@@ -390,6 +424,8 @@ int main(int argc, char **argv)
 	/* the command its word names, else the live run */
 	if (argc > 1 && *argv[1])
 		c = cmd_find(commands, NCMDS, argv[1]);
+	if (!c && not_a_command(argc, argv))
+		return EXIT_USAGE;
 	if (!c)
 		c = &commands[0];
 	if (c->prog)

@@ -582,18 +582,32 @@ static int binary_out_ok(const struct opts *o)
 }
 
 /*
- * After getopt_long(3) refused @arg, an unknown "--NAME[=VALUE]": "did you
- * mean --NAME?" with the long options of @lo nearest to it
- * (ksym_suggest()), or nothing.
+ * After getopt_long(3) refused @arg (argv[optind - 1]; its own message
+ * turned off): one line saying why.  An unknown "--NAME[=VALUE]" (optopt
+ * 0) gets "did you mean --NAME?" with the long options of @lo nearest to
+ * it (ksym_suggest()); an option of @shorts or @lo without its argument,
+ * or an unknown short option, says which.
  */
-static void suggest_long(const struct option *lo, const char *arg)
+static void say_refused(const struct option *lo, const char *shorts,
+			const char *arg)
 {
 	char *names[256], buf[8192], want[64], near[192];
 	size_t n = 0, used = 0;
 	int k;
 
-	if (!arg || strncmp(arg, "--", 2) || optopt)
-		return; /* a short option, or a missing argument */
+	if (optopt || !arg || strncmp(arg, "--", 2)) {
+		const char *p = optopt > 0 && optopt < 256 ?
+					strchr(shorts, optopt) :
+					NULL;
+
+		if ((p && p[1] == ':') || (arg && !strncmp(arg, "--", 2)))
+			log_error("option '%s' needs an argument (iprof --help)",
+				  arg ? arg : "?");
+		else
+			log_error("option '-%c': unknown (iprof --help)",
+				  optopt > 0 && optopt < 256 ? optopt : '?');
+		return;
+	}
 	snprintf(want, sizeof(want), "%.*s", (int)strcspn(arg, "="), arg);
 	for (; lo->name && n < 256; lo++) {
 		k = snprintf(buf + used, sizeof(buf) - used, "--%s", lo->name);
@@ -605,6 +619,8 @@ static void suggest_long(const struct option *lo, const char *arg)
 	if (ksym_suggest(names, n, want, near, sizeof(near)))
 		log_error("%s: unknown option" KSYM_SUGGEST_PFX "%s?", want,
 			  near);
+	else
+		log_error("%s: unknown option (iprof --help)", want);
 }
 
 /* What the options say together, after the last one (@argv[optind] on:
@@ -709,19 +725,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		argv++;
 		argc--;
 	}
-	/* to the journal, getopt_long(3)'s own messages would have no
-	 * priority: said here, as errors (log.c) */
-	opterr = !log_to_journal();
+	/* getopt_long(3)'s own messages off: one line per refusal, with a
+	 * near option's name (and to the journal with a priority: log.c) */
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, t.shorts, t.lo, NULL)) !=
 	       -1) {
-		if (c == '?' && !opterr) {
-			log_error("option '%s': unknown, or its argument missing (iprof --help)",
-				  argv[optind - 1]);
-			suggest_long(t.lo, argv[optind - 1]);
+		if (c == '?' || c == ':') {
+			say_refused(t.lo, t.shorts, argv[optind - 1]);
 			return -EINVAL;
 		}
-		if (c == '?')
-			suggest_long(t.lo, argv[optind - 1]);
 		ret = report_opts_parse(&o->r, c, optarg, NULL);
 		if (!ret)
 			continue;

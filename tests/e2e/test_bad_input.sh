@@ -40,6 +40,9 @@ cases=(
 "2|--interval 'x'|-e uprobe:$W:outer --interval x"
 "2|--duraton: unknown option; did you mean --duration?|-e uprobe:$W:outer --duraton 1s"
 "2|--colums: unknown option; did you mean --columns?|-e uprobe:$W:outer --colums=count"
+"2|option '-d' needs an argument|-e uprobe:$W:outer -d"
+"2|option '--duration' needs an argument|-e uprobe:$W:outer --duration"
+"2|option '-Z': unknown|-e uprobe:$W:outer -Z"
 )
 root_cases=(
 "2|no_such_function|-e uprobe:$W:no_such_function -d 1s"
@@ -71,6 +74,16 @@ run_cases() {
 	done
 }
 run_cases "${cases[@]}"
+# one line per refusal (getopt_long(3)'s own message was a second one)
+"$IPROF" -e "uprobe:$W:outer" --duraton 1s 2>"$TMP/err"
+check "an unknown option: one line" "$(wc -l <"$TMP/err")" 1
+# a subcommand's typo (the first word): was "no probes"
+"$IPROF" repot x.rec 2>"$TMP/err"
+check "iprof repot: exit" "$?" 2
+check "iprof repot: did you mean" "$(cat "$TMP/err")" "iprof: 'repot': no such command or program; did you mean report? (iprof --help lists the commands)"
+"$IPROF" list functoins 2>"$TMP/err"
+check "iprof list functoins: exit" "$?" 2
+check "iprof list functoins: did you mean" "$(cat "$TMP/err")" "iprof: list 'functoins': no such list; did you mean iprof list functions? (try 'iprof list --help')"
 [ "$(id -u)" = 0 ] || echo "note: the ${#root_cases[@]} root-only cases were not run (not root)"
 
 # A command that cannot run is refused before any probe is loaded (was:
@@ -127,9 +140,9 @@ hostile=(
 [ "$(id -u)" = 0 ] && hostile+=("2|$TMP/fifo: a named FIFO, not a regular file|-e uprobe:$TMP/fifo:main -d 1s")
 run_cases "${hostile[@]}"
 # a pipe from a running command is still a fine probe file
-out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 10 "$IPROF" --dry-run -f json -P /dev/stdin | jq -r '.probes[0].name')
+out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 60 "$IPROF" --dry-run -f json -P /dev/stdin | jq -r '.probes[0].name')
 check "probe file from a pipe" "$out" outer
-out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 10 "$IPROF" --dry-run -f json -P - | jq -r '.probes[0].name')
+out=$(printf 'uprobe:%s:outer\n' "$W" | timeout 60 "$IPROF" --dry-run -f json -P - | jq -r '.probes[0].name')
 check "probe file -P - (stdin)" "$out" outer
 
 if [ "$(id -u)" = 0 ]; then
@@ -140,7 +153,7 @@ if [ "$(id -u)" = 0 ]; then
 	ln -s "$TMP/fifo" "$TMP/planted"
 	chown -h nobody "$TMP/planted"
 	exec 3<>"$TMP/fifo"
-	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/planted" -- "$W" --calls 2 >/dev/null 2>"$TMP/err"
+	timeout 60 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/planted" -- "$W" --calls 2 >/dev/null 2>"$TMP/err"
 	check "planted link to a FIFO: exit" "$?" 2
 	check "planted link to a FIFO: message" "$(cat "$TMP/err")" \
 		"iprof: cannot write '$TMP/planted': a symbolic link owned by uid $(id -u nobody), not followed (name its target)"
@@ -148,7 +161,7 @@ if [ "$(id -u)" = 0 ]; then
 	check "planted link to a FIFO: the FIFO received nothing (bytes)" "$(wc -c <"$TMP/fifo.got")" 0
 	# our own link to a FIFO with a reader is followed (like /dev/stdout)
 	ln -s "$TMP/fifo" "$TMP/ours"
-	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ours" -- "$W" --calls 2 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ours" -- "$W" --calls 2 >/dev/null 2>&1
 	check "own link to a FIFO: exit" "$?" 0
 	timeout 1 cat <&3 >"$TMP/fifo.got"
 	exec 3<&-
@@ -157,7 +170,7 @@ if [ "$(id -u)" = 0 ]; then
 	echo old >"$TMP/ro.txt"
 	chmod 0440 "$TMP/ro.txt"
 	chown nobody "$TMP/ro.txt"
-	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ro.txt" -- "$W" --calls 1 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/ro.txt" -- "$W" --calls 1 >/dev/null 2>&1
 	check "0440 report replaced: exit" "$?" 0
 	check "0440 report replaced: mode and owner kept" "$(stat -c '%a %U' "$TMP/ro.txt")" "440 nobody"
 	check "0440 report replaced: new report" "$(seed_field outer count "$TMP/ro.txt")" 1
@@ -166,7 +179,7 @@ if [ "$(id -u)" = 0 ]; then
 	touch "$TMP/st.txt.$dead.aB3xYz" "$TMP/st.txt.$$.aB3xYz" "$TMP/st.txt.$dead.short" "$TMP/st.txt.$dead.nobody"
 	mv "$TMP/st.txt.$dead.nobody" "$TMP/st.txt.$dead.Nob0dy"
 	chown nobody "$TMP/st.txt.$dead.Nob0dy"
-	timeout 10 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/st.txt" -- "$W" --calls 1 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q -f seed -e "uprobe:$W:outer" -o "$TMP/st.txt" -- "$W" --calls 1 >/dev/null 2>&1
 	check "stale temporaries: exit" "$?" 0
 	check "stale temporaries: only the dead run's own one removed" \
 		"$(cd "$TMP" && ls st.txt* | LC_ALL=C sort | tr '\n' ' ')" \
@@ -180,7 +193,7 @@ if [ "$(id -u)" = 0 ]; then
 	ln -s "$W" "$TMP/$bad_name"
 	utf8() { python3 -c 'import sys; print(ascii(open(sys.argv[1], "rb").read().decode("utf-8")))' "$1" 2>&1 | tail -1; }
 	for fmt in json folded seed table; do
-		timeout 10 "$IPROF" -q -f $fmt --by comm -o "$TMP/u8.$fmt" -e "uprobe:$W:outer" -- "$TMP/$bad_name" --calls 2 >/dev/null 2>&1
+		timeout 60 "$IPROF" -q -f $fmt --by comm -o "$TMP/u8.$fmt" -e "uprobe:$W:outer" -- "$TMP/$bad_name" --calls 2 >/dev/null 2>&1
 		check "invalid UTF-8 in argv and comm, -f $fmt: exit" "$?" 0
 		case $(utf8 "$TMP/u8.$fmt") in
 		*'w\ufffdx'*) ok "-f $fmt: valid UTF-8, the bad byte as U+FFFD" ;;
@@ -188,7 +201,7 @@ if [ "$(id -u)" = 0 ]; then
 		esac
 	done
 	# chrome (no --by): argv in otherData, comm in the thread's name
-	timeout 10 "$IPROF" -q -f chrome -o "$TMP/u8.chrome" -e "uprobe:$W:outer" -- "$TMP/$bad_name" --calls 2 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q -f chrome -o "$TMP/u8.chrome" -e "uprobe:$W:outer" -- "$TMP/$bad_name" --calls 2 >/dev/null 2>&1
 	check "invalid UTF-8 in argv and comm, -f chrome: exit" "$?" 0
 	check "-f chrome: parses, the bad byte as U+FFFD in argv and the thread's name" \
 		"$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); print(ascii(d["otherData"]["command"][0][-3:]), ascii([e["args"]["name"] for e in d["traceEvents"] if e.get("name") == "thread_name"]))' "$TMP/u8.chrome" 2>&1 | tail -1)" \
@@ -200,18 +213,18 @@ fi
 
 # --rb-size is rounded up to a power of two per CPU: the reports say so
 if [ "$(id -u)" = 0 ]; then
-	ncpu=$(jq -r '.options.rb_rings' < <(timeout 10 "$IPROF" -q -f json -o - --rb-size 5000 -e "uprobe:$W:outer" -- "$W" --calls 1 2>/dev/null | sed -n '/^{/,$p'))
+	ncpu=$(jq -r '.options.rb_rings' < <(timeout 60 "$IPROF" -q -f json -o - --rb-size 5000 -e "uprobe:$W:outer" -- "$W" --calls 1 2>/dev/null | sed -n '/^{/,$p'))
 	within "--rb-size: rings (one per possible CPU)" "$ncpu" 1 4096
-	timeout 10 "$IPROF" -q -f seed --rb-size 5000 -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q -f seed --rb-size 5000 -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
 	check "--rb-size 5000, seed: the size it got" "$(grep '^# rb_size' "$TMP/rb.seed")" \
 		"# rb_size: requested=5000 per_cpu=8192 rings=$ncpu"
-	timeout 10 "$IPROF" -q --rb-size 5000 -o "$TMP/rb.table" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q --rb-size 5000 -o "$TMP/rb.table" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
 	check "--rb-size 5000, table" "$(grep '^ring buffer' "$TMP/rb.table")" \
 		"ring buffer: 8192 bytes per CPU x $ncpu (--rb-size 5000, rounded up to a power of two)"
-	timeout 10 "$IPROF" -q -f json --rb-size 64K -o "$TMP/rb.json" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q -f json --rb-size 64K -o "$TMP/rb.json" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
 	check "--rb-size 64K, json options" \
 		"$(jq -c '.options | [.rb_size_requested, .rb_bytes_per_cpu, .rb_rings]' "$TMP/rb.json")" "[65536,65536,$ncpu]"
-	timeout 10 "$IPROF" -q -f seed -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
+	timeout 60 "$IPROF" -q -f seed -o "$TMP/rb.seed" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>&1
 	check "no --rb-size: no rb_size line" "$(grep -c '^# rb_size' "$TMP/rb.seed")" 0
 fi
 
