@@ -67,4 +67,14 @@ int unwind_runtime(const char *path, char *why, size_t len);
  */
 bool unwind_is_go(const char *path);
 
+/*
+ * unwind_loads() - does the program @exe load the ELF file @path at its
+ * start: @path (realpath'ed) is @exe or in its DT_NEEDED closure, found as
+ * ld.so(8) searches (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, the default
+ * directories; not ld.so.cache, up to UNWIND_MAX_FILES files).  Returns 1,
+ * 0 (not at its start: it may still dlopen(3) it), -errno (@path or @exe
+ * unreadable: -ENOENT...).
+ */
+int unwind_loads(const char *exe, const char *path);
+
 #endif /* IPROF_UNWIND_H */

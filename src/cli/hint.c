@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "iprof/sym.h"
+#include "iprof/unwind.h"
 #include "cli/hint.h"
 #include "cli/log.h"
 
@@ -46,8 +47,12 @@ void hint_zero_hits(const struct plan *plan, const struct report_timer *timers,
 		if (!a || (a->dev == (uint64_t)st.st_dev &&
 			   a->ino == (uint64_t)st.st_ino))
 			continue;
-		if (sym_func_offset(exe, a->func, &off, NULL, 0))
+		if (sym_func_offset(exe, a->func, &off, NULL, 0)) {
+			if (unwind_loads(exe, a->path) == 0)
+				log_info("hint: %s had 0 hits: %s does not load %s at its start (not among its libraries: it has the code linked in, or loads it later with dlopen(3)); -p PID of a running one, or --dry-run, shows what it maps",
+					 plan->timers[i].name, exe, a->path);
 			continue;
+		}
 		log_info("hint: %s had 0 hits: %s defines %s itself (linked in, not called in %s); time it there: -e 'uprobe:%s:%s'",
 			 plan->timers[i].name, exe, a->func, a->path, exe,
 			 a->func);

@@ -71,6 +71,7 @@ struct closure {
 	char ljmp[PATH_MAX + 64]; /* "FILE imports SYM": the first longjmp */
 	char dl[PATH_MAX + 64];	  /* "FILE imports SYM": the first dlopen */
 	bool no_udef;		  /* a definition of _Unwind_* is no evidence */
+	bool files_only;	  /* the DT_NEEDED closure alone, no evidence */
 };
 
 #define NELEM(a) (sizeof(a) / sizeof(*(a)))
@@ -187,7 +188,7 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			continue;
 		}
 		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+		    !sh.sh_entsize || c->files_only)
 			continue;
 		cnt = sh.sh_size / sh.sh_entsize;
 		for (i = 1; i < cnt; i++) {
@@ -324,4 +325,26 @@ bool unwind_is_go(const char *path)
 	elf_end(elf);
 	close(fd);
 	return go;
+}
+
+int unwind_loads(const char *exe, const char *path)
+{
+	struct closure *c = calloc(1, sizeof(*c));
+	char rp[PATH_MAX], why[8];
+	size_t i;
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->files_only = true;
+	ret = realpath(path, rp) ? add_file(c, exe) : -errno;
+	for (i = 0; ret >= 0 && i < c->n; i++)
+		ret = scan(c, i, why, sizeof(why));
+	if (ret >= 0)
+		for (i = 0, ret = 0; i < c->n && !ret; i++)
+			ret = !strcmp(c->files[i], rp);
+	for (i = 0; i < c->n; i++)
+		free(c->files[i]);
+	free(c);
+	return ret;
 }

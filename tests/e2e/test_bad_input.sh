@@ -484,6 +484,14 @@ if cc -O0 -shared -fPIC -o "$TMP/libhint.so" "$TMP/hint_lib.c" && cc -O0 -o "$TM
 	"$IPROF" -q -f json -o "$TMP/hint2.json" -e "uprobe:$TMP/hintprog:hf" -- "$TMP/hintprog" 2>"$TMP/hint2.err"
 	check "the hinted probe line: its count" "$(jnode "$TMP/hint2.json" hf count)" 5
 	check "the hinted probe line: no hint" "$(grep -c 'hint:' "$TMP/hint2.err")" 0
+	# the program neither loads the library nor defines the function
+	# (zstd has libzstd linked in, stripped: a newcomer read "0 hits"
+	# and nothing more)
+	cc -O0 -o "$TMP/nolib" -x c - <<<'int main(void) { return 0; }'
+	"$IPROF" -e "uprobe:$TMP/libhint.so:hf" -o "$TMP/hint3.rep" -- "$TMP/nolib" 2>"$TMP/hint3.err"
+	check "0 hits in a library the program does not load: exit" "$?" 0
+	check "0 hits in a library the program does not load: the hint" "$(grep '^iprof: hint:' "$TMP/hint3.err")" \
+		"iprof: hint: hf had 0 hits: $TMP/nolib does not load $TMP/libhint.so at its start (not among its libraries: it has the code linked in, or loads it later with dlopen(3)); -p PID of a running one, or --dry-run, shows what it maps"
 else
 	bad "cc cannot build the hint fixture"
 fi
