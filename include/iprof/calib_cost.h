@@ -73,8 +73,13 @@ struct calib_result {
 	uint64_t b_mean_ns, t_mean_ns, d_mean_ns; /* ... and means */
 	uint64_t calls; /* traced calls that gave a duration (D's sample) */
 	/* the spread of T (calib_spread()): one call's standard deviation,
-	 * and how far its mean may be off (0: not measured) */
+	 * and how far its mean may be off while it was measured (0: not
+	 * measured) */
 	uint32_t sd_ns, drift_ns;
+	/* calib_derive(): the mean cost less the median one, (in_mean_ns +
+	 * out_mean_ns) - (in_ns + out_ns), at least 0: the slow hits' share,
+	 * which moves with the host's load between runs (calib_drift()) */
+	uint32_t skew_ns;
 	const char *mech; /* "uprobe/return site", ... (static) */
 	char why[256]; /* when needed but not done: why */
 };
@@ -107,9 +112,21 @@ uint64_t calib_mean(const uint64_t *v, size_t n);
 /*
  * calib_derive() - in_ns and out_ns of @r from its b_ns, t_ns, d_ns: in =
  * d, out = t - b - d, each clamped at 0 (and into 32 bits); in_mean_ns and
- * out_mean_ns the same from b_mean_ns, t_mean_ns, d_mean_ns; sets done.
+ * out_mean_ns the same from b_mean_ns, t_mean_ns, d_mean_ns; skew_ns from
+ * both; sets done.
  */
 void calib_derive(struct calib_result *r);
+
+/*
+ * calib_drift() - how far the mean cost per call of @r's class (in + out,
+ * ns) may be off in a run, the error bars' bias (struct agg_cost
+ * drift_ns): drift_ns (how the cost moved while it was measured, and the
+ * mean's standard error) plus skew_ns (the slow hits' share of the mean:
+ * how many calls hit slow depends on the host's load, which differs
+ * between the calibration and the run; doc/json.md, "Error bars").
+ * Clamped into 32 bits.
+ */
+uint32_t calib_drift(const struct calib_result *r);
 
 /*
  * calib_cost() - the cost of one call of a timer of class @c (CALIB_NONE:

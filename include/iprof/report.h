@@ -176,8 +176,13 @@ struct report_calib {
 	uint64_t calls; /* recorded calls of the calibration */
 	const char *why; /* !done: why */
 	/* the spread of one call's cost (calib_spread()): standard
-	 * deviation, and how far the mean may be off; 0: not known */
+	 * deviation, and how far the mean may be off in a run (calib_drift():
+	 * drift_rounds_ns + skew_ns); 0: not known */
 	uint32_t sd_ns, drift_ns;
+	/* drift_ns's parts (calib_drift()): how the mean moved while it was
+	 * measured, and the mean less the median; 0: not known (a recording
+	 * made before them, whose drift_ns is the first alone) */
+	uint32_t drift_rounds_ns, skew_ns;
 };
 
 struct report {
@@ -326,6 +331,11 @@ uint64_t report_stddev_ns(const struct agg_node *n);
 /* A node's error bars (report_node_err()), ns. */
 struct report_err {
 	uint64_t total_ns, self_ns, avg_ns;
+	/* of avg_ns, the calibration's bias in one call: err_sys_ns / count
+	 * (each probe part's share of its class's calib_drift(), over the
+	 * probes inside the calls), the same in every call, so that it moves
+	 * the median as it moves the average (iprof diff's minimum effect) */
+	uint64_t drift_ns;
 	/* the average is within its error bar of 0: the probes cannot
 	 * resolve it ("below resolution") */
 	int below_res;
@@ -336,8 +346,8 @@ struct report_err {
  * (doc/json.md, "Error bars"): total = sqrt(err_var_ns2) + err_sys_ns +
  * clamped_ns (the probe cost's random spread over the calls, added in
  * quadrature, plus the bias the calibration may carry and what the
- * clamps kept), self the same from the self_ fields, avg = total / count;
- * rounded up.  Returns 1 when @n has error bars, 0 when not (raw times, a
+ * clamps kept), self the same from the self_ fields, avg = total / count,
+ * drift = err_sys_ns / count; rounded up.  Returns 1 when @n has error bars, 0 when not (raw times, a
  * calibration without its spread, no calls: @e zeroed).  For iprof diff
  * too.
  */

@@ -71,10 +71,20 @@ static void derive(uint64_t b, uint64_t t, uint64_t d, uint32_t *in,
 
 void calib_derive(struct calib_result *r)
 {
+	uint64_t med, mean;
+
 	derive(r->b_ns, r->t_ns, r->d_ns, &r->in_ns, &r->out_ns);
 	derive(r->b_mean_ns, r->t_mean_ns, r->d_mean_ns, &r->in_mean_ns,
 	       &r->out_mean_ns);
+	med = (uint64_t)r->in_ns + r->out_ns;
+	mean = (uint64_t)r->in_mean_ns + r->out_mean_ns;
+	r->skew_ns = clamp32(mean > med ? mean - med : 0);
 	r->done = 1;
+}
+
+uint32_t calib_drift(const struct calib_result *r)
+{
+	return clamp32((uint64_t)r->drift_ns + r->skew_ns);
 }
 
 struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
@@ -92,7 +102,7 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 	k.flags = AGG_COST_MEAN;
 	/* a start probe alone: half the variance, half the bias */
 	k.sd_ns = entry_only ? (uint32_t)(r->sd_ns * 0.70710678) : r->sd_ns;
-	k.drift_ns = entry_only ? r->drift_ns / 2 : r->drift_ns;
+	k.drift_ns = entry_only ? calib_drift(r) / 2 : calib_drift(r);
 	k.start_in_ns = r->in_ns / 2;
 	k.start_out_ns = r->out_ns / 2;
 	k.mean_start_in_ns = r->in_mean_ns / 2;
@@ -123,7 +133,7 @@ void calib_cost_inline(const struct calib *cal, int c, struct agg_cost *k)
 	k->inl_mean_in_ns = r->in_mean_ns;
 	k->inl_mean_out_ns = r->out_mean_ns;
 	k->inl_sd_ns = r->sd_ns;
-	k->inl_drift_ns = r->drift_ns;
+	k->inl_drift_ns = calib_drift(r);
 }
 
 size_t calib_report(const struct calib *cal, unsigned int used,
@@ -148,7 +158,9 @@ size_t calib_report(const struct calib *cal, unsigned int used,
 			.recorded_ns = r->d_ns,
 			.calls = r->calls,
 			.sd_ns = r->sd_ns,
-			.drift_ns = r->drift_ns,
+			.drift_ns = calib_drift(r),
+			.drift_rounds_ns = r->drift_ns,
+			.skew_ns = r->skew_ns,
 			.why = r->done ? NULL : r->why,
 		};
 		n++;

@@ -336,6 +336,12 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 			put(o, "drift_ns", json_object_new_uint64(c->drift_ns),
 			    bad);
 		}
+		if (c->drift_rounds_ns || c->skew_ns) { /* drift's parts */
+			put(o, "drift_rounds_ns",
+			    json_object_new_uint64(c->drift_rounds_ns), bad);
+			put(o, "skew_ns", json_object_new_uint64(c->skew_ns),
+			    bad);
+		}
 		put(o, "why", jstr(c->why, bad), NULL);
 	}
 	return a;
@@ -978,6 +984,8 @@ static int parse_calib(struct rec_run *p, json_object *a)
 		ret = ret ?: ju64(o, "calls", &c->calls);
 		ret = ret ?: ju32(o, "sd_ns", &c->sd_ns);
 		ret = ret ?: ju32(o, "drift_ns", &c->drift_ns);
+		ret = ret ?: ju32(o, "drift_rounds_ns", &c->drift_rounds_ns);
+		ret = ret ?: ju32(o, "skew_ns", &c->skew_ns);
 		ret = ret ?: jstrdup(o, "why", &c->why);
 	}
 	return ret;

@@ -337,7 +337,7 @@ static void add_calibration(struct jb *b, json_object *root,
 		return;
 	add(b, o, "compensated", json_object_new_boolean(r->compensated));
 	add_str(b, o, "method",
-		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out: long preemptions); each call loses its probes' means, and every statistic takes that duration (total, self, min, avg, max, stddev, percentiles, histogram, on-CPU; runnable time in proportion to the on-CPU time kept: runq_out_ns); sd and drift: the spread of one traced call and how far its mean may be off, the error bars' inputs (avg_err_ns, total_err_ns, self_err_ns); what a call's clamp at its children's time or 0 added to the sums the same thread's later calls on the path give back (clamped_ns: not given back)");
+		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out: long preemptions); each call loses its probes' means, and every statistic takes that duration (total, self, min, avg, max, stddev, percentiles, histogram, on-CPU; runnable time in proportion to the on-CPU time kept: runq_out_ns); sd and drift: the spread of one traced call and how far its mean may be off in a run (drift = drift_rounds, the rounds' means' spread and standard error, + skew, the mean less the median: the slow hits the host's load moves), the error bars' inputs (avg_err_ns, total_err_ns, self_err_ns, avg_drift_ns); what a call's clamp at its children's time or 0 added to the sums the same thread's later calls on the path give back (clamped_ns: not given back)");
 	a = add(b, o, "mechanisms", json_object_new_array());
 	for (size_t i = 0; a && i < r->ncalib; i++) {
 		const struct report_calib *c = &r->calib[i];
@@ -365,6 +365,13 @@ static void add_calibration(struct jb *b, json_object *root,
 			   c->sd_ns);
 		add_u64_if(b, m, "drift_ns",
 			   c->done && (c->sd_ns || c->drift_ns), c->drift_ns);
+		/* its parts (0 in a recording made before them: null) */
+		add_u64_if(b, m, "drift_rounds_ns",
+			   c->done && (c->drift_rounds_ns || c->skew_ns),
+			   c->drift_rounds_ns);
+		add_u64_if(b, m, "skew_ns",
+			   c->done && (c->drift_rounds_ns || c->skew_ns),
+			   c->skew_ns);
 		add_str(b, m, "why", c->why);
 	}
 }
@@ -475,6 +482,7 @@ static void add_errors(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64_if(b, o, "avg_err_ns", known, e.avg_ns);
 	add_u64_if(b, o, "total_err_ns", known, e.total_ns);
 	add_u64_if(b, o, "self_err_ns", known, e.self_ns);
+	add_u64_if(b, o, "avg_drift_ns", known, e.drift_ns);
 	add(b, o, "below_resolution", json_object_new_boolean(e.below_res));
 }
 

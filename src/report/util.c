@@ -83,6 +83,7 @@ int report_node_err(const struct agg_node *n, struct report_err *e)
 	e->total_ns = err_ns(tot);
 	e->self_ns = err_ns(self);
 	e->avg_ns = err_ns(tot / (double)n->count);
+	e->drift_ns = err_ns(n->err_sys_ns / (double)n->count);
 	e->below_res = n->total_ns / n->count < e->avg_ns;
 	return 1;
 }

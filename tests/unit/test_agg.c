@@ -969,6 +969,27 @@ static void test_calib_arith(void **state)
 	assert_int_equal(k.start_in_ns, 350);
 	assert_int_equal(k.mean_start_in_ns, 400);
 	assert_int_equal(k.stop_in_ns + k.mean_stop_in_ns, 0);
+	/* the drift: the rounds' (none here) plus the mean cost less the
+	 * median, 1180 - 980 = 200; a start probe alone half of it; the
+	 * report gives both parts */
+	assert_int_equal(r->skew_ns, 200);
+	assert_int_equal(calib_drift(r), 200);
+	assert_int_equal(calib_cost(&cal, CALIB_URETPROBE, 0).drift_ns, 200);
+	assert_int_equal(calib_cost(&cal, CALIB_URETPROBE, 1).drift_ns, 100);
+	r->needed = 1;
+	r->drift_ns = 30;
+	{
+		struct report_calib rc[CALIB_NCLASS];
+
+		assert_int_equal(calib_report(&cal, 1u << CALIB_URETPROBE, rc),
+				 1);
+		assert_int_equal(rc[0].drift_ns, 230);
+		assert_int_equal(rc[0].drift_rounds_ns, 30);
+		assert_int_equal(rc[0].skew_ns, 200);
+	}
+	calib_cost_inline(&cal, CALIB_URETPROBE, &k);
+	assert_int_equal(k.inl_drift_ns, 230);
+	r->drift_ns = 0;
 	/* a traced call faster than untraced: out clamps at 0 */
 	r->t_ns = 500;
 	calib_derive(r);

@@ -1539,6 +1539,40 @@ static void test_om_negotiate(void **state)
 	}
 }
 
+/*
+ * A node's error bars (report_node_err()): the random part in quadrature,
+ * the calibration's bias and what the clamps kept added; avg the total
+ * over the count; drift the bias alone over the count (what moves the
+ * median: iprof diff's avg_drift_ns), rounded up.
+ */
+static void test_node_err(void **state)
+{
+	struct agg_node n = { 0 };
+	struct report_err e;
+
+	(void)state;
+	assert_int_equal(report_node_err(&n, &e), 0);
+	assert_int_equal(e.drift_ns, 0);
+	n.count = 4;
+	n.total_ns = 4000;
+	n.err_var_ns2 = 400;
+	n.err_sys_ns = 30;
+	n.self_err_var_ns2 = 100;
+	n.self_err_sys_ns = 5;
+	n.clamped_ns = 10;
+	assert_int_equal(report_node_err(&n, &e), 1);
+	assert_int_equal(e.total_ns, 20 + 30 + 10);
+	assert_int_equal(e.self_ns, 10 + 5 + 10);
+	assert_int_equal(e.avg_ns, 15);
+	assert_int_equal(e.drift_ns, 8); /* 7.5 up */
+	assert_int_equal(e.below_res, 0);
+	/* no bias: the random part alone, no drift */
+	n.err_sys_ns = 0;
+	assert_int_equal(report_node_err(&n, &e), 1);
+	assert_int_equal(e.drift_ns, 0);
+	assert_int_equal(e.avg_ns, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1564,6 +1598,7 @@ int main(void)
 		cmocka_unit_test(test_folded_sum_incomplete),
 		cmocka_unit_test(test_folded_names),
 		cmocka_unit_test(test_folded_empty_and_errors),
+		cmocka_unit_test(test_node_err),
 		cmocka_unit_test(test_timer_reason),
 		cmocka_unit_test(test_not_attached_grouped),
 		cmocka_unit_test(test_summary_grouped),
