@@ -41,6 +41,8 @@
 struct dstat {
 	uint64_t count, total_ns, avg_ns, p50_ns, p99_ns;
 	double err_ns;	 /* avg_err_ns (the mean's error bar); 0: none */
+	double drift_ns; /* avg_drift_ns (the calibration's bias in one
+			  * call, of err_ns); -1: not given */
 	uint64_t inside; /* calls of the timers below, summed (set_inside()) */
 	struct noise_slot *hist; /* "histogram", owned; NULL: not given */
 	size_t nhist;
@@ -430,6 +432,7 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 		    num(s, o, key, "p50_ns", &st.p50_ns) ||
 		    num(s, o, key, "p99_ns", &st.p99_ns) ||
 		    opt_ns(s, o, key, "avg_err_ns", 0.0, &st.err_ns) < 0 ||
+		    opt_ns(s, o, key, "avg_drift_ns", -1.0, &st.drift_ns) < 0 ||
 		    read_hist(s, o, key, &st)) {
 			free(key);
 			free(st.hist);
@@ -585,7 +588,12 @@ static double pair_cost(json_object *d)
 	return best;
 }
 
-/* a path's side as the noise test reads it */
+/*
+ * A path's side as the noise test reads it: its error bar the
+ * calibration's bias in one call (avg_drift_ns: each class's drift times
+ * the probes inside a call, which moves the median as it moves the
+ * average), else, in a report without it, the average's (avg_err_ns).
+ */
 static struct noise_side side_of(const struct dstat *st, int have)
 {
 	return (struct noise_side){
@@ -593,7 +601,7 @@ static struct noise_side side_of(const struct dstat *st, int have)
 		.p50_ns = (double)st->p50_ns,
 		.hist = st->hist,
 		.nhist = st->nhist,
-		.err_ns = st->err_ns,
+		.err_ns = st->drift_ns >= 0 ? st->drift_ns : st->err_ns,
 	};
 }
 
@@ -606,7 +614,8 @@ static double timers_per_call(const struct dstat *st)
 /*
  * Every path's change per call judged (noise_test()): beyond the noise of
  * both sides' histograms, and the median moved at least NOISE_MIN_REL of
- * A's and, where a side gives no error bar of its own, NOISE_CALIB_DRIFT
+ * A's, beyond both sides' error bars (side_of(): each run's calibration
+ * bias in one call) and, where a side gives none, NOISE_CALIB_DRIFT
  * of the probes' cost inside one call (the calibration may be that far
  * off), and always by more than the two calibrations differ over the
  * probes inside one call (each side's times lost its own).
