@@ -51,7 +51,7 @@ for load in idle stress; do
 				jq -r --arg p "$p" --arg t "$t" '
 					[.tree | .. | objects | select(.path? and ((.path | join(">")) == $p))][0] as $n |
 					"\($t) \($n.avg_ns // 0) \($n.avg_err_ns // 0)"' "$T/$r.json"
-			done | awk -v load="$load" -v spin="$spin" -v p="$p" -v runs="$RUNS" '
+			done | awk -v ld="$load" -v spin="$spin" -v p="$p" -v runs="$RUNS" '
 				function med(a, n,   i, j, x) {
 					for (i = 2; i <= n; i++) { x = a[i]
 						for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]
@@ -62,7 +62,7 @@ for load in idle stress; do
 				  lim = $1 * 0.10; if (lim < 200) lim = 200
 				  w10 += d <= lim; web += d <= $3 }
 				END { printf "| %s | %d us | %s | %d | %d +- %d | %d/%d | %d/%d |\n",
-					load, spin / 1000, p, med(t, NR), med(g, NR), med(e, NR),
+					ld, spin / 1000, p, med(t, NR), med(g, NR), med(e, NR),
 					w10, runs, web, runs }'
 		done
 	done
