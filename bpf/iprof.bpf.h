@@ -1217,15 +1217,20 @@ static __always_inline void act(const struct iprof_action *a, __u64 pid_tgid,
 				__u32 ctx, __u64 sp, __u64 usp, int from,
 				const __u64 *args, const __u64 *ret)
 {
+	int point = a->xflags & IPROF_AX_POINT;
+
 	if (!tracing_on())
 		return;
+	/* a span's side at a user function: a point, no frame of its own */
+	if (point)
+		usp = 0;
 	/* an inlined instance's frame: its caller's, with its number */
 	if (usp && a->inst)
 		usp |= (__u64)a->inst << IPROF_USP_INST_SHIFT;
 	if (a->role == IPROF_ROLE_START)
 		timer_start(a, pid_tgid, ctx, sp, usp, 1,
 			    from == FROM_KERNEL || from == FROM_TP ||
-				    from == FROM_USDT,
+				    from == FROM_USDT || point,
 			    args);
 	else if (a->role == IPROF_ROLE_STOP)
 		timer_stop(a, pid_tgid, ctx, usp, ret);

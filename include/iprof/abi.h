@@ -549,6 +549,19 @@ enum iprof_action_flags {
 	IPROF_A_NAMESTR = 1 << 7,
 };
 
+/* iprof_action.xflags */
+enum iprof_action_xflags {
+	/*
+	 * A span's side at a user function's entry (uprobe) or return
+	 * (uretprobe): a point, as a USDT probe.  Its frame keeps no user
+	 * stack pointer (a span outlives the function: neither drop_left()
+	 * nor the stop's match look at it), its stop closes the innermost
+	 * open frame of its timer wherever the stack is, and a child does
+	 * not inherit it at fork.
+	 */
+	IPROF_AX_POINT = 1 << 0,
+};
+
 /* Where iprof_action.inst goes in a frame's usp, and the address bits
  * (user stack addresses are below 2^56 even with 5-level paging) */
 #define IPROF_USP_INST_SHIFT 56
@@ -581,7 +594,8 @@ struct iprof_action {
 	iprof_u8 inst;
 	iprof_u8 pclass; /* enum iprof_pclass: what its attachment is, sent
 			  * in its START or STOP record's aux (ABI 11) */
-	iprof_u16 pad;
+	iprof_u8 xflags; /* enum iprof_action_xflags (flags is full) */
+	iprof_u8 pad;
 	struct iprof_cond cond[IPROF_MAX_COND];
 	struct iprof_keyf key[IPROF_MAX_KEY]; /* IPROF_A_KEYED: this side's
 					       * fields, in key order */

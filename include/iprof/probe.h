@@ -120,6 +120,12 @@ struct probe_point {
 	/* usdt:PATH[:PROVIDER]:NAME: PATH as written (a binary or library,
 	 * resolved as a uprobe's), owned; NULL: not a USDT probe */
 	char *usdt;
+	/* uprobe:PATH:FUNC or uretprobe:PATH:FUNC as a span side: PATH as
+	 * written (resolved as a uprobe line's), owned, FUNC in event; the
+	 * function's entry (ret 0) or return (ret 1) as a point.  NULL: not
+	 * a user function */
+	char *uprobe;
+	int ret;
 	int ncond;
 	struct probe_cond cond[IPROF_MAX_COND];
 	int col; /* 1-based column where this point starts: the "tracepoint:"

@@ -297,13 +297,14 @@ int plan_print_kernel_features(const struct plan *p)
  * has an error in the files, EXIT_RUNTIME when out of memory or stdout
  * cannot be written.
  */
-/* has span @timer a USDT side (an attachment of MECH_USDT)? */
-static int span_has_usdt(const struct plan *p, uint32_t timer)
+/* has span @timer a side attached by @m or @m2 (MECH_USDT: a USDT side) */
+static int span_has_mech(const struct plan *p, uint32_t timer,
+			 enum plan_mech m, enum plan_mech m2)
 {
 	uint32_t i, a, n;
 
 	for (i = 0; i < p->natt; i++) {
-		if (p->att[i].mech != MECH_USDT)
+		if (p->att[i].mech != m && p->att[i].mech != m2)
 			continue;
 		for (a = p->att[i].action, n = 0;
 		     a != IPROF_NO_NEXT && n++ < p->nactions;
@@ -354,9 +355,14 @@ int plan_print_json(const struct plan *p)
 		}
 		rt[i].attached = 1;
 		if (probe_kind_at(t->kind) == PROBE_AT_SPAN) {
-			rt[i].mech = mech_label(span_has_usdt(p, (uint32_t)i) ?
-							MLABEL_USDT :
-							MLABEL_TRACEPOINT);
+			rt[i].mech = mech_label(
+				span_has_mech(p, (uint32_t)i, MECH_USDT,
+					      MECH_USDT) ?
+					MLABEL_USDT :
+				span_has_mech(p, (uint32_t)i, MECH_UPROBE,
+					      MECH_URETPROBE) ?
+					MLABEL_ATT_UPROBE :
+					MLABEL_TRACEPOINT);
 			continue;
 		}
 		if (probe_kind_at(t->kind) == PROBE_AT_UFUNC) {

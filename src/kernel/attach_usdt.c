@@ -39,3 +39,15 @@ int attach_usdt_timer(const struct plan *p, uint32_t timer)
 			return 1;
 	return 0;
 }
+
+int attach_uside_timer(const struct plan *p, uint32_t timer)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++)
+		if ((p->att[i].mech == MECH_UPROBE ||
+		     p->att[i].mech == MECH_URETPROBE) &&
+		    attach_tp_att_uses(p, &p->att[i], timer))
+			return 1;
+	return 0;
+}

@@ -25,4 +25,9 @@ int attach_usdt(struct loader *l, uint32_t i, char *why, size_t len);
  * MECH_USDT running one of its actions)? */
 int attach_usdt_timer(const struct plan *p, uint32_t timer);
 
+/* attach_uside_timer() - has span @timer a user function side (an
+ * attachment of MECH_UPROBE or MECH_URETPROBE running one of its
+ * actions)? */
+int attach_uside_timer(const struct plan *p, uint32_t timer);
+
 #endif /* IPROF_KERNEL_ATTACH_USDT_H */

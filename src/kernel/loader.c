@@ -623,6 +623,8 @@ static const char *span_mech(const struct loader *l, uint32_t id)
 					attach_tp_timer_in_umulti(l, id));
 	if (attach_usdt_timer(l->plan, id))
 		return mech_label(MLABEL_USDT);
+	if (attach_uside_timer(l->plan, id))
+		return mech_label(MLABEL_ATT_UPROBE);
 	return mech_label(attach_tp_timer_on_syscalls(l->plan, id) ?
 				  MLABEL_TP_SYSCALLS :
 				  MLABEL_TRACEPOINT);

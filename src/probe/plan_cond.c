@@ -46,8 +46,9 @@ static char *resolve_conds(const struct plan_shape *sh,
 
 		k->op = (uint8_t)c->op;
 		k->val = c->value;
-		if (pt->usdt) {
-			err_s = plan_usdt_cond(pr, pt, c, k);
+		if (pt->usdt || pt->uprobe) {
+			err_s = pt->usdt ? plan_usdt_cond(pr, pt, c, k) :
+					   plan_uside_cond(pr, pt, c, k);
 			if (err_s)
 				return err_s;
 			continue;
@@ -212,16 +213,18 @@ static char *resolve_name(const struct plan_shape *sh,
 	return msg;
 }
 
-/* does every side of span @pr run in user code, a USDT probe (a span
- * between them nests in itself, as the calls they mark)? */
+/* does every side of span @pr run in user code, a USDT probe or a user
+ * function's entry or return (a span between them nests in itself, as
+ * the calls they mark)? */
 static int usdt_only(const struct probe *pr)
 {
 	int i;
 
-	if (!pr->start.usdt || !pr->stop.usdt)
+	if (!(pr->start.usdt || pr->start.uprobe) ||
+	    !(pr->stop.usdt || pr->stop.uprobe))
 		return 0;
 	for (i = 0; i < pr->nalt; i++)
-		if (!pr->alt[i].usdt)
+		if (!pr->alt[i].usdt && !pr->alt[i].uprobe)
 			return 0;
 	return 1;
 }

@@ -223,6 +223,18 @@ char *plan_usdt_cond(const struct probe *pr, const struct probe_point *pt,
 int plan_usdt_att(struct plan *p, const struct probe *pr, uint32_t id,
 		  uint32_t action, const struct probe_point *pt);
 
+/* plan_uside_cond() - condition @c of user function side @pt (an argN of
+ * a uprobe side; none on a uretprobe side) into @k: NULL, or the error */
+char *plan_uside_cond(const struct probe *pr, const struct probe_point *pt,
+		      const struct probe_cond *c, struct iprof_cond *k);
+/* plan_uside_att() - attach action @action of timer @id (line @pr) to
+ * user function side @pt: a uprobe at each entry of FUNC in PATH (each
+ * version and clone; an action cloned per entry), or a uretprobe, its
+ * actions marked IPROF_AX_POINT; a binary or function not there is the
+ * timer's error.  0, -E2BIG or -ENOMEM */
+int plan_uside_att(struct plan *p, const struct probe *pr, uint32_t id,
+		   uint32_t action, const struct probe_point *pt);
+
 /* plan_inline.c: inlined instances */
 int plan_instances(struct plan *p, const struct probe *pr, uint32_t id,
 		   const char *path, const struct inl_kctx *kx,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * plan_span.c - the span shape: tracepoint to tracepoint, keyed or not.
+ * plan_span.c - the span shape: between two points (tracepoints, USDT
+ * probes, user functions' entries or returns), keyed or not.
  * See src/probe/plan_int.h.
  */
 #include <errno.h>
@@ -175,11 +176,18 @@ static int tp_absent(const char *tracefs, const struct probe_point *pt)
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (!tracefs || pt->usdt)
+	if (!tracefs || pt->usdt || pt->uprobe)
 		return 0;
 	snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs, pt->category,
 		 pt->event);
 	return stat(path, &st) && errno == ENOENT;
+}
+
+/* is @pt a side in user code: a USDT probe, a user function's entry or
+ * return (no tracepoint to check in tracefs)? */
+static int user_side(const struct probe_point *pt)
+{
+	return pt->usdt || pt->uprobe;
 }
 
 /* span: both tracepoints exist (their conditions and keys are checked
@@ -193,19 +201,19 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 
 	(void)ks;
 	msg = NULL;
-	if (pr->nkey && (pr->start.usdt || pr->stop.usdt))
-		msg = plan_perr(pr, pr->key[0].col, "span %s: a key matches tracepoint fields: a span with a USDT side is matched on its thread",
+	if (pr->nkey && (user_side(&pr->start) || user_side(&pr->stop)))
+		msg = plan_perr(pr, pr->key[0].col, "span %s: a key matches tracepoint fields: a span with a USDT or user function side is matched on its thread",
 				pr->name);
-	if (!msg && !pr->start.usdt) {
+	if (!msg && !user_side(&pr->start)) {
 		side = &pr->start;
 		msg = plan_check_tp(env->tracefs, pr, side);
 	}
-	if (!msg && !pr->stop.usdt) {
+	if (!msg && !user_side(&pr->stop)) {
 		side = &pr->stop;
 		msg = plan_check_tp(env->tracefs, pr, side);
 	}
 	for (i = 0; !msg && i < pr->nalt; i++)
-		if (!pr->alt[i].usdt) {
+		if (!user_side(&pr->alt[i])) {
 			side = &pr->alt[i];
 			msg = plan_check_tp(env->tracefs, pr, side);
 		}
@@ -222,6 +230,8 @@ static int side_att(struct plan *p, const struct probe *pr, uint32_t id,
 		    const struct plan_env *env, uint32_t action,
 		    const struct probe_point *pt)
 {
+	if (pt->uprobe)
+		return plan_uside_att(p, pr, id, action, pt);
 	return pt->usdt ? plan_usdt_att(p, pr, id, action, pt) :
 			  plan_add_tp_att(p, env, id, action, pt);
 }
@@ -255,7 +265,10 @@ static int span_attach(struct plan *p, const struct probe *pr, uint32_t id,
  * then its conditions */
 static void side_str(char *buf, size_t len, const struct probe_point *pt)
 {
-	if (pt->usdt)
+	if (pt->uprobe)
+		snprintf(buf, len, "%s:%s:%s", pt->ret ? "uretprobe" : "uprobe",
+			 pt->uprobe, pt->event);
+	else if (pt->usdt)
 		snprintf(buf, len, "usdt:%s:%s%s%s", pt->usdt,
 			 pt->category ? pt->category : "",
 			 pt->category ? ":" : "", pt->event);
@@ -289,7 +302,9 @@ static char *span_describe(const struct probe *pr, const char *path,
 }
 
 /* A span's class: its USDT sites' where it has one (a span from a USDT
- * site to a tracepoint: the USDT class for both sides, an approximation),
+ * site to a tracepoint: the USDT class for both sides, an approximation;
+ * a user function's entry or return as a side likewise: a uprobe hit,
+ * its instruction single-stepped or not),
  * else its tracepoints', or the raw syscall tracepoints' that syscall
  * spans share (MECH_SYSCALL) */
 static int span_calib_class(const struct plan *p, uint32_t timer)
@@ -297,7 +312,10 @@ static int span_calib_class(const struct plan *p, uint32_t timer)
 	uint32_t i;
 
 	for (i = 0; i < p->natt; i++)
-		if (p->att[i].timer == timer && p->att[i].mech == MECH_USDT)
+		if (p->att[i].timer == timer &&
+		    (p->att[i].mech == MECH_USDT ||
+		     p->att[i].mech == MECH_UPROBE ||
+		     p->att[i].mech == MECH_URETPROBE))
 			return CALIB_USDT;
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer)

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * plan_usdt.c - a span's USDT sides (usdt:PATH[:PROVIDER]:NAME): the
- * binary resolved as a uprobe's, the probe checked against its SDT notes
- * (include/iprof/usdt.h), conditions on its arguments, and its
- * attachment (MECH_USDT: libbpf attaches it, src/kernel/attach_usdt.c).
- * A USDT probe is a point, as a tracepoint: no return, so it is a side
- * of a span, not a timer of its own.  See src/probe/plan_int.h.
+ * plan_usdt.c - a span's user sides: USDT probes
+ * (usdt:PATH[:PROVIDER]:NAME): the binary resolved as a uprobe's, the
+ * probe checked against its SDT notes (include/iprof/usdt.h), conditions
+ * on its arguments, and its attachment (MECH_USDT: libbpf attaches it,
+ * src/kernel/attach_usdt.c).  A USDT probe is a point, as a tracepoint:
+ * no return, so it is a side of a span, not a timer of its own.  And a
+ * user function's entry or return as such a point (uprobe:PATH:FUNC,
+ * uretprobe:PATH:FUNC: MECH_UPROBE, MECH_URETPROBE, IPROF_AX_POINT).
+ * See src/probe/plan_int.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -135,6 +138,93 @@ int plan_usdt_att(struct plan *p, const struct probe *pr, uint32_t id,
 			   v[i].name, path, NULL, v[i].pc);
 out:
 	usdt_notes_free(v, n);
+	free(path);
+	return ret;
+}
+
+char *plan_uside_cond(const struct probe *pr, const struct probe_point *pt,
+		      const struct probe_cond *c, struct iprof_cond *k)
+{
+	char what[32], type[16];
+
+	if (pt->ret && c->arg >= 0)
+		return plan_perr(pr, c->col, "arg%d: a uretprobe side (%s) fires after the return: its arguments are gone; put the condition on the start",
+				 c->arg, pt->event);
+	if (pt->ret)
+		return plan_perr(pr, c->col, "'%s': a uretprobe side (%s) fires after the return: its arguments are gone; put the condition on the start",
+				 c->field, pt->event);
+	if (c->arg < 0)
+		return plan_perr(pr, c->col, "'%s': conditions on a uprobe side (%s) name its arguments as argN (arg0 is the first)",
+				 c->field, pt->event);
+	if (c->arg > 5)
+		return plan_perr(pr, c->col, "arg%d: only arg0..arg5 (passed in registers) can be tested",
+				 c->arg);
+	k->src = IPROF_SRC_ARG;
+	k->off = (uint16_t)c->arg;
+	/* as a uprobe timer's: the whole register, signed, unless typed */
+	k->size = 8;
+	k->is_signed = 1;
+	if (!c->has_type)
+		return NULL;
+	k->size = (uint8_t)c->width;
+	k->is_signed = (uint8_t)c->is_signed;
+	if (plan_fit_value(&k->val, k->size, k->is_signed)) {
+		snprintf(what, sizeof(what), "arg%d", c->arg);
+		snprintf(type, sizeof(type), "%c%d", c->is_signed ? 's' : 'u',
+			 c->width * 8);
+		return plan_range_error(pr, c, what, type, k->size);
+	}
+	return NULL;
+}
+
+int plan_uside_att(struct plan *p, const struct probe *pr, uint32_t id,
+		   uint32_t action, const struct probe_point *pt)
+{
+	char err[PATH_MAX + 512], *path = NULL, *msg = NULL;
+	struct sym_target *v = NULL;
+	size_t n = 0, i;
+	uint32_t a = action;
+	int ret, infunc;
+
+	ret = sym_cache_resolve_path(p->pn->syms, pt->uprobe, &path, err,
+				     sizeof(err));
+	infunc = !ret;
+	if (!ret)
+		ret = sym_cache_targets(p->pn->syms, path, pt->event, &v, &n,
+					err, sizeof(err));
+	for (i = 0; !ret && i < n; i++)
+		ret = sym_cache_insn_check(p->pn->syms, path, v[i].offset, err,
+					   sizeof(err));
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret) {
+		/* the function's problem, not the file's: point at FUNC */
+		int col = pt->col + (pt->ret ? 10 : 7);
+
+		if (infunc && (ret == -ENOENT || ret == -ENOTUNIQ ||
+			       ret == -EOPNOTSUPP))
+			col += (int)strlen(pt->uprobe) + 1;
+		msg = plan_perr(pr, col, "span %s: %s", pr->name, err);
+		p->timers[id].error = msg ? msg : plan_asprintf("out of memory");
+		p->timers[id].missing = ret == -ENOENT;
+		ret = 0;
+		goto out;
+	}
+	/* each entry (versions, clones) its own copy of the action: an
+	 * action is in one chain only */
+	for (i = 0; !ret && i < n; i++) {
+		if (i)
+			ret = plan_clone_action(p, action, &a);
+		if (!ret) {
+			p->actions[a].xflags |= IPROF_AX_POINT;
+			ret = plan_add_att(p, pt->ret ? MECH_URETPROBE :
+							MECH_UPROBE,
+					   id, a, NULL, NULL, path, v[i].name,
+					   v[i].offset);
+		}
+	}
+out:
+	sym_targets_free(v, n);
 	free(path);
 	return ret;
 }

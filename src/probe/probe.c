@@ -319,6 +319,7 @@ static void point_free(struct probe_point *pt)
 	free(pt->category);
 	free(pt->event);
 	free(pt->usdt);
+	free(pt->uprobe);
 	for (i = 0; i < pt->ncond; i++)
 		free(pt->cond[i].field);
 }
@@ -761,18 +762,73 @@ static int parse_usdt(struct lex *lx, const char **pp, struct probe_point *pt)
 	return 0;
 }
 
-/* One side of a span: tracepoint (or USDT probe) and optional
- * condition. */
+static int parse_uprobe_path(struct lex *lx, const char **pp,
+			     struct probe *pr, bool *quoted);
+static const char *scan_user_func(const char *p);
+
+/*
+ * uprobe:PATH:FUNC or uretprobe:PATH:FUNC at *pp (after the kind's ':'),
+ * a user function's entry or return as a span side: PATH and FUNC as a
+ * uprobe line's (quotes included) into pt->uprobe and pt->event; no glob
+ * (a side is one function).  0 or the error (as syntax_error()).
+ */
+static int parse_uside(struct lex *lx, const char **pp, struct probe_point *pt)
+{
+	struct probe tmp = {0};
+	const char *p = *pp, *e, *f;
+	bool quoted = false;
+	int err;
+
+	err = parse_uprobe_path(lx, &p, &tmp, &quoted);
+	if (!err && !quoted) {
+		e = scan_user_func(p);
+		if (e == p)
+			err = syntax_error(lx, p, "a function name");
+		else if (!(tmp.func = strndup(p, e - p)))
+			err = nomem(lx);
+		p = e;
+	}
+	f = tmp.func ? tmp.func : "";
+	if (!err && !quoted && strpbrk(f, "*?") && !strchr(f, '('))
+		err = syntax_error_len(lx, p - strlen(f), strlen(f),
+				       "one function (a span's side is one "
+				       "point: no glob)");
+	pt->uprobe = tmp.path;
+	pt->event = tmp.func;
+	if (!err)
+		*pp = skip_ws(p);
+	return err;
+}
+
+/* the side kinds: a word and its length, for parse_span_side() */
+#define SIDE_KINDS                                                             \
+	"tracepoint:CAT:EVENT, usdt:PATH[:PROVIDER]:NAME, uprobe:PATH:FUNC "  \
+	"or uretprobe:PATH:FUNC"
+
+/* One side of a span: tracepoint, USDT probe, or a user function's entry
+ * or return, and optional condition. */
 static int parse_span_side(struct lex *lx, const char **pp,
 			   struct probe_point *pt, bool *has_cond)
 {
 	const char *p = *pp;
 	int err;
 
+	pt->col = col_of(lx, p);
 	if (!strncmp(p, "usdt:", 5)) {
-		pt->col = col_of(lx, p);
 		p += 5;
 		err = parse_usdt(lx, &p, pt);
+	} else if (!strncmp(p, "uprobe:", 7) || !strncmp(p, "uretprobe:", 10)) {
+		pt->ret = p[1] == 'r';
+		p += pt->ret ? 10 : 7;
+		err = parse_uside(lx, &p, pt);
+	} else if (!strncmp(p, "fentry:", 7) || !strncmp(p, "kprobe:", 7) ||
+		   !strncmp(p, "func:", 5)) {
+		set_err(lx->ctx,
+			"%s:%d:%d: a kernel function is no span side here: "
+			"its entry and return are a timer of their own "
+			"(func:NAME); a span's sides are " SIDE_KINDS,
+			lx->origin, lx->lineno, pt->col);
+		return -EINVAL;
 	} else {
 		err = parse_tracepoint(lx, &p, pt);
 	}
@@ -898,9 +954,8 @@ static int parse_alt_stops(struct lex *lx, const char **pp, struct probe *pr,
 		    at_keyword(q, "key"))
 			return syntax_error_len(lx, p, 1,
 						"a stop after '|' (an "
-						"alternative stop: "
-						"tracepoint:CAT:EVENT or "
-						"usdt:PATH[:PROVIDER]:NAME)");
+						"alternative stop: " SIDE_KINDS
+						")");
 		if (!pr->alt) {
 			pr->alt = calloc(PROBE_MAX_STOPS - 1, sizeof(*pr->alt));
 			if (!pr->alt)

@@ -532,6 +532,52 @@ static void test_span_usdt(void **state)
 		  "-e:1:20: found 'n.x', expected a USDT probe name");
 }
 
+/* User function sides: uprobe:PATH:FUNC (its entry) and
+ * uretprobe:PATH:FUNC (its return) as points, beside USDT probes and
+ * tracepoints; a kernel function or a glob is refused (issue 46) */
+static void test_span_uside(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(
+		&pl, "span r = usdt:./w:req__start -> uretprobe:./w:ns::work(int)"
+		     " | uprobe:/usr/lib/libc.so.6:exit if arg0 == 1");
+
+	(void)state;
+	assert_string_equal(p->start.usdt, "./w");
+	assert_null(p->start.uprobe);
+	assert_string_equal(p->stop.uprobe, "./w");
+	assert_string_equal(p->stop.event, "ns::work(int)");
+	assert_int_equal(p->stop.ret, 1);
+	assert_int_equal(p->stop.col, 33);
+	assert_int_equal(p->nalt, 1);
+	assert_string_equal(p->alt[0].uprobe, "/usr/lib/libc.so.6");
+	assert_string_equal(p->alt[0].event, "exit");
+	assert_int_equal(p->alt[0].ret, 0);
+	assert_int_equal(p->alt[0].ncond, 1);
+	probe_list_free(&pl);
+
+	/* a uprobe start, its arrow right after FUNC, a quoted path */
+	p = parse_ok(&pl, "span s = uprobe:\"./a b\":f->usdt:./a:d name arg0");
+	assert_string_equal(p->start.uprobe, "./a b");
+	assert_string_equal(p->start.event, "f");
+	assert_int_equal(p->start.ret, 0);
+	assert_string_equal(p->stop.usdt, "./a");
+	assert_int_equal(p->named, 1);
+	probe_list_free(&pl);
+
+	parse_bad("span s = uprobe:./w:h* -> tp:a:b",
+		  "-e:1:21: found 'h*', expected one function (a span's side "
+		  "is one point: no glob)");
+	parse_bad("span s = uprobe:w -> tp:a:b",
+		  "-e:1:17: found 'w', expected PATH:FUNC (a binary path, ':' "
+		  "and a function name)");
+	parse_bad("span s = tp:a:b -> func:vfs_read",
+		  "-e:1:20: a kernel function is no span side here: its entry "
+		  "and return are a timer of their own (func:NAME); a span's "
+		  "sides are tracepoint:CAT:EVENT, usdt:PATH[:PROVIDER]:NAME, "
+		  "uprobe:PATH:FUNC or uretprobe:PATH:FUNC");
+}
+
 /* Alternative stops: `-> STOP | STOP2 ...`, each with its conditions,
  * columns; an empty one and one too many are errors at their '|' */
 static void test_span_alt(void **state)
@@ -578,22 +624,27 @@ static void test_span_alt(void **state)
 
 	parse_bad("span s = tp:a:b -> tp:c:d |",
 		  "-e:1:27: found '|', expected a stop after '|' (an "
-		  "alternative stop: tracepoint:CAT:EVENT or "
-		  "usdt:PATH[:PROVIDER]:NAME)");
+		  "alternative stop: tracepoint:CAT:EVENT, "
+		  "usdt:PATH[:PROVIDER]:NAME, uprobe:PATH:FUNC or "
+		  "uretprobe:PATH:FUNC)");
 	parse_bad("span s = tp:a:b -> tp:c:d | | tp:e:f",
 		  "-e:1:27: found '|', expected a stop after '|' (an "
-		  "alternative stop: tracepoint:CAT:EVENT or "
-		  "usdt:PATH[:PROVIDER]:NAME)");
+		  "alternative stop: tracepoint:CAT:EVENT, "
+		  "usdt:PATH[:PROVIDER]:NAME, uprobe:PATH:FUNC or "
+		  "uretprobe:PATH:FUNC)");
 	parse_bad("span s = tp:a:b -> tp:c:d | name arg0",
 		  "-e:1:27: found '|', expected a stop after '|' (an "
-		  "alternative stop: tracepoint:CAT:EVENT or "
-		  "usdt:PATH[:PROVIDER]:NAME)");
+		  "alternative stop: tracepoint:CAT:EVENT, "
+		  "usdt:PATH[:PROVIDER]:NAME, uprobe:PATH:FUNC or "
+		  "uretprobe:PATH:FUNC)");
 	parse_bad("span s = tp:a:b -> tp:c:d | tp:e:f | tp:g:h | tp:i:j | "
 		  "tp:k:l",
 		  "-e:1:54: found '|', expected at most 4 stops in a span");
-	parse_bad("span s = tp:a:b -> tp:c:d | uprobe:x:y",
-		  "-e:1:29: found 'uprobe:x:y', expected a tracepoint "
-		  "(tracepoint:CAT:EVENT or tp:CAT:EVENT)");
+	parse_bad("span s = tp:a:b -> tp:c:d | kprobe:x",
+		  "-e:1:29: a kernel function is no span side here: its entry "
+		  "and return are a timer of their own (func:NAME); a span's "
+		  "sides are tracepoint:CAT:EVENT, usdt:PATH[:PROVIDER]:NAME, "
+		  "uprobe:PATH:FUNC or uretprobe:PATH:FUNC");
 	parse_bad("span s = tp:a:b -> tp:c:d | tp:e:f key x",
 		  "-e:1:36: key applies to spans of one stop: a keyed span's "
 		  "stop takes its key from its own tracepoint");
@@ -1713,6 +1764,7 @@ int main(void)
 		cmocka_unit_test(test_span),
 		cmocka_unit_test(test_span_tp_short),
 		cmocka_unit_test(test_span_usdt),
+		cmocka_unit_test(test_span_uside),
 		cmocka_unit_test(test_span_alt),
 		cmocka_unit_test(test_span_key),
 		cmocka_unit_test(test_err_key),

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Span sides of every kind (issue 46 item 1), against tools/usdt-workload's
+# own counts: a USDT start with a user function's entry as the stop
+# (uprobe:), a function's entry filtered on its argument with another
+# function's return as the stop (uretprobe:), a function's entry with a
+# USDT stop; a function timer on the same function beside them, nested
+# where its call is inside the span; kernel functions, globs, a function
+# that is not there and a condition on a return refused with
+# file:line:col (exit 2).
+. "$(dirname "$0")/lib.sh"
+need_root
+W=$BUILD/usdt-workload
+[ -x "$W" ] || skip "no $W (sys/sdt.h missing at build time: systemtap-sdt-dev)"
+
+N=30
+run() { # NAME SPEC...: iprof -f seed over the workload into $TMP/NAME
+	local n=$1
+	shift
+	"$IPROF" -q -f seed -o "$TMP/$n" "$@" -- "$W" --calls $N --spin-us 100 \
+		>"$TMP/$n.truth" 2>"$TMP/$n.err"
+	check "$n: iprof exit status" "$?" 0
+	cat "$TMP/$n" "$TMP/$n.err"
+	check "$n: workload requests" "$(truth req.count "$TMP/$n.truth")" $N
+	check "$n: no orphan stops, nothing unwound" \
+		"$(grep -c 'orphan\|unwound' "$TMP/$n" "$TMP/$n.err" | awk -F: '{ s += $2 } END { print s }')" 0
+}
+
+# req__start -> work's entry: the span ends where work starts, work
+# (a function timer on the same entry) outside it
+run s -e "span s = usdt:$W:req__start -> uprobe:$W:work" -e "uprobe:$W:work"
+check "s count" "$(seed_field s count "$TMP/s")" $N
+check "work count (after s)" "$(seed_field work count "$TMP/s")" $N
+check "nothing under s" "$(seed_field 's>work' count "$TMP/s")" ""
+
+# kind_hit(1)'s entry -> work's return: work nested in the kind 1 spans
+run t -e "span t = uprobe:$W:kind_hit if arg0:s32 == 1 -> uretprobe:$W:work" \
+	-e "uprobe:$W:work"
+k1=$(truth kind1.count "$TMP/t.truth")
+check "workload: kind 1 is a third" "$k1" $((N / 3))
+check "t count (kind 1)" "$(seed_field t count "$TMP/t")" "$k1"
+check "t>work count" "$(seed_field 't>work' count "$TMP/t")" "$k1"
+check "work outside t (kinds 0, 2)" "$(seed_field work count "$TMP/t")" $((N - k1))
+
+check "t: --dry-run's mechanism" "$("$IPROF" --dry-run -f json -e "span t = uprobe:$W:kind_hit -> uretprobe:$W:work" -- true | jq -r '.probes[0].mech')" uprobe
+
+# kind_hit's entry -> req__done: every request, work inside
+run u -e "span u = uprobe:$W:kind_hit -> usdt:$W:req__done" -e "uprobe:$W:work"
+check "u count" "$(seed_field u count "$TMP/u")" $N
+check "u>work count" "$(seed_field 'u>work' count "$TMP/u")" $N
+check "no work outside u" "$(seed_field work count "$TMP/u")" ""
+
+# refusals: exit 2, where and why
+refused() { # NAME WANT SPEC: exit 2 and WANT in the message
+	"$IPROF" -q -e "$3" -- "$W" --calls 1 >/dev/null 2>"$TMP/$1.bad"
+	check "$1: exit status" "$?" 2
+	cat "$TMP/$1.bad"
+	check "$1: message" "$(grep -cF -- "$2" "$TMP/$1.bad")" 1
+}
+refused kfunc "-e:1:$((${#W} + 30)): a kernel function is no span side here" \
+	"span k = usdt:$W:req__start -> func:vfs_read"
+refused glob "-e:1:$((${#W} + 18)): found 'w*', expected one function (a span's side is one point: no glob)" \
+	"span g = uprobe:$W:w* -> usdt:$W:req__done"
+refused nofunc "-e:1:$((${#W} + 18)): span n: no function 'nosuch' in $W" \
+	"span n = uprobe:$W:nosuch -> usdt:$W:req__done"
+refused retcond "-e:1:$((2 * ${#W} + 49)): arg0: a uretprobe side (work) fires after the return: its arguments are gone" \
+	"span r = usdt:$W:req__start -> uretprobe:$W:work if arg0 == 1"
+finish
