@@ -326,11 +326,61 @@ static __always_inline void target_exit(struct task_struct *task)
 	bpf_map_delete_elem(&targets, &tgid);
 }
 
+/* str_match()'s read of a string, per CPU (a program is not entered
+ * again on its CPU before it ends; an interrupt's may, and compares its
+ * own string after this one's) */
+struct str_buf {
+	char s[IPROF_STRCOND_READ];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct str_buf);
+} str_scratch SEC(".maps");
+
+/*
+ * A string condition (IPROF_OP_STREQ, STRNE, STRPRE of abi.h): the string
+ * at user address @addr against a constant of @len bytes whose FNV-1a hash
+ * is @h.  A global function: the verifier checks its loop once, not in
+ * every condition of every action of a chain.  1 if it holds.
+ */
+__noinline int str_match(__u64 addr, __u64 h, __u32 len, __u32 op)
+{
+	__u64 x = 0xcbf29ce484222325ull;
+	struct str_buf *b;
+	__u32 zero = 0, i;
+	long n;
+	int eq;
+
+	b = bpf_map_lookup_elem(&str_scratch, &zero);
+	if (!b || len > IPROF_STRCOND_MAX)
+		return op == IPROF_OP_STRNE;
+	n = bpf_probe_read_user_str(b->s, sizeof(b->s), (void *)addr);
+	/* n counts the NUL: the string is n - 1 bytes (cut at
+	 * IPROF_STRCOND_READ - 1, longer than any constant) */
+	if (n <= 0 || (op == IPROF_OP_STRPRE ? n - 1 < len : n - 1 != len))
+		return op == IPROF_OP_STRNE;
+	for (i = 0; i < IPROF_STRCOND_MAX; i++) {
+		if (i >= len)
+			break;
+		x ^= (unsigned char)b->s[i];
+		x *= 0x100000001b3ull;
+	}
+	eq = x == h;
+	return op == IPROF_OP_STRNE ? !eq : eq;
+}
+
 static __always_inline int cond_holds(const struct iprof_cond *c, __u64 v)
 {
 	__s64 sv = (__s64)v, sc = (__s64)c->val;
 
 	switch (c->op) {
+	case IPROF_OP_STREQ:
+	case IPROF_OP_STRNE:
+	case IPROF_OP_STRPRE:
+		return str_match(v, c->val, c->pad, c->op);
 	case IPROF_OP_EQ:
 		return v == c->val;
 	case IPROF_OP_NE:

@@ -432,7 +432,39 @@ enum iprof_cond_op {
 	IPROF_OP_GT,
 	IPROF_OP_GE,
 	IPROF_OP_AND, /* (value & operand) != 0 */
+	/*
+	 * String conditions, `str(F) == "TEXT"`, `!=`, `=~ "PREFIX*"`: the
+	 * operand is a user address (size 8); BPF reads the NUL-terminated
+	 * string there (at most IPROF_STRCOND_READ - 1 bytes) and compares
+	 * its first pad bytes (the constant's length, at most
+	 * IPROF_STRCOND_MAX) by their 64-bit FNV-1a hash, val (iprof_strhash()):
+	 * STREQ holds when the string is exactly those bytes, STRPRE when it
+	 * starts with them, STRNE when STREQ does not (an address that cannot
+	 * be read: STREQ and STRPRE fail, STRNE holds).
+	 */
+	IPROF_OP_STREQ,
+	IPROF_OP_STRNE,
+	IPROF_OP_STRPRE,
 };
+
+/* the longest string constant of a condition (bytes), and the bytes a
+ * string condition reads (its NUL included: longer strings are cut, and
+ * then equal no constant) */
+#define IPROF_STRCOND_MAX 64
+#define IPROF_STRCOND_READ 72
+
+/* FNV-1a, 64-bit, of @n bytes at @s: a string condition's val */
+static inline iprof_u64 iprof_strhash(const char *s, unsigned int n)
+{
+	iprof_u64 h = 0xcbf29ce484222325ull;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
 
 /* Where a condition reads its left operand. */
 enum iprof_cond_src {
@@ -468,8 +500,8 @@ struct iprof_cond {
 			* width compared (both: see narrow() in bpf/) */
 	iprof_u8 is_signed; /* compare as signed 64-bit after sign extension */
 	iprof_u16 off; /* byte offset in the tracepoint record, or arg index */
-	iprof_u16 pad;
-	iprof_u64 val; /* right operand */
+	iprof_u16 pad; /* IPROF_OP_STR*: the constant's length (bytes) */
+	iprof_u64 val; /* right operand (IPROF_OP_STR*: the constant's hash) */
 };
 
 _Static_assert(sizeof(struct iprof_cond) == 16, "iprof_cond must be 16 bytes");

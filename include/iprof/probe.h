@@ -104,6 +104,12 @@ struct probe_cond {
 	int width; /* bytes of TYPE: 1, 2, 4 or 8; 0 without a type */
 	int is_signed; /* TYPE is s8, s16, s32 or s64 */
 	int hex; /* VALUE was written 0x...: echoed so (plan_cond_str()) */
+	/* `str(F) OP "TEXT"`: F (field or arg, has_type 8 bytes) holds a
+	 * user address; op IPROF_OP_STREQ, STRNE or STRPRE (`=~ "TEXT*"`,
+	 * the '*' not kept); the constant's @str_len bytes (no NUL inside,
+	 * at most IPROF_STRCOND_MAX), owned; NULL: a number's comparison */
+	char *str;
+	int str_len;
 };
 
 /* Most stops a span may have: STOP | STOP2 | ... (doc/probes.md) */

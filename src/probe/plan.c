@@ -79,6 +79,31 @@ char *plan_perr(const struct probe *pr, int col, const char *fmt, ...)
 }
 
 /* Append "if a == 1 && b & 0x4" for @pt to @buf. */
+/* `str(F) OP "TEXT"` after @pfx into @buf (@len bytes), TEXT's '"', '\\'
+ * and bytes outside printable ASCII escaped as written; its length */
+static size_t plan_strcond_str(char *buf, size_t len,
+			       const struct probe_cond *c, const char *pfx,
+			       const char *f)
+{
+	size_t used = (size_t)snprintf(buf, len, "%sstr(%s) %s \"", pfx, f,
+				       probe_op_str(c->op));
+	int i;
+
+	for (i = 0; i < c->str_len && used < len; i++) {
+		unsigned char b = (unsigned char)c->str[i];
+
+		used += (size_t)snprintf(buf + used, len - used,
+					 b == '"' || b == '\\' ? "\\%c" :
+					 b < 0x20 || b >= 0x7f ? "\\x%02x" :
+								"%c",
+					 b);
+	}
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "%s\"",
+					 c->op == IPROF_OP_STRPRE ? "*" : "");
+	return used < len ? used : len - 1;
+}
+
 void plan_cond_str(char *buf, size_t len, const struct probe_point *pt)
 {
 	size_t used = strlen(buf);
@@ -90,6 +115,12 @@ void plan_cond_str(char *buf, size_t len, const struct probe_point *pt)
 
 		if (c->arg >= 0)
 			snprintf(arg, sizeof(arg), "arg%d", c->arg);
+		if (c->str) {
+			used += plan_strcond_str(buf + used, len - used, c,
+						 i ? " && " : " if ",
+						 c->arg >= 0 ? arg : c->field);
+			continue;
+		}
 		if (c->has_type)
 			snprintf(type, sizeof(type), ":%c%d",
 				 c->is_signed ? 's' : 'u', c->width * 8);

@@ -30,6 +30,37 @@
 
 #include "probe/plan_int.h"
 
+/*
+ * resolve_strconds() - the string conditions of @pt (`str(F) OP "TEXT"`,
+ * their operands resolved as numbers into @a) made so: F must hold a user
+ * address (8 bytes; not a kernel function's argument), the constant's
+ * length and hash in the condition (IPROF_OP_STR* of abi.h).  NULL or
+ * the error.
+ */
+static char *resolve_strconds(const struct plan_shape *sh,
+			      const struct probe *pr,
+			      const struct probe_point *pt,
+			      struct iprof_action *a)
+{
+	int i;
+
+	for (i = 0; i < pt->ncond; i++) {
+		const struct probe_cond *c = &pt->cond[i];
+		struct iprof_cond *k = &a->cond[i];
+
+		if (!c->str)
+			continue;
+		if (!sh->user && !sh->tracepoints)
+			return plan_perr(pr, c->col, "str() reads a string at a user address: a kernel function's arguments point to kernel memory");
+		if (k->size != 8)
+			return plan_perr(pr, c->col, "str() reads a string at a user address: its field must be one (8 bytes)");
+		k->op = (uint8_t)c->op;
+		k->pad = (uint16_t)c->str_len;
+		k->val = iprof_strhash(c->str, (unsigned int)c->str_len);
+	}
+	return NULL;
+}
+
 static char *resolve_conds(const struct plan_shape *sh,
 			   const struct plan_env *env, const char *func,
 			   const struct probe *pr, const struct probe_point *pt,
@@ -120,7 +151,7 @@ static char *resolve_conds(const struct plan_shape *sh,
 		if (err_s)
 			return err_s;
 	}
-	return NULL;
+	return resolve_strconds(sh, pr, pt, a);
 }
 
 /*

@@ -79,7 +79,8 @@ static const struct probe_kind_info unknown_kind = {"unknown", PROBE_AT_SPAN,
 static const char *const op_names[] = {
 	[IPROF_OP_EQ] = "==", [IPROF_OP_NE] = "!=", [IPROF_OP_LT] = "<",
 	[IPROF_OP_LE] = "<=", [IPROF_OP_GT] = ">",  [IPROF_OP_GE] = ">=",
-	[IPROF_OP_AND] = "&",
+	[IPROF_OP_AND] = "&",  [IPROF_OP_STREQ] = "==", [IPROF_OP_STRNE] = "!=",
+	[IPROF_OP_STRPRE] = "=~",
 };
 
 const struct probe_kind_info *probe_kind(enum probe_kind k)
@@ -320,8 +321,10 @@ static void point_free(struct probe_point *pt)
 	free(pt->event);
 	free(pt->usdt);
 	free(pt->uprobe);
-	for (i = 0; i < pt->ncond; i++)
+	for (i = 0; i < pt->ncond; i++) {
 		free(pt->cond[i].field);
+		free(pt->cond[i].str);
+	}
 }
 
 static void probe_free(struct probe *pr)
@@ -502,6 +505,90 @@ static int parse_value(struct lex *lx, const char **pp, uint64_t *out)
 	return 0;
 }
 
+static int parse_name_str(struct lex *lx, const char **pp,
+			  struct probe_cond *c);
+static int at_str(const char *p);
+
+/* a hex digit's value, or -1 */
+static int hexval(char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+#define EXPECT_STROP "'==', '!=' or '=~' after str(...)"
+#define EXPECT_STR                                                             \
+	"a string in double quotes (\\\" \\\\ \\xNN escapes)"
+
+/*
+ * parse_strval() - the rest of `str(F) OP "TEXT"` at *pp (at OP) into @c:
+ * OP ==, != or =~ (a prefix: TEXT ends with its only '*'), TEXT with the
+ * escapes \" \\ \xNN (not \x00), at most IPROF_STRCOND_MAX bytes.  0 or
+ * the error (as syntax_error()).
+ */
+static int parse_strval(struct lex *lx, const char **pp, struct probe_cond *c)
+{
+	const char *p = *pp, *q;
+	char buf[IPROF_STRCOND_MAX + 2]; /* a prefix's '*' too */
+	char what[96];
+	int n = 0, h, l;
+
+	if (!strncmp(p, "==", 2) || !strncmp(p, "!=", 2))
+		c->op = p[0] == '=' ? IPROF_OP_STREQ : IPROF_OP_STRNE;
+	else if (!strncmp(p, "=~", 2))
+		c->op = IPROF_OP_STRPRE;
+	else
+		return syntax_error(lx, p, EXPECT_STROP);
+	p = skip_ws(p + 2);
+	if (*p != '"')
+		return syntax_error(lx, p, EXPECT_STR);
+	for (q = p + 1; *q && *q != '"'; q++) {
+		int b = (unsigned char)*q;
+
+		if (*q == '\\' && (q[1] == '"' || q[1] == '\\')) {
+			b = (unsigned char)*++q;
+		} else if (*q == '\\' && q[1] == 'x' &&
+			   (h = hexval(q[2])) >= 0 && (l = hexval(q[3])) >= 0 &&
+			   (h | l)) {
+			b = h << 4 | l;
+			q += 3;
+		} else if (*q == '\\') {
+			return syntax_error_len(lx, q, 2,
+						"an escape: \\\" \\\\ or "
+						"\\xNN (not \\x00)");
+		}
+		if (n == IPROF_STRCOND_MAX + (c->op == IPROF_OP_STRPRE)) {
+			snprintf(what, sizeof(what),
+				 "at most %d bytes in a string",
+				 IPROF_STRCOND_MAX);
+			return syntax_error_len(lx, p, q - p, what);
+		}
+		buf[n++] = (char)b;
+	}
+	if (!*q)
+		return syntax_error(lx, q, "'\"' closing the string");
+	if (c->op == IPROF_OP_STRPRE &&
+	    (!n || buf[n - 1] != '*' || memchr(buf, '*', n - 1)))
+		return syntax_error_len(lx, p, q + 1 - p,
+					"a prefix after '=~': \"TEXT*\" (one "
+					"'*', at the end)");
+	if (c->op == IPROF_OP_STRPRE)
+		n--;
+	c->str = malloc((size_t)n + 1);
+	if (!c->str)
+		return nomem(lx);
+	memcpy(c->str, buf, (size_t)n);
+	c->str[n] = 0;
+	c->str_len = n;
+	*pp = q + 1;
+	return 0;
+}
+
 /*
  * parse_cond() - COND after `if` at *pp into @pt; on return *pp is at the
  * first non-blank after the last comparison.  Fields are owned by @pt as
@@ -515,6 +602,20 @@ static int parse_cond(struct lex *lx, const char **pp, struct probe_point *pt)
 
 	for (;;) {
 		p = skip_ws(p);
+		if (at_str(p)) {
+			/* str(F) OP "TEXT" */
+			c = &pt->cond[pt->ncond];
+			memset(c, 0, sizeof(*c));
+			pt->ncond++;
+			err = parse_name_str(lx, &p, c);
+			if (!err) {
+				p = skip_ws(p);
+				err = parse_strval(lx, &p, c);
+			}
+			if (err)
+				return err;
+			goto next;
+		}
 		e = p;
 		if (is_alpha(*e) || *e == '_')
 			e = scan(e, is_ident);
@@ -558,7 +659,7 @@ static int parse_cond(struct lex *lx, const char **pp, struct probe_point *pt)
 		err = parse_value(lx, &p, &c->value);
 		if (err)
 			return err;
-
+next:
 		p = skip_ws(p);
 		if (p[0] != '&' || p[1] != '&')
 			break;

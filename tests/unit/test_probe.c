@@ -578,6 +578,53 @@ static void test_span_uside(void **state)
 		  "uprobe:PATH:FUNC or uretprobe:PATH:FUNC");
 }
 
+/* String conditions: str(F) == "TEXT", != and =~ "PREFIX*", escapes,
+ * beside integer ones; bad ones at their column (issue 46) */
+static void test_cond_str(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p = parse_ok(
+		&pl, "uprobe:./a:f if str(arg1) == \"a\\\"b\\\\\\x41\" && "
+		     "arg0 == 2 && str( arg2 ) =~ \"SEL*\" && str(arg3)!=\"\"");
+	const struct probe_cond *c = p->start.cond;
+
+	(void)state;
+	assert_int_equal(p->start.ncond, 4);
+	assert_int_equal(c[0].arg, 1);
+	assert_int_equal(c[0].op, IPROF_OP_STREQ);
+	assert_int_equal(c[0].str_len, 5);
+	assert_memory_equal(c[0].str, "a\"b\\A", 5);
+	assert_int_equal(c[0].width, 8);
+	assert_null(c[1].str);
+	assert_int_equal(c[1].op, IPROF_OP_EQ);
+	assert_int_equal(c[2].op, IPROF_OP_STRPRE);
+	assert_int_equal(c[2].arg, 2);
+	assert_string_equal(c[2].str, "SEL");
+	assert_int_equal(c[3].op, IPROF_OP_STRNE);
+	assert_int_equal(c[3].str_len, 0);
+	probe_list_free(&pl);
+
+	/* a tracepoint field's */
+	p = parse_ok(&pl, "span o = tp:syscalls:sys_enter_openat if "
+			  "str(filename) == \"/etc/passwd\" -> tp:a:b");
+	assert_string_equal(p->start.cond[0].field, "filename");
+	assert_string_equal(p->start.cond[0].str, "/etc/passwd");
+	probe_list_free(&pl);
+
+	parse_bad("uprobe:./a:f if str(arg0) > \"a\"",
+		  "-e:1:27: found '>', expected '==', '!=' or '=~' after "
+		  "str(...)");
+	parse_bad("uprobe:./a:f if str(arg0) =~ \"*a\"",
+		  "-e:1:30: found '\"*a\"', expected a prefix after '=~': "
+		  "\"TEXT*\" (one '*', at the end)");
+	parse_bad("uprobe:./a:f if str(arg0) == \"\\x00\"",
+		  "-e:1:31: found '\\x', expected an escape: \\\" \\\\ or "
+		  "\\xNN (not \\x00)");
+	parse_bad("uprobe:./a:f if str(arg0) == 5",
+		  "-e:1:30: found '5', expected a string in double quotes "
+		  "(\\\" \\\\ \\xNN escapes)");
+}
+
 /* Alternative stops: `-> STOP | STOP2 ...`, each with its conditions,
  * columns; an empty one and one too many are errors at their '|' */
 static void test_span_alt(void **state)
@@ -1765,6 +1812,7 @@ int main(void)
 		cmocka_unit_test(test_span_tp_short),
 		cmocka_unit_test(test_span_usdt),
 		cmocka_unit_test(test_span_uside),
+		cmocka_unit_test(test_cond_str),
 		cmocka_unit_test(test_span_alt),
 		cmocka_unit_test(test_span_key),
 		cmocka_unit_test(test_err_key),
