@@ -1018,8 +1018,8 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 				       __u64 pid_tgid, __u32 ctx, __u64 usp,
 				       const __u64 *ret)
 {
+	__u32 d, found, stopno = IPROF_AX_STOPNO(a->xflags);
 	struct task_state *st;
-	__u32 d, found;
 
 	st = state_get(ctx, 0);
 	if (!st || !st->depth) {
@@ -1057,11 +1057,11 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 		emit_val(st, IPROF_REC_RETVAL, 0, pid_tgid, *ret,
 			 found | (__u64)a->timer << 32, ts);
 		emit_at(st, IPROF_REC_STOP, a->timer, found, pid_tgid,
-			(__u32)a->pclass << 8, ts);
+			(__u32)a->pclass << 8 | stopno << 16, ts);
 		return;
 	}
 	emit_aux(st, IPROF_REC_STOP, a->timer, found, ctx ? 0 : pid_tgid,
-		 ctx | (__u32)a->pclass << 8);
+		 ctx | (__u32)a->pclass << 8 | stopno << 16);
 }
 
 /*

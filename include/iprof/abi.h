@@ -222,6 +222,10 @@ enum iprof_pclass {
 
 #define IPROF_REC_CTX(aux) ((aux) & 0xffu)
 #define IPROF_REC_PCLASS(aux) (((aux) >> 8) & 0xffu)
+/* a STOP's aux bits 16-17: which stop of a span of several closed it, in
+ * the order written (0: the first, and every other timer's; sent as the
+ * action's IPROF_AX_STOPNO, 0 before) */
+#define IPROF_REC_STOPNO(aux) (((aux) >> 16) & 0x3u)
 
 _Static_assert(sizeof(struct iprof_rec) == 32, "iprof_rec must be 32 bytes");
 
@@ -593,6 +597,12 @@ enum iprof_action_xflags {
 	 */
 	IPROF_AX_POINT = 1 << 0,
 };
+
+/* iprof_action.xflags bits 4-5: a span stop's number among its stops,
+ * `-> STOP | STOP2 | ...` (0: the first), sent in its STOP record
+ * (IPROF_REC_STOPNO) */
+#define IPROF_AX_STOPNO_SHIFT 4
+#define IPROF_AX_STOPNO(x) (((x) >> IPROF_AX_STOPNO_SHIFT) & 0x3u)
 
 /* Where iprof_action.inst goes in a frame's usp, and the address bits
  * (user stack addresses are below 2^56 even with 5-level paging) */

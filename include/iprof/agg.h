@@ -75,6 +75,9 @@ enum agg_by {
 #define AGG_NAME_TIMER(i) (0x40000000u | (uint32_t)(i))
 #define AGG_TIMER_IS_NAME(t) (((t) & 0xc0000000u) == 0x40000000u)
 
+/* the most stops a span may have (PROBE_MAX_STOPS of include/iprof/probe.h) */
+#define AGG_MAX_STOPS 4
+
 struct agg_node {
 	uint32_t timer; /* timer id, AGG_ROOT_TIMER for the root */
 	uint32_t depth; /* 0 for the root, 1 for top-level timers */
@@ -192,6 +195,10 @@ struct agg_node {
 	uint64_t incomplete; /* open at the last agg__snapshot() (a keyed
 			      * span: started, not yet stopped) */
 	uint64_t incomplete_ns; /* their elapsed time until that snapshot */
+	/* of count: the calls of a span of several stops (`-> STOP | STOP2
+	 * | ...`) that each stop ended, in the order written
+	 * (IPROF_REC_STOPNO); every other timer's in stops[0] */
+	uint64_t stops[AGG_MAX_STOPS];
 
 	uint32_t last_tid; /* private: thread-count fast path */
 };

@@ -580,6 +580,20 @@ uint64_t report_own_weight(const struct agg_node *n, enum report_weight w,
  */
 int report_keyed(const struct report *r, uint32_t timer);
 
+/* the longest stop text report_span_stops() keeps (bytes, its NUL
+ * included; a longer one is cut) */
+#define REPORT_STOP_BUF 160
+
+/*
+ * report_span_stops() - the stops of span @timer of @r when it has
+ * several (`-> STOP | STOP2 | ...`), as its where says them ("usdt:P:N
+ * if arg0 == 1"), into @names (@max of them): their number, 2 to
+ * AGG_MAX_STOPS, or 0 for a timer of one stop (and any other timer).
+ * Each node's agg_node.stops[] counts its calls per stop in this order.
+ */
+int report_span_stops(const struct report *r, uint32_t timer,
+		      char (*names)[REPORT_STOP_BUF], int max);
+
 /*
  * report_tail_note() - the line that says what a tail-calling timer's
  * numbers mean, on @f: with return sites, that they end at the jump and

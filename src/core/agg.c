@@ -149,6 +149,8 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	err = agg_complete(a, t, &f, r->ts);
 	if (err)
 		a->stats.nomem++;
+	else
+		f.node->stops[IPROF_REC_STOPNO(r->aux)]++;
 	return err;
 }
 

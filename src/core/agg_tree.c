@@ -191,6 +191,8 @@ int agg_merge_into(struct agg_node *d, const struct agg_node *s)
 	d->execed += s->execed;
 	d->missed_returns += s->missed_returns;
 	d->hits += s->hits;
+	for (int k = 0; k < AGG_MAX_STOPS; k++)
+		d->stops[k] += s->stops[k];
 	d->discarded += s->discarded;
 	d->replaced += s->replaced;
 	d->expired += s->expired;

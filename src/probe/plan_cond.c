@@ -276,6 +276,9 @@ static char *alt_actions(struct plan *p, const struct plan_shape *sh,
 		if (plan_add_action(p, id, IPROF_ROLE_STOP, flags, &a) ||
 		    a != stop + 1 + (uint32_t)i)
 			return plan_asprintf("out of memory");
+		/* its number in its STOP records (IPROF_REC_STOPNO) */
+		p->actions[a].xflags |=
+			(uint8_t)((i + 1) << IPROF_AX_STOPNO_SHIFT);
 		msg = resolve_conds(sh, env, p->timers[id].func, pr,
 				    &pr->alt[i], 1, &p->actions[a]);
 	}

@@ -549,6 +549,29 @@ static void add_metrics(struct jb *b, json_object *o, const struct agg_node *n,
 	add_histogram(b, o, n);
 }
 
+/* "stops": a node of a span of several stops, its calls per stop in the
+ * order written, [{"stop": "usdt:P:N", "count": N}, ...]; no key for
+ * any other node */
+static void add_stops(struct jb *b, json_object *o, const struct report *r,
+		      const struct agg_node *n)
+{
+	char names[AGG_MAX_STOPS][REPORT_STOP_BUF];
+	json_object *a, *s;
+	int k, ns;
+
+	ns = report_span_stops(r, agg__base_timer(r->agg, n->timer), names,
+			       AGG_MAX_STOPS);
+	if (!ns || !(a = add_arr(b, o, "stops")))
+		return;
+	for (k = 0; k < ns; k++) {
+		s = push(b, a, json_object_new_object());
+		if (!s)
+			return;
+		add(b, s, "stop", json_object_new_string(names[k]));
+		add_u64(b, s, "count", n->stops[k]);
+	}
+}
+
 /* "slowest": the node's kept calls (--slowest; none: no key) */
 static void add_slowest(struct jb *b, json_object *o, const struct report *r,
 			const struct agg_node *n)
@@ -638,6 +661,7 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 				     json_object_array_get_idx(paths[p], k)));
 		push(b, path, json_object_get(name));
 		add_metrics(b, o, n, report_keyed(r, n->timer));
+		add_stops(b, o, r, n);
 		add_slowest(b, o, r, n);
 		add_offcpu(b, o, r, n);
 		if (!flat)

@@ -907,6 +907,61 @@ int report_keyed(const struct report *r, uint32_t timer)
 	       r->timers[timer].key;
 }
 
+int report_span_stops(const struct report *r, uint32_t timer,
+		      char (*names)[REPORT_STOP_BUF], int max)
+{
+	const char *w, *p, *e;
+	int n = 0;
+	size_t len;
+
+	if (!r->timers || timer >= agg__ntimers(r->agg) ||
+	    !r->timers[timer].where || !r->timers[timer].kind ||
+	    strcmp(r->timers[timer].kind, "span"))
+		return 0;
+	w = r->timers[timer].where;
+	p = strstr(w, " -> ");
+	if (!p || !strstr(p, " | "))
+		return 0;
+	for (p += 4; n < max; p = e + 3) {
+		e = strstr(p, " | ");
+		len = e ? (size_t)(e - p) : strlen(p);
+		snprintf(names[n++], REPORT_STOP_BUF, "%.*s", (int)len, p);
+		if (!e)
+			break;
+	}
+	return n;
+}
+
+/*
+ * summary_stops() - a line per span of several stops that ended calls:
+ * how many each stop ended, over all its paths (JSON: per node)
+ */
+static void summary_stops(FILE *f, const struct report *r, int seed)
+{
+	char names[AGG_MAX_STOPS][REPORT_STOP_BUF], buf[REPORT_NAME_BUF];
+	uint64_t c[AGG_MAX_STOPS];
+	const struct agg_node *n;
+	uint32_t i;
+	int k, ns;
+
+	for (i = 0; r->timers && i < agg__ntimers(r->agg); i++) {
+		ns = report_span_stops(r, i, names, AGG_MAX_STOPS);
+		if (!ns)
+			continue;
+		memset(c, 0, sizeof(c));
+		for (n = report_next(agg__root(r->agg)); n; n = report_next(n))
+			if (agg__base_timer(r->agg, n->timer) == i)
+				for (k = 0; k < AGG_MAX_STOPS; k++)
+					c[k] += n->stops[k];
+		fprintf(f, "%sstops: %s:", seed ? "# " : "",
+			report_timer_name(r, i, buf, sizeof(buf)));
+		for (k = 0; k < ns; k++)
+			fprintf(f, "%s %" PRIu64 " at %s", k ? "," : "", c[k],
+				names[k]);
+		fputc('\n', f);
+	}
+}
+
 int report_tail_mark(const struct report *r, uint32_t timer)
 {
 	const struct report_timer *t;
@@ -1087,6 +1142,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 	int err;
 
 	summary_calib(f, r, seed);
+	summary_stops(f, r, seed);
 	err = summary_uncertain(f, r, seed);
 	if (err)
 		return err;

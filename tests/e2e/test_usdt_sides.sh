@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Span sides of every kind (issue 46 item 1), against tools/usdt-workload's
+# Span sides of every kind (issue 46 item 1), and the calls each stop of
+# a span of several ended (item 4), against tools/usdt-workload's
 # own counts: a USDT start with a user function's entry as the stop
 # (uprobe:), a function's entry filtered on its argument with another
 # function's return as the stop (uretprobe:), a function's entry with a
@@ -48,6 +49,26 @@ run u -e "span u = uprobe:$W:kind_hit -> usdt:$W:req__done" -e "uprobe:$W:work"
 check "u count" "$(seed_field u count "$TMP/u")" $N
 check "u>work count" "$(seed_field 'u>work' count "$TMP/u")" $N
 check "no work outside u" "$(seed_field work count "$TMP/u")" ""
+
+# per-stop counts (issue 46 item 4): a span of two stops, the guarded
+# probe ending requests 0..11, req__done the rest; named by the kind, each
+# node's own split, and the summary's line over all of them
+"$IPROF" -q -f json -o "$TMP/alt.json" \
+	-e "span alt = usdt:$W:req__start -> usdt:$W:guarded if arg0 < 12 | usdt:$W:req__done name arg1" \
+	-- "$W" --calls $N --spin-us 10 >/dev/null 2>"$TMP/alt.err"
+check "alt: iprof exit status" "$?" 0
+check "alt: per kind, [guarded, req__done]" \
+	"$(jq -cS '[.tree[] | {(.name): [.stops[].count]}] | add' "$TMP/alt.json")" \
+	'{"alt(0)":[4,6],"alt(1)":[4,6],"alt(2)":[4,6]}'
+check "alt: the stops named as written" \
+	"$(jq -r '.tree[0].stops | map(.stop | sub(".*:"; "")) | join(",")' "$TMP/alt.json")" \
+	"guarded if arg0 < 12,req__done"
+"$IPROF" -q -f seed -o "$TMP/alt.seed" \
+	-e "span alt = usdt:$W:req__start -> usdt:$W:guarded if arg0 < 12 | usdt:$W:req__done" \
+	-- "$W" --calls $N --spin-us 10 >/dev/null 2>&1
+check "alt: summary line" "$(grep '^# stops: alt:' "$TMP/alt.seed" | sed "s|$W|W|g")" \
+	"# stops: alt: 12 at usdt:W:guarded if arg0 < 12, 18 at usdt:W:req__done"
+check "alt: one stop, no stops line" "$(grep -c '^# stops:' "$TMP/u")" 0
 
 # refusals: exit 2, where and why
 refused() { # NAME WANT SPEC: exit 2 and WANT in the message

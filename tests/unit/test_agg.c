@@ -160,6 +160,40 @@ static void test_nesting(void **state)
 	agg__free(a);
 }
 
+/* a span of several stops: each call counted under the stop that ended
+ * it (IPROF_REC_STOPNO in the STOP's aux), kept by agg__merge() */
+static void test_stops(void **state)
+{
+	struct agg *a = new_agg(), *b = new_agg();
+	const struct agg_node *n;
+
+	(void)state;
+	START(a, 1, A, 1, 100);
+	STOP(a, 1, A, 1, 200); /* the first stop */
+	START(a, 1, A, 1, 300);
+	rec_push(a, IPROF_REC_STOP, 0, A, 1, 400, 1, 0, 2u << 16);
+	START(a, 1, A, 1, 500);
+	rec_push(a, IPROF_REC_STOP, 0, A, 1, 600, 1, 0,
+		 IPROF_PC_USDT << 8 | 2u << 16);
+	START(a, 1, A, 1, 700);
+	rec_push(a, IPROF_REC_STOP, 0, A, 1, 800, 1, 0, 1u << 16);
+	n = agg__root(a)->child;
+	assert_int_equal(n->count, 4);
+	assert_int_equal(n->stops[0], 1);
+	assert_int_equal(n->stops[1], 1);
+	assert_int_equal(n->stops[2], 2);
+	assert_int_equal(n->stops[3], 0);
+	START(b, 2, A, 1, 100);
+	rec_push(b, IPROF_REC_STOP, 0, A, 2, 200, 1, 0, 3u << 16);
+	assert_int_equal(agg__merge(a, b), 0);
+	n = agg__root(a)->child;
+	assert_int_equal(n->count, 5);
+	assert_int_equal(n->stops[3], 1);
+	assert_int_equal(n->stops[2], 2);
+	agg__free(a);
+	agg__free(b);
+}
+
 static void test_recursion(void **state)
 {
 	struct agg *a = new_agg();
@@ -2161,6 +2195,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_free),
 		cmocka_unit_test(test_nesting),
+		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_threads_interleaved),
 		cmocka_unit_test(test_incomplete),
