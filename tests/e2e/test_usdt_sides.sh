@@ -50,6 +50,19 @@ check "u count" "$(seed_field u count "$TMP/u")" $N
 check "u>work count" "$(seed_field 'u>work' count "$TMP/u")" $N
 check "no work outside u" "$(seed_field work count "$TMP/u")" ""
 
+# a tracepoint start, a USDT stop: the workload's nanosleeps while it
+# waits for the semaphore open one span (a span with a tracepoint side
+# does not nest in itself), the first request's start closes it; a USDT
+# start (the last request's done), a tracepoint stop (its exit_group)
+"$IPROF" -q -f json -o "$TMP/tp.json" \
+	-e "span z = tp:syscalls:sys_exit_clock_nanosleep -> usdt:$W:req__start" \
+	-e "span q = usdt:$W:req__done if arg0 == $((N - 1)) -> tp:syscalls:sys_enter_exit_group" \
+	-- "$W" --calls $N --wait-sema 100 --settle-ms 10 >/dev/null 2>"$TMP/tp.err"
+check "tp: iprof exit status" "$?" 0
+check "tp -> usdt, usdt -> tp: counts, nothing left open" \
+	"$(jq -c '[.tree[] | [.name, .count, .exited, .incomplete]]' "$TMP/tp.json")" \
+	'[["z",1,0,0],["q",1,0,0]]'
+
 # per-stop counts (issue 46 item 4): a span of two stops, the guarded
 # probe ending requests 0..11, req__done the rest; named by the kind, each
 # node's own split, and the summary's line over all of them
