@@ -104,6 +104,9 @@ void hint_unmapped(const struct plan *plan, const pid_t *pids, size_t npids)
 		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pids[0]);
 		n = readlink(link, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
+		/* no executable: a kernel thread (warned of already) */
+		if (n <= 0 && npids == 1)
+			continue;
 		log_warn("-p %d%s does not map %s (%s runs %s): its probes there fire only if it loads it later",
 			 (int)pids[0], npids > 1 ? " and the others" : "", a->path,
 			 npids > 1 ? "the first" : "it", n > 0 ? exe : "?");

@@ -129,9 +129,10 @@ static void frame(FILE *f, const struct report *r, const struct report_view *v,
 	report_ns_str(t[2], sizeof(t[2]), n->oncpu_ns);
 	report_ns_str(t[3], sizeof(t[3]), n->runq_ns + n->blocked_ns);
 	fprintf(f,
-		": %" PRIu64 " calls, total %s, self %s, on-CPU %s, "
+		": %" PRIu64 " call%s, total %s, self %s, on-CPU %s, "
 		"off-CPU %s (%.2f%% of the graph's %s)</title>",
-		n->count + n->hits, t[0], t[1], t[2], t[3],
+		n->count + n->hits, n->count + n->hits == 1 ? "" : "s", t[0],
+		t[1], t[2], t[3],
 		all ? 100.0 * (double)val / (double)all : 0.0,
 		weight_name(r->weight));
 	fprintf(f,
