@@ -197,7 +197,24 @@ struct probe_list {
 	size_t n, cap;
 	size_t nincludes; /* include lines followed so far */
 	size_t bytes; /* bytes read from probe files so far */
+	/*
+	 * Gathering errors (set by the caller before parsing): 0, the
+	 * parse stops at the first error and @err holds its one message;
+	 * N > 0, a line with an error is left out and the parse goes on
+	 * (an include it cannot read too; a limit above, a NUL byte, an
+	 * unreadable top-level file and out of memory still stop it), and
+	 * @err gets one entry per error while nerrors <= N: the message,
+	 * then (where the error has a column) the line indented by two
+	 * spaces and a line with a '^' under that column, each entry's lines
+	 * ended by '\n'.  nerrors counts the errors over every call on
+	 * this list (PROBE_SHOW_ERRORS: the bound the CLI uses).
+	 */
+	unsigned max_errors;
+	unsigned nerrors;
 };
+
+/* errors shown in full when a probe list is parsed for a run */
+#define PROBE_SHOW_ERRORS 20
 
 /*
  * probe_parse_file() - parse a probe file and every file it includes,
@@ -217,7 +234,8 @@ struct probe_list {
  * -EISDIR etc. for files that cannot be opened.  An included file that
  * cannot be opened (or is too large, or not a regular file) is reported at
  * the include line; an error inside it at its own line.  Probes parsed
- * before the error stay in @pl.
+ * before the error stay in @pl; with @pl->max_errors, every valid line
+ * stays, and the return is the first error's.
  */
 int probe_parse_file(struct probe_list *pl, const char *path, char *err,
 		     size_t errlen);
@@ -235,9 +253,22 @@ int probe_parse_line(struct probe_list *pl, const char *line,
 
 /*
  * probe_list_check() - whole-list checks: two timers with the same name are
- * an error naming both places.  Returns 0 or -EINVAL with @err filled.
+ * an error naming both places.  Returns 0 or -EINVAL with @err filled:
+ * the earliest second use; with @pl->max_errors, each second use in list
+ * order, one line each, while @pl->nerrors (counted here too) <= the
+ * bound (no line shown: the probes keep no text).
  */
-int probe_list_check(const struct probe_list *pl, char *err, size_t errlen);
+int probe_list_check(struct probe_list *pl, char *err, size_t errlen);
+
+/*
+ * probe_show_line() - where an error points, for a reader: "  LINE\n  ^\n"
+ * into @buf (@len bytes; 240 hold any), @line (at most 100 bytes of it
+ * around byte @col, 1-based, with "..." where cut) and a caret under
+ * @col.  A control byte shows as '?' so the caret lines up; a UTF-8
+ * character counts one column.  0, or -EINVAL when @col is not within
+ * @line (or just past its end) or @len is 0.
+ */
+int probe_show_line(char *buf, size_t len, const char *line, int col);
 
 /* probe_list_free() - free everything @pl owns; @pl may be NULL. */
 void probe_list_free(struct probe_list *pl);

@@ -191,7 +191,8 @@ static int build_plan(struct plan *plan, const struct probe_list *pl,
  * with --keep-going (listed in the report, as any timer not attached) or
  * --strict (which lists it with the kernel's refusals after attaching).
  */
-static int missing_named(const struct opts *o, const struct plan *plan)
+static int missing_named(const struct opts *o, const struct plan *plan,
+			 struct probe_list *pl)
 {
 	uint32_t i, n = 0;
 
@@ -200,9 +201,11 @@ static int missing_named(const struct opts *o, const struct plan *plan)
 	for (i = 0; i < plan->ntimers; i++) {
 		if (!plan->timers[i].missing || !plan->timers[i].error)
 			continue;
-		log_error("%s", plan->timers[i].error);
+		opts_probe_error(o, pl, plan->timers[i].probe,
+				 plan->timers[i].error);
 		n++;
 	}
+	opts_errors_more(pl);
 	if (n)
 		log_error("%u probe%s name%s what does not exist: nothing attached%s (--keep-going traces the others)",
 			  n, n == 1 ? "" : "s", n == 1 ? "s" : "",
@@ -240,6 +243,26 @@ static void warn_go(const struct plan *plan)
 	}
 }
 
+/*
+ * probe_errors_planned() - after errors in the probe list (said), the
+ * errors the plan finds in its other lines: names that do not exist (as
+ * missing_named(), --keep-going and --strict alike, since nothing runs)
+ * and the rest of the "N more".
+ */
+static void probe_errors_planned(const struct opts *o, const struct plan *plan,
+				 struct probe_list *pl)
+{
+	uint32_t i;
+
+	for (i = 0; i < plan->ntimers; i++)
+		if (plan->timers[i].missing && plan->timers[i].error)
+			opts_probe_error(o, pl, plan->timers[i].probe,
+					 plan->timers[i].error);
+	opts_errors_more(pl);
+	log_error("%u error%s in the probe list: nothing attached%s", pl->nerrors,
+		  pl->nerrors == 1 ? "" : "s", o->cmd ? ", the command not run" : "");
+}
+
 /* the live run, iprof record and iprof list OPTIONS (the plan,
  * --dry-run); returns the exit status */
 static int run_main(int argc, char **argv)
@@ -254,7 +277,7 @@ static int run_main(int argc, char **argv)
 	struct run_calib rc = { 0 };
 	const char *tracefs;
 	char *cmd_exe = NULL;
-	int ret = EXIT_USAGE, i;
+	int ret = EXIT_USAGE, i, perr;
 
 	/* from here a signal ends the plan at once (exit 128 + N) */
 	trace_catch_signals();
@@ -262,7 +285,10 @@ static int run_main(int argc, char **argv)
 		goto out;
 	rc.t0 = util_now_ns(); /* the startup's phases: struct run_calib */
 	log_set_switches(o.quiet, o.verbose);
-	if (opts_load_probes(&o, &pl))
+	/* errors in some lines: the others still planned, to say every
+	 * error of the probe list in one run */
+	perr = opts_load_probes(&o, &pl);
+	if (perr && (perr != -EINVAL || !pl.n))
 		goto out;
 	if (target_resolve_pids(&o))
 		goto out;
@@ -298,6 +324,10 @@ static int run_main(int argc, char **argv)
 		goto out;
 	}
 	rc.plan_ns = util_now_ns() - rc.t0;
+	if (perr) {
+		probe_errors_planned(&o, &plan, &pl);
+		goto out;
+	}
 	warn_go(&plan);
 	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++) {
 		const struct plan_timer *t = &plan.timers[i];
@@ -316,7 +346,7 @@ static int run_main(int argc, char **argv)
 		goto out;
 	}
 	/* a function or file that is not there: before anything starts */
-	if (missing_named(&o, &plan)) {
+	if (missing_named(&o, &plan, &pl)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}

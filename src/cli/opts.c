@@ -743,31 +743,124 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	return check_args(o, argc, argv);
 }
 
+/* each '\n'-ended line of @text as an error line */
+static void log_lines(const char *text)
+{
+	const char *e;
+
+	for (; *text; text = *e ? e + 1 : e) {
+		e = strchrnul(text, '\n');
+		log_error("%.*s", (int)(e - text), text);
+	}
+}
+
+/* an error that stops the parse at once (probe_parse_file()) */
+static int probes_fatal(int err)
+{
+	return err == -ENOMEM || err == -EFBIG || err == -E2BIG;
+}
+
+#define PROBE_ERRLEN (64 * 1024)
+
 int opts_load_probes(const struct opts *o, struct probe_list *pl)
 {
-	char err[1024];
-	int i, ret;
+	char *err = malloc(PROBE_ERRLEN);
+	int i, ret = 0, first = 0;
 
-	for (i = 0; i < o->nprobe_files; i++) {
-		ret = probe_parse_file(pl, o->probe_files[i], err, sizeof(err));
-		if (ret)
-			goto fail;
+	if (!err) {
+		log_error("out of memory");
+		return -ENOMEM;
 	}
-	for (i = 0; i < o->nspecs; i++) {
-		ret = probe_parse_line(pl, o->specs[i], "-e", i + 1, err,
-				       sizeof(err));
+	pl->max_errors = PROBE_SHOW_ERRORS;
+	for (i = 0; i < o->nprobe_files + o->nspecs && !probes_fatal(first);
+	     i++) {
+		if (i < o->nprobe_files)
+			ret = probe_parse_file(pl, o->probe_files[i], err,
+					       PROBE_ERRLEN);
+		else
+			ret = probe_parse_line(pl, o->specs[i - o->nprobe_files],
+					       "-e", i - o->nprobe_files + 1,
+					       err, PROBE_ERRLEN);
 		if (ret)
-			goto fail;
+			log_lines(err);
+		if (ret && (!first || probes_fatal(ret)))
+			first = probes_fatal(ret) ? ret : -EINVAL;
 	}
-	ret = probe_list_check(pl, err, sizeof(err));
-	if (ret)
-		goto fail;
-	if (!pl->n) {
+	if (!probes_fatal(first)) {
+		ret = probe_list_check(pl, err, PROBE_ERRLEN);
+		if (ret) {
+			log_lines(err);
+			first = -EINVAL;
+		}
+	}
+	free(err);
+	if (!pl->n && !first)
 		log_error("the probe files define no timer");
-		return -EINVAL;
+	if (!pl->n)
+		first = first ? first : -EINVAL;
+	/* nothing left to plan: the count of the rest now */
+	if (!pl->n || probes_fatal(first))
+		opts_errors_more(pl);
+	return first;
+}
+
+/* line @lineno (1-based) of @path into a malloc'ed string, without its
+ * "\n" (or "\r\n") and, on line 1, a UTF-8 byte order mark; NULL if none */
+static char *file_line(const char *path, int lineno)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = -1;
+	FILE *f = fopen(path, "re");
+	int i;
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < lineno; i++)
+		if ((n = getline(&line, &cap, f)) < 0)
+			break;
+	fclose(f);
+	if (n < 0) {
+		free(line);
+		return NULL;
 	}
-	return 0;
-fail:
-	log_error("%s", err);
-	return ret;
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	if (lineno == 1 && !strncmp(line, "\xef\xbb\xbf", 3))
+		memmove(line, line + 3, n - 2);
+	return line;
+}
+
+void opts_probe_error(const struct opts *o, struct probe_list *pl,
+		      const struct probe *pr, const char *msg)
+{
+	char buf[256], *text = NULL, *end;
+	size_t n = strlen(pr->file);
+	long col;
+
+	if (++pl->nerrors > PROBE_SHOW_ERRORS)
+		return;
+	log_error("%s", msg);
+	if (strncmp(msg, pr->file, n) || msg[n] != ':' ||
+	    strtol(msg + n + 1, &end, 10) != pr->line || *end != ':')
+		return;
+	col = strtol(end + 1, &end, 10);
+	if (*end != ':')
+		return;
+	if (!strcmp(pr->file, "-e") && pr->line >= 1 && pr->line <= o->nspecs)
+		text = strdup(o->specs[pr->line - 1]);
+	else if (strcmp(pr->file, "-e"))
+		text = file_line(pr->file, pr->line);
+	if (text && !probe_show_line(buf, sizeof(buf), text, (int)col))
+		log_lines(buf);
+	free(text);
+}
+
+void opts_errors_more(const struct probe_list *pl)
+{
+	unsigned n = pl->nerrors - PROBE_SHOW_ERRORS;
+
+	if (pl->nerrors > PROBE_SHOW_ERRORS)
+		log_error("%u more error%s not shown (the first %d are above)",
+			  n, n == 1 ? "" : "s", PROBE_SHOW_ERRORS);
 }

@@ -101,7 +101,26 @@ extern const struct optab_cmd run_cmd_opts;
  */
 int opts_parse(int argc, char **argv, struct opts *o);
 
-/* opts_load_probes() - parse -P files and -e lines into @pl.  0 or -errno. */
+/*
+ * opts_load_probes() - parse -P files and -e lines into @pl, gathering
+ * errors (probe_list.max_errors = PROBE_SHOW_ERRORS): each said on
+ * stderr with its line and a caret.  Returns 0; -EINVAL when there were
+ * errors and the lines without one are in @pl (the caller may plan them,
+ * to say their errors in the same run); another -errno when nothing more
+ * can be looked at (a limit, out of memory, no timer at all).
+ */
 int opts_load_probes(const struct opts *o, struct probe_list *pl);
+
+/*
+ * opts_probe_error() - say @msg, an error of @pr ("FILE:LINE:COL: ...",
+ * from a later phase: the plan), as opts_load_probes() says its own: the
+ * line (from -e, or read again from FILE) and a caret under COL; counted
+ * in @pl->nerrors, said while that is within PROBE_SHOW_ERRORS.
+ */
+void opts_probe_error(const struct opts *o, struct probe_list *pl,
+		      const struct probe *pr, const char *msg);
+
+/* opts_errors_more() - "N more errors not shown" past PROBE_SHOW_ERRORS */
+void opts_errors_more(const struct probe_list *pl);
 
 #endif /* IPROF_CLI_OPTS_H */

@@ -44,6 +44,10 @@ struct open_file {
 	ino_t ino;
 };
 
+/* Bytes of a line shown under a gathered error (a window around the
+ * column beyond that) */
+#define MAX_LINE_SHOWN 100
+
 /* State shared by one probe_parse_file()/probe_parse_line() call. */
 struct ctx {
 	struct probe_list *pl;
@@ -51,6 +55,13 @@ struct ctx {
 	size_t errlen;
 	int depth; /* files on stack[] */
 	struct open_file stack[MAX_INCLUDE_DEPTH + 1];
+	/* gathering (pl->max_errors): set_err() writes into msg; the
+	 * entries go to out (the caller's err buffer) */
+	char msg[1024];
+	char *out;
+	size_t outlen, outused;
+	int pending; /* msg holds an error not yet gathered */
+	int first; /* the first error's code */
 };
 
 /* Cursor over one line. */
@@ -199,6 +210,7 @@ static void set_err(struct ctx *ctx, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ctx->err, ctx->errlen, fmt, ap);
 	va_end(ap);
+	ctx->pending = 1;
 }
 
 /* Length of the token at @p, as quoted in messages. */
@@ -303,6 +315,101 @@ static int kind_error(struct lex *lx, const char *p, size_t n)
 	snprintf(what, sizeof(what), "%s" KSYM_SUGGEST_PFX "%s?", EXPECT_KIND,
 		 near);
 	return syntax_error_len(lx, p, n + 1, what);
+}
+
+/* ---- gathering errors (probe_list.max_errors) ----------------------------- */
+
+/* Append the printf(3) text of @fmt to ctx->out, cut at its end. */
+static void out_add(struct ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_add(struct ctx *ctx, const char *fmt, ...)
+{
+	size_t room = ctx->outlen - ctx->outused;
+	va_list ap;
+	int n;
+
+	if (!ctx->out || ctx->outused + 1 >= ctx->outlen)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(ctx->out + ctx->outused, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		ctx->outused += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+int probe_show_line(char *buf, size_t len, const char *line, int col)
+{
+	char win[MAX_LINE_SHOWN + 8], *b = win;
+	size_t n = strlen(line), from = 0, to, i, at = 0;
+	unsigned char c;
+
+	if (col < 1 || (size_t)col > n + 1 || !len)
+		return -EINVAL;
+	if ((size_t)col > MAX_LINE_SHOWN / 2 && n > MAX_LINE_SHOWN)
+		from = (size_t)col - 1 - MAX_LINE_SHOWN / 2;
+	while (from && ((unsigned char)line[from] & 0xc0) == 0x80)
+		from++;
+	to = from + MAX_LINE_SHOWN < n ? from + MAX_LINE_SHOWN : n;
+	while (to < n && ((unsigned char)line[to] & 0xc0) == 0x80)
+		to--;
+	if (from) {
+		b += sprintf(b, "...");
+		at = 3;
+	}
+	for (i = from; i < to; i++) {
+		c = (unsigned char)line[i];
+		*b++ = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		if (i < (size_t)col - 1 && (c & 0xc0) != 0x80)
+			at++;
+	}
+	strcpy(b, to < n ? "..." : "");
+	snprintf(buf, len, "  %s\n  %*s^\n", win, (int)at, "");
+	return 0;
+}
+
+/* probe_show_line() of @line at @col into ctx->out */
+static void show_line(struct ctx *ctx, const char *line, int col)
+{
+	char buf[2 * MAX_LINE_SHOWN + 32];
+
+	if (!probe_show_line(buf, sizeof(buf), line, col))
+		out_add(ctx, "%s", buf);
+}
+
+/*
+ * gather() - in gathering mode, the pending message as an entry of
+ * ctx->out, counted in pl->nerrors: with @line and a caret when it starts
+ * "@origin:@lineno:COL:" (@line NULL: none).
+ */
+static void gather(struct ctx *ctx, const char *line, const char *origin,
+		   int lineno)
+{
+	size_t n = origin ? strlen(origin) : 0;
+	const char *m = ctx->msg;
+	char *end;
+	long col;
+
+	if (!ctx->pl->max_errors || !ctx->pending)
+		return;
+	ctx->pending = 0;
+	if (++ctx->pl->nerrors > ctx->pl->max_errors)
+		return;
+	out_add(ctx, "%s\n", m);
+	if (!line || strncmp(m, origin, n) || m[n] != ':' ||
+	    strtol(m + n + 1, &end, 10) != lineno || *end != ':')
+		return;
+	col = strtol(end + 1, &end, 10);
+	if (*end == ':')
+		show_line(ctx, line, (int)col);
+}
+
+/* Whether a gathering parse goes on after error @err (limits and memory
+ * stop it). */
+static bool go_on(const struct ctx *ctx, int err)
+{
+	return ctx->pl->max_errors && err != -ENOMEM && err != -EFBIG &&
+	       err != -E2BIG;
 }
 
 static int nomem(struct lex *lx)
@@ -1469,8 +1576,28 @@ out:
 	return err;
 }
 
-static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
-			  int lineno)
+/*
+ * A probe kind without its ':' ("kprobe vfs_read"): the message says so,
+ * at the column after the kind.  0 when @p .. @n is no kind's name.
+ */
+static int kind_colon_error(struct lex *lx, const char *p, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < NKINDS; k++)
+		if (kinds[k].syntax & PROBE_SYN_FUNC &&
+		    strlen(kinds[k].name) == n && !strncmp(p, kinds[k].name, n))
+			break;
+	if (!n || k == NKINDS || !is_space(p[n]))
+		return 0;
+	set_err(lx->ctx, "%s:%d:%d: missing ':' after '%s' (%s:FUNCTION)",
+		lx->origin, lx->lineno, col_of(lx, p + n), kinds[k].name,
+		kinds[k].name);
+	return -EINVAL;
+}
+
+static int parse_line_one(struct ctx *ctx, const char *line,
+			  const char *origin, int lineno)
 {
 	struct lex lx = {
 		.ctx = ctx, .line = line, .origin = origin, .lineno = lineno};
@@ -1502,7 +1629,8 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 	} else if (at_keyword(p, "include")) {
 		return parse_include(&lx, p + 7);
 	} else {
-		return syntax_error(&lx, p, EXPECT_KIND);
+		err = kind_colon_error(&lx, p, n);
+		return err ? err : syntax_error(&lx, p, EXPECT_KIND);
 	}
 	if (err)
 		goto fail;
@@ -1527,6 +1655,20 @@ static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
 	return 0;
 fail:
 	probe_free(&pr);
+	return err;
+}
+
+/* One line; in gathering mode its error (not one inside a file it
+ * includes: gathered there) becomes an entry. */
+static int parse_line_ctx(struct ctx *ctx, const char *line, const char *origin,
+			  int lineno)
+{
+	int err = parse_line_one(ctx, line, origin, lineno);
+
+	if (err && !ctx->first)
+		ctx->first = err;
+	if (err)
+		gather(ctx, line, origin, lineno);
 	return err;
 }
 
@@ -1681,8 +1823,9 @@ static int parse_file_at(struct ctx *ctx, const char *path, struct lex *site,
 		if (lineno == 1 && !strncmp(line, "\xef\xbb\xbf", 3))
 			memmove(line, line + 3, strlen(line + 3) + 1);
 		err = parse_line_ctx(ctx, line, path, lineno);
-		if (err)
+		if (err && !go_on(ctx, err))
 			break;
+		err = 0;
 	}
 	ctx->depth--;
 out:
@@ -1692,20 +1835,62 @@ out:
 	return err;
 }
 
+/* A context for @pl: in gathering mode the messages go to ctx->msg and
+ * the entries to @err. */
+static void ctx_init(struct ctx *ctx, struct probe_list *pl, char *err,
+		     size_t errlen)
+{
+	ctx->pl = pl;
+	ctx->err = err;
+	ctx->errlen = errlen;
+	if (!pl->max_errors)
+		return;
+	ctx->err = ctx->msg;
+	ctx->errlen = sizeof(ctx->msg);
+	ctx->out = err;
+	ctx->outlen = errlen;
+	if (err && errlen)
+		err[0] = '\0';
+}
+
 int probe_parse_file(struct probe_list *pl, const char *path, char *err,
 		     size_t errlen)
 {
-	struct ctx ctx = {.pl = pl, .err = err, .errlen = errlen};
+	struct ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
 
-	return parse_file_at(&ctx, path, NULL, NULL);
+	if (!ctx) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	ctx_init(ctx, pl, err, errlen);
+	ret = parse_file_at(ctx, path, NULL, NULL);
+	/* the file itself unreadable, or a limit: no line to show */
+	gather(ctx, NULL, NULL, 0);
+	if (ctx->first)
+		ret = ctx->first;
+	free(ctx);
+	return ret;
 }
 
 int probe_parse_line(struct probe_list *pl, const char *line,
 		     const char *origin, int lineno, char *err, size_t errlen)
 {
-	struct ctx ctx = {.pl = pl, .err = err, .errlen = errlen};
+	struct ctx *ctx = calloc(1, sizeof(*ctx));
+	int ret;
 
-	return parse_line_ctx(&ctx, line, origin, lineno);
+	if (!ctx) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s:%d: out of memory", origin,
+				 lineno);
+		return -ENOMEM;
+	}
+	ctx_init(ctx, pl, err, errlen);
+	ret = parse_line_ctx(ctx, line, origin, lineno);
+	gather(ctx, NULL, NULL, 0);
+	free(ctx);
+	return ret;
 }
 
 /* Order probes by name, then by position in the list (qsort). */
@@ -1718,10 +1903,63 @@ static int cmp_by_name(const void *x, const void *y)
 	return c ? c : (a > b) - (a < b);
 }
 
-int probe_list_check(const struct probe_list *pl, char *err, size_t errlen)
+/* The first use of @name in @ix (@n probes sorted by name, then
+ * position; @name is one of theirs). */
+static const struct probe *first_use(const struct probe **ix, size_t n,
+				     const char *name)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(ix[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return ix[lo];
+}
+
+/*
+ * dups_gather() - each later use of a name as a line of @err, in list
+ * order (@ix: @pl's probes sorted by name, then position), counted in
+ * @pl->nerrors; written while that is within the bound and @err has room.
+ * Returns -EINVAL when there was one, else 0.
+ */
+static int dups_gather(struct probe_list *pl, const struct probe **ix,
+		       char *err, size_t errlen)
+{
+	const struct probe *a, *b;
+	size_t i, used = 0;
+	int w, ret = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	for (i = 0; i < pl->n; i++) {
+		b = &pl->v[i];
+		a = first_use(ix, pl->n, b->name);
+		if (a == b)
+			continue;
+		ret = -EINVAL;
+		if (++pl->nerrors > pl->max_errors || !err || used + 1 >= errlen)
+			continue;
+		w = snprintf(err + used, errlen - used,
+			     "%s:%d:%d: timer '%s' already defined at %s:%d\n",
+			     b->file, b->line, b->name_col, b->name, a->file,
+			     a->line);
+		if (w > 0 && (size_t)w < errlen - used)
+			used += (size_t)w;
+		else
+			err[used] = '\0';
+	}
+	return ret;
+}
+
+int probe_list_check(struct probe_list *pl, char *err, size_t errlen)
 {
 	const struct probe **ix, *a = NULL, *b = NULL;
 	size_t i;
+	int ret;
 
 	if (pl->n < 2)
 		return 0;
@@ -1737,6 +1975,11 @@ int probe_list_check(const struct probe_list *pl, char *err, size_t errlen)
 	for (i = 0; i < pl->n; i++)
 		ix[i] = &pl->v[i];
 	qsort(ix, pl->n, sizeof(*ix), cmp_by_name);
+	if (pl->max_errors) {
+		ret = dups_gather(pl, ix, err, errlen);
+		free(ix);
+		return ret;
+	}
 	for (i = 1; i < pl->n; i++) {
 		if (strcmp(ix[i - 1]->name, ix[i]->name) ||
 		    (i >= 2 && !strcmp(ix[i - 2]->name, ix[i]->name)))

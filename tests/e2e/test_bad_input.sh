@@ -244,6 +244,8 @@ if [ "$(id -u)" = 0 ]; then
 	check "typo beside a good probe: the command never ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" no
 	check "typo beside a good probe: stderr" "$(cat "$TMP/err")" \
 		"iprof: -e:2:$((${#W} + 9)): no function 'outter' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF); did you mean outer?
+iprof:   uprobe:$W:outter
+iprof:   $(printf '%*s' $((${#W} + 8)) '')^
 iprof: 1 probe names what does not exist: nothing attached, the command not run (--keep-going traces the others)"
 	check "typo beside a good probe: no report" "$(cat "$TMP/out")" ""
 	"$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:$TMP/no/such/file:f" -- touch "$TMP/ran" >/dev/null 2>"$TMP/err"
@@ -296,6 +298,8 @@ iprof: 1 probe names what does not exist: nothing attached, the command not run 
 	check "condition field typo: no report" "$(cat "$TMP/out")" ""
 	check "condition field typo: stderr" "$(cat "$TMP/err")" \
 		"iprof: -e:2:85: tracepoint syscalls:sys_exit_read has no field 'fdd' (its fields: __syscall_nr, ret)
+iprof:   span r = tracepoint:syscalls:sys_enter_read -> tracepoint:syscalls:sys_exit_read if fdd == 3
+iprof:   $(printf '%*s' 84 '')^
 iprof: 1 probe names what does not exist: nothing attached, the command not run (--keep-going traces the others)"
 	"$IPROF" -e "uprobe:$W:outer" \
 		-e "span r = tracepoint:syscalls:sys_enter_read if fdd == 3 -> tracepoint:syscalls:sys_exit_read" \
@@ -516,4 +520,46 @@ check "-p, a file it does not map: said, with what it runs" \
 check "-p, a file it maps (libc): nothing said" "$(grep -c 'does not map' "$TMP/unmapped.err")" 1
 kill $sp 2>/dev/null
 wait $sp 2>/dev/null
+# A probe list with errors on several lines: every one said in one run,
+# syntax and names alike (a missing function, a duplicate, an include that
+# is not there, a -e line), each with FILE:LINE:COL, its line and a caret;
+# past 20, "N more"; exit 2 before anything runs (was: the first syntax
+# error only, then one phase per rerun: a newcomer's 4 rounds)
+cat >"$TMP/many.conf" <<EOF
+uprobe:$W:outer
+kprobe vfs_read
+uprobe:$W:outre
+fentri:vfs_write
+uprobe:$W:outer
+include nope.conf
+EOF
+"$IPROF" -P "$TMP/many.conf" -e 'span s = tp:syscalls:sys_enter_read ->' \
+	-- "$W" --calls 1 >"$TMP/out" 2>"$TMP/err"
+check "several bad lines: exit" "$?" 2
+check "several bad lines: each said with its line and caret" "$(cat "$TMP/err")" \
+"iprof: $TMP/many.conf:2:7: missing ':' after 'kprobe' (kprobe:FUNCTION)
+iprof:   kprobe vfs_read
+iprof:         ^
+iprof: $TMP/many.conf:4:1: found 'fentri:', expected a probe kind (fentry:, kprobe:, func:, uprobe:, span, include); did you mean fentry:?
+iprof:   fentri:vfs_write
+iprof:   ^
+iprof: $TMP/many.conf:6:9: cannot open '$TMP/nope.conf': No such file or directory
+iprof:   include nope.conf
+iprof:           ^
+iprof: -e:1:39: found end of line, expected a tracepoint (tracepoint:CAT:EVENT or tp:CAT:EVENT)
+iprof:   span s = tp:syscalls:sys_enter_read ->
+iprof:                                         ^
+iprof: $TMP/many.conf:5:$((9 + ${#W})): timer 'outer' already defined at $TMP/many.conf:1
+iprof: $TMP/many.conf:3:$((9 + ${#W})): no function 'outre' in $W (its symbol table has no such FUNC symbol); nor is it inlined anywhere (DWARF); did you mean outer?
+iprof:   uprobe:$W:outre
+iprof:   $(printf '%*s' $((8 + ${#W})) '')^
+iprof: 6 errors in the probe list: nothing attached, the command not run"
+check "several bad lines: nothing ran" "$(wc -c <"$TMP/out")" 0
+for i in $(seq 25); do echo "fentri:f$i"; done >"$TMP/many25.conf"
+"$IPROF" -P "$TMP/many25.conf" -d 1s >/dev/null 2>"$TMP/err"
+check "25 bad lines: exit" "$?" 2
+check "25 bad lines: 20 said" "$(grep -c "found 'fentri:'" "$TMP/err")" 20
+check "25 bad lines: the rest counted" "$(tail -1 "$TMP/err")" \
+	"iprof: 5 more errors not shown (the first 20 are above)"
+
 finish

@@ -1382,6 +1382,101 @@ static void rm_tmp(void)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Gathering (probe_list.max_errors): every bad line of a file said in one
+ * parse, each with its line and a caret; the good lines kept; an include
+ * that cannot be read is one error, errors inside an included file are
+ * said at their own lines; past the bound only counted.  (The parse used
+ * to stop at the first bad line: a newcomer fixed a file in 4 rounds.)
+ */
+static void test_gather_errors(void **state)
+{
+	struct probe_list pl = {.max_errors = 20};
+	char path[PATH_MAX], inc[PATH_MAX];
+	static char out[8192], want[16 * PATH_MAX];
+
+	snprintf(inc, sizeof(inc), "%s/gi.conf", g_tmp);
+	write_file(inc, "fentry:in_inc\nfentry in_bad\n");
+	snprintf(path, sizeof(path), "%s/gather.conf", g_tmp);
+	write_file(path, "fentry:a\n"
+			 "kprobe vfs_read\n"
+			 "fentri:b\n"
+			 "fentry:c\n"
+			 "include gi.conf\n"
+			 "include nope.conf\n"
+			 "\tspan s = tp:x:y -> # \xc3\xa9\n"
+			 "fentry:a\n");
+	assert_int_equal(probe_parse_file(&pl, path, out, sizeof(out)),
+			 -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%1$s:2:7: missing ':' after 'kprobe' (kprobe:FUNCTION)\n"
+		 "  kprobe vfs_read\n"
+		 "        ^\n"
+		 "%1$s:3:1: found 'fentri:', expected a probe kind (fentry:, "
+		 "kprobe:, func:, uprobe:, span, include); did you mean "
+		 "fentry:?\n"
+		 "  fentri:b\n"
+		 "  ^\n"
+		 "%2$s:2:7: missing ':' after 'fentry' (fentry:FUNCTION)\n"
+		 "  fentry in_bad\n"
+		 "        ^\n"
+		 "%1$s:6:9: cannot open '%3$s/nope.conf': No such file or "
+		 "directory\n"
+		 "  include nope.conf\n"
+		 "          ^\n"
+		 "%1$s:7:21: found end of line, expected a tracepoint "
+		 "(tracepoint:CAT:EVENT or tp:CAT:EVENT)\n"
+		 "  ?span s = tp:x:y -> # \xc3\xa9\n"
+		 "                      ^\n",
+		 path, inc, g_tmp);
+	assert_string_equal(out, want);
+	assert_int_equal(pl.nerrors, 5);
+	assert_int_equal(pl.n, 4); /* a, c, in_inc, a */
+	assert_string_equal(pl.v[2].name, "in_inc");
+
+	/* the duplicate: each second use, one line */
+	assert_int_equal(probe_list_check(&pl, out, sizeof(out)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:8:8: timer 'a' already defined at %s:1\n", path, path);
+	assert_string_equal(out, want);
+	assert_int_equal(pl.nerrors, 6);
+	probe_list_free(&pl);
+
+	/* past the bound: counted, not said; -e lines alike */
+	pl = (struct probe_list){.max_errors = 2};
+	assert_int_equal(probe_parse_line(&pl, "x", "-e", 1, out, sizeof(out)),
+			 -EINVAL);
+	assert_int_equal(probe_parse_line(&pl, "fentry:", "-e", 2, out,
+					  sizeof(out)),
+			 -EINVAL);
+	assert_string_equal(out, "-e:2:8: found end of line, expected a "
+				 "function name\n"
+				 "  fentry:\n"
+				 "         ^\n");
+	assert_int_equal(probe_parse_line(&pl, "y", "-e", 3, out, sizeof(out)),
+			 -EINVAL);
+	assert_string_equal(out, "");
+	assert_int_equal(pl.nerrors, 3);
+	probe_list_free(&pl);
+}
+
+/* probe_show_line(): a long line is cut around the column */
+static void test_show_line(void **state)
+{
+	char line[301], buf[256], want[256];
+
+	memset(line, 'a', 300);
+	line[300] = '\0';
+	line[199] = 'X';
+	assert_int_equal(probe_show_line(buf, sizeof(buf), line, 200), 0);
+	snprintf(want, sizeof(want), "  ...%.*sX%.*s...\n  %*s^\n", 50,
+		 line, 49, line, 53, "");
+	assert_string_equal(buf, want);
+	assert_int_equal(probe_show_line(buf, sizeof(buf), "ab", 4), -EINVAL);
+	assert_int_equal(probe_show_line(buf, sizeof(buf), "ab", 3), 0);
+	assert_string_equal(buf, "  ab\n    ^\n");
+}
+
 static void test_include_quoted_and_cwd(void **state)
 {
 	struct probe_list pl = {0};
@@ -1839,6 +1934,8 @@ int main(void)
 		cmocka_unit_test(test_err_include_cycle),
 		cmocka_unit_test(test_err_in_included_file),
 		cmocka_unit_test(test_include_quoted_and_cwd),
+		cmocka_unit_test(test_gather_errors),
+		cmocka_unit_test(test_show_line),
 		cmocka_unit_test(test_include_depth),
 		cmocka_unit_test(test_err_not_regular),
 		cmocka_unit_test(test_err_file_size),
