@@ -164,6 +164,11 @@ unsigned long long ksym_addr(const char *kallsyms, const char *const *names);
 size_t ksym_suggest(char *const *names, size_t n, const char *want,
 		    char *buf, size_t len);
 
+/* ksym_suggest_pfx() - ksym_suggest(), each name written after @pfx (a
+ * folder: "/usr/bin/"). */
+size_t ksym_suggest_pfx(char *const *names, size_t n, const char *want,
+			const char *pfx, char *buf, size_t len);
+
 /*
  * Kernel addresses to names (--offcpu-stacks' stacks): the text symbols of
  * a kallsyms file by address.  Addresses are this boot's (KASLR): a

@@ -37,6 +37,16 @@
 int sym_resolve_path(const char *name, char **out, char *err, size_t errlen);
 
 /*
+ * sym_suggest_near() - for @name that is not there, the names nearest to
+ * it (ksym_suggest(): by edit distance, at most 3) appended to the string
+ * in @buf (@len bytes) as KSYM_SUGGEST_PFX "a or b?": with a '/', the
+ * entries of its folder, written with that folder as @name gives it
+ * ("/usr/bin/gitt": "/usr/bin/git"); without one, the names in $PATH's
+ * folders (a command).  Returns how many (0: @buf as it was).
+ */
+size_t sym_suggest_near(const char *name, char *buf, size_t len);
+
+/*
  * sym_func_offset() - the file offset of function @func in the ELF
  * executable or shared object @path, as the kernel's uprobe API wants it:
  * the first of sym_func_targets() (the function itself, else its only

@@ -206,6 +206,44 @@ static int read_events(const char *dir, struct ksyms *k)
 	return err;
 }
 
+/*
+ * tp_near() - for a GLOB that matched none of @k's CAT:EVENT names, say
+ * "0 tracepoints matching 'GLOB'; did you mean ...?" with the names
+ * nearest to it (ksym_suggest()), else, its category being none, GLOB
+ * with the categories nearest to its own ('sycalls:*': 'syscalls:*').
+ * 1 when said, 0 when none is near (or out of memory).
+ */
+static int tp_near(const struct ksyms *k, const char *glob)
+{
+	const char *colon = strchr(glob, ':');
+	char near[512] = "", **cats = NULL;
+	size_t i, n = 0, clen;
+
+	if (!ksym_suggest(k->funcs, k->nfuncs, glob, near, sizeof(near)) &&
+	    colon && (cats = calloc(k->nfuncs, sizeof(*cats)))) {
+		/* each category once (k->funcs is sorted), with GLOB's rest */
+		for (i = 0; i < k->nfuncs; i++) {
+			clen = strcspn(k->funcs[i], ":");
+			if (n && !strncmp(cats[n - 1], k->funcs[i], clen) &&
+			    cats[n - 1][clen] == ':')
+				continue;
+			if (asprintf(&cats[n], "%.*s%s", (int)clen,
+				     k->funcs[i], colon) < 0)
+				break;
+			n++;
+		}
+		ksym_suggest(cats, n, glob, near, sizeof(near));
+		for (i = 0; i < n; i++)
+			free(cats[i]);
+		free(cats);
+	}
+	if (!*near)
+		return 0;
+	log_info("0 tracepoints matching '%s'" KSYM_SUGGEST_PFX "%s?", glob,
+		 near);
+	return 1;
+}
+
 static int list_tracepoints(const struct list_opts *o)
 {
 	struct printer pr = {o, NULL, NULL, 0};
@@ -226,8 +264,10 @@ static int list_tracepoints(const struct list_opts *o)
 		return LIST_ERROR;
 	}
 	ksyms_match(&k, o->glob, print_tp, &pr);
+	/* none: said with the names near the GLOB, if any */
+	if (pr.n || !o->glob || !tp_near(&k, o->glob))
+		count_line(o, pr.n, "tracepoint", NULL);
 	ksyms_free(&k);
-	count_line(o, pr.n, "tracepoint", NULL);
 	return pr.n ? LIST_FOUND : LIST_NONE;
 }
 

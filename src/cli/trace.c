@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iprof/sym.h"
 #include "iprof/util.h"
 #include "cli/trace.h"
 #include "cli/target.h"
@@ -261,11 +262,23 @@ static int cmd_unrunnable(const char *path)
 	return 0;
 }
 
+/* "; did you mean ...?" for a command @name not there (@e ENOENT): the
+ * names near it in its folder or $PATH (static; "" without) */
+static const char *near_names(const char *name, int e)
+{
+	static char buf[600];
+
+	buf[0] = '\0';
+	if (e == ENOENT)
+		sym_suggest_near(name, buf, sizeof(buf));
+	return buf;
+}
+
 /* -- COMMAND: forked, held before its exec until start_tracing() */
 static int spawn_command(struct trace *t)
 {
 	const struct opts *o = t->o;
-	int on_stderr;
+	int on_stderr, e;
 
 	if (!o->cmd)
 		return 0;
@@ -274,14 +287,16 @@ static int spawn_command(struct trace *t)
 		 * execve(2)s would show up in spans on execve */
 		t->cmd_path = target_find_in_path(o->cmd[0]);
 		if (!t->cmd_path) {
-			log_error("cannot run '%s': not found in $PATH",
-				  o->cmd[0]);
+			log_error("cannot run '%s': not found in $PATH%s",
+				  o->cmd[0], near_names(o->cmd[0], ENOENT));
 			return EXIT_USAGE;
 		}
 		o->cmd[0] = t->cmd_path;
 	} else if (cmd_unrunnable(o->cmd[0])) {
 		/* before the probes attach (seconds), not at its exec */
-		log_error("cannot run '%s': %s", o->cmd[0], strerror(errno));
+		e = errno;
+		log_error("cannot run '%s': %s%s", o->cmd[0], strerror(e),
+			  near_names(o->cmd[0], e));
 		return EXIT_USAGE;
 	}
 	/* stdout asked for (-o -) for a recording, a timeline or the

@@ -518,6 +518,12 @@ static size_t osa_distance(const char *a, const char *b, size_t max)
 size_t ksym_suggest(char *const *names, size_t n, const char *want,
 		    char *buf, size_t len)
 {
+	return ksym_suggest_pfx(names, n, want, "", buf, len);
+}
+
+size_t ksym_suggest_pfx(char *const *names, size_t n, const char *want,
+			const char *pfx, char *buf, size_t len)
+{
 	size_t wl = strlen(want), max, k, i, j, d, pick[3], dist[3], got = 0;
 	int used = 0;
 
@@ -543,8 +549,8 @@ size_t ksym_suggest(char *const *names, size_t n, const char *want,
 	if (len)
 		buf[0] = '\0';
 	for (k = 0; k < got && len; k++) {
-		used += snprintf(buf + used, len - (size_t)used, "%s%s",
-				 !k ? "" : k + 1 < got ? ", " : " or ",
+		used += snprintf(buf + used, len - (size_t)used, "%s%s%s",
+				 !k ? "" : k + 1 < got ? ", " : " or ", pfx,
 				 names[pick[k]]);
 		if ((size_t)used >= len)
 			break;

@@ -73,6 +73,8 @@ static int absolute(const char *path, char **out, char *err, size_t errlen)
 		return 0;
 	e = errno ? errno : ENOENT;
 	util_set_err(err, errlen, "%s: %s", path, strerror(e));
+	if (e == ENOENT && err)
+		sym_suggest_near(path, err, errlen);
 	return -e;
 }
 
@@ -161,6 +163,71 @@ static void suggest_files(const char *name, const char *path, char *err,
 	for (i = 0; i < nm.n; i++)
 		free(nm.v[i]);
 	free(nm.v);
+}
+
+/* free @nm's names */
+static void names_free(struct names *nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		free(nm->v[i]);
+	free(nm->v);
+}
+
+/* @nm sorted, each name once */
+static void names_unique(struct names *nm)
+{
+	size_t i, k;
+
+	if (nm->n < 2)
+		return;
+	qsort(nm->v, nm->n, sizeof(*nm->v), cmp_name);
+	for (i = 0, k = 0; i < nm->n; i++) {
+		if (k && !strcmp(nm->v[k - 1], nm->v[i]))
+			free(nm->v[i]);
+		else
+			nm->v[k++] = nm->v[i];
+	}
+	nm->n = k;
+}
+
+size_t sym_suggest_near(const char *name, char *buf, size_t len)
+{
+	struct names nm = { 0 };
+	char dir[PATH_MAX], near[512], *pfx = dir;
+	const char *base = strrchr(name, '/'), *p, *end, *path;
+	size_t got, used = strlen(buf);
+
+	if (base) {
+		/* its folder: "/x" for "/x/y", "/" for "/y", as written */
+		snprintf(dir, sizeof(dir), "%.*s", (int)(base - name + 1),
+			 name);
+		dir_names(base == name ? "/" : dir, &nm);
+		base++;
+	} else {
+		path = getenv("PATH");
+		for (p = path ? path : DEFAULT_PATH;; p = end + 1) {
+			end = strchrnul(p, ':');
+			if (end > p && (size_t)(end - p) < sizeof(dir)) {
+				snprintf(dir, sizeof(dir), "%.*s",
+					 (int)(end - p), p);
+				dir_names(dir, &nm);
+			}
+			if (!*end)
+				break;
+		}
+		base = name;
+		pfx = "";
+		names_unique(&nm); /* /bin and /usr/bin: one folder */
+	}
+	got = *base ? ksym_suggest_pfx(nm.v, nm.n, base, pfx, near,
+				       sizeof(near)) :
+		      0;
+	if (got && used < len)
+		snprintf(buf + used, len - used, KSYM_SUGGEST_PFX "%s?", near);
+	names_free(&nm);
+	return got;
 }
 
 int sym_resolve_path(const char *name, char **out, char *err, size_t errlen)

@@ -562,4 +562,32 @@ check "25 bad lines: 20 said" "$(grep -c "found 'fentri:'" "$TMP/err")" 20
 check "25 bad lines: the rest counted" "$(tail -1 "$TMP/err")" \
 	"iprof: 5 more errors not shown (the first 20 are above)"
 
+# A file or command that is not there: "No such file", and the names near
+# it in its folder (a command without '/': in $PATH); a tracepoint GLOB
+# that matches none: the names, else the categories near it (a newcomer's
+# /usr/bin/gitt and 'sycalls:*' got no did-you-mean)
+mkdir -p "$TMP/nbin"
+cp "$W" "$TMP/nbin/mytool"
+"$IPROF" -e "uprobe:$TMP/nbin/mytol:outer" -d 1s >/dev/null 2>"$TMP/err"
+check "a probe's file not there: exit" "$?" 2
+check "a probe's file not there: the near names" "$(head -1 "$TMP/err")" \
+	"iprof: -e:1:8: $TMP/nbin/mytol: No such file or directory; did you mean $TMP/nbin/mytool?"
+"$IPROF" -e "uprobe:$W:outer" -- "$TMP/nbin/mytoool" >/dev/null 2>"$TMP/err"
+check "a command path not there: exit" "$?" 2
+check "a command path not there: the near names" "$(cat "$TMP/err")" \
+	"iprof: cannot run '$TMP/nbin/mytoool': No such file or directory; did you mean $TMP/nbin/mytool?"
+PATH="$TMP/nbin:$PATH" "$IPROF" -e "uprobe:$W:outer" -- mytol >/dev/null 2>"$TMP/err"
+check "a command not in \$PATH: exit" "$?" 2
+check "a command not in \$PATH: the near names" "$(cat "$TMP/err")" \
+	"iprof: cannot run 'mytol': not found in \$PATH; did you mean mytool?"
+if [ "$(id -u)" = 0 ]; then
+	"$IPROF" list tracepoints 'sycalls:*' >"$TMP/out" 2>"$TMP/err"
+	check "list tracepoints, a category typo: exit" "$?" 1
+	check "list tracepoints, a category typo: the near one" "$(cat "$TMP/err")" \
+		"iprof: 0 tracepoints matching 'sycalls:*'; did you mean syscalls:*?"
+	"$IPROF" list tracepoints 'sched:sched_swich' >"$TMP/out" 2>"$TMP/err"
+	check "list tracepoints, an event typo: the near one" "$(cat "$TMP/err")" \
+		"iprof: 0 tracepoints matching 'sched:sched_swich'; did you mean sched:sched_switch?"
+fi
+
 finish
