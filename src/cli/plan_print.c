@@ -166,6 +166,81 @@ static void print_stops(const struct plan *p, const struct plan_timer *t)
 	print_inlined(t);
 }
 
+/*
+ * Would kernel function timer @t attach here, where fentry programs load
+ * (@fentry: 1; 0 refused; -1 not tried) and the kernel has kprobes
+ * (@kprobes)?  An instance where inlined needs a kprobe; the rest take
+ * fentry where they may, else a kprobe (the loader's order,
+ * attach_func_timer()).
+ */
+static int kfunc_attaches(const struct plan_timer *t, int fentry,
+			  int kprobes)
+{
+	return ((t->via & PLAN_VIA_KPROBE) && kprobes) ||
+	       ((t->via & PLAN_VIA_FENTRY) && fentry != 0 && !t->inl_only);
+}
+
+
+/* What this kernel takes for kernel function timers (--dry-run) */
+struct kfeat {
+	const char *first; /* the first kernel function: fentry tried on it */
+	int fentry; /* 1: fentry programs load; 0: refused (why) */
+	int kprobes; /* 1: the kernel has kprobes */
+	int err; /* fentry's -errno */
+	char why[512];
+};
+
+/* @p's kfeat, tried once (static); NULL without a kernel function timer */
+static const struct kfeat *kfeat_get(const struct plan *p)
+{
+	static struct kfeat kf;
+	static const struct plan *done;
+	uint32_t i;
+
+	if (done == p)
+		return kf.first ? &kf : NULL;
+	done = p;
+	memset(&kf, 0, sizeof(kf));
+	for (i = 0; i < p->ntimers; i++)
+		if (p->timers[i].func &&
+		    probe_kind_at(p->timers[i].kind) == PROBE_AT_KFUNC &&
+		    !p->timers[i].error)
+			break;
+	if (i == p->ntimers)
+		return NULL;
+	kf.first = p->timers[i].func;
+	kf.err = loader_try_fentry(kf.first, kf.why, sizeof(kf.why));
+	kf.fentry = !kf.err;
+	kf.kprobes = loader_kprobes();
+	return &kf;
+}
+
+/* --dry-run: the line under kernel function timer @t that this kernel
+ * would refuse, with why (the loader's words, attach_func_timer(), as
+ * the JSON plan and the run's "not attached" say it) */
+static void print_refused(const struct plan *p, const struct plan_timer *t,
+			  int w)
+{
+	const struct kfeat *kf = kfeat_get(p);
+	static const char nokp[] =
+		"the kernel has no kprobes (CONFIG_KPROBES off)";
+
+	if (!kf || t->error || probe_kind_at(t->kind) != PROBE_AT_KFUNC ||
+	    kfunc_attaches(t, kf->fentry, kf->kprobes))
+		return;
+	if (t->inl_only)
+		printf("%-*s  refused inlined: its instances need kprobes: %s\n",
+		       w, "", nokp);
+	else if (t->via == (PLAN_VIA_FENTRY | PLAN_VIA_KPROBE))
+		printf("%-*s  refused fentry: the kernel refuses fentry/fexit programs (%s); kprobe: %s\n",
+		       w, "", strerror(-kf->err), nokp);
+	else if (t->via & PLAN_VIA_FENTRY)
+		printf("%-*s  refused the kernel refuses fentry/fexit programs (%s)\n",
+		       w, "", strerror(-kf->err));
+	else
+		printf("%-*s  refused %s\n", w, "", nokp);
+}
+
 int plan_print_text(const struct plan *p)
 {
 	int w = 8, bad = 0;
@@ -201,6 +276,7 @@ int plan_print_text(const struct plan *p)
 			printf("%-*s  error   %s\n", w, "", t->error);
 			bad++;
 		}
+		print_refused(p, t, w);
 	}
 	return bad;
 }
@@ -219,20 +295,6 @@ static int kmulti_used(const struct plan *p, int fentry)
 	return n && loader_kmulti_supported() && loader_kmulti_wanted(&n);
 }
 
-/*
- * Would kernel function timer @t attach here, where fentry programs load
- * (@fentry: 1; 0 refused; -1 not tried) and the kernel has kprobes
- * (@kprobes)?  An instance where inlined needs a kprobe; the rest take
- * fentry where they may, else a kprobe (the loader's order,
- * attach_func_timer()).
- */
-static int kfunc_attaches(const struct plan_timer *t, int fentry,
-			  int kprobes)
-{
-	return ((t->via & PLAN_VIA_KPROBE) && kprobes) ||
-	       ((t->via & PLAN_VIA_FENTRY) && fentry != 0 && !t->inl_only);
-}
-
 /* The exit status a run would have: 0 when @nbad of @n timers would not
  * attach is 0, EXIT_PARTIAL for some, EXIT_RUNTIME for all. */
 static int attach_status(uint32_t nbad, uint32_t n)
@@ -242,21 +304,17 @@ static int attach_status(uint32_t nbad, uint32_t n)
 
 int plan_print_kernel_features(const struct plan *p)
 {
-	const char *first; /* the first kernel function, fentry tried on */
-	char why[512];
+	const struct kfeat *kf = kfeat_get(p);
+	const char *first, *why;
 	int fentry, kprobes;
 	uint32_t i, nbad = 0;
 
-	for (i = 0; i < p->ntimers; i++)
-		if (p->timers[i].func &&
-		    probe_kind_at(p->timers[i].kind) == PROBE_AT_KFUNC &&
-		    !p->timers[i].error)
-			break;
-	if (i == p->ntimers)
+	if (!kf)
 		return 0;
-	first = p->timers[i].func;
-	fentry = !loader_try_fentry(first, why, sizeof(why));
-	kprobes = loader_kprobes();
+	first = kf->first;
+	why = kf->why;
+	fentry = kf->fentry;
+	kprobes = kf->kprobes;
 	for (i = 0; i < p->ntimers; i++)
 		nbad += !p->timers[i].error &&
 			probe_kind_at(p->timers[i].kind) == PROBE_AT_KFUNC &&

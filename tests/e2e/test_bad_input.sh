@@ -350,6 +350,11 @@ iprof: 1 probe names what does not exist: nothing attached, the command not run 
 	# kernel functions cannot attach: grouped on stderr when no report
 	# follows, and --strict still exits 2
 	k=$("$IPROF" --dry-run -f json -e func:vfs_read | jq -c '[.kernel.fentry, .kernel.kprobes]')
+	if [ "$k" = "[false,true]" ] || [ "$k" = "[true,true]" ]; then
+		"$IPROF" --dry-run -e kprobe:vfs_read >"$TMP/dry" 2>&1
+		check "dry run, kprobes here: exit" "$?" 0
+		check "dry run, kprobes here: not refused" "$(grep -c '^ *refused' "$TMP/dry")" 0
+	fi
 	if [ "$k" = "[false,false]" ]; then
 		why="fentry: the kernel refuses fentry/fexit programs (Operation not permitted); kprobe: the kernel has no kprobes (CONFIG_KPROBES off)"
 		# --dry-run exits as the run would: 1 none, 3 some, --strict 2
@@ -357,6 +362,17 @@ iprof: 1 probe names what does not exist: nothing attached, the command not run 
 		check "dry run, nothing would attach: exit" "$?" 1
 		check "dry run, nothing would attach: says so" "$(tail -1 "$TMP/dry")" \
 			"# would not attach here: 1 of 1 timers"
+		# each timer refused says so under its own line (a newcomer
+		# read 'kprobe:vfs_read' in the plan as if it would work)
+		"$IPROF" --dry-run -e func:vfs_read -e kprobe:vfs_write -e "uprobe:$W:outer" >"$TMP/dry" 2>&1
+		check "dry run, refused per timer: exit" "$?" 3
+		check "dry run, refused per timer: why, under each" \
+			"$(grep -A1 '^vfs_' "$TMP/dry" | sed 's/  */ /g')" \
+			"vfs_read func func:vfs_read
+ refused $why
+vfs_write kprobe kprobe:vfs_write
+ refused the kernel has no kprobes (CONFIG_KPROBES off)"
+		check "dry run, refused per timer: not the uprobe" "$(grep -c '^ *refused' "$TMP/dry")" 2
 		"$IPROF" --dry-run -f json -e func:vfs_read -e "uprobe:$W:outer" >"$TMP/dry" 2>&1
 		check "dry run, some would not attach: exit" "$?" 3
 		check "dry run, some would not attach: attached" \
