@@ -119,15 +119,67 @@ static void fmt_u64(char *buf, uint64_t v)
 	snprintf(buf, CELL, "%" PRIu64, v);
 }
 
+/*
+ * A per-call statistic @ns of @n (MIN, AVG, MAX, a percentile): "<res"
+ * when below the per-call error bar (AVGERR: the probes cannot resolve
+ * it; one rule for every such column, doc/report.md), else the time.
+ */
+static void fmt_call(char *buf, const struct agg_node *n, uint64_t ns)
+{
+	struct report_err e;
+
+	if (report_node_err(n, &e) && ns < e.avg_ns)
+		strcpy(buf, "<res");
+	else
+		report_ns_str(buf, CELL, ns);
+}
+
 static void fmt_q(char *buf, const struct agg_node *n, double q)
 {
 	if (!n->hist) {
 		strcpy(buf, "-");
 		return;
 	}
-	report_ns_str(
-		buf, CELL,
-		hist_quantile(n->hist, n->count, q, n->min_ns, n->max_ns));
+	fmt_call(buf, n,
+		 hist_quantile(n->hist, n->count, q, n->min_ns, n->max_ns));
+}
+
+/*
+ * A --by root's cell (a thread, process or command name: a key, not a
+ * timer): COUNT the calls at its top level (its children's COUNT), every
+ * other column "-" (doc/report.md).
+ */
+static void key_cell(char *buf, const struct agg_node *n, enum report_col c)
+{
+	const struct agg_node *k;
+	uint64_t sum = 0;
+
+	if (c != REPORT_COL_COUNT) {
+		strcpy(buf, "-");
+		return;
+	}
+	for (k = n->child; k; k = k->next)
+		sum += k->count + k->hits;
+	fmt_u64(buf, sum);
+}
+
+/* Levels of the tree indented in full in NAME; a deeper row keeps that
+ * indent and says its depth: "[31] f" (a deep recursion padded every
+ * name to hundreds of columns) */
+#define INDENT_LEVELS 16
+
+/* the indent of a row at @depth (1: a root), and its name with "[D] " in
+ * front past INDENT_LEVELS into @buf (@len bytes); returns the name */
+static const char *row_name(uint32_t depth, const char *name, int *indent,
+			    char *buf, size_t len)
+{
+	if (depth <= INDENT_LEVELS) {
+		*indent = (int)(2 * (depth - 1));
+		return name;
+	}
+	*indent = 2 * INDENT_LEVELS;
+	snprintf(buf, len, "[%u] %s", depth, name);
+	return buf;
 }
 
 /* one cell of a node; time columns are "-" without completions (a timer
@@ -171,15 +223,11 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 		report_ns_str(buf, CELL, n->blocked_ns);
 		break;
 	case REPORT_COL_MIN:
-		report_ns_str(buf, CELL, n->min_ns);
+		fmt_call(buf, n, n->min_ns);
 		break;
 	case REPORT_COL_AVG:
 		/* within its error bar of 0: no number (report_node_err()) */
-		report_node_err(n, &e);
-		if (e.below_res)
-			strcpy(buf, "<res");
-		else
-			report_ns_str(buf, CELL, n->total_ns / n->count);
+		fmt_call(buf, n, n->total_ns / n->count);
 		break;
 	case REPORT_COL_AVGERR:
 	case REPORT_COL_TOTALERR:
@@ -191,7 +239,7 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 							 e.total_ns);
 		break;
 	case REPORT_COL_MAX:
-		report_ns_str(buf, CELL, n->max_ns);
+		fmt_call(buf, n, n->max_ns);
 		break;
 	case REPORT_COL_STDDEV:
 		report_ns_str(buf, CELL, report_stddev_ns(n));
@@ -356,9 +404,9 @@ static int table_body(FILE *f, const struct report *r)
 	struct report_view v;
 	char(*cells)[CELL] = NULL;
 	const char *name;
-	char buf[REPORT_NAME_BUF], cut[512];
+	char buf[REPORT_NAME_BUF], cut[512], deep[REPORT_NAME_BUF + 16];
 	struct fit ft;
-	int err, mark;
+	int err, mark, indent;
 
 	if (r->columns && r->ncolumns) {
 		if (r->ncolumns > REPORT_NCOL)
@@ -388,13 +436,19 @@ static int table_body(FILE *f, const struct report *r)
 			continue;
 		name = report_timer_name(r, v.nodes[i]->timer, buf,
 					 sizeof(buf));
-		len = 2 * (size_t)(v.nodes[i]->depth - 1) + util_utf8_width(name) +
+		name = row_name(v.nodes[i]->depth, name, &indent, deep,
+				sizeof(deep));
+		len = (size_t)indent + util_utf8_width(name) +
 		      (size_t)report_tail_mark(r, v.nodes[i]->timer);
 		if (len > namew)
 			namew = len;
 		for (c = 0; c < ncols; c++, k++) {
-			fill_cell(cells[k], v.nodes[i], cols[c],
-				  report_keyed(r, v.nodes[i]->timer));
+			if (v.nodes[i]->depth == 1 &&
+			    AGG_TIMER_IS_SPLIT(v.nodes[i]->timer))
+				key_cell(cells[k], v.nodes[i], cols[c]);
+			else
+				fill_cell(cells[k], v.nodes[i], cols[c],
+					  report_keyed(r, v.nodes[i]->timer));
 			len = strlen(cells[k]);
 			if (len > w[c])
 				w[c] = len;
@@ -410,12 +464,12 @@ static int table_body(FILE *f, const struct report *r)
 			fprintf(f, "  %*s", (int)w[c], col[cols[c]].head);
 	fputc('\n', f);
 	for (i = 0, j = 0; i < v.n; i++) {
-		int indent = (int)(2 * (v.nodes[i]->depth - 1));
-
 		if (!v.visible[i])
 			continue;
 		name = report_timer_name(r, v.nodes[i]->timer, buf,
 					 sizeof(buf));
+		name = row_name(v.nodes[i]->depth, name, &indent, deep,
+				sizeof(deep));
 		/* a tail-calling timer: NAME*, its footnote after the table
 		 * (report_tail_note()) */
 		mark = report_tail_mark(r, v.nodes[i]->timer);

@@ -685,6 +685,87 @@ static void test_table_min_total_max_depth(void **state)
 	agg__free(a);
 }
 
+/*
+ * Rows a newcomer misread: a --by root (a key, not a timer) read COUNT 0
+ * and THREADS 0: COUNT is now its top-level calls, the rest "-"; a deep
+ * recursion padded every NAME to hundreds of columns: past 16 levels the
+ * indent stays and the depth is written "[17] outer"; MIN 2.77us beside
+ * AVG <res: every per-call statistic below the per-call error bar reads
+ * <res (here MIN, 998 ns against 1500 ns, while AVG and MAX are numbers).
+ */
+static void test_table_rows(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[INNER] = { .start_in_ns = 1, .start_out_ns = 1,
+			    .stop_in_ns = 1, .stop_out_ns = 1,
+			    .sd_ns = 3000 },
+	};
+	struct report r;
+	struct agg *a;
+	char *out, *row, want[256];
+	uint16_t d;
+
+	(void)state;
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	assert_int_equal(agg__set_by(a, AGG_BY_TID), 0);
+	S(7, OUTER, 1, 0);
+	E(7, OUTER, 1, 1 * MS);
+	S(7, OUTER, 1, 2 * MS);
+	E(7, OUTER, 1, 3 * MS);
+	S(8, INNER, 1, 0);
+	E(8, INNER, 1, 1 * MS);
+	agg__snapshot(a, 3 * MS);
+	init_report(&r, a);
+	r.columns = (enum report_col[]){ REPORT_COL_COUNT, REPORT_COL_TOTAL,
+					 REPORT_COL_MIN, REPORT_COL_THREADS };
+	r.ncolumns = 4;
+	out = run(report_table, &r);
+	assert_non_null(strstr(out, "\ntid 7        2       -       -        -\n"));
+	assert_non_null(strstr(out, "\ntid 8        1       -       -        -\n"));
+	free(out);
+	agg__free(a);
+
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	for (d = 1; d <= 20; d++)
+		S(1, OUTER, d, d * 1000);
+	for (d = 20; d >= 1; d--)
+		E(1, OUTER, d, 100000 - d * 1000);
+	agg__snapshot(a, 1 * MS);
+	init_report(&r, a);
+	r.columns = (enum report_col[]){ REPORT_COL_COUNT };
+	r.ncolumns = 1;
+	out = run(report_table, &r);
+	assert_non_null(strstr(out, "\n                              outer  "));
+	snprintf(want, sizeof(want), "\n%32s[17] outer  ", "");
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "\n%32s[20] outer  ", "");
+	assert_non_null(strstr(out, want));
+	assert_null(strstr(out, "\n                                  "));
+	free(out);
+	agg__free(a);
+
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	S(1, INNER, 1, 0);
+	E(1, INNER, 1, 1000);
+	S(1, INNER, 1, 2000);
+	E(1, INNER, 1, 12000);
+	agg__snapshot(a, 1 * MS);
+	init_report(&r, a);
+	r.columns = (enum report_col[]){ REPORT_COL_MIN, REPORT_COL_AVG,
+					 REPORT_COL_MAX, REPORT_COL_AVGERR };
+	r.ncolumns = 4;
+	out = run(report_table, &r);
+	row = strstr(out, "\ninner ");
+	assert_non_null(row);
+	assert_non_null(strstr(row, "  <res  5.50us  10.0us  1.50us\n"));
+	free(out);
+	agg__free(a);
+}
+
 /* clang-format off */
 static const char table_columns_expected[] =
 	"NAME   COUNT    RUNQ  BLOCKED  EXITED  DISCARD  STDDEV     P90   P99.9\n"
@@ -1591,6 +1672,7 @@ int main(void)
 		cmocka_unit_test(test_interrupt_root),
 		cmocka_unit_test(test_table_sort),
 		cmocka_unit_test(test_table_min_total_max_depth),
+		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_parse_sort_weight),
 		cmocka_unit_test(test_folded_weights),
