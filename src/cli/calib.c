@@ -473,6 +473,7 @@ int calib_start(struct calib_job *j, struct calib *cal, const struct plan *p,
 	j->env = *env;
 	j->err = 0;
 	j->started = 0;
+	j->t0_ns = util_now_ns();
 	e = pthread_create(&j->th, NULL, calib_thread, j);
 	if (e) {
 		/* no thread: measure here and now */
@@ -483,12 +484,39 @@ int calib_start(struct calib_job *j, struct calib *cal, const struct plan *p,
 	return 0;
 }
 
-int calib_wait(struct calib_job *j)
+int calib_join(struct calib_job *j)
 {
 	if (j->started) {
 		pthread_join(j->th, NULL);
 		j->started = 0;
 	}
+	return j->err;
+}
+
+int calib_wait(struct calib_job *j)
+{
+	uint64_t now, left;
+	struct timespec ts;
+
+	if (!j->started)
+		return j->err;
+	now = util_now_ns();
+	left = now - j->t0_ns < CALIB_SAY_NS ? CALIB_SAY_NS - (now - j->t0_ns) :
+					       0;
+	/* pthread_timedjoin_np(3) takes a CLOCK_REALTIME deadline */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(left / 1000000000ull);
+	ts.tv_nsec += (long)(left % 1000000000ull);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(j->th, NULL, &ts)) {
+		log_info("calibrating the probes' cost: %.1f s so far (tracing begins after it; a loaded host makes it slow; --no-compensate skips it, times then raw)",
+			 (double)(util_now_ns() - j->t0_ns) / 1e9);
+		pthread_join(j->th, NULL);
+	}
+	j->started = 0;
 	return j->err;
 }
 

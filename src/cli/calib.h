@@ -35,11 +35,23 @@ struct calib_job {
 	const struct plan *plan;
 	struct plan_env env;
 	int err;
+	uint64_t t0_ns; /* when it began, util_now_ns() */
 };
 
 int calib_start(struct calib_job *j, struct calib *cal, const struct plan *p,
 		const struct plan_env *env);
+/*
+ * calib_wait() - calib_run()'s return once it is done; when the wait
+ * passes CALIB_SAY_NS of calibration, one info line on stderr says what
+ * iprof waits for, and how to skip it (under load it takes seconds).
+ */
 int calib_wait(struct calib_job *j);
+
+/* calib_join() - calib_wait() without the line: iprof is ending anyway */
+int calib_join(struct calib_job *j);
+
+/* the calibration time from which waiting for it is said */
+#define CALIB_SAY_NS 1000000000ull
 
 /*
  * calib_log() - each class measured, with its figures, and each one that

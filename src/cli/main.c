@@ -359,7 +359,7 @@ static int run_main(int argc, char **argv)
 	}
 	ret = trace_run(&o, &rc, &plan);
 out:
-	if (calib_wait(&job))
+	if (calib_join(&job))
 		log_error("calibration: out of memory");
 	plan_free(&plan);
 	free(rc.costs);
