@@ -19,10 +19,32 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 entry_action[IPROF_FE_SLOTS] = {};
 const volatile __u32 return_action[IPROF_FE_SLOTS] = {};
 
+/*
+ * --slowest (slow_args): the call's first IPROF_NARGS arguments into @v as
+ * the trampoline saved them (one 8-byte slot each, 0 past the function's
+ * count), so a kept call shows them (named from BTF in user space);
+ * returns @v, or NULL where they are not sent (off, or not in task
+ * context: timer_start() sends them in task context only)
+ */
+static __always_inline const __u64 *fe_args(unsigned long long *ctx,
+					     __u32 cx, __u64 *v)
+{
+	int i;
+
+	if (!slow_args || cx != IPROF_CTX_TASK)
+		return NULL;
+	for (i = 0; i < IPROF_NARGS; i++) {
+		v[i] = 0;
+		bpf_get_func_arg(ctx, i, &v[i]);
+	}
+	return v;
+}
+
 static __always_inline int fe_entry_run(unsigned long long *ctx, __u32 key)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	const struct iprof_action *a;
+	__u64 args[IPROF_NARGS];
 	__u32 cx = cur_ctx();
 	__u64 v;
 	int i;
@@ -45,18 +67,25 @@ static __always_inline int fe_entry_run(unsigned long long *ctx, __u32 key)
 	if (a->role != IPROF_ROLE_START || !is_target(pid_tgid >> 32) ||
 	    !tracing_on())
 		return 0;
-	timer_start(a, pid_tgid, cx, 0, 0, 0, 1, NULL);
+	timer_start(a, pid_tgid, cx, 0, 0, 0, 1, fe_args(ctx, cx, args));
 	return 0;
 }
 
-static __always_inline int fe_exit_run(__u32 key)
+static __always_inline int fe_exit_run(unsigned long long *ctx, __u32 key)
 {
 	const struct iprof_action *a;
+	__u32 cx = cur_ctx();
+	__u64 ret = 0;
 
 	a = bpf_map_lookup_elem(&actions, &key);
-	if (a && a->role == IPROF_ROLE_STOP && tracing_on())
-		timer_stop(a, bpf_get_current_pid_tgid(), cur_ctx(), 0,
-			   NULL);
+	if (!a || a->role != IPROF_ROLE_STOP || !tracing_on())
+		return 0;
+	/* --slowest: the return value (timer_stop() sends it in task
+	 * context only) */
+	if (slow_args && cx == IPROF_CTX_TASK)
+		bpf_get_func_ret(ctx, &ret);
+	timer_stop(a, bpf_get_current_pid_tgid(), cx, 0,
+		   slow_args && cx == IPROF_CTX_TASK ? &ret : NULL);
 	return 0;
 }
 
@@ -69,7 +98,7 @@ static __always_inline int fe_exit_run(__u32 key)
 	SEC("fexit")                                                       \
 	int fe_exit_##k(unsigned long long *ctx)                           \
 	{                                                                  \
-		return fe_exit_run(return_action[k]);                      \
+		return fe_exit_run(ctx, return_action[k]);                 \
 	}
 
 FE_SLOT(0)

@@ -141,6 +141,10 @@ struct plan_timer {
 	 * (PLAN_VIA_*): fentry: fentry only, kprobe: kprobe only, func:
 	 * fentry, then kprobes where the kernel refuses fentry; 0 otherwise */
 	unsigned int via;
+	/* kernel function timers, where plan_env.params is given
+	 * (--slowest): its return value and arguments as BTF names and
+	 * types them (plan_params_fn's format), owned; NULL: not known */
+	char *params;
 };
 
 /* plan_timer.via: its kind's probe_kind_info.via (iprof/probe.h) */
@@ -218,6 +222,20 @@ typedef int (*plan_arg_fn)(void *ctx, const char *func, const char *name,
 			   int *index, int *width, int *is_signed,
 			   char *names, size_t len);
 
+/*
+ * Names and types the return value and the first IPROF_NARGS arguments
+ * of kernel function @func (from BTF: src/kernel/btfarg.c), into *@out
+ * (malloc'ed, the caller's): "NAME:FMT:TYPE" items joined by ';', the
+ * first the return value's (NAME empty), then each argument's in order.
+ * FMT says how a value reads: "p" a pointer (hex), "uN"/"sN" an unsigned
+ * or signed integer of N bytes (bool, char, an enum by its sign), "-"
+ * void (a return value only), "?" none iprof can show (a struct passed
+ * by value, a float: the arguments after it, whose slots shift, are not
+ * listed).  TYPE is the C declaration ("struct file *", "size_t").
+ * Returns 0, -ENOENT if @func has no BTF, or -ENOMEM.
+ */
+typedef int (*plan_params_fn)(void *ctx, const char *func, char **out);
+
 /* Most functions one glob may expand to (each is a timer, two probes). */
 #define PLAN_MAX_GLOB 2000
 
@@ -247,6 +265,9 @@ struct plan_env {
 	const char *kallsyms; /* /proc/kallsyms */
 	plan_arg_fn arg; /* named arguments of kernel functions, or NULL */
 	void *arg_ctx;
+	/* kernel function timers' plan_timer.params (--slowest shows the
+	 * kept calls' arguments by them), or NULL; called with arg_ctx */
+	plan_params_fn params;
 	/* 1: syscall spans on their own tracepoints (MECH_TRACEPOINT), as
 	 * other tracepoints; 0: on the raw syscall tracepoints by number
 	 * (MECH_SYSCALL) where the number is known (syscall_tp_nr()) */

@@ -76,6 +76,11 @@ struct report_timer {
 	 * ": not timed: WHY"; NULL when it has none) */
 	uint32_t inlined, inlined_refused;
 	const char *inlined_where;
+	/* a kernel function's return value and arguments as BTF names and
+	 * types them (plan_timer.params, include/iprof/plan.h's
+	 * plan_params_fn format: "NAME:FMT:TYPE;..."), NULL when not known:
+	 * --slowest shows the kept calls' values by these names */
+	const char *params;
 };
 
 /*

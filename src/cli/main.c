@@ -297,6 +297,9 @@ static int run_main(int argc, char **argv)
 	penv.kallsyms = "/proc/kallsyms";
 	penv.arg = btfarg_resolve;
 	penv.arg_ctx = &btfa;
+	/* the kept calls' arguments by name (BTF), where they are kept */
+	if (o.r.slowest > 0)
+		penv.params = btfarg_params;
 	penv.pids = o.pids;
 	penv.npids = o.npids;
 	/* IPROF_SYSCALL_TRACEPOINTS=1: syscall spans on their own

@@ -73,6 +73,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 		rt[i].inlined = t->inl;
 		rt[i].inlined_refused = t->inl_refused;
 		rt[i].inlined_where = t->inl_where;
+		rt[i].params = t->params;
 		rt[i].kprobe_misses = l ? loader__kprobe_misses(l, i) : 0;
 		rt[i].maxactive = l ? loader__kretprobe_maxactive(l, i) : 0;
 	}

@@ -426,6 +426,7 @@ static json_object *meta_json(const struct rec_run *run)
 		put(t, "inlined_not_timed",
 		    json_object_new_uint64(rt->inlined_refused), &bad);
 		put(t, "inlined_where", jstr(rt->inlined_where, &bad), NULL);
+		put(t, "params", jstr(rt->params, &bad), NULL);
 		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
 		    &bad);
 		if (run->costs)
@@ -1021,7 +1022,10 @@ static int parse_emu(json_object *t, struct report_timer *rt)
 	/* inlined instances (0.4's; absent before: 0, NULL) */
 	ret = ret ?: ju32(t, "inlined", &rt->inlined);
 	ret = ret ?: ju32(t, "inlined_not_timed", &rt->inlined_refused);
-	return ret ?: jstrdup(t, "inlined_where", &rt->inlined_where);
+	ret = ret ?: jstrdup(t, "inlined_where", &rt->inlined_where);
+	/* a kernel function's arguments by BTF (--slowest; absent before
+	 * and without it: NULL) */
+	return ret ?: jstrdup(t, "params", &rt->params);
 }
 
 static int parse_meta(struct rec_reader *r, json_object *m)
@@ -1453,6 +1457,7 @@ void rec_reader__free(struct rec_reader *r)
 		free((char *)p->timers[i].stop_why);
 		free((char *)p->timers[i].single_step_why);
 		free((char *)p->timers[i].inlined_where);
+		free((char *)p->timers[i].params);
 	}
 	free(p->timers);
 	free(p->costs);

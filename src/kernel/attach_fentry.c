@@ -107,6 +107,7 @@ static int fentry_load(struct loader *l, const uint32_t *ids, size_t n,
 	fe->rodata->self_tgid = l->skel->rodata->self_tgid;
 	fe->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
 	fe->rodata->has_kprobes = l->skel->rodata->has_kprobes;
+	fe->rodata->slow_args = l->skel->rodata->slow_args; /* --slowest */
 	/* is_target(): --cgroup (the ids are in the shared map sel_cgid) */
 	fe->rodata->sel_ncg = l->skel->rodata->sel_ncg;
 	for (k = 0; k < IPROF_MAX_SEL; k++)

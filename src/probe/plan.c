@@ -608,6 +608,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].ret_risk);
 		free(p->timers[i].key);
 		free(p->timers[i].inl_where);
+		free(p->timers[i].params);
 	}
 	for (i = 0; i < p->natt; i++) {
 		free(p->att[i].category);

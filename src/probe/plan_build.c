@@ -111,6 +111,27 @@ int plan_calib_inline_class(const struct plan *p, uint32_t timer)
 	}
 }
 
+/*
+ * plan_params() - env->params' names and types of each kernel function
+ * timer's arguments into its plan_timer.params (a function without BTF
+ * keeps NULL).  Returns 0 or -ENOMEM.
+ */
+static int plan_params(struct plan *p, const struct plan_env *env)
+{
+	uint32_t i;
+
+	for (i = 0; env->params && i < p->ntimers; i++) {
+		struct plan_timer *t = &p->timers[i];
+
+		if (t->error || !t->func ||
+		    probe_kind_at(t->kind) != PROBE_AT_KFUNC)
+			continue;
+		if (env->params(env->arg_ctx, t->func, &t->params) == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int plan_build(struct plan *p, const struct probe_list *pl,
 	       const struct plan_env *env)
 {
@@ -191,6 +212,7 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 		p->shstk_pid = env->shstk_pid;
 		plan_emu(p, env);
 		plan_pclass(p);
+		err = plan_params(p, env);
 	}
 	planner_free(p->pn);
 	p->pn = NULL;

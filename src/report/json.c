@@ -266,6 +266,8 @@ static void add_probe(struct jb *b, json_object *p, uint32_t id,
 		add_u64(b, p, "inlined_not_timed", t->inlined_refused);
 		add_str(b, p, "inlined_where", t->inlined_where);
 	}
+	if (t && t->params) /* --slowest: a kernel function's, from BTF */
+		add_str(b, p, "params", t->params);
 }
 
 static void add_probes(struct jb *b, json_object *root, const struct report *r,

@@ -56,20 +56,109 @@ static void print_val(FILE *f, uint64_t v)
 		fprintf(f, "%#" PRIx64, v);
 }
 
-/* print_args() - "  args a0 .. a5  ret R" for what @c has of them */
-static void print_args(FILE *f, const struct slow_call *c)
+/*
+ * A kernel function's return value and arguments as BTF named them
+ * (report_timer.params: "NAME:FMT:TYPE;...", the return value's first,
+ * include/iprof/plan.h's plan_params_fn), split in place in @buf.
+ */
+struct params {
+	char buf[2048];
+	const char *name[1 + IPROF_NARGS], *fmt[1 + IPROF_NARGS],
+		*type[1 + IPROF_NARGS];
+	uint32_t n; /* items: the return value's, then n - 1 arguments */
+};
+
+/* params_of() - node @n's timer's params into @p; 0 when it has none */
+static int params_of(const struct report *r, const struct agg_node *n,
+		     struct params *p)
+{
+	char *s, *c1, *c2, *next;
+
+	p->n = 0;
+	if (!r || !r->timers || !r->agg || n->timer >= agg__ntimers(r->agg) ||
+	    !r->timers[n->timer].params)
+		return 0;
+	snprintf(p->buf, sizeof(p->buf), "%s", r->timers[n->timer].params);
+	for (s = p->buf; s && p->n < 1 + IPROF_NARGS; s = next) {
+		next = strchr(s, ';');
+		if (next)
+			*next++ = '\0';
+		c1 = strchr(s, ':');
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			break;
+		*c1 = *c2 = '\0';
+		p->name[p->n] = s;
+		p->fmt[p->n] = c1 + 1;
+		p->type[p->n++] = c2 + 1;
+	}
+	return p->n > 0;
+}
+
+/* typed() - @v as FMT @fmt reads it: 1 signed into *@s, 0 unsigned into
+ * *@u (an integer narrower than 8 bytes cut to its width), -1 unknown */
+static int typed(const char *fmt, uint64_t v, int64_t *s, uint64_t *u)
+{
+	unsigned int w = (unsigned int)(fmt[0] ? fmt[1] - '0' : 8);
+
+	if (w < 1 || w > 8)
+		w = 8;
+	if (w < 8)
+		v &= (1ull << (8 * w)) - 1;
+	*u = v;
+	if (fmt[0] == 's') {
+		if (w < 8 && (v >> (8 * w - 1)))
+			v |= ~0ull << (8 * w);
+		*s = (int64_t)v;
+		return 1;
+	}
+	return fmt[0] == 'u' || fmt[0] == 'p' ? 0 : -1;
+}
+
+/* print_typed() - @v as FMT @fmt shows it: a pointer in hex, an integer
+ * in decimal by its width and sign, "?" when unknown */
+static void print_typed(FILE *f, const char *fmt, uint64_t v)
+{
+	int64_t s;
+	uint64_t u;
+	int k = typed(fmt, v, &s, &u);
+
+	if (k == 1)
+		fprintf(f, "%" PRId64, s);
+	else if (k == 0 && fmt[0] == 'p')
+		fprintf(f, "0x%" PRIx64, u);
+	else if (k == 0)
+		fprintf(f, "%" PRIu64, u);
+	else
+		fputc('?', f);
+}
+
+/* print_args() - "  args a0 .. a5  ret R" for what @c has of them; by
+ * name ("  args file=0xffff... count=4096  ret 4096") where @p has them */
+static void print_args(FILE *f, const struct slow_call *c,
+		       const struct params *p)
 {
 	uint32_t i;
 
-	if (c->nargs)
+	if (c->nargs && p->n != 1) /* 1: a function without arguments */
 		fputs("  args", f);
 	for (i = 0; i < c->nargs && i < IPROF_NARGS; i++) {
+		if (p->n && i + 1 >= p->n)
+			break;
 		fputc(' ', f);
-		print_val(f, c->args[i]);
+		if (!p->n) {
+			print_val(f, c->args[i]);
+			continue;
+		}
+		fprintf(f, "%s=", p->name[i + 1]);
+		print_typed(f, p->fmt[i + 1], c->args[i]);
 	}
-	if (c->has_ret) {
+	if (c->has_ret && (!p->n || strcmp(p->fmt[0], "-"))) {
 		fputs("  ret ", f);
-		print_val(f, c->ret);
+		if (p->n)
+			print_typed(f, p->fmt[0], c->ret);
+		else
+			print_val(f, c->ret);
 	}
 }
 
@@ -150,7 +239,8 @@ static void print_split(FILE *f, const struct slow_call *c)
 }
 
 static void print_call(FILE *f, const struct report *r,
-		       const struct slow_call *c, size_t rank, uint64_t t0)
+		       const struct slow_call *c, size_t rank, uint64_t t0,
+		       const struct params *p)
 {
 	char b[32];
 
@@ -160,7 +250,7 @@ static void print_call(FILE *f, const struct report *r,
 	fprintf(f, "  at +%s  tid %" PRIu32 " (%s)",
 		report_ns_str(b, sizeof(b), c->start_ns - t0), c->tid,
 		c->comm[0] ? c->comm : "?");
-	print_args(f, c);
+	print_args(f, c, p);
 	fputc('\n', f);
 	print_kids(f, r, c, SLOW_KID_TOP, 6);
 	if (c->kids_more)
@@ -175,6 +265,7 @@ void report_slowest_table(FILE *f, const struct report *r,
 {
 	const struct slow_call *calls[SLOW_K_MAX];
 	uint64_t t0 = UINT64_MAX;
+	struct params p;
 	size_t i, j, m;
 	int head = 0;
 
@@ -198,8 +289,9 @@ void report_slowest_table(FILE *f, const struct report *r,
 		print_path(f, r, n);
 		fputc('\n', f);
 		m = slow_sorted(n->slow, calls);
+		params_of(r, n, &p);
 		for (j = 0; j < m; j++)
-			print_call(f, r, calls[j], j + 1, t0);
+			print_call(f, r, calls[j], j + 1, t0, &p);
 	}
 }
 
@@ -295,9 +387,62 @@ static int split_json(const struct slow_call *c, json_object *o)
 	return 0;
 }
 
+/* typed_json() - @v as a JSON number as FMT @fmt reads it (signed or
+ * unsigned, cut to its width; unknown: as it is) */
+static json_object *typed_json(const char *fmt, uint64_t v)
+{
+	int64_t s;
+	uint64_t u;
+	int k = typed(fmt, v, &s, &u);
+
+	return k == 1 ? json_object_new_int64(s) :
+		k == 0 ? json_object_new_uint64(u) :
+			 json_object_new_uint64(v);
+}
+
+/* named_json() - @c's arguments as @p names them: "named_args" (an array
+ * of {"name", "type", "value"}, the function's first IPROF_NARGS) and
+ * "ret_type", into @o; 0 or -ENOMEM */
+static int named_json(const struct slow_call *c, const struct params *p,
+		      json_object *o)
+{
+	json_object *a, *x;
+	uint32_t i;
+	int e = 0;
+
+	a = json_object_new_array();
+	if (!a || json_object_object_add(o, "named_args", a)) {
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	for (i = 1; i < p->n && i <= c->nargs && !e; i++) {
+		x = json_object_new_object();
+		e = !x || json_object_array_add(a, x);
+		if (e) {
+			json_object_put(x);
+			break;
+		}
+		e = json_object_object_add(x, "name",
+					   json_object_new_string(p->name[i])) ||
+		    json_object_object_add(x, "type",
+					   json_object_new_string(p->type[i])) ||
+		    json_object_object_add(x, "value",
+					   typed_json(p->fmt[i],
+						      c->args[i - 1]));
+	}
+	x = e ? NULL : json_object_new_string(p->type[0]);
+	if (e || !x || json_object_object_add(o, "ret_type", x)) {
+		json_object_put(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* vals_json() - @c's "args" (an array of IPROF_NARGS) and "ret", each
- * where it has them, into @o; 0 or -ENOMEM */
-static int vals_json(const struct slow_call *c, json_object *o)
+ * where it has them (no "ret" of a void function), and by @p's names,
+ * into @o; 0 or -ENOMEM */
+static int vals_json(const struct slow_call *c, const struct params *p,
+		     json_object *o)
 {
 	json_object *a, *x;
 	uint32_t i;
@@ -316,10 +461,22 @@ static int vals_json(const struct slow_call *c, json_object *o)
 			}
 		}
 	}
-	return c->has_ret ? add_u64(o, "ret", c->ret) : 0;
+	if (p->n && named_json(c, p, o))
+		return -ENOMEM;
+	if (!c->has_ret || (p->n && !strcmp(p->fmt[0], "-")))
+		return 0;
+	if (!p->n)
+		return add_u64(o, "ret", c->ret);
+	x = typed_json(p->fmt[0], c->ret);
+	if (!x || json_object_object_add(o, "ret", x)) {
+		json_object_put(x);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
-static json_object *call_json(const struct report *r, const struct slow_call *c)
+static json_object *call_json(const struct report *r, const struct slow_call *c,
+			      const struct params *p)
 {
 	json_object *o = json_object_new_object(), *s;
 	int e;
@@ -334,7 +491,7 @@ static json_object *call_json(const struct report *r, const struct slow_call *c)
 	    add_u64(o, "duration_ns", c->dur_ns) ||
 	    add_u64(o, "raw_duration_ns", c->raw_ns) ||
 	    split_json(c, o) || add_u64(o, "tid", c->tid) ||
-	    add_u64(o, "tgid", c->tgid) || vals_json(c, o) ||
+	    add_u64(o, "tgid", c->tgid) || vals_json(c, p, o) ||
 	    kids_json(r, c, o);
 	if (e) {
 		json_object_put(o);
@@ -348,17 +505,19 @@ json_object *report_slowest_json(const struct report *r,
 {
 	const struct slow_call *calls[SLOW_K_MAX];
 	json_object *a, *o;
+	struct params p;
 	size_t i, m;
 
 	*err = 0;
 	if (!n->slow)
 		return NULL;
+	params_of(r, n, &p);
 	a = json_object_new_array();
 	if (!a)
 		goto nomem;
 	m = slow_sorted(n->slow, calls);
 	for (i = 0; i < m; i++) {
-		o = call_json(r, calls[i]);
+		o = call_json(r, calls[i], &p);
 		if (!o || json_object_array_add(a, o)) {
 			json_object_put(o);
 			goto nomem;

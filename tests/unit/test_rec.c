@@ -693,7 +693,9 @@ static void test_key(void **state)
 		  .file = "-e", .line = 1 },
 		{ .name = "plain", .kind = "span", .where = "tp:a -> tp:b",
 		  .attached = 1, .mech = "tracepoint", .file = "-e",
-		  .line = 2 },
+		  .line = 2,
+		  /* a kernel function's arguments by BTF (--slowest) */
+		  .params = ":s4:int;file:p:struct file *" },
 	};
 	const struct rec_run *got;
 	struct iprof_rec r = mkrec(0);
@@ -725,6 +727,8 @@ static void test_key(void **state)
 	assert_string_equal(got->timers[0].key, "pid=next_pid");
 	assert_null(got->timers[1].key);
 	assert_string_equal(got->timers[0].name, "runq");
+	assert_null(got->timers[0].params);
+	assert_string_equal(got->timers[1].params, kt[1].params);
 	rec_reader__free(rd);
 	fclose(f);
 

@@ -19,7 +19,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <json-c/json.h>
+
 #include "iprof/agg.h"
+#include "iprof/report.h"
 #include "iprof/slow.h"
 #include "rec.h"
 
@@ -445,6 +448,95 @@ static void args_and_ret(void **state)
 	agg__free(a);
 }
 
+/*
+ * A kernel function's kept calls shown by its arguments' BTF names and
+ * types (report_timer.params): a pointer in hex, an integer cut to its
+ * width and read by its sign, only the arguments the function has, a
+ * void function without "ret"; JSON the same as numbers; a timer without
+ * params keeps the raw registers.
+ */
+static void named_args(void **state)
+{
+	struct report_timer rt[2] = {
+		{ .name = "vfs_read",
+		  .params = ":s8:ssize_t;file:p:struct file *;buf:p:char *;"
+			    "count:u8:size_t;pos:p:loff_t *" },
+		{ .name = "wake",
+		  .params = ":-:void;nr:s4:int;mode:u2:unsigned short" },
+	};
+	const uint64_t file = 0xffff888003a1b200ull;
+	struct report_view v;
+	struct report r = { 0 };
+	struct json_object *j;
+	struct agg *a = agg__new(2);
+	char *buf = NULL, *js;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__set_slowest(a, 3), 0);
+	push_val(a, IPROF_REC_ARGS, 0, 10, file, 0x7ffc1000);
+	push_val(a, IPROF_REC_ARGS, 1, 10, 4096, 0xffffc90000123e00ull);
+	push_val(a, IPROF_REC_ARGS, 2, 10, 0xdead, 0xbeef); /* r8, r9 */
+	rec_push(a, IPROF_REC_START, 0, 0, 7, 10, 1, 0, 0);
+	/* wake(-3, 0x10002): int in the low half of a dirty register, the
+	 * u16 in the low 2 bytes */
+	push_val(a, IPROF_REC_ARGS, 0, 20, 0x12345678fffffffdull, 0x10002);
+	push_val(a, IPROF_REC_ARGS, 1, 20, 0, 0);
+	push_val(a, IPROF_REC_ARGS, 2, 20, 0, 0);
+	rec_push(a, IPROF_REC_START, 0, 1, 7, 20, 2, 0, 0);
+	push_val(a, IPROF_REC_RETVAL, 0, 30, 99, 2 | 1ull << 32);
+	rec_push(a, IPROF_REC_STOP, 0, 1, 7, 30, 2, 0, 0);
+	push_val(a, IPROF_REC_RETVAL, 0, 100, (uint64_t)-14, 1);
+	rec_push(a, IPROF_REC_STOP, 0, 0, 7, 100, 1, 0, 0);
+	r.agg = a;
+	r.timers = rt;
+	assert_int_equal(report_view_init(&v, &r), 0);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_slowest_table(f, &r, &v);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "  args file=0xffff888003a1b200 "
+				    "buf=0x7ffc1000 count=4096 "
+				    "pos=0xffffc90000123e00  ret -14\n"));
+	assert_non_null(strstr(buf, "  args nr=-3 mode=2\n"));
+	assert_null(strstr(buf, "0xdead"));
+	free(buf);
+	j = report_slowest_json(&r, agg__root(a)->child, &err);
+	assert_int_equal(err, 0);
+	js = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	assert_non_null(strstr(js, "\"named_args\":[{\"name\":\"file\","
+				   "\"type\":\"struct file *\",\"value\":"
+				   "18446612682130960896},"));
+	assert_non_null(strstr(js, "{\"name\":\"count\",\"type\":"
+				   "\"size_t\",\"value\":4096},"));
+	assert_non_null(strstr(js, "\"ret_type\":\"ssize_t\",\"ret\":-14"));
+	free(js);
+	json_object_put(j);
+	j = report_slowest_json(&r, agg__root(a)->child->child, &err);
+	js = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	assert_non_null(strstr(js, "{\"name\":\"nr\",\"type\":\"int\","
+				   "\"value\":-3}"));
+	assert_null(strstr(js, "\"ret\":"));
+	free(js);
+	json_object_put(j);
+	/* no params: the six registers as they came */
+	rt[0].params = NULL;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_slowest_table(f, &r, &v);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "  args 0xffff888003a1b200 0x7ffc1000 "
+				    "4096 0xffffc90000123e00 57005 48879  "
+				    "ret -14\n"));
+	free(buf);
+	report_view_free(&v);
+	agg__free(a);
+}
+
 /* off (the default): nothing kept; K beyond the bound refused */
 static void off_keeps_nothing(void **state)
 {
@@ -469,6 +561,7 @@ int main(void)
 		cmocka_unit_test(rank_by_wall),
 		cmocka_unit_test(keyed_spans),
 		cmocka_unit_test(args_and_ret),
+		cmocka_unit_test(named_args),
 		cmocka_unit_test(off_keeps_nothing),
 	};
 

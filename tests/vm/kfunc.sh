@@ -104,20 +104,29 @@ check "cond: vfs_read if arg2 == 7 count" "$(seed_field vfs_read count "$TMP/con
 	"$(truth reads.7 "$TMP/cond.truth")"
 check "cond: vfs_read if arg2 == 7 count = 30" "$(seed_field vfs_read count "$TMP/cond.rep")" 30
 
-# 2b. --slowest: each kept call's arguments and return value from the
-# registers (a kprobe's and a uprobe's; fentry sends none): vfs_read(file,
-# buf, count, pos) of 7 bytes of a 4 KiB file returns 7; read_group(fd,
-# 30, 7) returns 30
-if [ "$KIND" = kprobe ]; then
-	"$IPROF" -q -f json --slowest 4 -o "$TMP/slow.json" -e "uprobe:$R:read_group" \
-		-e "$KIND:vfs_read" -- "$R" "$F" 30:7 >/dev/null 2>"$TMP/slow.err"
-	check "slowest: exit status" "$?" 0
-	sv() { jq -c "[.tree[] | .. | objects | select(.path? == $1) | .slowest[] | $2]" "$TMP/slow.json"; }
-	check "slowest: vfs_read's 4 kept calls: count 7, returned 7" \
-		"$(sv '["read_group", "vfs_read"]' '[.args[2], .ret]')" "$(printf '[%s]' '[7,7],[7,7],[7,7],[7,7]')"
-	check "slowest: read_group's call: (fd, 30, 7), returned 30" \
-		"$(sv '["read_group"]' '[.args[1], .args[2], .ret]')" "[[30,7,30]]"
-fi
+# 2b. --slowest: each kept call's arguments and return value (a kprobe's
+# from the registers, fentry's as its trampoline saved them), named and
+# typed from the kernel's BTF: vfs_read(file, buf, count, pos) of 7 bytes of
+# a 4 KiB file returns 7; read_group(fd, 30, 7) returns 30
+"$IPROF" -q -f json --slowest 4 -o "$TMP/slow.json" -e "uprobe:$R:read_group" \
+	-e "$KIND:vfs_read" -- "$R" "$F" 30:7 >/dev/null 2>"$TMP/slow.err"
+check "slowest: exit status" "$?" 0
+sv() { jq -c "[.tree[] | .. | objects | select(.path? == $1) | .slowest[] | $2]" "$TMP/slow.json"; }
+check "slowest: vfs_read's 4 kept calls: count 7, returned 7" \
+	"$(sv '["read_group", "vfs_read"]' '[.args[2], .ret]')" "$(printf '[%s]' '[7,7],[7,7],[7,7],[7,7]')"
+check "slowest: read_group's call: (fd, 30, 7), returned 30" \
+	"$(sv '["read_group"]' '[.args[1], .args[2], .ret]')" "[[30,7,30]]"
+check "slowest: vfs_read's arguments by their BTF names" \
+	"$(sv '["read_group", "vfs_read"]' '[.named_args[].name] | join(",")' | jq -c unique)" \
+	'["file,buf,count,pos"]'
+check "slowest: vfs_read's count and return value by their BTF types" \
+	"$(sv '["read_group", "vfs_read"]' '[.named_args[0].type, .named_args[2].type, .named_args[2].value, .ret_type, .ret]' | jq -c unique)" \
+	'[["struct file *","size_t",7,"ssize_t",7]]'
+# the table: the same calls, by name (pointers in hex)
+"$IPROF" -q --slowest 4 -o "$TMP/slow.txt" -e "uprobe:$R:read_group" \
+	-e "$KIND:vfs_read" -- "$R" "$F" 30:7 >/dev/null 2>>"$TMP/slow.err"
+check "slowest: the table names vfs_read's arguments ($(grep -m1 'args file=' "$TMP/slow.txt"))" \
+	"$(grep -c '  args file=0x[0-9a-f]* buf=0x[0-9a-f]* count=7 pos=0x[0-9a-f]*  ret 7$' "$TMP/slow.txt")" 4
 
 # 3. a kernel timer nests under a user timer of the same thread
 trace nest -e "uprobe:$R:read_group" -e "$KIND:vfs_read" -- "$R" "$F" 10:1 15:3
