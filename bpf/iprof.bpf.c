@@ -1001,7 +1001,12 @@ static __always_inline void off_woken(void *ctx, struct task_struct *p)
 	ts = bpf_ktime_get_ns();
 	id = bpf_get_current_pid_tgid(); /* tid | tgid << 32 */
 	b = off_stack(ctx, &n);
-	emit_part(IPROF_REC_WAKER, 0, tid, id, cur_ctx() | (__u64)n << 8, ts);
+	/* v1: the context, the frames, the CPU (-f chrome's interrupt
+	 * track of a waker in an interrupt) */
+	emit_part(IPROF_REC_WAKER, 0, tid, id,
+		  cur_ctx() | (__u64)n << 8 |
+			  (__u64)bpf_get_smp_processor_id() << 32,
+		  ts);
 	bpf_get_current_comm(comm, sizeof(comm));
 	emit_part(IPROF_REC_WAKER, 1, tid, comm[0], comm[1], ts);
 	if (b)

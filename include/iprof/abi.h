@@ -123,7 +123,8 @@ enum iprof_rec_type {
 			       * wake-up's.  Part 0: v0 the waker's tid |
 			       * tgid << 32, v1 its enum iprof_ctx (not
 			       * IPROF_CTX_TASK: an interrupt woke it; tid
-			       * is the task it interrupted) | frames << 8;
+			       * is the task it interrupted) | frames << 8
+			       * | its CPU << 32 (0 before issue 47's flows);
 			       * part 1: its comm (v0: bytes 0-7, v1: 8-15);
 			       * part 2 + p: frames 2p and 2p+1 of its
 			       * kernel stack; offcpu_stacks only (ABI 12) */

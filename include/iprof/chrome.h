@@ -29,7 +29,13 @@
  * --slowest the records carry each call's arguments and return value
  * (IPROF_REC_ARGS, IPROF_REC_RETVAL): its X event has args.args (6
  * unsigned numbers) and args.ret where it got them, and the kept calls
- * are marked by "i" events (chrome__mark_slowest()).
+ * are marked by "i" events (chrome__mark_slowest()).  With
+ * --offcpu-stacks (IPROF_REC_WAKER, SWITCH_OUT/IN) each wait a waker
+ * ended is a flow (Trace Event Format flow events, cat "wakeup", id N):
+ * a 0-long "X" slice "wakeup" (args.wakee, args.by: "task" or the
+ * interrupt) and an "s" at the wake-up on the waker's track (an
+ * interrupt's: its context's track of its CPU), an "f"
+ * with "bp": "e" at the wakee's switch-in, inside its open call.
  */
 #ifndef IPROF_CHROME_H
 #define IPROF_CHROME_H

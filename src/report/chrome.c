@@ -28,6 +28,9 @@
  * ignored */
 #define CHROME_MAX_DEPTH 64
 #define CHROME_BUCKETS 1024
+/* a waker this long before its wakee's blocking switch-out still woke
+ * that wait (OFF_WAKE_EARLY_NS of src/core/agg_offcpu.c), ns */
+#define CHROME_WAKE_EARLY_NS 100000ull
 
 struct cframe {
 	uint32_t timer;
@@ -59,6 +62,12 @@ struct ctrack {
 	struct iprof_rec_namestr nhead;
 	uint32_t nneed, nhave;
 	char ntext[IPROF_NAME_PARTS * IPROF_NAME_STR];
+	/* --offcpu-stacks: the waker of the thread's current wait
+	 * (IPROF_REC_WAKER part 0, as src/core/agg_offcpu.c keeps it), its
+	 * flow drawn when the wait ends; wk_ts 0: none */
+	uint64_t wk_ts;
+	uint32_t wk_tid, wk_tgid, wk_ctx, wk_cpu;
+	char wk_comm[IPROF_COMM_LEN]; /* part 1's; "" none */
 	uint32_t argmask; /* IPROF_REC_ARGS pairs for the next start */
 	uint64_t args[IPROF_NARGS]; /* ... their values */
 	struct cframe f[CHROME_MAX_DEPTH];
@@ -71,6 +80,7 @@ struct chrome {
 	const struct rec_run *run;
 	int err;
 	uint64_t events, ignored;
+	uint64_t flows; /* waker-to-wakee flows drawn: the last id */
 	uint32_t max_depth; /* deeper calls are not written; 0: none */
 	uint64_t from_ns; /* calls that ended before are not written */
 	int written; /* an element of traceEvents is out: commas from now */
@@ -598,6 +608,147 @@ static void push_frame(struct ctrack *t, const struct iprof_rec *r)
 	t->argmask = 0;
 }
 
+static const char *ctx_name(uint32_t ctx)
+{
+	return ctx == IPROF_CTX_HARDIRQ	  ? "hardirq"
+	       : ctx == IPROF_CTX_SOFTIRQ ? "softirq"
+	       : ctx == IPROF_CTX_NMI	  ? "nmi"
+					  : "ctx";
+}
+
+/* the track of @key if there is one (none is made) */
+static struct ctrack *track_find(struct chrome *c, uint32_t key)
+{
+	struct ctrack *t;
+
+	for (t = c->bucket[key % CHROME_BUCKETS]; t; t = t->next)
+		if (t->key == key)
+			return t;
+	return NULL;
+}
+
+/*
+ * wake_rec() - IPROF_REC_WAKER (--offcpu-stacks): part 0 names who woke
+ * the record's thread (tid; an interrupt: the task it interrupted), part
+ * 1 its comm; kept on the wakee's track until its wait ends
+ * (wake_switch()).  Its stack is the JSON report's, not drawn.
+ */
+static int wake_rec(struct chrome *c, const void *rec)
+{
+	struct iprof_rec_val v;
+	struct ctrack *t;
+	uint64_t v0, v1;
+
+	memcpy(&v, rec, sizeof(v));
+	v0 = v.lo0 | (uint64_t)v.hi0 << 32;
+	v1 = v.lo1 | (uint64_t)v.hi1 << 32;
+	t = track_find(c, v.tid);
+	if (!t) /* no call of it seen: nothing to draw an arrow to */
+		return 0;
+	if (IPROF_VAL_PART(v.flags) == 0) {
+		t->wk_ts = v.ts ? v.ts : 1;
+		t->wk_tid = (uint32_t)v0;
+		t->wk_tgid = (uint32_t)(v0 >> 32);
+		t->wk_ctx = (uint32_t)(v1 & 0xff);
+		t->wk_cpu = (uint32_t)(v1 >> 32) % CHROME_CTX_CPUS;
+		t->wk_comm[0] = '\0';
+	} else if (IPROF_VAL_PART(v.flags) == 1 && t->wk_ts == v.ts) {
+		memcpy(t->wk_comm, &v0, 8);
+		memcpy(t->wk_comm + 8, &v1, 8);
+		t->wk_comm[IPROF_COMM_LEN - 1] = '\0';
+	}
+	return 0;
+}
+
+/* flow_event() - one end of flow @id: "s" at @ts on @pid/@tid (with a
+ * 0-long "X" slice "wakeup" there for it to bind to), or "f" bound to
+ * the slice that encloses @ts ("bp": "e"); args of the "X": @wakee */
+static void flow_event(struct chrome *c, const char *ph, uint64_t id,
+		       uint64_t ts, uint32_t pid, uint32_t tid,
+		       uint32_t wakee, const char *how)
+{
+	json_object *o, *a;
+	int bad, k;
+
+	for (k = *ph == 's' ? 0 : 1; k < 2 && !c->err; k++) {
+		o = json_object_new_object();
+		bad = !o;
+		if (bad) {
+			fail(c, -ENOMEM);
+			return;
+		}
+		kv(o, "name", json_object_new_string("wakeup"), &bad);
+		kv(o, "cat", json_object_new_string("wakeup"), &bad);
+		kv(o, "ph", json_object_new_string(k ? ph : "X"), &bad);
+		kv(o, "ts", us((int64_t)(ts - c->run->start_ns)), &bad);
+		if (!k) {
+			kv(o, "dur", us(0), &bad);
+			a = json_object_new_object();
+			kv(o, "args", a, &bad);
+			if (a) {
+				kv(a, "wakee", json_object_new_int64(wakee),
+				   &bad);
+				kv(a, "by", json_object_new_string(how), &bad);
+			}
+		} else {
+			kv(o, "id", json_object_new_uint64(id), &bad);
+			if (*ph == 'f')
+				kv(o, "bp", json_object_new_string("e"), &bad);
+		}
+		kv(o, "pid", json_object_new_int64(pid), &bad);
+		kv(o, "tid", json_object_new_int64(tid), &bad);
+		if (bad) {
+			json_object_put(o);
+			fail(c, -ENOMEM);
+			return;
+		}
+		c->events++;
+		emit(c, o);
+	}
+}
+
+/*
+ * wake_switch() - a switch of task @r->tid: a blocking switch-out forgets
+ * a waker seen too long before it, a preemption any (it woke no wait); a
+ * switch-in ends the wait: a waker-to-wakee flow, from the waker's track
+ * at the wake-up (an interrupt's: its context's track on its CPU) to the
+ * call open on the wakee's at the switch-in, as src/core/agg_offcpu.c
+ * charges the wait to that call.
+ */
+static int wake_switch(struct chrome *c, const struct iprof_rec *r)
+{
+	struct ctrack *t = track_find(c, r->tid), *w;
+	uint64_t ts;
+
+	if (!t || !t->wk_ts)
+		return 0;
+	if (r->type == IPROF_REC_SWITCH_OUT) {
+		if (r->aux != IPROF_OFF_BLOCKED ||
+		    t->wk_ts + CHROME_WAKE_EARLY_NS < r->ts)
+			t->wk_ts = 0;
+		return 0;
+	}
+	ts = t->wk_ts;
+	t->wk_ts = 0;
+	if (!t->n || r->ts < c->from_ns)
+		return 0;
+	if (t->wk_ctx != IPROF_CTX_TASK && t->wk_ctx < IPROF_CTX_MAX)
+		w = track(c, CHROME_CTX_TID(t->wk_ctx, t->wk_cpu), 0);
+	else
+		w = track(c, t->wk_tid, t->wk_tgid);
+	if (!w)
+		return fail(c, -ENOMEM);
+	if (!w->has_comm && t->wk_ctx == IPROF_CTX_TASK && t->wk_comm[0]) {
+		memcpy(w->comm, t->wk_comm, IPROF_COMM_LEN);
+		w->has_comm = 1;
+	}
+	c->flows++;
+	flow_event(c, "s", c->flows, ts, w->pid, w->key, t->key,
+		   t->wk_ctx == IPROF_CTX_TASK ? "task" : ctx_name(t->wk_ctx));
+	flow_event(c, "f", c->flows, r->ts, t->pid, t->key, t->key, NULL);
+	return c->err;
+}
+
 int chrome__push(struct chrome *c, const void *rec, size_t len)
 {
 	struct iprof_rec r;
@@ -631,11 +782,14 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		return namestr_rec(c, rec);
 	if (r.type == IPROF_REC_ARGS || r.type == IPROF_REC_RETVAL)
 		return val_record(c, rec);
+	if (r.type == IPROF_REC_WAKER || r.type == IPROF_REC_SWITCH_OUT ||
+	    r.type == IPROF_REC_SWITCH_IN) /* --offcpu-stacks' flows */
+		return r.type == IPROF_REC_WAKER ? wake_rec(c, rec) :
+						   wake_switch(c, &r);
 	if ((r.type < IPROF_REC_START || r.type > IPROF_REC_EXECED) &&
 	    r.type != IPROF_REC_FORKED && r.type != IPROF_REC_HIT)
 		goto ignore;
-	if (r.type == IPROF_REC_SWITCH_OUT || r.type == IPROF_REC_SWITCH_IN ||
-	    r.type == IPROF_REC_IRQ_ENTER || r.type == IPROF_REC_IRQ_EXIT)
+	if (r.type == IPROF_REC_IRQ_ENTER || r.type == IPROF_REC_IRQ_EXIT)
 		return 0; /* on/off CPU: not drawn */
 	key = r.tid;
 	pid = r.tgid;
@@ -744,14 +898,6 @@ static void name_event(struct chrome *c, const char *what, uint32_t pid,
 		return;
 	}
 	emit(c, o);
-}
-
-static const char *ctx_name(uint32_t ctx)
-{
-	return ctx == IPROF_CTX_HARDIRQ	  ? "hardirq"
-	       : ctx == IPROF_CTX_SOFTIRQ ? "softirq"
-	       : ctx == IPROF_CTX_NMI	  ? "nmi"
-					  : "ctx";
 }
 
 int chrome__finish(struct chrome *c, uint64_t end_ns)

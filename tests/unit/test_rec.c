@@ -625,6 +625,93 @@ static void test_chrome(void **state)
 	free(buf);
 }
 
+/* a WAKER record (part @part) of wakee @tid at @ts: @v0, @v1 */
+static struct iprof_rec waker_rec(uint32_t part, uint32_t tid, uint64_t ts,
+				  uint64_t v0, uint64_t v1)
+{
+	struct iprof_rec_val v = {
+		.type = IPROF_REC_WAKER,
+		.flags = (uint8_t)(part << IPROF_VAL_PAIR_SHIFT),
+		.size = 32, .lo0 = (uint32_t)v0, .tid = tid,
+		.hi0 = (uint32_t)(v0 >> 32), .ts = ts, .lo1 = (uint32_t)v1,
+		.hi1 = (uint32_t)(v1 >> 32),
+	};
+	struct iprof_rec r;
+
+	memcpy(&r, &v, sizeof(r));
+	return r;
+}
+
+/*
+ * --offcpu-stacks in -f chrome: a wait a waker ended is a flow from the
+ * waker's track at the wake-up ("X" wakeup slice, "s") to the wakee's
+ * switch-in ("f", bound to its open call); a waker before a preemption,
+ * or long before the blocking switch, woke no wait: no flow.
+ */
+static void test_chrome_flows(void **state)
+{
+	uint64_t comm;
+	struct rec_run run;
+	char *buf;
+	struct iprof_rec recs[16];
+	uint64_t events;
+	size_t n = 0;
+
+	(void)state;
+	init_run(&run);
+	memcpy(&comm, "holder\0\0", 8);
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_START, .size = 32,
+					.timer = 0, .tid = 100, .tgid = 100,
+					.ts = T0 + 1000, .depth = 1 };
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_SWITCH_OUT,
+					.size = 32, .tid = 100, .tgid = 100,
+					.ts = T0 + 1100,
+					.aux = IPROF_OFF_BLOCKED };
+	recs[n++] = waker_rec(0, 100, T0 + 1200, 200 | 200ull << 32,
+			      IPROF_CTX_TASK);
+	recs[n++] = waker_rec(1, 100, T0 + 1200, comm, 0);
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_SWITCH_IN,
+					.size = 32, .tid = 100, .tgid = 100,
+					.ts = T0 + 1300 };
+	/* a wake-up, then a preemption: no wait ended by it */
+	recs[n++] = waker_rec(0, 100, T0 + 1350, 300 | 300ull << 32,
+			      IPROF_CTX_TASK);
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_SWITCH_OUT,
+					.size = 32, .tid = 100, .tgid = 100,
+					.ts = T0 + 1400, .aux = IPROF_OFF_RUNQ };
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_SWITCH_IN,
+					.size = 32, .tid = 100, .tgid = 100,
+					.ts = T0 + 1500 };
+	/* a hardirq on CPU 1 wakes it: from that CPU's hardirq track */
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_SWITCH_OUT,
+					.size = 32, .tid = 100, .tgid = 100,
+					.ts = T0 + 1600,
+					.aux = IPROF_OFF_BLOCKED };
+	recs[n++] = waker_rec(0, 100, T0 + 1700, 0,
+			      IPROF_CTX_HARDIRQ | 1ull << 32);
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_SWITCH_IN,
+					.size = 32, .tid = 100, .tgid = 100,
+					.ts = T0 + 1800 };
+	recs[n++] = (struct iprof_rec){ .type = IPROF_REC_STOP, .size = 32,
+					.timer = 0, .tid = 100, .tgid = 100,
+					.ts = T0 + 2000, .depth = 1 };
+	assert_true(n <= sizeof(recs) / sizeof(recs[0]));
+	buf = chrome_text(&run, 0, 0, NULL, recs, n, &events);
+	/* the call, and two flows: each its slice, its start and its end */
+	assert_int_equal(events, 7);
+	assert_non_null(strstr(buf, "{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"s\",\"ts\":1.700,\"id\":2,\"pid\":0,\"tid\":1131073}"));
+	assert_non_null(strstr(buf, "\"args\":{\"wakee\":100,\"by\":\"hardirq\"},\"pid\":0,\"tid\":1131073}"));
+	assert_non_null(strstr(buf, "{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"f\",\"ts\":1.800,\"id\":2,\"bp\":\"e\",\"pid\":100,\"tid\":100}"));
+	assert_non_null(strstr(buf, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":1131073,\"args\":{\"name\":\"hardirq/cpu1\"}}"));
+	assert_non_null(strstr(buf, "{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"X\",\"ts\":1.200,\"dur\":0.000,\"args\":{\"wakee\":100,\"by\":\"task\"},\"pid\":200,\"tid\":200}"));
+	assert_non_null(strstr(buf, "{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"s\",\"ts\":1.200,\"id\":1,\"pid\":200,\"tid\":200}"));
+	assert_non_null(strstr(buf, "{\"name\":\"wakeup\",\"cat\":\"wakeup\",\"ph\":\"f\",\"ts\":1.300,\"id\":1,\"bp\":\"e\",\"pid\":100,\"tid\":100}"));
+	assert_null(strstr(buf, "\"tid\":300"));
+	/* the waker's thread named by its comm */
+	assert_non_null(strstr(buf, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":200,\"tid\":200,\"args\":{\"name\":\"holder\"}}"));
+	free(buf);
+}
+
 /* the META block of a recording in memory, its "key" members taken out
  * (as a recording from before keyed spans): a new buffer, its length in
  * *@len */
@@ -756,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_corrupted), cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_replay),	  cmocka_unit_test(test_chrome),
 		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_chrome_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
