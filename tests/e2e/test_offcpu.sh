@@ -104,11 +104,19 @@ check "chrome: each start on its wakeup slice" "$(jq .bound "$TMP/flows")" true
 check "chrome: each end inside a handler call of its thread" "$(jq .inside "$TMP/flows")" true
 check "chrome: each kept call (a lock wait) has its waker's flow" "$(jq -c .kept "$TMP/flows")" "[true,true,true]"
 
-# recorded, reported again; live sharded: the same stacks and wakers
-# (its stacks and wakers as a whole differed from the live report's in
-# the VM tier, 6.1 and 7.2, though not here: not understood yet; the
-# futex and nanosleep waits are the same there too)
+# recorded, reported again; live sharded: the same stacks and wakers,
+# and the node's blocked and runnable time (the frames' names are the
+# report's: a BPF program gone from kallsyms names a neighbour).  (This
+# was weakened when the VM tier saw "differs": its cmp read process
+# substitutions, /dev/fd/N, which the VM's devtmpfs did not have:
+# tests/vm/init links it now; files here all the same.)
+offcpu() { jq -S '[.tree[] | .. | objects | select(has("offcpu")) |
+	(.offcpu | del(.stacks[].frames, .wakers[].frames)) + {node: [.blocked_ns, .runq_ns]}]' "$1"; }
 "$IPROF" report -f json "$TMP/a.rec" >"$TMP/b.json" 2>"$TMP/err"
+offcpu "$TMP/a.json" >"$TMP/a.off"
+offcpu "$TMP/b.json" >"$TMP/b.off"
+check "report of the recording: same stacks, wakers and times" \
+	"$(cmp -s "$TMP/a.off" "$TMP/b.off" && echo same || { diff "$TMP/a.off" "$TMP/b.off" | head -20; echo differs; })" same
 check "report of the recording: the futex wait and the nanosleep named" \
 	"$(stack "$TMP/b.json" '^futex_wait|^futex_do_wait|^__futex_wait' | cut -d' ' -f2) $(stack "$TMP/b.json" nanosleep | cut -d' ' -f2)" "$fwaits $nwaits"
 "$IPROF" -q -f json -o "$TMP/c.json" --fold-threads 2 --offcpu-stacks "${PROBE[@]}" "${WL[@]}" >"$TMP/c.truth" 2>"$TMP/err"
