@@ -37,10 +37,11 @@ bp() {
 	field ns_per_iter "$out" >>"$TMP/$1"
 }
 
-# ip NAME SPEC: bench_probe loop under iprof -e SPEC; checks the count
+# ip NAME SPEC [OPTION...]: bench_probe loop under iprof -e SPEC OPTION...;
+# checks the count
 ip() {
 	local out rc count lost
-	out=$("$IPROF" -q -f seed -o "$TMP/$1.rep" -e "$2" -- \
+	out=$("$IPROF" -q -f seed -o "$TMP/$1.rep" "${@:3}" -e "$2" -- \
 		"$BP" loop read "$N" "$REPS" 2>"$TMP/err")
 	rc=$?
 	if [ "$rc" != 0 ] || [ -z "$(field ns_per_iter "$out")" ]; then
@@ -63,6 +64,9 @@ for r in $(seq "$ROUNDS"); do
 	bp kp_empty empty-kprobe
 	ip fe_iprof fentry:vfs_read
 	ip kp_iprof kprobe:vfs_read
+	# --slowest: the arguments and return value sent per call
+	ip fe_slow fentry:vfs_read --slowest 8
+	ip kp_slow kprobe:vfs_read --slowest 8
 	awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" \
 		-v r="$r" 'BEGIN { printf "# round %d: %.1f s\n", r, b - a }'
 done
@@ -84,6 +88,8 @@ fe_e=$(per_event "$(best fe_empty)" "$B")
 fe_i=$(per_event "$(best fe_iprof)" "$B")
 kp_e=$(per_event "$(best kp_empty)" "$B")
 kp_i=$(per_event "$(best kp_iprof)" "$B")
+fe_s=$(per_event "$(best fe_slow)" "$B")
+kp_s=$(per_event "$(best kp_slow)" "$B")
 echo
 printf '%-17s %-9s %10s %10s %9s %8s  %s\n' probes attached ns/iter "(median)" \
 	ns/event "x empty" "count/calls lost (per round)"
@@ -95,12 +101,15 @@ row() { # PROBES ATTACHED NAME PER_EVENT X_EMPTY
 row - baseline base
 row fentry/fexit empty fe_empty "$fe_e" 1.00
 row fentry/fexit iprof fe_iprof "$fe_i" "$(ratio "$fe_i" "$fe_e")"
+row "fentry --slowest" iprof fe_slow "$fe_s" "$(ratio "$fe_s" "$fe_e")"
 row kprobe/kretprobe empty kp_empty "$kp_e" 1.00
 row kprobe/kretprobe iprof kp_iprof "$kp_i" "$(ratio "$kp_i" "$kp_e")"
+row "kprobe --slowest" iprof kp_slow "$kp_s" "$(ratio "$kp_s" "$kp_e")"
 echo
 echo "ns/event = (ns/iter - baseline) / 2 (best of $ROUNDS rounds); x empty = iprof / empty per event"
 echo "fentry/fexit vs kprobe/kretprobe per event: empty $(ratio "$fe_e" "$kp_e"), iprof $(ratio "$fe_i" "$kp_i")"
 echo "iprof fentry vs empty kprobe per event: $(ratio "$fe_i" "$kp_e")"
+echo "--slowest 8 vs off per event: fentry $(ratio "$fe_s" "$fe_i"), kprobe $(ratio "$kp_s" "$kp_i")"
 echo
 if [ "$fails" -gt 0 ]; then
 	echo "$fails run(s) failed or miscounted"
