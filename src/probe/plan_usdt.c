@@ -25,21 +25,20 @@
 /* bpf_usdt_arg() reads at most this many (BPF_USDT_MAX_ARG_CNT) */
 #define USDT_MAX_ARGS 12
 
-char *plan_usdt_cond(const struct probe *pr, const struct probe_point *pt,
-		     const struct probe_cond *c, struct iprof_cond *k)
+/*
+ * The condition @c on argument c->arg (checked in range) into @k: the
+ * whole argument as a signed 64-bit value, or as its argN:TYPE says
+ * (bpf_usdt_arg() extends a USDT argument as its spec says, -4@: a signed
+ * int; a uprobe side's is the whole register).  NULL, or the error for a
+ * VALUE out of the type's range (malloc'ed).
+ */
+static char *arg_cond(const struct probe *pr, const struct probe_cond *c,
+		      struct iprof_cond *k)
 {
 	char what[32], type[16];
 
-	if (c->arg < 0)
-		return plan_perr(pr, c->col, "'%s': conditions on a USDT probe (%s) name its arguments as argN (arg0 is the first)",
-				 c->field, pt->event);
-	if (c->arg >= USDT_MAX_ARGS)
-		return plan_perr(pr, c->col, "arg%d: a USDT probe has at most %d arguments (arg0..arg%d)",
-				 c->arg, USDT_MAX_ARGS, USDT_MAX_ARGS - 1);
 	k->src = IPROF_SRC_ARG;
 	k->off = (uint16_t)c->arg;
-	/* bpf_usdt_arg() extends the argument as its spec says (-4@: a
-	 * signed int); without a type it compares as signed 64-bit */
 	k->size = 8;
 	k->is_signed = 1;
 	if (!c->has_type)
@@ -53,6 +52,18 @@ char *plan_usdt_cond(const struct probe *pr, const struct probe_point *pt,
 		return plan_range_error(pr, c, what, type, k->size);
 	}
 	return NULL;
+}
+
+char *plan_usdt_cond(const struct probe *pr, const struct probe_point *pt,
+		     const struct probe_cond *c, struct iprof_cond *k)
+{
+	if (c->arg < 0)
+		return plan_perr(pr, c->col, "'%s': conditions on a USDT probe (%s) name its arguments as argN (arg0 is the first)",
+				 c->field, pt->event);
+	if (c->arg >= USDT_MAX_ARGS)
+		return plan_perr(pr, c->col, "arg%d: a USDT probe has at most %d arguments (arg0..arg%d)",
+				 c->arg, USDT_MAX_ARGS, USDT_MAX_ARGS - 1);
+	return arg_cond(pr, c, k);
 }
 
 /* "span S: PATH has no USDT probe P:N (its probes: ...); did you mean
@@ -145,8 +156,6 @@ out:
 char *plan_uside_cond(const struct probe *pr, const struct probe_point *pt,
 		      const struct probe_cond *c, struct iprof_cond *k)
 {
-	char what[32], type[16];
-
 	if (pt->ret && c->arg >= 0)
 		return plan_perr(pr, c->col, "arg%d: a uretprobe side (%s) fires after the return: its arguments are gone; put the condition on the start",
 				 c->arg, pt->event);
@@ -159,22 +168,7 @@ char *plan_uside_cond(const struct probe *pr, const struct probe_point *pt,
 	if (c->arg > 5)
 		return plan_perr(pr, c->col, "arg%d: only arg0..arg5 (passed in registers) can be tested",
 				 c->arg);
-	k->src = IPROF_SRC_ARG;
-	k->off = (uint16_t)c->arg;
-	/* as a uprobe timer's: the whole register, signed, unless typed */
-	k->size = 8;
-	k->is_signed = 1;
-	if (!c->has_type)
-		return NULL;
-	k->size = (uint8_t)c->width;
-	k->is_signed = (uint8_t)c->is_signed;
-	if (plan_fit_value(&k->val, k->size, k->is_signed)) {
-		snprintf(what, sizeof(what), "arg%d", c->arg);
-		snprintf(type, sizeof(type), "%c%d", c->is_signed ? 's' : 'u',
-			 c->width * 8);
-		return plan_range_error(pr, c, what, type, k->size);
-	}
-	return NULL;
+	return arg_cond(pr, c, k);
 }
 
 int plan_uside_att(struct plan *p, const struct probe *pr, uint32_t id,
