@@ -54,8 +54,29 @@ why_status() {
 # the expected one is explained by why_status)
 check() {
 	if [ "$2" = "$3" ]; then ok "$1: $2"; return; fi
+	case $1 in *"exit status"*)
+		if [ "$2" = 3 ] && [ "$3" = 0 ] && recursion_only; then
+			ok "$1: 3, from the kernel's BPF recursion misses alone (a probe hit while another BPF program ran on that CPU: iprof reports them as loss; the test's exact counts are the check)"
+			why_status
+			return
+		fi ;;
+	esac
 	bad "$1: got '$2', expected '$3'"
 	case $1 in *"exit status"*) why_status ;; esac
+}
+
+# recursion_only: the newest JSON report in $TMP counts BPF recursion misses and no other loss (frames closed
+# untimed -- unwound, ended by exec, returns missed -- are no loss).  On
+# 7.2 in TCG an exec or fork test saw 3 such misses in about one run of
+# three (every count exact), which exit status 3 reports as it must.
+recursion_only() {
+	local j
+	j=$(ls -t "$TMP"/*.json 2>/dev/null | head -1)
+	[ -n "$j" ] && command -v jq >/dev/null || return 1
+	jq -e '.loss | (.recursion_misses // 0) > 0 and ([to_entries[] |
+		select(.value != 0 and (.key | IN("recursion_misses",
+		"unwound_frames", "execed_frames", "missed_returns") | not))] |
+		length == 0)' "$j" >/dev/null 2>&1
 }
 
 # near DESC ACTUAL EXPECTED REL_TOL ABS_TOL: |a-e| <= max(rel*e, abs)
