@@ -54,19 +54,20 @@ shared_run() {
 }
 # The shares are statistics of a few hundred preemptions: under a loaded
 # host (CI runs the sanitizer build beside this) one run in ~20 falls
-# outside (seen: spin 0.32 for its own 0.48; tiny/spin 0.276), so a
-# second run is taken when the first falls outside; both are printed and
-# the second must pass.  The old code read 0.0001-0.15 in every run.
+# outside (seen: spin 0.32 for its own 0.48; tiny/spin 0.276), so up to
+# three runs are taken, each one outside printed, and the last must pass.
+# The old code read 0.0001-0.15 in every run.
 shared_ok() {
 	awk -v rc="$rc" -v own="$own" -v s="$s" -v r="$r" 'BEGIN {
 		d = s - own; if (d < 0) d = -d
 		exit !(rc == 0 && own >= 0.1 && own <= 0.8 && d <= 0.05 && r >= 0.5 && r <= 2) }'
 }
 shared_run
-if ! shared_ok; then
-	echo "info - shared CPU, first run outside: exit $rc, own $own, spin $s, tiny/spin $r; once more"
+for again in 2 3; do
+	shared_ok && break
+	echo "info - shared CPU, a run outside: exit $rc, own $own, spin $s, tiny/spin $r; run $again"
 	shared_run
-fi
+done
 check "shared CPU: iprof exit" "$rc" 0
 check "shared CPU: tiny count" "$(jnode "$TMP/b.json" tiny count)" "$(truth tiny.count "$TMP/b.truth")"
 within "shared CPU: spin waited for the CPU (its own on-CPU share)" "$own" 0.1 0.8
