@@ -158,6 +158,18 @@ static int emit(struct chrome *c, json_object *o)
 	return c->err;
 }
 
+/* emit() an event @o (taking it) built with @bad set where a part of it
+ * could not be made (-ENOMEM then, @o dropped), and count it */
+static int emit_event(struct chrome *c, json_object *o, int bad)
+{
+	if (bad) {
+		json_object_put(o);
+		return fail(c, -ENOMEM);
+	}
+	c->events++;
+	return emit(c, o);
+}
+
 static void kv(json_object *o, const char *k, json_object *v, int *bad)
 {
 	if (!v || json_object_object_add(o, k, v)) {
@@ -278,12 +290,7 @@ static int close_top(struct chrome *c, struct ctrack *t, uint64_t end,
 			kv(a, "end", json_object_new_string(how), &bad);
 		vals_args(fr, a, &bad);
 	}
-	if (bad) {
-		json_object_put(o);
-		return fail(c, -ENOMEM);
-	}
-	c->events++;
-	return emit(c, o);
+	return emit_event(c, o, bad);
 }
 
 /*
@@ -317,12 +324,7 @@ static int hit_event(struct chrome *c, struct ctrack *t, uint32_t timer,
 		kv(a, "timer", json_object_new_int64(timer), &bad);
 		kv(a, "end", json_object_new_string("return not seen: counted only"), &bad);
 	}
-	if (bad) {
-		json_object_put(o);
-		return fail(c, -ENOMEM);
-	}
-	c->events++;
-	return emit(c, o);
+	return emit_event(c, o, bad);
 }
 
 /* close every call above depth @keep (0: all) as @how */
@@ -447,12 +449,7 @@ static int keyed_event(struct chrome *c, const void *rec)
 							  "expired"),
 			   &bad);
 	}
-	if (bad) {
-		json_object_put(o);
-		return fail(c, -ENOMEM);
-	}
-	c->events++;
-	return emit(c, o);
+	return emit_event(c, o, bad);
 }
 
 /* a thread that exec'd took its leader's tid (IPROF_REC_NEWTID): the
@@ -697,13 +694,7 @@ static void flow_event(struct chrome *c, const char *ph, uint64_t id,
 		}
 		kv(o, "pid", json_object_new_int64(pid), &bad);
 		kv(o, "tid", json_object_new_int64(tid), &bad);
-		if (bad) {
-			json_object_put(o);
-			fail(c, -ENOMEM);
-			return;
-		}
-		c->events++;
-		emit(c, o);
+		emit_event(c, o, bad);
 	}
 }
 
@@ -1019,13 +1010,7 @@ static void slow_event(struct chrome *c, const struct report *r,
 			kv(a, "span_id", json_object_new_int64(sc->span_id),
 			   &bad);
 	}
-	if (bad) {
-		json_object_put(o);
-		fail(c, -ENOMEM);
-		return;
-	}
-	c->events++;
-	emit(c, o);
+	emit_event(c, o, bad);
 }
 
 /* slow_marks() - the kept calls of @n and of the nodes below it */
