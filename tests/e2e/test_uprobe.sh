@@ -69,11 +69,14 @@ within "outer thread_time (ms), the workload's own $o less its children's probes
 # workload times the call from outside, so its time holds the probes' own
 # cost, iprof's does not (the entry trap before the start's timestamp, the
 # return site's single-step of its ret after the stop's: 30-110 us a call
-# on a paravirtualized guest, bench/README.md): iprof's avg may be below
-# the workload's by that much, and no more than 10% or 20 us above it.
+# on a paravirtualized guest, bench/README.md, and any preemption at the
+# traps' return to user space, which a loaded machine makes common): the
+# same bounds as thread_time's above, per call (a sanitizer CI run under
+# load: 0.39 ms against the workload's 0.557, thread_time in its bounds),
+# and no more than 10% or 20 us above it.
 own=$(awk -v t="$(truth spin_inner.total_ns "$TMP/truth")" -v n=$calls 'BEGIN { printf "%.3f", t / n / 1e6 }')
 within "spin_inner avg (ms), the workload's own $own" "$(seed_field 'outer>spin_inner' avg "$TMP/rep")" \
-	"$(awk -v o="$own" 'BEGIN { d = o * 0.10; if (d < 0.15) d = 0.15; printf "%.3f", o - d }')" \
+	"$(awk -v o="$own" -v n=$calls 'BEGIN { d = o * 0.10; if (d < 3 / n) d = 3 / n; printf "%.3f", o - d - 0.15 }')" \
 	"$(awk -v o="$own" 'BEGIN { d = o * 0.10; if (d < 0.02) d = 0.02; printf "%.3f", o + d }')"
 check "loss line, no record lost ($(grep '^# lost' "$TMP/rep"))" \
 	"$(lost_field "$TMP/rep" records)" 0
