@@ -3,10 +3,12 @@
  * Can a program unwind or switch stacks through a user function?  A
  * uretprobe replaces the return address on the stack with the kernel's
  * trampoline (include/iprof/retsite.h): a C++ exception or a Rust panic
- * unwinding through it, a forced unwind (pthread_exit, pthread_cancel) or
- * a coroutine switch past it kills the program; a longjmp past it does
- * not (the kernel drops the skipped instances, and BPF closes their
- * frames as unwound: bpf/iprof.bpf.h drop_left()).  Where a
+ * unwinding through it or a coroutine switch past it kills the program; a
+ * longjmp past it does not (the kernel drops the skipped instances, and
+ * BPF closes their frames as unwound: bpf/iprof.bpf.h drop_left()), nor
+ * does glibc's forced unwind (pthread_exit, pthread_cancel): it stops at
+ * the trampoline, runs the C cleanup handlers and ends the thread
+ * (bench/README.md, "What kills a program under a uretprobe").  Where a
  * function's return sites cannot be found, --returns auto (plan_env.
  * returns) gives it a uretprobe only where the binaries show none of
  * that can happen.  Kernel-free: it reads ELF files (libelf).
@@ -31,8 +33,8 @@
  * __cxa_throw, __cxa_rethrow, _Unwind_RaiseException, _Unwind_Resume,
  * _Unwind_ForcedUnwind (C++, Rust, any unwinder), rust_eh_personality or
  * __rust_start_panic (Rust), runtime.morestack or runtime.gopanic (Go);
- * a file that imports (not defines: libc does) swapcontext, setcontext,
- * pthread_exit or pthread_cancel.  No evidence, only said: an import of
+ * a file that imports (not defines: libc does) swapcontext or setcontext.
+ * No evidence: pthread_exit, pthread_cancel (above).  Only said: an import of
  * longjmp, _longjmp, siglongjmp or __longjmp_chk (the frames skipped
  * close as unwound), of dlopen or dlmopen (what it loads later is not in
  * @files: unwind_runtime() judges it once mapped).

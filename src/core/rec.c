@@ -414,6 +414,7 @@ static json_object *meta_json(const struct rec_run *run)
 		put(t, "tail_calls", json_object_new_uint64(rt->tail_calls),
 		    &bad);
 		put(t, "stop_why", jstr(rt->stop_why, &bad), NULL);
+		put(t, "no_sites_why", jstr(rt->no_sites_why, &bad), NULL);
 		put(t, "return_sites", json_object_new_uint64(rt->return_sites),
 		    &bad);
 		put(t, "emulated_sites",
@@ -1138,6 +1139,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: jbool(t, "entry_only", &rt->entry_only);
 		ret = ret ?: jstrdup(t, "stop", &rt->stop);
 		ret = ret ?: jstrdup(t, "stop_why", &rt->stop_why);
+		ret = ret ?: jstrdup(t, "no_sites_why", &rt->no_sites_why);
 		u = 0;
 		ret = ret ?: ju64(t, "tail_calls", &u);
 		rt->tail_calls = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
@@ -1455,6 +1457,7 @@ void rec_reader__free(struct rec_reader *r)
 		free((char *)p->timers[i].file);
 		free((char *)p->timers[i].stop);
 		free((char *)p->timers[i].stop_why);
+		free((char *)p->timers[i].no_sites_why);
 		free((char *)p->timers[i].single_step_why);
 		free((char *)p->timers[i].inlined_where);
 		free((char *)p->timers[i].params);

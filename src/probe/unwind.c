@@ -25,18 +25,18 @@ static const char *const unwinders[] = {
 	"__rust_start_panic", "runtime.morestack",    "runtime.gopanic",
 };
 
-/* imported only (libc defines them all): stack switches and forced
- * unwinds.  Not dlopen (what it loads is judged when it is there: the -p
- * maps here, a warning when a traced process maps a runtime later:
- * unwind_runtime()).  pthread_exit/pthread_cancel measured harmless for
- * C frames (their forced unwind stops at a uretprobe's trampoline, the
- * thread ends, C cleanup handlers run: bench/README.md, "What kills"),
- * but still kept here: not yet released */
+/* imported only (libc defines them all): stack switches.  Not dlopen
+ * (what it loads is judged when it is there: the -p maps here, a warning
+ * when a traced process maps a runtime later: unwind_runtime()).  Not
+ * pthread_exit/pthread_cancel: their forced unwind stops at a uretprobe's
+ * trampoline (the end of the stack for the unwinder), glibc's unwind_stop
+ * then runs the C cleanup handlers (pthread_cleanup_push) and ends the
+ * thread all the same (bench/README.md, "What kills": exit, cancel);
+ * what it would skip, a -fexceptions cleanup (a landing pad), is in a file
+ * that imports _Unwind_Resume, an unwinder above. */
 static const char *const switchers[] = {
 	"swapcontext",
 	"setcontext",
-	"pthread_exit",
-	"pthread_cancel",
 };
 
 /* imported only: code loaded at run time, only said */
@@ -257,7 +257,7 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 		ret = scan(c, i, why, len);
 	if (!ret)
 		util_set_err(why, len,
-			     "no unwinder, stack switch or forced unwind in "
+			     "no unwinder or stack switch in "
 			     "the %zu file%s of the program (%s and its "
 			     "libraries)%s%s%s%s%s%s",
 			     c->n, c->n == 1 ? "" : "s",

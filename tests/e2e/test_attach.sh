@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Many user functions attached and released at once (issue 16, item 3):
 # uprobe_multi links, one per binary and direction, where the kernel has
-# them (6.6+), with the same results as one uprobe per function
+# them (6.6+), with the same results as one uprobe per function (at return
+# sites, --returns sites: --returns auto gives this program uretprobes on a
+# kernel that single-steps a ret, whose links are uprobe_multi too)
 # (IPROF_NO_UPROBE_MULTI=1), against tools/uprobe-workload's own counts;
 # and a glob of 1000 functions held in a handful of links.
 . "$(dirname "$0")/lib.sh"
@@ -12,7 +14,7 @@ F=${IPROF_GLOB_FIXTURE:-$BUILD/glob-fixture}
 multi=1
 "$IPROF" --dry-run -e "uprobe:$W:outer" >/dev/null 2>&1 || bad "dry-run of a uprobe"
 # the kernel's verdict, as iprof sees it: a uprobe timer's mechanism
-"$IPROF" -q -f json -o "$TMP/probe.json" -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null
+"$IPROF" -q -f json -o "$TMP/probe.json" --returns sites -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null
 case $(jq -r '.probes[0].mech' "$TMP/probe.json") in
 "uprobe/return sites (uprobe_multi)") ok "uprobe_multi links on this kernel" ;;
 "uprobe/return sites")
@@ -25,7 +27,7 @@ esac
 for mode in multi single; do
 	env=()
 	[ $mode = single ] && env=(IPROF_NO_UPROBE_MULTI=1)
-	env "${env[@]}" "$IPROF" -q -f json -o "$TMP/$mode.json" \
+	env "${env[@]}" "$IPROF" -q -f json -o "$TMP/$mode.json" --returns sites \
 		-e "uprobe:$W:outer" -e "uprobe:$W:s*_inner" -e "uprobe:$W:recurse" \
 		-- "$W" --threads 2 --calls 30 --spin-us 50 --sleep-us 50 --depth 3 >"$TMP/$mode.truth"
 	check "$mode: exit status" "$?" 0

@@ -119,7 +119,7 @@ check "unsited: thrower unwound" "$(jnode "$TMP/u.json" "mid>thrower" unwound)" 
 # ... and a uretprobe where nothing in the program can unwind (C)
 "$IPROF" --dry-run -e "uprobe:$TMP/hop:hop" >"$TMP/hop.plan" 2>&1
 check "C program: hop by uretprobe, with why" \
-	"$(grep -c "stops by uretprobe: an indirect jmp at +0x7 (jmp rax) .*; no unwinder, stack switch or forced unwind in the [0-9]* files of the program ($TMP/hop and its libraries))\$" "$TMP/hop.plan")" 1
+	"$(grep -c "stops by uretprobe: an indirect jmp at +0x7 (jmp rax) .*; no unwinder or stack switch in the [0-9]* files of the program ($TMP/hop and its libraries))\$" "$TMP/hop.plan")" 1
 "$IPROF" -q -f json -o "$TMP/hop.json" -e "uprobe:$TMP/hop:hop" -- "$TMP/hop" 10 >"$TMP/hop.out" 2>&1
 check "C program: exit status" "$?" 0
 check "C program: hop count" "$(jnode "$TMP/hop.json" hop count)" "$(truth hop "$TMP/hop.out")"
@@ -139,10 +139,10 @@ check "library under -- env: call_cb count" "$(jnode "$TMP/cb.json" call_cb coun
 	$(($(truth calls "$TMP/cb.out") - $(truth thrown "$TMP/cb.out")))
 check "library under -- env: call_cb unwound" "$(jnode "$TMP/cb.json" call_cb unwound)" "$(truth thrown "$TMP/cb.out")"
 check "executable under -- sh -c: judged as itself" \
-	"$("$IPROF" --dry-run -e "uprobe:$TMP/hop:hop" -- sh -c "$TMP/hop 3" 2>&1 | grep -c "stops by uretprobe: .*no unwinder, stack switch or forced unwind in the [0-9]* files of the program ($TMP/hop and its libraries))\$")" 1
+	"$("$IPROF" --dry-run -e "uprobe:$TMP/hop:hop" -- sh -c "$TMP/hop 3" 2>&1 | grep -c "stops by uretprobe: .*no unwinder or stack switch in the [0-9]* files of the program ($TMP/hop and its libraries))\$")" 1
 "$IPROF" --dry-run -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 3 >"$TMP/dl.plan" 2>&1
 check "a C program that imports dlopen: a uretprobe, and why" \
-	"$(grep -c "(stops by uretprobe: .*; no unwinder, stack switch or forced unwind in the [0-9]* files of the program ($TMP/dl and its libraries); $TMP/dl imports dlopen: a C++, Rust or Go runtime it loads later is warned of (what it throws through the function kills the program))\$" "$TMP/dl.plan")" 1
+	"$(grep -c "(stops by uretprobe: .*; no unwinder or stack switch in the [0-9]* files of the program ($TMP/dl and its libraries); $TMP/dl imports dlopen: a C++, Rust or Go runtime it loads later is warned of (what it throws through the function kills the program))\$" "$TMP/dl.plan")" 1
 "$IPROF" -q -f json -o "$TMP/dl.json" -e "uprobe:$TMP/dl:work" -- "$TMP/dl" 7 >"$TMP/dl.out" 2>"$TMP/dl.err"
 check "dlopen program: exit status" "$?" 0
 check "dlopen program: work count" "$(jnode "$TMP/dl.json" work count)" "$(truth work "$TMP/dl.out")"
