@@ -15,6 +15,7 @@
 #include "iprof/unwind.h"
 #include "cli/hint.h"
 #include "cli/log.h"
+#include "cli/plan_print.h"
 
 /* the user-function entry of timer @i, or NULL */
 static const struct plan_att *uentry(const struct plan *plan, uint32_t i)
@@ -111,4 +112,35 @@ void hint_unmapped(const struct plan *plan, const pid_t *pids, size_t npids)
 			 (int)pids[0], npids > 1 ? " and the others" : "", a->path,
 			 npids > 1 ? "the first" : "it", n > 0 ? exe : "?");
 	}
+}
+
+void hint_single_step(const struct plan *plan)
+{
+	const struct plan_timer *first = NULL;
+	char names[160] = "";
+	size_t len = 0;
+	uint32_t i, n = 0;
+	int w;
+
+	for (i = 0; i < plan->ntimers; i++) {
+		const struct plan_timer *t = &plan->timers[i];
+
+		if (t->error || !t->ret_sites || !t->ret_risk ||
+		    !plan_print_step_why(plan, t))
+			continue;
+		if (!first)
+			first = t;
+		n++;
+		if (len < sizeof(names)) {
+			w = snprintf(names + len, sizeof(names) - len, "%s%s",
+				     len ? ", " : "", t->name);
+			len = w < 0 ? sizeof(names) : len + (size_t)w;
+		}
+	}
+	if (!n)
+		return;
+	log_info("%u timer%s (%s%s) stop%s at return sites whose ret the kernel single-steps, dearer than a uretprobe here: --returns auto kept them because %s; --returns uretprobe is cheaper where nothing unwinds or switches stacks through them (doc/probes.md)",
+		 n, n == 1 ? "" : "s", names,
+		 len >= sizeof(names) ? "..." : "", n == 1 ? "s" : "",
+		 first->ret_risk);
 }

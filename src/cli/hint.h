@@ -37,4 +37,15 @@ void hint_zero_hits(const struct plan *plan, const struct report_timer *timers,
  */
 void hint_unmapped(const struct plan *plan, const pid_t *pids, size_t npids);
 
+/*
+ * hint_single_step() - when --returns auto kept return sites
+ * (plan_timer.ret_risk: the evidence that the program can unwind or
+ * switch stacks through a uretprobe) for user-function timers of @plan
+ * whose rets the kernel single-steps (plan_print_step_why()), say on
+ * stderr (log_info, once: how many, the first names, the evidence) that
+ * each such return costs more than a uretprobe here and how to choose
+ * one.  Nothing otherwise.
+ */
+void hint_single_step(const struct plan *plan);
+
 #endif /* IPROF_CLI_HINT_H */

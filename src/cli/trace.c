@@ -537,6 +537,7 @@ static int start_tracing(struct trace *t, uint64_t attach_ns)
 	       : o->npids    ? " the process"
 			     : " system-wide";
 	log_phases(t->rc);
+	hint_single_step(plan);
 	log_info("%u of %u timers attached in %.1f ms%s; tracing%s... %s",
 		 t->nattached, plan->ntimers, (double)attach_ns / 1e6,
 		 t->not_attached, what, o->cmd ? "" : "Ctrl-C to stop");

@@ -156,6 +156,14 @@ check "a C program linking libstdc++: return sites, and why" \
 	"$(grep -c "(stops at 1 return site) (--returns auto chose them: /[^ ]*libstdc++[^ ]* \(imports\|defines\) [_a-zA-Z]*)" "$TMP/dlcxx.plan")" 1
 "$IPROF" -q -f json -o "$TMP/dlcxx.json" -e "uprobe:$TMP/dlcxx:work" -- "$TMP/dlcxx" 7 >"$TMP/dlcxx.out" 2>&1
 check "C program linking libstdc++: work count" "$(jnode "$TMP/dlcxx.json" work count)" "$(truth work "$TMP/dlcxx.out")"
+# the start says the dearer stops, where the kernel single-steps a ret
+"$IPROF" -f json -o "$TMP/dlcxx2.json" -e "uprobe:$TMP/dlcxx:work" -- "$TMP/dlcxx" 2 >/dev/null 2>"$TMP/dlcxx.err"
+hint="^iprof: 1 timer (work) stops at return sites whose ret the kernel single-steps, dearer than a uretprobe here: --returns auto kept them because /[^ ]*libstdc++[^ ]* \(imports\|defines\) [_a-zA-Z]*; --returns uretprobe is cheaper"
+if grep -q 'single-stepped' "$TMP/dlcxx.plan"; then
+	check "C program linking libstdc++: the start says its rets are single-stepped" "$(grep -c "$hint" "$TMP/dlcxx.err")" 1
+else
+	check "C program linking libstdc++: rets run by iprof, nothing said" "$(grep -c "$hint" "$TMP/dlcxx.err")" 0
+fi
 # the C program dlopen's a C++ library (libfb.so, case 1) while traced,
 # then waits on a fifo: iprof names the process and the library
 rm -f "$TMP/gate" && mkfifo "$TMP/gate"
