@@ -185,13 +185,26 @@ int attach_tp_tracepoint(struct loader *l, uint32_t i, char *why, size_t len)
 
 /* the planner resolved path (absolute) and the function's (or return
  * site's) file offset (src/probe/sym.c, src/probe/retsite.c): attach by
- * offset, not by name */
+ * offset, not by name; where only the uprobe_multi programs are loaded
+ * (kmech_choose()), in a uprobe_multi link of its own */
 static struct bpf_link *uprobe_link(struct loader *l, const struct plan_att *a)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, mo);
 	const struct kmech *m = kmech(a->mech);
+	unsigned long off = (unsigned long)a->offset;
+	__u64 cookie = ucookie(l, a);
 
-	uo.bpf_cookie = ucookie(l, a);
+	if (bpf_program__fd(kmech_prog(l, m, 0)) < 0 &&
+	    bpf_program__fd(kmech_prog(l, m, 1)) >= 0) {
+		mo.offsets = &off;
+		mo.cookies = &cookie;
+		mo.cnt = 1;
+		mo.retprobe = m->retprobe;
+		return bpf_program__attach_uprobe_multi(kmech_prog(l, m, 1), -1,
+							a->path, NULL, &mo);
+	}
+	uo.bpf_cookie = cookie;
 	uo.func_name = NULL;
 	uo.retprobe = m->retprobe;
 	return bpf_program__attach_uprobe_opts(kmech_prog(l, m, 0), -1,

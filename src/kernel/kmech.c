@@ -121,8 +121,11 @@ static void want(const struct loader *l, size_t off, int on)
  * The user rows' programs: the *_x ones where a uprobe program may write
  * its registers (they run a return site's ret and skip an entry's
  * endbr64 themselves; a cookie of kind IPROF_EMU_NONE: as the plain
- * ones); in uprobe_multi links where the kernel has them, the plain ones
- * kept beside them: a link that fails falls back to one uprobe each.
+ * ones); where the kernel has uprobe_multi links, only their programs:
+ * a link that fails falls back to a link of one uprobe each, made of the
+ * same program (attach_tp.c uprobe_link()).  The verifier takes each
+ * program apart (70-370 ms on this 2-CPU host, seconds under TCG): the
+ * plain ones loaded beside them doubled a uprobe run's BPF load.
  */
 void kmech_choose(struct loader *l, unsigned int used)
 {
@@ -146,10 +149,8 @@ void kmech_choose(struct loader *l, unsigned int used)
 
 		if (!(used & (1u << m)) && !(r->any_user && fu))
 			continue;
-		want(l, r->prog[0][l->emu], 1);
+		want(l, r->prog[r->user && um][l->emu], 1);
 		want(l, r->prog2, 1);
-		if (r->user && um && (used & (1u << m)))
-			want(l, r->prog[1][l->emu], 1);
 	}
 	/* stack switches told by libc's context functions: with user
 	 * timers only (kernel/attach_ctx.h) */
