@@ -1029,6 +1029,33 @@ static int parse_emu(json_object *t, struct report_timer *rt)
 	return ret ?: jstrdup(t, "params", &rt->params);
 }
 
+/* @a (NULL: absent, nothing) an array of strings into *@v, a
+ * NULL-terminated calloc'ed vector (the caller's to free, in part on
+ * error); 0, -EBADMSG (not strings), -ENOMEM */
+static int parse_strv(json_object *a, char ***v)
+{
+	json_object *t;
+	size_t i, n;
+
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(a);
+	*v = calloc(n + 1, sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		t = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(t, json_type_string))
+			return -EBADMSG;
+		(*v)[i] = strdup(json_object_get_string(t));
+		if (!(*v)[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int parse_meta(struct rec_reader *r, json_object *m)
 {
 	json_object *run = jget(m, "run"), *a, *t;
@@ -1039,23 +1066,8 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 
 	if (!run || !json_object_is_type(run, json_type_object))
 		return -EBADMSG;
-	a = jget(run, "command");
-	if (a) {
-		if (!json_object_is_type(a, json_type_array))
-			return -EBADMSG;
-		n = json_object_array_length(a);
-		p->command = calloc(n + 1, sizeof(*p->command));
-		if (!p->command)
-			return -ENOMEM;
-		for (i = 0; i < n; i++) {
-			t = json_object_array_get_idx(a, i);
-			if (!json_object_is_type(t, json_type_string))
-				return -EBADMSG;
-			p->command[i] = strdup(json_object_get_string(t));
-			if (!p->command[i])
-				return -ENOMEM;
-		}
-	}
+	if ((ret = parse_strv(jget(run, "command"), &p->command)))
+		return ret;
 	a = jget(run, "pids");
 	if (a) {
 		if (!json_object_is_type(a, json_type_array))
