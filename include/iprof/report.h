@@ -359,6 +359,39 @@ struct report_err {
 int report_node_err(const struct agg_node *n, struct report_err *e);
 
 /*
+ * The statistics of a node that the "below resolution" rule judges
+ * (report_node_res()), in doc/json.md's order; report_stat_key() names
+ * each by its JSON key.
+ */
+enum report_stat {
+	REPORT_STAT_TOTAL,
+	REPORT_STAT_SELF,
+	REPORT_STAT_MIN,
+	REPORT_STAT_AVG,
+	REPORT_STAT_MAX,
+	REPORT_STAT_P50,
+	REPORT_STAT_P90,
+	REPORT_STAT_P99,
+	REPORT_STAT_P999,
+	REPORT_NSTAT
+};
+
+/*
+ * report_node_res() - one rule for "below resolution" on every statistic
+ * of @n: bit (1u << REPORT_STAT_x) set where that statistic is within its
+ * error bar of 0 (report_node_err(): TOTAL below total_ns, SELF below
+ * self_ns, each per-call one, MIN, AVG, MAX and the percentiles, below
+ * avg_ns), so that the formats print "<res" rather than a number the
+ * probes cannot resolve.  0 without error bars (raw times, no calls) and
+ * for percentiles without a histogram.
+ */
+uint32_t report_node_res(const struct agg_node *n);
+
+/* report_stat_key() - @s's JSON key ("total_ns", "p50_ns", ...); NULL
+ * out of range.  A static string. */
+const char *report_stat_key(enum report_stat s);
+
+/*
  * report_next() - the node after @n in a depth-first pre-order walk with
  * children in first-seen order (start with agg__root(); NULL at the end).
  * Needs no memory and no recursion.

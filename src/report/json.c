@@ -474,6 +474,20 @@ static void add_histogram(struct jb *b, json_object *o,
 	}
 }
 
+/* "below_resolution_keys": the keys of @n's statistics within their error
+ * bars of 0 (report_node_res(): the table's "<res"), in the node's order */
+static void add_res_keys(struct jb *b, json_object *o,
+			 const struct agg_node *n)
+{
+	uint32_t m = report_node_res(n);
+	json_object *a = add_arr(b, o, "below_resolution_keys");
+
+	for (int s = 0; a && s < REPORT_NSTAT; s++) {
+		if (m & (1u << s))
+			push(b, a, json_object_new_string(report_stat_key(s)));
+	}
+}
+
 /* the error bars of @n's compensated times (report_node_err(); null
  * without them) and whether its average is below resolution */
 static void add_errors(struct jb *b, json_object *o, const struct agg_node *n)
@@ -486,6 +500,7 @@ static void add_errors(struct jb *b, json_object *o, const struct agg_node *n)
 	add_u64_if(b, o, "self_err_ns", known, e.self_ns);
 	add_u64_if(b, o, "avg_drift_ns", known, e.drift_ns);
 	add(b, o, "below_resolution", json_object_new_boolean(e.below_res));
+	add_res_keys(b, o, n);
 }
 
 /* the metrics of one node, in doc/json.md's order, "children" excluded;

@@ -44,18 +44,41 @@ static int compute_live(const struct agg_node **nodes, size_t n,
 /*
  * seed_err() - after a node's line, a comment with its error bars
  * (report_node_err(), ms like the line's): "#   +- thread_time = 0.12ms,
- * avg = 0.01" and ", below resolution" where its average is within its
- * error bar of 0; nothing without error bars.  The lines keep their text.
+ * avg = 0.01" and ", below resolution: thread_time avg p50" naming the
+ * statistics within their error bars of 0 (report_node_res(): the line's
+ * thread_time, max and avg, and min and the percentiles, which the line
+ * does not show); nothing without error bars.  The lines keep their text.
  */
 static void seed_err(FILE *f, const struct agg_node *nd)
 {
+	static const char *const name[REPORT_NSTAT] = {
+		[REPORT_STAT_TOTAL] = "thread_time",
+		[REPORT_STAT_SELF] = "self",
+		[REPORT_STAT_MIN] = "min",
+		[REPORT_STAT_AVG] = "avg",
+		[REPORT_STAT_MAX] = "max",
+		[REPORT_STAT_P50] = "p50",
+		[REPORT_STAT_P90] = "p90",
+		[REPORT_STAT_P99] = "p99",
+		[REPORT_STAT_P999] = "p99.9",
+	};
 	struct report_err e;
+	uint32_t m;
+	const char *sep = ", below resolution:";
 
 	if (!report_node_err(nd, &e))
 		return;
-	fprintf(f, "#%*s+- thread_time = %.2fms, avg = %.2f%s\n",
+	fprintf(f, "#%*s+- thread_time = %.2fms, avg = %.2f",
 		(int)(2 * (nd->depth - 1)) + 1, "", (double)e.total_ns / 1e6,
-		(double)e.avg_ns / 1e6, e.below_res ? ", below resolution" : "");
+		(double)e.avg_ns / 1e6);
+	m = report_node_res(nd);
+	for (int s = 0; s < REPORT_NSTAT; s++) {
+		if (m & (1u << s)) {
+			fprintf(f, "%s %s", sep, name[s]);
+			sep = "";
+		}
+	}
+	fputc('\n', f);
 }
 
 static int seed_body(FILE *f, const struct report *r)

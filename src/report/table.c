@@ -120,27 +120,27 @@ static void fmt_u64(char *buf, uint64_t v)
 }
 
 /*
- * A per-call statistic @ns of @n (MIN, AVG, MAX, a percentile): "<res"
- * when below the per-call error bar (AVGERR: the probes cannot resolve
- * it; one rule for every such column, doc/report.md), else the time.
+ * Statistic @s of @n, @ns: "<res" where it is within its error bar of 0
+ * (report_node_res(): one rule for TOTAL, SELF, MIN, AVG, MAX and the
+ * percentiles, doc/report.md), else the time.
  */
-static void fmt_call(char *buf, const struct agg_node *n, uint64_t ns)
+static void fmt_stat(char *buf, const struct agg_node *n, enum report_stat s,
+		     uint64_t ns)
 {
-	struct report_err e;
-
-	if (report_node_err(n, &e) && ns < e.avg_ns)
+	if (report_node_res(n) & (1u << s))
 		strcpy(buf, "<res");
 	else
 		report_ns_str(buf, CELL, ns);
 }
 
-static void fmt_q(char *buf, const struct agg_node *n, double q)
+static void fmt_q(char *buf, const struct agg_node *n, enum report_stat s,
+		  double q)
 {
 	if (!n->hist) {
 		strcpy(buf, "-");
 		return;
 	}
-	fmt_call(buf, n,
+	fmt_stat(buf, n, s,
 		 hist_quantile(n->hist, n->count, q, n->min_ns, n->max_ns));
 }
 
@@ -202,10 +202,10 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 		fmt_u64(buf, n->count + n->hits);
 		break;
 	case REPORT_COL_TOTAL:
-		report_ns_str(buf, CELL, n->total_ns);
+		fmt_stat(buf, n, REPORT_STAT_TOTAL, n->total_ns);
 		break;
 	case REPORT_COL_SELF:
-		report_ns_str(buf, CELL, n->self_ns);
+		fmt_stat(buf, n, REPORT_STAT_SELF, n->self_ns);
 		break;
 	case REPORT_COL_WALL:
 		report_ns_str(buf, CELL, n->last_stop_ns - n->first_start_ns);
@@ -223,11 +223,11 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 		report_ns_str(buf, CELL, n->blocked_ns);
 		break;
 	case REPORT_COL_MIN:
-		fmt_call(buf, n, n->min_ns);
+		fmt_stat(buf, n, REPORT_STAT_MIN, n->min_ns);
 		break;
 	case REPORT_COL_AVG:
 		/* within its error bar of 0: no number (report_node_err()) */
-		fmt_call(buf, n, n->total_ns / n->count);
+		fmt_stat(buf, n, REPORT_STAT_AVG, n->total_ns / n->count);
 		break;
 	case REPORT_COL_AVGERR:
 	case REPORT_COL_TOTALERR:
@@ -239,22 +239,22 @@ static void fill_cell(char *buf, const struct agg_node *n, enum report_col c,
 							 e.total_ns);
 		break;
 	case REPORT_COL_MAX:
-		fmt_call(buf, n, n->max_ns);
+		fmt_stat(buf, n, REPORT_STAT_MAX, n->max_ns);
 		break;
 	case REPORT_COL_STDDEV:
 		report_ns_str(buf, CELL, report_stddev_ns(n));
 		break;
 	case REPORT_COL_P50:
-		fmt_q(buf, n, 0.50);
+		fmt_q(buf, n, REPORT_STAT_P50, 0.50);
 		break;
 	case REPORT_COL_P90:
-		fmt_q(buf, n, 0.90);
+		fmt_q(buf, n, REPORT_STAT_P90, 0.90);
 		break;
 	case REPORT_COL_P99:
-		fmt_q(buf, n, 0.99);
+		fmt_q(buf, n, REPORT_STAT_P99, 0.99);
 		break;
 	case REPORT_COL_P999:
-		fmt_q(buf, n, 0.999);
+		fmt_q(buf, n, REPORT_STAT_P999, 0.999);
 		break;
 	case REPORT_COL_THREADS:
 		fmt_u64(buf, n->threads);

@@ -88,6 +88,57 @@ int report_node_err(const struct agg_node *n, struct report_err *e)
 	return 1;
 }
 
+static const struct {
+	const char *key;
+	double q; /* a percentile's quantile; 0 for the others */
+} stat_tab[REPORT_NSTAT] = {
+	[REPORT_STAT_TOTAL] = {"total_ns", 0},
+	[REPORT_STAT_SELF] = {"self_ns", 0},
+	[REPORT_STAT_MIN] = {"min_ns", 0},
+	[REPORT_STAT_AVG] = {"avg_ns", 0},
+	[REPORT_STAT_MAX] = {"max_ns", 0},
+	[REPORT_STAT_P50] = {"p50_ns", 0.50},
+	[REPORT_STAT_P90] = {"p90_ns", 0.90},
+	[REPORT_STAT_P99] = {"p99_ns", 0.99},
+	[REPORT_STAT_P999] = {"p999_ns", 0.999},
+};
+
+const char *report_stat_key(enum report_stat s)
+{
+	return (unsigned int)s < REPORT_NSTAT ? stat_tab[s].key : NULL;
+}
+
+uint32_t report_node_res(const struct agg_node *n)
+{
+	struct report_err e;
+	uint64_t v[REPORT_NSTAT];
+	uint32_t m = 0;
+	int s;
+
+	if (!report_node_err(n, &e))
+		return 0;
+	v[REPORT_STAT_TOTAL] = n->total_ns;
+	v[REPORT_STAT_SELF] = n->self_ns;
+	v[REPORT_STAT_MIN] = n->min_ns;
+	v[REPORT_STAT_AVG] = n->total_ns / n->count;
+	v[REPORT_STAT_MAX] = n->max_ns;
+	for (s = 0; s < REPORT_NSTAT; s++) {
+		uint64_t err = s == REPORT_STAT_TOTAL  ? e.total_ns
+			       : s == REPORT_STAT_SELF ? e.self_ns
+						       : e.avg_ns;
+
+		if (stat_tab[s].q > 0) {
+			if (!n->hist)
+				continue;
+			v[s] = hist_quantile(n->hist, n->count, stat_tab[s].q,
+					     n->min_ns, n->max_ns);
+		}
+		if (v[s] < err)
+			m |= 1u << s;
+	}
+	return m;
+}
+
 const struct agg_node *report_next(const struct agg_node *n)
 {
 	if (n->child)

@@ -766,6 +766,61 @@ static void test_table_rows(void **state)
 	agg__free(a);
 }
 
+/*
+ * One rule for "below resolution" on every statistic (issue 45): one call
+ * of 1 us whose probes' spread is 3 us reads "<res" in TOTAL, SELF, MIN,
+ * AVG, MAX and every percentile (a newcomer read P50 "0ns" and MIN "0ns"
+ * as measured), and its seed comment names them all; two calls of 1 and
+ * 10 us: MIN and P50 alone (report_node_res()'s bits).
+ */
+static void test_res_every_stat(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[INNER] = { .start_in_ns = 1, .start_out_ns = 1,
+			    .stop_in_ns = 1, .stop_out_ns = 1,
+			    .sd_ns = 3000 },
+	};
+	struct report r;
+	struct agg *a;
+	const struct agg_node *n;
+	char *out, *row;
+
+	(void)state;
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	S(1, INNER, 1, 0);
+	E(1, INNER, 1, 1000);
+	agg__snapshot(a, 1 * MS);
+	n = agg__root(a)->child;
+	assert_non_null(n);
+	assert_int_equal(report_node_res(n), (1u << REPORT_NSTAT) - 1);
+	assert_string_equal(report_stat_key(REPORT_STAT_P50), "p50_ns");
+	assert_null(report_stat_key(REPORT_NSTAT));
+	init_report(&r, a);
+	r.columns = (enum report_col[]){ REPORT_COL_TOTAL, REPORT_COL_SELF,
+					 REPORT_COL_MIN,   REPORT_COL_AVG,
+					 REPORT_COL_MAX,   REPORT_COL_P50,
+					 REPORT_COL_P90,   REPORT_COL_P99 };
+	r.ncolumns = 8;
+	out = run(report_table, &r);
+	row = strstr(out, "\ninner ");
+	assert_non_null(row);
+	assert_non_null(strstr(row, "  <res  <res  <res  <res  <res  <res  <res  <res\n"));
+	free(out);
+	out = run(report_seed, &r);
+	assert_non_null(strstr(out, ", below resolution: thread_time self min "
+				    "avg max p50 p90 p99 p99.9\n"));
+	free(out);
+	S(1, INNER, 1, 2000);
+	E(1, INNER, 1, 12000);
+	agg__snapshot(a, 1 * MS);
+	/* the median of two is the lower one (rank ceil(q * count)) */
+	assert_int_equal(report_node_res(n), (1u << REPORT_STAT_MIN) |
+						     (1u << REPORT_STAT_P50));
+	agg__free(a);
+}
+
 /* clang-format off */
 static const char table_columns_expected[] =
 	"NAME   COUNT    RUNQ  BLOCKED  EXITED  DISCARD  STDDEV     P90   P99.9\n"
@@ -1673,6 +1728,7 @@ int main(void)
 		cmocka_unit_test(test_table_sort),
 		cmocka_unit_test(test_table_min_total_max_depth),
 		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_res_every_stat),
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_parse_sort_weight),
 		cmocka_unit_test(test_folded_weights),

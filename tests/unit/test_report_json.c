@@ -247,7 +247,7 @@ static void expect_node_keys(json_object *n)
 	expect_keys(n, "name", "timer", "path", "depth", "count", "total_ns",
 		    "self_ns", "raw_total_ns", "raw_self_ns", "uncertain", "dominated", "clamped_ns", "runq_out_ns", "wall_ns", "min_ns", "avg_ns", "max_ns",
 		    "stddev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
-		    "avg_err_ns", "total_err_ns", "self_err_ns", "avg_drift_ns", "below_resolution",
+		    "avg_err_ns", "total_err_ns", "self_err_ns", "avg_drift_ns", "below_resolution", "below_resolution_keys",
 		    "threads", "exited", "exited_ns", "oncpu_ns", "runq_ns", "blocked_ns",
 		    "offcpu_ns", "irq_ns", "incomplete", "incomplete_ns", "unwound", "execed",
 		    "missed_returns", "discarded", "counted_only", "histogram", "children",
@@ -640,7 +640,7 @@ static void test_flat(void **state)
 		    "raw_self_ns", "uncertain", "dominated", "clamped_ns", "runq_out_ns", "wall_ns", "min_ns",
 		    "avg_ns", "max_ns", "stddev_ns", "p50_ns", "p90_ns",
 		    "p99_ns", "p999_ns", "avg_err_ns", "total_err_ns",
-		    "self_err_ns", "avg_drift_ns", "below_resolution", "threads", "exited",
+		    "self_err_ns", "avg_drift_ns", "below_resolution", "below_resolution_keys", "threads", "exited",
 		    "exited_ns", "oncpu_ns",
 		    "runq_ns", "blocked_ns", "offcpu_ns", "irq_ns",
 		    "incomplete", "incomplete_ns", "unwound", "execed",
@@ -948,6 +948,51 @@ static void test_plan_keyed(void **state)
 	json_object_put(o);
 }
 
+/*
+ * below_resolution_keys: the statistics within their error bars of 0, by
+ * key, in the node's order (one call of 1 us, 3 us probe spread: all of
+ * them; raw: none).
+ */
+static void test_res_keys(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[INNER] = { .start_in_ns = 1, .start_out_ns = 1,
+			    .stop_in_ns = 1, .stop_out_ns = 1,
+			    .sd_ns = 3000 },
+	};
+	static const char *const want[] = { "total_ns", "self_ns", "min_ns",
+					    "avg_ns",	"max_ns",  "p50_ns",
+					    "p90_ns",	"p99_ns",  "p999_ns" };
+	struct agg *a = agg__new(NTIMERS);
+	struct report r;
+	json_object *o, *n, *k;
+	size_t i;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	S(1, INNER, 1, 0);
+	E(1, INNER, 1, 1000);
+	S(1, OUTER, 1, 2000);
+	E(1, OUTER, 1, 3000);
+	agg__snapshot(a, 1 * MS);
+	init_report(&r, a);
+	o = render(&r, NULL);
+	/* by total: outer (1000 ns, no costs) first */
+	n = idx(get(o, "tree", json_type_array), 1);
+	expect_str(n, "name", "inner");
+	expect_bool(n, "below_resolution", 1);
+	k = get(n, "below_resolution_keys", json_type_array);
+	expect_len(k, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_string_equal(json_object_get_string(idx(k, i)), want[i]);
+	n = idx(get(o, "tree", json_type_array), 0);
+	expect_str(n, "name", "outer");
+	expect_len(get(n, "below_resolution_keys", json_type_array), 0);
+	json_object_put(o);
+	agg__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_ndjson),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_keyed),
+		cmocka_unit_test(test_res_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
