@@ -118,12 +118,33 @@ uint64_t calib_mean(const uint64_t *v, size_t n);
 void calib_derive(struct calib_result *r);
 
 /*
+ * How far a class's mean cost may differ between two processes, of the
+ * cost (calib_proc_drift()): a traced call costs one of two regimes, and
+ * a process, the calibration's (iprof) or the traced program, lands in
+ * either; measured by bench/probe-drift.sh, 28% (single-stepped entry)
+ * and 34% (emulated entry) between the cheapest and the dearest of 5
+ * processes (bench/README.md), so a run's probes may cost a quarter more
+ * or less than the calibration measured, whatever the calibration's own
+ * rounds saw.
+ */
+#define CALIB_PROC_DRIFT 0.25
+
+/*
+ * calib_proc_drift() - CALIB_PROC_DRIFT of @r's mean cost per call
+ * (in_mean_ns + out_mean_ns), ns, rounded down: the between-process part
+ * of calib_drift(); 0 when @r is not measured.
+ */
+uint32_t calib_proc_drift(const struct calib_result *r);
+
+/*
  * calib_drift() - how far the mean cost per call of @r's class (in + out,
  * ns) may be off in a run, the error bars' bias (struct agg_cost
  * drift_ns): drift_ns (how the cost moved while it was measured, and the
  * mean's standard error) plus skew_ns (the slow hits' share of the mean:
  * how many calls hit slow depends on the host's load, which differs
- * between the calibration and the run; doc/json.md, "Error bars").
+ * between the calibration and the run), and at least
+ * calib_proc_drift() (the traced process's probes against iprof's own:
+ * no calibration of iprof's sees it; doc/json.md, "Error bars").
  * Clamped into 32 bits.
  */
 uint32_t calib_drift(const struct calib_result *r);

@@ -188,6 +188,10 @@ struct report_calib {
 	 * measured, and the mean less the median; 0: not known (a recording
 	 * made before them, whose drift_ns is the first alone) */
 	uint32_t drift_rounds_ns, skew_ns;
+	/* drift_ns's floor (calib_proc_drift()): how far the traced
+	 * process's probes may cost from iprof's own, CALIB_PROC_DRIFT of
+	 * the mean cost; 0: not known (a recording made before it) */
+	uint32_t proc_drift_ns;
 };
 
 struct report {

@@ -82,9 +82,20 @@ void calib_derive(struct calib_result *r)
 	r->done = 1;
 }
 
+uint32_t calib_proc_drift(const struct calib_result *r)
+{
+	if (!r->done)
+		return 0;
+	return clamp32((uint64_t)(CALIB_PROC_DRIFT *
+				  ((double)r->in_mean_ns + r->out_mean_ns)));
+}
+
 uint32_t calib_drift(const struct calib_result *r)
 {
-	return clamp32((uint64_t)r->drift_ns + r->skew_ns);
+	uint64_t m = (uint64_t)r->drift_ns + r->skew_ns;
+	uint32_t p = calib_proc_drift(r);
+
+	return clamp32(m > p ? m : p);
 }
 
 struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
@@ -161,6 +172,7 @@ size_t calib_report(const struct calib *cal, unsigned int used,
 			.drift_ns = calib_drift(r),
 			.drift_rounds_ns = r->drift_ns,
 			.skew_ns = r->skew_ns,
+			.proc_drift_ns = calib_proc_drift(r),
 			.why = r->done ? NULL : r->why,
 		};
 		n++;

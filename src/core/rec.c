@@ -342,6 +342,9 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 			put(o, "skew_ns", json_object_new_uint64(c->skew_ns),
 			    bad);
 		}
+		if (c->proc_drift_ns) /* drift's floor: optional */
+			put(o, "proc_drift_ns",
+			    json_object_new_uint64(c->proc_drift_ns), bad);
 		put(o, "why", jstr(c->why, bad), NULL);
 	}
 	return a;
@@ -988,6 +991,7 @@ static int parse_calib(struct rec_run *p, json_object *a)
 		ret = ret ?: ju32(o, "drift_ns", &c->drift_ns);
 		ret = ret ?: ju32(o, "drift_rounds_ns", &c->drift_rounds_ns);
 		ret = ret ?: ju32(o, "skew_ns", &c->skew_ns);
+		ret = ret ?: ju32(o, "proc_drift_ns", &c->proc_drift_ns);
 		ret = ret ?: jstrdup(o, "why", &c->why);
 	}
 	return ret;

@@ -374,6 +374,9 @@ static void add_calibration(struct jb *b, json_object *root,
 		add_u64_if(b, m, "skew_ns",
 			   c->done && (c->drift_rounds_ns || c->skew_ns),
 			   c->skew_ns);
+		/* its floor (0 in a recording made before it: null) */
+		add_u64_if(b, m, "proc_drift_ns", c->done && c->proc_drift_ns,
+			   c->proc_drift_ns);
 		add_str(b, m, "why", c->why);
 	}
 }

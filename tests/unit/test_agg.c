@@ -954,13 +954,13 @@ static void test_calib_spread(void **state)
 	r->t_ns = r->t_mean_ns = r->d_ns = r->d_mean_ns = 100;
 	calib_derive(r);
 	r->sd_ns = 100;
-	r->drift_ns = 10;
+	r->drift_ns = 40; /* above the floor, a quarter of 100 */
 	k = calib_cost(&cal, CALIB_URETPROBE, 0);
 	assert_int_equal(k.sd_ns, 100);
-	assert_int_equal(k.drift_ns, 10);
+	assert_int_equal(k.drift_ns, 40);
 	k = calib_cost(&cal, CALIB_URETPROBE, 1);
 	assert_int_equal(k.sd_ns, 70);
-	assert_int_equal(k.drift_ns, 5);
+	assert_int_equal(k.drift_ns, 20);
 }
 
 /*
@@ -1004,25 +1004,30 @@ static void test_calib_arith(void **state)
 	assert_int_equal(k.mean_start_in_ns, 400);
 	assert_int_equal(k.stop_in_ns + k.mean_stop_in_ns, 0);
 	/* the drift: the rounds' (none here) plus the mean cost less the
-	 * median, 1180 - 980 = 200; a start probe alone half of it; the
-	 * report gives both parts */
+	 * median, 1180 - 980 = 200, but at least a quarter of the mean
+	 * cost, 295 (another process's probes: CALIB_PROC_DRIFT); a start
+	 * probe alone half of it */
 	assert_int_equal(r->skew_ns, 200);
-	assert_int_equal(calib_drift(r), 200);
-	assert_int_equal(calib_cost(&cal, CALIB_URETPROBE, 0).drift_ns, 200);
-	assert_int_equal(calib_cost(&cal, CALIB_URETPROBE, 1).drift_ns, 100);
+	assert_int_equal(calib_proc_drift(r), 295);
+	assert_int_equal(calib_drift(r), 295);
+	assert_int_equal(calib_cost(&cal, CALIB_URETPROBE, 0).drift_ns, 295);
+	assert_int_equal(calib_cost(&cal, CALIB_URETPROBE, 1).drift_ns, 147);
+	/* the measured parts above the floor: theirs; the report gives
+	 * every part */
 	r->needed = 1;
-	r->drift_ns = 30;
+	r->drift_ns = 300;
 	{
 		struct report_calib rc[CALIB_NCLASS];
 
 		assert_int_equal(calib_report(&cal, 1u << CALIB_URETPROBE, rc),
 				 1);
-		assert_int_equal(rc[0].drift_ns, 230);
-		assert_int_equal(rc[0].drift_rounds_ns, 30);
+		assert_int_equal(rc[0].drift_ns, 500);
+		assert_int_equal(rc[0].drift_rounds_ns, 300);
 		assert_int_equal(rc[0].skew_ns, 200);
+		assert_int_equal(rc[0].proc_drift_ns, 295);
 	}
 	calib_cost_inline(&cal, CALIB_URETPROBE, &k);
-	assert_int_equal(k.inl_drift_ns, 230);
+	assert_int_equal(k.inl_drift_ns, 500);
 	r->drift_ns = 0;
 	/* a traced call faster than untraced: out clamps at 0 */
 	r->t_ns = 500;
