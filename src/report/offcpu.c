@@ -76,10 +76,10 @@ static uint32_t first_frame(const struct report *r, const struct off_stack *s,
 	return i < s->n ? i : s->n - 1;
 }
 
-/* print_stack() - "f <- g <- h ..." from first_frame(), SHOW_FRAMES of
- * the first @n */
+/* print_stack() - "f <- g <- h ..." from first_frame(), @show of the
+ * first @n */
 static void print_stack(FILE *f, const struct report *r,
-			const struct off_stack *s, uint32_t n)
+			const struct off_stack *s, uint32_t n, uint32_t show)
 {
 	char buf[KNAME_BUF];
 	uint32_t i, shown = 0;
@@ -88,12 +88,82 @@ static void print_stack(FILE *f, const struct report *r,
 		fputs("(stack lost)", f);
 		return;
 	}
-	for (i = first_frame(r, s, 1); i < n && shown < SHOW_FRAMES;
-	     i++, shown++)
+	for (i = first_frame(r, s, 1); i < n && shown < show; i++, shown++)
 		fprintf(f, "%s%s", shown ? " <- " : "",
 			frame_name(r, s->ip[i], buf, sizeof(buf)));
 	if (i < n)
 		fputs(" <- ...", f);
+}
+
+/*
+ * A blocked stack as shown: those whose frames below the scheduler's name
+ * the same functions (return addresses apart) are one, and each shows
+ * SHOW_FRAMES frames or, where another one shares them, up to the first
+ * frame that differs from every other's (a newcomer read two entries
+ * whose six frames were the same as duplicates).
+ */
+struct bview {
+	const struct off_block *b;
+	uint32_t show; /* frames shown */
+	uint64_t ns, count;
+};
+
+/* common() - how many frames from their first_frame() on @x and @y name
+ * the same functions; *@all: every one of both */
+static uint32_t common(const struct report *r, const struct off_stack *x,
+		       const struct off_stack *y, int *all)
+{
+	char a[KNAME_BUF], b[KNAME_BUF];
+	uint32_t i = x->n ? first_frame(r, x, 1) : 0,
+		 j = y->n ? first_frame(r, y, 1) : 0, k = 0;
+
+	for (; i < x->n && j < y->n; i++, j++, k++)
+		if (x->ip[i] != y->ip[j] &&
+		    strcmp(frame_name(r, x->ip[i], a, sizeof(a)),
+			   frame_name(r, y->ip[j], b, sizeof(b))))
+			break;
+	*all = i == x->n && j == y->n;
+	return k;
+}
+
+/* bviews() - @s's blocked stacks as shown into @v (OFF_TOP_MAX), most
+ * time first; how many */
+static size_t bviews(const struct report *r, const struct off_set *s,
+		     struct bview *v)
+{
+	const struct off_block *b[OFF_TOP_MAX];
+	size_t i, j, n = 0, m = off_sorted_blocks(s, b);
+	uint32_t k;
+	int all;
+
+	for (i = 0; i < m; i++) {
+		for (j = 0; j < n; j++) {
+			common(r, &v[j].b->stk, &b[i]->stk, &all);
+			if (all)
+				break;
+		}
+		if (j == n)
+			v[n++] = (struct bview){ .b = b[i],
+						 .show = SHOW_FRAMES };
+		v[j].ns += b[i]->ns;
+		v[j].count += b[i]->count;
+	}
+	for (i = 1; i < n; i++) { /* merged ones may move up (stable) */
+		struct bview x = v[i];
+
+		for (j = i; j > 0 && v[j - 1].ns < x.ns; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			k = common(r, &v[i].b->stk, &v[j].b->stk, &all) + 1;
+			if (k > v[i].show)
+				v[i].show = k;
+		}
+	return n;
 }
 
 /*
@@ -197,7 +267,7 @@ static void print_waker(FILE *f, const struct report *r,
 	else
 		fprintf(f, "woken by tid %" PRIu32 " (%s): ", w->tid,
 			w->comm[0] ? w->comm : "?");
-	print_stack(f, r, &w->stk, v->n);
+	print_stack(f, r, &w->stk, v->n, SHOW_FRAMES);
 }
 
 /* print_other() - the blocked time the kept entries leave, if any */
@@ -212,7 +282,7 @@ static void print_other(FILE *f, uint64_t all, uint64_t kept)
 static void print_node(FILE *f, const struct report *r,
 		       const struct agg_node *n)
 {
-	const struct off_block *b[OFF_TOP_MAX];
+	struct bview b[OFF_TOP_MAX];
 	struct wview w[OFF_TOP_MAX];
 	uint64_t all = n->blocked_ns, kept = 0;
 	char t1[32], t2[32];
@@ -221,13 +291,13 @@ static void print_node(FILE *f, const struct report *r,
 	fprintf(f, "  blocked %s, runnable %s (preempted, waiting for a CPU)\n",
 		report_ns_str(t1, sizeof(t1), n->blocked_ns),
 		report_ns_str(t2, sizeof(t2), n->runq_ns));
-	m = off_sorted_blocks(n->off, b);
+	m = bviews(r, n->off, b);
 	for (i = 0; i < m; i++) {
-		print_share(f, b[i]->ns, b[i]->count, all);
+		print_share(f, b[i].ns, b[i].count, all);
 		fputs("blocked in ", f);
-		print_stack(f, r, &b[i]->stk, b[i]->stk.n);
+		print_stack(f, r, &b[i].b->stk, b[i].b->stk.n, b[i].show);
 		fputc('\n', f);
-		kept += b[i]->ns;
+		kept += b[i].ns;
 	}
 	print_other(f, all, kept);
 	m = wviews(r, n->off, w);

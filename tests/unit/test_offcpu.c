@@ -6,18 +6,22 @@
  * up to the nodes' blocked time; runnable periods never charged; a waker
  * seen long before the block, or a stack of another time, not used;
  * at most OFF_TOP_MAX stacks per node, the rest in block_more_ns;
- * agg__merge() adds them up; without the records nothing is kept.
+ * agg__merge() adds them up; without the records nothing is kept.  The
+ * table's section (src/report/offcpu.c): stacks that name the same
+ * functions are one, the others shown to their first differing frame.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include "iprof/agg.h"
 #include "iprof/offcpu.h"
+#include "iprof/report.h"
 #include "rec.h"
 
 #define TID 100
@@ -187,12 +191,94 @@ static void test_off(void **state)
 	agg__free(a);
 }
 
+/* frames() - TID blocks at @t0 on the @n frames @f (parts of two), back
+ * on CPU at @t1, no waker seen */
+static void frames(struct agg *a, uint64_t t0, const uint64_t *f, uint32_t n,
+		   uint64_t t1)
+{
+	uint32_t p;
+
+	for (p = 0; 2 * p < n; p++)
+		val(a, IPROF_REC_OFFSTACK, p, TID, t0, f[2 * p],
+		    2 * p + 1 < n ? f[2 * p + 1] : 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, TID, t0, 1,
+				  0, IPROF_OFF_BLOCKED),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, TID, t1, 1, 0,
+				  0),
+			 0);
+}
+
+/* kernel names of the test: 0x1k and 0x2k are s<k> (two return
+ * addresses in one function), 0x3a fa, 0x3b fb, 0x40 tail */
+static const char *kname(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	(void)ctx;
+	if (addr >> 4 == 1 || addr >> 4 == 2)
+		snprintf(buf, size, "s%u", (unsigned int)(addr & 0xf));
+	else if (addr == 0x3a || addr == 0x3b)
+		snprintf(buf, size, "f%c", addr == 0x3a ? 'a' : 'b');
+	else
+		snprintf(buf, size, "tail");
+	return buf;
+}
+
+/*
+ * The table's blocked stacks: X and Z name the same functions (their
+ * return addresses differ): one entry of 2 waits; Y shares their first 10
+ * frames: both show up to the 11th, where they differ (6 shown: a
+ * newcomer read them as duplicates); a stack of its own shows 6.
+ */
+static void test_table_distinct(void **state)
+{
+	static const uint64_t x[] = { 0x10, 0x11, 0x12, 0x13, 0x14, 0x15,
+				      0x16, 0x17, 0x18, 0x19, 0x3a, 0x40 },
+			      z[] = { 0x20, 0x21, 0x22, 0x23, 0x24, 0x25,
+				      0x26, 0x27, 0x28, 0x29, 0x3a, 0x40 },
+			      y[] = { 0x10, 0x11, 0x12, 0x13, 0x14, 0x15,
+				      0x16, 0x17, 0x18, 0x19, 0x3b, 0x40 },
+			      o[] = { 0x19, 0x18, 0x17, 0x16, 0x15, 0x14,
+				      0x13, 0x40 };
+	struct agg *a = agg__new(1);
+	struct report r = { 0 };
+	struct report_view v;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 0, TID, 1000, 1, 0, 0), 0);
+	frames(a, 2000, x, 12, 2400);
+	frames(a, 3000, y, 12, 3300);
+	frames(a, 4000, z, 12, 4200);
+	frames(a, 5000, o, 8, 5100);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, TID, 6000, 1, 0, 0), 0);
+	r.agg = a;
+	r.kname = kname;
+	assert_int_equal(report_view_init(&v, &r), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	report_offcpu_table(f, &r, &v);
+	assert_int_equal(fclose(f), 0);
+	report_view_free(&v);
+	assert_non_null(strstr(out, "600ns  60%      2x  blocked in s0 <- s1 <- s2 <- s3 <- s4 <- s5 <- s6 <- s7 <- s8 <- s9 <- fa <- ...\n"
+				    "        300ns  30%      1x  blocked in s0 <- s1 <- s2 <- s3 <- s4 <- s5 <- s6 <- s7 <- s8 <- s9 <- fb <- ...\n"));
+	assert_non_null(strstr(out, "  blocked in s9 <- s8 <- s7 <- s6 <- s5 <- s4 <- ...\n"));
+	/* (X and Z one entry: two lines start at s0, not three) */
+	assert_null(strstr(strstr(strstr(out, "in s0 <-") + 1, "in s0 <-") + 1,
+			   "in s0 <-"));
+	free(out);
+	agg__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_charged),
 		cmocka_unit_test(test_bound_merge),
 		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_table_distinct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
