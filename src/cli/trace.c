@@ -455,11 +455,12 @@ static int attach_probes(struct trace *t, uint64_t *ns)
 		return EXIT_RUNTIME;
 	}
 	if (!n) {
-		/* no report follows: say here why each timer is missing */
-		log_error("no probe could be attached");
+		/* no report follows: why each timer is missing, then the
+		 * verdict (it came first, its reason below it) */
 		plan_print_not_attached(plan, t->l,
 					o->strict ? "iprof: --strict: "
 						  : "iprof: ");
+		log_error("no probe could be attached");
 		/* every probe wrong in the files (not refused by the kernel),
 		 * or --strict: bad input */
 		return t->plan_errors == plan->ntimers || o->strict ?

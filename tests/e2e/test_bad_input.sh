@@ -260,6 +260,14 @@ iprof: 1 probe names what does not exist: nothing attached, the command not run 
 	"$IPROF" -q -e "uprobe:$W:outer" -e "uprobe:libno_such_lib.so:f" -- touch "$TMP/ran" >/dev/null 2>&1
 	check "a library not found by name: exit" "$?" 3
 	check "a library not found by name: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	# alone: nothing attached, the reason said first, then the verdict
+	# (a newcomer read "no probe could be attached" above its cause)
+	"$IPROF" -e "uprobe:libcc.so.6:malloc" -- true >/dev/null 2>"$TMP/err"
+	check "only a library not found by name: exit" "$?" 2
+	check "only a library not found by name: the reason, then the verdict" \
+		"$(sed 's/\(not found in\) .*/\1 .../' "$TMP/err")" \
+		"iprof: not attached: malloc: -e:1:8: libcc.so.6 not found in ...
+iprof: no probe could be attached"
 	# the same for kernel names (issue 43): a kernel function that
 	# kallsyms does not have (nor a clone of it, nor an instance inlined)
 	# and a tracepoint that tracefs does not have, named explicitly, stop
@@ -381,9 +389,9 @@ vfs_write kprobe kprobe:vfs_write
 		check "dry run --strict, some would not attach: exit" "$?" 2
 		"$IPROF" -q -e func:vfs_read -e func:vfs_write -d 1s >/dev/null 2>"$TMP/err"
 		check "nothing attached (kernel): exit" "$?" 1
-		check "nothing attached (kernel): stderr" "$(cat "$TMP/err")" \
-			"iprof: no probe could be attached
-iprof: not attached: 2 timers (vfs_read at -e:1:6, vfs_write at -e:2:6): $why"
+		check "nothing attached (kernel): stderr, the reason first" "$(cat "$TMP/err")" \
+			"iprof: not attached: 2 timers (vfs_read at -e:1:6, vfs_write at -e:2:6): $why
+iprof: no probe could be attached"
 		"$IPROF" -q --strict -e "uprobe:$W:outer" -e func:vfs_read -e func:vfs_write \
 			-- "$W" --calls 1 >/dev/null 2>"$TMP/err"
 		check "--strict, refused by the kernel: exit" "$?" 2
@@ -405,8 +413,8 @@ iprof: --strict: 3 of 4 timers could not be attached"
 		"$IPROF" -q --strict -e func:vfs_read -d 1s >/dev/null 2>"$TMP/err"
 		check "--strict, nothing attached: exit" "$?" 2
 		check "--strict, nothing attached: stderr" "$(cat "$TMP/err")" \
-			"iprof: no probe could be attached
-iprof: --strict: not attached: vfs_read: -e:1:6: $why"
+			"iprof: --strict: not attached: vfs_read: -e:1:6: $why
+iprof: no probe could be attached"
 	else
 		echo "note: fentry or kprobes work here ($k): the refused-kernel-function cases were not run"
 	fi
