@@ -574,10 +574,26 @@ static __always_inline void emit_name(struct task_state *st, __u32 timer,
 }
 
 /*
+ * str_longer() - the string at user address @p, of which
+ * bpf_probe_read_user_str() filled IPROF_NAME_STR bytes (NUL included),
+ * goes on past them: its byte IPROF_NAME_STR - 1 is no NUL (a string of
+ * exactly IPROF_NAME_STR - 1 bytes has it there).  0 where unreadable.
+ */
+static __always_inline int str_longer(__u64 p)
+{
+	char c = 0;
+
+	if (bpf_probe_read_user(&c, 1, (const void *)(p + IPROF_NAME_STR - 1)))
+		return 0;
+	return c != 0;
+}
+
+/*
  * emit_namestr() - IPROF_REC_NAMESTR: the strings at user addresses @p0 and
  * (@nparts 2) @p1 name the START of @timer at @depth that the caller sends
  * next (task context only); one struct iprof_ring_namestr, which the
- * ring reader cuts into 32-byte records.
+ * ring reader cuts into 32-byte records.  A string longer than
+ * IPROF_NAME_STR - 1 bytes is cut there, its bit set in head.cut.
  */
 static __always_inline void emit_namestr(struct task_state *st, __u32 timer,
 					 __u32 depth, __u64 pid_tgid,
@@ -601,7 +617,7 @@ static __always_inline void emit_namestr(struct task_state *st, __u32 timer,
 	r->head.timer = timer;
 	r->head.tid = (__u32)pid_tgid;
 	r->head.nparts = nparts == 2 ? 2 : 1;
-	r->head.pad = 0;
+	r->head.cut = 0;
 	r->head.pad2 = 0;
 	r->head.ts = bpf_ktime_get_ns();
 	r->head.depth = depth;
@@ -610,10 +626,14 @@ static __always_inline void emit_namestr(struct task_state *st, __u32 timer,
 				    (const void *)p0);
 	r->head.len[0] = n > 0 ? n - 1 : IPROF_NAME_FAULT;
 	r->head.len[1] = 0;
+	if (n == IPROF_NAME_STR && str_longer(p0))
+		r->head.cut |= 1;
 	if (nparts == 2) {
 		n = bpf_probe_read_user_str(r->text[1], IPROF_NAME_STR,
 					    (const void *)p1);
 		r->head.len[1] = n > 0 ? n - 1 : IPROF_NAME_FAULT;
+		if (n == IPROF_NAME_STR && str_longer(p1))
+			r->head.cut |= 2;
 	}
 	st->lost = 0;
 	/* the START that follows wakes the reader if need be */

@@ -361,7 +361,10 @@ struct iprof_rec_namestr {
 	iprof_u8 nparts; /* 1..IPROF_NAME_PARTS */
 	iprof_u8 len[IPROF_NAME_PARTS]; /* each part's bytes, NUL excluded,
 					 * or IPROF_NAME_FAULT */
-	iprof_u8 pad;
+	iprof_u8 cut; /* bit i: part i's string was longer than
+		       * IPROF_NAME_STR - 1 bytes, its first ones kept
+		       * (len[i] IPROF_NAME_STR - 1); older iprof wrote
+		       * 0 (not known) */
 	iprof_u64 ts; /* bpf_ktime_get_ns(), ns: at or before the START's */
 	iprof_u16 depth; /* the START's depth */
 	iprof_u16 cpu; /* bpf_get_smp_processor_id() */

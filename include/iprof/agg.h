@@ -383,6 +383,30 @@ int agg__name_text(const struct agg *a, uint32_t id, uint32_t *timer,
 		   const char **text, uint32_t *len);
 
 /*
+ * agg__name_cut() - 1 when the named node id @id's text name holds a
+ * string cut at its bound (IPROF_NAME_STR - 1 bytes: followed by
+ * AGG_NAME_CUT_MARK in its text), else 0 (no such id: 0).
+ */
+int agg__name_cut(const struct agg *a, uint32_t id);
+
+/* The mark after a part of a text name cut at its bound: "…" (U+2026) */
+#define AGG_NAME_CUT_MARK "\xe2\x80\xa6"
+/* Most bytes of agg__namestr_join()'s text */
+#define AGG_NAMESTR_MAX (IPROF_NAME_PARTS * (IPROF_NAME_STR + 8))
+
+/*
+ * agg__namestr_join() - a text name's text: the parts of IPROF_REC_NAMESTR
+ * head @h, whose bytes are @text (part 0's len[0], then part 1's), joined
+ * by ':', a part that could not be read as "(fault)", a part cut at its
+ * bound (h->cut, len IPROF_NAME_STR - 1) followed by AGG_NAME_CUT_MARK;
+ * into @out (room for AGG_NAMESTR_MAX bytes, no NUL added).  *@cut: 1
+ * when a part was cut.  Returns the bytes written.  @h's lengths must be
+ * valid (each below IPROF_NAME_STR or IPROF_NAME_FAULT).
+ */
+uint32_t agg__namestr_join(const struct iprof_rec_namestr *h, const char *text,
+			   char *out, int *cut);
+
+/*
  * agg__base_timer() - the timer of node timer id @id: the named timer for
  * a named node's id, @id itself for every other.
  */

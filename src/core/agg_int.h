@@ -213,6 +213,7 @@ struct agg_name {
 	char *text;	/* a text name (IPROF_REC_NAMESTR), value bytes, the
 			 * parts joined by ':'; NULL for an integer name */
 	uint32_t tlen;
+	int cut; /* a part of the text was cut (agg__name_cut()) */
 };
 
 /* An IPROF_REC_NAMESTR whose text chunks are coming (athread.ntext) */
@@ -300,6 +301,9 @@ uint32_t agg_name_intern(struct agg *a, uint32_t timer, uint64_t value);
 uint32_t agg_name_intern_text(struct agg *a, uint32_t timer, const char *text,
 			      uint32_t len);
 int agg_do_namestr(struct agg *a, const void *rec);
+/* agg_name_set_cut() - with @cut, name @id's text holds a cut part (an id
+ * that is no name, AGG_OTHER_TIMER or AGG_ROOT_TIMER: nothing) */
+void agg_name_set_cut(struct agg *a, uint32_t id, int cut);
 void agg_names_free(struct agg *a);
 
 /* agg_kspan.c */

@@ -85,10 +85,12 @@ static struct agg_node *merge_target(struct agg *a, const struct agg *src,
 
 	if (!agg__name_of(src, s->timer, &t, &val)) {
 		/* a named node: the same name's id in @a */
-		if (!agg__name_text(src, s->timer, &t, &text, &tlen))
+		if (!agg__name_text(src, s->timer, &t, &text, &tlen)) {
 			v = agg_name_intern_text(a, t, text, tlen);
-		else
+			agg_name_set_cut(a, v, agg__name_cut(src, s->timer));
+		} else {
 			v = agg_name_intern(a, t, val);
+		}
 		if (v == AGG_ROOT_TIMER)
 			return NULL;
 		if (v == AGG_OTHER_TIMER) {

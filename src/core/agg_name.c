@@ -76,6 +76,7 @@ static uint32_t name_add(struct agg *a, uint32_t timer, uint64_t value,
 	a->names[a->nnames].value = value;
 	a->names[a->nnames].text = copy;
 	a->names[a->nnames].tlen = len;
+	a->names[a->nnames].cut = 0;
 	j = name_hash(timer, value, a->name_bits);
 	while (a->name_tab[j])
 		j = (j + 1) & ((1u << a->name_bits) - 1);
@@ -190,34 +191,51 @@ static int name_set(struct agg *a, struct athread *t, uint32_t timer,
 	return 0;
 }
 
-/* namestr_done() - @t's text name complete: its parts joined by ':' (a
- * part that could not be read: "(fault)"), interned, set */
-static int namestr_done(struct agg *a, struct athread *t)
+uint32_t agg__namestr_join(const struct iprof_rec_namestr *h, const char *text,
+			   char *out, int *cut)
 {
-	static const char fault[] = "(fault)";
-	struct name_text *x = t->ntext;
-	char s[IPROF_NAME_PARTS * (IPROF_NAME_STR + sizeof(fault))];
+	static const char fault[] = "(fault)", mark[] = AGG_NAME_CUT_MARK;
 	uint32_t i, n = 0, at = 0, len;
 
-	for (i = 0; i < x->head.nparts; i++) {
+	*cut = 0;
+	for (i = 0; i < h->nparts && i < IPROF_NAME_PARTS; i++) {
 		if (i)
-			s[n++] = ':';
-		len = x->head.len[i];
+			out[n++] = ':';
+		len = h->len[i];
 		if (len == IPROF_NAME_FAULT) {
-			memcpy(s + n, fault, sizeof(fault) - 1);
+			memcpy(out + n, fault, sizeof(fault) - 1);
 			n += sizeof(fault) - 1;
 			continue;
 		}
-		memcpy(s + n, x->text + at, len);
+		memcpy(out + n, text + at, len);
 		n += len;
 		at += len;
+		/* only a part that filled its bound can have been cut */
+		if (h->cut & 1u << i && len == IPROF_NAME_STR - 1) {
+			memcpy(out + n, mark, sizeof(mark) - 1);
+			n += sizeof(mark) - 1;
+			*cut = 1;
+		}
 	}
-	struct iprof_rec_namestr h = x->head;
+	return n;
+}
 
+/* namestr_done() - @t's text name complete: its text (agg__namestr_join())
+ * interned, set */
+static int namestr_done(struct agg *a, struct athread *t)
+{
+	struct name_text *x = t->ntext;
+	struct iprof_rec_namestr h = x->head;
+	char s[AGG_NAMESTR_MAX];
+	uint32_t n, id;
+	int cut;
+
+	n = agg__namestr_join(&h, x->text, s, &cut);
 	t->ntext = NULL;
 	free(x);
-	return name_set(a, t, h.timer, h.depth,
-			agg_name_intern_text(a, h.timer, s, n));
+	id = agg_name_intern_text(a, h.timer, s, n);
+	agg_name_set_cut(a, id, cut);
+	return name_set(a, t, h.timer, h.depth, id);
 }
 
 /* namestr_text() - a text chunk (IPROF_F_TEXT) of @t's pending name */
@@ -286,6 +304,21 @@ bad:
 	a->stats.malformed++;
 	return -EINVAL;
 }
+void agg_name_set_cut(struct agg *a, uint32_t id, int cut)
+{
+	uint32_t i = id & ~0x40000000u;
+
+	if (cut && AGG_TIMER_IS_NAME(id) && i < a->nnames)
+		a->names[i].cut = 1;
+}
+
+int agg__name_cut(const struct agg *a, uint32_t id)
+{
+	uint32_t i = id & ~0x40000000u;
+
+	return AGG_TIMER_IS_NAME(id) && i < a->nnames && a->names[i].cut;
+}
+
 void agg_names_free(struct agg *a)
 {
 	uint32_t i;

@@ -480,24 +480,13 @@ static int name_rec(struct chrome *c, const void *rec)
  * report_timer_name()'s) kept in c->texts, the next START named by it */
 static int namestr_label(struct chrome *c, struct ctrack *t)
 {
-	char s[IPROF_NAME_PARTS * (IPROF_NAME_STR + 8)], nb[REPORT_NAME_BUF];
-	uint32_t i, n = 0, at = 0, len;
+	char s[AGG_NAMESTR_MAX], nb[REPORT_NAME_BUF];
+	uint32_t n;
 	char **v;
+	int cut;
 
 	t->npending = 0;
-	for (i = 0; i < t->nhead.nparts; i++) {
-		if (i)
-			s[n++] = ':';
-		len = t->nhead.len[i];
-		if (len == IPROF_NAME_FAULT) {
-			memcpy(s + n, "(fault)", 7);
-			n += 7;
-			continue;
-		}
-		memcpy(s + n, t->ntext + at, len);
-		n += len;
-		at += len;
-	}
+	n = agg__namestr_join(&t->nhead, t->ntext, s, &cut);
 	report_name_text(s, n, nb, sizeof(nb));
 	if (c->ntexts == c->texts_cap) {
 		uint32_t cap = c->texts_cap ? 2 * c->texts_cap : 64;

@@ -670,6 +670,9 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 			   json_object_new_string(report_timer_name(
 				   r, n->timer, buf, sizeof(buf))));
 		add_u64(b, o, "timer", n->timer);
+		/* a str() name cut at its bound (the name ends in the mark) */
+		if (agg__name_cut(r->agg, n->timer))
+			add(b, o, "truncated", json_object_new_boolean(1));
 		path = paths[i] = add_arr(b, o, "path");
 		if (!name || !path)
 			break;

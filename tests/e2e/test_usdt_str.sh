@@ -5,8 +5,9 @@
 # a node per distinct path with exactly that path's requests, nested under
 # a python-like span named by two strings (file:function) and holding the
 # inner one; a uprobe timer named by str(arg0) nests under the span of the
-# same name; a path longer than iprof reads is cut to 63 bytes; a NULL
-# path is "(fault)"; a name with a quote, a backslash, ';', a space and
+# same name; a path longer than iprof reads is cut to 63 bytes, marked
+# "…" after them (JSON "truncated": true), one of exactly 63 bytes is not;
+# a NULL path is "(fault)"; a name with a quote, a backslash, ';', a space and
 # bytes that are not UTF-8 is escaped in every format (JSON, folded,
 # OpenMetrics, chrome, seed); --max-paths caps the names ([other]); a
 # recording replays them; errors name file:line:col.
@@ -20,6 +21,7 @@ K=3
 REQ="span req = usdt:$W:iprofs:req__start -> usdt:$W:iprofs:req__done name str(arg0)"
 FN="span fn = usdt:$W:fn__entry -> usdt:$W:fn__return name str(arg0):str(arg1)"
 LONG=L12345678901234567890123456789012345678901234567890123456789012
+CUT="$LONG…" # the label of a string cut after its first 63 bytes
 ODD='odd"q\\b;c d\xff\x01'
 "$IPROF" record -q -o "$TMP/r.rec" -e "$REQ" -e "$FN" \
 	-e "uprobe:$W:handle name str(arg0)" \
@@ -38,7 +40,7 @@ jcount() {
 M="fn(app.py:main)"
 check "main count" "$(jcount "$M")" "$N"
 i=0
-for name in "GET /index" "POST /api;v=1" "$ODD" "$LONG"; do
+for name in "GET /index" "POST /api;v=1" "$ODD" "$CUT"; do
 	check "req($name) count" "$(jcount "$M>req($name)")" "${k[i]}"
 	check "req($name)>handle count" "$(jcount "$M>req($name)>handle($name)")" "${k[i]}"
 	check "req($name)>fetch count" "$(jcount "$M>req($name)>fn(lib/util.py:fetch)")" "$((k[i] * K))"
@@ -48,13 +50,18 @@ check "NULL path: req((fault))" "$(jcount "req((fault))")" 1
 check "NULL path: handle((fault))" "$(jcount "req((fault))>handle((fault))")" 1
 check "names: req, handle, fn" "$(jq -r '[.. | objects | select(.path?) | .name] | unique | length' "$TMP/r.json")" 12
 check "no unnamed req" "$(jcount req)" ""
+check "cut names: JSON truncated, on those only" \
+	"$(jq -c '[.. | objects | select(.path? and .truncated) | .name] | unique' "$TMP/r.json")" \
+	"$(jq -nc --arg c "$CUT" '["handle(\($c))", "req(\($c))"]')"
+check "cut names: truncated true or absent" \
+	"$(jq '[.. | objects | select(.path?) | .truncated] | unique' "$TMP/r.json" | tr -d ' \n')" "[null,true]"
 
 # every format: the odd name escaped as it must be there (raw times: a
 # node whose self time compensates to 0 has no folded line)
 "$IPROF" report --no-compensate -f folded -o "$TMP/r.folded" "$TMP/r.rec" 2>/dev/null
 check "folded: odd name ('_' for ';' and space)" \
 	"$(grep -c '^fn(app.py:main);req(odd"q\\\\b_c_d\\xff\\x01) [0-9]*$' "$TMP/r.folded")" 1
-check "folded: long name cut" "$(grep -c "^fn(app.py:main);req($LONG) " "$TMP/r.folded")" 1
+check "folded: long name cut, marked" "$(grep -c "^fn(app.py:main);req($CUT) " "$TMP/r.folded")" 1
 "$IPROF" report --no-compensate -f openmetrics -o "$TMP/r.om" "$TMP/r.rec" 2>/dev/null
 # (label values escape '"' and '\' with a '\')
 OMODD='timer="req(odd\"q\\\\b;c d\\xff\\x01)"} '
@@ -65,6 +72,7 @@ if command -v iconv >/dev/null; then # (not in the VM tier)
 fi
 "$IPROF" report -f chrome -o "$TMP/tl.json" "$TMP/r.rec" 2>/dev/null
 check "chrome: odd events" "$(jq -r --arg n "req($ODD)" '[.traceEvents[] | select(.name == $n)] | length' "$TMP/tl.json")" "${k[2]}"
+check "chrome: cut name marked" "$(jq -r --arg n "req($CUT)" '[.traceEvents[] | select(.name == $n)] | length' "$TMP/tl.json")" "${k[3]}"
 check "chrome: fetch events" "$(jq -r '[.traceEvents[] | select(.name == "fn(lib/util.py:fetch)")] | length' "$TMP/tl.json")" "$((N * K))"
 "$IPROF" report --no-compensate -f seed -o "$TMP/r.seed" "$TMP/r.rec" 2>/dev/null
 check "seed: odd name" "$(grep -cF "  req($ODD), " "$TMP/r.seed")" 1
@@ -80,9 +88,22 @@ check "pprof: odd name in its strings" \
 check "--max-paths: exit status" "$?" 0
 cat "$TMP/err2"
 check "--max-paths: names" "$(jq -r '[.tree[] | .name] | sort | join(",")' "$TMP/cap.json")" \
-	"[other],req(GET /index),req($LONG),req(POST /api;v=1),req($ODD),req(p0),req(p1)"
+	"[other],req(GET /index),req($CUT),req(POST /api;v=1),req($ODD),req(p0),req(p1)"
 check "--max-paths: p0" "$(jq -r '[.tree[] | select(.name == "req(p0)") | .count] | add' "$TMP/cap.json")" 2
 check "--max-paths: [other] (p2, p3 twice, NULL)" "$(jq -r '[.tree[] | select(.name == "[other]") | .count] | add' "$TMP/cap.json")" 5
+
+# a tracepoint's filename: 63 bytes whole, 64 and 100 cut to the same
+# 63 and marked (the byte after the 63 read tells them apart)
+p63=$TMP/$(printf '%*s' $((62 - ${#TMP})) '' | tr ' ' x)
+for f in "$p63" "${p63}y" "${p63}$(printf '%37s' '' | tr ' ' z)"; do : >"$f"; done
+"$IPROF" -q -f json -o "$TMP/open.json" \
+	-e 'span op = tp:syscalls:sys_enter_openat -> tp:syscalls:sys_exit_openat name str(filename)' \
+	-- cat "$p63" "${p63}y" "${p63}$(printf '%37s' '' | tr ' ' z)" 2>"$TMP/err3"
+check "openat: exit status" "$?" 0
+check "openat: 63 bytes: whole, once" \
+	"$(jq -c --arg n "op($p63)" '[.tree[] | select(.name == $n) | [.count, .truncated]]' "$TMP/open.json")" "[[1,null]]"
+check "openat: 64 and 100 bytes: cut, marked, twice" \
+	"$(jq -c --arg n "op($p63…)" '[.tree[] | select(.name == $n) | [.count, .truncated]]' "$TMP/open.json")" "[[2,true]]"
 
 # errors: file:line:col
 "$IPROF" -q -e "span x = usdt:$W:req__start -> usdt:$W:req__done name str(arg2)" -- "$W" --calls 1 >/dev/null 2>"$TMP/bad"

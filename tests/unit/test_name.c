@@ -5,8 +5,8 @@
  * its calls; a NAME not followed by its START names nothing; beyond
  * --max-paths names a new one goes to [other]; agg__merge() matches names
  * by value, not by id.  Text names (IPROF_REC_NAMESTR): a head and its
- * chunks, parts joined by ':', a part that faulted, matched by their
- * bytes; report_name_text()'s escapes.
+ * chunks, parts joined by ':', a part that faulted, a part cut at its
+ * bound marked, matched by their bytes; report_name_text()'s escapes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -215,9 +215,9 @@ static void malformed(void **state)
 
 /* IPROF_REC_NAMESTR: the head, then its text in 16-byte chunks, as
  * src/kernel/rings.c cuts them (@len[i] IPROF_NAME_FAULT: no bytes) */
-static void namestr(struct agg *a, uint32_t tid, uint16_t depth,
-		    uint32_t nparts, const char *p0, uint8_t l0, const char *p1,
-		    uint8_t l1, uint64_t ts)
+static void namestr_cut(struct agg *a, uint32_t tid, uint16_t depth,
+			uint8_t cut, uint32_t nparts, const char *p0,
+			uint8_t l0, const char *p1, uint8_t l1, uint64_t ts)
 {
 	struct iprof_rec_namestr h = {
 		.type = IPROF_REC_NAMESTR,
@@ -226,6 +226,7 @@ static void namestr(struct agg *a, uint32_t tid, uint16_t depth,
 		.tid = tid,
 		.nparts = (uint8_t)nparts,
 		.len = {l0, l1},
+		.cut = cut,
 		.ts = ts,
 		.depth = depth,
 	};
@@ -257,6 +258,28 @@ static void namestr(struct agg *a, uint32_t tid, uint16_t depth,
 		memcpy(c.t2, t + 8, 8);
 		assert_int_equal(agg__push(a, &c, sizeof(c)), 0);
 	}
+}
+
+/* namestr_cut() of strings none of which was cut */
+static void namestr(struct agg *a, uint32_t tid, uint16_t depth,
+		    uint32_t nparts, const char *p0, uint8_t l0, const char *p1,
+		    uint8_t l1, uint64_t ts)
+{
+	namestr_cut(a, tid, depth, 0, nparts, p0, l0, p1, l1, ts);
+}
+
+/* one root call of NAMED named by text, @cut: head.cut */
+static void text_call_cut(struct agg *a, uint32_t tid, uint8_t cut,
+			  uint32_t nparts, const char *p0, uint8_t l0,
+			  const char *p1, uint8_t l1, uint64_t *ts)
+{
+	namestr_cut(a, tid, 1, cut, nparts, p0, l0, p1, l1, *ts);
+	assert_int_equal(
+		rec_push(a, IPROF_REC_START, 0, NAMED, tid, *ts, 1, 0, 0), 0);
+	*ts += 10;
+	assert_int_equal(
+		rec_push(a, IPROF_REC_STOP, 0, NAMED, tid, *ts, 1, 0, 0), 0);
+	*ts += 1;
 }
 
 /* one root call of NAMED named by text */
@@ -368,6 +391,59 @@ static void merge_by_text(void **state)
 	agg__free(b);
 }
 
+/*
+ * Strings cut at their bound (head.cut, a newcomer read a cut SQL text as
+ * a quoting bug): the mark after the kept bytes, agg__name_cut(); a string
+ * of exactly 63 bytes (no bit) whole; the bit on a shorter part ignored;
+ * each part of two its own; kept through agg__merge(); the label keeps the
+ * mark (valid UTF-8).
+ */
+static void cut_names(void **state)
+{
+	struct agg *a = agg__new(NTIMERS), *b = agg__new(NTIMERS);
+	char s63[IPROF_NAME_STR - 1], w[2 * IPROF_NAME_STR + 16];
+	const struct agg_node *n;
+	uint64_t ts = 100;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	memset(s63, 'q', sizeof(s63));
+	text_call_cut(a, 3, 1, 1, s63, 63, NULL, 0, &ts);
+	text_call_cut(a, 3, 1, 1, s63, 63, NULL, 0, &ts);
+	text_call_cut(a, 3, 0, 1, s63, 63, NULL, 0, &ts);
+	text_call_cut(a, 3, 1, 1, "short", 5, NULL, 0, &ts);
+	text_call_cut(a, 3, 1, 2, s63, 63, "main", 4, &ts);
+	text_call_cut(a, 3, 2, 2, "f.py", 4, s63, 63, &ts);
+	assert_int_equal(nchildren(agg__root(a)), 5);
+	snprintf(w, sizeof(w), "%.63s" AGG_NAME_CUT_MARK, s63);
+	n = texted(a, w);
+	assert_non_null(n);
+	assert_int_equal(n->count, 2);
+	assert_int_equal(agg__name_cut(a, n->timer), 1);
+	snprintf(w, sizeof(w), "%.63s", s63);
+	assert_int_equal(texted(a, w)->count, 1);
+	assert_int_equal(agg__name_cut(a, texted(a, w)->timer), 0);
+	assert_int_equal(agg__name_cut(a, texted(a, "short")->timer), 0);
+	snprintf(w, sizeof(w), "%.63s" AGG_NAME_CUT_MARK ":main", s63);
+	assert_int_equal(agg__name_cut(a, texted(a, w)->timer), 1);
+	snprintf(w, sizeof(w), "f.py:%.63s" AGG_NAME_CUT_MARK, s63);
+	assert_int_equal(agg__name_cut(a, texted(a, w)->timer), 1);
+	assert_int_equal(agg__name_cut(a, OUTER), 0);
+	assert_int_equal(agg__merge(b, a), 0);
+	assert_int_equal(agg__name_cut(b, texted(b, w)->timer), 1);
+	snprintf(w, sizeof(w), "%.63s", s63);
+	assert_int_equal(agg__name_cut(b, texted(b, w)->timer), 0);
+	{
+		char l[64];
+
+		report_name_text("ab" AGG_NAME_CUT_MARK, 5, l, sizeof(l));
+		assert_string_equal(l, "ab\xe2\x80\xa6");
+	}
+	agg__free(a);
+	agg__free(b);
+}
+
 /* report_name_text(): UTF-8 kept, a backslash doubled, other bytes \xNN, cut at
  * the buffer's end */
 static void name_text_escapes(void **state)
@@ -396,6 +472,7 @@ int main(void)
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(text_names),
 		cmocka_unit_test(merge_by_text),
+		cmocka_unit_test(cut_names),
 		cmocka_unit_test(name_text_escapes),
 	};
 
