@@ -108,9 +108,10 @@ const struct optab_cmd diff_cmd_opts = {
 	.foot = "\n"
 		"Per path: count, total, avg, p50 and p99 in A and in B and the change\n"
 		"(B - A), ordered by the largest change of total time; paths only in A\n"
-		"or only in B are marked.  sig: the time per call changed beyond the\n"
+		"or only in B are marked.  sig: yes, the time per call changed beyond the\n"
 		"noise of both runs (Mann-Whitney p < 0.001 on the histograms, and the\n"
 		"median moved 10% and more than the probes' drift: doc/recording.md);\n"
+		"small, beyond the histograms' noise but a smaller move; no, within it;\n"
 		"? not judged (no histograms).  Exit status: 0, 1 write error, 2 bad input,\n"
 		"3 compared, but a recording was cut before its trailer, or its run\n"
 		"had timers not attached or lost calls.\n",
@@ -701,8 +702,9 @@ static const char *sig_word(enum noise_verdict v)
 	switch (v) {
 	case NOISE_BEYOND:
 		return "yes";
+	case NOISE_SMALL: /* the summary counts them: the rows say which */
+		return "small";
 	case NOISE_WITHIN:
-	case NOISE_SMALL:
 		return "no";
 	case NOISE_UNKNOWN:
 		return "?";
@@ -724,7 +726,8 @@ static void summary(FILE *f, const struct dset *s)
 			j[NOISE_UNKNOWN],
 		NOISE_ALPHA, NOISE_MIN_REL * 100.0);
 	if (j[NOISE_SMALL])
-		fprintf(f, "; %zu beyond sampling noise but smaller",
+		fprintf(f,
+			"; %zu beyond sampling noise but smaller (sig 'small')",
 			j[NOISE_SMALL]);
 	if (j[NOISE_UNKNOWN])
 		fprintf(f,
@@ -740,7 +743,7 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 
 	fprintf(f, "A: %s\nB: %s\n", an, bn);
 	fprintf(f,
-		"%9s %9s %9s %9s %10s %8s %4s %9s %9s %9s %9s %9s %9s  %s\n",
+		"%9s %9s %9s %9s %10s %8s %5s %9s %9s %9s %9s %9s %9s  %s\n",
 		"count A", "count B", "total A", "total B", "change", "%",
 		"sig", "avg A", "avg B", "p50 A", "p50 B", "p99 A", "p99 B",
 		"path");
@@ -755,7 +758,7 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 			fmt_delta(b[2], 40, delta(a->total_ns, bb->total_ns)),
 			fmt_pct(b[3], 40, p->have_a && a->count, a->total_ns,
 				bb->total_ns));
-		fprintf(f, " %4s", sig_word(p->nr.v));
+		fprintf(f, " %5s", sig_word(p->nr.v));
 		fprintf(f, " %9s %9s",
 			a->count ? report_ns_str(b[4], 40, a->avg_ns) : "-",
 			bb->count ? report_ns_str(b[5], 40, bb->avg_ns) : "-");

@@ -282,6 +282,27 @@ jq '.tree[0].count = -5' "$TMP/json.live" >"$TMP/neg.json"
 check "diff of a negative count: exit status" "$?" 2
 check "diff of a negative count: message" \
 	"$(grep -c "^iprof diff: $TMP/neg.json: node '.*': \"count\" is -5, not a count$" "$TMP/neg.err")" 1
+# sig per row: h doubled (yes), f 5% slower in every call (beyond the
+# histograms' noise, below the 10% minimum: small, which the last line
+# counts; the rows said no), g the same (no)
+node() { # NAME COUNT AVG HISTOGRAM: a node of a hand-made JSON report
+	printf '{"name": "%s", "path": ["%s"], "count": %s, "total_ns": %s, "avg_ns": %s, "p50_ns": %s, "p99_ns": %s, "histogram": %s}' \
+		"$1" "$1" "$2" $(($2 * $3)) "$3" "$3" "$3" "$4"
+}
+printf '{"tree": [%s, %s, %s]}\n' "$(node f 1000 1005 '[[1000, 1015, 1000]]')" \
+	"$(node g 1000 1010 '[[1000, 1015, 500], [1016, 1031, 500]]')" \
+	"$(node h 1000 1005 '[[1000, 1015, 1000]]')" >"$TMP/sa.json"
+printf '{"tree": [%s, %s, %s]}\n' "$(node f 1000 1056 '[[1048, 1063, 1000]]')" \
+	"$(node g 1000 1010 '[[1000, 1015, 500], [1016, 1031, 500]]')" \
+	"$(node h 1000 2010 '[[2000, 2031, 1000]]')" >"$TMP/sb.json"
+"$IPROF" diff "$TMP/sa.json" "$TMP/sb.json" >"$TMP/small.txt"
+check "diff, a small change: exit status" "$?" 0
+check "diff, a small change: sig per row (h f g)" \
+	"$(awk 'NR > 3 && NF == 14 { printf "%s=%s ", $NF, $7 }' "$TMP/small.txt")" "h=yes f=small g=no "
+check "diff, a small change: the last line names the mark" \
+	"$(tail -1 "$TMP/small.txt" | grep -c "; 1 beyond sampling noise but smaller (sig 'small')$")" 1
+check "diff, a small change: JSON's verdicts" \
+	"$("$IPROF" diff -f json "$TMP/sa.json" "$TMP/sb.json" | jq -c '[.paths[] | .noise.verdict]')" '["beyond","small","within"]'
 check "whole recording: the kernel's loss counters known" \
 	"$("$IPROF" report -f json "$TMP/json.rec" 2>/dev/null | jq -r .run.loss_counters_known)" true
 head -c 20 "$TMP/json.rec" >"$TMP/short.rec"
