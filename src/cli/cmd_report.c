@@ -46,6 +46,8 @@ static const struct optdef report_rows[] = {
 	OPT("from", RO_FROM, REQ, "TIME", "only timers that stop TIME or later after the start"),
 	OPT("to", RO_TO, REQ, "TIME", "... and at most TIME after the start"),
 	OPT("quiet", 'q', no_argument, NULL, "no notes on stderr"),
+	OPT("verbose", 'v', no_argument, NULL, "-f folded, svg or pprof with -o FILE: the summary\n"
+	  "(compensation, notes, losses) on stderr, not one line"),
 	OPT("help", 'h', no_argument, NULL, "this help"),
 	{ 0 },
 };
@@ -69,6 +71,23 @@ const struct optab_cmd report_cmd_opts = {
 	.col = 24,
 };
 
+/*
+ * say_written() - a summary left apart (replay_to_file(), no -v, no -q):
+ * one line for what was written, one more where the run was incomplete
+ */
+static void say_written(const struct replay_opts *ro, size_t npaths,
+			int partial)
+{
+	if (!replay_to_file(ro) || ro->quiet)
+		return;
+	log_cmd(LOG_LVL_INFO, "report", "wrote %s: %zu path%s%s",
+		ro->r.output, npaths, npaths == 1 ? "" : "s",
+		ro->verbose ? "" : " (-v: the summary)");
+	if (partial & REPLAY_INCOMPLETE && !ro->verbose)
+		log_cmd(LOG_LVL_WARN, "report",
+			"incomplete: timers not attached or calls lost (-v says which)");
+}
+
 int cmd_report_main(int argc, char **argv)
 {
 	struct replay_opts ro = {0};
@@ -76,6 +95,7 @@ int cmd_report_main(int argc, char **argv)
 	FILE *in = NULL, *out = NULL;
 	char err[512], tmp[PATH_MAX] = "";
 	int ret, e, werr, partial = 0;
+	size_t npaths = 0;
 
 	ret = replay_parse(argc, argv, &ro, "report", &report_cmd_opts);
 	if (ret > 0) {
@@ -113,6 +133,7 @@ int cmd_report_main(int argc, char **argv)
 		goto done;
 	}
 	errno = 0;
+	ro.npaths = &npaths;
 	ret = replay_report(in, argv[optind], &ro, out, &partial);
 	/* the stream's own error (a full disk, a closed pipe) */
 	werr = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
@@ -128,6 +149,8 @@ int cmd_report_main(int argc, char **argv)
 	} else {
 		/* a corrupted block: reported up to it, still status 2 */
 		ret = ret ? 1 : (partial & REPLAY_CORRUPT) ? 2 : partial ? 3 : 0;
+		if (ret != 1)
+			say_written(&ro, npaths, partial);
 	}
 done:
 	output_close(&w);

@@ -56,6 +56,9 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro, const char *cmd,
 			ro->quiet = 1;
 			log_set_switches(1, 0);
 			break;
+		case 'v':
+			ro->verbose = 1;
+			break;
 		case 'h':
 			return 1;
 		default:
@@ -129,6 +132,24 @@ static struct pipeline *replay_pipeline(const struct rec_run *run,
 		return NULL;
 	}
 	return p;
+}
+
+int replay_to_file(const struct replay_opts *ro)
+{
+	return report_fmt_has(ro->r.fmt, REPORT_CAP_SUMMARY_APART) &&
+	       ro->r.output && *ro->r.output && strcmp(ro->r.output, "-");
+}
+
+/* replay_paths() - the paths report @r shows in *@n; 0 or -ENOMEM */
+static int replay_paths(const struct report *r, size_t *n)
+{
+	struct report_view v;
+
+	if (report_view_init(&v, r))
+		return -ENOMEM;
+	*n = v.nvisible;
+	report_view_free(&v);
+	return 0;
 }
 
 int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
@@ -211,7 +232,12 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	r.duration_ns = end - from;
 	report_opts_apply(&ro->r, &r);
 	r.width = report_opts_term_width(out);
-	ret = report_write(out, &r, ro->r.fmt, ro->quiet ? NULL : stderr);
+	ret = report_write(out, &r, ro->r.fmt,
+			   ro->quiet || (replay_to_file(ro) && !ro->verbose) ?
+				   NULL :
+				   stderr);
+	if (!ret && ro->npaths)
+		ret = replay_paths(&r, ro->npaths);
 	for (uint32_t i = 0; i < run->ntimers; i++)
 		if (!run->timers[i].attached)
 			*partial |= REPLAY_INCOMPLETE;

@@ -20,6 +20,11 @@ struct replay_opts {
 	struct report_opts r; /* -f, -o, --sort, ... (src/cli/report_opts.h) */
 	uint64_t from_ns, to_ns; /* window, ns after the start; to 0: none */
 	int quiet; /* -q; for iprof diff's own replay: no notes */
+	int verbose; /* -v: a format whose summary goes apart (folded, svg,
+		      * pprof) written to -o FILE gives it whole on stderr;
+		      * else one line says so (replay_report()) */
+	size_t *npaths; /* out, where not NULL: the paths the report shows
+			 * (set by replay_report() when it wrote a tree) */
 };
 
 /*
@@ -33,7 +38,9 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro,
 
 /*
  * replay_report() - read the recording @in (named @name in messages),
- * replay it and write the report @ro asks for on @out.  *@partial:
+ * replay it and write the report @ro asks for on @out; a format whose
+ * summary goes apart writes it on stderr unless -q, or -o FILE without -v
+ * (then the caller says what it wrote: *ro->npaths).  *@partial:
  * REPLAY_CUT when the recording was cut before its trailer,
  * REPLAY_INCOMPLETE when the run had timers not attached or lost calls
  * (report_lost_data()), REPLAY_CORRUPT when a block past the metadata
@@ -49,6 +56,13 @@ int replay_parse(int argc, char **argv, struct replay_opts *ro,
 #define REPLAY_CORRUPT 4
 int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		  FILE *out, int *partial);
+
+/*
+ * replay_to_file() - @ro's report is in a format whose summary goes apart
+ * (REPORT_CAP_SUMMARY_APART: folded, svg, pprof) and -o names a file:
+ * unless -v, stderr gets one line, not the summary.
+ */
+int replay_to_file(const struct replay_opts *ro);
 
 /* replay_open() - fopen(@path, "r"), stdin for "-"; NULL with a message. */
 FILE *replay_open(const char *path);

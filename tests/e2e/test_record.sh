@@ -282,6 +282,24 @@ jq '.tree[0].count = -5' "$TMP/json.live" >"$TMP/neg.json"
 check "diff of a negative count: exit status" "$?" 2
 check "diff of a negative count: message" \
 	"$(grep -c "^iprof diff: $TMP/neg.json: node '.*': \"count\" is -5, not a count$" "$TMP/neg.err")" 1
+# -f svg, pprof, folded -o FILE: one line on stderr, what was written
+# (the summary, a dozen lines, only with -v; a newcomer found it noise)
+np=$("$IPROF" report -q -f json "$TMP/json.rec" | jq '[.. | objects | select(.path?)] | length')
+for f in svg pprof folded; do
+	"$IPROF" report -f $f -o "$TMP/w.$f" "$TMP/json.rec" 2>"$TMP/w.err"
+	check "report -f $f -o FILE: stderr, one line (or a second: incomplete)" \
+		"$(sed -n 1p "$TMP/w.err"; grep -vc '^iprof report: incomplete: ' "$TMP/w.err")" \
+		"iprof report: wrote $TMP/w.$f: $np paths (-v: the summary)
+1"
+	"$IPROF" report -v -f $f -o "$TMP/w.$f" "$TMP/json.rec" 2>"$TMP/w.err"
+	check "report -v -f $f -o FILE: the summary, then the line" \
+		"$(grep -c '^lost: ' "$TMP/w.err") $(tail -1 "$TMP/w.err")" "1 iprof report: wrote $TMP/w.$f: $np paths"
+	"$IPROF" report -q -f $f -o "$TMP/w.$f" "$TMP/json.rec" 2>"$TMP/w.err"
+	check "report -q -f $f -o FILE: nothing" "$(cat "$TMP/w.err")" ""
+done
+"$IPROF" report -f folded "$TMP/json.rec" 2>"$TMP/w.err" >/dev/null
+check "report -f folded to stdout: the summary on stderr, as before" "$(grep -c '^lost: ' "$TMP/w.err")" 1
+
 # sig per row: h doubled (yes), f 5% slower in every call (beyond the
 # histograms' noise, below the 10% minimum: small, which the last line
 # counts; the rows said no), g the same (no)
