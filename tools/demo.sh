@@ -16,9 +16,14 @@
 # with the pinning path), always in the VM, whose emulated NVMe controller
 # behind an emulated Intel IOMMU is bound to vfio-pci there.
 #
+# Each stage (the dependencies, the build, the VM run) says on stderr
+# when it starts and how long it took; its output goes to a log under
+# /tmp/iprof-demo.*, kept and named where the stage fails (its last lines
+# shown), removed when the demo ends well.
+#
 # Environment: BUILD (build dir, default build), IPROF_DEMO_VM=1 (always
 # the VM) or 0 (always this host; kvm only).  Exit status: iprof's, or 1 if
-# the VM run failed.
+# a stage (the dependencies, the build, the VM run) failed.
 set -euo pipefail
 job=${1:-kvm}
 case $job in
@@ -28,10 +33,31 @@ esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$src/build}
 say() { echo "demo: $*" >&2; }
+logs=$(mktemp -d /tmp/iprof-demo.XXXXXX)
 
-bash "$src/tools/install-deps.sh"
-cmake -S "$src" -B "$build" >/dev/null
-cmake --build "$build" -j"$(nproc)" >/dev/null
+# stage WHAT LOG CMD...: CMD's stdout and stderr into $logs/LOG, a line
+# before and one after with its time; where it fails, the log's last
+# lines and path, exit 1 (the log kept)
+stage() {
+	local what=$1 log=$logs/$2 t0=$SECONDS rc=0
+	shift 2
+	say "$what (log: $log) ..."
+	"$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		tail -n 20 "$log" | sed 's/^/  /' >&2
+		say "$what failed (exit $rc) after $((SECONDS - t0)) s; its log: $log"
+		exit 1
+	fi
+	say "$what: done in $((SECONDS - t0)) s"
+}
+
+stage "installing the build dependencies (apt-get)" deps.log \
+	bash "$src/tools/install-deps.sh"
+stage "configuring the build in $build (cmake)" cmake.log \
+	cmake -S "$src" -B "$build"
+stage "building iprof and the workloads (the first time: minutes)" build.log \
+	cmake --build "$build" -j"$(nproc)"
+rm -rf "$logs"
 
 # host_can_run: 0 if this host can run the whole job, else 1 with the
 # reason in $why
@@ -65,14 +91,17 @@ fi
 
 [ -n "$why" ] || why="IPROF_DEMO_VM=1"
 say "running the $job job in a VM (Debian's stock kernel under qemu) instead: $why"
+say "(the first time it downloads the kernel and builds the VM's static iprof: minutes; its steps follow as vm: lines)"
 log=$(mktemp /tmp/iprof-demo.XXXXXX)
-trap 'rm -f "$log"' EXIT
 rc=0
+t0=$SECONDS
 bash "$src/tests/vm/run.sh" "vm/demo_$job" >"$log" || rc=$?
 # the demo's lines: indented by four spaces between its marker lines (the
 # console log interleaves kernel messages, which are not indented)
 awk '/^    == demo: /{ on = 1 } on && /^    /{ print substr($0, 5) } /^    == demo: end/{ on = 0 }' "$log"
 if [ "$rc" != 0 ]; then
-	say "the VM run failed (exit $rc); its console log: tests/vm/cache/console.log"
+	say "the VM run failed (exit $rc) after $((SECONDS - t0)) s; its output: $log, its console log: tests/vm/cache/console.log"
 	exit 1
 fi
+rm -f "$log"
+say "the VM run: done in $((SECONDS - t0)) s"
