@@ -7,7 +7,9 @@
 #  1. the BPF programs' own run time (kernel.bpf_stats_enabled, restored
 #     after; /proc/PID/fdinfo of iprof, sampled twice while the workload
 #     runs): ns per run of on_switch (sched_switch) and on_waking
-#     (sched_waking), without and with --offcpu-stacks;
+#     (sched_waking), without and with --offcpu-stacks, and with
+#     --offcpu-stacks=user (the workload built with frame pointers: a
+#     user stack of 4 frames);
 #  2. paired wall-clock runs, RUNS times (default 5), in turn: untraced,
 #     traced (on/off-CPU records only), traced with --offcpu-stacks: ns
 #     per round trip, their medians, the added cost per switch (a
@@ -17,7 +19,7 @@ IPROF=${1:-build/iprof} RUNS=${2:-5} ROUNDS=${3:-200000}
 T=$(mktemp -d /tmp/offcpu-bench.XXXXXX)
 OLD_STATS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 trap 'echo "$OLD_STATS" >/proc/sys/kernel/bpf_stats_enabled; rm -rf "$T"' EXIT
-cc -O1 -g -pthread -o "$T/pingpong" "$(dirname "$0")/pingpong.c" || exit 1
+cc -O1 -g -fno-omit-frame-pointer -pthread -o "$T/pingpong" "$(dirname "$0")/pingpong.c" || exit 1
 W=$T/pingpong
 P=(-e "uprobe:$W:play")
 
@@ -52,6 +54,7 @@ stats() {
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
 stats "traced"
 stats "--offcpu-stacks" --offcpu-stacks
+stats "--offcpu-stacks=user" --offcpu-stacks=user
 echo "$OLD_STATS" >/proc/sys/kernel/bpf_stats_enabled
 
 ns() { sed -n 's/^ns_per_round=//p' "$1"; }

@@ -895,7 +895,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * on_switch and on_waking is not loaded.
  */
 
-/* --offcpu-stacks: set by the loader before load */
+/* --offcpu-stacks: set by the loader before load; IPROF_OFF_KSTACK, with
+ * IPROF_OFF_USTACK also the user stack (--offcpu-stacks=user) */
 const volatile __u32 offcpu_stacks = 0;
 
 struct off_buf {
@@ -972,16 +973,29 @@ static __always_inline void emit_frames(__u8 type, __u32 first, __u32 tid,
 	}
 }
 
-/* off_blocked() - the current thread (@tid) blocks inside a timer: its
- * stack, just before its SWITCH_OUT at @ts (on_switch) */
+/*
+ * off_blocked() - the current thread (@tid) blocks inside a timer: its
+ * stack, just before its SWITCH_OUT at @ts (on_switch); with
+ * IPROF_OFF_USTACK also its user stack as parts IPROF_OFF_UPART.. (the
+ * kernel's user callchain: the syscall's user ip, then the frame-pointer
+ * chain from its rbp, read without faulting pages in)
+ */
 static __always_inline void off_blocked(void *ctx, __u32 tid, __u64 ts)
 {
 	struct off_buf *b;
+	long len;
 	__u32 n;
 
 	b = off_stack(ctx, &n);
-	if (b)
-		emit_frames(IPROF_REC_OFFSTACK, 0, tid, b, n, ts);
+	if (!b)
+		return;
+	emit_frames(IPROF_REC_OFFSTACK, 0, tid, b, n, ts);
+	if (!(offcpu_stacks & IPROF_OFF_USTACK))
+		return;
+	len = bpf_get_stack(ctx, b->ip, sizeof(b->ip), BPF_F_USER_STACK);
+	if (len > 0)
+		emit_frames(IPROF_REC_OFFSTACK, IPROF_OFF_UPART, tid, b,
+			    (__u32)len / 8, ts);
 }
 
 /*

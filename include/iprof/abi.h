@@ -132,6 +132,16 @@ enum iprof_rec_type {
 
 /* --offcpu-stacks: most kernel frames sent per stack (OFFSTACK, WAKER) */
 #define IPROF_OFF_FRAMES 16
+/* the BPF side's offcpu_stacks (rodata): kernel stacks, and user stacks
+ * too (--offcpu-stacks=user) */
+#define IPROF_OFF_KSTACK 1u
+#define IPROF_OFF_USTACK 2u
+/* OFFSTACK parts IPROF_OFF_UPART + p: frames 2p and 2p+1 of the blocking
+ * thread's user stack (IPROF_OFF_USTACK only; innermost first, the first
+ * its user ip), after its kernel parts and with their ts.  A reader
+ * before them left parts past IPROF_OFF_FRAMES / 2 aside, so the record
+ * ABI is unchanged */
+#define IPROF_OFF_UPART 8u
 /* the part of an OFFSTACK or WAKER record (flags bits 4-7) */
 #define IPROF_VAL_PART(flags) (((flags) >> IPROF_VAL_PAIR_SHIFT) & 15u)
 

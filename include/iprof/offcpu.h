@@ -18,8 +18,11 @@
  * (preempted) are not here: agg_node.runq_ns.
  *
  * Bounded: per node at most OFF_TOP_MAX stacks and OFF_TOP_MAX wakers
- * (the first distinct ones seen; later ones go to *_more_ns), about 5.5
+ * (the first distinct ones seen; later ones go to *_more_ns), about 7.5
  * KiB per node that blocked; per thread one pending stack and waker.
+ * With user stacks (IPROF_OFF_UPART parts) a stack is the pair of the
+ * kernel one and the user one: a wait in two places of the program on
+ * the same kernel path is two entries.
  */
 #ifndef IPROF_OFFCPU_H
 #define IPROF_OFFCPU_H
@@ -38,9 +41,13 @@ struct off_stack {
 	uint64_t ip[IPROF_OFF_FRAMES];
 };
 
-/* Blocked time spent on one kernel stack. */
+/* Blocked time spent on one kernel stack (and user stack). */
 struct off_block {
 	struct off_stack stk;
+	/* --offcpu-stacks=user: the user stack under it (n 0: none sent,
+	 * or the thread's frames could not be read) and its process */
+	struct off_stack ustk;
+	uint32_t tgid; /* 0 where ustk.n is 0 */
 	uint64_t ns; /* blocked time charged, ns */
 	uint64_t count; /* blocked periods */
 };

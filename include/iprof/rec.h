@@ -60,6 +60,18 @@ struct rec_thread {
 };
 
 /*
+ * An executable file mapping of a traced process, as /proc/PID/maps said
+ * it while the process ran (--offcpu-stacks=user: its user stacks'
+ * addresses are named through these; include/iprof/umaps.h).
+ */
+struct rec_umap {
+	uint32_t tgid;
+	uint64_t start, end; /* its addresses in the process, [start, end) */
+	uint64_t pgoff; /* the file offset mapped at start, bytes */
+	char *path; /* the file, as maps names it; owned by its holder */
+};
+
+/*
  * What a recording says of its run, as the live report says it.  The
  * reader owns every pointer (rec_reader__free()); the writer only reads
  * what the caller passes.
@@ -101,6 +113,11 @@ struct rec_run {
 	 * no command, or iprof stopped it (--duration, Ctrl-C) (trailer;
 	 * absent from older recordings: 0) */
 	int cmd_ended, cmd_wstatus;
+	/* --offcpu-stacks=user: the traced processes' executable mappings
+	 * as read while they ran (trailer; absent from other recordings:
+	 * 0), numaps entries */
+	struct rec_umap *umaps;
+	size_t numaps;
 };
 
 /*

@@ -266,6 +266,14 @@ struct report {
 	const char *(*kname)(void *ctx, uint64_t addr, char *buf,
 			     size_t size);
 	void *kname_ctx;
+	/*
+	 * --offcpu-stacks=user: names user address @addr of process @tgid
+	 * (its function, into @buf of @size bytes; @addr already less 1
+	 * for a return address) or returns NULL; NULL: addresses in hex.
+	 */
+	const char *(*uname)(void *ctx, uint32_t tgid, uint64_t addr,
+			     char *buf, size_t size);
+	void *uname_ctx;
 };
 
 /* The writers, one per format: include/iprof/report_fmt.h. */

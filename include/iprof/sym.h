@@ -402,4 +402,26 @@ int sym_ifunc_resolve(const char *path, const char *func, uint64_t *vaddr);
 int sym_func_names(const char *path, struct ksyms *k, char *err,
 		   size_t errlen);
 
+/*
+ * User stacks' names (--offcpu-stacks=user, src/probe/sym_addr.c): the
+ * functions of ELF file @path by address, loaded once by sym_addrs_load()
+ * (its FUNC and IFUNC symbols: .symtab, or its separate debug file's
+ * where it has none, and .dynsym; C++ and Rust names demangled).  NULL
+ * with errno set: those of opening it (ENOENT, ENOEXEC: not ELF), ENOMEM.
+ * Free with sym_addrs_free() (NULL ok).
+ */
+struct sym_addrs;
+struct sym_addrs *sym_addrs_load(const char *path);
+void sym_addrs_free(struct sym_addrs *t);
+
+/*
+ * sym_addrs_name() - the function at file offset @off (bytes) of @t's
+ * file: the one whose symbol starts at or below its virtual address and,
+ * where the symbol has a size, covers it; its name into @buf (@size
+ * bytes).  Returns @buf, or NULL where no loaded segment or function
+ * holds @off (or @t is NULL).
+ */
+const char *sym_addrs_name(const struct sym_addrs *t, uint64_t off,
+			   char *buf, size_t size);
+
 #endif /* IPROF_SYM_H */

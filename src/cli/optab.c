@@ -65,6 +65,13 @@ static void indented(FILE *f, const char *help, int col)
 	fprintf(f, "%s\n", p);
 }
 
+/* what goes between an option and its argument's name: an optional
+ * one is written "--name[=WORD]" */
+static const char *arg_sep(const struct optdef *d)
+{
+	return !d->arg || d->has_arg == optional_argument ? "" : " ";
+}
+
 void optab_usage(FILE *f, const struct optdef *d, int col)
 {
 	char lead[96];
@@ -81,11 +88,11 @@ void optab_usage(FILE *f, const struct optdef *d, int col)
 			len = snprintf(lead, sizeof(lead), "  %s", d->arg);
 		else if (has_short(d))
 			len = snprintf(lead, sizeof(lead), "  -%c, --%s%s%s",
-				       d->val, d->name, d->arg ? " " : "",
+				       d->val, d->name, arg_sep(d),
 				       d->arg ? d->arg : "");
 		else
 			len = snprintf(lead, sizeof(lead), "      --%s%s%s",
-				       d->name, d->arg ? " " : "",
+				       d->name, arg_sep(d),
 				       d->arg ? d->arg : "");
 		fprintf(f, "%s%*s", lead, len < col ? col - len : 2, "");
 		if (d->list)

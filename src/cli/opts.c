@@ -124,10 +124,12 @@ static const struct optdef run_rows[] = {
 	OPT("no-compensate", RO_NO_COMPENSATE, no_argument, NULL, "raw times: no calibration at start, the probes'\n"
 	  "own cost left in every time (by default it is\n"
 	  "measured per mechanism and subtracted)"),
-	OPT("offcpu-stacks", O_OFFCPU_STACKS, no_argument, NULL, "per path, the kernel stacks its calls blocked\n"
+	OPT("offcpu-stacks", O_OFFCPU_STACKS, optional_argument, "[=user]", "per path, the kernel stacks its calls blocked\n"
 	  "on and the threads that woke them, by off-CPU\n"
-	  "time (off by default); table: a section per\n"
-	  "path; json: \"offcpu\""),
+	  "time (off by default); =user: the user stack\n"
+	  "under each too (frame pointers: a program\n"
+	  "built without them gives a short one); table:\n"
+	  "a section per path; json: \"offcpu\""),
 	OPT("interval", O_INTERVAL, REQ, "TIME", "also report every TIME while tracing (1s, 10m);\n"
 	  "with -o, FILE is replaced by each new report;\n"
 	  "-f json: one line per report (NDJSON)"),
@@ -406,11 +408,22 @@ static int *flag_of(struct opts *o, int c)
 		return &o->strict;
 	case O_KEEP_GOING:
 		return &o->keep_going;
-	case O_COMMAND_STATUS:
+	default: /* O_COMMAND_STATUS */
 		return &o->command_status;
-	default: /* O_OFFCPU_STACKS */
-		return &o->offcpu_stacks;
 	}
+}
+
+/* --offcpu-stacks[=user]: 0, or -EINVAL (said) */
+static int parse_offcpu(struct opts *o, const char *arg)
+{
+	if (arg && strcmp(arg, "user")) {
+		log_error("--offcpu-stacks='%s': expected =user (kernel and user stacks) or nothing (kernel stacks)",
+			  arg);
+		return -EINVAL;
+	}
+	o->offcpu_stacks = (int)(IPROF_OFF_KSTACK |
+				 (arg ? IPROF_OFF_USTACK : 0));
+	return 0;
 }
 
 /* --debuginfo DIR: 0, or -EINVAL (said) when DIR is no directory */
@@ -461,9 +474,10 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case O_STRICT:
 	case O_KEEP_GOING:
 	case O_COMMAND_STATUS:
-	case O_OFFCPU_STACKS:
 		*flag_of(o, c) = 1;
 		break;
+	case O_OFFCPU_STACKS:
+		return parse_offcpu(o, arg);
 	case O_RETURNS:
 		return parse_returns(o, arg);
 	case O_NO_EMULATE:

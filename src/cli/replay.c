@@ -18,6 +18,7 @@
 #include "iprof/rec.h"
 #include "iprof/report.h"
 #include "iprof/report_fmt.h"
+#include "iprof/umaps.h"
 #include "iprof/util.h"
 #include "cli/replay.h"
 #include "cli/run.h"
@@ -152,6 +153,25 @@ static int replay_paths(const struct report *r, size_t *n)
 	return 0;
 }
 
+/*
+ * replay_umaps() - a recording's mappings (--offcpu-stacks=user) as the
+ * reports' names of its user frames (report_opts_set_umaps()); NULL where
+ * it has none (or out of memory: the frames in hex)
+ */
+static struct umaps *replay_umaps(const struct rec_run *run)
+{
+	struct umaps *u = run->numaps ? umaps_new() : NULL;
+	size_t i;
+
+	for (i = 0; u && i < run->numaps; i++)
+		if (umaps_add(u, &run->umaps[i])) {
+			umaps_free(u);
+			u = NULL;
+		}
+	report_opts_set_umaps(u);
+	return u;
+}
+
 int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		  FILE *out, int *partial)
 {
@@ -162,6 +182,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	const struct rec_run *run;
 	struct rec_reader *rd;
 	struct report r = {0};
+	struct umaps *um = NULL;
 	uint64_t end, from;
 	char err[512];
 	int ret, e;
@@ -230,6 +251,7 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 	if (r.start_realtime_ns)
 		r.start_realtime_ns += from - run->start_ns;
 	r.duration_ns = end - from;
+	um = replay_umaps(run);
 	report_opts_apply(&ro->r, &r);
 	r.width = report_opts_term_width(out);
 	ret = report_write(out, &r, ro->r.fmt,
@@ -246,6 +268,8 @@ int replay_report(FILE *in, const char *name, const struct replay_opts *ro,
 		*partial |= REPLAY_INCOMPLETE;
 	pipeline__tree_done(p, agg);
 out:
+	report_opts_set_umaps(NULL);
+	umaps_free(um);
 	pipeline__free(p);
 	rec_reader__free(rd);
 	return ret;

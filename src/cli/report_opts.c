@@ -13,6 +13,7 @@
 
 #include "iprof/ksym.h"
 #include "iprof/slow.h"
+#include "iprof/umaps.h"
 #include "iprof/util.h"
 #include "cli/log.h"
 #include "cli/report_opts.h"
@@ -63,9 +64,25 @@ static const char *kname(void *ctx, uint64_t addr, char *buf, size_t size)
 	return ksym_addr_name(t, addr, buf, size, &off);
 }
 
+/* report_opts_set_umaps()'s: the user frames' names */
+static struct umaps *uctx;
+
+void report_opts_set_umaps(struct umaps *u)
+{
+	uctx = u;
+}
+
+static const char *uname(void *ctx, uint32_t tgid, uint64_t addr, char *buf,
+			 size_t size)
+{
+	return umaps_name(ctx, tgid, addr, buf, size);
+}
+
 void report_opts_apply(const struct report_opts *ro, struct report *r)
 {
 	r->kname = kname;
+	r->uname = uctx ? uname : NULL;
+	r->uname_ctx = uctx;
 	r->sort = ro->sort;
 	r->min_total_ns = ro->min_total_ns;
 	r->max_depth = ro->max_depth;

@@ -78,6 +78,15 @@ void report_opts_init(struct report_opts *ro);
 void report_opts_apply(const struct report_opts *ro, struct report *r);
 
 /*
+ * report_opts_set_umaps() - name the user frames of --offcpu-stacks=user
+ * through @u (the live run's, or a recording's) in every report
+ * report_opts_apply() shapes from now on; NULL: in hex.  @u is the
+ * caller's, set back to NULL before it is freed.
+ */
+struct umaps;
+void report_opts_set_umaps(struct umaps *u);
+
+/*
  * report_opts_term_width() - the width in columns of the terminal @f
  * writes to (TIOCGWINSZ, else $COLUMNS as ls(1) reads it), for struct
  * report's width; 0 when @f is not a terminal or no width is known.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "iprof/sym.h"
+#include "iprof/umaps.h"
 #include "iprof/util.h"
 #include "cli/trace.h"
 #include "cli/target.h"
@@ -27,6 +28,7 @@
 #include "cli/hint.h"
 #include "cli/latert.h"
 #include "cli/log.h"
+#include "cli/report_opts.h"
 
 /*
  * The main loop's periods.  POLL_MS: how long a poll of the rings waits,
@@ -150,6 +152,9 @@ struct trace {
 	uint64_t since; /* the last interval report (--interval-mode delta) */
 	unsigned int nreports;
 	struct latert lrt; /* runtimes mapped after the uretprobes */
+	/* --offcpu-stacks=user: the traced processes' mappings, read as
+	 * their user stacks come in (the loader's), for the reports */
+	struct umaps *umaps;
 };
 
 /*
@@ -383,6 +388,15 @@ static int load_probes(struct trace *t)
 	lo.span_timeout_ns = o->span_timeout_ns;
 	lo.slow_args = o->r.slowest > 0;
 	lo.offcpu_stacks = o->offcpu_stacks;
+	if (o->offcpu_stacks & IPROF_OFF_USTACK) {
+		t->umaps = umaps_new();
+		if (!t->umaps) {
+			log_error("out of memory");
+			return EXIT_RUNTIME;
+		}
+		lo.umaps = t->umaps;
+		report_opts_set_umaps(t->umaps);
+	}
 	lo.filter = o->cmd || o->npids || t->has_sel;
 	lo.sel = t->has_sel ? &t->sel : NULL;
 	lo.verbose = o->verbose;
@@ -719,6 +733,12 @@ static int write_results(struct trace *t, uint64_t now)
 	/* the counters once, for the recording and the report alike */
 	e = run_counters(&t->run, t->plan, t->l);
 	t->run.end_ns = now;
+	if (t->umaps) { /* the recording keeps them: iprof report's names */
+		const struct rec_umap *m;
+
+		t->run.numaps = umaps_list(t->umaps, &m);
+		t->run.umaps = (struct rec_umap *)m;
+	}
 	if (!e && t->rec)
 		e = run_record_finish(o, t->rec, &t->run);
 	if (!e && t->tl.h && o->r.slowest)
@@ -793,6 +813,8 @@ static void trace_free(struct trace *t)
 	monitor__close(t->mon);
 	free(t->cmd_path);
 	latert_free(&t->lrt);
+	report_opts_set_umaps(NULL);
+	umaps_free(t->umaps);
 }
 
 /*

@@ -24,7 +24,9 @@
 struct off_thr {
 	uint64_t pend_ts; /* time of the OFFSTACK records in pend */
 	struct off_stack pend; /* stack being received */
+	struct off_stack upend; /* ... its user stack (IPROF_OFF_UPART) */
 	struct off_stack cur; /* the stack of the blocked period now */
+	struct off_stack ucur; /* ... its user stack */
 	uint64_t wk_ts; /* time of the waker in wk; 0: none */
 	struct off_waker wk; /* its ns and count unused */
 };
@@ -102,9 +104,13 @@ int agg_off_rec(struct agg *a, struct athread *t, const void *rec)
 	}
 	if (part == 0 || o->pend_ts != v.ts) {
 		memset(&o->pend, 0, sizeof(o->pend));
+		memset(&o->upend, 0, sizeof(o->upend));
 		o->pend_ts = v.ts;
 	}
-	put_pair(&o->pend, part, v0, v1);
+	if (part >= IPROF_OFF_UPART)
+		put_pair(&o->upend, part - IPROF_OFF_UPART, v0, v1);
+	else
+		put_pair(&o->pend, part, v0, v1);
 	return 0;
 }
 
@@ -118,10 +124,13 @@ void agg_off_out(struct athread *t, const struct iprof_rec *r)
 		o->wk_ts = 0; /* a waker before a preemption woke no wait */
 		return;
 	}
-	if (o->pend_ts == r->ts && o->pend.n)
+	if (o->pend_ts == r->ts && (o->pend.n || o->upend.n)) {
 		o->cur = o->pend;
-	else
+		o->ucur = o->upend;
+	} else {
 		memset(&o->cur, 0, sizeof(o->cur));
+		memset(&o->ucur, 0, sizeof(o->ucur));
+	}
 	o->pend_ts = 0;
 	if (o->wk_ts && o->wk_ts + OFF_WAKE_EARLY_NS < r->ts)
 		o->wk_ts = 0;
@@ -132,21 +141,29 @@ static int same_stack(const struct off_stack *x, const struct off_stack *y)
 	return x->n == y->n && !memcmp(x->ip, y->ip, x->n * sizeof(x->ip[0]));
 }
 
-/* add_block() - @ns blocked on @stk, @count periods, into @s */
+/* add_block() - @ns blocked on @stk over user stack @ustk of process
+ * @tgid, @count periods, into @s */
 static void add_block(struct off_set *s, const struct off_stack *stk,
-		      uint64_t ns, uint64_t count)
+		      const struct off_stack *ustk, uint32_t tgid, uint64_t ns,
+		      uint64_t count)
 {
 	uint32_t i;
 
+	if (!ustk->n)
+		tgid = 0;
 	for (i = 0; i < s->nblock; i++)
-		if (same_stack(&s->block[i].stk, stk))
+		if (same_stack(&s->block[i].stk, stk) &&
+		    same_stack(&s->block[i].ustk, ustk) &&
+		    s->block[i].tgid == tgid)
 			break;
 	if (i == s->nblock) {
-		if (!stk->n || i == OFF_TOP_MAX) {
+		if ((!stk->n && !ustk->n) || i == OFF_TOP_MAX) {
 			s->block_more_ns += ns;
 			return;
 		}
 		s->block[i].stk = *stk;
+		s->block[i].ustk = *ustk;
+		s->block[i].tgid = tgid;
 		s->block[i].ns = s->block[i].count = 0;
 		s->nblock++;
 	}
@@ -197,7 +214,6 @@ int agg_off_in(struct agg *a, struct athread *t, uint64_t ns)
 {
 	struct off_thr *o = t->off;
 	const struct off_waker *w;
-	struct off_stack none = { 0 };
 	uint32_t i, j;
 
 	if (!o)
@@ -220,12 +236,13 @@ int agg_off_in(struct agg *a, struct athread *t, uint64_t ns)
 			a->stats.nomem++;
 			return -ENOMEM;
 		}
-		add_block(s, o->cur.n ? &o->cur : &none, ns, 1);
+		add_block(s, &o->cur, &o->ucur, t->tgid, ns, 1);
 		add_waker(s, w, ns, 1);
 		s->charged_ns += ns;
 	}
 	o->wk_ts = 0;
 	memset(&o->cur, 0, sizeof(o->cur));
+	memset(&o->ucur, 0, sizeof(o->ucur));
 	return 0;
 }
 
@@ -253,8 +270,8 @@ int agg_off_merge(struct agg_node *d, const struct agg_node *s)
 	if (!y)
 		return -ENOMEM;
 	for (i = 0; i < x->nblock; i++)
-		add_block(y, &x->block[i].stk, x->block[i].ns,
-			  x->block[i].count);
+		add_block(y, &x->block[i].stk, &x->block[i].ustk,
+			  x->block[i].tgid, x->block[i].ns, x->block[i].count);
 	for (i = 0; i < x->nwaker; i++)
 		add_waker(y, &x->waker[i], x->waker[i].ns, x->waker[i].count);
 	y->block_more_ns += x->block_more_ns;

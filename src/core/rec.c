@@ -564,6 +564,31 @@ int rec_writer__push(struct rec_writer *w, const void *rec, size_t len)
 	return 0;
 }
 
+/* umaps_json() - the trailer's "umaps": @run's mappings (--offcpu-stacks=
+ * user), each {pid, start, end, off, path} */
+static void umaps_json(json_object *root, const struct rec_run *run, int *bad)
+{
+	json_object *a, *t;
+	size_t i;
+
+	put(root, "umaps", a = json_object_new_array(), bad);
+	for (i = 0; a && i < run->numaps; i++) {
+		const struct rec_umap *m = &run->umaps[i];
+
+		t = json_object_new_object();
+		if (!t || json_object_array_add(a, t)) {
+			json_object_put(t);
+			*bad = 1;
+			return;
+		}
+		put(t, "pid", json_object_new_uint64(m->tgid), bad);
+		put(t, "start", json_object_new_uint64(m->start), bad);
+		put(t, "end", json_object_new_uint64(m->end), bad);
+		put(t, "off", json_object_new_uint64(m->pgoff), bad);
+		put(t, "path", jstr(m->path, bad), bad);
+	}
+}
+
 static json_object *trailer_json(const struct rec_writer *w,
 				 const struct rec_run *run)
 {
@@ -621,6 +646,8 @@ static json_object *trailer_json(const struct rec_writer *w,
 		    &bad);
 		put(t, "comm", jstr(w->threads[i].comm, &bad), &bad);
 	}
+	if (run->numaps)
+		umaps_json(root, run, &bad);
 	if (bad) {
 		json_object_put(root);
 		return NULL;
@@ -1170,6 +1197,41 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 	return ret ?: parse_calib(p, jget(m, "calibration"));
 }
 
+/* parse_umaps() - the trailer's "umaps" @a (NULL: none) into @p; 0,
+ * -EBADMSG, -ENOMEM */
+static int parse_umaps(struct rec_run *p, json_object *a)
+{
+	size_t i, n;
+
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(a);
+	p->umaps = calloc(n ? n : 1, sizeof(*p->umaps));
+	if (!p->umaps)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(a, i);
+		struct rec_umap *u = &p->umaps[i];
+		uint64_t pid = 0;
+		const char *path = NULL;
+		int ret = ju64(t, "pid", &pid) ?: ju64(t, "start", &u->start) ?:
+			  ju64(t, "end", &u->end) ?: ju64(t, "off", &u->pgoff) ?:
+			  jstrdup(t, "path", &path);
+
+		u->path = (char *)path;
+		p->numaps = i + 1;
+		if (ret)
+			return ret;
+		if (!path || pid > UINT32_MAX)
+			return -EBADMSG;
+		u->tgid = (uint32_t)pid;
+	}
+	p->numaps = n;
+	return 0;
+}
+
 static int parse_trailer(struct rec_reader *r, json_object *m)
 {
 	struct rec_run *p = &r->run;
@@ -1210,6 +1272,9 @@ static int parse_trailer(struct rec_reader *r, json_object *m)
 		if (ret)
 			return ret;
 	}
+	ret = parse_umaps(p, jget(m, "umaps"));
+	if (ret)
+		return ret;
 	a = jget(m, "threads");
 	if (!a)
 		return 0;
@@ -1486,6 +1551,9 @@ void rec_reader__free(struct rec_reader *r)
 	}
 	free(p->calib);
 	free(p->threads);
+	for (i = 0; i < p->numaps; i++)
+		free(p->umaps[i].path);
+	free(p->umaps);
 	free(r->cbuf);
 	free(r->ubuf);
 	free(r->msg);

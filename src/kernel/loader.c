@@ -308,7 +308,8 @@ int loader__open(struct loader **out, const struct plan *plan,
 	l->skel->rodata->self_tgid = o->trace_self ? 0 : (__u32)getpid();
 	l->skel->rodata->wakeup_bytes = l->opts.rb_bytes / 4;
 	l->skel->rodata->slow_args = !!o->slow_args;
-	l->skel->rodata->offcpu_stacks = !!o->offcpu_stacks;
+	l->skel->rodata->offcpu_stacks =
+		(__u32)o->offcpu_stacks & (IPROF_OFF_KSTACK | IPROF_OFF_USTACK);
 	if (!o->offcpu_stacks)
 		bpf_program__set_autoload(l->skel->progs.on_waking, false);
 	if (plan_has_kprobes(plan)) {

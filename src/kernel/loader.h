@@ -14,6 +14,7 @@
 
 #include "iprof/abi.h"
 #include "iprof/plan.h"
+#include "iprof/umaps.h"
 #include "iprof/report.h"
 
 struct loader;
@@ -66,10 +67,17 @@ struct loader_opts {
 	/* 1: --slowest is on: starts send their arguments and stops their
 	 * return values (IPROF_REC_ARGS, IPROF_REC_RETVAL); 0: neither */
 	int slow_args;
-	/* 1: --offcpu-stacks: blocking threads send their kernel stack and
-	 * their wakers who they are (IPROF_REC_OFFSTACK, IPROF_REC_WAKER;
-	 * the sched_waking program is loaded); 0: neither */
+	/* IPROF_OFF_KSTACK: --offcpu-stacks: blocking threads send their
+	 * kernel stack and their wakers who they are (IPROF_REC_OFFSTACK,
+	 * IPROF_REC_WAKER; the sched_waking program is loaded); with
+	 * IPROF_OFF_USTACK (--offcpu-stacks=user) also their user stack;
+	 * 0: neither */
 	int offcpu_stacks;
+	/* with IPROF_OFF_USTACK: the processes whose user stacks come in
+	 * have their mappings read into it as the rings are drained
+	 * (umaps_note()); owned by the caller, outliving the loader; NULL:
+	 * none read */
+	struct umaps *umaps;
 };
 
 /* Called with each record's bytes; returns 0 to go on. */

@@ -117,10 +117,32 @@ static int ring_namestr(struct ring_src *rs, const void *data)
 	return err;
 }
 
+/*
+ * ring_ustack() - an OFFSTACK record of user frames (--offcpu-stacks=user):
+ * its process's mappings read now, while it runs, where they are not yet
+ * (umaps_note(); a process gone by now keeps its frames in hex)
+ */
+static void ring_ustack(struct ring_src *rs, const void *data)
+{
+	struct iprof_rec_val v;
+	uint64_t a[2];
+
+	memcpy(&v, data, sizeof(v));
+	if (v.type != IPROF_REC_OFFSTACK ||
+	    IPROF_VAL_PART(v.flags) < IPROF_OFF_UPART)
+		return;
+	a[0] = v.lo0 | (uint64_t)v.hi0 << 32;
+	a[1] = v.lo1 | (uint64_t)v.hi1 << 32;
+	umaps_note(rs->l->opts.umaps, v.tid, a, 2);
+}
+
 /* ring_buffer callback of one CPU's ring: queue the record for merging */
 static int ring_rec(void *ctx, void *data, size_t size)
 {
 	struct ring_src *rs = ctx;
+
+	if (rs->l->opts.umaps && size == sizeof(struct iprof_rec_val))
+		ring_ustack(rs, data);
 
 	if (size == sizeof(struct iprof_ring_namestr) &&
 	    *(const uint8_t *)data == IPROF_REC_NAMESTR)

@@ -28,6 +28,40 @@ static const char *frame_name(const struct report *r, uint64_t addr,
 	return buf;
 }
 
+/* uframe_name() - user frame @i (@addr) of process @tgid: its function,
+ * or its address in hex.  Frames past the first are return addresses:
+ * named by the call before them. */
+static const char *uframe_name(const struct report *r, uint32_t tgid,
+			       uint32_t i, uint64_t addr, char *buf,
+			       size_t size)
+{
+	if (r->uname && r->uname(r->uname_ctx, tgid, i ? addr - 1 : addr, buf,
+				 size))
+		return buf;
+	snprintf(buf, size, "%#" PRIx64, addr);
+	return buf;
+}
+
+/* print_ustack() - "\n  ...  user: f <- g ..." of @b's user stack, if
+ * any: SHOW_FRAMES of them, innermost (where it entered the kernel)
+ * first */
+static void print_ustack(FILE *f, const struct report *r,
+			 const struct off_block *b)
+{
+	char buf[KNAME_BUF];
+	uint32_t i;
+
+	if (!b->ustk.n)
+		return;
+	fprintf(f, "\n%28s%s", "", "user: ");
+	for (i = 0; i < b->ustk.n && i < SHOW_FRAMES; i++)
+		fprintf(f, "%s%s", i ? " <- " : "",
+			uframe_name(r, b->tgid, i, b->ustk.ip[i], buf,
+				    sizeof(buf)));
+	if (i < b->ustk.n)
+		fputs(" <- ...", f);
+}
+
 /*
  * iprof's own frames (its BPF program and the tracepoint's call of it),
  * left out at the top of every stack; with @sched also the scheduler's
@@ -126,8 +160,19 @@ static uint32_t common(const struct report *r, const struct off_stack *x,
 	return k;
 }
 
+/* same_ustack() - @x's and @y's user stacks are the same (none, or the
+ * same process's same return addresses): their kernel stacks may merge */
+static int same_ustack(const struct off_block *x, const struct off_block *y)
+{
+	return x->ustk.n == y->ustk.n &&
+	       (!x->ustk.n ||
+		(x->tgid == y->tgid &&
+		 !memcmp(x->ustk.ip, y->ustk.ip, x->ustk.n * sizeof(*x->ustk.ip))));
+}
+
 /* bviews() - @s's blocked stacks as shown into @v (OFF_TOP_MAX), most
- * time first; how many */
+ * time first, those whose frames name the same functions (and whose user
+ * stacks are the same) as one; how many */
 static size_t bviews(const struct report *r, const struct off_set *s,
 		     struct bview *v)
 {
@@ -139,7 +184,7 @@ static size_t bviews(const struct report *r, const struct off_set *s,
 	for (i = 0; i < m; i++) {
 		for (j = 0; j < n; j++) {
 			common(r, &v[j].b->stk, &b[i]->stk, &all);
-			if (all)
+			if (all && same_ustack(v[j].b, b[i]))
 				break;
 		}
 		if (j == n)
@@ -296,6 +341,7 @@ static void print_node(FILE *f, const struct report *r,
 		print_share(f, b[i].ns, b[i].count, all);
 		fputs("blocked in ", f);
 		print_stack(f, r, &b[i].b->stk, b[i].b->stk.n, b[i].show);
+		print_ustack(f, r, b[i].b);
 		fputc('\n', f);
 		kept += b[i].ns;
 	}
@@ -406,6 +452,32 @@ static int stack_json(const struct report *r, const struct off_stack *s,
 	return 0;
 }
 
+/* ustack_json() - @b's user stack, if any, as @o's "user_frames"
+ * (innermost first) and its process as "pid" */
+static int ustack_json(const struct report *r, const struct off_block *b,
+		       json_object *o)
+{
+	json_object *a, *x;
+	char buf[KNAME_BUF];
+	uint32_t i;
+
+	if (!b->ustk.n)
+		return 0;
+	a = add_arr(o, "user_frames");
+	if (!a || add_u64(o, "pid", b->tgid))
+		return -ENOMEM;
+	for (i = 0; i < b->ustk.n; i++) {
+		x = json_object_new_string(uframe_name(r, b->tgid, i,
+						       b->ustk.ip[i], buf,
+						       sizeof(buf)));
+		if (!x || json_object_array_add(a, x)) {
+			json_object_put(x);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* entry() - a new object in array @a with "ns" and "waits" */
 static json_object *entry(json_object *a, uint64_t ns, uint64_t count)
 {
@@ -459,7 +531,8 @@ static int offcpu_fill(const struct report *r, const struct agg_node *n,
 	m = off_sorted_blocks(n->off, b);
 	for (i = 0; i < m; i++) {
 		o = entry(a, b[i]->ns, b[i]->count);
-		if (!o || stack_json(r, &b[i]->stk, b[i]->stk.n, o))
+		if (!o || stack_json(r, &b[i]->stk, b[i]->stk.n, o) ||
+		    ustack_json(r, b[i], o))
 			return -ENOMEM;
 	}
 	if (add_u64(root, "stacks_other_ns", n->off->block_more_ns))

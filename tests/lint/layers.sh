@@ -19,7 +19,7 @@ declare -A pub=(
 	[pipeline]=core [output]=core [util]=core [report]=core [calib_cost]=core [mech]=core [noise]=core
 	[slow]=core [offcpu]=core
 	[probe]=probe [plan]=probe [sym]=probe [retsite]=probe [inline]=probe [kmod]=probe [ksym]=probe
-	[syscall]=probe [unwind]=probe [emu]=probe [usdt]=probe [report_fmt]=report [chrome]=report
+	[syscall]=probe [umaps]=probe [unwind]=probe [emu]=probe [usdt]=probe [report_fmt]=report [chrome]=report
 )
 bad=0
 for d in "${!may[@]}"; do

@@ -6,9 +6,11 @@
  * up to the nodes' blocked time; runnable periods never charged; a waker
  * seen long before the block, or a stack of another time, not used;
  * at most OFF_TOP_MAX stacks per node, the rest in block_more_ns;
- * agg__merge() adds them up; without the records nothing is kept.  The
- * table's section (src/report/offcpu.c): stacks that name the same
- * functions are one, the others shown to their first differing frame.
+ * agg__merge() adds them up; user stacks (--offcpu-stacks=user) kept with
+ * the kernel ones; without the records nothing is kept.  The table's
+ * section (src/report/offcpu.c): stacks that name the same functions (and
+ * have the same user stack) are one, the others shown to their first
+ * differing frame.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -173,6 +175,73 @@ static void test_bound_merge(void **state)
 }
 
 /* without OFFSTACK or WAKER records nothing is kept */
+/* ublock() - TID blocks at @t0 on kernel stack (0xa0) over user stack
+ * (@u0, @u1, @u2; IPROF_OFF_UPART parts), back on CPU at @t1 */
+static void ublock(struct agg *a, uint64_t t0, uint64_t u0, uint64_t u1,
+		   uint64_t u2, uint64_t t1)
+{
+	val(a, IPROF_REC_OFFSTACK, 0, TID, t0, 0xa0, 0);
+	val(a, IPROF_REC_OFFSTACK, IPROF_OFF_UPART, TID, t0, u0, u1);
+	val(a, IPROF_REC_OFFSTACK, IPROF_OFF_UPART + 1, TID, t0, u2, 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, TID, t0, 1,
+				  0, IPROF_OFF_BLOCKED),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, TID, t1, 1,
+				  0, 0),
+			 0);
+}
+
+/*
+ * --offcpu-stacks=user: the user parts make the stack's user frames, of
+ * the thread's process; one kernel stack over two user stacks is two
+ * entries, the same pair twice one; a block whose user parts came alone
+ * (no kernel frames) is kept too; agg__merge() keeps them apart as well
+ */
+static void test_user(void **state)
+{
+	struct agg *a = agg__new(1), *m = agg__new(1);
+	const struct off_block *b[OFF_TOP_MAX];
+
+	(void)state;
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 0, TID, 1000, 1, 0, 0), 0);
+	ublock(a, 1100, 0x401000, 0x402000, 0x403000, 1400); /* 300 */
+	ublock(a, 1500, 0x401000, 0x402000, 0x403000, 1600); /* 100 */
+	ublock(a, 1700, 0x401000, 0x402222, 0, 1750); /* 50 */
+	val(a, IPROF_REC_OFFSTACK, IPROF_OFF_UPART, TID, 1800, 0x405000, 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, TID, 1800, 1,
+				  0, IPROF_OFF_BLOCKED),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, TID, 1820, 1,
+				  0, 0),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, TID, 2000, 1, 0, 0), 0);
+	assert_int_equal(off_sorted_blocks(agg__root(a)->child->off, b), 3);
+	assert_int_equal(b[0]->ns, 400);
+	assert_int_equal(b[0]->count, 2);
+	assert_int_equal(b[0]->stk.n, 1);
+	assert_int_equal(b[0]->stk.ip[0], 0xa0);
+	assert_int_equal(b[0]->ustk.n, 3);
+	assert_int_equal(b[0]->ustk.ip[0], 0x401000);
+	assert_int_equal(b[0]->ustk.ip[2], 0x403000);
+	assert_int_equal(b[0]->tgid, TID);
+	assert_int_equal(b[1]->ns, 50);
+	assert_int_equal(b[1]->ustk.n, 2);
+	assert_int_equal(b[1]->ustk.ip[1], 0x402222);
+	assert_int_equal(b[2]->ns, 20);
+	assert_int_equal(b[2]->stk.n, 0);
+	assert_int_equal(b[2]->ustk.n, 1);
+	assert_int_equal(agg__root(a)->child->off->block_more_ns, 0);
+	assert_int_equal(agg__merge(m, a), 0);
+	assert_int_equal(agg__merge(m, a), 0);
+	assert_int_equal(off_sorted_blocks(agg__root(m)->child->off, b), 3);
+	assert_int_equal(b[0]->ns, 800);
+	assert_int_equal(b[0]->ustk.n, 3);
+	assert_int_equal(b[1]->ns, 100);
+	assert_int_equal(b[1]->ustk.ip[1], 0x402222);
+	agg__free(a);
+	agg__free(m);
+}
+
 static void test_off(void **state)
 {
 	struct agg *a = agg__new(1);
@@ -277,6 +346,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_charged),
 		cmocka_unit_test(test_bound_merge),
+		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_table_distinct),
 	};

@@ -36,6 +36,13 @@ static struct report_timer timers[2] = {
 static char *cmd[] = { "/bin/work", "--fast", NULL };
 static int pids[] = { 42 };
 
+/* --offcpu-stacks=user's mappings, in the trailer */
+static struct rec_umap umaps[2] = {
+	{ 100, 0x400000, 0x401000, 0x1000, "/bin/work" },
+	{ 100, 0x7f0000001000, 0x7f0000100000, 0x28000,
+	  "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+};
+
 static void init_run(struct rec_run *run)
 {
 	memset(run, 0, sizeof(*run));
@@ -55,6 +62,8 @@ static void init_run(struct rec_run *run)
 	run->loss.recursion_misses = 3;
 	timers[0].orphans = 11;
 	timers[1].kprobe_misses = 0;
+	run->umaps = umaps;
+	run->numaps = 2;
 }
 
 /* record i of a run: thread 100 + i % 4, outer/inner nested, 1us apart */
@@ -195,6 +204,13 @@ static void test_roundtrip(void **state)
 	assert_int_equal(run->nthreads, 1);
 	assert_int_equal(run->threads[0].tid, 100);
 	assert_string_equal(run->threads[0].comm, "renamed");
+	assert_int_equal(run->numaps, 2);
+	assert_int_equal(run->umaps[1].tgid, 100);
+	assert_int_equal(run->umaps[1].start, 0x7f0000001000);
+	assert_int_equal(run->umaps[1].end, 0x7f0000100000);
+	assert_int_equal(run->umaps[1].pgoff, 0x28000);
+	assert_string_equal(run->umaps[1].path, umaps[1].path);
+	assert_string_equal(run->umaps[0].path, "/bin/work");
 	assert_int_equal(rec_reader__offset(r), len);
 	/* after the end it keeps saying so */
 	assert_int_equal(rec_reader__next(r, &recs, &n, err, sizeof(err)), 0);

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "iprof/sym.h"
+#include "iprof/umaps.h"
 #include "iprof/unwind.h"
 
 static char g_tmp[] = "/tmp/iprof-test-sym-XXXXXX";
@@ -1037,6 +1038,55 @@ static void cached_lookups(void **state)
 	sym_cache_free(c);
 }
 
+/* a function of this program's own, for user_addresses() */
+__attribute__((noinline)) int umaps_target(int x)
+{
+	return x * 3 + 1;
+}
+
+/*
+ * --offcpu-stacks=user's names (src/probe/umaps.c, sym_addr.c): this
+ * process's mappings read from /proc, an address inside one of its
+ * functions named as that function (the test program's, and libc's
+ * getpid, an exported one), an address in no mapping unnamed, one of
+ * another process unnamed; the mappings listed and added again (as a
+ * recording's) name the same
+ */
+static void user_addresses(void **state)
+{
+	uint64_t a[2] = { (uint64_t)(uintptr_t)&umaps_target + 4,
+			  (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "getpid") };
+	struct umaps *u = umaps_new(), *v = umaps_new();
+	const struct rec_umap *m;
+	char buf[256];
+	size_t n, i;
+
+	(void)state;
+	assert_non_null(u);
+	assert_non_null(v);
+	assert_int_equal(umaps_note(u, (uint32_t)getpid(), a, 2), 0);
+	assert_non_null(umaps_name(u, (uint32_t)getpid(), a[0], buf,
+				   sizeof(buf)));
+	assert_string_equal(buf, "umaps_target");
+	assert_non_null(umaps_name(u, (uint32_t)getpid(), a[1], buf,
+				   sizeof(buf)));
+	assert_true(strstr(buf, "getpid") != NULL);
+	assert_null(umaps_name(u, (uint32_t)getpid(), 8, buf, sizeof(buf)));
+	assert_null(umaps_name(u, (uint32_t)getpid() + 1, a[0], buf,
+			       sizeof(buf)));
+	n = umaps_list(u, &m);
+	assert_true(n >= 2);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(m[i].tgid, (uint32_t)getpid());
+		assert_int_equal(umaps_add(v, &m[i]), 0);
+	}
+	assert_non_null(umaps_name(v, (uint32_t)getpid(), a[0], buf,
+				   sizeof(buf)));
+	assert_string_equal(buf, "umaps_target");
+	umaps_free(u);
+	umaps_free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1052,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(ksyms_repeated_names),	cmocka_unit_test(modules),
 		cmocka_unit_test(unwind_longjmp),
 		cmocka_unit_test(cached_lookups),
+		cmocka_unit_test(user_addresses),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

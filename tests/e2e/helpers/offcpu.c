@@ -33,13 +33,22 @@ static void sleep_us(int us)
 	nanosleep(&ts, NULL);
 }
 
+/* the lock that waits, out of line (-fno-inline): with frame pointers
+ * (CMakeLists.txt) a user stack walked from inside libc, which has none,
+ * skips the function that called libc and shows its caller, handler
+ * (as sleep_us() for the naps; tests/e2e/test_offcpu_user.sh) */
+static void lock_wait(pthread_mutex_t *m)
+{
+	pthread_mutex_lock(m);
+}
+
 __attribute__((noinline)) int handler(int kind, int w)
 {
 	if (kind == 1) {
 		/* a wait only if the holder still holds it (a loaded machine
 		 * may run the worker after the holder let go) */
 		if (pthread_mutex_trylock(&mu[w])) {
-			pthread_mutex_lock(&mu[w]);
+			lock_wait(&mu[w]);
 			atomic_fetch_add(&locks, 1);
 		}
 		pthread_mutex_unlock(&mu[w]);
