@@ -274,6 +274,17 @@ struct report {
 	const char *(*uname)(void *ctx, uint32_t tgid, uint64_t addr,
 			     char *buf, size_t size);
 	void *uname_ctx;
+
+	/*
+	 * --slowest on kernel functions with BTF: the name of value @v
+	 * (signed or unsigned as its type reads) of the enum that C type
+	 * @type ("enum hrtimer_mode", a typedef of one) declares, into @buf
+	 * of @size bytes, or NULL (not an enum, no such enumerator, no
+	 * BTF); NULL: enums as numbers.
+	 */
+	const char *(*ename)(void *ctx, const char *type, int64_t v,
+			     char *buf, size_t size);
+	void *ename_ctx;
 };
 
 /* The writers, one per format: include/iprof/report_fmt.h. */

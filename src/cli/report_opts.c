@@ -16,6 +16,7 @@
 #include "iprof/umaps.h"
 #include "iprof/util.h"
 #include "cli/log.h"
+#include "kernel/btfarg.h"
 #include "cli/report_opts.h"
 
 /* --help: the text column and the widest line */
@@ -78,9 +79,24 @@ static const char *uname(void *ctx, uint32_t tgid, uint64_t addr, char *buf,
 	return umaps_name(ctx, tgid, addr, buf, size);
 }
 
+/*
+ * ename() - an enum value's name from the kernel's BTF (--slowest's
+ * kernel function arguments; report.ename), loaded at the first call.
+ * One table per process, as kname()'s.
+ */
+static const char *ename(void *ctx, const char *type, int64_t v, char *buf,
+			 size_t size)
+{
+	static struct btfarg b;
+
+	(void)ctx;
+	return btfarg_enum_name(&b, type, v, buf, size);
+}
+
 void report_opts_apply(const struct report_opts *ro, struct report *r)
 {
 	r->kname = kname;
+	r->ename = ename;
 	r->uname = uctx ? uname : NULL;
 	r->uname_ctx = uctx;
 	r->sort = ro->sort;

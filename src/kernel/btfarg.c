@@ -358,12 +358,116 @@ int btfarg_resolve(void *ctx, const char *func, const char *name, int *index,
 	return err;
 }
 
+/* a type btfarg_enum_name() looked up: its BTF (0: vmlinux, k: module
+ * k - 1) and enum type id there, 0: none */
+struct btfarg_enum {
+	char *type;
+	size_t btf;
+	__u32 id;
+};
+
+/* enum_lookup() - the enum that C type @type declares: its BTF's number
+ * into *@k and its id (0: none) */
+static __u32 enum_lookup(struct btfarg *b, const char *type, size_t *k)
+{
+	const struct btf_type *t;
+	const char *name = type;
+	int is_enum, id;
+
+	while (!strncmp(name, "const ", 6) || !strncmp(name, "volatile ", 9))
+		name = strchr(name, ' ') + 1;
+	is_enum = !strncmp(name, "enum ", 5);
+	if (is_enum)
+		name += 5;
+	for (*k = 0; *k <= b->nmods; (*k)++) {
+		const struct btf *btf = btf_nr(b, (__u32)*k);
+
+		id = is_enum ? btf__find_by_name_kind(btf, name, BTF_KIND_ENUM) :
+			       btf__find_by_name_kind(btf, name,
+						      BTF_KIND_TYPEDEF);
+		if (id <= 0 && is_enum)
+			id = btf__find_by_name_kind(btf, name,
+						    BTF_KIND_ENUM64);
+		if (id <= 0)
+			continue;
+		while ((t = btf__type_by_id(btf, (__u32)id)) &&
+		       (btf_is_typedef(t) || btf_is_const(t) ||
+			btf_is_volatile(t)))
+			id = (int)t->type;
+		return t && (btf_is_enum(t) || btf_is_enum64(t)) ? (__u32)id :
+								   0;
+	}
+	return 0;
+}
+
+/* enum_of() - the cached lookup of @type, NULL when out of memory */
+static const struct btfarg_enum *enum_of(struct btfarg *b, const char *type)
+{
+	struct btfarg_enum *v;
+	size_t i;
+
+	for (i = 0; i < b->nenums; i++)
+		if (!strcmp(b->enums[i].type, type))
+			return &b->enums[i];
+	v = realloc(b->enums, (b->nenums + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	b->enums = v;
+	v = &v[b->nenums];
+	v->type = strdup(type);
+	if (!v->type)
+		return NULL;
+	v->id = enum_lookup(b, type, &v->btf);
+	b->nenums++;
+	return v;
+}
+
+const char *btfarg_enum_name(struct btfarg *b, const char *type, int64_t v,
+			     char *buf, size_t len)
+{
+	const struct btfarg_enum *e;
+	const struct btf_type *t;
+	const struct btf *btf;
+	uint64_t want = (uint64_t)v, mask;
+	__u16 i, n;
+
+	if (!b->loaded)
+		load(b);
+	if (!b->vmlinux || !type || !(e = enum_of(b, type)) || !e->id)
+		return NULL;
+	btf = btf_nr(b, (__u32)e->btf);
+	t = btf__type_by_id(btf, e->id);
+	mask = t->size >= 8 ? ~0ull : (1ull << (8 * t->size)) - 1;
+	n = btf_vlen(t);
+	for (i = 0; i < n; i++) {
+		uint64_t ev = btf_is_enum(t) ?
+				      (uint64_t)(int64_t)btf_enum(t)[i].val :
+				      btf_enum64_value(btf_enum64(t) + i);
+		const char *name;
+
+		if ((ev & mask) != (want & mask))
+			continue;
+		name = btf_is_enum(t) ?
+			       btf__name_by_offset(btf, btf_enum(t)[i].name_off) :
+			       btf__name_by_offset(btf,
+						   btf_enum64(t)[i].name_off);
+		if (!name || !*name)
+			return NULL;
+		snprintf(buf, len, "%s", name);
+		return buf;
+	}
+	return NULL;
+}
+
 void btfarg_free(struct btfarg *b)
 {
 	size_t i;
 
 	if (!b)
 		return;
+	for (i = 0; i < b->nenums; i++)
+		free(b->enums[i].type);
+	free(b->enums);
 	for (i = 0; b->idx && i <= b->nmods; i++)
 		btf_dump__free(b->idx->dumps[i]);
 	if (b->idx) {

@@ -8,6 +8,7 @@
 #define IPROF_BTFARG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct btf;
 
@@ -19,6 +20,9 @@ struct btfarg {
 	/* btfarg_params()'s index of the functions and its type printers,
 	 * made on its first call (src/kernel/btfarg.c) */
 	struct btfarg_idx *idx;
+	/* btfarg_enum_name()'s types looked up so far (src/kernel/btfarg.c) */
+	struct btfarg_enum *enums;
+	size_t nenums;
 };
 
 /*
@@ -41,5 +45,16 @@ int btfarg_params(void *ctx, const char *func, char **out);
 
 /* btfarg_free() - free the BTF loaded; @b may be NULL. */
 void btfarg_free(struct btfarg *b);
+
+/*
+ * btfarg_enum_name() - the name of value @v of the enum that C type
+ * @type declares ("enum hrtimer_mode", "const enum x", or a typedef of
+ * an enum), found in the kernel's BTF (vmlinux, then the modules') into
+ * @buf (@len bytes).  @v is compared within the enum's size (a 4-byte
+ * enum's -1 is 0xffffffff).  Each @type is looked up once (a BTF scan).
+ * Returns @buf, or NULL: no BTF, not an enum, no enumerator of that value.
+ */
+const char *btfarg_enum_name(struct btfarg *b, const char *type, int64_t v,
+			     char *buf, size_t len);
 
 #endif

@@ -66,6 +66,7 @@ struct params {
 	const char *name[1 + IPROF_NARGS], *fmt[1 + IPROF_NARGS],
 		*type[1 + IPROF_NARGS];
 	uint32_t n; /* items: the return value's, then n - 1 arguments */
+	const struct report *r; /* its ename, if any */
 };
 
 /* params_of() - node @n's timer's params into @p; 0 when it has none */
@@ -75,6 +76,7 @@ static int params_of(const struct report *r, const struct agg_node *n,
 	char *s, *c1, *c2, *next;
 
 	p->n = 0;
+	p->r = r;
 	if (!r || !r->timers || !r->agg || n->timer >= agg__ntimers(r->agg) ||
 	    !r->timers[n->timer].params)
 		return 0;
@@ -133,6 +135,39 @@ static void print_typed(FILE *f, const char *fmt, uint64_t v)
 		fputc('?', f);
 }
 
+/*
+ * enum_of() - item @i's value @v by its enumerator's name (an integer
+ * whose type is an enum that report.ename knows), into @buf (@size
+ * bytes); NULL when it has none
+ */
+static const char *enum_of(const struct params *p, uint32_t i, uint64_t v,
+			   char *buf, size_t size)
+{
+	int64_t sv;
+	uint64_t u;
+	int k;
+
+	if (!p->r || !p->r->ename || i >= p->n)
+		return NULL;
+	k = typed(p->fmt[i], v, &sv, &u);
+	if (k < 0 || p->fmt[i][0] == 'p')
+		return NULL;
+	return p->r->ename(p->r->ename_ctx, p->type[i], k ? sv : (int64_t)u,
+			   buf, size);
+}
+
+/* print_item() - item @i's value @v: its enumerator, else as typed */
+static void print_item(FILE *f, const struct params *p, uint32_t i,
+		       uint64_t v)
+{
+	char buf[128];
+
+	if (enum_of(p, i, v, buf, sizeof(buf)))
+		fputs(buf, f);
+	else
+		print_typed(f, p->fmt[i], v);
+}
+
 /* print_args() - "  args a0 .. a5  ret R" for what @c has of them; by
  * name ("  args file=0xffff... count=4096  ret 4096") where @p has them */
 static void print_args(FILE *f, const struct slow_call *c,
@@ -151,12 +186,12 @@ static void print_args(FILE *f, const struct slow_call *c,
 			continue;
 		}
 		fprintf(f, "%s=", p->name[i + 1]);
-		print_typed(f, p->fmt[i + 1], c->args[i]);
+		print_item(f, p, i + 1, c->args[i]);
 	}
 	if (c->has_ret && (!p->n || strcmp(p->fmt[0], "-"))) {
 		fputs("  ret ", f);
 		if (p->n)
-			print_typed(f, p->fmt[0], c->ret);
+			print_item(f, p, 0, c->ret);
 		else
 			print_val(f, c->ret);
 	}
@@ -400,6 +435,24 @@ static json_object *typed_json(const char *fmt, uint64_t v)
 			 json_object_new_uint64(v);
 }
 
+/* add_enum() - @o's @k: item @i's value @v by its enumerator's name,
+ * where it has one (else no key); 0 or -ENOMEM */
+static int add_enum(json_object *o, const char *k, const struct params *p,
+		    uint32_t i, uint64_t v)
+{
+	char buf[128];
+	json_object *x;
+
+	if (!enum_of(p, i, v, buf, sizeof(buf)))
+		return 0;
+	x = json_object_new_string(buf);
+	if (!x || json_object_object_add(o, k, x)) {
+		json_object_put(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* named_json() - @c's arguments as @p names them: "named_args" (an array
  * of {"name", "type", "value"}, the function's first IPROF_NARGS) and
  * "ret_type", into @o; 0 or -ENOMEM */
@@ -428,7 +481,8 @@ static int named_json(const struct slow_call *c, const struct params *p,
 					   json_object_new_string(p->type[i])) ||
 		    json_object_object_add(x, "value",
 					   typed_json(p->fmt[i],
-						      c->args[i - 1]));
+						      c->args[i - 1])) ||
+		    add_enum(x, "enum", p, i, c->args[i - 1]);
 	}
 	x = e ? NULL : json_object_new_string(p->type[0]);
 	if (e || !x || json_object_object_add(o, "ret_type", x)) {
@@ -472,7 +526,7 @@ static int vals_json(const struct slow_call *c, const struct params *p,
 		json_object_put(x);
 		return -ENOMEM;
 	}
-	return 0;
+	return add_enum(o, "ret_enum", p, 0, c->ret);
 }
 
 static json_object *call_json(const struct report *r, const struct slow_call *c,

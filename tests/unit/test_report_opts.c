@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cli/log.h"
 #include "cli/report_opts.h"
+#include "iprof/report.h"
 #include "logcap.h"
 
 
@@ -217,6 +219,37 @@ static void binary_stdout(void **state)
 			    report_fmt_get((enum report_fmt)f)->binary);
 }
 
+/*
+ * The reports' enum names (report.ename) from this kernel's BTF: a named
+ * enum, const, a typedef of one (irqreturn_t); none for an integer type,
+ * an unknown enum or a value without an enumerator.  Skipped without
+ * /sys/kernel/btf/vmlinux.
+ */
+static void enum_names(void **state)
+{
+	struct report_opts ro;
+	struct report r = { 0 };
+	char b[64];
+
+	(void)state;
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		skip();
+	report_opts_init(&ro);
+	report_opts_apply(&ro, &r);
+	assert_non_null(r.ename);
+	assert_non_null(r.ename(NULL, "enum hrtimer_mode", 1, b, sizeof(b)));
+	assert_string_equal(b, "HRTIMER_MODE_REL");
+	assert_non_null(r.ename(NULL, "const enum hrtimer_mode", 0, b,
+				sizeof(b)));
+	assert_string_equal(b, "HRTIMER_MODE_ABS");
+	assert_non_null(r.ename(NULL, "irqreturn_t", 1, b, sizeof(b)));
+	assert_string_equal(b, "IRQ_HANDLED");
+	assert_null(r.ename(NULL, "enum hrtimer_mode", 0x7777, b, sizeof(b)));
+	assert_null(r.ename(NULL, "int", 1, b, sizeof(b)));
+	assert_null(r.ename(NULL, "enum no_such_enum_here", 1, b, sizeof(b)));
+	assert_null(r.ename(NULL, "size_t", 1, b, sizeof(b)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +260,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(format_checks, logcap_setup, logcap_teardown),
 		cmocka_unit_test_setup_teardown(help_lists, logcap_setup, logcap_teardown),
 		cmocka_unit_test(binary_stdout),
+		cmocka_unit_test(enum_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

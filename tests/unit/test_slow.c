@@ -552,6 +552,90 @@ static void off_keeps_nothing(void **state)
 	agg__free(a);
 }
 
+/* a test's report.ename: enum mode { M_REL = 1, M_PINNED = 2 } and
+ * enum err { E_NEG = -3 }; nothing else */
+static const char *test_ename(void *ctx, const char *type, int64_t v,
+			      char *buf, size_t size)
+{
+	(void)ctx;
+	if (!strcmp(type, "enum mode") && (v == 1 || v == 2))
+		snprintf(buf, size, "%s", v == 1 ? "M_REL" : "M_PINNED");
+	else if (!strcmp(type, "const enum err") && v == -3)
+		snprintf(buf, size, "E_NEG");
+	else
+		return NULL;
+	return buf;
+}
+
+/*
+ * Enums in a kernel function's kept calls (report.ename): an argument
+ * or return value of an enum type shown by its enumerator's name (the
+ * value read by the type's width and sign first: a signed enum's -3 in
+ * a dirty register), a value no enumerator has and the integer
+ * arguments as numbers; JSON keeps "value" and adds "enum" ("ret_enum")
+ * where named; without ename numbers only.
+ */
+static void enum_args(void **state)
+{
+	struct report_timer rt[1] = {
+		{ .name = "sleep",
+		  .params = ":s4:const enum err;t:p:struct hrtimer_sleeper *;"
+			    "mode:u4:enum mode;other:u4:enum mode;n:s4:int" },
+	};
+	struct report_view v;
+	struct report r = { 0 };
+	struct json_object *j;
+	struct agg *a = agg__new(1);
+	char *buf = NULL, *js;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(agg__set_slowest(a, 1), 0);
+	push_val(a, IPROF_REC_ARGS, 0, 10, 0xffff888003a1b200ull,
+		 0xabcd00000001ull);
+	push_val(a, IPROF_REC_ARGS, 1, 10, 7, 2);
+	push_val(a, IPROF_REC_ARGS, 2, 10, 0, 0);
+	rec_push(a, IPROF_REC_START, 0, 0, 7, 10, 1, 0, 0);
+	push_val(a, IPROF_REC_RETVAL, 0, 100, 0x55fffffffdull, 1);
+	rec_push(a, IPROF_REC_STOP, 0, 0, 7, 100, 1, 0, 0);
+	r.agg = a;
+	r.timers = rt;
+	r.ename = test_ename;
+	assert_int_equal(report_view_init(&v, &r), 0);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_slowest_table(f, &r, &v);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "  args t=0xffff888003a1b200 mode=M_REL "
+				    "other=7 n=2  ret E_NEG\n"));
+	free(buf);
+	j = report_slowest_json(&r, agg__root(a)->child, &err);
+	assert_int_equal(err, 0);
+	js = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	assert_non_null(strstr(js, "{\"name\":\"mode\",\"type\":"
+				   "\"enum mode\",\"value\":1,\"enum\":"
+				   "\"M_REL\"}"));
+	assert_non_null(strstr(js, "{\"name\":\"other\",\"type\":"
+				   "\"enum mode\",\"value\":7}"));
+	assert_non_null(strstr(js, "\"ret\":-3,\"ret_enum\":\"E_NEG\""));
+	free(js);
+	json_object_put(j);
+	r.ename = NULL;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_slowest_table(f, &r, &v);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "  args t=0xffff888003a1b200 mode=1 "
+				    "other=7 n=2  ret -3\n"));
+	free(buf);
+	report_view_free(&v);
+	agg__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +646,7 @@ int main(void)
 		cmocka_unit_test(keyed_spans),
 		cmocka_unit_test(args_and_ret),
 		cmocka_unit_test(named_args),
+		cmocka_unit_test(enum_args),
 		cmocka_unit_test(off_keeps_nothing),
 	};
 

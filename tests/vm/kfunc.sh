@@ -128,6 +128,17 @@ check "slowest: vfs_read's count and return value by their BTF types" \
 check "slowest: the table names vfs_read's arguments ($(grep -m1 'args file=' "$TMP/slow.txt"))" \
 	"$(grep -c '  args file=0x[0-9a-f]* buf=0x[0-9a-f]* count=7 pos=0x[0-9a-f]*  ret 7$' "$TMP/slow.txt")" 4
 
+# 2c. an enum argument by its enumerator's name, from the kernel's BTF:
+# each nanosleep(2) of sleep_inner() (glibc: clock_nanosleep, relative)
+# is hrtimer_nanosleep(rqtp, HRTIMER_MODE_REL = 1, clockid)
+"$IPROF" -q -f json --slowest 2 -o "$TMP/enum.json" -e "$KIND:hrtimer_nanosleep" -- \
+	"$U" --threads 1 --calls 3 --spin-us 10 --sleep-us 1000 --depth 0 >/dev/null 2>"$TMP/enum.err"
+check "enum: exit status" "$?" 0
+check "enum: hrtimer_nanosleep's mode by its name" \
+	"$(jq -c '[.tree[] | .. | objects | select(.path? == ["hrtimer_nanosleep"]) |
+		.slowest[] | .named_args[] | select(.name == "mode") | [.value, .enum]] | unique' "$TMP/enum.json")" \
+	'[[1,"HRTIMER_MODE_REL"]]'
+
 # 3. a kernel timer nests under a user timer of the same thread
 trace nest -e "uprobe:$R:read_group" -e "$KIND:vfs_read" -- "$R" "$F" 10:1 15:3
 check "nest: read_group count" "$(seed_field read_group count "$TMP/nest.rep")" 2
