@@ -57,7 +57,37 @@ static __always_inline void name_arm(void *ctx, const struct iprof_action *a,
 				from);
 		}
 	}
+	st->name_key = st->name_val;
+	if (a->xflags & IPROF_AX_NAMEKEY && st->name_parts)
+		name_key_str(st, st->name_val, st->name_val2, st->name_parts,
+			     0);
 	st->name_for = a->timer + 1;
+}
+
+/*
+ * stop_arm() - a stop that names the call it ends (IPROF_AX_STOPNAME): its
+ * name's key (cond[ncond], as name_arm() reads a start's) into st->skey
+ * for timer_stop(), which compares it with the open frames'.
+ */
+static __always_inline void stop_arm(void *ctx, const struct iprof_action *a,
+				     __u32 cx, int from)
+{
+	const struct iprof_cond *c = &a->cond[a->ncond & (IPROF_MAX_COND - 1)];
+	struct task_state *st;
+	__u64 v, v2 = 0;
+
+	st = state_get(cx, 0);
+	if (!st || !st->depth)
+		return;
+	v = cond_value(ctx, c, from);
+	st->skey = v;
+	if (!(a->xflags & IPROF_AX_STOPSTR))
+		return;
+	if (c->op == 2)
+		v2 = cond_value(
+			ctx, &a->cond[(a->ncond + 1) & (IPROF_MAX_COND - 1)],
+			from);
+	name_key_str(st, v, v2, c->op == 2 ? 2 : 1, 1);
 }
 
 /*
@@ -176,6 +206,9 @@ static __always_inline int run_chain_at(void *ctx, __u32 key, __u32 cx,
 			if (a->flags & IPROF_A_NAMED &&
 			    a->role == IPROF_ROLE_START)
 				name_arm(ctx, a, cx, from);
+			if (a->xflags & IPROF_AX_STOPNAME &&
+			    a->role == IPROF_ROLE_STOP)
+				stop_arm(ctx, a, cx, from);
 			act(a, pid_tgid, cx, sp, usp, from, args, ret);
 		}
 		key = a->next;
@@ -807,6 +840,7 @@ __noinline int fork_copy(struct task_state *p, struct task_state *c, __u64 id)
 		c->kseq[w] = 0;
 		c->nofork[w] = 0;
 		c->stk[w] = p->stk[i];
+		c->fname[w] = p->fname[i];
 		c->depth = w + 1;
 		emit_forked(c, c->timers[w], w + 1, id, ts);
 	}
@@ -1202,6 +1236,7 @@ __noinline int exec_compact(struct task_state *st)
 		st->kseq[w] = st->kseq[i];
 		st->usp[w] = st->usp[i];
 		st->nofork[w] = st->nofork[i];
+		st->fname[w] = st->fname[i];
 		st->depth = w + 1;
 	}
 	return 0;

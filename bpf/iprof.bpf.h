@@ -93,6 +93,13 @@ struct task_state {
 	 * of the name's name_parts strings (0: an integer name) */
 	__u64 name_val2;
 	__u32 name_parts;
+	/* IPROF_AX_NAMEKEY: the key of the pending name (name_arm()), and
+	 * each frame's (0: a frame whose stops name nothing); skey: the
+	 * key a stop with IPROF_AX_STOPNAME read just before its
+	 * timer_stop() (stop_arm()) */
+	__u64 name_key;
+	__u64 skey;
+	__u64 fname[IPROF_MAX_DEPTH];
 };
 
 /*
@@ -372,6 +379,61 @@ __noinline int str_match(__u64 addr, __u64 h, __u32 len, __u32 op)
 	return op == IPROF_OP_STRNE ? !eq : eq;
 }
 
+/* FNV-1a of one name part into @h: the string at user address @addr as
+ * emit_namestr() reads it (at most IPROF_NAME_STR - 1 bytes), or one
+ * 0xff byte where it cannot be read (a part no string of that length
+ * gives) */
+static __always_inline __u64 part_hash(struct str_buf *b, __u64 h, __u64 addr)
+{
+	long n;
+	__u32 i;
+
+	n = bpf_probe_read_user_str(b->s, IPROF_NAME_STR, (void *)addr);
+	if (n <= 0) {
+		h ^= 0xff;
+		return h * 0x100000001b3ull;
+	}
+	for (i = 0; i < IPROF_NAME_STR - 1; i++) {
+		if (i >= n - 1)
+			break;
+		h ^= (unsigned char)b->s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/*
+ * name_key_str() - the key of a text name (IPROF_AX_NAMEKEY, STOPNAME):
+ * the FNV-1a hash of the string at user address @a0 and (@parts 2) ':'
+ * and the one at @a1, as the name's parts are read; into st->skey when
+ * @stop, else st->name_key.  A global function: its loops are checked
+ * once.  Returns 0.
+ */
+__noinline int name_key_str(struct task_state *st, __u64 a0, __u64 a1,
+			    __u32 parts, __u32 stop)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+	struct str_buf *b;
+	__u32 zero = 0;
+
+	if (!st)
+		return 0;
+	b = bpf_map_lookup_elem(&str_scratch, &zero);
+	if (b) {
+		h = part_hash(b, h, a0);
+		if (parts == 2) {
+			h ^= ':';
+			h *= 0x100000001b3ull;
+			h = part_hash(b, h, a1);
+		}
+	}
+	if (stop)
+		st->skey = h;
+	else
+		st->name_key = h;
+	return 0;
+}
+
 static __always_inline int cond_holds(const struct iprof_cond *c, __u64 v)
 {
 	__s64 sv = (__s64)v, sc = (__s64)c->val;
@@ -513,7 +575,8 @@ static __always_inline void emit_at(struct task_state *st, __u8 type,
 	r->flags = st->lost ? IPROF_F_RESYNC : 0;
 	if (IPROF_REC_CTX(aux) &&
 	    (type == IPROF_REC_START || type == IPROF_REC_STOP ||
-	     type == IPROF_REC_UNWIND || type == IPROF_REC_RETURNED))
+	     type == IPROF_REC_UNWIND || type == IPROF_REC_RETURNED ||
+	     type == IPROF_REC_NAMEMISS))
 		r->flags |= IPROF_F_CTX; /* aux: the interrupt context */
 	r->size = sizeof(*r);
 	r->timer = timer;
@@ -912,6 +975,28 @@ __noinline int frame_find(struct task_state *st, __u32 d, __u32 timer,
 }
 
 /*
+ * The innermost open frame of @timer in @st below depth @d whose name's
+ * key is @key (fname[]), as its depth, or 0 if none: where a stop that
+ * names its call (IPROF_AX_STOPNAME) closes.  Global, as frame_find().
+ */
+__noinline int frame_find_key(struct task_state *st, __u32 d, __u32 timer,
+			      __u64 key)
+{
+	__u32 i, j;
+
+	if (!st)
+		return 0;
+	for (i = 0; i < IPROF_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		j = (d - 1 - i) & (IPROF_MAX_DEPTH - 1);
+		if (st->timers[j] == timer && st->fname[j] == key)
+			return (int)(d - i);
+	}
+	return 0;
+}
+
+/*
  * Open @a's timer on the thread (or interrupt context @ctx).  @sp: the
  * kernel stack pointer at a kprobe's function entry, else 0 (kept for
  * drop_returned(), which the probe program calls first).  @usp: the user
@@ -968,6 +1053,8 @@ static __always_inline void timer_start(const struct iprof_action *a,
 		usp ? (usp & ~1ull) | !!(a->flags & IPROF_A_RETSITES) : 0;
 	st->nofork[d & (IPROF_MAX_DEPTH - 1)] = nofork;
 	st->stk[d & (IPROF_MAX_DEPTH - 1)] = st->stk_cur;
+	st->fname[d & (IPROF_MAX_DEPTH - 1)] =
+		st->name_for == a->timer + 1 ? st->name_key : 0;
 	st->depth = d + 1;
 	if (args && ctx == IPROF_CTX_TASK) {
 		/* before the START, whose time is read after them: the
@@ -1067,6 +1154,20 @@ static __always_inline void timer_stop(const struct iprof_action *a,
 	if (!found || found > d) {
 		orphan(a, pid_tgid >> 32);
 		return;
+	}
+	if (a->xflags & IPROF_AX_STOPNAME &&
+	    st->fname[(found - 1) & (IPROF_MAX_DEPTH - 1)] != st->skey) {
+		/* the stop names another call than the innermost open one:
+		 * the innermost of its name, or none (counted on the
+		 * innermost's node, left open) */
+		d = (__u32)frame_find_key(st, found - 1, a->timer, st->skey);
+		if (!d || d >= found) {
+			emit_aux(st, IPROF_REC_NAMEMISS, a->timer, found,
+				 ctx ? 0 : pid_tgid,
+				 ctx | (__u32)a->pclass << 8 | stopno << 16);
+			return;
+		}
+		found = d;
 	}
 	st->depth = found - 1;
 	if (ret && ctx == IPROF_CTX_TASK) {

@@ -16,7 +16,10 @@
  * fn__return, then fn__return("app.py", "main").  --distinct D: 2 x D
  * more requests after those, request j with path "p" followed by j % D in
  * decimal ("p0", "p1", ...: each name twice), no fn probes.  Last, one
- * request with a NULL path (a string iprof cannot read).
+ * request with a NULL path (a string iprof cannot read).  --lost L: the
+ * first L requests fire fn__entry("lib/util.py", "lost") after their
+ * req__done and never its fn__return, so that fn__return("app.py",
+ * "main") follows an entry of another name.
  *
  * Output (tools/README.md): key=value lines.
  * Exit status: 0 success, 2 usage error.
@@ -44,6 +47,7 @@ static unsigned long opt_calls = 100;
 static unsigned long opt_inner = 2;
 static unsigned long opt_mismatch;
 static unsigned long opt_distinct;
+static unsigned long opt_lost;
 
 /* one call a request: a uprobe timer named by str(arg0) */
 static const char *volatile last_path;
@@ -53,7 +57,8 @@ __attribute__((noinline, used)) void handle(const char *path)
 	last_path = path;
 }
 
-static void request(const char *path, unsigned long i, int fn, int bad)
+static void request(const char *path, unsigned long i, int fn, int bad,
+		    int lost)
 {
 	unsigned long k;
 
@@ -66,6 +71,8 @@ static void request(const char *path, unsigned long i, int fn, int bad)
 		DTRACE_PROBE2(iprofs, fn__return, "lib/util.py", "fetch");
 	}
 	DTRACE_PROBE1(iprofs, req__done, bad ? "MISMATCH" : path);
+	if (lost)
+		DTRACE_PROBE2(iprofs, fn__entry, "lib/util.py", "lost");
 	if (fn)
 		DTRACE_PROBE2(iprofs, fn__return, "app.py", "main");
 }
@@ -77,6 +84,7 @@ static int parse_args(int argc, char **argv)
 		{"inner", required_argument, 0, 'i'},
 		{"mismatch", required_argument, 0, 'm'},
 		{"distinct", required_argument, 0, 'd'},
+		{"lost", required_argument, 0, 'l'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -94,9 +102,12 @@ static int parse_args(int argc, char **argv)
 		if (c == 'd' &&
 		    !parse_uint("distinct", optarg, 0, 100000, &opt_distinct))
 			continue;
+		if (c == 'l' &&
+		    !parse_uint("lost", optarg, 0, 100000000, &opt_lost))
+			continue;
 		if (c == 'h') {
 			printf("usage: usdt-strings [--calls N] [--inner K] "
-			       "[--mismatch M] [--distinct D]\n");
+			       "[--mismatch M] [--distinct D] [--lost L]\n");
 			exit(0);
 		}
 		return -1;
@@ -109,21 +120,24 @@ int main(int argc, char **argv)
 	unsigned long kind[NKIND] = {0}, i;
 	char name[32];
 
-	if (parse_args(argc, argv) || opt_mismatch > opt_calls)
+	if (parse_args(argc, argv) || opt_mismatch > opt_calls ||
+	    opt_lost > opt_calls)
 		return EXIT_USAGE;
 	for (i = 0; i < opt_calls; i++) {
-		request(paths[i % NKIND], i, 1, i >= opt_calls - opt_mismatch);
+		request(paths[i % NKIND], i, 1, i >= opt_calls - opt_mismatch,
+			i < opt_lost);
 		kind[i % NKIND]++;
 	}
 	for (i = 0; opt_distinct && i < opt_distinct * 2; i++) {
 		snprintf(name, sizeof(name), "p%lu", i % opt_distinct);
-		request(name, i, 0, 0);
+		request(name, i, 0, 0, 0);
 	}
-	request(NULL, 0, 0, 0);
+	request(NULL, 0, 0, 0, 0);
 	printf("req.count=%lu\n", opt_calls);
 	for (i = 0; i < NKIND; i++)
 		printf("kind%lu.count=%lu\n", i, kind[i]);
 	printf("mismatch.count=%lu\n", opt_mismatch);
+	printf("lost.count=%lu\n", opt_lost);
 	printf("main.count=%lu\nfetch.count=%lu\n", opt_calls,
 	       opt_calls * opt_inner);
 	printf("distinct.count=%lu\n", opt_distinct * 2);

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 12
+#define IPROF_ABI_VERSION 13
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -128,6 +128,13 @@ enum iprof_rec_type {
 			       * part 1: its comm (v0: bytes 0-7, v1: 8-15);
 			       * part 2 + p: frames 2p and 2p+1 of its
 			       * kernel stack; offcpu_stacks only (ABI 12) */
+	IPROF_REC_NAMEMISS = 26, /* a span's stop that names its call
+				  * (`stop ARG`, IPROF_AX_STOPNAME) found
+				  * the innermost open frame (depth, timer)
+				  * of its timer named otherwise, and no
+				  * open frame of its name: it closed
+				  * nothing, the frame stays open; aux as
+				  * a STOP's (ABI 13) */
 };
 
 /* --offcpu-stacks: most kernel frames sent per stack (OFFSTACK, WAKER) */
@@ -610,6 +617,23 @@ enum iprof_action_xflags {
 	 * not inherit it at fork.
 	 */
 	IPROF_AX_POINT = 1 << 0,
+	/*
+	 * A named span's start whose stops name their call too (`name ARG
+	 * stop ARG2`): the frame keeps its name's key (the value; for
+	 * text, the FNV-1a hash of its parts' bytes as read, joined by
+	 * ':') for the stops to compare.
+	 */
+	IPROF_AX_NAMEKEY = 1 << 1,
+	/*
+	 * A span's stop that names the call it ends (`stop ARG2`):
+	 * cond[ncond], one past its conditions, is where its name is read
+	 * (as IPROF_A_NAMED's; with IPROF_AX_STOPSTR text of cond[ncond].op
+	 * parts, as IPROF_A_NAMESTR's).  It closes the innermost open frame
+	 * of its timer whose key is its name's (frames above it unwound, as
+	 * with any stop); with none, nothing: it sends IPROF_REC_NAMEMISS.
+	 */
+	IPROF_AX_STOPNAME = 1 << 2,
+	IPROF_AX_STOPSTR = 1 << 3,
 };
 
 /* iprof_action.xflags bits 4-5: a span stop's number among its stops,

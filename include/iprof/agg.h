@@ -199,6 +199,11 @@ struct agg_node {
 	 * | ...`) that each stop ended, in the order written
 	 * (IPROF_REC_STOPNO); every other timer's in stops[0] */
 	uint64_t stops[AGG_MAX_STOPS];
+	/* stops of a span that names its stops' calls too (`name ARG stop
+	 * ARG2`) that found this path's frame, its timer's innermost open
+	 * one, named otherwise and no open frame of their name: paired with
+	 * nothing, the frame left open (IPROF_REC_NAMEMISS) */
+	uint64_t name_mismatch;
 
 	uint32_t last_tid; /* private: thread-count fast path */
 };
@@ -244,6 +249,10 @@ struct agg_stats {
 	 * for a start that may still come (a stop's record can be merged
 	 * ahead of its start's, which another CPU sent) */
 	uint64_t kstarts, kstops, kreplaced, kexpired, kunmatched, kearly;
+	/* IPROF_REC_NAMEMISS: stops that named another call than any open
+	 * frame of their span (sum over nodes, and those whose frame was
+	 * not found on the thread's stack) */
+	uint64_t name_mismatch;
 };
 
 struct agg;

@@ -182,6 +182,14 @@ struct probe {
 	 * (IPROF_NAME_PARTS), 0: an integer name */
 	int name_parts;
 	struct probe_cond name_src2;
+	/* `name ARG stop ARG2` (spans): each stop names the call it ends by
+	 * ARG2 (stop_src, and stop_src2 for a second str() part), read at
+	 * that stop's probe, in name's shape (an integer, or name_parts
+	 * strings): it closes the innermost open frame of its name, or none
+	 * (IPROF_AX_STOPNAME).  stop_named 0: the stops name nothing */
+	int stop_named;
+	struct probe_cond stop_src;
+	struct probe_cond stop_src2;
 };
 
 /*

@@ -155,6 +155,24 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 }
 
 /*
+ * do_namemiss() - a span's stop named another call than its innermost
+ * open frame (depth r->depth) and than any open frame of its timer
+ * (IPROF_REC_NAMEMISS): it closed nothing; counted on that frame's node,
+ * which stays open.  A frame not on the thread's stack (records lost
+ * before) is counted in the run's total only: nothing is out of sync.
+ */
+static int do_namemiss(struct agg *a, struct athread *t,
+		       const struct iprof_rec *r)
+{
+	uint32_t i = r->depth - 1u;
+
+	a->stats.name_mismatch++;
+	if (!t->waiting && i < t->len && t->stack[i].timer == r->timer)
+		t->stack[i].node->name_mismatch++;
+	return 0;
+}
+
+/*
  * do_returned() - the thread's top frame returned without its return probe
  * (BPF saw the stack back above it): close it untimed.  Anything but the
  * top frame of that timer means the thread's stack is out of sync.
@@ -609,6 +627,7 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_RETURNED:
 	case IPROF_REC_LEFT:
 	case IPROF_REC_EXECED:
+	case IPROF_REC_NAMEMISS:
 		if (r.timer >= a->ntimers || r.depth == 0)
 			goto bad;
 		break;
@@ -684,6 +703,8 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 		return do_execed(a, t, &r);
 	if (r.type == IPROF_REC_HIT)
 		return do_hit(a, t, &r);
+	if (r.type == IPROF_REC_NAMEMISS)
+		return do_namemiss(a, t, &r);
 	a->stats.stops++;
 	return do_stop(a, t, &r);
 

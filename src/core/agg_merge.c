@@ -187,5 +187,6 @@ int agg__merge(struct agg *dst, const struct agg *src)
 	d->kexpired += s->kexpired;
 	d->kunmatched += s->kunmatched;
 	d->kearly += s->kearly;
+	d->name_mismatch += s->name_mismatch;
 	return err;
 }

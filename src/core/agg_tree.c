@@ -193,6 +193,7 @@ int agg_merge_into(struct agg_node *d, const struct agg_node *s)
 	d->hits += s->hits;
 	for (int k = 0; k < AGG_MAX_STOPS; k++)
 		d->stops[k] += s->stops[k];
+	d->name_mismatch += s->name_mismatch;
 	d->discarded += s->discarded;
 	d->replaced += s->replaced;
 	d->expired += s->expired;

@@ -244,6 +244,49 @@ static char *resolve_name(const struct plan_shape *sh,
 	return msg;
 }
 
+/*
+ * resolve_stopname() - where a span's stop (@a, at @stop) reads the name of
+ * the call it ends (`name ARG stop ARG2`): one past its conditions, as
+ * resolve_name() keeps a start's (IPROF_AX_STOPNAME, with
+ * IPROF_AX_STOPSTR for text).  NULL or the error.
+ */
+static char *resolve_stopname(const struct plan_shape *sh,
+			      const struct plan_env *env, const char *func,
+			      const struct probe *pr,
+			      const struct probe_point *stop,
+			      struct iprof_action *a)
+{
+	struct probe_point pt = *stop;
+	int nsrc = pr->name_parts > 1 ? 2 : 1;
+	char *msg;
+
+	if (pt.ncond + nsrc > IPROF_MAX_COND)
+		return plan_perr(pr, pr->stop_src.col, "a stop that names its call takes at most %d comparisons (its name is read as %d more)",
+				 IPROF_MAX_COND - nsrc, nsrc);
+	pt.cond[pt.ncond] = pr->stop_src;
+	pt.cond[pt.ncond].op = IPROF_OP_EQ;
+	pt.cond[pt.ncond].value = 0;
+	pt.ncond++;
+	if (nsrc > 1) {
+		pt.cond[pt.ncond] = pr->stop_src2;
+		pt.cond[pt.ncond].op = IPROF_OP_EQ;
+		pt.cond[pt.ncond].value = 0;
+		pt.ncond++;
+	}
+	msg = resolve_conds(sh, env, func, pr, &pt, 1, a);
+	a->ncond = (uint8_t)stop->ncond;
+	a->xflags |= IPROF_AX_STOPNAME;
+	if (!msg && pr->name_parts &&
+	    (a->cond[a->ncond].size != 8 ||
+	     a->cond[(a->ncond + nsrc - 1) & (IPROF_MAX_COND - 1)].size != 8))
+		return plan_perr(pr, pr->stop_src.col, "str() reads a string at a user address: its field must be one (8 bytes)");
+	if (pr->name_parts) {
+		a->xflags |= IPROF_AX_STOPSTR;
+		a->cond[a->ncond].op = (uint8_t)nsrc;
+	}
+	return msg;
+}
+
 /* does every side of span @pr run in user code, a USDT probe or a user
  * function's entry or return (a span between them nests in itself, as
  * the calls they mark)? */
@@ -281,6 +324,9 @@ static char *alt_actions(struct plan *p, const struct plan_shape *sh,
 			(uint8_t)((i + 1) << IPROF_AX_STOPNO_SHIFT);
 		msg = resolve_conds(sh, env, p->timers[id].func, pr,
 				    &pr->alt[i], 1, &p->actions[a]);
+		if (!msg && pr->stop_named)
+			msg = resolve_stopname(sh, env, p->timers[id].func, pr,
+					       &pr->alt[i], &p->actions[a]);
 	}
 	return msg;
 }
@@ -327,6 +373,12 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 	if (!msg && tp)
 		msg = resolve_conds(sh, env, t->func, pr, &pr->stop, 1,
 				    &p->actions[stop]);
+	if (!msg && tp && pr->stop_named) {
+		/* the frame keeps its name's key for the stops */
+		p->actions[start].xflags |= IPROF_AX_NAMEKEY;
+		msg = resolve_stopname(sh, env, t->func, pr, &pr->stop,
+				       &p->actions[stop]);
+	}
 	if (!msg && tp)
 		msg = alt_actions(p, sh, env, pr, id, stop, sflags);
 	if (!msg && sh->keys && pr->nkey)

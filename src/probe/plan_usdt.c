@@ -107,6 +107,19 @@ static char *check_args(const struct probe *pr, const struct probe_point *pt,
 				 pr->name_src2.arg, u->provider, u->name,
 				 u->nargs, u->nargs == 1 ? "" : "s",
 				 u->nargs ? u->args : "none");
+	if (pt != &pr->start && pr->stop_named &&
+	    (pr->stop_src.arg >= u->nargs ||
+	     (pr->name_parts > 1 && pr->stop_src2.arg >= u->nargs))) {
+		const struct probe_cond *c = pr->stop_src.arg >= u->nargs ?
+						     &pr->stop_src :
+						     &pr->stop_src2;
+
+		return plan_perr(pr, c->col, "stop %sarg%d%s: USDT probe %s:%s has %d argument%s (%s)",
+				 pr->name_parts ? "str(" : "", c->arg,
+				 pr->name_parts ? ")" : "", u->provider,
+				 u->name, u->nargs, u->nargs == 1 ? "" : "s",
+				 u->nargs ? u->args : "none");
+	}
 	if (pt == &pr->start && pr->named && pr->name_src.arg >= u->nargs)
 		return plan_perr(pr, pr->name_src.col, "name arg%d: USDT probe %s:%s has %d argument%s (%s)",
 				 pr->name_src.arg, u->provider, u->name,

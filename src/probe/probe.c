@@ -453,6 +453,8 @@ static void probe_free(struct probe *pr)
 	free(pr->alt);
 	free(pr->name_src.field);
 	free(pr->name_src2.field);
+	free(pr->stop_src.field);
+	free(pr->stop_src2.field);
 }
 
 static int list_push(struct probe_list *pl, struct probe *pr)
@@ -852,39 +854,39 @@ static int at_str(const char *p)
 }
 
 /*
- * parse_name() - `name FIELD[:TYPE]` or `name str(FIELD)[:str(FIELD)]` at
- * *pp (at "name") into @pr: FIELD is argN or a tracepoint field of the
- * start; on return *pp is at the first non-blank after it.
+ * parse_name_expr() - FIELD[:TYPE] or str(FIELD)[:str(FIELD)] at *pp (after
+ * `name` or a span's `stop`) into @c and @c2, *@parts the str() parts
+ * (0: an integer); *pp then at the first non-blank after it.
  */
-static int parse_name(struct lex *lx, const char **pp, struct probe *pr)
+static int parse_name_expr(struct lex *lx, const char **pp,
+			   struct probe_cond *c, struct probe_cond *c2,
+			   int *parts)
 {
-	const char *p = skip_ws(*pp + 4), *e = p;
-	struct probe_cond *c = &pr->name_src;
+	const char *e = *pp;
 	int err;
 
-	if (at_str(p)) {
+	if (at_str(e)) {
 		err = parse_name_str(lx, &e, c);
 		if (!err && *e == ':' && at_str(e + 1)) {
 			e++;
-			err = parse_name_str(lx, &e, &pr->name_src2);
-			pr->name_parts = 2;
+			err = parse_name_str(lx, &e, c2);
+			*parts = 2;
 		} else if (!err && *e == ':') {
 			return syntax_error(lx, e + 1,
 					    "str(argN) after ':' (a name of "
 					    "two strings)");
 		} else {
-			pr->name_parts = 1;
+			*parts = 1;
 		}
 		if (err)
 			return err;
-		pr->named = 1;
 		*pp = skip_ws(e);
 		return 0;
 	}
+	*parts = 0;
 	err = parse_name_src(lx, &e, c);
 	if (err)
 		return err;
-	pr->named = 1;
 	if (*e == ':') {
 		e++;
 		err = parse_type(lx, &e, c);
@@ -892,6 +894,52 @@ static int parse_name(struct lex *lx, const char **pp, struct probe *pr)
 			return err;
 	}
 	*pp = skip_ws(e);
+	return 0;
+}
+
+/*
+ * parse_name() - `name FIELD[:TYPE]` or `name str(FIELD)[:str(FIELD)]` at
+ * *pp (at "name") into @pr: FIELD is argN or a tracepoint field of the
+ * start; on return *pp is at the first non-blank after it.
+ */
+static int parse_name(struct lex *lx, const char **pp, struct probe *pr)
+{
+	const char *p = skip_ws(*pp + 4);
+	int err;
+
+	err = parse_name_expr(lx, &p, &pr->name_src, &pr->name_src2,
+			      &pr->name_parts);
+	if (err)
+		return err;
+	pr->named = 1;
+	*pp = p;
+	return 0;
+}
+
+/*
+ * parse_stop_name() - a named span's `stop ARG2` at *pp (at "stop"): the
+ * name each stop reads, in the shape of the start's (an integer, or as
+ * many str() parts); *pp then at the first non-blank after it.
+ */
+static int parse_stop_name(struct lex *lx, const char **pp, struct probe *pr)
+{
+	const char *p = skip_ws(*pp + 4), *at = p;
+	int err, parts = 0;
+
+	err = parse_name_expr(lx, &p, &pr->stop_src, &pr->stop_src2, &parts);
+	if (err)
+		return err;
+	if (parts != pr->name_parts) {
+		set_err(lx->ctx,
+			"%s:%d:%d: stop names the call as name does: %s",
+			lx->origin, lx->lineno, col_of(lx, at),
+			pr->name_parts == 2 ? "str(ARG):str(ARG), two strings" :
+			pr->name_parts ? "str(ARG), one string" :
+					 "an integer (ARG[:TYPE]), no str()");
+		return -EINVAL;
+	}
+	pr->stop_named = 1;
+	*pp = p;
 	return 0;
 }
 
@@ -1221,6 +1269,8 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 		return err;
 	if (at_keyword(p, "name")) {
 		err = parse_name(lx, &p, pr);
+		if (!err && at_keyword(p, "stop"))
+			err = parse_stop_name(lx, &p, pr);
 		if (err)
 			return err;
 		if (at_keyword(p, "key")) {
@@ -1231,7 +1281,10 @@ static int parse_span(struct lex *lx, const char *p, struct probe *pr)
 			return -EINVAL;
 		}
 		if (!is_eol(p))
-			return syntax_error(lx, p, "end of line");
+			return syntax_error(lx, p,
+					    pr->stop_named ?
+						    "end of line" :
+						    "'stop' or end of line");
 		return 0;
 	}
 	if (at_keyword(p, "key") && pr->nalt) {
@@ -1488,6 +1541,13 @@ options:
 		err = parse_name(lx, &p, pr);
 		if (err)
 			return err;
+		if (at_keyword(p, "stop")) {
+			set_err(lx->ctx,
+				"%s:%d:%d: stop names a span's stops: a "
+				"function timer's return is its entry's call",
+				lx->origin, lx->lineno, col_of(lx, p));
+			return -EINVAL;
+		}
 	}
 
 	if (at_keyword(p, "key")) {

@@ -407,6 +407,8 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "malformed_records", st->malformed);
 		add_u64(b, o, "mismatches", st->mismatches);
 		add_u64(b, o, "nomem", st->nomem);
+		if (st->name_mismatch)
+			add_u64(b, o, "name_mismatches", st->name_mismatch);
 	}
 
 	for (k = 0; k < v->n; k++) {
@@ -592,6 +594,16 @@ static void add_stops(struct jb *b, json_object *o, const struct report *r,
 	}
 }
 
+/* "name_mismatch": stops of a span that names its stops' calls that found
+ * this path's frame named otherwise and paired with nothing; no key where
+ * there were none */
+static void add_namemiss(struct jb *b, json_object *o,
+			 const struct agg_node *n)
+{
+	if (n->name_mismatch)
+		add_u64(b, o, "name_mismatch", n->name_mismatch);
+}
+
 /* "slowest": the node's kept calls (--slowest; none: no key) */
 static void add_slowest(struct jb *b, json_object *o, const struct report *r,
 			const struct agg_node *n)
@@ -685,6 +697,7 @@ static void add_tree(struct jb *b, json_object *root, const struct report *r,
 		push(b, path, json_object_get(name));
 		add_metrics(b, o, n, report_keyed(r, n->timer));
 		add_stops(b, o, r, n);
+		add_namemiss(b, o, n);
 		add_slowest(b, o, r, n);
 		add_offcpu(b, o, r, n);
 		if (!flat)

@@ -377,6 +377,21 @@ static void fit_table(const struct report *r, struct fit *ft,
 }
 
 /* below the table: what fit_table() left out */
+/*
+ * row_notes() - lines under node @n's row, indented @indent + 2: the stops
+ * that named another call and paired with nothing ("(3 stops of another
+ * name, not paired)")
+ */
+static void row_notes(FILE *f, const struct report *r,
+		      const struct agg_node *n, int indent)
+{
+	(void)r;
+	if (n->name_mismatch)
+		fprintf(f, "%*s(%" PRIu64 " stop%s of another name, not paired)\n",
+			indent + 2, "", n->name_mismatch,
+			n->name_mismatch == 1 ? "" : "s");
+}
+
 static void fit_note(FILE *f, const struct report *r, const struct fit *ft,
 		     const enum report_col *cols, size_t ncols)
 {
@@ -485,6 +500,7 @@ static int table_body(FILE *f, const struct report *r)
 			if (ft.shown[c])
 				fprintf(f, "  %*s", (int)w[c], cells[j]);
 		fputc('\n', f);
+		row_notes(f, r, v.nodes[i], indent);
 	}
 
 	fputc('\n', f);

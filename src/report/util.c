@@ -1013,6 +1013,46 @@ static void summary_stops(FILE *f, const struct report *r, int seed)
 	}
 }
 
+/*
+ * summary_namemiss() - a line per path whose frames a stop that names its
+ * call found named otherwise, pairing with nothing (`name ARG stop
+ * ARG2`): "name mismatch: PATH: N stops of another name, not paired (the
+ * frame stays open)"; SUMMARY_PATHS of them, then the rest in one line
+ */
+static int summary_namemiss(FILE *f, const struct report *r, int seed)
+{
+	const char *pfx = seed ? "# " : "";
+	const struct agg_node *n;
+	uint64_t more = 0, more_cnt = 0;
+	unsigned int shown = 0;
+	int err;
+
+	for (n = report_next(agg__root(r->agg)); n; n = report_next(n)) {
+		if (!n->name_mismatch)
+			continue;
+		if (shown == SUMMARY_PATHS) {
+			more++;
+			more_cnt += n->name_mismatch;
+			continue;
+		}
+		shown++;
+		fprintf(f, "%sname mismatch: ", pfx);
+		err = report_print_path(f, r, n, " > ");
+		if (err)
+			return err;
+		if (seed)
+			fprintf(f, " count=%" PRIu64 "\n", n->name_mismatch);
+		else
+			fprintf(f, ": %" PRIu64 " stop%s of another name, not paired (the frame stays open)\n",
+				n->name_mismatch,
+				n->name_mismatch == 1 ? "" : "s");
+	}
+	if (more)
+		fprintf(f, "%sname mismatch: %" PRIu64 " more paths count=%" PRIu64 " (JSON lists them)\n",
+			pfx, more, more_cnt);
+	return 0;
+}
+
 int report_tail_mark(const struct report *r, uint32_t timer)
 {
 	const struct report_timer *t;
@@ -1194,7 +1234,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 
 	summary_calib(f, r, seed);
 	summary_stops(f, r, seed);
-	err = summary_uncertain(f, r, seed);
+	err = summary_namemiss(f, r, seed) ?: summary_uncertain(f, r, seed);
 	if (err)
 		return err;
 	/* timers that never returned, in tree order: still open at the end

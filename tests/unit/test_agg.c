@@ -194,6 +194,43 @@ static void test_stops(void **state)
 	agg__free(b);
 }
 
+/* a stop that names another call than any open frame of its span
+ * (IPROF_REC_NAMEMISS): counted on the frame's node, which stays open and
+ * is closed by its own stop later; kept by agg__merge() */
+static void test_namemiss(void **state)
+{
+	struct agg *a = new_agg(), *b = new_agg();
+	const struct agg_node *n;
+
+	(void)state;
+	START(a, 1, A, 1, 100);
+	START(a, 1, B, 2, 150);
+	assert_int_equal(push(a, IPROF_REC_NAMEMISS, 0, B, 1, 180, 2), 0);
+	assert_int_equal(push(a, IPROF_REC_NAMEMISS, 0, B, 1, 190, 2), 0);
+	STOP(a, 1, B, 2, 200);
+	STOP(a, 1, A, 1, 300);
+	/* a frame not on the stack: the run's count only, no resync */
+	assert_int_equal(push(a, IPROF_REC_NAMEMISS, 0, A, 1, 400, 1), 0);
+	n = node_at(a, A, B, -1);
+	assert_int_equal(n->count, 1);
+	assert_int_equal(n->name_mismatch, 2);
+	assert_int_equal(node_at(a, A, -1)->name_mismatch, 0);
+	assert_int_equal(agg__stats(a)->name_mismatch, 3);
+	assert_int_equal(agg__stats(a)->mismatches + agg__stats(a)->skipped +
+				 agg__stats(a)->malformed,
+			 0);
+	START(b, 2, A, 1, 100);
+	START(b, 2, B, 2, 150);
+	assert_int_equal(push(b, IPROF_REC_NAMEMISS, 0, B, 2, 180, 2), 0);
+	STOP(b, 2, B, 2, 200);
+	STOP(b, 2, A, 1, 300);
+	assert_int_equal(agg__merge(a, b), 0);
+	assert_int_equal(node_at(a, A, B, -1)->name_mismatch, 3);
+	assert_int_equal(agg__stats(a)->name_mismatch, 4);
+	agg__free(a);
+	agg__free(b);
+}
+
 static void test_recursion(void **state)
 {
 	struct agg *a = new_agg();
@@ -2201,6 +2238,7 @@ int main(void)
 		cmocka_unit_test(test_new_free),
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_namemiss),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_threads_interleaved),
 		cmocka_unit_test(test_incomplete),

@@ -1386,6 +1386,48 @@ static void per_probe_errors(void **state)
 	probe_list_free(&pl);
 }
 
+/* `name ARG stop ARG2`: the start keeps its name's key (IPROF_AX_NAMEKEY),
+ * each stop reads its own name one past its conditions (IPROF_AX_STOPNAME,
+ * IPROF_AX_STOPSTR for str()), as the start's is read (issue 46) */
+static void stop_name(void **state)
+{
+	static const char *const l[] = {
+		"span a = tp:syscalls:sys_enter_close if fd == 3 -> tp:syscalls:sys_exit_ioctl if ret == 0 name fd stop ret",
+		"span b = tp:syscalls:sys_enter_openat -> tp:syscalls:sys_exit_ioctl name str(filename) stop str(ret)",
+		"span c = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl name fd stop nosuch",
+	};
+	const struct iprof_action *a;
+	struct probe_list pl;
+	struct plan p;
+
+	(void)state;
+	build(&pl, &p, l, sizeof(l) / sizeof(l[0]));
+	assert_null(p.timers[0].error);
+	a = &p.actions[0];
+	assert_int_equal(a->role, IPROF_ROLE_START);
+	assert_true(a->flags & IPROF_A_NAMED);
+	assert_true(a->xflags & IPROF_AX_NAMEKEY);
+	a = &p.actions[1];
+	assert_int_equal(a->role, IPROF_ROLE_STOP);
+	assert_int_equal(a->ncond, 1);
+	assert_int_equal(a->xflags & (IPROF_AX_STOPNAME | IPROF_AX_STOPSTR),
+			 IPROF_AX_STOPNAME);
+	assert_int_equal(a->cond[1].src, IPROF_SRC_TP);
+	assert_int_equal(a->cond[1].off, 16);
+	assert_int_equal(a->cond[1].size, 8);
+	assert_int_equal(a->cond[1].is_signed, 1);
+	assert_null(p.timers[1].error);
+	a = &p.actions[3];
+	assert_int_equal(a->role, IPROF_ROLE_STOP);
+	assert_int_equal(a->xflags & (IPROF_AX_STOPNAME | IPROF_AX_STOPSTR),
+			 IPROF_AX_STOPNAME | IPROF_AX_STOPSTR);
+	assert_int_equal(a->cond[0].op, 1); /* one part */
+	assert_string_equal(p.timers[2].error,
+			    "t.conf:3:81: tracepoint syscalls:sys_exit_ioctl has no field 'nosuch' (its fields: __syscall_nr, ret)");
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* Tracepoint conditions: read with the C type's width and signedness. */
 static void tp_cond_widths(void **state)
 {
@@ -2236,6 +2278,7 @@ int main(void)
 		cmocka_unit_test(tp_types),
 		cmocka_unit_test(per_probe_errors),
 		cmocka_unit_test(tp_cond_widths),
+		cmocka_unit_test(stop_name),
 		cmocka_unit_test(arg_cond_widths),
 		cmocka_unit_test(uprobe_resolved),
 		cmocka_unit_test(uprobe_relative),

@@ -625,6 +625,56 @@ static void test_cond_str(void **state)
 		  "(\\\" \\\\ \\xNN escapes)");
 }
 
+/* A named span whose stops name their call too: `name ARG stop ARG2`, in
+ * name's shape; errors at their column (issue 46) */
+static void test_stop_name(void **state)
+{
+	struct probe_list pl = {0};
+	const struct probe *p;
+
+	(void)state;
+	p = parse_ok(&pl, "span py = usdt:py:function__entry -> "
+			  "usdt:py:function__return name str(arg0):str(arg1) "
+			  "stop str(arg0):str(arg1)");
+	assert_int_equal(p->named, 1);
+	assert_int_equal(p->name_parts, 2);
+	assert_int_equal(p->stop_named, 1);
+	assert_int_equal(p->stop_src.arg, 0);
+	assert_int_equal(p->stop_src2.arg, 1);
+	assert_int_equal(p->stop_src.width, 8);
+	assert_int_equal(p->stop_src.col, 97);
+	probe_list_free(&pl);
+
+	/* an integer, typed, on a tracepoint stop's field, alternatives */
+	p = parse_ok(&pl, "span r = tp:a:b -> tp:c:d | tp:e:f name arg1:u32 "
+			  "stop fd:s32");
+	assert_int_equal(p->name_parts, 0);
+	assert_int_equal(p->stop_named, 1);
+	assert_string_equal(p->stop_src.field, "fd");
+	assert_int_equal(p->stop_src.has_type, 1);
+	assert_int_equal(p->stop_src.width, 4);
+	assert_int_equal(p->stop_src.is_signed, 1);
+	probe_list_free(&pl);
+
+	parse_bad("span r = tp:a:b -> tp:c:d name str(arg0) stop arg0",
+		  "-e:1:47: stop names the call as name does: str(ARG), one "
+		  "string");
+	parse_bad("span r = tp:a:b -> tp:c:d name arg0 stop str(arg0):str(arg1)",
+		  "-e:1:42: stop names the call as name does: an integer "
+		  "(ARG[:TYPE]), no str()");
+	parse_bad("span r = tp:a:b -> tp:c:d name arg0 stop",
+		  "-e:1:41: found end of line, expected what names each call "
+		  "after 'name' (argN, a tracepoint field of the start, or "
+		  "str(argN))");
+	parse_bad("span r = tp:a:b -> tp:c:d name arg0 stop arg1 x",
+		  "-e:1:47: found 'x', expected end of line");
+	parse_bad("span r = tp:a:b -> tp:c:d name arg0 x",
+		  "-e:1:37: found 'x', expected 'stop' or end of line");
+	parse_bad("uprobe:./a:f name arg0 stop arg1",
+		  "-e:1:24: stop names a span's stops: a function timer's "
+		  "return is its entry's call");
+}
+
 /* Alternative stops: `-> STOP | STOP2 ...`, each with its conditions,
  * columns; an empty one and one too many are errors at their '|' */
 static void test_span_alt(void **state)
@@ -1909,6 +1959,7 @@ int main(void)
 		cmocka_unit_test(test_span_uside),
 		cmocka_unit_test(test_cond_str),
 		cmocka_unit_test(test_span_alt),
+		cmocka_unit_test(test_stop_name),
 		cmocka_unit_test(test_span_key),
 		cmocka_unit_test(test_err_key),
 		cmocka_unit_test(test_blank_and_comments),
