@@ -378,14 +378,26 @@ static void fit_table(const struct report *r, struct fit *ft,
 
 /* below the table: what fit_table() left out */
 /*
- * row_notes() - lines under node @n's row, indented @indent + 2: the stops
- * that named another call and paired with nothing ("(3 stops of another
- * name, not paired)")
+ * row_notes() - lines under node @n's row, indented @indent + 2: its calls
+ * per stop where its span has several ("(stops: 10 at usdt:P:commit, 2 at
+ * usdt:P:abort)"), and the stops that named another call and paired with
+ * nothing ("(3 stops of another name, not paired)")
  */
 static void row_notes(FILE *f, const struct report *r,
 		      const struct agg_node *n, int indent)
 {
-	(void)r;
+	char names[AGG_MAX_STOPS][REPORT_STOP_BUF];
+	int k, ns;
+
+	ns = report_span_stops(r, agg__base_timer(r->agg, n->timer), names,
+			       AGG_MAX_STOPS);
+	if (ns && n->count) {
+		fprintf(f, "%*s(stops:", indent + 2, "");
+		for (k = 0; k < ns; k++)
+			fprintf(f, "%s %" PRIu64 " at %s", k ? "," : "",
+				n->stops[k], names[k]);
+		fputs(")\n", f);
+	}
 	if (n->name_mismatch)
 		fprintf(f, "%*s(%" PRIu64 " stop%s of another name, not paired)\n",
 			indent + 2, "", n->name_mismatch,

@@ -693,6 +693,52 @@ static void test_table_min_total_max_depth(void **state)
  * AVG <res: every per-call statistic below the per-call error bar reads
  * <res (here MIN, 998 ns against 1500 ns, while AVG and MAX are numbers).
  */
+/* notes under a row: a span of several stops' calls per stop, and the
+ * stops of another name that paired with nothing (issue 46) */
+static void test_table_notes(void **state)
+{
+	static const struct report_timer t2[NTIMERS] = {
+		[OUTER] = {"txn", "span", "usdt:p:a -> usdt:p:b | usdt:p:c", 1,
+			   NULL, 0, "usdt"},
+		[INNER] = {"req", "span", "usdt:p:d -> usdt:p:e", 1, NULL, 0,
+			   "usdt"},
+	};
+	struct report r;
+	struct agg *a;
+	char *out;
+
+	(void)state;
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	S(1, OUTER, 1, 0);
+	S(1, INNER, 2, 1 * MS);
+	assert_int_equal(rec_push(a, IPROF_REC_NAMEMISS, 0, INNER, 1, 2 * MS,
+				  2, 0, 0),
+			 0);
+	E(1, INNER, 2, 3 * MS);
+	E(1, OUTER, 1, 4 * MS);
+	S(1, OUTER, 1, 5 * MS);
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, OUTER, 1, 6 * MS, 1,
+				  0, 1u << 16),
+			 0);
+	S(1, OUTER, 1, 7 * MS);
+	E(1, OUTER, 1, 8 * MS);
+	agg__snapshot(a, 9 * MS);
+	init_report(&r, a);
+	r.timers = t2;
+	r.columns = (enum report_col[]){ REPORT_COL_COUNT };
+	r.ncolumns = 1;
+	out = run(report_table, &r);
+	assert_non_null(strstr(out, "NAME   COUNT\n"
+				    "txn        3\n"
+				    "  (stops: 2 at usdt:p:b, 1 at usdt:p:c)\n"
+				    "  req      1\n"
+				    "    (1 stop of another name, not paired)\n"));
+	assert_non_null(strstr(out, "\nname mismatch: txn > req: 1 stop of another name, not paired (the frame stays open)\n"));
+	free(out);
+	agg__free(a);
+}
+
 static void test_table_rows(void **state)
 {
 	static const struct agg_cost costs[NTIMERS] = {
@@ -1729,6 +1775,7 @@ int main(void)
 		cmocka_unit_test(test_table_min_total_max_depth),
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_res_every_stat),
+		cmocka_unit_test(test_table_notes),
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_parse_sort_weight),
 		cmocka_unit_test(test_folded_weights),
