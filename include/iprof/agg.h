@@ -253,6 +253,10 @@ struct agg_stats {
 	 * frame of their span (sum over nodes, and those whose frame was
 	 * not found on the thread's stack) */
 	uint64_t name_mismatch;
+	/* IPROF_REC_NAMESTR names with a part that could not be read
+	 * (`name str(ARG)` of NULL, an unmapped address or a page not in
+	 * memory): the calls named "(fault)" */
+	uint64_t name_faults;
 };
 
 struct agg;

@@ -188,5 +188,6 @@ int agg__merge(struct agg *dst, const struct agg *src)
 	d->kunmatched += s->kunmatched;
 	d->kearly += s->kearly;
 	d->name_mismatch += s->name_mismatch;
+	d->name_faults += s->name_faults;
 	return err;
 }

@@ -227,10 +227,16 @@ static int namestr_done(struct agg *a, struct athread *t)
 	struct name_text *x = t->ntext;
 	struct iprof_rec_namestr h = x->head;
 	char s[AGG_NAMESTR_MAX];
-	uint32_t n, id;
+	uint32_t i, n, id;
 	int cut;
 
 	n = agg__namestr_join(&h, x->text, s, &cut);
+	/* a call named (fault) (a part not read) counted once */
+	for (i = 0; i < h.nparts && i < IPROF_NAME_PARTS; i++)
+		if (h.len[i] == IPROF_NAME_FAULT) {
+			a->stats.name_faults++;
+			break;
+		}
 	t->ntext = NULL;
 	free(x);
 	id = agg_name_intern_text(a, h.timer, s, n);

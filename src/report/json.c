@@ -409,6 +409,8 @@ static void add_counters(struct jb *b, json_object *root,
 		add_u64(b, o, "nomem", st->nomem);
 		if (st->name_mismatch)
 			add_u64(b, o, "name_mismatches", st->name_mismatch);
+		if (st->name_faults)
+			add_u64(b, o, "name_faults", st->name_faults);
 	}
 
 	for (k = 0; k < v->n; k++) {

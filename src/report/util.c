@@ -1017,7 +1017,8 @@ static void summary_stops(FILE *f, const struct report *r, int seed)
  * summary_namemiss() - a line per path whose frames a stop that names its
  * call found named otherwise, pairing with nothing (`name ARG stop
  * ARG2`): "name mismatch: PATH: N stops of another name, not paired (the
- * frame stays open)"; SUMMARY_PATHS of them, then the rest in one line
+ * frame stays open)"; SUMMARY_PATHS of them, then the rest in one line;
+ * then how many calls `name str(ARG)` named "(fault)"
  */
 static int summary_namemiss(FILE *f, const struct report *r, int seed)
 {
@@ -1050,6 +1051,14 @@ static int summary_namemiss(FILE *f, const struct report *r, int seed)
 	if (more)
 		fprintf(f, "%sname mismatch: %" PRIu64 " more paths count=%" PRIu64 " (JSON lists them)\n",
 			pfx, more, more_cnt);
+	/* names by str() that could not be read: the (fault) nodes */
+	if (agg__stats(r->agg)->name_faults && seed)
+		fprintf(f, "# name faults: count=%" PRIu64 "\n",
+			agg__stats(r->agg)->name_faults);
+	else if (agg__stats(r->agg)->name_faults)
+		fprintf(f, "names not read: %" PRIu64 " call%s named (fault): str() of an address that could not be read (NULL, not mapped, or a page not in memory)\n",
+			agg__stats(r->agg)->name_faults,
+			agg__stats(r->agg)->name_faults == 1 ? "" : "s");
 	return 0;
 }
 

@@ -48,6 +48,7 @@ for name in "GET /index" "POST /api;v=1" "$ODD" "$CUT"; do
 done
 check "NULL path: req((fault))" "$(jcount "req((fault))")" 1
 check "NULL path: handle((fault))" "$(jcount "req((fault))>handle((fault))")" 1
+check "NULL path: counted (req and handle)" "$(jq -r '.loss.name_faults' "$TMP/r.json")" 2
 check "names: req, handle, fn" "$(jq -r '[.. | objects | select(.path?) | .name] | unique | length' "$TMP/r.json")" 12
 check "no unnamed req" "$(jcount req)" ""
 check "cut names: JSON truncated, on those only" \
@@ -104,6 +105,19 @@ check "openat: 63 bytes: whole, once" \
 	"$(jq -c --arg n "op($p63)" '[.tree[] | select(.name == $n) | [.count, .truncated]]' "$TMP/open.json")" "[[1,null]]"
 check "openat: 64 and 100 bytes: cut, marked, twice" \
 	"$(jq -c --arg n "op($p63…)" '[.tree[] | select(.name == $n) | [.count, .truncated]]' "$TMP/open.json")" "[[2,true]]"
+
+# str() of a number that is no address (req__start's arg1 is the request's
+# index, 0 included): every call named (fault), counted and said
+"$IPROF" -q --no-compensate -o "$TMP/num.txt" -f json \
+	-e "span req = usdt:$W:iprofs:req__start -> usdt:$W:iprofs:req__done name str(arg1)" \
+	-- "$W" --calls 5 --inner 0 >/dev/null 2>"$TMP/err4"
+check "str(index): exit status" "$?" 0
+check "str(index): req((fault)) = every request" \
+	"$(jq -r '[.tree[] | select(.name == "req((fault))") | .count] | add' "$TMP/num.txt")" 6
+check "str(index): loss.name_faults" "$(jq -r '.loss.name_faults' "$TMP/num.txt")" 6
+"$IPROF" report -o "$TMP/num.tab" "$TMP/r.rec" 2>/dev/null
+check "table: names not read" \
+	"$(grep -c '^names not read: 2 calls named (fault): str() of an address that could not be read' "$TMP/num.tab")" 1
 
 # errors: file:line:col
 "$IPROF" -q -e "span x = usdt:$W:req__start -> usdt:$W:req__done name str(arg2)" -- "$W" --calls 1 >/dev/null 2>"$TMP/bad"

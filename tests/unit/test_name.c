@@ -338,6 +338,8 @@ static void text_names(void **state)
 		texted(a, "/a/path/longer/than/one/chunk.py:main")->count, 1);
 	assert_int_equal(texted(a, "x.py:(fault)")->count, 1);
 	assert_int_equal(texted(a, "(fault)")->count, 1);
+	/* the calls a part of whose name could not be read */
+	assert_int_equal(agg__stats(a)->name_faults, 2);
 	assert_int_equal(texted(a, "")->count, 1);
 	assert_int_equal(named(a, agg__root(a), 0x544547)->count, 1);
 	assert_int_equal(agg__name_text(a,
