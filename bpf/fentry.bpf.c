@@ -40,6 +40,28 @@ static __always_inline const __u64 *fe_args(unsigned long long *ctx,
 	return v;
 }
 
+/*
+ * fe_name() - a named timer's start (`name ARG`, IPROF_A_NAMED: never
+ * text on a kernel function), in task context: its argument as the
+ * trampoline saved it, narrowed to its type, for timer_start(), which
+ * sends it before the START (as name_arm() does for the other programs)
+ */
+static __always_inline void fe_name(unsigned long long *ctx,
+				    const struct iprof_action *a)
+{
+	const struct iprof_cond *c = &a->cond[a->ncond & (IPROF_MAX_COND - 1)];
+	struct task_state *st = state_get(IPROF_CTX_TASK, 1);
+	__u64 v = 0;
+
+	if (!st)
+		return;
+	bpf_get_func_arg(ctx, c->off, &v);
+	st->name_val = narrow(c, v);
+	st->name_key = st->name_val;
+	st->name_parts = 0;
+	st->name_for = a->timer + 1;
+}
+
 static __always_inline int fe_entry_run(unsigned long long *ctx, __u32 key)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -67,6 +89,8 @@ static __always_inline int fe_entry_run(unsigned long long *ctx, __u32 key)
 	if (a->role != IPROF_ROLE_START || !is_target(pid_tgid >> 32) ||
 	    !tracing_on())
 		return 0;
+	if (a->flags & IPROF_A_NAMED && cx == IPROF_CTX_TASK)
+		fe_name(ctx, a);
 	timer_start(a, pid_tgid, cx, 0, 0, 0, 1, fe_args(ctx, cx, args));
 	return 0;
 }

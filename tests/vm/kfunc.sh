@@ -139,6 +139,22 @@ check "enum: hrtimer_nanosleep's mode by its name" \
 		.slowest[] | .named_args[] | select(.name == "mode") | [.value, .enum]] | unique' "$TMP/enum.json")" \
 	'[[1,"HRTIMER_MODE_REL"]]'
 
+# 2d. name ARG (issue 46): a node per value of vfs_read's count (arg2,
+# and by its BTF name, count), each with that size's reads exactly, under
+# read_group named by its size argument (a user function timer, arg2)
+trace named -e "uprobe:$R:read_group name arg2" -e "$KIND:vfs_read name arg2" \
+	-- "$R" "$F" 30:1 20:7 10:7 5:3
+for sz in 1 7 3; do
+	check "named: read_group($sz)>vfs_read($sz) count" \
+		"$(seed_field "read_group($sz)>vfs_read($sz)" count "$TMP/named.rep")" \
+		"$(truth reads.$sz "$TMP/named.truth")"
+done
+check "named: read_group(7) count (two groups)" "$(seed_field 'read_group(7)' count "$TMP/named.rep")" 2
+check "named: no unnamed vfs_read" "$(grep -c '^ *vfs_read,' "$TMP/named.rep")" 0
+trace bname -e "$KIND:vfs_read name count" -- "$R" "$F" 4:2 6:5
+check "named by BTF name: vfs_read(2) count" "$(seed_field 'vfs_read(2)' count "$TMP/bname.rep")" 4
+check "named by BTF name: vfs_read(5) count" "$(seed_field 'vfs_read(5)' count "$TMP/bname.rep")" 6
+
 # 3. a kernel timer nests under a user timer of the same thread
 trace nest -e "uprobe:$R:read_group" -e "$KIND:vfs_read" -- "$R" "$F" 10:1 15:3
 check "nest: read_group count" "$(seed_field read_group count "$TMP/nest.rep")" 2
