@@ -40,7 +40,8 @@ jf() {
 	jq -r --arg p "$1" --arg f "$2" '[.. | objects | select(.path? and (.path | join(">")) == $p) | .[$f] // 0] | add // empty' "$TMP/r.json"
 }
 MAIN="fn(app.py:main)"
-LONG=L12345678901234567890123456789012345678901234567890123456789012
+# the long path is cut at 63 bytes and marked (…: its label ends there)
+LONG=L12345678901234567890123456789012345678901234567890123456789012…
 ODD='odd"q\\b;c d\xff\x01'
 check "main: $N calls at the top" "$(jf "$MAIN" count)" "$N"
 check "main: none unwound, open or mismatched" \
