@@ -432,6 +432,21 @@ uint32_t agg__base_timer(const struct agg *a, uint32_t id);
  */
 int agg__set_costs(struct agg *a, const struct agg_cost *costs);
 
+/*
+ * agg__set_cpu_scale() - the probes on CPU i cost @pm[i] / 1000 of what
+ * agg__set_costs() gave, for i < @n (at most AGG_CPU_SCALE_MAX; other CPUs
+ * 1000): each probe part of a call (its start's on the START record's
+ * CPU, iprof_rec.cpu, its stop's on the STOP's) is scaled by its CPU's
+ * factor, its spread by the mean of the two.  The calibration measures
+ * them (calib_run(): its rounds on each CPU in turn): a hybrid CPU's
+ * cores differ, and a vCPU's traps cost more while a neighbour loads its
+ * host core (up to 16% here, doc/json.md "Per CPU").  @pm
+ * copied; NULL or @n 0: the same on every CPU.  Returns 0 or -EINVAL
+ * (@n too large, a factor 0).
+ */
+#define AGG_CPU_SCALE_MAX 64u
+int agg__set_cpu_scale(struct agg *a, const uint16_t *pm, uint32_t n);
+
 /* agg__free() - free the aggregator and its tree; @a may be NULL. */
 void agg__free(struct agg *a);
 

@@ -19,7 +19,12 @@
  *   T  the same call traced, by the same clock
  *   D  the traced call's duration as the records say (BPF timestamps)
  * Each the median over the same CALIB_ROUNDS x CALIB_CALLS calls (a
- * median: preemptions and interrupts in a few calls do not count).  Then
+ * median: preemptions and interrupts in a few calls do not count), in
+ * rounds run on each CPU iprof may use in turn, pinned (src/cli/calib.c,
+ * struct pin): each CPU's factor, its rounds' mean cost over all
+ * rounds' (calib_rounds_on()), scales the cost of every probe that fires
+ * on it (agg__set_cpu_scale()), and T is measured on the calls scaled to
+ * the all-CPU mean.  Then
  *   in  = D           the probes' parts between the call's timestamps
  *                     (for getppid this includes the syscall's own
  *                     body between its tracepoints, tens of ns)
@@ -82,12 +87,42 @@ struct calib_result {
 	uint32_t skew_ns;
 	const char *mech; /* "uprobe/return site", ... (static) */
 	char why[256]; /* when needed but not done: why */
+	/* the traced calls' mean cost (t_mean - b_mean) on CPU i, per mille
+	 * of the mean over all CPUs, i < ncpu (0: not measured per CPU;
+	 * calib_cpu_scale()); t_ns, t_mean_ns and the spread are of the
+	 * calls scaled to the all-CPU mean */
+	uint16_t cpu_pm[AGG_CPU_SCALE_MAX];
+	uint32_t ncpu;
 };
 
 struct calib {
 	struct calib_result r[CALIB_NCLASS];
 	uint64_t took_ns; /* the whole calibration, loads included */
+	/* per CPU, what the probes cost of the calibrated cost, per mille
+	 * (agg__set_cpu_scale()): the classes' cpu_pm weighted by their mean
+	 * cost; ncpu_pm 0: not measured per CPU (one CPU allowed, or a CPU
+	 * number from AGG_CPU_SCALE_MAX up) */
+	uint16_t cpu_pm[AGG_CPU_SCALE_MAX];
+	uint32_t ncpu_pm;
 };
+
+/*
+ * calib_cpu_scale() - @cal's cpu_pm and ncpu_pm from its classes'
+ * (those done and measured per CPU), each weighted by its mean cost per
+ * call; a CPU no class measured gets 1000.
+ */
+void calib_cpu_scale(struct calib *cal);
+
+/*
+ * calib_rounds_on() - the factor per mille of @n rounds' means @m (ns, of
+ * the traced calls, each run on CPU @cpu[r] < AGG_CPU_SCALE_MAX) less
+ * @b_ns (the untraced call) on each CPU against all rounds' (equal
+ * weight a round), into @pm (ncpu entries, those with no round 1000),
+ * clamped to [250, 4000].  Returns 0, or -1 where the mean cost over all
+ * rounds is not above 0 (@pm untouched).
+ */
+int calib_rounds_on(const uint64_t *m, const uint16_t *cpu, unsigned int n,
+		    uint64_t b_ns, uint16_t *pm, uint32_t ncpu);
 
 /* calib_class_name() - "uprobe/return site", "fentry/fexit", ... */
 const char *calib_class_name(enum calib_class c);
@@ -121,7 +156,9 @@ void calib_derive(struct calib_result *r);
  * How far a class's mean cost may differ between two processes, of the
  * cost (calib_proc_drift()): a traced call costs one of two regimes, and
  * a process, the calibration's (iprof) or the traced program, lands in
- * either; measured by bench/probe-drift.sh, 28% (single-stepped entry)
+ * either (the factors per CPU do not take it out: doc/json.md, "Per
+ * CPU"); measured by
+ * bench/probe-drift.sh, 28% (single-stepped entry)
  * and 34% (emulated entry) between the cheapest and the dearest of 5
  * processes (bench/README.md), so a run's probes may cost a quarter more
  * or less than the calibration measured, whatever the calibration's own

@@ -71,6 +71,12 @@ int fold__set_slowest(struct fold *f, uint32_t k);
 int fold__set_costs(struct fold *f, const struct agg_cost *costs);
 
 /*
+ * fold__set_cpu_scale() - every shard scales the costs per CPU
+ * (agg__set_cpu_scale(): @pm[n], copied).  Returns 0 or -EINVAL.
+ */
+int fold__set_cpu_scale(struct fold *f, const uint16_t *pm, uint32_t n);
+
+/*
  * fold__push() - queue a copy of the record @rec (@size bytes) for its
  * shard; may wait for the worker to take a batch.  A record of another
  * size than struct iprof_rec is folded at once (after fold__sync()) into

@@ -65,6 +65,9 @@ struct pipeline_cfg {
 	/* the probes' costs to compensate (ntimers entries, copied; NULL:
 	 * raw, or later with pipeline__set_costs()) */
 	const struct agg_cost *costs;
+	/* with costs: per CPU, per mille (pipeline__set_cpu_scale()) */
+	const uint16_t *cpu_pm;
+	uint32_t ncpu_pm;
 };
 
 struct pipeline;
@@ -141,6 +144,14 @@ int pipeline__replay(struct pipeline *p, struct rec_reader *rd,
  * fold__set_costs().  Returns 0, -EINVAL (no tree), -ENOMEM.
  */
 int pipeline__set_costs(struct pipeline *p, const struct agg_cost *costs);
+
+/*
+ * pipeline__set_cpu_scale() - the costs scaled per CPU (@pm[@n] per mille,
+ * copied): agg__set_cpu_scale() or fold__set_cpu_scale().  Returns 0 or
+ * -EINVAL (no tree, @n too large, a factor 0).
+ */
+int pipeline__set_cpu_scale(struct pipeline *p, const uint16_t *pm,
+			    uint32_t n);
 
 /*
  * pipeline__tree() - the tree to report on at @now_ns (ns, the records'

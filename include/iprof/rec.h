@@ -107,6 +107,12 @@ struct rec_run {
 	struct agg_cost *costs;
 	struct report_calib *calib;
 	size_t ncalib;
+	/* with costs: what the probes cost per CPU, per mille of costs
+	 * (agg__set_cpu_scale(); meta "cpu_scale_pm", absent from older
+	 * recordings: ncpu_pm 0, the same on every CPU); a live run's
+	 * point into its calibration, a read one's are malloc'ed */
+	const uint16_t *cpu_pm;
+	uint32_t ncpu_pm;
 	int have_trailer;  /* 0: the file was cut (or the run killed) */
 	/* the traced command (-- COMMAND) ended by itself while traced:
 	 * cmd_ended 1 and its wait status (waitpid(2)) in cmd_wstatus; 0:

@@ -258,6 +258,10 @@ struct report {
 	const struct report_calib *calib;
 	size_t ncalib;
 	int compensated;
+	/* what the probes cost per CPU, per mille of the calibrated cost
+	 * (agg__set_cpu_scale(); ncpu_pm 0: not measured per CPU) */
+	const uint16_t *cpu_pm;
+	uint32_t ncpu_pm;
 
 	/*
 	 * --offcpu-stacks: names kernel address @addr (its function, into

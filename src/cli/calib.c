@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,32 +173,137 @@ static const char *class_spec(enum calib_class c, void (**call)(void))
 }
 
 /*
- * time_calls() - CALIB_ROUNDS rounds of CALIB_CALLS calls of @call, each
- * timed alone into @v (CALIB_ROUNDS x CALIB_CALLS): their median (ns), as
- * D's is over the same calls, and their mean into @mean (calib_mean()).
- * @l (may be NULL): drained after each round, so that no ring fills.
- * @spread (may be NULL): its sd_ns and drift_ns set (calib_spread()).
+ * The CPUs the rounds run on in turn, so that each CPU's probes are
+ * measured (calib_rounds_on()): every CPU iprof may run on, each as many
+ * rounds, together at least CALIB_ROUNDS, of CALIB_ROUNDS x CALIB_CALLS
+ * calls in all.  Not pinned (CALIB_ROUNDS rounds where the scheduler puts
+ * them, no factor per CPU) with one CPU allowed, or a CPU number from
+ * AGG_CPU_SCALE_MAX up.
+ */
+struct pin {
+	cpu_set_t orig; /* the thread's affinity before, restored after */
+	int have_orig;
+	uint16_t cpu[AGG_CPU_SCALE_MAX];
+	unsigned int ncpu; /* CPUs in cpu[]; 0: not pinned */
+	uint32_t top; /* the highest CPU number in cpu[] + 1 */
+	unsigned int rounds, per; /* rounds, and calls a round */
+};
+
+static void pin_init(struct pin *p)
+{
+	unsigned int c;
+
+	memset(p, 0, sizeof(*p));
+	p->rounds = CALIB_ROUNDS;
+	p->per = CALIB_CALLS;
+	if (sched_getaffinity(0, sizeof(p->orig), &p->orig))
+		return;
+	p->have_orig = 1;
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &p->orig))
+			continue;
+		if (c >= AGG_CPU_SCALE_MAX) {
+			p->ncpu = 0;
+			return;
+		}
+		p->cpu[p->ncpu++] = (uint16_t)c;
+		p->top = c + 1;
+	}
+	if (p->ncpu < 2) {
+		p->ncpu = 0;
+		return;
+	}
+	p->rounds = p->ncpu * ((CALIB_ROUNDS + p->ncpu - 1) / p->ncpu);
+	p->per = CALIB_ROUNDS * CALIB_CALLS / p->rounds;
+}
+
+/* round @r runs on its CPU (a failure leaves it where it is) */
+static void pin_round(const struct pin *p, unsigned int r)
+{
+	cpu_set_t one;
+
+	if (!p->ncpu)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(p->cpu[r % p->ncpu], &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
+static void pin_done(const struct pin *p)
+{
+	if (p->ncpu && p->have_orig)
+		sched_setaffinity(0, sizeof(p->orig), &p->orig);
+}
+
+/*
+ * per_cpu() - @spread's cpu_pm from the @p->rounds rounds of @v (each
+ * round's slice sorted in place) against the untraced call @b_ns, and
+ * each call's time scaled to the all-CPU mean cost (b + (v - b) / factor)
+ * so that the spread measured after is the one left once each call is
+ * compensated by its CPU's cost.  Nothing where @p is not pinned.
+ */
+static void per_cpu(const struct pin *p, uint64_t *v, uint64_t b_ns,
+		    struct calib_result *spread)
+{
+	uint64_t m[AGG_CPU_SCALE_MAX + CALIB_ROUNDS];
+	uint16_t cpu[AGG_CPU_SCALE_MAX + CALIB_ROUNDS];
+	unsigned int r, i;
+	uint64_t *s;
+	uint16_t f;
+
+	if (!p->ncpu || p->rounds > AGG_CPU_SCALE_MAX + CALIB_ROUNDS)
+		return;
+	for (r = 0; r < p->rounds; r++) {
+		s = v + (size_t)r * p->per;
+		calib_median(s, p->per);
+		m[r] = calib_mean(s, p->per);
+		cpu[r] = p->cpu[r % p->ncpu];
+	}
+	if (calib_rounds_on(m, cpu, p->rounds, b_ns, spread->cpu_pm, p->top))
+		return;
+	spread->ncpu = p->top;
+	for (r = 0; r < p->rounds; r++) {
+		s = v + (size_t)r * p->per;
+		f = spread->cpu_pm[cpu[r]];
+		for (i = 0; i < p->per; i++)
+			if (s[i] > b_ns)
+				s[i] = b_ns + (s[i] - b_ns) * 1000u / f;
+	}
+}
+
+/*
+ * time_calls() - @p's rounds of calls of @call, each timed alone into @v
+ * (at most CALIB_ROUNDS x CALIB_CALLS), each round on its CPU: their
+ * median (ns), as D's is over the same calls, and their mean into @mean
+ * (calib_mean()).  @l (may be NULL): drained after each round, so that no
+ * ring fills.  @spread (may be NULL): its cpu_pm and ncpu (per_cpu(),
+ * against @b_ns), then its sd_ns and drift_ns set (calib_spread()).
  */
 static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
-			   uint64_t *mean, struct calib_result *spread)
+			   uint64_t *mean, struct calib_result *spread,
+			   const struct pin *p, uint64_t b_ns)
 {
-	const size_t n = (size_t)CALIB_ROUNDS * CALIB_CALLS;
+	const size_t n = (size_t)p->rounds * p->per;
 	uint64_t med;
 	unsigned int r, i;
 	uint64_t t0;
 
-	for (r = 0; r < CALIB_ROUNDS; r++) {
-		for (i = 0; i < CALIB_CALLS; i++) {
+	for (r = 0; r < p->rounds; r++) {
+		pin_round(p, r);
+		for (i = 0; i < p->per; i++) {
 			t0 = util_now_ns();
 			call();
-			v[r * CALIB_CALLS + i] = util_now_ns() - t0;
+			v[r * p->per + i] = util_now_ns() - t0;
 		}
 		if (l)
 			loader__poll(l, 0);
 	}
-	if (spread) /* the traced calls' spread, before the sort */
-		calib_spread(v, n, CALIB_ROUNDS, &spread->sd_ns,
+	pin_done(p);
+	if (spread) { /* the traced calls' spread, before the sort */
+		per_cpu(p, v, b_ns, spread);
+		calib_spread(v, n, p->rounds, &spread->sd_ns,
 			     &spread->drift_ns);
+	}
 	med = calib_median(v, n);
 	*mean = calib_mean(v, n);
 	return med;
@@ -270,10 +376,12 @@ static void measure(struct calib *cal, struct group *g,
 	struct pipeline *pipe = NULL;
 	void (*call[CALIB_NCLASS])(void);
 	struct calib_result *r;
+	struct pin pin;
 	char err[200];
 	unsigned int i;
 	int e;
 
+	pin_init(&pin);
 	for (i = 0; i < g->n; i++) {
 		if (probe_parse_line(&pl, class_spec(g->cls[i], &call[i]),
 				     "calibration", (int)i + 1, err,
@@ -302,7 +410,8 @@ static void measure(struct calib *cal, struct group *g,
 			goto out;
 		}
 		/* untraced first: nothing of this plan is attached yet */
-		r->b_ns = time_calls(call[i], NULL, v, &r->b_mean_ns, NULL);
+		r->b_ns = time_calls(call[i], NULL, v, &r->b_mean_ns, NULL,
+				     &pin, 0);
 	}
 
 	for (i = 0; i < g->n && cal->r[g->cls[i]].why[0]; i++)
@@ -342,7 +451,8 @@ static void measure(struct calib *cal, struct group *g,
 				 st->error ? st->error : "not attached");
 			continue;
 		}
-		r->t_ns = time_calls(call[i], l, v, &r->t_mean_ns, r);
+		r->t_ns = time_calls(call[i], l, v, &r->t_mean_ns, r, &pin,
+				     r->b_mean_ns);
 	}
 	loader__set_tracing(l, 0);
 	loader__drain(l);
@@ -451,6 +561,7 @@ int calib_run(struct calib *cal, const struct plan *p,
 			measure(cal, &g, &env, v);
 	}
 	free(v);
+	calib_cpu_scale(cal);
 	cal->took_ns = util_now_ns() - t0;
 	return 0;
 }
@@ -546,6 +657,9 @@ void calib_log(const struct calib *cal)
 			log_debug("calibration: %s: not measured (%s): its timers' times are not compensated",
 				  calib_class_name((enum calib_class)c), r->why);
 	}
+	for (uint32_t i = 0; any && i < cal->ncpu_pm; i++)
+		log_debug("calibration: the probes on CPU %u cost %.3f x the mean",
+			  i, cal->cpu_pm[i] / 1000.0);
 	if (any)
 		log_debug("calibration took %.1f ms",
 			  (double)cal->took_ns / 1e6);

@@ -119,8 +119,11 @@ static struct pipeline *replay_pipeline(const struct rec_run *run,
 	/* a timeline with --slowest marks the tree's kept calls */
 	cfg.tree = !fmt || (ro->r.slowest && fmt->mark);
 	/* compensated as the live run was, unless told not to */
-	if (cfg.tree && !ro->r.no_compensate)
+	if (cfg.tree && !ro->r.no_compensate) {
 		cfg.costs = run->costs;
+		cfg.cpu_pm = run->cpu_pm;
+		cfg.ncpu_pm = run->ncpu_pm;
+	}
 	p = pipeline__new(&cfg);
 	if (!p || !fmt)
 		return p;

@@ -167,6 +167,9 @@ int run_costs(struct run_calib *rc, const struct plan *plan,
 				  &rc->costs[i]);
 	}
 	e = pipeline__set_costs(p, rc->costs);
+	if (!e)
+		e = pipeline__set_cpu_scale(p, rc->calib->cpu_pm,
+					    rc->calib->ncpu_pm);
 	if (e)
 		log_error("cannot set the probes' costs: %s", strerror(-e));
 	return e;
@@ -190,6 +193,8 @@ void run_set_calib(struct rec_run *run, const struct run_calib *rc,
 	run->ncalib = calib_report(rc->calib, used, rep);
 	run->calib = rep;
 	run->costs = rc->costs;
+	run->cpu_pm = rc->calib->cpu_pm;
+	run->ncpu_pm = rc->calib->ncpu_pm;
 }
 
 int run_counters(struct rec_run *run, const struct plan *plan,

@@ -105,6 +105,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 			      (uint8_t)IPROF_REC_PCLASS(r->aux) :
 			      IPROF_PC_NONE;
 	f->pc_stop = IPROF_PC_NONE;
+	f->cpu_start = f->cpu_stop = r->cpu;
 	if (a->slow_k)
 		agg_slow_open(a, t, t->len - 1);
 	return 0;
@@ -145,6 +146,7 @@ static int do_stop(struct agg *a, struct athread *t, const struct iprof_rec *r)
 	a->stats.unwound += t->len - (i + 1);
 	f = t->stack[i];
 	f.pc_stop = (uint8_t)IPROF_REC_PCLASS(r->aux);
+	f.cpu_stop = r->cpu;
 	t->len = i;
 	err = agg_complete(a, t, &f, r->ts);
 	if (err)
@@ -262,7 +264,10 @@ static int do_execed(struct agg *a, struct athread *t,
  */
 static int do_hit(struct agg *a, struct athread *t, const struct iprof_rec *r)
 {
-	const struct agg_cost *c = agg_cost_of(a, r->timer);
+	struct agg_cost tmp;
+	const struct agg_cost *c =
+		agg_cost_on_cpu(a, agg_cost_of(a, r->timer), r->cpu, r->cpu,
+				&tmp);
 	struct agg_node *parent, *n;
 	uint64_t v[4];
 	int k;

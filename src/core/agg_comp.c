@@ -121,6 +121,65 @@ void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4])
 	v[3] = mean ? c->mean_stop_out_ns : c->stop_out_ns;
 }
 
+/* @v scaled by @pm / 1000, rounded, into 32 bits */
+static uint32_t scale32(uint32_t v, uint32_t pm)
+{
+	uint64_t x = ((uint64_t)v * pm + 500) / 1000;
+
+	return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+
+static uint32_t cpu_pm(const struct agg *a, uint16_t cpu)
+{
+	return cpu < a->ncpu_pm ? a->cpu_pm[cpu] : 1000u;
+}
+
+/*
+ * agg_cost_on_cpu() - @c (NULL: NULL) as it costs with its start probe on
+ * @cpu_start and its stop probe on @cpu_stop (agg__set_cpu_scale()): @c
+ * itself where both CPUs' factors are 1000, else @tmp filled.
+ */
+const struct agg_cost *agg_cost_on_cpu(const struct agg *a,
+				       const struct agg_cost *c,
+				       uint16_t cpu_start, uint16_t cpu_stop,
+				       struct agg_cost *tmp)
+{
+	uint32_t s = cpu_pm(a, cpu_start), e = cpu_pm(a, cpu_stop);
+
+	if (!c || (s == 1000u && e == 1000u))
+		return c;
+	if (c != tmp)
+		*tmp = *c;
+	tmp->start_in_ns = scale32(c->start_in_ns, s);
+	tmp->start_out_ns = scale32(c->start_out_ns, s);
+	tmp->mean_start_in_ns = scale32(c->mean_start_in_ns, s);
+	tmp->mean_start_out_ns = scale32(c->mean_start_out_ns, s);
+	tmp->stop_in_ns = scale32(c->stop_in_ns, e);
+	tmp->stop_out_ns = scale32(c->stop_out_ns, e);
+	tmp->mean_stop_in_ns = scale32(c->mean_stop_in_ns, e);
+	tmp->mean_stop_out_ns = scale32(c->mean_stop_out_ns, e);
+	tmp->sd_ns = scale32(c->sd_ns, (s + e) / 2);
+	tmp->drift_ns = scale32(c->drift_ns, (s + e) / 2);
+	return tmp;
+}
+
+int agg__set_cpu_scale(struct agg *a, const uint16_t *pm, uint32_t n)
+{
+	uint32_t i;
+
+	if (!pm)
+		n = 0;
+	if (n > AGG_CPU_SCALE_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!pm[i])
+			return -EINVAL;
+	if (n)
+		memcpy(a->cpu_pm, pm, n * sizeof(*pm));
+	a->ncpu_pm = n;
+	return 0;
+}
+
 static int pc_inline(uint8_t pc)
 {
 	return pc == IPROF_PC_UINLINE || pc == IPROF_PC_KINLINE;
@@ -143,7 +202,7 @@ const struct agg_cost *agg_frame_cost(const struct agg *a,
 	double vs, ve;
 
 	if (!c || !c->inl_flags || (!is && !ie))
-		return c;
+		return agg_cost_on_cpu(a, c, f->cpu_start, f->cpu_stop, tmp);
 	*tmp = *c;
 	tmp->flags |= c->inl_flags & AGG_COST_UNKNOWN;
 	if (is) {
@@ -165,7 +224,7 @@ const struct agg_cost *agg_frame_cost(const struct agg *a,
 	tmp->drift_ns = ((is ? c->inl_drift_ns : c->drift_ns) +
 			 (ie ? c->inl_drift_ns : c->drift_ns)) /
 			2;
-	return tmp;
+	return agg_cost_on_cpu(a, tmp, f->cpu_start, f->cpu_stop, tmp);
 }
 
 /*

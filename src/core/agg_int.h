@@ -70,6 +70,9 @@ struct frame {
 	/* the probe classes of its START and (once stopped) STOP records
 	 * (enum iprof_pclass, 0: not said): agg_frame_cost() */
 	uint8_t pc_start, pc_stop;
+	/* the CPUs its START and STOP records came from (iprof_rec.cpu):
+	 * each probe costs what its CPU's probes cost (agg__set_cpu_scale) */
+	uint16_t cpu_start, cpu_stop;
 	/* the compensation's uncertainty inside it (agg_node.err_var_ns2):
 	 * every probe part that fell inside, its own aside; sv_, ss_: of
 	 * those, its direct children's parts outside them (its self time) */
@@ -166,6 +169,10 @@ struct node_chunk {
 struct agg {
 	uint32_t ntimers;
 	struct agg_cost *costs; /* [ntimers] or NULL: agg__set_costs() */
+	/* per CPU, what its probes cost of the calibrated cost, per mille
+	 * (agg__set_cpu_scale(); ncpu_pm 0: the same everywhere) */
+	uint16_t cpu_pm[AGG_CPU_SCALE_MAX];
+	uint32_t ncpu_pm;
 	uint8_t *started; /* [ntimers]: 1 once a start of the timer came,
 			   * wherever it was filed ([other] too) */
 	enum agg_by by;
@@ -281,6 +288,10 @@ int agg_fold_root(struct agg *a, struct agg_node *r);
 uint64_t *agg_nodeset_val(struct nodeset *s, const struct agg_node *n);
 void agg_nodeset_clear(struct nodeset *s);
 const struct agg_cost *agg_cost_of(const struct agg *a, uint32_t timer);
+const struct agg_cost *agg_cost_on_cpu(const struct agg *a,
+				       const struct agg_cost *c,
+				       uint16_t cpu_start, uint16_t cpu_stop,
+				       struct agg_cost *tmp);
 void agg_cost_parts(const struct agg_cost *c, int k, uint64_t v[4]);
 const struct agg_cost *agg_frame_cost(const struct agg *a,
 				      const struct frame *f,

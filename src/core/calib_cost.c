@@ -213,3 +213,56 @@ void calib_spread(uint64_t *v, size_t n, unsigned int rounds,
 		(rounds > 1 ? sqrt(m2 / (rounds - 1)) : 0) +
 		sqrt(var / (double)kept)));
 }
+
+int calib_rounds_on(const uint64_t *m, const uint16_t *cpu, unsigned int n,
+		    uint64_t b_ns, uint16_t *pm, uint32_t ncpu)
+{
+	double all = 0, sum[AGG_CPU_SCALE_MAX] = { 0 }, x;
+	unsigned int k[AGG_CPU_SCALE_MAX] = { 0 }, r;
+	uint32_t c;
+
+	if (!n || ncpu > AGG_CPU_SCALE_MAX)
+		return -1;
+	for (r = 0; r < n; r++) {
+		x = (double)m[r] - (double)b_ns;
+		all += x;
+		if (cpu[r] < ncpu) {
+			sum[cpu[r]] += x;
+			k[cpu[r]]++;
+		}
+	}
+	all /= n;
+	if (all <= 0)
+		return -1;
+	for (c = 0; c < ncpu; c++) {
+		x = k[c] ? 1000.0 * sum[c] / k[c] / all : 1000.0;
+		x = x < 250 ? 250 : x > 4000 ? 4000 : x;
+		pm[c] = (uint16_t)(x + 0.5);
+	}
+	return 0;
+}
+
+void calib_cpu_scale(struct calib *cal)
+{
+	double w[AGG_CPU_SCALE_MAX] = { 0 }, ws[AGG_CPU_SCALE_MAX] = { 0 }, cost;
+	uint32_t n = 0, i;
+	int c;
+
+	for (c = 0; c < CALIB_NCLASS; c++) {
+		const struct calib_result *r = &cal->r[c];
+
+		if (!r->done || !r->ncpu || r->t_mean_ns <= r->b_mean_ns)
+			continue;
+		cost = (double)(r->t_mean_ns - r->b_mean_ns);
+		for (i = 0; i < r->ncpu; i++) {
+			w[i] += cost;
+			ws[i] += cost * r->cpu_pm[i];
+		}
+		if (r->ncpu > n)
+			n = r->ncpu;
+	}
+	for (i = 0; i < n; i++)
+		cal->cpu_pm[i] = w[i] > 0 ? (uint16_t)(ws[i] / w[i] + 0.5) :
+					    1000;
+	cal->ncpu_pm = n;
+}

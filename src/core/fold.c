@@ -288,6 +288,19 @@ int fold__set_costs(struct fold *f, const struct agg_cost *costs)
 	return 0;
 }
 
+int fold__set_cpu_scale(struct fold *f, const uint16_t *pm, uint32_t n)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < f->n; i++) {
+		err = agg__set_cpu_scale(f->s[i]->agg, pm, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int fold__set_slowest(struct fold *f, uint32_t k)
 {
 	unsigned int i;

@@ -139,7 +139,8 @@ struct pipeline *pipeline__new(const struct pipeline_cfg *cfg)
 	if (!p)
 		return NULL;
 	if (cfg->tree && !(e = new_tree(p, cfg)) && cfg->costs)
-		e = pipeline__set_costs(p, cfg->costs);
+		e = pipeline__set_costs(p, cfg->costs) ?:
+		    pipeline__set_cpu_scale(p, cfg->cpu_pm, cfg->ncpu_pm);
 	if (e) {
 		pipeline__free(p);
 		errno = -e;
@@ -252,6 +253,16 @@ int pipeline__set_costs(struct pipeline *p, const struct agg_cost *costs)
 		return fold__set_costs(p->fold, costs);
 	if (p->agg)
 		return agg__set_costs(p->agg, costs);
+	return -EINVAL;
+}
+
+int pipeline__set_cpu_scale(struct pipeline *p, const uint16_t *pm,
+			    uint32_t n)
+{
+	if (p->fold)
+		return fold__set_cpu_scale(p->fold, pm, n);
+	if (p->agg)
+		return agg__set_cpu_scale(p->agg, pm, n);
 	return -EINVAL;
 }
 

@@ -63,6 +63,8 @@ void rec_run_report(const struct rec_run *run, struct report *r)
 	r->calib = run->calib;
 	r->ncalib = run->ncalib;
 	r->compensated = run->costs != NULL;
+	r->cpu_pm = run->cpu_pm;
+	r->ncpu_pm = run->ncpu_pm;
 	r->cmd_ended = run->cmd_ended;
 	r->cmd_exit = WIFEXITED(run->cmd_wstatus) ? WEXITSTATUS(run->cmd_wstatus) :
 						  -1;
@@ -301,6 +303,20 @@ static json_object *cost_inline_json(const struct agg_cost *c, int *bad)
 	return a;
 }
 
+/* the costs per CPU, per mille: [CPU 0's, CPU 1's, ...] */
+static json_object *cpu_pm_json(const struct rec_run *run, int *bad)
+{
+	json_object *a = json_object_new_array();
+
+	for (uint32_t i = 0; a && i < run->ncpu_pm; i++)
+		if (json_object_array_add(a, json_object_new_int(
+						     run->cpu_pm[i])))
+			*bad = 1;
+	if (!a)
+		*bad = 1;
+	return a;
+}
+
 /* the calibration: one object per mechanism (doc/recording.md) */
 static json_object *calib_json(const struct rec_run *run, int *bad)
 {
@@ -452,6 +468,9 @@ static json_object *meta_json(const struct rec_run *run)
 	}
 	if (run->ncalib)
 		put(root, "calibration", calib_json(run, &bad), &bad);
+	/* the costs per CPU: a key older readers skip */
+	if (run->costs && run->ncpu_pm)
+		put(root, "cpu_scale_pm", cpu_pm_json(run, &bad), &bad);
 	if (bad) {
 		json_object_put(root);
 		return NULL;
@@ -1087,6 +1106,39 @@ static int parse_strv(json_object *a, char ***v)
 	return 0;
 }
 
+/*
+ * parse_cpu_pm() - "cpu_scale_pm" @a (NULL: none) into @p: at most
+ * AGG_CPU_SCALE_MAX factors, each 1 to 65535.  0, -EBADMSG, -ENOMEM.
+ */
+static int parse_cpu_pm(struct rec_run *p, json_object *a)
+{
+	uint16_t *v;
+	json_object *t;
+	size_t i, n;
+	int64_t x;
+
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array) ||
+	    (n = json_object_array_length(a)) > AGG_CPU_SCALE_MAX)
+		return -EBADMSG;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->cpu_pm = v;
+	for (i = 0; i < n; i++) {
+		t = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(t, json_type_int))
+			return -EBADMSG;
+		x = json_object_get_int64(t);
+		if (x < 1 || x > UINT16_MAX)
+			return -EBADMSG;
+		v[i] = (uint16_t)x;
+	}
+	p->ncpu_pm = (uint32_t)n;
+	return 0;
+}
+
 static int parse_meta(struct rec_reader *r, json_object *m)
 {
 	json_object *run = jget(m, "run"), *a, *t;
@@ -1194,6 +1246,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: parse_cost_err(p, i, jget(t, "cost_err"));
 		ret = ret ?: parse_cost_inline(p, i, jget(t, "cost_inline"));
 	}
+	ret = ret ?: parse_cpu_pm(p, jget(m, "cpu_scale_pm"));
 	return ret ?: parse_calib(p, jget(m, "calibration"));
 }
 
@@ -1545,6 +1598,7 @@ void rec_reader__free(struct rec_reader *r)
 	}
 	free(p->timers);
 	free(p->costs);
+	free((void *)p->cpu_pm);
 	for (i = 0; i < p->ncalib; i++) {
 		free((char *)p->calib[i].mech);
 		free((char *)p->calib[i].why);

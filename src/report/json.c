@@ -339,7 +339,14 @@ static void add_calibration(struct jb *b, json_object *root,
 		return;
 	add(b, o, "compensated", json_object_new_boolean(r->compensated));
 	add_str(b, o, "method",
-		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out: long preemptions); each call loses its probes' means, and every statistic takes that duration (total, self, min, avg, max, stddev, percentiles, histogram, on-CPU; runnable time in proportion to the on-CPU time kept: runq_out_ns); sd and drift: the spread of one traced call and how far its mean may be off in a run (drift = drift_rounds, the rounds' means' spread and standard error, + skew, the mean less the median: the slow hits the host's load moves), the error bars' inputs (avg_err_ns, total_err_ns, self_err_ns, avg_drift_ns); what a call's clamp at its children's time or 0 added to the sums the same thread's later calls on the path give back (clamped_ns: not given back)");
+		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out: long preemptions), the rounds on each CPU in turn; each call loses its probes' means, each probe's times its CPU's cpu_scale, and every statistic takes that duration (total, self, min, avg, max, stddev, percentiles, histogram, on-CPU; runnable time in proportion to the on-CPU time kept: runq_out_ns); sd and drift: the spread of one traced call and how far its mean may be off in a run (drift = drift_rounds, the rounds' means' spread and standard error, + skew, the mean less the median: the slow hits the host's load moves), the error bars' inputs (avg_err_ns, total_err_ns, self_err_ns, avg_drift_ns); what a call's clamp at its children's time or 0 added to the sums the same thread's later calls on the path give back (clamped_ns: not given back)");
+	/* what the probes cost on each CPU, of the mechanisms' costs */
+	if (r->ncpu_pm) {
+		a = add(b, o, "cpu_scale", json_object_new_array());
+		for (uint32_t i = 0; a && i < r->ncpu_pm; i++)
+			push(b, a, json_object_new_double(r->cpu_pm[i] /
+							 1000.0));
+	}
 	a = add(b, o, "mechanisms", json_object_new_array());
 	for (size_t i = 0; a && i < r->ncalib; i++) {
 		const struct report_calib *c = &r->calib[i];

@@ -182,6 +182,24 @@ jnode() {
 }
 
 # within DESC ACTUAL LO HI: LO <= ACTUAL <= HI
+# cost_sum NAME GOT WANT JSON PARTS: GOT, what compensation took out of a
+# node, against WANT, what the calibration's per-call costs add up to: equal
+# where every CPU's factor (JSON calibration.cpu_scale) is 1 (one CPU, or
+# none measured), else between the smallest and the largest factor times
+# WANT, give or take PARTS ns (each probe part rounded to 1 ns)
+cost_sum() {
+	local fmin fmax
+	fmin=$(jq '[.calibration.cpu_scale // [1] | .[]] | min' "$4")
+	fmax=$(jq '[.calibration.cpu_scale // [1] | .[]] | max' "$4")
+	if [ "$fmin" = 1 ] && [ "$fmax" = 1 ]; then
+		check "$1" "$2" "$3"
+	else
+		within "$1, x its CPUs' factors ($fmin to $fmax)" "$2" \
+			"$(awk -v w="$3" -v f="$fmin" -v p="$5" 'BEGIN { printf "%d", w * f - p }')" \
+			"$(awk -v w="$3" -v f="$fmax" -v p="$5" 'BEGIN { printf "%d", w * f + p }')"
+	fi
+}
+
 within() {
 	if awk -v a="$2" -v l="$3" -v h="$4" 'BEGIN { exit !(a >= l && a <= h) }'; then
 		ok "$1: $2 in [$3, $4]"

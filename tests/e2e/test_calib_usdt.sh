@@ -6,12 +6,12 @@
 # iprof's own two sites (iprof:calib_start, iprof:calib_stop), and its
 # times lose the probes' cost.  Before, a USDT span had no class: no
 # calibration line, its times raw (p50 8.4 us for the 2 us loop here).
-# Judged as e2e_test_compensate judges (medians and means against the
-# loop's own, 10% or 300 ns plus a quarter of what compensation took off
-# a call: the calibration runs beside the host's load; measured p50 1759-
-# 2015 ns against 2004 ns in 5 runs, the mean within its error bar and
-# 15%).  The workload runs SCHED_FIFO (chrt -f 10), so that no other task
-# of this shared host comes between its sites.
+# Judged by the span's own error bar (medians and means against the
+# loop's own, within twice avg_err_ns or 10%: below).  The workload runs
+# SCHED_FIFO (chrt -f 10), so that no other task of this shared host comes
+# between its sites.  Each probe is compensated
+# by its CPU's cost (calibration.cpu_scale, one factor per CPU iprof may
+# run on, numbered from 0).
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v jq >/dev/null || skip "needs jq (tools/install-deps.sh installs it)"
@@ -28,10 +28,21 @@ cat "$TMP/err"
 jq -c '.calibration.mechanisms' "$TMP/a.json"
 check "span count" "$(jnode "$TMP/a.json" s count)" "$(truth span.count "$TMP/a.truth")"
 check "compensated" "$(jq -r .calibration.compensated "$TMP/a.json")" true
+ncpu=$(nproc)
+within "factors per CPU in [0.25, 4], at least one per CPU (nproc $ncpu)" "$(jq '[.calibration.cpu_scale[] | select(. >= 0.25 and . <= 4)] | length' "$TMP/a.json")" "$ncpu" 64
 check "mechanisms calibrated" "$(jq -r '[.calibration.mechanisms[] | "\(.mech) \(.measured)"] | join(",")' "$TMP/a.json")" "usdt true"
 took=$(jq '[.tree[] | select(.name == "s")][0] | (.raw_total_ns - .total_ns) / .count | floor' "$TMP/a.json")
 within "compensation took the probes' cost off each call (ns)" "$took" 1 1000000
-tol=$((took / 4 + 300))
+# Judged against iprof's own error bar: within twice avg_err_ns (or 10%)
+# of the loop's own.  The error bar holds the probes' drift between
+# processes (a quarter of their cost at least: doc/json.md, "Error
+# bars"); on this project's hosts a process's USDT hits cost 5.2 to 7.6
+# us against a calibration of 5.0 to 6.8 (10 runs here, a CI run), which
+# a 2 us span shows whole: 1.6 times avg_err_ns off in that CI run.  Not
+# compensated, it reads 7-10 us: far outside.
+err=$(jnode "$TMP/a.json" s avg_err_ns)
+within "the span's error bar (ns)" "$err" 1 1000000
+tol=$((2 * err))
 for q in p50 mean; do
 	t=$(truth span.${q}_ns "$TMP/a.truth")
 	f=${q}_ns

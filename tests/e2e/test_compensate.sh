@@ -69,8 +69,9 @@ for spin in 1000 20000; do
 	# outer's clamped_ns
 	# (how much is kept is the machine's: under load, with the probes
 	# dearer at start than in the run, a tenth of it was seen)
-	check "spin $spin: outer: raw - compensated + clamped_ns ($clamped) - runq_out_ns ($rqout) = $n x (own in + 13 uprobe and 2 span calls' in + out), means" \
-		"$((got_sub + clamped - rqout))" "$want"
+	# Each probe is scaled by its CPU's factor (cost_sum)
+	cost_sum "spin $spin: outer: raw - compensated + clamped_ns ($clamped) - runq_out_ns ($rqout) = $n x (own in + 13 uprobe and 2 span calls' in + out), means" \
+		"$((got_sub + clamped - rqout))" "$want" "$TMP/c.json" $((16 * n))
 	# How far this run's probes cost from what the calibration measured
 	# half a second before: leaf() has no timed child, so its raw mean
 	# less the program's own is its own probes' inside part, against the

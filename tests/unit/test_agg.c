@@ -678,6 +678,123 @@ static void test_costs_pclass(void **state)
 	agg__free(a);
 }
 
+/* a START or STOP of @timer on CPU @cpu */
+#define CSTART(a, tid, timer, d, ts, cpu)                                      \
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, timer, tid, ts, d,    \
+				  cpu, 0),                                     \
+			 0)
+#define CSTOP(a, tid, timer, d, ts, cpu)                                       \
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, timer, tid, ts, d,     \
+				  cpu, 0),                                     \
+			 0)
+
+/*
+ * Each probe costs what its CPU's probes cost (agg__set_cpu_scale()): a
+ * call started and stopped on CPU 1 (x1.5) loses 1.5 times the
+ * calibrated parts, one started on CPU 0 (x0.8) and stopped on CPU 1 its
+ * start's part x0.8 and its stop's x1.5, a CPU past the table x1; a hit
+ * (no return) charges its parent its start's parts at its CPU's factor;
+ * factors 0 or a table past AGG_CPU_SCALE_MAX are refused.
+ */
+static void test_costs_cpu(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[A] = { .start_in_ns = 100, .start_out_ns = 50,
+			.stop_in_ns = 200, .stop_out_ns = 50 },
+		[B] = { .start_in_ns = 100, .start_out_ns = 40 },
+	};
+	static const uint16_t pm[2] = { 800, 1500 };
+	static const uint16_t zero[1] = { 0 };
+	uint16_t big[AGG_CPU_SCALE_MAX + 1];
+	struct agg *a = new_agg();
+	const struct agg_node *na;
+
+	(void)state;
+	for (unsigned int i = 0; i <= AGG_CPU_SCALE_MAX; i++)
+		big[i] = 1000;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	assert_int_equal(agg__set_cpu_scale(a, zero, 1), -EINVAL);
+	assert_int_equal(agg__set_cpu_scale(a, big, AGG_CPU_SCALE_MAX + 1),
+			 -EINVAL);
+	assert_int_equal(agg__set_cpu_scale(a, pm, 2), 0);
+	/* CPU 1: 10000 - 1.5 x (100 + 200) */
+	CSTART(a, 1, A, 1, 0, 1);
+	CSTOP(a, 1, A, 1, 10000, 1);
+	na = node_at(a, A, -1);
+	assert_non_null(na);
+	assert_int_equal(na->total_ns, 9550);
+	/* CPU 0 then 1: 10000 - (0.8 x 100 + 1.5 x 200) */
+	CSTART(a, 2, A, 1, 0, 0);
+	CSTOP(a, 2, A, 1, 10000, 1);
+	assert_int_equal(na->total_ns, 9550 + 9620);
+	/* CPU 7, past the table: 10000 - 300 */
+	CSTART(a, 3, A, 1, 0, 7);
+	CSTOP(a, 3, A, 1, 10000, 7);
+	assert_int_equal(na->total_ns, 9550 + 9620 + 9700);
+	/* a hit of B on CPU 1 inside A on CPU 0: A loses 0.8 x 100 of its
+	 * own start, 1.5 x (100 + 40) of B's, 200 x 0.8 of its stop */
+	CSTART(a, 4, A, 1, 0, 0);
+	assert_int_equal(rec_push(a, IPROF_REC_HIT, 0, B, 4, 10, 1, 1, 0), 0);
+	CSTOP(a, 4, A, 1, 10000, 0);
+	assert_int_equal(na->total_ns, 9550 + 9620 + 9700 +
+					       (10000 - 80 - 210 - 160));
+	/* cleared: the same everywhere */
+	assert_int_equal(agg__set_cpu_scale(a, NULL, 0), 0);
+	CSTART(a, 5, A, 1, 0, 1);
+	CSTOP(a, 5, A, 1, 10000, 1);
+	assert_int_equal(na->total_ns, 9550 + 9620 + 9700 + 9550 + 9700);
+	agg__free(a);
+}
+
+/*
+ * The factors per CPU from the calibration's rounds (calib_rounds_on()):
+ * each CPU's rounds' mean cost (less the untraced call) over all rounds',
+ * clamped to [250, 4000], a CPU without a round 1000; calib_cpu_scale()
+ * weights the classes by their mean cost.
+ */
+static void test_calib_cpu(void **state)
+{
+	/* rounds on CPUs 0, 2, 0, 2: costs 90, 130, 90, 130 over b = 10 */
+	static const uint64_t m[4] = { 100, 140, 100, 140 };
+	static const uint16_t cpu[4] = { 0, 2, 0, 2 };
+	static const uint64_t low[2] = { 10, 10 };
+	static const uint16_t cpu2[2] = { 0, 1 };
+	uint16_t pm[3] = { 0 };
+	struct calib cal = { 0 };
+
+	(void)state;
+	assert_int_equal(calib_rounds_on(m, cpu, 4, 10, pm, 3), 0);
+	assert_int_equal(pm[0], 818); /* 90 / 110 */
+	assert_int_equal(pm[1], 1000);
+	assert_int_equal(pm[2], 1182);
+	assert_int_equal(calib_rounds_on(low, cpu2, 2, 10, pm, 2), -1);
+	assert_int_equal(calib_rounds_on(m, cpu, 4, 10, pm,
+					 AGG_CPU_SCALE_MAX + 1),
+			 -1);
+	/* clamps */
+	{
+		static const uint64_t w[2] = { 1010, 1 };
+
+		assert_int_equal(calib_rounds_on(w, cpu2, 2, 0, pm, 2), 0);
+		assert_int_equal(pm[0], 1998);
+		assert_int_equal(pm[1], 250);
+	}
+	/* two classes, mean costs 100 and 300: (100 x 900 + 300 x 1100) /
+	 * 400 on CPU 0; a class not done does not count */
+	cal.r[0] = (struct calib_result){ .done = 1, .b_mean_ns = 10,
+					  .t_mean_ns = 110, .ncpu = 2,
+					  .cpu_pm = { 900, 1100 } };
+	cal.r[1] = (struct calib_result){ .done = 1, .b_mean_ns = 0,
+					  .t_mean_ns = 300, .ncpu = 1,
+					  .cpu_pm = { 1100 } };
+	cal.r[2] = (struct calib_result){ .done = 0, .t_mean_ns = 999,
+					  .ncpu = 2, .cpu_pm = { 4000, 4000 } };
+	calib_cpu_scale(&cal);
+	assert_int_equal(cal.ncpu_pm, 2);
+	assert_int_equal(cal.cpu_pm[0], 1050);
+	assert_int_equal(cal.cpu_pm[1], 1100);
+}
+
 /*
  * Overhead compensation (agg__set_costs()): each call loses its own
  * probes' inside parts and every probe that fired in its children; the
@@ -2249,6 +2366,8 @@ int main(void)
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_costs_pclass),
+		cmocka_unit_test(test_costs_cpu),
+		cmocka_unit_test(test_calib_cpu),
 		cmocka_unit_test(test_costs_mean),
 		cmocka_unit_test(test_costs_err),
 		cmocka_unit_test(test_calib_arith),

@@ -224,7 +224,8 @@ static void test_roundtrip(void **state)
  * Overhead compensation in the metadata: each timer's cost, the medians'
  * parts in "cost" and, with AGG_COST_MEAN, the means' in "cost_mean"
  * (minor version 2); the calibration's means; a timer without the flag
- * reads back without means; a run without costs has none.
+ * reads back without means; a run without costs has none; the costs per
+ * CPU ("cpu_scale_pm").
  */
 static void test_costs(void **state)
 {
@@ -238,6 +239,7 @@ static void test_costs(void **state)
 	struct report_calib cal = { .mech = "uprobe", .done = 1, .in_ns = 10,
 				    .out_ns = 20, .in_mean_ns = 11,
 				    .out_mean_ns = 22, .calls = 9 };
+	static const uint16_t pm[3] = { 900, 1000, 1250 };
 	const struct rec_run *got;
 	struct rec_writer *w;
 	struct rec_reader *r;
@@ -251,6 +253,8 @@ static void test_costs(void **state)
 	run.costs = costs;
 	run.calib = &cal;
 	run.ncalib = 1;
+	run.cpu_pm = pm;
+	run.ncpu_pm = 3;
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	w = rec_writer__new(f, "mem", &run);
@@ -268,6 +272,9 @@ static void test_costs(void **state)
 	assert_int_equal(got->calib[0].in_ns, 10);
 	assert_int_equal(got->calib[0].in_mean_ns, 11);
 	assert_int_equal(got->calib[0].out_mean_ns, 22);
+	/* the costs per CPU */
+	assert_int_equal(got->ncpu_pm, 3);
+	assert_memory_equal(got->cpu_pm, pm, sizeof(pm));
 	rec_reader__free(r);
 	fclose(f);
 	free(buf);
