@@ -76,8 +76,9 @@ check "table: futex waits woken by the holder" \
 # "e", bound to the wakee's enclosing slice): the holder's as many as its
 # waits in the JSON report, all of them as many as all wakers' (an
 # interrupt's from its CPU's track), each end inside a handler call of its
-# thread, and each kept call (--slowest 3: the lock waits) holds one (from
-# the holder, or from the worker that took the mutex before it)
+# thread, and each kept call (--slowest 3: the lock waits) that blocked
+# holds one (from the holder, or from the worker that took the mutex
+# before it)
 "$IPROF" report -f chrome --slowest 3 "$TMP/a.rec" >"$TMP/a.chrome" 2>"$TMP/err"
 check "chrome: exit status" "$?" 0
 hwaits=$(jq --argjson t "$holder" '[.tree[0].offcpu.wakers[] | select(.tid == $t) | .waits] | add' "$TMP/a.json")
@@ -91,7 +92,7 @@ jq -c --argjson h "$holder" '.traceEvents as $e |
 		.tid == $a.tid and .ts == $a.ts)] | length == ($s | length)),
 	 inside: ([$f[] as $b | [$x[] | select(.tid == $b.tid and .ts <= $b.ts and
 		$b.ts <= .ts + .dur)] | length == 1] | all),
-	 kept: [$e[] | select(.cat == "slowest") as $m |
+	 kept: [$e[] | select(.cat == "slowest" and (.args.blocked_ns // 0) > 0) as $m |
 		[$x[] | select(.tid == $m.tid and .ts == $m.ts)][0] as $c |
 		[$f[] | select(.tid == $c.tid and $c.ts <= .ts and
 		 .ts <= $c.ts + $c.dur)] | length > 0]}' "$TMP/a.chrome" >"$TMP/flows"
@@ -102,7 +103,10 @@ check "chrome: all flows = all wakers' waits" "$(jq .all "$TMP/flows")" \
 check "chrome: each flow has its start and its end" "$(jq .paired "$TMP/flows")" true
 check "chrome: each start on its wakeup slice" "$(jq .bound "$TMP/flows")" true
 check "chrome: each end inside a handler call of its thread" "$(jq .inside "$TMP/flows")" true
-check "chrome: each kept call (a lock wait) has its waker's flow" "$(jq -c .kept "$TMP/flows")" "[true,true,true]"
+# (a kept call that never blocked, slow by preemptions alone on a loaded
+# host, has no waker: the 6.1 VM beside another once kept one)
+check "chrome: each kept call that blocked (a lock wait, at least one) has its waker's flow" \
+	"$(jq -c '.kept | length > 0 and all' "$TMP/flows")" true
 
 # recorded, reported again; live sharded: the same stacks and wakers,
 # and the node's blocked and runnable time (the frames' names are the

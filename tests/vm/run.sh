@@ -20,7 +20,11 @@
 # VM_TIMEOUT (seconds for the whole VM run, 1800), VM_TEST_TIMEOUT (seconds
 # per test, 120; a test's "# vm-timeout: N" line may ask for more),
 # VM_APPEND (more kernel arguments), VM_CPU (qemu -cpu, max), VM_E2E
-# (tests/e2e/ tests to add to the default list), IPROF_REQUIRE_E2E=1 (a SKIP fails).
+# (tests/e2e/ tests to add to the default list), VM_EXCLUDE (tests/vm/
+# tests to leave out of the default list, e.g. "test_kvm test_vfio": the
+# ones another run takes, tests/run.sh), VM_TAG (the name of the console
+# log kept in tests/vm/cache, default the suite's: runs of one suite that
+# overlap take one each), IPROF_REQUIRE_E2E=1 (a SKIP fails).
 # Exit status: 0 all tests passed; 1 a test failed, or the VM did not boot,
 # timed out, panicked or reported no summary; 2 usage or setup error.
 set -euo pipefail
@@ -319,6 +323,7 @@ else
 	for f in "$vm"/test_*.sh; do
 		n=$(basename "$f" .sh)
 		s=$(sed -n 's/^# vm-suite: *//p' "$f" | head -1)
+		case " ${VM_EXCLUDE:-} " in *" $n "*) continue ;; esac
 		case " ${s:-default} " in
 		*" ${IPROF_VM_SUITE:-default} "*) tests+=("vm/$n") ;;
 		esac
@@ -394,9 +399,11 @@ timeout -k 10 "$vm_timeout" \
 rc=${PIPESTATUS[0]}
 set -e
 t_end=$(date +%s.%N)
-# one per suite: the suites' runs may overlap (tests/run.sh)
-cp "$log" "$cache/console${IPROF_VM_SUITE:+-$IPROF_VM_SUITE}.log"
-log=$cache/console${IPROF_VM_SUITE:+-$IPROF_VM_SUITE}.log
+# one per suite (or VM_TAG): the runs may overlap (tests/run.sh); the
+# verdict reads this run's own
+tag=${VM_TAG:-${IPROF_VM_SUITE:-}}
+cp "$log" "$cache/console${tag:+-$tag}.log"
+keep=$cache/console${tag:+-$tag}.log
 
 # ---- verdict ---------------------------------------------------------------
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -406,20 +413,20 @@ booted=""
 say "qemu ran $(elapsed "$t_boot" "$t_end") s (exit $rc)$booted; run.sh $(elapsed "$t_start" "$t_end") s in all"
 [ "$rc" = 124 ] || [ "$rc" = 137 ] &&
 	fail "the VM timed out after ${vm_timeout}s, during ${tests[$(grep -cE '^(PASS|FAIL|SKIP) ' "$log" || true)]:-?}"
-grep -q '^VM: booted' "$log" || fail "the VM did not boot (qemu exit $rc): see $log"
+grep -q '^VM: booted' "$log" || fail "the VM did not boot (qemu exit $rc): see $keep"
 summary=$(grep -E '^VM: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
 if [ -z "$summary" ]; then
 	done_=$(grep -cE '^(PASS|FAIL|SKIP) ' "$log" || true)
 	running=${tests[$done_]:-?}
 	kp=$(grep -m1 -o 'Kernel panic - .*' "$log" || true)
-	[ -z "$kp" ] || fail "the guest kernel panicked during $running (${kp}): see $log"
-	fail "the VM stopped during $running with no summary (qemu exit $rc): see $log"
+	[ -z "$kp" ] || fail "the guest kernel panicked during $running (${kp}): see $keep"
+	fail "the VM stopped during $running with no summary (qemu exit $rc): see $keep"
 fi
 npass=$(grep -c '^PASS ' "$log" || true)
 nfail=$(grep -c '^FAIL ' "$log" || true)
 nskip=$(grep -c '^SKIP ' "$log" || true)
 [ $((npass + nfail + nskip)) = ${#tests[@]} ] ||
-	fail "${#tests[@]} tests, but $((npass + nfail + nskip)) results: see $log"
+	fail "${#tests[@]} tests, but $((npass + nfail + nskip)) results: see $keep"
 [ "$nfail" = 0 ] || fail "$nfail test(s) failed: $(grep '^FAIL ' "$log" | cut -c6- | tr '\n' ';')"
 if [ "$nskip" != 0 ] && [ "${IPROF_REQUIRE_E2E:-0}" = 1 ]; then
 	fail "$nskip test(s) skipped and IPROF_REQUIRE_E2E=1"
