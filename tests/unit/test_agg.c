@@ -1970,6 +1970,42 @@ static void test_hit(void **state)
 }
 
 /*
+ * A hit's probe cost comes off the frame it fired in, with its share of
+ * the compensation's uncertainty (issue 45; newcomer trial 5, finding 1:
+ * 20000 counted-only calls inside one timed call gave it +-2 us): 100
+ * hits of B (its start's mean parts 60 + 40 of 400, spread sd 40, drift
+ * 20) inside one call of A (no spread of its own): A's bias 100 x 20 x
+ * 100 / 400, its variance 100 x 40^2 x 100 / 400, in its total and its
+ * self time alike.
+ */
+static void test_hit_err(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[B] = { .start_in_ns = 60, .start_out_ns = 40,
+			.stop_in_ns = 200, .stop_out_ns = 100, .sd_ns = 40,
+			.drift_ns = 20 },
+	};
+	struct agg *a = new_agg();
+	const struct agg_node *n;
+
+	(void)state;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	START(a, 7, A, 1, 0);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(rec_push(a, IPROF_REC_HIT, 0, B, 7,
+					  10 + (uint64_t)i, 1, 0, 0), 0);
+	STOP(a, 7, A, 1, 100000);
+	n = node_at(a, A, -1);
+	assert_non_null(n);
+	assert_int_equal(n->total_ns, 100000 - 100 * 100);
+	assert_true(fabs(n->err_sys_ns - 100 * 20 * 100 / 400.0) < 1);
+	assert_true(fabs(n->err_var_ns2 - 100 * 1600 * 100 / 400.0) < 1);
+	assert_true(fabs(n->self_err_sys_ns - n->err_sys_ns) < 1);
+	assert_true(fabs(n->self_err_var_ns2 - n->err_var_ns2) < 1);
+	agg__free(a);
+}
+
+/*
  * A user function left without returning (longjmp, an exception): LEFT
  * closes the top frame untimed as unwound, and what follows is a sibling.
  * An exec (EXECED) removes a user frame from under a kernel frame that
@@ -2367,6 +2403,7 @@ int main(void)
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_costs_pclass),
 		cmocka_unit_test(test_costs_cpu),
+		cmocka_unit_test(test_hit_err),
 		cmocka_unit_test(test_calib_cpu),
 		cmocka_unit_test(test_costs_mean),
 		cmocka_unit_test(test_costs_err),
