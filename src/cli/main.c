@@ -221,6 +221,78 @@ static int missing_named(const struct opts *o, const struct plan *plan,
  * (a newcomer's 8 goroutines: a timer at COUNT 0, another's calls nested
  * under other goroutines' frames, with nothing said at the start).
  */
+static void warn_go(const struct plan *plan);
+
+/* the timers warned of in full, per warning; the rest in one line */
+#define WARN_FULL 2
+
+/* the two warnings of warn_returns(): is @t one of @w's? */
+enum ret_warn { RW_UNSAFE, RW_ENTRY };
+static int ret_warned(const struct plan_timer *t, enum ret_warn w)
+{
+	return !t->error && (w == RW_UNSAFE ? t->ret_unsafe : t->ret_entry);
+}
+
+/*
+ * more_line() - after WARN_FULL full warnings of @what, one line naming
+ * the other @n timers of @plan warned of @w, up to 8 of them: a glob over
+ * a library would print one 470-byte line per function (newcomer trial 5:
+ * 50 lines for Tcl_*).
+ */
+static void more_line(const struct plan *plan, enum ret_warn w, uint32_t n,
+		      const char *what)
+{
+	char names[400];
+	size_t len = 0;
+	uint32_t i, k = 0, shown = 0;
+
+	names[0] = '\0';
+	for (i = 0; i < plan->ntimers; i++) {
+		const struct plan_timer *t = &plan->timers[i];
+
+		if (!ret_warned(t, w) || k++ < WARN_FULL)
+			continue;
+		if (shown < 8 && len + strlen(t->name) + 3 < sizeof(names)) {
+			len += (size_t)snprintf(names + len, sizeof(names) - len,
+						"%s%s", shown ? ", " : "",
+						t->name);
+			shown++;
+		}
+	}
+	log_warn("%u more %s: %s%s (--dry-run says each one's reason)", n,
+		 what, names, n > shown ? ", ..." : "");
+}
+
+/*
+ * warn_returns() - each timer's note, and the timers whose return is at
+ * risk (--returns uretprobe where an unwinder or a stack switch may meet
+ * it) or unseen (counted only): WARN_FULL of each in full, the others in
+ * one line.
+ */
+static void warn_returns(const struct plan *plan)
+{
+	uint32_t i, nu = 0, ne = 0;
+
+	for (i = 0; i < plan->ntimers; i++) {
+		const struct plan_timer *t = &plan->timers[i];
+
+		if (t->note)
+			log_info("%s: %s", t->name, t->note);
+		if (ret_warned(t, RW_UNSAFE) && nu++ < WARN_FULL)
+			log_warn("%s: --returns uretprobe, but %s: an unwinder (a C++ exception, a Rust panic, a forced thread exit) or a stack switch that meets its uretprobe's trampoline kills the program (a longjmp past it does not)",
+				 t->name, t->ret_risk);
+		if (ret_warned(t, RW_ENTRY) && ne++ < WARN_FULL)
+			log_warn("%s: counted only (its return cannot be seen: no return sites (%s), and no uretprobe (%s)): each call counted where it is made, never timed; --returns uretprobe times it at that risk",
+				 t->name, t->ret_why, t->ret_risk);
+	}
+	if (nu > WARN_FULL)
+		more_line(plan, RW_UNSAFE, nu - WARN_FULL,
+			  "timers' uretprobes may meet an unwinder or a stack switch");
+	if (ne > WARN_FULL)
+		more_line(plan, RW_ENTRY, ne - WARN_FULL,
+			  "timers counted only (their returns cannot be seen)");
+}
+
 static void warn_go(const struct plan *plan)
 {
 	const char *said[8];
@@ -277,7 +349,7 @@ static int run_main(int argc, char **argv)
 	struct run_calib rc = { 0 };
 	const char *tracefs;
 	char *cmd_exe = NULL;
-	int ret = EXIT_USAGE, i, perr;
+	int ret = EXIT_USAGE, perr;
 
 	/* from here a signal ends the plan at once (exit 128 + N) */
 	trace_catch_signals();
@@ -332,18 +404,8 @@ static int run_main(int argc, char **argv)
 		goto out;
 	}
 	warn_go(&plan);
-	for (i = 0; !o.dry_run && i < (int)plan.ntimers; i++) {
-		const struct plan_timer *t = &plan.timers[i];
-
-		if (t->note)
-			log_info("%s: %s", t->name, t->note);
-		if (t->ret_unsafe && !t->error)
-			log_warn("%s: --returns uretprobe, but %s: an unwinder (a C++ exception, a Rust panic, a forced thread exit) or a stack switch that meets its uretprobe's trampoline kills the program (a longjmp past it does not)",
-				 t->name, t->ret_risk);
-		if (t->ret_entry && !t->error)
-			log_warn("%s: counted only (its return cannot be seen: no return sites (%s), and no uretprobe (%s)): each call counted where it is made, never timed; --returns uretprobe times it at that risk",
-				 t->name, t->ret_why, t->ret_risk);
-	}
+	if (!o.dry_run)
+		warn_returns(&plan);
 	if (o.dry_run) {
 		ret = dry_run(&o, &plan);
 		goto out;

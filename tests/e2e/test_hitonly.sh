@@ -27,6 +27,17 @@ check "the program's own count" "$(truth hop "$TMP/out")" $N
 check "report: exit status" "$?" 0
 check "stderr says hop is counted only" \
 	"$(grep -c '^iprof: hop: counted only (its return cannot be seen' "$TMP/err")" 1
+
+# five counted-only timers (hop under five names): two warned of in full,
+# the other three in one line that names them (newcomer trial 5: a glob
+# over libtcl printed 50 lines of 470 bytes)
+"$IPROF" -q -o /dev/null --returns sites -e "uprobe:$W:hop as h1" -e "uprobe:$W:hop as h2" \
+	-e "uprobe:$W:hop as h3" -e "uprobe:$W:hop as h4" -e "uprobe:$W:hop as h5" \
+	-- "$W" 1 0 >/dev/null 2>"$TMP/err5"
+check "five counted only: exit status" "$?" 0
+check "five counted only: two in full" "$(grep -c '^iprof: h[0-9]: counted only (its return' "$TMP/err5")" 2
+check "five counted only: the others in one line" \
+	"$(grep -c '^iprof: 3 more timers counted only (their returns cannot be seen): h3, h4, h5 (--dry-run' "$TMP/err5")" 1
 J=$TMP/j.json
 check "parent count" "$(jnode "$J" parent count)" "$(truth parent "$TMP/out")"
 check "parent>hop count: every call, where it was made" "$(jnode "$J" "parent>hop" count)" "$(truth hop "$TMP/out")"
