@@ -726,8 +726,13 @@ size_t report_loss_counters(const struct report *r,
 		{ "unwound", "frames unwound", "frame unwound", st->unwound, 1 },
 		{ "execed", "frames ended by exec", "frame ended by exec",
 		  st->execed, 1 },
-		{ "depth_overflow", "starts over max depth",
-		  "start over max depth", r->loss.depth_overflow, 0 },
+		/* not --max-depth (a view): the BPF side's stack of
+		 * IPROF_MAX_DEPTH (newcomer trial 5: "max depth" read as
+		 * the option) */
+		{ "depth_overflow",
+		  "starts over 128 timers open in a thread (starts without stops?)",
+		  "start over 128 timers open in a thread (starts without stops?)",
+		  r->loss.depth_overflow, 0 },
 		{ "malformed", "malformed records", "malformed record",
 		  st->malformed, 0 },
 		{ "no_storage", "task storage failures",
@@ -771,6 +776,9 @@ static int loss_counters_line(FILE *f, const struct report_loss_counter *c,
 	}
 	return any;
 }
+
+/* the loss line names IPROF_MAX_DEPTH in words */
+_Static_assert(IPROF_MAX_DEPTH == 128, "report_loss_counters() says 128");
 
 void report_loss_line(FILE *f, const struct report *r, int seed)
 {
