@@ -500,6 +500,12 @@ static void add_res_keys(struct jb *b, json_object *o,
 		if (m & (1u << s))
 			push(b, a, json_object_new_string(report_stat_key(s)));
 	}
+	/* the parts of a total below resolution, as the table's columns */
+	if (a && (m & (1u << REPORT_STAT_TOTAL))) {
+		push(b, a, json_object_new_string("oncpu_ns"));
+		push(b, a, json_object_new_string("runq_ns"));
+		push(b, a, json_object_new_string("blocked_ns"));
+	}
 }
 
 /* the error bars of @n's compensated times (report_node_err(); null

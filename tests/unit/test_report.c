@@ -854,6 +854,25 @@ static void test_res_every_stat(void **state)
 	assert_non_null(row);
 	assert_non_null(strstr(row, "  <res  <res  <res  <res  <res  <res  <res  <res\n"));
 	free(out);
+	/* the parts of its total too (ONCPU read 52.1ms beside a TOTAL <res
+	 * of a 2.71 ms call: newcomer trial 5) */
+	r.columns = (enum report_col[]){ REPORT_COL_TOTAL, REPORT_COL_ONCPU,
+					 REPORT_COL_OFFCPU, REPORT_COL_RUNQ,
+					 REPORT_COL_BLOCKED };
+	r.ncolumns = 5;
+	out = run(report_table, &r);
+	row = strstr(out, "\ninner ");
+	assert_non_null(row);
+	{
+		int k = 0;
+
+		for (char *p = row + 1; (p = strstr(p, "<res")) &&
+					p < strchr(row + 1, '\n');
+		     p += 4)
+			k++;
+		assert_int_equal(k, 5);
+	}
+	free(out);
 	out = run(report_seed, &r);
 	assert_non_null(strstr(out, ", below resolution: thread_time self min "
 				    "avg max p50 p90 p99 p99.9\n"));

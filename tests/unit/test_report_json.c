@@ -950,8 +950,8 @@ static void test_plan_keyed(void **state)
 
 /*
  * below_resolution_keys: the statistics within their error bars of 0, by
- * key, in the node's order (one call of 1 us, 3 us probe spread: all of
- * them; raw: none).
+ * key, in the node's order, then the parts of its total (one call of 1
+ * us, 3 us probe spread: all of them; raw: none).
  */
 static void test_res_keys(void **state)
 {
@@ -960,9 +960,11 @@ static void test_res_keys(void **state)
 			    .stop_in_ns = 1, .stop_out_ns = 1,
 			    .sd_ns = 3000 },
 	};
-	static const char *const want[] = { "total_ns", "self_ns", "min_ns",
-					    "avg_ns",	"max_ns",  "p50_ns",
-					    "p90_ns",	"p99_ns",  "p999_ns" };
+	static const char *const want[] = {
+		"total_ns", "self_ns",	"min_ns", "avg_ns",  "max_ns",
+		"p50_ns",   "p90_ns",	"p99_ns", "p999_ns", "oncpu_ns",
+		"runq_ns",  "blocked_ns"
+	};
 	struct agg *a = agg__new(NTIMERS);
 	struct report r;
 	json_object *o, *n, *k;
