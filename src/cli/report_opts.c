@@ -287,6 +287,30 @@ static void bad_column(const char *arg, char *out, size_t len)
 	}
 }
 
+/*
+ * near_name() - for a name @arg that option @c (-f, --sort, --weight)
+ * does not know, "did you mean NAME? " into @out (the names nearest by
+ * ksym_suggest()), else "" (newcomer trial 5: -f jsn, --weight cpu).
+ */
+static void near_name(int c, const char *arg, char *out, size_t len)
+{
+	const struct report_name *t;
+	char *names[64], near[64];
+	size_t n, i;
+
+	*out = '\0';
+	t = c == 'f'	     ? report_fmt_names(&n) :
+	    c == RO_SORT   ? report_sort_names(&n) :
+	    c == RO_WEIGHT ? report_weight_names(&n) :
+			     NULL;
+	if (!t)
+		return;
+	for (i = 0; i < n && i < 64; i++)
+		names[i] = (char *)t[i].name;
+	if (ksym_suggest(names, i, arg, near, sizeof(near)))
+		snprintf(out, len, "did you mean %s? ", near);
+}
+
 /* parse @arg for option @c into @ro: 0, or -EINVAL (nothing said) */
 static int parse_value(struct report_opts *ro, int c, const char *arg)
 {
@@ -389,6 +413,8 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 		return 0;
 	if (c == RO_COLUMNS)
 		bad_column(arg, which, sizeof(which));
+	else
+		near_name(c, arg, which, sizeof(which));
 	if (cmd)
 		log_cmd(LOG_LVL_ERROR, cmd, "--%s '%s': %sexpected %s",
 			opt_name(c), arg, which,

@@ -70,6 +70,10 @@ static void live_messages(void **state)
 		{ 'f', "x", "iprof: --format 'x': expected table, seed, json, folded, chrome, openmetrics, prometheus, pprof or svg\n" },
 		{ RO_SORT, "x", "iprof: --sort 'x': expected total, self, count, name or first\n" },
 		{ RO_WEIGHT, "x", "iprof: --weight 'x': expected self, total, oncpu, offcpu or count\n" },
+		/* a name near one it knows (newcomer trial 5: -f jsn) */
+		{ 'f', "jsn", "iprof: --format 'jsn': did you mean json? expected table, seed, json, folded, chrome, openmetrics, prometheus, pprof or svg\n" },
+		{ RO_SORT, "totl", "iprof: --sort 'totl': did you mean total? expected total, self, count, name or first\n" },
+		{ RO_WEIGHT, "ofcpu", "iprof: --weight 'ofcpu': did you mean oncpu or offcpu? expected self, total, oncpu, offcpu or count\n" },
 		{ RO_BY, "x", "iprof: --by 'x': expected tid, tgid (or pid) or comm\n" },
 		{ RO_COLUMNS, "count,count", "iprof: --columns 'count,count': 'count' twice; expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded avgerr totalerr\n" },
 		{ RO_COLUMNS, "count,bogus,self", "iprof: --columns 'count,bogus,self': no column 'bogus'; expected column names, each once, from: count total self wall oncpu offcpu runq blocked min avg max stddev p50 p90 p99 p99.9 threads exited incompl unwound discarded avgerr totalerr\n" },
