@@ -174,12 +174,19 @@ static int open_outputs(struct trace *t)
 	 * timeline) goes to stderr, as perf stat's, time's and strace -c's
 	 * do, and a pipeline's data is never altered (issue 48 item 2) */
 	if (o->cmd && !o->r.output) {
+		const struct report_format *rf = report_fmt_get(o->r.fmt);
+
 		e = output_open_stderr(&t->w);
 		if (e) {
 			log_error("cannot write the report to stderr: %s",
 				  strerror(-e));
 			return EXIT_RUNTIME;
 		}
+		/* a document for a program, among iprof's own lines: `>`
+		 * and `| jq` get none of it (newcomer trial 5, finding 4) */
+		if (rf && (rf->caps & REPORT_CAP_PARSED) && run_want_report(o))
+			log_info("the %s report goes to stderr, after iprof's own lines (the command keeps stdout): -o FILE writes it alone, -o - to stdout",
+				 rf->name);
 	} else if (output_open(&t->w, o->r.output, err, sizeof(err))) {
 		log_error("%s", err);
 		return EXIT_USAGE;
