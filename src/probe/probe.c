@@ -249,6 +249,17 @@ static void quote(char *buf, const char *p, size_t len)
 	strcpy(buf, len > n ? "...'" : "'");
 }
 
+/* is the token at @p (@len bytes) a piece of a path (a '/' after a
+ * "KIND:") that a ':' or a blank cut: one after the first piece, or the
+ * first with more on its line? */
+static bool path_cut(const struct lex *lx, const char *p, size_t len)
+{
+	if (*p != '/' || p == lx->line ||
+	    !memchr(lx->line, ':', (size_t)(p - lx->line)))
+		return false;
+	return p[-1] != ':' || !is_eol(skip_ws(p + len));
+}
+
 /*
  * syntax_error_len() - "ORIGIN:LINE:COL: found 'TOKEN', expected WHAT" for
  * the @len bytes at @p (0: the token at @p).  Returns -EINVAL.
@@ -270,11 +281,15 @@ static int syntax_error_len(struct lex *lx, const char *p, size_t len,
 			len = token_len(p);
 		quote(tok, p, len);
 	}
-	/* a byte past ASCII: most likely a name that needs its quotes */
+	/* a byte past ASCII: most likely a name that needs its quotes; a
+	 * path begun before it: most likely a ':' or a blank in the path
+	 * (newcomer trial 5: uprobe:/tmp/we:ird/s l:slp) */
 	set_err(lx->ctx, "%s:%d:%d: found %s, expected %s%s", lx->origin,
 		lx->lineno, col_of(lx, p), tok, what,
 		(unsigned char)*p >= 0x80 ?
 			" (a name with bytes other than ASCII letters, digits, '_' and '.' goes in double quotes: \"NAME\")" :
+		path_cut(lx, p, len) ?
+			" (a path with ':' or blanks goes in double quotes: uprobe:\"/a b/c:d\":FUNC)" :
 			"");
 	return -EINVAL;
 }

@@ -1118,6 +1118,7 @@ static void test_err_type(void **state)
 
 /* Bytes outside printable ASCII are quoted as \xNN in messages; one
  * past ASCII where a name stopped says how to write such a name. */
+#define PATH_HINT " (a path with ':' or blanks goes in double quotes: uprobe:\"/a b/c:d\":FUNC)"
 #define QUOTE_HINT " (a name with bytes other than ASCII letters, digits, '_' and '.' goes in double quotes: \"NAME\")"
 static void test_err_escaped(void **state)
 {
@@ -1131,6 +1132,12 @@ static void test_err_escaped(void **state)
 				    "'as', 'if' or end of line");
 	parse_bad("fentry:foo if x == 1\x7f", "-e:1:21: found '\\x7f', "
 					     "expected '&&' or end of line");
+	/* a path cut by a ':' or a blank: how to quote it (newcomer trial
+	 * 5); a typo after a path is no cut */
+	parse_bad("uprobe:/tmp/we:ird/s l:slp",
+		  "-e:1:19: found '/s', expected 'as', 'if' or end of line" PATH_HINT);
+	parse_bad("uprobe:/bin/true:main iff x",
+		  "-e:1:23: found 'iff', expected 'as', 'if' or end of line");
 	/* a long token: 74 source bytes shown, escaped */
 	memset(line, 0xff, sizeof(line));
 	memcpy(line, "fentry:f ", 9);
