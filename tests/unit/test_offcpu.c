@@ -10,7 +10,8 @@
  * the kernel ones; without the records nothing is kept.  The table's
  * section (src/report/offcpu.c): stacks that name the same functions (and
  * have the same user stack) are one, the others shown to their first
- * differing frame.
+ * differing frame; with user stacks, the same kernel names over two user
+ * stacks stay two lines, adding up to the node's blocked time.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -341,6 +342,84 @@ static void test_table_distinct(void **state)
 	agg__free(a);
 }
 
+/* kublock() - TID blocks at @t0 on kernel stack (@k0, @k1) over user
+ * stack (@u0, @u1), back on CPU at @t1, no waker seen */
+static void kublock(struct agg *a, uint64_t t0, uint64_t k0, uint64_t k1,
+		    uint64_t u0, uint64_t u1, uint64_t t1)
+{
+	val(a, IPROF_REC_OFFSTACK, 0, TID, t0, k0, k1);
+	val(a, IPROF_REC_OFFSTACK, IPROF_OFF_UPART, TID, t0, u0, u1);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, TID, t0, 1,
+				  0, IPROF_OFF_BLOCKED),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, TID, t1, 1, 0,
+				  0),
+			 0);
+}
+
+/* user names of the test: u<addr's 0x...000 digit>, after the -1 of a
+ * return address */
+static const char *uname_of(void *ctx, uint32_t tgid, uint64_t addr,
+			    char *buf, size_t size)
+{
+	(void)ctx;
+	(void)tgid;
+	snprintf(buf, size, "u%x", (unsigned int)((addr + 1) >> 12 & 0xf));
+	return buf;
+}
+
+/*
+ * --offcpu-stacks=user in the table: kernel stacks that name the same
+ * functions (return addresses apart: 0x10 0x11 and 0x20 0x21 are both
+ * s0 <- s1) merge only where their user stacks are the same too: two
+ * waits over user stack u1 <- u2 are one line (500 ns, 2x), two over u1
+ * <- u3 another (300 ns, 2x), whichever kernel addresses each had; the
+ * lines add up to the node's blocked time (no "other" stack line).
+ */
+static void test_table_user_merge(void **state)
+{
+	struct agg *a = agg__new(1);
+	struct report r = { 0 };
+	struct report_view v;
+	const char *p;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(rec_push(a, IPROF_REC_START, 0, 0, TID, 1000, 1, 0, 0), 0);
+	kublock(a, 2000, 0x10, 0x11, 0x401000, 0x402000, 2400); /* 400 */
+	kublock(a, 3000, 0x10, 0x11, 0x401000, 0x403000, 3250); /* 250 */
+	kublock(a, 4000, 0x20, 0x21, 0x401000, 0x402000, 4100); /* 100 */
+	kublock(a, 5000, 0x20, 0x21, 0x401000, 0x403000, 5050); /* 50 */
+	assert_int_equal(rec_push(a, IPROF_REC_STOP, 0, 0, TID, 6000, 1, 0, 0), 0);
+	assert_int_equal(agg__root(a)->child->blocked_ns, 800);
+	assert_int_equal(agg__root(a)->child->off->nblock, 4);
+	r.agg = a;
+	r.kname = kname;
+	r.uname = uname_of;
+	assert_int_equal(report_view_init(&v, &r), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	report_offcpu_table(f, &r, &v);
+	assert_int_equal(fclose(f), 0);
+	report_view_free(&v);
+	p = strstr(out, "  blocked 800ns, runnable 0ns");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "\n        500ns  62%      2x  blocked in s0 <- s1\n"
+				  "                            user: u1 <- u2\n"
+				  "        300ns  38%      2x  blocked in s0 <- s1\n"
+				  "                            user: u1 <- u3\n"
+				  "        800ns 100%      0x  other (not kept, lost, or no call completed)\n"));
+	/* two stack lines, the other line the wakers' (none seen) */
+	assert_null(strstr(strstr(strstr(p, "blocked in") + 1, "blocked in") + 1,
+			   "blocked in"));
+	assert_null(strstr(strstr(p, "other (") + 1, "other ("));
+	free(out);
+	agg__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_table_distinct),
+		cmocka_unit_test(test_table_user_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
