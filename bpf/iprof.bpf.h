@@ -1337,12 +1337,69 @@ static __always_inline void key_start(void *ctx, const struct iprof_action *a,
 	emit_key(IPROF_REC_KSTART, a->timer, &v, v.ts);
 }
 
+/* --slowest: part @part (IPROF_KI_*) of span @v's IPROF_REC_KINFO, value
+ * @x, at @ts (its KSTOP's) */
+static __always_inline void emit_kinfo(__u32 part, __u64 x,
+				       const struct kspan_val *v, __u64 ts)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct iprof_rec_key *r;
+	void *rb;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
+	if (!r) {
+		count(IPROF_CNT_RB_DROP);
+		return;
+	}
+	r->type = IPROF_REC_KINFO;
+	r->flags = (__u8)(part << IPROF_VAL_PAIR_SHIFT);
+	r->size = sizeof(*r);
+	r->timer = (__u32)x;
+	r->tid = v->tid;
+	r->tgid = (__u32)(x >> 32);
+	r->ts = ts;
+	r->ctx = v->ctx;
+	r->cpu = v->cpu;
+	r->id = v->id;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * --slowest (slow_args): what a kept keyed span shows, sent by its stop
+ * before its KSTOP: its key values (@nkey of @k), the stopping side (@cx,
+ * @pid_tgid) and, in a task, its comm.
+ */
+static __always_inline void key_info(const struct iprof_kkey *k, __u32 nkey,
+				     const struct kspan_val *v, __u64 pid_tgid,
+				     __u32 cx, __u64 ts)
+{
+	char comm[IPROF_COMM_LEN] = {};
+	__u64 c0, c1;
+	int i;
+
+	for (i = 0; i < IPROF_MAX_KEY; i++)
+		if (i < nkey)
+			emit_kinfo(IPROF_KI_KEY + i, k->v[i], v, ts);
+	emit_kinfo(IPROF_KI_BY, cx == IPROF_CTX_TASK ? pid_tgid : 0, v, ts);
+	emit_kinfo(IPROF_KI_CTX, cx | (__u64)bpf_get_smp_processor_id() << 32,
+		   v, ts);
+	if (cx != IPROF_CTX_TASK)
+		return;
+	bpf_get_current_comm(comm, sizeof(comm));
+	__builtin_memcpy(&c0, comm, 8);
+	__builtin_memcpy(&c1, comm + 8, 8);
+	emit_kinfo(IPROF_KI_COMM, c0, v, ts);
+	emit_kinfo(IPROF_KI_COMM + 1, c1, v, ts);
+}
+
 /* A keyed span's stop: only the one that takes the key out sends it. */
 static __always_inline void key_stop(void *ctx, const struct iprof_action *a,
-				     __u64 pid_tgid)
+				     __u64 pid_tgid, __u32 cx)
 {
 	struct iprof_kkey k;
 	struct kspan_val *o, v;
+	__u64 ts;
 
 	key_of(ctx, a, pid_tgid, &k);
 	o = bpf_map_lookup_elem(&kspans, &k);
@@ -1351,7 +1408,10 @@ static __always_inline void key_stop(void *ctx, const struct iprof_action *a,
 	v = *o;
 	if (bpf_map_delete_elem(&kspans, &k))
 		return; /* another stop (or the loader's expiry) took it */
-	emit_key(IPROF_REC_KSTOP, a->timer, &v, bpf_ktime_get_ns());
+	ts = bpf_ktime_get_ns();
+	if (slow_args)
+		key_info(&k, a->nkey, &v, pid_tgid, cx, ts);
+	emit_key(IPROF_REC_KSTOP, a->timer, &v, ts);
 }
 
 /* Run keyed action @a on tracepoint record @ctx (tracing_on() checked). */
@@ -1361,7 +1421,7 @@ static __always_inline void act_keyed(void *ctx, const struct iprof_action *a,
 	if (a->role == IPROF_ROLE_START)
 		key_start(ctx, a, pid_tgid, cx);
 	else if (a->role == IPROF_ROLE_STOP)
-		key_stop(ctx, a, pid_tgid);
+		key_stop(ctx, a, pid_tgid, cx);
 }
 
 /* Where a chain runs: a tracepoint's, a syscall's (both may hold keyed

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 13
+#define IPROF_ABI_VERSION 14
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -135,6 +135,15 @@ enum iprof_rec_type {
 				  * open frame of its name: it closed
 				  * nothing, the frame stays open; aux as
 				  * a STOP's (ABI 13) */
+	IPROF_REC_KINFO = 27, /* struct iprof_rec_key: one part of what
+			       * --slowest keeps of a keyed span, sent by
+			       * its stop just before its KSTOP (same CPU,
+			       * same ts), naming the span as that KSTOP
+			       * does (tid, ctx, cpu, id: the starting
+			       * side); its value in timer's and tgid's
+			       * places (IPROF_KINFO_VAL()), its part in
+			       * flags (IPROF_VAL_PART(), IPROF_KI_*);
+			       * slow_args only (ABI 14) */
 };
 
 /* --offcpu-stacks: most kernel frames sent per stack (OFFSTACK, WAKER) */
@@ -319,6 +328,21 @@ _Static_assert(sizeof(struct iprof_rec_key) == sizeof(struct iprof_rec),
 	       "iprof_rec_key must be the size of iprof_rec");
 
 /*
+ * IPROF_REC_KINFO parts (IPROF_VAL_PART(flags)): IPROF_KI_KEY + i, key
+ * value i (i < the stop's key fields); IPROF_KI_BY, the stopping thread's
+ * tid | tgid << 32 (0 in an interrupt); IPROF_KI_CTX, its enum iprof_ctx
+ * | its CPU << 32; IPROF_KI_COMM and IPROF_KI_COMM + 1, its comm, bytes
+ * 0-7 and 8-15 (task context only).
+ */
+#define IPROF_KI_KEY 0u
+#define IPROF_KI_BY 4u
+#define IPROF_KI_CTX 5u
+#define IPROF_KI_COMM 6u
+#define IPROF_KI_PARTS 8u
+/* an IPROF_REC_KINFO's 64-bit value (struct iprof_rec_key *k) */
+#define IPROF_KINFO_VAL(k) ((k)->timer | (iprof_u64)(k)->tgid << 32)
+
+/*
  * IPROF_REC_NAME: sent by a named timer's start (IPROF_A_NAMED) just before
  * its IPROF_REC_START, on the same ring, in task context only: the 64-bit
  * value of the argument (or tracepoint field) that names the call, split in
@@ -426,6 +450,8 @@ struct iprof_ring_namestr {
  * BPF hash map `kspans` (src/kernel/loader.c sizes it: --span-keys).
  */
 #define IPROF_MAX_KEY 4
+_Static_assert(IPROF_KI_KEY + IPROF_MAX_KEY <= IPROF_KI_BY,
+	       "IPROF_REC_KINFO: the key values' parts come before the rest");
 
 struct iprof_kkey {
 	iprof_u32 timer;

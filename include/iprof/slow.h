@@ -65,7 +65,8 @@ struct slow_call {
 	uint64_t on_ns, runq_ns, blocked_ns;
 	uint32_t has_split;
 	uint32_t tid, tgid; /* its thread (0, 0: an interrupt context); a keyed
-			     * span's starting thread */
+			     * span's starting thread (stop_tid: its
+			     * stopping one) */
 	uint32_t is_span; /* 1: a keyed span's, span_id its number (the
 			   * BPF side's count of keyed starts, from 0) */
 	uint32_t span_id;
@@ -78,6 +79,15 @@ struct slow_call {
 				     * (x86-64 SysV), a syscall's or a USDT
 				     * probe's arguments in order */
 	uint64_t ret; /* rax at the return, a syscall's return value */
+	/* a keyed span's (is_span): its key values and the side that
+	 * stopped it, where its stop sent them (IPROF_REC_KINFO: live with
+	 * --slowest, or a recording made with it) */
+	uint32_t nkey; /* values in key[], in the key's order; 0: none */
+	uint32_t has_stop; /* 1: stop_* say who stopped it */
+	uint64_t key[IPROF_MAX_KEY];
+	uint32_t stop_tid, stop_tgid; /* 0, 0: an interrupt context */
+	uint32_t stop_ctx, stop_cpu; /* its enum iprof_ctx and CPU */
+	char stop_comm[IPROF_COMM_LEN]; /* its name then, "" if unknown */
 	uint32_t nkids; /* paths in kids, each after its parent path */
 	uint64_t kids_more; /* timed calls inside it on no path of kids */
 	struct slow_kid *kids; /* [nkids], owned; NULL when nkids == 0 */

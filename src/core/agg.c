@@ -582,6 +582,7 @@ void agg__free(struct agg *a)
 
 		for (e = a->ktab[i]; e; e = next) {
 			next = e->next;
+			free(e->info);
 			free(e);
 		}
 	}
@@ -669,6 +670,7 @@ int agg__push(struct agg *a, const void *rec, size_t size)
 	case IPROF_REC_KSTOP:
 	case IPROF_REC_KREPLACED:
 	case IPROF_REC_KEXPIRED:
+	case IPROF_REC_KINFO:
 		return agg_do_key(a, rec);
 	case IPROF_REC_NAME:
 		return agg_do_name(a, rec);

@@ -139,8 +139,20 @@ struct athread {
  * start), by id and starting side (who: the tid, or AGG_CTX_TIMER of an
  * interrupt context), chained in agg.ktab.
  */
+/*
+ * What --slowest keeps of a keyed span from its stop's IPROF_REC_KINFO
+ * parts (span id, starting side who): the raw values of the parts that
+ * came (bit p of mask: v[p], IPROF_KI_*).
+ */
+struct kinfo {
+	uint32_t id, who, mask;
+	uint64_t v[IPROF_KI_PARTS];
+};
+
 struct kspan {
 	struct kspan *next;
+	/* an early stop's IPROF_REC_KINFO (--slowest), owned; else NULL */
+	struct kinfo *info;
 	uint32_t id, who, timer;
 	/* a record that came before its KSTART (merged ahead from another
 	 * CPU, or a replacing start's program ran between the older one's
@@ -202,6 +214,9 @@ struct agg {
 	uint32_t kbits;
 	uint64_t nkspans; /* entries in ktab, early ones included */
 	uint32_t slow_k; /* --slowest K (agg__set_slowest()), 0: off */
+	/* the IPROF_REC_KINFO parts met since the last KSTOP (mask 0: none):
+	 * for the KSTOP of the same span that follows them */
+	struct kinfo kpend;
 	/* an IPROF_REC_OFFSTACK or IPROF_REC_WAKER came: blocked periods
 	 * are charged to stacks and wakers (agg_offcpu.c) */
 	int off_on;
@@ -341,7 +356,7 @@ int agg_slow_close(const struct agg *a, struct athread *t,
 		   uint64_t blocked, uint64_t raw);
 int agg_slow_span(const struct agg *a, struct agg_node *n,
 		  const struct athread *t, uint32_t id, uint64_t start,
-		  uint64_t dur, uint64_t raw);
+		  uint64_t dur, uint64_t raw, const struct kinfo *ki);
 void agg_slow_free(struct agg_node *n);
 int agg_slow_val(struct agg *a, struct athread *t,
 		 const struct iprof_rec_val *r);

@@ -5,7 +5,9 @@
  * by (id, starting side) in a chained hash (struct kspan, agg.ktab) rather
  * than on a thread's stack; a stop merged ahead of its start waits early
  * (at most KEARLY_MAX); a span closed is folded as a call of its timer,
- * compensated as a frame is (agg_comp.c).
+ * compensated as a frame is (agg_comp.c).  With --slowest a KSTOP comes
+ * after its IPROF_REC_KINFO parts (its key values, who stopped it), kept
+ * with the span's call where it is among the slowest.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -93,6 +95,7 @@ static void kdel(struct agg *a, struct kspan **pp)
 	if (e->early)
 		a->stats.kearly--;
 	agg_root_unref(a, e->root);
+	free(e->info);
 	free(e);
 	a->nkspans--;
 }
@@ -103,11 +106,11 @@ static void kdel(struct agg *a, struct kspan **pp)
  * its parent's; compensated (agg__set_costs()) for its own two probes'
  * parts inside it (the probes of other timers that fired meanwhile ran
  * on other threads' time, not the span's); offered to --slowest's (less
- * its probes' median cost).  Returns 0, -EINVAL (the stop precedes the
- * start) or -ENOMEM.
+ * its probes' median cost) with what its stop sent @ki (NULL: nothing).
+ * Returns 0, -EINVAL (the stop precedes the start) or -ENOMEM.
  */
 static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
-		 uint64_t stop_ns)
+		 uint64_t stop_ns, const struct kinfo *ki)
 {
 	const struct agg_cost *c = agg_cost_of(a, e->timer);
 	struct athread *t = agg_thread_get(a, e->who, 0);
@@ -153,8 +156,8 @@ static int kfold(struct agg *a, const struct kspan *e, uint32_t tid,
 	if (dp)
 		*dp = debt;
 	if (a->slow_k) {
-		int e2 = agg_slow_span(a, n, t, e->id, e->ts, dur[CM_CALL],
-				       raw);
+		int e2 = agg_slow_span(a, n, t, e->id, e->ts, dur[CM_CALL], raw,
+				       ki);
 
 		err = err ? err : e2;
 	}
@@ -186,6 +189,7 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	};
 	const struct agg_cost *c = agg_cost_of(a, k->timer);
 	struct kspan **pp = kfind(a, k->id, who), *e;
+	struct kinfo *info = NULL;
 	struct agg_node *parent, *n;
 	struct athread *t;
 	uint64_t stop = 0;
@@ -196,11 +200,14 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 		/* its stop (or its drop) came first */
 		stop = (*pp)->ts;
 		early = (*pp)->early;
+		info = (*pp)->info;
+		(*pp)->info = NULL;
 	}
 	if (pp)
 		kdel(a, pp); /* else an id that wrapped: the old one is lost */
 	t = agg_thread_get(a, who, 1);
 	if (!t || agg_thread_root(a, t, &r)) {
+		free(info);
 		a->stats.nomem++;
 		return -ENOMEM;
 	}
@@ -208,6 +215,7 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	parent = t->len ? t->stack[t->len - 1].node : t->root;
 	n = agg_path_get(a, parent, k->timer);
 	if (!n) {
+		free(info);
 		a->stats.nomem++;
 		return -ENOMEM;
 	}
@@ -221,6 +229,7 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 	}
 	e = kadd(a, k->id, who, k->timer, k->ts);
 	if (!e) {
+		free(info);
 		a->stats.nomem++;
 		return -ENOMEM;
 	}
@@ -231,29 +240,75 @@ static int kstart(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
 		return 0;
 	err = 0;
 	if (early == IPROF_REC_KSTOP)
-		err = kfold(a, e, k->tid ? k->tid : who, stop);
+		err = kfold(a, e, k->tid ? k->tid : who, stop, info);
 	else
 		kdrop(a, e, early);
+	free(info);
 	kdel(a, kfind(a, k->id, who));
 	return err;
 }
 
-/* KSTART, KSTOP, KREPLACED, KEXPIRED (struct iprof_rec_key). */
+/*
+ * KINFO (--slowest): part of what the KSTOP that follows sends of span
+ * (@k->id, @who), kept in a->kpend until it comes; a part of another
+ * span starts over.  Ignored without --slowest.
+ */
+static int kinfo(struct agg *a, const struct iprof_rec_key *k, uint32_t who)
+{
+	struct kinfo *p = &a->kpend;
+	uint32_t part = IPROF_VAL_PART(k->flags);
+
+	if (!a->slow_k || part >= IPROF_KI_PARTS)
+		return 0;
+	if (p->id != k->id || p->who != who || !p->mask) {
+		memset(p, 0, sizeof(*p));
+		p->id = k->id;
+		p->who = who;
+	}
+	p->mask |= 1u << part;
+	p->v[part] = IPROF_KINFO_VAL(k);
+	return 0;
+}
+
+/*
+ * kinfo_take() - the KINFO parts met for span (@id, @who), whose KSTOP
+ * came, into @out: @out, or NULL where they were another span's (or none
+ * came); a->kpend empty after
+ */
+static const struct kinfo *kinfo_take(struct agg *a, uint32_t id, uint32_t who,
+				      struct kinfo *out)
+{
+	struct kinfo *p = &a->kpend;
+
+	if (!p->mask)
+		return NULL;
+	*out = *p;
+	p->mask = 0;
+	return out->mask && out->id == id && out->who == who ? out : NULL;
+}
+
+/* KSTART, KSTOP, KREPLACED, KEXPIRED, KINFO (struct iprof_rec_key). */
 int agg_do_key(struct agg *a, const void *rec)
 {
+	const struct kinfo *ki;
+	struct kinfo info;
 	struct iprof_rec_key k;
-	struct kspan **pp;
+	struct kspan **pp, *e;
 	uint32_t who;
 	int err;
 
 	memcpy(&k, rec, sizeof(k));
-	if (k.timer >= a->ntimers || k.ctx >= IPROF_CTX_MAX) {
+	if ((k.type != IPROF_REC_KINFO && k.timer >= a->ntimers) ||
+	    k.ctx >= IPROF_CTX_MAX) {
 		a->stats.malformed++;
 		return -EINVAL;
 	}
 	who = k.ctx != IPROF_CTX_TASK ? AGG_CTX_TIMER(k.ctx, k.cpu) : k.tid;
+	if (k.type == IPROF_REC_KINFO)
+		return kinfo(a, &k, who);
 	if (k.type == IPROF_REC_KSTART)
 		return kstart(a, &k, who);
+	ki = k.type == IPROF_REC_KSTOP ? kinfo_take(a, k.id, who, &info) : NULL;
 	pp = kfind(a, k.id, who);
 	if (pp && ((*pp)->early || (*pp)->timer != k.timer)) {
 		a->stats.kunmatched++; /* a second stop, or another timer's */
@@ -267,8 +322,15 @@ int agg_do_key(struct agg *a, const void *rec)
 			a->stats.kunmatched++;
 			return 0;
 		}
-		(*kfind(a, k.id, who))->early = k.type;
+		e = *kfind(a, k.id, who);
+		e->early = k.type;
 		a->stats.kearly++;
+		if (ki) {
+			/* kept for its start (without memory: not shown) */
+			e->info = malloc(sizeof(*e->info));
+			if (e->info)
+				*e->info = *ki;
+		}
 		return 0;
 	}
 	if (k.type != IPROF_REC_KSTOP) {
@@ -276,7 +338,7 @@ int agg_do_key(struct agg *a, const void *rec)
 		kdel(a, pp);
 		return 0;
 	}
-	err = kfold(a, *pp, k.tid ? k.tid : who, k.ts);
+	err = kfold(a, *pp, k.tid ? k.tid : who, k.ts, ki);
 	kdel(a, pp);
 	return err;
 }

@@ -12,7 +12,8 @@
  * slowest.  Only a kept call copies its level's paths; the frame's call
  * and its level's paths then go to its parent's level (one deeper).  The
  * levels are reused frame after frame: a call costs no allocation unless
- * it is kept.  Keyed spans (agg_kspan.c) are offered without children.
+ * it is kept.  Keyed spans (agg_kspan.c) are offered without children,
+ * with their key values and stopping side where their stop sent them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -323,15 +324,42 @@ int agg_slow_close(const struct agg *a, struct athread *t,
 	return err;
 }
 
+/* span_info() - @ki's parts (its stop's IPROF_REC_KINFO) into @c: the
+ * key values from the first on while they came, the stopping side where
+ * both its parts came, its comm where both of those did */
+static void span_info(struct slow_call *c, const struct kinfo *ki)
+{
+	uint32_t i;
+
+	for (i = 0; i < IPROF_MAX_KEY; i++) {
+		if (!(ki->mask & 1u << (IPROF_KI_KEY + i)))
+			break;
+		c->key[i] = ki->v[IPROF_KI_KEY + i];
+	}
+	c->nkey = i;
+	if ((~ki->mask & (1u << IPROF_KI_BY | 1u << IPROF_KI_CTX)) == 0) {
+		c->has_stop = 1;
+		c->stop_tid = (uint32_t)ki->v[IPROF_KI_BY];
+		c->stop_tgid = (uint32_t)(ki->v[IPROF_KI_BY] >> 32);
+		c->stop_ctx = (uint32_t)ki->v[IPROF_KI_CTX] & 0xff;
+		c->stop_cpu = (uint32_t)(ki->v[IPROF_KI_CTX] >> 32);
+	}
+	if (c->has_stop && (~ki->mask & 3u << IPROF_KI_COMM) == 0) {
+		memcpy(c->stop_comm, &ki->v[IPROF_KI_COMM], 8);
+		memcpy(c->stop_comm + 8, &ki->v[IPROF_KI_COMM + 1], 8);
+		c->stop_comm[IPROF_COMM_LEN - 1] = '\0';
+	}
+}
+
 /*
  * agg_slow_span() - a keyed span of node @n, number @id, started at
  * @start by thread @t (NULL, or an interrupt context's), @dur ns less its
- * probes' median cost (@raw raw): offered to @n's slowest.  Returns 0 or
- * -ENOMEM (not kept).
+ * probes' median cost (@raw raw), @ki what its stop sent (NULL: nothing):
+ * offered to @n's slowest.  Returns 0 or -ENOMEM (not kept).
  */
 int agg_slow_span(const struct agg *a, struct agg_node *n,
 		  const struct athread *t, uint32_t id, uint64_t start,
-		  uint64_t dur, uint64_t raw)
+		  uint64_t dur, uint64_t raw, const struct kinfo *ki)
 {
 	struct slow_call c = {0};
 
@@ -347,6 +375,8 @@ int agg_slow_span(const struct agg *a, struct agg_node *n,
 		c.tgid = t->tgid;
 		memcpy(c.comm, t->comm, sizeof(c.comm));
 	}
+	if (ki)
+		span_info(&c, ki);
 	return offer(n, a->slow_k, &c, NULL);
 }
 

@@ -210,7 +210,8 @@ static unsigned int shard_of(struct fold *f, const struct iprof_rec *r)
 {
 	uint32_t key = r->tid;
 
-	if (r->type >= IPROF_REC_KSTART && r->type <= IPROF_REC_KEXPIRED) {
+	if ((r->type >= IPROF_REC_KSTART && r->type <= IPROF_REC_KEXPIRED) ||
+	    r->type == IPROF_REC_KINFO) {
 		const struct iprof_rec_key *k = (const void *)r;
 
 		if (k->ctx != IPROF_CTX_TASK)

@@ -397,12 +397,20 @@ nomem:
 	return NULL;
 }
 
+/* is_keyed() - @type is a keyed span's record (struct iprof_rec_key) */
+static int is_keyed(uint8_t type)
+{
+	return (type >= IPROF_REC_KSTART && type <= IPROF_REC_KEXPIRED) ||
+	       type == IPROF_REC_KINFO;
+}
+
 /*
  * A keyed span's record as an async event on its starting side's track:
  * "b" at KSTART, "e" at KSTOP, KREPLACED or KEXPIRED (args.end "replaced"
  * or "expired"), cat "keyed", id the span's number and starting side
  * (Trace Event Format, "Async Events": b/e pairs match by cat, id, name).
- * Unlike X events they need not nest.
+ * Unlike X events they need not nest.  KINFO (--slowest's key values and
+ * stopping side) is not drawn: the tree's kept calls show it.
  */
 static int keyed_event(struct chrome *c, const void *rec)
 {
@@ -414,6 +422,8 @@ static int keyed_event(struct chrome *c, const void *rec)
 	int bad;
 
 	memcpy(&k, rec, sizeof(k));
+	if (k.type == IPROF_REC_KINFO)
+		return 0;
 	if (k.timer >= c->run->ntimers || k.ctx >= IPROF_CTX_MAX) {
 		c->ignored++;
 		return c->err;
@@ -752,7 +762,7 @@ int chrome__push(struct chrome *c, const void *rec, size_t len)
 		t->has_comm = 1;
 		return 0;
 	}
-	if (r.type >= IPROF_REC_KSTART && r.type <= IPROF_REC_KEXPIRED)
+	if (is_keyed(r.type))
 		return keyed_event(c, rec);
 	if (r.type == IPROF_REC_NEWTID)
 		return moved_track(c, &r);

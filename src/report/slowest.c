@@ -258,6 +258,61 @@ static void print_kids(FILE *f, const struct report *r,
 			report_ns_str(b, sizeof(b), dur));
 }
 
+/* key_name() - the name of field @i of keyed span @timer's key on its
+ * start side ("dev,sector": dev, sector; "pid=next_pid": pid), or
+ * "key<i>" where the report does not know it */
+static const char *key_name(const struct report *r, uint32_t timer, uint32_t i,
+			    char *buf, size_t size)
+{
+	const char *k = NULL;
+	uint32_t j;
+	size_t n, m;
+
+	if (r && r->timers && r->agg && timer < agg__ntimers(r->agg))
+		k = r->timers[timer].key;
+	for (j = 0; k && *k && j < i; j++) {
+		k += strcspn(k, ",");
+		k += *k == ',';
+	}
+	if (!k || !*k) {
+		snprintf(buf, size, "key%" PRIu32, i);
+		return buf;
+	}
+	n = strcspn(k, ",");
+	m = strcspn(k, "=,");
+	snprintf(buf, size, "%.*s", (int)(m < n ? m : n), k);
+	return buf;
+}
+
+static const char *ctx_name(uint32_t ctx)
+{
+	static const char *const n[IPROF_CTX_MAX] = { "task", "softirq",
+						      "hardirq", "nmi" };
+
+	return ctx < IPROF_CTX_MAX ? n[ctx] : "?";
+}
+
+/* print_span() - a keyed span's "  stopped by tid T (comm)  key f=v,..."
+ * where its stop sent them: a value below 2^32 in decimal (a pid, a
+ * sector), else in hex (an address) */
+static void print_span(FILE *f, const struct report *r, uint32_t timer,
+		       const struct slow_call *c)
+{
+	char name[64];
+	uint32_t i;
+
+	if (c->has_stop && c->stop_ctx != IPROF_CTX_TASK)
+		fprintf(f, "  stopped in a %s (CPU %" PRIu32 ")",
+			ctx_name(c->stop_ctx), c->stop_cpu);
+	else if (c->has_stop)
+		fprintf(f, "  stopped by tid %" PRIu32 " (%s)", c->stop_tid,
+			c->stop_comm[0] ? c->stop_comm : "?");
+	for (i = 0; i < c->nkey; i++)
+		fprintf(f, c->key[i] >> 32 ? "%s%s=%#" PRIx64 : "%s%s=%" PRIu64,
+			i ? "," : "  key ",
+			key_name(r, timer, i, name, sizeof(name)), c->key[i]);
+}
+
 /* print_split() - "  on-CPU A, runq B, blocked C", or a keyed span's
  * number */
 static void print_split(FILE *f, const struct slow_call *c)
@@ -273,7 +328,7 @@ static void print_split(FILE *f, const struct slow_call *c)
 		fprintf(f, "  span #%" PRIu32, c->span_id);
 }
 
-static void print_call(FILE *f, const struct report *r,
+static void print_call(FILE *f, const struct report *r, uint32_t timer,
 		       const struct slow_call *c, size_t rank, uint64_t t0,
 		       const struct params *p)
 {
@@ -285,6 +340,8 @@ static void print_call(FILE *f, const struct report *r,
 	fprintf(f, "  at +%s  tid %" PRIu32 " (%s)",
 		report_ns_str(b, sizeof(b), c->start_ns - t0), c->tid,
 		c->comm[0] ? c->comm : "?");
+	if (c->is_span)
+		print_span(f, r, timer, c);
 	print_args(f, c, p);
 	fputc('\n', f);
 	print_kids(f, r, c, SLOW_KID_TOP, 6);
@@ -326,7 +383,7 @@ void report_slowest_table(FILE *f, const struct report *r,
 		m = slow_sorted(n->slow, calls);
 		params_of(r, n, &p);
 		for (j = 0; j < m; j++)
-			print_call(f, r, calls[j], j + 1, t0, &p);
+			print_call(f, r, n->timer, calls[j], j + 1, t0, &p);
 	}
 }
 
@@ -529,8 +586,48 @@ static int vals_json(const struct slow_call *c, const struct params *p,
 	return add_enum(o, "ret_enum", p, 0, c->ret);
 }
 
-static json_object *call_json(const struct report *r, const struct slow_call *c,
-			      const struct params *p)
+/* span_json() - a keyed span's "key" ({field: value}) and "stop_tid",
+ * "stop_tgid", "stop_comm", "stop_context", "stop_cpu", where its stop
+ * sent them; 0 or -ENOMEM */
+static int span_json(const struct report *r, uint32_t timer,
+		     const struct slow_call *c, json_object *o)
+{
+	json_object *k, *x;
+	char name[64];
+	uint32_t i;
+
+	if (c->nkey) {
+		k = json_object_new_object();
+		if (!k || json_object_object_add(o, "key", k)) {
+			json_object_put(k);
+			return -ENOMEM;
+		}
+		for (i = 0; i < c->nkey; i++)
+			if (add_u64(k, key_name(r, timer, i, name, sizeof(name)),
+				    c->key[i]))
+				return -ENOMEM;
+	}
+	if (!c->has_stop)
+		return 0;
+	if (add_u64(o, "stop_tid", c->stop_tid) ||
+	    add_u64(o, "stop_tgid", c->stop_tgid) ||
+	    add_u64(o, "stop_cpu", c->stop_cpu))
+		return -ENOMEM;
+	x = json_object_new_string(ctx_name(c->stop_ctx));
+	if (!x || json_object_object_add(o, "stop_context", x)) {
+		json_object_put(x);
+		return -ENOMEM;
+	}
+	x = json_object_new_string(c->stop_comm);
+	if (!x || json_object_object_add(o, "stop_comm", x)) {
+		json_object_put(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_object *call_json(const struct report *r, uint32_t timer,
+			      const struct slow_call *c, const struct params *p)
 {
 	json_object *o = json_object_new_object(), *s;
 	int e;
@@ -543,9 +640,9 @@ static json_object *call_json(const struct report *r, const struct slow_call *c,
 		json_object_put(s);
 	e = e || add_u64(o, "start_ns", c->start_ns) ||
 	    add_u64(o, "duration_ns", c->dur_ns) ||
-	    add_u64(o, "raw_duration_ns", c->raw_ns) ||
-	    split_json(c, o) || add_u64(o, "tid", c->tid) ||
-	    add_u64(o, "tgid", c->tgid) || vals_json(c, p, o) ||
+	    add_u64(o, "raw_duration_ns", c->raw_ns) || split_json(c, o) ||
+	    add_u64(o, "tid", c->tid) || add_u64(o, "tgid", c->tgid) ||
+	    vals_json(c, p, o) || (c->is_span && span_json(r, timer, c, o)) ||
 	    kids_json(r, c, o);
 	if (e) {
 		json_object_put(o);
@@ -571,7 +668,7 @@ json_object *report_slowest_json(const struct report *r,
 		goto nomem;
 	m = slow_sorted(n->slow, calls);
 	for (i = 0; i < m; i++) {
-		o = call_json(r, calls[i], &p);
+		o = call_json(r, n->timer, calls[i], &p);
 		if (!o || json_object_array_add(a, o)) {
 			json_object_put(o);
 			goto nomem;

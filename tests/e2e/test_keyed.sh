@@ -19,7 +19,12 @@
 #    it counted, the rest timed; the stop's key never found (a span that
 #    never stops) is incomplete, or expired with --span-timeout;
 #  - --slowest of the fork+exec recording keeps the spans themselves
-#    (all 30 with K 30: their raw times sum to the node's).
+#    (all 30 with K 30: their raw times sum to the node's);
+#  - fork+exec x20 where every 5th child sleeps 50 ms before its exec:
+#    --slowest 4 keeps exactly those 4 spans, each with its key (that
+#    child's pid, as the workload printed it) and the thread that stopped
+#    it (the child, comm "true" after its exec), live (--fold-threads 2),
+#    and from a recording in the table and JSON.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -68,6 +73,33 @@ check "--slowest 3: 3 kept" \
 check "--slowest 3: the first 3 of 30" \
 	"$(jq -c '.tree[] | select(.name == "forkexec") | .slowest | map(.span_id)' "$TMP/sl3.json")" \
 	"$(jq -c '.tree[] | select(.name == "forkexec") | .slowest[:3] | map(.span_id)' "$TMP/sl.json")"
+# each kept span with its key values and the side that stopped it
+KFE='span forkexec = tracepoint:sched:sched_process_fork -> tracepoint:sched:sched_process_exec key child_pid=pid'
+# (folded by 2 threads: a stop's KINFO records go to its start's shard,
+# as its KSTOP does)
+"$IPROF" -q -f json --slowest 4 --fold-threads 2 -o "$TMP/ks.json" -e "$KFE" \
+	-- "$W" forkslow 20 5 50 >"$TMP/ks.truth" 2>"$TMP/ks.err"
+check "forkslow: exit status" "$?" 0
+check "forkslow: 4 slow children" "$(truth slow "$TMP/ks.truth")" 4
+slow=$(truth slow_pids "$TMP/ks.truth" | tr , '\n' | sort -n | paste -sd,)
+wpid=$(truth pid "$TMP/ks.truth")
+check "forkslow --slowest 4: the 4 slow children's spans, by their key" \
+	"$(jq -r '[.tree[] | select(.name == "forkexec") | .slowest[].key.child_pid] | sort | map(tostring) | join(",")' "$TMP/ks.json")" "$slow"
+check "forkslow --slowest 4: each stopped by its child (exec'd), started by the workload" \
+	"$(jq -c --argjson w "$wpid" '[.tree[] | select(.name == "forkexec") | .slowest[] | [.stop_tid == .key.child_pid, .stop_tgid == .stop_tid, .stop_comm, .stop_context, .tid == $w, .comm]] | unique' "$TMP/ks.json")" \
+	'[[true,true,"true","task",true,"e2e-keyed"]]'
+"$IPROF" record -q --slowest 4 -o "$TMP/ks.rec" -e "$KFE" \
+	-- "$W" forkslow 20 5 50 >"$TMP/ksr.truth" 2>"$TMP/ksr.err"
+check "forkslow record: exit status" "$?" 0
+check "forkslow record: 4 slow children" "$(truth slow "$TMP/ksr.truth")" 4
+slow=$(truth slow_pids "$TMP/ksr.truth" | tr , '\n' | sort -n | paste -sd,)
+"$IPROF" report -q -f json --slowest 4 -o "$TMP/ksr.json" "$TMP/ks.rec"
+check "forkslow report --slowest 4: the recording's 4 slow spans, by their key" \
+	"$(jq -r '[.tree[] | select(.name == "forkexec") | .slowest[] | select(.stop_tid == .key.child_pid and .stop_comm == "true") | .key.child_pid] | sort | map(tostring) | join(",")' "$TMP/ksr.json")" "$slow"
+"$IPROF" report -q --slowest 4 "$TMP/ks.rec" >"$TMP/ksr.txt"
+check "forkslow report --slowest 4 (table): each slow child's line" \
+	"$(for p in ${slow//,/ }; do grep -c "  stopped by tid $p (true)  key child_pid=$p\$" "$TMP/ksr.txt"; done | paste -sd,)" \
+	"1,1,1,1"
 "$IPROF" report -q -f json --by tid -o "$TMP/by.json" "$TMP/fe.rec"
 check "report --by tid: under the forking thread" \
 	"$(jq -r '[.tree[] | select(.name | startswith("tid ")) | .children[] | select(.name == "forkexec") | .count] | add' "$TMP/by.json")" 30

@@ -7,7 +7,8 @@
  * start, then lower tid), each with its own child; a call's children are
  * summed by path, bounded (SLOW_KIDS_MAX paths, the rest counted); calls
  * are ranked by their wall time less the probes' cost only, runnable and
- * blocked time as they were; keyed spans are kept; off keeps nothing.
+ * blocked time as they were; keyed spans are kept, with the key values
+ * and stopping thread their stop sent; off keeps nothing.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -383,6 +384,157 @@ static void keyed_spans(void **state)
 	agg__free(a);
 }
 
+/* kinfo() - an IPROF_REC_KINFO part @part (value @v) of span @id started
+ * by thread @tid, at @ts */
+static int kinfo(struct agg *a, uint32_t tid, uint32_t id, uint32_t part,
+		 uint64_t v, uint64_t ts)
+{
+	struct iprof_rec_key k = {
+		.type = IPROF_REC_KINFO,
+		.flags = (uint8_t)(part << IPROF_VAL_PAIR_SHIFT),
+		.size = sizeof(k), .timer = (uint32_t)v, .tid = tid,
+		.tgid = (uint32_t)(v >> 32), .ts = ts, .id = id,
+	};
+
+	return agg__push(a, &k, sizeof(k));
+}
+
+/* kstop_info() - span @id's stop at @ts as BPF sends it with --slowest:
+ * its key (dev 8, sector @sector), its stopping side (@by: tid | tgid <<
+ * 32, 0 in a hardirq), its comm "kworker/1" in a task, then the KSTOP */
+static void kstop_info(struct agg *a, uint32_t id, uint64_t sector,
+		       uint64_t by, uint64_t ts)
+{
+	char comm[16] = "kworker/1";
+	uint32_t cx = by ? IPROF_CTX_TASK : IPROF_CTX_HARDIRQ;
+	uint64_t c0, c1;
+
+	memcpy(&c0, comm, 8);
+	memcpy(&c1, comm + 8, 8);
+	assert_int_equal(kinfo(a, 5, id, IPROF_KI_KEY, 8, ts), 0);
+	assert_int_equal(kinfo(a, 5, id, IPROF_KI_KEY + 1, sector, ts), 0);
+	assert_int_equal(kinfo(a, 5, id, IPROF_KI_BY, by, ts), 0);
+	assert_int_equal(kinfo(a, 5, id, IPROF_KI_CTX, cx | 1ull << 32, ts),
+			 0);
+	if (by) {
+		assert_int_equal(kinfo(a, 5, id, IPROF_KI_COMM, c0, ts), 0);
+		assert_int_equal(kinfo(a, 5, id, IPROF_KI_COMM + 1, c1, ts), 0);
+	}
+	assert_int_equal(kpush(a, IPROF_REC_KSTOP, 5, id, ts), 0);
+}
+
+/*
+ * Keyed spans keep what their stop sent (IPROF_REC_KINFO): of 20 spans
+ * (key dev 8, sector 1000 + i), the 3 slowest are 3, 7 and 12 (5000,
+ * 4000, 3000 ns; the others 100 + i), each with its key values and the
+ * thread that stopped it (tid 600 + i, "kworker/1"): span 7's stop came
+ * before its start (held early with its parts), span 12 stopped in a
+ * hardirq; span 3's stop came after another span's parts (99): it shows
+ * none, never theirs.  The table and JSON name the key's fields.
+ */
+static void keyed_span_info(void **state)
+{
+	struct report_timer rt[2] = { { .name = "rq" },
+				      { .name = "bio", .key = "dev,sector" } };
+	const struct slow_call *got[3];
+	struct report r = { 0 };
+	struct json_object *j;
+	struct report_view v;
+	struct agg *a = agg__new(2), *m = agg__new(2);
+	const struct agg_node *n;
+	char *buf = NULL, *js;
+	uint64_t t, d;
+	size_t len = 0;
+	uint32_t i;
+	FILE *f;
+	int err;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(m);
+	assert_int_equal(agg__set_slowest(a, 3), 0);
+	assert_int_equal(rec_push_comm(a, 5, 5, "submit"), 0);
+	for (i = 0; i < 20; i++) {
+		t = 10000 * (i + 1);
+		d = i == 3 ? 5000 : i == 7 ? 4000 : i == 12 ? 3000 : 100 + i;
+		if (i == 7) /* merged ahead of its start */
+			kstop_info(a, i, 1000 + i, 607 | 600ull << 32, t + d);
+		assert_int_equal(kpush(a, IPROF_REC_KSTART, 5, i, t), 0);
+		if (i == 3)
+			assert_int_equal(kinfo(a, 5, 99, IPROF_KI_KEY, 1, t + d),
+					 0);
+		if (i == 3)
+			assert_int_equal(kpush(a, IPROF_REC_KSTOP, 5, i, t + d),
+					 0);
+		else if (i != 7)
+			kstop_info(a, i, 1000 + i,
+				   i == 12 ? 0 : (600 + i) | 600ull << 32,
+				   t + d);
+	}
+	n = agg__root(a)->child;
+	assert_non_null(n);
+	assert_int_equal(n->count, 20);
+	assert_int_equal(slow_sorted(n->slow, got), 3);
+	assert_int_equal(got[0]->span_id, 3);
+	assert_int_equal(got[0]->nkey, 0);
+	assert_int_equal(got[0]->has_stop, 0);
+	assert_int_equal(got[1]->span_id, 7);
+	assert_int_equal(got[1]->raw_ns, 4000);
+	assert_int_equal(got[1]->nkey, 2);
+	assert_int_equal(got[1]->key[0], 8);
+	assert_int_equal(got[1]->key[1], 1007);
+	assert_int_equal(got[1]->has_stop, 1);
+	assert_int_equal(got[1]->stop_tid, 607);
+	assert_int_equal(got[1]->stop_tgid, 600);
+	assert_int_equal(got[1]->stop_ctx, IPROF_CTX_TASK);
+	assert_int_equal(got[1]->stop_cpu, 1);
+	assert_string_equal(got[1]->stop_comm, "kworker/1");
+	assert_int_equal(got[1]->tid, 5);
+	assert_string_equal(got[1]->comm, "submit");
+	assert_int_equal(got[2]->span_id, 12);
+	assert_int_equal(got[2]->key[1], 1012);
+	assert_int_equal(got[2]->has_stop, 1);
+	assert_int_equal(got[2]->stop_tid, 0);
+	assert_int_equal(got[2]->stop_ctx, IPROF_CTX_HARDIRQ);
+	assert_string_equal(got[2]->stop_comm, "");
+	/* merged: the same */
+	assert_int_equal(agg__merge(m, a), 0);
+	assert_int_equal(slow_sorted(agg__root(m)->child->slow, got), 3);
+	assert_int_equal(got[1]->key[1], 1007);
+	assert_string_equal(got[1]->stop_comm, "kworker/1");
+	r.agg = a;
+	r.timers = rt;
+	assert_int_equal(report_view_init(&v, &r), 0);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_slowest_table(f, &r, &v);
+	assert_int_equal(fclose(f), 0);
+	report_view_free(&v);
+	assert_non_null(strstr(buf, "  span #7  at +70.0us  tid 5 (submit)"
+				    "  stopped by tid 607 (kworker/1)"
+				    "  key dev=8,sector=1007\n"));
+	assert_non_null(strstr(buf, "  span #12  at +120us  tid 5 (submit)"
+				    "  stopped in a hardirq (CPU 1)"
+				    "  key dev=8,sector=1012\n"));
+	assert_non_null(strstr(buf, "  span #3  at +30.0us  tid 5 (submit)\n"));
+	free(buf);
+	j = report_slowest_json(&r, n, &err);
+	assert_int_equal(err, 0);
+	js = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	assert_non_null(strstr(js, "\"span_id\":7,\"tid\":5,\"tgid\":5,"
+				   "\"key\":{\"dev\":8,\"sector\":1007},"
+				   "\"stop_tid\":607,\"stop_tgid\":600,"
+				   "\"stop_cpu\":1,\"stop_context\":\"task\","
+				   "\"stop_comm\":\"kworker\\/1\""));
+	assert_non_null(strstr(js, "\"stop_tid\":0,\"stop_tgid\":0,"
+				   "\"stop_cpu\":1,\"stop_context\":\"hardirq\","
+				   "\"stop_comm\":\"\""));
+	free(js);
+	json_object_put(j);
+	agg__free(a);
+	agg__free(m);
+}
+
 /* push_val() - an IPROF_REC_ARGS (pair @pair) or RETVAL of thread 7 */
 static int push_val(struct agg *a, uint8_t type, uint8_t pair, uint64_t ts,
 		    uint64_t v0, uint64_t v1)
@@ -644,6 +796,7 @@ int main(void)
 		cmocka_unit_test(kids_bounded),
 		cmocka_unit_test(rank_by_wall),
 		cmocka_unit_test(keyed_spans),
+		cmocka_unit_test(keyed_span_info),
 		cmocka_unit_test(args_and_ret),
 		cmocka_unit_test(named_args),
 		cmocka_unit_test(enum_args),

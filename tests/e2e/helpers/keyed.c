@@ -7,6 +7,12 @@
  *                            parent waits.  forks=N, longest_ns: the
  *                            longest fork()-to-waitpid() of them (each
  *                            child's fork-to-exec lies inside its own)
+ *   e2e-keyed forkslow N E MS  as forkexec, but every E-th child (index
+ *                            i with i % E == E - 1) sleeps MS ms before
+ *                            its exec: those fork-to-exec spans are the
+ *                            slow ones.  forks=N, pid: the forking
+ *                            process, slow=N / E, slow_pids: theirs,
+ *                            ascending, comma-separated
  *   e2e-keyed forkexit N MS  N times: fork, the child exits at once (no
  *                            exec), the parent waits; then it sleeps MS
  *                            ms.  forks=N
@@ -79,6 +85,38 @@ static int forkexec(int n)
 			longest = d;
 	}
 	printf("forks=%d\nlongest_ns=%llu\n", n, (unsigned long long)longest);
+	return 0;
+}
+
+static int forkslow(int n, int every, int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	int i, st, nslow = 0;
+	pid_t p;
+
+	printf("forks=%d\npid=%d\nslow_pids=", n, (int)getpid());
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		p = fork();
+		if (p < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (!p) {
+			if (i % every == every - 1)
+				nanosleep(&ts, NULL);
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		if (i % every == every - 1)
+			printf("%s%d", nslow++ ? "," : "", (int)p);
+		if (waitpid(p, &st, 0) != p || !WIFEXITED(st) ||
+		    WEXITSTATUS(st)) {
+			fprintf(stderr, "child %d failed\n", (int)p);
+			return 1;
+		}
+	}
+	printf("\nslow=%d\n", nslow);
 	return 0;
 }
 
@@ -215,11 +253,13 @@ int main(int argc, char **argv)
 		return forkexec(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "pingpong"))
 		return pingpong(atoi(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "forkslow") && atoi(argv[3]) > 0)
+		return forkslow(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "forkexit"))
 		return forkexit(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "odirect"))
 		return odirect(argv[2], atoi(argv[3]));
 	fprintf(stderr,
-		"usage: %s forkexec N | forkexit N MS | pingpong N | odirect DEV N\n", argv[0]);
+		"usage: %s forkexec N | forkslow N E MS | forkexit N MS | pingpong N | odirect DEV N\n", argv[0]);
 	return 2;
 }
