@@ -61,6 +61,22 @@ static char *resolve_strconds(const struct plan_shape *sh,
 	return NULL;
 }
 
+/* "argN is for function probes ..." for condition @c of tracepoint side
+ * @pt, with the fields it has */
+static char *tp_argn_error(const char *tracefs, const struct probe *pr,
+			   const struct probe_point *pt,
+			   const struct probe_cond *c)
+{
+	struct plan_tp_field_info fi;
+	char fields[512];
+
+	plan_tp_field(tracefs, pt->category, pt->event, NULL, &fi, fields,
+		      sizeof(fields));
+	return plan_perr(pr, c->col, "argN is for function probes; a tracepoint condition names a field of %s:%s (its fields: %s)",
+			 pt->category, pt->event,
+			 fields[0] ? fields : "none");
+}
+
 static char *resolve_conds(const struct plan_shape *sh,
 			   const struct plan_env *env, const char *func,
 			   const struct probe *pr, const struct probe_point *pt,
@@ -86,8 +102,7 @@ static char *resolve_conds(const struct plan_shape *sh,
 		}
 		if (c->arg >= 0) {
 			if (tracepoint)
-				return plan_perr(pr, c->col, "argN is for function probes; a tracepoint condition names a field of %s:%s",
-						 pt->category, pt->event);
+				return tp_argn_error(tracefs, pr, pt, c);
 			if (c->arg > 5)
 				return plan_perr(pr, c->col, "arg%d: only arg0..arg5 (passed in registers) can be tested",
 						 c->arg);
@@ -155,49 +170,95 @@ static char *resolve_conds(const struct plan_shape *sh,
 }
 
 /*
- * field_absent() - 1 if @field is no field of tracepoint @pt
- * (@tracepoint) or no argument that BTF names of kernel function @func
- * (NULL: a user function, whose arguments have no names): a typo in a
- * condition (its error lists the names there are).
+ * field_absent() - 1 if condition (or name) @c of side @pt names what its
+ * probe does not have (a typo: its error lists what there is): a field
+ * its tracepoint lacks, or an argN (a tracepoint names fields); an
+ * argument kernel function @func's BTF does not name (@func NULL: a user
+ * function, whose arguments have no names: a name is absent).  A USDT
+ * side's are checked against its probe's notes as it is attached
+ * (plan_usdt.c); a uretprobe side has no arguments to name.
  */
-static int field_absent(const struct plan_env *env, const char *func,
-			const struct probe_point *pt, int tracepoint,
-			const char *field)
+static int field_absent(const struct plan_env *env,
+			const struct plan_shape *sh, const char *func,
+			const struct probe_point *pt,
+			const struct probe_cond *c)
 {
 	struct plan_tp_field_info fi;
 	char names[512];
 	int idx, width, sgn;
 
-	if (!field || !field[0] || pt->usdt)
+	if (pt->usdt)
 		return 0;
-	if (tracepoint)
-		return plan_tp_field(env->tracefs, pt->category, pt->event,
-				     field, &fi, names, sizeof(names)) ==
-		       -ESRCH;
-	return env->arg && func &&
-	       env->arg(env->arg_ctx, func, field, &idx, &width, &sgn, names,
+	if (pt->uprobe)
+		return !pt->ret && c->arg < 0;
+	if (sh->tracepoints)
+		return c->arg >= 0 ||
+		       (c->field && plan_tp_field(env->tracefs, pt->category,
+						  pt->event, c->field, &fi,
+						  names, sizeof(names)) ==
+					    -ESRCH);
+	if (c->arg >= 0 || !c->field)
+		return 0;
+	if (!func)
+		return 1;
+	return env->arg &&
+	       env->arg(env->arg_ctx, func, c->field, &idx, &width, &sgn, names,
 			sizeof(names)) == -ESRCH;
 }
 
 /* cond_absent() - 1 if a condition of @pt names a field or argument that
  * is not there (field_absent()) */
-static int cond_absent(const struct plan_env *env, const char *func,
-		       const struct probe_point *pt, int tracepoint)
+static int cond_absent(const struct plan_env *env,
+		       const struct plan_shape *sh, const char *func,
+		       const struct probe_point *pt)
 {
 	for (int i = 0; i < pt->ncond; i++)
-		if (pt->cond[i].arg < 0 &&
-		    field_absent(env, func, pt, tracepoint, pt->cond[i].field))
+		if (field_absent(env, sh, func, pt, &pt->cond[i]))
 			return 1;
 	return 0;
 }
 
-/* name_absent() - 1 if a named timer's `name FIELD` is not there */
-static int name_absent(const struct plan_env *env, const char *func,
-		       const struct probe *pr, int tracepoint)
+/* src_absent() - 1 if the name @pr's side @pt reads (@c, and @c2 for a
+ * second str() part) is not there */
+static int src_absent(const struct plan_env *env, const struct plan_shape *sh,
+		      const char *func, const struct probe *pr,
+		      const struct probe_point *pt, const struct probe_cond *c,
+		      const struct probe_cond *c2)
 {
-	return pr->name_src.arg < 0 &&
-	       field_absent(env, func, &pr->start, tracepoint,
-			    pr->name_src.field);
+	return field_absent(env, sh, func, pt, c) ||
+	       (pr->name_parts > 1 && field_absent(env, sh, func, pt, c2));
+}
+
+/*
+ * timer_absent() - 1 if any clause of @pr (shape @sh; @func: a kernel
+ * function's name, NULL for a user function or a span) names a field or
+ * argument its side does not have: a start's or stop's condition, an
+ * alternative stop's, name's, stop's (each stop's); a key's field is the
+ * span shape's to say (plan_span.c).
+ */
+static int timer_absent(const struct plan_env *env,
+			const struct plan_shape *sh, const char *func,
+			const struct probe *pr)
+{
+	int i;
+
+	if (cond_absent(env, sh, func, &pr->start) ||
+	    (pr->named && src_absent(env, sh, func, pr, &pr->start,
+				     &pr->name_src, &pr->name_src2)))
+		return 1;
+	if (!sh->tracepoints)
+		return 0;
+	if (cond_absent(env, sh, func, &pr->stop) ||
+	    (pr->stop_named && src_absent(env, sh, func, pr, &pr->stop,
+					  &pr->stop_src, &pr->stop_src2)))
+		return 1;
+	for (i = 0; i < pr->nalt; i++)
+		if (cond_absent(env, sh, func, &pr->alt[i]) ||
+		    (pr->stop_named &&
+		     src_absent(env, sh, func, pr, &pr->alt[i], &pr->stop_src,
+				&pr->stop_src2)))
+			return 1;
+	return 0;
 }
 
 /*
@@ -388,11 +449,8 @@ int plan_actions(struct plan *p, const struct plan_shape *sh,
 		t->error = msg;
 		/* a field or argument that is not there: a typo, as a
 		 * function that is not (plan_timer.missing) */
-		const char *kf = sh->user ? NULL : t->func;
-
-		t->missing = cond_absent(env, kf, &pr->start, tp) ||
-			     (pr->named && name_absent(env, kf, pr, tp)) ||
-			     (tp && cond_absent(env, kf, &pr->stop, 1));
+		t->missing = timer_absent(env, sh, sh->user ? NULL : t->func,
+					  pr);
 		/* the actions stay, unused: no attachment refers to them */
 		return 0;
 	}

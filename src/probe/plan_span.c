@@ -132,6 +132,38 @@ static char *resolve_key_side(const char *tracefs, const struct probe *pr,
 		    pt->event, strerror(-err));
 }
 
+/* is @name a field of tracepoint side @pt, or a pseudo-field (a key may
+ * name it)?  0 only where tracefs says the event has no such field */
+static int key_field_there(const char *tracefs, const struct probe_point *pt,
+			   const char *name)
+{
+	struct plan_tp_field_info fi;
+	char fields[512];
+	size_t i;
+
+	if (plan_tp_field(tracefs, pt->category, pt->event, name, &fi, fields,
+			  sizeof(fields)) != -ESRCH)
+		return 1;
+	for (i = 0; i < sizeof(key_pseudo) / sizeof(key_pseudo[0]); i++)
+		if (!strcmp(name, key_pseudo[i].name))
+			return 1;
+	return 0;
+}
+
+/* 1 if a key field of span @pr names a field its side's tracepoint does
+ * not have, nor a pseudo-field (pid, tid, cpu): a typo, as a field of a
+ * condition (plan_timer.missing) */
+static int key_absent(const char *tracefs, const struct probe *pr)
+{
+	int i;
+
+	for (i = 0; i < pr->nkey; i++)
+		if (!key_field_there(tracefs, &pr->start, pr->key[i].start) ||
+		    !key_field_there(tracefs, &pr->stop, pr->key[i].stop))
+			return 1;
+	return 0;
+}
+
 /*
  * The key of keyed span @pr into its start action @a and stop action @b
  * (nkey, key[]): each field from its side's tracepoint or a
@@ -197,7 +229,7 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 {
 	const struct probe_point *side = NULL;
 	char *msg;
-	int i;
+	int i, err;
 
 	(void)ks;
 	msg = NULL;
@@ -222,7 +254,11 @@ static int span_plan(struct plan *p, const struct probe *pr, uint32_t id,
 		p->timers[id].missing = side && tp_absent(env->tracefs, side);
 		return 0;
 	}
-	return plan_actions(p, &plan_span_shape, pr, id, env, NULL);
+	err = plan_actions(p, &plan_span_shape, pr, id, env, NULL);
+	if (!err && p->timers[id].error && !p->timers[id].missing &&
+	    pr->nkey)
+		p->timers[id].missing = key_absent(env->tracefs, pr);
+	return err;
 }
 
 /* action @action of timer @id on side @pt: its tracepoint or USDT probe */

@@ -57,13 +57,15 @@ static char *arg_cond(const struct probe *pr, const struct probe_cond *c,
 char *plan_usdt_cond(const struct probe *pr, const struct probe_point *pt,
 		     const struct probe_cond *c, struct iprof_cond *k)
 {
-	if (c->arg < 0)
-		return plan_perr(pr, c->col, "'%s': conditions on a USDT probe (%s) name its arguments as argN (arg0 is the first)",
-				 c->field, pt->event);
-	if (c->arg >= USDT_MAX_ARGS)
-		return plan_perr(pr, c->col, "arg%d: a USDT probe has at most %d arguments (arg0..arg%d)",
-				 c->arg, USDT_MAX_ARGS, USDT_MAX_ARGS - 1);
-	return arg_cond(pr, c, k);
+	(void)pt;
+	if (c->arg >= 0 && c->arg < USDT_MAX_ARGS)
+		return arg_cond(pr, c, k);
+	/* a name, or an argN past any probe's: its probe's notes say
+	 * which it has as it is attached (check_args()) */
+	k->src = IPROF_SRC_ARG;
+	k->size = 8;
+	k->is_signed = 1;
+	return NULL;
 }
 
 /* "span S: PATH has no USDT probe P:N (its probes: ...); did you mean
@@ -88,44 +90,65 @@ static char *missing(const struct probe *pr, const struct probe_point *pt,
 			 pt->category ? ":" : "", pt->event, list, hint);
 }
 
-/* the conditions of @pt name arguments its probe @u has: NULL or the
- * error */
+/* does @c name an argument USDT probe @u does not pass: an argN past its
+ * arguments (or past what bpf_usdt_arg() reads), or a name (its
+ * arguments have none)? */
+static int arg_absent(const struct probe_cond *c, const struct usdt_note *u)
+{
+	return c->arg < 0 || c->arg >= u->nargs || c->arg >= USDT_MAX_ARGS;
+}
+
+/* "@pre argN: USDT probe P:N has K arguments (SPECS)" for clause @c of
+ * @pr (argN inside str() where @str), or "'FIELD'" for a name, with how
+ * its arguments are named */
+static char *arg_error(const struct probe *pr, const struct probe_cond *c,
+		       const struct usdt_note *u, const char *pre, int str)
+{
+	char what[160];
+
+	if (c->arg >= 0)
+		snprintf(what, sizeof(what), "%s%sarg%d%s", pre,
+			 str ? "str(" : "", c->arg, str ? ")" : "");
+	else
+		snprintf(what, sizeof(what), "%s%s'%s'%s", pre,
+			 str ? "str(" : "", c->field ? c->field : "",
+			 str ? ")" : "");
+	if (c->arg < 0 && u->nargs == 1)
+		return plan_perr(pr, c->col, "%s: USDT probe %s:%s has 1 argument (%s), named arg0",
+				 what, u->provider, u->name, u->args);
+	if (c->arg < 0 && u->nargs)
+		return plan_perr(pr, c->col, "%s: USDT probe %s:%s has %d arguments (%s), named arg0..arg%d",
+				 what, u->provider, u->name, u->nargs, u->args,
+				 u->nargs - 1);
+	return plan_perr(pr, c->col, "%s: USDT probe %s:%s has %d argument%s (%s)",
+			 what, u->provider, u->name, u->nargs,
+			 u->nargs == 1 ? "" : "s", u->nargs ? u->args : "none");
+}
+
+/* the conditions of @pt name arguments its probe @u has, and so do the
+ * name its start reads and each stop's: NULL or the error */
 static char *check_args(const struct probe *pr, const struct probe_point *pt,
 			const struct usdt_note *u)
 {
+	const struct probe_cond *c;
 	int i;
 
 	for (i = 0; i < pt->ncond; i++)
-		if (pt->cond[i].arg >= u->nargs)
-			return plan_perr(pr, pt->cond[i].col, "arg%d: USDT probe %s:%s has %d argument%s (%s)",
-					 pt->cond[i].arg, u->provider, u->name,
-					 u->nargs, u->nargs == 1 ? "" : "s",
-					 u->nargs ? u->args : "none");
+		if (arg_absent(&pt->cond[i], u))
+			return arg_error(pr, &pt->cond[i], u, "", 0);
+	if (pt == &pr->start && pr->named && arg_absent(&pr->name_src, u))
+		return arg_error(pr, &pr->name_src, u, "name ",
+				 pr->name_parts != 0);
 	if (pt == &pr->start && pr->name_parts > 1 &&
-	    pr->name_src2.arg >= u->nargs)
-		return plan_perr(pr, pr->name_src2.col, "name str(arg%d): USDT probe %s:%s has %d argument%s (%s)",
-				 pr->name_src2.arg, u->provider, u->name,
-				 u->nargs, u->nargs == 1 ? "" : "s",
-				 u->nargs ? u->args : "none");
-	if (pt != &pr->start && pr->stop_named &&
-	    (pr->stop_src.arg >= u->nargs ||
-	     (pr->name_parts > 1 && pr->stop_src2.arg >= u->nargs))) {
-		const struct probe_cond *c = pr->stop_src.arg >= u->nargs ?
-						     &pr->stop_src :
-						     &pr->stop_src2;
-
-		return plan_perr(pr, c->col, "stop %sarg%d%s: USDT probe %s:%s has %d argument%s (%s)",
-				 pr->name_parts ? "str(" : "", c->arg,
-				 pr->name_parts ? ")" : "", u->provider,
-				 u->name, u->nargs, u->nargs == 1 ? "" : "s",
-				 u->nargs ? u->args : "none");
-	}
-	if (pt == &pr->start && pr->named && pr->name_src.arg >= u->nargs)
-		return plan_perr(pr, pr->name_src.col, "name arg%d: USDT probe %s:%s has %d argument%s (%s)",
-				 pr->name_src.arg, u->provider, u->name,
-				 u->nargs, u->nargs == 1 ? "" : "s",
-				 u->nargs ? u->args : "none");
-	return NULL;
+	    arg_absent(&pr->name_src2, u))
+		return arg_error(pr, &pr->name_src2, u, "name ", 1);
+	if (pt == &pr->start || !pr->stop_named)
+		return NULL;
+	c = arg_absent(&pr->stop_src, u) ? &pr->stop_src :
+	    pr->name_parts > 1 && arg_absent(&pr->stop_src2, u) ?
+					   &pr->stop_src2 :
+					   NULL;
+	return c ? arg_error(pr, c, u, "stop ", pr->name_parts != 0) : NULL;
 }
 
 int plan_usdt_att(struct plan *p, const struct probe *pr, uint32_t id,
@@ -149,8 +172,12 @@ int plan_usdt_att(struct plan *p, const struct probe *pr, uint32_t id,
 		i = usdt_find(v, n, pt->category, pt->event, &nprov);
 	if (!ret && (i < 0 || (!pt->category && nprov > 1)))
 		msg = missing(pr, pt, path, v, n, nprov);
-	else if (!ret)
+	else if (!ret) {
 		msg = check_args(pr, pt, &v[i]);
+		/* an argument the probe does not pass: a typo, as a field
+		 * a tracepoint lacks (plan_timer.missing) */
+		p->timers[id].missing = msg != NULL;
+	}
 	ret = 0;
 	if (msg || (!msg && i < 0)) {
 		p->timers[id].error = msg ? msg : plan_asprintf("out of memory");

@@ -228,6 +228,20 @@ if [ "$(id -u)" = 0 ]; then
 	check "no --rb-size: no rb_size line" "$(grep -c '^# rb_size' "$TMP/rb.seed")" 0
 fi
 
+# typo_case WHAT LINE FIRST: LINE beside a good probe is a typo: exit 2,
+# the command not run, no report, FIRST the first line of stderr, the
+# last one the count
+typo_case() {
+	rm -f "$TMP/ran"
+	"$IPROF" -e "uprobe:$W:outer" -e "$2" -- touch "$TMP/ran" >"$TMP/out" 2>"$TMP/err"
+	check "$1: exit" "$?" 2
+	check "$1: the command never ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" no
+	check "$1: no report" "$(cat "$TMP/out")" ""
+	check "$1: stderr" "$(head -1 "$TMP/err")" "$3"
+	check "$1: counted" "$(tail -1 "$TMP/err")" \
+		"iprof: 1 probe names what does not exist: nothing attached, the command not run (--keep-going traces the others)"
+}
+
 # A probe naming a function that does not exist beside a good one: an
 # error before anything is attached or the command started (exit 2, the
 # typo named on stderr with FILE:LINE:COL and "did you mean"; issue 43:
@@ -320,6 +334,50 @@ iprof: 1 probe names what does not exist: nothing attached, the command not run 
 		-- touch "$TMP/ran" >/dev/null 2>&1
 	check "a condition field that exists: exit" "$?" 0
 	check "a condition field that exists: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	# the same for every clause on every side (issue 46): a stop's
+	# name, a second stop's condition, a key's stop field, an argN on a
+	# tracepoint, an argument a USDT probe does not pass (start, stop,
+	# second stop, the stop's name) or a name for one, a name for a user
+	# function's argument: each a typo, exit 2 before anything is
+	# attached or the command started, its fields or arguments listed
+	U=$BUILD/usdt-workload
+	RD="span r = tracepoint:syscalls:sys_enter_read -> tracepoint:syscalls:sys_exit_read"
+	RQ="span q = usdt:$U:req__start -> usdt:$U:req__done"
+	RET="(its fields: __syscall_nr, ret)"
+	typo_case "stop's name typo" "$RD name fd stop rett" \
+		"iprof: -e:2:$((${#RD} + 15)): tracepoint syscalls:sys_exit_read has no field 'rett' $RET"
+	typo_case "second stop's condition typo" "$RD | tracepoint:syscalls:sys_exit_write if rett == 3" \
+		"iprof: -e:2:$((${#RD} + 42)): tracepoint syscalls:sys_exit_write has no field 'rett' $RET"
+	typo_case "key's stop field typo" "$RD key fd=fdd" \
+		"iprof: -e:2:$((${#RD} + 9)): span r: key fd: tracepoint syscalls:sys_exit_read has no field 'fdd' (its fields: __syscall_nr, ret; pseudo-fields: pid, tid, cpu)"
+	typo_case "argN on a tracepoint stop" "$RD if arg0 == 3" \
+		"iprof: -e:2:$((${#RD} + 5)): argN is for function probes; a tracepoint condition names a field of syscalls:sys_exit_read $RET"
+	typo_case "USDT argument past the start's" "span q = usdt:$U:req__start if arg2 == 1 -> usdt:$U:req__done" \
+		"iprof: -e:2:$((${#U} + 30)): arg2: USDT probe iprofw:req__start has 2 arguments (8@%rbx -8@%rbp)"
+	typo_case "USDT argument past the stop's" "$RQ if arg1 == 1" \
+		"iprof: -e:2:$((${#RQ} + 5)): arg1: USDT probe iprofw:req__done has 1 argument (8@%rbx)"
+	typo_case "USDT argument past a second stop's" "$RQ | usdt:$U:guarded if arg1 == 1" \
+		"iprof: -e:2:$((${#RQ} + ${#U} + 21)): arg1: USDT probe iprofw:guarded has 1 argument (8@%rbx)"
+	typo_case "USDT stop's name past its arguments" "$RQ name arg0 stop arg1" \
+		"iprof: -e:2:$((${#RQ} + 17)): stop arg1: USDT probe iprofw:req__done has 1 argument (8@%rbx)"
+	typo_case "USDT argument by a name, stop side" "$RQ if id == 1" \
+		"iprof: -e:2:$((${#RQ} + 5)): 'id': USDT probe iprofw:req__done has 1 argument (8@%rbx), named arg0"
+	typo_case "USDT argument by a name, start's name" "$RQ name id" \
+		"iprof: -e:2:$((${#RQ} + 7)): name 'id': USDT probe iprofw:req__start has 2 arguments (8@%rbx -8@%rbp), named arg0..arg1"
+	typo_case "user function argument by a name, stop side" \
+		"span u = uprobe:$W:outer -> uprobe:$W:recurse if n == 1" \
+		"iprof: -e:2:$((2 * ${#W} + 46)): 'n': conditions on a uprobe side (recurse) name its arguments as argN (arg0 is the first)"
+	# what is there is no typo; --keep-going traces the others
+	rm -f "$TMP/ran"
+	"$IPROF" -q -e "uprobe:$W:outer" -e "$RQ if arg0 == 1 name arg0 stop arg0" \
+		-- touch "$TMP/ran" >/dev/null 2>&1
+	check "USDT arguments that exist: exit" "$?" 0
+	check "USDT arguments that exist: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
+	rm -f "$TMP/ran"
+	"$IPROF" -q --keep-going -e "uprobe:$W:outer" -e "$RQ if arg1 == 1" -e "$RD name fd stop rett" \
+		-- touch "$TMP/ran" >/dev/null 2>&1
+	check "stop-side typos, --keep-going: exit" "$?" 3
+	check "stop-side typos, --keep-going: the command ran" "$([ -e "$TMP/ran" ] && echo ran || echo no)" ran
 	"$IPROF" -q --keep-going -e "uprobe:$W:outer" -e "func:vfs_raed" \
 		-e "span t = tracepoint:sched:sched_swtch -> tracepoint:sched:sched_switch" -- touch "$TMP/ran" >/dev/null 2>&1
 	check "kernel typos, --keep-going: exit" "$?" 3

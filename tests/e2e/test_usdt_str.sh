@@ -123,7 +123,7 @@ check "table: names not read" \
 "$IPROF" -q -e "span x = usdt:$W:req__start -> usdt:$W:req__done name str(arg2)" -- "$W" --calls 1 >/dev/null 2>"$TMP/bad"
 check "str(arg2): exit status" "$?" 2
 cat "$TMP/bad"
-check "str(arg2): message" "$(grep -c -- "-e:1:$((2 * ${#W} + 55)): name arg2: USDT probe iprofs:req__start has 2 arguments" "$TMP/bad")" 1
+check "str(arg2): message" "$(grep -c -- "-e:1:$((2 * ${#W} + 55)): name str(arg2): USDT probe iprofs:req__start has 2 arguments" "$TMP/bad")" 1
 "$IPROF" -q -e "span x = usdt:$W:fn__entry -> usdt:$W:fn__return name str(arg0):str(arg3)" -- "$W" --calls 1 >/dev/null 2>"$TMP/bad"
 check "str(arg3) second: exit status" "$?" 2
 cat "$TMP/bad"

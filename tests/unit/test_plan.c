@@ -1428,6 +1428,63 @@ static void stop_name(void **state)
 	probe_list_free(&pl);
 }
 
+/* A field or argument a side does not have, in any clause of a line, on
+ * either side: its timer is missing (plan_timer.missing: iprof stops with
+ * exit 2 before attaching, as for a function typo), not only refused;
+ * what is there but refused (a VALUE out of range) is not (issue 46) */
+static void absent_fields(void **state)
+{
+	static const char *const l[] = {
+		"span a = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl name fd stop rett",
+		"span b = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl | tp:syscalls:sys_exit_write if rett == 0",
+		"span c = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl | tp:sched:sched_switch name fd stop ret",
+		"span d = tp:syscalls:sys_enter_openat -> tp:syscalls:sys_exit_ioctl name str(filename):str(fname)",
+		"span e = tp:block:block_rq_issue -> tp:block:block_rq_complete key dev=devv",
+		"span f = tp:block:block_rq_issue -> tp:block:block_rq_complete key devv",
+		"span g = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl if arg0 == 1",
+		"uprobe:SELF:plan_test_target if fd == 1",
+		"span h = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl if ret:u8 == 256",
+		"span i = tp:block:block_rq_issue -> tp:block:block_rq_complete key dev,pid=tid",
+		"span j = tp:syscalls:sys_enter_close -> tp:syscalls:sys_exit_ioctl name fd stop ret",
+	};
+	struct probe_list pl;
+	struct plan p;
+	int i;
+
+	(void)state;
+	build(&pl, &p, l, sizeof(l) / sizeof(l[0]));
+	assert_int_equal(p.ntimers, 11);
+	for (i = 0; i < 8; i++) {
+		assert_non_null(p.timers[i].error);
+		assert_int_equal(p.timers[i].missing, 1);
+	}
+	assert_string_equal(p.timers[0].error,
+			    "t.conf:1:81: tracepoint syscalls:sys_exit_ioctl has no field 'rett' (its fields: __syscall_nr, ret)");
+	assert_string_equal(p.timers[1].error,
+			    "t.conf:2:100: tracepoint syscalls:sys_exit_write has no field 'rett' (its fields: __syscall_nr, ret)");
+	/* the first stop has ret, the second not */
+	assert_non_null(strstr(p.timers[2].error,
+			       "t.conf:3:105: tracepoint sched:sched_switch has no field 'ret' (its fields: prev_comm, prev_pid,"));
+	assert_non_null(strstr(p.timers[3].error,
+			       "tracepoint syscalls:sys_enter_openat has no field 'fname'"));
+	assert_non_null(strstr(p.timers[4].error,
+			       "span e: key dev: tracepoint block:block_rq_complete has no field 'devv'"));
+	assert_non_null(strstr(p.timers[5].error,
+			       "span f: key devv: tracepoint block:block_rq_issue has no field 'devv'"));
+	assert_string_equal(p.timers[6].error,
+			    "t.conf:7:71: argN is for function probes; a tracepoint condition names a field of syscalls:sys_exit_ioctl (its fields: __syscall_nr, ret)");
+	assert_non_null(strstr(p.timers[7].error,
+			       "'fd': conditions on user functions name arguments as argN"));
+	/* refused, but every field there: not a typo of a name */
+	assert_non_null(p.timers[8].error);
+	assert_int_equal(p.timers[8].missing, 0);
+	/* a pseudo-field in a key; a stop's name that is there */
+	assert_null(p.timers[9].error);
+	assert_null(p.timers[10].error);
+	plan_free(&p);
+	probe_list_free(&pl);
+}
+
 /* Tracepoint conditions: read with the C type's width and signedness. */
 static void tp_cond_widths(void **state)
 {
@@ -2279,6 +2336,7 @@ int main(void)
 		cmocka_unit_test(per_probe_errors),
 		cmocka_unit_test(tp_cond_widths),
 		cmocka_unit_test(stop_name),
+		cmocka_unit_test(absent_fields),
 		cmocka_unit_test(arg_cond_widths),
 		cmocka_unit_test(uprobe_resolved),
 		cmocka_unit_test(uprobe_relative),
