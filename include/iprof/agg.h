@@ -257,6 +257,13 @@ struct agg_stats {
 	 * (`name str(ARG)` of NULL, an unmapped address or a page not in
 	 * memory): the calls named "(fault)" */
 	uint64_t name_faults;
+	/* text names (IPROF_REC_NAMESTR) of one timer whose 64-bit hash
+	 * (FNV-1a) another text of it has: each its own node (names are
+	 * kept by their text), but BPF keys a name by its hash (a stop that
+	 * names its call, `stop ARG`, may close the other's frame); each
+	 * such text counted once, as it is first seen.  agg__merge() counts
+	 * them as it adds names, not from its source's count */
+	uint64_t name_collisions;
 };
 
 struct agg;
@@ -385,6 +392,18 @@ const char *agg__split_name(const struct agg *a, uint32_t timer, char *buf,
  */
 int agg__name_of(const struct agg *a, uint32_t id, uint32_t *timer,
 		 uint64_t *value);
+
+/*
+ * agg__name_intern_hashed() - the id (AGG_NAME_TIMER) of timer @timer's
+ * name of the @len bytes of @text (any bytes; copied, owned by @a), whose
+ * 64-bit hash is @value (the text's FNV-1a as records name it; a test may
+ * give two texts one hash): found by its text, whatever its hash, else
+ * added, and counted in agg_stats.name_collisions where another text of
+ * @timer has @value.  AGG_OTHER_TIMER for a new name when @a holds
+ * --max-paths names, AGG_ROOT_TIMER when out of memory.
+ */
+uint32_t agg__name_intern_hashed(struct agg *a, uint32_t timer,
+				 const char *text, uint32_t len, uint64_t value);
 
 /*
  * agg__name_text() - the timer and text of a named node's id whose name is

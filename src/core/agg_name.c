@@ -116,15 +116,11 @@ static uint64_t fnv1a64(const char *p, uint32_t len)
 	return h;
 }
 
-/*
- * agg_name_intern_text() - the node timer id of @timer named by the @len
- * bytes of @text (copied), as agg_name_intern() for an integer.
- */
-uint32_t agg_name_intern_text(struct agg *a, uint32_t timer, const char *text,
-			      uint32_t len)
+uint32_t agg__name_intern_hashed(struct agg *a, uint32_t timer,
+				 const char *text, uint32_t len, uint64_t value)
 {
-	uint64_t value = fnv1a64(text, len);
-	uint32_t j, k;
+	uint32_t j, k, id;
+	int clash = 0;
 
 	if (a->name_bits) {
 		j = name_hash(timer, value, a->name_bits);
@@ -132,12 +128,29 @@ uint32_t agg_name_intern_text(struct agg *a, uint32_t timer, const char *text,
 		     j = (j + 1) & ((1u << a->name_bits) - 1)) {
 			const struct agg_name *n = &a->names[k - 1];
 
-			if (n->timer == timer && n->value == value && n->text &&
-			    n->tlen == len && !memcmp(n->text, text, len))
+			if (n->timer != timer || n->value != value || !n->text)
+				continue;
+			if (n->tlen == len && !memcmp(n->text, text, len))
 				return AGG_NAME_TIMER(k - 1);
+			clash = 1; /* another text of this hash */
 		}
 	}
-	return name_add(a, timer, value, text, len);
+	id = name_add(a, timer, value, text, len);
+	if (clash && AGG_TIMER_IS_NAME(id))
+		a->stats.name_collisions++;
+	return id;
+}
+
+/*
+ * agg_name_intern_text() - the node timer id of @timer named by the @len
+ * bytes of @text (copied), as agg_name_intern() for an integer: by its
+ * text, its hash (FNV-1a, as BPF keys it) only where it is looked for.
+ */
+uint32_t agg_name_intern_text(struct agg *a, uint32_t timer, const char *text,
+			      uint32_t len)
+{
+	return agg__name_intern_hashed(a, timer, text, len,
+				       fnv1a64(text, len));
 }
 
 /*

@@ -418,6 +418,8 @@ static void add_counters(struct jb *b, json_object *root,
 			add_u64(b, o, "name_mismatches", st->name_mismatch);
 		if (st->name_faults)
 			add_u64(b, o, "name_faults", st->name_faults);
+		if (st->name_collisions)
+			add_u64(b, o, "name_collisions", st->name_collisions);
 	}
 
 	for (k = 0; k < v->n; k++) {

@@ -1021,12 +1021,24 @@ static void summary_stops(FILE *f, const struct report *r, int seed)
 	}
 }
 
+/* summary_collisions() - how many text names share their 64-bit hash with
+ * another of their timer (@n: agg_stats.name_collisions), where any do */
+static void summary_collisions(FILE *f, uint64_t n, int seed)
+{
+	if (n && seed)
+		fprintf(f, "# name collisions: count=%" PRIu64 "\n", n);
+	else if (n)
+		fprintf(f, "names that share a hash: %" PRIu64 " name%s of a timer whose 64-bit hash another of its names has: each its own row here, but a stop that names its call (stop ARG) may have closed the other's frame\n",
+			n, n == 1 ? "" : "s");
+}
+
 /*
  * summary_namemiss() - a line per path whose frames a stop that names its
  * call found named otherwise, pairing with nothing (`name ARG stop
  * ARG2`): "name mismatch: PATH: N stops of another name, not paired (the
  * frame stays open)"; SUMMARY_PATHS of them, then the rest in one line;
- * then how many calls `name str(ARG)` named "(fault)"
+ * then how many calls `name str(ARG)` named "(fault)", and how many
+ * names share their hash with another (summary_collisions())
  */
 static int summary_namemiss(FILE *f, const struct report *r, int seed)
 {
@@ -1067,6 +1079,7 @@ static int summary_namemiss(FILE *f, const struct report *r, int seed)
 		fprintf(f, "names not read: %" PRIu64 " call%s named (fault): str() of an address that could not be read (NULL, not mapped, or a page not in memory)\n",
 			agg__stats(r->agg)->name_faults,
 			agg__stats(r->agg)->name_faults == 1 ? "" : "s");
+	summary_collisions(f, agg__stats(r->agg)->name_collisions, seed);
 	return 0;
 }
 
