@@ -239,7 +239,7 @@ typo_case() {
 	check "$1: no report" "$(cat "$TMP/out")" ""
 	# a USDT probe's argument specs are the compiler's (gcc: 8@%rbx,
 	# clang's sanitizer build: 8@88(%rsp)): said as "(SPECS)" here
-	check "$1: stderr" "$(head -1 "$TMP/err" | sed -E 's/(has [0-9]+ arguments? )\([^)]*\)/\1(SPECS)/')" "$3"
+	check "$1: stderr" "$(head -1 "$TMP/err" | sed -E 's/(has [0-9]+ arguments? )\(([^()]|\([^()]*\))*\)/\1(SPECS)/')" "$3"
 	check "$1: counted" "$(tail -1 "$TMP/err")" \
 		"iprof: 1 probe names what does not exist: nothing attached, the command not run (--keep-going traces the others)"
 }
