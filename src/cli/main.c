@@ -509,6 +509,8 @@ int main(int argc, char **argv)
 	/* getopt_long(3) names the program by argv[0]: "iprof", not the
 	 * path it was run by (nothing else reads argv[0]) */
 	argv[0] = (char *)"iprof";
+	/* before anything opens one: the command gets these alone */
+	target_note_inherited();
 	klog_set_sink(kernel_says);
 	/* the bash completion's questions (src/cli/complete.h) */
 	if (argc > 1 && complete_asks(argv[1]))

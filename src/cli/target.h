@@ -12,6 +12,13 @@
 #include "kernel/loader.h"
 #include "cli/opts.h"
 
+/*
+ * target_note_inherited() - which descriptors from 3 up iprof was started
+ * with (read from /proc/self/fd; call first, in one thread): the command
+ * gets those and no other (target_spawn_gated()).
+ */
+void target_note_inherited(void);
+
 /* target_spawn_gated() - fork COMMAND held until SIGUSR1 (its stdout on
  * iprof's stderr with @stdout_to_stderr); -1 on error. */
 pid_t target_spawn_gated(char **cmd, int *exec_r, int stdout_to_stderr);
