@@ -44,11 +44,15 @@ check "report of the recording: run" "$(jq -c '.run | [.exit_status, .signal]' "
 # close-on-exec (a newcomer's `-- sh -c 'echo x >&3'` wrote into iprof's
 # stderr, and zstd's fds were numbered one higher than under strace).
 # The same shell's fds untraced, from the same parent, are the truth.
-lsfd='ls /proc/$$/fd | sort -n | tr "\n" " "'
-own=$(sh -c "$lsfd")
+# Listed by the shell's own glob, sorted outside it: a pipeline in the
+# listing shell opens and closes its pipes while ls reads (a race that
+# once showed an fd 4 in one run and not in the other).
+lsfd='for f in /proc/$$/fd/*; do echo "${f##*/}"; done'
+sorted() { sort -n | tr '\n' ' '; }
+own=$(sh -c "$lsfd" | sorted)
 for m in "" "-f json" "-f chrome -o $TMP/fd.ctf" "-f folded -o $TMP/fd.folded" "record -o $TMP/fd.rec" "--interval 1s -o $TMP/fd.txt"; do
 	# shellcheck disable=SC2086
-	got=$("$IPROF" $m -q -e "$E" -- sh -c "$lsfd" 2>/dev/null)
+	got=$("$IPROF" $m -q -e "$E" -- sh -c "$lsfd" 2>/dev/null | sorted)
 	check "the command's fds with '${m:-the report on stderr}'" "$got" "$own"
 done
 finish
