@@ -30,17 +30,34 @@
  * then the multiarch and default directories; /etc/ld.so.cache is not
  * read: a library found only there is missed), at most UNWIND_MAX_FILES.
  * Evidence, in .dynsym or .symtab: a file that defines or imports
- * __cxa_throw, __cxa_rethrow, _Unwind_RaiseException, _Unwind_Resume,
- * _Unwind_ForcedUnwind (C++, Rust, any unwinder), rust_eh_personality or
- * __rust_start_panic (Rust), runtime.morestack or runtime.gopanic (Go);
- * a file that imports (not defines: libc does) swapcontext or setcontext.
- * No evidence: pthread_exit, pthread_cancel (above).  Only said: an import of
+ * rust_eh_personality or __rust_start_panic (Rust), runtime.morestack or
+ * runtime.gopanic (Go); a file that imports (not defines: libc does)
+ * swapcontext or setcontext; and an unwind that can cross a function of
+ * @files[0] on its way to what stops it above: a catch (a file that
+ * defines or imports __cxa_begin_catch, the Itanium C++ ABI's 2.5.3)
+ * beside a thrower (anywhere: __cxa_throw, __cxa_rethrow,
+ * _Unwind_RaiseException defined or imported), or a cleanup (a file that
+ * imports _Unwind_Resume) beside a forced unwind (anywhere: an import of
+ * _Unwind_ForcedUnwind, pthread_exit, pthread_cancel); the catch or the
+ * cleanup only in a file whose code can be above @files[0]'s: @files[0]
+ * itself, a file one of whose .dynsym imports @files[0] exports, or one
+ * that exports what @files[0] imports (by name).  Without a catch above
+ * it, an exception ends the program through the trampoline or not
+ * (std::terminate), and a cleanup runs only under a found handler or a
+ * forced unwind.  Not seen: a catch two libraries away that an
+ * intermediate library hands @files[0]'s callback to.  A static
+ * @files[0] (no .dynsym) keeps the whole list: a file that defines or
+ * imports __cxa_throw, __cxa_rethrow, _Unwind_RaiseException,
+ * _Unwind_Resume, _Unwind_ForcedUnwind or a Rust or Go runtime's symbol.
+ * Only said: an import of
  * longjmp, _longjmp, siglongjmp or __longjmp_chk (the frames skipped
  * close as unwound), of dlopen or dlmopen (what it loads later is not in
  * @files: unwind_runtime() judges it once mapped).
  *
- * Returns 1 (it can: @why, @len bytes, names the file and the symbol),
- * 0 (it cannot: @why says how many files were read, and with "longjmp-
+ * Returns 1 (it can: @why, @len bytes, names the file and the symbol,
+ * or the two files and symbols of a pair), 0 (it cannot: @why says how
+ * many files were read, a thrower and where the catch is that is not
+ * beside @files[0], and with "longjmp-
  * style exits only (FILE imports SYM)" the first such import, then
  * "FILE imports dlopen: ..." the first loader), or
  * -ENOMEM.  A file
@@ -52,8 +69,10 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len);
 /*
  * unwind_runtime() - is the ELF file @path (one a process mapped, its
  * DT_NEEDED libraries not read) a runtime that unwinds: the evidence
- * unwind_judge() takes (an unwinder defined or imported, a stack switch
- * imported), but for a definition of _Unwind_*: the unwinder's own
+ * unwind_judge() takes of a static program (an unwinder defined or
+ * imported, a stack switch imported: a library mapped later is judged
+ * alone, not by what it sits beside), but for a definition of
+ * _Unwind_*: the unwinder's own
  * library (libgcc_s, which glibc loads for pthread_exit's forced unwind)
  * throws nothing; a runtime that throws imports it or defines more.
  * Returns 1 (@why, @len bytes: "PATH defines SYM"), 0 (no,

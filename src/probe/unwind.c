@@ -18,7 +18,43 @@
 #include "iprof/unwind.h"
 #include "iprof/util.h"
 
-/* defined or imported: an unwinder, a language runtime that unwinds */
+/* defined or imported: a language runtime that unwinds or switches stacks
+ * whatever calls it (Rust's panics are caught at every thread's start,
+ * Go's stacks move) */
+static const char *const runtimes[] = {
+	"rust_eh_personality", "__rust_start_panic", "runtime.morestack",
+	"runtime.gopanic",
+};
+
+/* defined or imported: what starts a C++ (or any two-phase) unwind */
+static const char *const throwers[] = {
+	"__cxa_throw",
+	"__cxa_rethrow",
+	"_Unwind_RaiseException",
+};
+
+/* defined or imported: a C++ catch clause (its landing pad calls it; the
+ * Itanium C++ ABI, 2.5.3) */
+static const char *const catchers[] = {
+	"__cxa_begin_catch",
+};
+
+/* imported only: what starts a forced unwind (glibc's pthread_exit and
+ * pthread_cancel call _Unwind_ForcedUnwind through libgcc_s) */
+static const char *const forcers[] = {
+	"_Unwind_ForcedUnwind",
+	"pthread_exit",
+	"pthread_cancel",
+};
+
+/* imported only: a landing pad (a C++ destructor, a -fexceptions cleanup)
+ * that an unwind runs on its way */
+static const char *const cleaners[] = {
+	"_Unwind_Resume",
+};
+
+/* the old rule's list (static programs, unwind_runtime()): any of these
+ * defined or imported */
 static const char *const unwinders[] = {
 	"__cxa_throw",	      "__cxa_rethrow",	      "_Unwind_RaiseException",
 	"_Unwind_Resume",     "_Unwind_ForcedUnwind", "rust_eh_personality",
@@ -72,6 +108,20 @@ struct closure {
 	char dl[PATH_MAX + 64];	  /* "FILE imports SYM": the first dlopen */
 	bool no_udef;		  /* a definition of _Unwind_* is no evidence */
 	bool files_only;	  /* the DT_NEEDED closure alone, no evidence */
+	/* unwind_judge() of a dynamic program (files[0]): an unwind harms
+	 * only where it crosses the function's frame on its way to a
+	 * handler or a cleanup above it, so what catches or cleans up counts
+	 * only in a file whose code can be above the function's: files[0]
+	 * itself, one it imports from (it may call back what files[0]
+	 * passes it), one that imports from it (a plugin calling in) */
+	bool pairs;
+	char **pdef, **pund; /* files[0]'s .dynsym exports, imports: sorted */
+	size_t npdef, npund;
+	char thrower[PATH_MAX + 64]; /* "FILE defines SYM": the first */
+	char catcher[PATH_MAX + 64]; /* the first beside files[0] */
+	char far[PATH_MAX + 64];     /* the first that is not */
+	char forcer[PATH_MAX + 64];
+	char cleaner[PATH_MAX + 64]; /* the first beside files[0] */
 };
 
 #define NELEM(a) (sizeof(a) / sizeof(*(a)))
@@ -133,16 +183,173 @@ static int find_in(struct closure *c, const char *dirs, const char *lib,
 	return -ENOENT;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool in_set(char **set, size_t n, const char *s)
+{
+	return n && bsearch(&s, set, n, sizeof(*set), cmp_str);
+}
+
+static void free_set(char **set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(set[i]);
+	free(set);
+}
+
+/* A .dynsym function @s another file can call: defined, global or weak,
+ * not hidden.  Functions only: a program's copy relocations define the
+ * libraries' data it uses (stderr, environ) for every library. */
+static bool exported(const GElf_Sym *s)
+{
+	int b = GELF_ST_BIND(s->st_info), t = GELF_ST_TYPE(s->st_info);
+
+	return s->st_shndx != SHN_UNDEF && (b == STB_GLOBAL || b == STB_WEAK) &&
+	       (t == STT_FUNC || t == STT_GNU_IFUNC) &&
+	       GELF_ST_VISIBILITY(s->st_other) != STV_HIDDEN &&
+	       GELF_ST_VISIBILITY(s->st_other) != STV_INTERNAL;
+}
+
+/*
+ * files[0]'s .dynsym into @c->pdef (exports) and @c->pund (imports),
+ * sorted; none (a static program): @c->pairs off, the old rule.  0 or
+ * -ENOMEM.
+ */
+static int read_pair_sets(struct closure *c, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	size_t i, cnt;
+	const char *nm;
+	char ***set, **grown;
+	size_t *n;
+	bool dyn = false;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		dyn = true;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 1; i < cnt; i++) {
+			if (!gelf_getsym(d, (int)i, &s) ||
+			    !(nm = elf_strptr(elf, sh.sh_link, s.st_name)) ||
+			    !nm[0])
+				continue;
+			if (s.st_shndx == SHN_UNDEF) {
+				set = &c->pund;
+				n = &c->npund;
+			} else if (exported(&s)) {
+				set = &c->pdef;
+				n = &c->npdef;
+			} else {
+				continue;
+			}
+			grown = realloc(*set, (*n + 1) * sizeof(**set));
+			if (!grown)
+				return -ENOMEM;
+			*set = grown;
+			if (!((*set)[*n] = strdup(nm)))
+				return -ENOMEM;
+			(*n)++;
+		}
+	}
+	if (!dyn)
+		c->pairs = false;
+	if (c->npdef)
+		qsort(c->pdef, c->npdef, sizeof(*c->pdef), cmp_str);
+	if (c->npund)
+		qsort(c->pund, c->npund, sizeof(*c->pund), cmp_str);
+	return 0;
+}
+
+/* "FILE imports SYM" (or defines) into @dst, @len bytes, unless set */
+static void note_first(char *dst, size_t len, const char *path, bool und,
+		       const char *nm)
+{
+	if (!dst[0])
+		snprintf(dst, len, "%s %s %s", path, und ? "imports" : "defines",
+			 nm);
+}
+
+/*
+ * One symbol @nm (@und: an import) of file @k under the pair rule
+ * (struct closure.pairs): 1 and @why where it is evidence alone (a
+ * runtime, a stack switch); else the notes of @c and the file's own
+ * *@catch_nm (*@catch_und: imported), *@clean_nm (what catches, what
+ * cleans up), 0.
+ */
+static int pair_sym(struct closure *c, const char *path, const char *nm,
+		    bool und, const char **catch_nm, bool *catch_und,
+		    const char **clean_nm, char *why, size_t len)
+{
+	if (in_list(runtimes, NELEM(runtimes), nm) ||
+	    (und && in_list(switchers, NELEM(switchers), nm))) {
+		util_set_err(why, len, "%s %s %s", path,
+			     und ? "imports" : "defines", nm);
+		return 1;
+	}
+	if (in_list(throwers, NELEM(throwers), nm))
+		note_first(c->thrower, sizeof(c->thrower), path, und, nm);
+	/* a language runtime linked in whole (a C++ program with a static
+	 * libstdc++, libgnat, libobjc) raises through libgcc_s's unwinder,
+	 * and its catches are in no .dynsym: taken as one that catches */
+	if (und && !strcmp(nm, "_Unwind_RaiseException") && !*catch_nm) {
+		*catch_nm = nm;
+		*catch_und = und;
+	} else if (in_list(catchers, NELEM(catchers), nm)) {
+		*catch_nm = nm;
+		*catch_und = und;
+	}
+	else if (und && in_list(forcers, NELEM(forcers), nm))
+		note_first(c->forcer, sizeof(c->forcer), path, und, nm);
+	else if (und && in_list(cleaners, NELEM(cleaners), nm))
+		*clean_nm = nm;
+	return 0;
+}
+
+/*
+ * Add library @lib, a DT_NEEDED of @path (its DT_RPATH @rpath, its
+ * DT_RUNPATH @runpath, NULL: none), where ld.so(8) finds it: 0 (found or
+ * not), -ENOMEM.
+ */
+static int add_needed(struct closure *c, const char *path, const char *lib,
+		      const char *rpath, const char *runpath)
+{
+	static const char defdirs[] =
+		"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
+		"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
+		"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
+	int r = -ENOENT;
+
+	if (strchr(lib, '/')) {
+		r = add_file(c, lib);
+		r = r < 0 ? r : 0;
+	}
+	if (r == -ENOENT && !runpath)
+		r = find_in(c, rpath, lib, path);
+	if (r == -ENOENT)
+		r = find_in(c, getenv("LD_LIBRARY_PATH"), lib, path);
+	if (r == -ENOENT)
+		r = find_in(c, runpath, lib, path);
+	if (r == -ENOENT)
+		r = find_in(c, defdirs, lib, path);
+	return r == -ENOMEM ? r : 0;
+}
+
 /*
  * Read file @k of @c: its evidence into @why (1), else its DT_NEEDED
  * libraries added to @c (0); -ENOMEM.
  */
 static int scan(struct closure *c, size_t k, char *why, size_t len)
 {
-	static const char defdirs[] =
-		"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
-		"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
-		"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
 	const char *path = c->files[k], *w = "", *nm, *rpath = NULL,
 		   *runpath = NULL;
 	const char *needed[64];
@@ -152,10 +359,11 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 	GElf_Shdr sh;
 	GElf_Sym s;
 	GElf_Dyn dyn;
+	const char *catch_nm = NULL, *clean_nm = NULL;
 	struct stat st;
 	Elf *elf;
 	int fd, ret = 0;
-	bool und;
+	bool und, catch_und = false, beside = k == 0;
 
 	fd = util_open_read(path, UTIL_OPEN_REGULAR, &st, &w);
 	if (fd < 0)
@@ -165,6 +373,10 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 		      : elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;
+	if (k == 0 && c->pairs && read_pair_sets(c, elf)) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	while ((scn = elf_nextscn(elf, scn)) && ret == 0) {
 		if (!gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)))
 			continue;
@@ -197,6 +409,12 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			    !nm[0])
 				continue;
 			und = s.st_shndx == SHN_UNDEF;
+			/* beside files[0]: binds to it or it to this */
+			if (c->pairs && !beside && sh.sh_type == SHT_DYNSYM &&
+			    (und ? in_set(c->pdef, c->npdef, nm)
+				 : exported(&s) &&
+					   in_set(c->pund, c->npund, nm)))
+				beside = true;
 			if (und && !c->ljmp[0] &&
 			    in_list(ljumps, NELEM(ljumps), nm))
 				snprintf(c->ljmp, sizeof(c->ljmp),
@@ -205,6 +423,14 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			    in_list(loaders, NELEM(loaders), nm))
 				snprintf(c->dl, sizeof(c->dl), "%s imports %s",
 					 path, nm);
+			if (c->pairs) {
+				ret = pair_sym(c, path, nm, und, &catch_nm,
+					       &catch_und, &clean_nm, why,
+					       len);
+				if (ret)
+					break;
+				continue;
+			}
 			if (c->no_udef && !und && !strncmp(nm, "_Unwind_", 8))
 				continue;
 			if (in_list(unwinders, NELEM(unwinders), nm) ||
@@ -216,25 +442,14 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			}
 		}
 	}
-	for (i = 0; !ret && i < nneed; i++) {
-		int r = -ENOENT;
-
-		if (strchr(needed[i], '/')) {
-			r = add_file(c, needed[i]);
-			r = r < 0 ? r : 0;
-		}
-		if (r == -ENOENT && !runpath)
-			r = find_in(c, rpath, needed[i], path);
-		if (r == -ENOENT)
-			r = find_in(c, getenv("LD_LIBRARY_PATH"), needed[i],
-				    path);
-		if (r == -ENOENT)
-			r = find_in(c, runpath, needed[i], path);
-		if (r == -ENOENT)
-			r = find_in(c, defdirs, needed[i], path);
-		if (r == -ENOMEM)
-			ret = r;
-	}
+	if (!ret && catch_nm)
+		note_first(beside ? c->catcher : c->far,
+			   beside ? sizeof(c->catcher) : sizeof(c->far), path,
+			   catch_und, catch_nm);
+	if (!ret && clean_nm && beside)
+		note_first(c->cleaner, sizeof(c->cleaner), path, true, clean_nm);
+	for (i = 0; !ret && i < nneed; i++)
+		ret = add_needed(c, path, needed[i], rpath, runpath);
 out:
 	if (elf)
 		elf_end(elf);
@@ -253,9 +468,44 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 	for (i = 0; i < n && ret >= 0; i++)
 		if (add_file(c, files[i]) == -ENOMEM)
 			ret = -ENOMEM;
+	c->pairs = true;
 	for (i = 0; ret == 0 && i < c->n; i++)
 		ret = scan(c, i, why, len);
-	if (!ret)
+	if (!ret && c->pairs && c->catcher[0] && c->thrower[0]) {
+		util_set_err(why, len,
+			     "%s (a catch that may be above the function) and %s",
+			     c->catcher, c->thrower);
+		ret = 1;
+	} else if (!ret && c->pairs && c->cleaner[0] && c->forcer[0]) {
+		util_set_err(why, len,
+			     "%s (a cleanup that may be above the function, which a forced unwind through it skips) and %s",
+			     c->cleaner, c->forcer);
+		ret = 1;
+	}
+	if (!ret && c->thrower[0])
+		util_set_err(why, len,
+			     "no unwind that can cross it and no stack switch in "
+			     "the %zu file%s of the program (%s and its "
+			     "libraries): %s, but %s%s%s%s%s%s%s%s%s%s%s",
+			     c->n, c->n == 1 ? "" : "s", c->files[0],
+			     c->thrower,
+			     c->far[0] ? "no file that catches (" : "nothing catches",
+			     c->far,
+			     c->far[0] ? ") calls into " : "",
+			     c->far[0] ? c->files[0] : "",
+			     c->far[0] ? " or is called by it" : "",
+			     c->ljmp[0] ? "; longjmp-style exits only (" : "",
+			     c->ljmp,
+			     c->ljmp[0] ? "): the frames they skip close as "
+					  "unwound"
+					: "",
+			     c->dl[0] ? "; " : "", c->dl,
+			     c->dl[0] ? ": a C++, Rust or Go runtime it "
+					"loads later is warned of (what it "
+					"throws through the function kills "
+					"the program)"
+				      : "");
+	else if (!ret)
 		util_set_err(why, len,
 			     "no unwinder or stack switch in "
 			     "the %zu file%s of the program (%s and its "
@@ -275,6 +525,8 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 				      : "");
 	for (i = 0; i < c->n; i++)
 		free(c->files[i]);
+	free_set(c->pdef, c->npdef);
+	free_set(c->pund, c->npund);
 	free(c);
 	return ret;
 }
