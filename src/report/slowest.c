@@ -352,6 +352,45 @@ static void print_call(FILE *f, const struct report *r, uint32_t timer,
 			6, "", c->kids_more);
 }
 
+/* unranked() - calls of @n whose end is not known: never ranked */
+static uint64_t unranked(const struct agg_node *n)
+{
+	return n->unwound + n->exited + n->execed + n->incomplete;
+}
+
+/*
+ * print_unranked() - the line under a node's kept calls (or in their
+ * place) that says how many of its calls were not ranked and why: a call
+ * unwound (an exception, a longjmp, an outer timer's stop), open when its
+ * thread exited or exec'ed, or still running at the end has no known end.
+ */
+static void print_unranked(FILE *f, const struct agg_node *n)
+{
+	const char *sep = "";
+
+	if (!unranked(n))
+		return;
+	fprintf(f, "  not ranked, their end not known: %" PRIu64 " call%s (",
+		unranked(n), unranked(n) == 1 ? "" : "s");
+	if (n->unwound) {
+		fprintf(f, "%" PRIu64 " unwound", n->unwound);
+		sep = ", ";
+	}
+	if (n->exited) {
+		fprintf(f, "%s%" PRIu64 " open at their thread's exit", sep,
+			n->exited);
+		sep = ", ";
+	}
+	if (n->execed) {
+		fprintf(f, "%s%" PRIu64 " open at an exec", sep, n->execed);
+		sep = ", ";
+	}
+	if (n->incomplete)
+		fprintf(f, "%s%" PRIu64 " still running at the end", sep,
+			n->incomplete);
+	fputs(")\n", f);
+}
+
 void report_slowest_table(FILE *f, const struct report *r,
 			  const struct report_view *v)
 {
@@ -368,7 +407,8 @@ void report_slowest_table(FILE *f, const struct report *r,
 	for (i = 0; i < v->n; i++) {
 		const struct agg_node *n = v->nodes[i];
 
-		if (!v->visible[i] || !n->slow || !n->slow->n)
+		if (!v->visible[i] || !n->slow ||
+		    (!n->slow->n && !unranked(n)))
 			continue;
 		if (!head++)
 			fprintf(f, "\nslowest calls (--slowest %" PRIu32
@@ -384,6 +424,7 @@ void report_slowest_table(FILE *f, const struct report *r,
 		params_of(r, n, &p);
 		for (j = 0; j < m; j++)
 			print_call(f, r, n->timer, calls[j], j + 1, t0, &p);
+		print_unranked(f, n);
 	}
 }
 

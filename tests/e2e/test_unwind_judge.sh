@@ -58,6 +58,14 @@ for p in catch clean force; do
 		$((calls - caught))
 done
 
+# --slowest ranks the calls that returned and says how many it could not
+# rank: the 5 that threw (4 closed by the next call's entry, the last
+# open when the program exited)
+"$IPROF" --slowest 3 -e "uprobe:$C:timed" -- "$C" $N >/dev/null 2>"$TMP/slow.err"
+check "catch, --slowest: 3 ranked" "$(grep -c '^  [123]\. ' "$TMP/slow.err")" 3
+check "catch, --slowest: the calls not ranked, and why" \
+	"$(grep -c "^  not ranked, their end not known: $((N / 2)) calls ($((N / 2 - 1)) unwound, 1 open at their thread's exit)\$" "$TMP/slow.err")" 1
+
 # what the return sites save it from: the same exception through a
 # uretprobe's trampoline (not run where uretprobes are not what auto
 # avoided; the judgment above is the test, this is its reason)
