@@ -263,6 +263,10 @@ struct report {
 	const uint16_t *cpu_pm;
 	uint32_t ncpu_pm;
 
+	/* --offcpu-stacks was asked (a live run; 0 in a replay, which does
+	 * not know): where no shown path blocked, the table says so
+	 * (report_offcpu_table()) instead of saying nothing */
+	int offcpu_stacks;
 	/*
 	 * --offcpu-stacks: names kernel address @addr (its function, into
 	 * @buf of @size bytes) or returns NULL; NULL: addresses in hex.
@@ -698,7 +702,8 @@ struct json_object *report_slowest_json(const struct report *r,
  * whose blocked time was charged to stacks: its path, its blocked and
  * runnable time, then its blocking stacks and its wakers, most time
  * first, each with its time, share of the node's blocked time and waits,
- * and the rest as "other".  Nothing when no node has any.  Write errors
+ * and the rest as "other".  When no node has any: one line saying so
+ * where @r->offcpu_stacks, else nothing.  Write errors
  * are left in ferror(@f).
  */
 void report_offcpu_table(FILE *f, const struct report *r,

@@ -332,6 +332,7 @@ static int write_report(const struct opts *o, FILE *out, struct agg *agg,
 	r.interval = o->interval_ns ? no : 0;
 	r.final = final;
 	r.delta = o->delta;
+	r.offcpu_stacks = o->offcpu_stacks != 0;
 	return report_write(out, &r, o->r.fmt,
 			    log_enabled(LOG_LVL_INFO) ? stderr : NULL);
 }

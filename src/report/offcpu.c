@@ -393,6 +393,11 @@ void report_offcpu_table(FILE *f, const struct report *r,
 		fputc('\n', f);
 		print_node(f, r, n);
 	}
+	if (!head && r->offcpu_stacks)
+		fputs("\noff-CPU (--offcpu-stacks): no shown path blocked while "
+		      "it was timed (OFFCPU holds preempted time too, which "
+		      "has no stack to blame)\n",
+		      f);
 }
 
 /* add_u64() - @o's @k = @v; -ENOMEM */

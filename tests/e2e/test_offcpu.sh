@@ -133,4 +133,13 @@ check "--fold-threads 2: the futex stack's waits" "$(within futex "${cwaits:-}" 
 check "without --offcpu-stacks: exit status" "$?" 0
 check "without --offcpu-stacks: no offcpu" \
 	"$(jq '[.. | objects | select(has("offcpu"))] | length' "$TMP/d.json")" 0
+
+# asked, but nothing timed blocked (a busy spin): the table says so, not
+# nothing (a newcomer took the silence for the option not working)
+UW=$BUILD/uprobe-workload
+"$IPROF" --offcpu-stacks -e "uprobe:$UW:spin_inner" -- "$UW" --calls 20 --spin-us 50 --sleep-us 1 --depth 0 \
+	>/dev/null 2>"$TMP/spin.err"
+check "nothing blocked: exit status" "$?" 0
+check "nothing blocked: the table says so" \
+	"$(grep -c '^off-CPU (--offcpu-stacks): no shown path blocked while it was timed' "$TMP/spin.err")" 1
 finish
