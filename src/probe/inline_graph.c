@@ -30,6 +30,7 @@
 #include <gelf.h>
 
 #include "probe/inline_int.h"
+#include "probe/x86dec.h"
 
 int inl_node_at(const struct graph *g, uint64_t a)
 {
@@ -202,7 +203,7 @@ int inl_graph_build(struct graph *g, const uint64_t (*r)[2], size_t nr, char *wh
 		code = buf;
 		a = r[i][0];
 		while (left) {
-			if (!cs_disasm_iter(h, &code, &left, &a, in)) {
+			if (!x86dec_next(h, &code, &left, &a, in)) {
 				util_set_err(why, len,
 					     "its caller's bytes at %#llx do not decode",
 					     (unsigned long long)a);

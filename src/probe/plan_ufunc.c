@@ -270,12 +270,13 @@ static int plan_resolve_uprobe(struct planner *pn, const struct probe *pr,
 		ret = sym_cache_targets(pn->syms, path, func, &v, &n, err, sizeof(err));
 		/* no symbol: it may be inlined everywhere (plan_inline()) */
 		*nofunc = ret == -ENOENT || ret == -ENODATA;
-		/* a probe the kernel would take and never fire */
+		if (ret == -EOPNOTSUPP) /* an IFUNC: its implementations */
+			ifunc_impls(path, func, err, sizeof(err));
+		/* a probe the kernel would take and never fire, or one
+		 * whose single step corrupts the instruction */
 		for (i = 0; !ret && i < n; i++)
 			ret = sym_cache_insn_check(pn->syms, path, v[i].offset, err,
 						   sizeof(err));
-		if (ret == -EOPNOTSUPP) /* an IFUNC: its implementations */
-			ifunc_impls(path, func, err, sizeof(err));
 		/* a problem with the function, not the file: point at FUNC */
 		if (ret == -ENOENT || ret == -ENOTUNIQ || ret == -EOPNOTSUPP)
 			col += (int)strlen(pr->path) + 1;

@@ -14,6 +14,7 @@
 #include "iprof/retsite.h"
 #include "iprof/sym.h"
 #include "iprof/util.h"
+#include "probe/x86dec.h"
 
 #if defined(__x86_64__)
 #include <capstone/capstone.h>
@@ -927,6 +928,12 @@ static void jt_xfer(csh h, const cs_insn *in, struct jt_state *s)
 	struct jt_reg v;
 	int d, g, w;
 
+	if (in->id == X86_INS_INVALID) {
+		/* x86dec_next()'s placeholder: what it writes is not known */
+		jt_top(s);
+		return;
+	}
+
 	if (in->id == X86_INS_CALL || in->id == X86_INS_SYSCALL) {
 		/* the ABI's callee-saved registers outlive it (and rsp) */
 		struct jt_state k = *s;
@@ -1040,7 +1047,7 @@ static bool decode_at(csh h, const struct rs_piece *c, uint64_t a,
 	const uint8_t *code = c->buf + (a - c->off);
 	size_t left = c->size - (a - c->off);
 
-	return cs_disasm_iter(h, &code, &left, &a, in);
+	return x86dec_next(h, &code, &left, &a, in);
 }
 
 /*
@@ -1258,7 +1265,7 @@ static int piece_scan(struct rs_file *f, struct rs_piece *c, bool cold,
 	bool jump;
 
 	while (left) {
-		if (!cs_disasm_iter(h, &code, &left, &addr, in)) {
+		if (!x86dec_next(h, &code, &left, &addr, in)) {
 			util_set_err(why, len,
 				     "bytes at +%#llx%s that are no x86-64 "
 				     "instruction (data in the code?)",

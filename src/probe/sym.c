@@ -821,6 +821,21 @@ int sym_insn_check_bytes(const char *path, const unsigned char *insn, ssize_t n,
 		if (!memchr(fine, insn[i], sizeof(fine)))
 			break; /* the opcode (or REX): prefixes are over */
 	}
+	/* EVEX (AVX-512; 62 is no BOUND in 64-bit mode): single-stepped out
+	 * of line, the instruction does not do its work (Linux 6.18 here: a
+	 * vpbroadcastb into ymm17 left it unwritten in every call, under
+	 * bpftrace's uprobe as under iprof's; glibc's __strchr_evex then
+	 * missed every match, in every process on the machine: bench/
+	 * README.md, "EVEX") */
+	if (n > 0 && i < (size_t)n && insn[i] == 0x62) {
+		util_set_err(err, errlen,
+			     "its first instruction is EVEX-encoded (AVX-512, "
+			     "0x62 at offset %#llx of %s): a uprobe there makes "
+			     "the kernel single-step it, which corrupts what it "
+			     "computes, in every process that runs it",
+			     (unsigned long long)offset + i, path);
+		return -EOPNOTSUPP;
+	}
 #else
 	(void)path;
 	(void)insn;

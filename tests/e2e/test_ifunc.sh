@@ -66,6 +66,9 @@ if jq -e '.probes[] | select(.name == "strlen") | .error == null' "$TMP/strlen.j
 else # its implementation has no symbol here: left out, as before
 	check "glob str*: strlen left out" "$(grep -cx strlen <<<"$names")" 0
 fi
-check "glob str*: nothing refused" "$(jq '[.probes[] | select(.error != null)] | length' "$TMP/glob.json")" 0
+# (but where this CPU's variant starts with an EVEX instruction, which a
+# uprobe corrupts: glibc's __strchr_evex, tests/e2e/test_avx.sh)
+check "glob str*: nothing refused but EVEX entries" \
+	"$(jq '[.probes[] | select(.error != null and (.error | test("EVEX-encoded") | not))] | length' "$TMP/glob.json")" 0
 check "glob str*: no resolver" "$(grep -c '_ifunc$' <<<"$names")" 0
 finish

@@ -15,6 +15,7 @@
 
 #include "iprof/retsite.h"
 #include "iprof/sym.h"
+#include "probe/x86dec.h"
 
 /* The return sites of function @fn of @path as offsets from its start
  * (negative: in a piece before it) into @rel (at most @max), their number
@@ -83,10 +84,60 @@ static void tail_jumps(void **state)
 #endif
 }
 
+/*
+ * x86dec_avx_len(): VEX and EVEX instructions as GNU objdump (binutils
+ * 2.40) decodes them, from glibc 2.36's __strlen_evex, __strchr_evex and
+ * __memmove_avx512_unaligned_erms (x86dec_next() agrees with objdump on
+ * every instruction boundary of glibc's 154 AVX2, EVEX and AVX-512
+ * functions); 0 for what is none, or is cut short.
+ */
+static void avx_lengths(void **state)
+{
+	static const struct {
+		uint8_t b[12];
+		size_t n, want;
+	} v[] = {
+		/* vpbroadcastb %esi,%ymm17 */
+		{ { 0x62, 0xe2, 0x7d, 0x28, 0x7a, 0xce }, 6, 6 },
+		/* vpcmpeqb (%rdi),%ymm16,%k0: map 0F3A, imm8 */
+		{ { 0x62, 0xf3, 0x7d, 0x20, 0x3f, 0x07, 0x00 }, 7, 7 },
+		/* vmovdqu64 -0x100(%rsi,%rdx,1),%zmm24: SIB, disp8 (x64) */
+		{ { 0x62, 0x61, 0xfe, 0x48, 0x6f, 0x44, 0x16, 0xfc }, 8, 8 },
+		/* vmovntdq %zmm24,0x2000(%rdi): disp32 */
+		{ { 0x62, 0x61, 0x7d, 0x48, 0xe7, 0x87, 0x00, 0x20, 0, 0 },
+		  10,
+		  10 },
+		/* vmovaps 0x0(%rip),%zmm0: RIP-relative */
+		{ { 0x62, 0xf1, 0x7c, 0x48, 0x28, 0x05, 0, 0, 0, 0 }, 10, 10 },
+		/* kmovd %k0,%eax (two-byte VEX) */
+		{ { 0xc5, 0xfb, 0x93, 0xc0 }, 4, 4 },
+		/* bzhi %eax,%ecx,%ecx (three-byte VEX, map 0F38) */
+		{ { 0xc4, 0xe2, 0x78, 0xf5, 0xc9 }, 5, 5 },
+		/* vpshufd $0x1b,%xmm1,%xmm0 (VEX map 0F, 70: imm8) */
+		{ { 0xc5, 0xf9, 0x70, 0xc1, 0x1b }, 5, 5 },
+		/* cut short: the imm8 missing */
+		{ { 0x62, 0xf3, 0x7d, 0x20, 0x3f, 0x07 }, 6, 0 },
+		/* EVEX map 7, P1's fixed bit clear, VEX map 4: none */
+		{ { 0x62, 0xf7, 0x7d, 0x28, 0x7a, 0xce }, 6, 0 },
+		{ { 0x62, 0xe2, 0x79, 0x28, 0x7a, 0xce }, 6, 0 },
+		{ { 0xc4, 0xe4, 0x78, 0xf5, 0xc9 }, 5, 0 },
+		/* not VEX or EVEX */
+		{ { 0x90 }, 1, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (x86dec_avx_len(v[i].b, v[i].n) != v[i].want)
+			fail_msg("case %zu: %zu bytes, want %zu", i,
+				 x86dec_avx_len(v[i].b, v[i].n), v[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tail_jumps),
+		cmocka_unit_test(avx_lengths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
