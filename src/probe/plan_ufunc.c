@@ -272,8 +272,7 @@ static int plan_resolve_uprobe(struct planner *pn, const struct probe *pr,
 		*nofunc = ret == -ENOENT || ret == -ENODATA;
 		if (ret == -EOPNOTSUPP) /* an IFUNC: its implementations */
 			ifunc_impls(path, func, err, sizeof(err));
-		/* a probe the kernel would take and never fire, or one
-		 * whose single step corrupts the instruction */
+		/* a probe never fired, or corrupting: sym_insn_check() */
 		for (i = 0; !ret && i < n; i++)
 			ret = sym_cache_insn_check(pn->syms, path, v[i].offset, err,
 						   sizeof(err));

@@ -53,23 +53,16 @@ static const char *const cleaners[] = {
 	"_Unwind_Resume",
 };
 
-/* the old rule's list (static programs, unwind_runtime()): any of these
- * defined or imported */
-static const char *const unwinders[] = {
-	"__cxa_throw",	      "__cxa_rethrow",	      "_Unwind_RaiseException",
-	"_Unwind_Resume",     "_Unwind_ForcedUnwind", "rust_eh_personality",
-	"__rust_start_panic", "runtime.morestack",    "runtime.gopanic",
-};
-
 /* imported only (libc defines them all): stack switches.  Not dlopen
  * (what it loads is judged when it is there: the -p maps here, a warning
- * when a traced process maps a runtime later: unwind_runtime()).  Not
- * pthread_exit/pthread_cancel: their forced unwind stops at a uretprobe's
- * trampoline (the end of the stack for the unwinder), glibc's unwind_stop
- * then runs the C cleanup handlers (pthread_cleanup_push) and ends the
- * thread all the same (bench/README.md, "What kills": exit, cancel);
- * what it would skip, a -fexceptions cleanup (a landing pad), is in a file
- * that imports _Unwind_Resume, an unwinder above. */
+ * when a traced process maps a runtime later: unwind_runtime()).
+ * pthread_exit/pthread_cancel alone harm no C frame: their forced unwind
+ * stops at a uretprobe's trampoline (the end of the stack for the
+ * unwinder), glibc's unwind_stop then runs the C cleanup handlers
+ * (pthread_cleanup_push) and ends the thread all the same (bench/
+ * README.md, "What kills": exit, cancel); what it would skip, a
+ * -fexceptions cleanup or a destructor above (forcers[] beside
+ * cleaners[]), is judged in pairs. */
 static const char *const switchers[] = {
 	"swapcontext",
 	"setcontext",
@@ -101,6 +94,19 @@ static bool in_list(const char *const *l, size_t n, const char *s)
 	return false;
 }
 
+#define NELEM(a) (sizeof(a) / sizeof(*(a)))
+
+/* the whole list (a static program, unwind_runtime()): a runtime, a
+ * thrower, a landing pad's _Unwind_Resume or _Unwind_ForcedUnwind,
+ * defined or imported */
+static bool any_unwinder(const char *s)
+{
+	return in_list(runtimes, NELEM(runtimes), s) ||
+	       in_list(throwers, NELEM(throwers), s) ||
+	       in_list(cleaners, NELEM(cleaners), s) ||
+	       !strcmp(s, "_Unwind_ForcedUnwind");
+}
+
 struct closure {
 	char *files[UNWIND_MAX_FILES];
 	size_t n;
@@ -123,8 +129,6 @@ struct closure {
 	char forcer[PATH_MAX + 64];
 	char cleaner[PATH_MAX + 64]; /* the first beside files[0] */
 };
-
-#define NELEM(a) (sizeof(a) / sizeof(*(a)))
 
 /* Add @path (realpath'ed) unless there; 0, 1 already there or full,
  * -ENOENT, -ENOMEM. */
@@ -433,7 +437,7 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			}
 			if (c->no_udef && !und && !strncmp(nm, "_Unwind_", 8))
 				continue;
-			if (in_list(unwinders, NELEM(unwinders), nm) ||
+			if (any_unwinder(nm) ||
 			    (und && in_list(switchers, NELEM(switchers), nm))) {
 				util_set_err(why, len, "%s %s %s", path,
 					     und ? "imports" : "defines", nm);
