@@ -311,11 +311,11 @@ static int pair_sym(struct closure *c, const char *path, const char *nm,
 	} else if (in_list(catchers, NELEM(catchers), nm)) {
 		*catch_nm = nm;
 		*catch_und = und;
-	}
-	else if (und && in_list(forcers, NELEM(forcers), nm))
+	} else if (und && in_list(forcers, NELEM(forcers), nm)) {
 		note_first(c->forcer, sizeof(c->forcer), path, und, nm);
-	else if (und && in_list(cleaners, NELEM(cleaners), nm))
+	} else if (und && in_list(cleaners, NELEM(cleaners), nm)) {
 		*clean_nm = nm;
+	}
 	return 0;
 }
 
