@@ -18,92 +18,89 @@
 #include "iprof/unwind.h"
 #include "iprof/util.h"
 
-/* defined or imported: a language runtime that unwinds or switches stacks
- * whatever calls it (Rust's panics are caught at every thread's start,
- * Go's stacks move) */
-static const char *const runtimes[] = {
-	"rust_eh_personality", "__rust_start_panic", "runtime.morestack",
-	"runtime.gopanic",
+/*
+ * What a symbol says of a file that defines or imports it.  RUNTIME,
+ * THROW, CATCH count defined or imported; the others imported only (libc
+ * or libgcc_s defines them all).
+ */
+enum role {
+	/* a language runtime that unwinds or switches stacks whatever calls
+	 * it (Rust's panics are caught at every thread's start, Go's stacks
+	 * move) */
+	RUNTIME,
+	THROW, /* starts a C++ (or any two-phase) unwind */
+	/* a C++ catch clause (its landing pad calls it; the Itanium C++
+	 * ABI, 2.5.3) */
+	CATCH,
+	/* starts a forced unwind (glibc's pthread_exit and pthread_cancel
+	 * call _Unwind_ForcedUnwind through libgcc_s).  Alone they harm no C
+	 * frame: the forced unwind stops at a uretprobe's trampoline (the
+	 * end of the stack for the unwinder), glibc's unwind_stop then runs
+	 * the C cleanup handlers (pthread_cleanup_push) and ends the thread
+	 * all the same (bench/README.md, "What kills": exit, cancel); what
+	 * it would skip, a CLEAN above, is judged in pairs */
+	FORCE,
+	/* a landing pad (a C++ destructor, a -fexceptions cleanup) that an
+	 * unwind runs on its way */
+	CLEAN,
+	SWITCH, /* a stack switch */
+	/* code loaded at run time, only said: what it loads is judged when
+	 * it is there (the -p maps here, a warning when a traced process
+	 * maps a runtime later: unwind_runtime()) */
+	LOAD,
+	/* a longjmp-style exit, harmless past a uretprobe (the kernel drops
+	 * the return instances a longjmp skipped, by stack pointer; BPF
+	 * closes their frames as unwound: drop_left()), only said */
+	LJMP,
+	NO_ROLE = -1,
 };
 
-/* defined or imported: what starts a C++ (or any two-phase) unwind */
-static const char *const throwers[] = {
-	"__cxa_throw",
-	"__cxa_rethrow",
-	"_Unwind_RaiseException",
+static const struct {
+	const char *sym;
+	enum role role;
+} roles[] = {
+	{ "rust_eh_personality", RUNTIME },
+	{ "__rust_start_panic", RUNTIME },
+	{ "runtime.morestack", RUNTIME },
+	{ "runtime.gopanic", RUNTIME },
+	{ "__cxa_throw", THROW },
+	{ "__cxa_rethrow", THROW },
+	{ "_Unwind_RaiseException", THROW },
+	{ "__cxa_begin_catch", CATCH },
+	{ "_Unwind_ForcedUnwind", FORCE },
+	{ "pthread_exit", FORCE },
+	{ "pthread_cancel", FORCE },
+	{ "_Unwind_Resume", CLEAN },
+	{ "swapcontext", SWITCH },
+	{ "setcontext", SWITCH },
+	{ "dlopen", LOAD },
+	{ "dlmopen", LOAD },
+	{ "longjmp", LJMP },
+	{ "_longjmp", LJMP },
+	{ "siglongjmp", LJMP },
+	{ "__longjmp_chk", LJMP },
 };
 
-/* defined or imported: a C++ catch clause (its landing pad calls it; the
- * Itanium C++ ABI, 2.5.3) */
-static const char *const catchers[] = {
-	"__cxa_begin_catch",
-};
-
-/* imported only: what starts a forced unwind (glibc's pthread_exit and
- * pthread_cancel call _Unwind_ForcedUnwind through libgcc_s) */
-static const char *const forcers[] = {
-	"_Unwind_ForcedUnwind",
-	"pthread_exit",
-	"pthread_cancel",
-};
-
-/* imported only: a landing pad (a C++ destructor, a -fexceptions cleanup)
- * that an unwind runs on its way */
-static const char *const cleaners[] = {
-	"_Unwind_Resume",
-};
-
-/* imported only (libc defines them all): stack switches.  Not dlopen
- * (what it loads is judged when it is there: the -p maps here, a warning
- * when a traced process maps a runtime later: unwind_runtime()).
- * pthread_exit/pthread_cancel alone harm no C frame: their forced unwind
- * stops at a uretprobe's trampoline (the end of the stack for the
- * unwinder), glibc's unwind_stop then runs the C cleanup handlers
- * (pthread_cleanup_push) and ends the thread all the same (bench/
- * README.md, "What kills": exit, cancel); what it would skip, a
- * -fexceptions cleanup or a destructor above (forcers[] beside
- * cleaners[]), is judged in pairs. */
-static const char *const switchers[] = {
-	"swapcontext",
-	"setcontext",
-};
-
-/* imported only: code loaded at run time, only said */
-static const char *const loaders[] = {
-	"dlopen",
-	"dlmopen",
-};
-
-/* imported only: longjmp-style exits, harmless past a uretprobe (the
- * kernel drops the return instances a longjmp skipped, by stack pointer;
- * BPF closes their frames as unwound: drop_left()), only said */
-static const char *const ljumps[] = {
-	"longjmp",
-	"_longjmp",
-	"siglongjmp",
-	"__longjmp_chk",
-};
-
-static bool in_list(const char *const *l, size_t n, const char *s)
+/* @s's role, NO_ROLE if none; an import-only role only where @und */
+static enum role role_of(const char *s, bool und)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(l[i], s))
-			return true;
-	return false;
+	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (!strcmp(roles[i].sym, s))
+			return und || roles[i].role <= CATCH ? roles[i].role :
+							       NO_ROLE;
+	return NO_ROLE;
 }
-
-#define NELEM(a) (sizeof(a) / sizeof(*(a)))
 
 /* the whole list (a static program, unwind_runtime()): a runtime, a
  * thrower, a landing pad's _Unwind_Resume or _Unwind_ForcedUnwind,
  * defined or imported */
 static bool any_unwinder(const char *s)
 {
-	return in_list(runtimes, NELEM(runtimes), s) ||
-	       in_list(throwers, NELEM(throwers), s) ||
-	       in_list(cleaners, NELEM(cleaners), s) ||
+	enum role r = role_of(s, true);
+
+	return r == RUNTIME || r == THROW || r == CLEAN ||
 	       !strcmp(s, "_Unwind_ForcedUnwind");
 }
 
@@ -294,13 +291,14 @@ static int pair_sym(struct closure *c, const char *path, const char *nm,
 		    bool und, const char **catch_nm, bool *catch_und,
 		    const char **clean_nm, char *why, size_t len)
 {
-	if (in_list(runtimes, NELEM(runtimes), nm) ||
-	    (und && in_list(switchers, NELEM(switchers), nm))) {
+	enum role r = role_of(nm, und);
+
+	if (r == RUNTIME || r == SWITCH) {
 		util_set_err(why, len, "%s %s %s", path,
 			     und ? "imports" : "defines", nm);
 		return 1;
 	}
-	if (in_list(throwers, NELEM(throwers), nm))
+	if (r == THROW)
 		note_first(c->thrower, sizeof(c->thrower), path, und, nm);
 	/* a language runtime linked in whole (a C++ program with a static
 	 * libstdc++, libgnat, libobjc) raises through libgcc_s's unwinder,
@@ -308,12 +306,12 @@ static int pair_sym(struct closure *c, const char *path, const char *nm,
 	if (und && !strcmp(nm, "_Unwind_RaiseException") && !*catch_nm) {
 		*catch_nm = nm;
 		*catch_und = und;
-	} else if (in_list(catchers, NELEM(catchers), nm)) {
+	} else if (r == CATCH) {
 		*catch_nm = nm;
 		*catch_und = und;
-	} else if (und && in_list(forcers, NELEM(forcers), nm)) {
+	} else if (r == FORCE) {
 		note_first(c->forcer, sizeof(c->forcer), path, und, nm);
-	} else if (und && in_list(cleaners, NELEM(cleaners), nm)) {
+	} else if (r == CLEAN) {
 		*clean_nm = nm;
 	}
 	return 0;
@@ -419,12 +417,10 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 				 : exported(&s) &&
 					   in_set(c->pund, c->npund, nm)))
 				beside = true;
-			if (und && !c->ljmp[0] &&
-			    in_list(ljumps, NELEM(ljumps), nm))
+			if (!c->ljmp[0] && role_of(nm, und) == LJMP)
 				snprintf(c->ljmp, sizeof(c->ljmp),
 					 "%s imports %s", path, nm);
-			if (und && !c->dl[0] &&
-			    in_list(loaders, NELEM(loaders), nm))
+			if (!c->dl[0] && role_of(nm, und) == LOAD)
 				snprintf(c->dl, sizeof(c->dl), "%s imports %s",
 					 path, nm);
 			if (c->pairs) {
@@ -438,7 +434,7 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			if (c->no_udef && !und && !strncmp(nm, "_Unwind_", 8))
 				continue;
 			if (any_unwinder(nm) ||
-			    (und && in_list(switchers, NELEM(switchers), nm))) {
+			    role_of(nm, und) == SWITCH) {
 				util_set_err(why, len, "%s %s %s", path,
 					     und ? "imports" : "defines", nm);
 				ret = 1;
