@@ -460,6 +460,7 @@ out:
 int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 {
 	struct closure *c = calloc(1, sizeof(*c));
+	char tail[2 * (PATH_MAX + 64) + 256];
 	size_t i;
 	int ret = 0;
 
@@ -482,47 +483,34 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 			     c->cleaner, c->forcer);
 		ret = 1;
 	}
+	/* what is only said: the first longjmp, the first loader */
+	snprintf(tail, sizeof(tail), "%s%s%s%s%s%s",
+		 c->ljmp[0] ? "; longjmp-style exits only (" : "", c->ljmp,
+		 c->ljmp[0] ? "): the frames they skip close as unwound" : "",
+		 c->dl[0] ? "; " : "", c->dl,
+		 c->dl[0] ? ": a C++, Rust or Go runtime it loads later is "
+			    "warned of (what it throws through the function "
+			    "kills the program)"
+			  : "");
 	if (!ret && c->thrower[0])
 		util_set_err(why, len,
 			     "no unwind that can cross it and no stack switch in "
 			     "the %zu file%s of the program (%s and its "
-			     "libraries): %s, but %s%s%s%s%s%s%s%s%s%s%s",
+			     "libraries): %s, but %s%s%s%s%s%s",
 			     c->n, c->n == 1 ? "" : "s", c->files[0],
 			     c->thrower,
 			     c->far[0] ? "no file that catches (" : "nothing catches",
 			     c->far,
 			     c->far[0] ? ") calls into " : "",
 			     c->far[0] ? c->files[0] : "",
-			     c->far[0] ? " or is called by it" : "",
-			     c->ljmp[0] ? "; longjmp-style exits only (" : "",
-			     c->ljmp,
-			     c->ljmp[0] ? "): the frames they skip close as "
-					  "unwound"
-					: "",
-			     c->dl[0] ? "; " : "", c->dl,
-			     c->dl[0] ? ": a C++, Rust or Go runtime it "
-					"loads later is warned of (what it "
-					"throws through the function kills "
-					"the program)"
-				      : "");
+			     c->far[0] ? " or is called by it" : "", tail);
 	else if (!ret)
 		util_set_err(why, len,
 			     "no unwinder or stack switch in "
 			     "the %zu file%s of the program (%s and its "
-			     "libraries)%s%s%s%s%s%s",
+			     "libraries)%s",
 			     c->n, c->n == 1 ? "" : "s",
-			     c->n ? c->files[0] : "none",
-			     c->ljmp[0] ? "; longjmp-style exits only (" : "",
-			     c->ljmp,
-			     c->ljmp[0] ? "): the frames they skip close as "
-					  "unwound"
-					: "",
-			     c->dl[0] ? "; " : "", c->dl,
-			     c->dl[0] ? ": a C++, Rust or Go runtime it "
-					"loads later is warned of (what it "
-					"throws through the function kills "
-					"the program)"
-				      : "");
+			     c->n ? c->files[0] : "none", tail);
 	for (i = 0; i < c->n; i++)
 		free(c->files[i]);
 	free_set(c->pdef, c->npdef);
