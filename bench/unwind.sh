@@ -26,15 +26,16 @@ mapfile -t files <"$T/files"
 "$B" "${files[@]}" >"$T/new" 2>/dev/null
 n=${#files[@]}
 k=$(grep -c '^1 ' "$T/new")
-echo "programs: $n, return sites kept: $k, a uretprobe: $((n - k))"
+s=$(grep -c '^2 ' "$T/new")
+echo "programs: $n, return sites kept: $k, a uprobe session (Linux 6.13+, else return sites): $s, a uretprobe: $((n - k - s))"
 echo "kept by (the first file and symbol of the evidence):"
 grep '^1 ' "$T/new" | sed -E 's/^1 [^:]*: //; s/^([^ ]*\/)?([^ /]*) (imports|defines) ([^ ,)]*).*/\2 \3 \4/' |
 	sort | uniq -c | sort -rn | head -15
 if [ -n "${BEFORE:-}" ]; then
 	"$BEFORE" "${files[@]}" >"$T/old" 2>/dev/null
 	echo "before: return sites kept: $(grep -c '^1 ' "$T/old")"
-	echo "now a uretprobe (were return sites):"
-	paste -d'\t' "$T/old" "$T/new" | awk -F'\t' 'substr($1, 1, 1) == "1" && substr($2, 1, 1) == "0" { print "  " $2 }' |
+	echo "now a uretprobe or a uprobe session (were return sites):"
+	paste -d'\t' "$T/old" "$T/new" | awk -F'\t' 'substr($1, 1, 1) == "1" && substr($2, 1, 1) != "1" { print "  " $2 }' |
 		cut -c1-220
 	echo "now return sites (were a uretprobe):"
 	paste -d'\t' "$T/old" "$T/new" | awk -F'\t' 'substr($1, 1, 1) == "0" && substr($2, 1, 1) == "1" { print "  " $2 }' |

@@ -407,12 +407,18 @@ static __always_inline int user_entry(struct pt_regs *ctx)
  * most, MAX_URETPROBE_DEPTH in kernel/events/uprobes.c) and is closed
  * above it, unwound, instead of taking this return's time.
  */
-static __always_inline int user_return(struct pt_regs *ctx)
+static __always_inline int user_return_at(struct pt_regs *ctx, __u32 key)
 {
 	__u64 sp = user_sp(ctx);
 
 	drop_left(sp, LV_URETPROBE, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp ? sp - 8 : 0, FROM_USER);
+	return run_chain_at(ctx, key, IPROF_CTX_TASK, 0, sp ? sp - 8 : 0,
+			    FROM_USER);
+}
+
+static __always_inline int user_return(struct pt_regs *ctx)
+{
+	return user_return_at(ctx, (__u32)bpf_get_attach_cookie(ctx));
 }
 
 /*
@@ -661,8 +667,9 @@ int ctx_switch(struct pt_regs *ctx)
 
 	barrier_var(p1);
 	barrier_var(p2);
-	if (!sp || !tracing_on() ||
-	    !is_target(bpf_get_current_pid_tgid() >> 32))
+	/* tracing on or off: a uprobe session's entry reads stk_cur from
+	 * its first hit (fn_session_u) */
+	if (!sp || !is_target(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	st = state_get(IPROF_CTX_TASK, 1);
 	if (!st)
@@ -672,11 +679,68 @@ int ctx_switch(struct pt_regs *ctx)
 	if (kind == IPROF_CTXFN_GET)
 		return 0;
 	uc = kind == IPROF_CTXFN_SWAP ? p2 : p1;
+	/* an unreadable context: a switch to a stack not known (a new id),
+	 * which a uprobe session takes no return probe on */
 	if (bpf_probe_read_user(&rsp, sizeof(rsp), (void *)(uc + IPROF_UC_RSP)))
-		return 0;
-	st->stk_cur = stk_find(st, rsp);
+		rsp = 0;
+	st->stk_cur = rsp ? stk_find(st, rsp) : stk_find(st, ~0ull);
 #endif
 	return 0;
+}
+
+extern _Bool bpf_session_is_return___v1(void) __ksym __weak;
+extern _Bool bpf_session_is_return___v2(void *ctx) __ksym __weak;
+
+/* in a session program: 1 at the return, 0 at the entry, -1 where the
+ * kernel has neither prototype (see fn_session_km) */
+static __always_inline int session_is_return(void *ctx)
+{
+	if (bpf_ksym_exists(bpf_session_is_return___v2))
+		return bpf_session_is_return___v2(ctx);
+	if (bpf_ksym_exists(bpf_session_is_return___v1))
+		return bpf_session_is_return___v1();
+	return -1;
+}
+
+/*
+ * User function timers in uprobe sessions (Linux 6.13+,
+ * BPF_TRACE_UPROBE_SESSION; plan_att.session): one uprobe_multi link
+ * whose program runs at each function's entry and, unless the entry
+ * returned 1, at its return, as a uretprobe does.  The cookie holds both
+ * chains: the entry's in the low 32 bits, the return's in the high.
+ * The entry takes no return probe (returns 1: the kernel leaves the
+ * return address alone) where a uretprobe could harm or serves nothing:
+ * in a process that is not a target, while tracing is off, and in a
+ * thread running on a stack it switched to (stk_cur, told by libc's
+ * setcontext and swapcontext: ctx_switch()); there the call's starts
+ * are sent as IPROF_REC_HIT (sess_hit: counted where made, not timed).
+ * A uretprobe's trampoline on another stack than the thread's first is
+ * what kills: the kernel drops the return instances whose stack pointer
+ * lies below the next call's, by address, whatever stack they are on.
+ */
+SEC("uprobe.multi")
+int fn_session_u(struct pt_regs *ctx)
+{
+	__u64 c = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
+	int r = session_is_return(ctx), decline = 1;
+	struct task_state *st;
+
+	if (r < 0)
+		return 1;
+	preempt_off();
+	if (r) {
+		user_return_at(ctx, (__u32)(c >> 32));
+	} else if (tracing_on() && is_target(id >> 32)) {
+		st = state_get(IPROF_CTX_TASK, 0);
+		decline = st && st->stk_cur;
+		if (decline)
+			st->sess_hit = 1;
+		user_entry(ctx);
+		if (decline)
+			st->sess_hit = 0;
+	}
+	preempt_on();
+	return decline;
 }
 
 SEC("kprobe")
@@ -749,20 +813,13 @@ int fn_return_km(struct pt_regs *ctx)
  * src/kernel/loader.c loads this program only where the kernel makes
  * session links (loader_ksession_supported(): a probe link), 6.10+.
  */
-extern _Bool bpf_session_is_return___v1(void) __ksym __weak;
-extern _Bool bpf_session_is_return___v2(void *ctx) __ksym __weak;
-
 SEC("kprobe")
 int fn_session_km(struct pt_regs *ctx)
 {
 	__u64 c = bpf_get_attach_cookie(ctx);
-	_Bool ret;
+	int ret = session_is_return(ctx);
 
-	if (bpf_ksym_exists(bpf_session_is_return___v2))
-		ret = bpf_session_is_return___v2(ctx);
-	else if (bpf_ksym_exists(bpf_session_is_return___v1))
-		ret = bpf_session_is_return___v1();
-	else
+	if (ret < 0)
 		return 1;
 	if (ret)
 		return run_chain_at(ctx, (__u32)(c >> 32), cur_ctx(), 0, 0,

@@ -82,6 +82,9 @@ struct task_state {
 	__u16 stk[IPROF_MAX_DEPTH];
 	__u16 stk_cur;
 	__u16 stk_next;
+	/* 1 while a uprobe session's entry that took no return probe runs
+	 * its chain (fn_session_u): its starts are sent as IPROF_A_HIT's */
+	__u8 sess_hit;
 	__u32 stk_pos;
 	__u64 stk_sp[IPROF_STK_SAVED];
 	__u16 stk_sid[IPROF_STK_SAVED];
@@ -1023,7 +1026,7 @@ static __always_inline void timer_start(const struct iprof_action *a,
 	if (spans && a->flags & IPROF_A_NO_REENTER &&
 	    frame_find(st, d, a->timer, 0))
 		return;
-	if (a->flags & IPROF_A_HIT) {
+	if (a->flags & IPROF_A_HIT || st->sess_hit) {
 		/* counted where it is called, no frame (IPROF_REC_HIT); past
 		 * IPROF_MAX_DEPTH its caller's frame was never sent */
 		if (st->over) {

@@ -11,6 +11,12 @@
 #ifndef IPROF_MECH_H
 #define IPROF_MECH_H
 
+/* how plan_timer.ret_why (report_timer.no_sites_why) of a user function
+ * in a uprobe session (plan_att.session) starts: the report offers no
+ * --returns uretprobe for its calls counted only (it would kill the
+ * program) */
+#define PLAN_SESSION_WHY "--returns auto: a uprobe session's"
+
 enum mech_label {
 	/* a timer's mechanism */
 	MLABEL_TRACEPOINT, /* a span on tracepoints (tp_hit) */

@@ -21,6 +21,7 @@
 #include "iprof/emu.h"
 
 #include "iprof/abi.h"
+#include "iprof/mech.h"
 #include "iprof/probe.h"
 
 enum plan_mech {
@@ -75,6 +76,13 @@ struct plan_att {
 	uint16_t key_adj;
 	uint8_t inl; /* 1: an inlined instance's probe (not a return site
 		      * of its own: plan_emu() does not count it) */
+	/* MECH_URETPROBE: 1 when it and the MECH_UPROBE attachment of the
+	 * same path and offset (its function's entry) go in one uprobe
+	 * session link (plan_env.usession): the entry program takes the
+	 * return only in a target thread on the stack it started on
+	 * (bpf/iprof.bpf.c fn_session_u); a call elsewhere is counted, not
+	 * timed (IPROF_REC_HIT) */
+	uint8_t session;
 };
 
 struct plan_timer {
@@ -106,6 +114,9 @@ struct plan_timer {
 	 * the program can unwind through it (auto) or sites was asked;
 	 * why in ret_risk.  0 otherwise */
 	int ret_entry;
+	/* 1: its stop is a uprobe session's return (plan_att.session):
+	 * ret_why starts with PLAN_SESSION_WHY.  0 otherwise */
+	int ret_session;
 	/* --returns auto: what unwind_judge() found in the program for a
 	 * timer without return sites (owned; NULL when it was not asked):
 	 * the evidence it can unwind, or that it cannot */
@@ -295,6 +306,13 @@ struct plan_env {
 	 * an executable whose program cannot unwind or switch stacks
 	 * through it (unwind_judge()) */
 	int uregs;
+	/* 1: the kernel makes uprobe session links (Linux 6.13+,
+	 * uprobe_session_supported()): where !uregs and the only risk
+	 * unwind_judge() finds is a library's stack switch by libc's context
+	 * functions (its 2), auto gives the function a uprobe session whose
+	 * entry takes no return probe on a stack the thread switched to
+	 * (plan_att.session) instead of return sites */
+	int usession;
 	/* the executable of the command iprof runs (-- CMD: its path as
 	 * found in $PATH), or NULL.  --returns auto asks whether there is
 	 * one (or -p): a timer of no target process keeps its return sites;

@@ -22,6 +22,10 @@
 /* Most files one judgment reads (the DT_NEEDED closure included). */
 #define UNWIND_MAX_FILES 256
 
+/* unwind_judge()'s evidence that a uprobe session survives: a library's
+ * stack switch */
+#define UNWIND_SWITCH_LIB 2
+
 /*
  * unwind_judge() - can a process made of the @n ELF files @files (an
  * executable, the libraries it maps, the file a timer is in) unwind or
@@ -54,8 +58,17 @@
  * close as unwound), of dlopen or dlmopen (what it loads later is not in
  * @files: unwind_runtime() judges it once mapped).
  *
+ * A stack switch imported by a file other than @files[0] (a library's
+ * coroutines: OpenSSL's async jobs in libcrypto) is told apart: libc's
+ * setcontext and swapcontext, which iprof sees (bpf/iprof.bpf.c
+ * ctx_switch()), make the switch, so a uprobe session whose entry takes no
+ * return probe on a stack the thread switched to survives it
+ * (UNWIND_SWITCH_LIB).
+ *
  * Returns 1 (it can: @why, @len bytes, names the file and the symbol,
- * or the two files and symbols of a pair), 0 (it cannot: @why says how
+ * or the two files and symbols of a pair), UNWIND_SWITCH_LIB (only a
+ * library's stack switch: @why names the first file and symbol), 0 (it
+ * cannot: @why says how
  * many files were read, a thrower and where the catch is that is not
  * beside @files[0], and with "longjmp-
  * style exits only (FILE imports SYM)" the first such import, then

@@ -38,6 +38,7 @@
 #include "cli/list.h"
 #include "kernel/tracefs.h"
 #include "kernel/uprobe_emu.h"
+#include "kernel/uprobe_multi.h"
 #include "cli/log.h"
 #include "cli/calib.h"
 #include "cli/complete.h"
@@ -384,6 +385,11 @@ static int run_main(int argc, char **argv)
 	penv.uregs = uprobe_emu_supported();
 	if (penv.uregs)
 		penv.shstk_pid = shstk_pid(&o);
+	/* else a library's stack switch costs no return sites where the
+	 * kernel has uprobe sessions (6.13+) */
+	penv.usession = !penv.uregs && o.returns == PLAN_RETURNS_AUTO &&
+			!getenv("IPROF_NO_UPROBE_MULTI") &&
+			uprobe_session_supported();
 	/* inlined instances (src/probe/inline.c) */
 	penv.no_inline = o.no_inline;
 	penv.debuginfo = o.debuginfo;

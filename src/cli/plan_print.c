@@ -59,6 +59,7 @@ struct report_timer *plan_print_timers(const struct plan *plan,
 			     t->entry_only			  ? NULL :
 			     t->inl_only			  ? "inlined" :
 			     t->ret_sites			  ? "return_sites" :
+			     t->ret_session			  ? "uprobe_session" :
 								    "uretprobe";
 		rt[i].tail_calls = t->ret_tail;
 		/* only a timer without return sites was judged for them */

@@ -122,11 +122,14 @@ int attach_ctx_switches(struct loader *l)
 		if (!kmech(p->att[i].mech)->user || !path)
 			continue;
 		for (j = 0; j < i; j++)
-			if (p->att[j].path && !strcmp(p->att[j].path, path))
+			if (p->att[j].path && !strcmp(p->att[j].path, path) &&
+			    (p->att[j].session || !p->att[i].session))
 				break;
 		if (j < i)
 			continue; /* looked at */
-		how = has_switch(path);
+		/* a uprobe session's file: libc's switches, whoever makes
+		 * them (a library: unwind_judge()'s 2) */
+		how = p->att[i].session ? 1 : has_switch(path);
 		if (how == 2) {
 			r = attach_file(l, path); /* linked in */
 		} else if (how == 1) {
@@ -134,6 +137,8 @@ int attach_ctx_switches(struct loader *l)
 						      sizeof(err)))
 				continue;
 			r = attach_file(l, libc);
+			if (r > 0)
+				l->ctx_libc = r;
 		} else {
 			continue;
 		}

@@ -12,7 +12,9 @@
 /*
  * attach_ctx_switches() - for each file of the plan's user attachments
  * that defines (a static program) or imports (from libc.so.6, found as a
- * uprobe's bare library name is) swapcontext or setcontext: a uprobe
+ * uprobe's bare library name is) swapcontext or setcontext, and for the
+ * file of each uprobe session (plan_att.session: libc.so.6's, counted in
+ * l->ctx_libc, without all three of which no session link is made): a uprobe
  * (pid -1: the BPF side checks the target) on each of getcontext,
  * setcontext and swapcontext of the file that defines them, each file
  * once, links kept in l->ctx_links (at most ATTACH_CTX_MAX).  None when

@@ -18,6 +18,7 @@
 #include "kernel/attach.h"
 #include "kernel/attach_tp.h"
 #include "kernel/kmech.h"
+#include "kernel/uprobe_multi.h"
 
 /*
  * Syscall spans: the two raw syscall programs, once, before any chain is
@@ -100,6 +101,80 @@ static __u64 ucookie(const struct loader *l, const struct plan_att *a)
 				a->offset & 4095, a->emu.pop);
 }
 
+/* the entry of @path at @off (MECH_UPROBE) not yet in a link, or -1 */
+static int64_t entry_at(const struct loader *l, const char *path,
+			uint64_t off)
+{
+	const struct plan *p = l->plan;
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].mech == MECH_UPROBE && !l->att_multi[i] &&
+		    p->att[i].offset == off && !strcmp(p->att[i].path, path))
+			return i;
+	return -1;
+}
+
+/*
+ * The uprobe sessions of the plan (plan_att.session), one link per binary
+ * where fn_session_u is loaded: each function's entry and return in one
+ * cookie (the entry chain in the low 32 bits, IPROF_NO_NEXT where it has
+ * no entry attachment; the return's in the high).  A binary's link the
+ * kernel refuses leaves its functions' entries to the entry link and
+ * their returns to attach_tp_uprobe(), which refuses a session's:
+ * never a plain uretprobe in its place.  @offs, @cookies: room for every
+ * attachment.  Returns 0 or -ENOMEM.
+ */
+static int usession_links(struct loader *l, unsigned long *offs,
+			  __u64 *cookies)
+{
+	const struct plan *p = l->plan;
+	int prog = bpf_program__fd(l->skel->progs.fn_session_u), fd, *v;
+	uint32_t i, j, n;
+	int64_t e;
+
+	/* none where a switch could go unseen */
+	if (l->ctx_libc < 3)
+		prog = -1;
+	for (i = 0; prog >= 0 && i < p->natt; i++) {
+		if (!p->att[i].session || l->att_multi[i])
+			continue;
+		for (n = 0, j = i; j < p->natt; j++) {
+			if (!p->att[j].session ||
+			    strcmp(p->att[j].path, p->att[i].path))
+				continue;
+			e = entry_at(l, p->att[j].path, p->att[j].offset);
+			offs[n] = p->att[j].offset;
+			cookies[n++] = (e < 0 ? IPROF_NO_NEXT :
+					p->att[e].action) |
+				       (__u64)p->att[j].action << 32;
+		}
+		fd = uprobe_session_link(prog, p->att[i].path, offs, cookies, n);
+		if (fd < 0) {
+			klog(KLOG_DEBUG, "uprobe session link of %s: %s",
+			     p->att[i].path, strerror(-fd));
+			continue;
+		}
+		v = realloc(l->usess_fds, (l->nusess + 1) * sizeof(*v));
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		l->usess_fds = v;
+		v[l->nusess++] = fd;
+		for (j = i; j < p->natt; j++) {
+			if (!p->att[j].session ||
+			    strcmp(p->att[j].path, p->att[i].path))
+				continue;
+			e = entry_at(l, p->att[j].path, p->att[j].offset);
+			l->att_multi[j] = 1;
+			if (e >= 0)
+				l->att_multi[e] = 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * User functions in uprobe_multi links where the kernel has them: one link
  * per binary for the entries, one for the return sites and one for the
@@ -129,13 +204,15 @@ int attach_tp_umulti(struct loader *l)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < p->natt; i++) {
+	ret = usession_links(l, offs, cookies);
+	for (i = 0; !ret && i < p->natt; i++) {
 		const struct kmech *m = kmech(p->att[i].mech);
 
-		if (!m->user || l->att_multi[i])
+		if (!m->user || l->att_multi[i] || p->att[i].session)
 			continue;
 		for (n = 0, j = i; j < p->natt; j++)
 			if (p->att[j].mech == p->att[i].mech &&
+			    !l->att_multi[j] && !p->att[j].session &&
 			    !strcmp(p->att[j].path, p->att[i].path)) {
 				offs[n] = p->att[j].offset;
 				cookies[n++] = ucookie(l, &p->att[j]);
@@ -160,6 +237,7 @@ int attach_tp_umulti(struct loader *l)
 		v[l->numulti++] = ln;
 		for (j = i; j < p->natt; j++)
 			if (p->att[j].mech == p->att[i].mech &&
+			    !p->att[j].session &&
 			    !strcmp(p->att[j].path, p->att[i].path))
 				l->att_multi[j] = 1;
 	}
@@ -213,6 +291,14 @@ static struct bpf_link *uprobe_link(struct loader *l, const struct plan_att *a)
 
 int attach_tp_uprobe(struct loader *l, uint32_t i, char *why, size_t len)
 {
+	if (l->plan->att[i].session) {
+		/* its uretprobe alone could kill the program
+		 * (unwind_judge()'s 2): none */
+		snprintf(why, len,
+			 "uprobe session %s: no session link (the kernel refused it, libc's setcontext, swapcontext or getcontext not probed, or IPROF_NO_UPROBE_MULTI); no plain uretprobe in its place",
+			 l->plan->att[i].path);
+		return -EOPNOTSUPP;
+	}
 	return attach_att_link(l, i, uprobe_link, why, len);
 }
 

@@ -30,6 +30,7 @@
 #include "kernel/attach_usdt.h"
 #include "kernel/rings.h"
 #include "kernel/uprobe_emu.h"
+#include "kernel/uprobe_multi.h"
 #include "kernel/klog.h"
 #include "kernel/kmech.h"
 
@@ -164,7 +165,7 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 {
 	struct iprof *s = l->skel;
 	size_t nk = 0;
-	int km, ks, fn, all_ok = 1;
+	int km, ks, us, fn, all_ok = 1;
 	uint32_t i;
 
 	for (i = 0; i < plan->ntimers; i++) {
@@ -188,6 +189,13 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	want_prog(s->progs.fn_entry_km, km && !ks, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_return_km, km && !ks, BPF_TRACE_KPROBE_MULTI);
 	want_prog(s->progs.fn_session_km, ks, IPROF_TRACE_KPROBE_SESSION);
+	/* user functions in uprobe sessions (plan_att.session), where the
+	 * uprobe_multi programs load (kmech_choose()) */
+	for (i = 0, us = 0; i < plan->natt; i++)
+		us |= plan->att[i].session;
+	us = us && bpf_program__autoload(s->progs.fn_entry_m) &&
+	     uprobe_session_supported();
+	want_prog(s->progs.fn_session_u, us, IPROF_TRACE_UPROBE_SESSION);
 }
 
 /* The kernel's bpf_prog_info of @p into @info: 0, or -1 if @p is not
@@ -831,6 +839,11 @@ int loader__attach(struct loader *l, loader_skip_fn on_skip)
 	err = attach_irq_edges(l, 1);
 	if (err)
 		return err;
+	/* before the timers: a uprobe session takes the return probe only
+	 * on the stack a thread started on, which a switch unseen would
+	 * hide (the plan's files say which libc's switches to see) */
+	if (attach_ctx_switches(l) < 0)
+		return -ENOMEM;
 	ps.att_why = calloc(p->natt ? p->natt : 1, sizeof(*ps.att_why));
 	ps.fwhy = calloc(p->ntimers ? p->ntimers : 1, sizeof(*ps.fwhy));
 	ps.later = calloc(p->ntimers ? p->ntimers : 1, sizeof(*ps.later));
@@ -850,9 +863,6 @@ int loader__attach(struct loader *l, loader_skip_fn on_skip)
 	if (ps.n < 0)
 		return ps.n;
 	err = attach_task_progs(l);
-	/* after the timers: their files say which libc's switches to see */
-	if (!err && attach_ctx_switches(l) < 0)
-		err = -ENOMEM;
 	return err ? err : ps.n;
 }
 
@@ -890,7 +900,7 @@ unsigned int loader__nprobes(const struct loader *l)
 	for (i = 0; i < l->plan->ntimers; i++)
 		n += (unsigned int)l->links[i].n;
 	return n + (l->sc_links[0] != NULL) + (l->sc_links[1] != NULL) +
-	       l->numulti + l->nkmulti + l->nksess;
+	       l->numulti + l->nkmulti + l->nksess + l->nusess;
 }
 
 /*
@@ -920,6 +930,11 @@ void loader__detach(struct loader *l)
 	free(l->ksess_fds);
 	l->ksess_fds = NULL;
 	l->nksess = 0;
+	for (j = 0; j < l->nusess; j++)
+		close(l->usess_fds[j]);
+	free(l->usess_fds);
+	l->usess_fds = NULL;
+	l->nusess = 0;
 	for (j = 0; j < l->nfobjs; j++) {
 		l->clone_misses += recursion_misses(l->fobjs[j]->obj);
 		fentry__destroy(l->fobjs[j]);

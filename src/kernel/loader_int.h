@@ -30,6 +30,8 @@
 /* enum bpf_attach_type's BPF_TRACE_KPROBE_SESSION (include/uapi/linux/bpf.h,
  * Linux 6.10): Debian 12's headers (6.1) lack it */
 #define IPROF_TRACE_KPROBE_SESSION 56
+/* ... and BPF_TRACE_UPROBE_SESSION (Linux 6.13) */
+#define IPROF_TRACE_UPROBE_SESSION 57
 
 struct timer_links {
 	struct bpf_link **v;
@@ -104,6 +106,10 @@ struct loader {
 	 * fds, libbpf 1.4 has no session links (attach_kprobe.c) */
 	int *ksess_fds;
 	unsigned int nksess;
+	/* user functions in uprobe session links (fn_session_u,
+	 * plan_att.session), one per binary: link fds, as ksess_fds */
+	int *usess_fds;
+	unsigned int nusess;
 	struct bpf_link *irq_links[IRQ_PROGS_MAX]; /* interrupt edges */
 	int nirq;
 	/* uprobes on the context functions (kernel/attach_ctx.h) and the
@@ -112,6 +118,8 @@ struct loader {
 	size_t nctx;
 	char *ctx_files[ATTACH_CTX_MAX];
 	size_t nctx_files;
+	/* of them, on libc.so.6's (3: all, which a uprobe session needs) */
+	int ctx_libc;
 	struct loader_opts opts;
 	struct fentry **fobjs; /* fentry objects, FE_SLOTS functions each */
 	size_t nfobjs;

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <linux/types.h>
+
 /*
  * uprobe_multi_probe_prog() - an empty kprobe-type program loaded with expected
  * attach type @attach_type (enum bpf_attach_type; a feature probe: the
@@ -25,5 +27,25 @@ int uprobe_multi_probe_prog(int attach_type);
  * fails with EBADF where the link type exists).
  */
 int uprobe_multi_supported(void);
+
+/*
+ * uprobe_session_supported() - 1 if the kernel makes uprobe session links
+ * (BPF_TRACE_UPROBE_SESSION, Linux 6.13+: one program at a function's
+ * entry and, unless the entry returned 1, at its return), 0 if not, or
+ * where IPROF_UPROBE_SESSION=0 (iprof(8)).  Probed once, as
+ * uprobe_multi_supported().
+ */
+int uprobe_session_supported(void);
+
+/*
+ * uprobe_session_link() - BPF_LINK_CREATE of a uprobe session link of
+ * program @prog on @cnt file offsets @offs (bytes) of @path, a BPF cookie
+ * each (@cookies), in every process.  Through bpf(2) itself: libbpf 1.4's
+ * bpf_link_create() copies the uprobe_multi options for
+ * BPF_TRACE_UPROBE_MULTI only.  Returns the link fd (the caller closes
+ * it) or -errno.
+ */
+int uprobe_session_link(int prog, const char *path, const unsigned long *offs,
+			const __u64 *cookies, __u32 cnt);
 
 #endif

@@ -49,7 +49,7 @@ struct planner {
 	/* --returns auto's judgment of the last file (a glob's functions
 	 * share it): its path, the evidence, and whether a uretprobe */
 	char *auto_path, *auto_risk;
-	int auto_uret;
+	int auto_uret; /* 0 return sites, 1 a uretprobe, 2 a uprobe session */
 	/* the loaded kernel modules' debug files, read at the first need */
 	struct kmod_debug *kdbg;
 	size_t nkdbg, kdbg_stale;

@@ -444,11 +444,103 @@ out:
 }
 
 /*
+ * Is every -p process of @env known to run on the stack its thread
+ * started on, as a uprobe session needs (bpf/iprof.bpf.c fn_session_u:
+ * iprof sees a switch only once attached)?  Yes for a process of one
+ * thread blocked in a system call whose stack pointer (proc(5),
+ * /proc/PID/syscall: "NR ARGS... SP PC") lies in its "[stack]" mapping;
+ * else no (a thread of its own stack is not told by /proc), with the
+ * first process that is not in @why (@len bytes).  A -- CMD: yes (its
+ * threads are all seen from their start).
+ */
+static bool pids_on_first_stack(const struct plan_env *env, char *why,
+				size_t len)
+{
+	char path[64], line[512], *f[10], *tok, *save;
+	unsigned long long sp = 0, lo, hi;
+	int k, n, threads = 0;
+	bool in = false;
+	FILE *fp;
+
+	for (k = 0; k < env->npids; k++) {
+		snprintf(path, sizeof(path), "/proc/%d/status", env->pids[k]);
+		threads = 0;
+		if ((fp = fopen(path, "re"))) {
+			while (fgets(line, sizeof(line), fp))
+				if (sscanf(line, "Threads: %d", &threads) == 1)
+					break;
+			fclose(fp);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/syscall", env->pids[k]);
+		n = 0;
+		if (threads == 1 && (fp = fopen(path, "re"))) {
+			if (fgets(line, sizeof(line), fp))
+				for (tok = strtok_r(line, " \n", &save);
+				     tok && n < 10;
+				     tok = strtok_r(NULL, " \n", &save))
+					f[n++] = tok;
+			fclose(fp);
+		}
+		/* a system call's number and 6 arguments, or -1 (blocked
+		 * elsewhere): then sp and pc */
+		sp = n == 9 || n == 3 ? strtoull(f[n - 2], NULL, 16) : 0;
+		snprintf(path, sizeof(path), "/proc/%d/maps", env->pids[k]);
+		in = false;
+		if (sp && (fp = fopen(path, "re"))) {
+			while (!in && fgets(line, sizeof(line), fp))
+				in = strstr(line, "[stack]") &&
+				     sscanf(line, "%llx-%llx", &lo, &hi) == 2 &&
+				     sp >= lo && sp < hi;
+			fclose(fp);
+		}
+		if (!in) {
+			util_set_err(why, len,
+				     "-p %d: %s: a thread may be on a stack it switched to before iprof attached",
+				     env->pids[k],
+				     threads != 1 ? "more than one thread" :
+				     !sp ? "its stack pointer not readable (not blocked in a system call)" :
+					   "its stack pointer outside its [stack] mapping");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A program whose only risk is a library's stack switch
+ * (UNWIND_SWITCH_LIB): pn->auto_uret 2 (a uprobe session) where the
+ * kernel has them (plan_env.usession) and every -p process is on its
+ * first stack (pids_on_first_stack()); else return sites, and
+ * pn->auto_risk says why not.  Returns 0 or -ENOMEM.
+ */
+static int session_if(const struct plan_env *env, struct planner *pn)
+{
+	char why[256] = "", *w = NULL;
+
+	if (!env->usession)
+		snprintf(why, sizeof(why),
+			 "no uprobe session here (Linux 6.13+; IPROF_UPROBE_SESSION=0)");
+	else if (pids_on_first_stack(env, why, sizeof(why)))
+		pn->auto_uret = 2;
+	if (!why[0])
+		return 0;
+	if (asprintf(&w, "%s; %s", pn->auto_risk, why) < 0)
+		return -ENOMEM;
+	free(pn->auto_risk);
+	pn->auto_risk = w;
+	return 0;
+}
+
+/*
  * --returns auto where this kernel single-steps return sites (no
  * plan_env.uregs): a uretprobe, which costs no single step, for a function
  * of a -- CMD or -p program that cannot unwind or switch stacks through it
  * (judge_returns(); the evidence in t->ret_risk either way).  A timer of
- * no target process keeps its return sites.  Sets *@uret; returns 0 or
+ * no target process keeps its return sites; one whose program's only
+ * risk is a library's stack switch by libc's context functions gets a
+ * uprobe session where the kernel has them (plan_env.usession, and
+ * pids_on_first_stack()).  Sets *@uret (0 return sites, 1 a uretprobe, 2
+ * a uprobe session); returns 0 or
  * -ENOMEM.  The judgment of the last path is kept: a glob's functions
  * share their file.
  */
@@ -475,12 +567,27 @@ static int auto_uretprobe(struct planner *pn, const struct plan_env *env,
 		if (!(pn->auto_path = strdup(path)))
 			return -ENOMEM;
 		pn->auto_uret = !r;
+		if (r == UNWIND_SWITCH_LIB && session_if(env, pn))
+			return -ENOMEM;
 	}
 	free(t->ret_risk);
 	if (!(t->ret_risk = strdup(pn->auto_risk ? pn->auto_risk : "")))
 		return -ENOMEM;
 	*uret = pn->auto_uret;
 	return 0;
+}
+
+/* the uretprobe of @path at @off (one per function: plan_add_att()
+ * chains) goes in a uprobe session link with the entry there */
+static void mark_session(struct plan *p, const char *path, uint64_t off)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].mech == MECH_URETPROBE &&
+		    p->att[i].offset == off && p->att[i].path &&
+		    !strcmp(p->att[i].path, path))
+			p->att[i].session = 1;
 }
 
 /*
@@ -528,6 +635,8 @@ static int plan_add_ustops(struct plan *p, const struct plan_env *env,
 		snprintf(why, sizeof(why), "%s",
 			 env->returns == PLAN_RETURNS_URETPROBE ?
 				 "--returns uretprobe" :
+			 uret == 2 ?
+				 PLAN_SESSION_WHY ", its entry taking the return probe only on the stack the thread started on (a call on a stack it switched to: counted where made, not timed)" :
 				 "--returns auto: this kernel single-steps a return site's ret, a uretprobe does not, and nothing in the program can unwind through it");
 		err = -EOPNOTSUPP;
 	} else {
@@ -574,8 +683,13 @@ static int plan_add_ustops(struct plan *p, const struct plan_env *env,
 				return 0;
 			}
 		}
-		return plan_add_att(p, MECH_URETPROBE, id, stop, NULL, NULL, path,
-			       sym, off);
+		err = plan_add_att(p, MECH_URETPROBE, id, stop, NULL, NULL,
+				   path, sym, off);
+		if (!err && uret == 2) {
+			mark_session(p, path, off);
+			t->ret_session = 1;
+		}
+		return err;
 	}
 	p->actions[start].flags |= IPROF_A_RETSITES;
 	for (i = 0; i < n && !err; i++) {

@@ -125,6 +125,9 @@ struct closure {
 	char far[PATH_MAX + 64];     /* the first that is not */
 	char forcer[PATH_MAX + 64];
 	char cleaner[PATH_MAX + 64]; /* the first beside files[0] */
+	/* "FILE imports SYM": the first stack switch by libc's context
+	 * functions in a file other than files[0] (unwind_judge()'s 2) */
+	char switcher[PATH_MAX + 64];
 };
 
 /* Add @path (realpath'ed) unless there; 0, 1 already there or full,
@@ -281,18 +284,24 @@ static void note_first(char *dst, size_t len, const char *path, bool und,
 }
 
 /*
- * One symbol @nm (@und: an import) of file @k under the pair rule
- * (struct closure.pairs): 1 and @why where it is evidence alone (a
- * runtime, a stack switch); else the notes of @c and the file's own
+ * One symbol @nm (@und: an import) of file @path (@exe: files[0]) under
+ * the pair rule (struct closure.pairs): 1 and @why where it is evidence
+ * alone (a runtime, a stack switch of files[0]'s own); else the notes of
+ * @c (a library's stack switch: c->switcher) and the file's own
  * *@catch_nm (*@catch_und: imported), *@clean_nm (what catches, what
  * cleans up), 0.
  */
-static int pair_sym(struct closure *c, const char *path, const char *nm,
-		    bool und, const char **catch_nm, bool *catch_und,
-		    const char **clean_nm, char *why, size_t len)
+static int pair_sym(struct closure *c, const char *path, bool exe,
+		    const char *nm, bool und, const char **catch_nm,
+		    bool *catch_und, const char **clean_nm, char *why,
+		    size_t len)
 {
 	enum role r = role_of(nm, und);
 
+	if (r == SWITCH && !exe) {
+		note_first(c->switcher, sizeof(c->switcher), path, und, nm);
+		return 0;
+	}
 	if (r == RUNTIME || r == SWITCH) {
 		util_set_err(why, len, "%s %s %s", path,
 			     und ? "imports" : "defines", nm);
@@ -424,9 +433,9 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 				snprintf(c->dl, sizeof(c->dl), "%s imports %s",
 					 path, nm);
 			if (c->pairs) {
-				ret = pair_sym(c, path, nm, und, &catch_nm,
-					       &catch_und, &clean_nm, why,
-					       len);
+				ret = pair_sym(c, path, k == 0, nm, und,
+					       &catch_nm, &catch_und,
+					       &clean_nm, why, len);
 				if (ret)
 					break;
 				continue;
@@ -482,6 +491,11 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len)
 			     "%s (a cleanup that may be above the function, which a forced unwind through it skips) and %s",
 			     c->cleaner, c->forcer);
 		ret = 1;
+	} else if (!ret && c->pairs && c->switcher[0]) {
+		util_set_err(why, len,
+			     "%s (a stack switch by libc's context functions, which iprof sees)",
+			     c->switcher);
+		ret = UNWIND_SWITCH_LIB;
 	}
 	/* what is only said: the first longjmp, the first loader */
 	snprintf(tail, sizeof(tail), "%s%s%s%s%s%s",

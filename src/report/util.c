@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iprof/mech.h"
 #include "iprof/report.h"
 #include "iprof/util.h"
 
@@ -1189,6 +1190,7 @@ static void summary_hits(FILE *f, const struct report *r, const char *pfx)
 	char buf[REPORT_NAME_BUF];
 	const struct agg_node *n;
 	uint64_t hits;
+	int sess;
 
 	for (i = 0; i < ntimers; i++) {
 		const struct report_timer *t = &r->timers[i];
@@ -1199,12 +1201,17 @@ static void summary_hits(FILE *f, const struct report *r, const char *pfx)
 				hits += n->hits;
 		if (!hits)
 			continue;
+		/* a uprobe session's: a uretprobe would kill the program */
+		sess = t->no_sites_why &&
+		       !strncmp(t->no_sites_why, PLAN_SESSION_WHY,
+				strlen(PLAN_SESSION_WHY));
 		fprintf(f, "%scounted only: %s %" PRIu64
-			   " call%s (return not seen: %s): counted where called, never timed, never a parent; --returns uretprobe times it\n",
+			   " call%s (return not seen: %s): counted where called, never timed, never a parent%s\n",
 			pfx, report_timer_name(r, i, buf, sizeof(buf)), hits,
 			hits == 1 ? "" : "s",
 			t->no_sites_why ? t->no_sites_why :
-					  "no return sites, no uretprobe");
+					  "no return sites, no uretprobe",
+			sess ? "" : "; --returns uretprobe times it");
 	}
 }
 

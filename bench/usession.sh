@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The cost per call of a uprobe session against return sites (issue 43
+# items 1, 2, 7): build/e2e-usession, a C program whose library runs its
+# timed() on a makecontext coroutine (tests/e2e/helpers/session/), under
+# iprof's default (--returns auto: a uprobe session where the kernel has
+# them, 6.13+), under --returns sites (the return sites auto chose before:
+# on a kernel that single-steps them, a second trap per call), and under
+# bpftrace with a uprobe and a uretprobe on timed() (which that program
+# does not survive: its status is shown).  Each tool runs the program with
+# N and with N/10 rounds; the cost per call is the difference of the two
+# times over the difference of their calls (3 per round: 2 on main's
+# stack, 1 on the coroutine's), less the program's own the same way, so
+# that each tool's fixed start-up and exit cost drops out.  Interleaved
+# rounds, medians.
+#
+#   sudo bench/usession.sh [ROUNDS]   (default 5; BUILD=build dir, N=20000)
+set -uo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$src/build}
+IPROF=${IPROF:-$BUILD/iprof}
+B=$BUILD/e2e-usession
+ROUNDS=${1:-5}
+N=${N:-20000}
+n=$((N / 10))
+[ -x "$B" ] && [ -x "$IPROF" ] || { echo "bench/usession.sh: build $B and $IPROF first" >&2; exit 2; }
+T=$(mktemp -d /tmp/iprof-usession.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+now() { date +%s.%N; }
+run() { # TOOL ROUNDS: seconds, the program's line checked
+	local t0 t1 out
+	t0=$(now)
+	case $1 in
+	untraced) out=$("$B" "$2") ;;
+	default) out=$("$IPROF" -q -o /dev/null -e "uprobe:$B:timed" -- "$B" "$2" 2>/dev/null) ;;
+	sites) out=$("$IPROF" -q -o /dev/null --returns sites -e "uprobe:$B:timed" -- "$B" "$2" 2>/dev/null) ;;
+	esac
+	t1=$(now)
+	[ "$out" = "main=$((2 * $2)) coro=$2" ] || echo "bench/usession.sh: $1 $2: the program said '$out'" >&2
+	echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+"$IPROF" --dry-run -e "uprobe:$B:timed" -- "$B" 2>&1 | grep -o '(stops [^;]*' | cut -c1-100
+tools=(untraced default sites)
+for r in $(seq "$ROUNDS"); do
+	for k in 0 1 2; do
+		tool=${tools[$(((k + r) % 3))]}
+		echo "$tool $(run $tool $N) $(run $tool $n)" >>"$T/runs"
+	done
+done
+per() { awk -v t="$1" -v d=$((3 * (N - n))) '$1 == t { printf "%.9f\n", ($2 - $3) / d }' "$T/runs" | median; }
+u=$(per untraced)
+printf '%-9s %12s\n' tool "us per call"
+for tool in default sites; do
+	c[${#c[@]}]=$(awk -v a="$(per $tool)" -v u="$u" 'BEGIN { printf "%.2f", (a - u) * 1e6 }')
+	printf '%-9s %12s\n' "$tool" "${c[-1]}"
+done
+echo "default / sites: $(awk -v a="${c[0]}" -v b="${c[1]}" 'BEGIN { printf "%.2fx", a / b }')"
+if command -v bpftrace >/dev/null; then
+	bpftrace -e "uprobe:$B:timed { @s[tid] = nsecs; } uretprobe:$B:timed /@s[tid]/ { delete(@s[tid]); }" \
+		-c "$B $n" >"$T/bt" 2>&1
+	echo "bpftrace (uprobe + uretprobe): the program $(grep -q "main=$((2 * n)) coro=$n" "$T/bt" && echo lived || echo "did not finish (dmesg: $(dmesg 2>/dev/null | grep -c 'failed to handle uretprobe') 'failed to handle uretprobe, sending SIGILL' lines so far)")"
+fi
