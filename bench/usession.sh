@@ -6,12 +6,13 @@
 # them, 6.13+), under --returns sites (the return sites auto chose before:
 # on a kernel that single-steps them, a second trap per call), and under
 # bpftrace with a uprobe and a uretprobe on timed() (which that program
-# does not survive: its status is shown).  Each tool runs the program with
-# N and with N/10 rounds; the cost per call is the difference of the two
-# times over the difference of their calls (3 per round: 2 on main's
-# stack, 1 on the coroutine's), less the program's own the same way, so
-# that each tool's fixed start-up and exit cost drops out.  Interleaved
-# rounds, medians.
+# does not survive: its status is shown).  Each tool runs the program
+# with N and with N/10 calls on main's stack (E2E_PLAIN) before 10
+# coroutine rounds; the cost per call is the difference of the two times
+# over the difference of their calls, less the program's own the same
+# way, so that each tool's fixed start-up and exit cost drops out (and
+# the coroutine's switches, each a uprobe on libc's swapcontext in the
+# session's case).  Interleaved rounds, medians.
 #
 #   sudo bench/usession.sh [ROUNDS]   (default 5; BUILD=build dir, N=20000)
 set -uo pipefail
@@ -29,13 +30,14 @@ now() { date +%s.%N; }
 run() { # TOOL ROUNDS: seconds, the program's line checked
 	local t0 t1 out
 	t0=$(now)
+	export E2E_PLAIN=$2
 	case $1 in
-	untraced) out=$("$B" "$2") ;;
-	default) out=$("$IPROF" -q -o /dev/null -e "uprobe:$B:timed" -- "$B" "$2" 2>/dev/null) ;;
-	sites) out=$("$IPROF" -q -o /dev/null --returns sites -e "uprobe:$B:timed" -- "$B" "$2" 2>/dev/null) ;;
+	untraced) out=$("$B" 10) ;;
+	default) out=$("$IPROF" -q -o /dev/null -e "uprobe:$B:timed" -- "$B" 10 2>/dev/null) ;;
+	sites) out=$("$IPROF" -q -o /dev/null --returns sites -e "uprobe:$B:timed" -- "$B" 10 2>/dev/null) ;;
 	esac
 	t1=$(now)
-	[ "$out" = "main=$((2 * $2)) coro=$2" ] || echo "bench/usession.sh: $1 $2: the program said '$out'" >&2
+	[ "$out" = "main=$(($2 + 10)) coro=10" ] || echo "bench/usession.sh: $1 $2: the program said '$out'" >&2
 	echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -47,8 +49,9 @@ for r in $(seq "$ROUNDS"); do
 		echo "$tool $(run $tool $N) $(run $tool $n)" >>"$T/runs"
 	done
 done
-per() { awk -v t="$1" -v d=$((3 * (N - n))) '$1 == t { printf "%.9f\n", ($2 - $3) / d }' "$T/runs" | median; }
+per() { awk -v t="$1" -v d=$((N - n)) '$1 == t { printf "%.9f\n", ($2 - $3) / d }' "$T/runs" | median; }
 u=$(per untraced)
+c=()
 printf '%-9s %12s\n' tool "us per call"
 for tool in default sites; do
 	c[${#c[@]}]=$(awk -v a="$(per $tool)" -v u="$u" 'BEGIN { printf "%.2f", (a - u) * 1e6 }')
@@ -56,7 +59,7 @@ for tool in default sites; do
 done
 echo "default / sites: $(awk -v a="${c[0]}" -v b="${c[1]}" 'BEGIN { printf "%.2fx", a / b }')"
 if command -v bpftrace >/dev/null; then
-	bpftrace -e "uprobe:$B:timed { @s[tid] = nsecs; } uretprobe:$B:timed /@s[tid]/ { delete(@s[tid]); }" \
-		-c "$B $n" >"$T/bt" 2>&1
-	echo "bpftrace (uprobe + uretprobe): the program $(grep -q "main=$((2 * n)) coro=$n" "$T/bt" && echo lived || echo "did not finish (dmesg: $(dmesg 2>/dev/null | grep -c 'failed to handle uretprobe') 'failed to handle uretprobe, sending SIGILL' lines so far)")"
+	E2E_PLAIN=10 bpftrace -e "uprobe:$B:timed { @s[tid] = nsecs; } uretprobe:$B:timed /@s[tid]/ { delete(@s[tid]); }" \
+		-c "$B 10" >"$T/bt" 2>&1
+	echo "bpftrace (uprobe + uretprobe): the program $(grep -q "main=20 coro=10" "$T/bt" && echo lived || echo "did not finish (dmesg: $(dmesg 2>/dev/null | grep -c 'failed to handle uretprobe') 'failed to handle uretprobe, sending SIGILL' lines so far)")"
 fi

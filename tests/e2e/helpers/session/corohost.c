@@ -9,8 +9,10 @@
  * next call, and the coroutine's return through the trampoline finds none
  * (tests/e2e/test_usession.sh).
  *
- * usage: e2e-usession N [SECS]; ground truth on stdout: "main=2N coro=N"
- * (with SECS: "ready" first, then SECS seconds asleep).
+ * usage: [E2E_PLAIN=M] e2e-usession N [SECS]; ground truth on stdout:
+ * "main=M+N coro=N", M calls on main's stack before the coroutine's N
+ * rounds (default N: "main=2N coro=N"); with SECS: "ready" first, then
+ * SECS seconds asleep.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,7 @@ static void from_coro(int k)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10, k;
+	int plain = getenv("E2E_PLAIN") ? atoi(getenv("E2E_PLAIN")) : n;
 
 	/* SECS (argv[2]): asleep first, for iprof -p */
 	if (argc > 2) {
@@ -54,7 +57,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		sleep((unsigned int)atoi(argv[2]));
 	}
-	for (k = 0; k < n; k++)
+	for (k = 0; k < plain; k++)
 		timed(0);
 	if (corolib_start(from_coro, n))
 		return 1;
