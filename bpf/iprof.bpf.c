@@ -1308,6 +1308,7 @@ int BPF_PROG(on_exec, struct task_struct *p, int old_pid,
 	 * pid by now (de_thread()): its frames are its old tid's */
 	__u64 old = (id & 0xffffffff00000000ULL) | (__u32)old_pid;
 	struct task_state *st;
+	__u32 i;
 
 	/* --comm, --exe: the new image may make it a target */
 	select_at_exec(p, bprm);
@@ -1319,6 +1320,12 @@ int BPF_PROG(on_exec, struct task_struct *p, int old_pid,
 	if (tracing_on())
 		exec_emit(st, old);
 	exec_compact(st);
+	/* the new image starts on a new stack, its first: the contexts
+	 * saved before are gone, and a uprobe session takes its returns
+	 * again (fn_session_u) */
+	st->stk_cur = 0;
+	for (i = 0; i < IPROF_STK_SAVED; i++)
+		st->stk_sp[i] = 0;
 	/* the frames kept go on under the leader's tid: user space moves
 	 * them there (after the leader's EXIT, which came first) */
 	if (tracing_on() && st->seen && old != id)
