@@ -11,8 +11,8 @@
 #ifndef IPROF_MECH_H
 #define IPROF_MECH_H
 
-/* how plan_timer.ret_why (report_timer.no_sites_why) of a user function
- * in a uprobe session (plan_att.session) starts: the report offers no
+/* what plan_timer.ret_why (report_timer.no_sites_why) of a user function
+ * in a uprobe session (plan_att.session) holds: the report offers no
  * --returns uretprobe for its calls counted only (it would kill the
  * program) */
 #define PLAN_SESSION_WHY "--returns auto: a uprobe session's"

@@ -88,8 +88,9 @@ int unwind_judge(const char *const *files, size_t n, char *why, size_t len);
  * _Unwind_*: the unwinder's own
  * library (libgcc_s, which glibc loads for pthread_exit's forced unwind)
  * throws nothing; a runtime that throws imports it or defines more.
- * Returns 1 (@why, @len bytes: "PATH defines SYM"), 0 (no,
- * or the file cannot be read), -ENOMEM.
+ * Returns 1 (@why, @len bytes: "PATH defines SYM"), UNWIND_SWITCH_LIB
+ * (a stack switch only: "PATH imports setcontext"), 0 (no, or the file
+ * cannot be read), -ENOMEM.
  */
 int unwind_runtime(const char *path, char *why, size_t len);
 

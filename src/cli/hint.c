@@ -100,6 +100,13 @@ void hint_unmapped(const struct plan *plan, const pid_t *pids, size_t npids)
 			       plan->att[j].dev == a->dev;
 		for (i = 0; i < npids && !seen; i++)
 			seen = maps_file(pids[i], a->dev, a->ino);
+		/* its timer traced in an older copy the process maps (a
+		 * binary replaced on disk: plan_env.pids), said already */
+		for (j = 0; j < plan->natt && !seen; j++)
+			seen = j != k && plan->att[j].timer == a->timer &&
+			       plan->att[j].ino && plan->att[j].ino != a->ino &&
+			       maps_file(pids[0], plan->att[j].dev,
+					 plan->att[j].ino);
 		if (seen || !npids)
 			continue;
 		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pids[0]);

@@ -14,9 +14,34 @@
 #include "cli/latert.h"
 #include "cli/log.h"
 
-void latert_init(struct latert *lr, const struct plan *plan)
+static int seen(struct latert *lr, pid_t pid, const char *path);
+
+/* the executable files @pid maps now, taken as seen; -1 out of memory */
+static int seed(struct latert *lr, pid_t pid)
+{
+	char maps[64], line[PATH_MAX + 128], *f;
+	FILE *m;
+	int r = 0;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	m = fopen(maps, "re");
+	while (m && r >= 0 && fgets(line, sizeof(line), m)) {
+		f = strchr(line, '/');
+		if (!f || !strstr(line, " r-xp "))
+			continue;
+		f[strcspn(f, "\n")] = '\0';
+		r = seen(lr, pid, f);
+	}
+	if (m)
+		fclose(m);
+	return r < 0 ? -1 : 0;
+}
+
+void latert_init(struct latert *lr, const struct plan *plan, const int *pids,
+		 int npids)
 {
 	size_t i;
+	int k;
 
 	memset(lr, 0, sizeof(*lr));
 	for (i = 0; i < plan->ntimers && !lr->timer; i++) {
@@ -26,6 +51,13 @@ void latert_init(struct latert *lr, const struct plan *plan)
 		    !t->ret_sites && !t->ret_entry)
 			lr->timer = t;
 	}
+	for (i = 0; lr->timer && i < plan->natt && !lr->path; i++)
+		if (plan->att[i].mech == MECH_URETPROBE &&
+		    &plan->timers[plan->att[i].timer] == lr->timer)
+			lr->path = plan->att[i].path;
+	for (k = 0; lr->timer && k < npids; k++)
+		if (seed(lr, pids[k]))
+			break;
 }
 
 /* 1 if "@pid @path" was seen (else it is now), -1 out of memory */
@@ -85,15 +117,21 @@ void latert_check(struct latert *lr, pid_t pid)
 		r = seen(lr, pid, f);
 		if (r < 0)
 			break;
-		if (r || unwind_runtime(f, why, sizeof(why)) != 1)
+		/* the plan judged the timer's file's closure */
+		if (r || (lr->path && unwind_loads(lr->path, f) == 1))
+			continue;
+		r = unwind_runtime(f, why, sizeof(why));
+		if (r <= 0 || (r == UNWIND_SWITCH_LIB && lr->timer->ret_session))
 			continue;
 		comm_of(pid, comm, sizeof(comm));
-		log_warn("process %d (%s) mapped %s after %s got a uretprobe: "
-			 "%s; a C++ exception, Rust panic or Go unwind through "
-			 "%s meets its uretprobe's trampoline and kills the "
-			 "process",
-			 (int)pid, comm, f, lr->timer->name, why,
-			 lr->timer->name);
+		if (r == UNWIND_SWITCH_LIB)
+			log_warn("process %d (%s) mapped %s after %s got a uretprobe: %s; a call of %s left open across a stack switch (a coroutine) meets its uretprobe's trampoline on the other stack and kills the process",
+				 (int)pid, comm, f, lr->timer->name, why,
+				 lr->timer->name);
+		else
+			log_warn("process %d (%s) mapped %s after %s got a uretprobe: %s; a C++ exception, Rust panic or Go unwind through %s meets its uretprobe's trampoline and kills the process",
+				 (int)pid, comm, f, lr->timer->name, why,
+				 lr->timer->name);
 	}
 	fclose(m);
 }

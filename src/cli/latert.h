@@ -15,22 +15,29 @@
 /* The files seen mapped, per process (owned; zeroed: none yet). */
 struct latert {
 	const struct plan_timer *timer; /* the first uretprobe'd; NULL: off */
+	const char *path; /* its file (the plan's), whose closure was judged */
 	char **seen;			/* "PID PATH", judged once each */
 	size_t n;
 };
 
 /*
  * latert_init() - watch for late runtimes when a user-function timer of
- * @plan stops by uretprobe (@lr->timer: the first one, for the warning),
- * else stay off.  No error.
+ * @plan stops by uretprobe or in a uprobe session (@lr->timer: the first
+ * one, for the warning), else stay off.  What the plan judged is not
+ * said again: the files the -p processes @pids (@npids) map now, and (at
+ * each check) the timer's file's DT_NEEDED closure (unwind_loads()).  No
+ * error.
  */
-void latert_init(struct latert *lr, const struct plan *plan);
+void latert_init(struct latert *lr, const struct plan *plan, const int *pids,
+		 int npids);
 
 /*
  * latert_check() - read /proc/@pid/maps and judge each executable file
  * mapped there not seen before in @pid (unwind_runtime()); one that can
- * unwind is warned of on stderr (log_warn), once per process and file,
- * naming the process, the file, the evidence and @lr->timer.  A file
+ * unwind, or switch stacks where @lr->timer is a plain uretprobe (a uprobe
+ * session sees libc's switches), is warned of on stderr (log_warn), once
+ * per process and file, naming the process, the file, the evidence and
+ * @lr->timer.  A file
  * mapped and gone between two checks is missed.  Off, a gone process or
  * out of memory: nothing more is done (no error).
  */

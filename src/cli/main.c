@@ -385,9 +385,10 @@ static int run_main(int argc, char **argv)
 	penv.uregs = uprobe_emu_supported();
 	if (penv.uregs)
 		penv.shstk_pid = shstk_pid(&o);
-	/* else a library's stack switch costs no return sites where the
+	/* a library's stack switch costs no return sites (single-stepped
+	 * before 6.19), nor a function without them its times, where the
 	 * kernel has uprobe sessions (6.13+) */
-	penv.usession = !penv.uregs && o.returns == PLAN_RETURNS_AUTO &&
+	penv.usession = o.returns == PLAN_RETURNS_AUTO &&
 			!getenv("IPROF_NO_UPROBE_MULTI") &&
 			uprobe_session_supported();
 	/* inlined instances (src/probe/inline.c) */

@@ -271,7 +271,7 @@ int plan_print_text(const struct plan *p)
 		else if (!ufunc && !t->error)
 			print_inlined(t); /* a kernel function's: kprobes */
 		if (t->ret_entry)
-			printf(" (counted only (its return cannot be seen: no return sites, %s; no uretprobe, which would kill the program at an exception: %s): each call counted where it is made, never timed, never a parent; --returns uretprobe times it anyway)",
+			printf(" (counted only (its return cannot be seen: no return sites, %s; no uretprobe, which could kill the program: %s): each call counted where it is made, never timed, never a parent; --returns uretprobe times it anyway)",
 			       t->ret_why, t->ret_risk);
 		putchar('\n');
 		if (t->error) {

@@ -629,7 +629,7 @@ static void poll_loop(struct trace *t)
 	uint64_t last_lrt = 0;
 	int n, wait_ms;
 
-	latert_init(&t->lrt, t->plan);
+	latert_init(&t->lrt, t->plan, t->o->pids, t->o->npids);
 
 	if (o->duration_ns)
 		deadline = t->t0 + o->duration_ns;

@@ -508,12 +508,12 @@ static bool pids_on_first_stack(const struct plan_env *env, char *why,
 
 /*
  * A program whose only risk is a library's stack switch
- * (UNWIND_SWITCH_LIB): pn->auto_uret 2 (a uprobe session) where the
- * kernel has them (plan_env.usession) and every -p process is on its
- * first stack (pids_on_first_stack()); else return sites, and
- * pn->auto_risk says why not.  Returns 0 or -ENOMEM.
+ * (UNWIND_SWITCH_LIB): *@uret 2 (a uprobe session) where the kernel has
+ * them (plan_env.usession) and every -p process is on its first stack
+ * (pids_on_first_stack()); else *@uret untouched, and why not added to
+ * *@risk (malloc'ed, the judgment's evidence).  Returns 0 or -ENOMEM.
  */
-static int session_if(const struct plan_env *env, struct planner *pn)
+static int session_if(const struct plan_env *env, char **risk, int *uret)
 {
 	char why[256] = "", *w = NULL;
 
@@ -521,13 +521,13 @@ static int session_if(const struct plan_env *env, struct planner *pn)
 		snprintf(why, sizeof(why),
 			 "no uprobe session here (Linux 6.13+; IPROF_UPROBE_SESSION=0)");
 	else if (pids_on_first_stack(env, why, sizeof(why)))
-		pn->auto_uret = 2;
+		*uret = 2;
 	if (!why[0])
 		return 0;
-	if (asprintf(&w, "%s; %s", pn->auto_risk, why) < 0)
+	if (asprintf(&w, "%s; %s", *risk ? *risk : "", why) < 0)
 		return -ENOMEM;
-	free(pn->auto_risk);
-	pn->auto_risk = w;
+	free(*risk);
+	*risk = w;
 	return 0;
 }
 
@@ -567,7 +567,8 @@ static int auto_uretprobe(struct planner *pn, const struct plan_env *env,
 		if (!(pn->auto_path = strdup(path)))
 			return -ENOMEM;
 		pn->auto_uret = !r;
-		if (r == UNWIND_SWITCH_LIB && session_if(env, pn))
+		if (r == UNWIND_SWITCH_LIB &&
+		    session_if(env, &pn->auto_risk, &pn->auto_uret))
 			return -ENOMEM;
 	}
 	free(t->ret_risk);
@@ -606,7 +607,7 @@ static int plan_add_ustops(struct plan *p, const struct plan_env *env,
 	struct plan_timer *t = &p->timers[id];
 	uint64_t *sites = NULL;
 	size_t n = 0, njmp = 0, i;
-	char why[256];
+	char why[256], *w = NULL;
 	int err, uret = env->returns == PLAN_RETURNS_URETPROBE;
 
 	if (!uret && auto_uretprobe(p->pn, env, path, t, &uret))
@@ -670,8 +671,23 @@ static int plan_add_ustops(struct plan *p, const struct plan_env *env,
 			return -ENOMEM;
 		if (!uret) {
 			err = judge_returns(env, path, &t->ret_risk);
+			/* (where auto took return sites: 6.19+'s run by
+			 * iprof, or a session refused, said again) */
+			if (err == UNWIND_SWITCH_LIB &&
+			    env->returns == PLAN_RETURNS_AUTO &&
+			    session_if(env, &t->ret_risk, &uret))
+				err = -ENOMEM;
 			if (err < 0)
 				return err;
+			if (uret == 2) {
+				err = 0;
+				if (asprintf(&w, "%s; %s", why,
+					     PLAN_SESSION_WHY
+					     ", its entry taking the return probe only on the stack the thread started on") < 0)
+					return -ENOMEM;
+				free(t->ret_why);
+				t->ret_why = w;
+			}
 			if (err || env->returns == PLAN_RETURNS_SITES) {
 				/* entry only: it returns, unseen, so each
 				 * call is counted where it is made and

@@ -442,6 +442,13 @@ static int scan(struct closure *c, size_t k, char *why, size_t len)
 			}
 			if (c->no_udef && !und && !strncmp(nm, "_Unwind_", 8))
 				continue;
+			/* unwind_runtime(): a stack switch apart (its
+			 * UNWIND_SWITCH_LIB), an unwinder looked for on */
+			if (c->no_udef && role_of(nm, und) == SWITCH) {
+				note_first(c->switcher, sizeof(c->switcher),
+					   path, und, nm);
+				continue;
+			}
 			if (any_unwinder(nm) ||
 			    role_of(nm, und) == SWITCH) {
 				util_set_err(why, len, "%s %s %s", path,
@@ -547,6 +554,10 @@ int unwind_runtime(const char *path, char *why, size_t len)
 		ret = scan(c, 0, why, len);
 	else
 		ret = ret == -ENOMEM ? ret : 0;
+	if (ret == 0 && c->switcher[0]) {
+		util_set_err(why, len, "%s", c->switcher);
+		ret = UNWIND_SWITCH_LIB;
+	}
 	for (i = 0; i < c->n; i++)
 		free(c->files[i]);
 	free(c);

@@ -1203,8 +1203,7 @@ static void summary_hits(FILE *f, const struct report *r, const char *pfx)
 			continue;
 		/* a uprobe session's: a uretprobe would kill the program */
 		sess = t->no_sites_why &&
-		       !strncmp(t->no_sites_why, PLAN_SESSION_WHY,
-				strlen(PLAN_SESSION_WHY));
+		       strstr(t->no_sites_why, PLAN_SESSION_WHY);
 		fprintf(f, "%scounted only: %s %" PRIu64
 			   " call%s (return not seen: %s): counted where called, never timed, never a parent%s\n",
 			pfx, report_timer_name(r, i, buf, sizeof(buf)), hits,

@@ -90,8 +90,8 @@ for mode in auto sites; do
 		"counted only (its return cannot be seen: no return sites, an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read"
 done
 check "unsited: the evidence named" "$("$IPROF" --dry-run -e "uprobe:$U:hop" 2>&1 | grep -o "$U imports __cxa_throw")" "$U imports __cxa_throw"
-check "unsited, --returns sites: why" "$("$IPROF" --dry-run --returns sites -e "uprobe:$U:hop" 2>&1 | grep -o 'no uretprobe, which would kill the program at an exception: --returns sites')" \
-	"no uretprobe, which would kill the program at an exception: --returns sites"
+check "unsited, --returns sites: why" "$("$IPROF" --dry-run --returns sites -e "uprobe:$U:hop" 2>&1 | grep -o 'no uretprobe, which could kill the program: --returns sites')" \
+	"no uretprobe, which could kill the program: --returns sites"
 "$IPROF" --dry-run -f json -e "uprobe:$U:hop" >"$TMP/u.pj" 2>&1
 check "unsited: JSON plan" "$(jq -c '.probes[0] | [.mech, .stop, .entry_only, (.stop_why | test("imports __cxa_throw$")), .no_return_sites_why]' "$TMP/u.pj")" \
 	'["uprobe (entry only)","entry",true,true,"an indirect jmp at +0x7 (jmp rax) that is no bounded jump table iprof can read: a jump table or a tail call, iprof cannot tell"]'

@@ -59,6 +59,8 @@ check "path: the plan says where" \
 	"$(jq -r '.probes[0].where' "$TMP/path.json" | grep -c "maps a deleted copy of $TMP/prog: traced there through /proc/[0-9]*/map_files/")" 1
 check "path: said on stderr" \
 	"$(grep -c "^iprof: f: process [0-9]* maps a deleted copy of $TMP/prog: traced there through /proc/[0-9]*/map_files/" "$TMP/path.err")" 1
+check "path: not said to be unmapped (it is traced in its copy)" \
+	"$(grep -c "does not map $TMP/prog" "$TMP/path.err")" 0
 run_replaced "uprobe:/proc/PID/exe:f" exe
 # deleted, nothing at the path now: traced in the copy the process maps
 run_replaced "uprobe:$TMP/prog:f" deleted rm

@@ -50,6 +50,11 @@ else
 	check "none counted only" "$(tm counted_only)" 0
 fi
 
+# the library with the switch is one the plan judged: no warning that
+# the process mapped it later (it lives a second, iprof looks at its maps)
+"$IPROF" -q -o /dev/null -e "uprobe:$B:timed" -- "$B" 5 1 >/dev/null 2>"$TMP/late.err"
+check "no late-runtime warning for a library the plan judged" "$(grep -c 'mapped .* after timed got a uretprobe' "$TMP/late.err")" 0
+
 # -p: a process asleep in a system call on its first stack
 "$B" $N 4 >"$TMP/p.out" &
 pid=$!
