@@ -193,7 +193,8 @@ static void choose_programs(struct loader *l, const struct plan *plan)
 	 * uprobe_multi programs load (kmech_choose()) */
 	for (i = 0, us = 0; i < plan->natt; i++)
 		us |= plan->att[i].session;
-	us = us && bpf_program__autoload(s->progs.fn_entry_m) &&
+	us = us && (bpf_program__autoload(s->progs.fn_entry_m) ||
+		    bpf_program__autoload(s->progs.fn_entry_mx)) &&
 	     uprobe_session_supported();
 	want_prog(s->progs.fn_session_u, us, IPROF_TRACE_UPROBE_SESSION);
 }
