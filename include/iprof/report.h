@@ -414,7 +414,9 @@ enum report_stat {
  * self_ns, each per-call one, MIN, AVG, MAX and the percentiles, below
  * avg_ns), so that the formats print "<res" rather than a number the
  * probes cannot resolve.  0 without error bars (raw times, no calls) and
- * for percentiles without a histogram.
+ * for percentiles without a histogram.  A node's TOTAL and AVG are
+ * numbers where a child's TOTAL is: it holds that child's time, so it is
+ * known to be more than 0 (its own bar holds the children's probes too).
  */
 uint32_t report_node_res(const struct agg_node *n);
 

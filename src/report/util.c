@@ -109,10 +109,26 @@ const char *report_stat_key(enum report_stat s)
 	return (unsigned int)s < REPORT_NSTAT ? stat_tab[s].key : NULL;
 }
 
+/* the totals of @n's children that are resolved (shown as numbers: no
+ * error bars, or above theirs), summed: what @n's own total holds at least
+ * (newcomer trial 6: EVP_DigestUpdate "<res" above its SHA256_Update
+ * 3.16ms, 611 calls each) */
+static uint64_t resolved_children(const struct agg_node *n)
+{
+	const struct agg_node *k;
+	struct report_err e;
+	uint64_t sum = 0;
+
+	for (k = n->child; k; k = k->next)
+		if (!report_node_err(k, &e) || k->total_ns >= e.total_ns)
+			sum += k->total_ns;
+	return sum;
+}
+
 uint32_t report_node_res(const struct agg_node *n)
 {
 	struct report_err e;
-	uint64_t v[REPORT_NSTAT];
+	uint64_t v[REPORT_NSTAT], lb;
 	uint32_t m = 0;
 	int s;
 
@@ -137,6 +153,12 @@ uint32_t report_node_res(const struct agg_node *n)
 		if (v[s] < err)
 			m |= 1u << s;
 	}
+	/* a total (an average) that holds resolved children's is known to
+	 * be more than 0: a number, whatever its own bar (which holds the
+	 * children's probes too) */
+	lb = resolved_children(n);
+	if (lb)
+		m &= ~(1u << REPORT_STAT_TOTAL | 1u << REPORT_STAT_AVG);
 	return m;
 }
 

@@ -886,6 +886,47 @@ static void test_res_every_stat(void **state)
 	agg__free(a);
 }
 
+/*
+ * A parent whose own error bar is wider than its total, over a child
+ * that is resolved: its TOTAL and AVG are numbers (it holds the child's
+ * 20 us), its SELF (200 ns) stays "<res" (newcomer trial 6:
+ * EVP_DigestUpdate "<res" above SHA256_Update 3.16ms).
+ */
+static void test_res_parent_of_resolved(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[OUTER] = { .start_in_ns = 1, .start_out_ns = 1,
+			    .stop_in_ns = 1, .stop_out_ns = 1,
+			    .sd_ns = 1000000 },
+		[INNER] = { .start_in_ns = 1, .start_out_ns = 1,
+			    .stop_in_ns = 1, .stop_out_ns = 1, .sd_ns = 1 },
+	};
+	const struct agg_node *o, *i;
+	struct agg *a;
+	uint32_t m;
+
+	(void)state;
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	S(1, OUTER, 1, 0);
+	S(1, INNER, 2, 100);
+	E(1, INNER, 2, 20100);
+	E(1, OUTER, 1, 20200);
+	agg__snapshot(a, 1 * MS);
+	o = agg__root(a)->child;
+	assert_non_null(o);
+	i = o->child;
+	assert_non_null(i);
+	assert_int_equal(report_node_res(i) & (1u << REPORT_STAT_TOTAL), 0);
+	m = report_node_res(o);
+	assert_int_equal(m & (1u << REPORT_STAT_TOTAL | 1u << REPORT_STAT_AVG),
+			 0);
+	assert_int_not_equal(m & (1u << REPORT_STAT_SELF), 0);
+	assert_int_not_equal(m & (1u << REPORT_STAT_MAX), 0);
+	agg__free(a);
+}
+
 /* clang-format off */
 static const char table_columns_expected[] =
 	"NAME   COUNT    RUNQ  BLOCKED  EXITED  DISCARD  STDDEV     P90   P99.9\n"
@@ -1793,6 +1834,7 @@ int main(void)
 		cmocka_unit_test(test_table_sort),
 		cmocka_unit_test(test_table_min_total_max_depth),
 		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_res_parent_of_resolved),
 		cmocka_unit_test(test_res_every_stat),
 		cmocka_unit_test(test_table_notes),
 		cmocka_unit_test(test_table_columns),
