@@ -281,7 +281,8 @@ char *report_fmt_with(unsigned int caps, char *buf, size_t len);
 const struct report_name *report_fmt_names(size_t *n);
 
 /*
- * report_parse_fmt() - a format's name ("table", "json", ...) into *@fmt.
+ * report_parse_fmt() - a format's name ("table", "json", ...) into *@fmt;
+ * "perfetto" names "chrome" (the Trace Event Format Perfetto UI opens).
  * Returns 0 or -EINVAL.
  */
 int report_parse_fmt(const char *s, enum report_fmt *fmt);

@@ -251,7 +251,7 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 			 * valid JSON that is no object ("success") say
 			 * nothing: say what is wrong */
 			log_cmd(LOG_LVL_ERROR, "diff",
-				"%s: offset %zu: not a JSON report (%s)",
+				"%s: offset %zu: not a JSON report (%s)%s",
 				name,
 				/* where the value starts, or where the
 				 * parser stopped */
@@ -261,7 +261,11 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 					"the file ends inside a JSON value" :
 				e == json_tokener_success ?
 					"a JSON value that is no object" :
-					json_tokener_error_desc(e));
+					json_tokener_error_desc(e),
+				/* at the start: no report at all */
+				off == 0 && !o ?
+					"; iprof diff takes a report of -f json or a recording of iprof record (-w)" :
+					"");
 			json_object_put(o);
 			json_object_put(doc);
 			doc = NULL;

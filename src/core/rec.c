@@ -1401,9 +1401,14 @@ struct rec_reader *rec_reader__new(FILE *f, const char *name, char *err,
 	r->f = f;
 	got = rd(r, &h, sizeof(h));
 	if (got >= sizeof(h.magic) && memcmp(h.magic, REC_MAGIC, 8)) {
+		/* a JSON report (-f json) is no recording, but iprof diff
+		 * takes it (newcomer trial 6) */
 		util_set_err(err, errlen,
-		    "%s: offset 0: not an iprof recording (no \"%s\" magic)",
-		    r->name, REC_MAGIC);
+		    "%s: offset 0: not an iprof recording (no \"%s\" magic)%s",
+		    r->name, REC_MAGIC,
+		    h.magic[0] == '{' ?
+			    ": a JSON report? iprof diff compares those; a recording is what iprof record or -w writes" :
+			    "");
 		ret = -EPROTO;
 		goto fail;
 	}

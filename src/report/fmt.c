@@ -175,6 +175,11 @@ const struct report_name *report_fmt_names(size_t *n)
 
 int report_parse_fmt(const char *s, enum report_fmt *fmt)
 {
+	/* what Perfetto UI opens (newcomer trial 6 asked for it by name) */
+	if (s && !strcmp(s, "perfetto")) {
+		*fmt = REPORT_FMT_CHROME;
+		return 0;
+	}
 	for (size_t i = 0; s && i < NFMT; i++)
 		if (!strcmp(s, formats[i].name)) {
 			*fmt = (enum report_fmt)i;

@@ -150,6 +150,8 @@ check "--from past the end: says the span" \
 # the timeline, from the recording and live
 "$IPROF" report -q -f chrome "$TMP/json.rec" >"$TMP/tl.json"
 check "chrome: report exit status" "$?" 0
+"$IPROF" report -q -f perfetto "$TMP/json.rec" >"$TMP/tl.perfetto"
+check "-f perfetto: the same timeline" "$(cmp -s "$TMP/tl.json" "$TMP/tl.perfetto" && echo same)" same
 check "chrome: every X event has name cat ph ts dur pid tid args.depth" \
 	"$(jq '[.traceEvents[] | select(.ph == "X") | (has("name") and has("ts") and has("dur") and has("pid") and has("tid") and (.args.depth >= 1) and (.ts | type) == "number" and .dur >= 0)] | all' "$TMP/tl.json")" true
 check "chrome: only X and M events" \
@@ -269,6 +271,11 @@ echo '[1, 2]' >"$TMP/arr.json"
 check "diff of a JSON array: exit status" "$?" 2
 check "diff of a JSON array: message" "$(cat "$TMP/arr.err")" \
 	"iprof diff: $TMP/arr.json: offset 0: not a JSON report (a JSON value that is no object)"
+# a file that is neither (a probe list) says what diff takes
+printf 'uprobe:foo:bar\n' >"$TMP/g.conf"
+"$IPROF" diff "$TMP/g.conf" "$TMP/json.rec" >/dev/null 2>"$TMP/g.err"
+check "diff of a probe list: message" "$(cat "$TMP/g.err")" \
+	"iprof diff: $TMP/g.conf: offset 0: not a JSON report (unexpected character); iprof diff takes a report of -f json or a recording of iprof record (-w)"
 # a table report (the default format) says what it is
 printf 'NAME  COUNT  TOTAL\nouter     3  1.00ms\n' >"$TMP/tab.txt"
 "$IPROF" diff "$TMP/tab.txt" "$TMP/json.rec" >/dev/null 2>"$TMP/tab.err"
@@ -350,7 +357,7 @@ check "diff of a corrupted recording: refused" "$?" 2
 "$IPROF" report "$TMP/json.live" >/dev/null 2>"$TMP/nr.err"
 check "a JSON report is not a recording: exit 2" "$?" 2
 check "not a recording: message" "$(cat "$TMP/nr.err")" \
-	"iprof: $TMP/json.live: offset 0: not an iprof recording (no \"IPROFREC\" magic)"
+	"iprof: $TMP/json.live: offset 0: not an iprof recording (no \"IPROFREC\" magic): a JSON report? iprof diff compares those; a recording is what iprof record or -w writes"
 "$IPROF" record -e "uprobe:$W:outer" -- "$W" --calls 1 >/dev/null 2>"$TMP/noo.err"
 check "record without -o: exit 2" "$?" 2
 
