@@ -111,19 +111,85 @@ int plan_calib_inline_class(const struct plan *p, uint32_t timer)
 	}
 }
 
+/* sc_param()'s string of a syscall's arguments, plan_params_fn's format */
+struct sc_params {
+	char buf[1024];
+	size_t used;
+};
+
+/* one argument of a syscalls:sys_enter_NAME format (its __syscall_nr
+ * left out): "NAME:FMT:TYPE;" */
+static int sc_param(const char *name, const struct plan_tp_field_info *fi,
+		    void *ctx)
+{
+	struct sc_params *s = ctx;
+	int n;
+
+	if (!strcmp(name, "__syscall_nr") || s->used >= sizeof(s->buf))
+		return 0;
+	if (strchr(fi->type, '*'))
+		n = snprintf(s->buf + s->used, sizeof(s->buf) - s->used,
+			     ";%s:p:%s", name, fi->type);
+	else
+		n = snprintf(s->buf + s->used, sizeof(s->buf) - s->used,
+			     ";%s:%c%u:%s", name, fi->is_signed ? 's' : 'u',
+			     (unsigned int)fi->size, fi->type);
+	s->used += n > 0 ? (size_t)n : 0;
+	return 0;
+}
+
+/*
+ * The syscall a span timer @id starts at (its start action on
+ * syscalls:sys_enter_NAME, raw or not): its event, or NULL.
+ */
+static const char *span_syscall(const struct plan *p, uint32_t id)
+{
+	uint32_t i, k, n;
+
+	for (i = 0; i < p->natt; i++) {
+		const struct plan_att *a = &p->att[i];
+
+		if (!a->category || !a->event || strcmp(a->category, "syscalls") ||
+		    strncmp(a->event, "sys_enter_", 10))
+			continue;
+		for (k = a->action, n = 0; k != IPROF_NO_NEXT && n++ < p->nactions;
+		     k = p->actions[k].next)
+			if (p->actions[k].timer == id &&
+			    p->actions[k].role == IPROF_ROLE_START)
+				return a->event;
+	}
+	return NULL;
+}
+
 /*
  * plan_params() - env->params' names and types of each kernel function
  * timer's arguments into its plan_timer.params (a function without BTF
- * keeps NULL).  Returns 0 or -ENOMEM.
+ * keeps NULL); a syscall span's from its sys_enter event's format, its
+ * return value a long (--slowest shows them by name, and only as many as
+ * the syscall takes).  Returns 0 or -ENOMEM.
  */
 static int plan_params(struct plan *p, const struct plan_env *env)
 {
+	struct sc_params s;
+	const char *ev;
 	uint32_t i;
 
-	for (i = 0; env->params && i < p->ntimers; i++) {
+	for (i = 0; i < p->ntimers; i++) {
 		struct plan_timer *t = &p->timers[i];
 
-		if (t->error || !t->func ||
+		if (t->error)
+			continue;
+		if (probe_kind_at(t->kind) == PROBE_AT_SPAN && env->tracefs &&
+		    (ev = span_syscall(p, i))) {
+			snprintf(s.buf, sizeof(s.buf), ":s8:long");
+			s.used = strlen(s.buf);
+			if (plan_tp_fields(env->tracefs, "syscalls", ev,
+					   sc_param, &s) == 0 &&
+			    !(t->params = strdup(s.buf)))
+				return -ENOMEM;
+			continue;
+		}
+		if (!env->params || !t->func ||
 		    probe_kind_at(t->kind) != PROBE_AT_KFUNC)
 			continue;
 		if (env->params(env->arg_ctx, t->func, &t->params) == -ENOMEM)

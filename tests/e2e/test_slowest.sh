@@ -212,4 +212,12 @@ if cc -O2 -o "$TMP/neg" "$TMP/neg.c" 2>/dev/null; then
 else
 	bad "cc cannot build the int -1 fixture"
 fi
+
+# a syscall span's arguments by the names its sys_enter format gives,
+# only as many as the syscall takes (write: 3; all 6 were shown)
+"$IPROF" -q --slowest 2 -o "$TMP/w.out" -e 'span w = tp:syscalls:sys_enter_write -> tp:syscalls:sys_exit_write' -- sh -c 'printf ab; printf abcd' >/dev/null 2>>"$TMP/err"
+check "syscall span: exit status" "$?" 0
+check "syscall span: write's 3 arguments by name, its return value" \
+	"$(grep -o '  args fd=1 buf=0x[0-9a-f]* count=[0-9]*  ret [0-9]*$' "$TMP/w.out" | sed 's/buf=0x[0-9a-f]*/buf/' | sort)" \
+	"$(printf '  args fd=1 buf count=2  ret 2\n  args fd=1 buf count=4  ret 4')"
 finish
