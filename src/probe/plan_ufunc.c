@@ -592,6 +592,38 @@ static void mark_session(struct plan *p, const char *path, uint64_t off)
 }
 
 /*
+ * Timer @t of a function of @path without return sites (@why: why none)
+ * where --returns did not give it a uretprobe: judged again
+ * (judge_returns(): where auto took return sites, 6.19+'s run by iprof,
+ * or a uprobe session refused, said again), a uprobe session where the
+ * library's stack switch is the only risk (*@uret 2, t->ret_why says so).
+ * Returns 1 (counted only: the program could unwind through it, or
+ * --returns sites), 0 (a uretprobe or a session), -ENOMEM.
+ */
+static int unsited(const struct plan_env *env, const char *path,
+		   struct plan_timer *t, const char *why, int *uret)
+{
+	char *w = NULL;
+	int err = judge_returns(env, path, &t->ret_risk);
+
+	if (err == UNWIND_SWITCH_LIB && env->returns == PLAN_RETURNS_AUTO &&
+	    session_if(env, &t->ret_risk, uret))
+		err = -ENOMEM;
+	if (err < 0)
+		return err;
+	if (*uret == 2) {
+		if (asprintf(&w, "%s; %s", why,
+			     PLAN_SESSION_WHY
+			     ", its entry taking the return probe only on the stack the thread started on") < 0)
+			return -ENOMEM;
+		free(t->ret_why);
+		t->ret_why = w;
+		return 0;
+	}
+	return err || env->returns == PLAN_RETURNS_SITES;
+}
+
+/*
  * The stops of user function timer @id at its entry @at (code of
  * @at->size bytes at @at->off in @at->path): uprobes at its return sites
  * where retsite_find() finds them (its start then carries
@@ -607,7 +639,7 @@ static int plan_add_ustops(struct plan *p, const struct plan_env *env,
 	struct plan_timer *t = &p->timers[id];
 	uint64_t *sites = NULL;
 	size_t n = 0, njmp = 0, i;
-	char why[256], *w = NULL;
+	char why[256];
 	int err, uret = env->returns == PLAN_RETURNS_URETPROBE;
 
 	if (!uret && auto_uretprobe(p->pn, env, path, t, &uret))
@@ -670,25 +702,10 @@ static int plan_add_ustops(struct plan *p, const struct plan_env *env,
 		if (!t->ret_why)
 			return -ENOMEM;
 		if (!uret) {
-			err = judge_returns(env, path, &t->ret_risk);
-			/* (where auto took return sites: 6.19+'s run by
-			 * iprof, or a session refused, said again) */
-			if (err == UNWIND_SWITCH_LIB &&
-			    env->returns == PLAN_RETURNS_AUTO &&
-			    session_if(env, &t->ret_risk, &uret))
-				err = -ENOMEM;
+			err = unsited(env, path, t, why, &uret);
 			if (err < 0)
 				return err;
-			if (uret == 2) {
-				err = 0;
-				if (asprintf(&w, "%s; %s", why,
-					     PLAN_SESSION_WHY
-					     ", its entry taking the return probe only on the stack the thread started on") < 0)
-					return -ENOMEM;
-				free(t->ret_why);
-				t->ret_why = w;
-			}
-			if (err || env->returns == PLAN_RETURNS_SITES) {
+			if (err) {
 				/* entry only: it returns, unseen, so each
 				 * call is counted where it is made and
 				 * pushes no frame (IPROF_A_HIT) */
