@@ -1326,15 +1326,19 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			/* a glob's many: the first few, then how many more */
 			if (++nzero > ZERO_HITS_SHOWN)
 				continue;
-			fprintf(f, "%s%s: %s", pfx,
+			/* a cut recording: 0 in what could be read
+			 * (newcomer trial 6 read it as a result) */
+			fprintf(f, "%s%s%s: %s", pfx,
 				seed ? "no hits" : "attached, 0 hits",
+				r->loss.unknown ? " in the part of the recording read" : "",
 				report_timer_name(r, i, buf, sizeof(buf)));
 			print_kind_where(f, t);
 			fputc('\n', f);
 		}
 		if (nzero > ZERO_HITS_SHOWN)
-			fprintf(f, "%s%s: %" PRIu32 " more timers (JSON lists them)\n",
+			fprintf(f, "%s%s%s: %" PRIu32 " more timers (JSON lists them)\n",
 				pfx, seed ? "no hits" : "attached, 0 hits",
+				r->loss.unknown ? " in the part of the recording read" : "",
 				nzero - ZERO_HITS_SHOWN);
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];

@@ -216,6 +216,13 @@ check "cut recording: the kernel's loss counters unknown" \
 	"$(jq -r .run.loss_counters_known "$TMP/cut.json")" false
 "$IPROF" report "$TMP/cut.rec" 2>/dev/null | grep -q "^lost: .*the kernel's counters unknown (the recording ends before its trailer: cut, or at a corrupted block)$" &&
 	ok "cut recording: the table says the loss is unknown" || bad "cut recording: table: $("$IPROF" report "$TMP/cut.rec" 2>/dev/null | grep '^lost')"
+# a timer with no hits in a cut recording: 0 in the part read, not a result
+"$IPROF" record -q -o "$TMP/zero.rec" -e "uprobe:$W:outer" -- "$W" --calls 0 >/dev/null 2>&1
+head -c $(($(stat -c %s "$TMP/zero.rec") - 5)) "$TMP/zero.rec" >"$TMP/zcut.rec"
+check "cut recording, a timer without hits: said of the part read" \
+	"$("$IPROF" report "$TMP/zcut.rec" 2>/dev/null | grep -c '^attached, 0 hits in the part of the recording read: outer')" 1
+check "whole recording, a timer without hits: as a live run" \
+	"$("$IPROF" report "$TMP/zero.rec" 2>/dev/null | grep -c '^attached, 0 hits: outer')" 1
 # diff: a cut recording is compared as far as it goes and said (exit 3);
 # a garbage one is refused (exit 2; it crashed before any JSON was read)
 "$IPROF" diff "$TMP/json.rec" "$TMP/cut.rec" >/dev/null 2>"$TMP/dcut.err"
