@@ -740,6 +740,19 @@ static void summary(FILE *f, const struct dset *s)
 	fprintf(f, "\n");
 }
 
+/* a per-call statistic @v of side @st: "-" without calls, "<res" within
+ * its error bar of 0 (avg_err_ns: the report's rule, report_node_res()),
+ * else the time */
+static const char *per_call(char *buf, size_t len, const struct dstat *st,
+			    uint64_t v)
+{
+	if (!st->count)
+		return "-";
+	if (st->err_ns > 0 && (double)v < st->err_ns)
+		return "<res";
+	return report_ns_str(buf, len, v);
+}
+
 static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 {
 	char b[8][40];
@@ -763,15 +776,12 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 			fmt_pct(b[3], 40, p->have_a && a->count, a->total_ns,
 				bb->total_ns));
 		fprintf(f, " %5s", sig_word(p->nr.v));
-		fprintf(f, " %9s %9s",
-			a->count ? report_ns_str(b[4], 40, a->avg_ns) : "-",
-			bb->count ? report_ns_str(b[5], 40, bb->avg_ns) : "-");
-		fprintf(f, " %9s %9s",
-			a->count ? report_ns_str(b[6], 40, a->p50_ns) : "-",
-			bb->count ? report_ns_str(b[7], 40, bb->p50_ns) : "-");
-		fprintf(f, " %9s %9s  %s%s\n",
-			a->count ? report_ns_str(b[0], 40, a->p99_ns) : "-",
-			bb->count ? report_ns_str(b[1], 40, bb->p99_ns) : "-",
+		fprintf(f, " %9s %9s", per_call(b[4], 40, a, a->avg_ns),
+			per_call(b[5], 40, bb, bb->avg_ns));
+		fprintf(f, " %9s %9s", per_call(b[6], 40, a, a->p50_ns),
+			per_call(b[7], 40, bb, bb->p50_ns));
+		fprintf(f, " %9s %9s  %s%s\n", per_call(b[0], 40, a, a->p99_ns),
+			per_call(b[1], 40, bb, bb->p99_ns),
 			p->key,
 			!p->have_a   ? "  (only in B)"
 			: !p->have_b ? "  (only in A)"
