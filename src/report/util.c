@@ -1281,13 +1281,48 @@ static void summary_keyed(FILE *f, const struct report *r, int seed)
 /* timers with 0 hits named one per line; the rest are counted */
 #define ZERO_HITS_SHOWN 10
 
+/*
+ * summary_zero_hits() - the attached timers that were never hit (@hit: per
+ * timer, 1 where a path has it), ZERO_HITS_SHOWN of them and how many
+ * more; in a cut recording (loss.unknown) "in the part ... read": a
+ * newcomer read them as a result.
+ */
+static void summary_zero_hits(FILE *f, const struct report *r,
+			      const unsigned char *hit, int seed)
+{
+	const char *pfx = seed ? "# " : "",
+		   *what = seed ? "no hits" : "attached, 0 hits",
+		   *part = r->loss.unknown ? " in the part of the recording read" :
+					     "";
+	uint32_t ntimers = agg__ntimers(r->agg), i, nzero = 0;
+	char buf[REPORT_NAME_BUF];
+
+	for (i = 0; i < ntimers; i++) {
+		const struct report_timer *t = &r->timers[i];
+
+		/* started: its calls may all be in [other] */
+		if (!t->attached || hit[i] || agg__timer_started(r->agg, i))
+			continue;
+		/* a glob's many: the first few, then how many more */
+		if (++nzero > ZERO_HITS_SHOWN)
+			continue;
+		fprintf(f, "%s%s%s: %s", pfx, what, part,
+			report_timer_name(r, i, buf, sizeof(buf)));
+		print_kind_where(f, t);
+		fputc('\n', f);
+	}
+	if (nzero > ZERO_HITS_SHOWN)
+		fprintf(f, "%s%s%s: %" PRIu32 " more timers (JSON lists them)\n",
+			pfx, what, part, nzero - ZERO_HITS_SHOWN);
+}
+
 int report_summary(FILE *f, const struct report *r, int seed)
 {
 	const char *pfx = seed ? "# " : "";
-	uint32_t ntimers = agg__ntimers(r->agg), i, nzero;
+	uint32_t ntimers = agg__ntimers(r->agg), i;
 	const struct agg_node *n;
 	unsigned char *hit;
-	char buf[32];
+	char buf[REPORT_NAME_BUF];
 	int err;
 
 	summary_calib(f, r, seed);
@@ -1316,30 +1351,7 @@ int report_summary(FILE *f, const struct report *r, int seed)
 			free(hit);
 			return err;
 		}
-		for (i = 0, nzero = 0; i < ntimers; i++) {
-			const struct report_timer *t = &r->timers[i];
-
-			/* started: its calls may all be in [other] */
-			if (!t->attached || hit[i] ||
-			    agg__timer_started(r->agg, i))
-				continue;
-			/* a glob's many: the first few, then how many more */
-			if (++nzero > ZERO_HITS_SHOWN)
-				continue;
-			/* a cut recording: 0 in what could be read
-			 * (newcomer trial 6 read it as a result) */
-			fprintf(f, "%s%s%s: %s", pfx,
-				seed ? "no hits" : "attached, 0 hits",
-				r->loss.unknown ? " in the part of the recording read" : "",
-				report_timer_name(r, i, buf, sizeof(buf)));
-			print_kind_where(f, t);
-			fputc('\n', f);
-		}
-		if (nzero > ZERO_HITS_SHOWN)
-			fprintf(f, "%s%s%s: %" PRIu32 " more timers (JSON lists them)\n",
-				pfx, seed ? "no hits" : "attached, 0 hits",
-				r->loss.unknown ? " in the part of the recording read" : "",
-				nzero - ZERO_HITS_SHOWN);
+		summary_zero_hits(f, r, hit, seed);
 		for (i = 0; i < ntimers; i++) {
 			const struct report_timer *t = &r->timers[i];
 
