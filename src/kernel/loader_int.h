@@ -30,8 +30,6 @@
 /* enum bpf_attach_type's BPF_TRACE_KPROBE_SESSION (include/uapi/linux/bpf.h,
  * Linux 6.10): Debian 12's headers (6.1) lack it */
 #define IPROF_TRACE_KPROBE_SESSION 56
-/* ... and BPF_TRACE_UPROBE_SESSION (Linux 6.13) */
-#define IPROF_TRACE_UPROBE_SESSION 57
 
 struct timer_links {
 	struct bpf_link **v;

@@ -60,10 +60,6 @@ int uprobe_multi_supported(void)
 	return known;
 }
 
-/* enum bpf_attach_type's BPF_TRACE_UPROBE_SESSION (include/uapi/linux/
- * bpf.h, Linux 6.13) */
-#define UPROBE_SESSION_TYPE 57
-
 /*
  * union bpf_attr's link_create with its uprobe_multi member (include/uapi/
  * linux/bpf.h, Linux 6.6), spelled here: Debian 12's kernel headers (6.1)
@@ -84,7 +80,7 @@ int uprobe_session_link(int prog, const char *path, const unsigned long *offs,
 
 	memset(&u, 0, sizeof(u));
 	u.prog_fd = (__u32)prog;
-	u.attach_type = UPROBE_SESSION_TYPE;
+	u.attach_type = IPROF_TRACE_UPROBE_SESSION;
 	u.path = (__u64)(unsigned long)path;
 	u.offsets = (__u64)(unsigned long)offs;
 	u.cookies = (__u64)(unsigned long)cookies;
@@ -109,7 +105,7 @@ int uprobe_session_supported(void)
 	known = 0;
 	if (!uprobe_multi_supported())
 		return 0;
-	prog = uprobe_multi_probe_prog(UPROBE_SESSION_TYPE);
+	prog = uprobe_multi_probe_prog(IPROF_TRACE_UPROBE_SESSION);
 	if (prog < 0)
 		return 0;
 	/* "/" is no regular file: EBADF where the type is dispatched to

@@ -13,6 +13,10 @@
 
 #include <linux/types.h>
 
+/* enum bpf_attach_type's BPF_TRACE_UPROBE_SESSION (include/uapi/linux/
+ * bpf.h, Linux 6.13): Debian 12's headers (6.1) lack it */
+#define IPROF_TRACE_UPROBE_SESSION 57
+
 /*
  * uprobe_multi_probe_prog() - an empty kprobe-type program loaded with expected
  * attach type @attach_type (enum bpf_attach_type; a feature probe: the
