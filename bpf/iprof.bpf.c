@@ -429,19 +429,81 @@ static __always_inline int user_return(struct pt_regs *ctx)
  * is its caller's, at the register and offset of the cookie
  * (IPROF_SITE_REG, IPROF_SITE_ADJ; 0 for a return site).
  */
+/*
+ * The start of a split entry (IPROF_REC_GAP() of abi.h) at user stack
+ * pointer @sp (rebuilt: its function's entry's) at @now: the time since
+ * the thread's mark there, for the START its chain sends (timer_start()
+ * takes it); none where the mark is not this call's (a signal handler's
+ * call between them took it, tracing began between them).  Returns the
+ * thread's state (NULL: none), whose gap the caller clears after its
+ * chain.
+ */
+static __always_inline struct task_state *split_gap(__u64 sp, __u64 now)
+{
+	struct task_state *st = state_get(IPROF_CTX_TASK, 0);
+	__u64 g;
+
+	if (!st)
+		return NULL;
+	st->gap = 0;
+	if (st->mark_sp == sp && now > st->mark_ts) {
+		g = (now - st->mark_ts + IPROF_GAP_UNIT - 1) >> IPROF_GAP_SHIFT;
+		st->gap = g > IPROF_GAP_MAX ? IPROF_GAP_MAX : (__u32)g;
+	}
+	st->mark_sp = 0;
+	return st;
+}
+
 static __always_inline int user_rsite(struct pt_regs *ctx)
 {
-	__u64 sp = user_sp(ctx);
+	__u64 sp = user_sp(ctx), id = bpf_get_current_pid_tgid();
+	struct task_state *st = NULL;
+	int view = LV_RETSITE;
 #if defined(__TARGET_ARCH_x86)
-	__u64 c = bpf_get_attach_cookie(ctx);
+	__u64 c = bpf_get_attach_cookie(ctx), now = bpf_ktime_get_ns();
 
 	if (sp && IPROF_EMU_KIND(c) == IPROF_EMU_NONE)
 		sp = (IPROF_SITE_REG(c) ? PT_REGS_FP(ctx) : sp) +
 		     IPROF_SITE_ADJ(c);
+	if (sp && IPROF_EMU_KIND(c) == IPROF_EMU_NONE && IPROF_SITE_SPLIT(c))
+		st = split_gap(sp, now);
+	/* a function's start moved past its entry: the entry's checks */
+	if (sp && IPROF_EMU_KIND(c) == IPROF_EMU_NONE && IPROF_SITE_ENTRY(c)) {
+		drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
+		view = LV_ENTRY;
+	}
 #endif
 
-	drop_left(sp, LV_RETSITE, bpf_get_current_pid_tgid());
-	return run_chain(ctx, IPROF_CTX_TASK, 0, sp, FROM_USER);
+	drop_left(sp, view, id);
+	run_chain(ctx, IPROF_CTX_TASK, 0, sp, FROM_USER);
+	if (st)
+		st->gap = 0; /* its chain sent no start: not the next one's */
+	return 0;
+}
+
+/*
+ * A split entry's mark (IPROF_REC_GAP() of abi.h), at a user function's
+ * first instruction beside its uretprobe: what a function entry checks
+ * (user_entry(): frames returned or left), then the thread's mark, for
+ * its start at the site after it.  Target processes only, while tracing.
+ */
+static __always_inline int user_mark(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), sp = user_sp(ctx);
+	struct task_state *st;
+
+	drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
+	drop_left(sp, LV_ENTRY, id);
+	if (!sp || !tracing_on() || !is_target(id >> 32))
+		return 0;
+	st = state_get(IPROF_CTX_TASK, 1);
+	if (!st) {
+		count(IPROF_CNT_NO_STORAGE);
+		return 0;
+	}
+	st->mark_sp = sp;
+	st->mark_ts = bpf_ktime_get_ns();
+	return 0;
 }
 
 /*
@@ -536,6 +598,24 @@ int fn_rsite(struct pt_regs *ctx)
 {
 	preempt_off();
 	user_rsite(ctx);
+	preempt_on();
+	return 0;
+}
+
+SEC("uprobe")
+int fn_mark_u(struct pt_regs *ctx)
+{
+	preempt_off();
+	user_mark(ctx);
+	preempt_on();
+	return 0;
+}
+
+SEC("uprobe.multi")
+int fn_mark_m(struct pt_regs *ctx)
+{
+	preempt_off();
+	user_mark(ctx);
 	preempt_on();
 	return 0;
 }

@@ -103,6 +103,13 @@ struct task_state {
 	__u64 name_key;
 	__u64 skey;
 	__u64 fname[IPROF_MAX_DEPTH];
+	/* a split entry (IPROF_REC_GAP() of abi.h): the time and user
+	 * stack pointer of the thread's last mark at a function's first
+	 * instruction (fn_mark_*; mark_sp 0: none pending), and the gap its
+	 * start measured, sent in the next START's aux (0: none) */
+	__u64 mark_ts;
+	__u64 mark_sp;
+	__u32 gap;
 };
 
 /*
@@ -1077,9 +1084,12 @@ static __always_inline void timer_start(const struct iprof_action *a,
 			emit_name(st, a->timer, d + 1, pid_tgid, st->name_val);
 	}
 	st->name_for = 0;
-	/* aux: the context, and the probe class that fired (ABI 11) */
+	/* aux: the context, the probe class that fired (ABI 11) and a
+	 * split entry's gap (ABI 15), sent with the first start of its
+	 * chain only */
 	emit_aux(st, IPROF_REC_START, a->timer, d + 1, ctx ? 0 : pid_tgid,
-		 ctx | (__u32)a->pclass << 8);
+		 ctx | (__u32)a->pclass << 8 | (st->gap & IPROF_GAP_MAX) << 16);
+	st->gap = 0;
 }
 
 static __always_inline void orphan(const struct iprof_action *a, __u32 tgid)

@@ -12,7 +12,7 @@
 #ifndef IPROF_ABI_H
 #define IPROF_ABI_H
 
-#define IPROF_ABI_VERSION 14
+#define IPROF_ABI_VERSION 15
 
 typedef unsigned char iprof_u8;
 typedef unsigned short iprof_u16;
@@ -220,7 +220,9 @@ struct iprof_rec {
 			* IPROF_REC_CTX()); NEWTID: the old tid; FORKED:
 			* the parent thread's tid; START, STOP: bits 8-15
 			* the probe class that fired (enum iprof_pclass,
-			* IPROF_REC_PCLASS(), ABI 11; 0 before); else 0 */
+			* IPROF_REC_PCLASS(), ABI 11; 0 before); START:
+			* bits 16-31 a split entry's gap (IPROF_REC_GAP(),
+			* ABI 15; 0: not measured); else 0 */
 };
 
 /*
@@ -244,11 +246,31 @@ enum iprof_pclass {
 			       * instance's entry or exit (fn_ksite) */
 	IPROF_PC_SYSCALL = 9, /* a syscall tracepoint (raw-syscall dispatch) */
 	IPROF_PC_USDT = 10, /* a USDT probe */
+	IPROF_PC_USPLIT = 11, /* a split entry's start (IPROF_REC_GAP()):
+			       * a uprobe after a user function's entry, at
+			       * an instruction the kernel emulates (ABI 15) */
 	IPROF_PC_MAX,
 };
 
 #define IPROF_REC_CTX(aux) ((aux) & 0xffu)
 #define IPROF_REC_PCLASS(aux) (((aux) >> 8) & 0xffu)
+
+/*
+ * A split entry's gap (ABI 15): a user function whose first instruction
+ * the kernel single-steps keeps its uretprobe's breakpoint there, where a
+ * program only marks the time (fn_mark_*), and starts its timer at the
+ * first instruction after it that the kernel emulates (a call, jmp, jcc
+ * or nop: arch/x86/kernel/uprobes.c branch_setup_xol_ops()), so that the
+ * single step falls in the caller's time.  The START record's aux bits
+ * 16-31 hold the time from the mark to that start, in units of
+ * IPROF_GAP_UNIT ns (rounded up, at least 1, 0xffff when longer; 0: not
+ * measured): the part of the probes' cost outside the call that user
+ * space takes off its caller per call, measured, not calibrated.
+ */
+#define IPROF_GAP_SHIFT 4 /* IPROF_GAP_UNIT = 16 ns */
+#define IPROF_GAP_UNIT (1u << IPROF_GAP_SHIFT)
+#define IPROF_GAP_MAX 0xffffu
+#define IPROF_REC_GAP(aux) (((aux) >> 16) & IPROF_GAP_MAX)
 /* a STOP's aux bits 16-17: which stop of a span of several closed it, in
  * the order written (0: the first, and every other timer's; sent as the
  * action's IPROF_AX_STOPNO, 0 before) */
@@ -779,6 +801,17 @@ enum iprof_emu_kind {
 #define IPROF_SITE_COOKIE(action, reg, adj)                                    \
 	((iprof_u64)(action) | (iprof_u64)(reg) << 34 |                        \
 	 (iprof_u64)(adj) << 35)
+/* bit 51: the site is a split entry's start (see IPROF_REC_GAP()): its
+ * program sends the time since the thread's mark at the function's first
+ * instruction, where the stack pointer, rebuilt, is the mark's */
+#define IPROF_SITE_SPLIT(c) ((unsigned)((c) >> 51) & 1u)
+#define IPROF_SITE_SPLIT_BIT (1ull << 51)
+/* bit 52: the site is a function's start moved past its single-stepped
+ * first instruction, with nothing at that instruction (its stops are
+ * return sites): its program checks what a function entry does (frames
+ * returned or left: user_entry()), at the rebuilt stack pointer */
+#define IPROF_SITE_ENTRY(c) ((unsigned)((c) >> 52) & 1u)
+#define IPROF_SITE_ENTRY_BIT (1ull << 52)
 
 /*
  * The cookie of a uprobe on libc's context functions (program ctx_switch):

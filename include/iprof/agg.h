@@ -319,6 +319,16 @@ struct agg_cost {
 	uint32_t inl_flags;
 	uint32_t inl_in_ns, inl_out_ns, inl_mean_in_ns, inl_mean_out_ns;
 	uint32_t inl_sd_ns, inl_drift_ns;
+	/*
+	 * A split entry's class (CALIB_URETPROBE_SPLIT): the calibrated gap
+	 * from the mark at the function's first instruction to its start
+	 * (IPROF_REC_GAP() of abi.h), median and mean, ns, which the start's
+	 * out part above leaves out.  A call started at the split site
+	 * (IPROF_PC_USPLIT) puts its own measured gap outside it, in its
+	 * caller, or this where its START says none (agg_frame_gap()); 0:
+	 * no split.
+	 */
+	uint32_t gap_ns, mean_gap_ns;
 };
 
 /* The mechanism could not be calibrated: its calls count as uncertain. */

@@ -9,7 +9,9 @@
  * way the kernel handles the entry instruction (iprof_calib_push: `push
  * %rbp; mov %rsp,%rbp; pop %rbp; ret`, an instruction x86 uprobes emulate
  * on newer kernels; iprof_calib_step: `sub $8,%rsp; add $8,%rsp; ret`, one
- * they single-step, after the entry's timestamp, so inside the call),
+ * they single-step, after the entry's timestamp, so inside the call;
+ * iprof_calib_split: `sub $8,%rsp; jmp 1f; 1: add $8,%rsp; ret`, the same
+ * entry split, its start on the jmp, the single step before it),
  * its own getppid(2) calls for spans, a call of iprof_calib_usdt (two
  * USDT sites, iprof:calib_start and iprof:calib_stop, on its two nops)
  * for spans with a USDT side, getpid(2) for kernel functions (a
@@ -58,6 +60,10 @@ enum calib_class {
 	CALIB_RETSITE_STEP, /* ... entry on another instruction */
 	CALIB_URETPROBE, /* uprobe entry on push + uretprobe */
 	CALIB_URETPROBE_STEP, /* ... entry on another instruction */
+	/* uprobe entry on another instruction split (IPROF_REC_GAP() of
+	 * abi.h): the mark there, the start at the next instruction the
+	 * kernel emulates, a uretprobe; its gap measured per call */
+	CALIB_URETPROBE_SPLIT,
 	CALIB_SYSCALL, /* span on syscall tracepoints (raw-syscall dispatch) */
 	CALIB_TRACEPOINT, /* span on tracepoints (tp_hit) */
 	CALIB_USDT, /* span with a USDT side (a uprobe on the site's nop) */
@@ -77,6 +83,11 @@ struct calib_result {
 	uint64_t b_ns, t_ns, d_ns; /* the medians measured (see above) */
 	uint64_t b_mean_ns, t_mean_ns, d_mean_ns; /* ... and means */
 	uint64_t calls; /* traced calls that gave a duration (D's sample) */
+	/* a split entry's class: G, the gap from the mark to the start
+	 * (IPROF_REC_GAP()), median and mean over the same calls, which
+	 * out leaves out (out = T - B - D - G): the run measures each
+	 * call's own; 0 for the other classes */
+	uint64_t g_ns, g_mean_ns;
 	/* the spread of T (calib_spread()): one call's standard deviation,
 	 * and how far its mean may be off while it was measured (0: not
 	 * measured) */
@@ -145,10 +156,10 @@ uint64_t calib_mean(const uint64_t *v, size_t n);
 #define CALIB_MEAN_SLACK_NS 50000u
 
 /*
- * calib_derive() - in_ns and out_ns of @r from its b_ns, t_ns, d_ns: in =
- * d, out = t - b - d, each clamped at 0 (and into 32 bits); in_mean_ns and
- * out_mean_ns the same from b_mean_ns, t_mean_ns, d_mean_ns; skew_ns from
- * both; sets done.
+ * calib_derive() - in_ns and out_ns of @r from its b_ns, t_ns, d_ns and
+ * g_ns: in = d, out = t - b - d - g, each clamped at 0 (and into 32 bits);
+ * in_mean_ns and out_mean_ns the same from b_mean_ns, t_mean_ns, d_mean_ns,
+ * g_mean_ns; skew_ns from both; sets done.
  */
 void calib_derive(struct calib_result *r);
 

@@ -44,11 +44,13 @@ enum mech_label {
 	MLABEL_ATT_UPROBE,
 	MLABEL_ATT_URETPROBE,
 	MLABEL_ATT_RETSITE,
+	MLABEL_ATT_UMARK,
 	/* the calibration classes (calib_class_name()) */
 	MLABEL_CAL_RETSITE,
 	MLABEL_CAL_RETSITE_STEP,
 	MLABEL_CAL_URETPROBE,
 	MLABEL_CAL_URETPROBE_STEP,
+	MLABEL_CAL_URETPROBE_SPLIT,
 	MLABEL_CAL_SYSCALL,
 	MLABEL_CAL_TRACEPOINT,
 	MLABEL_CAL_FUNC, /* (fentry and kprobe: their timers' words) */
@@ -88,12 +90,15 @@ static inline const char *mech_label(enum mech_label l)
 		[MLABEL_ATT_UPROBE] = "uprobe",
 		[MLABEL_ATT_URETPROBE] = "uretprobe",
 		[MLABEL_ATT_RETSITE] = "uprobe (return site)",
+		[MLABEL_ATT_UMARK] = "uprobe (split entry's mark)",
 		[MLABEL_CAL_RETSITE] = "uprobe (entry on push)/return sites",
 		[MLABEL_CAL_RETSITE_STEP] =
 			"uprobe (entry single-stepped)/return sites",
 		[MLABEL_CAL_URETPROBE] = "uprobe (entry on push)/uretprobe",
 		[MLABEL_CAL_URETPROBE_STEP] =
 			"uprobe (entry single-stepped)/uretprobe",
+		[MLABEL_CAL_URETPROBE_SPLIT] =
+			"uprobe (entry split)/uretprobe",
 		[MLABEL_CAL_SYSCALL] = "syscall tracepoints",
 		[MLABEL_CAL_TRACEPOINT] = "tracepoints",
 		[MLABEL_CAL_FUNC] = "func (fentry, else kprobes)",

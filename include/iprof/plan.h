@@ -47,6 +47,11 @@ enum plan_mech {
 	 * (bpf_program__attach_usdt(), the semaphore too), program usdt_hit,
 	 * the action its USDT cookie */
 	MECH_USDT,
+	/* a split entry's mark (IPROF_REC_GAP() of abi.h): a uprobe at a
+	 * user function's first instruction, which the kernel single-steps,
+	 * beside its uretprobe, program fn_mark_*: the time only; its start
+	 * is a MECH_RETSITE attachment with split set */
+	MECH_UMARK,
 };
 
 struct plan_att {
@@ -83,6 +88,28 @@ struct plan_att {
 	 * (bpf/iprof.bpf.c fn_session_u); a call elsewhere is counted, not
 	 * timed (IPROF_REC_HIT) */
 	uint8_t session;
+	/* MECH_RETSITE: a split entry's start (key_reg 0, key_adj its
+	 * prologue's bytes: retsite_split()): PLAN_SPLIT_GAP, whose mark is
+	 * the MECH_UMARK attachment at its function's entry (a uretprobe
+	 * there), or PLAN_SPLIT_ENTRY, with nothing at the entry (its stops
+	 * return sites); 0: not one */
+	uint8_t split;
+	/* MECH_UPROBE, a user function's entry, while planning: where its
+	 * start would move (retsite_split(): split_site, split_adj), the
+	 * plan_split enum of its timers that asked (split_mode; 0: they
+	 * disagree), how many asked (split_votes: every action of its chain
+	 * must have) and whether one of them could not (split_refused: it
+	 * says why), for plan_split() after every timer */
+	uint64_t split_site;
+	uint16_t split_adj;
+	uint8_t split_mode;
+	uint8_t split_refused;
+	uint32_t split_votes;
+};
+
+enum plan_split {
+	PLAN_SPLIT_GAP = 1,
+	PLAN_SPLIT_ENTRY = 2,
 };
 
 struct plan_timer {
@@ -117,6 +144,14 @@ struct plan_timer {
 	/* 1: its stop is a uprobe session's return (plan_att.session):
 	 * ret_why starts with PLAN_SESSION_WHY.  0 otherwise */
 	int ret_session;
+	/* a split entry (MECH_UMARK, IPROF_REC_GAP() of abi.h): its start
+	 * at file offset split_off of its entry's file, split_off - the
+	 * entry's offset bytes into the function (0: not split; why not in
+	 * split_why, owned, NULL where it was not tried: an entry the kernel
+	 * emulates, no uretprobe, IPROF_SPLIT=0) */
+	uint64_t split_off;
+	uint32_t split_at;
+	char *split_why;
 	/* --returns auto: what unwind_judge() found in the program for a
 	 * timer without return sites (owned; NULL when it was not asked):
 	 * the evidence it can unwind, or that it cannot */

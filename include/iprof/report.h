@@ -192,6 +192,9 @@ struct report_calib {
 	 * process's probes may cost from iprof's own, CALIB_PROC_DRIFT of
 	 * the mean cost; 0: not known (a recording made before it) */
 	uint32_t proc_drift_ns;
+	/* a split entry's class: the gap from the mark to the start
+	 * (calib_result g_ns, g_mean_ns), which out_ns leaves out; 0: none */
+	uint32_t gap_ns, gap_mean_ns;
 };
 
 struct report {

@@ -94,4 +94,31 @@ int retsite_find(struct retsite_ctx *x, const char *path,
 		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
 		 size_t len);
 
+/*
+ * retsite_split() - where a split entry starts its timer (IPROF_REC_GAP()
+ * of include/iprof/abi.h): the file offset of the first instruction of
+ * the function (@x, @path, @parts, @nparts as for retsite_find()) after
+ * its first that the kernel emulates at a uprobe (call rel32, jmp rel to
+ * a place inside it, jcc, nop) into *@site, and the bytes its prologue
+ * pushed and subtracted from the stack pointer before it into *@adj, so
+ * that the stack pointer there plus *@adj is the entry's (its return
+ * address's slot).  Only over straight-line code: each instruction
+ * before it a push, a sub or add of an immediate to %rsp, or one that
+ * writes no stack pointer and is no jump, call, ret or trap; at most
+ * RETSITE_SPLIT_MAX_INSNS of them; no jump, call or jump table of the function
+ * (any piece) reaching past its entry up to the site, so that each call
+ * runs the site once, right after its entry.  Its return sites must be
+ * provable too (retsite_find()'s analysis, whose tables say where its
+ * switches jump).
+ *
+ * Returns 0; -ENOMEM; -EALREADY: its first instruction is one the kernel
+ * emulates (no single step to move); -EOPNOTSUPP with why not in @why
+ * (@len bytes): a prologue instruction of another kind, a jump into the prologue, no such instruction soon
+ * enough, what retsite_find() refuses, another architecture.
+ */
+#define RETSITE_SPLIT_MAX_INSNS 32
+int retsite_split(struct retsite_ctx *x, const char *path,
+		  const struct retsite_code *parts, size_t nparts,
+		  uint64_t *site, uint32_t *adj, char *why, size_t len);
+
 #endif /* IPROF_RETSITE_H */

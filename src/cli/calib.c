@@ -33,9 +33,11 @@
 /*
  * The user functions of the calibration, one per way the kernel treats a
  * function's first instruction (uprobes emulate `push` on newer kernels
- * and single-step most others, after the entry's timestamp), both ending
- * in `ret`.  Global and in .text, so that iprof's own symbol table names
- * them with their sizes.
+ * and single-step most others, after the entry's timestamp), and one whose
+ * single-stepped entry iprof splits (at the `call` after it, which the
+ * kernel emulates: IPROF_REC_GAP() of abi.h), each ending in `ret`.
+ * Global and in .text, so that iprof's own symbol table names them with
+ * their sizes.
  */
 #if defined(__x86_64__)
 __asm__(".text\n"
@@ -54,6 +56,18 @@ __asm__(".text\n"
 	"\tadd $8, %rsp\n"
 	"\tret\n"
 	".size iprof_calib_step, .-iprof_calib_step\n"
+	".globl iprof_calib_split\n"
+	".type iprof_calib_split, @function\n"
+	"iprof_calib_split:\n"
+	"\tsub $8, %rsp\n"
+	"\tcall iprof_calib_ret\n"
+	"\tadd $8, %rsp\n"
+	"\tret\n"
+	".size iprof_calib_split, .-iprof_calib_split\n"
+	".type iprof_calib_ret, @function\n"
+	"iprof_calib_ret:\n"
+	"\tret\n"
+	".size iprof_calib_ret, .-iprof_calib_ret\n"
 	/* two USDT probes, iprof:calib_start and iprof:calib_stop, on the
 	 * nops sys/sdt.h puts at a site (written out: iprof builds without
 	 * the header), in SDT notes version 3 (8-byte words) */
@@ -85,6 +99,7 @@ __asm__(".text\n"
 	".popsection\n");
 void iprof_calib_push(void);
 void iprof_calib_step(void);
+void iprof_calib_split(void);
 void iprof_calib_usdt(void);
 #define HAVE_CALIB_USDT 1
 #else
@@ -98,11 +113,17 @@ __attribute__((noinline, used)) void iprof_calib_step(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
+
+__attribute__((noinline, used)) void iprof_calib_split(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
 #endif
 
 /* through volatile pointers: the calls are never inlined or moved */
 static void (*volatile leaf_push)(void) = iprof_calib_push;
 static void (*volatile leaf_step)(void) = iprof_calib_step;
+static void (*volatile leaf_split)(void) = iprof_calib_split;
 
 static void call_push(void)
 {
@@ -112,6 +133,11 @@ static void call_push(void)
 static void call_step(void)
 {
 	leaf_step();
+}
+
+static void call_split(void)
+{
+	leaf_split();
 }
 
 static void call_usdt(void)
@@ -146,6 +172,9 @@ static const char *class_spec(enum calib_class c, void (**call)(void))
 	case CALIB_URETPROBE_STEP:
 		*call = call_step;
 		return "uprobe:/proc/self/exe:iprof_calib_step";
+	case CALIB_URETPROBE_SPLIT:
+		*call = call_split;
+		return "uprobe:/proc/self/exe:iprof_calib_split";
 	case CALIB_USDT:
 		*call = call_usdt;
 		/* (no USDT site of iprof's own on other architectures: a
@@ -278,10 +307,11 @@ static void per_cpu(const struct pin *p, uint64_t *v, uint64_t b_ns,
  * (calib_mean()).  @l (may be NULL): drained after each round, so that no
  * ring fills.  @spread (may be NULL): its cpu_pm and ncpu (per_cpu(),
  * against @b_ns), then its sd_ns and drift_ns set (calib_spread()).
+ * @raw (may be NULL): each call's time too, in call order (@v is sorted).
  */
 static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
 			   uint64_t *mean, struct calib_result *spread,
-			   const struct pin *p, uint64_t b_ns)
+			   const struct pin *p, uint64_t b_ns, uint64_t *raw)
 {
 	const size_t n = (size_t)p->rounds * p->per;
 	uint64_t med;
@@ -299,6 +329,8 @@ static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
 			loader__poll(l, 0);
 	}
 	pin_done(p);
+	if (raw)
+		memcpy(raw, v, n * sizeof(*v));
 	if (spread) { /* the traced calls' spread, before the sort */
 		per_cpu(p, v, b_ns, spread);
 		calib_spread(v, n, p->rounds, &spread->sd_ns,
@@ -314,6 +346,10 @@ struct durs {
 	uint64_t *v;
 	size_t n, cap;
 	uint64_t start; /* the open START's timestamp, 0: none */
+	/* a split entry's: each START's gap (IPROF_REC_GAP(), ns; 0: none
+	 * measured), in call order; NULL for the other classes */
+	uint64_t *g;
+	size_t ng;
 };
 
 /* The records of one calibration plan: timer i is group class i. */
@@ -335,6 +371,9 @@ static void collect(void *ctx, const void *rec, size_t size)
 	d = &g->d[r->timer];
 	if (r->type == IPROF_REC_START) {
 		d->start = r->ts;
+		if (d->g && d->ng < d->cap)
+			d->g[d->ng++] = (uint64_t)IPROF_REC_GAP(r->aux)
+					<< IPROF_GAP_SHIFT;
 	} else if (r->type == IPROF_REC_STOP && d->start && r->ts >= d->start) {
 		if (d->n < d->cap)
 			d->v[d->n++] = r->ts - d->start;
@@ -361,6 +400,47 @@ static void group_fail(struct calib *cal, const struct group *g,
 }
 
 /*
+ * split_gaps() - a split entry's class @r: its gaps @d->g (d->ng, in call
+ * order) into g_ns and g_mean_ns (median, mean), and where each traced
+ * call @raw (in call order, @p's rounds) has its gap, the spread of the
+ * calls less their gaps instead of the calls' (sd_ns, drift_ns, cpu_pm:
+ * the run measures each call's gap, so its error bars hold the rest
+ * only), through @w (room for as many).
+ */
+static void split_gaps(struct calib_result *r, struct durs *d,
+		       const uint64_t *raw, uint64_t *w, const struct pin *p)
+{
+	const size_t n = (size_t)p->rounds * p->per;
+	size_t i;
+
+	if (!d->ng)
+		return;
+	for (i = 0; i < n && d->ng == n; i++)
+		w[i] = raw[i] > d->g[i] ? raw[i] - d->g[i] : 0;
+	if (d->ng == n) {
+		per_cpu(p, w, r->b_mean_ns, r);
+		calib_spread(w, n, p->rounds, &r->sd_ns, &r->drift_ns);
+	}
+	r->g_ns = calib_median(d->g, d->ng);
+	r->g_mean_ns = calib_mean(d->g, d->ng);
+}
+
+/* @d's room for class @c's calls (a split entry's: their gaps, and
+ * *@raw for its traced calls' times); 0 or -ENOMEM */
+static int durs_alloc(struct durs *d, enum calib_class c, uint64_t **raw)
+{
+	d->cap = (size_t)CALIB_ROUNDS * CALIB_CALLS;
+	d->v = malloc(d->cap * sizeof(uint64_t));
+	if (!d->v)
+		return -ENOMEM;
+	if (c != CALIB_URETPROBE_SPLIT)
+		return 0;
+	d->g = malloc(d->cap * sizeof(uint64_t));
+	*raw = malloc(d->cap * sizeof(uint64_t));
+	return d->g && *raw ? 0 : -ENOMEM;
+}
+
+/*
  * measure() - calibrate the classes of @g in one plan of their own, one
  * timer each, under @env (one load of the BPF programs): every call timed
  * untraced first, then traced.
@@ -376,6 +456,7 @@ static void measure(struct calib *cal, struct group *g,
 	struct pipeline *pipe = NULL;
 	void (*call[CALIB_NCLASS])(void);
 	struct calib_result *r;
+	uint64_t *raw = NULL; /* the split class's traced calls, in order */
 	struct pin pin;
 	char err[200];
 	unsigned int i;
@@ -403,15 +484,13 @@ static void measure(struct calib *cal, struct group *g,
 			snprintf(r->why, sizeof(r->why),
 				 "its calibration timer did not plan as %s",
 				 calib_class_name(g->cls[i]));
-		g->d[i].cap = (size_t)CALIB_ROUNDS * CALIB_CALLS;
-		g->d[i].v = malloc(g->d[i].cap * sizeof(uint64_t));
-		if (!g->d[i].v) {
+		if (durs_alloc(&g->d[i], g->cls[i], &raw)) {
 			group_fail(cal, g, "out of memory");
 			goto out;
 		}
 		/* untraced first: nothing of this plan is attached yet */
 		r->b_ns = time_calls(call[i], NULL, v, &r->b_mean_ns, NULL,
-				     &pin, 0);
+				     &pin, 0, NULL);
 	}
 
 	for (i = 0; i < g->n && cal->r[g->cls[i]].why[0]; i++)
@@ -420,6 +499,10 @@ static void measure(struct calib *cal, struct group *g,
 		goto out; /* nothing of it can be planned: no load */
 	lo.filter = 1;
 	lo.trace_self = 1;
+	/* breakpoints in iprof's own process only: another iprof calibrating
+	 * at once times the same functions untraced (a CI's tests in
+	 * parallel once read one untraced at 18.5 us: this one's uprobe) */
+	lo.upid = getpid();
 	lo.rb_bytes = 1u << 20;
 	pipe = pipeline__new(&pcfg);
 	if (!pipe || pipeline__add(pipe, &collector_ops, g)) {
@@ -452,7 +535,7 @@ static void measure(struct calib *cal, struct group *g,
 			continue;
 		}
 		r->t_ns = time_calls(call[i], l, v, &r->t_mean_ns, r, &pin,
-				     r->b_mean_ns);
+				     r->b_mean_ns, g->d[i].g ? raw : NULL);
 	}
 	loader__set_tracing(l, 0);
 	loader__drain(l);
@@ -468,6 +551,8 @@ static void measure(struct calib *cal, struct group *g,
 		r->calls = g->d[i].n;
 		r->d_ns = calib_median(g->d[i].v, g->d[i].n);
 		r->d_mean_ns = calib_mean(g->d[i].v, g->d[i].n);
+		if (g->d[i].g)
+			split_gaps(r, &g->d[i], raw, v, &pin);
 		calib_derive(r);
 	}
 out:
@@ -476,8 +561,11 @@ out:
 		loader__close(l);
 	}
 	pipeline__free(pipe);
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
 		free(g->d[i].v);
+		free(g->d[i].g);
+	}
+	free(raw);
 	plan_free(&cp);
 	probe_list_free(&pl);
 }
@@ -547,7 +635,8 @@ int calib_run(struct calib *cal, const struct plan *p,
 			    ((c == CALIB_RETSITE || c == CALIB_RETSITE_STEP) &&
 			     uretp) ||
 			    ((c == CALIB_URETPROBE ||
-			      c == CALIB_URETPROBE_STEP) &&
+			      c == CALIB_URETPROBE_STEP ||
+			      c == CALIB_URETPROBE_SPLIT) &&
 			     !uretp) ||
 			    (c == CALIB_SYSCALL && env.syscall_tracepoints) ||
 			    (c == CALIB_TRACEPOINT && !env.syscall_tracepoints) ||

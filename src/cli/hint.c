@@ -17,7 +17,8 @@
 #include "cli/log.h"
 #include "cli/plan_print.h"
 
-/* the user-function entry of timer @i, or NULL */
+/* the user-function entry of timer @i (or its uretprobe, its split
+ * entry's mark or start), or NULL */
 static const struct plan_att *uentry(const struct plan *plan, uint32_t i)
 {
 	uint32_t k;
@@ -26,7 +27,10 @@ static const struct plan_att *uentry(const struct plan *plan, uint32_t i)
 		if (plan->att[k].timer == i && plan->att[k].path &&
 		    plan->att[k].func &&
 		    (plan->att[k].mech == MECH_UPROBE ||
-		     plan->att[k].mech == MECH_URETPROBE))
+		     plan->att[k].mech == MECH_URETPROBE ||
+		     plan->att[k].mech == MECH_UMARK ||
+		     (plan->att[k].mech == MECH_RETSITE &&
+		      plan->att[k].split)))
 			return &plan->att[k];
 	return NULL;
 }

@@ -143,6 +143,15 @@ static void print_inlined(const struct plan_timer *t)
  * probed instructions iprof runs itself */
 static void print_stops(const struct plan *p, const struct plan_timer *t)
 {
+	if (t->split_off && !t->ret_sites)
+		printf(" (entry split: the kernel single-steps its first instruction, so its start is at +%#x, the first it emulates, the single step timed per call and taken off its caller)",
+		       t->split_at);
+	else if (t->split_off)
+		printf(" (entry split: the kernel single-steps its first instruction, so its start is at +%#x, the first it emulates, and nothing is at its entry)",
+		       t->split_at);
+	else if (t->split_why)
+		printf(" (entry single-stepped inside each call: not split: %s)",
+		       t->split_why);
 	if (t->ret_sites && t->ret_tail)
 		printf(" (stops at %u return site%s, %u of them a tail call: the callee's time is not in it)",
 		       t->ret_sites, t->ret_sites == 1 ? "" : "s", t->ret_tail);

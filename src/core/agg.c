@@ -39,6 +39,26 @@ static void lose_sync(struct agg *a, struct athread *t)
 }
 
 /*
+ * split_gap() - the gap split entry START @r of thread @t measured from its
+ * mark (IPROF_REC_GAP() of abi.h), ns, less the thread's last off-CPU
+ * interval where it fell in it (a preemption at one of the single step's
+ * traps: the switch records counted it off-CPU already); 0 where none was
+ * measured, at least 1 where one was.
+ */
+static uint32_t split_gap(const struct athread *t, const struct iprof_rec *r)
+{
+	uint64_t g = (uint64_t)IPROF_REC_GAP(r->aux) << IPROF_GAP_SHIFT;
+	uint64_t from = r->ts > g ? r->ts - g : 0, lo, hi;
+
+	if (g && t->last_in_ns > from && t->last_out_ns < r->ts) {
+		lo = t->last_out_ns > from ? t->last_out_ns : from;
+		hi = t->last_in_ns < r->ts ? t->last_in_ns : r->ts;
+		g -= hi - lo < g ? hi - lo : g - 1;
+	}
+	return (uint32_t)g;
+}
+
+/*
  * do_start() - open a frame at depth r->depth: a START, or a FORKED frame
  * (a child's, inherited from its parent at the fork: opened at the fork's
  * time, its start probe's cost never taken off).
@@ -105,6 +125,7 @@ static int do_start(struct agg *a, struct athread *t, const struct iprof_rec *r)
 			      (uint8_t)IPROF_REC_PCLASS(r->aux) :
 			      IPROF_PC_NONE;
 	f->pc_stop = IPROF_PC_NONE;
+	f->gap_ns = f->pc_start == IPROF_PC_USPLIT ? split_gap(t, r) : 0;
 	f->cpu_start = f->cpu_stop = r->cpu;
 	if (a->slow_k)
 		agg_slow_open(a, t, t->len - 1);
@@ -431,6 +452,8 @@ static int do_switch(struct agg *a, const struct iprof_rec *r)
 	}
 	if (t->off_kind >= 0 && r->ts >= t->off_since) {
 		t->off_ns[t->off_kind] += r->ts - t->off_since;
+		t->last_out_ns = t->off_since;
+		t->last_in_ns = r->ts;
 		if (a->off_on && t->off_kind == IPROF_OFF_BLOCKED &&
 		    agg_off_in(a, t, r->ts - t->off_since))
 			return -ENOMEM;

@@ -228,6 +228,27 @@ const struct agg_cost *agg_frame_cost(const struct agg *a,
 }
 
 /*
+ * agg_frame_gap() - the part of @f's start probe's cost outside it that a
+ * split entry measured (IPROF_REC_GAP() of abi.h), ns, for compensation
+ * @k (CM_*): its own gap, or where it has none or one longer than
+ * AGG_GAP_CUT times the calibrated median plus AGG_GAP_SLACK_NS (a
+ * preemption between the mark and the start: off-CPU time, never the
+ * probes'), @c's calibrated gap (the mean for CM_SUM); 0 for a frame
+ * started otherwise.
+ */
+uint64_t agg_frame_gap(const struct agg_cost *c, const struct frame *f,
+		       int k)
+{
+	if (!c || f->forked || f->pc_start != IPROF_PC_USPLIT)
+		return 0;
+	if (f->gap_ns && (uint64_t)f->gap_ns <= (uint64_t)c->gap_ns *
+							 AGG_GAP_CUT +
+						 AGG_GAP_SLACK_NS)
+		return f->gap_ns;
+	return k == CM_SUM ? c->mean_gap_ns : c->gap_ns;
+}
+
+/*
  * agg_charge_open() - frame @i of @t is closed without a stop (unwound, left,
  * a missed return, ended by exec): its start probe and the probes inside
  * it ran within frame @i - 1, which is charged with them and marked
@@ -249,7 +270,8 @@ void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i)
 		p->cm[k].ovh_ns += t->stack[i].cm[k].ovh_ns;
 		if (c) {
 			agg_cost_parts(c, k, v);
-			p->cm[k].ovh_ns += v[0] + v[1];
+			p->cm[k].ovh_ns += v[0] + v[1] +
+					   agg_frame_gap(c, &t->stack[i], k);
 		}
 	}
 	p->var_ns2 += t->stack[i].var_ns2;
@@ -408,7 +430,8 @@ static void comp_times(const struct agg_cost *c, const struct frame *f,
 			/* an inherited frame had no start probe here */
 			agg_cost_parts(c, k, v);
 			ct->ovh[k] += (f->forked ? 0 : v[0]) + v[2];
-			ct->out[k] = (f->forked ? 0 : v[1]) + v[3];
+			ct->out[k] = (f->forked ? 0 : v[1]) + v[3] +
+				     agg_frame_gap(c, f, k);
 		}
 		ct->on[k] = raw_on > ct->ovh[k] ? raw_on - ct->ovh[k] : 0;
 		if (ct->on[k] < f->cm[k].child_on_ns)

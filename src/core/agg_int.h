@@ -70,6 +70,10 @@ struct frame {
 	/* the probe classes of its START and (once stopped) STOP records
 	 * (enum iprof_pclass, 0: not said): agg_frame_cost() */
 	uint8_t pc_start, pc_stop;
+	/* a split entry's START (pc_start IPROF_PC_USPLIT): the gap it
+	 * measured from the mark (IPROF_REC_GAP() of abi.h), ns; 0: none
+	 * measured (agg_frame_gap()) */
+	uint32_t gap_ns;
 	/* the CPUs its START and STOP records came from (iprof_rec.cpu):
 	 * each probe costs what its CPU's probes cost (agg__set_cpu_scale) */
 	uint16_t cpu_start, cpu_stop;
@@ -105,6 +109,10 @@ struct athread {
 	int gone;     /* agg__prune() found it gone once */
 	int off_kind; /* -1 on CPU, else enum iprof_off_kind since off_since */
 	uint64_t off_since; /* SWITCH_OUT timestamp */
+	/* the thread's last off-CPU interval: its SWITCH_OUT and SWITCH_IN
+	 * timestamps (0: none), which a split entry's gap leaves out
+	 * (agg.c split_gap()) */
+	uint64_t last_out_ns, last_in_ns;
 	/* off-CPU ns accumulated over the thread's life, by iprof_off_kind:
 	 * a frame's share is the growth between its START and its end */
 	uint64_t off_ns[2];
@@ -312,6 +320,12 @@ const struct agg_cost *agg_frame_cost(const struct agg *a,
 				      const struct frame *f,
 				      struct agg_cost *tmp);
 void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i);
+/* a split entry's measured gap kept up to this many times the calibrated
+ * median, plus AGG_GAP_SLACK_NS (calib_mean()'s cut) */
+#define AGG_GAP_CUT 4u
+#define AGG_GAP_SLACK_NS 50000u
+uint64_t agg_frame_gap(const struct agg_cost *c, const struct frame *f,
+		       int k);
 int agg_fold_call(struct agg_node *n, struct athread *t, uint32_t tid,
 		  uint64_t sum, uint64_t start_ns, uint64_t ts_ns);
 void agg_cost_err(const struct agg_cost *c, uint64_t part_ns, double *var,

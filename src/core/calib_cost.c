@@ -15,6 +15,7 @@ static const enum mech_label class_labels[CALIB_NCLASS] = {
 	[CALIB_RETSITE_STEP] = MLABEL_CAL_RETSITE_STEP,
 	[CALIB_URETPROBE] = MLABEL_CAL_URETPROBE,
 	[CALIB_URETPROBE_STEP] = MLABEL_CAL_URETPROBE_STEP,
+	[CALIB_URETPROBE_SPLIT] = MLABEL_CAL_URETPROBE_SPLIT,
 	[CALIB_SYSCALL] = MLABEL_CAL_SYSCALL,
 	[CALIB_TRACEPOINT] = MLABEL_CAL_TRACEPOINT,
 	[CALIB_USDT] = MLABEL_USDT,
@@ -59,23 +60,23 @@ static uint32_t clamp32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* in = d, out = t - b - d, each clamped at 0 and into 32 bits */
-static void derive(uint64_t b, uint64_t t, uint64_t d, uint32_t *in,
-		   uint32_t *out)
+/* in = d, out = t - b - d - g, each clamped at 0 and into 32 bits */
+static void derive(uint64_t b, uint64_t t, uint64_t d, uint64_t g,
+		   uint32_t *in, uint32_t *out)
 {
 	uint64_t added = t > b ? t - b : 0;
 
 	*in = clamp32(d);
-	*out = clamp32(added > d ? added - d : 0);
+	*out = clamp32(added > d + g ? added - d - g : 0);
 }
 
 void calib_derive(struct calib_result *r)
 {
 	uint64_t med, mean;
 
-	derive(r->b_ns, r->t_ns, r->d_ns, &r->in_ns, &r->out_ns);
-	derive(r->b_mean_ns, r->t_mean_ns, r->d_mean_ns, &r->in_mean_ns,
-	       &r->out_mean_ns);
+	derive(r->b_ns, r->t_ns, r->d_ns, r->g_ns, &r->in_ns, &r->out_ns);
+	derive(r->b_mean_ns, r->t_mean_ns, r->d_mean_ns, r->g_mean_ns,
+	       &r->in_mean_ns, &r->out_mean_ns);
 	med = (uint64_t)r->in_ns + r->out_ns;
 	mean = (uint64_t)r->in_mean_ns + r->out_mean_ns;
 	r->skew_ns = clamp32(mean > med ? mean - med : 0);
@@ -118,6 +119,8 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 	k.start_out_ns = r->out_ns / 2;
 	k.mean_start_in_ns = r->in_mean_ns / 2;
 	k.mean_start_out_ns = r->out_mean_ns / 2;
+	k.gap_ns = clamp32(r->g_ns);
+	k.mean_gap_ns = clamp32(r->g_mean_ns);
 	if (!entry_only) {
 		k.stop_in_ns = r->in_ns - k.start_in_ns;
 		k.stop_out_ns = r->out_ns - k.start_out_ns;
@@ -173,6 +176,8 @@ size_t calib_report(const struct calib *cal, unsigned int used,
 			.drift_rounds_ns = r->drift_ns,
 			.skew_ns = r->skew_ns,
 			.proc_drift_ns = calib_proc_drift(r),
+			.gap_ns = clamp32(r->g_ns),
+			.gap_mean_ns = clamp32(r->g_mean_ns),
 			.why = r->done ? NULL : r->why,
 		};
 		n++;

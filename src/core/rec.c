@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <string.h>
@@ -303,6 +304,17 @@ static json_object *cost_inline_json(const struct agg_cost *c, int *bad)
 	return a;
 }
 
+/* a timer's "cost_gap": [gap_ns, mean_gap_ns] (struct agg_cost) */
+static json_object *cost_gap_json(const struct agg_cost *c, int *bad)
+{
+	json_object *a = json_object_new_array();
+
+	if (!a || json_object_array_add(a, json_object_new_uint64(c->gap_ns)) ||
+	    json_object_array_add(a, json_object_new_uint64(c->mean_gap_ns)))
+		*bad = 1;
+	return a;
+}
+
 /* the costs per CPU, per mille: [CPU 0's, CPU 1's, ...] */
 static json_object *cpu_pm_json(const struct rec_run *run, int *bad)
 {
@@ -351,6 +363,12 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 			put(o, "sd_ns", json_object_new_uint64(c->sd_ns), bad);
 			put(o, "drift_ns", json_object_new_uint64(c->drift_ns),
 			    bad);
+		}
+		if (c->gap_ns || c->gap_mean_ns) { /* a split entry's */
+			put(o, "gap_ns", json_object_new_uint64(c->gap_ns),
+			    bad);
+			put(o, "gap_mean_ns",
+			    json_object_new_uint64(c->gap_mean_ns), bad);
 		}
 		if (c->drift_rounds_ns || c->skew_ns) { /* drift's parts */
 			put(o, "drift_rounds_ns",
@@ -465,6 +483,12 @@ static json_object *meta_json(const struct rec_run *run)
 		if (run->costs && run->costs[i].inl_flags)
 			put(t, "cost_inline",
 			    cost_inline_json(&run->costs[i], &bad), &bad);
+		/* a split entry's calibrated gap, [median, mean]: a key
+		 * older readers skip */
+		if (run->costs &&
+		    (run->costs[i].gap_ns || run->costs[i].mean_gap_ns))
+			put(t, "cost_gap", cost_gap_json(&run->costs[i], &bad),
+			    &bad);
 	}
 	if (run->ncalib)
 		put(root, "calibration", calib_json(run, &bad), &bad);
@@ -957,9 +981,12 @@ static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c,
 	return 0;
 }
 
-/* parse_cost_err() - timer @i's "cost_err" @e (absent: none): 2 numbers,
- * only beside its "cost" */
-static int parse_cost_err(struct rec_run *p, size_t i, json_object *e)
+/* parse_cost_pair() - timer @i's two-number key @e (absent: none), only
+ * beside its "cost": into its struct agg_cost's uint32_t fields at
+ * offsets @a and @b ("cost_err": sd_ns, drift_ns; "cost_gap": gap_ns,
+ * mean_gap_ns) */
+static int parse_cost_pair(struct rec_run *p, size_t i, json_object *e,
+			   size_t a, size_t b)
 {
 	uint32_t v[2];
 	int ret;
@@ -971,8 +998,8 @@ static int parse_cost_err(struct rec_run *p, size_t i, json_object *e)
 	ret = parse_u32s(e, v, 2);
 	if (ret)
 		return ret;
-	p->costs[i].sd_ns = v[0];
-	p->costs[i].drift_ns = v[1];
+	memcpy((char *)&p->costs[i] + a, &v[0], sizeof(v[0]));
+	memcpy((char *)&p->costs[i] + b, &v[1], sizeof(v[1]));
 	return 0;
 }
 
@@ -1038,6 +1065,8 @@ static int parse_calib(struct rec_run *p, json_object *a)
 		ret = ret ?: ju32(o, "drift_rounds_ns", &c->drift_rounds_ns);
 		ret = ret ?: ju32(o, "skew_ns", &c->skew_ns);
 		ret = ret ?: ju32(o, "proc_drift_ns", &c->proc_drift_ns);
+		ret = ret ?: ju32(o, "gap_ns", &c->gap_ns);
+		ret = ret ?: ju32(o, "gap_mean_ns", &c->gap_mean_ns);
 		ret = ret ?: jstrdup(o, "why", &c->why);
 	}
 	return ret;
@@ -1243,8 +1272,13 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: parse_emu(t, rt);
 		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"),
 					jget(t, "cost_mean"));
-		ret = ret ?: parse_cost_err(p, i, jget(t, "cost_err"));
+		ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_err"),
+					     offsetof(struct agg_cost, sd_ns),
+					     offsetof(struct agg_cost, drift_ns));
 		ret = ret ?: parse_cost_inline(p, i, jget(t, "cost_inline"));
+		ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_gap"),
+					     offsetof(struct agg_cost, gap_ns),
+					     offsetof(struct agg_cost, mean_gap_ns));
 	}
 	ret = ret ?: parse_cpu_pm(p, jget(m, "cpu_scale_pm"));
 	return ret ?: parse_calib(p, jget(m, "calibration"));

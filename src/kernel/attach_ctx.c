@@ -98,7 +98,9 @@ static int attach_file(struct loader *l, const char *path)
 			continue;
 		uo.bpf_cookie = i;
 		ln = bpf_program__attach_uprobe_opts(
-			l->skel->progs.ctx_switch, -1, path, (size_t)off, &uo);
+			l->skel->progs.ctx_switch,
+			l->opts.upid > 0 ? l->opts.upid : -1, path,
+			(size_t)off, &uo);
 		if (!ln)
 			continue;
 		l->ctx_links[l->nctx++] = ln;

@@ -87,18 +87,27 @@ int attach_tp_att_attached(const struct loader *l, uint32_t i)
  * programs are the emulating ones, how to run its instruction
  * (IPROF_EMU_COOKIE of abi.h; the page offset of a file offset is its
  * address's); a return site's or inlined instance's that is not run
- * there, where its frame is (IPROF_SITE_COOKIE).
+ * there, where its frame is (IPROF_SITE_COOKIE), and whether it is a
+ * split entry's start (IPROF_SITE_SPLIT).
  */
 static __u64 ucookie(const struct loader *l, const struct plan_att *a)
 {
 	const struct kmech *m = kmech(a->mech);
 
 	if (m->site && (!l->emu || !a->emu.kind))
-		return IPROF_SITE_COOKIE(a->action, a->key_reg, a->key_adj);
+		return IPROF_SITE_COOKIE(a->action, a->key_reg, a->key_adj) |
+		       (a->split == PLAN_SPLIT_GAP ? IPROF_SITE_SPLIT_BIT : 0) |
+		       (a->split == PLAN_SPLIT_ENTRY ? IPROF_SITE_ENTRY_BIT : 0);
 	if (!l->emu || !a->emu.kind || !m->emu)
 		return a->action;
 	return IPROF_EMU_COOKIE(a->action, a->emu.kind, a->emu.len,
 				a->offset & 4095, a->emu.pop);
+}
+
+/* the process user probes go in (loader_opts.upid), libbpf's -1: all */
+static int upid(const struct loader *l)
+{
+	return l->opts.upid > 0 ? l->opts.upid : -1;
 }
 
 /* the entry of @path at @off (MECH_UPROBE) not yet in a link, or -1 */
@@ -223,7 +232,7 @@ int attach_tp_umulti(struct loader *l)
 		uo.cnt = n;
 		uo.retprobe = m->retprobe;
 		/* pid -1: in every process */
-		ln = bpf_program__attach_uprobe_multi(prog, -1, p->att[i].path,
+		ln = bpf_program__attach_uprobe_multi(prog, upid(l), p->att[i].path,
 						      NULL, &uo);
 		if (!ln)
 			continue; /* one perf event each, as before */
@@ -279,13 +288,13 @@ static struct bpf_link *uprobe_link(struct loader *l, const struct plan_att *a)
 		mo.cookies = &cookie;
 		mo.cnt = 1;
 		mo.retprobe = m->retprobe;
-		return bpf_program__attach_uprobe_multi(kmech_prog(l, m, 1), -1,
+		return bpf_program__attach_uprobe_multi(kmech_prog(l, m, 1), upid(l),
 							a->path, NULL, &mo);
 	}
 	uo.bpf_cookie = cookie;
 	uo.func_name = NULL;
 	uo.retprobe = m->retprobe;
-	return bpf_program__attach_uprobe_opts(kmech_prog(l, m, 0), -1,
+	return bpf_program__attach_uprobe_opts(kmech_prog(l, m, 0), upid(l),
 					       a->path, (size_t)a->offset, &uo);
 }
 

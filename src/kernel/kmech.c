@@ -78,6 +78,13 @@ static const struct kmech rows[] = {
 		.prog = { { P(usdt_hit), P(usdt_hit) } },
 		.attach = attach_usdt,
 	},
+	[MECH_UMARK] = {
+		.label = MLABEL_ATT_UMARK,
+		.user = 1,
+		.prog = { { P(fn_mark_u), P(fn_mark_u) },
+			  { P(fn_mark_m), P(fn_mark_m) } },
+		.attach = attach_tp_uprobe,
+	},
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

@@ -58,6 +58,12 @@ struct loader_opts {
 	/* 1: iprof's own process may be traced (its calibration,
 	 * src/cli/calib.c); 0: never, whatever the filter says */
 	int trace_self;
+	/* > 0: user probes (uprobes, uretprobes, uprobe_multi links) in
+	 * this process only: the kernel puts their breakpoints in no other
+	 * process that maps the file (its uprobe consumer filter), so that
+	 * another iprof's calls of the same function (its calibration's,
+	 * timed untraced) never trap; 0: in every process */
+	int upid;
 	/* keyed spans (IPROF_A_KEYED): keys open at once, all timers
 	 * together (0: KSPANS_DEFAULT_KEYS, src/kernel/kspans.h), and how
 	 * long a start waits for its stop before loader__poll() drops it

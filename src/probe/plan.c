@@ -299,7 +299,8 @@ int plan_add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	 * would fire in attach order, not innermost first.) */
 	if (mech == MECH_TRACEPOINT || mech == MECH_SYSCALL ||
 	    mech == MECH_UPROBE || mech == MECH_URETPROBE ||
-	    mech == MECH_RETSITE || mech == MECH_KSITE || mech == MECH_USDT) {
+	    mech == MECH_RETSITE || mech == MECH_KSITE || mech == MECH_USDT ||
+	    mech == MECH_UMARK) {
 		ret = chain_tp(p, action, mech, cat, ev, path, func, offset);
 		if (ret)
 			return ret < 0 ? ret : 0;
@@ -314,7 +315,9 @@ int plan_add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	t->timer = timer;
 	t->action = action;
 	t->offset = offset;
-	if (path && (mech == MECH_UPROBE || mech == MECH_URETPROBE) &&
+	if (path &&
+	    (mech == MECH_UPROBE || mech == MECH_URETPROBE ||
+	     mech == MECH_UMARK) &&
 	    !sym_cache_stat(p->pn->syms, path, &st)) {
 		t->dev = (uint64_t)st.st_dev;
 		t->ino = (uint64_t)st.st_ino;
@@ -331,6 +334,20 @@ int plan_add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 	}
 	p->natt++;
 	return 0;
+}
+
+void plan_drop_att(struct plan *p, uint32_t i)
+{
+	struct plan_att *a = &p->att[i];
+
+	if (i >= p->natt)
+		return;
+	free(a->category);
+	free(a->event);
+	free(a->path);
+	free(a->func);
+	memmove(a, a + 1, (p->natt - i - 1) * sizeof(*a));
+	p->natt--;
 }
 
 /*
@@ -606,6 +623,7 @@ void plan_free(struct plan *p)
 		free(p->timers[i].error);
 		free(p->timers[i].ret_why);
 		free(p->timers[i].ret_risk);
+		free(p->timers[i].split_why);
 		free(p->timers[i].key);
 		free(p->timers[i].inl_where);
 		free(p->timers[i].params);

@@ -54,11 +54,11 @@ int plan_calib_class(const struct plan *p, uint32_t timer)
 	return sh->calib_class(p, timer);
 }
 
-/* the probe class of an action of mechanism @m (@inst: an inlined
+/* the probe class of an action of attachment @a (@inst: an inlined
  * instance's) */
-static uint8_t pclass_of(enum plan_mech m, uint32_t inst)
+static uint8_t pclass_of(const struct plan_att *a, uint32_t inst)
 {
-	switch (m) {
+	switch (a->mech) {
 	case MECH_TRACEPOINT:
 		return IPROF_PC_TP;
 	case MECH_UPROBE:
@@ -66,7 +66,12 @@ static uint8_t pclass_of(enum plan_mech m, uint32_t inst)
 	case MECH_URETPROBE:
 		return IPROF_PC_URETPROBE;
 	case MECH_RETSITE:
-		return inst ? IPROF_PC_UINLINE : IPROF_PC_RETSITE;
+		return inst				 ? IPROF_PC_UINLINE :
+		       a->split == PLAN_SPLIT_GAP	 ? IPROF_PC_USPLIT :
+		       a->split == PLAN_SPLIT_ENTRY ? IPROF_PC_UENTRY :
+						  IPROF_PC_RETSITE;
+	case MECH_UMARK: /* (its program runs no chain) */
+		return IPROF_PC_UENTRY;
 	case MECH_KSITE:
 		return IPROF_PC_KINLINE;
 	case MECH_FUNC_ENTRY:
@@ -92,7 +97,7 @@ static void plan_pclass(struct plan *p)
 		     k < p->nactions && n < p->nactions;
 		     k = p->actions[k].next, n++)
 			p->actions[k].pclass =
-				pclass_of(p->att[i].mech, p->actions[k].inst);
+				pclass_of(&p->att[i], p->actions[k].inst);
 }
 
 int plan_calib_inline_class(const struct plan *p, uint32_t timer)
@@ -276,6 +281,9 @@ int plan_build(struct plan *p, const struct probe_list *pl,
 	if (!err) {
 		p->uregs = env->uregs;
 		p->shstk_pid = env->shstk_pid;
+		err = plan_split(p);
+	}
+	if (!err) {
 		plan_emu(p, env);
 		plan_pclass(p);
 		err = plan_params(p, env);

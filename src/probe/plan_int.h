@@ -197,6 +197,10 @@ char *plan_perr(const struct probe *pr, int col, const char *fmt, ...)
 int plan_add_att(struct plan *p, enum plan_mech mech, uint32_t timer,
 		 uint32_t action, const char *cat, const char *ev,
 		 const char *path, const char *func, uint64_t offset);
+/* plan_drop_att() - remove attachment @i of @p (its strings freed; the
+ * later ones move down one), its actions kept: for the planner, before
+ * anything holds an attachment's index */
+void plan_drop_att(struct plan *p, uint32_t i);
 
 /* plan_tracefs.c: tracefs formats */
 int plan_fit_value(iprof_u64 *v, unsigned int width, int is_signed);
@@ -210,6 +214,15 @@ char *plan_check_tp(const char *tracefs, const struct probe *pr,
 
 /* plan_ufunc.c: user functions (uprobe_emu's decisions, after the build) */
 void plan_emu(struct plan *p, const struct plan_env *env);
+/*
+ * plan_split() - once every timer is planned, split the user function
+ * entries their timers asked for (plan_att.split_site, IPROF_REC_GAP() of
+ * abi.h): each entry attachment whose chain's timers all asked, the same,
+ * with no other probe of its file between the entry and the site; the
+ * others' timers say why not (plan_timer.split_why).  Returns 0 or
+ * -ENOMEM.
+ */
+int plan_split(struct plan *p);
 
 /* plan_usdt.c: a span's USDT sides */
 /* plan_usdt_cond() - condition @c of USDT side @pt (an argN) into @k:

@@ -927,7 +927,10 @@ void plan_emu(struct plan *p, const struct plan_env *env)
 	for (i = 0; i < p->natt; i++) {
 		struct plan_att *a = &p->att[i];
 
-		if (a->mech != MECH_UPROBE && a->mech != MECH_RETSITE)
+		/* (a split start's cookie holds its frame, never a kind:
+		 * the kernel emulates its instruction anyway) */
+		if ((a->mech != MECH_UPROBE && a->mech != MECH_RETSITE) ||
+		    a->split)
 			continue;
 		emu_decode_at(p->pn->syms, a->path, a->offset,
 			      a->mech == MECH_RETSITE, &a->emu);
@@ -1032,6 +1035,243 @@ out:
 	return err;
 }
 
+/*
+ * entry_emulated() - the instruction at file offset @off of @path is a
+ * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), which x86
+ * uprobes emulate on newer kernels instead of single-stepping it.
+ */
+static int entry_emulated(const char *path, uint64_t off)
+{
+	unsigned char b[2] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), push;
+
+	if (fd < 0)
+		return 0;
+	push = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
+	       ((b[0] >= 0x50 && b[0] <= 0x57) ||
+		(b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57));
+	close(fd);
+	return push;
+}
+
+/* the attachment of @mech at @path's offset @off, or NULL */
+static struct plan_att *att_at(struct plan *p, enum plan_mech mech,
+			       const char *path, uint64_t off)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->natt; i++)
+		if (p->att[i].mech == mech && p->att[i].offset == off &&
+		    p->att[i].path && !strcmp(p->att[i].path, path))
+			return &p->att[i];
+	return NULL;
+}
+
+/*
+ * Where the entry of user function timer @id at @at splits: 0 and *@site,
+ * *@adj (retsite_split()); 1: not (its entry is not single-stepped, it
+ * has no stop to split it for, IPROF_SPLIT=0; why not in t->split_why
+ * where it was tried); -ENOMEM.
+ */
+static int split_where(struct plan *p, const struct plan_env *env,
+		       struct plan_timer *t, const struct uplace *at,
+		       uint64_t *site, uint32_t *adj)
+{
+	struct retsite_code code[2] = {
+		{ at->off, at->size, at->addr },
+		{ at->cold_off, at->cold_size, at->cold_addr }
+	};
+	const char *no = getenv("IPROF_SPLIT");
+	struct plan_emu emu;
+	char why[256];
+	int err;
+
+	if (t->entry_only || t->ret_session || (no && !strcmp(no, "0")))
+		return 1;
+	emu_decode_at(p->pn->syms, at->path, at->off, 0, &emu);
+	if (entry_emulated(at->path, at->off) || (env->uregs && emu.kind))
+		return 1; /* no single step at its entry */
+	err = retsite_split(p->pn->rsx, at->path, code,
+			    at->cold && at->cold_off ? 2 : 1, site, adj, why,
+			    sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (err == -EALREADY)
+		return 1; /* no single step at its entry either */
+	if (!err)
+		return 0;
+	free(t->split_why);
+	t->split_why = strdup(why);
+	return t->split_why ? 1 : -ENOMEM;
+}
+
+/*
+ * The entry of user function timer @id at @at, its stops planned: where
+ * the kernel single-steps its first instruction, where its start would
+ * move (split_where()), noted on its MECH_UPROBE attachment there for
+ * plan_split(), which moves it once every timer is planned.  Returns 0
+ * or -ENOMEM.
+ */
+static int ufunc_split(struct plan *p, const struct plan_env *env,
+		       uint32_t id, const struct uplace *at)
+{
+	struct plan_timer *t = &p->timers[id];
+	struct plan_att *e = att_at(p, MECH_UPROBE, at->path, at->off);
+	uint8_t mode = t->ret_sites ? PLAN_SPLIT_ENTRY : PLAN_SPLIT_GAP;
+	uint64_t site;
+	uint32_t adj;
+	int err;
+
+	if (!e)
+		return 0;
+	err = split_where(p, env, t, at, &site, &adj);
+	if (err < 0)
+		return err;
+	if (err) {
+		e->split_refused = 1; /* (its timer says why, if it must) */
+		return 0;
+	}
+	if (e->split_votes && (e->split_mode != mode || e->split_site != site))
+		e->split_mode = 0; /* its timers disagree: none */
+	else if (!e->split_votes)
+		e->split_mode = mode;
+	e->split_site = site;
+	e->split_adj = (uint16_t)adj;
+	e->split_votes++;
+	return 0;
+}
+
+/* @t's split_why = @why (printf), its earlier one replaced; -ENOMEM */
+static int split_why(struct plan_timer *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int split_why(struct plan_timer *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *w = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&w, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	free(t->split_why);
+	t->split_why = w;
+	return 0;
+}
+
+/*
+ * Why entry attachment @i of @p cannot move to its split_site: NULL, or a
+ * static string with its offset in *@at: an action of its chain that
+ * asked for none (another probe shares the uprobe, its timers disagree),
+ * another attachment in its file past the entry up to the site (an
+ * inlined instance's entry, another function's site: they would run
+ * before the start).
+ */
+static const char *split_blocked(const struct plan *p, uint32_t i,
+				 uint64_t *at)
+{
+	const struct plan_att *a = &p->att[i];
+	uint32_t k, n = 0, j;
+
+	for (k = a->action; k < p->nactions && n <= p->nactions;
+	     k = p->actions[k].next)
+		n++;
+	if (!a->split_mode || n != a->split_votes)
+		return "another probe shares its entry's uprobe";
+	for (j = 0; j < p->natt; j++) {
+		const struct plan_att *b = &p->att[j];
+
+		if (j != i && b->path && b->offset > a->offset &&
+		    b->offset <= a->split_site && !strcmp(b->path, a->path) &&
+		    b->mech != MECH_USDT && b->mech != MECH_TRACEPOINT &&
+		    b->mech != MECH_SYSCALL && b->mech != MECH_KSITE) {
+			*at = b->offset - a->offset;
+			return "another probe is at +%#llx, before the first instruction the kernel emulates";
+		}
+	}
+	return NULL;
+}
+
+/*
+ * split_one() - move the start of entry attachment @i of @p (its chain's
+ * timers all asked: split_blocked() says none in the way) to its
+ * split_site: with a uretprobe (PLAN_SPLIT_GAP), whose breakpoint must
+ * stay, the entry becomes the mark (MECH_UMARK) and a copy of each start
+ * goes to the site; with return sites (PLAN_SPLIT_ENTRY), the attachment
+ * itself moves there.  Returns 0 or -errno.
+ */
+static int split_one(struct plan *p, uint32_t i)
+{
+	struct plan_att a = p->att[i];
+	uint32_t k, x, n = 0, j = i;
+	int err = 0;
+
+	if (a.split_mode == PLAN_SPLIT_GAP) {
+		p->att[i].mech = MECH_UMARK;
+		for (k = a.action; !err && k != IPROF_NO_NEXT && n++ < p->nactions;
+		     k = p->actions[k].next) {
+			err = plan_clone_action(p, k, &x);
+			if (!err)
+				err = plan_add_att(p, MECH_RETSITE,
+						   p->actions[k].timer, x, NULL,
+						   NULL, a.path, a.func,
+						   a.split_site);
+		}
+		for (j = 0; !err && j < p->natt; j++)
+			if (p->att[j].mech == MECH_RETSITE &&
+			    p->att[j].offset == a.split_site &&
+			    !strcmp(p->att[j].path, a.path))
+				break;
+		if (err || j == p->natt)
+			return err ? err : -ENOENT;
+		p->att[j].dev = a.dev;
+		p->att[j].ino = a.ino;
+	} else {
+		p->att[i].mech = MECH_RETSITE;
+		p->att[i].offset = a.split_site;
+	}
+	p->att[j].split = a.split_mode;
+	p->att[j].key_adj = a.split_adj;
+	for (k = a.action, n = 0; k != IPROF_NO_NEXT && n++ < p->nactions;
+	     k = p->actions[k].next) {
+		struct plan_timer *t = &p->timers[p->actions[k].timer];
+
+		t->split_off = a.split_site;
+		t->split_at = (uint32_t)(a.split_site - a.offset);
+		free(t->split_why);
+		t->split_why = NULL;
+	}
+	return 0;
+}
+
+int plan_split(struct plan *p)
+{
+	uint32_t i, k, n, natt = p->natt;
+	const char *why;
+	uint64_t at = 0;
+	int err = 0;
+
+	for (i = 0; !err && i < natt; i++) {
+		const struct plan_att *a = &p->att[i];
+
+		if (a->mech != MECH_UPROBE || !a->split_votes ||
+		    a->split_refused)
+			continue;
+		why = split_blocked(p, i, &at);
+		if (!why) {
+			err = split_one(p, i);
+			continue;
+		}
+		for (k = a->action, n = 0;
+		     !err && k != IPROF_NO_NEXT && n++ < p->nactions;
+		     k = p->actions[k].next)
+			err = split_why(&p->timers[p->actions[k].timer], why,
+					(unsigned long long)at);
+	}
+	return err;
+}
+
 /* the start at entry @at, the stops at its return sites or a uretprobe */
 static int ufunc_attach(struct plan *p, const struct probe *pr, uint32_t id,
 			const struct plan_env *env, uint32_t start,
@@ -1047,6 +1287,8 @@ static int ufunc_attach(struct plan *p, const struct probe *pr, uint32_t id,
 	 * thread exit, or at a return site's drop_left() */
 	if (!err && !t->entry_only)
 		err = plan_add_ustops(p, env, id, start, stop, at);
+	if (!err)
+		err = ufunc_split(p, env, id, at);
 	if (err == -E2BIG) {
 		t->error = plan_asprintf("%s:%d:%d: uprobe %s: more than %d timers on one function",
 					 pr->file, pr->line, pr->start.col,
@@ -1081,25 +1323,6 @@ static char *ufunc_describe(const struct probe *pr, const char *path,
 	return plan_asprintf("%s%s", a, b);
 }
 
-/*
- * entry_emulated() - the instruction at file offset @off of @path is a
- * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), which x86
- * uprobes emulate on newer kernels instead of single-stepping it.
- */
-static int entry_emulated(const char *path, uint64_t off)
-{
-	unsigned char b[2] = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), push;
-
-	if (fd < 0)
-		return 0;
-	push = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
-	       ((b[0] >= 0x50 && b[0] <= 0x57) ||
-		(b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57));
-	close(fd);
-	return push;
-}
-
 /* A user function's class: by its entry (emulated or single-stepped) and
  * its stops (return sites or a uretprobe) */
 static int ufunc_calib_class(const struct plan *p, uint32_t timer)
@@ -1110,6 +1333,11 @@ static int ufunc_calib_class(const struct plan *p, uint32_t timer)
 
 	/* entry only: its start's cost alone (calib_cost()) */
 	uret = !t->entry_only && !t->ret_sites;
+	/* a split entry: its start at an instruction the kernel emulates,
+	 * its single step at the entry measured (a uretprobe's mark) or
+	 * gone (return sites: nothing there) */
+	if (t->split_off)
+		return uret ? CALIB_URETPROBE_SPLIT : CALIB_RETSITE;
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer && p->att[i].mech == MECH_UPROBE) {
 			push = entry_emulated(p->att[i].path, p->att[i].offset);

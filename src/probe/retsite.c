@@ -56,6 +56,10 @@ struct rs_file {
 	 * lead is unknown, so nothing is known anywhere */
 	bool blind;
 	bool indirect; /* a piece has an indirect jmp: follow the flow */
+	/* the lowest file offset above the function's first instruction
+	 * that a direct jump or call of any piece reaches (piece_scan();
+	 * UINT64_MAX: none): retsite_split() */
+	uint64_t low;
 	bool changed; /* ent, tab, blind or indirect changed (all_sites()) */
 	bool nomem; /* ent_meet() ran out of memory */
 };
@@ -1290,9 +1294,14 @@ static int piece_scan(struct rs_file *f, struct rs_piece *c, bool cold,
 			f->changed |= !f->indirect;
 			f->indirect = true;
 		}
-		if (!jump || !op || op->type != X86_OP_IMM)
+		if (!op || op->type != X86_OP_IMM ||
+		    (!jump && !cs_insn_group(h, in, X86_GRP_CALL)))
 			continue;
 		t = (uint64_t)op->imm;
+		if (t > f->p[0].off && t < f->low)
+			f->low = t;
+		if (!jump)
+			continue;
 		if (t < c->off || t >= c->off + c->size)
 			continue; /* jt_flow() follows it (ent_meet()) */
 		if (util_grow(&c->tg, c->ntg, sizeof(*c->tg)))
@@ -1667,27 +1676,34 @@ void retsite_ctx_free(struct retsite_ctx *x)
 	free(x);
 }
 
-int retsite_find(struct retsite_ctx *x, const char *path,
-		 const struct retsite_code *parts, size_t nparts,
-		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
-		 size_t len)
+/* What rs_with() runs on the function, once its file is open: 0 or
+ * -errno with @why. */
+typedef int (*rs_fn)(struct rs_file *f, csh h, cs_insn *in, void *arg,
+		     char *why, size_t len);
+
+/*
+ * rs_with() - @fn on the function whose code is the @nparts pieces @parts
+ * of @path, its file open (the planner's cache's, else its own), its
+ * function starts read and Capstone open (@x's, else its own).  Returns
+ * what @fn does, or -EOPNOTSUPP (the file, Capstone) or -ENOMEM.
+ */
+static int rs_with(struct retsite_ctx *x, const char *path,
+		   const struct retsite_code *parts, size_t nparts, rs_fn fn,
+		   void *arg, char *why, size_t len)
 {
 	struct sym_cache *syms = x ? x->syms : NULL;
-	struct rs_file f = { .path = path, .syms = syms, .fd = -1 };
+	struct rs_file f = { .path = path, .syms = syms, .fd = -1,
+			     .low = UINT64_MAX };
 	uint64_t *own = NULL;
 	const uint64_t *cached = NULL;
 	bool borrowed;
 	const char *w = "";
 	cs_insn *in = NULL;
-	uint64_t *v = NULL;
-	size_t nv = 0, nj = 0;
 	struct stat st;
 	csh h = 0;
 	char e[256];
 	int ret = -EOPNOTSUPP;
 
-	*sites = NULL;
-	*n = 0;
 	if (!nparts || nparts > RETSITE_MAX_PARTS) {
 		util_set_err(why, len, nparts ? "too many parts" : "no code");
 		return -EOPNOTSUPP;
@@ -1729,28 +1745,10 @@ int retsite_find(struct retsite_ctx *x, const char *path,
 		util_set_err(why, len, "the disassembler (Capstone) failed");
 		goto out;
 	}
-	ret = all_sites(&f, h, in, &v, &nv, &nj, why, len);
-	if (ret)
-		goto out;
-	ret = -EOPNOTSUPP;
-	if (!nv) {
-		util_set_err(why, len,
-			     "it has no ret and no jmp out of it: it never "
-			     "returns");
-		ret = -ENOENT;
-		goto out;
-	}
-	qsort(v, nv, sizeof(*v), cmp_off);
-	*sites = v;
-	*n = nv;
-	if (njmp)
-		*njmp = nj;
-	v = NULL;
-	ret = 0;
+	ret = fn(&f, h, in, arg, why, len);
 out:
 	if (!x)
 		cs_stop(&h, in);
-	free(v);
 	free(own);
 	free(f.ent);
 	free(f.tab);
@@ -1761,6 +1759,213 @@ out:
 	if (!borrowed)
 		close(f.fd);
 	return ret;
+}
+
+/* retsite_find()'s outputs, for find_fn() */
+struct find_out {
+	uint64_t **sites;
+	size_t *n, *njmp;
+};
+
+static int find_fn(struct rs_file *f, csh h, cs_insn *in, void *arg,
+		   char *why, size_t len)
+{
+	struct find_out *o = arg;
+	uint64_t *v = NULL;
+	size_t nv = 0, nj = 0;
+	int ret = all_sites(f, h, in, &v, &nv, &nj, why, len);
+
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	if (!nv) {
+		free(v);
+		util_set_err(why, len,
+			     "it has no ret and no jmp out of it: it never "
+			     "returns");
+		return -ENOENT;
+	}
+	qsort(v, nv, sizeof(*v), cmp_off);
+	*o->sites = v;
+	*o->n = nv;
+	if (o->njmp)
+		*o->njmp = nj;
+	return 0;
+}
+
+int retsite_find(struct retsite_ctx *x, const char *path,
+		 const struct retsite_code *parts, size_t nparts,
+		 uint64_t **sites, size_t *n, size_t *njmp, char *why,
+		 size_t len)
+{
+	struct find_out o = { sites, n, njmp };
+
+	*sites = NULL;
+	*n = 0;
+	return rs_with(x, path, parts, nparts, find_fn, &o, why, len);
+}
+
+/*
+ * What the kernel does with instruction @in at a uprobe: 1 it emulates it
+ * (x86 uprobes: call rel32, jmp rel8/rel32, jcc, a one-byte nop, without
+ * prefixes; arch/x86/kernel/uprobes.c branch_setup_xol_ops()), 0 not.
+ */
+static bool split_emulated(const cs_insn *in)
+{
+	const uint8_t *b = in->bytes;
+
+	if (in->size < 1)
+		return false;
+	return b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || b[0] == 0x90 ||
+	       (b[0] >= 0x70 && b[0] <= 0x7f) ||
+	       (in->size >= 2 && b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
+}
+
+/* Does @in write the stack pointer (rsp, esp, sp, spl)? */
+static bool writes_sp(csh h, const cs_insn *in)
+{
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0, i;
+
+	if (in->id == X86_INS_INVALID ||
+	    cs_regs_access(h, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return true; /* unknown: taken as written */
+	for (i = 0; i < nwr; i++)
+		if (wr[i] == X86_REG_RSP || wr[i] == X86_REG_ESP ||
+		    wr[i] == X86_REG_SP || wr[i] == X86_REG_SPL)
+			return true;
+	return false;
+}
+
+/*
+ * How prologue instruction @in moves the stack pointer: the bytes it
+ * pushes (push: 8; sub $imm,%rsp: imm; add $imm,%rsp: -imm) into *@d, 0
+ * for one that does not write it; -1 for any other write of it, and for a
+ * jump, call, ret or trap (the prologue ends there).
+ */
+static int split_step(csh h, const cs_insn *in, int64_t *d)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *o = x->operands;
+
+	*d = 0;
+	if (cs_insn_group(h, in, X86_GRP_JUMP) ||
+	    cs_insn_group(h, in, X86_GRP_CALL) ||
+	    cs_insn_group(h, in, X86_GRP_RET) ||
+	    cs_insn_group(h, in, X86_GRP_INT) ||
+	    cs_insn_group(h, in, X86_GRP_IRET) || in->id == X86_INS_SYSCALL ||
+	    in->id == X86_INS_UD2 || in->id == X86_INS_HLT)
+		return -1;
+	if (!writes_sp(h, in))
+		return 0;
+	if (in->id == X86_INS_PUSH && x->op_count == 1 && o[0].size == 8) {
+		*d = 8;
+		return 0;
+	}
+	if ((in->id == X86_INS_SUB || in->id == X86_INS_ADD) &&
+	    x->op_count == 2 && o[0].type == X86_OP_REG &&
+	    o[0].reg == X86_REG_RSP && o[1].type == X86_OP_IMM &&
+	    o[1].imm > -65536 && o[1].imm < 65536) {
+		*d = in->id == X86_INS_SUB ? o[1].imm : -o[1].imm;
+		return 0;
+	}
+	return -1;
+}
+
+/* Most bytes retsite_split() reads from the entry. */
+#define SPLIT_MAX_BYTES 256
+
+/* retsite_split()'s outputs, for split_fn() */
+struct split_out {
+	uint64_t *site;
+	uint32_t *adj;
+};
+
+static int split_fn(struct rs_file *f, csh h, cs_insn *in, void *arg,
+		    char *why, size_t len)
+{
+	struct split_out *o = arg;
+	uint8_t buf[SPLIT_MAX_BYTES];
+	const uint8_t *code = buf;
+	uint64_t *v = NULL, addr = f->p[0].off, size = f->p[0].size;
+	size_t nv = 0, nj = 0, left, i, k;
+	int64_t adj = 0, d;
+	ssize_t got;
+	int ret = all_sites(f, h, in, &v, &nv, &nj, why, len);
+
+	free(v);
+	if (ret)
+		return ret;
+	if (f->blind) {
+		util_set_err(why, len, "a jump table it could not read");
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < f->ntab; i++)
+		if (f->tab[i].to > f->p[0].off && f->tab[i].to < f->low)
+			f->low = f->tab[i].to;
+	got = pread(f->fd, buf,
+		    size && size < sizeof(buf) ? size : sizeof(buf),
+		    (off_t)addr);
+	if (got <= 0) {
+		util_set_err(why, len, "its code could not be read");
+		return -EOPNOTSUPP;
+	}
+	left = (size_t)got;
+	for (k = 0; k < RETSITE_SPLIT_MAX_INSNS; k++) {
+		uint64_t at = addr;
+
+		if (!x86dec_next(h, &code, &left, &addr, in))
+			break;
+		if (split_emulated(in)) {
+			if (!k) {
+				util_set_err(why, len,
+					     "its first instruction (%s) is "
+					     "emulated", in->mnemonic);
+				return -EALREADY;
+			}
+			if (in->id == X86_INS_JMP &&
+			    !inside(f, (uint64_t)in->detail->x86.operands[0].imm)) {
+				util_set_err(why, len,
+					     "a jmp out of it at %s%#llx",
+					     REL(f, at));
+				return -EOPNOTSUPP;
+			}
+			if (f->low <= at) {
+				util_set_err(why, len,
+					     "a jump into its prologue, to %s%#llx",
+					     REL(f, f->low));
+				return -EOPNOTSUPP;
+			}
+			*o->site = at;
+			*o->adj = (uint32_t)adj;
+			return 0;
+		}
+		if (split_step(h, in, &d) || adj + d < 0 || adj + d > 65535) {
+			util_set_err(why, len,
+				     "%s%s%s at %s%#llx before any instruction "
+				     "the kernel emulates",
+				     in->mnemonic, in->op_str[0] ? " " : "",
+				     in->op_str, REL(f, at));
+			return -EOPNOTSUPP;
+		}
+		adj += d;
+	}
+	util_set_err(why, len,
+		     "no instruction the kernel emulates in its first %zu",
+		     k);
+	return -EOPNOTSUPP;
+}
+
+int retsite_split(struct retsite_ctx *x, const char *path,
+		  const struct retsite_code *parts, size_t nparts,
+		  uint64_t *site, uint32_t *adj, char *why, size_t len)
+{
+	struct split_out o = { site, adj };
+
+	*site = 0;
+	*adj = 0;
+	return rs_with(x, path, parts, nparts, split_fn, &o, why, len);
 }
 
 #else /* !__x86_64__ */
@@ -1796,6 +2001,20 @@ int retsite_find(struct retsite_ctx *x, const char *path,
 	*sites = NULL;
 	*n = 0;
 	util_set_err(why, len, "return sites are found on x86-64 only");
+	return -EOPNOTSUPP;
+}
+
+int retsite_split(struct retsite_ctx *x, const char *path,
+		  const struct retsite_code *parts, size_t nparts,
+		  uint64_t *site, uint32_t *adj, char *why, size_t len)
+{
+	(void)x;
+	(void)path;
+	(void)parts;
+	(void)nparts;
+	*site = 0;
+	*adj = 0;
+	util_set_err(why, len, "entries are split on x86-64 only");
 	return -EOPNOTSUPP;
 }
 

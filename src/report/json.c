@@ -339,7 +339,7 @@ static void add_calibration(struct jb *b, json_object *root,
 		return;
 	add(b, o, "compensated", json_object_new_boolean(r->compensated));
 	add_str(b, o, "method",
-		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded; in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out: long preemptions), the rounds on each CPU in turn; each call loses its probes' means, each probe's times its CPU's cpu_scale, and every statistic takes that duration (total, self, min, avg, max, stddev, percentiles, histogram, on-CPU; runnable time in proportion to the on-CPU time kept: runq_out_ns); sd and drift: the spread of one traced call and how far its mean may be off in a run (drift = drift_rounds, the rounds' means' spread and standard error, + skew, the mean less the median: the slow hits the host's load moves), the error bars' inputs (avg_err_ns, total_err_ns, self_err_ns, avg_drift_ns); what a call's clamp at its children's time or 0 added to the sums the same thread's later calls on the path give back (clamped_ns: not given back)");
+		"medians of the same calls of iprof's own function or system call, untraced, traced and recorded: in = recorded, out = traced - untraced - recorded (- gap: a split entry's, from its mark at the function's first instruction to its start, which the run measures per call and takes off the caller); in_mean and out_mean the same from their means (calls above 4 x the median + 50 us left out: long preemptions), the rounds on each CPU in turn; each call loses its probes' means, each probe's times its CPU's cpu_scale, and every statistic takes that duration (total, self, min, avg, max, stddev, percentiles, histogram, on-CPU; runnable time in proportion to the on-CPU time kept: runq_out_ns); sd and drift: the spread of one traced call and how far its mean may be off in a run (drift = drift_rounds, the rounds' means' spread and standard error, + skew, the mean less the median: the slow hits the host's load moves), the error bars' inputs (avg_err_ns, total_err_ns, self_err_ns, avg_drift_ns); what a call's clamp at its children's time or 0 added to the sums the same thread's later calls on the path give back (clamped_ns: not given back)");
 	/* what the probes cost on each CPU, of the mechanisms' costs */
 	if (r->ncpu_pm) {
 		a = add(b, o, "cpu_scale", json_object_new_array());
@@ -369,6 +369,11 @@ static void add_calibration(struct jb *b, json_object *root,
 		add_u64_if(b, m, "traced_ns", c->done, c->traced_ns);
 		add_u64_if(b, m, "recorded_ns", c->done, c->recorded_ns);
 		add_u64(b, m, "calls", c->calls);
+		/* a split entry's gap (only in its class) */
+		if (c->gap_ns || c->gap_mean_ns) {
+			add_u64(b, m, "gap_ns", c->gap_ns);
+			add_u64(b, m, "gap_mean_ns", c->gap_mean_ns);
+		}
 		/* the spread (0 in a recording made before it: null) */
 		add_u64_if(b, m, "sd_ns", c->done && (c->sd_ns || c->drift_ns),
 			   c->sd_ns);

@@ -943,15 +943,24 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 
 		int mean = c->in_mean_ns || c->out_mean_ns;
 
-		if (seed && c->done && mean)
+		if (seed && c->done && mean) {
 			fprintf(f,
 				" %s in=%" PRIu32 "ns out=%" PRIu32
 				"ns in_mean=%" PRIu32 "ns out_mean=%" PRIu32
 				"ns%s",
 				c->mech, c->in_ns, c->out_ns, c->in_mean_ns,
 				c->out_mean_ns,
-				c->sd_ns || c->drift_ns ? "" : ";");
-		else if (seed && c->done)
+				c->sd_ns || c->drift_ns || c->gap_ns ? "" :
+								       ";");
+			/* a split entry's gap, measured per call (out leaves
+			 * it out) */
+			if (c->gap_ns)
+				fprintf(f,
+					" gap=%" PRIu32 "ns gap_mean=%" PRIu32
+					"ns%s",
+					c->gap_ns, c->gap_mean_ns,
+					c->sd_ns || c->drift_ns ? "" : ";");
+		} else if (seed && c->done)
 			fprintf(f, " %s in=%" PRIu32 "ns out=%" PRIu32 "ns;",
 				c->mech, c->in_ns, c->out_ns);
 		else if (seed)
@@ -966,6 +975,9 @@ static void summary_calib(FILE *f, const struct report *r, int seed)
 						      c->in_mean_ns),
 					report_ns_str(b, sizeof(b),
 						      c->out_mean_ns));
+			if (c->gap_ns)
+				fprintf(f, " + a gap measured per call (%s here)",
+					report_ns_str(a, sizeof(a), c->gap_ns));
 			if (c->sd_ns || c->drift_ns)
 				fprintf(f, " sd %s drift %s",
 					report_ns_str(a, sizeof(a), c->sd_ns),

@@ -678,6 +678,76 @@ static void test_costs_pclass(void **state)
 	agg__free(a);
 }
 
+/*
+ * A split entry (IPROF_REC_GAP() of abi.h): B's START at its split site
+ * (IPROF_PC_USPLIT) carries the gap since its mark, which its parent A
+ * loses beside B's calibrated parts; a START with no gap loses the
+ * calibrated one (mean_gap_ns); a gap past 4 x the median + 50 us
+ * too (a preemption); one that holds the thread's last off-CPU time (the
+ * switch records counted it) loses that part of it; B itself loses its
+ * own in parts only.
+ */
+static void test_costs_split(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[B] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
+			.stop_out_ns = 40, .flags = AGG_COST_MEAN,
+			.mean_start_in_ns = 10, .mean_start_out_ns = 20,
+			.mean_stop_in_ns = 30, .mean_stop_out_ns = 40,
+			.gap_ns = 1600, .mean_gap_ns = 1700 },
+	};
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	/* a gap of 100 units (1600 ns): A 10000 - (10+20+30+40) - 1600 */
+	START(a, 1, A, 1, 0);
+	PSTART(a, 1, B, 2, 3000, IPROF_PC_USPLIT | 100u << 8);
+	PSTOP(a, 1, B, 2, 4000, IPROF_PC_URETPROBE);
+	STOP(a, 1, A, 1, 10000);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_int_equal(nb->total_ns, 1000 - 40);
+	assert_int_equal(na->total_ns, 10000 - 100 - 1600);
+	/* none measured: the calibrated mean (every statistic takes the
+	 * sums' duration) */
+	START(a, 2, A, 1, 0);
+	PSTART(a, 2, B, 2, 3000, IPROF_PC_USPLIT);
+	PSTOP(a, 2, B, 2, 4000, IPROF_PC_URETPROBE);
+	STOP(a, 2, A, 1, 10000);
+	assert_int_equal(na->total_ns, 2 * 10000 - 2 * 100 - 1600 - 1700);
+	assert_int_equal(na->min_ns, 10000 - 100 - 1700);
+	/* 0xffff units (a preemption): the calibrated mean */
+	START(a, 3, A, 1, 0);
+	PSTART(a, 3, B, 2, 3000000, IPROF_PC_USPLIT | 0xffffu << 8);
+	PSTOP(a, 3, B, 2, 3001000, IPROF_PC_URETPROBE);
+	STOP(a, 3, A, 1, 4000000);
+	assert_int_equal(na->total_ns,
+			 2 * 10000 - 2 * 100 - 1600 - 1700 + 4000000 - 100 -
+				 1700);
+	/* a gap of 1000 units (16000 ns) of which 12000 off-CPU, counted
+	 * by the switch records: 4000 of it the probes' */
+	START(a, 4, A, 1, 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_OUT, 0, 0, 4, 20000, 0, 0,
+				  IPROF_OFF_RUNQ),
+			 0);
+	assert_int_equal(rec_push(a, IPROF_REC_SWITCH_IN, 0, 0, 4, 32000, 0, 0,
+				  0),
+			 0);
+	PSTART(a, 4, B, 2, 34000, IPROF_PC_USPLIT | 1000u << 8);
+	PSTOP(a, 4, B, 2, 35000, IPROF_PC_URETPROBE);
+	STOP(a, 4, A, 1, 100000);
+	assert_int_equal(na->count, 4);
+	assert_int_equal(na->max_ns, 4000000 - 100 - 1700);
+	assert_int_equal(na->oncpu_ns,
+			 2 * 10000 - 2 * 100 - 1600 - 1700 + 4000000 - 100 -
+				 1700 + 100000 - 12000 - 100 - 4000);
+	assert_int_equal(nb->count, 4);
+	assert_int_equal(nb->total_ns, 4 * (1000 - 40));
+	agg__free(a);
+}
+
 /* a START or STOP of @timer on CPU @cpu */
 #define CSTART(a, tid, timer, d, ts, cpu)                                      \
 	assert_int_equal(rec_push(a, IPROF_REC_START, 0, timer, tid, ts, d,    \
@@ -2402,6 +2472,7 @@ int main(void)
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_costs_pclass),
+		cmocka_unit_test(test_costs_split),
 		cmocka_unit_test(test_costs_cpu),
 		cmocka_unit_test(test_hit_err),
 		cmocka_unit_test(test_calib_cpu),

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <cmocka.h>
 
+#include "iprof/calib_cost.h"
 #include "iprof/ksym.h"
 #include "iprof/plan.h"
 #include "iprof/probe.h"
@@ -287,6 +288,59 @@ __asm__(".text\n"
 	"9:	pop %rbx\n"
 	"	ret\n"
 	".size rs_jt_call, .-rs_jt_call\n"
+	/* split entries (retsite_split()): sp_call's start at its call
+	 * (+9: 4 + 1 + 2 + 2 bytes), 0x18 + 8 + 8 bytes below the entry's
+	 * stack pointer; sp_jcc's at its je (+6), 8 below; sp_loop's je is
+	 * the target of a jump back into the prologue; sp_andsp writes rsp
+	 * otherwise; sp_emu starts with a call; sp_tail leaves by a jmp, and
+	 * sp_ret by a ret, before anything the kernel emulates */
+	".globl sp_call\n.type sp_call, @function\nsp_call:\n"
+	"	sub $0x18, %rsp\n"
+	"	push %rbx\n"
+	"	push %r12\n"
+	"	mov %edi, %ebx\n"
+	"	call plan_test_target\n"
+	"	pop %r12\n"
+	"	pop %rbx\n"
+	"	add $0x18, %rsp\n"
+	"	ret\n"
+	".size sp_call, .-sp_call\n"
+	".globl sp_jcc\n.type sp_jcc, @function\nsp_jcc:\n"
+	"	sub $8, %rsp\n"
+	"	test %edi, %edi\n"
+	"	je 1f\n"
+	"	mov $1, %eax\n"
+	"1:	add $8, %rsp\n"
+	"	ret\n"
+	".size sp_jcc, .-sp_jcc\n"
+	".globl sp_loop\n.type sp_loop, @function\nsp_loop:\n"
+	"	sub $8, %rsp\n"
+	"1:	dec %edi\n"
+	"	jne 1b\n"
+	"	add $8, %rsp\n"
+	"	ret\n"
+	".size sp_loop, .-sp_loop\n"
+	".globl sp_andsp\n.type sp_andsp, @function\nsp_andsp:\n"
+	"	push %rbp\n"
+	"	and $-16, %rsp\n"
+	"	call plan_test_target\n"
+	"	leave\n"
+	"	ret\n"
+	".size sp_andsp, .-sp_andsp\n"
+	".globl sp_emu\n.type sp_emu, @function\nsp_emu:\n"
+	"	call plan_test_target\n"
+	"	ret\n"
+	".size sp_emu, .-sp_emu\n"
+	".globl sp_tail\n.type sp_tail, @function\nsp_tail:\n"
+	"	sub $8, %rsp\n"
+	"	add $8, %rsp\n"
+	"	jmp plan_test_target\n"
+	".size sp_tail, .-sp_tail\n"
+	".globl sp_ret\n.type sp_ret, @function\nsp_ret:\n"
+	"	sub $8, %rsp\n"
+	"	add $8, %rsp\n"
+	"	ret\n"
+	".size sp_ret, .-sp_ret\n"
 	/* a table reached from another table's entry */
 	".globl rs_jt_two\n.type rs_jt_two, @function\nrs_jt_two:\n"
 	"	cmp $2, %edi\n"
@@ -2155,6 +2209,149 @@ static void symbol_address(void **state)
 	assert_true(ksym_addr("/nonexistent/kallsyms", tramp) == 0);
 }
 
+/* retsite_split() of function @fn of this program: its error; the site
+ * as an offset from the function's start into *@at, its bytes into *@adj,
+ * why not into @why */
+static int split_of(const char *fn, uint64_t *at, uint32_t *adj, char *why,
+		    size_t len)
+{
+	uint64_t off, size, site;
+	int r;
+
+	assert_int_equal(sym_func_range(self, fn, &off, &size, why, len), 0);
+	r = retsite_split(NULL, self, (struct retsite_code[]){ { off, size, 0 } },
+			  1, &site, adj, why, len);
+	*at = r ? 0 : site - off;
+	return r;
+}
+
+/* retsite_split() on the sp_* functions above: where each entry's start
+ * goes, and why not */
+static void entry_splits(void **state)
+{
+#ifdef __x86_64__
+	uint64_t at;
+	uint32_t adj;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(split_of("sp_call", &at, &adj, why, sizeof(why)), 0);
+	assert_int_equal(at, 9);
+	assert_int_equal(adj, 0x28);
+	assert_int_equal(split_of("sp_jcc", &at, &adj, why, sizeof(why)), 0);
+	assert_int_equal(at, 6);
+	assert_int_equal(adj, 8);
+	assert_int_equal(split_of("sp_loop", &at, &adj, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_string_equal(why, "a jump into its prologue, to +0x4");
+	assert_int_equal(split_of("sp_andsp", &at, &adj, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_string_equal(why, "and rsp, 0xfffffffffffffff0 at +0x1 before any instruction the kernel emulates");
+	assert_int_equal(split_of("sp_emu", &at, &adj, why, sizeof(why)),
+			 -EALREADY);
+	assert_int_equal(split_of("sp_tail", &at, &adj, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_string_equal(why, "a jmp out of it at +0x8");
+	assert_int_equal(split_of("sp_ret", &at, &adj, why, sizeof(why)),
+			 -EOPNOTSUPP);
+	assert_string_equal(why, "ret at +0x8 before any instruction the kernel emulates");
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/*
+ * A split entry in the plan: with a uretprobe, sp_call's entry is the
+ * mark (MECH_UMARK) and its start a split site at its call; a second
+ * timer on it joins both; sp_ret keeps its single-stepped entry, said
+ * why; with return sites nothing is split.
+ */
+static void split_planned(void **state)
+{
+#ifdef __x86_64__
+	static const char *const l[] = {
+		"uprobe:SELF:sp_call",
+		"uprobe:SELF:sp_call as sp_call2 if arg0 == 1",
+		"uprobe:SELF:sp_ret",
+	};
+	struct plan_env e = env;
+	struct probe_list pl;
+	struct plan p;
+	uint64_t off, size;
+	uint32_t i, nmark = 0, nsplit = 0;
+	char why[256];
+
+	(void)state;
+	e.returns = PLAN_RETURNS_URETPROBE;
+	memset(&pl, 0, sizeof(pl));
+	for (i = 0; i < 3; i++)
+		assert_int_equal(probe_parse_line(&pl, with_self(l[i]), "t.conf",
+						  (int)i + 1, why, sizeof(why)),
+				 0);
+	assert_int_equal(plan_build(&p, &pl, &e), 0);
+	assert_int_equal(sym_func_range(self, "sp_call", &off, &size, why,
+					sizeof(why)), 0);
+	for (i = 0; i < p.natt; i++) {
+		if (p.att[i].mech == MECH_UMARK) {
+			nmark++;
+			assert_int_equal(p.att[i].offset, off);
+		}
+		if (p.att[i].mech == MECH_RETSITE && p.att[i].split) {
+			nsplit++;
+			assert_int_equal(p.att[i].split, PLAN_SPLIT_GAP);
+			assert_int_equal(p.att[i].offset, off + 9);
+			assert_int_equal(p.att[i].key_adj, 0x28);
+			assert_int_equal(p.actions[p.att[i].action].pclass,
+					 IPROF_PC_USPLIT);
+		}
+	}
+	assert_int_equal(nmark, 1);
+	assert_int_equal(nsplit, 1);
+	assert_int_equal(p.timers[0].split_at, 9);
+	assert_int_equal(p.timers[1].split_at, 9);
+	assert_int_equal(plan_calib_class(&p, 0), CALIB_URETPROBE_SPLIT);
+	assert_int_equal(p.timers[2].split_at, 0);
+	assert_string_equal(p.timers[2].split_why,
+			    "ret at +0x8 before any instruction the kernel emulates");
+	assert_int_equal(plan_calib_class(&p, 2), CALIB_URETPROBE_STEP);
+	plan_free(&p);
+	/* return sites: no mark, nothing at the entry, both timers' starts
+	 * at the call, their stops at its ret */
+	e.returns = PLAN_RETURNS_SITES;
+	assert_int_equal(plan_build(&p, &pl, &e), 0);
+	for (i = 0, nsplit = 0; i < p.natt; i++) {
+		assert_true(p.att[i].mech != MECH_UMARK);
+		assert_true(p.att[i].mech != MECH_UPROBE ||
+			    p.att[i].offset != off);
+		if (p.att[i].split) {
+			nsplit++;
+			assert_int_equal(p.att[i].split, PLAN_SPLIT_ENTRY);
+			assert_int_equal(p.att[i].offset, off + 9);
+			assert_int_equal(p.att[i].key_adj, 0x28);
+			assert_int_equal(p.actions[p.att[i].action].pclass,
+					 IPROF_PC_UENTRY);
+			/* both timers' starts, in one chain */
+			assert_true(p.actions[p.att[i].action].next !=
+				    IPROF_NO_NEXT);
+			assert_int_equal(p.actions[p.actions[p.att[i].action]
+							   .next]
+						 .next,
+					 IPROF_NO_NEXT);
+		}
+	}
+	assert_int_equal(nsplit, 1);
+	assert_int_equal(p.timers[0].ret_sites, 1);
+	assert_int_equal(p.timers[1].split_at, 9);
+	assert_int_equal(plan_calib_class(&p, 0), CALIB_RETSITE);
+	plan_free(&p);
+	probe_list_free(&pl);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 /* retsite_find() on the functions above: sites, a fallback, none */
 static void return_sites(void **state)
 {
@@ -2327,6 +2524,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tp_fields),
 		cmocka_unit_test(return_sites),
+		cmocka_unit_test(entry_splits),
+		cmocka_unit_test(split_planned),
 		cmocka_unit_test(jump_tables),
 		cmocka_unit_test(kvm_run_span),
 		cmocka_unit_test(alt_stop_span),
