@@ -523,6 +523,7 @@ static void add_errors(struct jb *b, json_object *o, const struct agg_node *n)
 	int known = report_node_err(n, &e);
 
 	add_u64_if(b, o, "avg_err_ns", known, e.avg_ns);
+	add_u64_if(b, o, "avg_se_ns", known, e.se_ns);
 	add_u64_if(b, o, "total_err_ns", known, e.total_ns);
 	add_u64_if(b, o, "self_err_ns", known, e.self_ns);
 	add_u64_if(b, o, "avg_drift_ns", known, e.drift_ns);

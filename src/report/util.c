@@ -73,7 +73,7 @@ static uint64_t err_ns(double v)
 
 int report_node_err(const struct agg_node *n, struct report_err *e)
 {
-	double tot, self;
+	double tot, self, se;
 
 	memset(e, 0, sizeof(*e));
 	if (!n->count || (!(n->err_var_ns2 > 0.0) && !(n->err_sys_ns > 0.0)))
@@ -83,9 +83,16 @@ int report_node_err(const struct agg_node *n, struct report_err *e)
 	       n->self_err_sys_ns + (double)n->clamped_ns;
 	e->total_ns = err_ns(tot);
 	e->self_ns = err_ns(self);
-	e->avg_ns = err_ns(tot / (double)n->count);
+	e->avg_comp_ns = err_ns(tot / (double)n->count);
+	/* the mean of a sample of calls: its standard error */
+	se = n->count > 1 && n->m2_ns > 0 ?
+		     sqrt(n->m2_ns / (double)(n->count - 1) /
+			  (double)n->count) :
+		     0.0;
+	e->se_ns = err_ns(se);
+	e->avg_ns = err_ns(tot / (double)n->count + se);
 	e->drift_ns = err_ns(n->err_sys_ns / (double)n->count);
-	e->below_res = n->total_ns / n->count < e->avg_ns;
+	e->below_res = n->total_ns / n->count < e->avg_comp_ns;
 	return 1;
 }
 
@@ -142,7 +149,7 @@ uint32_t report_node_res(const struct agg_node *n)
 	for (s = 0; s < REPORT_NSTAT; s++) {
 		uint64_t err = s == REPORT_STAT_TOTAL  ? e.total_ns
 			       : s == REPORT_STAT_SELF ? e.self_ns
-						       : e.avg_ns;
+						       : e.avg_comp_ns;
 
 		if (stat_tab[s].q > 0) {
 			if (!n->hist)
