@@ -370,9 +370,10 @@ uint64_t report_stddev_ns(const struct agg_node *n);
 /* A node's error bars (report_node_err()), ns. */
 struct report_err {
 	uint64_t total_ns, self_ns, avg_ns;
-	/* of avg_ns: the compensation's part (total_ns / count), what the
-	 * probes let iprof resolve (below_res, report_node_res()); the rest
-	 * is the mean's standard error over its calls, se_ns */
+	/* of avg_ns: the compensation's part (without the runnable time),
+	 * what the probes let iprof resolve (below_res, report_node_res());
+	 * the rest is the runnable time kept per call and the mean's
+	 * standard error over its calls, se_ns */
 	uint64_t avg_comp_ns, se_ns;
 	/* of avg_ns, the calibration's bias in one call: err_sys_ns / count
 	 * (each probe part's share of its class's calib_drift(), over the
@@ -389,11 +390,13 @@ struct report_err {
  * (doc/json.md, "Error bars"): total = sqrt(err_var_ns2) + err_sys_ns +
  * clamped_ns (the probe cost's random spread over the calls, added in
  * quadrature, plus the bias the calibration may carry and what the
- * clamps kept), self the same from the self_ fields, avg = total / count
- * (avg_comp_ns) + the mean's standard error over its calls (se_ns:
- * sqrt(m2_ns / (count - 1) / count), 0 for one call: preemptions, which a
- * loaded host puts in some calls and not others, make the average a
- * sample's), drift = err_sys_ns / count; rounded up.  Returns 1 when @n has error bars, 0 when not (raw times, a
+ * clamps kept) + runq_ns (the runnable time kept: the probes move where
+ * preemptions land), self the same from the self_ fields without the
+ * runnable time, avg = total / count (of which the compensation's part,
+ * avg_comp_ns, is without runq_ns) + the mean's standard error over its
+ * calls (se_ns: sqrt(m2_ns / (count - 1) / count), 0 for one call:
+ * preemptions, which a loaded host puts in some calls and not others,
+ * make the average a sample's), drift = err_sys_ns / count; rounded up.  Returns 1 when @n has error bars, 0 when not (raw times, a
  * calibration without its spread, no calls: @e zeroed).  For iprof diff
  * too.
  */

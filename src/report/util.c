@@ -73,7 +73,7 @@ static uint64_t err_ns(double v)
 
 int report_node_err(const struct agg_node *n, struct report_err *e)
 {
-	double tot, self, se;
+	double tot, self, se, rq;
 
 	memset(e, 0, sizeof(*e));
 	if (!n->count || (!(n->err_var_ns2 > 0.0) && !(n->err_sys_ns > 0.0)))
@@ -81,7 +81,12 @@ int report_node_err(const struct agg_node *n, struct report_err *e)
 	tot = sqrt(n->err_var_ns2) + n->err_sys_ns + (double)n->clamped_ns;
 	self = sqrt(n->self_err_var_ns2 > 0.0 ? n->self_err_var_ns2 : 0.0) +
 	       n->self_err_sys_ns + (double)n->clamped_ns;
-	e->total_ns = err_ns(tot);
+	/* the runnable time kept: where the scheduler put preemptions,
+	 * which the probes move (a trap's way back to user mode is where a
+	 * tick's preemption happens), a guess of what the program alone
+	 * would have waited there */
+	rq = (double)n->runq_ns;
+	e->total_ns = err_ns(tot + rq);
 	e->self_ns = err_ns(self);
 	e->avg_comp_ns = err_ns(tot / (double)n->count);
 	/* the mean of a sample of calls: its standard error */
@@ -90,7 +95,7 @@ int report_node_err(const struct agg_node *n, struct report_err *e)
 			  (double)n->count) :
 		     0.0;
 	e->se_ns = err_ns(se);
-	e->avg_ns = err_ns(tot / (double)n->count + se);
+	e->avg_ns = err_ns((tot + rq) / (double)n->count + se);
 	e->drift_ns = err_ns(n->err_sys_ns / (double)n->count);
 	e->below_res = n->total_ns / n->count < e->avg_comp_ns;
 	return 1;
