@@ -3,7 +3,7 @@
 # e2e-nested (tests/e2e/helpers/nested.c: outer() calls mid() 4 times and
 # gp() once, mid() calls leaf() twice; each starts with `sub $8,%rsp`, an
 # instruction x86 uprobes single-step) with uprobe timers on its four
-# functions (14 timed calls an outer() call), spin 0, under iprof with a
+# functions (14 timed calls an outer() call), spin 1 ns (the least it takes), under iprof with a
 # uretprobe (--returns uretprobe: a mark at the entry and the start at the
 # first call, the single step measured in the caller) and with return
 # sites (--returns sites: the start at the first call, nothing at the
@@ -39,12 +39,12 @@ run() {
 	local t0 t1
 	t0=$(now)
 	case $1 in
-	untraced) "$W" "$2" 0 >/dev/null ;;
-	uret-split) "$IPROF" -q --returns uretprobe -o /dev/null "${probes[@]}" -- "$W" "$2" 0 >/dev/null 2>&1 ;;
-	uret-step) IPROF_SPLIT=0 "$IPROF" -q --returns uretprobe -o /dev/null "${probes[@]}" -- "$W" "$2" 0 >/dev/null 2>&1 ;;
-	sites-split) "$IPROF" -q --returns sites -o /dev/null "${probes[@]}" -- "$W" "$2" 0 >/dev/null 2>&1 ;;
-	sites-step) IPROF_SPLIT=0 "$IPROF" -q --returns sites -o /dev/null "${probes[@]}" -- "$W" "$2" 0 >/dev/null 2>&1 ;;
-	bpftrace) bpftrace -e "$bt" -c "$W $2 0" >/dev/null 2>&1 ;;
+	untraced) "$W" "$2" 1 >/dev/null ;;
+	uret-split) "$IPROF" -q --returns uretprobe -o /dev/null "${probes[@]}" -- "$W" "$2" 1 >/dev/null 2>&1 ;;
+	uret-step) IPROF_SPLIT=0 "$IPROF" -q --returns uretprobe -o /dev/null "${probes[@]}" -- "$W" "$2" 1 >/dev/null 2>&1 ;;
+	sites-split) "$IPROF" -q --returns sites -o /dev/null "${probes[@]}" -- "$W" "$2" 1 >/dev/null 2>&1 ;;
+	sites-step) IPROF_SPLIT=0 "$IPROF" -q --returns sites -o /dev/null "${probes[@]}" -- "$W" "$2" 1 >/dev/null 2>&1 ;;
+	bpftrace) bpftrace -e "$bt" -c "$W $2 1" >/dev/null 2>&1 ;;
 	esac
 	t1=$(now)
 	echo "$t1 - $t0" | bc -l
