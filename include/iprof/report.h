@@ -375,6 +375,9 @@ struct report_err {
 	 * the rest is the runnable time kept per call and the mean's
 	 * standard error over its calls, se_ns */
 	uint64_t avg_comp_ns, se_ns;
+	/* of total_ns: the compensation's part (without the runnable time),
+	 * what resolution judges the total by */
+	uint64_t total_comp_ns;
 	/* of avg_ns, the calibration's bias in one call: err_sys_ns / count
 	 * (each probe part's share of its class's calib_drift(), over the
 	 * probes inside the calls), the same in every call, so that it moves

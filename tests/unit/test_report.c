@@ -930,6 +930,50 @@ static void test_res_parent_of_resolved(void **state)
 	agg__free(a);
 }
 
+/*
+ * A TOTAL whose MAX is resolved is a number, whatever its bar (newcomer
+ * trial 7: PyObject_Str's TOTAL read <res beside MAX 580 us): 1000 calls
+ * of 100 ns and one of 600 us, each call's probes with a bias of 700 ns
+ * inside it (drift 1400 over in + out, half inside): TOTAL 700.0 us
+ * below its bar of 700.7 us, MAX 600 us above the per-call 700 ns; MIN
+ * (100 ns) stays <res.
+ */
+static void test_res_total_of_resolved_max(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[INNER] = { .start_in_ns = 1, .start_out_ns = 1,
+			    .stop_in_ns = 1, .stop_out_ns = 1,
+			    .drift_ns = 1400 },
+	};
+	const struct agg_node *i;
+	struct report_err e;
+	struct agg *a;
+	uint32_t m, k;
+
+	(void)state;
+	a = agg__new(NTIMERS);
+	assert_non_null(a);
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	for (k = 0; k < 1000; k++) {
+		S(1, INNER, 1, 1000 * k);
+		E(1, INNER, 1, 1000 * k + 102);
+	}
+	S(1, INNER, 1, 2000000);
+	E(1, INNER, 1, 2600002);
+	agg__snapshot(a, 1 * MS);
+	i = agg__root(a)->child;
+	assert_non_null(i);
+	assert_int_equal(i->count, 1001);
+	assert_int_equal(i->max_ns, 600000);
+	assert_int_equal(report_node_err(i, &e), 1);
+	assert_true(e.total_comp_ns > i->total_ns);
+	m = report_node_res(i);
+	assert_int_equal(m & (1u << REPORT_STAT_MAX), 0);
+	assert_int_equal(m & (1u << REPORT_STAT_TOTAL), 0);
+	assert_int_not_equal(m & (1u << REPORT_STAT_MIN), 0);
+	agg__free(a);
+}
+
 /* clang-format off */
 static const char table_columns_expected[] =
 	"NAME   COUNT    RUNQ  BLOCKED  EXITED  DISCARD  STDDEV     P90   P99.9\n"
@@ -1838,6 +1882,7 @@ int main(void)
 		cmocka_unit_test(test_table_min_total_max_depth),
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_res_parent_of_resolved),
+		cmocka_unit_test(test_res_total_of_resolved_max),
 		cmocka_unit_test(test_res_every_stat),
 		cmocka_unit_test(test_table_notes),
 		cmocka_unit_test(test_table_columns),
