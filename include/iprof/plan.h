@@ -449,7 +449,9 @@ int plan_calib_class(const struct plan *p, uint32_t timer);
  * through @timer's inlined instances' probes is taken as (enum
  * calib_class): a user function's, CALIB_RETSITE_STEP (uprobes at any
  * instruction, single-stepped, as the entry and the return site of that
- * class); a kernel function's, CALIB_KPROBE (kprobes).  CALIB_NONE (-1)
+ * class), CALIB_RETSITE where every instance's start is at an
+ * instruction the kernel emulates (plan_ufunc_inline_class()); a kernel
+ * function's, CALIB_KPROBE (kprobes).  CALIB_NONE (-1)
  * for a timer without inlined instances or planned in error.
  */
 int plan_calib_inline_class(const struct plan *p, uint32_t timer);

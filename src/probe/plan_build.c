@@ -110,7 +110,7 @@ int plan_calib_inline_class(const struct plan *p, uint32_t timer)
 	case PROBE_AT_KFUNC:
 		return CALIB_KPROBE;
 	case PROBE_AT_UFUNC:
-		return CALIB_RETSITE_STEP;
+		return plan_ufunc_inline_class(p, timer);
 	default:
 		return CALIB_NONE;
 	}

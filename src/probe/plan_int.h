@@ -223,6 +223,14 @@ void plan_emu(struct plan *p, const struct plan_env *env);
  * -ENOMEM.
  */
 int plan_split(struct plan *p);
+/*
+ * plan_ufunc_inline_class() - the calibration class of user function
+ * timer @timer's calls through its inlined instances: CALIB_RETSITE where
+ * the kernel emulates every instance's first instruction (a call, jmp,
+ * jcc, nop or push: the start's trap alone inside the call, as a pushing
+ * entry's), else CALIB_RETSITE_STEP (a single step inside each call).
+ */
+int plan_ufunc_inline_class(const struct plan *p, uint32_t timer);
 
 /* plan_usdt.c: a span's USDT sides */
 /* plan_usdt_cond() - condition @c of USDT side @pt (an argN) into @k:

@@ -1038,20 +1038,26 @@ out:
 /*
  * entry_emulated() - the instruction at file offset @off of @path is a
  * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), which x86
- * uprobes emulate on newer kernels instead of single-stepping it.
+ * uprobes emulate on newer kernels instead of single-stepping it; with
+ * @branch also a call rel32, a jmp, a jcc or a one-byte nop, which they
+ * emulate on every kernel (arch/x86/kernel/uprobes.c
+ * branch_setup_xol_ops(), push_setup_xol_ops()).
  */
-static int entry_emulated(const char *path, uint64_t off)
+static int entry_emulated(const char *path, uint64_t off, int branch)
 {
 	unsigned char b[2] = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), push;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), emu;
 
 	if (fd < 0)
 		return 0;
-	push = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
-	       ((b[0] >= 0x50 && b[0] <= 0x57) ||
-		(b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57));
+	emu = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
+	      ((b[0] >= 0x50 && b[0] <= 0x57) ||
+	       (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
+	       (branch && (b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb ||
+			   b[0] == 0x90 || (b[0] >= 0x70 && b[0] <= 0x7f) ||
+			   (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f))));
 	close(fd);
-	return push;
+	return emu;
 }
 
 /* the attachment of @mech at @path's offset @off, or NULL */
@@ -1089,7 +1095,7 @@ static int split_where(struct plan *p, const struct plan_env *env,
 	if (t->entry_only || t->ret_session || (no && !strcmp(no, "0")))
 		return 1;
 	emu_decode_at(p->pn->syms, at->path, at->off, 0, &emu);
-	if (entry_emulated(at->path, at->off) || (env->uregs && emu.kind))
+	if (entry_emulated(at->path, at->off, 0) || (env->uregs && emu.kind))
 		return 1; /* no single step at its entry */
 	err = retsite_split(p->pn->rsx, at->path, code,
 			    at->cold && at->cold_off ? 2 : 1, site, adj, why,
@@ -1340,18 +1346,42 @@ static int ufunc_calib_class(const struct plan *p, uint32_t timer)
 		return uret ? CALIB_URETPROBE_SPLIT : CALIB_RETSITE;
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer && p->att[i].mech == MECH_UPROBE) {
-			push = entry_emulated(p->att[i].path, p->att[i].offset);
+			push = entry_emulated(p->att[i].path, p->att[i].offset,
+					      0);
 			break;
 		}
 	/* inlined only: an entry and an exit at instructions the kernel
 	 * single-steps (include/iprof/inline.h), as a single-stepped entry
-	 * and return site cost.  With an out-of-line copy too: its probes'
-	 * class for all */
+	 * and return site cost, or an emulated entry's where every
+	 * instance starts at one the kernel emulates.  With an out-of-line
+	 * copy too: its probes' class for all */
 	if (i == p->natt && t->inl)
-		return CALIB_RETSITE_STEP;
+		return plan_ufunc_inline_class(p, timer);
 	if (uret)
 		return push ? CALIB_URETPROBE : CALIB_URETPROBE_STEP;
 	return push ? CALIB_RETSITE : CALIB_RETSITE_STEP;
+}
+
+int plan_ufunc_inline_class(const struct plan *p, uint32_t timer)
+{
+	uint32_t i, k, n;
+
+	/* each inlined instance's start (its entry, a probe at any
+	 * instruction: single-stepped after the start's timestamp, inside
+	 * the call, unless the kernel emulates it) */
+	for (i = 0; i < p->natt; i++) {
+		const struct plan_att *a = &p->att[i];
+
+		if (a->mech != MECH_RETSITE || !a->inl || !a->path)
+			continue;
+		for (k = a->action, n = 0; k != IPROF_NO_NEXT && n++ < p->nactions;
+		     k = p->actions[k].next)
+			if (p->actions[k].timer == timer &&
+			    p->actions[k].role == IPROF_ROLE_START &&
+			    !entry_emulated(a->path, a->offset, 1))
+				return CALIB_RETSITE_STEP;
+	}
+	return CALIB_RETSITE;
 }
 
 const struct plan_shape plan_ufunc_shape = {
