@@ -329,6 +329,14 @@ struct agg_cost {
 	 * no split.
 	 */
 	uint32_t gap_ns, mean_gap_ns;
+	/*
+	 * How much more the probes' parts inside a call may cost when they
+	 * fire far apart than the calibration's calls back to back did
+	 * (calib_result.cold_ns), ns a call: a bias of the call's own time
+	 * (its error bar and its self time's, and its callers'), beside
+	 * drift_ns; 0: none known.
+	 */
+	uint32_t cold_ns;
 };
 
 /* The mechanism could not be calibrated: its calls count as uncertain. */

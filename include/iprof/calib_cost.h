@@ -53,6 +53,13 @@
 
 #define CALIB_ROUNDS 5u
 #define CALIB_CALLS 2000u /* calls a round */
+/* the cold calls after the rounds (calib_result.cold_ns): each after a
+ * spin of this many ns: a call's stop fires as long after its start as
+ * the call lasts, its start after its caller's last probe (beside a
+ * fresh-clone CI's load, tests/e2e/helpers/selftime.c's 100 us function
+ * read its probes' inside part at 1090 ns against 450 back to back) */
+#define CALIB_COLD_CALLS 200u
+#define CALIB_COLD_SPIN_NS 50000u
 
 /* What is calibrated: one per mechanism that costs differently. */
 enum calib_class {
@@ -88,6 +95,11 @@ struct calib_result {
 	 * out leaves out (out = T - B - D - G): the run measures each
 	 * call's own; 0 for the other classes */
 	uint64_t g_ns, g_mean_ns;
+	/* how much more the probes' part inside a call (D) costs when they
+	 * fire far apart (CALIB_COLD_CALLS calls, each after
+	 * CALIB_COLD_SPIN_NS of other work) than back to back: the mean of
+	 * those less D's mean, at least 0, ns; 0: not measured */
+	uint32_t cold_ns;
 	/* the spread of T (calib_spread()): one call's standard deviation,
 	 * and how far its mean may be off while it was measured (0: not
 	 * measured) */

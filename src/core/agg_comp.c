@@ -280,6 +280,9 @@ void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i)
 		agg_cost_parts(c, CM_SUM, v);
 		agg_cost_err(c, v[0] + v[1], &p->var_ns2, &p->sys_ns);
 		agg_cost_err(c, v[0] + v[1], &p->sv_ns2, &p->ss_ns);
+		/* its start's half of the inside part, fired cold */
+		p->sys_ns += c->cold_ns / 2.0;
+		p->ss_ns += c->cold_ns / 2.0;
 	}
 	p->uncertain = 1;
 }
@@ -468,6 +471,10 @@ static void comp_err(const struct agg_cost *c, const struct frame *f,
 		agg_cost_err(c, (f->forked ? 0 : v[0]) + v[2], &var, &sys);
 		agg_cost_err(c, (f->forked ? 0 : v[0]) + v[2], &sv, &ss);
 		agg_cost_err(c, (f->forked ? 0 : v[1]) + v[3], &ov, &os);
+		/* its probes' inside part, fired cold (agg_cost.cold_ns):
+		 * its own time's bias, and so its callers' */
+		sys += f->forked ? c->cold_ns / 2.0 : c->cold_ns;
+		ss += f->forked ? c->cold_ns / 2.0 : c->cold_ns;
 	}
 	n->err_var_ns2 += var;
 	n->err_sys_ns += sys;

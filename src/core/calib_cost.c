@@ -121,6 +121,8 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 	k.mean_start_out_ns = r->out_mean_ns / 2;
 	k.gap_ns = clamp32(r->g_ns);
 	k.mean_gap_ns = clamp32(r->g_mean_ns);
+	/* a start probe alone: its half of the inside part */
+	k.cold_ns = entry_only ? r->cold_ns / 2 : r->cold_ns;
 	if (!entry_only) {
 		k.stop_in_ns = r->in_ns - k.start_in_ns;
 		k.stop_out_ns = r->out_ns - k.start_out_ns;
@@ -178,6 +180,7 @@ size_t calib_report(const struct calib *cal, unsigned int used,
 			.proc_drift_ns = calib_proc_drift(r),
 			.gap_ns = clamp32(r->g_ns),
 			.gap_mean_ns = clamp32(r->g_mean_ns),
+			.cold_ns = r->cold_ns,
 			.why = r->done ? NULL : r->why,
 		};
 		n++;

@@ -364,6 +364,9 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 			put(o, "drift_ns", json_object_new_uint64(c->drift_ns),
 			    bad);
 		}
+		if (c->cold_ns) /* its inside part fired cold */
+			put(o, "cold_ns", json_object_new_uint64(c->cold_ns),
+			    bad);
 		if (c->gap_ns || c->gap_mean_ns) { /* a split entry's */
 			put(o, "gap_ns", json_object_new_uint64(c->gap_ns),
 			    bad);
@@ -489,6 +492,11 @@ static json_object *meta_json(const struct rec_run *run)
 		    (run->costs[i].gap_ns || run->costs[i].mean_gap_ns))
 			put(t, "cost_gap", cost_gap_json(&run->costs[i], &bad),
 			    &bad);
+		/* the inside part's extra cost fired cold: a key older
+		 * readers skip */
+		if (run->costs && run->costs[i].cold_ns)
+			put(t, "cost_cold",
+			    json_object_new_uint64(run->costs[i].cold_ns), &bad);
 	}
 	if (run->ncalib)
 		put(root, "calibration", calib_json(run, &bad), &bad);
@@ -1003,6 +1011,20 @@ static int parse_cost_pair(struct rec_run *p, size_t i, json_object *e,
 	return 0;
 }
 
+/* parse_cost_cold() - timer @i's "cost_cold" @e (absent: none): one
+ * number, only beside its "cost" */
+static int parse_cost_cold(struct rec_run *p, size_t i, json_object *e)
+{
+	if (!e)
+		return 0;
+	if (!p->costs || !json_object_is_type(e, json_type_int) ||
+	    json_object_get_int64(e) < 0 ||
+	    json_object_get_int64(e) > (int64_t)UINT32_MAX)
+		return -EBADMSG;
+	p->costs[i].cold_ns = (uint32_t)json_object_get_int64(e);
+	return 0;
+}
+
 /* parse_cost_inline() - timer @i's "cost_inline" @e (absent: none): 7
  * numbers, only beside its "cost" */
 static int parse_cost_inline(struct rec_run *p, size_t i, json_object *e)
@@ -1066,6 +1088,7 @@ static int parse_calib(struct rec_run *p, json_object *a)
 		ret = ret ?: ju32(o, "skew_ns", &c->skew_ns);
 		ret = ret ?: ju32(o, "proc_drift_ns", &c->proc_drift_ns);
 		ret = ret ?: ju32(o, "gap_ns", &c->gap_ns);
+		ret = ret ?: ju32(o, "cold_ns", &c->cold_ns);
 		ret = ret ?: ju32(o, "gap_mean_ns", &c->gap_mean_ns);
 		ret = ret ?: jstrdup(o, "why", &c->why);
 	}
@@ -1279,6 +1302,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_gap"),
 					     offsetof(struct agg_cost, gap_ns),
 					     offsetof(struct agg_cost, mean_gap_ns));
+		ret = ret ?: parse_cost_cold(p, i, jget(t, "cost_cold"));
 	}
 	ret = ret ?: parse_cpu_pm(p, jget(m, "cpu_scale_pm"));
 	return ret ?: parse_calib(p, jget(m, "calibration"));
