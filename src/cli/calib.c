@@ -490,6 +490,27 @@ static int durs_alloc(struct durs *d, enum calib_class c, uint64_t **raw)
 	return d->g && *raw ? 0 : -ENOMEM;
 }
 
+/* @r's D, cold_ns and a split entry's gaps from its records @d (@raw,
+ * @w, @p: split_gaps()), then in and out (calib_derive()) */
+static void from_records(struct calib_result *r, struct durs *d,
+			 const uint64_t *raw, uint64_t *w, const struct pin *p)
+{
+	if (r->why[0])
+		return;
+	if (!d->n) {
+		snprintf(r->why, sizeof(r->why),
+			 "no call of its calibration timer was recorded");
+		return;
+	}
+	cold_of(r, d);
+	r->calls = d->n;
+	r->d_ns = calib_median(d->v, d->n);
+	r->d_mean_ns = calib_mean(d->v, d->n);
+	if (d->g)
+		split_gaps(r, d, raw, w, p);
+	calib_derive(r);
+}
+
 /*
  * measure() - calibrate the classes of @g in one plan of their own, one
  * timer each, under @env (one load of the BPF programs): every call timed
@@ -590,23 +611,8 @@ static void measure(struct calib *cal, struct group *g,
 	}
 	loader__set_tracing(l, 0);
 	loader__drain(l);
-	for (i = 0; i < g->n; i++) {
-		r = &cal->r[g->cls[i]];
-		if (r->why[0])
-			continue;
-		if (!g->d[i].n) {
-			snprintf(r->why, sizeof(r->why),
-				 "no call of its calibration timer was recorded");
-			continue;
-		}
-		cold_of(r, &g->d[i]);
-		r->calls = g->d[i].n;
-		r->d_ns = calib_median(g->d[i].v, g->d[i].n);
-		r->d_mean_ns = calib_mean(g->d[i].v, g->d[i].n);
-		if (g->d[i].g)
-			split_gaps(r, &g->d[i], raw, v, &pin);
-		calib_derive(r);
-	}
+	for (i = 0; i < g->n; i++)
+		from_records(&cal->r[g->cls[i]], &g->d[i], raw, v, &pin);
 out:
 	if (l) {
 		loader__detach(l);
