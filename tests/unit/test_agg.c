@@ -748,6 +748,39 @@ static void test_costs_split(void **state)
 	agg__free(a);
 }
 
+/*
+ * cold_ns (the probes' inside part fired cold): each call's own bias, in
+ * its error bar and its self's, and so its caller's (whose own probes
+ * have none here): B's two calls 2 x 30 ns, A holds them.
+ */
+static void test_costs_cold(void **state)
+{
+	static const struct agg_cost costs[NTIMERS] = {
+		[B] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
+			.stop_out_ns = 40, .flags = AGG_COST_MEAN,
+			.mean_start_in_ns = 10, .mean_start_out_ns = 20,
+			.mean_stop_in_ns = 30, .mean_stop_out_ns = 40,
+			.cold_ns = 30 },
+	};
+	struct agg *a = new_agg();
+	const struct agg_node *na, *nb;
+
+	(void)state;
+	assert_int_equal(agg__set_costs(a, costs), 0);
+	START(a, 1, A, 1, 0);
+	START(a, 1, B, 2, 100);
+	STOP(a, 1, B, 2, 1100);
+	START(a, 1, B, 2, 2000);
+	STOP(a, 1, B, 2, 3000);
+	STOP(a, 1, A, 1, 10000);
+	na = node_at(a, A, -1);
+	nb = node_at(a, A, B, -1);
+	assert_true(fabs(nb->err_sys_ns - 60) < 1e-9);
+	assert_true(fabs(nb->self_err_sys_ns - 60) < 1e-9);
+	assert_true(fabs(na->err_sys_ns - 60) < 1e-9);
+	agg__free(a);
+}
+
 /* a START or STOP of @timer on CPU @cpu */
 #define CSTART(a, tid, timer, d, ts, cpu)                                      \
 	assert_int_equal(rec_push(a, IPROF_REC_START, 0, timer, tid, ts, d,    \
@@ -2473,6 +2506,7 @@ int main(void)
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_costs_pclass),
 		cmocka_unit_test(test_costs_split),
+		cmocka_unit_test(test_costs_cold),
 		cmocka_unit_test(test_costs_cpu),
 		cmocka_unit_test(test_hit_err),
 		cmocka_unit_test(test_calib_cpu),
