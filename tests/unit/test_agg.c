@@ -687,20 +687,23 @@ static void test_costs_pclass(void **state)
  * switch records counted it) loses that part of it; B itself loses its
  * own in parts only.
  */
+/* B's probes: a split entry's class, its gap and its cold part (the
+ * times lose the gap, the error bars hold the cold part) */
+static const struct agg_cost split_costs[NTIMERS] = {
+	[B] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
+		.stop_out_ns = 40, .flags = AGG_COST_MEAN,
+		.mean_start_in_ns = 10, .mean_start_out_ns = 20,
+		.mean_stop_in_ns = 30, .mean_stop_out_ns = 40,
+		.gap_ns = 1600, .mean_gap_ns = 1700, .cold_ns = 30 },
+};
+
 static void test_costs_split(void **state)
 {
-	static const struct agg_cost costs[NTIMERS] = {
-		[B] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
-			.stop_out_ns = 40, .flags = AGG_COST_MEAN,
-			.mean_start_in_ns = 10, .mean_start_out_ns = 20,
-			.mean_stop_in_ns = 30, .mean_stop_out_ns = 40,
-			.gap_ns = 1600, .mean_gap_ns = 1700 },
-	};
 	struct agg *a = new_agg();
 	const struct agg_node *na, *nb;
 
 	(void)state;
-	assert_int_equal(agg__set_costs(a, costs), 0);
+	assert_int_equal(agg__set_costs(a, split_costs), 0);
 	/* a gap of 100 units (1600 ns): A 10000 - (10+20+30+40) - 1600 */
 	START(a, 1, A, 1, 0);
 	PSTART(a, 1, B, 2, 3000, IPROF_PC_USPLIT | 100u << 8);
@@ -751,22 +754,16 @@ static void test_costs_split(void **state)
 /*
  * cold_ns (the probes' inside part fired cold): each call's own bias, in
  * its error bar and its self's, and so its caller's (whose own probes
- * have none here): B's two calls 2 x 30 ns, A holds them.
+ * have none here): B's two calls 2 x 30 ns, A holds them (B's starts say
+ * no split site: no gap).
  */
 static void test_costs_cold(void **state)
 {
-	static const struct agg_cost costs[NTIMERS] = {
-		[B] = { .start_in_ns = 10, .start_out_ns = 20, .stop_in_ns = 30,
-			.stop_out_ns = 40, .flags = AGG_COST_MEAN,
-			.mean_start_in_ns = 10, .mean_start_out_ns = 20,
-			.mean_stop_in_ns = 30, .mean_stop_out_ns = 40,
-			.cold_ns = 30 },
-	};
 	struct agg *a = new_agg();
 	const struct agg_node *na, *nb;
 
 	(void)state;
-	assert_int_equal(agg__set_costs(a, costs), 0);
+	assert_int_equal(agg__set_costs(a, split_costs), 0);
 	START(a, 1, A, 1, 0);
 	START(a, 1, B, 2, 100);
 	STOP(a, 1, B, 2, 1100);
