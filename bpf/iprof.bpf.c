@@ -431,17 +431,17 @@ static __always_inline int user_return(struct pt_regs *ctx)
  */
 /*
  * The start of a split entry (IPROF_REC_GAP() of abi.h) at user stack
- * pointer @sp (rebuilt: its function's entry's) at @now: the time since
+ * pointer @sp (rebuilt: its function's entry's), now: the time since
  * the thread's mark there, for the START its chain sends (timer_start()
  * takes it); none where the mark is not this call's (a signal handler's
  * call between them took it, tracing began between them).  Returns the
  * thread's state (NULL: none), whose gap the caller clears after its
  * chain.
  */
-static __always_inline struct task_state *split_gap(__u64 sp, __u64 now)
+static __always_inline struct task_state *split_gap(__u64 sp)
 {
+	__u64 now = bpf_ktime_get_ns(), g;
 	struct task_state *st = state_get(IPROF_CTX_TASK, 0);
-	__u64 g;
 
 	if (!st)
 		return NULL;
@@ -460,13 +460,13 @@ static __always_inline int user_rsite(struct pt_regs *ctx)
 	struct task_state *st = NULL;
 	int view = LV_RETSITE;
 #if defined(__TARGET_ARCH_x86)
-	__u64 c = bpf_get_attach_cookie(ctx), now = bpf_ktime_get_ns();
+	__u64 c = bpf_get_attach_cookie(ctx);
 
 	if (sp && IPROF_EMU_KIND(c) == IPROF_EMU_NONE)
 		sp = (IPROF_SITE_REG(c) ? PT_REGS_FP(ctx) : sp) +
 		     IPROF_SITE_ADJ(c);
 	if (sp && IPROF_EMU_KIND(c) == IPROF_EMU_NONE && IPROF_SITE_SPLIT(c))
-		st = split_gap(sp, now);
+		st = split_gap(sp);
 	/* a function's start moved past its entry: the entry's checks */
 	if (sp && IPROF_EMU_KIND(c) == IPROF_EMU_NONE && IPROF_SITE_ENTRY(c)) {
 		drop_returned(IPROF_CTX_TASK, 0, SV_USER, id);
