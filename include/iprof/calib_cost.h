@@ -63,9 +63,9 @@
 
 /* What is calibrated: one per mechanism that costs differently. */
 enum calib_class {
-	CALIB_RETSITE, /* uprobe entry on push + return-site uprobes */
+	CALIB_RETSITE, /* uprobe entry emulated (push, jmp, call, jcc, nop) + return sites */
 	CALIB_RETSITE_STEP, /* ... entry on another instruction */
-	CALIB_URETPROBE, /* uprobe entry on push + uretprobe */
+	CALIB_URETPROBE, /* uprobe entry emulated + uretprobe */
 	CALIB_URETPROBE_STEP, /* ... entry on another instruction */
 	/* uprobe entry on another instruction split (IPROF_REC_GAP() of
 	 * abi.h): the mark there, the start at the next instruction the

@@ -91,10 +91,10 @@ static inline const char *mech_label(enum mech_label l)
 		[MLABEL_ATT_URETPROBE] = "uretprobe",
 		[MLABEL_ATT_RETSITE] = "uprobe (return site)",
 		[MLABEL_ATT_UMARK] = "uprobe (split entry's mark)",
-		[MLABEL_CAL_RETSITE] = "uprobe (entry on push)/return sites",
+		[MLABEL_CAL_RETSITE] = "uprobe (entry emulated)/return sites",
 		[MLABEL_CAL_RETSITE_STEP] =
 			"uprobe (entry single-stepped)/return sites",
-		[MLABEL_CAL_URETPROBE] = "uprobe (entry on push)/uretprobe",
+		[MLABEL_CAL_URETPROBE] = "uprobe (entry emulated)/uretprobe",
 		[MLABEL_CAL_URETPROBE_STEP] =
 			"uprobe (entry single-stepped)/uretprobe",
 		[MLABEL_CAL_URETPROBE_SPLIT] =

@@ -1037,13 +1037,15 @@ out:
 
 /*
  * entry_emulated() - the instruction at file offset @off of @path is a
- * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), which x86
- * uprobes emulate on newer kernels instead of single-stepping it; with
- * @branch also a call rel32, a jmp, a jcc or a one-byte nop, which they
- * emulate on every kernel (arch/x86/kernel/uprobes.c
- * branch_setup_xol_ops(), push_setup_xol_ops()).
+ * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), a call
+ * rel32, a jmp, a jcc or a one-byte nop, which x86 uprobes emulate
+ * instead of single-stepping them, on every kernel iprof runs on
+ * (arch/x86/kernel/uprobes.c branch_setup_xol_ops() and the push's
+ * push_emulate_op(), in Debian 12's 6.1 too): after the entry's
+ * timestamp, nothing but the return to user mode.  A first instruction of any other kind is
+ * single-stepped after the timestamp, inside the call.
  */
-static int entry_emulated(const char *path, uint64_t off, int branch)
+static int entry_emulated(const char *path, uint64_t off)
 {
 	unsigned char b[2] = { 0 };
 	int fd = open(path, O_RDONLY | O_CLOEXEC), emu;
@@ -1053,9 +1055,9 @@ static int entry_emulated(const char *path, uint64_t off, int branch)
 	emu = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
 	      ((b[0] >= 0x50 && b[0] <= 0x57) ||
 	       (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
-	       (branch && (b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb ||
-			   b[0] == 0x90 || (b[0] >= 0x70 && b[0] <= 0x7f) ||
-			   (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f))));
+	       b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || b[0] == 0x90 ||
+	       (b[0] >= 0x70 && b[0] <= 0x7f) ||
+	       (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f));
 	close(fd);
 	return emu;
 }
@@ -1095,7 +1097,7 @@ static int split_where(struct plan *p, const struct plan_env *env,
 	if (t->entry_only || t->ret_session || (no && !strcmp(no, "0")))
 		return 1;
 	emu_decode_at(p->pn->syms, at->path, at->off, 0, &emu);
-	if (entry_emulated(at->path, at->off, 0) || (env->uregs && emu.kind))
+	if (entry_emulated(at->path, at->off) || (env->uregs && emu.kind))
 		return 1; /* no single step at its entry */
 	err = retsite_split(p->pn->rsx, at->path, code,
 			    at->cold && at->cold_off ? 2 : 1, site, adj, why,
@@ -1346,8 +1348,7 @@ static int ufunc_calib_class(const struct plan *p, uint32_t timer)
 		return uret ? CALIB_URETPROBE_SPLIT : CALIB_RETSITE;
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer && p->att[i].mech == MECH_UPROBE) {
-			push = entry_emulated(p->att[i].path, p->att[i].offset,
-					      0);
+			push = entry_emulated(p->att[i].path, p->att[i].offset);
 			break;
 		}
 	/* inlined only: an entry and an exit at instructions the kernel
@@ -1378,7 +1379,7 @@ int plan_ufunc_inline_class(const struct plan *p, uint32_t timer)
 		     k = p->actions[k].next)
 			if (p->actions[k].timer == timer &&
 			    p->actions[k].role == IPROF_ROLE_START &&
-			    !entry_emulated(a->path, a->offset, 1))
+			    !entry_emulated(a->path, a->offset))
 				return CALIB_RETSITE_STEP;
 	}
 	return CALIB_RETSITE;

@@ -14,7 +14,8 @@
 # unwound or left open at exit, and tj_after, called after them, a root
 # beside them, never under them; tj_direct, a call of the local
 # function, closes none of their frames (an orphan stop of tj_only's,
-# whose site its ret is, and of nobody else's).
+# whose site its ret is, and of nobody else's).  tj_only's entry (its jmp,
+# which the kernel emulates) is compensated as an emulated entry.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -47,5 +48,16 @@ check "tj_only: orphan stops (tj_mixed(0)'s and tj_direct's calls of it)" "$(pro
 check "tj_mixed: no orphan stop" "$(probe tj_mixed orphan_stops)" 0
 check "tj_hot: no orphan stop" "$(probe tj_hot orphan_stops)" 0
 check "no frame open at exit" "$(jq .exited.timers "$TMP/r.json")" 0
+# a thunk's first instruction, its jmp, is one the kernel emulates, as a
+# push: its entry's class is the emulated one, not the single-stepped one
+# (whose ~17 us a call taken off, on this host, read a 20 us thunk into
+# spin() as <res: a newcomer's trial)
+for r in sites uretprobe; do
+	"$IPROF" -q -f json -o "$TMP/only-$r.json" --returns $r -e "uprobe:$W:tj_only" \
+		-- "$W" 20 >/dev/null 2>>"$TMP/err"
+	check "tj_only --returns $r: the emulated entry's class" \
+		"$(jq -r '[.calibration.mechanisms[].mech] | join(",")' "$TMP/only-$r.json")" \
+		"uprobe (entry emulated)/$([ $r = sites ] && echo "return sites" || echo uretprobe)"
+done
 cat "$TMP/err"
 finish
