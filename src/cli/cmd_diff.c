@@ -264,7 +264,7 @@ static json_object *load(const char *name, const struct replay_opts *ro,
 					json_tokener_error_desc(e),
 				/* at the start: no report at all */
 				off == 0 && !o ?
-					"; iprof diff takes a report of -f json or a recording of iprof record (-w)" :
+					"; iprof diff takes a report of -f json or a recording of iprof record" :
 					"");
 			json_object_put(o);
 			json_object_put(doc);
@@ -984,8 +984,9 @@ static int split_by(json_object *d, int64_t *hidden)
 
 /* A report of a shape that makes paths differ without the runs
  * differing: one side split by --by and the other not, or nodes left out
- * (shown as "only in" the other side): a warning each. */
-static void shape_warn(json_object *da, json_object *db, const char *an,
+ * (shown as "only in" the other side): a warning each.  Returns 1 where
+ * one side is split and the other not (no path can match), else 0. */
+static int shape_warn(json_object *da, json_object *db, const char *an,
 		       const char *bn)
 {
 	int64_t ha, hb;
@@ -999,6 +1000,26 @@ static void shape_warn(json_object *da, json_object *db, const char *an,
 		log_cmd(LOG_LVL_WARN, "diff",
 			"warning: %s left %lld nodes out (--min-total or --max-depth): they show as only in the other",
 			ha ? an : bn, (long long)(ha ? ha : hb));
+	return sa != sb;
+}
+
+/* Two reports with paths and none in both: runs of other timers or other
+ * programs, whose diff says nothing (a newcomer's sqlite3 against xz got
+ * "0 of 0 paths in both changed" and exit status 0 alone): a warning. */
+static void share_warn(const struct dset *s, const char *an, const char *bn)
+{
+	size_t i, na = 0, nb = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->p[i].have_a && s->p[i].have_b)
+			return;
+		na += !!s->p[i].have_a;
+		nb += !!s->p[i].have_b;
+	}
+	if (na && nb)
+		log_cmd(LOG_LVL_WARN, "diff",
+			"warning: %s (%zu paths) and %s (%zu paths) have no path in common: runs of other timers or programs, nothing to compare",
+			an, na, bn, nb);
 }
 
 /* The options and the two operands A and B: 0, or 2 (said). */
@@ -1100,8 +1121,8 @@ int cmd_diff_main(int argc, char **argv)
 			"warning: %s's times are %s, %s's %s: their changes hold the probes' cost (iprof diff --no-compensate compares recordings raw)",
 			argv[optind], compensated(da) ? "compensated" : "raw",
 			argv[optind + 1], compensated(db) ? "compensated" : "raw");
-	if (!ro.quiet)
-		shape_warn(da, db, argv[optind], argv[optind + 1]);
+	if (!ro.quiet && !shape_warn(da, db, argv[optind], argv[optind + 1]))
+		share_warn(&s, argv[optind], argv[optind + 1]);
 	if (set_inside(&s)) {
 		log_cmd(LOG_LVL_ERROR, "diff", "out of memory");
 		goto out;

@@ -415,7 +415,13 @@ int report_opts_parse(struct report_opts *ro, int c, const char *arg,
 		bad_column(arg, which, sizeof(which));
 	else
 		near_name(c, arg, which, sizeof(which));
-	if (cmd)
+	if (cmd && c == 'f' && !strcmp(cmd, "diff"))
+		/* diff writes two of the formats: name those (what its
+		 * args_ok() says of a format it does not write) */
+		log_cmd(LOG_LVL_ERROR, cmd, "--%s '%s': %sexpected %s",
+			opt_name(c), arg, which,
+			report_fmt_with(REPORT_CAP_DIFF, buf, sizeof(buf)));
+	else if (cmd)
 		log_cmd(LOG_LVL_ERROR, cmd, "--%s '%s': %sexpected %s",
 			opt_name(c), arg, which,
 			expected(c, buf, sizeof(buf)));

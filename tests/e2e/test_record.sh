@@ -232,6 +232,17 @@ check "diff of a cut recording: said" \
 printf 'IPROFREC\0\0\0' >"$TMP/garbage.rec"
 "$IPROF" diff "$TMP/garbage.rec" "$TMP/json.rec" >/dev/null 2>&1
 check "diff of a garbage recording: exit status" "$?" 2
+# two reports without a path in common (other timers, another program):
+# compared, and said
+jq 'walk(if type == "object" and has("path") then .name |= "other_" + . | .path |= map("other_" + .) else . end)' \
+	"$TMP/json.live" >"$TMP/other.json"
+"$IPROF" diff "$TMP/json.live" "$TMP/other.json" >/dev/null 2>"$TMP/dother.err"
+check "diff, no path in common: exit status" "$?" 0
+check "diff, no path in common: said" \
+	"$(grep -c "^iprof diff: warning: $TMP/json.live ([0-9]* paths) and $TMP/other.json ([0-9]* paths) have no path in common" "$TMP/dother.err")" 1
+check "diff -f xml: the formats diff writes" \
+	"$("$IPROF" diff -f xml "$TMP/json.live" "$TMP/json.live" 2>&1 >/dev/null)" \
+	"iprof diff: --format 'xml': expected table or json"
 # a whole recording of an incomplete run (a timer not attached): diff
 # says 3, as report does, and does not call it cut
 "$IPROF" record -q --keep-going -o "$TMP/na.rec" -e "uprobe:$W:outer" -e "uprobe:$W:no_such_fn" -- "$W" --calls 2 >/dev/null 2>&1
@@ -282,7 +293,7 @@ check "diff of a JSON array: message" "$(cat "$TMP/arr.err")" \
 printf 'uprobe:foo:bar\n' >"$TMP/g.conf"
 "$IPROF" diff "$TMP/g.conf" "$TMP/json.rec" >/dev/null 2>"$TMP/g.err"
 check "diff of a probe list: message" "$(cat "$TMP/g.err")" \
-	"iprof diff: $TMP/g.conf: offset 0: not a JSON report (unexpected character); iprof diff takes a report of -f json or a recording of iprof record (-w)"
+	"iprof diff: $TMP/g.conf: offset 0: not a JSON report (unexpected character); iprof diff takes a report of -f json or a recording of iprof record"
 # a table report (the default format) says what it is
 printf 'NAME  COUNT  TOTAL\nouter     3  1.00ms\n' >"$TMP/tab.txt"
 "$IPROF" diff "$TMP/tab.txt" "$TMP/json.rec" >/dev/null 2>"$TMP/tab.err"
