@@ -46,7 +46,34 @@ struct dstat {
 	uint64_t inside; /* calls of the timers below, summed (set_inside()) */
 	struct noise_slot *hist; /* "histogram", owned; NULL: not given */
 	size_t nhist;
+	/* the report's below_resolution_keys among avg_ns, p50_ns, p99_ns
+	 * (RES_AVG...); -1: the report gives none (before issue 45) */
+	int res;
 };
+
+enum { RES_AVG = 1, RES_P50 = 2, RES_P99 = 4 };
+
+/* @o's below_resolution_keys as RES_* bits, -1 where it has none */
+static int res_keys(json_object *o)
+{
+	static const char *const keys[] = { "avg_ns", "p50_ns", "p99_ns" };
+	json_object *a;
+	size_t i, k;
+	int m = 0;
+
+	if (!json_object_object_get_ex(o, "below_resolution_keys", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return -1;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		const char *v =
+			json_object_get_string(json_object_array_get_idx(a, i));
+
+		for (k = 0; v && k < 3; k++)
+			if (!strcmp(v, keys[k]))
+				m |= 1 << k;
+	}
+	return m;
+}
 
 struct dpath {
 	char *key;	   /* names joined by " > " */
@@ -443,6 +470,7 @@ static int collect(struct dset *s, json_object *nodes, int b, int depth)
 			free(st.hist);
 			return -EINVAL;
 		}
+		st.res = res_keys(o);
 		p = find(s, key);
 		if (!p) {
 			if (util_grow(&s->p, s->n, sizeof(*s->p))) {
@@ -740,15 +768,18 @@ static void summary(FILE *f, const struct dset *s)
 	fprintf(f, "\n");
 }
 
-/* a per-call statistic @v of side @st: "-" without calls, "<res" within
- * its error bar of 0 (avg_err_ns: the report's rule, report_node_res()),
+/* a per-call statistic @v (@bit: RES_AVG, _P50, _P99) of side @st: "-"
+ * without calls, "<res" where the report says it is below resolution
+ * (its below_resolution_keys: report_node_res(), so diff marks what
+ * iprof report marks; a report without them: within avg_err_ns of 0),
  * else the time */
 static const char *per_call(char *buf, size_t len, const struct dstat *st,
-			    uint64_t v)
+			    uint64_t v, int bit)
 {
 	if (!st->count)
 		return "-";
-	if (st->err_ns > 0 && (double)v < st->err_ns)
+	if (st->res >= 0 ? (st->res & bit) :
+			   st->err_ns > 0 && (double)v < st->err_ns)
 		return "<res";
 	return report_ns_str(buf, len, v);
 }
@@ -776,12 +807,13 @@ static void table(FILE *f, const struct dset *s, const char *an, const char *bn)
 			fmt_pct(b[3], 40, p->have_a && a->count, a->total_ns,
 				bb->total_ns));
 		fprintf(f, " %5s", sig_word(p->nr.v));
-		fprintf(f, " %9s %9s", per_call(b[4], 40, a, a->avg_ns),
-			per_call(b[5], 40, bb, bb->avg_ns));
-		fprintf(f, " %9s %9s", per_call(b[6], 40, a, a->p50_ns),
-			per_call(b[7], 40, bb, bb->p50_ns));
-		fprintf(f, " %9s %9s  %s%s\n", per_call(b[0], 40, a, a->p99_ns),
-			per_call(b[1], 40, bb, bb->p99_ns),
+		fprintf(f, " %9s %9s", per_call(b[4], 40, a, a->avg_ns, RES_AVG),
+			per_call(b[5], 40, bb, bb->avg_ns, RES_AVG));
+		fprintf(f, " %9s %9s", per_call(b[6], 40, a, a->p50_ns, RES_P50),
+			per_call(b[7], 40, bb, bb->p50_ns, RES_P50));
+		fprintf(f, " %9s %9s  %s%s\n",
+			per_call(b[0], 40, a, a->p99_ns, RES_P99),
+			per_call(b[1], 40, bb, bb->p99_ns, RES_P99),
 			p->key,
 			!p->have_a   ? "  (only in B)"
 			: !p->have_b ? "  (only in A)"

@@ -121,4 +121,14 @@ for e in err old; do
 	check "error bars ($e): outer still beyond" \
 		"$(jq -r '.paths[] | select(.path == ["outer"]) | .significant' "$TMP/$e.diff")" true
 done
+# "<res" as the report says it (its below_resolution_keys), not by the
+# whole error bar (runnable time and standard error included): a loaded
+# run's 21 us medians read "<res" in diff and 21.0us in iprof report
+jq 'walk(if type == "object" and has("path") then .below_resolution_keys = (if .name == "leaf" then ["p50_ns"] else [] end) | .avg_err_ns = 1e12 else . end)' \
+	"$TMP/a1.json" >"$TMP/a1.res.json"
+"$IPROF" diff "$TMP/a1.res.json" "$TMP/a1.res.json" >"$TMP/res.txt"
+check "<res: leaf's medians alone, as its report's keys say" \
+	"$(awk '$NF == "leaf" { for (i = 8; i <= 13; i++) printf "%s%s", ($i == "<res" ? $i : "T"), (i < 13 ? " " : "\n") }' "$TMP/res.txt")" "T T <res <res T T"
+check "<res: none on outer, whose keys are none (its avg_err_ns 1e12)" \
+	"$(awk '$NF == "outer" {print $8, $9, $10, $11, $12, $13}' "$TMP/res.txt" | grep -c '<res')" 0
 finish
