@@ -260,7 +260,7 @@ fetch_debug() {
 if ! pkg-config --atleast-version=1.4 libbpf; then
 	eval "$(bash "$src/tools/libbpf-backports.sh")"
 fi
-vm_bins="iprof uprobe-workload usdt-workload usdt-strings churn-workload longjmp-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload bench_probe bench_scale bench_cxx e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-ucoro e2e-throw e2e-keyed e2e-inline e2e-inline_shapes e2e-forker e2e-hitonly e2e-offcpu"
+vm_bins="iprof uprobe-workload usdt-workload usdt-strings churn-workload longjmp-workload kvm-msr-exit vfio-dma vm-read-workload vm-sleep-workload vm-knested bench_probe bench_scale bench_cxx e2e-rename e2e-replaced e2e-longjmp e2e-recurse e2e-execer e2e-coro e2e-ucoro e2e-throw e2e-keyed e2e-inline e2e-inline_shapes e2e-forker e2e-hitonly e2e-offcpu"
 # VM_PREBUILT=1: $build is built already (tests/run.sh builds it in the
 # first suite's run and then runs two suites at once, which must not both
 # build it)
