@@ -32,8 +32,9 @@
 
 /*
  * The user functions of the calibration, one per way the kernel treats a
- * function's first instruction (uprobes emulate `push` on newer kernels
- * and single-step most others, after the entry's timestamp), and one whose
+ * function's first instruction (uprobes emulate `push`, as they do jmp,
+ * call, jcc and nop: iprof_calib_push's class is theirs; they single-step
+ * most others, after the entry's timestamp), and one whose
  * single-stepped entry iprof splits (at the `call` after it, which the
  * kernel emulates: IPROF_REC_GAP() of abi.h), each ending in `ret`.
  * Global and in .text, so that iprof's own symbol table names them with

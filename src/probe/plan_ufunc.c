@@ -1042,8 +1042,9 @@ out:
  * instead of single-stepping them, on every kernel iprof runs on
  * (arch/x86/kernel/uprobes.c branch_setup_xol_ops() and the push's
  * push_emulate_op(), in Debian 12's 6.1 too): after the entry's
- * timestamp, nothing but the return to user mode.  A first instruction of any other kind is
- * single-stepped after the timestamp, inside the call.
+ * timestamp, nothing but the return to user mode.  A first instruction
+ * of any other kind is single-stepped after the timestamp, inside the
+ * call.
  */
 static int entry_emulated(const char *path, uint64_t off)
 {
