@@ -58,11 +58,10 @@ san_on=0
 #           without CX16)
 # Each step's lines are printed when both lanes are done, in this order.
 # Lane 2's 6.1 tests: the longest under TCG (287 + 57 s of 759), and
-# test_accuracy (70-100 s a suite: on 6.1 alone, left out of 6.12's and
-# 7.2's by VM_ONCE; it passed on both when it was written: bench/README.md,
-# "Kernel timers in the VM")
+# test_accuracy (70 s; a 6.1 test alone, no vm-suite line: it passed on
+# 6.12 and 7.2 when it was written, bench/README.md "Kernel timers in the
+# VM")
 VM_LANE2=${VM_LANE2:-test_deep test_fork test_hitonly test_kprobe test_kvm test_vfio test_accuracy}
-VM_ONCE=${VM_ONCE:-test_accuracy}
 vm_lane1() {
 	local b=$build prep
 	BUILD=$b bash "$src/tests/vm/systemd.sh" --prepare >"$b/vm-systemd-prepare.log" 2>&1 &
@@ -70,7 +69,7 @@ vm_lane1() {
 	VM_EXCLUDE="$VM_LANE2" bash "$src/tests/vm/run.sh" >"$b/vm-6.1.log" 2>&1
 	echo $? >"$b/vm-6.1.rc"
 	IPROF_VM_SUITE=unstable VM_PREBUILT=1 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-360} \
-		VM_EXCLUDE="$VM_ONCE" bash "$src/tests/vm/run.sh" >"$b/vm-unstable.log" 2>&1
+		bash "$src/tests/vm/run.sh" >"$b/vm-unstable.log" 2>&1
 	echo $? >"$b/vm-unstable.rc"
 	wait "$prep"
 	BUILD=$b bash "$src/tests/vm/systemd.sh" >"$b/vm-systemd.log" 2>&1
@@ -92,7 +91,7 @@ vm_lane2() {
 		>"$b/vm-6.1-lane2.log" 2>&1
 	echo $? >"$b/vm-6.1-lane2.rc"
 	IPROF_VM_SUITE=bookworm-backports VM_PREBUILT=1 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-360} \
-		VM_EXCLUDE="$VM_ONCE" bash "$src/tests/vm/run.sh" >"$b/vm-bookworm-backports.log" 2>&1
+		bash "$src/tests/vm/run.sh" >"$b/vm-bookworm-backports.log" 2>&1
 	echo $? >"$b/vm-bookworm-backports.rc"
 }
 # a step's lines, and its status into rc (77: skipped, for the systemd VM)

@@ -23,11 +23,16 @@ orphans() { jq '[.probes[].orphan_stops] | add' "$1"; }
 
 # --- fork in main: both sides call a > b > c, under main; with uretprobes
 # (the kernel copies their return instances to the child) and return sites
+# (up to 3 runs where the kernel dropped hits in BPF recursion)
 for ret in uretprobe sites; do
-	"$IPROF" -q --returns $ret -f json -o "$TMP/f.json" "${args[@]}" \
-		-e 'span clone = tp:syscalls:sys_enter_clone -> tp:syscalls:sys_exit_clone' \
-		-- "$W" fork >"$TMP/f.out" 2>"$TMP/err"
-	check "fork ($ret): exit status" "$?" 0
+	for try in 1 2 3; do
+		"$IPROF" -q --returns $ret -f json -o "$TMP/f.json" "${args[@]}" \
+			-e 'span clone = tp:syscalls:sys_enter_clone -> tp:syscalls:sys_exit_clone' \
+			-- "$W" fork >"$TMP/f.out" 2>"$TMP/err"
+		rc=$?
+		[ $try -lt 3 ] && recursion_rerun "$TMP/f.json" || break
+	done
+	check "fork ($ret): exit status" "$rc" 0
 	p=main
 	for f in main a b c; do
 		[ $f != main ] && p="$p>$f"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # vm-timeout: 420
+# Runs on 6.1 alone (no vm-suite line; lane 2 in CI).
 # Accuracy of kernel-function timers against the program's own clock (issue
 # 45 item 5, the VM tier's half: e2e_test_split and bench/accuracy.sh have
 # the uprobe half).  vm-knested (tests/vm/knested.c) makes 4 N read(2)s of
