@@ -237,9 +237,11 @@ enum iprof_pclass {
 	IPROF_PC_TP = 1, /* a tracepoint (tp_hit) */
 	IPROF_PC_UENTRY = 2, /* a uprobe at a user function's entry */
 	IPROF_PC_URETPROBE = 3, /* a uretprobe */
-	IPROF_PC_RETSITE = 4, /* a uprobe at a return site (ret, jmp) */
+	IPROF_PC_RETSITE = 4, /* a uprobe at a return site the kernel
+			       * single-steps (a ret) */
 	IPROF_PC_UINLINE = 5, /* a uprobe at an inlined instance's entry
-			       * or exit: any instruction */
+			       * or exit: an instruction the kernel
+			       * single-steps */
 	IPROF_PC_KENTRY = 6, /* a kernel function's entry (fentry, kprobe) */
 	IPROF_PC_KRETURN = 7, /* ... its return (fexit, kretprobe) */
 	IPROF_PC_KINLINE = 8, /* a kprobe at a kernel function's inlined
@@ -249,6 +251,13 @@ enum iprof_pclass {
 	IPROF_PC_USPLIT = 11, /* a split entry's start (IPROF_REC_GAP()):
 			       * a uprobe after a user function's entry, at
 			       * an instruction the kernel emulates (ABI 15) */
+	/* ... the same sites at an instruction the kernel emulates (a jmp,
+	 * call, jcc, nop, push: arch/x86/kernel/uprobes.c
+	 * branch_setup_xol_ops(), push_setup_xol_ops()) or the program runs
+	 * itself (IPROF_EMU_*), which costs no single step (ABI 15; 4 and 5
+	 * before, for every site) */
+	IPROF_PC_RETSITE_EMU = 12, /* a return site: a tail call's jmp */
+	IPROF_PC_UINLINE_EMU = 13, /* an inlined instance's entry or exit */
 	IPROF_PC_MAX,
 };
 

@@ -337,12 +337,47 @@ struct agg_cost {
 	 * drift_ns; 0: none known.
 	 */
 	uint32_t cold_ns;
+	/*
+	 * What a probe at an instruction the kernel single-steps costs more
+	 * than one at an instruction it emulates (the single step), median
+	 * and mean, ns (calib_step(); 0: not known).  The parts above (and
+	 * inl_*) hold a step where their flags (inl_flags) say
+	 * AGG_COST_START_STEP (in the start's inside part) or
+	 * AGG_COST_STOP_STEP (in the stop's outside part); a call whose
+	 * probe fired at a site of the other kind (its record's probe class:
+	 * IPROF_PC_RETSITE_EMU, IPROF_PC_UINLINE_EMU, IPROF_PC_RETSITE,
+	 * IPROF_PC_UINLINE of include/iprof/abi.h) costs one step less or
+	 * more there (agg_frame_cost()).
+	 */
+	uint32_t step_ns, mean_step_ns;
 };
 
 /* The mechanism could not be calibrated: its calls count as uncertain. */
 #define AGG_COST_UNKNOWN 0x1u
 /* The mean_* fields hold (calibrations since iprof 0.3). */
 #define AGG_COST_MEAN 0x2u
+/* The start's inside part holds a single step (agg_cost.step_ns). */
+#define AGG_COST_START_STEP 0x4u
+/* The stop's outside part holds a single step. */
+#define AGG_COST_STOP_STEP 0x8u
+
+/*
+ * agg_cost_halves() - @total ns of a class's inside (or outside) part per
+ * call, split between its start probe (*@first) and its stop probe
+ * (*@second): @d_first and @d_second ns each on its own side (a single
+ * step that side holds, agg_cost.step_ns; cut to fit @total together),
+ * the rest in halves.
+ */
+void agg_cost_halves(uint32_t total, uint32_t d_first, uint32_t d_second,
+		     uint32_t *first, uint32_t *second);
+
+/*
+ * agg_pc_step() - whether a probe of class @pc (enum iprof_pclass) fired
+ * at an instruction the kernel single-steps: 1 (IPROF_PC_RETSITE,
+ * IPROF_PC_UINLINE), 0 (their _EMU twins), -1 where its class does not
+ * say (its timer's class does).
+ */
+int agg_pc_step(unsigned int pc);
 
 /*
  * agg__new() - an empty aggregator for timer ids 0..@ntimers-1.

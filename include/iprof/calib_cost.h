@@ -108,6 +108,10 @@ struct calib_result {
 	 * out_mean_ns) - (in_ns + out_ns), at least 0: the slow hits' share,
 	 * which moves with the host's load between runs (calib_drift()) */
 	uint32_t skew_ns;
+	/* its calibration timer's stops fired at instructions the kernel
+	 * single-steps (IPROF_PC_RETSITE: a ret): its out part holds their
+	 * step (AGG_COST_STOP_STEP); measure() of src/cli/calib.c */
+	uint8_t stop_step;
 	const char *mech; /* "uprobe/return site", ... (static) */
 	char why[256]; /* when needed but not done: why */
 	/* the traced calls' mean cost (t_mean - b_mean) on CPU i, per mille
@@ -210,19 +214,33 @@ uint32_t calib_proc_drift(const struct calib_result *r);
 uint32_t calib_drift(const struct calib_result *r);
 
 /*
+ * calib_step() - what a probe at an instruction the kernel single-steps
+ * costs more than one at an instruction it emulates, by @cal: the in part
+ * of a class whose entry is single-stepped less its twin's whose entry is
+ * emulated (CALIB_RETSITE_STEP and CALIB_RETSITE, else CALIB_URETPROBE_STEP
+ * and CALIB_URETPROBE: their calibration functions differ in their first
+ * instruction only), medians into *@med_ns, means into *@mean_ns, ns.
+ * Returns 1, or 0 where no such pair was measured (both 0 then).
+ */
+int calib_step(const struct calib *cal, uint32_t *med_ns, uint32_t *mean_ns);
+
+/*
  * calib_cost() - the cost of one call of a timer of class @c (CALIB_NONE:
- * none, zero) by @cal: the start and stop probes share in and out evenly,
- * the medians and the means (AGG_COST_MEAN); an @entry_only timer has only
- * its start probe (half of each).  A class not measured gives
- * AGG_COST_UNKNOWN.
+ * none, zero) by @cal: the start and stop probes share in and out evenly
+ * but for a single step (calib_step()), which is the start's inside part
+ * in a class whose entry is single-stepped (AGG_COST_START_STEP) and the
+ * stop's outside part in one whose stops are (AGG_COST_STOP_STEP); the
+ * medians and the means (AGG_COST_MEAN); an @entry_only timer has only its
+ * start probe.  A class not measured gives AGG_COST_UNKNOWN.
  */
 struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only);
 
 /*
  * calib_cost_inline() - @k's inl_* fields (struct agg_cost): the cost of a
  * call through the timer's inlined instances' probes, class @c's
- * (plan_calib_inline_class()); AGG_COST_UNKNOWN in inl_flags where @c was
- * not measured; nothing for CALIB_NONE.
+ * (plan_calib_inline_class()), with AGG_COST_START_STEP and
+ * AGG_COST_STOP_STEP as calib_cost() says them; AGG_COST_UNKNOWN in
+ * inl_flags where @c was not measured; nothing for CALIB_NONE.
  */
 void calib_cost_inline(const struct calib *cal, int c, struct agg_cost *k);
 

@@ -81,6 +81,10 @@ struct plan_att {
 	uint16_t key_adj;
 	uint8_t inl; /* 1: an inlined instance's probe (not a return site
 		      * of its own: plan_emu() does not count it) */
+	/* MECH_UPROBE, MECH_RETSITE (not a split start): 1 where no single
+	 * step follows its probe: the kernel emulates the instruction, or
+	 * the program runs it itself (@emu, plan_env.uregs); plan_emu() */
+	uint8_t no_step;
 	/* MECH_URETPROBE: 1 when it and the MECH_UPROBE attachment of the
 	 * same path and offset (its function's entry) go in one uprobe
 	 * session link (plan_env.usession): the entry program takes the

@@ -512,6 +512,18 @@ static void from_records(struct calib_result *r, struct durs *d,
 	calib_derive(r);
 }
 
+/* whether timer @t of @p stops at an instruction the kernel single-steps
+ * (a return site's ret: agg_pc_step()) */
+static uint8_t stops_stepped(const struct plan *p, uint32_t t)
+{
+	for (uint32_t k = 0; k < p->nactions; k++)
+		if (p->actions[k].timer == t &&
+		    p->actions[k].role == IPROF_ROLE_STOP &&
+		    agg_pc_step(p->actions[k].pclass) == 1)
+			return 1;
+	return 0;
+}
+
 /*
  * measure() - calibrate the classes of @g in one plan of their own, one
  * timer each, under @env (one load of the BPF programs): every call timed
@@ -556,6 +568,7 @@ static void measure(struct calib *cal, struct group *g,
 			snprintf(r->why, sizeof(r->why),
 				 "its calibration timer did not plan as %s",
 				 calib_class_name(g->cls[i]));
+		r->stop_step = stops_stepped(&cp, i);
 		if (durs_alloc(&g->d[i], g->cls[i], &raw)) {
 			group_fail(cal, g, "out of memory");
 			goto out;
@@ -629,6 +642,17 @@ out:
 	probe_list_free(&pl);
 }
 
+int calib_needs_step(const struct plan *p)
+{
+	for (uint32_t k = 0; k < p->nactions; k++)
+		if (p->actions[k].role &&
+		    (p->actions[k].pclass == IPROF_PC_RETSITE_EMU ||
+		     p->actions[k].pclass == IPROF_PC_UINLINE ||
+		     p->actions[k].pclass == IPROF_PC_UINLINE_EMU))
+			return 1;
+	return 0;
+}
+
 /* the calibration pass of kernel function class @c (calib_run()) */
 static unsigned int kpass(int c, int kfirst)
 {
@@ -655,6 +679,11 @@ int calib_run(struct calib *cal, const struct plan *p,
 		if (c >= 0)
 			cal->r[c].needed = 1;
 	}
+	/* a site single-stepped or not where its class's is the other way
+	 * costs one step more or less (calib_step(): the twins it takes) */
+	if (calib_needs_step(p))
+		cal->r[CALIB_RETSITE].needed =
+			cal->r[CALIB_RETSITE_STEP].needed = 1;
 	for (c = 0; c < CALIB_NCLASS; c++)
 		cal->r[c].mech = calib_class_name((enum calib_class)c);
 	v = malloc((size_t)CALIB_ROUNDS * CALIB_CALLS * sizeof(*v));

@@ -22,6 +22,15 @@ int calib_run(struct calib *cal, const struct plan *p,
 	      const struct plan_env *env);
 
 /*
+ * calib_needs_step() - whether @p has a probe whose site's single step
+ * may differ from its class's (a return site at a tail call's jmp, an
+ * inlined instance's entry or exit: agg_frame_cost()), for which
+ * calib_run() measures both CALIB_RETSITE and CALIB_RETSITE_STEP, the
+ * twins calib_step() takes the step from.  1 or 0.
+ */
+int calib_needs_step(const struct plan *p);
+
+/*
  * A calibration in a thread of its own, so that it runs while the run's
  * own BPF programs load (the verifier, on another CPU): calib_start()
  * takes copies of what it needs but @p, which must stay until

@@ -190,6 +190,8 @@ void run_set_calib(struct rec_run *run, const struct run_calib *rc,
 			if (c >= 0)
 				used |= 1u << c;
 		}
+	if (calib_needs_step(plan))
+		used |= 1u << CALIB_RETSITE | 1u << CALIB_RETSITE_STEP;
 	run->ncalib = calib_report(rc->calib, used, rep);
 	run->calib = rep;
 	run->costs = rc->costs;

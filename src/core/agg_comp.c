@@ -182,48 +182,130 @@ int agg__set_cpu_scale(struct agg *a, const uint16_t *pm, uint32_t n)
 
 static int pc_inline(uint8_t pc)
 {
-	return pc == IPROF_PC_UINLINE || pc == IPROF_PC_KINLINE;
+	return pc == IPROF_PC_UINLINE || pc == IPROF_PC_UINLINE_EMU ||
+	       pc == IPROF_PC_KINLINE;
+}
+
+int agg_pc_step(unsigned int pc)
+{
+	switch (pc) {
+	case IPROF_PC_RETSITE:
+	case IPROF_PC_UINLINE:
+		return 1;
+	case IPROF_PC_RETSITE_EMU:
+	case IPROF_PC_UINLINE_EMU:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+void agg_cost_halves(uint32_t total, uint32_t d_first, uint32_t d_second,
+		     uint32_t *first, uint32_t *second)
+{
+	uint32_t rest;
+
+	if (d_first > total)
+		d_first = total;
+	if (d_second > total - d_first)
+		d_second = total - d_first;
+	rest = total - d_first - d_second;
+	*first = rest / 2 + d_first;
+	*second = total - *first;
+}
+
+/* @v moved by a single step @d: up (@more), else down, at least 0 */
+static void step_move(uint32_t *v, uint32_t d, int more)
+{
+	if (more)
+		*v = *v > UINT32_MAX - d ? UINT32_MAX : *v + d;
+	else
+		*v = *v > d ? *v - d : 0;
+}
+
+/* @k's inside and outside parts from its inlined instances' class
+ * (struct agg_cost inl_*): the start's (@start) or the stop's side */
+static void inline_side(struct agg_cost *k, const struct agg_cost *c,
+			int start)
+{
+	uint32_t f = c->inl_flags, s_in, e_in, s_out, e_out;
+	uint32_t ds = f & AGG_COST_START_STEP ? c->step_ns : 0;
+	uint32_t de = f & AGG_COST_STOP_STEP ? c->step_ns : 0;
+	uint32_t mds = f & AGG_COST_START_STEP ? c->mean_step_ns : 0;
+	uint32_t mde = f & AGG_COST_STOP_STEP ? c->mean_step_ns : 0;
+
+	if (start) {
+		agg_cost_halves(c->inl_in_ns, ds, 0, &k->start_in_ns, &e_in);
+		agg_cost_halves(c->inl_out_ns, 0, de, &k->start_out_ns,
+				&e_out);
+		agg_cost_halves(c->inl_mean_in_ns, mds, 0,
+				&k->mean_start_in_ns, &e_in);
+		agg_cost_halves(c->inl_mean_out_ns, 0, mde,
+				&k->mean_start_out_ns, &e_out);
+		return;
+	}
+	agg_cost_halves(c->inl_in_ns, ds, 0, &s_in, &k->stop_in_ns);
+	agg_cost_halves(c->inl_out_ns, 0, de, &s_out, &k->stop_out_ns);
+	agg_cost_halves(c->inl_mean_in_ns, mds, 0, &s_in, &k->mean_stop_in_ns);
+	agg_cost_halves(c->inl_mean_out_ns, 0, mde, &s_out,
+			&k->mean_stop_out_ns);
 }
 
 /*
  * agg_frame_cost() - the calibrated cost of @f's call, by the classes of
- * the probes that started and stopped it (frame.pc_start, pc_stop: a
- * timer's inlined instances cost their own class, struct agg_cost
- * inl_*): its timer's cost, or @tmp filled with the start's half from one
- * class and the stop's from the other's (the spread's variance and bias
- * half from each).  NULL when the timer has none.
+ * the probes that started and stopped it (frame.pc_start, pc_stop): its
+ * timer's cost, or @tmp filled with each side's from its own class: a
+ * side at an inlined instance from the instances' class (struct agg_cost
+ * inl_*; the spread's variance and bias half from each side's class),
+ * and a side whose site was single-stepped where its class's was not (or
+ * the reverse: agg_pc_step()) one step more (less) there (agg_cost
+ * step_ns): in the start's inside part, in the stop's outside part.  NULL
+ * when the timer has none.
  */
 const struct agg_cost *agg_frame_cost(const struct agg *a,
 				      const struct frame *f,
 				      struct agg_cost *tmp)
 {
 	const struct agg_cost *c = agg_cost_of(a, f->timer);
-	int is = pc_inline(f->pc_start), ie = pc_inline(f->pc_stop);
+	int is, ie, ss, es, cs, ce;
 	double vs, ve;
 
-	if (!c || !c->inl_flags || (!is && !ie))
+	if (!c)
+		return NULL;
+	is = c->inl_flags && pc_inline(f->pc_start);
+	ie = c->inl_flags && pc_inline(f->pc_stop);
+	cs = !!((is ? c->inl_flags : c->flags) & AGG_COST_START_STEP);
+	ce = !!((ie ? c->inl_flags : c->flags) & AGG_COST_STOP_STEP);
+	ss = c->step_ns ? agg_pc_step(f->pc_start) : -1;
+	es = c->step_ns ? agg_pc_step(f->pc_stop) : -1;
+	if (ss == cs)
+		ss = -1;
+	if (es == ce)
+		es = -1;
+	if (!is && !ie && ss < 0 && es < 0)
 		return agg_cost_on_cpu(a, c, f->cpu_start, f->cpu_stop, tmp);
 	*tmp = *c;
-	tmp->flags |= c->inl_flags & AGG_COST_UNKNOWN;
-	if (is) {
-		tmp->start_in_ns = c->inl_in_ns / 2;
-		tmp->start_out_ns = c->inl_out_ns / 2;
-		tmp->mean_start_in_ns = c->inl_mean_in_ns / 2;
-		tmp->mean_start_out_ns = c->inl_mean_out_ns / 2;
+	if (is || ie) {
+		tmp->flags |= c->inl_flags & AGG_COST_UNKNOWN;
+		if (is)
+			inline_side(tmp, c, 1);
+		if (ie)
+			inline_side(tmp, c, 0);
+		vs = is ? c->inl_sd_ns : c->sd_ns;
+		ve = ie ? c->inl_sd_ns : c->sd_ns;
+		tmp->sd_ns = (uint32_t)sqrt((vs * vs + ve * ve) / 2);
+		tmp->drift_ns = ((is ? c->inl_drift_ns : c->drift_ns) +
+				 (ie ? c->inl_drift_ns : c->drift_ns)) /
+				2;
 	}
-	if (ie) {
-		tmp->stop_in_ns = c->inl_in_ns - c->inl_in_ns / 2;
-		tmp->stop_out_ns = c->inl_out_ns - c->inl_out_ns / 2;
-		tmp->mean_stop_in_ns = c->inl_mean_in_ns - c->inl_mean_in_ns / 2;
-		tmp->mean_stop_out_ns =
-			c->inl_mean_out_ns - c->inl_mean_out_ns / 2;
+	if (ss >= 0) {
+		step_move(&tmp->start_in_ns, c->step_ns, ss);
+		step_move(&tmp->mean_start_in_ns, c->mean_step_ns, ss);
 	}
-	vs = is ? c->inl_sd_ns : c->sd_ns;
-	ve = ie ? c->inl_sd_ns : c->sd_ns;
-	tmp->sd_ns = (uint32_t)sqrt((vs * vs + ve * ve) / 2);
-	tmp->drift_ns = ((is ? c->inl_drift_ns : c->drift_ns) +
-			 (ie ? c->inl_drift_ns : c->drift_ns)) /
-			2;
+	if (es >= 0) {
+		step_move(&tmp->stop_out_ns, c->step_ns, es);
+		step_move(&tmp->mean_stop_out_ns, c->mean_step_ns, es);
+	}
 	return agg_cost_on_cpu(a, tmp, f->cpu_start, f->cpu_stop, tmp);
 }
 

@@ -123,10 +123,44 @@ static void cold_mid(struct agg_cost *k, uint32_t cold, int entry_only)
 	k->cold_ns = cold - mid;
 }
 
+int calib_step(const struct calib *cal, uint32_t *med_ns, uint32_t *mean_ns)
+{
+	static const int twins[][2] = {
+		{ CALIB_RETSITE, CALIB_RETSITE_STEP },
+		{ CALIB_URETPROBE, CALIB_URETPROBE_STEP },
+	};
+
+	*med_ns = *mean_ns = 0;
+	for (size_t i = 0; i < sizeof(twins) / sizeof(twins[0]); i++) {
+		const struct calib_result *e = &cal->r[twins[i][0]];
+		const struct calib_result *s = &cal->r[twins[i][1]];
+
+		if (!e->done || !s->done || e->stop_step != s->stop_step ||
+		    s->in_ns <= e->in_ns)
+			continue;
+		*med_ns = s->in_ns - e->in_ns;
+		*mean_ns = s->in_mean_ns > e->in_mean_ns ?
+				   s->in_mean_ns - e->in_mean_ns :
+				   0;
+		return 1;
+	}
+	return 0;
+}
+
+/* class @c's step flags (AGG_COST_START_STEP, AGG_COST_STOP_STEP) */
+static uint32_t step_flags(const struct calib *cal, int c)
+{
+	return (c == CALIB_RETSITE_STEP || c == CALIB_URETPROBE_STEP ?
+			AGG_COST_START_STEP :
+			0) |
+	       (cal->r[c].stop_step ? AGG_COST_STOP_STEP : 0);
+}
+
 struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 {
 	struct agg_cost k = { 0 };
 	const struct calib_result *r;
+	uint32_t ds, de, mds, mde, in_e, out_e, m_in_e, m_out_e;
 
 	if (c < 0 || c >= CALIB_NCLASS)
 		return k;
@@ -135,21 +169,29 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 		k.flags = AGG_COST_UNKNOWN;
 		return k;
 	}
-	k.flags = AGG_COST_MEAN;
+	calib_step(cal, &k.step_ns, &k.mean_step_ns);
+	k.flags = AGG_COST_MEAN | step_flags(cal, c);
+	ds = k.flags & AGG_COST_START_STEP ? k.step_ns : 0;
+	mds = k.flags & AGG_COST_START_STEP ? k.mean_step_ns : 0;
+	de = k.flags & AGG_COST_STOP_STEP ? k.step_ns : 0;
+	mde = k.flags & AGG_COST_STOP_STEP ? k.mean_step_ns : 0;
 	/* a start probe alone: half the variance, half the bias */
 	k.sd_ns = entry_only ? (uint32_t)(r->sd_ns * 0.70710678) : r->sd_ns;
 	k.drift_ns = entry_only ? calib_drift(r) / 2 : calib_drift(r);
-	k.start_in_ns = r->in_ns / 2;
-	k.start_out_ns = r->out_ns / 2;
-	k.mean_start_in_ns = r->in_mean_ns / 2;
-	k.mean_start_out_ns = r->out_mean_ns / 2;
+	agg_cost_halves(r->in_ns, ds, 0, &k.start_in_ns, &in_e);
+	agg_cost_halves(r->out_ns, 0, de, &k.start_out_ns, &out_e);
+	agg_cost_halves(r->in_mean_ns, mds, 0, &k.mean_start_in_ns, &m_in_e);
+	agg_cost_halves(r->out_mean_ns, 0, mde, &k.mean_start_out_ns,
+			&m_out_e);
 	k.gap_ns = clamp32(r->g_ns);
 	k.mean_gap_ns = clamp32(r->g_mean_ns);
 	if (!entry_only) {
-		k.stop_in_ns = r->in_ns - k.start_in_ns;
-		k.stop_out_ns = r->out_ns - k.start_out_ns;
-		k.mean_stop_in_ns = r->in_mean_ns - k.mean_start_in_ns;
-		k.mean_stop_out_ns = r->out_mean_ns - k.mean_start_out_ns;
+		k.stop_in_ns = in_e;
+		k.stop_out_ns = out_e;
+		k.mean_stop_in_ns = m_in_e;
+		k.mean_stop_out_ns = m_out_e;
+	} else {
+		k.flags &= ~AGG_COST_STOP_STEP;
 	}
 	cold_mid(&k, entry_only ? r->cold_ns / 2 : r->cold_ns, entry_only);
 	return k;
@@ -166,7 +208,7 @@ void calib_cost_inline(const struct calib *cal, int c, struct agg_cost *k)
 		k->inl_flags = AGG_COST_UNKNOWN;
 		return;
 	}
-	k->inl_flags = AGG_COST_MEAN;
+	k->inl_flags = AGG_COST_MEAN | step_flags(cal, c);
 	k->inl_in_ns = r->in_ns;
 	k->inl_out_ns = r->out_ns;
 	k->inl_mean_in_ns = r->in_mean_ns;

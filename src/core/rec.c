@@ -277,13 +277,15 @@ static json_object *cost_json(const struct agg_cost *c, int mean, int *bad)
 	return a;
 }
 
-/* a timer's "cost_err": [sd_ns, drift_ns] (struct agg_cost) */
-static json_object *cost_err_json(const struct agg_cost *c, int *bad)
+/* a timer's two-number key, [@x, @y] (struct agg_cost): "cost_err"
+ * [sd_ns, drift_ns], "cost_gap" [gap_ns, mean_gap_ns], "cost_step"
+ * [step_ns, mean_step_ns] */
+static json_object *cost_pair_json(uint32_t x, uint32_t y, int *bad)
 {
 	json_object *a = json_object_new_array();
 
-	if (!a || json_object_array_add(a, json_object_new_uint64(c->sd_ns)) ||
-	    json_object_array_add(a, json_object_new_uint64(c->drift_ns)))
+	if (!a || json_object_array_add(a, json_object_new_uint64(x)) ||
+	    json_object_array_add(a, json_object_new_uint64(y)))
 		*bad = 1;
 	return a;
 }
@@ -301,17 +303,6 @@ static json_object *cost_inline_json(const struct agg_cost *c, int *bad)
 	for (size_t i = 0; a && i < 7; i++)
 		if (json_object_array_add(a, json_object_new_uint64(v[i])))
 			*bad = 1;
-	return a;
-}
-
-/* a timer's "cost_gap": [gap_ns, mean_gap_ns] (struct agg_cost) */
-static json_object *cost_gap_json(const struct agg_cost *c, int *bad)
-{
-	json_object *a = json_object_new_array();
-
-	if (!a || json_object_array_add(a, json_object_new_uint64(c->gap_ns)) ||
-	    json_object_array_add(a, json_object_new_uint64(c->mean_gap_ns)))
-		*bad = 1;
 	return a;
 }
 
@@ -385,6 +376,34 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 		put(o, "why", jstr(c->why, bad), NULL);
 	}
 	return a;
+}
+
+/* a timer's cost keys into its JSON object @t, from its cost @c: "cost",
+ * "cost_mean" with AGG_COST_MEAN, and those older readers skip, each
+ * where it is known: the spread ("cost_err", [sd_ns, drift_ns]), its
+ * inlined instances' calls' cost ("cost_inline": older readers take them
+ * at the timer's cost), a split entry's calibrated gap ("cost_gap",
+ * [median, mean]), the inside part's extra cost fired cold ("cost_cold")
+ * and the single step ("cost_step", [median, mean]: older readers take
+ * every site at the timer's cost) */
+static void costs_put(json_object *t, const struct agg_cost *c, int *bad)
+{
+	put(t, "cost", cost_json(c, 0, bad), bad);
+	if (c->flags & AGG_COST_MEAN)
+		put(t, "cost_mean", cost_json(c, 1, bad), bad);
+	if (c->sd_ns || c->drift_ns)
+		put(t, "cost_err", cost_pair_json(c->sd_ns, c->drift_ns, bad),
+		    bad);
+	if (c->inl_flags)
+		put(t, "cost_inline", cost_inline_json(c, bad), bad);
+	if (c->gap_ns || c->mean_gap_ns)
+		put(t, "cost_gap", cost_pair_json(c->gap_ns, c->mean_gap_ns, bad),
+		    bad);
+	if (c->cold_ns)
+		put(t, "cost_cold", json_object_new_uint64(c->cold_ns), bad);
+	if (c->step_ns || c->mean_step_ns)
+		put(t, "cost_step",
+		    cost_pair_json(c->step_ns, c->mean_step_ns, bad), bad);
 }
 
 static json_object *meta_json(const struct rec_run *run)
@@ -471,32 +490,7 @@ static json_object *meta_json(const struct rec_run *run)
 		put(t, "maxactive", json_object_new_uint64(rt->maxactive),
 		    &bad);
 		if (run->costs)
-			put(t, "cost", cost_json(&run->costs[i], 0, &bad),
-			    &bad);
-		if (run->costs && (run->costs[i].flags & AGG_COST_MEAN))
-			put(t, "cost_mean", cost_json(&run->costs[i], 1, &bad),
-			    &bad);
-		/* the spread, [sd_ns, drift_ns]: a key older readers skip */
-		if (run->costs &&
-		    (run->costs[i].sd_ns || run->costs[i].drift_ns))
-			put(t, "cost_err", cost_err_json(&run->costs[i], &bad),
-			    &bad);
-		/* its inlined instances' calls' cost: a key older readers
-		 * skip (they take such calls at the timer's cost) */
-		if (run->costs && run->costs[i].inl_flags)
-			put(t, "cost_inline",
-			    cost_inline_json(&run->costs[i], &bad), &bad);
-		/* a split entry's calibrated gap, [median, mean]: a key
-		 * older readers skip */
-		if (run->costs &&
-		    (run->costs[i].gap_ns || run->costs[i].mean_gap_ns))
-			put(t, "cost_gap", cost_gap_json(&run->costs[i], &bad),
-			    &bad);
-		/* the inside part's extra cost fired cold: a key older
-		 * readers skip */
-		if (run->costs && run->costs[i].cold_ns)
-			put(t, "cost_cold",
-			    json_object_new_uint64(run->costs[i].cold_ns), &bad);
+			costs_put(t, &run->costs[i], &bad);
 	}
 	if (run->ncalib)
 		put(root, "calibration", calib_json(run, &bad), &bad);
@@ -992,7 +986,7 @@ static int parse_cost(struct rec_run *p, size_t i, size_t n, json_object *c,
 /* parse_cost_pair() - timer @i's two-number key @e (absent: none), only
  * beside its "cost": into its struct agg_cost's uint32_t fields at
  * offsets @a and @b ("cost_err": sd_ns, drift_ns; "cost_gap": gap_ns,
- * mean_gap_ns) */
+ * mean_gap_ns; "cost_step": step_ns, mean_step_ns) */
 static int parse_cost_pair(struct rec_run *p, size_t i, json_object *e,
 			   size_t a, size_t b)
 {
@@ -1303,6 +1297,10 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 					     offsetof(struct agg_cost, gap_ns),
 					     offsetof(struct agg_cost, mean_gap_ns));
 		ret = ret ?: parse_cost_cold(p, i, jget(t, "cost_cold"));
+		ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_step"),
+					     offsetof(struct agg_cost, step_ns),
+					     offsetof(struct agg_cost,
+						      mean_step_ns));
 	}
 	ret = ret ?: parse_cpu_pm(p, jget(m, "cpu_scale_pm"));
 	return ret ?: parse_calib(p, jget(m, "calibration"));

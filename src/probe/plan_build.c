@@ -55,21 +55,27 @@ int plan_calib_class(const struct plan *p, uint32_t timer)
 }
 
 /* the probe class of an action of attachment @a (@inst: an inlined
- * instance's) */
+ * instance's), by its site's single step (plan_att.no_step) where the
+ * site's own class says it */
 static uint8_t pclass_of(const struct plan_att *a, uint32_t inst)
 {
 	switch (a->mech) {
 	case MECH_TRACEPOINT:
 		return IPROF_PC_TP;
 	case MECH_UPROBE:
-		return inst ? IPROF_PC_UINLINE : IPROF_PC_UENTRY;
+		return !inst	     ? IPROF_PC_UENTRY :
+		       a->no_step ? IPROF_PC_UINLINE_EMU :
+				    IPROF_PC_UINLINE;
 	case MECH_URETPROBE:
 		return IPROF_PC_URETPROBE;
 	case MECH_RETSITE:
-		return inst				 ? IPROF_PC_UINLINE :
-		       a->split == PLAN_SPLIT_GAP	 ? IPROF_PC_USPLIT :
+		if (inst)
+			return a->no_step ? IPROF_PC_UINLINE_EMU :
+					    IPROF_PC_UINLINE;
+		return a->split == PLAN_SPLIT_GAP   ? IPROF_PC_USPLIT :
 		       a->split == PLAN_SPLIT_ENTRY ? IPROF_PC_UENTRY :
-						  IPROF_PC_RETSITE;
+		       a->no_step		    ? IPROF_PC_RETSITE_EMU :
+						      IPROF_PC_RETSITE;
 	case MECH_UMARK: /* (its program runs no chain) */
 		return IPROF_PC_UENTRY;
 	case MECH_KSITE:

@@ -914,6 +914,51 @@ static void emu_decode_at(struct sym_cache *c, const char *path, uint64_t off,
 		emu_decode(b, (size_t)n, site, e);
 }
 
+/* insn_emulated()'s test of an instruction's first two bytes @b */
+static int bytes_emulated(const uint8_t b[2])
+{
+	return (b[0] >= 0x50 && b[0] <= 0x57) ||
+	       (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
+	       b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || b[0] == 0x90 ||
+	       (b[0] >= 0x70 && b[0] <= 0x7f) ||
+	       (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f);
+}
+
+/*
+ * insn_emulated() - the instruction at file offset @off of @path is a
+ * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), a call
+ * rel32, a jmp, a jcc or a one-byte nop, which x86 uprobes emulate
+ * instead of single-stepping them, on every kernel iprof runs on
+ * (arch/x86/kernel/uprobes.c branch_setup_xol_ops() and the push's
+ * push_emulate_op(), in Debian 12's 6.1 too): after the probe's
+ * timestamp, nothing but the return to user mode.  An instruction of any
+ * other kind is single-stepped after the timestamp: inside the call at
+ * an entry, outside it at a return site or an inlined instance's exit.
+ */
+static int insn_emulated(const char *path, uint64_t off)
+{
+	unsigned char b[2] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), emu;
+
+	if (fd < 0)
+		return 0;
+	emu = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
+	      bytes_emulated(b);
+	close(fd);
+	return emu;
+}
+
+/* insn_emulated() through the files @c holds open (NULL: read there) */
+static int insn_emulated_at(struct sym_cache *c, const char *path,
+			    uint64_t off)
+{
+	uint8_t b[2];
+
+	if (!c || sym_cache_pread(c, path, b, sizeof(b), off) != sizeof(b))
+		return insn_emulated(path, off);
+	return bytes_emulated(b);
+}
+
 /*
  * Which probed instructions of user function timers their programs run
  * themselves (include/iprof/emu.h): each entry's and return site's,
@@ -934,6 +979,9 @@ void plan_emu(struct plan *p, const struct plan_env *env)
 			continue;
 		emu_decode_at(p->pn->syms, a->path, a->offset,
 			      a->mech == MECH_RETSITE, &a->emu);
+		a->no_step = insn_emulated_at(p->pn->syms, a->path,
+					      a->offset) ||
+			     (env->uregs && a->emu.kind);
 		if (!env->uregs || !a->emu.kind)
 			continue;
 		/* every timer of the attachment's chain (timers of one
@@ -1035,34 +1083,6 @@ out:
 	return err;
 }
 
-/*
- * entry_emulated() - the instruction at file offset @off of @path is a
- * `push` of a register (0x50-0x57, with a REX.B prefix 0x41), a call
- * rel32, a jmp, a jcc or a one-byte nop, which x86 uprobes emulate
- * instead of single-stepping them, on every kernel iprof runs on
- * (arch/x86/kernel/uprobes.c branch_setup_xol_ops() and the push's
- * push_emulate_op(), in Debian 12's 6.1 too): after the entry's
- * timestamp, nothing but the return to user mode.  A first instruction
- * of any other kind is single-stepped after the timestamp, inside the
- * call.
- */
-static int entry_emulated(const char *path, uint64_t off)
-{
-	unsigned char b[2] = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), emu;
-
-	if (fd < 0)
-		return 0;
-	emu = pread(fd, b, sizeof(b), (off_t)off) == (ssize_t)sizeof(b) &&
-	      ((b[0] >= 0x50 && b[0] <= 0x57) ||
-	       (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57) ||
-	       b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || b[0] == 0x90 ||
-	       (b[0] >= 0x70 && b[0] <= 0x7f) ||
-	       (b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f));
-	close(fd);
-	return emu;
-}
-
 /* the attachment of @mech at @path's offset @off, or NULL */
 static struct plan_att *att_at(struct plan *p, enum plan_mech mech,
 			       const char *path, uint64_t off)
@@ -1098,7 +1118,7 @@ static int split_where(struct plan *p, const struct plan_env *env,
 	if (t->entry_only || t->ret_session || (no && !strcmp(no, "0")))
 		return 1;
 	emu_decode_at(p->pn->syms, at->path, at->off, 0, &emu);
-	if (entry_emulated(at->path, at->off) || (env->uregs && emu.kind))
+	if (insn_emulated(at->path, at->off) || (env->uregs && emu.kind))
 		return 1; /* no single step at its entry */
 	err = retsite_split(p->pn->rsx, at->path, code,
 			    at->cold && at->cold_off ? 2 : 1, site, adj, why,
@@ -1349,7 +1369,7 @@ static int ufunc_calib_class(const struct plan *p, uint32_t timer)
 		return uret ? CALIB_URETPROBE_SPLIT : CALIB_RETSITE;
 	for (i = 0; i < p->natt; i++)
 		if (p->att[i].timer == timer && p->att[i].mech == MECH_UPROBE) {
-			push = entry_emulated(p->att[i].path, p->att[i].offset);
+			push = insn_emulated(p->att[i].path, p->att[i].offset);
 			break;
 		}
 	/* inlined only: an entry and an exit at instructions the kernel
@@ -1380,7 +1400,7 @@ int plan_ufunc_inline_class(const struct plan *p, uint32_t timer)
 		     k = p->actions[k].next)
 			if (p->actions[k].timer == timer &&
 			    p->actions[k].role == IPROF_ROLE_START &&
-			    !entry_emulated(a->path, a->offset))
+			    !insn_emulated(a->path, a->offset))
 				return CALIB_RETSITE_STEP;
 	}
 	return CALIB_RETSITE;

@@ -679,6 +679,81 @@ static void test_costs_pclass(void **state)
 }
 
 /*
+ * A probe at a site the kernel emulates costs a single step less than its
+ * class's single-stepped one (agg_cost step_ns, AGG_COST_*_STEP): a
+ * return site at a tail call's jmp (IPROF_PC_RETSITE_EMU) in the stop's
+ * outside part, which B's parent A loses; an inlined instance entered at
+ * an emulated instruction (IPROF_PC_UINLINE_EMU) in the start's inside
+ * part, which B loses; a step not known moves nothing.
+ */
+static void test_costs_step(void **state)
+{
+	static struct agg_cost costs[NTIMERS] = {
+		/* out of line: an emulated entry, stops at a ret (its step,
+		 * 1000, in the stop's out part); inlined: both stepped */
+		[B] = { .start_in_ns = 100, .start_out_ns = 200,
+			.stop_in_ns = 100, .stop_out_ns = 1200,
+			.flags = AGG_COST_MEAN | AGG_COST_STOP_STEP,
+			.mean_start_in_ns = 100, .mean_start_out_ns = 200,
+			.mean_stop_in_ns = 100, .mean_stop_out_ns = 1200,
+			.inl_flags = AGG_COST_MEAN | AGG_COST_START_STEP |
+				     AGG_COST_STOP_STEP,
+			.inl_in_ns = 1200, .inl_out_ns = 1400,
+			.inl_mean_in_ns = 1200, .inl_mean_out_ns = 1400,
+			.step_ns = 1000, .mean_step_ns = 1000 },
+	};
+	struct agg *a;
+	const struct agg_node *na, *nb;
+	uint32_t f, s;
+
+	(void)state;
+	/* the halves: the step on its side, the rest shared */
+	agg_cost_halves(1200, 1000, 0, &f, &s);
+	assert_int_equal(f, 1100);
+	assert_int_equal(s, 100);
+	agg_cost_halves(1400, 0, 1000, &f, &s);
+	assert_int_equal(f, 200);
+	assert_int_equal(s, 1200);
+	agg_cost_halves(500, 1000, 0, &f, &s); /* cut to fit */
+	assert_int_equal(f, 500);
+	assert_int_equal(s, 0);
+	assert_int_equal(agg_pc_step(IPROF_PC_RETSITE), 1);
+	assert_int_equal(agg_pc_step(IPROF_PC_UINLINE_EMU), 0);
+	assert_int_equal(agg_pc_step(IPROF_PC_UENTRY), -1);
+
+	for (int known = 1; known >= 0; known--) {
+		costs[B].step_ns = costs[B].mean_step_ns = known ? 1000 : 0;
+		a = new_agg();
+		assert_int_equal(agg__set_costs(a, costs), 0);
+		/* B stops at a ret, then at a tail call's jmp */
+		START(a, 1, A, 1, 0);
+		PSTART(a, 1, B, 2, 3000, IPROF_PC_UENTRY);
+		PSTOP(a, 1, B, 2, 4000, IPROF_PC_RETSITE);
+		STOP(a, 1, A, 1, 10000);
+		START(a, 2, A, 1, 0);
+		PSTART(a, 2, B, 2, 3000, IPROF_PC_UENTRY);
+		PSTOP(a, 2, B, 2, 4000, IPROF_PC_RETSITE_EMU);
+		STOP(a, 2, A, 1, 10000);
+		na = node_at(a, A, -1);
+		nb = node_at(a, A, B, -1);
+		assert_int_equal(nb->total_ns, 2 * (1000 - 200));
+		assert_int_equal(na->min_ns, 10000 - 1600);
+		assert_int_equal(na->max_ns, known ? 10000 - 600 : 10000 - 1600);
+		/* inlined, entered at an emulated instruction: its inside
+		 * part 1200 less the step; stepped: all of it */
+		PSTART(a, 3, B, 1, 0, IPROF_PC_UINLINE_EMU);
+		PSTOP(a, 3, B, 1, 5000, IPROF_PC_UINLINE);
+		PSTART(a, 4, B, 1, 0, IPROF_PC_UINLINE);
+		PSTOP(a, 4, B, 1, 5000, IPROF_PC_UINLINE);
+		nb = node_at(a, B, -1);
+		assert_int_equal(nb->count, 2);
+		assert_int_equal(nb->max_ns, known ? 5000 - 200 : 5000 - 1200);
+		assert_int_equal(nb->min_ns, 5000 - 1200);
+		agg__free(a);
+	}
+}
+
+/*
  * A split entry (IPROF_REC_GAP() of abi.h): B's START at its split site
  * (IPROF_PC_USPLIT) carries the gap since its mark, which its parent A
  * loses beside B's calibrated parts; a START with no gap loses the
@@ -1290,6 +1365,58 @@ static void test_calib_arith(void **state)
 	assert_int_equal(calib_cost(&cal, CALIB_FENTRY, 0).flags,
 			 AGG_COST_UNKNOWN);
 	assert_int_equal(calib_cost(&cal, CALIB_NONE, 0).flags, 0);
+}
+
+/*
+ * The single step (calib_step()): CALIB_RETSITE_STEP's in part less
+ * CALIB_RETSITE's (their functions differ in their first instruction
+ * only), medians and means; where they stop alike only.  A class whose
+ * entry is single-stepped holds it in its start's inside part, one whose
+ * stops are in its stop's outside part (calib_cost()), the rest halved.
+ */
+static void test_calib_step(void **state)
+{
+	struct calib cal = { 0 };
+	struct calib_result *e = &cal.r[CALIB_RETSITE];
+	struct calib_result *s = &cal.r[CALIB_RETSITE_STEP];
+	uint32_t med, mean;
+	struct agg_cost k;
+
+	(void)state;
+	assert_int_equal(calib_step(&cal, &med, &mean), 0);
+	*e = (struct calib_result){ .done = 1, .in_ns = 600, .out_ns = 17600,
+				    .in_mean_ns = 700, .out_mean_ns = 18000,
+				    .stop_step = 1 };
+	*s = *e;
+	s->in_ns = 17400;
+	s->in_mean_ns = 18000;
+	assert_int_equal(calib_step(&cal, &med, &mean), 1);
+	assert_int_equal(med, 16800);
+	assert_int_equal(mean, 17300);
+	k = calib_cost(&cal, CALIB_RETSITE, 0);
+	assert_int_equal(k.flags, AGG_COST_MEAN | AGG_COST_STOP_STEP);
+	assert_int_equal(k.step_ns, 16800);
+	assert_int_equal(k.start_in_ns, 300);
+	assert_int_equal(k.stop_in_ns, 300);
+	assert_int_equal(k.start_out_ns, 400);
+	assert_int_equal(k.stop_out_ns, 17200);
+	assert_int_equal(k.mean_stop_out_ns, 17300 + 350);
+	k = calib_cost(&cal, CALIB_RETSITE_STEP, 0);
+	assert_int_equal(k.flags, AGG_COST_MEAN | AGG_COST_START_STEP |
+					  AGG_COST_STOP_STEP);
+	assert_int_equal(k.start_in_ns, 16800 + 300);
+	assert_int_equal(k.stop_in_ns, 300);
+	/* entry only: the start's parts, no stop step */
+	k = calib_cost(&cal, CALIB_RETSITE_STEP, 1);
+	assert_int_equal(k.flags, AGG_COST_MEAN | AGG_COST_START_STEP);
+	assert_int_equal(k.start_in_ns, 16800 + 300);
+	calib_cost_inline(&cal, CALIB_RETSITE_STEP, &k);
+	assert_int_equal(k.inl_flags, AGG_COST_MEAN | AGG_COST_START_STEP |
+					      AGG_COST_STOP_STEP);
+	/* twins that stop differently (the program runs one's ret): none */
+	e->stop_step = 0;
+	assert_int_equal(calib_step(&cal, &med, &mean), 0);
+	assert_int_equal(calib_cost(&cal, CALIB_RETSITE, 0).step_ns, 0);
 }
 
 /*
@@ -2502,6 +2629,8 @@ int main(void)
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_costs_pclass),
+		cmocka_unit_test(test_costs_step),
+		cmocka_unit_test(test_calib_step),
 		cmocka_unit_test(test_costs_split),
 		cmocka_unit_test(test_costs_cold),
 		cmocka_unit_test(test_costs_cpu),

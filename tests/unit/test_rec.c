@@ -225,15 +225,16 @@ static void test_roundtrip(void **state)
  * parts in "cost" and, with AGG_COST_MEAN, the means' in "cost_mean"
  * (minor version 2); the calibration's means; a timer without the flag
  * reads back without means; a run without costs has none; the costs per
- * CPU ("cpu_scale_pm").
+ * CPU ("cpu_scale_pm"); the single step ("cost_step") and its flags.
  */
 static void test_costs(void **state)
 {
 	struct agg_cost costs[2] = {
 		{ .start_in_ns = 1, .start_out_ns = 2, .stop_in_ns = 3,
-		  .stop_out_ns = 4, .flags = AGG_COST_MEAN,
+		  .stop_out_ns = 4, .flags = AGG_COST_MEAN | AGG_COST_STOP_STEP,
 		  .mean_start_in_ns = 5, .mean_start_out_ns = 6,
-		  .mean_stop_in_ns = 7, .mean_stop_out_ns = 4000000000u },
+		  .mean_stop_in_ns = 7, .mean_stop_out_ns = 4000000000u,
+		  .step_ns = 17000, .mean_step_ns = 17500 },
 		{ .start_in_ns = 9, .flags = AGG_COST_UNKNOWN },
 	};
 	struct report_calib cal = { .mech = "uprobe", .done = 1, .in_ns = 10,
