@@ -337,6 +337,9 @@ struct agg_cost {
 	 * drift_ns; 0: none known.
 	 */
 	uint32_t cold_ns;
+	/* the same of the probes' parts outside a call
+	 * (calib_result.cold_out_ns): a bias of its caller's time alone */
+	uint32_t cold_out_ns;
 	/*
 	 * What a probe at an instruction the kernel single-steps costs more
 	 * than one at an instruction it emulates (the single step), median

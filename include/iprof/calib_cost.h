@@ -100,6 +100,15 @@ struct calib_result {
 	 * CALIB_COLD_SPIN_NS of other work) than back to back: the mean of
 	 * those less D's mean, at least 0, ns; 0: not measured */
 	uint32_t cold_ns;
+	/* the cold calls' means (CALIB_COLD_CALLS, as cold_ns's), ns, each
+	 * timed by iprof's clock untraced (before the probes attach) and
+	 * traced, and as recorded, and a split entry's gap (else 0); 0: not
+	 * measured */
+	uint64_t bc_mean_ns, tc_mean_ns, dc_mean_ns, gc_mean_ns;
+	/* what the probes' part outside a call costs more fired cold: their
+	 * tc - bc - dc - gc less out_mean_ns, at least 0, ns; 0: not
+	 * measured */
+	uint32_t cold_out_ns;
 	/* the spread of T (calib_spread()): one call's standard deviation,
 	 * and how far its mean may be off while it was measured (0: not
 	 * measured) */

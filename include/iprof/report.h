@@ -195,9 +195,9 @@ struct report_calib {
 	/* a split entry's class: the gap from the mark to the start
 	 * (calib_result g_ns, g_mean_ns), which out_ns leaves out; 0: none */
 	uint32_t gap_ns, gap_mean_ns;
-	/* calib_result.cold_ns: the probes' inside part's extra cost when
-	 * they fire far apart; 0: not known */
-	uint32_t cold_ns;
+	/* calib_result.cold_ns, cold_out_ns: the probes' inside and
+	 * outside parts' extra cost when they fire far apart; 0: not known */
+	uint32_t cold_ns, cold_out_ns;
 };
 
 struct report {

@@ -350,7 +350,8 @@ static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
  * 2 MiB write between the calls read 1.2-1.3 us here, against 92 ns
  * without: too cold for a run's probes microseconds apart).
  */
-static void cold_calls(void (*call)(void), struct loader *l)
+static uint64_t cold_calls(void (*call)(void), struct loader *l,
+			   uint64_t *v)
 {
 	unsigned int k;
 	uint64_t t0;
@@ -359,10 +360,14 @@ static void cold_calls(void (*call)(void), struct loader *l)
 		t0 = util_now_ns();
 		while (util_now_ns() - t0 < CALIB_COLD_SPIN_NS)
 			;
+		t0 = util_now_ns();
 		call();
-		if (k % 64 == 63)
+		v[k] = util_now_ns() - t0;
+		if (l && k % 64 == 63)
 			loader__poll(l, 0);
 	}
+	calib_median(v, CALIB_COLD_CALLS);
+	return calib_mean(v, CALIB_COLD_CALLS);
 }
 
 /* A calibration timer's durations, from its records (one thread). */
@@ -370,10 +375,12 @@ struct durs {
 	uint64_t *v;
 	size_t n, cap;
 	uint64_t start; /* the open START's timestamp, 0: none */
-	/* a split entry's: each START's gap (IPROF_REC_GAP(), ns; 0: none
-	 * measured), in call order; NULL for the other classes */
+	/* a split entry's: each call's gap (IPROF_REC_GAP() of its START,
+	 * ns; 0: none measured), in call order, g[i] v[i]'s; NULL for the
+	 * other classes */
 	uint64_t *g;
 	size_t ng;
+	uint64_t start_gap; /* the open START's */
 };
 
 /* The records of one calibration plan: timer i is group class i. */
@@ -395,12 +402,16 @@ static void collect(void *ctx, const void *rec, size_t size)
 	d = &g->d[r->timer];
 	if (r->type == IPROF_REC_START) {
 		d->start = r->ts;
-		if (d->g && d->ng < d->cap)
-			d->g[d->ng++] = (uint64_t)IPROF_REC_GAP(r->aux)
-					<< IPROF_GAP_SHIFT;
+		d->start_gap = (uint64_t)IPROF_REC_GAP(r->aux)
+			       << IPROF_GAP_SHIFT;
 	} else if (r->type == IPROF_REC_STOP && d->start && r->ts >= d->start) {
-		if (d->n < d->cap)
+		/* a gap beside each duration: a START whose STOP never
+		 * came leaves none */
+		if (d->n < d->cap) {
 			d->v[d->n++] = r->ts - d->start;
+			if (d->g)
+				d->g[d->ng++] = d->start_gap;
+		}
 		d->start = 0;
 	} else {
 		d->start = 0; /* anything else closes it untimed */
@@ -441,6 +452,11 @@ static void cold_of(struct calib_result *r, struct durs *d)
 	cold = calib_mean(d->v + n, CALIB_COLD_CALLS);
 	calib_median(d->v, n);
 	hot = calib_mean(d->v, n);
+	r->dc_mean_ns = cold;
+	if (d->g && d->ng == d->n) {
+		calib_median(d->g + n, CALIB_COLD_CALLS);
+		r->gc_mean_ns = calib_mean(d->g + n, CALIB_COLD_CALLS);
+	}
 	r->cold_ns = cold > hot ? (uint32_t)(cold - hot > UINT32_MAX ?
 						     UINT32_MAX :
 						     cold - hot) :
@@ -492,7 +508,8 @@ static int durs_alloc(struct durs *d, enum calib_class c, uint64_t **raw)
 }
 
 /* @r's D, cold_ns and a split entry's gaps from its records @d (@raw,
- * @w, @p: split_gaps()), then in and out (calib_derive()) */
+ * @w, @p: split_gaps()), then in and out (calib_derive()) and
+ * cold_out_ns */
 static void from_records(struct calib_result *r, struct durs *d,
 			 const uint64_t *raw, uint64_t *w, const struct pin *p)
 {
@@ -510,6 +527,16 @@ static void from_records(struct calib_result *r, struct durs *d,
 	if (d->g)
 		split_gaps(r, d, raw, w, p);
 	calib_derive(r);
+	/* the cold calls' outside part less the rounds' */
+	if (r->dc_mean_ns && r->tc_mean_ns > r->bc_mean_ns + r->dc_mean_ns +
+						     r->gc_mean_ns) {
+		uint64_t oc = r->tc_mean_ns - r->bc_mean_ns - r->dc_mean_ns -
+			      r->gc_mean_ns;
+
+		r->cold_out_ns = oc > r->out_mean_ns ?
+					 (uint32_t)(oc - r->out_mean_ns) :
+					 0;
+	}
 }
 
 /* whether timer @t of @p stops at an instruction the kernel single-steps
@@ -576,6 +603,7 @@ static void measure(struct calib *cal, struct group *g,
 		/* untraced first: nothing of this plan is attached yet */
 		r->b_ns = time_calls(call[i], NULL, v, &r->b_mean_ns, NULL,
 				     &pin, 0, NULL);
+		r->bc_mean_ns = cold_calls(call[i], NULL, v);
 	}
 
 	for (i = 0; i < g->n && cal->r[g->cls[i]].why[0]; i++)
@@ -621,7 +649,7 @@ static void measure(struct calib *cal, struct group *g,
 		}
 		r->t_ns = time_calls(call[i], l, v, &r->t_mean_ns, r, &pin,
 				     r->b_mean_ns, g->d[i].g ? raw : NULL);
-		cold_calls(call[i], l);
+		r->tc_mean_ns = cold_calls(call[i], l, v);
 	}
 	loader__set_tracing(l, 0);
 	loader__drain(l);
@@ -828,7 +856,12 @@ void calib_log(const struct calib *cal)
 				  (unsigned long long)r->t_mean_ns,
 				  (unsigned long long)r->d_mean_ns,
 				  (unsigned long long)r->calls);
-		else
+		if (r->done && r->dc_mean_ns)
+			log_debug("calibration: %s: fired cold (%d calls, each after %d us of spinning): %u ns more inside a call, %u ns more outside",
+				  r->mech, CALIB_COLD_CALLS,
+				  (int)(CALIB_COLD_SPIN_NS / 1000), r->cold_ns,
+				  r->cold_out_ns);
+		else if (!r->done)
 			/* the report's summary says it too, where its timers
 			 * attached (the same reason often keeps them out) */
 			log_debug("calibration: %s: not measured (%s): its timers' times are not compensated",

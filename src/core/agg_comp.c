@@ -362,9 +362,9 @@ void agg_charge_open(const struct agg *a, struct athread *t, uint32_t i)
 		agg_cost_parts(c, CM_SUM, v);
 		agg_cost_err(c, v[0] + v[1], &p->var_ns2, &p->sys_ns);
 		agg_cost_err(c, v[0] + v[1], &p->sv_ns2, &p->ss_ns);
-		/* its start's half of the inside part, fired cold */
-		p->sys_ns += c->cold_ns / 2.0;
-		p->ss_ns += c->cold_ns / 2.0;
+		/* its start's half of both parts, fired cold */
+		p->sys_ns += (c->cold_ns + c->cold_out_ns) / 2.0;
+		p->ss_ns += (c->cold_ns + c->cold_out_ns) / 2.0;
 	}
 	p->uncertain = 1;
 }
@@ -554,9 +554,11 @@ static void comp_err(const struct agg_cost *c, const struct frame *f,
 		agg_cost_err(c, (f->forked ? 0 : v[0]) + v[2], &sv, &ss);
 		agg_cost_err(c, (f->forked ? 0 : v[1]) + v[3], &ov, &os);
 		/* its probes' inside part, fired cold (agg_cost.cold_ns):
-		 * its own time's bias, and so its callers' */
+		 * its own time's bias, and so its callers'; their outside
+		 * part (cold_out_ns): its caller's */
 		sys += f->forked ? c->cold_ns / 2.0 : c->cold_ns;
 		ss += f->forked ? c->cold_ns / 2.0 : c->cold_ns;
+		os += f->forked ? c->cold_out_ns / 2.0 : c->cold_out_ns;
 	}
 	n->err_var_ns2 += var;
 	n->err_sys_ns += sys;

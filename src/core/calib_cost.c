@@ -100,27 +100,37 @@ uint32_t calib_drift(const struct calib_result *r)
 }
 
 /*
- * cold_mid() - @cold ns, what this timer's probes' inside part may cost
- * more when they fire far apart (calib_result.cold_ns: a start probe
- * alone has half of it), between the calibration's calls back to back
- * (hot: what in_ns measured) and its cold calls: a call of a real program
- * lies between the two (tests/e2e/helpers/nested.c's 1 us leaf, 1 us after
- * its last probe, read 81 ns above its own clock with the hot cost taken
- * out, its class's cold_ns 92-117).  The midpoint is taken out of each
- * call, half on each side's inside part (@entry_only: all on the start's),
- * and the other half stays as its bias (agg_cost.cold_ns: its error bar).
+ * cold_mid() - @cold and @cold_out ns, what this timer's probes' inside
+ * and outside parts may cost more when they fire far apart
+ * (calib_result.cold_ns, cold_out_ns: a start probe alone has half of
+ * each), between the calibration's calls back to back (hot: what in_ns
+ * and out_ns measured) and its cold calls: a call of a real program lies
+ * between the two (tests/e2e/helpers/nested.c's 1 us leaf, 1 us after its
+ * last probe, read 81 ns above its own clock with the hot cost taken out,
+ * its class's cold_ns 92-117; its parent outer, 12 timed calls under it,
+ * +10% with the hot outside part taken out, its class's cold_out_ns
+ * 111-174).  The midpoints are taken out of each call, half on each
+ * side's part (@entry_only: all on the start's), and the other halves stay
+ * as biases (agg_cost.cold_ns, cold_out_ns: the error bars).
  */
-static void cold_mid(struct agg_cost *k, uint32_t cold, int entry_only)
+static void cold_mid(struct agg_cost *k, uint32_t cold, uint32_t cold_out,
+		     int entry_only)
 {
 	uint32_t mid = cold / 2, s = entry_only ? mid : mid / 2;
+	uint32_t mo = cold_out / 2, so = entry_only ? mo : mo / 2;
 
 	k->start_in_ns += s;
 	k->mean_start_in_ns += s;
+	k->start_out_ns += so;
+	k->mean_start_out_ns += so;
 	if (!entry_only) {
 		k->stop_in_ns += mid - s;
 		k->mean_stop_in_ns += mid - s;
+		k->stop_out_ns += mo - so;
+		k->mean_stop_out_ns += mo - so;
 	}
 	k->cold_ns = cold - mid;
+	k->cold_out_ns = cold_out - mo;
 }
 
 int calib_step(const struct calib *cal, uint32_t *med_ns, uint32_t *mean_ns)
@@ -193,7 +203,8 @@ struct agg_cost calib_cost(const struct calib *cal, int c, int entry_only)
 	} else {
 		k.flags &= ~AGG_COST_STOP_STEP;
 	}
-	cold_mid(&k, entry_only ? r->cold_ns / 2 : r->cold_ns, entry_only);
+	cold_mid(&k, entry_only ? r->cold_ns / 2 : r->cold_ns,
+		 entry_only ? r->cold_out_ns / 2 : r->cold_out_ns, entry_only);
 	return k;
 }
 
@@ -246,6 +257,7 @@ size_t calib_report(const struct calib *cal, unsigned int used,
 			.gap_ns = clamp32(r->g_ns),
 			.gap_mean_ns = clamp32(r->g_mean_ns),
 			.cold_ns = r->cold_ns,
+			.cold_out_ns = r->cold_out_ns,
 			.why = r->done ? NULL : r->why,
 		};
 		n++;

@@ -358,6 +358,9 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
 		if (c->cold_ns) /* its inside part fired cold */
 			put(o, "cold_ns", json_object_new_uint64(c->cold_ns),
 			    bad);
+		if (c->cold_out_ns) /* its outside part */
+			put(o, "cold_out_ns",
+			    json_object_new_uint64(c->cold_out_ns), bad);
 		if (c->gap_ns || c->gap_mean_ns) { /* a split entry's */
 			put(o, "gap_ns", json_object_new_uint64(c->gap_ns),
 			    bad);
@@ -383,7 +386,8 @@ static json_object *calib_json(const struct rec_run *run, int *bad)
  * where it is known: the spread ("cost_err", [sd_ns, drift_ns]), its
  * inlined instances' calls' cost ("cost_inline": older readers take them
  * at the timer's cost), a split entry's calibrated gap ("cost_gap",
- * [median, mean]), the inside part's extra cost fired cold ("cost_cold")
+ * [median, mean]), the inside and outside parts' extra cost fired cold
+ * ("cost_cold", "cost_cold_out")
  * and the single step ("cost_step", [median, mean]: older readers take
  * every site at the timer's cost) */
 static void costs_put(json_object *t, const struct agg_cost *c, int *bad)
@@ -401,6 +405,9 @@ static void costs_put(json_object *t, const struct agg_cost *c, int *bad)
 		    bad);
 	if (c->cold_ns)
 		put(t, "cost_cold", json_object_new_uint64(c->cold_ns), bad);
+	if (c->cold_out_ns)
+		put(t, "cost_cold_out", json_object_new_uint64(c->cold_out_ns),
+		    bad);
 	if (c->step_ns || c->mean_step_ns)
 		put(t, "cost_step",
 		    cost_pair_json(c->step_ns, c->mean_step_ns, bad), bad);
@@ -1005,17 +1012,22 @@ static int parse_cost_pair(struct rec_run *p, size_t i, json_object *e,
 	return 0;
 }
 
-/* parse_cost_cold() - timer @i's "cost_cold" @e (absent: none): one
- * number, only beside its "cost" */
-static int parse_cost_cold(struct rec_run *p, size_t i, json_object *e)
+/* parse_cost_one() - timer @i's one-number key @e (absent: none), only
+ * beside its "cost": into its struct agg_cost's uint32_t field at offset
+ * @a ("cost_cold": cold_ns; "cost_cold_out": cold_out_ns) */
+static int parse_cost_one(struct rec_run *p, size_t i, json_object *e,
+			  size_t a)
 {
+	uint32_t v;
+
 	if (!e)
 		return 0;
 	if (!p->costs || !json_object_is_type(e, json_type_int) ||
 	    json_object_get_int64(e) < 0 ||
 	    json_object_get_int64(e) > (int64_t)UINT32_MAX)
 		return -EBADMSG;
-	p->costs[i].cold_ns = (uint32_t)json_object_get_int64(e);
+	v = (uint32_t)json_object_get_int64(e);
+	memcpy((char *)&p->costs[i] + a, &v, sizeof(v));
 	return 0;
 }
 
@@ -1083,6 +1095,7 @@ static int parse_calib(struct rec_run *p, json_object *a)
 		ret = ret ?: ju32(o, "proc_drift_ns", &c->proc_drift_ns);
 		ret = ret ?: ju32(o, "gap_ns", &c->gap_ns);
 		ret = ret ?: ju32(o, "cold_ns", &c->cold_ns);
+		ret = ret ?: ju32(o, "cold_out_ns", &c->cold_out_ns);
 		ret = ret ?: ju32(o, "gap_mean_ns", &c->gap_mean_ns);
 		ret = ret ?: jstrdup(o, "why", &c->why);
 	}
@@ -1183,6 +1196,32 @@ static int parse_cpu_pm(struct rec_run *p, json_object *a)
 	}
 	p->ncpu_pm = (uint32_t)n;
 	return 0;
+}
+
+/* parse_costs() - timer @i's (of @n) cost keys in its object @t
+ * (costs_put()'s) */
+static int parse_costs(struct rec_run *p, size_t i, size_t n, json_object *t)
+{
+	int ret;
+
+	ret = parse_cost(p, i, n, jget(t, "cost"), jget(t, "cost_mean"));
+	ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_err"),
+				     offsetof(struct agg_cost, sd_ns),
+				     offsetof(struct agg_cost, drift_ns));
+	ret = ret ?: parse_cost_inline(p, i, jget(t, "cost_inline"));
+	ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_gap"),
+				     offsetof(struct agg_cost, gap_ns),
+				     offsetof(struct agg_cost, mean_gap_ns));
+	ret = ret ?: parse_cost_one(p, i, jget(t, "cost_cold"),
+				    offsetof(struct agg_cost, cold_ns));
+	ret = ret ?: parse_cost_one(p, i, jget(t, "cost_cold_out"),
+				    offsetof(struct agg_cost,
+					     cold_out_ns));
+	ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_step"),
+				     offsetof(struct agg_cost, step_ns),
+				     offsetof(struct agg_cost,
+					      mean_step_ns));
+	return ret;
 }
 
 static int parse_meta(struct rec_reader *r, json_object *m)
@@ -1287,20 +1326,7 @@ static int parse_meta(struct rec_reader *r, json_object *m)
 		ret = ret ?: ju64(t, "maxactive", &u);
 		rt->maxactive = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 		ret = ret ?: parse_emu(t, rt);
-		ret = ret ?: parse_cost(p, i, n, jget(t, "cost"),
-					jget(t, "cost_mean"));
-		ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_err"),
-					     offsetof(struct agg_cost, sd_ns),
-					     offsetof(struct agg_cost, drift_ns));
-		ret = ret ?: parse_cost_inline(p, i, jget(t, "cost_inline"));
-		ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_gap"),
-					     offsetof(struct agg_cost, gap_ns),
-					     offsetof(struct agg_cost, mean_gap_ns));
-		ret = ret ?: parse_cost_cold(p, i, jget(t, "cost_cold"));
-		ret = ret ?: parse_cost_pair(p, i, jget(t, "cost_step"),
-					     offsetof(struct agg_cost, step_ns),
-					     offsetof(struct agg_cost,
-						      mean_step_ns));
+		ret = ret ?: parse_costs(p, i, n, t);
 	}
 	ret = ret ?: parse_cpu_pm(p, jget(m, "cpu_scale_pm"));
 	return ret ?: parse_calib(p, jget(m, "calibration"));

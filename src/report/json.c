@@ -371,6 +371,8 @@ static void add_calibration(struct jb *b, json_object *root,
 		add_u64(b, m, "calls", c->calls);
 		/* the inside part's extra cost fired cold (0: not known) */
 		add_u64_if(b, m, "cold_ns", c->done && c->cold_ns, c->cold_ns);
+		add_u64_if(b, m, "cold_out_ns", c->done && c->cold_out_ns,
+			   c->cold_out_ns);
 		/* a split entry's gap (only in its class) */
 		if (c->gap_ns || c->gap_mean_ns) {
 			add_u64(b, m, "gap_ns", c->gap_ns);

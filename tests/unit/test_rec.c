@@ -234,7 +234,8 @@ static void test_costs(void **state)
 		  .stop_out_ns = 4, .flags = AGG_COST_MEAN | AGG_COST_STOP_STEP,
 		  .mean_start_in_ns = 5, .mean_start_out_ns = 6,
 		  .mean_stop_in_ns = 7, .mean_stop_out_ns = 4000000000u,
-		  .step_ns = 17000, .mean_step_ns = 17500 },
+		  .step_ns = 17000, .mean_step_ns = 17500, .cold_ns = 90,
+		  .cold_out_ns = 150 },
 		{ .start_in_ns = 9, .flags = AGG_COST_UNKNOWN },
 	};
 	struct report_calib cal = { .mech = "uprobe", .done = 1, .in_ns = 10,

@@ -32,10 +32,11 @@ for KIND in fentry kprobe; do
 	m=$(jq -r --arg k "$KIND" '[.calibration.mechanisms[] | select(.mech | startswith($k))][0]' "$TMP/$KIND.json")
 	check "$KIND: calibrated" "$(echo "$m" | jq -r .measured)" true
 	within "$KIND: in_ns measured" "$(echo "$m" | jq -r .in_ns)" 1 1e9
-	# the inside part with half its class's cold_ns (the midpoint between
-	# the calibration's calls back to back and its cold ones)
+	# the inside and outside parts with half their class's cold_ns and
+	# cold_out_ns (the midpoint between the calibration's calls back to
+	# back and its cold ones)
 	kin=$(echo "$m" | jq -r '.in_mean_ns + ((.cold_ns // 0) / 2 | floor)')
-	kout=$(echo "$m" | jq -r .out_mean_ns)
+	kout=$(echo "$m" | jq -r '.out_mean_ns + ((.cold_out_ns // 0) / 2 | floor)')
 	within "$KIND: in_mean_ns measured" "$kin" 1 1e9
 	uin=$(jq -r '[.calibration.mechanisms[] | select(.mech | startswith("uprobe"))][0] | .in_mean_ns + ((.cold_ns // 0) / 2 | floor)' "$TMP/$KIND.json")
 	raw=$(jnode "$TMP/$KIND.json" read_group raw_total_ns)
