@@ -223,6 +223,43 @@ static void step_move(uint32_t *v, uint32_t d, int more)
 		*v = *v > d ? *v - d : 0;
 }
 
+/* the mean parts' sum of @k, ns */
+static double mean_sum(const struct agg_cost *k)
+{
+	uint64_t v[4];
+
+	agg_cost_parts(k, CM_SUM, v);
+	return (double)(v[0] + v[1] + v[2] + v[3]);
+}
+
+/*
+ * step_sides() - @k (a frame's cost, its sides from @c's classes) one
+ * single step (c->step_ns) more (@ss 1) or less (0) in its start's inside
+ * part, and in its stop's outside part by @es (-1: neither), its spread
+ * scaled alike: the variance and the bias per ns of cost stay its
+ * class's (a call with one step less has about half the variance of one
+ * with two).
+ */
+static void step_sides(struct agg_cost *k, const struct agg_cost *c, int ss,
+		       int es)
+{
+	double m0 = mean_sum(k), m1;
+
+	if (ss >= 0) {
+		step_move(&k->start_in_ns, c->step_ns, ss);
+		step_move(&k->mean_start_in_ns, c->mean_step_ns, ss);
+	}
+	if (es >= 0) {
+		step_move(&k->stop_out_ns, c->step_ns, es);
+		step_move(&k->mean_stop_out_ns, c->mean_step_ns, es);
+	}
+	m1 = mean_sum(k);
+	if (m0 > 0 && m1 > 0) {
+		k->sd_ns = (uint32_t)(k->sd_ns * sqrt(m1 / m0) + 0.5);
+		k->drift_ns = (uint32_t)(k->drift_ns * (m1 / m0) + 0.5);
+	}
+}
+
 /* @k's inside and outside parts from its inlined instances' class
  * (struct agg_cost inl_*): the start's (@start) or the stop's side */
 static void inline_side(struct agg_cost *k, const struct agg_cost *c,
@@ -298,14 +335,8 @@ const struct agg_cost *agg_frame_cost(const struct agg *a,
 				 (ie ? c->inl_drift_ns : c->drift_ns)) /
 				2;
 	}
-	if (ss >= 0) {
-		step_move(&tmp->start_in_ns, c->step_ns, ss);
-		step_move(&tmp->mean_start_in_ns, c->mean_step_ns, ss);
-	}
-	if (es >= 0) {
-		step_move(&tmp->stop_out_ns, c->step_ns, es);
-		step_move(&tmp->mean_stop_out_ns, c->mean_step_ns, es);
-	}
+	if (ss >= 0 || es >= 0)
+		step_sides(tmp, c, ss, es);
 	return agg_cost_on_cpu(a, tmp, f->cpu_start, f->cpu_stop, tmp);
 }
 

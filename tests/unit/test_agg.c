@@ -684,7 +684,8 @@ static void test_costs_pclass(void **state)
  * return site at a tail call's jmp (IPROF_PC_RETSITE_EMU) in the stop's
  * outside part, which B's parent A loses; an inlined instance entered at
  * an emulated instruction (IPROF_PC_UINLINE_EMU) in the start's inside
- * part, which B loses; a step not known moves nothing.
+ * part, which B loses; a step not known moves nothing.  The spread
+ * moves with the cost: its variance per ns of cost stays the class's.
  */
 static void test_costs_step(void **state)
 {
@@ -700,7 +701,7 @@ static void test_costs_step(void **state)
 				     AGG_COST_STOP_STEP,
 			.inl_in_ns = 1200, .inl_out_ns = 1400,
 			.inl_mean_in_ns = 1200, .inl_mean_out_ns = 1400,
-			.step_ns = 1000, .mean_step_ns = 1000 },
+			.sd_ns = 1000, .step_ns = 1000, .mean_step_ns = 1000 },
 	};
 	struct agg *a;
 	const struct agg_node *na, *nb;
@@ -739,6 +740,10 @@ static void test_costs_step(void **state)
 		assert_int_equal(nb->total_ns, 2 * (1000 - 200));
 		assert_int_equal(na->min_ns, 10000 - 1600);
 		assert_int_equal(na->max_ns, known ? 10000 - 600 : 10000 - 1600);
+		/* B's whole spread in A: its class's variance, 1000^2, for
+		 * the call with both steps; with one, its cost 600 of 1600 */
+		assert_true(fabs(na->err_var_ns2 -
+				 (known ? 1e6 + 1e6 * 600 / 1600 : 2e6)) < 2000);
 		/* inlined, entered at an emulated instruction: its inside
 		 * part 1200 less the step; stepped: all of it */
 		PSTART(a, 3, B, 1, 0, IPROF_PC_UINLINE_EMU);
