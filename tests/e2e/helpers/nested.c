@@ -14,9 +14,11 @@
  *   e2e-nested N SPIN_NS
  *
  * Prints key=value: outer.count ... and, for outer, mid, leaf, gp and
- * getppid (one getppid(2) call), LEVEL.mean_ns and LEVEL.p50_ns (the
- * untraced copies' mean and median; getppid's is one getpid(2) call's).
+ * getppid (one getppid(2) call), LEVEL.mean_ns, LEVEL.p50_ns and
+ * LEVEL.se_ns (the untraced copies' mean, median and the mean's standard
+ * error; getppid's is one getpid(2) call's).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ static uint64_t n_outer, n_mid, n_leaf, n_gp, n_plain;
  * (the first MAXS) for the medians */
 #define MAXS 100000
 static uint64_t u_ns[5], u_n[5];
+static double u_sq[5]; /* their squares' sum, ns^2 */
 static uint64_t *u_v[5];
 enum { L_OUTER, L_MID, L_LEAF, L_GP, L_SC };
 
@@ -90,6 +93,7 @@ __attribute__((noinline)) void outer(void)
 		call;                                                          \
 		uint64_t d_ = now() - t0_;                                     \
 		u_ns[level] += d_;                                             \
+		u_sq[level] += (double)d_ * (double)d_;                        \
 		if (u_n[level] < MAXS)                                         \
 			u_v[level][u_n[level]] = d_;                           \
 		u_n[level]++;                                                  \
@@ -166,9 +170,17 @@ int main(int argc, char **argv)
 		uint64_t m = u_n[i] < MAXS ? u_n[i] : MAXS;
 
 		qsort(u_v[i], m, sizeof(uint64_t), cmp);
-		printf("%s.mean_ns=%llu\n%s.p50_ns=%llu\n", names[i],
-		       (unsigned long long)(u_ns[i] / u_n[i]), names[i],
-		       (unsigned long long)u_v[i][(m - 1) / 2]);
+		double mean = (double)u_ns[i] / (double)u_n[i];
+		double var = u_n[i] > 1 ? (u_sq[i] - (double)u_n[i] * mean *
+							   mean) /
+						  (double)(u_n[i] - 1) :
+					  0.0;
+
+		printf("%s.mean_ns=%llu\n%s.p50_ns=%llu\n%s.se_ns=%.0f\n",
+		       names[i], (unsigned long long)(u_ns[i] / u_n[i]),
+		       names[i], (unsigned long long)u_v[i][(m - 1) / 2],
+		       names[i],
+		       var > 0 ? sqrt(var / (double)u_n[i]) : 0.0);
 	}
 	return 0;
 }
