@@ -754,6 +754,7 @@ struct rec_reader {
 	unsigned char *cbuf, *ubuf; /* compressed, inflated block */
 	size_t ccap, ucap;
 	uint64_t last_ts; /* latest record time seen */
+	uint64_t nrecs; /* records handed out (whole blocks) */
 	struct rec_run run;
 };
 
@@ -1591,9 +1592,10 @@ int rec_reader__next(struct rec_reader *r, const struct iprof_rec **recs,
 		else
 			snprintf(what, sizeof(what), "%s", err ? err : "");
 		util_set_err(err, errlen,
-		    "%s (cut, or the run was killed): it holds the records up "
-		    "to there; no loss counters",
-		    what);
+		    "%s (cut, or the run was killed): it holds the %llu "
+		    "records of the blocks before it%s; no loss counters",
+		    what, (unsigned long long)r->nrecs,
+		    ret == -ENODATA ? ", that block's are lost" : "");
 		if (r->last_ts > r->run.end_ns)
 			r->run.end_ns = r->last_ts;
 		return finish(r, 0, err, errlen);
@@ -1632,6 +1634,7 @@ int rec_reader__next(struct rec_reader *r, const struct iprof_rec **recs,
 	}
 	*recs = (const struct iprof_rec *)r->ubuf;
 	*n = len / sizeof(struct iprof_rec);
+	r->nrecs += *n;
 	for (i = 0; i < *n; i++)
 		if ((*recs)[i].type != IPROF_REC_COMM &&
 		    (*recs)[i].ts > r->last_ts)

@@ -302,7 +302,7 @@ static void test_truncated(void **state)
 {
 	size_t len, cut, at[16], nb, meta_end;
 	char *buf = make_file(NREC, &len, 1);
-	char err[512];
+	char err[512], want[64];
 
 	(void)state;
 	nb = block_starts(buf, len, at, 16);
@@ -336,6 +336,9 @@ static void test_truncated(void **state)
 			if (at[i + 1] <= cut)
 				full += i < 3 ? 8192 : NREC + 3 - 2 * 8192;
 		assert_int_equal(total, full);
+		/* ... which the warning counts */
+		snprintf(want, sizeof(want), "it holds the %zu records", full);
+		assert_non_null(strstr(err, want));
 		rec_reader__free(r);
 		fclose(f);
 	}
