@@ -58,7 +58,7 @@
  * the call lasts, its start after its caller's last probe (beside a
  * fresh-clone CI's load, tests/e2e/helpers/selftime.c's 100 us function
  * read its probes' inside part at 1090 ns against 450 back to back) */
-#define CALIB_COLD_CALLS 200u
+#define CALIB_COLD_CALLS 400u
 #define CALIB_COLD_SPIN_NS 50000u
 
 /* What is calibrated: one per mechanism that costs differently. */
