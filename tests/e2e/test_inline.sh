@@ -69,11 +69,23 @@ judge() { # REPORT: counts and times against the program's truth
 		"$(($(truth outl_spin "$t") * spin_ns))" "$(truth outl_ns "$t")"
 	# compensated, each probe by the class of the site it fired at (an
 	# instance's entry emulated or single-stepped): spin's calls within
-	# 10% of its own clock
-	local own=$(truth spin_ns "$t")
-	within "$b: spin's compensated total (ns) against its own clock, $own" \
-		"$(jq '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_ns] | add' "$r")" \
-		"$((own * 9 / 10))" "$((own * 11 / 10))"
+	# 10% of its own clock, or within their error bar of it (a loaded
+	# host's runnable time)
+	local own=$(truth spin_ns "$t") tol
+	echo "$b: spin's paths (path count total_ns total_err_ns): $(jq -r '[.tree | .. | objects | select(has("path") and .name == "spin") | "\(.path | join(">")) \(.count) \(.total_ns) \(.total_err_ns)"] | join("; ")' "$r")"
+	if [ "$(jq -r '.calibration.compensated // false' "$r")" != true ]; then
+		# raw (the VM tier's init sets IPROF_NO_COMPENSATE: its
+		# calibration under TCG takes seconds a run; tests/vm's
+		# test_compensate and test_accuracy check compensation there)
+		within "$b: raw (not compensated): spin's total (ns) at least its own clock, $own" \
+			"$(jq '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_ns] | add' "$r")" \
+			"$own" 1e18
+	else
+		tol=$(jq --argjson o "$own" '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_err_ns] | add | if . > $o / 10 then . else $o / 10 | floor end' "$r")
+		within "$b: spin's compensated total (ns) against its own clock, $own, within 10% or its bar" \
+			"$(jq '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_ns] | add' "$r")" \
+			"$((own - tol))" "$((own + tol))"
+	fi
 	check "$b: no frame unwound or left open" \
 		"$(jq '[.tree | .. | objects | select(has("unwound")) | .unwound + .incomplete] | add' "$r")" 0
 	check "$b: nothing lost" "$(jq -r '.loss | [.[]? | numbers] | add // 0' "$r")" 0
@@ -86,13 +98,18 @@ judge "$TMP/full.json"
 # instruction, the others at an emulated call, spin's compensated total
 # within its error bar of its own clock (one class for all, the stepped
 # one, read it 23% low: 12.3 ms against 15.9, its bar 3.3 ms, 65a1641)
-"$IPROF" -q -f json -o "$TMP/s20.json" -e "uprobe:$W:spin" -- "$W" 100 20 >"$TMP/s20.out" 2>>"$TMP/s20.err"
-check "20 us spins: exit" "$?" 0
-own=$(tr ' ' '\n' <"$TMP/s20.out" | sed -n 's/^spin_ns=//p')
-got=$(jq '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_ns] | add' "$TMP/s20.json")
-bar=$(jq '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_err_ns] | add' "$TMP/s20.json")
-within "20 us spins: spin's compensated total (ns) within its error bar ($bar) of its own clock, $own" \
-	"$got" "$((own - bar))" "$((own + bar))"
+# (the VM tier runs raw: IPROF_NO_COMPENSATE, said)
+if [ "${IPROF_NO_COMPENSATE:-0}" = 1 ]; then
+	echo "SKIP (this check): 20 us spins against their own clock: IPROF_NO_COMPENSATE=1, raw times (the VM tier)"
+else
+	"$IPROF" -q -f json -o "$TMP/s20.json" -e "uprobe:$W:spin" -- "$W" 100 20 >"$TMP/s20.out" 2>>"$TMP/s20.err"
+	check "20 us spins: exit" "$?" 0
+	own=$(tr ' ' '\n' <"$TMP/s20.out" | sed -n 's/^spin_ns=//p')
+	got=$(jq '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_ns] | add' "$TMP/s20.json")
+	bar=$(jq '[.tree | .. | objects | select(has("path") and .name == "spin") | .total_err_ns] | add' "$TMP/s20.json")
+	within "20 us spins: spin's compensated total (ns) within its error bar ($bar) of its own clock, $own" \
+		"$got" "$((own - bar))" "$((own + bar))"
+fi
 check "twice: stop and mechanism" \
 	"$(jq -r '.probes[] | select(.name == "twice") | "\(.stop) \(.mech)"' "$TMP/full.json" | sed 's/, uprobe_multi//')" \
 	"inlined uprobe (inlined)"
