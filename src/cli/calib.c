@@ -344,8 +344,10 @@ static uint64_t time_calls(void (*call)(void), struct loader *l, uint64_t *v,
 
 /*
  * cold_calls() - CALIB_COLD_CALLS calls of @call, each after
- * CALIB_COLD_SPIN_NS of spinning, after the rounds: their records are the
- * last of the timer's (cold_of() reads them); @l drained as they go.  The
+ * CALIB_COLD_SPIN_NS of spinning, after the rounds (traced: their records
+ * are the last of the timer's, cold_of() reads them; @l drained as they
+ * go) or before the probes attach (@l NULL): their mean time by iprof's
+ * clock (calib_mean()), each call's in @v (CALIB_COLD_CALLS, sorted).  The
  * host's other tasks touch the caches meanwhile as they do in the run (a
  * 2 MiB write between the calls read 1.2-1.3 us here, against 92 ns
  * without: too cold for a run's probes microseconds apart).
